@@ -1,0 +1,27 @@
+from __future__ import annotations
+
+import os
+import random
+import sys
+
+import pytest
+from hypothesis import settings
+
+sys.path.insert(0, os.path.dirname(__file__))
+
+settings.register_profile("ci", max_examples=200, deadline=None)
+settings.load_profile("ci")
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    return random.Random(1234)
+
+
+# A tiny vocabulary used by learning and adapter tests: answers = guesses.
+TINY = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve"]
+
+
+@pytest.fixture
+def tiny_words() -> list[str]:
+    return list(TINY)

@@ -1,0 +1,175 @@
+"""Layer (a): the rules core against an independent scalar reference."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+import torch
+from hypothesis import given
+from hypothesis import strategies as st
+from reference import feedback_ref
+
+from wordle_gym import core
+from wordle_gym.core import (
+    build_pattern_table,
+    feedback,
+    num_patterns,
+    parse_tiles,
+    pattern_ids,
+    pattern_table,
+    tiles_from_ids,
+    tiles_string,
+)
+from wordle_gym.words import Vocabulary, encode, load_word_list
+
+PINNED = [
+    # (guess, answer, tiles): worked by hand from the rule, the repeated-letter cases first.
+    ("error", "parry", (0, 1, 2, 0, 0)),  # one R green, one R yellow, the third R grey
+    ("truth", "asset", (1, 0, 0, 0, 0)),  # T yellow once; the second T grey (ASSET has one T)
+    ("sasse", "asset", (1, 1, 2, 0, 1)),  # middle S green, first S yellow, last S grey
+    ("speed", "abide", (0, 0, 1, 0, 1)),  # first E yellow, second E grey, D yellow
+    ("eerie", "there", (1, 0, 1, 0, 2)),  # last E green first, then one E left for a yellow
+    ("asset", "asset", (2, 2, 2, 2, 2)),
+    ("abbey", "babes", (1, 1, 2, 2, 0)),
+    ("llama", "hello", (1, 1, 0, 0, 0)),
+    ("geese", "eerie", (0, 2, 1, 0, 2)),
+]
+
+
+def both_strategies(guesses: torch.Tensor, answers: torch.Tensor) -> list[torch.Tensor]:
+    """Tiles from each of feedback()'s two evaluation strategies (small and large batches)."""
+    g, a = guesses.to(torch.uint8), answers.to(torch.uint8)
+    green = g == a
+    return [core._tiles(green, *f(g, a, green)) for f in (core._needs_small, core._needs_large)]
+
+
+@pytest.mark.parametrize(("guess", "answer", "tiles"), PINNED)
+def test_feedback__pinned_cases(guess: str, answer: str, tiles: tuple[int, ...]) -> None:
+    assert feedback_ref(guess, answer) == tiles  # the reference agrees with the hand-worked case
+    assert tuple(feedback(encode(guess), encode(answer)).tolist()) == tiles
+    for out in both_strategies(encode(guess)[None], encode(answer)[None]):
+        assert tuple(out[0].tolist()) == tiles
+
+
+def _repeat_heavy_list(size: int, rng: random.Random) -> list[str]:
+    """Half words with a repeated letter (where implementations go wrong), half any words."""
+    allowed = load_word_list("allowed")
+    repeats = [w for w in allowed if len(set(w)) < 5]
+    return rng.sample(repeats, size // 2) + rng.sample([w for w in allowed if len(set(w)) == 5], size // 2)
+
+
+def test_feedback__exhaustive_small_vocabulary(rng: random.Random) -> None:
+    words = _repeat_heavy_list(300, rng)
+    codes = encode(words)
+    expected = torch.tensor([[feedback_ref(g, a) for a in words] for g in words], dtype=torch.uint8)
+    assert torch.equal(feedback(codes[:, None], codes[None, :]), expected)
+    for out in both_strategies(codes[:, None].expand(300, 300, 5), codes[None, :].expand(300, 300, 5)):
+        assert torch.equal(out, expected)
+
+
+def test_feedback__random_pairs_of_full_lists(rng: random.Random) -> None:
+    allowed, answers = load_word_list("allowed"), load_word_list("answers")
+    pairs = [(rng.choice(allowed), rng.choice(answers)) for _ in range(100_000)]
+    guesses = encode([g for g, _ in pairs])
+    targets = encode([a for _, a in pairs])
+    expected = torch.tensor([feedback_ref(g, a) for g, a in pairs], dtype=torch.uint8)
+    assert torch.equal(feedback(guesses, targets), expected)
+    for out in both_strategies(guesses, targets):
+        assert torch.equal(out, expected)
+
+
+@pytest.mark.parametrize("length", [2, 3, 4, 6, 7, 10])
+def test_feedback__other_lengths(length: int, rng: random.Random) -> None:
+    # A 4-letter alphabet forces many repeated letters.
+    words = sorted({"".join(rng.choice("abcd") for _ in range(length)) for _ in range(120)})
+    codes = encode(words)
+    expected = torch.tensor([[feedback_ref(g, a) for a in words] for g in words], dtype=torch.uint8)
+    assert torch.equal(feedback(codes[:, None], codes[None, :]), expected)
+    for out in both_strategies(codes[:, None].expand(-1, len(words), -1), codes[None, :].expand(len(words), -1, -1)):
+        assert torch.equal(out, expected)
+
+
+def test_feedback__broadcasts_and_checks_inputs() -> None:
+    guesses = encode(["error", "speed", "crane"])
+    answer = encode("parry")
+    out = feedback(guesses, answer)
+    assert out.shape == (3, 5) and out.dtype == torch.uint8
+    assert out[0].tolist() == [0, 1, 2, 0, 0]
+    assert feedback(guesses[:, None, None], encode(["parry", "abide"])[None, :, None]).shape == (3, 2, 1, 5)
+    with pytest.raises(ValueError, match="5 letters but answers have 4"):
+        feedback(guesses, encode("park"))
+    with pytest.raises(TypeError, match="integers"):
+        feedback(guesses.float(), answer)
+
+
+letters = st.text(alphabet="abcde", min_size=5, max_size=5)
+
+
+@given(letters, letters)
+def test_feedback__property_counts_per_letter(guess: str, answer: str) -> None:
+    tiles = feedback(encode(guess), encode(answer)).tolist()
+    for c in set(guess):
+        non_grey = sum(1 for g, t in zip(guess, tiles, strict=True) if g == c and t > 0)
+        assert non_grey == min(guess.count(c), answer.count(c))
+    assert [t == 2 for t in tiles] == [g == a for g, a in zip(guess, answer, strict=True)]
+    # Yellows of a letter sit on its leftmost non-green copies.
+    for c in set(guess):
+        flags = [t for g, t in zip(guess, tiles, strict=True) if g == c and t != 2]
+        assert flags == sorted(flags, reverse=True)
+
+
+@given(st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=10))
+def test_feedback__property_self_is_all_green(word: str) -> None:
+    assert feedback(encode(word), encode(word)).tolist() == [2] * len(word)
+
+
+def test_pattern_ids__roundtrip_and_order() -> None:
+    assert int(pattern_ids(torch.tensor([2, 1, 0, 0, 2]))) == int("21002", 3) == 191
+    all_ids = torch.arange(num_patterns(5))
+    assert torch.equal(pattern_ids(tiles_from_ids(all_ids, 5)).long(), all_ids)
+    assert pattern_ids(torch.zeros(3, 5, dtype=torch.uint8)).dtype == torch.uint8
+    assert pattern_ids(torch.zeros(3, 7, dtype=torch.uint8)).dtype == torch.int32
+    seven = torch.full((7,), 2, dtype=torch.uint8)
+    assert int(pattern_ids(seven)) == 3**7 - 1
+
+
+def test_parse_tiles__formats_and_errors() -> None:
+    assert parse_tiles("gy..g") == (2, 1, 0, 0, 2)
+    assert parse_tiles("GYBBG") == (2, 1, 0, 0, 2)
+    assert parse_tiles("21002", length=5) == (2, 1, 0, 0, 2)
+    assert parse_tiles("g y x - g") == (2, 1, 0, 0, 2)
+    assert tiles_string((2, 1, 0, 0, 2)) == "21002"
+    with pytest.raises(ValueError, match="'gyq.g' is malformed"):
+        parse_tiles("gyq.g")
+    with pytest.raises(ValueError, match="has 4 tiles; expected 5"):
+        parse_tiles("gyyg", length=5)
+    with pytest.raises(ValueError, match="malformed"):
+        parse_tiles("")
+
+
+def test_pattern_table__entries_match_reference(rng: random.Random) -> None:
+    vocab = Vocabulary()
+    table = pattern_table(vocab)
+    assert table.shape == (12972, 2315) and table.dtype == torch.uint8
+    assert pattern_table(vocab) is table  # cached per (lists, device)
+    for _ in range(20_000):
+        i, j = rng.randrange(12972), rng.randrange(2315)
+        expected = int("".join(map(str, feedback_ref(vocab.allowed[i], vocab.answers[j]))), 3)
+        assert int(table[i, j]) == expected
+    # The diagonal of answers against themselves is all green.
+    assert bool((table[vocab.answer_actions, torch.arange(2315)] == 242).all())
+
+
+def test_pattern_table__chunking_does_not_change_it() -> None:
+    words = encode(_repeat_heavy_list(200, random.Random(5)))
+    full = build_pattern_table(words, words, chunk_pairs=1 << 30)
+    assert torch.equal(build_pattern_table(words, words, chunk_pairs=300), full)
+    assert torch.equal(full, pattern_ids(feedback(words[:, None], words[None, :])))
+
+
+def test_reference__counts_tiles_like_the_rule() -> None:
+    # Sanity of the reference itself on a case where a yellow is used up by an earlier copy.
+    assert feedback_ref("aabbb", "ababa") == (2, 1, 1, 2, 0)
+    assert Counter(feedback_ref("speed", "abide")) == Counter({0: 3, 1: 2})

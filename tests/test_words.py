@@ -1,0 +1,80 @@
+"""Word lists: shipped data, validation of custom lists, encoding."""
+
+from __future__ import annotations
+
+import hashlib
+from importlib import resources
+
+import pytest
+import torch
+
+from wordle_gym.words import Vocabulary, decode, encode, load_word_list
+
+SHA256 = {
+    "answers.txt": "f40e47975cf360ff9febe7d49c8e285054d8fa3fb9644cea575922060951d6ee",
+    "allowed.txt": "feacc549249b5dcb43e2799fbbcda14ebc33d55904fb15d043779104e60c1579",
+    "answers_nyt.txt": "c495f6cbc36475358a89e30ac16bd5c0c05073c8c7647bb6c35dd01f7bae6e32",
+}
+
+
+@pytest.mark.parametrize(("name", "digest"), SHA256.items())
+def test_data__shipped_lists_are_the_verified_ones(name: str, digest: str) -> None:
+    data = resources.files("wordle_gym.data").joinpath(name).read_bytes()
+    assert hashlib.sha256(data).hexdigest() == digest
+
+
+def test_load_word_list__sizes_and_aliases() -> None:
+    answers, allowed, nyt = load_word_list("answers"), load_word_list("allowed"), load_word_list("nyt")
+    assert (len(answers), len(allowed), len(nyt)) == (2315, 12972, 2309)
+    assert set(answers) <= set(allowed) and set(nyt) <= set(answers)
+    assert sorted(set(answers) - set(nyt)) == ["agora", "fibre", "lynch", "pupal", "slave", "wench"]
+    with pytest.raises(ValueError, match="unknown word list 'klingon'"):
+        load_word_list("klingon")
+
+
+def test_vocabulary__default_and_indexing() -> None:
+    vocab = Vocabulary()
+    assert (vocab.num_answers, vocab.num_allowed, vocab.length) == (2315, 12972, 5)
+    assert vocab.allowed[vocab.action("crane")] == "crane"
+    assert vocab.allowed[int(vocab.answer_actions[vocab.answer_id("cigar")])] == "cigar"
+    assert vocab.answer_id(3) == 3
+    assert vocab.answer_codes.shape == (2315, 5) and vocab.answer_codes.dtype == torch.uint8
+
+
+@pytest.mark.parametrize(
+    ("answers", "allowed", "message"),
+    [
+        (["cigar", "rebut"], ["cigar"], "answers missing from the allowed list: 'rebut'"),
+        (["cigar", "reb0t"], None, "not plain letters a-z: 'reb0t'"),
+        (["cigar", "rebuts"], None, "mixes word lengths: .* 'rebuts'"),
+        (["cigar", "cigar"], None, "duplicates: 'cigar'"),
+        (["a", "b"], None, "word length 1 is not supported"),
+        (["abcdefghijk"], None, "word length 11 is not supported"),
+        ([], None, "answer list is empty"),
+        (["cigar"], ["cigars", "rebuts"], "answers have 5 letters but allowed words have 6"),
+    ],
+)
+def test_vocabulary__bad_lists_name_the_offenders(answers: list[str], allowed: list[str] | None, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        Vocabulary(answers, allowed)
+
+
+def test_vocabulary__custom_lengths_and_case() -> None:
+    vocab = Vocabulary(["Cat", "dog"], ["cat", "dog", "eel", "fox"])
+    assert vocab.length == 3 and vocab.answers == ("cat", "dog")
+    assert vocab.answer_actions.tolist() == [0, 1]
+    with pytest.raises(ValueError, match="'emu' is not an allowed guess"):
+        vocab.action("emu")
+    with pytest.raises(ValueError, match="'eel' is not one of the 2 possible answers"):
+        vocab.answer_id("eel")
+    with pytest.raises(ValueError, match="answer index 2 is out of range"):
+        vocab.answer_id(2)
+    with pytest.raises(TypeError, match="a word or an index"):
+        vocab.answer_id(1.5)  # type: ignore[arg-type]
+
+
+def test_encode__roundtrip() -> None:
+    codes = encode(["abc", "zzz", "abc"])
+    assert codes.dtype == torch.uint8 and codes.tolist() == [[0, 1, 2], [25, 25, 25], [0, 1, 2]]
+    assert decode(codes) == ["abc", "zzz", "abc"]
+    assert decode(encode("crane")) == "crane"

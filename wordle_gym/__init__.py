@@ -1,0 +1,57 @@
+"""wordle_gym: an exact, fast Wordle environment for Gymnasium, single and batched on torch.
+
+``import wordle_gym`` registers:
+
+* ``Wordle-v0``: the original game (2315 answers, 12972 allowed guesses);
+* ``WordleHard-v0``: the same in hard mode;
+* ``WordleNYT-v0``: the NYT answer list (2309 answers), original allowed guesses.
+
+Each id has both entry points: ``gym.make(id)`` gives a :class:`WordleEnv`,
+``gym.make_vec(id, num_envs=N, device="cuda")`` a :class:`WordleVectorEnv`.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+
+from wordle_gym.config import WordleConfig
+from wordle_gym.core import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
+from wordle_gym.env import WordleEnv
+from wordle_gym.rewards import PRESETS as REWARD_PRESETS
+from wordle_gym.rewards import RewardScheme
+from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.words import Vocabulary, decode, encode, load_word_list
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "GREEN",
+    "GREY",
+    "REWARD_PRESETS",
+    "YELLOW",
+    "RewardScheme",
+    "Vocabulary",
+    "WordleConfig",
+    "WordleEnv",
+    "WordleVectorEnv",
+    "decode",
+    "encode",
+    "feedback",
+    "load_word_list",
+    "pattern_ids",
+    "pattern_table",
+]
+
+_VARIANTS = {
+    "Wordle-v0": {},
+    "WordleHard-v0": {"hard_mode": True},
+    "WordleNYT-v0": {"answers": "answers_nyt"},
+}
+for _id, _kwargs in _VARIANTS.items():
+    if _id not in gym.registry:
+        gym.register(
+            id=_id,
+            entry_point="wordle_gym.env:WordleEnv",
+            vector_entry_point="wordle_gym.vector:WordleVectorEnv",
+            kwargs=_kwargs,
+        )

@@ -1,0 +1,94 @@
+"""The one configuration both envs take: a documented, validated, frozen dataclass."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import torch
+
+from wordle_gym.rewards import RewardScheme, get_reward_scheme
+from wordle_gym.words import Vocabulary, WordSource
+
+OBSERVATIONS = ("knowledge", "board")
+MASK_MODES = ("all", "hard", "candidates")
+OBS_DTYPES = {"int8": torch.int8, "float32": torch.float32}
+
+
+@dataclass(frozen=True)
+class WordleConfig:
+    """Rules and encodings of a Wordle game; ``WordleEnv(**kw)`` and ``WordleVectorEnv(**kw)`` build one.
+
+    Example:
+        >>> cfg = WordleConfig(answers=["cigar", "rebut"], allowed=None, max_guesses=3)
+        >>> cfg.vocabulary.num_allowed, cfg.mask_mode
+        (2, 'all')
+    """
+
+    answers: WordSource = "answers"
+    """Possible answers: a built-in list name ("answers", "answers_nyt"/"nyt", "allowed") or words."""
+    allowed: WordSource | None = "allowed"
+    """Allowed guesses, the action space in this order: a list name, words, or None for the answers."""
+    max_guesses: int = 6
+    """Guesses before the game is lost."""
+    hard_mode: bool = False
+    """Revealed greens must stay in place and revealed letters must be reused (at least their known
+    counts); a guess that breaks this is refused: it reveals nothing but spends the turn."""
+    reward: str | RewardScheme = "default"
+    """A preset name ("default", "seed000"/"a2c", "seed001"/"dqn", "sparse") or a RewardScheme."""
+    observation: str = "knowledge"
+    """"knowledge" (flat, lossless summary of every constraint) or "board" (raw guesses and tiles)."""
+    action_mask: str | None = None
+    """"all" (every allowed word), "hard" (hard-mode-valid words) or "candidates" (answers still
+    consistent with all feedback); None picks "hard" in hard mode and "all" otherwise."""
+    obs_dtype: str = "int8"
+    """"int8" (compact; SB3 and torch models cast it) or "float32"."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.max_guesses, bool) or not isinstance(self.max_guesses, int) or self.max_guesses < 1:
+            raise ValueError(f"max_guesses must be a positive integer; got {self.max_guesses!r}")
+        if self.observation not in OBSERVATIONS:
+            raise ValueError(f"unknown observation {self.observation!r}; expected one of {OBSERVATIONS}")
+        if self.action_mask is not None and self.action_mask not in MASK_MODES:
+            raise ValueError(f"unknown action_mask {self.action_mask!r}; expected one of {MASK_MODES} or None")
+        if self.obs_dtype not in OBS_DTYPES:
+            raise ValueError(f"unknown obs_dtype {self.obs_dtype!r}; expected one of {tuple(OBS_DTYPES)}")
+        if not isinstance(self.hard_mode, bool):
+            raise TypeError(f"hard_mode must be a bool; got {self.hard_mode!r}")
+        get_reward_scheme(self.reward)  # fail early on an unknown preset
+        _ = self.vocabulary  # validate the word lists now, not on first use
+
+    @cached_property
+    def vocabulary(self) -> Vocabulary:
+        """The validated word lists."""
+        return Vocabulary(self.answers, self.allowed)
+
+    @property
+    def reward_scheme(self) -> RewardScheme:
+        """The reward scheme object."""
+        return get_reward_scheme(self.reward)
+
+    @property
+    def mask_mode(self) -> str:
+        """The action-mask mode in force."""
+        if self.action_mask is not None:
+            return self.action_mask
+        return "hard" if self.hard_mode else "all"
+
+    @property
+    def torch_obs_dtype(self) -> torch.dtype:
+        """Observation dtype as a torch dtype."""
+        return OBS_DTYPES[self.obs_dtype]
+
+
+def resolve_device(device: torch.device | str | None) -> torch.device:
+    """``"auto"`` or None -> cuda when available, else cpu; anything else as torch understands it."""
+    if device is None or device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        resolved = torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(f"unknown device {device!r}; expected 'cpu', 'cuda', 'cuda:N' or 'auto'") from exc
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device {device!r} was asked for but CUDA is not available; use 'cpu' or 'auto'")
+    return resolved

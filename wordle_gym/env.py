@@ -1,0 +1,224 @@
+"""WordleEnv: the single-game Gymnasium environment (numpy at its edge)."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from gymnasium import spaces
+
+from wordle_gym.config import WordleConfig
+from wordle_gym.observation import Observer
+from wordle_gym.render import game_rows, render_ansi, render_rgb
+from wordle_gym.rewards import RewardScheme
+from wordle_gym.state import Game
+from wordle_gym.words import WordSource
+
+RENDER_MODES = ["ansi", "human", "rgb_array"]
+
+
+class WordleEnv(gym.Env[np.ndarray, np.int64]):
+    """Wordle: find the hidden word in at most ``max_guesses`` guesses.
+
+    ## Description
+    Each guess is scored tile by tile: green (right letter, right place), yellow (the letter
+    is elsewhere in the answer), grey. Repeated letters follow the real game: greens are
+    taken first, then the remaining copies of a guess letter are yellow, left to right,
+    while the answer still has unmatched copies, and grey after that (guess SPEED against
+    ABIDE gives grey grey yellow grey yellow). The rules live in :mod:`wordle_gym.core`; the
+    vector env (``gym.make_vec``) runs the very same code on batches.
+
+    ## Action Space
+    ``Discrete(len(allowed))``: action ``i`` guesses ``env.unwrapped.words[i]`` (12972 words by
+    default, in sorted order); ``env.unwrapped.vocabulary.action("crane")`` maps back.
+
+    ## Observation Space
+    ``observation="knowledge"`` (default): a flat ``Box`` of ``52 L + 52 + T + 1`` int8 values
+    (319 for 5 letters and 6 guesses) that holds everything the feedback has revealed,
+    losslessly, with ``L`` = word length and ``T`` = ``max_guesses``:
+
+    - ``[0, 26L)``: ``green[i*26 + c]`` = 1 if position ``i`` is known to be letter ``c``;
+    - ``[26L, 52L)``: ``excluded[i*26 + c]`` = 1 if letter ``c`` is known not to be at ``i``
+      (a green position excludes all other letters; a letter whose greens reach its
+      maximum count is excluded elsewhere);
+    - ``[52L, 52L+26)``: the answer holds at least this many of letter ``c`` (0..L);
+    - ``[52L+26, 52L+52)``: ... and at most this many (0..L);
+    - ``[52L+52, 52L+52+T+1)``: one-hot of the number of guesses made so far (0..T).
+
+    ``observation="board"``: ``Box`` of shape ``(2, T, L)``: the letters of each guess (0..25,
+    26 for a row not yet played or refused) and their tiles (0 grey, 1 yellow, 2 green, 3 for
+    such rows). ``obs_dtype="float32"`` gives float observations instead of int8.
+
+    ## Rewards
+    ``reward="default"``: -1 per guess and -5 more for a loss (a win on guess k returns -k).
+    ``"seed000"``: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss. ``"seed001"``:
+    +1 per green or yellow tile (-0.1 instead for a green re-entered where it was already
+    known), -5 per guess, +15 win, -15 loss. ``"sparse"``: +1 for a win. Or any
+    :class:`~wordle_gym.rewards.RewardScheme`.
+
+    ## Starting State
+    A uniformly random answer from ``answers``, or ``reset(options={"answer": "cigar"})`` (a word
+    or an index into ``answers``). Nothing is known.
+
+    ## Episode End
+    Terminated on a correct guess or after ``max_guesses`` guesses (a loss; the game's own end,
+    so never truncated). Stepping a finished episode raises ``RuntimeError``.
+
+    ## Action masks
+    ``info["action_mask"]`` (int8, 1 = allowed) on reset and every step, and
+    ``env.action_masks()`` (bool, the sb3-contrib convention). ``action_mask="all"``: every
+    word; ``"hard"`` (default in hard mode): words that keep revealed greens in place and reuse
+    revealed letters; ``"candidates"``: answers still consistent with all feedback.
+
+    ## Hard mode
+    ``hard_mode=True``: a guess that moves a revealed green or drops a revealed letter (fewer
+    copies than known) is refused as in the game: no tiles, nothing learned, but the turn is
+    spent (so every episode still ends) and the reward adds the scheme's ``invalid`` penalty;
+    ``info["invalid"]`` is True. Masked agents never make such guesses.
+
+    ## Info
+    After a step: ``guess`` (the word), ``feedback`` (uint8 tiles, 0/1/2; all 3 if refused),
+    ``invalid``, ``turn`` (guesses made), ``action_mask``; when the episode ends, also ``won``
+    and ``answer``.
+
+    ## Arguments
+    ``answers`` and ``allowed`` (list names "answers", "answers_nyt"/"nyt", "allowed", or your
+    own words of any length 2..10; ``allowed=None`` means the answers), ``max_guesses=6``,
+    ``hard_mode=False``, ``reward``, ``observation``, ``action_mask``, ``obs_dtype``,
+    ``render_mode`` in ("ansi", "human", "rgb_array").
+
+    ## Vectorized environment
+    ``gym.make_vec("Wordle-v0", num_envs=N, device="cuda")`` returns a
+    :class:`wordle_gym.vector.WordleVectorEnv`: the same rules, observations, masks and
+    rewards as torch tensors on a device, for millions of games at once.
+
+    ## Version History
+    * v0: initial release.
+    """
+
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
+
+    def __init__(
+        self,
+        answers: WordSource = "answers",
+        allowed: WordSource | None = "allowed",
+        max_guesses: int = 6,
+        hard_mode: bool = False,
+        reward: str | RewardScheme = "default",
+        observation: str = "knowledge",
+        action_mask: str | None = None,
+        obs_dtype: str = "int8",
+        render_mode: str | None = None,
+    ) -> None:
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {RENDER_MODES} or None")
+        self.config = WordleConfig(
+            answers=answers,
+            allowed=allowed,
+            max_guesses=max_guesses,
+            hard_mode=hard_mode,
+            reward=reward,
+            observation=observation,
+            action_mask=action_mask,
+            obs_dtype=obs_dtype,
+        )
+        self.render_mode = render_mode
+        self.game = Game(self.config, torch.device("cpu"))
+        self.vocabulary = self.config.vocabulary
+        self.words: tuple[str, ...] = self.vocabulary.allowed
+        self.observer = Observer(self.game)
+        self.observation_space = self.observer.space
+        self.action_space = spaces.Discrete(self.vocabulary.num_allowed)
+        self.state = self.game.new_state(1)
+        self._active = torch.ones(1, dtype=torch.bool)
+        self._needs_reset = True
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        answer = options.pop("answer", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; expected only 'answer'")
+        if answer is None:
+            index = int(self.np_random.integers(self.vocabulary.num_answers))
+        else:
+            index = self.vocabulary.answer_id(answer)
+        self.game.reset(self.state, None, torch.tensor([index]))
+        self._needs_reset = False
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), {"action_mask": self._mask_int8(), "turn": 0}
+
+    def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Guess word ``action`` (an index into :attr:`words`)."""
+        if self._needs_reset:
+            raise RuntimeError("the episode is over (or never started): call reset() before step()")
+        index = self._check_action(action)
+        outcome = self.game.step(self.state, torch.tensor([index]), self._active)
+        terminated = bool(outcome.terminated[0])
+        refused = bool(outcome.refused[0])
+        info: dict[str, Any] = {
+            "guess": self.words[index],
+            "feedback": outcome.tiles[0].numpy(),
+            "invalid": refused,
+            "turn": int(self.state.turn[0]),
+            "action_mask": self._mask_int8(),
+        }
+        if terminated:
+            self._needs_reset = True
+            info["won"] = bool(self.state.won[0])
+            info["answer"] = self.answer
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), float(outcome.reward[0]), terminated, False, info
+
+    def action_masks(self) -> np.ndarray:
+        """Which actions are allowed now: bool ``(num_allowed,)`` (sb3-contrib convention)."""
+        return self.game.action_mask(self.state)[0].numpy().copy()
+
+    @property
+    def answer(self) -> str:
+        """The current answer (for rendering, tests and debugging; an agent should not peek)."""
+        return self.vocabulary.answers[int(self.state.answers[0])]
+
+    def render(self) -> str | np.ndarray | None:
+        """Render per ``render_mode``: ``ansi`` returns text, ``rgb_array`` an image, ``human`` prints."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
+            return None
+        rows = game_rows(self.game, self.state, 0)
+        if self.render_mode == "rgb_array":
+            return render_rgb(rows, self.game.length)
+        text = render_ansi(rows, self.game.length)
+        if self.render_mode == "human":
+            print(text, flush=True)
+            return None
+        return text
+
+    def _observation(self) -> np.ndarray:
+        return self.observer(self.state)[0].numpy()
+
+    def _mask_int8(self) -> np.ndarray:
+        return self.game.action_mask(self.state)[0].numpy().astype(np.int8)
+
+    def _check_action(self, action: Any) -> int:
+        if isinstance(action, np.ndarray | torch.Tensor) and action.ndim == 0:
+            action = action.item()
+        if isinstance(action, bool | np.bool_ | float | np.floating):
+            raise TypeError(f"action must be an integer word index; got {action!r}")
+        try:
+            index = operator.index(action)
+        except TypeError:
+            raise TypeError(f"action must be an integer word index; got {type(action).__name__} {action!r}") from None
+        if not 0 <= index < self.vocabulary.num_allowed:
+            raise ValueError(
+                f"action {index} is out of range; expected 0 <= action < {self.vocabulary.num_allowed} "
+                f"(an index into env.unwrapped.words)"
+            )
+        return index

@@ -1,0 +1,103 @@
+"""Reward schemes: one small dataclass, evaluated on whole batches, plus named presets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import torch
+
+
+@dataclass(frozen=True)
+class RewardScheme:
+    """The reward of one guess is the sum of the terms that apply to it.
+
+    A refused guess (hard mode) scores no tiles: it earns ``step + invalid`` (plus ``loss``
+    if it was the last guess).
+    """
+
+    step: float = -1.0
+    """Added for every guess, refused or not."""
+    win: tuple[float, ...] = (0.0,)
+    """Added on a win; ``win[k - 1]`` for a win on guess ``k``, the last entry repeating."""
+    loss: float = 0.0
+    """Added when the last allowed guess misses."""
+    green: float = 0.0
+    """Per green tile (except re-entered greens, see ``repeat_green``)."""
+    yellow: float = 0.0
+    """Per yellow tile."""
+    repeat_green: float = 0.0
+    """Per green tile whose letter was already known green at that position (instead of ``green``)."""
+    invalid: float = 0.0
+    """Added when a hard-mode guess is refused."""
+
+    def __post_init__(self) -> None:
+        win = (self.win,) if isinstance(self.win, int | float) else tuple(self.win)
+        if not win:
+            raise ValueError("RewardScheme.win needs at least one value")
+        object.__setattr__(self, "win", tuple(float(w) for w in win))
+
+    @property
+    def uses_tiles(self) -> bool:
+        """Whether tile counts enter the reward (they cost time to count)."""
+        return bool(self.green or self.yellow or self.repeat_green)
+
+    def compute(
+        self,
+        turn: torch.Tensor,
+        won: torch.Tensor,
+        lost: torch.Tensor,
+        greens: torch.Tensor | None,
+        yellows: torch.Tensor | None,
+        repeats: torch.Tensor | None,
+        refused: torch.Tensor,
+    ) -> torch.Tensor:
+        """Batched rewards, float32 ``(N,)``.
+
+        Args:
+            turn: guesses made including this one, ``(N,)`` int64 (1 for the first guess).
+            won, lost, refused: ``(N,)`` bool.
+            greens, yellows, repeats: tile counts of this guess, ``(N,)`` (repeats are re-entered
+                greens); needed only when :attr:`uses_tiles`.
+        """
+        reward = torch.full(turn.shape, self.step, dtype=torch.float32, device=turn.device)
+        if self.uses_tiles:
+            assert greens is not None and yellows is not None and repeats is not None
+            reward += self.green * (greens - repeats) + self.yellow * yellows + self.repeat_green * repeats
+        if any(self.win):
+            table = torch.tensor(self.win, dtype=torch.float32, device=turn.device)
+            reward += won * table[(turn - 1).clamp(0, len(self.win) - 1)]
+        if self.loss:
+            reward += self.loss * lost
+        if self.invalid:
+            reward += self.invalid * refused
+        return reward
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-able form."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+PRESETS: dict[str, RewardScheme] = {
+    # -1 per guess and -5 more for a loss: the return of a win on guess k is -k.
+    "default": RewardScheme(step=-1.0, loss=-5.0, invalid=-1.0),
+    # Seed 000 (A2C): +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss, 0 otherwise.
+    "seed000": RewardScheme(step=0.0, win=(1.0, 1.0, 1.0, 1.0, 0.5), loss=-10.0, invalid=-1.0),
+    # Seed 001 (DQN): +1 per green or yellow tile, -5 per guess, +15 win, -15 loss,
+    # -0.1 (instead of +1) for re-entering a letter already known green at its position.
+    "seed001": RewardScheme(step=-5.0, win=(15.0,), loss=-15.0, green=1.0, yellow=1.0, repeat_green=-0.1, invalid=-5.0),
+    # +1 for a win, nothing else.
+    "sparse": RewardScheme(step=0.0, win=(1.0,)),
+}
+ALIASES = {"a2c": "seed000", "dqn": "seed001"}
+
+
+def get_reward_scheme(reward: str | RewardScheme) -> RewardScheme:
+    """A preset by name (see :data:`PRESETS`; aliases ``a2c``, ``dqn``) or a scheme as given."""
+    if isinstance(reward, RewardScheme):
+        return reward
+    key = ALIASES.get(reward, reward) if isinstance(reward, str) else None
+    if key not in PRESETS:
+        raise ValueError(
+            f"unknown reward scheme {reward!r}; expected a RewardScheme or one of {sorted([*PRESETS, *ALIASES])}"
+        )
+    return PRESETS[key]

@@ -1,0 +1,242 @@
+"""WordleVectorEnv: a whole batch of Wordle games as torch tensors on one device."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cached_property
+from typing import Any
+
+import numpy as np
+import torch
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from wordle_gym.config import WordleConfig, resolve_device
+from wordle_gym.env import RENDER_MODES
+from wordle_gym.observation import Observer
+from wordle_gym.render import game_rows, render_ansi, render_rgb
+from wordle_gym.rewards import RewardScheme
+from wordle_gym.state import Game
+from wordle_gym.words import WordSource
+
+_AUTORESET = {
+    "next_step": AutoresetMode.NEXT_STEP,
+    "same_step": AutoresetMode.SAME_STEP,
+    AutoresetMode.NEXT_STEP: AutoresetMode.NEXT_STEP,
+    AutoresetMode.SAME_STEP: AutoresetMode.SAME_STEP,
+}
+RENDER_LIMIT = 16  # render() draws at most this many games
+
+
+class WordleVectorEnv(VectorEnv):
+    """``num_envs`` Wordle games stepped together as torch tensors on ``device``.
+
+    Same rules, observations, masks and rewards as :class:`wordle_gym.env.WordleEnv` (see its
+    docstring for the spaces): both run :class:`wordle_gym.state.Game`. Actions are an
+    ``(num_envs,)`` integer tensor (numpy arrays and lists are accepted and moved to the
+    device); observations, rewards, terminations, truncations and every info value are
+    tensors on ``device``. No per-game Python objects exist.
+
+    Autoreset (``metadata["autoreset_mode"]``):
+
+    * ``"next_step"`` (default, Gymnasium's default): the step after a game ends ignores that
+      game's action, starts a new game and returns its first observation with reward 0.
+    * ``"same_step"``: a game that ends is reset within the same step; the observation
+      returned is the new game's, the last one is in ``infos["final_obs"]`` (rows where
+      ``infos["_final_obs"]``).
+
+    Info keys (tensors over all games): ``action_mask`` (N, num_allowed) bool (a read-only
+    expanded view in mask mode "all"), ``turn``; after a step also ``tiles`` (N, L) uint8 (3 where
+    no tiles were scored), ``invalid`` and ``won``.
+
+    ``reset(options={"answers": ...})`` fixes the answers (N words or indices into the answer
+    list); ``options={"reset_mask": mask}`` resets only some games (a bool array or tensor).
+    ``env.state`` gives read access to the batched :class:`~wordle_gym.state.GameState`.
+    """
+
+    metadata: dict[str, Any] = {
+        "render_modes": RENDER_MODES,
+        "render_fps": 2,
+        "autoreset_mode": AutoresetMode.NEXT_STEP,
+    }
+
+    def __init__(
+        self,
+        num_envs: int = 1,
+        *,
+        device: torch.device | str | None = "auto",
+        autoreset_mode: str | AutoresetMode = "next_step",
+        answers: WordSource = "answers",
+        allowed: WordSource | None = "allowed",
+        max_guesses: int = 6,
+        hard_mode: bool = False,
+        reward: str | RewardScheme = "default",
+        observation: str = "knowledge",
+        action_mask: str | None = None,
+        obs_dtype: str = "int8",
+        render_mode: str | None = None,
+    ) -> None:
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
+        if autoreset_mode not in _AUTORESET:
+            raise ValueError(f"unknown autoreset_mode {autoreset_mode!r}; expected 'next_step' or 'same_step'")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {RENDER_MODES} or None")
+        self.config = WordleConfig(
+            answers=answers,
+            allowed=allowed,
+            max_guesses=max_guesses,
+            hard_mode=hard_mode,
+            reward=reward,
+            observation=observation,
+            action_mask=action_mask,
+            obs_dtype=obs_dtype,
+        )
+        self.num_envs = num_envs
+        self.device = resolve_device(device)
+        self.autoreset_mode = _AUTORESET[autoreset_mode]
+        self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
+        self.render_mode = render_mode
+        self.game = Game(self.config, self.device)
+        self.vocabulary = self.config.vocabulary
+        self.words: tuple[str, ...] = self.vocabulary.allowed
+        self.observer = Observer(self.game)
+        self.single_observation_space = self.observer.space
+        self.single_action_space = spaces.Discrete(self.vocabulary.num_allowed)
+        self.state = self.game.new_state(num_envs)
+        self._autoreset = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
+        self._all = torch.ones(num_envs, dtype=torch.bool, device=self.device)
+        self._generator = torch.Generator(device=self.device)
+        self._generator.seed()
+        self._needs_reset = True
+
+    # The batched spaces hold num_envs copies of the bounds in numpy; build them on demand
+    # so that a million-game env does not pay for them unless someone asks.
+    @cached_property
+    def observation_space(self) -> spaces.Space:  # type: ignore[override]
+        return batch_space(self.single_observation_space, self.num_envs)
+
+    @cached_property
+    def action_space(self) -> spaces.Space:  # type: ignore[override]
+        return batch_space(self.single_action_space, self.num_envs)
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
+        """Reset all games, or those in ``options["reset_mask"]``; ``options["answers"]`` fixes answers."""
+        if seed is not None:
+            if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
+                raise TypeError(f"seed must be an int (one seed for the whole batch); got {seed!r}")
+            self._generator.manual_seed(int(seed))
+        options = dict(options or {})
+        mask = options.pop("reset_mask", None)
+        answers = options.pop("answers", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; expected 'answers' and/or 'reset_mask'")
+        if mask is not None:
+            mask = torch.as_tensor(mask, device=self.device)
+            if mask.dtype != torch.bool or mask.shape != (self.num_envs,):
+                raise ValueError(
+                    f"reset_mask must be a bool array of shape ({self.num_envs},); got {mask.dtype} {tuple(mask.shape)}"
+                )
+            if self._needs_reset and not bool(mask.all()):
+                raise ValueError("the first reset must reset every game: call reset() without reset_mask")
+        self._start_games(mask, self._answers_tensor(answers))
+        self._autoreset = torch.zeros_like(self._autoreset) if mask is None else self._autoreset & ~mask
+        self._needs_reset = False
+        return self.observer(self.state), self._infos()
+
+    def step(
+        self, actions: torch.Tensor | np.ndarray | Sequence[int]
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
+        """Play one guess in every game; see the class docstring for autoreset."""
+        if self._needs_reset:
+            raise RuntimeError("call reset() before step()")
+        actions = self._actions_tensor(actions)
+        final: torch.Tensor | None = None
+        if self.autoreset_mode == AutoresetMode.NEXT_STEP:
+            pending = self._autoreset
+            any_pending = bool(pending.any())
+            outcome = self.game.step(self.state, actions, ~pending if any_pending else self._all)
+            if any_pending:
+                self._start_games(pending, None)
+            observations = self.observer(self.state)
+        else:
+            outcome = self.game.step(self.state, actions, self._all)
+            observations = self.observer(self.state)
+            if bool(outcome.terminated.any()):
+                final = observations
+                self._start_games(outcome.terminated, None)
+                shape = (self.num_envs,) + (1,) * (observations.ndim - 1)
+                observations = torch.where(outcome.terminated.view(shape), self.observer.initial, observations)
+        self._autoreset = outcome.terminated
+        infos = self._infos()
+        infos.update(tiles=outcome.tiles, invalid=outcome.refused, won=outcome.won)
+        if final is not None:
+            infos["final_obs"] = final
+            infos["_final_obs"] = outcome.terminated
+        truncations = torch.zeros_like(outcome.terminated)
+        return observations, outcome.reward, outcome.terminated, truncations, infos
+
+    def action_masks(self) -> torch.Tensor:
+        """Allowed actions of every game: (num_envs, num_allowed) bool tensor (sb3-contrib convention)."""
+        return self.game.action_mask(self.state)
+
+    def render(self) -> tuple[Any, ...] | None:
+        """Render the first games (at most 16): text, images, or printed (``human``)."""
+        if self.render_mode is None:
+            return None
+        games = range(min(self.num_envs, RENDER_LIMIT))
+        rows = [game_rows(self.game, self.state, i) for i in games]
+        if self.render_mode == "rgb_array":
+            return tuple(render_rgb(r, self.game.length) for r in rows)
+        texts = tuple(render_ansi(r, self.game.length) for r in rows)
+        if self.render_mode == "human":
+            print("\n".join(texts), flush=True)
+            return None
+        return texts
+
+    # ---------------------------------------------------------------------------- helpers
+    def _start_games(self, mask: torch.Tensor | None, answers: torch.Tensor | None) -> None:
+        if answers is None:
+            answers = torch.randint(
+                self.vocabulary.num_answers, (self.num_envs,), generator=self._generator, device=self.device
+            )
+        self.game.reset(self.state, mask, answers)
+
+    def _infos(self) -> dict[str, torch.Tensor]:
+        return {"action_mask": self.game.action_mask(self.state), "turn": self.state.turn.clone()}
+
+    def _answers_tensor(self, answers: Any) -> torch.Tensor | None:
+        if answers is None:
+            return None
+        if isinstance(answers, torch.Tensor | np.ndarray):
+            values = torch.as_tensor(answers, device=self.device)
+            if values.is_floating_point() or values.dtype == torch.bool:
+                raise TypeError(f"answers must be words or integer indices; got dtype {values.dtype}")
+            values = values.long()
+            if values.shape != (self.num_envs,):
+                raise ValueError(f"expected {self.num_envs} answers (one per game); got shape {tuple(values.shape)}")
+            bad = (values < 0) | (values >= self.vocabulary.num_answers)
+            if bool(bad.any()):
+                raise ValueError(
+                    f"answer index {int(values[bad][0])} is out of range; "
+                    f"expected 0 <= index < {self.vocabulary.num_answers}"
+                )
+            return values
+        items = list(answers)
+        if len(items) != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} answers (one per game); got {len(items)}")
+        ids = [self.vocabulary.answer_id(a) for a in items]
+        return torch.tensor(ids, dtype=torch.int64, device=self.device)
+
+    def _actions_tensor(self, actions: Any) -> torch.Tensor:
+        values = torch.as_tensor(actions, device=self.device)
+        if values.shape != (self.num_envs,):
+            raise ValueError(f"expected actions of shape ({self.num_envs},); got {tuple(values.shape)}")
+        if values.is_floating_point() or values.dtype == torch.bool:
+            raise TypeError(f"actions must be integer word indices; got dtype {values.dtype}")
+        values = values.long()
+        self.game.check_actions(values)
+        return values

@@ -1,0 +1,210 @@
+"""Word lists as data: loading, validation, custom lists and encoding to letter codes.
+
+A word of length ``L`` is encoded as ``L`` uint8 letter codes, ``a=0 .. z=25``. A
+:class:`Vocabulary` holds the two lists a game needs: the *allowed* guesses (the action
+space, in the order given) and the possible *answers* (a subset of the allowed words).
+"""
+
+from __future__ import annotations
+
+import operator
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from importlib import resources
+
+import torch
+
+#: Names of the word lists shipped in ``wordle_gym/data``.
+BUILTIN_LISTS: dict[str, str] = {
+    "answers": "answers.txt",  # 2315 original Wordle answers
+    "allowed": "allowed.txt",  # 12972 original allowed guesses (answers included)
+    "answers_nyt": "answers_nyt.txt",  # 2309 answers after the NYT removed six
+}
+#: Short aliases accepted wherever a list name is.
+ALIASES: dict[str, str] = {"original": "answers", "nyt": "answers_nyt", "all": "allowed"}
+
+MIN_LENGTH, MAX_LENGTH = 2, 10
+_WORD = re.compile(r"^[a-z]+$")
+
+WordSource = str | Sequence[str]
+"""A built-in list name (``"answers"``, ``"allowed"``, ``"answers_nyt"``, ``"nyt"``) or words."""
+
+
+def load_word_list(name: str) -> list[str]:
+    """Load a built-in word list by name (see :data:`BUILTIN_LISTS` and :data:`ALIASES`)."""
+    key = ALIASES.get(name, name)
+    if key not in BUILTIN_LISTS:
+        known = sorted([*BUILTIN_LISTS, *ALIASES])
+        raise ValueError(f"unknown word list {name!r}; expected one of {known} or a list of words")
+    text = resources.files("wordle_gym.data").joinpath(BUILTIN_LISTS[key]).read_text("ascii")
+    return text.split()
+
+
+def _as_words(source: WordSource, what: str) -> list[str]:
+    if isinstance(source, str):
+        return load_word_list(source)
+    words = list(source)
+    if not words:
+        raise ValueError(f"the {what} list is empty; expected at least one word")
+    bad_types = [w for w in words if not isinstance(w, str)]
+    if bad_types:
+        raise TypeError(f"the {what} list must hold strings; got {bad_types[:5]!r}")
+    return [w.strip().lower() for w in words]
+
+
+def _preview(words: Iterable[str], limit: int = 10) -> str:
+    words = list(words)
+    more = f" (+{len(words) - limit} more)" if len(words) > limit else ""
+    return ", ".join(repr(w) for w in words[:limit]) + more
+
+
+def validate_words(words: Sequence[str], what: str = "word", unique: bool = True) -> int:
+    """Check a list of words and return their common length.
+
+    Raises:
+        ValueError: naming the offending words if any word has non-letters, the lengths
+            differ, the length is outside 2..10, or (with ``unique``) a word appears twice.
+    """
+    not_letters = [w for w in words if not _WORD.match(w)]
+    if not_letters:
+        raise ValueError(f"{what} list has words that are not plain letters a-z: {_preview(not_letters)}")
+    length = len(words[0])
+    wrong = [w for w in words if len(w) != length]
+    if wrong:
+        raise ValueError(
+            f"{what} list mixes word lengths: the first word {words[0]!r} has {length} letters "
+            f"but these do not: {_preview(wrong)}"
+        )
+    if not MIN_LENGTH <= length <= MAX_LENGTH:
+        raise ValueError(f"word length {length} is not supported; expected {MIN_LENGTH} to {MAX_LENGTH} letters")
+    if not unique:
+        return length
+    seen: set[str] = set()
+    dups = sorted({w for w in words if w in seen or seen.add(w)})
+    if dups:
+        raise ValueError(f"{what} list has duplicates: {_preview(dups)}")
+    return length
+
+
+def encode(words: Sequence[str] | str, device: torch.device | str | None = None) -> torch.Tensor:
+    """Encode words to uint8 letter codes ``a=0..z=25``: shape ``(N, L)`` (or ``(L,)`` for one word)."""
+    single = isinstance(words, str)
+    batch = [words] if single else list(words)
+    if not batch:
+        raise ValueError("cannot encode an empty list of words")
+    validate_words(batch, unique=False)
+    raw = torch.frombuffer(bytearray("".join(batch).encode("ascii")), dtype=torch.uint8)
+    codes = (raw - ord("a")).view(len(batch), len(batch[0])).to(device)
+    return codes[0] if single else codes
+
+
+def decode(codes: torch.Tensor) -> list[str] | str:
+    """Inverse of :func:`encode`: ``(N, L)`` codes to a list of words, ``(L,)`` to one word."""
+    arr = codes.detach().to("cpu", torch.uint8)
+    if arr.ndim == 1:
+        return bytes((arr + ord("a")).tolist()).decode("ascii")
+    return [bytes(row).decode("ascii") for row in (arr + ord("a")).tolist()]
+
+
+@dataclass(frozen=True, eq=False)
+class Vocabulary:
+    """The word lists of one game: allowed guesses (the actions) and possible answers.
+
+    Args:
+        answers: the possible answers, a built-in list name or a sequence of words.
+        allowed: the allowed guesses, a name or words; ``None`` means "the answers".
+            Every answer must be allowed. Action ``i`` guesses ``allowed[i]``.
+
+    Example:
+        >>> vocab = Vocabulary(["cigar", "rebut"], ["cigar", "rebut", "sissy"])
+        >>> vocab.answer_actions.tolist()
+        [0, 1]
+    """
+
+    answers: tuple[str, ...]
+    allowed: tuple[str, ...]
+    length: int = field(init=False)
+
+    def __init__(self, answers: WordSource = "answers", allowed: WordSource | None = "allowed") -> None:
+        answer_words = _as_words(answers, "answer")
+        allowed_words = answer_words if allowed is None else _as_words(allowed, "allowed")
+        length = validate_words(allowed_words, "allowed")
+        validate_words(answer_words, "answer")
+        if len(answer_words[0]) != length:
+            raise ValueError(f"answers have {len(answer_words[0])} letters but allowed words have {length}")
+        allowed_set = set(allowed_words)
+        missing = [w for w in answer_words if w not in allowed_set]
+        if missing:
+            raise ValueError(f"answers missing from the allowed list: {_preview(missing)}")
+        object.__setattr__(self, "answers", tuple(answer_words))
+        object.__setattr__(self, "allowed", tuple(allowed_words))
+        object.__setattr__(self, "length", length)
+
+    @property
+    def num_answers(self) -> int:
+        """How many possible answers."""
+        return len(self.answers)
+
+    @property
+    def num_allowed(self) -> int:
+        """How many allowed guesses (the size of the action space)."""
+        return len(self.allowed)
+
+    @cached_property
+    def allowed_index(self) -> dict[str, int]:
+        """Map word -> action index."""
+        return {w: i for i, w in enumerate(self.allowed)}
+
+    @cached_property
+    def allowed_codes(self) -> torch.Tensor:
+        """Letter codes of the allowed words, ``(num_allowed, L)`` uint8 on the CPU."""
+        return encode(self.allowed)
+
+    @cached_property
+    def answer_actions(self) -> torch.Tensor:
+        """Action index of each answer, ``(num_answers,)`` int64 on the CPU."""
+        index = self.allowed_index
+        return torch.tensor([index[w] for w in self.answers], dtype=torch.int64)
+
+    @property
+    def answer_codes(self) -> torch.Tensor:
+        """Letter codes of the answers, ``(num_answers, L)`` uint8 on the CPU."""
+        return self.allowed_codes[self.answer_actions]
+
+    @cached_property
+    def key(self) -> tuple[int, int, int]:
+        """A hashable identity of the lists' contents (used to cache pattern tables)."""
+        return (hash(self.answers), hash(self.allowed), self.length)
+
+    def action(self, word: str) -> int:
+        """The action index that guesses ``word``."""
+        try:
+            return self.allowed_index[word.lower()]
+        except KeyError:
+            raise ValueError(f"{word!r} is not an allowed guess in this {self.length}-letter vocabulary") from None
+
+    def answer_id(self, answer: str | int) -> int:
+        """Index into :attr:`answers` of an answer given as a word or an index."""
+        if isinstance(answer, str):
+            try:
+                return self.answers.index(answer.lower())
+            except ValueError:
+                raise ValueError(f"{answer!r} is not one of the {self.num_answers} possible answers") from None
+        try:
+            idx = operator.index(answer)
+        except TypeError:
+            raise TypeError(f"an answer must be a word or an index; got {answer!r}") from None
+        if not 0 <= idx < self.num_answers:
+            raise ValueError(f"answer index {idx} is out of range; expected 0 <= index < {self.num_answers}")
+        return idx
+
+    def __repr__(self) -> str:
+        return f"Vocabulary({self.num_answers} answers, {self.num_allowed} allowed, {self.length} letters)"
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Vocabulary) and (self.answers, self.allowed) == (other.answers, other.allowed)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
