@@ -152,7 +152,8 @@ class Game:
         if bool(bad.any()):
             first = int(actions[bad.nonzero()[0, 0]])
             raise ValueError(
-                f"action {first} is out of range; expected 0 <= action < {self.num_allowed} (an index into allowed words)"
+                f"action {first} is out of range; expected 0 <= action < {self.num_allowed} "
+                f"(an index into the allowed words)"
             )
 
     # ------------------------------------------------------------------------------ step

@@ -1,0 +1,205 @@
+"""Layers (d) and (e): the vector env agrees with the single env, on CPU and on CUDA."""
+
+from __future__ import annotations
+
+import random
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from gymnasium import spaces
+from gymnasium.vector import AutoresetMode
+
+from wordle_gym import WordleEnv, WordleVectorEnv
+
+DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)]
+CONFIGS = [
+    {},
+    {"hard_mode": True},
+    {"action_mask": "candidates", "reward": "seed001"},
+    {"observation": "board", "reward": "seed000", "hard_mode": True, "action_mask": "all"},
+    {"answers": ["cat", "act", "tac", "cot"], "allowed": ["cat", "act", "tac", "cot", "tic"], "max_guesses": 3},
+]
+
+
+def device_or_skip(device: str) -> str:
+    if device == "cuda" and not torch.cuda.is_available():
+        pytest.skip("no CUDA device")
+    return device
+
+
+def pick_actions(rng: random.Random, masks: torch.Tensor, vec: WordleVectorEnv | None = None) -> torch.Tensor:
+    """Random actions: some from the mask, some anywhere (refusals in hard mode) and, given the
+    env, some the true answer (so that games are won)."""
+    actions = []
+    answers = None if vec is None else vec.game.answer_actions[vec.state.answers].tolist()
+    for i, row in enumerate(masks.cpu()):
+        roll = rng.random()
+        if answers is not None and roll < 0.15:
+            actions.append(answers[i])
+        elif roll < 0.6:
+            actions.append(rng.choice(torch.nonzero(row).flatten().tolist()))
+        else:
+            actions.append(rng.randrange(len(row)))
+    return torch.tensor(actions)
+
+
+@pytest.mark.parametrize("config", CONFIGS)
+@pytest.mark.parametrize("device", DEVICES)
+def test_vector__matches_single_env_step_by_step(config: dict, device: str) -> None:
+    device = device_or_skip(device)
+    rng = random.Random(0)
+    num = 16
+    vec = WordleVectorEnv(num, device=device, **config)
+    singles = [WordleEnv(**config) for _ in range(num)]
+    obs, infos = vec.reset(seed=11)
+    assert obs.device.type == device
+    for i, env in enumerate(singles):
+        single_obs, single_info = env.reset(options={"answer": int(vec.state.answers[i])})
+        assert np.array_equal(obs[i].cpu().numpy(), single_obs)
+        assert np.array_equal(infos["action_mask"][i].cpu().numpy(), single_info["action_mask"].astype(bool))
+    pending = [False] * num
+    wins = refusals = 0
+    for _ in range(30):
+        actions = pick_actions(rng, infos["action_mask"], vec)
+        obs, rewards, terms, truncs, infos = vec.step(actions.to(device))
+        assert not truncs.any()
+        for i, env in enumerate(singles):
+            if pending[i]:  # the vector env started a new game here; mirror it
+                single_obs, single_info = env.reset(options={"answer": int(vec.state.answers[i])})
+                assert (float(rewards[i]), bool(terms[i])) == (0.0, False)
+            else:
+                single_obs, reward, term, _, single_info = env.step(int(actions[i]))
+                assert float(rewards[i]) == pytest.approx(reward)
+                assert bool(terms[i]) == term
+                assert np.array_equal(infos["tiles"][i].cpu().numpy(), single_info["feedback"])
+                assert bool(infos["invalid"][i]) == single_info["invalid"]
+                wins += bool(infos["won"][i])
+                refusals += single_info["invalid"]
+            assert np.array_equal(obs[i].cpu().numpy(), single_obs)
+            assert np.array_equal(infos["action_mask"][i].cpu().numpy(), single_info["action_mask"].astype(bool))
+            assert int(infos["turn"][i]) == single_info["turn"]
+        pending = terms.cpu().tolist()
+    assert wins > 0  # the test exercised wins (and, in hard mode, refusals)
+    if config.get("hard_mode") and config.get("action_mask") == "all":
+        assert refusals > 0
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_vector__same_step_autoreset(device: str) -> None:
+    device = device_or_skip(device)
+    vec = WordleVectorEnv(3, device=device, autoreset_mode="same_step", max_guesses=2)
+    assert vec.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
+    vec.reset(options={"answers": ["parry", "cigar", "parry"]})
+    single = WordleEnv(max_guesses=2)
+    single.reset(options={"answer": "parry"})
+    parry, error = vec.vocabulary.action("parry"), vec.vocabulary.action("error")
+    obs, rewards, terms, _, infos = vec.step(torch.tensor([parry, error, error]))
+    assert terms.tolist() == [True, False, False] and infos["_final_obs"].tolist() == [True, False, False]
+    expected_final = single.step(parry)[0]
+    assert np.array_equal(infos["final_obs"][0].cpu().numpy(), expected_final)
+    assert torch.equal(obs[0], vec.observer.initial)  # a new game already
+    assert int(vec.state.turn[0]) == 0 and int(vec.state.turn[1]) == 1
+    obs, rewards, terms, _, infos = vec.step(torch.tensor([error, error, error]))
+    assert terms.tolist() == [False, True, True] and rewards.tolist() == [-1.0, -6.0, -6.0]
+    assert (obs[1:] == vec.observer.initial).all()
+
+
+def test_vector__next_step_autoreset_ignores_the_action() -> None:
+    vec = WordleVectorEnv(2, device="cpu", max_guesses=1)
+    assert vec.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    vec.reset(seed=0, options={"answers": ["cigar", "rebut"]})
+    _, rewards, terms, _, _ = vec.step(torch.tensor([vec.vocabulary.action("cigar"), 0]))
+    assert terms.tolist() == [True, True] and rewards[0] == -1.0 and rewards[1] == -6.0
+    obs, rewards, terms, _, infos = vec.step(torch.tensor([5, 5]))
+    assert rewards.tolist() == [0.0, 0.0] and terms.tolist() == [False, False]
+    assert (obs == vec.observer.initial).all() and (infos["turn"] == 0).all()
+    assert (infos["tiles"] == 3).all()
+
+
+def test_vector__reset_options_and_mask() -> None:
+    vec = WordleVectorEnv(4, device="cpu")
+    with pytest.raises(RuntimeError, match="call reset"):
+        vec.step(torch.zeros(4, dtype=torch.long))
+    with pytest.raises(ValueError, match="first reset must reset every game"):
+        vec.reset(options={"reset_mask": np.array([True, False, False, False])})
+    vec.reset(options={"answers": ["cigar", 1, "parry", 3]})
+    assert vec.state.answers.tolist() == [vec.vocabulary.answer_id("cigar"), 1, vec.vocabulary.answer_id("parry"), 3]
+    vec.step(torch.full((4,), vec.vocabulary.action("crane")))
+    obs, infos = vec.reset(options={"reset_mask": np.array([False, True, False, True]), "answers": torch.arange(4)})
+    assert vec.state.turn.tolist() == [1, 0, 1, 0] and vec.state.answers.tolist()[1::2] == [1, 3]
+    assert (obs[1] == vec.observer.initial).all() and not (obs[0] == vec.observer.initial).all()
+    assert infos["turn"].tolist() == [1, 0, 1, 0]
+    with pytest.raises(ValueError, match="expected 4 answers \\(one per game\\); got 2"):
+        vec.reset(options={"answers": ["cigar", "rebut"]})
+    with pytest.raises(ValueError, match="answer index 9999 is out of range"):
+        vec.reset(options={"answers": torch.tensor([0, 1, 2, 9999])})
+    with pytest.raises(ValueError, match="reset_mask must be a bool array of shape \\(4,\\)"):
+        vec.reset(options={"reset_mask": np.ones(3, dtype=bool)})
+    with pytest.raises(ValueError, match="unknown reset options \\['answer'\\]"):
+        vec.reset(options={"answer": "cigar"})
+
+
+def test_vector__seeding_and_action_errors() -> None:
+    a, b = WordleVectorEnv(64, device="cpu"), WordleVectorEnv(64, device="cpu")
+    a.reset(seed=5)
+    b.reset(seed=5)
+    assert torch.equal(a.state.answers, b.state.answers)
+    b.reset(seed=6)
+    assert not torch.equal(a.state.answers, b.state.answers)
+    with pytest.raises(ValueError, match="expected actions of shape \\(64,\\); got \\(3,\\)"):
+        a.step([1, 2, 3])
+    with pytest.raises(ValueError, match="action 12972 is out of range"):
+        a.step(torch.full((64,), 12972))
+    with pytest.raises(TypeError, match="integer word indices; got dtype torch.float32"):
+        a.step(torch.zeros(64))
+    a.step(np.zeros(64, dtype=np.int32))  # numpy and other int dtypes are accepted
+    with pytest.raises(ValueError, match="num_envs must be a positive integer; got 0"):
+        WordleVectorEnv(0)
+    with pytest.raises(ValueError, match="unknown autoreset_mode 'sometimes'"):
+        WordleVectorEnv(2, autoreset_mode="sometimes")
+
+
+def test_make_vec__entry_point_spaces_and_device() -> None:
+    vec = gym.make_vec("Wordle-v0", num_envs=8, device="cpu", hard_mode=True)
+    assert isinstance(vec, WordleVectorEnv) and vec.device.type == "cpu" and vec.config.hard_mode
+    assert vec.single_observation_space.shape == (319,)
+    assert vec.observation_space.shape == (8, 319)
+    assert isinstance(vec.action_space, spaces.MultiDiscrete) and vec.action_space.shape == (8,)
+    obs, infos = vec.reset(seed=0)
+    assert obs.dtype == torch.int8 and infos["action_mask"].shape == (8, 12972)
+    assert vec.action_space.contains(vec.action_space.sample())
+    assert vec.observation_space.contains(obs.numpy())
+    auto = gym.make_vec("Wordle-v0", num_envs=2, device="auto")
+    assert auto.device.type == ("cuda" if torch.cuda.is_available() else "cpu")
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="CUDA is not available"):
+            WordleVectorEnv(2, device="cuda")
+
+
+def test_vector__render_first_games() -> None:
+    vec = WordleVectorEnv(20, device="cpu", render_mode="ansi")
+    vec.reset(seed=0)
+    vec.step(torch.zeros(20, dtype=torch.long))
+    frames = vec.render()
+    assert len(frames) == 16 and all(f.count("\n") == 6 for f in frames)
+    images = WordleVectorEnv(2, device="cpu", render_mode="rgb_array")
+    images.reset(seed=0)
+    assert [f.shape for f in images.render()] == [(268, 224, 3)] * 2
+
+
+@pytest.mark.cuda
+def test_cuda__same_results_as_cpu() -> None:
+    device_or_skip("cuda")
+    rng = random.Random(3)
+    cpu = WordleVectorEnv(256, device="cpu", action_mask="candidates", reward="seed001")
+    gpu = WordleVectorEnv(256, device="cuda", action_mask="candidates", reward="seed001")
+    answers = torch.tensor([rng.randrange(2315) for _ in range(256)])
+    outs = [env.reset(options={"answers": answers}) for env in (cpu, gpu)]
+    for _ in range(12):
+        actions = pick_actions(rng, outs[0][1]["action_mask"], cpu)
+        outs = [env.step(actions.to(env.device)) for env in (cpu, gpu)]
+        for x, y in zip(outs[0][:4], outs[1][:4], strict=True):
+            assert torch.equal(x, y.cpu())
+        assert torch.equal(outs[0][4]["action_mask"], outs[1][4]["action_mask"].cpu())
