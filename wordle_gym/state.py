@@ -91,14 +91,12 @@ class Game:
         self.allowed_codes = vocab.allowed_codes.to(device)  # (A, L) uint8
         self.answer_codes = vocab.answer_codes.to(device)  # (K, L) uint8
         self.answer_actions = vocab.answer_actions.to(device)  # (K,) int64
-        counts = torch.zeros((self.num_allowed, ALPHABET), dtype=torch.uint8)
-        counts.scatter_add_(1, vocab.allowed_codes.long(), torch.ones_like(vocab.allowed_codes))
-        self.allowed_counts = counts.to(device)  # (A, 26) uint8: letter counts of each word
-        self.allowed_counts_by_letter = counts.T.contiguous().to(device)  # (26, A) uint8
         self.letter_bits = (1 << torch.arange(ALPHABET, dtype=torch.int32)).to(device)  # (26,) int32
         # The pattern table is only needed to track candidates; build (or reuse) it then.
         self.table = pattern_table(vocab, device) if self.mask_mode == "candidates" else None
         self._all_mask = torch.ones((1, self.num_allowed), dtype=torch.bool, device=device)
+        self.unpack_bits = ((torch.arange(256)[:, None] >> torch.arange(8)) & 1).bool().to(device)  # (256, 8)
+        self.requirement_sets = self._requirement_sets().to(device) if self.mask_mode == "hard" else None
 
     # ----------------------------------------------------------------------------- state
     def new_state(self, num_games: int) -> GameState:
@@ -255,14 +253,36 @@ class Game:
             return mask.index_copy_(1, self.answer_actions, state.candidates)
         return self.hard_mask(state)
 
+    # Hard-mode masks are ANDs of precomputed word sets, packed 64 words to an int64:
+    # row i*26 + c = words with letter c at position i; row 26L + (k-1)*26 + c = words with
+    # at least k copies of c; the last row = every word (no requirement).
+    def _requirement_sets(self) -> torch.Tensor:
+        codes, length = self.vocabulary.allowed_codes.long(), self.length
+        at = torch.nn.functional.one_hot(codes, ALPHABET).bool()  # (A, L, 26)
+        counts = at.sum(1)  # (A, 26)
+        at_least = counts[:, None, :] >= torch.arange(1, length + 1)[None, :, None]  # (A, L, 26)
+        rows = torch.cat([at.reshape(-1, length * ALPHABET), at_least.reshape(-1, length * ALPHABET)], dim=1).T
+        rows = torch.cat([rows, torch.ones_like(rows[:1])])  # (R, A)
+        width = -(-self.num_allowed // 64) * 64
+        bits = torch.zeros((rows.shape[0], width), dtype=torch.uint8)
+        bits[:, : self.num_allowed] = rows
+        packed = (bits.view(rows.shape[0], -1, 8) << torch.arange(8, dtype=torch.uint8)).sum(-1, dtype=torch.uint8)
+        return packed.view(torch.int64)  # (R, width / 64)
+
     def hard_mask(self, state: GameState) -> torch.Tensor:
         """Which allowed words obey hard mode in each game: (N, num_allowed) bool."""
-        mask = torch.ones((state.num_games, self.num_allowed), dtype=torch.bool, device=self.device)
-        for i in range(self.length):
-            known = state.green[:, i, None]
-            mask &= (known == NO_LETTER) | (self.allowed_codes[None, :, i] == known)
-        # At most L letters have a positive minimum count (they sum to <= L): check only those.
-        need, letters = state.min_count.to(torch.int16).topk(min(self.length, ALPHABET), dim=1)
-        for k in range(need.shape[1]):
-            mask &= self.allowed_counts_by_letter[letters[:, k]] >= need[:, k, None]
-        return mask
+        assert self.requirement_sets is not None
+        sets, length = self.requirement_sets, self.length
+        none = sets.shape[0] - 1
+        letters = torch.arange(length, device=self.device) * ALPHABET
+        green_rows = torch.where(state.green != NO_LETTER, letters + state.green, none)  # (N, L)
+        # At most L letters have a positive minimum count (they sum to <= L): only those matter.
+        need, which = state.min_count.to(torch.int16).topk(min(length, ALPHABET), dim=1)
+        count_rows = torch.where(need > 0, length * ALPHABET + (need.long() - 1) * ALPHABET + which, none)
+        rows = torch.cat([green_rows, count_rows], dim=1)  # (N, 2L)
+        packed = sets[rows[:, 0]]
+        for k in range(1, rows.shape[1]):
+            packed = packed & sets[rows[:, k]]
+        # Unpack through a byte -> 8 bools table (index_select measured fastest on CPU).
+        bits = self.unpack_bits.index_select(0, packed.view(torch.uint8).reshape(-1).long())
+        return bits.view(state.num_games, -1)[:, : self.num_allowed]

@@ -1,0 +1,57 @@
+"""Play every Wordle answer once with a random agent that guesses among the words still
+possible, all games at once on the vector env, and print how it did.
+
+    python examples/random_agent.py [--device cpu|cuda|auto] [--hard] [--answers nyt] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import torch
+
+import wordle_gym
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
+    parser.add_argument("--answers", default="answers", help="answer list: answers (2315), nyt (2309)")
+    parser.add_argument("--hard", action="store_true", help="hard mode")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    try:
+        num = wordle_gym.Vocabulary(args.answers).num_answers
+        env = wordle_gym.WordleVectorEnv(
+            num, device=args.device, answers=args.answers, hard_mode=args.hard, action_mask="candidates"
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+    start = time.perf_counter()
+    _, infos = env.reset(seed=args.seed, options={"answers": torch.arange(num)})  # every answer once
+    generator = torch.Generator(device=env.device).manual_seed(args.seed)
+    guesses = torch.zeros(num, dtype=torch.int64, device=env.device)
+    won = torch.zeros(num, dtype=torch.bool, device=env.device)
+    finished = torch.zeros(num, dtype=torch.bool, device=env.device)
+    while not bool(finished.all()):
+        # A uniformly random word among those the feedback has not ruled out.
+        actions = torch.multinomial(infos["action_mask"].float(), 1, generator=generator).squeeze(1)
+        _, _, terminated, _, infos = env.step(actions)
+        ending = terminated & ~finished  # only the first game of each answer counts
+        guesses = torch.where(ending, env.state.turn, guesses)
+        won |= ending & infos["won"]
+        finished |= terminated
+    seconds = time.perf_counter() - start
+
+    wins = int(won.sum())
+    counts = torch.bincount(guesses[won], minlength=env.config.max_guesses + 1)[1:].tolist()
+    print(f"random candidate guesser, {num} answers{' (hard mode)' if args.hard else ''}, device {env.device}")
+    print(f"won {wins}/{num} ({100 * wins / num:.2f} %), mean guesses on wins {guesses[won].float().mean():.3f}")
+    print("guesses: " + "  ".join(f"{k}:{c}" for k, c in enumerate(counts, start=1)) + f"  X:{num - wins}")
+    print(f"{seconds:.2f} s, {num / seconds:,.0f} games/s")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,49 @@
+"""Layer (g): the examples and benchmark scripts run end to end as a user would run them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+
+
+def test_random_agent_example__plays_every_answer_once() -> None:
+    out = run("examples/random_agent.py", "--device", "cpu", "--answers", "nyt", "--hard")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "2309 answers (hard mode)" in lines[0]
+    won, total = lines[1].split()[1].split("/")
+    assert int(total) == 2309 and int(won) > 2000  # guessing among candidates wins almost always
+    counts = dict(item.split(":") for item in lines[2].split()[1:])
+    assert sum(map(int, counts.values())) == 2309 and int(counts["X"]) == 2309 - int(won)
+
+
+def test_random_agent_example__bad_argument_fails_cleanly() -> None:
+    out = run("examples/random_agent.py", "--answers", "klingon")
+    assert out.returncode == 2 and "unknown word list 'klingon'" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    # Run a copy of the benchmark folder so that the repository's results stay untouched.
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    for name in ("env_throughput.py", "make_table.py", "machine.py"):
+        (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
+    out = run(str(bench / "env_throughput.py"), "--device", "cpu", "--quick", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    result = json.loads((bench / "results" / "env_throughput_cpu.json").read_text())
+    assert result["pattern_table"]["shape"] == [12972, 2315]
+    assert {(r["num_envs"], r["mask"]) for r in result["vector"]} >= {(16384, "all"), (1, "hard")}
+    assert all(r["env_steps_per_s"] > 0 for r in result["vector"])
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| 16,384 |" in table and "plain-Python" in table
