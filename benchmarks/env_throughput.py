@@ -20,14 +20,14 @@ import torch
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import make_table  # noqa: E402
-from machine import describe  # noqa: E402
+import make_table
+from machine import describe
 
-from wordle_gym import WordleEnv, WordleVectorEnv  # noqa: E402
-from wordle_gym._io import atomic_write_json  # noqa: E402
-from wordle_gym.config import resolve_device  # noqa: E402
-from wordle_gym.core import build_pattern_table  # noqa: E402
-from wordle_gym.words import Vocabulary, load_word_list  # noqa: E402
+from wordle_gym import WordleEnv, WordleVectorEnv
+from wordle_gym._io import atomic_write_json
+from wordle_gym.config import resolve_device
+from wordle_gym.core import build_pattern_table
+from wordle_gym.words import Vocabulary, load_word_list
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
