@@ -53,15 +53,6 @@ class GameState:
         """Rows in the batch."""
         return self.answers.shape[0]
 
-    def select(self, index: int | slice | torch.Tensor) -> GameState:
-        """The games at ``index`` as a new state (a copy)."""
-        index = slice(index, index + 1) if isinstance(index, int) else index
-        return GameState(**{f.name: _take(getattr(self, f.name), index) for f in fields(self)})
-
-
-def _take(value: torch.Tensor | None, index: slice | torch.Tensor) -> torch.Tensor | None:
-    return None if value is None else value[index].clone()
-
 
 class StepOutcome(NamedTuple):
     """What one batched step produced."""
