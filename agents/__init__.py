@@ -1,1 +1,6 @@
-"""Baseline agents for wordle_gym (the evaluation harness and agents land in later releases)."""
+"""Baseline agents for wordle_gym; each implements the harness's ``act`` method."""
+
+from agents.baselines import RandomPolicy
+from agents.max_entropy import SCORES, MaxEntropySolver
+
+__all__ = ["SCORES", "MaxEntropySolver", "RandomPolicy"]

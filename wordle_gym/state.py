@@ -53,6 +53,10 @@ class GameState:
         """Rows in the batch."""
         return self.answers.shape[0]
 
+    def clone(self) -> GameState:
+        """A deep copy (for undo, or to look ahead without touching the env)."""
+        return GameState(**{f.name: None if (v := getattr(self, f.name)) is None else v.clone() for f in fields(self)})
+
 
 class StepOutcome(NamedTuple):
     """What one batched step produced."""
@@ -87,7 +91,7 @@ class Game:
         self.table = pattern_table(vocab, device) if self.mask_mode == "candidates" else None
         self._all_mask = torch.ones((1, self.num_allowed), dtype=torch.bool, device=device)
         self.unpack_bits = ((torch.arange(256)[:, None] >> torch.arange(8)) & 1).bool().to(device)  # (256, 8)
-        self.requirement_sets = self._requirement_sets().to(device) if self.mask_mode == "hard" else None
+        self._requirement_sets: torch.Tensor | None = None  # built on first hard_mask()
 
     # ----------------------------------------------------------------------------- state
     def new_state(self, num_games: int) -> GameState:
@@ -163,12 +167,37 @@ class Game:
             greens = counted.sum(-1)
             yellows = ((tiles == YELLOW) & scored[:, None]).sum(-1)
             repeats = (counted & (state.green == codes)).sum(-1)
+        row_tiles, lost = self._advance(state, actions, codes, tiles, scored, active, won)
+        reward = self.reward.compute(state.turn, won, lost, greens, yellows, repeats, refused)
+        return StepOutcome(row_tiles, torch.where(active, reward, 0.0), won | lost, won, refused)
+
+    def observe(self, state: GameState, actions: torch.Tensor, tiles: torch.Tensor) -> None:
+        """Record guesses ``actions`` (N,) with feedback ``tiles`` (N, L) that came from elsewhere
+        (a person playing the real game), exactly as :meth:`step` records its own. The answer
+        field is not used. Feedback that no answer fits shows as an empty candidate set."""
+        codes = self.allowed_codes[actions]
+        tiles = tiles.to(device=self.device, dtype=torch.uint8)
+        active = ~state.done
+        won = active & (tiles == GREEN).all(-1)
+        self._advance(state, actions, codes, tiles, active, active, won)
+
+    def _advance(
+        self,
+        state: GameState,
+        actions: torch.Tensor,
+        codes: torch.Tensor,
+        tiles: torch.Tensor,
+        scored: torch.Tensor,
+        active: torch.Tensor,
+        won: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Fold one guess into the ``active`` games (tiles count where ``scored``); returns the
+        history row written (N, L) and which games were lost (N,)."""
         if state.candidates is not None:
             assert self.table is not None
             consistent = self.table[actions] == pattern_ids(tiles)[:, None]  # (N, K)
             state.candidates &= consistent | ~scored[:, None]
         self._learn(state, codes, tiles, scored)
-
         # Write this turn's row of the history (only its row: gather, blend, scatter back).
         row = state.turn.clamp(max=self.max_guesses - 1)[:, None]  # (N, 1)
         keep_old = ~active[:, None]
@@ -180,10 +209,8 @@ class Game:
         state.turn = state.turn + active
         lost = active & ~won & (state.turn >= self.max_guesses)
         state.won |= won
-        terminated = won | lost
-        state.done |= terminated
-        reward = self.reward.compute(state.turn, won, lost, greens, yellows, repeats, refused)
-        return StepOutcome(row_tiles, torch.where(active, reward, 0.0), terminated, won, refused)
+        state.done |= won | lost
+        return row_tiles, lost
 
     def hard_valid(self, state: GameState, codes: torch.Tensor) -> torch.Tensor:
         """Whether each game's guess (letter codes (N, L)) obeys hard mode: (N,) bool."""
@@ -247,7 +274,13 @@ class Game:
     # Hard-mode masks are ANDs of precomputed word sets, packed 64 words to an int64:
     # row i*26 + c = words with letter c at position i; row 26L + (k-1)*26 + c = words with
     # at least k copies of c; the last row = every word (no requirement).
-    def _requirement_sets(self) -> torch.Tensor:
+    @property
+    def requirement_sets(self) -> torch.Tensor:
+        if self._requirement_sets is None:
+            self._requirement_sets = self._build_requirement_sets().to(self.device)
+        return self._requirement_sets
+
+    def _build_requirement_sets(self) -> torch.Tensor:
         codes, length = self.vocabulary.allowed_codes.long(), self.length
         at = torch.nn.functional.one_hot(codes, ALPHABET).bool()  # (A, L, 26)
         counts = at.sum(1)  # (A, 26)
@@ -262,7 +295,6 @@ class Game:
 
     def hard_mask(self, state: GameState) -> torch.Tensor:
         """Which allowed words obey hard mode in each game: (N, num_allowed) bool."""
-        assert self.requirement_sets is not None
         sets, length = self.requirement_sets, self.length
         none = sets.shape[0] - 1
         letters = torch.arange(length, device=self.device) * ALPHABET

@@ -1,0 +1,26 @@
+"""Simple reference policies for the harness."""
+
+from __future__ import annotations
+
+import torch
+
+from wordle_gym.vector import WordleVectorEnv
+
+
+class RandomPolicy:
+    """Uniformly random among the actions the env's mask allows (the floor of every table).
+
+    Seeded, so an evaluation is reproducible.
+    """
+
+    name = "random (masked)"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.seed = seed
+        self._generator: torch.Generator | None = None
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+        if self._generator is None or self._generator.device != action_masks.device:
+            self._generator = torch.Generator(device=action_masks.device).manual_seed(self.seed)
+        weights = action_masks.float()
+        return torch.multinomial(weights, 1, generator=self._generator).squeeze(1)

@@ -1,0 +1,125 @@
+"""The `wordle-gym` command, run as a user would: subprocesses, input from a pipe."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve", "parry", "error"]
+
+
+def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "wordle_gym", *args], input=stdin, capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def assert_clean_error(out: subprocess.CompletedProcess[str], message: str) -> None:
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_play__invalid_words_cost_no_turn() -> None:
+    out = cli("play", "--answer", "parry", stdin="crane\nzzzzz\ncran\nparry\n")
+    assert out.returncode == 0, out.stderr
+    assert " c (R)(A) n  e " in out.stdout
+    assert "'zzzzz' is not in the word list; try again (no turn used)" in out.stdout
+    assert "'cran' is not a 5-letter word" in out.stdout
+    assert "[P][A][R][R][Y]" in out.stdout and "Solved in 2/6!" in out.stdout
+
+
+def test_play__hard_mode_refusal_and_giving_up() -> None:
+    out = cli("play", "--answer", "parry", "--hard", stdin="error\ncrane\nquit\n")
+    assert "hard mode: letter 3 must be R; try again (no turn used)" in out.stdout
+    assert out.returncode == 1 and "The answer was PARRY." in out.stdout
+    out = cli("play", "--answer", "parry", "--hard", stdin="error\nrotor\n")  # eof ends the game
+    assert "hard mode: the guess must use R twice" not in out.stdout  # ROTOR keeps R at 3 and has two R
+    out = cli("play", "--answer", "parry", "--hard", stdin="error\nbarns\n")
+    assert "hard mode: the guess must use R twice" in out.stdout
+
+
+def test_play__loses_after_six_guesses() -> None:
+    out = cli("play", "--answer", "parry", "--seed", "1", stdin="crane\nsloth\nbumpy\nwight\nfudge\nerror\n")
+    assert out.returncode == 1 and "Out of guesses. The answer was PARRY." in out.stdout
+
+
+def test_assist__feedback_formats_undo_and_contradictions() -> None:
+    steps = (
+        "salet .g...\nhello\nsalet .g..q\nxxxxx 21002\ncorny 2222\ncorny ..gyg\nundo\nundo\nsalet 02000\nparry ggggg\n"
+    )
+    out = cli("assist", stdin=steps)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "2315 candidates left" in text and "soare" in text  # the opening suggestions
+    assert "82 candidates left" in text
+    assert "Expected a guess and its colours" in text
+    assert "feedback '.g..q' is malformed" in text
+    assert "'xxxxx' is not in the word list; ignored." in text
+    assert "feedback '2222' has 4 tiles; expected 5; ignored." in text
+    assert "No answer fits CORNY ..gyg" in text
+    assert "Undone; back to 0 guesses." in text and "Nothing to undo." in text
+    assert text.count("82 candidates left") == 2  # same state after undo and the digit form
+    assert "Solved in 2!" in text
+
+
+def test_assist__lists_few_candidates_and_names_the_last() -> None:
+    out = cli("assist", "--top", "2", stdin="salet .g...\ncorny ..g.g\nharpy .ggyg\n")
+    assert "5 candidates left: hardy, harpy, harry, marry, parry" in out.stdout
+    assert "It must be PARRY." in out.stdout
+    lines = out.stdout.splitlines()
+    blocks = [i for i, line in enumerate(lines) if line.endswith("Suggestions:")]
+    assert len(blocks) == 3  # at the start and after each of the first two guesses: 2 lines each
+    assert all(lines[i + 2].startswith("  ") and not lines[i + 3].startswith("  ") for i in blocks)
+
+
+def test_eval__custom_list_json_and_random_agent(tmp_path: Path) -> None:
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(SMALL) + "\n")
+    target = tmp_path / "res.json"
+    out = cli("eval", "--agent", "max-entropy", "--answers", str(words), "--allowed", str(words), "--device", "cpu",
+              "--json", str(target))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].startswith("| agent | win % |")
+    assert "| max-entropy (entropy, opener computed) | 100.00 |" in out.stdout
+    data = json.loads(target.read_text())
+    assert data["games"] == 12 and data["wins"] == 12 and sum(data["histogram"]) == 12
+    out = cli("eval", "--agent", "random", "--answers", str(words), "--allowed", str(words), "--device", "cpu")
+    assert out.returncode == 0 and "| random (masked) |" in out.stdout
+
+
+def test_eval__full_list_with_salet() -> None:
+    out = cli("eval", "--opener", "salet", "--device", "cpu")
+    assert out.returncode == 0, out.stderr
+    assert "2315/2315 won (100.00 %)" in out.stdout
+
+
+def test_solve__shows_rows_until_solved() -> None:
+    out = cli("solve", "parry", "--opener", "salet")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith(" s [A] l  e  t ") and lines[-2] == "[P][A][R][R][Y]" and lines[-1] == "Solved in 4."
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("solve", "zzzzz"), "'zzzzz' is not one of the 2315 possible answers"),
+        (("eval", "--answers", "klingon"), "unknown word list 'klingon'"),
+        (("eval", "--agent", "nope"), "invalid choice: 'nope'"),
+        (("eval", "--opener", "qqqqq", "--device", "cpu"), "'qqqqq' is not an allowed guess"),
+        (("eval", "--device", "tpu"), "unknown device 'tpu'"),
+        (("play", "--answer", "xyzzy"), "'xyzzy' is not one of the 2315 possible answers"),
+        (("play", "--max-guesses", "0"), "expected a positive integer, got '0'"),
+        (("assist", "--score", "best"), "invalid choice: 'best'"),
+        ((), "the following arguments are required: COMMAND"),
+    ],
+)
+def test_cli__bad_arguments_exit_2_without_traceback(args: tuple[str, ...], message: str) -> None:
+    assert_clean_error(cli(*args), message)

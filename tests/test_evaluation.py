@@ -1,0 +1,73 @@
+"""The evaluation harness: exact histograms for scripted policies, every answer once, JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from wordle_gym.evaluation import EvalResult, Policy, evaluate
+
+WORDS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade"]
+
+
+class Scripted:
+    """Guess WORDS[0], WORDS[1], ... in order, whatever the feedback: the game whose answer is
+    WORDS[k] ends on guess k + 1, or is lost when k >= max_guesses."""
+
+    name = "scripted"
+
+    def __init__(self) -> None:
+        self.seen_answers: list[list[int]] = []
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env) -> torch.Tensor:
+        if not self.seen_answers:
+            self.seen_answers.append(env.state.answers.tolist())
+        return env.state.turn.clone()  # allowed == answers: action k guesses WORDS[k]
+
+
+def test_evaluate__scripted_policy_gives_the_exact_histogram() -> None:
+    policy = Scripted()
+    result = evaluate(policy, answers=WORDS, allowed=None, device="cpu", progress=False)
+    assert isinstance(policy, Policy)  # structural: it only has an act method
+    assert policy.seen_answers == [list(range(8))]  # every answer exactly once
+    assert result.histogram == [1, 1, 1, 1, 1, 1, 2]
+    assert result.games == 8 and result.wins == 6 and result.lost_answers == ["focal", "evade"]
+    assert result.win_rate == 0.75
+    assert result.mean_guesses_wins == pytest.approx(21 / 6)
+    assert result.mean_guesses_all == pytest.approx((21 + 7 + 7) / 8)
+    assert result.worst == 7 and result.openers == {"cigar": 8}
+    assert result.agent == "scripted" and result.device == "cpu" and result.answers == "custom (8 words)"
+
+
+def test_evaluate__other_lengths_and_guess_limits() -> None:
+    words = ["cat", "act", "tac", "cot", "tic"]
+    result = evaluate(Scripted(), answers=words, allowed=None, max_guesses=3, device="cpu", progress=False)
+    assert result.histogram == [1, 1, 1, 2] and result.lost_answers == ["cot", "tic"]
+    assert result.mean_guesses_all == pytest.approx((1 + 2 + 3 + 4 + 4) / 5)
+
+
+def test_eval_result__json_roundtrip_and_markdown(tmp_path: Path) -> None:
+    result = evaluate(Scripted(), answers=WORDS, allowed=None, device="cpu", agent="named", progress=False)
+    again = EvalResult.from_json(result.to_json())
+    assert again == result and again.agent == "named"
+    path = tmp_path / "out" / "result.json"
+    result.save(path)
+    data = json.loads(path.read_text())
+    assert data["histogram"] == [1, 1, 1, 1, 1, 1, 2] and data["derived"]["win_rate"] == 0.75
+    assert EvalResult.from_dict(data) == result
+    assert [p.name for p in path.parent.iterdir()] == ["result.json"]  # no temporary file left behind
+    row = result.markdown_row()
+    assert row.startswith("| named | 75.00 | 3.5000 | 4.3750 | X | 1 1 1 1 1 1 2 |")
+    assert row.count("|") == result.markdown_header().splitlines()[0].count("|")
+
+
+def test_evaluate__bad_actions_raise() -> None:
+    class Bad:
+        def act(self, observations, action_masks, env):
+            return torch.full((env.num_envs,), 99)
+
+    with pytest.raises(ValueError, match="action 99 is out of range; expected 0 <= action < 8"):
+        evaluate(Bad(), answers=WORDS, allowed=None, device="cpu", progress=False)

@@ -1,0 +1,7 @@
+"""``python -m wordle_gym`` runs the ``wordle-gym`` command."""
+
+import sys
+
+from wordle_gym.cli import main
+
+sys.exit(main())

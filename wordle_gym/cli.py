@@ -1,0 +1,324 @@
+"""The ``wordle-gym`` command: play, get hints, evaluate agents, watch the solver.
+
+    wordle-gym play [--hard] [--answer WORD] [--seed N]
+    wordle-gym assist [--hard] [--score entropy|expected|minimax|splits]
+    wordle-gym eval --agent max-entropy [--opener salet] [--score ...] [--device cuda] [--answers nyt]
+                    [--hard] [--json out.json]
+    wordle-gym solve WORD [--opener salet] [--score ...] [--hard]
+
+Word lists (``--answers``, ``--allowed``): ``answers`` (2315, the default), ``nyt`` (2309),
+``allowed`` (12972), or the path of a text file with one word per line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from wordle_gym.core import GREEN, parse_tiles
+from wordle_gym.env import WordleEnv
+from wordle_gym.render import ansi_row
+from wordle_gym.state import NO_LETTER
+from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.words import ALIASES, BUILTIN_LISTS, WordSource
+
+AGENTS = ("max-entropy", "random")
+SCORES = ("entropy", "expected", "minimax", "splits")
+QUIT = {"quit", "exit", "q", ":q"}
+
+
+class UsageError(Exception):
+    """A bad argument or input: reported in one line, exit status 2."""
+
+
+def word_source(value: str) -> WordSource:
+    """A built-in list name, or the words of a file (one per line)."""
+    if value in BUILTIN_LISTS or value in ALIASES:
+        return value
+    path = Path(value)
+    if path.is_file():
+        return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    names = ", ".join(sorted([*BUILTIN_LISTS, *ALIASES]))
+    raise UsageError(f"unknown word list {value!r}: expected one of {names} or the path of a file of words")
+
+
+def _read(prompt: str) -> str | None:
+    """One line of input; None at end of input."""
+    try:
+        return input(prompt)
+    except EOFError:
+        return None
+
+
+def _hard_mode_problem(env: Any, word: str) -> str | None:
+    """Why ``word`` breaks hard mode in game 0 of ``env`` (None if it does not)."""
+    state = env.state
+    for i, known in enumerate(state.green[0].tolist()):
+        if known != NO_LETTER and word[i] != chr(known + 97):
+            return f"hard mode: letter {i + 1} must be {chr(known + 97).upper()}"
+    for code, need in enumerate(state.min_count[0].tolist()):
+        letter = chr(code + 97)
+        if word.count(letter) < need:
+            times = "once" if need == 1 else "twice" if need == 2 else f"{need} times"
+            return f"hard mode: the guess must use {letter.upper()} {times}"
+    return None
+
+
+def _check_guess(env: Any, word: str) -> str | None:
+    """Why ``word`` is not a valid guess now (None if it is)."""
+    length = env.vocabulary.length
+    if len(word) != length or not word.isalpha():
+        return f"{word!r} is not a {length}-letter word"
+    if word not in env.vocabulary.allowed_index:
+        return f"{word!r} is not in the word list"
+    if env.config.hard_mode:
+        return _hard_mode_problem(env, word)
+    return None
+
+
+# ------------------------------------------------------------------------------- play
+def cmd_play(args: argparse.Namespace) -> int:
+    env = WordleEnv(
+        answers=word_source(args.answers), allowed=word_source(args.allowed), hard_mode=args.hard,
+        max_guesses=args.max_guesses,
+    )  # fmt: skip
+    options = {"answer": args.answer} if args.answer else None
+    env.reset(seed=args.seed, options=options)
+    length, turns = env.vocabulary.length, env.config.max_guesses
+    mode = " (hard mode)" if args.hard else ""
+    print(f"Guess the {length}-letter word in {turns} tries{mode}. [X] green, (X) yellow, x grey. 'quit' to give up.")
+    while True:
+        line = _read(f"guess {int(env.state.turn[0]) + 1}/{turns}: ")
+        if line is None or line.strip().lower() in QUIT:
+            print(f"The answer was {env.answer.upper()}.")
+            return 1
+        word = line.strip().lower()
+        problem = _check_guess(env, word)
+        if problem:
+            print(f"{problem}; try again (no turn used).")
+            continue
+        _, _, terminated, _, info = env.step(env.vocabulary.action(word))
+        print(ansi_row(word, info["feedback"].tolist()))
+        if terminated:
+            if info["won"]:
+                print(f"Solved in {info['turn']}/{turns}!")
+                return 0
+            print(f"Out of guesses. The answer was {env.answer.upper()}.")
+            return 1
+
+
+# ----------------------------------------------------------------------------- assist
+ASSIST_HELP = (
+    "Type the guess you made and the colours you saw: 'salet gy..g' (g green, y yellow, . or b grey)\n"
+    "or 'salet 21002' (2 green, 1 yellow, 0 grey). Commands: undo, help, quit."
+)
+
+
+def _assistant(args: argparse.Namespace) -> tuple[WordleVectorEnv, Any]:
+    from agents.max_entropy import MaxEntropySolver
+
+    env = WordleVectorEnv(
+        1, device="cpu", answers=word_source(args.answers), allowed=word_source(args.allowed), hard_mode=args.hard,
+        max_guesses=args.max_guesses,
+    )  # fmt: skip
+    env.reset(options={"answers": [0]})  # the answer is unknown: observe() never reads it
+    return env, MaxEntropySolver(score=args.score)
+
+
+def _print_status(env: WordleVectorEnv, solver: Any, top: int) -> None:
+    candidates = solver.candidates(env)
+    if len(candidates) == 1:
+        print(f"It must be {candidates[0].upper()}.")
+        return
+    listed = ": " + ", ".join(candidates) if len(candidates) <= 12 else ""
+    print(f"{len(candidates)} candidates left{listed}")
+    print("Suggestions:")
+    for word, score, is_candidate in solver.best_guesses(env, top=top):
+        print(f"  {word}  {score:.3f}{'  (could be the answer)' if is_candidate else ''}")
+
+
+def cmd_assist(args: argparse.Namespace) -> int:
+    env, solver = _assistant(args)
+    history = []
+    print(ASSIST_HELP)
+    _print_status(env, solver, args.top)
+    while True:
+        line = _read("> ")
+        if line is None or line.strip().lower() in QUIT:
+            return 0
+        text = line.strip().lower()
+        if not text:
+            continue
+        if text == "help":
+            print(ASSIST_HELP)
+            continue
+        if text == "undo":
+            if not history:
+                print("Nothing to undo.")
+                continue
+            env.state = history.pop()
+            print(f"Undone; back to {int(env.state.turn[0])} guesses.")
+            _print_status(env, solver, args.top)
+            continue
+        parts = text.split()
+        if len(parts) != 2:
+            print("Expected a guess and its colours, e.g. 'salet gy..g' (or 'help').")
+            continue
+        word, colours = parts
+        problem = _check_guess(env, word)
+        if problem:
+            print(f"{problem}; ignored.")
+            continue
+        try:
+            tiles = parse_tiles(colours, env.vocabulary.length)
+        except ValueError as exc:
+            print(f"{exc}; ignored.")
+            continue
+        if bool(env.state.done[0]):
+            print("This game is over; 'undo' to change it, or 'quit'.")
+            continue
+        snapshot = env.state.clone()
+        env.game.observe(env.state, torch.tensor([env.vocabulary.action(word)]), torch.tensor([tiles]))
+        if not solver.candidates(env):
+            env.state = snapshot
+            print(f"No answer fits {word.upper()} {colours}: check the colours; ignored.")
+            continue
+        history.append(snapshot)
+        print(ansi_row(word, tiles))
+        if all(t == GREEN for t in tiles):
+            print(f"Solved in {int(env.state.turn[0])}!")
+            continue
+        if bool(env.state.done[0]):
+            print("That was the last guess. 'undo' to change it, or 'quit'.")
+            continue
+        _print_status(env, solver, args.top)
+
+
+# ------------------------------------------------------------------------------- eval
+def _policy(args: argparse.Namespace) -> Any:
+    from agents.baselines import RandomPolicy
+    from agents.max_entropy import MaxEntropySolver
+
+    if args.agent == "random":
+        return RandomPolicy(seed=args.seed)
+    return MaxEntropySolver(score=args.score, opener=args.opener, candidates_only=args.candidates_only)
+
+
+def cmd_eval(args: argparse.Namespace) -> int:
+    from wordle_gym.evaluation import evaluate
+
+    result = evaluate(
+        _policy(args), answers=word_source(args.answers), allowed=word_source(args.allowed), device=args.device,
+        hard_mode=args.hard, max_guesses=args.max_guesses,
+    )  # fmt: skip
+    print(result.markdown_header())
+    print(result.markdown_row())
+    print(result.summary())
+    if result.lost_answers:
+        print("lost: " + ", ".join(result.lost_answers))
+    if args.json:
+        result.save(args.json)
+        print(f"wrote {args.json}")
+    return 0
+
+
+# ------------------------------------------------------------------------------ solve
+def cmd_solve(args: argparse.Namespace) -> int:
+    from agents.max_entropy import MaxEntropySolver
+
+    env = WordleVectorEnv(
+        1, device=args.device, answers=word_source(args.answers), allowed=word_source(args.allowed),
+        hard_mode=args.hard, max_guesses=args.max_guesses,
+    )  # fmt: skip
+    observations, infos = env.reset(options={"answers": [args.word.lower()]})
+    solver = MaxEntropySolver(score=args.score, opener=args.opener)
+    while True:
+        action = solver.act(observations, infos["action_mask"], env)
+        observations, _, terminated, _, infos = env.step(action)
+        word = env.words[int(action[0])]
+        row = ansi_row(word, infos["tiles"][0].tolist())
+        left = "" if terminated[0] else f"  {len(solver.candidates(env))} left"
+        print(row + left)
+        if bool(terminated[0]):
+            turns = int(env.state.turn[0])
+            won = bool(infos["won"][0])
+            print(f"Solved in {turns}." if won else f"Not solved in {turns}.")
+            return 0 if won else 1
+
+
+# ------------------------------------------------------------------------------- main
+def _add_lists(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--answers", default="answers", help="answer list: answers (default), nyt, or a file")
+    p.add_argument("--allowed", default="allowed", help="allowed guesses: allowed (default) or a file")
+    p.add_argument("--hard", action="store_true", help="hard mode")
+    p.add_argument("--max-guesses", type=_positive, default=6, help="guesses per game (default 6)")
+
+
+def _add_solver(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--score", choices=SCORES, default="entropy", help="how the solver scores a guess")
+    p.add_argument("--opener", default=None, help="fixed first guess (default: computed)")
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="wordle-gym", description="Wordle: play, get hints, evaluate agents.")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
+        ("play", "play a game in the terminal", cmd_play),
+        ("assist", "get suggestions while you play the real game", cmd_assist),
+        ("eval", "evaluate an agent on every answer", cmd_eval),
+        ("solve", "show the solver's game for one answer", cmd_solve),
+    ]
+    parsers = {}
+    for name, help_text, func in commands:
+        p = sub.add_parser(name, help=help_text, description=help_text)
+        p.set_defaults(func=func)
+        _add_lists(p)
+        parsers[name] = p
+    parsers["play"].add_argument("--answer", help="play this answer (default: random)")
+    parsers["play"].add_argument("--seed", type=int, default=None, help="seed for the random answer")
+    _add_solver(parsers["assist"])
+    parsers["assist"].add_argument("--top", type=_positive, default=5, help="suggestions to show (default 5)")
+    p = parsers["eval"]
+    p.add_argument("--agent", choices=AGENTS, default="max-entropy", help="which agent (default max-entropy)")
+    _add_solver(p)
+    p.add_argument("--candidates-only", action="store_true", help="solver guesses only possible answers")
+    p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the random agent")
+    p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
+    p = parsers["solve"]
+    p.add_argument("word", help="the answer to solve")
+    _add_solver(p)
+    p.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except (UsageError, ValueError, TypeError, FileNotFoundError, PermissionError) as exc:
+        print(f"wordle-gym {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

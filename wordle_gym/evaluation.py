@@ -1,0 +1,226 @@
+"""The common evaluation harness: any policy, every answer once, one batched pass.
+
+A *policy* is anything with an ``act`` method (no base class, no ``isinstance`` checks)::
+
+    class MyPolicy:
+        def act(self, observations, action_masks, env):
+            # observations: (N, *obs_shape) tensor on env.device
+            # action_masks: (N, num_allowed) bool tensor on env.device
+            # env: the WordleVectorEnv, for read access to env.state (the games' history),
+            #      env.vocabulary and env.config; a policy must not step or reset it.
+            return actions  # (N,) integer tensor of word indices
+
+Example:
+    >>> from wordle_gym.evaluation import evaluate
+    >>> result = evaluate(MyPolicy(), answers="answers", device="cpu")  # doctest: +SKIP
+    >>> print(result.markdown_row())  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import torch
+from tqdm.auto import tqdm
+
+from wordle_gym._io import atomic_write_json
+from wordle_gym.rewards import RewardScheme
+from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.words import Vocabulary, WordSource
+
+
+@runtime_checkable
+class Policy(Protocol):
+    """What the harness needs from an agent: one action per game."""
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+        """Return (N,) word indices for the games in ``env``."""
+        ...
+
+
+@dataclass
+class EvalResult:
+    """The outcome of :func:`evaluate`. Serialises to JSON and to a Markdown table row."""
+
+    agent: str
+    """Name of the agent (and its settings) for tables."""
+    games: int
+    """Games played: one per answer."""
+    wins: int
+    max_guesses: int
+    """The game's guess limit (a loss counts as max_guesses + 1 in ``mean_guesses_all``)."""
+    histogram: list[int]
+    """Games won in 1, 2, ..., max_guesses guesses, then the number lost."""
+    lost_answers: list[str]
+    openers: dict[str, int]
+    """First guesses played, with how many games opened with each."""
+    wall_time_s: float
+    """Wall time of the whole evaluation, building the env and the agent's first moves included."""
+    device: str
+    hard_mode: bool = False
+    answers: str = "answers"
+    """Which answer list (a name, or "custom (N words)")."""
+    num_allowed: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Anything else worth keeping (training time, checkpoint, ...)."""
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def mean_guesses_wins(self) -> float:
+        """Mean guesses over won games (nan if none)."""
+        total = sum(k * c for k, c in enumerate(self.histogram[: self.max_guesses], start=1))
+        return total / self.wins if self.wins else float("nan")
+
+    @property
+    def mean_guesses_all(self) -> float:
+        """Mean guesses counting each loss as ``max_guesses + 1``."""
+        total = sum(k * c for k, c in enumerate(self.histogram, start=1))
+        return total / self.games if self.games else float("nan")
+
+    @property
+    def worst(self) -> int:
+        """Most guesses used in a won game (``max_guesses + 1`` if any game was lost)."""
+        used = [k for k, c in enumerate(self.histogram, start=1) if c]
+        return max(used) if used else 0
+
+    @property
+    def games_per_s(self) -> float:
+        return self.games / self.wall_time_s if self.wall_time_s > 0 else float("inf")
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able dict, with the derived figures added for readers of the file."""
+        data = asdict(self)
+        data["derived"] = {
+            "win_rate": self.win_rate,
+            "mean_guesses_wins": self.mean_guesses_wins,
+            "mean_guesses_all": self.mean_guesses_all,
+            "worst": self.worst,
+            "games_per_s": self.games_per_s,
+        }
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> EvalResult:
+        fields = {k: v for k, v in data.items() if k != "derived"}
+        return cls(**fields)
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2) + "\n"
+
+    @classmethod
+    def from_json(cls, text: str) -> EvalResult:
+        return cls.from_dict(json.loads(text))
+
+    def save(self, path: str | Path) -> None:
+        """Write JSON atomically."""
+        atomic_write_json(path, self.to_dict())
+
+    MARKDOWN_HEADER = (
+        "| agent | win % | mean guesses (wins) | mean (loss = {x}) | max | histogram 1..{t} + X | "
+        "eval time | games/s | device |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |"
+    )
+
+    def markdown_header(self) -> str:
+        return self.MARKDOWN_HEADER.format(x=self.max_guesses + 1, t=self.max_guesses)
+
+    def markdown_row(self) -> str:
+        hist = " ".join(str(c) for c in self.histogram)
+        worst = "X" if self.histogram[-1] else str(self.worst)
+        return (
+            f"| {self.agent} | {100 * self.win_rate:.2f} | {self.mean_guesses_wins:.4f} | {self.mean_guesses_all:.4f} "
+            f"| {worst} | {hist} | {self.wall_time_s:.2f} s | {self.games_per_s:,.0f} | {self.device} |"
+        )
+
+    def summary(self) -> str:
+        return (
+            f"{self.agent}: {self.wins}/{self.games} won ({100 * self.win_rate:.2f} %), "
+            f"mean {self.mean_guesses_wins:.4f} guesses on wins, {self.mean_guesses_all:.4f} with losses as "
+            f"{self.max_guesses + 1}; {self.wall_time_s:.2f} s on {self.device}"
+        )
+
+
+def evaluate(
+    policy: Policy,
+    answers: WordSource | None = None,
+    allowed: WordSource | None = "allowed",
+    device: torch.device | str | None = "auto",
+    hard_mode: bool = False,
+    max_guesses: int = 6,
+    action_mask: str | None = None,
+    observation: str = "knowledge",
+    reward: str | RewardScheme = "default",
+    agent: str | None = None,
+    progress: bool | None = None,
+) -> EvalResult:
+    """Play every answer exactly once with ``policy``, all games in one batch, and report.
+
+    ``answers=None`` plays the 2315 original answers. Deterministic for a deterministic policy.
+    ``progress=None`` shows a bar on a terminal only.
+    The env is built with the keyword arguments given (``action_mask`` defaults to "hard" in
+    hard mode, else "all").
+    """
+    start = time.perf_counter()
+    answers = "answers" if answers is None else answers
+    num = Vocabulary(answers, allowed).num_answers
+    env = WordleVectorEnv(
+        num,
+        device=device,
+        answers=answers,
+        allowed=allowed,
+        hard_mode=hard_mode,
+        max_guesses=max_guesses,
+        action_mask=action_mask,
+        observation=observation,
+        reward=reward,
+    )
+    observations, infos = env.reset(seed=0, options={"answers": torch.arange(num, device=env.device)})
+    dev = env.device
+    finished = torch.zeros(num, dtype=torch.bool, device=dev)
+    won = torch.zeros(num, dtype=torch.bool, device=dev)
+    used = torch.zeros(num, dtype=torch.int64, device=dev)
+    first_moves: torch.Tensor | None = None
+    disable = None if progress is None else not progress  # None: tqdm shows the bar on a terminal only
+    with tqdm(total=num, desc="evaluate", unit="game", disable=disable, leave=False) as bar:
+        for _ in range(max_guesses):
+            actions = torch.as_tensor(policy.act(observations, infos["action_mask"], env), device=dev).long()
+            if first_moves is None:
+                first_moves = actions.clone()
+            observations, _, terminated, _, infos = env.step(actions)
+            ending = terminated & ~finished
+            used = torch.where(ending, env.state.turn, used)
+            won |= ending & infos["won"]
+            finished |= terminated
+            bar.update(int(ending.sum()))
+            if bool(finished.all()):
+                break
+    if not bool(finished.all()):
+        raise RuntimeError("some games did not end within max_guesses steps; this is a bug in the env")
+    wins = int(won.sum())
+    counts = torch.bincount(used[won], minlength=max_guesses + 1)[1:].tolist()
+    lost = torch.nonzero(~won).flatten().tolist()
+    assert first_moves is not None
+    openers = Counter(env.words[a] for a in first_moves.tolist())
+    name = agent or getattr(policy, "name", None) or type(policy).__name__
+    answers_name = answers if isinstance(answers, str) else f"custom ({num} words)"
+    return EvalResult(
+        agent=str(name),
+        games=num,
+        wins=wins,
+        max_guesses=max_guesses,
+        histogram=[*counts, num - wins],
+        lost_answers=[env.vocabulary.answers[i] for i in lost],
+        openers=dict(openers.most_common()),
+        wall_time_s=time.perf_counter() - start,
+        device=str(dev),
+        hard_mode=hard_mode,
+        answers=answers_name,
+        num_allowed=env.vocabulary.num_allowed,
+    )
