@@ -8,7 +8,6 @@ Writes ``benchmarks/results/env_throughput_<device>.json`` and regenerates BENCH
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -20,16 +19,11 @@ import torch
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import make_table
-from machine import describe
+from common import parse_args, save
 
 from wordle_gym import WordleEnv, WordleVectorEnv
-from wordle_gym._io import atomic_write_json
-from wordle_gym.config import resolve_device
 from wordle_gym.core import build_pattern_table
 from wordle_gym.words import Vocabulary, load_word_list
-
-RESULTS = Path(__file__).resolve().parent / "results"
 
 
 class PlainPythonWordle:
@@ -122,14 +116,9 @@ def time_vector(num_envs: int, device: torch.device, mask: str, budget_s: float)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
-    parser.add_argument("--quick", action="store_true", help="short timings (a smoke run)")
-    args = parser.parse_args()
-    device = resolve_device(args.device)
+    args, device, result = parse_args(__doc__, "short timings (a smoke run)")
     budget = 0.3 if args.quick else 2.0
     vocab = Vocabulary()
-    result: dict = {"device": device.type, "machine": describe(device), "date": time.strftime("%Y-%m-%d")}
 
     builds = []
     for _ in range(1 if args.quick else 3):
@@ -156,10 +145,7 @@ def main() -> None:
         if mask != "all" and n * vocab.num_allowed > (1 << 31):
             continue  # a (num_envs x 12972) mask per step is beyond memory at this size
         result["vector"].append(time_vector(n, device, mask, budget))
-    path = RESULTS / f"env_throughput_{device.type}.json"
-    atomic_write_json(path, result)
-    print(f"wrote {path}")
-    make_table.main()
+    save("env_throughput", result)
 
 
 if __name__ == "__main__":

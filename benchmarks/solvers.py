@@ -10,35 +10,27 @@ start-up, the pattern table and the opener computation included). Writes
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-import torch
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-import make_table
-from machine import describe
+from common import parse_args, save
 
 from agents.max_entropy import SCORES, MaxEntropySolver
-from wordle_gym._io import atomic_write_json
-from wordle_gym.config import resolve_device
 from wordle_gym.core import pattern_table
 from wordle_gym.evaluation import evaluate
 from wordle_gym.words import Vocabulary
 
-RESULTS = Path(__file__).resolve().parent / "results"
 OPENERS = ["salet", "soare", "tares", "crane", None]
 
 COLD_START = """
-import time, json
+import json
 from wordle_gym.evaluation import evaluate
-from wordle_gym.words import Vocabulary
 from agents.max_entropy import MaxEntropySolver
 r = evaluate(MaxEntropySolver(opener={opener!r}), device={device!r}, progress=False)
 print(json.dumps({{"eval_s": r.wall_time_s, "mean": r.mean_guesses_wins, "wins": r.wins}}))
@@ -58,14 +50,9 @@ def cold_start(opener: str | None, device: str) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
-    parser.add_argument("--quick", action="store_true", help="one rule, two openers (a smoke run)")
-    args = parser.parse_args()
-    device = resolve_device(args.device)
+    args, device, result = parse_args(__doc__, "one rule, two openers (a smoke run)")
     scores, openers = (["entropy"], ["salet", None]) if args.quick else (SCORES, OPENERS)
     runs = [(s, o, False) for s in scores for o in openers] + [("entropy", o, True) for o in ("salet", None)]
-    result: dict = {"device": device.type, "machine": describe(device), "date": time.strftime("%Y-%m-%d")}
     result["cold_start"] = [cold_start(o, device.type) for o in ("salet", None)]
     pattern_table(Vocabulary(), device)  # built once here, so every row below is a warm evaluation
     rows = []
@@ -74,12 +61,7 @@ def main() -> None:
         rows.append({"score": score, "opener": next(iter(r.openers)), "fixed_opener": opener is not None,
                      "hard_mode": hard, "result": r.to_dict()})  # fmt: skip
     result["runs"] = rows
-    if device.type == "cuda":
-        torch.cuda.synchronize()
-    path = RESULTS / f"solvers_{device.type}.json"
-    atomic_write_json(path, result)
-    print(f"wrote {path}")
-    make_table.main()
+    save("solvers", result)
 
 
 if __name__ == "__main__":

@@ -37,7 +37,7 @@ def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> N
     # Run a copy of the benchmark folder so that the repository's results stay untouched.
     bench = tmp_path / "benchmarks"
     bench.mkdir()
-    for name in ("env_throughput.py", "make_table.py", "machine.py"):
+    for name in ("env_throughput.py", "make_table.py", "common.py"):
         (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
     out = run(str(bench / "env_throughput.py"), "--device", "cpu", "--quick", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
@@ -47,3 +47,17 @@ def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> N
     assert all(r["env_steps_per_s"] > 0 for r in result["vector"])
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| 16,384 |" in table and "plain-Python" in table
+
+
+def test_solvers_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    for name in ("solvers.py", "make_table.py", "common.py"):
+        (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
+    out = run(str(bench / "solvers.py"), "--device", "cpu", "--quick", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    result = json.loads((bench / "results" / "solvers_cpu.json").read_text())
+    salet = next(r for r in result["runs"] if r["opener"] == "salet" and not r["hard_mode"])
+    assert salet["result"]["wins"] == 2315 and salet["result"]["derived"]["mean_guesses_wins"] <= 3.44
+    assert [c["opener"] for c in result["cold_start"]] == ["salet", "computed"]
+    assert "### Solvers" in (tmp_path / "BENCHMARKS.md").read_text()

@@ -1,0 +1,56 @@
+"""What the benchmark scripts share: arguments, the machine's description, saving results."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+
+from wordle_gym._io import atomic_write_json  # noqa: E402
+from wordle_gym.config import resolve_device  # noqa: E402
+
+RESULTS = HERE / "results"
+
+
+def describe(device: torch.device) -> str:
+    """E.g. "NVIDIA H100 80GB HBM3, torch 2.13.0+cu128" or "AMD EPYC (2 cores, ...), torch 2.13.0+cpu"."""
+    if device.type == "cuda":
+        return f"{torch.cuda.get_device_name(device)}, torch {torch.__version__}"
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="ignore") as handle:
+            names = [line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")]
+        cpu = names[0] if names else cpu
+    except OSError:
+        pass
+    return f"{cpu} ({os.cpu_count()} cores, {torch.get_num_threads()} torch threads), torch {torch.__version__}"
+
+
+def parse_args(doc: str | None, quick_help: str) -> tuple[argparse.Namespace, torch.device, dict[str, Any]]:
+    """The common ``--device`` and ``--quick`` flags; returns the args, the device and a result
+    dict already holding the device, machine and date."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
+    parser.add_argument("--quick", action="store_true", help=quick_help)
+    args = parser.parse_args()
+    device = resolve_device(args.device)
+    return args, device, {"device": device.type, "machine": describe(device), "date": time.strftime("%Y-%m-%d")}
+
+
+def save(name: str, result: dict[str, Any]) -> None:
+    """Write ``results/<name>_<device>.json`` atomically and regenerate BENCHMARKS.md."""
+    import make_table
+
+    path = RESULTS / f"{name}_{result['device']}.json"
+    atomic_write_json(path, result)
+    print(f"wrote {path}")
+    make_table.main()
