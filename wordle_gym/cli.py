@@ -27,7 +27,7 @@ from wordle_gym.state import NO_LETTER
 from wordle_gym.vector import WordleVectorEnv
 from wordle_gym.words import ALIASES, BUILTIN_LISTS, WordSource
 
-AGENTS = ("max-entropy", "random")
+AGENTS = ("max-entropy", "random", "a2c")
 SCORES = ("entropy", "expected", "minimax", "splits")
 QUIT = {"quit", "exit", "q", ":q"}
 
@@ -200,21 +200,41 @@ def cmd_assist(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------- eval
-def _policy(args: argparse.Namespace) -> Any:
+def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
+    """The agent, and the answer and guess lists to evaluate it on."""
     from agents.baselines import RandomPolicy
     from agents.max_entropy import MaxEntropySolver
 
+    answers = word_source(args.answers) if args.answers else "answers"
+    allowed = word_source(args.allowed) if args.allowed else "allowed"
+    if args.agent != "a2c" and args.checkpoint:
+        raise UsageError(f"--checkpoint is for trained agents; {args.agent} takes none")
     if args.agent == "random":
-        return RandomPolicy(seed=args.seed)
-    return MaxEntropySolver(score=args.score, opener=args.opener, candidates_only=args.candidates_only)
+        return RandomPolicy(seed=args.seed), answers, allowed
+    if args.agent == "max-entropy":
+        return (
+            MaxEntropySolver(score=args.score, opener=args.opener, candidates_only=args.candidates_only),
+            answers,
+            allowed,
+        )
+    if not args.checkpoint:
+        raise UsageError(f"--agent {args.agent} needs --checkpoint PATH")
+    from agents.a2c import A2CAgent
+
+    agent = A2CAgent.load(args.checkpoint, device=args.device)
+    # By default, evaluate on the lists the checkpoint was trained on.
+    answers = word_source(args.answers) if args.answers else agent.checkpoint.get("answers", "answers")
+    allowed = word_source(args.allowed) if args.allowed else agent.checkpoint.get("allowed", "allowed")
+    return agent, answers, allowed
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
     from wordle_gym.evaluation import evaluate
 
+    policy, answers, allowed = _policy(args)
     result = evaluate(
-        _policy(args), answers=word_source(args.answers), allowed=word_source(args.allowed), device=args.device,
-        hard_mode=args.hard, max_guesses=args.max_guesses,
+        policy, answers=answers, allowed=allowed, device=args.device, hard_mode=args.hard,
+        max_guesses=args.max_guesses,
     )  # fmt: skip
     print(result.markdown_header())
     print(result.markdown_row())
@@ -294,7 +314,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_solver(parsers["assist"])
     parsers["assist"].add_argument("--top", type=_positive, default=5, help="suggestions to show (default 5)")
     p = parsers["eval"]
+    p.set_defaults(answers=None, allowed=None)  # depends on the agent: see _policy
     p.add_argument("--agent", choices=AGENTS, default="max-entropy", help="which agent (default max-entropy)")
+    p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent (a2c)")
     _add_solver(p)
     p.add_argument("--candidates-only", action="store_true", help="solver guesses only possible answers")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")

@@ -1,0 +1,343 @@
+"""A2C with a word one-hot policy (seed 000, after Andrew Ho), trained on the vector env.
+
+The network maps what the player knows to a 26 x L letter-position score; multiplying it with
+a fixed one-hot tensor of every allowed word (a buffer, not a weight) gives one logit per word.
+So the same weights serve any vocabulary, which the curriculum 100 -> 1000 -> 2315 -> full uses.
+
+Training follows the seed: a batch of games is played to the end with softmax sampling; each
+transition adds ``-log pi(a|s) A.detach() + A^2`` with the TD(0) advantage
+``A = r + gamma V(s') - V(s)`` (``V(s')`` detached, 0 at the end); the mean over all transitions
+is one Adam step. Lost answers join a FIFO; a new game takes its answer from it with
+probability 0.1, and for such games the answer is forced on the last guess with probability 1/2.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+
+from wordle_gym._io import atomic_torch_save
+from wordle_gym.config import resolve_device
+from wordle_gym.core import ALPHABET
+from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.words import encode, load_word_list
+
+ENCODINGS = ("seed", "knowledge")
+
+
+@dataclass
+class A2CConfig:
+    """Everything that defines an A2C run. Every field is saved with each checkpoint."""
+
+    encoding: str = "seed"
+    """"seed": 26 x 5 x 2 bits per letter and position {unknown, here, not here, elsewhere} (260 inputs,
+    drops the exact letter counts, as in seed 000); "knowledge": the env's lossless observation (with counts)."""
+    hidden: int = 512
+    """Width of the trunk and policy head (seed: 512)."""
+    dropout: float = 0.05
+    batch_games: int = 1024
+    """Games played at once for each update (seed: 1024; 2048 for the full vocabulary)."""
+    gamma: float = 0.9
+    lr: float = 1e-3
+    betas: tuple[float, float] = (0.9, 0.999)
+    reward: str = "seed000"
+    """Reward preset: +1 for a win in 1-4 guesses, +0.5 in 5-6, -10 for a loss."""
+    max_guesses: int = 6
+    queue_prob: float = 0.1
+    """Chance that a new game takes its answer from the recent-losses FIFO (when not empty)."""
+    queue_size: int = 10_000
+    """FIFO capacity; the oldest losses drop out first."""
+    force_prob: float = 0.5
+    """For games drawn from the FIFO: chance that the answer is forced on the last guess."""
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.encoding not in ENCODINGS:
+            raise ValueError(f"unknown encoding {self.encoding!r}; expected one of {ENCODINGS}")
+        for name in ("batch_games", "hidden", "max_guesses", "queue_size"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
+        for name in ("queue_prob", "force_prob", "dropout"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} must be in [0, 1]; got {getattr(self, name)}")
+        self.betas = tuple(self.betas)  # type: ignore[assignment]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> A2CConfig:
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ValueError(f"unknown A2CConfig fields {unknown}")
+        return cls(**data)
+
+
+def input_size(encoding: str, length: int) -> int:
+    """Size of the state input for ``encoding`` and word length."""
+    return ALPHABET * length * 2 + (0 if encoding == "seed" else 2 * ALPHABET)
+
+
+def encode_observations(
+    obs: torch.Tensor, encoding: str, length: int, max_guesses: int
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(state, turn one-hot) float inputs from the env's "knowledge" observations (B, D)."""
+    obs = obs.float()
+    batch, block = obs.shape[0], ALPHABET * length
+    green = obs[:, :block].view(batch, length, ALPHABET)
+    excluded = obs[:, block : 2 * block].view(batch, length, ALPHABET)
+    low = obs[:, 2 * block : 2 * block + ALPHABET]
+    high = obs[:, 2 * block + ALPHABET : 2 * block + 2 * ALPHABET]
+    turn = obs[:, 2 * block + 2 * ALPHABET : 2 * block + 2 * ALPHABET + max_guesses]
+    if encoding == "knowledge":
+        return torch.cat([green.flatten(1), excluded.flatten(1), low / length, high / length], dim=1), turn
+    here = green > 0
+    not_here = (excluded > 0) & ~here
+    elsewhere = ~here & ~not_here & (low > green.sum(1))[:, None, :]  # present, more than the known greens
+    bits = torch.stack([here | elsewhere, not_here | elsewhere], dim=-1)  # (B, L, 26, 2)
+    return bits.permute(0, 2, 1, 3).reshape(batch, -1).float(), turn  # letter-major 26 x L x 2
+
+
+class A2CNet(nn.Module):
+    """Trunk 3 x hidden; policy head to 2 x 26 x L mixed by (V, 1); value head [trunk, turn] -> 128 -> 32 -> 1."""
+
+    def __init__(self, inputs: int, length: int, max_guesses: int, hidden: int = 512, dropout: float = 0.05) -> None:
+        super().__init__()
+        self.length = length
+
+        def block(n_in: int, n_out: int) -> list[nn.Module]:
+            return [nn.Linear(n_in, n_out), nn.ReLU(), nn.Dropout(dropout)]
+
+        self.trunk = nn.Sequential(*block(inputs, hidden), *block(hidden, hidden), *block(hidden, hidden))
+        self.policy = nn.Sequential(
+            *block(hidden, hidden), *block(hidden, hidden), nn.Linear(hidden, 2 * ALPHABET * length)
+        )
+        self.value = nn.Sequential(*block(hidden + max_guesses, 128), *block(128, 32), nn.Linear(32, 1))
+        # (W, 26 L) one-hot of the allowed words: a buffer, not saved with the weights.
+        self.register_buffer("word_one_hot", torch.zeros(0, ALPHABET * length), persistent=False)
+
+    def set_words(self, words: Sequence[str]) -> None:
+        """Point the policy at a vocabulary (one logit per word)."""
+        codes = encode(list(words)).long()
+        one_hot = torch.zeros(len(codes), ALPHABET, self.length)
+        one_hot.scatter_(1, codes[:, None, :], 1.0)
+        self.word_one_hot = one_hot.view(len(codes), -1).to(self.word_one_hot.device)
+
+    def forward(self, state: torch.Tensor, turn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Word logits (B, W) and values (B,)."""
+        features = self.trunk(state)
+        maps = self.policy(features).view(-1, 2, ALPHABET * self.length)
+        value = self.value(torch.cat([features, turn], dim=1))  # (B, 1)
+        scores = value * maps[:, 0] + maps[:, 1]  # p = V * p0 + p1
+        return scores @ self.word_one_hot.T, value.squeeze(1)
+
+
+class A2CAgent:
+    """The trained policy: argmax over allowed words (a harness Policy)."""
+
+    def __init__(self, config: A2CConfig, length: int = 5, device: torch.device | str | None = "cpu") -> None:
+        self.config = config
+        self.length = length
+        self.device = resolve_device(device)
+        with torch.random.fork_rng(devices=[]):  # initial weights from config.seed; the caller's RNG is untouched
+            torch.manual_seed(config.seed)
+            inputs = input_size(config.encoding, length)
+            self.net = A2CNet(inputs, length, config.max_guesses, config.hidden, config.dropout)
+        self.net.to(self.device)
+        self._words: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return f"A2C ({self.config.encoding} encoding)"
+
+    def use_words(self, words: Sequence[str]) -> None:
+        if tuple(words) != self._words:
+            self.net.set_words(words)
+            self._words = tuple(words)
+
+    def logits_values(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        state, turn = encode_observations(observations, self.config.encoding, self.length, self.config.max_guesses)
+        return self.net(state, turn)
+
+    @torch.no_grad()
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+        if env.config.observation != "knowledge":
+            raise ValueError("the A2C agent reads the env's 'knowledge' observation")
+        self.use_words(env.words)
+        self.net.eval()
+        logits, _ = self.logits_values(observations.to(self.device))
+        logits = logits.masked_fill(~action_masks.to(self.device), -math.inf)
+        return logits.argmax(1).to(env.device)
+
+    def save(self, path: str | Path, extra: dict[str, Any] | None = None) -> None:
+        """Weights and config (plus ``extra``), written atomically; load with :meth:`load`."""
+        atomic_torch_save(path, {"kind": "a2c", "config": asdict(self.config), "length": self.length,
+                                 "model": self.net.state_dict(), **(extra or {})})  # fmt: skip
+
+    @classmethod
+    def load(cls, path: str | Path, device: torch.device | str | None = "cpu") -> A2CAgent:
+        data = load_checkpoint(path, "a2c")
+        agent = cls(A2CConfig.from_dict(data["config"]), data["length"], device)
+        agent.net.load_state_dict(data["model"])
+        agent.checkpoint = data
+        return agent
+
+
+def load_checkpoint(path: str | Path, kind: str) -> dict[str, Any]:
+    """``torch.load(weights_only=True)`` with clear errors for missing, corrupt or foreign files."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for a damaged file
+        raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a wordle_gym checkpoint ({exc})") from None
+    if not isinstance(data, dict) or data.get("kind") != kind:
+        found = data.get("kind") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"checkpoint {str(path)!r} holds {found!r}, expected an {kind!r} checkpoint")
+    return data
+
+
+# ----------------------------------------------------------------------------- curriculum
+def stage_words(stage: str, seed: int = 0) -> tuple[list[str], list[str] | None]:
+    """(answers, allowed) of a curriculum stage: "N" = N answers, also the guesses (nested
+    samples: the 100 are among the 1000); "2315" = every answer; "full" = 2315 answers and
+    12972 guesses."""
+    answers = load_word_list("answers")
+    if stage == "full":
+        return answers, load_word_list("allowed")
+    try:
+        size = int(stage)
+    except ValueError:
+        raise ValueError(f"unknown stage {stage!r}; expected a word count (e.g. 100) or 'full'") from None
+    if not 2 <= size <= len(answers):
+        raise ValueError(f"stage size {size} is out of range; expected 2 to {len(answers)} words")
+    order = list(answers)
+    random.Random(seed).shuffle(order)  # one fixed order: smaller stages are prefixes of larger ones
+    return sorted(order[:size]), None
+
+
+@dataclass
+class IterationStats:
+    """What one update saw."""
+
+    loss: float
+    win_rate: float
+    mean_guesses: float
+    queue: int
+    games: int = field(default=0)
+
+
+class A2CTrainer:
+    """Runs updates of one curriculum stage; its whole state can be saved and resumed exactly."""
+
+    def __init__(
+        self, agent: A2CAgent, answers: Sequence[str], allowed: Sequence[str] | None, device: Any = None
+    ) -> None:
+        cfg = agent.config
+        self.agent, self.config = agent, cfg
+        self.device = agent.device if device is None else resolve_device(device)
+        guesses = None if allowed is None else list(allowed)
+        self.env = WordleVectorEnv(
+            cfg.batch_games, device=self.device, answers=list(answers), allowed=guesses, reward=cfg.reward,
+            max_guesses=cfg.max_guesses,
+        )  # fmt: skip
+        agent.use_words(self.env.words)
+        self.optimizer = torch.optim.Adam(agent.net.parameters(), lr=cfg.lr, betas=cfg.betas)
+        self.iteration = 0
+        self.queue: deque[int] = deque(maxlen=cfg.queue_size)
+        self.draws = torch.Generator().manual_seed(cfg.seed)  # answers and FIFO draws (CPU)
+        self.sampler = torch.Generator(device=self.device).manual_seed(cfg.seed + 1)  # actions, forcing
+        torch.manual_seed(cfg.seed + 2)  # dropout
+
+    def _draw_answers(self) -> tuple[torch.Tensor, torch.Tensor]:
+        n, k = self.config.batch_games, self.env.vocabulary.num_answers
+        uniform = torch.randint(k, (n,), generator=self.draws)
+        coins = torch.rand(n, generator=self.draws)
+        queued = torch.zeros(n, dtype=torch.bool)
+        for i in range(n):
+            if self.queue and coins[i] < self.config.queue_prob:
+                uniform[i] = self.queue.popleft()
+                queued[i] = True
+        return uniform.to(self.device), queued.to(self.device)
+
+    def step(self) -> IterationStats:
+        """Play one batch of games to the end and make one update."""
+        cfg, env, net = self.config, self.env, self.agent.net
+        net.train()
+        answers, queued = self._draw_answers()
+        obs, _ = env.reset(options={"answers": answers})
+        answer_actions = env.game.answer_actions[answers]
+        alive = torch.ones(cfg.batch_games, dtype=torch.bool, device=self.device)
+        wins = torch.zeros_like(alive)
+        guesses = torch.zeros(cfg.batch_games, device=self.device)
+        logps, values, rewards, alives, ends = [], [], [], [], []
+        for turn in range(cfg.max_guesses):
+            logits, value = self.agent.logits_values(obs)
+            log_probs = torch.log_softmax(logits, dim=1)
+            actions = torch.multinomial(log_probs.exp(), 1, generator=self.sampler).squeeze(1)
+            if turn == cfg.max_guesses - 1:
+                coin = torch.rand(cfg.batch_games, generator=self.sampler, device=self.device)
+                actions = torch.where(queued & (coin < cfg.force_prob), answer_actions, actions)
+            obs, reward, terminated, _, infos = env.step(actions)
+            wins |= infos["won"] & alive
+            guesses = torch.where(terminated & alive, float(turn + 1), guesses)
+            logps.append(log_probs.gather(1, actions[:, None]).squeeze(1))
+            values.append(value)
+            rewards.append(reward)
+            alives.append(alive)
+            ends.append(terminated & alive)
+            alive = alive & ~terminated
+            if not bool(alive.any()):
+                break
+        # TD(0): A_t = r_t + gamma * V(s_{t+1}) (detached; 0 after the end) - V(s_t).
+        total = torch.zeros((), device=self.device)
+        for t in range(len(values)):
+            following = values[t + 1].detach() if t + 1 < len(values) else torch.zeros_like(values[t])
+            advantage = rewards[t] + cfg.gamma * torch.where(ends[t], 0.0, following) - values[t]
+            total = total + (alives[t] * (-logps[t] * advantage.detach() + advantage**2)).sum()
+        count = torch.stack(alives).sum()
+        loss = total / count
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        self.iteration += 1
+        lost = (~wins).nonzero().flatten()
+        self.queue.extend(answers[lost].tolist())
+        return IterationStats(
+            loss=float(loss.detach()), win_rate=float(wins.float().mean()),
+            mean_guesses=float(guesses[wins].mean()) if bool(wins.any()) else float("nan"),
+            queue=len(self.queue), games=cfg.batch_games,
+        )  # fmt: skip
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue exactly (weights_only-loadable)."""
+        state = {
+            "model": self.agent.net.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "iteration": self.iteration,
+            "queue": list(self.queue),
+            "draws": self.draws.get_state(),
+            "sampler": self.sampler.get_state(),
+            "torch_rng": torch.get_rng_state(),
+        }
+        if self.device.type == "cuda":
+            state["cuda_rng"] = torch.cuda.get_rng_state(self.device)
+        return state
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.agent.net.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.iteration = int(state["iteration"])
+        self.queue = deque(state["queue"], maxlen=self.config.queue_size)
+        self.draws.set_state(state["draws"])
+        self.sampler.set_state(state["sampler"])
+        torch.set_rng_state(state["torch_rng"])
+        if "cuda_rng" in state and self.device.type == "cuda":
+            torch.cuda.set_rng_state(state["cuda_rng"], self.device)

@@ -1,0 +1,164 @@
+"""A2C with the word one-hot policy (seed 000): network, encoding, learning, checkpoints, resume."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from agents.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, encode_observations, stage_words
+from wordle_gym import WordleEnv, WordleVectorEnv
+from wordle_gym.evaluation import evaluate
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_network__shapes_as_in_the_seed_and_vocabulary_free_weights() -> None:
+    net = A2CNet(inputs=260, length=5, max_guesses=6)
+    shapes = {name: tuple(p.shape) for name, p in net.named_parameters() if name.endswith("weight")}
+    assert [shapes[f"trunk.{i}.weight"] for i in (0, 3, 6)] == [(512, 260), (512, 512), (512, 512)]
+    assert [shapes[f"policy.{i}.weight"] for i in (0, 3, 6)] == [(512, 512), (512, 512), (260, 512)]
+    assert [shapes[f"value.{i}.weight"] for i in (0, 3, 6)] == [(128, 518), (32, 128), (1, 32)]
+    assert all(m.p == 0.05 for m in net.modules() if isinstance(m, torch.nn.Dropout))
+    assert "word_one_hot" not in net.state_dict()  # the vocabulary is not part of the weights
+    net.eval()
+    state, turn = torch.rand(3, 260), torch.eye(6)[:3]
+    for words in (["cigar", "rebut"], stage_words("100")[0]):
+        net.set_words(words)
+        logits, value = net(state, turn)
+        assert logits.shape == (3, len(words)) and value.shape == (3,)
+    # A word's logit is the sum of its letters' scores at their positions.
+    net.set_words(["cigar", "cigas"])
+    logits, _ = net(state, turn)
+    maps = net.policy(net.trunk(state)).view(3, 2, 26 * 5)
+    scores = net.value(torch.cat([net.trunk(state), turn], 1)) * maps[:, 0] + maps[:, 1]
+    r, s = 17 * 5 + 4, 18 * 5 + 4  # letter r / s at position 4 (letter-major 26 x 5)
+    assert torch.allclose(logits[:, 0] - logits[:, 1], scores[:, r] - scores[:, s], atol=1e-5)
+
+
+def test_seed_encoding__four_states_per_letter_and_position() -> None:
+    env = WordleEnv()
+    env.reset(options={"answer": "parry"})
+    obs, *_ = env.step(env.vocabulary.action("crane"))  # c grey, R yellow, A yellow, n grey, e grey
+    state, turn = encode_observations(torch.as_tensor(obs)[None], "seed", 5, 6)
+    bits = state.view(26, 5, 2)
+    code = {(0, 0): "-", (1, 0): "here", (0, 1): "not here", (1, 1): "elsewhere"}
+
+    def at(letter: str, pos: int) -> str:
+        return code[tuple(int(b) for b in bits[ord(letter) - 97, pos])]
+
+    assert at("r", 1) == "not here" and at("r", 0) == "elsewhere" and at("a", 2) == "not here"
+    assert at("c", 3) == "not here" and at("z", 0) == "-" and turn[0].tolist() == [0, 1, 0, 0, 0, 0]
+    obs, *_ = env.step(env.vocabulary.action("parry"))
+    assert env.state.done.item()
+    knowledge, _ = encode_observations(torch.as_tensor(obs)[None], "knowledge", 5, 6)
+    assert knowledge.shape == (1, 312)
+
+
+def test_checkpoint__save_load_gives_identical_actions(tmp_path: Path) -> None:
+    agent = A2CAgent(A2CConfig(hidden=64), device="cpu")
+    env = WordleVectorEnv(32, device="cpu")
+    obs, infos = env.reset(seed=0)
+    env.step(torch.randint(12972, (32,)))
+    obs, infos = env.reset(seed=1)
+    agent.save(tmp_path / "a.pt", {"answers": ["cigar"]})
+    loaded = A2CAgent.load(tmp_path / "a.pt")
+    assert torch.equal(agent.act(obs, infos["action_mask"], env), loaded.act(obs, infos["action_mask"], env))
+    assert loaded.checkpoint["answers"] == ["cigar"] and loaded.config == agent.config
+    (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(ValueError, match="corrupt or not a wordle_gym checkpoint"):
+        A2CAgent.load(tmp_path / "bad.pt")
+    torch.save({"kind": "dqn"}, tmp_path / "other.pt")
+    with pytest.raises(ValueError, match="holds 'dqn', expected an 'a2c' checkpoint"):
+        A2CAgent.load(tmp_path / "other.pt")
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        A2CAgent.load(tmp_path / "missing.pt")
+
+
+def test_trainer__resume_continues_exactly(tmp_path: Path) -> None:
+    answers, allowed = stage_words("30")
+    config = A2CConfig(hidden=32, batch_games=64, seed=3)
+
+    def trainer() -> A2CTrainer:
+        return A2CTrainer(A2CAgent(config, device="cpu"), answers, allowed)
+
+    straight = trainer()
+    for _ in range(4):
+        straight.step()
+    first = trainer()
+    for _ in range(2):
+        first.step()
+    torch.save(first.state_dict(), tmp_path / "state.pt")
+    torch.manual_seed(999)  # a new process: the global RNG is elsewhere
+    resumed = trainer()
+    resumed.load_state_dict(torch.load(tmp_path / "state.pt", weights_only=True))
+    assert resumed.iteration == 2
+    for _ in range(2):
+        resumed.step()
+    assert resumed.iteration == 4 and list(resumed.queue) == list(straight.queue)
+    for a, b in zip(straight.agent.net.parameters(), resumed.agent.net.parameters(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_trainer__recent_losses_feed_new_games() -> None:
+    answers, allowed = stage_words("40")
+    trainer = A2CTrainer(
+        A2CAgent(A2CConfig(hidden=32, batch_games=256, queue_prob=1.0), device="cpu"), answers, allowed
+    )
+    stats = trainer.step()  # a random policy loses most games: they enter the FIFO
+    assert stats.queue == round(256 * (1 - stats.win_rate))
+    queued = list(trainer.queue)
+    drawn, from_queue = trainer._draw_answers()
+    n = min(256, len(queued))
+    assert n > 0 and from_queue[:n].all() and not from_queue[n:].any()  # probability 1 while the FIFO lasts
+    assert drawn[:n].tolist() == queued[:n] and len(trainer.queue) == len(queued) - n  # in FIFO order
+
+
+def test_a2c__learns_a_20_word_wordle() -> None:
+    """A smaller, faster-learning setting than the seed's (hidden 128, lr 3e-3), same algorithm."""
+    answers, allowed = stage_words("20")
+    agent = A2CAgent(A2CConfig(hidden=128, batch_games=1024, lr=3e-3), device="cpu")
+    trainer = A2CTrainer(agent, answers, allowed)
+    best = 0.0
+    while trainer.iteration < 500 and best < 0.95:
+        trainer.step()
+        if trainer.iteration % 20 == 0:
+            best = max(best, evaluate(agent, answers=answers, allowed=None, device="cpu", progress=False).win_rate)
+    assert best >= 0.95
+
+
+def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    cmd = [sys.executable, "examples/train_a2c.py", "--stages", "20", "--iterations", "400", "--batch-games", "64",
+           "--hidden", "32", "--device", "cpu", "--run-dir", str(run_dir), "--eval-every", "50",
+           "--checkpoint-every", "5", "--export", str(tmp_path / "a2c.pt")]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while not (run_dir / "last.pt").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    saved = torch.load(run_dir / "last.pt", weights_only=True)
+    assert 0 < saved["trainer"]["iteration"] < 400  # killed mid-stage
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert f"resuming {run_dir / 'last.pt'} at stage 1/1" in out.stdout
+    done = torch.load(run_dir / "last.pt", weights_only=True)
+    assert done["stage_index"] == 1 and done["step_offset"] == 400
+    assert not list(run_dir.glob(".*.tmp"))  # atomic writes left no temporary files
+    cli = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--checkpoint",
+                          str(tmp_path / "a2c.pt"), "--device", "cpu"], cwd=ROOT, env=env, capture_output=True,
+                         text=True, timeout=300)  # fmt: skip
+    assert cli.returncode == 0, cli.stderr
+    assert "| A2C (seed encoding) |" in cli.stdout and "/20 won" in cli.stdout  # the checkpoint's own lists
+    bad = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c"], cwd=ROOT, env=env,
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert bad.returncode == 2 and "needs --checkpoint PATH" in bad.stderr and "Traceback" not in bad.stderr
