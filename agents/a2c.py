@@ -14,7 +14,6 @@ probability 0.1, and for such games the answer is forced on the last guess with 
 from __future__ import annotations
 
 import math
-import random
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
@@ -24,11 +23,12 @@ from typing import Any
 import torch
 from torch import nn
 
+from agents.training import load_checkpoint
 from wordle_gym._io import atomic_torch_save
 from wordle_gym.config import resolve_device
 from wordle_gym.core import ALPHABET
 from wordle_gym.vector import WordleVectorEnv
-from wordle_gym.words import encode, load_word_list
+from wordle_gym.words import encode
 
 ENCODINGS = ("seed", "knowledge")
 
@@ -189,40 +189,6 @@ class A2CAgent:
         return agent
 
 
-def load_checkpoint(path: str | Path, kind: str) -> dict[str, Any]:
-    """``torch.load(weights_only=True)`` with clear errors for missing, corrupt or foreign files."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
-    try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many types for a damaged file
-        raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a wordle_gym checkpoint ({exc})") from None
-    if not isinstance(data, dict) or data.get("kind") != kind:
-        found = data.get("kind") if isinstance(data, dict) else type(data).__name__
-        raise ValueError(f"checkpoint {str(path)!r} holds {found!r}, expected an {kind!r} checkpoint")
-    return data
-
-
-# ----------------------------------------------------------------------------- curriculum
-def stage_words(stage: str, seed: int = 0) -> tuple[list[str], list[str] | None]:
-    """(answers, allowed) of a curriculum stage: "N" = N answers, also the guesses (nested
-    samples: the 100 are among the 1000); "2315" = every answer; "full" = 2315 answers and
-    12972 guesses."""
-    answers = load_word_list("answers")
-    if stage == "full":
-        return answers, load_word_list("allowed")
-    try:
-        size = int(stage)
-    except ValueError:
-        raise ValueError(f"unknown stage {stage!r}; expected a word count (e.g. 100) or 'full'") from None
-    if not 2 <= size <= len(answers):
-        raise ValueError(f"stage size {size} is out of range; expected 2 to {len(answers)} words")
-    order = list(answers)
-    random.Random(seed).shuffle(order)  # one fixed order: smaller stages are prefixes of larger ones
-    return sorted(order[:size]), None
-
-
 @dataclass
 class IterationStats:
     """What one update saw."""
@@ -260,11 +226,11 @@ class A2CTrainer:
         n, k = self.config.batch_games, self.env.vocabulary.num_answers
         uniform = torch.randint(k, (n,), generator=self.draws)
         coins = torch.rand(n, generator=self.draws)
+        # Games whose coin lands under queue_prob take the oldest recent losses, in order, while any are left.
+        takers = torch.nonzero(coins < self.config.queue_prob).flatten()[: len(self.queue)]
+        uniform[takers] = torch.tensor([self.queue.popleft() for _ in range(len(takers))], dtype=torch.int64)
         queued = torch.zeros(n, dtype=torch.bool)
-        for i in range(n):
-            if self.queue and coins[i] < self.config.queue_prob:
-                uniform[i] = self.queue.popleft()
-                queued[i] = True
+        queued[takers] = True
         return uniform.to(self.device), queued.to(self.device)
 
     def step(self) -> IterationStats:

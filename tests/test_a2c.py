@@ -137,7 +137,7 @@ def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -
     run_dir = tmp_path / "run"
     cmd = [sys.executable, "examples/train_a2c.py", "--stages", "20", "--iterations", "400", "--batch-games", "64",
            "--hidden", "32", "--device", "cpu", "--run-dir", str(run_dir), "--eval-every", "50",
-           "--checkpoint-every", "5", "--export", str(tmp_path / "a2c.pt")]  # fmt: skip
+           "--checkpoint-every", "5", "--export", str(tmp_path / "a2c.pt"), "--tensorboard"]  # fmt: skip
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
@@ -154,6 +154,7 @@ def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -
     done = torch.load(run_dir / "last.pt", weights_only=True)
     assert done["stage_index"] == 1 and done["step_offset"] == 400
     assert not list(run_dir.glob(".*.tmp"))  # atomic writes left no temporary files
+    assert list((run_dir / "tb").glob("events.out.tfevents.*"))  # TensorBoard logs when asked
     cli = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--checkpoint",
                           str(tmp_path / "a2c.pt"), "--device", "cpu"], cwd=ROOT, env=env, capture_output=True,
                          text=True, timeout=300)  # fmt: skip

@@ -27,7 +27,7 @@ from wordle_gym.state import NO_LETTER
 from wordle_gym.vector import WordleVectorEnv
 from wordle_gym.words import ALIASES, BUILTIN_LISTS, WordSource
 
-AGENTS = ("max-entropy", "random", "a2c")
+AGENTS = ("max-entropy", "random", "a2c", "dqn")
 SCORES = ("entropy", "expected", "minimax", "splits")
 QUIT = {"quit", "exit", "q", ":q"}
 
@@ -207,7 +207,8 @@ def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
 
     answers = word_source(args.answers) if args.answers else "answers"
     allowed = word_source(args.allowed) if args.allowed else "allowed"
-    if args.agent != "a2c" and args.checkpoint:
+    trained = args.agent in ("a2c", "dqn")
+    if not trained and args.checkpoint:
         raise UsageError(f"--checkpoint is for trained agents; {args.agent} takes none")
     if args.agent == "random":
         return RandomPolicy(seed=args.seed), answers, allowed
@@ -220,8 +221,9 @@ def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
     if not args.checkpoint:
         raise UsageError(f"--agent {args.agent} needs --checkpoint PATH")
     from agents.a2c import A2CAgent
+    from agents.dqn import DQNAgent
 
-    agent = A2CAgent.load(args.checkpoint, device=args.device)
+    agent = (A2CAgent if args.agent == "a2c" else DQNAgent).load(args.checkpoint, device=args.device)
     # By default, evaluate on the lists the checkpoint was trained on.
     answers = word_source(args.answers) if args.answers else agent.checkpoint.get("answers", "answers")
     allowed = word_source(args.allowed) if args.allowed else agent.checkpoint.get("allowed", "allowed")
@@ -316,7 +318,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = parsers["eval"]
     p.set_defaults(answers=None, allowed=None)  # depends on the agent: see _policy
     p.add_argument("--agent", choices=AGENTS, default="max-entropy", help="which agent (default max-entropy)")
-    p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent (a2c)")
+    p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent (a2c, dqn)")
     _add_solver(p)
     p.add_argument("--candidates-only", action="store_true", help="solver guesses only possible answers")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")

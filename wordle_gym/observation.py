@@ -49,7 +49,7 @@ class Observer:
         np_dtype = np.int8 if self.dtype == torch.int8 else np.float32
         if self.kind == "knowledge":
             pos = 2 * length * ALPHABET
-            self.size = pos + 2 * ALPHABET + turns + 1
+            self.size = self.size_for(length, turns)
             high = np.ones(self.size, dtype=np_dtype)
             high[pos : pos + 2 * ALPHABET] = length
             self.space = spaces.Box(low=np.zeros_like(high), high=high, dtype=np_dtype)
@@ -59,6 +59,11 @@ class Observer:
             self.space = spaces.Box(low=np.zeros_like(high), high=high, dtype=np_dtype)
         # Every fresh game has the same observation: reset rows are filled from this.
         self.initial = self(game.new_state(1))[0]
+
+    @staticmethod
+    def size_for(length: int, max_guesses: int) -> int:
+        """Length of the "knowledge" observation: 52 L + 52 + T + 1."""
+        return 2 * length * ALPHABET + 2 * ALPHABET + max_guesses + 1
 
     def __call__(self, state: GameState) -> torch.Tensor:
         """Observations of every game: (N, *space.shape) in the configured dtype."""

@@ -107,6 +107,7 @@ class WordleVectorEnv(VectorEnv):
         self.state = self.game.new_state(num_envs)
         self._autoreset = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
         self._all = torch.ones(num_envs, dtype=torch.bool, device=self.device)
+        self._answer_weights: torch.Tensor | None = None
         self._generator = torch.Generator(device=self.device)
         self._generator.seed()
         self._needs_reset = True
@@ -198,8 +199,31 @@ class WordleVectorEnv(VectorEnv):
         return texts
 
     # ---------------------------------------------------------------------------- helpers
+    @property
+    def answer_weights(self) -> torch.Tensor | None:
+        """Relative chances of each answer when the env picks one (None: uniform)."""
+        return self._answer_weights
+
+    @answer_weights.setter
+    def answer_weights(self, weights: torch.Tensor | None) -> None:
+        if weights is not None:
+            weights = torch.as_tensor(weights, dtype=torch.float32, device=self.device)
+            if (
+                weights.shape != (self.vocabulary.num_answers,)
+                or bool((weights < 0).any())
+                or not bool(weights.sum() > 0)
+            ):
+                raise ValueError(
+                    f"answer_weights must be {self.vocabulary.num_answers} non-negative numbers with a positive sum"
+                )
+        self._answer_weights = weights
+
     def _start_games(self, mask: torch.Tensor | None, answers: torch.Tensor | None) -> None:
-        if answers is None:
+        if answers is None and self._answer_weights is not None:
+            answers = torch.multinomial(
+                self._answer_weights, self.num_envs, replacement=True, generator=self._generator
+            )
+        elif answers is None:
             answers = torch.randint(
                 self.vocabulary.num_answers, (self.num_envs,), generator=self._generator, device=self.device
             )

@@ -1,0 +1,277 @@
+"""DQN with letter-decomposed action values and prioritized replay (seeds 001 and 003).
+
+The Q network reads the env's observation (seed 001's 313 hand-made features are all derivable
+from it: letters tried, known present, known here, known not here, guesses left) and outputs
+26 x L letter-position values; a word's value is the sum of its letters' values (the output times
+the words x 26L one-hot matrix, a buffer, so the weights serve any vocabulary). Options follow seed
+003: a target network, Double-DQN targets, a dueling head (value + advantage - mean advantage),
+gradient clipping. Games run batched on the vector env; answers the agent loses are drawn more
+often; epsilon falls linearly from 1.0 to 0.05 and the learning rate decays for a final polish.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from agents.replay import PrioritizedReplay, UniformReplay
+from agents.training import load_checkpoint
+from wordle_gym._io import atomic_torch_save
+from wordle_gym.config import resolve_device
+from wordle_gym.core import ALPHABET
+from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.words import encode
+
+
+@dataclass
+class DQNConfig:
+    """Everything that defines a DQN run; saved with each checkpoint."""
+
+    hidden: int = 512
+    """Width of each hidden layer."""
+    layers: int = 3
+    """Hidden layers in the trunk."""
+    dueling: bool = True
+    double: bool = True
+    gamma: float = 0.99
+    lr: float = 5e-4
+    lr_final_fraction: float = 0.1
+    """The learning rate falls linearly to ``lr * lr_final_fraction`` over ``total_updates`` (final polish)."""
+    total_updates: int = 50_000
+    """Schedule length for epsilon, beta and the learning rate."""
+    batch_size: int = 512
+    buffer_size: int = 200_000
+    learning_starts: int = 5_000
+    """Transitions stored before learning begins."""
+    num_games: int = 256
+    """Games stepped together on the vector env."""
+    updates_per_step: int = 2
+    """Gradient updates per batched env step."""
+    target_update: int = 500
+    """Updates between copies of the online network into the target network."""
+    eps_start: float = 1.0
+    eps_end: float = 0.05
+    eps_fraction: float = 0.3
+    """Fraction of ``total_updates`` over which epsilon falls from start to end."""
+    grad_clip: float = 1.0
+    prioritized: bool = True
+    alpha: float = 0.6
+    beta_start: float = 0.4
+    """Importance-weight exponent, annealed to 1 over ``total_updates``."""
+    reward: str = "seed001"
+    """+1 per green or yellow tile, -5 per guess, +15 win, -15 loss, -0.1 for re-entered greens."""
+    max_guesses: int = 6
+    game_priority: float = 1.0
+    """Weight added to an answer's chance of being drawn each time it is lost (halved back on a win)."""
+    seed: int = 0
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> DQNConfig:
+        unknown = sorted(set(data) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"unknown DQNConfig fields {unknown}")
+        return cls(**data)
+
+
+class QNet(nn.Module):
+    """MLP trunk -> 26 L letter values (+ a state value when dueling) -> one value per word."""
+
+    def __init__(self, inputs: int, length: int, hidden: int, layers: int, dueling: bool) -> None:
+        super().__init__()
+        blocks: list[nn.Module] = []
+        for i in range(layers):
+            blocks += [nn.Linear(inputs if i == 0 else hidden, hidden), nn.ReLU()]
+        self.trunk = nn.Sequential(*blocks)
+        self.letters = nn.Linear(hidden, ALPHABET * length)
+        self.value = nn.Linear(hidden, 1) if dueling else None
+        self.length = length
+        self.register_buffer("word_one_hot", torch.zeros(0, ALPHABET * length), persistent=False)
+
+    def set_words(self, words: Sequence[str]) -> None:
+        codes = encode(list(words)).long()
+        one_hot = torch.zeros(len(codes), ALPHABET, self.length)
+        one_hot.scatter_(1, codes[:, None, :], 1.0)
+        self.word_one_hot = one_hot.view(len(codes), -1).to(self.word_one_hot.device)
+
+    def forward(self, observations: torch.Tensor) -> torch.Tensor:
+        features = self.trunk(observations.float())
+        q = self.letters(features) @ self.word_one_hot.T  # (B, W): sum of the word's letter values
+        if self.value is not None:
+            q = self.value(features) + q - q.mean(dim=1, keepdim=True)
+        return q
+
+
+class DQNAgent:
+    """Greedy (masked) policy of a Q network: a harness Policy."""
+
+    def __init__(self, config: DQNConfig, obs_size: int, length: int = 5, device: Any = "cpu") -> None:
+        self.config, self.obs_size, self.length = config, obs_size, length
+        self.device = resolve_device(device)
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(config.seed)
+            self.net = QNet(obs_size, length, config.hidden, config.layers, config.dueling)
+        self.net.to(self.device)
+        self._words: tuple[str, ...] = ()
+
+    @property
+    def name(self) -> str:
+        return "DQN (letter-decomposed, prioritized replay)" if self.config.prioritized else "DQN (letter-decomposed)"
+
+    def use_words(self, words: Sequence[str]) -> None:
+        if tuple(words) != self._words:
+            self.net.set_words(words)
+            self._words = tuple(words)
+
+    @torch.no_grad()
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+        self.use_words(env.words)
+        q = self.net(observations.to(self.device).flatten(1))
+        return q.masked_fill(~action_masks.to(self.device), -math.inf).argmax(1).to(env.device)
+
+    def save(self, path: str | Path, extra: dict[str, Any] | None = None) -> None:
+        atomic_torch_save(path, {"kind": "dqn", "config": asdict(self.config), "obs_size": self.obs_size,
+                                 "length": self.length, "model": self.net.state_dict(), **(extra or {})})  # fmt: skip
+
+    @classmethod
+    def load(cls, path: str | Path, device: Any = "cpu") -> DQNAgent:
+        data = load_checkpoint(path, "dqn")
+        agent = cls(DQNConfig.from_dict(data["config"]), data["obs_size"], data["length"], device)
+        agent.net.load_state_dict(data["model"])
+        agent.checkpoint = data
+        return agent
+
+
+class DQNTrainer:
+    """Steps ``num_games`` games with epsilon-greedy actions, stores transitions, learns."""
+
+    def __init__(self, agent: DQNAgent, answers: Sequence[str], allowed: Sequence[str] | None, device: Any = None):
+        cfg = agent.config
+        self.agent, self.config = agent, cfg
+        self.device = agent.device if device is None else resolve_device(device)
+        guesses = None if allowed is None else list(allowed)
+        self.env = WordleVectorEnv(
+            cfg.num_games, device=self.device, answers=list(answers), allowed=guesses, reward=cfg.reward,
+            max_guesses=cfg.max_guesses, autoreset_mode="same_step",
+        )  # fmt: skip
+        agent.use_words(self.env.words)
+        self.target = QNet(agent.obs_size, agent.length, cfg.hidden, cfg.layers, cfg.dueling).to(self.device)
+        self.target.load_state_dict(agent.net.state_dict())
+        self.target.set_words(self.env.words)
+        self.optimizer = torch.optim.Adam(agent.net.parameters(), lr=cfg.lr)
+        obs_shape = (agent.obs_size,)
+        if cfg.prioritized:
+            self.buffer: UniformReplay = PrioritizedReplay(cfg.buffer_size, obs_shape, device=self.device,
+                                                           alpha=cfg.alpha, beta=cfg.beta_start)  # fmt: skip
+        else:
+            self.buffer = UniformReplay(cfg.buffer_size, obs_shape, device=self.device)
+        self.answer_weights = torch.ones(self.env.vocabulary.num_answers, device=self.device)
+        self.updates = 0
+        self.env_steps = 0
+        self.sampler = torch.Generator(device=self.device).manual_seed(cfg.seed + 1)
+        torch.manual_seed(cfg.seed + 2)
+        self.env.answer_weights = self.answer_weights
+        self.observations, self.infos = self.env.reset(seed=cfg.seed)
+        self.recent_wins: list[float] = []  # outcomes of the last 1000 finished training games
+
+    @property
+    def epsilon(self) -> float:
+        cfg = self.config
+        progress = min(1.0, self.updates / max(1, cfg.eps_fraction * cfg.total_updates))
+        return cfg.eps_start + progress * (cfg.eps_end - cfg.eps_start)
+
+    def _schedules(self) -> None:
+        cfg = self.config
+        progress = min(1.0, self.updates / max(1, cfg.total_updates))
+        if isinstance(self.buffer, PrioritizedReplay):
+            self.buffer.set_beta(cfg.beta_start + progress * (1.0 - cfg.beta_start))
+        for group in self.optimizer.param_groups:
+            group["lr"] = cfg.lr * (1.0 + progress * (cfg.lr_final_fraction - 1.0))
+
+    def step(self) -> dict[str, float]:
+        """One batched env step (epsilon-greedy), then ``updates_per_step`` updates once warm."""
+        cfg, env = self.config, self.env
+        masks = self.infos["action_mask"]
+        with torch.no_grad():
+            greedy = self.agent.net(self.observations.flatten(1)).masked_fill(~masks, -math.inf).argmax(1)
+        random_actions = torch.multinomial(masks.float(), 1, generator=self.sampler).squeeze(1)
+        explore = torch.rand(cfg.num_games, generator=self.sampler, device=self.device) < self.epsilon
+        actions = torch.where(explore, random_actions, greedy)
+        playing = env.state.answers.clone()  # same-step autoreset replaces the answers of finished games
+        obs, rewards, terminated, truncated, infos = env.step(actions)
+        done = terminated | truncated
+        next_obs = torch.where(done[:, None], infos["final_obs"], obs) if "final_obs" in infos else obs
+        self.buffer.add(self.observations.flatten(1), actions, rewards, next_obs.flatten(1), terminated)
+        self.env_steps += 1
+        if bool(done.any()):  # prioritized game sampling: a lost answer is drawn more often
+            lost, won = playing[done & ~infos["won"]], playing[done & infos["won"]]
+            self.answer_weights.index_add_(0, lost, torch.full(lost.shape, cfg.game_priority, device=self.device))
+            self.answer_weights[won] = (self.answer_weights[won] * 0.5).clamp(min=1.0)
+            env.answer_weights = self.answer_weights
+            self.recent_wins = (self.recent_wins + infos["won"][done].float().tolist())[-1000:]
+        self.observations, self.infos = obs, infos
+        stats: dict[str, float] = {"epsilon": self.epsilon}
+        if len(self.buffer) >= cfg.learning_starts:
+            for _ in range(cfg.updates_per_step):
+                stats["loss"] = self._learn()
+        return stats
+
+    def _learn(self) -> float:
+        cfg, net = self.config, self.agent.net
+        self._schedules()
+        batch = self.buffer.sample(cfg.batch_size, generator=self.sampler)
+        q = net(batch.observations).gather(1, batch.actions[:, None]).squeeze(1)
+        with torch.no_grad():
+            following = net(batch.next_observations) if cfg.double else None
+            target_q = self.target(batch.next_observations)
+            best = (following if following is not None else target_q).argmax(1, keepdim=True)
+            bootstrap = target_q.gather(1, best).squeeze(1)
+            y = batch.rewards + cfg.gamma * bootstrap * (~batch.dones)
+        td = y - q
+        loss = (batch.weights * F.smooth_l1_loss(q, y, reduction="none")).mean()
+        self.optimizer.zero_grad()
+        loss.backward()
+        nn.utils.clip_grad_norm_(net.parameters(), cfg.grad_clip)
+        self.optimizer.step()
+        self.buffer.update_priorities(batch.indices, td.detach())
+        self.updates += 1
+        if self.updates % cfg.target_update == 0:
+            self.target.load_state_dict(net.state_dict())
+        return float(loss.detach())
+
+    def state_dict(self) -> dict[str, Any]:
+        """Weights, target, optimizer, replay buffer, counters, answer weights and random states.
+        Games in flight are not saved: a resumed run starts fresh games."""
+        return {
+            "model": self.agent.net.state_dict(),
+            "target": self.target.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "buffer": self.buffer.state_dict(),
+            "answer_weights": self.answer_weights.cpu(),
+            "iteration": self.updates,
+            "env_steps": self.env_steps,
+            "sampler": self.sampler.get_state(),
+            "torch_rng": torch.get_rng_state(),
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.agent.net.load_state_dict(state["model"])
+        self.target.load_state_dict(state["target"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.buffer.load_state_dict(state["buffer"])
+        self.answer_weights = state["answer_weights"].to(self.device)
+        self.env.answer_weights = self.answer_weights
+        self.updates, self.env_steps = int(state["iteration"]), int(state["env_steps"])
+        self.sampler.set_state(state["sampler"])
+        torch.set_rng_state(state["torch_rng"])
+
+    @property
+    def iteration(self) -> int:
+        """Gradient updates made (the unit of the training schedule)."""
+        return self.updates

@@ -1,0 +1,102 @@
+"""Prioritized replay: sum-tree sample + priority update against a plain O(n) proportional
+sampler, at capacities 10^4, 10^5, 10^6; and DQN training throughput.
+
+    python benchmarks/replay.py [--device cpu|cuda|auto] [--quick]
+
+The O(n) baseline (written here) keeps ``p^alpha`` in a flat tensor and samples by a cumulative
+sum and a binary search over it each time: the way prioritized replay is often first written.
+Writes ``benchmarks/results/replay_<device>.json`` and regenerates BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import parse_args, save
+
+from agents.dqn import DQNAgent, DQNConfig, DQNTrainer
+from agents.replay import PrioritizedReplay
+from agents.training import stage_words
+from wordle_gym.observation import Observer
+
+BATCH = 512
+
+
+class LinearProportional:
+    """The baseline: p^alpha in a flat tensor; each sample is a cumsum (O(n)) plus searchsorted."""
+
+    def __init__(self, capacity: int, device: torch.device, alpha: float = 0.6) -> None:
+        self.p = torch.ones(capacity, dtype=torch.float64, device=device)
+        self.alpha = alpha
+
+    def sample(self, batch: int) -> torch.Tensor:
+        cumulative = torch.cumsum(self.p, 0)
+        targets = torch.rand(batch, dtype=torch.float64, device=self.p.device) * cumulative[-1]
+        return torch.searchsorted(cumulative, targets).clamp(max=self.p.numel() - 1)
+
+    def update(self, indices: torch.Tensor, priorities: torch.Tensor) -> None:
+        self.p[indices] = priorities.double() ** self.alpha
+
+
+def time_loop(sample_update, device: torch.device, budget: float) -> float:
+    """Sample + update rounds per second."""
+    sample_update()
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    rounds, start = 0, time.perf_counter()
+    while time.perf_counter() - start < budget:
+        sample_update()
+        rounds += 1
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    return rounds / (time.perf_counter() - start)
+
+
+def main() -> None:
+    args, device, result = parse_args(__doc__, "shorter timings (a smoke run)")
+    budget = 0.2 if args.quick else 2.0
+    result["batch"] = BATCH
+    result["replay"] = []
+    for capacity in (10**4, 10**5, 10**6):
+        tree = PrioritizedReplay(capacity, (1,), device=device)
+        n = capacity
+        while len(tree) < n:  # fill in chunks
+            k = min(n - len(tree), 65536)
+            obs = torch.zeros(k, 1, dtype=torch.int8, device=device)
+            tree.add(obs, torch.zeros(k, dtype=torch.int64), torch.zeros(k), obs, torch.zeros(k, dtype=torch.bool))
+        tree.update_priorities(torch.arange(n, device=device), torch.rand(n, device=device))
+        linear = LinearProportional(capacity, device)
+
+        def tree_round(tree: PrioritizedReplay = tree) -> None:
+            batch = tree.sample(BATCH)
+            tree.update_priorities(batch.indices, torch.rand(BATCH, device=device))
+
+        def linear_round(linear: LinearProportional = linear) -> None:
+            indices = linear.sample(BATCH)
+            linear.update(indices, torch.rand(BATCH, device=device))
+
+        result["replay"].append({"capacity": capacity, "sum_tree_per_s": time_loop(tree_round, device, budget),
+                                 "linear_per_s": time_loop(linear_round, device, budget)})  # fmt: skip
+    answers, allowed = stage_words("full")
+    config = DQNConfig(learning_starts=BATCH, total_updates=10**6)
+    trainer = DQNTrainer(DQNAgent(config, Observer.size_for(5, 6), device=device), answers, allowed)
+    while trainer.iteration == 0:
+        trainer.step()
+    steps = 3 if args.quick else 20
+    start = time.perf_counter()
+    for _ in range(steps):
+        trainer.step()
+    seconds = time.perf_counter() - start
+    result["dqn"] = {"stage": "full", "num_games": config.num_games, "batch_size": config.batch_size,
+                     "updates_per_s": steps * config.updates_per_step / seconds,
+                     "env_transitions_per_s": steps * config.num_games / seconds}  # fmt: skip
+    save("replay", result)
+
+
+if __name__ == "__main__":
+    main()

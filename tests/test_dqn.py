@@ -1,0 +1,130 @@
+"""DQN: letter-decomposed values, prioritized game sampling, learning, checkpoints and resume."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from agents.dqn import DQNAgent, DQNConfig, DQNTrainer, QNet
+from agents.training import stage_words
+from wordle_gym import WordleVectorEnv
+from wordle_gym.evaluation import evaluate
+from wordle_gym.observation import Observer
+
+ROOT = Path(__file__).resolve().parent.parent
+OBS = Observer.size_for(5, 6)
+SMALL = {"num_games": 64, "hidden": 256, "layers": 2, "batch_size": 256, "buffer_size": 20_000,
+         "learning_starts": 1_000, "target_update": 200, "lr": 1e-3}  # fmt: skip
+
+
+def test_qnet__word_value_is_the_sum_of_its_letter_values() -> None:
+    net = QNet(OBS, 5, hidden=32, layers=2, dueling=False)
+    net.set_words(["cigar", "cigas", "rebut"])
+    obs = torch.randint(0, 2, (4, OBS))
+    q = net(obs)
+    letters = net.letters(net.trunk(obs.float())).view(4, 26, 5)
+    cigar = sum(letters[:, ord(c) - 97, i] for i, c in enumerate("cigar"))
+    assert torch.allclose(q[:, 0], cigar, atol=1e-5)
+    assert torch.allclose(q[:, 0] - q[:, 1], letters[:, 17, 4] - letters[:, 18, 4], atol=1e-5)
+    dueling = QNet(OBS, 5, hidden=32, layers=2, dueling=True)
+    dueling.set_words(["cigar", "cigas", "rebut"])
+    features = dueling.trunk(obs.float())
+    q = dueling(obs)
+    assert torch.allclose(q.mean(1, keepdim=True), dueling.value(features), atol=1e-5)  # V + A - mean(A)
+    assert "word_one_hot" not in dueling.state_dict()
+
+
+def test_dqn__learns_a_20_word_wordle() -> None:
+    answers, allowed = stage_words("20")
+    agent = DQNAgent(DQNConfig(**SMALL, total_updates=3000), OBS, device="cpu")
+    trainer = DQNTrainer(agent, answers, allowed)
+    best, checked = 0.0, 0
+    while trainer.iteration < 3000 and best < 0.95:
+        trainer.step()
+        if trainer.iteration // 200 > checked:
+            checked = trainer.iteration // 200
+            best = max(best, evaluate(agent, answers=answers, allowed=None, device="cpu", progress=False).win_rate)
+    assert best >= 0.95
+
+
+def test_dqn__lost_answers_are_drawn_more_often_and_masks_honoured() -> None:
+    answers, allowed = stage_words("40")
+    agent = DQNAgent(DQNConfig(**{**SMALL, "learning_starts": 10**9}), OBS, device="cpu")
+    trainer = DQNTrainer(agent, answers, allowed)
+    for _ in range(30):  # epsilon 1: random play, most games lost
+        trainer.step()
+    weights = trainer.answer_weights
+    assert weights.max() > 1.0 and torch.equal(trainer.env.answer_weights, weights)
+    assert trainer.iteration == 0 and len(trainer.buffer) == 30 * 64
+    env = WordleVectorEnv(8, device="cpu", answers=answers, allowed=None, action_mask="candidates")
+    obs, infos = env.reset(seed=0)
+    obs, *_, infos = env.step(torch.zeros(8, dtype=torch.long))
+    actions = agent.act(obs, infos["action_mask"], env)
+    assert infos["action_mask"][torch.arange(8), actions].all()
+
+
+def test_dqn__checkpoint_roundtrip_and_cli(tmp_path: Path) -> None:
+    answers, _ = stage_words("20")
+    agent = DQNAgent(DQNConfig(hidden=64, layers=2), OBS, device="cpu")
+    agent.save(tmp_path / "dqn.pt", {"answers": answers, "allowed": None, "stage": "20"})
+    loaded = DQNAgent.load(tmp_path / "dqn.pt")
+    env = WordleVectorEnv(20, device="cpu", answers=answers, allowed=None)
+    obs, infos = env.reset(seed=0)
+    assert torch.equal(agent.act(obs, infos["action_mask"], env), loaded.act(obs, infos["action_mask"], env))
+    env_vars = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "dqn", "--checkpoint",
+                          str(tmp_path / "dqn.pt"), "--device", "cpu"], cwd=ROOT, env=env_vars, capture_output=True,
+                         text=True, timeout=300)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert "| DQN (letter-decomposed, prioritized replay) |" in out.stdout and "/20 won" in out.stdout
+    with pytest.raises(ValueError, match="holds 'dqn', expected an 'a2c' checkpoint"):
+        from agents.a2c import A2CAgent
+
+        A2CAgent.load(tmp_path / "dqn.pt")
+
+
+def test_train_dqn_example__resumes_after_a_kill(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    cmd = [sys.executable, "examples/train_dqn.py", "--stages", "20", "--iterations", "600", "--num-games", "32",
+           "--hidden", "64", "--layers", "2", "--batch-size", "64", "--buffer-size", "5000", "--learning-starts",
+           "200", "--device", "cpu", "--run-dir", str(run_dir), "--eval-every", "100", "--checkpoint-every", "10",
+           "--tensorboard"]  # fmt: skip
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 120
+    while not (run_dir / "last.pt").exists() and time.time() < deadline:
+        time.sleep(0.2)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    saved = torch.load(run_dir / "last.pt", weights_only=True)
+    assert 0 < saved["trainer"]["iteration"] < 600 and len(saved["trainer"]["buffer"]["actions"]) > 0
+    out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert "resuming" in out.stdout and "stage 20: best" in out.stdout
+    done = torch.load(run_dir / "last.pt", weights_only=True)
+    assert done["stage_index"] == 1 and done["step_offset"] == 600 and (run_dir / "best_20.pt").exists()
+    assert list((run_dir / "tb").glob("events.out.tfevents.*"))
+
+
+def test_dqn_trainer__state_roundtrip_continues_the_schedule() -> None:
+    answers, allowed = stage_words("20")
+    config = DQNConfig(**{**SMALL, "learning_starts": 128, "num_games": 32})
+    trainer = DQNTrainer(DQNAgent(config, OBS, device="cpu"), answers, allowed)
+    while trainer.iteration < 20:
+        trainer.step()
+    state = trainer.state_dict()
+    resumed = DQNTrainer(DQNAgent(config, OBS, device="cpu"), answers, allowed)
+    resumed.load_state_dict(state)
+    assert resumed.iteration == trainer.iteration and resumed.epsilon == trainer.epsilon
+    assert torch.equal(resumed.buffer.sums, trainer.buffer.sums) and len(resumed.buffer) == len(trainer.buffer)
+    for a, b in zip(trainer.agent.net.parameters(), resumed.agent.net.parameters(), strict=True):
+        assert torch.equal(a, b)
+    resumed.step()
+    assert resumed.iteration == trainer.iteration + config.updates_per_step
