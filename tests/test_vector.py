@@ -203,3 +203,18 @@ def test_cuda__same_results_as_cpu() -> None:
         for x, y in zip(outs[0][:4], outs[1][:4], strict=True):
             assert torch.equal(x, y.cpu())
         assert torch.equal(outs[0][4]["action_mask"], outs[1][4]["action_mask"].cpu())
+
+
+def test_vector__answer_weights_steer_new_games() -> None:
+    vec = WordleVectorEnv(512, device="cpu", answers=["cigar", "rebut", "sissy"], allowed=None)
+    vec.answer_weights = torch.tensor([0.0, 1.0, 3.0])
+    vec.reset(seed=0)
+    counts = torch.bincount(vec.state.answers, minlength=3).tolist()
+    assert counts[0] == 0 and 0.6 < counts[2] / 512 < 0.9  # about 3/4 SISSY, never CIGAR
+    vec.answer_weights = None
+    vec.reset(seed=0)
+    assert torch.bincount(vec.state.answers, minlength=3)[0] > 0
+    with pytest.raises(ValueError, match="answer_weights must be 3 non-negative numbers with a positive sum"):
+        vec.answer_weights = torch.tensor([0.0, -1.0, 1.0])
+    with pytest.raises(ValueError, match="non-negative numbers with a positive sum"):
+        vec.answer_weights = torch.zeros(3)
