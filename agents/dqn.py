@@ -131,6 +131,8 @@ class DQNAgent:
 
     @torch.no_grad()
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+        if env.config.observation != "knowledge":
+            raise ValueError("the DQN agent reads the env's 'knowledge' observation")
         self.use_words(env.words)
         q = self.net(observations.to(self.device).flatten(1))
         return q.masked_fill(~action_masks.to(self.device), -math.inf).argmax(1).to(env.device)
