@@ -20,10 +20,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, save
 
-from agents.a2c import A2CAgent, A2CConfig, A2CTrainer, stage_words
+import agents
+from agents.a2c import A2CAgent, A2CConfig, A2CTrainer
+from agents.training import stage_words
 from wordle_gym.evaluation import evaluate
 
-CHECKPOINTS = Path(__file__).resolve().parent.parent / "agents" / "checkpoints"
+CHECKPOINTS = Path(agents.__file__).resolve().parent / "checkpoints"  # the shipped weights
 
 
 def throughput(stage: str, device: torch.device, updates: int, batch: int) -> dict:

@@ -61,3 +61,30 @@ def test_solvers_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     assert salet["result"]["wins"] == 2315 and salet["result"]["derived"]["mean_guesses_wins"] <= 3.44
     assert [c["opener"] for c in result["cold_start"]] == ["salet", "computed"]
     assert "### Solvers" in (tmp_path / "BENCHMARKS.md").read_text()
+
+
+def _quick_benchmark(tmp_path: Path, script: str) -> dict:
+    bench = tmp_path / "benchmarks"
+    bench.mkdir()
+    for name in (script, "make_table.py", "common.py"):
+        (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
+    out = run(str(bench / script), "--device", "cpu", "--quick", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    return json.loads((bench / "results" / script.replace(".py", "_cpu.json")).read_text())
+
+
+def test_replay_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "replay.py")
+    assert [r["capacity"] for r in result["replay"]] == [10**4, 10**5]
+    assert all(r["sum_tree_per_s"] > 0 and r["linear_per_s"] > 0 for r in result["replay"])
+    assert result["dqn"]["updates_per_s"] > 0
+    assert "### Prioritized replay" in (tmp_path / "BENCHMARKS.md").read_text()
+
+
+def test_training_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "training.py")
+    assert [r["stage"] for r in result["throughput"]] == ["100", "full"]
+    assert all(r["games_per_s"] > 0 for r in result["throughput"])
+    shipped = sorted((ROOT / "agents" / "checkpoints").glob("a2c*.pt"))
+    assert len(result["checkpoints"]) == len(shipped)
+    assert "### A2C (seed 000)" in (tmp_path / "BENCHMARKS.md").read_text()
