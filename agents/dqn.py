@@ -45,7 +45,7 @@ class DQNConfig:
     lr_final_fraction: float = 0.1
     """The learning rate falls linearly to ``lr * lr_final_fraction`` over ``total_updates`` (final polish)."""
     total_updates: int = 50_000
-    """Schedule length for epsilon, beta and the learning rate."""
+    """Schedule length for epsilon, beta and the learning rate (the training script sets it per stage)."""
     batch_size: int = 512
     buffer_size: int = 200_000
     learning_starts: int = 5_000
@@ -153,8 +153,18 @@ class DQNAgent:
 class DQNTrainer:
     """Steps ``num_games`` games with epsilon-greedy actions, stores transitions, learns."""
 
-    def __init__(self, agent: DQNAgent, answers: Sequence[str], allowed: Sequence[str] | None, device: Any = None):
+    def __init__(
+        self,
+        agent: DQNAgent,
+        answers: Sequence[str],
+        allowed: Sequence[str] | None,
+        device: Any = None,
+        schedule: int | None = None,
+    ) -> None:
+        """``schedule``: updates over which epsilon, beta and the learning rate move (default
+        ``config.total_updates``)."""
         cfg = agent.config
+        self.schedule = schedule or cfg.total_updates
         self.agent, self.config = agent, cfg
         self.device = agent.device if device is None else resolve_device(device)
         guesses = None if allowed is None else list(allowed)
@@ -185,12 +195,12 @@ class DQNTrainer:
     @property
     def epsilon(self) -> float:
         cfg = self.config
-        progress = min(1.0, self.updates / max(1, cfg.eps_fraction * cfg.total_updates))
+        progress = min(1.0, self.updates / max(1, cfg.eps_fraction * self.schedule))
         return cfg.eps_start + progress * (cfg.eps_end - cfg.eps_start)
 
     def _schedules(self) -> None:
         cfg = self.config
-        progress = min(1.0, self.updates / max(1, cfg.total_updates))
+        progress = min(1.0, self.updates / max(1, self.schedule))
         if isinstance(self.buffer, PrioritizedReplay):
             self.buffer.set_beta(cfg.beta_start + progress * (1.0 - cfg.beta_start))
         for group in self.optimizer.param_groups:

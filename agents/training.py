@@ -104,7 +104,7 @@ def run_curriculum(
     config_from_dict: Callable[[dict[str, Any]], Any],
     make_agent: Callable[[Any, torch.device], Any],
     load_agent: Callable[[str], Any],
-    make_trainer: Callable[[Any, list[str], list[str] | None, torch.device], Any],
+    make_trainer: Callable[[Any, list[str], list[str] | None, torch.device, int], Any],
 ) -> Path:
     """Train through ``plan`` (stage, updates), resuming from ``<run_dir>/last.pt`` when present."""
     device = resolve_device(args.device)
@@ -144,7 +144,7 @@ def run_curriculum(
             source = str(previous) if previous is not None and previous.exists() else args.init
             if source:
                 agent.net.load_state_dict(load_agent(source).net.state_dict())
-        trainer = make_trainer(agent, answers, allowed, device)
+        trainer = make_trainer(agent, answers, allowed, device, iterations)
         best = {"win_rate": -1.0, "mean_guesses": float("inf"), "iteration": 0}
         if resume is not None:
             trainer.load_state_dict(resume)

@@ -35,7 +35,7 @@ def main(argv: list[str] | None = None) -> int:
             args, "a2c", plan, config, A2CConfig.from_dict,
             make_agent=lambda cfg, device: A2CAgent(cfg, device=device),
             load_agent=A2CAgent.load,
-            make_trainer=lambda agent, answers, allowed, device: A2CTrainer(agent, answers, allowed, device),
+            make_trainer=lambda agent, answers, allowed, device, _: A2CTrainer(agent, answers, allowed, device),
         )  # fmt: skip
     except (ValueError, FileNotFoundError) as exc:
         print(f"train_a2c: error: {exc}", file=sys.stderr)

@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     config = DQNConfig(
         num_games=args.num_games, hidden=args.hidden, layers=args.layers, lr=args.lr, batch_size=args.batch_size,
         buffer_size=args.buffer_size, learning_starts=args.learning_starts, prioritized=not args.uniform,
-        total_updates=sum(n for _, n in plan), seed=args.seed,
+        seed=args.seed,
     )  # fmt: skip
     obs_size = Observer.size_for(5, config.max_guesses)
     try:
@@ -44,7 +44,7 @@ def main(argv: list[str] | None = None) -> int:
             args, "dqn", plan, config, DQNConfig.from_dict,
             make_agent=lambda cfg, device: DQNAgent(cfg, obs_size, device=device),
             load_agent=DQNAgent.load,
-            make_trainer=lambda agent, answers, allowed, device: DQNTrainer(agent, answers, allowed, device),
+            make_trainer=lambda agent, words, allowed, device, n: DQNTrainer(agent, words, allowed, device, n),
         )  # fmt: skip
     except (ValueError, FileNotFoundError) as exc:
         print(f"train_dqn: error: {exc}", file=sys.stderr)
