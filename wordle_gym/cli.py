@@ -27,7 +27,7 @@ from wordle_gym.state import NO_LETTER
 from wordle_gym.vector import WordleVectorEnv
 from wordle_gym.words import ALIASES, BUILTIN_LISTS, WordSource
 
-AGENTS = ("max-entropy", "random", "a2c", "dqn")
+AGENTS = ("max-entropy", "random", "a2c", "dqn", "sb3")
 SCORES = ("entropy", "expected", "minimax", "splits")
 QUIT = {"quit", "exit", "q", ":q"}
 
@@ -207,7 +207,7 @@ def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
 
     answers = word_source(args.answers) if args.answers else "answers"
     allowed = word_source(args.allowed) if args.allowed else "allowed"
-    trained = args.agent in ("a2c", "dqn")
+    trained = args.agent in ("a2c", "dqn", "sb3")
     if not trained and args.checkpoint:
         raise UsageError(f"--checkpoint is for trained agents; {args.agent} takes none")
     if args.agent == "random":
@@ -220,6 +220,10 @@ def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
         )
     if not args.checkpoint:
         raise UsageError(f"--agent {args.agent} needs --checkpoint PATH")
+    if args.agent == "sb3":
+        from wordle_gym.sb3 import SB3Policy
+
+        return SB3Policy.load(args.checkpoint, algorithm=args.sb3_algo), answers, allowed
     from agents.a2c import A2CAgent
     from agents.dqn import DQNAgent
 
@@ -305,6 +309,8 @@ def build_parser() -> argparse.ArgumentParser:
         ("eval", "evaluate an agent on every answer", cmd_eval),
         ("solve", "show the solver's game for one answer", cmd_solve),
     ]
+    sub.add_parser("bench", help="evaluate every agent and rewrite BENCHMARKS.md (see wordle-gym bench -h)",
+                   add_help=False)  # fmt: skip
     parsers = {}
     for name, help_text, func in commands:
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -318,7 +324,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = parsers["eval"]
     p.set_defaults(answers=None, allowed=None)  # depends on the agent: see _policy
     p.add_argument("--agent", choices=AGENTS, default="max-entropy", help="which agent (default max-entropy)")
-    p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent (a2c, dqn)")
+    p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent (a2c, dqn) or an SB3 model zip")
+    p.add_argument(
+        "--sb3-algo", choices=["ppo", "dqn", "maskable_ppo"], help="SB3 algorithm (default: read from the zip)"
+    )
     _add_solver(p)
     p.add_argument("--candidates-only", action="store_true", help="solver guesses only possible answers")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
@@ -332,6 +341,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["bench"]:  # the benchmark table has its own options
+        from wordle_gym.bench import main as bench
+
+        try:
+            return bench(argv[1:])
+        except (ValueError, FileNotFoundError) as exc:
+            print(f"wordle-gym bench: error: {exc}", file=sys.stderr)
+            return 2
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -1,0 +1,243 @@
+"""Rendering BENCHMARKS.md (and its plots) from the JSON results the benchmarks write.
+
+Every figure comes from a JSON file written by a benchmark script or ``wordle-gym bench``;
+published figures are listed separately and marked as cited, never mixed with measured rows.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from wordle_gym._io import atomic_write_text
+
+
+def _si(x: float) -> str:
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if x >= scale:
+            return f"{x / scale:.2f} {unit}"
+    return f"{x:.0f}"
+
+
+def env_section(result: dict) -> list[str]:
+    table = result["pattern_table"]
+    lines = [
+        f"### Environment throughput: {result['device']} ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `python benchmarks/env_throughput.py --device {result['device']}`.",
+        "",
+        "| what | figure |",
+        "| --- | --- |",
+        f"| pattern table {table['shape'][0]} x {table['shape'][1]}, build | {table['best_s']:.2f} s "
+        f"(first call {table['first_s']:.2f} s) |",
+        f"| single env `WordleEnv` (random actions) | {_si(result['single_env_steps_per_s'])} steps/s |",
+        f"| plain-Python single-game env (baseline in the benchmark) | "
+        f"{_si(result['plain_python_steps_per_s'])} steps/s |",
+        "",
+        "Vector env `WordleVectorEnv`, default observation (319 int8), random actions, env-steps per second "
+        "(ms per batched step). Mask `all` costs nothing (an expanded view); `candidates` and `hard` compute a "
+        "(num_envs x 12972) mask every step.",
+        "",
+    ]
+    masks = ["all", "candidates", "hard"]
+    lines += ["| num_envs | " + " | ".join(f"mask `{m}`" for m in masks) + " |", "| ---: |" + " ---: |" * len(masks)]
+    by_size: dict[int, dict[str, dict]] = {}
+    for run in result["vector"]:
+        by_size.setdefault(run["num_envs"], {})[run["mask"]] = run
+    for n, runs in sorted(by_size.items()):
+        cells = [
+            f"{_si(runs[m]['env_steps_per_s'])} ({runs[m]['ms_per_step']:.2f} ms)" if m in runs else "n/a"
+            for m in masks
+        ]
+        lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
+CITED_SOLVERS = [
+    ("optimal play, opener SALET (alex1770/wordle; Bertsimas & Paskov 2024)", "3.4212", "5"),
+    ("optimal play, hard mode", "3.5084", ""),
+    ("greedy max-entropy, opener SALET (seed 002)", "3.4423", "5"),
+    ("greedy max-entropy, opener TARES (seed 002)", "3.4743", "5"),
+    ("greedy max-entropy, opener SOARE (seed 002)", "3.4821", "5"),
+]
+
+
+def solver_section(result: dict) -> list[str]:
+    lines = [
+        f"### Solvers: greedy one-step rules on {result['device']} ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `python benchmarks/solvers.py --device {result['device']}`. "
+        "All 2315 original answers, 12972 allowed guesses, one batched evaluation each through the harness "
+        "(`wordle-gym eval --score RULE --opener WORD`). Rules: `entropy` (seed 002), `expected` remaining "
+        "candidates (seed 004), `minimax` worst bucket, `splits` distinct patterns; a candidate is preferred "
+        "within 0.001 of the best score.",
+        "",
+        "Cold start, a fresh process (`wordle-gym eval`): the evaluation itself (pattern table, opener and 2315 "
+        "games) and the whole process (Python and torch start-up included):",
+        "",
+        "| opener | evaluation | whole process | mean guesses |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for run in result["cold_start"]:
+        lines.append(f"| {run['opener']} | {run['eval_s']:.2f} s | {run['process_s']:.2f} s | {run['mean']:.4f} |")
+    lines += [
+        "",
+        "| rule | opener | hard mode | win % | mean guesses (wins) | max | histogram 1..6 + X | eval time (warm) |",
+        "| --- | --- | --- | ---: | ---: | ---: | --- | ---: |",
+    ]
+    for run in result["runs"]:
+        r = run["result"]
+        opener = run["opener"] + ("" if run["fixed_opener"] else " (computed)")
+        hist = " ".join(map(str, r["histogram"]))
+        worst = "X" if r["histogram"][-1] else str(r["derived"]["worst"])
+        hard = "yes" if run["hard_mode"] else "no"
+        lines.append(
+            f"| {run['score']} | {opener} | {hard} | {100 * r['derived']['win_rate']:.2f} "
+            f"| {r['derived']['mean_guesses_wins']:.4f} | {worst} | {hist} | {r['wall_time_s']:.2f} s |"
+        )
+    lines += ["", "Cited for comparison (published figures, not measured here):", "",
+              "| source | mean guesses | max |", "| --- | ---: | ---: |"]  # fmt: skip
+    lines += [f"| {name} (cited) | {mean} | {worst} |" for name, mean, worst in CITED_SOLVERS]
+    return [*lines, ""]
+
+
+def training_section(result: dict) -> list[str]:
+    lines = [
+        f"### A2C (seed 000): training throughput and shipped checkpoints, {result['device']} ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `python benchmarks/training.py --device {result['device']}`. "
+        "Seed settings: hidden 512, 1024 games per update, one update per batch of finished games.",
+        "",
+        "| stage | games per update | updates/s | games/s |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for run in result["throughput"]:
+        lines.append(
+            f"| {run['stage']} | {run['batch_games']} | {run['updates_per_s']:.2f} | {run['games_per_s']:,.0f} |"
+        )
+    if result["checkpoints"]:
+        note = "Shipped checkpoints, evaluated greedily on the word lists they were trained on (training: wall time)."
+        lines += ["", note, ""]
+        header = result["checkpoints"][0]
+        lines += [EVAL_HEADER.format(x=header["max_guesses"] + 1, t=header["max_guesses"])]
+        for r in result["checkpoints"]:
+            hours = (r["extra"].get("training_s") or 0) / 3600
+            lines.append(eval_row(r) + f" {hours:.2f} h |")
+    return [*lines, ""]
+
+
+EVAL_HEADER = (
+    "| agent | games | win % | mean guesses (wins) | mean (loss = {x}) | histogram 1..{t} + X | training |\n"
+    "| --- | ---: | ---: | ---: | ---: | --- | ---: |"
+)
+
+
+def eval_row(r: dict) -> str:
+    d = r["derived"]
+    hist = " ".join(map(str, r["histogram"]))
+    return (
+        f"| {r['agent']} | {r['games']} | {100 * d['win_rate']:.2f} | {d['mean_guesses_wins']:.4f} "
+        f"| {d['mean_guesses_all']:.4f} | {hist} |"
+    )
+
+
+def replay_section(result: dict) -> list[str]:
+    lines = [
+        f"### Prioritized replay and DQN throughput: {result['device']} ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `python benchmarks/replay.py --device {result['device']}`. "
+        f"One round = sample {result['batch']} items in proportion to p^alpha, then update their priorities.",
+        "",
+        "| capacity | sum tree (rounds/s) | plain O(n) sampler (rounds/s) | speed-up |",
+        "| ---: | ---: | ---: | ---: |",
+    ]
+    for run in result["replay"]:
+        ratio = run["sum_tree_per_s"] / run["linear_per_s"]
+        lines.append(
+            f"| {run['capacity']:,} | {run['sum_tree_per_s']:,.0f} | {run['linear_per_s']:,.0f} | {ratio:.1f}x |"
+        )
+    dqn = result["dqn"]
+    lines += [
+        "",
+        f"DQN training on the full vocabulary (12972 guesses), {dqn['num_games']} games stepped together, "
+        f"minibatch {dqn['batch_size']}: {dqn['updates_per_s']:.1f} updates/s, "
+        f"{dqn['env_transitions_per_s']:,.0f} transitions/s.",
+    ]
+    return [*lines, ""]
+
+
+CITED_AGENTS = [
+    (
+        "Optimal play, opener SALET (alex1770/wordle; Bertsimas & Paskov, Operations Research 2024)",
+        "100",
+        "3.4212",
+        "5",
+    ),
+    ("Optimal play, hard mode", "100", "3.5084", ""),
+    ("Greedy max-entropy, opener SALET (seed 002)", "100", "3.4423", "5"),
+    ("A2C, word one-hot policy, full curriculum, ~17.5 h on a GTX 1070 (seed 000)", "99.78", "3.752", "X"),
+    ("A2C (Andrew Ho)", "99.5", "3.9", "X"),
+    ("DQN, letter-decomposed Q, prioritized replay (seed 001)", "99.96 (2314/2315)", "3.6959", "X"),
+    ("Max-entropy baseline of seed 001", "100", "3.6367", ""),
+    ("Entropy-guided PPO (Sung, Hersch, Kant)", "", "3.51", ""),
+]
+
+
+def agents_section(results: list[dict]) -> list[str]:
+    lines = [
+        "## Agents",
+        "",
+        "Every agent through the same harness (`wordle_gym.evaluation.evaluate`): each answer played once, greedy "
+        "actions. Command: `wordle-gym bench` (the JSON behind each row is in `benchmarks/results/agents/`). Trained "
+        "agents are evaluated on the word lists of the stage they were trained on (the `answers x guesses` column).",
+        "",
+        "| agent | answers x guesses | win % | mean guesses (wins) | mean (loss = 7) | max | histogram 1..6 + X "
+        "| eval time | games/s | device | training |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: |",
+    ]
+    for r in results:
+        d = r["derived"]
+        hist = " ".join(map(str, r["histogram"]))
+        worst = "X" if r["histogram"][-1] else str(d["worst"])
+        seconds = r.get("extra", {}).get("training_s")
+        training = f"{seconds / 3600:.2f} h" if seconds else ""
+        lines.append(
+            f"| {r['agent']} | {r['games']} x {r['num_allowed']} | {100 * d['win_rate']:.2f} "
+            f"| {d['mean_guesses_wins']:.4f} | {d['mean_guesses_all']:.4f} | {worst} | {hist} "
+            f"| {r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | {training} |"
+        )
+    lines += ["", "Cited for comparison (published figures on 2315 answers, not measured here):", "",
+              "| source | win % | mean guesses (wins) | max |", "| --- | ---: | ---: | ---: |"]  # fmt: skip
+    lines += [f"| {name} (cited) | {win} | {mean} | {worst} |" for name, win, mean, worst in CITED_AGENTS]
+    return [*lines, ""]
+
+
+def render(root: Path) -> Path:
+    """Write ``root/BENCHMARKS.md`` from ``root/benchmarks/results``; returns its path."""
+    results = root / "benchmarks" / "results"
+    intro = (
+        "Generated by `benchmarks/` and `wordle-gym bench` (do not edit by hand): every measured figure below was "
+        "produced by the command shown with it, on the machine named."
+    )
+    sections = ["# Benchmarks", "", intro, ""]
+    agents = [json.loads(p.read_text()) for p in sorted((results / "agents").glob("*.json"))]
+    if agents:
+        agents.sort(key=lambda r: (-r["derived"]["win_rate"], r["derived"]["mean_guesses_wins"]))
+        sections += agents_section(agents)
+        plots = root / "benchmarks" / "plots"
+        if (plots / "guess_distribution.png").exists():
+            sections += ["![Guess distribution per agent](benchmarks/plots/guess_distribution.png)", ""]
+        if (plots / "learning_curves.png").exists():
+            sections += ["![Learning curves](benchmarks/plots/learning_curves.png)", ""]
+    renderers = [
+        ("env_throughput", env_section),
+        ("solvers", solver_section),
+        ("training", training_section),
+        ("replay", replay_section),
+    ]
+    for name, section in renderers:
+        for path in sorted(results.glob(f"{name}_*.json")):
+            sections += section(json.loads(path.read_text()))
+    out = root / "BENCHMARKS.md"
+    atomic_write_text(out, "\n".join(sections))
+    return out
