@@ -28,7 +28,7 @@ from wordle_gym._io import atomic_torch_save
 from wordle_gym.config import resolve_device
 from wordle_gym.core import ALPHABET
 from wordle_gym.vector import WordleVectorEnv
-from wordle_gym.words import encode
+from wordle_gym.words import letter_position_one_hot
 
 ENCODINGS = ("seed", "knowledge")
 
@@ -124,10 +124,7 @@ class A2CNet(nn.Module):
 
     def set_words(self, words: Sequence[str]) -> None:
         """Point the policy at a vocabulary (one logit per word)."""
-        codes = encode(list(words)).long()
-        one_hot = torch.zeros(len(codes), ALPHABET, self.length)
-        one_hot.scatter_(1, codes[:, None, :], 1.0)
-        self.word_one_hot = one_hot.view(len(codes), -1).to(self.word_one_hot.device)
+        self.word_one_hot = letter_position_one_hot(words).to(self.word_one_hot.device)
 
     def forward(self, state: torch.Tensor, turn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Word logits (B, W) and values (B,)."""

@@ -27,7 +27,7 @@ from wordle_gym._io import atomic_torch_save
 from wordle_gym.config import resolve_device
 from wordle_gym.core import ALPHABET
 from wordle_gym.vector import WordleVectorEnv
-from wordle_gym.words import encode
+from wordle_gym.words import letter_position_one_hot
 
 
 @dataclass
@@ -95,10 +95,7 @@ class QNet(nn.Module):
         self.register_buffer("word_one_hot", torch.zeros(0, ALPHABET * length), persistent=False)
 
     def set_words(self, words: Sequence[str]) -> None:
-        codes = encode(list(words)).long()
-        one_hot = torch.zeros(len(codes), ALPHABET, self.length)
-        one_hot.scatter_(1, codes[:, None, :], 1.0)
-        self.word_one_hot = one_hot.view(len(codes), -1).to(self.word_one_hot.device)
+        self.word_one_hot = letter_position_one_hot(words).to(self.word_one_hot.device)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         features = self.trunk(observations.float())

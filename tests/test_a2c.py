@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, encode_observations, stage_words
+from agents.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, encode_observations
+from agents.training import stage_words
 from wordle_gym import WordleEnv, WordleVectorEnv
 from wordle_gym.evaluation import evaluate
 

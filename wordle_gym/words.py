@@ -100,6 +100,18 @@ def encode(words: Sequence[str] | str, device: torch.device | str | None = None)
     return codes[0] if single else codes
 
 
+def letter_position_one_hot(words: Sequence[str]) -> torch.Tensor:
+    """(W, 26 L) float32: entry ``c * L + i`` is 1 when word w has letter c at position i.
+
+    A (B, 26 L) score over letters and positions times its transpose gives one value per word:
+    the policies of the A2C and DQN agents use it so that their weights serve any vocabulary.
+    """
+    codes = encode(list(words)).long()
+    one_hot = torch.zeros(codes.shape[0], 26, codes.shape[1])
+    one_hot.scatter_(1, codes[:, None, :], 1.0)
+    return one_hot.view(codes.shape[0], -1)
+
+
 def decode(codes: torch.Tensor) -> list[str] | str:
     """Inverse of :func:`encode`: ``(N, L)`` codes to a list of words, ``(L,)`` to one word."""
     arr = codes.detach().to("cpu", torch.uint8)
