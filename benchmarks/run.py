@@ -1,0 +1,18 @@
+"""Evaluate every available agent through the harness and regenerate BENCHMARKS.md and the plots.
+
+    python benchmarks/run.py [--device cuda] [--model runs/sb3/maskable_ppo.zip] [--only TEXT]
+
+The same as ``wordle-gym bench --out .`` run from the repository root (see wordle_gym/bench.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+from wordle_gym.bench import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main(["--out", str(ROOT), *sys.argv[1:]]))
