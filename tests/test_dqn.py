@@ -63,6 +63,7 @@ def test_dqn__lost_answers_are_drawn_more_often_and_masks_honoured() -> None:
     weights = trainer.answer_weights
     assert weights.max() > 1.0 and torch.equal(trainer.env.answer_weights, weights)
     assert trainer.iteration == 0 and len(trainer.buffer) == 30 * 64
+    assert trainer.buffer.eps == trainer.config.priority_eps == 0.01  # the floor that keeps weights alive
     env = WordleVectorEnv(8, device="cpu", answers=answers, allowed=None, action_mask="candidates")
     obs, infos = env.reset(seed=0)
     obs, *_, infos = env.step(torch.zeros(8, dtype=torch.long))
