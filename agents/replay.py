@@ -1,8 +1,8 @@
 """Replay buffers on preallocated tensors: uniform, and proportional prioritized on a sum tree.
 
 Both add and sample whole batches with tensor ops: no Python loop over items. The prioritized
-buffer keeps ``p_i ** alpha`` in a sum tree (sampling by descent, O(log n) per item) and a min
-tree (for the importance-weight normaliser), updated level by level for a whole batch at once.
+buffer keeps ``p_i ** alpha`` in a wide sum tree (sampling by descent, O(k log_k n) per item) and a
+min tree (for the importance-weight normaliser), updated level by level for a whole batch at once.
 
 Sampling probability: ``P(i) = p_i^alpha / sum_k p_k^alpha``. Importance weights (Schaul et al.
 2016): ``w_i = (n P(i))^-beta / max_k (n P(k))^-beta``, the maximum taken over the whole buffer
@@ -106,19 +106,26 @@ class UniformReplay:
         """Uniform replay ignores priorities (same interface as the prioritized buffer)."""
 
     def _gather(self, slots: torch.Tensor, weights: torch.Tensor) -> ReplaySample:
+        # index_select: several times faster than advanced indexing for row gathers on a CPU.
         return ReplaySample(
-            self.observations[slots],
-            self.actions[slots],
-            self.rewards[slots],
-            self.next_observations[slots],
-            self.dones[slots],
+            self.observations.index_select(0, slots),
+            self.actions.index_select(0, slots),
+            self.rewards.index_select(0, slots),
+            self.next_observations.index_select(0, slots),
+            self.dones.index_select(0, slots),
             slots,
             weights.to(torch.float32),
         )
 
 
 class PrioritizedReplay(UniformReplay):
-    """Proportional prioritized replay (Schaul et al. 2016) on sum and min trees."""
+    """Proportional prioritized replay (Schaul et al. 2016) on a wide sum tree (and min tree).
+
+    Each node has ``branching`` children (32 by default), so a million items need 4 levels: a
+    level costs one (B, branching) gather and prefix sum for a whole batch. With two children,
+    20 levels of small ops per round made the tree slower than a flat O(n) cumulative sum on a
+    CPU (measured in benchmarks/replay.py); the wide tree keeps O(k log_k n) work and few ops.
+    """
 
     def __init__(
         self,
@@ -129,31 +136,24 @@ class PrioritizedReplay(UniformReplay):
         alpha: float = 0.6,
         beta: float = 0.4,
         eps: float = 1e-6,
+        branching: int = 32,
     ) -> None:
         super().__init__(capacity, obs_shape, obs_dtype, device)
         if alpha < 0:
             raise ValueError(f"alpha must be >= 0; got {alpha}")
-        self.alpha, self.eps = alpha, eps
+        if branching < 2:
+            raise ValueError(f"branching must be >= 2; got {branching}")
+        self.alpha, self.eps, self.branching = alpha, eps, branching
         self.set_beta(beta)
-        self.leaves = 1 << max(0, (capacity - 1).bit_length())  # a power of two >= capacity
-        self.depth = self.leaves.bit_length() - 1
-        # Node k has children 2k and 2k+1; the root is 1; leaf i sits at leaves + i.
-        self.sums = torch.zeros(2 * self.leaves, dtype=torch.float64, device=self.device)
-        self.mins = torch.full((2 * self.leaves,), torch.inf, dtype=torch.float64, device=self.device)
+        self.depth = 1
+        while branching**self.depth < capacity:
+            self.depth += 1
+        # Level 0 holds the leaves (p^alpha per slot, 0 / inf when empty); level d holds the root.
+        sizes = [branching ** (self.depth - level) for level in range(self.depth + 1)]
+        self.sum_levels = [torch.zeros(n, dtype=torch.float64, device=self.device) for n in sizes]
+        self.min_levels = [torch.full((n,), torch.inf, dtype=torch.float64, device=self.device) for n in sizes]
+        self._children = torch.arange(branching, device=self.device)
         self.max_priority = 1.0
-
-    def state_dict(self) -> dict[str, Any]:
-        state = super().state_dict()
-        state.update(sums=self.sums.cpu(), mins=self.mins.cpu(), max_priority=self.max_priority, beta=self.beta)
-        return state
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        super().load_state_dict(state)
-        if state["sums"].shape != self.sums.shape:
-            raise ValueError("saved priority tree does not match this buffer's capacity")
-        self.sums.copy_(state["sums"])
-        self.mins.copy_(state["mins"])
-        self.max_priority, self.beta = float(state["max_priority"]), float(state["beta"])
 
     def set_beta(self, beta: float) -> None:
         if not 0.0 <= beta <= 1.0:
@@ -163,11 +163,11 @@ class PrioritizedReplay(UniformReplay):
     @property
     def total(self) -> float:
         """Sum of ``p^alpha`` over stored items."""
-        return float(self.sums[1])
+        return float(self.sum_levels[-1][0])
 
     def priorities_alpha(self) -> torch.Tensor:
         """``p_i^alpha`` of the stored items, in slot order (for inspection and tests)."""
-        return self.sums[self.leaves : self.leaves + self.size].clone()
+        return self.sum_levels[0][: self.size].clone()
 
     def _added(self, slots: torch.Tensor) -> None:
         self._set(slots, torch.full(slots.shape, self.max_priority, dtype=torch.float64, device=self.device))
@@ -180,36 +180,61 @@ class PrioritizedReplay(UniformReplay):
 
     def _set(self, slots: torch.Tensor, priorities: torch.Tensor) -> None:
         # Duplicate slots in one batch: keep the last value written for each.
-        slots, order = slots.flip(0), priorities.flip(0)
-        unique, first = _first_occurrence(slots)
-        nodes = unique + self.leaves
-        values = order[first] ** self.alpha
-        self.sums[nodes] = values
-        self.mins[nodes] = values
-        for _ in range(self.depth):  # one level at a time, the whole batch at once
-            nodes = torch.unique(nodes // 2)
-            self.sums[nodes] = self.sums[2 * nodes] + self.sums[2 * nodes + 1]
-            self.mins[nodes] = torch.minimum(self.mins[2 * nodes], self.mins[2 * nodes + 1])
+        unique, first = _first_occurrence(slots.flip(0))
+        values = priorities.flip(0)[first] ** self.alpha
+        self.sum_levels[0][unique] = values
+        self.min_levels[0][unique] = values
+        nodes = unique
+        for level in range(1, self.depth + 1):  # one level at a time, the whole batch at once
+            nodes = nodes // self.branching  # duplicates only rewrite the same value
+            block = (nodes[:, None] * self.branching + self._children).flatten()  # children of each node
+            shape = (nodes.shape[0], self.branching)
+            self.sum_levels[level].index_copy_(
+                0, nodes, self.sum_levels[level - 1].index_select(0, block).view(shape).sum(1)
+            )
+            self.min_levels[level].index_copy_(
+                0, nodes, self.min_levels[level - 1].index_select(0, block).view(shape).amin(1)
+            )
 
     def sample(self, batch_size: int, generator: torch.Generator | None = None) -> ReplaySample:
         """Stratified proportional sampling: one draw in each of ``batch_size`` equal slices of the total."""
         if self.size == 0:
             raise RuntimeError("cannot sample from an empty replay buffer")
-        total = self.sums[1]
+        total = self.sum_levels[-1][0]
         offsets = torch.rand(batch_size, dtype=torch.float64, device=self.device, generator=generator)
         target = (torch.arange(batch_size, device=self.device) + offsets) * (total / batch_size)
-        nodes = torch.ones(batch_size, dtype=torch.int64, device=self.device)
-        for _ in range(self.depth):
-            left = 2 * nodes
-            left_sum = self.sums[left]
-            right = target >= left_sum
-            target = torch.where(right, target - left_sum, target)
-            nodes = torch.where(right, left + 1, left)
-        slots = (nodes - self.leaves).clamp(max=self.size - 1)  # rounding can step past the last item
-        probs = self.sums[slots + self.leaves] / total
-        min_prob = self.mins[1] / total
+        nodes = torch.zeros(batch_size, dtype=torch.int64, device=self.device)
+        for level in range(self.depth - 1, -1, -1):  # root to leaves
+            block = (nodes[:, None] * self.branching + self._children).flatten()
+            cumulative = self.sum_levels[level].index_select(0, block).view(batch_size, -1).cumsum(1)  # (B, k)
+            choice = (cumulative <= target[:, None]).sum(1).clamp(max=self.branching - 1)
+            before = torch.where(choice > 0, cumulative.gather(1, (choice - 1).clamp(min=0)[:, None]).squeeze(1), 0.0)
+            target = target - before
+            nodes = nodes * self.branching + choice
+        slots = nodes.clamp(max=self.size - 1)  # rounding can step past the last item
+        probs = self.sum_levels[0].index_select(0, slots) / total
+        min_prob = self.min_levels[-1][0] / total
         weights = (probs / min_prob) ** (-self.beta)  # (n P(i))^-beta / (n min P)^-beta
         return self._gather(slots, weights)
+
+    def state_dict(self) -> dict[str, Any]:
+        state = super().state_dict()
+        state.update(priorities_alpha=self.priorities_alpha().cpu(), max_priority=self.max_priority, beta=self.beta)
+        return state
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        super().load_state_dict(state)
+        for level in range(self.depth + 1):
+            self.sum_levels[level].zero_()
+            self.min_levels[level].fill_(torch.inf)
+        if self.size:
+            slots = torch.arange(self.size, device=self.device)
+            # Rebuild the tree from the saved leaves (set takes priorities, so undo the exponent).
+            saved = state["priorities_alpha"].to(self.device, torch.float64)
+            alpha, self.alpha = self.alpha, 1.0
+            self._set(slots, saved)
+            self.alpha = alpha
+        self.max_priority, self.beta = float(state["max_priority"]), float(state["beta"])
 
 
 def _first_occurrence(values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,5 +1,5 @@
 """Prioritized replay: sum-tree sample + priority update against a plain O(n) proportional
-sampler, at capacities 10^4, 10^5, 10^6; and DQN training throughput.
+sampler, at capacities 10^4, 10^5, 10^6 and 10^7; and DQN training throughput.
 
     python benchmarks/replay.py [--device cpu|cuda|auto] [--quick]
 
@@ -62,14 +62,15 @@ def main() -> None:
     budget = 0.2 if args.quick else 2.0
     result["batch"] = BATCH
     result["replay"] = []
-    for capacity in (10**4, 10**5) if args.quick else (10**4, 10**5, 10**6):
+    for capacity in (10**4, 10**5) if args.quick else (10**4, 10**5, 10**6, 10**7):
         tree = PrioritizedReplay(capacity, (1,), device=device)
-        n = capacity
-        while len(tree) < n:  # fill in chunks
-            k = min(n - len(tree), 65536)
+        while len(tree) < capacity:  # fill and prioritise in chunks (bounded memory)
+            k = min(capacity - len(tree), 1 << 16)
             obs = torch.zeros(k, 1, dtype=torch.int8, device=device)
-            tree.add(obs, torch.zeros(k, dtype=torch.int64), torch.zeros(k), obs, torch.zeros(k, dtype=torch.bool))
-        tree.update_priorities(torch.arange(n, device=device), torch.rand(n, device=device))
+            slots = tree.add(
+                obs, torch.zeros(k, dtype=torch.int64), torch.zeros(k), obs, torch.zeros(k, dtype=torch.bool)
+            )
+            tree.update_priorities(slots, torch.rand(k, device=device))
         linear = LinearProportional(capacity, device)
 
         def tree_round(tree: PrioritizedReplay = tree) -> None:

@@ -21,8 +21,12 @@ def frequencies(buffer: PrioritizedReplay, draws: int = 400, batch: int = 500) -
     return counts / counts.sum()
 
 
-def test_sum_tree__sampling_frequencies_match_p_alpha() -> None:
-    buffer = PrioritizedReplay(16, (1,), alpha=0.7)
+BRANCHING = pytest.mark.parametrize("branching", [2, 3, 32])  # deep trees, an odd one, and one level
+
+
+@BRANCHING
+def test_sum_tree__sampling_frequencies_match_p_alpha(branching: int) -> None:
+    buffer = PrioritizedReplay(16, (1,), alpha=0.7, branching=branching)
     fill(buffer, 11)
     priorities = torch.tensor([1.0, 4, 9, 16, 0.5, 25, 36, 2, 3, 7, 11])
     buffer.update_priorities(torch.arange(11), priorities)
@@ -33,8 +37,9 @@ def test_sum_tree__sampling_frequencies_match_p_alpha() -> None:
     assert buffer.total == pytest.approx(float(((priorities + buffer.eps) ** 0.7).sum()))
 
 
-def test_sum_tree__updates_change_the_frequencies() -> None:
-    buffer = PrioritizedReplay(8, (1,), alpha=1.0)
+@BRANCHING
+def test_sum_tree__updates_change_the_frequencies(branching: int) -> None:
+    buffer = PrioritizedReplay(8, (1,), alpha=1.0, branching=branching)
     fill(buffer, 8)
     buffer.update_priorities(torch.arange(8), torch.ones(8))
     assert torch.allclose(frequencies(buffer), torch.full((8,), 1 / 8), atol=0.005)
@@ -44,8 +49,9 @@ def test_sum_tree__updates_change_the_frequencies() -> None:
     assert torch.allclose(frequencies(buffer), expected / expected.sum(), atol=0.005)
 
 
-def test_sum_tree__new_items_get_the_max_priority_and_wraparound_keeps_totals() -> None:
-    buffer = PrioritizedReplay(10, (1,), alpha=0.5)
+@BRANCHING
+def test_sum_tree__new_items_get_the_max_priority_and_wraparound_keeps_totals(branching: int) -> None:
+    buffer = PrioritizedReplay(10, (1,), alpha=0.5, branching=branching)
     slots = fill(buffer, 6)
     buffer.update_priorities(slots, torch.tensor([1.0, 2, 3, 4, 5, 6]) ** 2)
     fill(buffer, 7, start=6)  # wraps: slots 6..9 then 0..2
@@ -62,8 +68,9 @@ def test_sum_tree__new_items_get_the_max_priority_and_wraparound_keeps_totals() 
         assert buffer.total == pytest.approx(float(buffer.priorities_alpha().sum()))
 
 
-def test_importance_weights__match_their_formula() -> None:
-    buffer = PrioritizedReplay(8, (1,), alpha=0.6, beta=0.5)
+@BRANCHING
+def test_importance_weights__match_their_formula(branching: int) -> None:
+    buffer = PrioritizedReplay(8, (1,), alpha=0.6, beta=0.5, branching=branching)
     fill(buffer, 5)
     buffer.update_priorities(torch.arange(5), torch.tensor([1.0, 2, 4, 8, 16]))
     sample = buffer.sample(64, torch.Generator().manual_seed(1))
@@ -82,14 +89,14 @@ def test_importance_weights__match_their_formula() -> None:
 
 
 def test_uniform_replay__same_interface_and_state_roundtrip() -> None:
-    for buffer in (UniformReplay(6, (1,)), PrioritizedReplay(6, (1,))):
+    for buffer in (UniformReplay(6, (1,)), PrioritizedReplay(6, (1,)), PrioritizedReplay(6, (1,), branching=2)):
         fill(buffer, 4)
         fill(buffer, 5, start=4)  # wraps around
         sample = buffer.sample(32, torch.Generator().manual_seed(0))
         assert sample.weights.shape == (32,) and ((sample.indices >= 0) & (sample.indices < 6)).all()
         assert torch.equal(sample.actions, buffer.actions[sample.indices])
         buffer.update_priorities(sample.indices, torch.rand(32))
-        clone = type(buffer)(6, (1,))
+        clone = type(buffer)(6, (1,), **({"branching": buffer.branching} if hasattr(buffer, "branching") else {}))
         clone.load_state_dict(buffer.state_dict())
         again = clone.sample(32, torch.Generator().manual_seed(7))
         assert torch.equal(again.indices, buffer.sample(32, torch.Generator().manual_seed(7)).indices)
