@@ -33,36 +33,6 @@ def test_random_agent_example__bad_argument_fails_cleanly() -> None:
     assert "Traceback" not in out.stderr
 
 
-def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
-    # Run a copy of the benchmark folder so that the repository's results stay untouched.
-    bench = tmp_path / "benchmarks"
-    bench.mkdir()
-    for name in ("env_throughput.py", "make_table.py", "common.py"):
-        (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
-    out = run(str(bench / "env_throughput.py"), "--device", "cpu", "--quick", cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    result = json.loads((bench / "results" / "env_throughput_cpu.json").read_text())
-    assert result["pattern_table"]["shape"] == [12972, 2315]
-    assert {(r["num_envs"], r["mask"]) for r in result["vector"]} >= {(16384, "all"), (1, "hard")}
-    assert all(r["env_steps_per_s"] > 0 for r in result["vector"])
-    table = (tmp_path / "BENCHMARKS.md").read_text()
-    assert "| 16,384 |" in table and "plain-Python" in table
-
-
-def test_solvers_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
-    bench = tmp_path / "benchmarks"
-    bench.mkdir()
-    for name in ("solvers.py", "make_table.py", "common.py"):
-        (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
-    out = run(str(bench / "solvers.py"), "--device", "cpu", "--quick", cwd=tmp_path)
-    assert out.returncode == 0, out.stderr
-    result = json.loads((bench / "results" / "solvers_cpu.json").read_text())
-    salet = next(r for r in result["runs"] if r["opener"] == "salet" and not r["hard_mode"])
-    assert salet["result"]["wins"] == 2315 and salet["result"]["derived"]["mean_guesses_wins"] <= 3.44
-    assert [c["opener"] for c in result["cold_start"]] == ["salet", "computed"]
-    assert "### Solvers" in (tmp_path / "BENCHMARKS.md").read_text()
-
-
 def _quick_benchmark(tmp_path: Path, script: str) -> dict:
     bench = tmp_path / "benchmarks"
     bench.mkdir()
@@ -71,6 +41,23 @@ def _quick_benchmark(tmp_path: Path, script: str) -> dict:
     out = run(str(bench / script), "--device", "cpu", "--quick", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     return json.loads((bench / "results" / script.replace(".py", "_cpu.json")).read_text())
+
+
+def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "env_throughput.py")
+    assert result["pattern_table"]["shape"] == [12972, 2315]
+    assert {(r["num_envs"], r["mask"]) for r in result["vector"]} >= {(16384, "all"), (1, "hard")}
+    assert all(r["env_steps_per_s"] > 0 for r in result["vector"])
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| 16,384 |" in table and "plain-Python" in table
+
+
+def test_solvers_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "solvers.py")
+    salet = next(r for r in result["runs"] if r["opener"] == "salet" and not r["hard_mode"])
+    assert salet["result"]["wins"] == 2315 and salet["result"]["derived"]["mean_guesses_wins"] <= 3.44
+    assert [c["opener"] for c in result["cold_start"]] == ["salet", "computed"]
+    assert "### Solvers" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
 def test_replay_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
