@@ -16,14 +16,14 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import torch
 from torch import nn
 
-from agents.training import load_checkpoint
+from agents.training import config_from_dict, load_checkpoint
 from wordle_gym._io import atomic_torch_save
 from wordle_gym.config import resolve_device
 from wordle_gym.core import ALPHABET
@@ -72,11 +72,7 @@ class A2CConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> A2CConfig:
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(data) - known)
-        if unknown:
-            raise ValueError(f"unknown A2CConfig fields {unknown}")
-        return cls(**data)
+        return config_from_dict(cls, data)
 
 
 def input_size(encoding: str, length: int) -> int:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from agents.replay import PrioritizedReplay, UniformReplay
-from agents.training import load_checkpoint
+from agents.training import config_from_dict, load_checkpoint
 from wordle_gym._io import atomic_torch_save
 from wordle_gym.config import resolve_device
 from wordle_gym.core import ALPHABET
@@ -78,10 +78,7 @@ class DQNConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> DQNConfig:
-        unknown = sorted(set(data) - {f.name for f in fields(cls)})
-        if unknown:
-            raise ValueError(f"unknown DQNConfig fields {unknown}")
-        return cls(**data)
+        return config_from_dict(cls, data)
 
 
 class QNet(nn.Module):

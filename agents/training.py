@@ -14,7 +14,7 @@ import json
 import random
 import time
 from collections.abc import Callable
-from dataclasses import asdict, is_dataclass
+from dataclasses import asdict, fields, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +25,14 @@ from wordle_gym._io import atomic_torch_save
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import evaluate
 from wordle_gym.words import load_word_list
+
+
+def config_from_dict(cls: type, data: dict[str, Any]) -> Any:
+    """Rebuild a config dataclass saved with ``asdict``, refusing fields it does not have."""
+    unknown = sorted(set(data) - {f.name for f in fields(cls)})
+    if unknown:
+        raise ValueError(f"unknown {cls.__name__} fields {unknown}")
+    return cls(**data)
 
 
 def load_checkpoint(path: str | Path, kind: str) -> dict[str, Any]:

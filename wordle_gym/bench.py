@@ -43,6 +43,7 @@ class Job:
 def jobs(extra_models: list[str]) -> list[Job]:
     """Every agent to evaluate: solvers, random floors, shipped checkpoints, extra SB3 models."""
     from agents import A2CAgent, DQNAgent, MaxEntropySolver, RandomPolicy
+    from agents.training import load_checkpoint
     from wordle_gym.sb3 import SB3Policy
 
     found = [
@@ -57,7 +58,7 @@ def jobs(extra_models: list[str]) -> list[Job]:
     ]
     for path in sorted(CHECKPOINTS.glob("a2c*.pt")) + sorted(CHECKPOINTS.glob("dqn*.pt")):
         loader = A2CAgent if path.name.startswith("a2c") else DQNAgent
-        data = loader.load(path).checkpoint
+        data = load_checkpoint(path, "a2c" if loader is A2CAgent else "dqn")  # metadata only
         lists = {"answers": data.get("answers", "answers"), "allowed": data.get("allowed", "allowed")}
         kind = "A2C" if loader is A2CAgent else "DQN"
         found.append(Job(f"{kind} `{path.name}` (stage {data.get('stage', '?')})",

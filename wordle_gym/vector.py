@@ -259,8 +259,5 @@ class WordleVectorEnv(VectorEnv):
         values = torch.as_tensor(actions, device=self.device)
         if values.shape != (self.num_envs,):
             raise ValueError(f"expected actions of shape ({self.num_envs},); got {tuple(values.shape)}")
-        if values.is_floating_point() or values.dtype == torch.bool:
-            raise TypeError(f"actions must be integer word indices; got dtype {values.dtype}")
-        values = values.long()
         self.game.check_actions(values)
-        return values
+        return values.long()
