@@ -13,22 +13,20 @@ probability 0.1, and for such games the answer is forced on the last guess with 
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 from torch import nn
 
-from agents.training import config_from_dict, load_checkpoint
-from wordle_gym._io import atomic_torch_save
+from wordle_agents.common import WordAgent, WordScorer, check_width
+from wordle_agents.training import RunConfig, TrainingSpec
 from wordle_gym.config import resolve_device
-from wordle_gym.core import ALPHABET
+from wordle_gym.observation import KnowledgeLayout
+from wordle_gym.rules import ALPHABET
 from wordle_gym.vector import WordleVectorEnv
-from wordle_gym.words import letter_position_one_hot
 
 ENCODINGS = ("seed", "knowledge")
 
@@ -43,14 +41,19 @@ class A2CConfig:
     hidden: int = 512
     """Width of the trunk and policy head (seed: 512)."""
     dropout: float = 0.05
+    """Dropout after every hidden layer (seed: 0.05)."""
     batch_games: int = 1024
     """Games played at once for each update (seed: 1024; 2048 for the full vocabulary)."""
     gamma: float = 0.9
+    """Discount of the TD(0) advantage (seed: 0.9)."""
     lr: float = 1e-3
+    """Adam learning rate (seed: 1e-3)."""
     betas: tuple[float, float] = (0.9, 0.999)
+    """Adam betas (seed: 0.9, 0.999)."""
     reward: str = "seed000"
     """Reward preset: +1 for a win in 1-4 guesses, +0.5 in 5-6, -10 for a loss."""
     max_guesses: int = 6
+    """Guesses per game (the network's turn input has this many entries)."""
     queue_prob: float = 0.1
     """Chance that a new game takes its answer from the recent-losses FIFO (when not empty)."""
     queue_size: int = 10_000
@@ -58,21 +61,19 @@ class A2CConfig:
     force_prob: float = 0.5
     """For games drawn from the FIFO: chance that the answer is forced on the last guess."""
     seed: int = 0
+    """Seed of the initial weights, the answer draws and the action sampling."""
 
     def __post_init__(self) -> None:
         if self.encoding not in ENCODINGS:
             raise ValueError(f"unknown encoding {self.encoding!r}; expected one of {ENCODINGS}")
-        for name in ("batch_games", "hidden", "max_guesses", "queue_size"):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
+        check_width("hidden", self.hidden)
+        check_width("batch_games", self.batch_games, 1 << 24)
+        check_width("max_guesses", self.max_guesses, 100)
+        check_width("queue_size", self.queue_size, 1 << 24)
         for name in ("queue_prob", "force_prob", "dropout"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1]; got {getattr(self, name)}")
         self.betas = tuple(self.betas)  # type: ignore[assignment]
-
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> A2CConfig:
-        return config_from_dict(cls, data)
 
 
 def input_size(encoding: str, length: int) -> int:
@@ -80,17 +81,11 @@ def input_size(encoding: str, length: int) -> int:
     return ALPHABET * length * 2 + (0 if encoding == "seed" else 2 * ALPHABET)
 
 
-def encode_observations(
-    obs: torch.Tensor, encoding: str, length: int, max_guesses: int
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """(state, turn one-hot) float inputs from the env's "knowledge" observations (B, D)."""
-    obs = obs.float()
-    batch, block = obs.shape[0], ALPHABET * length
-    green = obs[:, :block].view(batch, length, ALPHABET)
-    excluded = obs[:, block : 2 * block].view(batch, length, ALPHABET)
-    low = obs[:, 2 * block : 2 * block + ALPHABET]
-    high = obs[:, 2 * block + ALPHABET : 2 * block + 2 * ALPHABET]
-    turn = obs[:, 2 * block + 2 * ALPHABET : 2 * block + 2 * ALPHABET + max_guesses]
+def encode_observations(obs: torch.Tensor, encoding: str, layout: KnowledgeLayout) -> tuple[torch.Tensor, torch.Tensor]:
+    """(state, turn one-hot over the first T turns) float inputs from "knowledge" observations (B, D)."""
+    green, excluded, low, high, turn = layout.fields(obs.float())
+    batch, length = obs.shape[0], layout.length
+    turn = turn[:, : layout.max_guesses]
     if encoding == "knowledge":
         return torch.cat([green.flatten(1), excluded.flatten(1), low / length, high / length], dim=1), turn
     here = green > 0
@@ -115,12 +110,7 @@ class A2CNet(nn.Module):
             *block(hidden, hidden), *block(hidden, hidden), nn.Linear(hidden, 2 * ALPHABET * length)
         )
         self.value = nn.Sequential(*block(hidden + max_guesses, 128), *block(128, 32), nn.Linear(32, 1))
-        # (W, 26 L) one-hot of the allowed words: a buffer, not saved with the weights.
-        self.register_buffer("word_one_hot", torch.zeros(0, ALPHABET * length), persistent=False)
-
-    def set_words(self, words: Sequence[str]) -> None:
-        """Point the policy at a vocabulary (one logit per word)."""
-        self.word_one_hot = letter_position_one_hot(words).to(self.word_one_hot.device)
+        self.words = WordScorer(length)
 
     def forward(self, state: torch.Tensor, turn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Word logits (B, W) and values (B,)."""
@@ -128,58 +118,37 @@ class A2CNet(nn.Module):
         maps = self.policy(features).view(-1, 2, ALPHABET * self.length)
         value = self.value(torch.cat([features, turn], dim=1))  # (B, 1)
         scores = value * maps[:, 0] + maps[:, 1]  # p = V * p0 + p1
-        return scores @ self.word_one_hot.T, value.squeeze(1)
+        return self.words(scores), value.squeeze(1)
 
 
-class A2CAgent:
-    """The trained policy: argmax over allowed words (a harness Policy)."""
+class A2CAgent(WordAgent):
+    """The trained policy: argmax over allowed words (a harness Policy); see :class:`WordAgent`."""
 
-    def __init__(self, config: A2CConfig, length: int = 5, device: torch.device | str | None = "cpu") -> None:
-        self.config = config
-        self.length = length
-        self.device = resolve_device(device)
-        with torch.random.fork_rng(devices=[]):  # initial weights from config.seed; the caller's RNG is untouched
-            torch.manual_seed(config.seed)
-            inputs = input_size(config.encoding, length)
-            self.net = A2CNet(inputs, length, config.max_guesses, config.hidden, config.dropout)
-        self.net.to(self.device)
-        self._words: tuple[str, ...] = ()
+    kind = "a2c"
+    config_class = A2CConfig
+
+    def build_net(self) -> A2CNet:
+        cfg = self.config
+        return A2CNet(input_size(cfg.encoding, self.length), self.length, cfg.max_guesses, cfg.hidden, cfg.dropout)
 
     @property
     def name(self) -> str:
         return f"A2C ({self.config.encoding} encoding)"
 
-    def use_words(self, words: Sequence[str]) -> None:
-        if tuple(words) != self._words:
-            self.net.set_words(words)
-            self._words = tuple(words)
-
     def logits_values(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        state, turn = encode_observations(observations, self.config.encoding, self.length, self.config.max_guesses)
-        return self.net(state, turn)
+        """Word logits (B, W) and state values (B,)."""
+        return self.net(*encode_observations(observations, self.config.encoding, self.layout))
 
-    @torch.no_grad()
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
-        if env.config.observation != "knowledge":
-            raise ValueError("the A2C agent reads the env's 'knowledge' observation")
-        self.use_words(env.words)
-        self.net.eval()
-        logits, _ = self.logits_values(observations.to(self.device))
-        logits = logits.masked_fill(~action_masks.to(self.device), -math.inf)
-        return logits.argmax(1).to(env.device)
+    def scores(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.logits_values(observations)[0]
 
-    def save(self, path: str | Path, extra: dict[str, Any] | None = None) -> None:
-        """Weights and config (plus ``extra``), written atomically; load with :meth:`load`."""
-        atomic_torch_save(path, {"kind": "a2c", "config": asdict(self.config), "length": self.length,
-                                 "model": self.net.state_dict(), **(extra or {})})  # fmt: skip
 
-    @classmethod
-    def load(cls, path: str | Path, device: torch.device | str | None = "cpu") -> A2CAgent:
-        data = load_checkpoint(path, "a2c")
-        agent = cls(A2CConfig.from_dict(data["config"]), data["length"], device)
-        agent.net.load_state_dict(data["model"])
-        agent.checkpoint = data
-        return agent
+def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> A2CAgent:
+    """The ``a2c`` agent entry point: weights from ``checkpoint``, or the best shipped ones."""
+    return A2CAgent.pretrained(checkpoint, device)  # type: ignore[return-value]
+
+
+pretrained.bench_runs = A2CAgent.bench_runs  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -207,6 +176,7 @@ class A2CTrainer:
             cfg.batch_games, device=self.device, answers=list(answers), allowed=guesses, reward=cfg.reward,
             max_guesses=cfg.max_guesses,
         )  # fmt: skip
+        agent.check_env(self.env)
         agent.use_words(self.env.words)
         self.optimizer = torch.optim.Adam(agent.net.parameters(), lr=cfg.lr, betas=cfg.betas)
         self.iteration = 0
@@ -300,3 +270,13 @@ class A2CTrainer:
         torch.set_rng_state(state["torch_rng"])
         if "cuda_rng" in state and self.device.type == "cuda":
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)
+
+
+TRAINING = TrainingSpec(
+    agent_class=A2CAgent,
+    make_trainer=lambda agent, answers, allowed, device, _: A2CTrainer(agent, answers, allowed, device),
+    defaults=RunConfig(
+        run_dir="runs/a2c", stages=("100", "1000", "2315", "full"), iterations=(5000, 10000, 15000, 30000)
+    ),
+)
+"""How ``examples/train_a2c.py`` trains this agent."""

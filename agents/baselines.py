@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from wordle_gym.registry import BenchRun
 from wordle_gym.vector import WordleVectorEnv
 
 
@@ -18,6 +19,14 @@ class RandomPolicy:
     def __init__(self, seed: int = 0) -> None:
         self.seed = seed
         self._generator: torch.Generator | None = None
+
+    @staticmethod
+    def bench_runs() -> list[BenchRun]:
+        """The floors of the table: uniform over all words, and over the remaining candidates."""
+        return [
+            BenchRun("random (all words)", {"seed": 0}),
+            BenchRun("random (remaining candidates)", {"seed": 0}, {"action_mask": "candidates"}),
+        ]
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
         if self._generator is None or self._generator.device != action_masks.device:

@@ -13,21 +13,19 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 from torch import nn
 from torch.nn import functional as F
 
-from agents.replay import PrioritizedReplay, UniformReplay
-from agents.training import config_from_dict, load_checkpoint
-from wordle_gym._io import atomic_torch_save
+from wordle_agents.common import WordAgent, WordScorer, check_width
+from wordle_agents.replay import PrioritizedReplay, UniformReplay
+from wordle_agents.training import RunConfig, TrainingSpec
 from wordle_gym.config import resolve_device
-from wordle_gym.core import ALPHABET
+from wordle_gym.rules import ALPHABET
 from wordle_gym.vector import WordleVectorEnv
-from wordle_gym.words import letter_position_one_hot
 
 
 @dataclass
@@ -39,15 +37,21 @@ class DQNConfig:
     layers: int = 3
     """Hidden layers in the trunk."""
     dueling: bool = True
+    """Dueling head: a state value plus the word advantages minus their mean."""
     double: bool = True
+    """Double-DQN targets: the online network picks the next word, the target network values it."""
     gamma: float = 0.99
+    """Discount."""
     lr: float = 5e-4
+    """Adam learning rate at the start of each stage."""
     lr_final_fraction: float = 0.1
     """The learning rate falls linearly to ``lr * lr_final_fraction`` over ``total_updates`` (final polish)."""
     total_updates: int = 50_000
     """Schedule length for epsilon, beta and the learning rate (the training script sets it per stage)."""
     batch_size: int = 512
+    """Transitions per gradient update."""
     buffer_size: int = 200_000
+    """Replay capacity (transitions)."""
     learning_starts: int = 5_000
     """Transitions stored before learning begins."""
     num_games: int = 256
@@ -57,12 +61,17 @@ class DQNConfig:
     target_update: int = 500
     """Updates between copies of the online network into the target network."""
     eps_start: float = 1.0
+    """Exploration rate at the start of each stage."""
     eps_end: float = 0.05
+    """Exploration rate after the fall."""
     eps_fraction: float = 0.3
     """Fraction of ``total_updates`` over which epsilon falls from start to end."""
     grad_clip: float = 1.0
+    """Gradient norm clip."""
     prioritized: bool = True
+    """Proportional prioritized replay on a sum tree (else uniform replay)."""
     alpha: float = 0.6
+    """Priority exponent: P(i) = p_i^alpha / sum p^alpha."""
     priority_eps: float = 0.01
     """Added to |TD error|. Wordle transitions are often fitted exactly; a tiny floor (1e-6) then makes
     the smallest priority, which normalises the importance weights, so small that every other weight
@@ -72,13 +81,20 @@ class DQNConfig:
     reward: str = "seed001"
     """+1 per green or yellow tile, -5 per guess, +15 win, -15 loss, -0.1 for re-entered greens."""
     max_guesses: int = 6
+    """Guesses per game."""
     game_priority: float = 1.0
     """Weight added to an answer's chance of being drawn each time it is lost (halved back on a win)."""
     seed: int = 0
+    """Seed of the initial weights, exploration and the env."""
 
-    @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> DQNConfig:
-        return config_from_dict(cls, data)
+    def __post_init__(self) -> None:
+        check_width("hidden", self.hidden)
+        check_width("layers", self.layers, 64)
+        check_width("max_guesses", self.max_guesses, 100)
+        for name in ("total_updates", "batch_size", "buffer_size", "num_games", "updates_per_step", "target_update"):
+            check_width(name, getattr(self, name), 1 << 30)
+        if self.learning_starts < 0:
+            raise ValueError(f"learning_starts must be >= 0; got {self.learning_starts}")
 
 
 class QNet(nn.Module):
@@ -93,59 +109,40 @@ class QNet(nn.Module):
         self.letters = nn.Linear(hidden, ALPHABET * length)
         self.value = nn.Linear(hidden, 1) if dueling else None
         self.length = length
-        self.register_buffer("word_one_hot", torch.zeros(0, ALPHABET * length), persistent=False)
-
-    def set_words(self, words: Sequence[str]) -> None:
-        self.word_one_hot = letter_position_one_hot(words).to(self.word_one_hot.device)
+        self.words = WordScorer(length)
 
     def forward(self, observations: torch.Tensor) -> torch.Tensor:
         features = self.trunk(observations.float())
-        q = self.letters(features) @ self.word_one_hot.T  # (B, W): sum of the word's letter values
+        q = self.words(self.letters(features))  # (B, W): sum of the word's letter values
         if self.value is not None:
             q = self.value(features) + q - q.mean(dim=1, keepdim=True)
         return q
 
 
-class DQNAgent:
-    """Greedy (masked) policy of a Q network: a harness Policy."""
+class DQNAgent(WordAgent):
+    """Greedy (masked) policy of a Q network: a harness Policy; see :class:`WordAgent`."""
 
-    def __init__(self, config: DQNConfig, obs_size: int, length: int = 5, device: Any = "cpu") -> None:
-        self.config, self.obs_size, self.length = config, obs_size, length
-        self.device = resolve_device(device)
-        with torch.random.fork_rng(devices=[]):
-            torch.manual_seed(config.seed)
-            self.net = QNet(obs_size, length, config.hidden, config.layers, config.dueling)
-        self.net.to(self.device)
-        self._words: tuple[str, ...] = ()
+    kind = "dqn"
+    config_class = DQNConfig
+
+    def build_net(self) -> QNet:
+        cfg = self.config
+        return QNet(self.layout.size, self.length, cfg.hidden, cfg.layers, cfg.dueling)
 
     @property
     def name(self) -> str:
         return "DQN (letter-decomposed, prioritized replay)" if self.config.prioritized else "DQN (letter-decomposed)"
 
-    def use_words(self, words: Sequence[str]) -> None:
-        if tuple(words) != self._words:
-            self.net.set_words(words)
-            self._words = tuple(words)
+    def scores(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.net(observations.flatten(1))
 
-    @torch.no_grad()
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
-        if env.config.observation != "knowledge":
-            raise ValueError("the DQN agent reads the env's 'knowledge' observation")
-        self.use_words(env.words)
-        q = self.net(observations.to(self.device).flatten(1))
-        return q.masked_fill(~action_masks.to(self.device), -math.inf).argmax(1).to(env.device)
 
-    def save(self, path: str | Path, extra: dict[str, Any] | None = None) -> None:
-        atomic_torch_save(path, {"kind": "dqn", "config": asdict(self.config), "obs_size": self.obs_size,
-                                 "length": self.length, "model": self.net.state_dict(), **(extra or {})})  # fmt: skip
+def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> DQNAgent:
+    """The ``dqn`` agent entry point: weights from ``checkpoint``, or the best shipped ones."""
+    return DQNAgent.pretrained(checkpoint, device)  # type: ignore[return-value]
 
-    @classmethod
-    def load(cls, path: str | Path, device: Any = "cpu") -> DQNAgent:
-        data = load_checkpoint(path, "dqn")
-        agent = cls(DQNConfig.from_dict(data["config"]), data["obs_size"], data["length"], device)
-        agent.net.load_state_dict(data["model"])
-        agent.checkpoint = data
-        return agent
+
+pretrained.bench_runs = DQNAgent.bench_runs  # type: ignore[attr-defined]
 
 
 class DQNTrainer:
@@ -170,12 +167,13 @@ class DQNTrainer:
             cfg.num_games, device=self.device, answers=list(answers), allowed=guesses, reward=cfg.reward,
             max_guesses=cfg.max_guesses, autoreset_mode="same_step",
         )  # fmt: skip
+        agent.check_env(self.env)
         agent.use_words(self.env.words)
-        self.target = QNet(agent.obs_size, agent.length, cfg.hidden, cfg.layers, cfg.dueling).to(self.device)
+        self.target = agent.build_net().to(self.device)
         self.target.load_state_dict(agent.net.state_dict())
-        self.target.set_words(self.env.words)
+        self.target.words.set_words(self.env.words)
         self.optimizer = torch.optim.Adam(agent.net.parameters(), lr=cfg.lr)
-        obs_shape = (agent.obs_size,)
+        obs_shape = (agent.layout.size,)
         if cfg.prioritized:
             self.buffer: UniformReplay = PrioritizedReplay(cfg.buffer_size, obs_shape, device=self.device,
                                                            alpha=cfg.alpha, beta=cfg.beta_start,
@@ -286,3 +284,11 @@ class DQNTrainer:
     def iteration(self) -> int:
         """Gradient updates made (the unit of the training schedule)."""
         return self.updates
+
+
+TRAINING = TrainingSpec(
+    agent_class=DQNAgent,
+    make_trainer=lambda agent, answers, allowed, device, updates: DQNTrainer(agent, answers, allowed, device, updates),
+    defaults=RunConfig(run_dir="runs/dqn", stages=("100", "1000", "full"), iterations=(20000, 50000, 100000)),
+)
+"""How ``examples/train_dqn.py`` trains this agent."""

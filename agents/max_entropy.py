@@ -31,8 +31,9 @@ from typing import Any
 
 import torch
 
-from wordle_gym.core import num_patterns, pattern_ids, pattern_table
-from wordle_gym.state import NO_TILE
+from wordle_gym.game import NO_TILE
+from wordle_gym.registry import BenchRun
+from wordle_gym.rules import num_patterns, pattern_ids, pattern_table
 from wordle_gym.vector import WordleVectorEnv
 
 SCORES = ("entropy", "expected", "minimax", "splits")
@@ -62,6 +63,15 @@ class MaxEntropySolver:
         self.tolerance = tolerance
         self._context: Any = None
         self._memo: dict[tuple[int, ...], int] = {}
+
+    @staticmethod
+    def bench_runs() -> list[BenchRun]:
+        """The table's solver rows: SALET with each rule, and entropy with its own opener."""
+        return [
+            BenchRun("max-entropy (entropy, SALET)", {"opener": "salet"}),
+            BenchRun("max-entropy (entropy, own opener)", {}),
+            *(BenchRun(f"max-entropy ({s}, SALET)", {"score": s, "opener": "salet"}) for s in SCORES[1:]),
+        ]
 
     @property
     def name(self) -> str:

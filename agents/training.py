@@ -1,102 +1,241 @@
 """The curriculum runner shared by the training examples: stages, evaluation, checkpoints, resume.
 
 A *trainer* has ``step()`` (returns stats: a dataclass or a dict of numbers), ``iteration`` (updates
-made), ``state_dict()`` and ``load_state_dict()``. An *agent* has ``save(path, extra)``, a class
-method ``load(path)``, and ``net`` (a torch module). The run folder holds ``last.pt`` (everything to
-continue, written atomically), ``best_<stage>.pt`` (the stage's best greedy evaluation) and
-``metrics.jsonl`` (one line per evaluation).
+made), ``state_dict()`` and ``load_state_dict()``. An agent is a :class:`~wordle_agents.common.WordAgent`.
+The run folder holds ``last.pt`` (everything to continue, written atomically), ``best_<stage>.pt``
+(the stage's best greedy evaluation) and ``metrics.jsonl`` (one line per evaluation).
+
+Command lines are generated from the dataclasses (:class:`RunConfig` and the agent's config), so
+every default and help text lives once, in the field's definition.
+
+Resuming: running the same command again continues from ``last.pt``. A command whose agent
+settings differ from the run's is refused, naming the fields; so is a plan that is not the saved
+plan followed by new stages. Appending stages is the one way to extend a run (``--stages
+100,1000`` finished -> ``--stages 100,1000,2315`` trains the 2315 stage from its best weights).
+Run options (device, evaluation and checkpoint periods, ``--stop-at``, ``--export``,
+``--tensorboard``) may change between sessions.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import inspect
+import itertools
 import json
-import random
+import sys
+import textwrap
 import time
-from collections.abc import Callable
-from dataclasses import asdict, fields, is_dataclass
+import types
+import typing
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, fields, is_dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import torch
 from tqdm import tqdm
 
+from wordle_agents.checkpoint import config_from_dict, read_checkpoint
 from wordle_gym._io import atomic_torch_save
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import evaluate
-from wordle_gym.words import load_word_list
+from wordle_gym.words import stage_words
 
 
-def config_from_dict(cls: type, data: dict[str, Any]) -> Any:
-    """Rebuild a config dataclass saved with ``asdict``, refusing fields it does not have."""
-    unknown = sorted(set(data) - {f.name for f in fields(cls)})
-    if unknown:
-        raise ValueError(f"unknown {cls.__name__} fields {unknown}")
-    return cls(**data)
+@dataclass
+class RunConfig:
+    """How a training run is carried out: its folder, curriculum plan and bookkeeping."""
+
+    run_dir: str = "runs/agent"
+    """Folder of last.pt, best_<stage>.pt, metrics.jsonl and tb/."""
+    stages: tuple[str, ...] = ("100", "1000", "2315", "full")
+    """Curriculum stages, comma-separated: N (N answers, also the only guesses) or full (2315 answers,
+    12972 guesses)."""
+    iterations: tuple[int, ...] = (5000,)
+    """Updates per stage: one value for every stage, or one per stage."""
+    device: str = "auto"
+    """cpu, cuda, cuda:N or auto."""
+    eval_every: int = 100
+    """Greedy evaluation on the stage's answers every N updates."""
+    checkpoint_every: int = 50
+    """Write last.pt every N updates."""
+    stop_at: float | None = None
+    """End a stage once its evaluated win rate reaches this (0..1)."""
+    init: str | None = None
+    """Start from these weights (a checkpoint of the same agent)."""
+    tensorboard: bool = False
+    """Log to <run-dir>/tb."""
+    fresh: bool = False
+    """Ignore an existing last.pt and start over."""
+    export: str | None = None
+    """Copy the final best checkpoint here."""
+
+    def __post_init__(self) -> None:
+        self.stages = tuple(str(s).strip() for s in self.stages)
+        self.iterations = tuple(self.iterations)
+        if not self.stages or any(not s for s in self.stages):
+            raise ValueError(f"stages must be a non-empty list of stage names; got {','.join(self.stages)!r}")
+        for stage in self.stages:
+            stage_words(stage)  # a ValueError names a bad stage
+        if len(self.iterations) == 1:
+            self.iterations = self.iterations * len(self.stages)
+        if len(self.iterations) != len(self.stages):
+            raise ValueError(f"iterations has {len(self.iterations)} values for {len(self.stages)} stages")
+        for name in ("eval_every", "checkpoint_every"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
+        if any(n < 1 for n in self.iterations):
+            raise ValueError(f"iterations must be >= 1; got {list(self.iterations)}")
+        if self.stop_at is not None and not 0.0 < self.stop_at <= 1.0:
+            raise ValueError(f"stop_at must be in (0, 1]; got {self.stop_at}")
+
+    @property
+    def plan(self) -> list[tuple[str, int]]:
+        """(stage, updates) pairs."""
+        return list(zip(self.stages, self.iterations, strict=True))
 
 
-def load_checkpoint(path: str | Path, kind: str) -> dict[str, Any]:
-    """``torch.load(weights_only=True)`` with clear errors for missing, corrupt or foreign files."""
-    path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+@dataclass(frozen=True)
+class TrainingSpec:
+    """What the runner needs to know about an agent to train it."""
+
+    agent_class: Any
+    """A WordAgent subclass (its ``kind`` names the run checkpoints)."""
+    make_trainer: Callable[[Any, list[str], list[str] | None, torch.device, int], Any]
+    """(agent, answers, allowed, device, stage updates) -> trainer."""
+    defaults: RunConfig
+    """The run options of this agent's training script."""
+
+
+# ------------------------------------------------------------------- command lines from dataclasses
+def field_docs(cls: type) -> dict[str, str]:
+    """Each field's docstring (the string literal under it), collapsed to one line."""
     try:
-        data = torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # torch raises many types for a damaged file
-        raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a wordle_gym checkpoint ({exc})") from None
-    if not isinstance(data, dict) or data.get("kind") != kind:
-        found = data.get("kind") if isinstance(data, dict) else type(data).__name__
-        raise ValueError(f"checkpoint {str(path)!r} holds {found!r}, expected an {kind!r} checkpoint")
-    return data
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError, SyntaxError):
+        return {}
+    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+    docs = {}
+    for node, following in itertools.pairwise(body):
+        if (
+            isinstance(node, ast.AnnAssign)
+            and isinstance(node.target, ast.Name)
+            and isinstance(following, ast.Expr)
+            and isinstance(following.value, ast.Constant)
+            and isinstance(following.value.value, str)
+        ):
+            docs[node.target.id] = " ".join(following.value.value.split())
+    return docs
 
 
-def stage_words(stage: str, seed: int = 0) -> tuple[list[str], list[str] | None]:
-    """(answers, allowed) of a curriculum stage: "N" = N answers, also the guesses (nested
-    samples: the 100 are among the 1000); "2315" = every answer; "full" = 2315 answers and
-    12972 guesses."""
-    answers = load_word_list("answers")
-    if stage == "full":
-        return answers, load_word_list("allowed")
+def _parser_for(hint: Any) -> tuple[Callable[[str], Any], str]:
+    """A string -> value function for a field type, and how to write a value."""
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) in args:
+        inner, metavar = _parser_for(next(a for a in args if a is not type(None)))
+        return (lambda text: None if text.lower() in ("none", "") else inner(text)), metavar
+    if typing.get_origin(hint) is tuple:
+        item = args[0]
+        convert, _ = _parser_for(item)
+        size = None if len(args) == 2 and args[1] is Ellipsis else len(args)
+
+        def parse_tuple(text: str) -> tuple:
+            values = tuple(convert(part.strip()) for part in text.split(",") if part.strip())
+            if size is not None and len(values) != size:
+                raise argparse.ArgumentTypeError(f"expected {size} comma-separated values, got {text!r}")
+            return values
+
+        return parse_tuple, "A,B,..."
+    if hint in (int, float, str):
+
+        def parse_scalar(text: str) -> Any:
+            try:
+                return hint(text)
+            except ValueError:
+                raise argparse.ArgumentTypeError(f"expected {'an' if hint is int else 'a'} {hint.__name__}, "
+                                                 f"got {text!r}") from None  # fmt: skip
+
+        return parse_scalar, hint.__name__.upper()
+    raise TypeError(f"no command-line form for a field of type {hint!r}")
+
+
+def _show(value: Any) -> str:
+    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type, defaults: Any, title: str) -> None:
+    """One ``--field-name`` option per field of ``cls``; help text from the field's docstring."""
+    group = parser.add_argument_group(title)
+    hints, docs = typing.get_type_hints(cls), field_docs(cls)
+    for f in fields(cls):
+        flag = "--" + f.name.replace("_", "-")
+        default = getattr(defaults, f.name)
+        text = docs.get(f.name, "")
+        if hints[f.name] is bool:
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None,
+                               help=f"{text} (default: {default})")  # fmt: skip
+            continue
+        convert, metavar = _parser_for(hints[f.name])
+        group.add_argument(flag, type=convert, default=None, metavar=metavar,
+                           help=f"{text} (default: {_show(default)})".replace("%", "%%"))  # fmt: skip
+
+
+def dataclass_from_args(cls: type, args: argparse.Namespace, defaults: Any) -> Any:
+    """``defaults`` with the fields the command line set replaced (validated by the class)."""
+    given = {f.name: getattr(args, f.name) for f in fields(cls) if getattr(args, f.name, None) is not None}
+    return replace(defaults, **given)
+
+
+def main(spec: TrainingSpec, argv: Sequence[str] | None = None, doc: str | None = None) -> int:
+    """The command line of a training script: options from RunConfig and the agent's config."""
+    prog = Path(sys.argv[0]).name
+    parser = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    config_class = spec.agent_class.config_class
+    add_dataclass_arguments(parser, RunConfig, spec.defaults, "run")
+    add_dataclass_arguments(parser, config_class, config_class(), f"{spec.agent_class.kind} settings")
+    args = parser.parse_args(argv)
     try:
-        size = int(stage)
-    except ValueError:
-        raise ValueError(f"unknown stage {stage!r}; expected a word count (e.g. 100) or 'full'") from None
-    if not 2 <= size <= len(answers):
-        raise ValueError(f"stage size {size} is out of range; expected 2 to {len(answers)} words")
-    order = list(answers)
-    random.Random(seed).shuffle(order)  # one fixed order: smaller stages are prefixes of larger ones
-    return sorted(order[:size]), None
+        run = dataclass_from_args(RunConfig, args, spec.defaults)
+        config = dataclass_from_args(config_class, args, config_class())
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        run_curriculum(run, spec, config)
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{prog}: interrupted; run the same command again to continue", file=sys.stderr)
+        return 130
+    return 0
 
 
-def add_run_arguments(parser: argparse.ArgumentParser, stages: str, iterations: str) -> None:
-    """The command-line options every training example shares."""
-    parser.add_argument("--stages", default=stages, help=f"comma-separated curriculum stages (default {stages})")
-    parser.add_argument("--iterations", default=iterations, help="updates per stage (one value, or one per stage)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
-    parser.add_argument("--eval-every", type=int, default=100, help="greedy evaluation every N updates")
-    parser.add_argument("--checkpoint-every", type=int, default=50, help="write last.pt every N updates")
-    parser.add_argument(
-        "--stop-at", type=float, default=None, help="end a stage once its evaluated win rate reaches this"
-    )
-    parser.add_argument("--init", default=None, help="start from these weights (a checkpoint of the same agent)")
-    parser.add_argument("--tensorboard", action="store_true", help="log to <run-dir>/tb")
-    parser.add_argument("--fresh", action="store_true", help="ignore an existing last.pt and start over")
-    parser.add_argument("--export", default=None, help="copy the final best checkpoint here")
-
-
-def parse_plan(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[tuple[str, int]]:
-    stages = [s.strip() for s in args.stages.split(",") if s.strip()]
-    counts = [int(n) for n in args.iterations.split(",")]
-    counts = counts * len(stages) if len(counts) == 1 else counts
-    if len(counts) != len(stages):
-        parser.error(f"--iterations has {len(counts)} values for {len(stages)} stages")
-    for stage in stages:
-        try:
-            stage_words(stage)
-        except ValueError as exc:
-            parser.error(str(exc))
-    return list(zip(stages, counts, strict=True))
+def _check_resume(
+    saved: dict[str, Any], run: RunConfig, config: Any, config_class: type, last: Path
+) -> list[tuple[str, int]]:
+    """The plan to follow when resuming ``saved``; refuses settings that differ from the run's."""
+    before = asdict(config_from_dict(config_class, saved["config"], f"checkpoint {str(last)!r}"))
+    now = asdict(config)
+    differ = [f"{k} (run: {_show(before[k])}, command: {_show(now[k])})" for k in now if before[k] != now[k]]
+    if differ:
+        raise ValueError(
+            f"{last} was trained with other settings: {'; '.join(differ)}. Resume with the run's settings, "
+            f"start over with --fresh, or use another --run-dir"
+        )
+    saved_plan = list(zip(saved["stages"], saved["iterations"], strict=True))
+    if run.plan[: len(saved_plan)] != saved_plan:
+        show = lambda plan: ", ".join(f"{s}:{n}" for s, n in plan)  # noqa: E731
+        raise ValueError(
+            f"{last} follows the plan [{show(saved_plan)}] (stage:updates); this command asks [{show(run.plan)}]. "
+            f"A resumed run keeps its plan and may only append stages; or start over with --fresh"
+        )
+    saved_init = saved.get("init")
+    if run.init is not None and saved_init is not None and run.init != saved_init:
+        raise ValueError(f"{last} started from --init {saved_init}; this command asks --init {run.init}")
+    if len(run.plan) > len(saved_plan):
+        print(f"extending the plan of {last} with stages {', '.join(s for s, _ in run.plan[len(saved_plan) :])}")
+    return run.plan
 
 
 def _stats_dict(stats: Any) -> dict[str, float]:
@@ -104,29 +243,22 @@ def _stats_dict(stats: Any) -> dict[str, float]:
     return {k: float(v) for k, v in data.items() if isinstance(v, int | float)}
 
 
-def run_curriculum(
-    args: argparse.Namespace,
-    kind: str,
-    plan: list[tuple[str, int]],
-    config: Any,
-    config_from_dict: Callable[[dict[str, Any]], Any],
-    make_agent: Callable[[Any, torch.device], Any],
-    load_agent: Callable[[str], Any],
-    make_trainer: Callable[[Any, list[str], list[str] | None, torch.device, int], Any],
-) -> Path:
-    """Train through ``plan`` (stage, updates), resuming from ``<run_dir>/last.pt`` when present."""
-    device = resolve_device(args.device)
-    run_dir = Path(args.run_dir)
+def run_curriculum(run: RunConfig, spec: TrainingSpec, config: Any) -> Path:
+    """Train through ``run.plan`` (stage, updates), resuming from ``<run_dir>/last.pt`` when present."""
+    agent_class, kind = spec.agent_class, spec.agent_class.kind
+    device = resolve_device(run.device)
+    run_dir = Path(run.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     last, metrics = run_dir / "last.pt", run_dir / "metrics.jsonl"
-    saved = None if args.fresh or not last.exists() else load_checkpoint(last, f"{kind}-run")
+    saved = None if run.fresh or not last.exists() else read_checkpoint(last, f"{kind}-run")
+    plan = run.plan
     if saved is not None:
-        config = config_from_dict(saved["config"])
-        plan = list(zip(saved["stages"], saved["iterations"], strict=True))
+        plan = _check_resume(saved, run, config, agent_class.config_class, last)
         print(f"resuming {last} at stage {min(saved['stage_index'] + 1, len(plan))}/{len(plan)}")
-    agent = make_agent(config, device)
+    init = saved.get("init") if saved is not None else run.init
+    agent = agent_class(config, device=device)
     writer = None
-    if args.tensorboard:
+    if run.tensorboard:
         from torch.utils.tensorboard import SummaryWriter
 
         writer = SummaryWriter(str(run_dir / "tb"))
@@ -138,7 +270,7 @@ def run_curriculum(
         atomic_torch_save(last, {
             "kind": f"{kind}-run", "config": asdict(config), "stages": [s for s, _ in plan],
             "iterations": [n for _, n in plan], "stage_index": stage_index, "trainer": trainer_state,
-            "best": best, "elapsed_s": done_s, "step_offset": steps,
+            "best": best, "elapsed_s": done_s, "step_offset": steps, "init": init,
         })  # fmt: skip
 
     best_path = run_dir / f"best_{plan[-1][0]}.pt"
@@ -149,10 +281,14 @@ def run_curriculum(
         resume = saved["trainer"] if saved is not None and index == first else None
         if resume is None:  # a stage starts from the previous stage's best weights (or --init)
             previous = run_dir / f"best_{plan[index - 1][0]}.pt" if index > 0 else None
-            source = str(previous) if previous is not None and previous.exists() else args.init
+            source = str(previous) if previous is not None and previous.exists() else init
             if source:
-                agent.net.load_state_dict(load_agent(source).net.state_dict())
-        trainer = make_trainer(agent, answers, allowed, device, iterations)
+                weights = agent_class.load(source)
+                if _shape_fields(weights.config) != _shape_fields(config):
+                    raise ValueError(f"--init {source}: a network of another shape ({_shape_fields(weights.config)}; "
+                                     f"this run: {_shape_fields(config)})")  # fmt: skip
+                agent.net.load_state_dict(weights.net.state_dict())
+        trainer = spec.make_trainer(agent, answers, allowed, device, iterations)
         best = {"win_rate": -1.0, "mean_guesses": float("inf"), "iteration": 0}
         if resume is not None:
             trainer.load_state_dict(resume)
@@ -167,7 +303,7 @@ def run_curriculum(
             if writer is not None and trainer.iteration > before:
                 for key, value in stats.items():
                     writer.add_scalar(f"losses/{key}" if "loss" in key else f"charts/{key}", value, step)
-            crossed = trainer.iteration // args.eval_every > before // args.eval_every
+            crossed = trainer.iteration // run.eval_every > before // run.eval_every
             evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations)
             if evaluated:
                 result = evaluate(agent, answers=answers, allowed=allowed, device=device, progress=False)
@@ -185,10 +321,10 @@ def run_curriculum(
                                            "figures": best, "training_s": now})  # fmt: skip
                 bar.set_postfix(win=f"{result.win_rate:.3f}", mean=f"{result.mean_guesses_wins:.3f}",
                                 best=f"{best['win_rate']:.3f}")  # fmt: skip
-            crossed_checkpoint = trainer.iteration // args.checkpoint_every > before // args.checkpoint_every
+            crossed_checkpoint = trainer.iteration // run.checkpoint_every > before // run.checkpoint_every
             if evaluated or crossed_checkpoint:
                 checkpoint(index, trainer.state_dict(), best, now, offset)
-            if evaluated and args.stop_at is not None and result.win_rate >= args.stop_at:
+            if evaluated and run.stop_at is not None and result.win_rate >= run.stop_at:
                 break
         bar.close()
         elapsed += time.perf_counter() - clock
@@ -198,7 +334,13 @@ def run_curriculum(
               f"at update {best['iteration']} -> {best_path}")  # fmt: skip
     if writer is not None:
         writer.close()
-    if args.export:
-        atomic_torch_save(args.export, torch.load(best_path, map_location="cpu", weights_only=True))
-        print(f"exported {best_path} -> {args.export}")
+    if run.export:
+        atomic_torch_save(run.export, torch.load(best_path, map_location="cpu", weights_only=True))
+        print(f"exported {best_path} -> {run.export}")
     return run_dir
+
+
+def _shape_fields(config: Any) -> dict[str, Any]:
+    """The fields that decide a network's shape (weights move between configs that share them)."""
+    names = ("encoding", "hidden", "layers", "dueling", "max_guesses")
+    return {k: v for k, v in asdict(config).items() if k in names}

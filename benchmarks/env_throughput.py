@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, save
 
 from wordle_gym import WordleEnv, WordleVectorEnv
-from wordle_gym.core import build_pattern_table
+from wordle_gym.rules import build_pattern_table
 from wordle_gym.words import Vocabulary, load_word_list
 
 

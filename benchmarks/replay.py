@@ -19,10 +19,9 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, save
 
-from agents.dqn import DQNAgent, DQNConfig, DQNTrainer
-from agents.replay import PrioritizedReplay
-from agents.training import stage_words
-from wordle_gym.observation import Observer
+from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
+from wordle_agents.replay import PrioritizedReplay
+from wordle_gym.words import stage_words
 
 BATCH = 512
 
@@ -85,7 +84,7 @@ def main() -> None:
                                  "linear_per_s": time_loop(linear_round, device, budget)})  # fmt: skip
     answers, allowed = stage_words("full")
     config = DQNConfig(learning_starts=BATCH, total_updates=10**6)
-    trainer = DQNTrainer(DQNAgent(config, Observer.size_for(5, 6), device=device), answers, allowed)
+    trainer = DQNTrainer(DQNAgent(config, device=device), answers, allowed)
     while trainer.iteration == 0:
         trainer.step()
     steps = 3 if args.quick else 20

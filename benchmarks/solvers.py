@@ -21,9 +21,9 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, save
 
-from agents.max_entropy import SCORES, MaxEntropySolver
-from wordle_gym.core import pattern_table
+from wordle_agents.max_entropy import SCORES, MaxEntropySolver
 from wordle_gym.evaluation import evaluate
+from wordle_gym.rules import pattern_table
 from wordle_gym.words import Vocabulary
 
 OPENERS = ["salet", "soare", "tares", "crane", None]
@@ -31,7 +31,7 @@ OPENERS = ["salet", "soare", "tares", "crane", None]
 COLD_START = """
 import json
 from wordle_gym.evaluation import evaluate
-from agents.max_entropy import MaxEntropySolver
+from wordle_agents.max_entropy import MaxEntropySolver
 r = evaluate(MaxEntropySolver(opener={opener!r}), device={device!r}, progress=False)
 print(json.dumps({{"eval_s": r.wall_time_s, "mean": r.mean_guesses_wins, "wins": r.wins}}))
 """

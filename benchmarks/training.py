@@ -20,12 +20,12 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, save
 
-import agents
-from agents.a2c import A2CAgent, A2CConfig, A2CTrainer
-from agents.training import stage_words
+from wordle_agents.a2c import A2CAgent, A2CConfig, A2CTrainer
+from wordle_agents.checkpoint import shipped_dir
 from wordle_gym.evaluation import evaluate
+from wordle_gym.words import stage_words
 
-CHECKPOINTS = Path(agents.__file__).resolve().parent / "checkpoints"  # the shipped weights
+CHECKPOINTS = shipped_dir()  # the shipped weights
 
 
 def throughput(stage: str, device: torch.device, updates: int, batch: int) -> dict:
@@ -51,10 +51,10 @@ def main() -> None:
     result["checkpoints"] = []
     for path in sorted(CHECKPOINTS.glob("a2c*.pt")):
         agent = A2CAgent.load(path, device=device)
-        data = agent.checkpoint
-        r = evaluate(agent, answers=data["answers"], allowed=data["allowed"], device=device, progress=False)
-        r.agent = f"A2C `{path.name}` (stage {data['stage']})"
-        r.extra = {"training_s": data.get("training_s"), "stage": data["stage"]}
+        info = agent.checkpoint
+        r = evaluate(agent, **info.lists, device=device, progress=False)
+        r.agent = f"A2C `{path.name}` (stage {info.stage})"
+        r.extra = {"training_s": info.training_s, "stage": info.stage}
         result["checkpoints"].append(r.to_dict())
     save("training", result)
 

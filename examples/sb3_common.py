@@ -13,9 +13,10 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 import wordle_gym  # noqa: F401  (registers Wordle-v0)
-from agents.training import stage_words
+from wordle_agents.sb3 import SB3Policy
 from wordle_gym.evaluation import evaluate
-from wordle_gym.sb3 import SB3Policy, make_sb3_vec_env
+from wordle_gym.sb3 import make_sb3_vec_env
+from wordle_gym.words import stage_words
 
 
 def parse_args(doc: str | None, name: str, timesteps: int, mask: str = "all") -> argparse.Namespace:

@@ -12,10 +12,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, encode_observations
-from agents.training import stage_words
+from wordle_agents.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, encode_observations
 from wordle_gym import WordleEnv, WordleVectorEnv
 from wordle_gym.evaluation import evaluate
+from wordle_gym.observation import KnowledgeLayout
+from wordle_gym.words import stage_words
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -27,15 +28,15 @@ def test_network__shapes_as_in_the_seed_and_vocabulary_free_weights() -> None:
     assert [shapes[f"policy.{i}.weight"] for i in (0, 3, 6)] == [(512, 512), (512, 512), (260, 512)]
     assert [shapes[f"value.{i}.weight"] for i in (0, 3, 6)] == [(128, 518), (32, 128), (1, 32)]
     assert all(m.p == 0.05 for m in net.modules() if isinstance(m, torch.nn.Dropout))
-    assert "word_one_hot" not in net.state_dict()  # the vocabulary is not part of the weights
+    assert not any("one_hot" in key for key in net.state_dict())  # the vocabulary is not part of the weights
     net.eval()
     state, turn = torch.rand(3, 260), torch.eye(6)[:3]
     for words in (["cigar", "rebut"], stage_words("100")[0]):
-        net.set_words(words)
+        net.words.set_words(words)
         logits, value = net(state, turn)
         assert logits.shape == (3, len(words)) and value.shape == (3,)
     # A word's logit is the sum of its letters' scores at their positions.
-    net.set_words(["cigar", "cigas"])
+    net.words.set_words(["cigar", "cigas"])
     logits, _ = net(state, turn)
     maps = net.policy(net.trunk(state)).view(3, 2, 26 * 5)
     scores = net.value(torch.cat([net.trunk(state), turn], 1)) * maps[:, 0] + maps[:, 1]
@@ -47,7 +48,7 @@ def test_seed_encoding__four_states_per_letter_and_position() -> None:
     env = WordleEnv()
     env.reset(options={"answer": "parry"})
     obs, *_ = env.step(env.vocabulary.action("crane"))  # c grey, R yellow, A yellow, n grey, e grey
-    state, turn = encode_observations(torch.as_tensor(obs)[None], "seed", 5, 6)
+    state, turn = encode_observations(torch.as_tensor(obs)[None], "seed", KnowledgeLayout(5, 6))
     bits = state.view(26, 5, 2)
     code = {(0, 0): "-", (1, 0): "here", (0, 1): "not here", (1, 1): "elsewhere"}
 
@@ -58,7 +59,7 @@ def test_seed_encoding__four_states_per_letter_and_position() -> None:
     assert at("c", 3) == "not here" and at("z", 0) == "-" and turn[0].tolist() == [0, 1, 0, 0, 0, 0]
     obs, *_ = env.step(env.vocabulary.action("parry"))
     assert env.state.done.item()
-    knowledge, _ = encode_observations(torch.as_tensor(obs)[None], "knowledge", 5, 6)
+    knowledge, _ = encode_observations(torch.as_tensor(obs)[None], "knowledge", KnowledgeLayout(5, 6))
     assert knowledge.shape == (1, 312)
 
 
@@ -71,7 +72,7 @@ def test_checkpoint__save_load_gives_identical_actions(tmp_path: Path) -> None:
     agent.save(tmp_path / "a.pt", {"answers": ["cigar"]})
     loaded = A2CAgent.load(tmp_path / "a.pt")
     assert torch.equal(agent.act(obs, infos["action_mask"], env), loaded.act(obs, infos["action_mask"], env))
-    assert loaded.checkpoint["answers"] == ["cigar"] and loaded.config == agent.config
+    assert loaded.checkpoint.answers == ["cigar"] and loaded.config == agent.config
     (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="corrupt or not a wordle_gym checkpoint"):
         A2CAgent.load(tmp_path / "bad.pt")
@@ -161,6 +162,10 @@ def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -
                          text=True, timeout=300)  # fmt: skip
     assert cli.returncode == 0, cli.stderr
     assert "| A2C (seed encoding) |" in cli.stdout and "/20 won" in cli.stdout  # the checkpoint's own lists
-    bad = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c"], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=300)  # fmt: skip
-    assert bad.returncode == 2 and "needs --checkpoint PATH" in bad.stderr and "Traceback" not in bad.stderr
+    shipped = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--device", "cpu"],
+                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert shipped.returncode == 0 and "/1000 won" in shipped.stdout  # no --checkpoint: the best shipped weights
+    bad = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--checkpoint",
+                          str(tmp_path / "missing.pt")], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    assert bad.returncode == 2 and "missing.pt' does not exist" in bad.stderr and "Traceback" not in bad.stderr

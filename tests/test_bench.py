@@ -12,9 +12,10 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from agents.training import stage_words
+from wordle_agents.sb3 import SB3Policy
 from wordle_gym.evaluation import evaluate
-from wordle_gym.sb3 import SB3Policy, make_sb3_vec_env
+from wordle_gym.sb3 import make_sb3_vec_env
+from wordle_gym.words import stage_words
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,7 +51,7 @@ def test_sb3_example__single_env_option(tmp_path: Path) -> None:
 def test_maskable_ppo__learns_10_words_beyond_random_play() -> None:
     """MaskablePPO with the hard-mode mask on the vector env adapter: >= 95 % greedy wins and a mean of
     at most 2.5 guesses, where random play within the same mask needs more than 2.5 (computed here)."""
-    from agents import RandomPolicy
+    from wordle_agents import RandomPolicy
 
     answers, allowed = stage_words("10")
     kwargs = {"answers": answers, "allowed": allowed, "action_mask": "hard", "device": "cpu", "progress": False}

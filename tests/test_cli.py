@@ -112,12 +112,14 @@ def test_solve__shows_rows_until_solved() -> None:
     [
         (("solve", "zzzzz"), "'zzzzz' is not one of the 2315 possible answers"),
         (("eval", "--answers", "klingon"), "unknown word list 'klingon'"),
-        (("eval", "--agent", "nope"), "invalid choice: 'nope'"),
+        (("eval", "--agent", "nope"), "unknown agent 'nope'; installed agents: a2c, dqn, max-entropy, random, sb3"),
+        (("eval", "--agent", "random", "--opener", "salet"), "agent 'random' does not take option(s) ['opener']"),
+        (("eval", "-o", "tolerance"), "bad agent option 'tolerance': expected KEY=VALUE"),
         (("eval", "--opener", "qqqqq", "--device", "cpu"), "'qqqqq' is not an allowed guess"),
         (("eval", "--device", "tpu"), "unknown device 'tpu'"),
         (("play", "--answer", "xyzzy"), "'xyzzy' is not one of the 2315 possible answers"),
         (("play", "--max-guesses", "0"), "expected a positive integer, got '0'"),
-        (("assist", "--score", "best"), "invalid choice: 'best'"),
+        (("assist", "--score", "best"), "unknown score 'best'"),
         ((), "the following arguments are required: COMMAND"),
     ],
 )

@@ -12,21 +12,21 @@ from pathlib import Path
 import pytest
 import torch
 
-from agents.dqn import DQNAgent, DQNConfig, DQNTrainer, QNet
-from agents.training import stage_words
+from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer, QNet
 from wordle_gym import WordleVectorEnv
 from wordle_gym.evaluation import evaluate
-from wordle_gym.observation import Observer
+from wordle_gym.observation import KnowledgeLayout
+from wordle_gym.words import stage_words
 
 ROOT = Path(__file__).resolve().parent.parent
-OBS = Observer.size_for(5, 6)
+OBS = KnowledgeLayout(5, 6).size
 SMALL = {"num_games": 64, "hidden": 256, "layers": 2, "batch_size": 256, "buffer_size": 20_000,
          "learning_starts": 1_000, "target_update": 200, "lr": 1e-3}  # fmt: skip
 
 
 def test_qnet__word_value_is_the_sum_of_its_letter_values() -> None:
     net = QNet(OBS, 5, hidden=32, layers=2, dueling=False)
-    net.set_words(["cigar", "cigas", "rebut"])
+    net.words.set_words(["cigar", "cigas", "rebut"])
     obs = torch.randint(0, 2, (4, OBS))
     q = net(obs)
     letters = net.letters(net.trunk(obs.float())).view(4, 26, 5)
@@ -34,16 +34,16 @@ def test_qnet__word_value_is_the_sum_of_its_letter_values() -> None:
     assert torch.allclose(q[:, 0], cigar, atol=1e-5)
     assert torch.allclose(q[:, 0] - q[:, 1], letters[:, 17, 4] - letters[:, 18, 4], atol=1e-5)
     dueling = QNet(OBS, 5, hidden=32, layers=2, dueling=True)
-    dueling.set_words(["cigar", "cigas", "rebut"])
+    dueling.words.set_words(["cigar", "cigas", "rebut"])
     features = dueling.trunk(obs.float())
     q = dueling(obs)
     assert torch.allclose(q.mean(1, keepdim=True), dueling.value(features), atol=1e-5)  # V + A - mean(A)
-    assert "word_one_hot" not in dueling.state_dict()
+    assert not any("one_hot" in key for key in dueling.state_dict())
 
 
 def test_dqn__learns_a_20_word_wordle() -> None:
     answers, allowed = stage_words("20")
-    agent = DQNAgent(DQNConfig(**SMALL, total_updates=3000), OBS, device="cpu")
+    agent = DQNAgent(DQNConfig(**SMALL, total_updates=3000), device="cpu")
     trainer = DQNTrainer(agent, answers, allowed)
     best, checked = 0.0, 0
     while trainer.iteration < 3000 and best < 0.95:
@@ -56,7 +56,7 @@ def test_dqn__learns_a_20_word_wordle() -> None:
 
 def test_dqn__lost_answers_are_drawn_more_often_and_masks_honoured() -> None:
     answers, allowed = stage_words("40")
-    agent = DQNAgent(DQNConfig(**{**SMALL, "learning_starts": 10**9}), OBS, device="cpu")
+    agent = DQNAgent(DQNConfig(**{**SMALL, "learning_starts": 10**9}), device="cpu")
     trainer = DQNTrainer(agent, answers, allowed)
     for _ in range(30):  # epsilon 1: random play, most games lost
         trainer.step()
@@ -73,7 +73,7 @@ def test_dqn__lost_answers_are_drawn_more_often_and_masks_honoured() -> None:
 
 def test_dqn__checkpoint_roundtrip_and_cli(tmp_path: Path) -> None:
     answers, _ = stage_words("20")
-    agent = DQNAgent(DQNConfig(hidden=64, layers=2), OBS, device="cpu")
+    agent = DQNAgent(DQNConfig(hidden=64, layers=2), device="cpu")
     agent.save(tmp_path / "dqn.pt", {"answers": answers, "allowed": None, "stage": "20"})
     loaded = DQNAgent.load(tmp_path / "dqn.pt")
     env = WordleVectorEnv(20, device="cpu", answers=answers, allowed=None)
@@ -86,7 +86,7 @@ def test_dqn__checkpoint_roundtrip_and_cli(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "| DQN (letter-decomposed, prioritized replay) |" in out.stdout and "/20 won" in out.stdout
     with pytest.raises(ValueError, match="holds 'dqn', expected an 'a2c' checkpoint"):
-        from agents.a2c import A2CAgent
+        from wordle_agents.a2c import A2CAgent
 
         A2CAgent.load(tmp_path / "dqn.pt")
 
@@ -117,11 +117,11 @@ def test_train_dqn_example__resumes_after_a_kill(tmp_path: Path) -> None:
 def test_dqn_trainer__state_roundtrip_continues_the_schedule() -> None:
     answers, allowed = stage_words("20")
     config = DQNConfig(**{**SMALL, "learning_starts": 128, "num_games": 32})
-    trainer = DQNTrainer(DQNAgent(config, OBS, device="cpu"), answers, allowed)
+    trainer = DQNTrainer(DQNAgent(config, device="cpu"), answers, allowed)
     while trainer.iteration < 20:
         trainer.step()
     state = trainer.state_dict()
-    resumed = DQNTrainer(DQNAgent(config, OBS, device="cpu"), answers, allowed)
+    resumed = DQNTrainer(DQNAgent(config, device="cpu"), answers, allowed)
     resumed.load_state_dict(state)
     assert resumed.iteration == trainer.iteration and resumed.epsilon == trainer.epsilon
     assert torch.equal(resumed.buffer.priorities_alpha(), trainer.buffer.priorities_alpha())

@@ -156,7 +156,7 @@ def test_knowledge__exactly_the_consistent_answers(rng: random.Random) -> None:
         history = []
         for _ in range(5):
             history += _random_history(env, rng, 1)
-            obs = env.observer(env.state)[0].numpy()
+            obs = env.observation(env.state)[0].numpy()
             know = decode_knowledge(obs, 5, 6)
             from_obs = {w for w in env.vocabulary.answers if satisfies_knowledge(w, know)}
             from_ref = {w for w in env.vocabulary.answers if consistent(w, history)}
@@ -196,7 +196,7 @@ def test_hard_mode__invalid_guess_is_refused_but_spends_the_turn() -> None:
     env = WordleEnv(hard_mode=True)
     env.reset(options={"answer": "parry"})
     play(env, ["error"])
-    before = env.observer(env.state)[0].numpy().copy()
+    before = env.observation(env.state)[0].numpy().copy()
     mask = env.action_masks()
     assert not mask[env.vocabulary.action("crane")]  # drops the known R's
     assert mask[env.vocabulary.action("parry")] and mask[env.vocabulary.action("array")]  # keeps R at 2, two R's

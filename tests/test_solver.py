@@ -10,7 +10,7 @@ import pytest
 import torch
 from reference import feedback_ref
 
-from agents.max_entropy import SCORES, MaxEntropySolver
+from wordle_agents.max_entropy import SCORES, MaxEntropySolver
 from wordle_gym import WordleVectorEnv
 from wordle_gym.evaluation import evaluate
 from wordle_gym.words import load_word_list

@@ -99,11 +99,11 @@ def test_vector__same_step_autoreset(device: str) -> None:
     assert terms.tolist() == [True, False, False] and infos["_final_obs"].tolist() == [True, False, False]
     expected_final = single.step(parry)[0]
     assert np.array_equal(infos["final_obs"][0].cpu().numpy(), expected_final)
-    assert torch.equal(obs[0], vec.observer.initial)  # a new game already
+    assert torch.equal(obs[0], vec.observation.initial)  # a new game already
     assert int(vec.state.turn[0]) == 0 and int(vec.state.turn[1]) == 1
     obs, rewards, terms, _, infos = vec.step(torch.tensor([error, error, error]))
     assert terms.tolist() == [False, True, True] and rewards.tolist() == [-1.0, -6.0, -6.0]
-    assert (obs[1:] == vec.observer.initial).all()
+    assert (obs[1:] == vec.observation.initial).all()
 
 
 def test_vector__next_step_autoreset_ignores_the_action() -> None:
@@ -114,7 +114,7 @@ def test_vector__next_step_autoreset_ignores_the_action() -> None:
     assert terms.tolist() == [True, True] and rewards[0] == -1.0 and rewards[1] == -6.0
     obs, rewards, terms, _, infos = vec.step(torch.tensor([5, 5]))
     assert rewards.tolist() == [0.0, 0.0] and terms.tolist() == [False, False]
-    assert (obs == vec.observer.initial).all() and (infos["turn"] == 0).all()
+    assert (obs == vec.observation.initial).all() and (infos["turn"] == 0).all()
     assert (infos["tiles"] == 3).all()
 
 
@@ -129,7 +129,7 @@ def test_vector__reset_options_and_mask() -> None:
     vec.step(torch.full((4,), vec.vocabulary.action("crane")))
     obs, infos = vec.reset(options={"reset_mask": np.array([False, True, False, True]), "answers": torch.arange(4)})
     assert vec.state.turn.tolist() == [1, 0, 1, 0] and vec.state.answers.tolist()[1::2] == [1, 3]
-    assert (obs[1] == vec.observer.initial).all() and not (obs[0] == vec.observer.initial).all()
+    assert (obs[1] == vec.observation.initial).all() and not (obs[0] == vec.observation.initial).all()
     assert infos["turn"].tolist() == [1, 0, 1, 0]
     with pytest.raises(ValueError, match="expected 4 answers \\(one per game\\); got 2"):
         vec.reset(options={"answers": ["cigar", "rebut"]})

@@ -15,10 +15,10 @@ from __future__ import annotations
 import gymnasium as gym
 
 from wordle_gym.config import WordleConfig
-from wordle_gym.core import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
 from wordle_gym.env import WordleEnv
 from wordle_gym.rewards import PRESETS as REWARD_PRESETS
 from wordle_gym.rewards import RewardScheme
+from wordle_gym.rules import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
 from wordle_gym.vector import WordleVectorEnv
 from wordle_gym.words import Vocabulary, decode, encode, load_word_list
 

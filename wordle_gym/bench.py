@@ -1,10 +1,11 @@
-"""``wordle-gym bench``: evaluate every available agent through the harness and rewrite the table.
+"""``wordle-gym bench``: evaluate every installed agent through the harness and rewrite the table.
 
-Agents: the solver family (SALET with each scoring rule, and the solver's own opener), the random
-floor (uniform over all words, and over the remaining candidates), every shipped checkpoint in
-``agents/checkpoints`` (A2C ``a2c*.pt``, DQN ``dqn*.pt``, SB3 ``*.zip``) and any extra models given.
-One JSON per agent goes to ``benchmarks/results/agents/`` (atomically), then BENCHMARKS.md and the
-plots (``benchmarks/plots/``, with matplotlib installed) are regenerated under ``--out``.
+Agents come from the ``wordle_gym.agents`` entry points (:mod:`wordle_gym.registry`); each agent
+declares its rows (``bench_runs``): the solver family, the random floors, one row per shipped
+checkpoint of the trained agents, and any third-party agent that is installed. ``--model ZIP``
+adds SB3 models. One JSON per row goes to ``benchmarks/results/agents/`` (atomically), then
+BENCHMARKS.md and the plots (``benchmarks/plots/``, with matplotlib installed) are regenerated
+under ``--out``.
 """
 
 from __future__ import annotations
@@ -13,59 +14,28 @@ import argparse
 import json
 import re
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import agents as agents_package
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import evaluate
+from wordle_gym.registry import AgentError, BenchRun, agent_names, bench_runs, make_agent
 from wordle_gym.report import render
-
-CHECKPOINTS = Path(agents_package.__file__).resolve().parent / "checkpoints"
 
 
 def _slug(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
 
 
-@dataclass
-class Job:
-    """One agent to evaluate."""
-
-    name: str
-    make: Callable[[Any], Any]  # device -> policy
-    kwargs: dict[str, Any] = field(default_factory=dict)  # for evaluate(): word lists, mask
-    training_s: float | None = None
-
-
-def jobs(extra_models: list[str]) -> list[Job]:
-    """Every agent to evaluate: solvers, random floors, shipped checkpoints, extra SB3 models."""
-    from agents import A2CAgent, DQNAgent, MaxEntropySolver, RandomPolicy
-    from agents.training import load_checkpoint
-    from wordle_gym.sb3 import SB3Policy
-
-    found = [
-        Job("max-entropy (entropy, SALET)", lambda d: MaxEntropySolver(opener="salet")),
-        Job("max-entropy (entropy, own opener)", lambda d: MaxEntropySolver()),
-        *(
-            Job(f"max-entropy ({s}, SALET)", lambda d, s=s: MaxEntropySolver(score=s, opener="salet"))
-            for s in ("expected", "minimax", "splits")
-        ),
-        Job("random (all words)", lambda d: RandomPolicy(seed=0)),
-        Job("random (remaining candidates)", lambda d: RandomPolicy(seed=0), {"action_mask": "candidates"}),
-    ]
-    for path in sorted(CHECKPOINTS.glob("a2c*.pt")) + sorted(CHECKPOINTS.glob("dqn*.pt")):
-        loader = A2CAgent if path.name.startswith("a2c") else DQNAgent
-        data = load_checkpoint(path, "a2c" if loader is A2CAgent else "dqn")  # metadata only
-        lists = {"answers": data.get("answers", "answers"), "allowed": data.get("allowed", "allowed")}
-        kind = "A2C" if loader is A2CAgent else "DQN"
-        found.append(Job(f"{kind} `{path.name}` (stage {data.get('stage', '?')})",
-                         lambda d, path=path, loader=loader: loader.load(path, device=d), lists,
-                         data.get("training_s")))  # fmt: skip
-    for model in [*sorted(str(p) for p in CHECKPOINTS.glob("*.zip")), *extra_models]:
-        found.append(Job(f"SB3 `{Path(model).name}`", lambda d, model=model: SB3Policy.load(model, device=str(d))))
+def jobs(extra_models: list[str]) -> list[tuple[str, BenchRun]]:
+    """(agent name, row) for every installed agent's declared rows, then the extra SB3 models."""
+    found: list[tuple[str, BenchRun]] = []
+    for name in agent_names():
+        try:
+            found += [(name, run) for run in bench_runs(name)]
+        except AgentError as exc:  # one broken agent does not stop the table
+            print(f"skipped: {exc}")
+    found += [("sb3", BenchRun(f"SB3 `{Path(model).name}`", {"checkpoint": model})) for model in extra_models]
     return found
 
 
@@ -81,20 +51,30 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(args.out)
     results = root / "benchmarks" / "results" / "agents"
     start = time.perf_counter()
-    for job in jobs(args.model):
-        if args.only and args.only.lower() not in job.name.lower():
+    log_folders: set[Path] = set()  # training logs (*.metrics.jsonl) lie beside the evaluated weights
+    for name, run in jobs(args.model):
+        if args.only and args.only.lower() not in run.label.lower():
             continue
-        result = evaluate(job.make(device), agent=job.name, device=device, progress=None, **job.kwargs)
-        if job.training_s:
-            result.extra["training_s"] = job.training_s
-        result.save(results / f"{_slug(job.name)}.json")
+        try:
+            policy = make_agent(name, run.options, device=str(device))
+        except AgentError as exc:
+            print(f"skipped {run.label}: {exc}")
+            continue
+        info = getattr(policy, "checkpoint", None)  # a trained agent plays the lists it was trained on
+        if getattr(info, "path", None):
+            log_folders.add(Path(info.path).parent)
+        lists: dict[str, Any] = getattr(info, "lists", None) or {}
+        result = evaluate(policy, agent=run.label, device=device, progress=None, **{**lists, **run.env})
+        if getattr(info, "training_s", None):
+            result.extra["training_s"] = info.training_s
+        result.save(results / f"{_slug(run.label)}.json")
         print(result.markdown_row(), flush=True)
-    plot(root)
+    plot(root, sorted(log for folder in log_folders for log in folder.glob("*.metrics.jsonl")))
     print(f"wrote {render(root)} in {time.perf_counter() - start:.1f} s")
     return 0
 
 
-def plot(root: Path) -> None:
+def plot(root: Path, logs: list[Path]) -> None:
     """Guess-count distribution per agent, and learning curves from shipped training logs (PNG)."""
     try:
         import matplotlib
@@ -122,7 +102,7 @@ def plot(root: Path) -> None:
         fig.tight_layout()
         fig.savefig(out / "guess_distribution.png", dpi=110)
         plt.close(fig)
-    logs = sorted(CHECKPOINTS.glob("*.metrics.jsonl"))
+
     if logs:
         fig, (ax_win, ax_mean) = plt.subplots(1, 2, figsize=(11, 4))
         for log in logs:

@@ -1,10 +1,14 @@
-"""The ``wordle-gym`` command: play, get hints, evaluate agents, watch the solver.
+"""The ``wordle-gym`` command: play, get hints, evaluate agents, watch an agent play.
 
     wordle-gym play [--hard] [--answer WORD] [--seed N]
     wordle-gym assist [--hard] [--score entropy|expected|minimax|splits]
-    wordle-gym eval --agent max-entropy [--opener salet] [--score ...] [--device cuda] [--answers nyt]
-                    [--hard] [--json out.json]
-    wordle-gym solve WORD [--opener salet] [--score ...] [--hard]
+    wordle-gym eval --agent NAME [--checkpoint PATH] [--opener salet] [--score ...] [-o KEY=VALUE]
+                    [--device cuda] [--answers nyt] [--hard] [--json out.json]
+    wordle-gym solve WORD [--agent NAME] [--opener salet] [--score ...] [--hard]
+    wordle-gym agents
+
+Agents are found through the ``wordle_gym.agents`` entry points (:mod:`wordle_gym.registry`):
+the command knows no agent by name beyond its default, ``max-entropy``.
 
 Word lists (``--answers``, ``--allowed``): ``answers`` (2315, the default), ``nyt`` (2309),
 ``allowed`` (12972), or the path of a text file with one word per line.
@@ -13,22 +17,27 @@ Word lists (``--answers``, ``--allowed``): ``answers`` (2315, the default), ``ny
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import torch
+from gymnasium.error import DependencyNotInstalled
 
-from wordle_gym.core import GREEN, parse_tiles
 from wordle_gym.env import WordleEnv
+from wordle_gym.game import NO_LETTER
+from wordle_gym.registry import agent_names, make_agent
 from wordle_gym.render import ansi_row
-from wordle_gym.state import NO_LETTER
+from wordle_gym.rules import GREEN, parse_tiles
 from wordle_gym.vector import WordleVectorEnv
 from wordle_gym.words import ALIASES, BUILTIN_LISTS, WordSource
 
-AGENTS = ("max-entropy", "random", "a2c", "dqn", "sb3")
-SCORES = ("entropy", "expected", "minimax", "splits")
+DEFAULT_AGENT = "max-entropy"
+# Command-line flags that become agent options (the keyword the agent's callable takes).
+AGENT_FLAGS = {"checkpoint": "checkpoint", "opener": "opener", "score": "score", "candidates_only": "candidates_only",
+               "seed": "seed", "sb3_algo": "algorithm"}  # fmt: skip
 QUIT = {"quit", "exit", "q", ":q"}
 
 
@@ -119,24 +128,47 @@ ASSIST_HELP = (
 )
 
 
-def _assistant(args: argparse.Namespace) -> tuple[WordleVectorEnv, Any]:
-    from agents.max_entropy import MaxEntropySolver
+def agent_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The agent options the user gave: the flags in AGENT_FLAGS, then each ``-o KEY=VALUE``."""
+    options = {
+        key: value for flag, key in AGENT_FLAGS.items() if (value := getattr(args, flag, None)) not in (None, False)
+    }
+    for item in getattr(args, "option", None) or []:
+        key, sep, text = item.partition("=")
+        if not sep or not key.isidentifier():
+            raise UsageError(f"bad agent option {item!r}: expected KEY=VALUE with KEY a Python name")
+        try:
+            options[key] = ast.literal_eval(text)  # numbers, booleans, None, quoted strings; data only
+        except (ValueError, SyntaxError):
+            options[key] = text
+    return options
 
+
+def candidates(env: WordleVectorEnv) -> list[str]:
+    """The answers still consistent with the feedback of game 0."""
+    ids = env.game.consistent(env.state)[0].nonzero().flatten().tolist()
+    return [env.vocabulary.answers[i] for i in ids]
+
+
+def _assistant(args: argparse.Namespace) -> tuple[WordleVectorEnv, Any]:
     env = WordleVectorEnv(
         1, device="cpu", answers=word_source(args.answers), allowed=word_source(args.allowed), hard_mode=args.hard,
         max_guesses=args.max_guesses,
     )  # fmt: skip
     env.reset(options={"answers": [0]})  # the answer is unknown: observe() never reads it
-    return env, MaxEntropySolver(score=args.score)
+    solver = make_agent(args.agent, agent_options(args), device="cpu")
+    if not callable(getattr(solver, "best_guesses", None)):
+        raise UsageError(f"agent {args.agent!r} cannot suggest guesses (it has no best_guesses method)")
+    return env, solver
 
 
 def _print_status(env: WordleVectorEnv, solver: Any, top: int) -> None:
-    candidates = solver.candidates(env)
-    if len(candidates) == 1:
-        print(f"It must be {candidates[0].upper()}.")
+    left = candidates(env)
+    if len(left) == 1:
+        print(f"It must be {left[0].upper()}.")
         return
-    listed = ": " + ", ".join(candidates) if len(candidates) <= 12 else ""
-    print(f"{len(candidates)} candidates left{listed}")
+    listed = ": " + ", ".join(left) if len(left) <= 12 else ""
+    print(f"{len(left)} candidates left{listed}")
     print("Suggestions:")
     for word, score, is_candidate in solver.best_guesses(env, top=top):
         print(f"  {word}  {score:.3f}{'  (could be the answer)' if is_candidate else ''}")
@@ -184,7 +216,7 @@ def cmd_assist(args: argparse.Namespace) -> int:
             continue
         snapshot = env.state.clone()
         env.game.observe(env.state, torch.tensor([env.vocabulary.action(word)]), torch.tensor([tiles]))
-        if not solver.candidates(env):
+        if not candidates(env):
             env.state = snapshot
             print(f"No answer fits {word.upper()} {colours}: check the colours; ignored.")
             continue
@@ -202,36 +234,12 @@ def cmd_assist(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------- eval
 def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
     """The agent, and the answer and guess lists to evaluate it on."""
-    from agents.baselines import RandomPolicy
-    from agents.max_entropy import MaxEntropySolver
-
-    answers = word_source(args.answers) if args.answers else "answers"
-    allowed = word_source(args.allowed) if args.allowed else "allowed"
-    trained = args.agent in ("a2c", "dqn", "sb3")
-    if not trained and args.checkpoint:
-        raise UsageError(f"--checkpoint is for trained agents; {args.agent} takes none")
-    if args.agent == "random":
-        return RandomPolicy(seed=args.seed), answers, allowed
-    if args.agent == "max-entropy":
-        return (
-            MaxEntropySolver(score=args.score, opener=args.opener, candidates_only=args.candidates_only),
-            answers,
-            allowed,
-        )
-    if not args.checkpoint:
-        raise UsageError(f"--agent {args.agent} needs --checkpoint PATH")
-    if args.agent == "sb3":
-        from wordle_gym.sb3 import SB3Policy
-
-        return SB3Policy.load(args.checkpoint, algorithm=args.sb3_algo), answers, allowed
-    from agents.a2c import A2CAgent
-    from agents.dqn import DQNAgent
-
-    agent = (A2CAgent if args.agent == "a2c" else DQNAgent).load(args.checkpoint, device=args.device)
-    # By default, evaluate on the lists the checkpoint was trained on.
-    answers = word_source(args.answers) if args.answers else agent.checkpoint.get("answers", "answers")
-    allowed = word_source(args.allowed) if args.allowed else agent.checkpoint.get("allowed", "allowed")
-    return agent, answers, allowed
+    policy = make_agent(args.agent, agent_options(args), device=args.device)
+    # By default, a trained agent plays the lists its weights were trained on (``checkpoint.lists``).
+    lists = getattr(getattr(policy, "checkpoint", None), "lists", None) or {}
+    answers = word_source(args.answers) if args.answers else lists.get("answers", "answers")
+    allowed = word_source(args.allowed) if args.allowed else lists.get("allowed", "allowed")
+    return policy, answers, allowed
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
@@ -255,26 +263,38 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------ solve
 def cmd_solve(args: argparse.Namespace) -> int:
-    from agents.max_entropy import MaxEntropySolver
-
     env = WordleVectorEnv(
         1, device=args.device, answers=word_source(args.answers), allowed=word_source(args.allowed),
         hard_mode=args.hard, max_guesses=args.max_guesses,
     )  # fmt: skip
     observations, infos = env.reset(options={"answers": [args.word.lower()]})
-    solver = MaxEntropySolver(score=args.score, opener=args.opener)
+    solver = make_agent(args.agent, agent_options(args), device=str(env.device))
     while True:
         action = solver.act(observations, infos["action_mask"], env)
         observations, _, terminated, _, infos = env.step(action)
         word = env.words[int(action[0])]
         row = ansi_row(word, infos["tiles"][0].tolist())
-        left = "" if terminated[0] else f"  {len(solver.candidates(env))} left"
+        left = "" if terminated[0] else f"  {len(candidates(env))} left"
         print(row + left)
         if bool(terminated[0]):
             turns = int(env.state.turn[0])
             won = bool(infos["won"][0])
             print(f"Solved in {turns}." if won else f"Not solved in {turns}.")
             return 0 if won else 1
+
+
+# ----------------------------------------------------------------------------- agents
+def cmd_agents(args: argparse.Namespace) -> int:
+    from wordle_gym.registry import accepted_options, load_factory
+
+    for name in agent_names():
+        try:
+            accepted = accepted_options(load_factory(name))
+            takes = "any options" if accepted is None else ", ".join(sorted(accepted - {"device"})) or "no options"
+        except ValueError as exc:
+            takes = f"unavailable: {exc}"
+        print(f"{name:14} {takes}")
+    return 0
 
 
 # ------------------------------------------------------------------------------- main
@@ -285,9 +305,13 @@ def _add_lists(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-guesses", type=_positive, default=6, help="guesses per game (default 6)")
 
 
-def _add_solver(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--score", choices=SCORES, default="entropy", help="how the solver scores a guess")
-    p.add_argument("--opener", default=None, help="fixed first guess (default: computed)")
+def _add_agent(p: argparse.ArgumentParser) -> None:
+    installed = ", ".join(agent_names()) or "none"
+    p.add_argument("--agent", default=DEFAULT_AGENT, help=f"installed: {installed} (default {DEFAULT_AGENT})")
+    p.add_argument("--score", help="max-entropy: entropy (default), expected, minimax or splits")
+    p.add_argument("--opener", help="max-entropy: fixed first guess (default: computed)")
+    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE",
+                   help="any other option of the agent's constructor (repeatable)")  # fmt: skip
 
 
 def _positive(text: str) -> int:
@@ -307,10 +331,12 @@ def build_parser() -> argparse.ArgumentParser:
         ("play", "play a game in the terminal", cmd_play),
         ("assist", "get suggestions while you play the real game", cmd_assist),
         ("eval", "evaluate an agent on every answer", cmd_eval),
-        ("solve", "show the solver's game for one answer", cmd_solve),
+        ("solve", "show an agent's game for one answer", cmd_solve),
     ]
     sub.add_parser("bench", help="evaluate every agent and rewrite BENCHMARKS.md (see wordle-gym bench -h)",
                    add_help=False)  # fmt: skip
+    listing = sub.add_parser("agents", help="list the installed agents and their options")
+    listing.set_defaults(func=cmd_agents)
     parsers = {}
     for name, help_text, func in commands:
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -319,23 +345,22 @@ def build_parser() -> argparse.ArgumentParser:
         parsers[name] = p
     parsers["play"].add_argument("--answer", help="play this answer (default: random)")
     parsers["play"].add_argument("--seed", type=int, default=None, help="seed for the random answer")
-    _add_solver(parsers["assist"])
+    _add_agent(parsers["assist"])
     parsers["assist"].add_argument("--top", type=_positive, default=5, help="suggestions to show (default 5)")
     p = parsers["eval"]
     p.set_defaults(answers=None, allowed=None)  # depends on the agent: see _policy
-    p.add_argument("--agent", choices=AGENTS, default="max-entropy", help="which agent (default max-entropy)")
-    p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent (a2c, dqn) or an SB3 model zip")
-    p.add_argument(
-        "--sb3-algo", choices=["ppo", "dqn", "maskable_ppo"], help="SB3 algorithm (default: read from the zip)"
-    )
-    _add_solver(p)
-    p.add_argument("--candidates-only", action="store_true", help="solver guesses only possible answers")
+    _add_agent(p)
+    p.add_argument("--checkpoint", metavar="PATH",
+                   help="weights of a trained agent (a2c, dqn: default the best shipped), or an SB3 zip")  # fmt: skip
+    p.add_argument("--sb3-algo", help="sb3: ppo, dqn or maskable_ppo (default: read from the zip)")
+    p.add_argument("--candidates-only", action="store_true", help="max-entropy: guess only possible answers")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the random agent")
+    p.add_argument("--seed", type=int, help="random: seed (default 0)")
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     p = parsers["solve"]
     p.add_argument("word", help="the answer to solve")
-    _add_solver(p)
+    _add_agent(p)
+    p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent")
     p.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
     return parser
 
@@ -354,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (UsageError, ValueError, TypeError, FileNotFoundError, PermissionError) as exc:
+    except (UsageError, ValueError, TypeError, OSError, DependencyNotInstalled) as exc:
         print(f"wordle-gym {args.command}: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import cached_property
+from typing import Any
 
 import torch
 
 from wordle_gym.rewards import RewardScheme, get_reward_scheme
 from wordle_gym.words import Vocabulary, WordSource
 
-OBSERVATIONS = ("knowledge", "board")
 MASK_MODES = ("all", "hard", "candidates")
 OBS_DTYPES = {"int8": torch.int8, "float32": torch.float32}
 
@@ -47,8 +47,8 @@ class WordleConfig:
     def __post_init__(self) -> None:
         if isinstance(self.max_guesses, bool) or not isinstance(self.max_guesses, int) or self.max_guesses < 1:
             raise ValueError(f"max_guesses must be a positive integer; got {self.max_guesses!r}")
-        if self.observation not in OBSERVATIONS:
-            raise ValueError(f"unknown observation {self.observation!r}; expected one of {OBSERVATIONS}")
+        if not isinstance(self.observation, str):  # the name is checked against the encodings when an env is built
+            raise TypeError(f"observation must be the name of an encoding; got {self.observation!r}")
         if self.action_mask is not None and self.action_mask not in MASK_MODES:
             raise ValueError(f"unknown action_mask {self.action_mask!r}; expected one of {MASK_MODES} or None")
         if self.obs_dtype not in OBS_DTYPES:
@@ -57,6 +57,21 @@ class WordleConfig:
             raise TypeError(f"hard_mode must be a bool; got {self.hard_mode!r}")
         get_reward_scheme(self.reward)  # fail early on an unknown preset
         _ = self.vocabulary  # validate the word lists now, not on first use
+
+    @classmethod
+    def build(cls, config: WordleConfig | None = None, **options: Any) -> WordleConfig:
+        """``config`` itself, or a new config from keyword ``options`` (the ``gym.make`` form); not both."""
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(options) - set(names))
+        if unknown:
+            raise TypeError(f"unknown Wordle option(s) {unknown}; expected any of {names}")
+        if config is None:
+            return cls(**options)
+        if not isinstance(config, cls):
+            raise TypeError(f"config must be a WordleConfig; got {type(config).__name__}")
+        if options:
+            raise TypeError(f"pass config= or keyword options, not both (got config and {sorted(options)})")
+        return config
 
     @cached_property
     def vocabulary(self) -> Vocabulary:

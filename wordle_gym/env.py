@@ -10,17 +10,12 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
+from wordle_gym._build import WordleBase
 from wordle_gym.config import WordleConfig
-from wordle_gym.observation import Observer
-from wordle_gym.render import game_rows, render_ansi, render_rgb
-from wordle_gym.rewards import RewardScheme
-from wordle_gym.state import Game
-from wordle_gym.words import WordSource
-
-RENDER_MODES = ["ansi", "human", "rgb_array"]
+from wordle_gym.render import RENDER_MODES, game_rows, render_ansi, render_rgb
 
 
-class WordleEnv(gym.Env[np.ndarray, np.int64]):
+class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     """Wordle: find the hidden word in at most ``max_guesses`` guesses.
 
     ## Description
@@ -28,7 +23,7 @@ class WordleEnv(gym.Env[np.ndarray, np.int64]):
     is elsewhere in the answer), grey. Repeated letters follow the real game: greens are
     taken first, then the remaining copies of a guess letter are yellow, left to right,
     while the answer still has unmatched copies, and grey after that (guess SPEED against
-    ABIDE gives grey grey yellow grey yellow). The rules live in :mod:`wordle_gym.core`; the
+    ABIDE gives grey grey yellow grey yellow). The rules live in :mod:`wordle_gym.rules`; the
     vector env (``gym.make_vec``) runs the very same code on batches.
 
     ## Action Space
@@ -99,38 +94,12 @@ class WordleEnv(gym.Env[np.ndarray, np.int64]):
     * v0: initial release.
     """
 
-    metadata = {"render_modes": RENDER_MODES, "render_fps": 2}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
-    def __init__(
-        self,
-        answers: WordSource = "answers",
-        allowed: WordSource | None = "allowed",
-        max_guesses: int = 6,
-        hard_mode: bool = False,
-        reward: str | RewardScheme = "default",
-        observation: str = "knowledge",
-        action_mask: str | None = None,
-        obs_dtype: str = "int8",
-        render_mode: str | None = None,
-    ) -> None:
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {RENDER_MODES} or None")
-        self.config = WordleConfig(
-            answers=answers,
-            allowed=allowed,
-            max_guesses=max_guesses,
-            hard_mode=hard_mode,
-            reward=reward,
-            observation=observation,
-            action_mask=action_mask,
-            obs_dtype=obs_dtype,
-        )
-        self.render_mode = render_mode
-        self.game = Game(self.config, torch.device("cpu"))
-        self.vocabulary = self.config.vocabulary
-        self.words: tuple[str, ...] = self.vocabulary.allowed
-        self.observer = Observer(self.game)
-        self.observation_space = self.observer.space
+    def __init__(self, config: WordleConfig | None = None, *, render_mode: str | None = None, **options: Any) -> None:
+        """``config``, or its fields as keywords (``answers=..., hard_mode=True``); see ## Arguments."""
+        self._build(config, options, torch.device("cpu"), render_mode)
+        self.observation_space = self.observation.space
         self.action_space = spaces.Discrete(self.vocabulary.num_allowed)
         self.state = self.game.new_state(1)
         self._active = torch.ones(1, dtype=torch.bool)
@@ -202,7 +171,7 @@ class WordleEnv(gym.Env[np.ndarray, np.int64]):
         return text
 
     def _observation(self) -> np.ndarray:
-        return self.observer(self.state)[0].numpy()
+        return self.observation(self.state)[0].numpy()
 
     def _mask_int8(self) -> np.ndarray:
         return self.game.action_mask(self.state)[0].numpy().astype(np.int8)

@@ -1,94 +1,158 @@
-"""Encoders from game state to observation tensors, with their Gymnasium spaces.
+"""Observation encodings: each is one object with its Gymnasium ``space`` and its encoder.
 
-``"knowledge"`` (default), flat, ``D = 52 L + 52 + T + 1`` values (319 for L=5, T=6),
-position-major so that each block is one contiguous ``(L, 26)`` slab:
+``"knowledge"`` (default, :class:`KnowledgeObservation`), flat, ``D = 52 L + 52 + T + 1``
+values (319 for L=5, T=6), position-major so that each block is one contiguous ``(L, 26)``
+slab. Read the blocks by name (``enc.slices["min_count"]``, or ``enc.layout.fields(obs)`` for
+shaped views), never by offset arithmetic:
 
-====================  ===========  ====================================================
-slice                 values       meaning
-====================  ===========  ====================================================
-``[0, 26L)``          0/1          ``green[i*26 + c]``: position ``i`` is known to be ``c``
-``[26L, 52L)``        0/1          ``excluded[i*26 + c]``: ``c`` is known not to be at ``i``
-``[52L, 52L+26)``     0..L         the answer holds at least this many of letter ``c``
-``[52L+26, 52L+52)``  0..L         ... and at most this many
-``[52L+52, D)``       one-hot      guesses made so far, 0..T
-====================  ===========  ====================================================
+================  ===================  ===========  ==========================================
+name              slice                values       meaning
+================  ===================  ===========  ==========================================
+``green``         ``[0, 26L)``         0/1          ``[i*26 + c]``: position ``i`` is known to be ``c``
+``excluded``      ``[26L, 52L)``       0/1          ``[i*26 + c]``: ``c`` is known not to be at ``i``
+``min_count``     ``[52L, 52L+26)``    0..L         the answer holds at least this many of letter ``c``
+``max_count``     ``[52L+26, 52L+52)`` 0..L         ... and at most this many
+``turn``          ``[52L+52, D)``      one-hot      guesses made so far, 0..T
+================  ===================  ===========  ==========================================
 
 It is lossless: a word is consistent with all feedback so far exactly when its letters are
 not excluded at their positions and its letter counts lie within the bounds.
 
-``"board"``: shape ``(2, T, L)``; ``[0]`` letters of each guess (0..25, 26 for a row not
-played or refused), ``[1]`` tiles (0 grey, 1 yellow, 2 green, 3 for such rows).
+``"board"`` (:class:`BoardObservation`): shape ``(2, T, L)``; ``[0]`` letters of each guess
+(0..25, 26 for a row not played or refused), ``[1]`` tiles (0 grey, 1 yellow, 2 green, 3 for
+such rows).
+
+A new encoding is one class here with ``name``, ``space``, ``__call__(state)`` and ``initial``,
+added to :data:`OBSERVATIONS`; ``WordleConfig(observation=name)`` then accepts it.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 import torch
 from gymnasium import spaces
 
-from wordle_gym.core import ALPHABET
-from wordle_gym.state import NO_LETTER, NO_TILE, Game, GameState
+from wordle_gym.game import NO_LETTER, NO_TILE, Game, GameState
+from wordle_gym.rules import ALPHABET
 
 
-class Observer:
-    """Builds observations of one configuration on one device (allocations done once)."""
+class KnowledgeFields(NamedTuple):
+    """Shaped views of a batch of "knowledge" observations (no copies)."""
 
-    def __init__(self, game: Game) -> None:
-        config = game.config
-        self.game = game
-        self.kind = config.observation
-        self.dtype = config.torch_obs_dtype
-        length, turns = game.length, game.max_guesses
-        self.length, self.turns = length, turns
-        dev = game.device
-        self.letters = torch.arange(ALPHABET, dtype=torch.uint8, device=dev)  # (26,)
-        self.byte_shifts = torch.tensor([0, 8, 16, 24], dtype=torch.int32, device=dev)  # (4,)
-        # bits_of_byte[b, k] = bit k of byte b: unpacks 26-bit masks 8 bits per lookup.
-        self.bits_of_byte = ((torch.arange(256)[:, None] >> torch.arange(8)) & 1).to(torch.int8).to(dev)  # (256, 8)
-        self.turn_ids = torch.arange(turns + 1, device=dev)  # (T+1,)
-        np_dtype = np.int8 if self.dtype == torch.int8 else np.float32
-        if self.kind == "knowledge":
-            pos = 2 * length * ALPHABET
-            self.size = self.size_for(length, turns)
-            high = np.ones(self.size, dtype=np_dtype)
-            high[pos : pos + 2 * ALPHABET] = length
-            self.space = spaces.Box(low=np.zeros_like(high), high=high, dtype=np_dtype)
-        else:
-            high = np.empty((2, turns, length), dtype=np_dtype)
-            high[0], high[1] = NO_LETTER, NO_TILE
-            self.space = spaces.Box(low=np.zeros_like(high), high=high, dtype=np_dtype)
-        # Every fresh game has the same observation: reset rows are filled from this.
-        self.initial = self(game.new_state(1))[0]
+    green: torch.Tensor  # (B, L, 26)
+    excluded: torch.Tensor  # (B, L, 26)
+    min_count: torch.Tensor  # (B, 26)
+    max_count: torch.Tensor  # (B, 26)
+    turn: torch.Tensor  # (B, T + 1) one-hot
 
-    @staticmethod
-    def size_for(length: int, max_guesses: int) -> int:
-        """Length of the "knowledge" observation: 52 L + 52 + T + 1."""
-        return 2 * length * ALPHABET + 2 * ALPHABET + max_guesses + 1
 
-    def __call__(self, state: GameState) -> torch.Tensor:
-        """Observations of every game: (N, *space.shape) in the configured dtype."""
-        obs = self._board(state) if self.kind == "board" else self._knowledge(state)
-        return obs if obs.dtype == self.dtype else obs.to(self.dtype)
+@dataclass(frozen=True)
+class KnowledgeLayout:
+    """Where each block of the "knowledge" observation lives, for a word length and guess limit.
 
-    def _knowledge(self, state: GameState) -> torch.Tensor:
-        # Built in int8, each block written once: comparisons go straight into a bool view.
-        n, length = state.num_games, self.length
-        out = torch.empty((n, self.size), dtype=torch.int8, device=self.letters.device)
-        block = length * ALPHABET
-        green = out[:, :block].view(torch.bool).view(n, length, ALPHABET)
-        torch.eq(state.green[:, :, None], self.letters, out=green)
-        excluded_bytes = (state.excluded[:, :, None] >> self.byte_shifts) & 0xFF  # (N, L, 4)
-        bits = self.bits_of_byte[excluded_bytes].view(n, length, 32)[:, :, :ALPHABET]
-        out[:, block : 2 * block].view(n, length, ALPHABET).copy_(bits)
-        counts = 2 * block
-        out[:, counts : counts + ALPHABET] = state.min_count
-        out[:, counts + ALPHABET : counts + 2 * ALPHABET] = state.max_count
-        turn = out[:, counts + 2 * ALPHABET :].view(torch.bool)
-        torch.eq(state.turn[:, None], self.turn_ids, out=turn)
+    Agents build one from their own config to size a network, and compare it with the env's
+    (``env.observation.layout``) before playing.
+    """
+
+    length: int
+    max_guesses: int
+
+    @cached_property
+    def slices(self) -> dict[str, slice]:
+        """Block name -> slice of the flat observation (names as in :class:`KnowledgeFields`)."""
+        block = self.length * ALPHABET
+        bounds = {"green": block, "excluded": block, "min_count": ALPHABET, "max_count": ALPHABET,
+                  "turn": self.max_guesses + 1}  # fmt: skip
+        out, start = {}, 0
+        for name, size in bounds.items():
+            out[name] = slice(start, start + size)
+            start += size
         return out
 
-    def _board(self, state: GameState) -> torch.Tensor:
+    @property
+    def size(self) -> int:
+        """Length of the flat observation: 52 L + 52 + T + 1."""
+        return self.slices["turn"].stop
+
+    def fields(self, obs: torch.Tensor) -> KnowledgeFields:
+        """Split observations ``(B, size)`` into named, shaped views."""
+        if obs.shape[-1] != self.size:
+            raise ValueError(
+                f"observation has {obs.shape[-1]} values; a {self.length}-letter, {self.max_guesses}-guess "
+                f"'knowledge' observation has {self.size}"
+            )
+        s, batch = self.slices, obs.shape[0]
+        return KnowledgeFields(
+            green=obs[:, s["green"]].view(batch, self.length, ALPHABET),
+            excluded=obs[:, s["excluded"]].view(batch, self.length, ALPHABET),
+            min_count=obs[:, s["min_count"]],
+            max_count=obs[:, s["max_count"]],
+            turn=obs[:, s["turn"]],
+        )
+
+
+def _numpy_dtype(dtype: torch.dtype) -> type:
+    return np.int8 if dtype == torch.int8 else np.float32
+
+
+class KnowledgeObservation:
+    """The lossless "knowledge" encoding (module docstring); buffers allocated once per game."""
+
+    name = "knowledge"
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.dtype = game.config.torch_obs_dtype
+        self.layout = KnowledgeLayout(game.length, game.max_guesses)
+        self.slices = self.layout.slices
+        dev = game.device
+        self._letters = torch.arange(ALPHABET, dtype=torch.uint8, device=dev)  # (26,)
+        self._turn_ids = torch.arange(game.max_guesses + 1, device=dev)  # (T+1,)
+        high = np.ones(self.layout.size, dtype=_numpy_dtype(self.dtype))
+        high[self.slices["min_count"]] = game.length
+        high[self.slices["max_count"]] = game.length
+        self.space = spaces.Box(low=np.zeros_like(high), high=high, dtype=high.dtype)
+        self.initial = self(game.new_state(1))[0]  # every fresh game looks like this
+
+    def __call__(self, state: GameState) -> torch.Tensor:
+        """Observations of every game: (N, D) in the configured dtype."""
+        n, length, s = state.num_games, self.game.length, self.slices
+        # Built in int8, each block written once: comparisons go straight into a bool view.
+        out = torch.empty((n, self.layout.size), dtype=torch.int8, device=self._letters.device)
+        green = out[:, s["green"]].view(torch.bool).view(n, length, ALPHABET)
+        torch.eq(state.green[:, :, None], self._letters, out=green)
+        excluded = self.game.unpack_bits(state.excluded).view(n, length, -1)[:, :, :ALPHABET]
+        out[:, s["excluded"]].view(n, length, ALPHABET).copy_(excluded)
+        out[:, s["min_count"]] = state.min_count
+        out[:, s["max_count"]] = state.max_count
+        torch.eq(state.turn[:, None], self._turn_ids, out=out[:, s["turn"]].view(torch.bool))
+        return out if self.dtype == torch.int8 else out.to(self.dtype)
+
+
+class BoardObservation:
+    """The raw board: letters and tiles of each guess, ``(2, T, L)``."""
+
+    name = "board"
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.dtype = game.config.torch_obs_dtype
+        high = np.empty((2, game.max_guesses, game.length), dtype=_numpy_dtype(self.dtype))
+        high[0], high[1] = NO_LETTER, NO_TILE
+        self.space = spaces.Box(low=np.zeros_like(high), high=high, dtype=high.dtype)
+        self.initial = self(game.new_state(1))[0]
+
+    def __call__(self, state: GameState) -> torch.Tensor:
+        """Observations of every game: (N, 2, T, L) in the configured dtype."""
         played = state.tiles[:, :, :1] != NO_TILE  # (N, T, 1): a scored row
         letters = self.game.allowed_codes[state.guesses.clamp(min=0)]  # (N, T, L)
         letters = torch.where(played, letters, NO_LETTER)
-        return torch.stack([letters, state.tiles], dim=1).to(torch.int8)
+        return torch.stack([letters, state.tiles], dim=1).to(self.dtype)
+
+
+Observation = KnowledgeObservation | BoardObservation
+OBSERVATIONS: dict[str, type[Observation]] = {"knowledge": KnowledgeObservation, "board": BoardObservation}

@@ -11,8 +11,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from wordle_gym.core import GREEN, YELLOW
-from wordle_gym.state import NO_TILE, Game, GameState
+from wordle_gym.game import NO_TILE, Game, GameState
+from wordle_gym.rules import GREEN, YELLOW
+
+RENDER_MODES = ("ansi", "human", "rgb_array")
+
+
+def check_render_mode(render_mode: str | None) -> str | None:
+    """``render_mode`` itself if it is one of :data:`RENDER_MODES` or None; else a ValueError."""
+    if render_mode is not None and render_mode not in RENDER_MODES:
+        raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {RENDER_MODES} or None")
+    return render_mode
+
 
 _ANSI = {GREEN: "\x1b[1;97;42m", YELLOW: "\x1b[1;30;43m", 0: "\x1b[97;100m"}
 _RESET = "\x1b[0m"

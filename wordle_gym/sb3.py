@@ -13,19 +13,22 @@ Example:
 
 from __future__ import annotations
 
-import inspect
-import json
-import zipfile
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
 import numpy as np
 import torch
+from gymnasium.error import DependencyNotInstalled
 from gymnasium.vector import AutoresetMode
-from stable_baselines3.common.vec_env import VecEnv, VecMonitor
-from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+
+try:
+    from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
+    raise DependencyNotInstalled(
+        f"{exc}. wordle_gym.sb3 needs Stable-Baselines3 and sb3-contrib: pip install 'wordle-gym[sb3]'"
+    ) from exc
 
 from wordle_gym.vector import WordleVectorEnv
 
@@ -119,63 +122,3 @@ def make_sb3_vec_env(num_envs: int = 64, monitor: bool = True, **kwargs: Any) ->
     in SB3's ``VecMonitor`` (episode returns and lengths in the logs) unless ``monitor=False``."""
     venv = WordleSB3VecEnv(num_envs=num_envs, **kwargs)
     return VecMonitor(venv) if monitor else venv
-
-
-ALGORITHMS = ("ppo", "dqn", "maskable_ppo")
-
-
-class SB3Policy:
-    """Any Stable-Baselines3 / sb3-contrib model as a harness policy (greedy actions).
-
-    Models with action-mask support (sb3-contrib ``MaskablePPO``) get the env's masks; others
-    do not, and may pick a masked word (the env decides what that means, e.g. refusal in hard mode).
-    """
-
-    def __init__(self, model: Any, name: str | None = None) -> None:
-        self.model = model
-        self.name = name or f"SB3 {type(model).__name__}"
-        self.masked = "action_masks" in inspect.signature(model.predict).parameters
-
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
-        actions = getattr(self.model.action_space, "n", None)
-        if actions is not None and int(actions) != len(env.words):
-            raise ValueError(f"the model has {int(actions)} actions but the env has {len(env.words)} allowed words")
-        kwargs = {"action_masks": action_masks.cpu().numpy()} if self.masked else {}
-        actions, _ = self.model.predict(observations.cpu().numpy(), deterministic=True, **kwargs)
-        return torch.as_tensor(np.asarray(actions), dtype=torch.int64, device=env.device)
-
-    @classmethod
-    def load(cls, path: str | Path, algorithm: str | None = None, device: str = "cpu") -> SB3Policy:
-        """Load a saved model; ``algorithm`` (ppo, dqn, maskable_ppo) is read from the file when None."""
-        from sb3_contrib import MaskablePPO
-        from stable_baselines3 import DQN, PPO
-
-        classes = {"ppo": PPO, "dqn": DQN, "maskable_ppo": MaskablePPO}
-        path = Path(path)
-        if not path.is_file():
-            raise FileNotFoundError(f"model {str(path)!r} does not exist")
-        if algorithm is None:
-            algorithm = _saved_algorithm(path)
-        if algorithm not in classes:
-            raise ValueError(f"unknown SB3 algorithm {algorithm!r}; expected one of {ALGORITHMS}")
-        model = classes[algorithm].load(str(path), device=device)
-        return cls(model, name=f"SB3 {type(model).__name__} ({path.name})")
-
-
-def _saved_algorithm(path: Path) -> str:
-    """Which algorithm saved a model zip, from the module of the policy class recorded in its ``data``:
-    MaskablePPO's policies live in ``sb3_contrib.common.maskable``, DQN's in ``stable_baselines3.dqn``,
-    PPO's actor-critic policies in ``stable_baselines3.common.policies``."""
-    try:
-        with zipfile.ZipFile(path) as archive:
-            data = json.loads(archive.read("data"))
-        module = str(data["policy_class"]["__module__"])
-    except (zipfile.BadZipFile, KeyError, TypeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{str(path)!r} is not a Stable-Baselines3 model file ({exc})") from None
-    if "maskable" in module:
-        return "maskable_ppo"
-    if ".dqn" in module:
-        return "dqn"
-    if module.endswith("common.policies"):
-        return "ppo"
-    raise ValueError(f"{str(path)!r} holds a {module} policy; expected PPO, DQN or MaskablePPO")

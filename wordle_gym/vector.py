@@ -12,13 +12,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from wordle_gym._build import WordleBase
 from wordle_gym.config import WordleConfig, resolve_device
-from wordle_gym.env import RENDER_MODES
-from wordle_gym.observation import Observer
-from wordle_gym.render import game_rows, render_ansi, render_rgb
-from wordle_gym.rewards import RewardScheme
-from wordle_gym.state import Game
-from wordle_gym.words import WordSource
+from wordle_gym.render import RENDER_MODES, game_rows, render_ansi, render_rgb
 
 _AUTORESET = {
     "next_step": AutoresetMode.NEXT_STEP,
@@ -29,11 +25,11 @@ _AUTORESET = {
 RENDER_LIMIT = 16  # render() draws at most this many games
 
 
-class WordleVectorEnv(VectorEnv):
+class WordleVectorEnv(WordleBase, VectorEnv):
     """``num_envs`` Wordle games stepped together as torch tensors on ``device``.
 
     Same rules, observations, masks and rewards as :class:`wordle_gym.env.WordleEnv` (see its
-    docstring for the spaces): both run :class:`wordle_gym.state.Game`. Actions are an
+    docstring for the spaces): both run :class:`wordle_gym.game.Game`. Actions are an
     ``(num_envs,)`` integer tensor (numpy arrays and lists are accepted and moved to the
     device); observations, rewards, terminations, truncations and every info value are
     tensors on ``device``. No per-game Python objects exist.
@@ -52,11 +48,11 @@ class WordleVectorEnv(VectorEnv):
 
     ``reset(options={"answers": ...})`` fixes the answers (N words or indices into the answer
     list); ``options={"reset_mask": mask}`` resets only some games (a bool array or tensor).
-    ``env.state`` gives read access to the batched :class:`~wordle_gym.state.GameState`.
+    ``env.state`` gives read access to the batched :class:`~wordle_gym.game.GameState`.
     """
 
     metadata: dict[str, Any] = {
-        "render_modes": RENDER_MODES,
+        "render_modes": list(RENDER_MODES),
         "render_fps": 2,
         "autoreset_mode": AutoresetMode.NEXT_STEP,
     }
@@ -64,45 +60,24 @@ class WordleVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 1,
+        config: WordleConfig | None = None,
         *,
         device: torch.device | str | None = "auto",
         autoreset_mode: str | AutoresetMode = "next_step",
-        answers: WordSource = "answers",
-        allowed: WordSource | None = "allowed",
-        max_guesses: int = 6,
-        hard_mode: bool = False,
-        reward: str | RewardScheme = "default",
-        observation: str = "knowledge",
-        action_mask: str | None = None,
-        obs_dtype: str = "int8",
         render_mode: str | None = None,
+        **options: Any,
     ) -> None:
+        """``num_envs`` games of ``config`` (or its fields as keywords, as for ``WordleEnv``) on ``device``."""
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
         if autoreset_mode not in _AUTORESET:
             raise ValueError(f"unknown autoreset_mode {autoreset_mode!r}; expected 'next_step' or 'same_step'")
-        if render_mode is not None and render_mode not in RENDER_MODES:
-            raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {RENDER_MODES} or None")
-        self.config = WordleConfig(
-            answers=answers,
-            allowed=allowed,
-            max_guesses=max_guesses,
-            hard_mode=hard_mode,
-            reward=reward,
-            observation=observation,
-            action_mask=action_mask,
-            obs_dtype=obs_dtype,
-        )
         self.num_envs = num_envs
         self.device = resolve_device(device)
+        self._build(config, options, self.device, render_mode)
         self.autoreset_mode = _AUTORESET[autoreset_mode]
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
-        self.render_mode = render_mode
-        self.game = Game(self.config, self.device)
-        self.vocabulary = self.config.vocabulary
-        self.words: tuple[str, ...] = self.vocabulary.allowed
-        self.observer = Observer(self.game)
-        self.single_observation_space = self.observer.space
+        self.single_observation_space = self.observation.space
         self.single_action_space = spaces.Discrete(self.vocabulary.num_allowed)
         self.state = self.game.new_state(num_envs)
         self._autoreset = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
@@ -146,7 +121,7 @@ class WordleVectorEnv(VectorEnv):
         self._start_games(mask, self._answers_tensor(answers))
         self._autoreset = torch.zeros_like(self._autoreset) if mask is None else self._autoreset & ~mask
         self._needs_reset = False
-        return self.observer(self.state), self._infos()
+        return self.observation(self.state), self._infos()
 
     def step(
         self, actions: torch.Tensor | np.ndarray | Sequence[int]
@@ -162,15 +137,15 @@ class WordleVectorEnv(VectorEnv):
             outcome = self.game.step(self.state, actions, ~pending if any_pending else self._all)
             if any_pending:
                 self._start_games(pending, None)
-            observations = self.observer(self.state)
+            observations = self.observation(self.state)
         else:
             outcome = self.game.step(self.state, actions, self._all)
-            observations = self.observer(self.state)
+            observations = self.observation(self.state)
             if bool(outcome.terminated.any()):
                 final = observations
                 self._start_games(outcome.terminated, None)
                 shape = (self.num_envs,) + (1,) * (observations.ndim - 1)
-                observations = torch.where(outcome.terminated.view(shape), self.observer.initial, observations)
+                observations = torch.where(outcome.terminated.view(shape), self.observation.initial, observations)
         self._autoreset = outcome.terminated
         infos = self._infos()
         infos.update(tiles=outcome.tiles, invalid=outcome.refused, won=outcome.won)

@@ -8,6 +8,7 @@ space, in the order given) and the possible *answers* (a subset of the allowed w
 from __future__ import annotations
 
 import operator
+import random
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -220,3 +221,21 @@ class Vocabulary:
 
     def __hash__(self) -> int:
         return hash(self.key)
+
+
+def stage_words(stage: str, seed: int = 0) -> tuple[list[str], list[str] | None]:
+    """(answers, allowed) of a training curriculum stage: "N" = N answers, also the guesses (nested
+    samples: the 100 are among the 1000); "2315" = every answer; "full" = 2315 answers and
+    12972 guesses."""
+    answers = load_word_list("answers")
+    if stage == "full":
+        return answers, load_word_list("allowed")
+    try:
+        size = int(stage)
+    except ValueError:
+        raise ValueError(f"unknown stage {stage!r}; expected a word count (e.g. 100) or 'full'") from None
+    if not 2 <= size <= len(answers):
+        raise ValueError(f"stage size {size} is out of range; expected 2 to {len(answers)} words")
+    order = list(answers)
+    random.Random(seed).shuffle(order)  # one fixed order: smaller stages are prefixes of larger ones
+    return sorted(order[:size]), None

@@ -24,7 +24,7 @@ from typing import NamedTuple
 import torch
 
 from wordle_gym.config import WordleConfig
-from wordle_gym.core import ALPHABET, GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
+from wordle_gym.rules import ALPHABET, GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
 
 NO_LETTER = ALPHABET  # 26: "no letter known here" / "empty board cell"
 NO_TILE = 3  # board cell of a turn not played or refused
@@ -90,7 +90,7 @@ class Game:
         # The pattern table is only needed to track candidates; build (or reuse) it then.
         self.table = pattern_table(vocab, device) if self.mask_mode == "candidates" else None
         self._all_mask = torch.ones((1, self.num_allowed), dtype=torch.bool, device=device)
-        self.unpack_bits = ((torch.arange(256)[:, None] >> torch.arange(8)) & 1).bool().to(device)  # (256, 8)
+        self._byte_bits = ((torch.arange(256)[:, None] >> torch.arange(8)) & 1).bool().to(device)  # (256, 8)
         self._requirement_sets: torch.Tensor | None = None  # built on first hard_mask()
 
     # ----------------------------------------------------------------------------- state
@@ -212,6 +212,18 @@ class Game:
         state.done |= won | lost
         return row_tiles, lost
 
+    def consistent(self, state: GameState) -> torch.Tensor:
+        """Answers consistent with all feedback so far, from the knowledge summary: (N, num_answers) bool.
+
+        Costs (N, num_answers, 26) work: meant for a few games (the CLI, tests); the env's
+        "candidates" mask keeps the same set incrementally for big batches."""
+        codes = self.answer_codes.long()  # (K, L)
+        placed = ((state.excluded[:, None, :] >> codes[None]) & 1 == 0).all(-1)  # (N, K)
+        counts = torch.zeros((codes.shape[0], ALPHABET), dtype=torch.uint8, device=self.device)
+        counts.scatter_add_(1, codes, torch.ones_like(codes, dtype=torch.uint8))
+        low, high = state.min_count[:, None], state.max_count[:, None]  # (N, 1, 26)
+        return placed & ((counts >= low) & (counts <= high)).all(-1)
+
     def hard_valid(self, state: GameState, codes: torch.Tensor) -> torch.Tensor:
         """Whether each game's guess (letter codes (N, L)) obeys hard mode: (N,) bool."""
         in_place = ((state.green == NO_LETTER) | (codes == state.green)).all(-1)
@@ -306,6 +318,12 @@ class Game:
         packed = sets[rows[:, 0]]
         for k in range(1, rows.shape[1]):
             packed = packed & sets[rows[:, k]]
-        # Unpack through a byte -> 8 bools table (index_select measured fastest on CPU).
-        bits = self.unpack_bits.index_select(0, packed.view(torch.uint8).reshape(-1).long())
-        return bits.view(state.num_games, -1)[:, : self.num_allowed]
+        return self.unpack_bits(packed)[:, : self.num_allowed]
+
+    def unpack_bits(self, packed: torch.Tensor) -> torch.Tensor:
+        """The bits of packed integers, least significant first: ``(N, k)`` -> ``(N, 8 k itemsize)`` bool.
+
+        Through a byte -> 8 bools table (index_select measured fastest on CPU); bytes are read
+        in memory order, which is little-endian on every device torch runs on."""
+        bits = self._byte_bits.index_select(0, packed.contiguous().view(torch.uint8).reshape(-1).long())
+        return bits.view(packed.shape[0], -1)

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reference import feedback_ref
 
-from wordle_gym import core
-from wordle_gym.core import (
+from wordle_gym import rules as core
+from wordle_gym.rules import (
     build_pattern_table,
     feedback,
     num_patterns,

@@ -1,0 +1,114 @@
+"""Checkpoints of the trained agents: one format, written atomically, read without running code.
+
+A checkpoint is a ``torch.save`` of a plain dict: ``kind`` ("a2c", "dqn", or "<kind>-run" for a
+run folder's ``last.pt``), ``config`` (the agent's config dataclass as a dict), ``length`` (word
+length), ``model`` (a state dict) and metadata (``stage``, ``answers``, ``allowed``, ``figures``,
+``training_s``). It is read with ``torch.load(weights_only=True)``, so a file from elsewhere can
+hold tensors and plain data but never code; the config is validated (bounds included) before any
+network is built from it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from wordle_gym._io import atomic_torch_save
+
+STAGE_ORDER = ("full",)  # named stages rank above every word-count stage
+
+
+def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:
+    """Rebuild a config dataclass saved with ``asdict``; unknown fields and bad values are errors."""
+    if not isinstance(data, dict):
+        raise ValueError(f"{source}: config must be a dict of {cls.__name__} fields; got {type(data).__name__}")
+    unknown = sorted(set(data) - {f.name for f in fields(cls)})
+    if unknown:
+        raise ValueError(f"{source}: unknown {cls.__name__} fields {unknown}")
+    try:
+        return cls(**data)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{source}: invalid {cls.__name__}: {exc}") from None
+
+
+def read_checkpoint(path: str | Path, kind: str) -> dict[str, Any]:
+    """``torch.load(weights_only=True)`` with clear errors for missing, corrupt or foreign files."""
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        data = torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for a damaged file
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a wordle_gym checkpoint ({first})") from None
+    if not isinstance(data, dict) or data.get("kind") != kind:
+        found = data.get("kind") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"checkpoint {str(path)!r} holds {found!r}, expected an {kind!r} checkpoint")
+    return data
+
+
+def save_checkpoint(path: str | Path, kind: str, config: Any, length: int, model: dict, **meta: Any) -> None:
+    """Write an agent checkpoint atomically (see the module docstring for the format)."""
+    atomic_torch_save(path, {"kind": kind, "config": asdict(config), "length": length, "model": model, **meta})
+
+
+@dataclass(frozen=True)
+class CheckpointInfo:
+    """Where a loaded agent's weights came from, and what they were trained on."""
+
+    path: str
+    kind: str
+    stage: str | None = None
+    """Curriculum stage ("100", "1000", "2315", "full"), if recorded."""
+    answers: list[str] | None = None
+    """Answers of the training stage (None: the default lists)."""
+    allowed: list[str] | None = None
+    """Guesses of the training stage (None: the answers, when ``answers`` is set)."""
+    figures: dict[str, Any] | None = None
+    """The best greedy evaluation during training (win_rate, mean_guesses, iteration)."""
+    training_s: float | None = None
+
+    @classmethod
+    def of(cls, path: str | Path, data: dict[str, Any]) -> CheckpointInfo:
+        return cls(path=str(path), kind=str(data.get("kind")), stage=data.get("stage"),
+                   answers=data.get("answers"), allowed=data.get("allowed"), figures=data.get("figures"),
+                   training_s=data.get("training_s"))  # fmt: skip
+
+    @property
+    def lists(self) -> dict[str, Any]:
+        """``answers=`` / ``allowed=`` keywords for the lists the weights were trained on."""
+        if self.answers is None:
+            return {"answers": "answers", "allowed": "allowed"}
+        return {"answers": self.answers, "allowed": self.allowed}
+
+
+def shipped_dir() -> Path:
+    """The folder of weights that ship with the package (works from a wheel or a checkout)."""
+    return Path(str(resources.files("wordle_agents").joinpath("checkpoints")))
+
+
+def _stage_rank(stage: Any) -> tuple[int, int]:
+    if stage in STAGE_ORDER:
+        return (1, STAGE_ORDER.index(stage))
+    try:
+        return (0, int(stage))
+    except (TypeError, ValueError):
+        return (-1, 0)
+
+
+def shipped_checkpoints(kind: str) -> list[tuple[Path, dict[str, Any]]]:
+    """Shipped ``<kind>*.pt`` files with their metadata, the most advanced stage last."""
+    found = [(path, read_checkpoint(path, kind)) for path in sorted(shipped_dir().glob(f"{kind}*.pt"))]
+    return sorted(found, key=lambda item: _stage_rank(item[1].get("stage")))
+
+
+def best_shipped(kind: str) -> Path:
+    """The shipped checkpoint of ``kind`` from the furthest curriculum stage."""
+    found = shipped_checkpoints(kind)
+    if not found:
+        raise FileNotFoundError(f"no {kind} weights ship with wordle_agents; pass a checkpoint path")
+    return found[-1][0]

@@ -1,0 +1,154 @@
+"""What the trained agents share: the word-scoring head and the agent plumbing around a network.
+
+A2C and DQN both score the 26 x L letter-position cells and give a word the sum of its
+letters' scores, through a fixed (words x 26 L) one-hot matrix. The matrix is a buffer, not a
+weight, so one set of weights serves any vocabulary of the same word length.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import torch
+from torch import nn
+
+from wordle_agents.checkpoint import (
+    CheckpointInfo,
+    best_shipped,
+    config_from_dict,
+    read_checkpoint,
+    save_checkpoint,
+    shipped_checkpoints,
+)
+from wordle_gym.config import resolve_device
+from wordle_gym.observation import KnowledgeLayout
+from wordle_gym.registry import BenchRun
+from wordle_gym.rules import ALPHABET
+from wordle_gym.words import MAX_LENGTH, MIN_LENGTH, letter_position_one_hot
+
+MAX_WIDTH = 16_384  # bound on a network's width read from a file: checked before anything is allocated
+
+
+def check_width(name: str, value: Any, upper: int = MAX_WIDTH) -> None:
+    """``value`` must be an int in [1, upper] (configs call this in ``__post_init__``)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= upper:
+        raise ValueError(f"{name} must be an integer from 1 to {upper}; got {value!r}")
+
+
+class WordScorer(nn.Module):
+    """Letter-position scores ``(B, 26 L)`` -> word scores ``(B, W)``: each word's letters summed."""
+
+    def __init__(self, length: int) -> None:
+        super().__init__()
+        self.length = length
+        self.words: tuple[str, ...] = ()
+        # (W, 26 L) one-hot of the words: a buffer, not saved with the weights.
+        self.register_buffer("one_hot", torch.zeros(0, ALPHABET * length), persistent=False)
+
+    def set_words(self, words: Sequence[str]) -> None:
+        """Score these words from now on (no-op if they are the current ones)."""
+        words = tuple(words)
+        if words != self.words:
+            self.one_hot = letter_position_one_hot(words).to(self.one_hot.device)
+            self.words = words
+
+    def forward(self, scores: torch.Tensor) -> torch.Tensor:
+        return scores @ self.one_hot.T
+
+
+class WordAgent:
+    """A network over the env's "knowledge" observation whose output ends in a :class:`WordScorer`.
+
+    Subclasses set ``kind`` and ``config_class`` and implement ``build_net()`` and ``scores()``.
+    The agent plays greedily (masked argmax) through the harness, saves and loads checkpoints,
+    and records where its weights came from in :attr:`checkpoint`.
+    """
+
+    kind: ClassVar[str]
+    config_class: ClassVar[type]
+    checkpoint: CheckpointInfo | None
+    """The file the weights were loaded from, and what they were trained on (None if not loaded)."""
+
+    def __init__(self, config: Any, length: int = 5, device: torch.device | str | None = "cpu") -> None:
+        if isinstance(length, bool) or not isinstance(length, int) or not MIN_LENGTH <= length <= MAX_LENGTH:
+            raise ValueError(f"word length must be an integer from {MIN_LENGTH} to {MAX_LENGTH}; got {length!r}")
+        self.config, self.length = config, length
+        self.device = resolve_device(device)
+        self.layout = KnowledgeLayout(length, config.max_guesses)
+        with torch.random.fork_rng(devices=[]):  # initial weights from config.seed; the caller's RNG is untouched
+            torch.manual_seed(config.seed)
+            self.net = self.build_net()
+        self.net.to(self.device)
+        self.checkpoint = None
+
+    def build_net(self) -> nn.Module:
+        """The network (with a ``words`` :class:`WordScorer`), built from ``self.config`` and ``self.layout``."""
+        raise NotImplementedError
+
+    def scores(self, observations: torch.Tensor) -> torch.Tensor:
+        """One score per allowed word: ``(B, W)`` for observations ``(B, D)`` on the agent's device."""
+        raise NotImplementedError
+
+    def use_words(self, words: Sequence[str]) -> None:
+        """Point the network's word head at a vocabulary."""
+        self.net.words.set_words(words)
+
+    def check_env(self, env: Any) -> None:
+        """Refuse an env whose observations this network cannot read."""
+        if env.config.observation != "knowledge":
+            raise ValueError(
+                f"the {self.kind} agent reads the env's 'knowledge' observation; got {env.config.observation!r}"
+            )
+        theirs = env.observation.layout
+        if theirs != self.layout:
+            raise ValueError(
+                f"the {self.kind} agent was built for {self.layout.length}-letter words and {self.layout.max_guesses} "
+                f"guesses; the env has {theirs.length}-letter words and {theirs.max_guesses} guesses"
+            )
+
+    @torch.no_grad()
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        """Greedy: the best-scoring allowed word of each game."""
+        self.check_env(env)
+        self.use_words(env.words)
+        self.net.eval()
+        scores = self.scores(observations.to(self.device))
+        return scores.masked_fill(~action_masks.to(self.device), -math.inf).argmax(1).to(env.device)
+
+    # ----------------------------------------------------------------------- checkpoints
+    def save(self, path: str | Path, extra: dict[str, Any] | None = None) -> None:
+        """Weights and config (plus ``extra`` metadata), written atomically; read back with :meth:`load`."""
+        save_checkpoint(path, self.kind, self.config, self.length, self.net.state_dict(), **(extra or {}))
+
+    @classmethod
+    def load(cls, path: str | Path, device: torch.device | str | None = "cpu") -> WordAgent:
+        """An agent from a checkpoint; the config is validated before any network is built."""
+        data = read_checkpoint(path, cls.kind)
+        where = f"checkpoint {str(path)!r}"
+        config = config_from_dict(cls.config_class, data.get("config"), where)
+        if "model" not in data or not isinstance(data["model"], dict):
+            raise ValueError(f"{where} holds no model weights")
+        try:
+            agent = cls(config, data.get("length", 5), device)
+            agent.net.load_state_dict(data["model"])
+        except (RuntimeError, ValueError, TypeError) as exc:
+            first = str(exc).strip().splitlines()[0]
+            raise ValueError(f"{where}: the weights do not fit its {cls.kind} config ({first})") from None
+        agent.checkpoint = CheckpointInfo.of(path, data)
+        return agent
+
+    @classmethod
+    def pretrained(cls, checkpoint: str | Path | None = None, device: torch.device | str | None = "cpu") -> WordAgent:
+        """The agent from ``checkpoint``, or from the best weights that ship with the package."""
+        return cls.load(checkpoint if checkpoint is not None else best_shipped(cls.kind), device)
+
+    @classmethod
+    def bench_runs(cls) -> list[BenchRun]:
+        """One benchmark row per shipped checkpoint."""
+        return [
+            BenchRun(f"{cls.kind.upper()} `{path.name}` (stage {data.get('stage', '?')})", {"checkpoint": str(path)})
+            for path, data in shipped_checkpoints(cls.kind)
+        ]

@@ -1,0 +1,202 @@
+"""Agents as entry-point plugins, the package layout, and what ``import wordle_gym`` loads."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from wordle_gym.registry import AgentError, accepted_options, agent_names, bench_runs, load_factory, make_agent
+
+ROOT = Path(__file__).resolve().parent.parent
+SMALL = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve"]
+
+THIRD_PARTY = '''
+class Oracle:
+    """Peeks at the answer: wins every game in one guess (a no-argument constructor)."""
+
+    def act(self, observations, action_masks, env):
+        return env.game.answer_actions[env.state.answers]
+
+
+class Slow:
+    def __init__(self, wait: int = 0):
+        self.wait = wait
+
+    def act(self, observations, action_masks, env):
+        late = env.state.turn >= self.wait
+        return env.game.answer_actions[env.state.answers].where(late, action_masks.float().argmax(1))
+
+
+def make_slow(wait: int = 0, device: str = "cpu"):
+    return Slow(wait)
+
+
+make_slow.bench_runs = lambda: []
+'''
+
+
+def fake_distribution(root: Path, entry_points: dict[str, str]) -> dict[str, str]:
+    """A third-party distribution on ``root``: a dist-info with entry points and a module ``fake_agents``."""
+    info = root / "fake_agents-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-agents\nVersion: 1.0\n")
+    lines = "".join(f"{name} = {value}\n" for name, value in entry_points.items())
+    (info / "entry_points.txt").write_text("[wordle_gym.agents]\n" + lines)
+    (root / "fake_agents.py").write_text(textwrap.dedent(THIRD_PARTY))
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(ROOT)]), "NO_COLOR": "1"}
+
+
+def run(args: list[str], env: dict[str, str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture
+def third_party(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    env = fake_distribution(tmp_path, {
+        "oracle": "fake_agents:Oracle",
+        "slow-oracle": "fake_agents:make_slow",
+        "broken": "fake_agents_missing_module:Agent",
+    })  # fmt: skip
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(SMALL) + "\n")
+    return env, words
+
+
+def test_registry__own_agents_are_entry_points() -> None:
+    assert {"max-entropy", "random", "a2c", "dqn", "sb3"} <= set(agent_names())
+    assert accepted_options(load_factory("random")) == {"seed"}
+    solver = make_agent("max-entropy", {"score": "minimax", "opener": "salet"}, device="cpu")
+    assert solver.score == "minimax" and solver.opener == "salet"
+    labels = [run.label for run in bench_runs("max-entropy")]
+    assert labels[0] == "max-entropy (entropy, SALET)" and len(labels) == 5
+
+
+def test_registry__refuses_options_an_agent_does_not_take() -> None:
+    with pytest.raises(AgentError, match=r"agent 'random' does not take option\(s\) \['opener'\]; it takes: seed"):
+        make_agent("random", {"opener": "salet"})
+    with pytest.raises(AgentError, match="unknown agent 'nope'; installed agents: "):
+        make_agent("nope")
+
+
+def test_registry__trained_agents_default_to_the_best_shipped_weights() -> None:
+    agent = make_agent("a2c", device="cpu")
+    assert agent.checkpoint is not None and Path(agent.checkpoint.path).name.startswith("a2c")
+    assert Path(agent.checkpoint.path).parent == ROOT / "agents" / "checkpoints"
+
+
+def test_third_party_agent__evaluated_through_the_cli(third_party: tuple[dict[str, str], Path]) -> None:
+    env, words = third_party
+    lists = ["--answers", str(words), "--allowed", str(words), "--device", "cpu"]
+    out = run(["-m", "wordle_gym", "eval", "--agent", "oracle", *lists], env)
+    assert out.returncode == 0, out.stderr
+    assert "10/10 won (100.00 %), mean 1.0000 guesses" in out.stdout
+    # Options reach a factory through its signature; -o carries ones the CLI has no flag for.
+    out = run(["-m", "wordle_gym", "eval", "--agent", "slow-oracle", "-o", "wait=2", *lists], env)
+    assert out.returncode == 0, out.stderr
+    # Two turns of word 0 (AWAKE, which wins its own game at once), then the answer: (1 + 9 x 3) / 10.
+    assert "10/10 won (100.00 %), mean 2.8000 guesses" in out.stdout
+    out = run(["-m", "wordle_gym", "eval", "--agent", "oracle", "--opener", "salet", *lists], env)
+    assert (
+        out.returncode == 2 and "agent 'oracle' does not take option(s) ['opener']; it takes: no options" in out.stderr
+    )
+
+
+def test_broken_agent__one_line_error_and_the_others_still_work(third_party: tuple[dict[str, str], Path]) -> None:
+    env, _ = third_party
+    out = run(["-m", "wordle_gym", "eval", "--agent", "broken", "--device", "cpu"], env)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "agent 'broken' (entry point 'fake_agents_missing_module:Agent') failed to load" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    listing = run(["-m", "wordle_gym", "agents"], env)
+    assert listing.returncode == 0, listing.stderr
+    assert "broken" in listing.stdout and "unavailable" in listing.stdout and "max-entropy" in listing.stdout
+    code = "import gymnasium as gym, wordle_gym; gym.make('Wordle-v0').reset(seed=0); print('ok')"
+    assert run(["-c", code], env).stdout.strip() == "ok"
+
+
+def test_bench__runs_a_third_party_agent(third_party: tuple[dict[str, str], Path], tmp_path: Path) -> None:
+    env, _ = third_party
+    out = run(["-m", "wordle_gym", "bench", "--only", "oracle", "--out", str(tmp_path / "out"), "--device", "cpu"], env)
+    assert out.returncode == 0, out.stderr
+    assert "| oracle |" in out.stdout and "skipped: agent 'broken'" in out.stdout
+    assert (tmp_path / "out" / "benchmarks" / "results" / "agents" / "oracle.json").is_file()
+
+
+def test_import_wordle_gym__loads_no_agent_code() -> None:
+    code = textwrap.dedent("""
+        import sys, gymnasium as gym, wordle_gym
+        gym.make("Wordle-v0").reset(seed=0)
+        gym.make_vec("Wordle-v0", num_envs=2, device="cpu").reset(seed=0)
+        import wordle_gym.evaluation, wordle_gym.cli, wordle_gym.bench
+        agents = ("wordle_agents", "stable_baselines3", "sb3_contrib")
+        print(sorted(m for m in sys.modules if m.split(".")[0] in agents))
+    """)
+    out = run(["-c", code], {**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_wordle_gym_sb3__without_sb3_names_the_extra() -> None:
+    code = "import sys; sys.modules['stable_baselines3'] = None; import wordle_gym.sb3"
+    out = run(["-c", code], {**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 1
+    assert "DependencyNotInstalled" in out.stderr and "pip install 'wordle-gym[sb3]'" in out.stderr
+
+
+def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Path) -> None:
+    wheels, site = tmp_path / "wheels", tmp_path / "site"
+    build = [
+        sys.executable,
+        "-m",
+        "pip",
+        "wheel",
+        "--no-deps",
+        "--no-build-isolation",
+        "-q",
+        "-w",
+        str(wheels),
+        str(ROOT),
+    ]
+    subprocess.run(build, check=True, capture_output=True, timeout=300, cwd=tmp_path)
+    wheel = next(wheels.glob("wordle_gym-*.whl"))
+    install = [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)]
+    subprocess.run(install, check=True, capture_output=True, timeout=300)
+    assert not (site / "agents").exists() and (site / "wordle_agents" / "checkpoints").is_dir()
+    assert (site / "wordle_gym" / "data" / "SOURCES.md").is_file()
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    out = run(["-c", "import agents"], env, cwd=tmp_path)
+    assert out.returncode == 1 and "No module named 'agents'" in out.stderr
+    code = f"import wordle_agents.a2c as m, wordle_gym; print(m.__file__.startswith({str(site)!r}))"
+    out = run(["-c", code], env, cwd=tmp_path)
+    assert out.stdout.strip() == "True", out.stderr
+    points = next(site.glob("wordle_gym-*.dist-info")) / "entry_points.txt"
+    assert "[wordle_gym.agents]" in points.read_text() and "a2c = wordle_agents.a2c:pretrained" in points.read_text()
+
+
+# rules -> game engine -> envs -> harness -> tools: a module imports only from its own rank or below.
+LAYERS = {
+    "_io": 0, "words": 0, "rules": 1, "rewards": 2, "config": 2, "game": 2, "observation": 3, "render": 3, "_build": 3,
+    "env": 4, "vector": 4, "sb3": 5, "evaluation": 5, "registry": 5, "report": 6, "bench": 7, "cli": 7,
+    "__init__": 8, "__main__": 8,
+}  # fmt: skip
+
+
+def test_layout__no_upward_imports_and_no_agent_imports_in_wordle_gym() -> None:
+    import ast
+
+    files = sorted((ROOT / "wordle_gym").glob("*.py"))
+    assert {f.stem for f in files} == set(LAYERS), "a new module needs a layer in LAYERS"
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):  # lazy imports inside functions count too
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                assert not name.startswith(("wordle_agents", "agents")), f"{path.name} imports {name}"
+                if name.startswith("wordle_gym."):
+                    target = name.split(".")[1]
+                    assert LAYERS[target] <= LAYERS[path.stem], f"{path.name} imports {name} from a higher layer"

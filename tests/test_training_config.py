@@ -1,0 +1,130 @@
+"""Configuration as one source of truth: command lines from the dataclasses, checkpoints, the resume rule."""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import asdict, fields
+
+import pytest
+import torch
+
+from wordle_agents.a2c import TRAINING, A2CAgent, A2CConfig
+from wordle_agents.checkpoint import config_from_dict
+from wordle_agents.dqn import DQNAgent, DQNConfig
+from wordle_agents.training import RunConfig, add_dataclass_arguments, dataclass_from_args, field_docs, main
+from wordle_gym import WordleConfig, WordleEnv, WordleVectorEnv
+
+TINY_RUN = ["--stages", "10", "--iterations", "2", "--eval-every", "1", "--checkpoint-every", "1", "--device", "cpu",
+            "--hidden", "16", "--batch-games", "8"]  # fmt: skip
+
+
+@pytest.mark.parametrize("cls", [RunConfig, A2CConfig, DQNConfig, WordleConfig])
+def test_config__every_field_is_documented(cls: type) -> None:
+    docs = field_docs(cls)
+    assert [f.name for f in fields(cls) if not docs.get(f.name)] == []
+
+
+def _parse(argv: list[str]) -> tuple[RunConfig, A2CConfig]:
+    parser = argparse.ArgumentParser()
+    add_dataclass_arguments(parser, RunConfig, TRAINING.defaults, "run")
+    add_dataclass_arguments(parser, A2CConfig, A2CConfig(), "a2c")
+    args = parser.parse_args(argv)
+    return dataclass_from_args(RunConfig, args, TRAINING.defaults), dataclass_from_args(A2CConfig, args, A2CConfig())
+
+
+def test_command_line__generated_from_the_dataclasses() -> None:
+    run, config = _parse(["--stages", "100,1000", "--iterations", "5,6", "--lr", "0.002", "--betas", "0.8,0.9",
+                          "--stop-at", "0.99", "--tensorboard", "--encoding", "knowledge"])  # fmt: skip
+    assert run.plan == [("100", 5), ("1000", 6)] and run.stop_at == 0.99 and run.tensorboard
+    assert run.run_dir == "runs/a2c" and run.init is None  # untouched fields keep the script's defaults
+    assert config == A2CConfig(lr=0.002, betas=(0.8, 0.9), encoding="knowledge")
+    run, config = _parse([])
+    assert run == TRAINING.defaults and config == A2CConfig()
+    assert _parse(["--iterations", "7"])[0].iterations == (7, 7, 7, 7)  # one value for every stage
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--iterations", "abc"], "argument --iterations: expected an int, got 'abc'"),
+        (["--stages", ""], "stages must be a non-empty list"),
+        (["--stages", "100,huge"], "unknown stage 'huge'"),
+        (["--eval-every", "0"], "eval_every must be >= 1; got 0"),
+        (["--iterations", "0"], "iterations must be >= 1"),
+        (["--batch-games", "0"], "batch_games must be an integer from 1"),
+        (["--stages", "100,1000", "--iterations", "1,2,3"], "iterations has 3 values for 2 stages"),
+        (["--betas", "0.9"], "expected 2 comma-separated values"),
+    ],
+)
+def test_command_line__bad_values_exit_2_naming_them(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(TRAINING, argv)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cls", [A2CConfig, DQNConfig])
+def test_config__round_trips_through_a_checkpoint_dict(cls: type) -> None:
+    config = cls(hidden=64, lr=0.01, seed=3)
+    assert config_from_dict(cls, asdict(config)) == config
+    with pytest.raises(ValueError, match=r"unknown .*Config fields \['nope'\]"):
+        config_from_dict(cls, {**asdict(config), "nope": 1})
+
+
+@pytest.mark.parametrize(
+    ("agent_class", "config"), [(A2CAgent, A2CConfig(hidden=32)), (DQNAgent, DQNConfig(hidden=32))]
+)
+def test_checkpoint__bounds_checked_before_building_and_shapes_checked(agent_class: type, config, tmp_path) -> None:
+    agent = agent_class(config)
+    path = tmp_path / "agent.pt"
+    agent.save(path)
+    data = torch.load(path, weights_only=True)
+    torch.save({**data, "config": {**data["config"], "hidden": 10**9}}, tmp_path / "huge.pt")
+    with pytest.raises(ValueError, match="hidden must be an integer from 1 to 16384; got 1000000000"):
+        agent_class.load(tmp_path / "huge.pt")  # fails at once: nothing of that size is allocated
+    torch.save({**data, "config": {**data["config"], "hidden": 48}}, tmp_path / "shape.pt")
+    with pytest.raises(ValueError, match="the weights do not fit its .* config"):
+        agent_class.load(tmp_path / "shape.pt")
+    torch.save({k: v for k, v in data.items() if k != "model"}, tmp_path / "empty.pt")
+    with pytest.raises(ValueError, match="holds no model weights"):
+        agent_class.load(tmp_path / "empty.pt")
+
+
+def test_resume__refuses_other_settings_and_extends_by_appending_stages(tmp_path, capsys) -> None:
+    run_dir = ["--run-dir", str(tmp_path / "run")]
+    assert main(TRAINING, [*TINY_RUN, *run_dir]) == 0
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--lr", "0.01"]) == 2
+    err = capsys.readouterr().err
+    assert "was trained with other settings: lr (run: 0.001, command: 0.01)" in err and "--fresh" in err
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--stages", "20"]) == 2
+    assert "follows the plan [10:2] (stage:updates); this command asks [20:2]" in capsys.readouterr().err
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--stages", "10,20", "--iterations", "2,2"]) == 0
+    assert "extending the plan" in capsys.readouterr().out and (tmp_path / "run" / "best_20.pt").is_file()
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--lr", "0.01", "--fresh"]) == 0  # --fresh starts over
+    other = ["--run-dir", str(tmp_path / "other"), "--init", str(tmp_path / "run" / "best_10.pt")]
+    assert main(TRAINING, [*TINY_RUN, *other, "--hidden", "32"]) == 2
+    assert "a network of another shape" in capsys.readouterr().err
+
+
+def test_wordle_config__one_builder_for_both_envs() -> None:
+    config = WordleConfig(answers=["cigar", "rebut", "sissy"], allowed=None, max_guesses=3, hard_mode=True)
+    single, vector = WordleEnv(config), WordleVectorEnv(2, config, device="cpu")
+    by_keywords = WordleEnv(answers=["cigar", "rebut", "sissy"], allowed=None, max_guesses=3, hard_mode=True)
+    assert single.config == vector.config == by_keywords.config == config
+    assert single.observation.layout == vector.observation.layout and single.observation.layout.size == 52 * 5 + 52 + 4
+    with pytest.raises(TypeError, match=r"pass config= or keyword options, not both"):
+        WordleEnv(config, hard_mode=False)
+    with pytest.raises(TypeError, match=r"unknown Wordle option\(s\) \['hard'\]; expected any of"):
+        WordleVectorEnv(2, device="cpu", hard=True)
+
+
+def test_knowledge_observation__named_slices_read_the_blocks() -> None:
+    env = WordleEnv(answers=["cigar", "rebut"], allowed=None)
+    env.reset(options={"answer": "cigar"})
+    obs, *_ = env.step(env.vocabulary.action("rebut"))
+    green, excluded, low, high, turn = env.observation.layout.fields(torch.as_tensor(obs)[None])
+    assert turn[0].tolist() == [0, 1, 0, 0, 0, 0, 0] and int(green.sum()) == 0
+    r = ord("r") - ord("a")
+    assert int(low[0, r]) == 1 and int(high[0, ord("b") - ord("a")]) == 0 and bool(excluded[0, 0, r])
+    assert list(env.observation.slices) == ["green", "excluded", "min_count", "max_count", "turn"]

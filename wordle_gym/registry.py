@@ -1,0 +1,116 @@
+"""Agents are plugins: found through the entry-point group ``wordle_gym.agents``.
+
+A distribution registers an agent in its ``pyproject.toml``::
+
+    [project.entry-points."wordle_gym.agents"]
+    my-agent = "my_package.agent:MyAgent"
+
+The entry point names a callable (a class or a factory function) that returns a *Policy*: any
+object with ``act(observations, action_masks, env)`` (see :mod:`wordle_gym.evaluation`).
+``wordle-gym eval --agent my-agent`` calls it with the options the user gave that its signature
+accepts (``checkpoint``, ``opener``, ``score``, ``seed``, ... and ``device`` when it takes one); a
+class with a no-argument constructor works as it is. Optionally the callable has a
+``bench_runs()`` attribute returning :class:`BenchRun` items, the rows ``wordle-gym bench`` shows
+for it; without one, bench evaluates it once with no options.
+
+Looking agents up imports nothing until one is asked for, and an agent that fails to import
+gives an :class:`AgentError` naming its entry point without affecting the others: ``import
+wordle_gym`` and ``gym.make`` never load agent code. The project's own agents register exactly
+this way.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any, NamedTuple
+
+GROUP = "wordle_gym.agents"
+
+
+class AgentError(ValueError):
+    """An agent that is not installed, fails to load, or does not take the options given."""
+
+
+class BenchRun(NamedTuple):
+    """One row of ``wordle-gym bench`` for an agent."""
+
+    label: str
+    """Row name in the table."""
+    options: dict[str, Any] = {}
+    """Keyword options for the agent's callable."""
+    env: dict[str, Any] = {}
+    """Keyword options for :func:`wordle_gym.evaluation.evaluate` (e.g. ``action_mask``)."""
+
+
+def _entry_points() -> dict[str, EntryPoint]:
+    found: dict[str, EntryPoint] = {}
+    for ep in entry_points(group=GROUP):
+        found.setdefault(ep.name, ep)  # the first distribution on sys.path wins, as for console scripts
+    return found
+
+
+def agent_names() -> list[str]:
+    """Names of the installed agents (reads metadata only; imports nothing)."""
+    return sorted(_entry_points())
+
+
+def load_factory(name: str) -> Callable[..., Any]:
+    """The callable registered as agent ``name``."""
+    points = _entry_points()
+    if name not in points:
+        known = ", ".join(sorted(points)) or "none"
+        raise AgentError(f"unknown agent {name!r}; installed agents: {known}")
+    point = points[name]
+    try:
+        factory = point.load()
+    except Exception as exc:  # an agent's import error must not escape as a traceback
+        raise AgentError(
+            f"agent {name!r} (entry point {point.value!r}) failed to load: {type(exc).__name__}: {exc}"
+        ) from None
+    if not callable(factory):
+        raise AgentError(f"agent {name!r} (entry point {point.value!r}) is not callable")
+    return factory
+
+
+def accepted_options(factory: Callable[..., Any]) -> set[str] | None:
+    """Keyword names ``factory`` accepts; None when it takes ``**kwargs`` (or cannot be inspected)."""
+    try:
+        params = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params):
+        return None
+    kinds = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    return {p.name for p in params if p.kind in kinds}
+
+
+def make_agent(name: str, options: dict[str, Any] | None = None, device: Any = None) -> Any:
+    """Build agent ``name``: ``options`` must all be accepted; ``device`` is passed when it is."""
+    factory = load_factory(name)
+    options = dict(options or {})
+    accepted = accepted_options(factory)
+    if accepted is not None:
+        refused = sorted(set(options) - accepted)
+        if refused:
+            takes = ", ".join(sorted(accepted - {"device"})) or "no options"
+            raise AgentError(f"agent {name!r} does not take option(s) {refused}; it takes: {takes}")
+    if device is not None and (accepted is None or "device" in accepted):
+        options["device"] = device
+    try:
+        policy = factory(**options)
+    except (AgentError, ValueError, TypeError, FileNotFoundError) as exc:
+        raise AgentError(f"agent {name!r}: {exc}") from None
+    if not callable(getattr(policy, "act", None)):
+        raise AgentError(f"agent {name!r} returned a {type(policy).__name__}, which has no act() method")
+    return policy
+
+
+def bench_runs(name: str) -> list[BenchRun]:
+    """The benchmark rows agent ``name`` declares (one default row if it declares none)."""
+    factory = load_factory(name)
+    declared = getattr(factory, "bench_runs", None)
+    if declared is None:
+        return [BenchRun(name)]
+    return list(declared())
