@@ -24,6 +24,7 @@ from wordle_agents.checkpoint import (
     shipped_checkpoints,
 )
 from wordle_gym.config import resolve_device
+from wordle_gym.evaluation import bool_mask
 from wordle_gym.observation import KnowledgeLayout
 from wordle_gym.registry import BenchRun
 from wordle_gym.rules import ALPHABET
@@ -116,7 +117,8 @@ class WordAgent:
         self.use_words(env.words)
         self.net.eval()
         scores = self.scores(observations.to(self.device))
-        return scores.masked_fill(~action_masks.to(self.device), -math.inf).argmax(1).to(env.device)
+        allowed = bool_mask(action_masks).to(self.device)
+        return scores.masked_fill(~allowed, -math.inf).argmax(1).to(env.device)
 
     # ----------------------------------------------------------------------- checkpoints
     def save(self, path: str | Path, extra: dict[str, Any] | None = None) -> None:

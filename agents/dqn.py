@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import torch
@@ -206,7 +206,7 @@ class DQNTrainer:
     def step(self) -> dict[str, float]:
         """One batched env step (epsilon-greedy), then ``updates_per_step`` updates once warm."""
         cfg, env = self.config, self.env
-        masks = self.infos["action_mask"]
+        masks = self.infos["action_mask"].view(torch.bool)
         with torch.no_grad():
             greedy = self.agent.net(self.observations.flatten(1)).masked_fill(~masks, -math.inf).argmax(1)
         random_actions = torch.multinomial(masks.float(), 1, generator=self.sampler).squeeze(1)
@@ -255,9 +255,15 @@ class DQNTrainer:
         return float(loss.detach())
 
     def state_dict(self) -> dict[str, Any]:
-        """Weights, target, optimizer, replay buffer, counters, answer weights and random states.
-        Games in flight are not saved: a resumed run starts fresh games."""
+        """Everything to continue exactly: weights, target, optimizer, replay buffer, counters, answer
+        weights, random states, and the games in flight (their state, last observations and infos)."""
+        env = self.env
         return {
+            "games": {f.name: getattr(env.state.clone(), f.name) for f in fields(env.state)},
+            "observations": self.observations,
+            "infos": self.infos,
+            "env_rng": env._generator.get_state(),
+            "recent_wins": list(self.recent_wins),
             "model": self.agent.net.state_dict(),
             "target": self.target.state_dict(),
             "optimizer": self.optimizer.state_dict(),
@@ -279,11 +285,25 @@ class DQNTrainer:
         self.updates, self.env_steps = int(state["iteration"]), int(state["env_steps"])
         self.sampler.set_state(state["sampler"])
         torch.set_rng_state(state["torch_rng"])
+        if "games" in state:  # runs saved before games in flight were kept start fresh games
+            for name, value in state["games"].items():
+                setattr(self.env.state, name, None if value is None else value.to(self.device))
+            self.observations = state["observations"].to(self.device)
+            self.infos = _to_device(state["infos"], self.device)
+            self.env._generator.set_state(state["env_rng"])
+            self.env._autoreset.zero_()  # same-step autoreset: nothing is pending between steps
+            self.recent_wins = list(state["recent_wins"])
 
     @property
     def iteration(self) -> int:
         """Gradient updates made (the unit of the training schedule)."""
         return self.updates
+
+
+def _to_device(value: Any, device: torch.device) -> Any:
+    if isinstance(value, dict):
+        return {k: _to_device(v, device) for k, v in value.items()}
+    return value.to(device) if isinstance(value, torch.Tensor) else value
 
 
 TRAINING = TrainingSpec(

@@ -31,6 +31,7 @@ from typing import Any
 
 import torch
 
+from wordle_gym.evaluation import bool_mask
 from wordle_gym.game import NO_TILE
 from wordle_gym.registry import BenchRun
 from wordle_gym.rules import num_patterns, pattern_ids, pattern_table
@@ -83,6 +84,7 @@ class MaxEntropySolver:
     # ------------------------------------------------------------------------ policy
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
         """One action per game of ``env``, from its history."""
+        action_masks = bool_mask(action_masks)
         self._bind(env)
         state = env.state
         tiles_known = state.tiles[:, :, 0] != NO_TILE  # (N, T): rows with feedback

@@ -7,6 +7,7 @@ Needs the ``sb3`` extra (``pip install 'wordle-gym[sb3]'``). The env side of SB3
 from __future__ import annotations
 
 import inspect
+import io
 import json
 import zipfile
 from pathlib import Path
@@ -16,10 +17,23 @@ import numpy as np
 import torch
 from gymnasium.error import DependencyNotInstalled
 
-from wordle_agents.checkpoint import shipped_dir
+from wordle_agents.checkpoint import CheckpointInfo, shipped_dir
+from wordle_gym._io import atomic_write
+from wordle_gym.evaluation import bool_mask
 from wordle_gym.registry import BenchRun
 
 ALGORITHMS = ("ppo", "dqn", "maskable_ppo")
+# Where each algorithm's MlpPolicy class lives, and its name (as recorded, readable, in the zip's "data").
+POLICIES = {
+    "maskable_ppo": ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy"),
+    "ppo": ("stable_baselines3.common.policies", "ActorCriticPolicy"),
+    "dqn": ("stable_baselines3.dqn.policies", "DQNPolicy"),
+}
+METADATA = "wordle_gym.json"  # what this project adds to the zips it writes: the lists trained on
+
+
+def _constant(value: float) -> Any:
+    return lambda _progress: value
 
 
 class SB3Policy:
@@ -29,22 +43,44 @@ class SB3Policy:
     do not, and may pick a masked word (the env decides what that means, e.g. refusal in hard mode).
     """
 
-    def __init__(self, model: Any, name: str | None = None) -> None:
+    def __init__(self, model: Any, name: str | None = None, checkpoint: CheckpointInfo | None = None) -> None:
         self.model = model
         self.name = name or f"SB3 {type(model).__name__}"
         self.masked = "action_masks" in inspect.signature(model.predict).parameters
+        self.checkpoint = checkpoint
+        """The zip the model came from, with the lists it was trained on when the zip records them."""
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         actions = getattr(self.model.action_space, "n", None)
         if actions is not None and int(actions) != len(env.words):
             raise ValueError(f"the model has {int(actions)} actions but the env has {len(env.words)} allowed words")
-        kwargs = {"action_masks": action_masks.cpu().numpy()} if self.masked else {}
+        info = self.checkpoint
+        if info is not None and info.answers is not None:
+            trained = info.allowed if info.allowed is not None else info.answers
+            if tuple(trained) != tuple(env.words):
+                raise ValueError(
+                    f"{Path(info.path).name} was trained on other words (its action i is not the env's word i); "
+                    f"evaluate it on the lists it records"
+                )
+        kwargs = {"action_masks": bool_mask(action_masks).cpu().numpy()} if self.masked else {}
         actions, _ = self.model.predict(observations.cpu().numpy(), deterministic=True, **kwargs)
-        return torch.as_tensor(np.asarray(actions), dtype=torch.int64, device=env.device)
+        actions = np.asarray(actions)
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise TypeError(f"the model predicted {actions.dtype} actions; expected integer word indices")
+        return torch.as_tensor(actions, dtype=torch.int64, device=env.device)
 
     @classmethod
     def load(cls, path: str | Path, algorithm: str | None = None, device: str = "cpu") -> SB3Policy:
-        """Load a saved model; ``algorithm`` (ppo, dqn, maskable_ppo) is read from the file when None."""
+        """Load a saved model without unpickling anything the file holds.
+
+        SB3 stores some entries of a zip's ``data`` as cloudpickle; loading them would run code
+        from the file. Every such entry is replaced here (SB3's ``custom_objects``): the policy by
+        the algorithm's own MlpPolicy, the spaces rebuilt from their readable fields, schedules by
+        constants (only training uses them). A zip whose pickled entries cannot be replaced so
+        (custom policies, pickled ``policy_kwargs``) is refused. Weights are read by SB3 with
+        ``torch.load(weights_only=True)``. ``algorithm`` (ppo, dqn, maskable_ppo) is read from the
+        file when None, and must match it when given.
+        """
         try:
             from sb3_contrib import MaskablePPO
             from stable_baselines3 import DQN, PPO
@@ -55,31 +91,101 @@ class SB3Policy:
         path = Path(path)
         if not path.is_file():
             raise FileNotFoundError(f"model {str(path)!r} does not exist")
-        if algorithm is None:
-            algorithm = _saved_algorithm(path)
-        if algorithm not in classes:
+        data, meta = _read_zip(path)
+        saved = _saved_algorithm(path, data)
+        if algorithm is not None and algorithm not in classes:
             raise ValueError(f"unknown SB3 algorithm {algorithm!r}; expected one of {ALGORITHMS}")
-        model = classes[algorithm].load(str(path), device=device)
-        return cls(model, name=f"SB3 {type(model).__name__} ({path.name})")
+        if algorithm is not None and algorithm != saved:
+            raise ValueError(f"{str(path)!r} holds a {saved} model; --sb3-algo {algorithm} does not match it")
+        algo = classes[saved]
+        custom = _replacements(path, data, algo)
+        try:
+            model = algo.load(str(path), device=device, custom_objects=custom)
+        except Exception as exc:  # a damaged zip or weights raise many types
+            first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+            raise ValueError(f"{str(path)!r} could not be loaded as a {saved} model ({first})") from None
+        info = CheckpointInfo(path=str(path), kind="sb3", stage=meta.get("stage"), answers=meta.get("answers"),
+                              allowed=meta.get("allowed"))  # fmt: skip
+        return cls(model, name=f"SB3 {type(model).__name__} ({path.name})", checkpoint=info)
 
 
-def _saved_algorithm(path: Path) -> str:
-    """Which algorithm saved a model zip, from the module of the policy class recorded in its ``data``:
-    MaskablePPO's policies live in ``sb3_contrib.common.maskable``, DQN's in ``stable_baselines3.dqn``,
-    PPO's actor-critic policies in ``stable_baselines3.common.policies``."""
+def _read_zip(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The zip's ``data`` (JSON, read as text: nothing is unpickled) and this project's metadata."""
     try:
         with zipfile.ZipFile(path) as archive:
             data = json.loads(archive.read("data"))
-        module = str(data["policy_class"]["__module__"])
-    except (zipfile.BadZipFile, KeyError, TypeError, json.JSONDecodeError) as exc:
+            names = archive.namelist()
+            meta = json.loads(archive.read(METADATA)) if METADATA in names else {}
+    except (zipfile.BadZipFile, KeyError, UnicodeDecodeError, json.JSONDecodeError, OSError) as exc:
         raise ValueError(f"{str(path)!r} is not a Stable-Baselines3 model file ({exc})") from None
-    if "maskable" in module:
-        return "maskable_ppo"
-    if ".dqn" in module:
-        return "dqn"
-    if module.endswith("common.policies"):
-        return "ppo"
-    raise ValueError(f"{str(path)!r} holds a {module} policy; expected PPO, DQN or MaskablePPO")
+    if not isinstance(data, dict) or not isinstance(meta, dict):
+        raise ValueError(f"{str(path)!r} is not a Stable-Baselines3 model file")
+    return data, meta
+
+
+def _saved_algorithm(path: Path, data: dict[str, Any]) -> str:
+    """Which algorithm saved a model zip, from the readable module and class of its policy."""
+    policy = data.get("policy_class")
+    module = str(policy.get("__module__", "")) if isinstance(policy, dict) else ""
+    init = str(policy.get("__init__", "")) if isinstance(policy, dict) else ""
+    for algorithm, (where, name) in POLICIES.items():
+        if module == where and init.startswith(f"<function {name}.__init__"):
+            return algorithm
+    raise ValueError(
+        f"{str(path)!r} holds a policy {module or '?'} that is not the MlpPolicy of PPO, DQN or MaskablePPO; "
+        f"only those can be loaded without running code from the file"
+    )
+
+
+def _space(path: Path, key: str, item: dict[str, Any]) -> Any:
+    """A Box or Discrete rebuilt from the readable fields SB3 writes beside the pickle."""
+    from gymnasium import spaces
+
+    kind = str(item.get(":type:", ""))
+    try:
+        if kind.endswith("spaces.discrete.Discrete'>"):
+            return spaces.Discrete(int(item["n"]), start=int(item.get("start", 0)))
+        if kind.endswith("spaces.box.Box'>"):
+            dtype = np.dtype(str(item["dtype"]))
+            shape = tuple(int(n) for n in item["_shape"])
+            if np.issubdtype(dtype, np.integer):
+                return spaces.Box(np.iinfo(dtype).min, np.iinfo(dtype).max, shape=shape, dtype=dtype)
+            return spaces.Box(-np.inf, np.inf, shape=shape, dtype=dtype)
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ValueError(f"{str(path)!r}: unreadable {key} ({exc})") from None
+    raise ValueError(f"{str(path)!r}: {key} is a {kind or '?'}; only Box and Discrete can be loaded safely")
+
+
+def _replacements(path: Path, data: dict[str, Any], algo: Any) -> dict[str, Any]:
+    """A plain replacement for every pickled entry of ``data`` (SB3's ``custom_objects``)."""
+    custom: dict[str, Any] = {"policy_class": algo.policy_aliases["MlpPolicy"]}
+    if "buffer_size" in data:
+        custom["buffer_size"] = 1  # inference only: no replay memory to allocate
+    known: dict[str, Any] = {"lr_schedule": _constant(0.0), "clip_range": _constant(0.2),
+                             "exploration_schedule": _constant(0.0), "train_freq": 1,
+                             "rollout_buffer_class": None, "replay_buffer_class": None}  # fmt: skip
+    for key, item in data.items():
+        if key in custom or not (isinstance(item, dict) and ":serialized:" in item):
+            continue
+        if key in ("observation_space", "action_space"):
+            custom[key] = _space(path, key, item)
+        elif key in known:
+            custom[key] = known[key]
+        else:
+            raise ValueError(
+                f"{str(path)!r} holds a pickled {key!r}, which could run code when loaded; "
+                f"wordle-gym loads only models whose pickled entries it can rebuild"
+            )
+    return custom
+
+
+def save_model(model: Any, path: str | Path, **meta: Any) -> None:
+    """``model.save`` plus this project's metadata (the lists trained on), written atomically."""
+    buffer = io.BytesIO()
+    model.save(buffer)
+    with zipfile.ZipFile(buffer, "a") as archive:
+        archive.writestr(METADATA, json.dumps(meta))
+    atomic_write(path, lambda handle: handle.write(buffer.getvalue()))
 
 
 def load(checkpoint: str | None = None, algorithm: str | None = None, device: str = "cpu") -> SB3Policy:

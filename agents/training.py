@@ -23,6 +23,7 @@ import ast
 import inspect
 import itertools
 import json
+import os
 import sys
 import textwrap
 import time
@@ -37,7 +38,7 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.checkpoint import config_from_dict, read_checkpoint
-from wordle_gym._io import atomic_torch_save
+from wordle_gym._io import atomic_torch_save, check_writable, folder_lock
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import evaluate
 from wordle_gym.words import stage_words
@@ -244,17 +245,32 @@ def _stats_dict(stats: Any) -> dict[str, float]:
 
 
 def run_curriculum(run: RunConfig, spec: TrainingSpec, config: Any) -> Path:
-    """Train through ``run.plan`` (stage, updates), resuming from ``<run_dir>/last.pt`` when present."""
-    agent_class, kind = spec.agent_class, spec.agent_class.kind
+    """Train through ``run.plan`` (stage, updates), resuming from ``<run_dir>/last.pt`` when present.
+
+    The run folder is checked for writing first and locked for the duration: a second training
+    in the same folder is refused instead of interleaving its logs.
+    """
     device = resolve_device(run.device)
-    run_dir = Path(run.run_dir)
-    run_dir.mkdir(parents=True, exist_ok=True)
+    run_dir = check_writable(run.run_dir, folder=True)
+    if run.export:
+        check_writable(run.export)
+    with folder_lock(run_dir, "training"):
+        return _train(run, spec, config, device, run_dir)
+
+
+def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device, run_dir: Path) -> Path:
+    agent_class, kind = spec.agent_class, spec.agent_class.kind
     last, metrics = run_dir / "last.pt", run_dir / "metrics.jsonl"
     saved = None if run.fresh or not last.exists() else read_checkpoint(last, f"{kind}-run")
     plan = run.plan
     if saved is not None:
         plan = _check_resume(saved, run, config, agent_class.config_class, last)
         print(f"resuming {last} at stage {min(saved['stage_index'] + 1, len(plan))}/{len(plan)}")
+        logged = saved.get("metrics_size")  # rows logged after this checkpoint are logged again on the way
+        if logged is not None and metrics.exists() and metrics.stat().st_size > logged:
+            os.truncate(metrics, logged)
+    elif metrics.exists():
+        metrics.unlink()  # a fresh run starts a fresh log
     init = saved.get("init") if saved is not None else run.init
     agent = agent_class(config, device=device)
     writer = None
@@ -271,6 +287,7 @@ def run_curriculum(run: RunConfig, spec: TrainingSpec, config: Any) -> Path:
             "kind": f"{kind}-run", "config": asdict(config), "stages": [s for s, _ in plan],
             "iterations": [n for _, n in plan], "stage_index": stage_index, "trainer": trainer_state,
             "best": best, "elapsed_s": done_s, "step_offset": steps, "init": init,
+            "metrics_size": metrics.stat().st_size if metrics.exists() else 0,
         })  # fmt: skip
 
     best_path = run_dir / f"best_{plan[-1][0]}.pt"

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
@@ -13,7 +12,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 import wordle_gym  # noqa: F401  (registers Wordle-v0)
-from wordle_agents.sb3 import SB3Policy
+from wordle_agents.sb3 import SB3Policy, save_model
 from wordle_gym.evaluation import evaluate
 from wordle_gym.sb3 import make_sb3_vec_env
 from wordle_gym.words import stage_words
@@ -59,8 +58,9 @@ def train_and_report(args: argparse.Namespace, build: Callable[[VecEnv], Any]) -
     start = time.perf_counter()
     model.learn(args.timesteps, progress_bar=True)
     seconds = time.perf_counter() - start
-    Path(args.save).parent.mkdir(parents=True, exist_ok=True)
-    model.save(args.save)
+    # The zip records the lists it was trained on: eval plays them by default and refuses others.
+    save_model(model, args.save, stage=args.stage, answers=list(args.answers), allowed=args.allowed,
+               action_mask=args.mask)  # fmt: skip
     result = evaluate(SB3Policy(model), answers=args.answers, allowed=args.allowed, action_mask=args.mask,
                       device="cpu", progress=False)  # fmt: skip
     print(f"trained {args.timesteps:,} steps in {seconds:.1f} s; saved {args.save}")

@@ -38,8 +38,16 @@ def test_sb3_examples__train_save_and_evaluate(script: str, algorithm: str, tmp_
               "--allowed", str(words), "--device", "cpu")  # fmt: skip
     assert cli.returncode == 0, cli.stderr
     assert "/10 won" in cli.stdout and "| SB3 " in cli.stdout
-    full = run("-m", "wordle_gym", "eval", "--agent", "sb3", "--checkpoint", str(model), "--device", "cpu")
+    own = run("-m", "wordle_gym", "eval", "--agent", "sb3", "--checkpoint", str(model), "--device", "cpu")
+    assert own.returncode == 0 and "/10 won" in own.stdout  # the zip records its lists: the default
+    full = run("-m", "wordle_gym", "eval", "--agent", "sb3", "--checkpoint", str(model), "--device", "cpu",
+               "--answers", "answers", "--allowed", "allowed")  # fmt: skip
     assert full.returncode == 2 and "the model has 10 actions but the env has 12972 allowed words" in full.stderr
+    other = tmp_path / "other.txt"
+    other.write_text("\n".join(stage_words("2315")[0][:10]) + "\n")  # the same size, other words
+    wrong = run("-m", "wordle_gym", "eval", "--agent", "sb3", "--checkpoint", str(model), "--device", "cpu",
+                "--answers", str(other), "--allowed", str(other))  # fmt: skip
+    assert wrong.returncode == 2 and "was trained on other words" in wrong.stderr
 
 
 def test_sb3_example__single_env_option(tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ def test_hand_game__knowledge_after_error_against_parry() -> None:
     assert (know["min"] == 0).all() and (know["max"] == 5).all()
 
     obs, reward, terminated, truncated, info = env.step(env.vocabulary.action("error"))
-    assert info["feedback"].tolist() == [0, 1, 2, 0, 0] and info["guess"] == "error"
+    assert info["feedback"].tolist() == [0, 1, 2, 0, 0] and env.words[env.vocabulary.action("error")] == "error"
     assert (reward, terminated, truncated, info["turn"], info["invalid"]) == (-1.0, False, False, 1, False)
     know = decode_knowledge(obs, 5, 6)
     e, o, r, a = (ord(c) - 97 for c in "eora")
@@ -106,7 +106,7 @@ def test_hand_game__rewards_of_presets(reward: str, expected: list[float]) -> No
     steps = play(env, ["error", "crane", "parry"])
     assert [s[1] for s in steps] == pytest.approx(expected)
     assert [s[2] for s in steps] == [False, False, True]
-    assert steps[-1][4]["won"] and steps[-1][4]["answer"] == "parry"
+    assert steps[-1][4]["won"] and steps[-1][4]["is_success"] and env.unwrapped.answer == "parry"
 
 
 @pytest.mark.parametrize(
@@ -313,7 +313,12 @@ def test_info__keys_on_reset_and_step() -> None:
     env = gym.make("Wordle-v0")
     _, info = env.reset(seed=3)
     assert info["action_mask"].dtype == np.int8 and info["action_mask"].shape == (12972,) and info["turn"] == 0
-    _, _, _, _, info = env.step(0)
-    assert {"guess", "feedback", "invalid", "turn", "action_mask"} <= set(info)
+    keys = set(info)
+    assert keys == {"action_mask", "turn", "feedback", "invalid", "won", "is_success"}
+    for action in (0, 1, 2, 3, 4, 5):  # a lost game: the keys never change, and no value is a string
+        _, _, terminated, _, info = env.step(action)
+        assert set(info) == keys and not any(isinstance(v, str) for v in info.values())
+    assert terminated and not info["is_success"]
+    env.reset(seed=3)
     assert env.unwrapped.action_masks().all()
     assert wordle_gym.WordleEnv().action_masks().dtype == bool

@@ -12,7 +12,10 @@ Each id has both entry points: ``gym.make(id)`` gives a :class:`WordleEnv`,
 
 from __future__ import annotations
 
+import os
+
 import gymnasium as gym
+import torch
 
 from wordle_gym.config import WordleConfig
 from wordle_gym.env import WordleEnv
@@ -55,3 +58,14 @@ for _id, _kwargs in _VARIANTS.items():
             vector_entry_point="wordle_gym.vector:WordleVectorEnv",
             kwargs=_kwargs,
         )
+
+
+def _one_thread_after_fork() -> None:
+    """A forked child inherits torch's intra-op thread pool in a state it cannot use: its first
+    parallel op waits forever (Gymnasium's AsyncVectorEnv forks workers after the parent built an
+    env). One thread per forked worker is what torch's own DataLoader workers use."""
+    torch.set_num_threads(1)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_one_thread_after_fork)

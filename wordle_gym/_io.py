@@ -1,47 +1,135 @@
-"""Small file helpers: results and checkpoints are written atomically (never half a file)."""
+"""File helpers: every output is written atomically (never half a file), with the umask's permissions.
+
+A write goes to a temporary file beside the target, named ``.<start of name>.<pid>.<random>.tmp``
+(short, so a valid long target name never makes the temporary one too long), then renames over
+the target. A write that fails removes its temporary file; one killed outright leaves it behind,
+and the next write to the same folder removes such leftovers whose process is gone.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
-import tempfile
+import re
+import secrets
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import torch
 
+_TEMP = re.compile(r"^\..*\.(\d+)\.[0-9a-f]{8}\.tmp$")
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to ``path`` via a temporary file in the same folder and an atomic rename."""
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's live process
+        return True
+    return True
+
+
+def clean_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
+    """Remove temporary files that writers killed before their rename left in ``folder``."""
+    removed = []
+    with contextlib.suppress(OSError):
+        for entry in Path(folder).iterdir():
+            match = _TEMP.match(entry.name)
+            if match and not _alive(int(match.group(1))):
+                with contextlib.suppress(OSError):
+                    entry.unlink()
+                    removed.append(entry)
+    return removed
+
+
+def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]) -> Path:
+    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it over ``path``."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    clean_stale_temporaries(target.parent)
+    tmp = target.parent / f".{target.name[:32]}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for open()
+        with os.fdopen(fd, "wb") as handle:
+            write(handle)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
+    return target
 
 
-def atomic_write_json(path: str | os.PathLike[str], data: Any) -> None:
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically."""
+    return atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
+
+
+def atomic_write_json(path: str | os.PathLike[str], data: Any) -> Path:
     """JSON version of :func:`atomic_write_text` (indented, trailing newline)."""
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
+    return atomic_write_text(path, json.dumps(data, indent=2, sort_keys=False) + "\n")
 
 
-def atomic_torch_save(path: str | os.PathLike[str], data: Any) -> None:
-    """``torch.save`` to a temporary file in the same folder, then an atomic rename: a crash
-    never leaves a half-written checkpoint."""
+def atomic_torch_save(path: str | os.PathLike[str], data: Any) -> Path:
+    """``torch.save`` atomically: a crash never leaves a half-written checkpoint."""
+    return atomic_write(path, lambda handle: torch.save(data, handle))
+
+
+def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
+    """Fail early, with a clear message, if ``path`` (a file, or a folder with ``folder``) cannot be written.
+
+    Creates missing folders. Run it before long work whose result goes to ``path``.
+    """
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    os.close(fd)
+    where = target if folder else target.parent
+    if folder and target.exists() and not target.is_dir():
+        raise ValueError(f"{str(target)!r} is a file; expected a folder")
+    if not folder and target.is_dir():
+        raise ValueError(f"{str(target)!r} is a folder; expected a file name")
     try:
-        torch.save(data, tmp)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        where.mkdir(parents=True, exist_ok=True)
+        if not folder and not target.exists():  # the name itself must be possible (length, characters)
+            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+            target.unlink()
+        probe = where / f".probe.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        probe.unlink()
+    except OSError as exc:
+        reason = "the name is too long" if exc.errno == errno.ENAMETOOLONG else exc.strerror or str(exc)
+        raise ValueError(f"cannot write {str(target)!r}: {reason}") from None
+    return target
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | os.PathLike[str], what: str) -> Iterator[None]:
+    """Hold an exclusive lock on ``folder`` (a ``.lock`` file) for the duration; refuse if another holds it."""
+    lock = Path(folder) / ".lock"
+    handle = open(lock, "a+")  # noqa: SIM115 - held for the whole block
+    try:
+        try:
+            import fcntl
+        except ImportError:  # pragma: no cover - not POSIX: no lock
+            yield
+            return
+        try:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            handle.seek(0)
+            owner = handle.read().strip() or "?"
+            raise ValueError(
+                f"{str(folder)!r} is in use by another {what} (pid {owner}); wait for it or use another folder"
+            ) from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(str(os.getpid()))
+        handle.flush()
+        yield
+    finally:
+        handle.close()

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from wordle_gym._io import atomic_write, check_writable
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import evaluate
 from wordle_gym.registry import AgentError, BenchRun, agent_names, bench_runs, make_agent
@@ -50,11 +51,16 @@ def main(argv: list[str] | None = None) -> int:
     device = resolve_device(args.device)
     root = Path(args.out)
     results = root / "benchmarks" / "results" / "agents"
+    for folder in (root, results, root / "benchmarks" / "plots"):
+        check_writable(folder, folder=True)  # before the work, not after it
+    selected = [
+        (name, run) for name, run in jobs(args.model) if not args.only or args.only.lower() in run.label.lower()
+    ]
+    if not selected:
+        raise ValueError(f"--only {args.only!r} matches no agent; run without --only to see every row")
     start = time.perf_counter()
     log_folders: set[Path] = set()  # training logs (*.metrics.jsonl) lie beside the evaluated weights
-    for name, run in jobs(args.model):
-        if args.only and args.only.lower() not in run.label.lower():
-            continue
+    for name, run in selected:
         try:
             policy = make_agent(name, run.options, device=str(device))
         except AgentError as exc:
@@ -100,7 +106,7 @@ def plot(root: Path, logs: list[Path]) -> None:
         ax.set_xlabel("% of games won in k guesses (X = lost)")
         ax.legend(ncol=len(labels), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
         fig.tight_layout()
-        fig.savefig(out / "guess_distribution.png", dpi=110)
+        atomic_write(out / "guess_distribution.png", lambda handle: fig.savefig(handle, format="png", dpi=110))
         plt.close(fig)
 
     if logs:
@@ -116,5 +122,5 @@ def plot(root: Path, logs: list[Path]) -> None:
         ax_mean.set(xlabel="update", ylabel="mean guesses (wins)", title="guesses")
         ax_win.legend(fontsize=8)
         fig.tight_layout()
-        fig.savefig(out / "learning_curves.png", dpi=110)
+        atomic_write(out / "learning_curves.png", lambda handle: fig.savefig(handle, format="png", dpi=110))
         plt.close(fig)

@@ -242,9 +242,15 @@ def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
     return policy, answers, allowed
 
 
+LOST_SHOWN = 10  # eval lists at most this many lost answers (all of them go to --json)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
+    from wordle_gym._io import check_writable
     from wordle_gym.evaluation import evaluate
 
+    if args.json:
+        check_writable(args.json)  # before the evaluation, not after it
     policy, answers, allowed = _policy(args)
     result = evaluate(
         policy, answers=answers, allowed=allowed, device=args.device, hard_mode=args.hard,
@@ -253,8 +259,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(result.markdown_header())
     print(result.markdown_row())
     print(result.summary())
-    if result.lost_answers:
-        print("lost: " + ", ".join(result.lost_answers))
+    lost = result.lost_answers
+    if lost:
+        more = (
+            f" (+{len(lost) - LOST_SHOWN} more{'' if args.json else '; --json lists all'})"
+            if len(lost) > LOST_SHOWN
+            else ""
+        )
+        print(f"lost {len(lost)}: " + ", ".join(lost[:LOST_SHOWN]) + more)
     if args.json:
         result.save(args.json)
         print(f"wrote {args.json}")
@@ -270,7 +282,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
     observations, infos = env.reset(options={"answers": [args.word.lower()]})
     solver = make_agent(args.agent, agent_options(args), device=str(env.device))
     while True:
-        action = solver.act(observations, infos["action_mask"], env)
+        action = solver.act(observations, infos["action_mask"].view(torch.bool), env)
         observations, _, terminated, _, infos = env.step(action)
         word = env.words[int(action[0])]
         row = ansi_row(word, infos["tiles"][0].tolist())
@@ -372,9 +384,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         try:
             return bench(argv[1:])
-        except (ValueError, FileNotFoundError) as exc:
+        except (ValueError, OSError, DependencyNotInstalled) as exc:
             print(f"wordle-gym bench: error: {exc}", file=sys.stderr)
             return 2
+        except KeyboardInterrupt:
+            print("\nwordle-gym bench: interrupted", file=sys.stderr)
+            return 130
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

@@ -12,6 +12,7 @@ from gymnasium import spaces
 
 from wordle_gym._build import WordleBase
 from wordle_gym.config import WordleConfig
+from wordle_gym.game import NO_TILE
 from wordle_gym.render import RENDER_MODES, game_rows, render_ansi, render_rgb
 
 
@@ -75,9 +76,13 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ``info["invalid"]`` is True. Masked agents never make such guesses.
 
     ## Info
-    After a step: ``guess`` (the word), ``feedback`` (uint8 tiles, 0/1/2; all 3 if refused),
-    ``invalid``, ``turn`` (guesses made), ``action_mask``; when the episode ends, also ``won``
-    and ``answer``.
+    The same keys after reset and every step, numbers and arrays only (so vector wrappers and
+    TorchRL can batch them): ``action_mask`` (int8, 1 = allowed: Gymnasium's convention, usable as
+    ``action_space.sample(mask)``; ``action_masks()`` gives it as bool, sb3-contrib's), ``turn``
+    (guesses made), ``feedback`` (uint8 tiles of the guess just made, 0/1/2; all 3 after a reset or
+    a refused guess), ``invalid`` (a refused hard-mode guess), ``won`` and ``is_success`` (the game
+    was just won; SB3 logs ``is_success``). The guessed word is ``env.unwrapped.words[action]``;
+    the answer is ``env.unwrapped.answer``.
 
     ## Arguments
     ``answers`` and ``allowed`` (list names "answers", "answers_nyt"/"nyt", "allowed", or your
@@ -122,7 +127,8 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         self._needs_reset = False
         if self.render_mode == "human":
             self.render()
-        return self._observation(), {"action_mask": self._mask_int8(), "turn": 0}
+        blank = np.full(self.game.length, NO_TILE, dtype=np.uint8)
+        return self._observation(), self._info(blank, invalid=False, won=False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Guess word ``action`` (an index into :attr:`words`)."""
@@ -131,21 +137,22 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         index = self._check_action(action)
         outcome = self.game.step(self.state, torch.tensor([index]), self._active)
         terminated = bool(outcome.terminated[0])
-        refused = bool(outcome.refused[0])
-        info: dict[str, Any] = {
-            "guess": self.words[index],
-            "feedback": outcome.tiles[0].numpy(),
-            "invalid": refused,
-            "turn": int(self.state.turn[0]),
-            "action_mask": self._mask_int8(),
-        }
-        if terminated:
-            self._needs_reset = True
-            info["won"] = bool(self.state.won[0])
-            info["answer"] = self.answer
+        info = self._info(outcome.tiles[0].numpy(), invalid=bool(outcome.refused[0]), won=bool(outcome.won[0]))
+        self._needs_reset = terminated
         if self.render_mode == "human":
             self.render()
         return self._observation(), float(outcome.reward[0]), terminated, False, info
+
+    def _info(self, tiles: np.ndarray, invalid: bool, won: bool) -> dict[str, Any]:
+        """The same keys after reset and every step; numbers and arrays only (no strings)."""
+        return {
+            "action_mask": self.game.action_mask(self.state)[0].numpy().astype(np.int8),
+            "turn": int(self.state.turn[0]),
+            "feedback": tiles,
+            "invalid": invalid,
+            "won": won,
+            "is_success": won,
+        }
 
     def action_masks(self) -> np.ndarray:
         """Which actions are allowed now: bool ``(num_allowed,)`` (sb3-contrib convention)."""
@@ -172,9 +179,6 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
     def _observation(self) -> np.ndarray:
         return self.observation(self.state)[0].numpy()
-
-    def _mask_int8(self) -> np.ndarray:
-        return self.game.action_mask(self.state)[0].numpy().astype(np.int8)
 
     def _check_action(self, action: Any) -> int:
         if isinstance(action, np.ndarray | torch.Tensor) and action.ndim == 0:

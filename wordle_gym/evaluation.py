@@ -39,8 +39,18 @@ class Policy(Protocol):
     """What the harness needs from an agent: one action per game."""
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
-        """Return (N,) word indices for the games in ``env``."""
+        """Return (N,) integer word indices for the games in ``env``; ``action_masks`` is (N, A) bool
+        (the harness passes bool; :func:`bool_mask` also accepts the envs' int8 info masks)."""
         ...
+
+
+def bool_mask(mask: torch.Tensor) -> torch.Tensor:
+    """An action mask as bool without a copy: the int8 ``infos["action_mask"]`` of the envs, or bool."""
+    if mask.dtype == torch.bool:
+        return mask
+    if mask.dtype in (torch.int8, torch.uint8):
+        return mask.view(torch.bool)  # 0/1 bytes: the same memory read as bool
+    raise TypeError(f"an action mask must be bool or int8 (1 = allowed); got {mask.dtype}")
 
 
 @dataclass
@@ -190,7 +200,12 @@ def evaluate(
     disable = None if progress is None else not progress  # None: tqdm shows the bar on a terminal only
     with tqdm(total=num, desc="evaluate", unit="game", disable=disable, leave=False) as bar:
         for _ in range(max_guesses):
-            actions = torch.as_tensor(policy.act(observations, infos["action_mask"], env), device=dev).long()
+            actions = torch.as_tensor(policy.act(observations, bool_mask(infos["action_mask"]), env), device=dev)
+            if actions.is_floating_point() or actions.is_complex() or actions.dtype == torch.bool:
+                raise TypeError(
+                    f"{type(policy).__name__}.act returned {actions.dtype} actions; expected integer word indices"
+                )
+            actions = actions.long()
             if first_moves is None:
                 first_moves = actions.clone()
             observations, _, terminated, _, infos = env.step(actions)

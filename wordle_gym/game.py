@@ -89,7 +89,6 @@ class Game:
         self.letter_bits = (1 << torch.arange(ALPHABET, dtype=torch.int32)).to(device)  # (26,) int32
         # The pattern table is only needed to track candidates; build (or reuse) it then.
         self.table = pattern_table(vocab, device) if self.mask_mode == "candidates" else None
-        self._all_mask = torch.ones((1, self.num_allowed), dtype=torch.bool, device=device)
         self._byte_bits = ((torch.arange(256)[:, None] >> torch.arange(8)) & 1).bool().to(device)  # (256, 8)
         self._requirement_sets: torch.Tensor | None = None  # built on first hard_mask()
 
@@ -272,11 +271,12 @@ class Game:
     def action_mask(self, state: GameState) -> torch.Tensor:
         """Allowed actions of every game under the configured mask mode: (N, num_allowed) bool.
 
-        In mode "all" this is a read-only expanded view (no memory per game).
+        In mode "all" this is one fresh row expanded over the games (no memory per game): writing to
+        it cannot change the env, but its rows share memory; ``clone()`` it before editing one game's.
         """
         n = state.num_games
         if self.mask_mode == "all":
-            return self._all_mask.expand(n, self.num_allowed)
+            return torch.ones((1, self.num_allowed), dtype=torch.bool, device=self.device).expand(n, -1)
         if self.mask_mode == "candidates":
             assert state.candidates is not None
             mask = torch.zeros((n, self.num_allowed), dtype=torch.bool, device=self.device)

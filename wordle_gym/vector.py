@@ -14,6 +14,7 @@ from gymnasium.vector.utils import batch_space
 
 from wordle_gym._build import WordleBase
 from wordle_gym.config import WordleConfig, resolve_device
+from wordle_gym.game import NO_TILE, StepOutcome
 from wordle_gym.render import RENDER_MODES, game_rows, render_ansi, render_rgb
 
 _AUTORESET = {
@@ -42,9 +43,19 @@ class WordleVectorEnv(WordleBase, VectorEnv):
       returned is the new game's, the last one is in ``infos["final_obs"]`` (rows where
       ``infos["_final_obs"]``).
 
-    Info keys (tensors over all games): ``action_mask`` (N, num_allowed) bool (a read-only
-    expanded view in mask mode "all"), ``turn``; after a step also ``tiles`` (N, L) uint8 (3 where
-    no tiles were scored), ``invalid`` and ``won``.
+    Info keys, the same after every reset and step (tensors over all games, fresh each call; the
+    caller may modify them):
+
+    * ``action_mask`` (N, num_allowed) int8, 1 = allowed (Gymnasium's convention, as in the single
+      env); ``action_masks()`` gives the same as bool (sb3-contrib's). In mask mode "all" it is one
+      row expanded over the games: its rows share memory, so ``clone()`` it before editing one game's.
+    * ``turn``: guesses made in the game the returned observation shows (0 for a game just started).
+    * ``tiles`` (N, L) uint8, ``invalid``, ``won``: the guess just played (3 where no tiles were
+      scored: refused, inactive, or after a reset), so in "same_step" mode they describe the game
+      that ended.
+    * "same_step" mode only: ``final_obs`` (the last observation of the games that ended, rows where
+      ``_final_obs``; elsewhere equal to the returned observation), ``final_info`` ({"turn", "won"} of
+      those games) and ``_final_info``.
 
     ``reset(options={"answers": ...})`` fixes the answers (N words or indices into the answer
     list); ``options={"reset_mask": mask}`` resets only some games (a bool array or tensor).
@@ -121,7 +132,8 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         self._start_games(mask, self._answers_tensor(answers))
         self._autoreset = torch.zeros_like(self._autoreset) if mask is None else self._autoreset & ~mask
         self._needs_reset = False
-        return self.observation(self.state), self._infos()
+        observations = self.observation(self.state)
+        return observations, self._infos(None, observations, self.state.turn)
 
     def step(
         self, actions: torch.Tensor | np.ndarray | Sequence[int]
@@ -130,28 +142,22 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         if self._needs_reset:
             raise RuntimeError("call reset() before step()")
         actions = self._actions_tensor(actions)
-        final: torch.Tensor | None = None
+        state = self.state
+        # No host synchronisation: finished games are reset by masked, batched ops every step.
         if self.autoreset_mode == AutoresetMode.NEXT_STEP:
             pending = self._autoreset
-            any_pending = bool(pending.any())
-            outcome = self.game.step(self.state, actions, ~pending if any_pending else self._all)
-            if any_pending:
-                self._start_games(pending, None)
-            observations = self.observation(self.state)
+            outcome = self.game.step(state, actions, ~pending)
+            self._start_games(pending, None)
+            observations = self.observation(state)
+            infos = self._infos(outcome)
         else:
-            outcome = self.game.step(self.state, actions, self._all)
-            observations = self.observation(self.state)
-            if bool(outcome.terminated.any()):
-                final = observations
-                self._start_games(outcome.terminated, None)
-                shape = (self.num_envs,) + (1,) * (observations.ndim - 1)
-                observations = torch.where(outcome.terminated.view(shape), self.observation.initial, observations)
-        self._autoreset = outcome.terminated
-        infos = self._infos()
-        infos.update(tiles=outcome.tiles, invalid=outcome.refused, won=outcome.won)
-        if final is not None:
-            infos["final_obs"] = final
-            infos["_final_obs"] = outcome.terminated
+            outcome = self.game.step(state, actions, self._all)
+            final, final_turn = self.observation(state), state.turn.clone()
+            self._start_games(outcome.terminated, None)
+            shape = (self.num_envs,) + (1,) * (final.ndim - 1)
+            observations = torch.where(outcome.terminated.view(shape), self.observation.initial, final)
+            infos = self._infos(outcome, final, final_turn)
+        self._autoreset = outcome.terminated.clone()  # the caller may modify what step() returns
         truncations = torch.zeros_like(outcome.terminated)
         return observations, outcome.reward, outcome.terminated, truncations, infos
 
@@ -204,8 +210,30 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             )
         self.game.reset(self.state, mask, answers)
 
-    def _infos(self) -> dict[str, torch.Tensor]:
-        return {"action_mask": self.game.action_mask(self.state), "turn": self.state.turn.clone()}
+    def _infos(
+        self, outcome: StepOutcome | None, final: torch.Tensor | None = None, final_turn: torch.Tensor | None = None
+    ) -> dict[str, Any]:
+        """The same keys after every reset and step (see the class docstring); fresh tensors."""
+        n, dev = self.num_envs, self.device
+        if outcome is None:
+            tiles = torch.full((n, self.game.length), NO_TILE, dtype=torch.uint8, device=dev)
+            invalid, won = torch.zeros(n, dtype=torch.bool, device=dev), torch.zeros(n, dtype=torch.bool, device=dev)
+            ended = won
+        else:
+            tiles, invalid, won, ended = outcome.tiles, outcome.refused, outcome.won, outcome.terminated
+        infos: dict[str, Any] = {
+            "action_mask": self.game.action_mask(self.state).view(torch.int8),  # zero-copy: 1 = allowed
+            "turn": self.state.turn.clone(),
+            "tiles": tiles,
+            "invalid": invalid,
+            "won": won,
+        }
+        if self.autoreset_mode == AutoresetMode.SAME_STEP:
+            assert final is not None and final_turn is not None
+            infos["final_obs"], infos["_final_obs"] = final, ended.clone()
+            infos["final_info"] = {"turn": final_turn, "won": won}
+            infos["_final_info"] = ended.clone()
+        return infos
 
     def _answers_tensor(self, answers: Any) -> torch.Tensor | None:
         if answers is None:

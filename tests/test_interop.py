@@ -1,0 +1,106 @@
+"""The envs with the ecosystem: returned tensors are the caller's, async vector envs, Gymnasium wrappers, infos."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import array_api_compat.numpy as xnp
+import array_api_compat.torch as xtorch
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from gymnasium.wrappers.vector import ArrayConversion, NormalizeObservation, RecordEpisodeStatistics
+
+import wordle_gym  # noqa: F401  (registers Wordle-v0)
+from wordle_gym import WordleVectorEnv
+
+WORDS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade"]
+
+
+def test_mask_all__writing_to_it_changes_nothing_in_the_env() -> None:
+    env = WordleVectorEnv(4, device="cpu", answers=WORDS, allowed=None)
+    _, infos = env.reset(seed=0)
+    infos["action_mask"][0, 3] = 0  # the caller's tensor (its rows share one row: "all" mode)
+    env.action_masks()[1, 2] = False
+    _, _, _, _, infos = env.step(torch.zeros(4, dtype=torch.long))
+    assert bool(infos["action_mask"].all()) and bool(env.action_masks().all())
+    _, infos = env.reset(seed=1)
+    assert bool(infos["action_mask"].all())
+
+
+def test_next_step__zeroing_returned_terminations_keeps_autoreset() -> None:
+    env = WordleVectorEnv(3, device="cpu", answers=WORDS, allowed=None, max_guesses=1)
+    env.reset(seed=0)
+    _, _, terminated, _, _ = env.step(torch.zeros(3, dtype=torch.long))
+    assert bool(terminated.all())  # one guess allowed: every game ends
+    terminated.zero_()
+    obs, rewards, terminated, _, infos = env.step(torch.zeros(3, dtype=torch.long))
+    assert (obs == env.observation.initial).all() and (infos["turn"] == 0).all()  # new games began
+    assert (rewards == 0).all() and not bool(terminated.any())
+
+
+@pytest.mark.parametrize("mode", ["next_step", "same_step"])
+def test_infos__same_keys_after_reset_and_every_step(mode: str) -> None:
+    env = WordleVectorEnv(4, device="cpu", answers=WORDS, allowed=None, max_guesses=2, autoreset_mode=mode)
+    _, infos = env.reset(seed=0)
+    keys = set(infos)
+    assert infos["action_mask"].dtype == torch.int8 and env.action_masks().dtype == torch.bool
+    for _ in range(5):
+        _, _, _, _, infos = env.step(torch.arange(4) % len(WORDS))
+        assert set(infos) == keys
+    if mode == "same_step":
+        assert {"final_obs", "_final_obs", "final_info", "_final_info"} <= keys
+
+
+def test_same_step__final_info_describes_the_game_that_ended() -> None:
+    env = WordleVectorEnv(2, device="cpu", answers=WORDS, allowed=None, autoreset_mode="same_step")
+    env.reset(options={"answers": ["cigar", "rebut"]})
+    guess = torch.tensor([WORDS.index("rebut"), WORDS.index("rebut")])
+    obs, _, terminated, _, infos = env.step(guess)  # game 1 is won at once, game 0 goes on
+    assert terminated.tolist() == [False, True] and infos["_final_obs"].tolist() == [False, True]
+    assert infos["final_info"]["turn"].tolist() == [1, 1] and infos["final_info"]["won"].tolist() == [False, True]
+    assert infos["turn"].tolist() == [1, 0]  # the turn of the game each observation shows
+    assert torch.equal(obs[1], env.observation.initial) and not torch.equal(infos["final_obs"][1], obs[1])
+    assert torch.equal(infos["final_obs"][0], obs[0])
+    obs.zero_()  # the returned tensors are distinct: changing one leaves the other
+    assert not torch.equal(infos["final_obs"][0], obs[0])
+
+
+def test_async_vector_env__default_lists_and_start_method() -> None:
+    code = textwrap.dedent("""
+        import gymnasium as gym, torch, wordle_gym
+        torch.ones(1000, 1000) @ torch.ones(1000, 1000)  # the parent's thread pool is up before the fork
+        env = gym.make_vec("Wordle-v0", num_envs=4, vectorization_mode="async")
+        obs, info = env.reset(seed=0)
+        obs, r, te, tr, info = env.step(env.action_space.sample())
+        print(obs.shape, sorted(k for k in info if not k.startswith("_")))
+        env.close()
+    """)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "(4, 319) ['action_mask', 'feedback', 'invalid', 'is_success', 'turn', 'won']"
+
+
+def test_gymnasium_vector_wrappers__through_array_conversion() -> None:
+    base = gym.make_vec("Wordle-v0", num_envs=4, device="cpu", answers=WORDS, allowed=None, max_guesses=2)
+    env = RecordEpisodeStatistics(NormalizeObservation(ArrayConversion(base, env_xp=xtorch, target_xp=xnp)))
+    obs, _ = env.reset(seed=0)
+    assert isinstance(obs, np.ndarray) and obs.dtype == np.float32
+    episodes = []
+    for _ in range(6):
+        obs, rewards, _, _, infos = env.step(np.zeros(4, dtype=np.int64))
+        assert isinstance(rewards, np.ndarray) and isinstance(infos["action_mask"], np.ndarray)
+        if "episode" in infos:
+            episodes += infos["episode"]["r"][infos["_episode"]].tolist()
+    assert episodes and all(r in (-1.0, -7.0) for r in episodes)  # a win on guess 1 (-1) or a loss (-2 - 5)
+
+
+def test_single_env__info_for_sb3_and_sampling() -> None:
+    env = gym.make("Wordle-v0", answers=WORDS, allowed=None)
+    _, info = env.reset(seed=0)
+    action = env.action_space.sample(mask=info["action_mask"])  # Gymnasium's int8 convention works as it is
+    _, _, _, _, info = env.step(action)
+    assert info["is_success"] == info["won"] and info["action_mask"].dtype == np.int8
