@@ -163,7 +163,10 @@ def _replacements(path: Path, data: dict[str, Any], algo: Any) -> dict[str, Any]
         custom["buffer_size"] = 1  # inference only: no replay memory to allocate
     known: dict[str, Any] = {"lr_schedule": _constant(0.0), "clip_range": _constant(0.2),
                              "exploration_schedule": _constant(0.0), "train_freq": 1,
-                             "rollout_buffer_class": None, "replay_buffer_class": None}  # fmt: skip
+                             "rollout_buffer_class": None, "replay_buffer_class": None,
+                             # training state that prediction never reads
+                             "_last_obs": None, "_last_episode_starts": None, "_last_original_obs": None,
+                             "ep_info_buffer": None, "ep_success_buffer": None, "action_noise": None}  # fmt: skip
     for key, item in data.items():
         if key in custom or not (isinstance(item, dict) and ":serialized:" in item):
             continue

@@ -38,7 +38,7 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.checkpoint import config_from_dict, read_checkpoint
-from wordle_gym._io import atomic_torch_save, check_writable, folder_lock
+from wordle_gym._io import OneLineParser, atomic_torch_save, check_writable, folder_lock
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import evaluate
 from wordle_gym.words import stage_words
@@ -191,7 +191,7 @@ def dataclass_from_args(cls: type, args: argparse.Namespace, defaults: Any) -> A
 def main(spec: TrainingSpec, argv: Sequence[str] | None = None, doc: str | None = None) -> int:
     """The command line of a training script: options from RunConfig and the agent's config."""
     prog = Path(sys.argv[0]).name
-    parser = argparse.ArgumentParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     config_class = spec.agent_class.config_class
     add_dataclass_arguments(parser, RunConfig, spec.defaults, "run")
     add_dataclass_arguments(parser, config_class, config_class(), f"{spec.agent_class.kind} settings")

@@ -5,8 +5,8 @@ r"""Train the DQN agent (letter-decomposed Q, prioritized replay) through a voca
 
 An iteration is one gradient update. Stages as in train_a2c.py; each starts from the previous
 stage's best weights with a fresh replay buffer. ``last.pt`` holds the weights, target network,
-optimizer, replay buffer and random states; run the same command again after a kill to continue
-(games that were in flight start over). Every option below comes from ``RunConfig`` or
+optimizer, replay buffer, random states and the games in flight; run the same command again after a
+kill to continue exactly. Every option below comes from ``RunConfig`` or
 ``DQNConfig`` (``--help`` lists them with their defaults; ``--no-prioritized`` for uniform replay).
 """
 

@@ -118,10 +118,65 @@ def test_solve__shows_rows_until_solved() -> None:
         (("eval", "--opener", "qqqqq", "--device", "cpu"), "'qqqqq' is not an allowed guess"),
         (("eval", "--device", "tpu"), "unknown device 'tpu'"),
         (("play", "--answer", "xyzzy"), "'xyzzy' is not one of the 2315 possible answers"),
-        (("play", "--max-guesses", "0"), "expected a positive integer, got '0'"),
+        (("play", "--max-guesses", "0"), "expected an integer from 1 to 1000, got '0'"),
+        (("play", "--max-guesses", "99999999999999999999"), "expected an integer from 1 to 1000, got '9999"),
+        (("play", "--seed", "-1"), "expected an integer >= 0, got '-1'"),
+        (("eval", "--device", "mps"), "device 'mps' is not supported; expected 'cpu', 'cuda', 'cuda:N' or 'auto'"),
+        (("eval", "--device", "meta"), "device 'meta' is not supported"),
+        (("eval", "--json", "/tmp"), "'/tmp' is a folder; expected a file name"),
+        (("eval", "--json", "/tmp/" + "x" * 300 + ".json"), "the name is too long"),
+        (("eval", "--json", "/proc/wordle/out.json"), "cannot write '/proc/wordle/out.json'"),
+        (("bench", "--out", "README.md"), "'README.md' is a file; expected a folder"),
+        (("bench", "--out", "/proc/wordle-out"), "cannot write '/proc/wordle-out'"),
+        (("bench", "--only", "no-such-agent", "--out", "/tmp/wordle-bench-none"), "matches no agent"),
+        (("assist", "--opener", "salet"), "--opener is for eval and solve"),
+        (("eval", "--agent", "sb3", "--checkpoint", "README.md"), "is not a Stable-Baselines3 model file"),
         (("assist", "--score", "best"), "unknown score 'best'"),
         ((), "the following arguments are required: COMMAND"),
     ],
 )
 def test_cli__bad_arguments_exit_2_without_traceback(args: tuple[str, ...], message: str) -> None:
-    assert_clean_error(cli(*args), message)
+    out = cli(*args)
+    assert_clean_error(out, message)
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_cli__word_list_file_that_is_not_text(tmp_path: Path) -> None:
+    bad = tmp_path / "words.bin"
+    bad.write_bytes(b"cigar\n\xff\xfe\n")
+    assert_clean_error(cli("eval", "--answers", str(bad)), f"{str(bad)!r} is not a UTF-8 text file of words")
+
+
+def test_play__long_input_is_not_echoed_back() -> None:
+    out = cli("play", "--answer", "parry", stdin="x" * 1_000_000 + "\nquit\n")
+    assert "'xxxxxxxxxxxxxxxxxxxxxxxx'... (1,000,000 characters) is not a 5-letter word" in out.stdout
+    assert len(out.stdout) < 2_000
+
+
+def test_eval__lists_a_few_lost_answers_and_counts_them(tmp_path: Path) -> None:
+    out = cli("eval", "--agent", "random", "--device", "cpu", "--max-guesses", "1")
+    line = next(line for line in out.stdout.splitlines() if line.startswith("lost "))
+    count = int(line.split()[1].rstrip(":"))
+    assert count > 2000 and line.count(",") == 9 and f"(+{count - 10} more; --json lists all)" in line
+
+
+def test_colour__only_on_a_terminal_unless_forced() -> None:
+    from wordle_gym.render import ansi_row
+
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+    plain = ansi_row("parry", [2, 2, 2, 2, 2])
+    assert "\x1b[" not in plain  # pytest's stdout is not a terminal
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    code = "from wordle_gym.render import ansi_row; print(ansi_row('parry', [2, 2, 2, 2, 2]))"
+
+    def run(extra: dict[str, str]) -> str:
+        env_vars = {**env, **extra, "PYTHONPATH": str(ROOT)}
+        return subprocess.run([sys.executable, "-c", code], env=env_vars, capture_output=True, text=True).stdout
+
+    assert "\x1b[" in run({"FORCE_COLOR": "1"}) and "\x1b[" not in run({})
+    from wordle_gym.render import _use_color
+
+    assert _use_color(None, Tty()) is ("NO_COLOR" not in os.environ or bool(os.environ.get("FORCE_COLOR")))

@@ -272,7 +272,7 @@ def test_errors__bad_actions_and_options() -> None:
         WordleEnv(reward="dense")
     with pytest.raises(ValueError, match="unknown action_mask 'some'"):
         WordleEnv(action_mask="some")
-    with pytest.raises(ValueError, match="max_guesses must be a positive integer; got 0"):
+    with pytest.raises(ValueError, match="max_guesses must be an integer from 1 to 1000; got 0"):
         WordleEnv(max_guesses=0)
     with pytest.raises(ValueError, match="unknown render_mode 'video'"):
         WordleEnv(render_mode="video")
@@ -282,9 +282,11 @@ def test_render__ansi_human_rgb(capsys: pytest.CaptureFixture[str], monkeypatch:
     env = WordleEnv(render_mode="ansi")
     env.reset(options={"answer": "parry"})
     play(env, ["error"])
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.setenv("FORCE_COLOR", "1")  # colour is for terminals; pytest's stdout is not one
     text = env.render()
     assert "\x1b[" in text and "(R)" in text and "[R]" in text
-    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("FORCE_COLOR")
     plain = env.render()
     assert plain.splitlines()[0] == " e (R)[R] o  r " and "\x1b" not in plain
     assert plain.splitlines()[1] == " _ " * 5

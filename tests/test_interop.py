@@ -104,3 +104,21 @@ def test_single_env__info_for_sb3_and_sampling() -> None:
     action = env.action_space.sample(mask=info["action_mask"])  # Gymnasium's int8 convention works as it is
     _, _, _, _, info = env.step(action)
     assert info["is_success"] == info["won"] and info["action_mask"].dtype == np.int8
+
+
+def test_answer_weights__must_be_finite() -> None:
+    env = WordleVectorEnv(2, device="cpu", answers=WORDS, allowed=None)
+    for bad in (torch.full((8,), float("inf")), torch.full((8,), float("nan")), -torch.ones(8), torch.zeros(8)):
+        with pytest.raises(ValueError, match="answer_weights must be 8 finite non-negative numbers"):
+            env.answer_weights = bad
+
+
+def test_evaluate__refuses_float_actions() -> None:
+    from wordle_gym.evaluation import evaluate
+
+    class Floaty:
+        def act(self, observations, action_masks, env):
+            return action_masks.float().argmax(1).float() + 0.7  # would truncate to a valid index
+
+    with pytest.raises(TypeError, match=r"Floaty.act returned torch.float32 actions; expected integer word indices"):
+        evaluate(Floaty(), answers=WORDS, allowed=None, device="cpu", progress=False)

@@ -63,7 +63,9 @@ def test_payload__is_real_when_sb3_unpickles_it(genuine: Path, tmp_path: Path) -
     assert marker.exists()
 
 
-@pytest.mark.parametrize("key", ["observation_space", "action_space", "policy_class", "lr_schedule", "clip_range"])
+@pytest.mark.parametrize(
+    "key", ["observation_space", "action_space", "policy_class", "lr_schedule", "clip_range", "_last_obs"]
+)
 def test_load__replaces_every_pickled_entry_without_running_it(genuine: Path, tmp_path: Path, key: str) -> None:
     marker = tmp_path / "pwned"
     policy = SB3Policy.load(tampered(genuine, tmp_path / "evil.zip", marker, key))

@@ -214,7 +214,7 @@ def test_vector__answer_weights_steer_new_games() -> None:
     vec.answer_weights = None
     vec.reset(seed=0)
     assert torch.bincount(vec.state.answers, minlength=3)[0] > 0
-    with pytest.raises(ValueError, match="answer_weights must be 3 non-negative numbers with a positive sum"):
+    with pytest.raises(ValueError, match="answer_weights must be 3 finite non-negative numbers with a positive sum"):
         vec.answer_weights = torch.tensor([0.0, -1.0, 1.0])
     with pytest.raises(ValueError, match="non-negative numbers with a positive sum"):
         vec.answer_weights = torch.zeros(3)

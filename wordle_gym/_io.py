@@ -1,4 +1,4 @@
-"""File helpers: every output is written atomically (never half a file), with the umask's permissions.
+"""File and command-line helpers. Every output is written atomically (never half a file), with the umask's permissions.
 
 A write goes to a temporary file beside the target, named ``.<start of name>.<pid>.<random>.tmp``
 (short, so a valid long target name never makes the temporary one too long), then renames over
@@ -8,12 +8,14 @@ and the next write to the same folder removes such leftovers whose process is go
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import errno
 import json
 import os
 import re
 import secrets
+import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -89,11 +91,11 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
     """
     target = Path(path)
     where = target if folder else target.parent
-    if folder and target.exists() and not target.is_dir():
-        raise ValueError(f"{str(target)!r} is a file; expected a folder")
-    if not folder and target.is_dir():
-        raise ValueError(f"{str(target)!r} is a folder; expected a file name")
     try:
+        if folder and target.exists() and not target.is_dir():
+            raise ValueError(f"{str(target)!r} is a file; expected a folder")
+        if not folder and target.is_dir():
+            raise ValueError(f"{str(target)!r} is a folder; expected a file name")
         where.mkdir(parents=True, exist_ok=True)
         if not folder and not target.exists():  # the name itself must be possible (length, characters)
             os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
@@ -133,3 +135,10 @@ def folder_lock(folder: str | os.PathLike[str], what: str) -> Iterator[None]:
         yield
     finally:
         handle.close()
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a bad argument reported in one line (``prog: error: ...``) and exit status 2."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")

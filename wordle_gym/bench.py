@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from wordle_gym._io import atomic_write, check_writable
+from wordle_gym._io import OneLineParser, atomic_write, check_writable
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import evaluate
 from wordle_gym.registry import AgentError, BenchRun, agent_names, bench_runs, make_agent
@@ -41,7 +41,7 @@ def jobs(extra_models: list[str]) -> list[tuple[str, BenchRun]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="wordle-gym bench", description=__doc__,
+    parser = OneLineParser(prog="wordle-gym bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
     parser.add_argument("--out", default=".", help="folder that receives BENCHMARKS.md and benchmarks/ (default .)")

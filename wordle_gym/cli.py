@@ -26,6 +26,8 @@ from typing import Any
 import torch
 from gymnasium.error import DependencyNotInstalled
 
+from wordle_gym._io import OneLineParser
+from wordle_gym.config import MAX_GUESSES
 from wordle_gym.env import WordleEnv
 from wordle_gym.game import NO_LETTER
 from wordle_gym.registry import agent_names, make_agent
@@ -51,7 +53,12 @@ def word_source(value: str) -> WordSource:
         return value
     path = Path(value)
     if path.is_file():
-        return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        try:
+            return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except UnicodeDecodeError as exc:
+            raise UsageError(
+                f"{value!r} is not a UTF-8 text file of words ({exc.reason} at byte {exc.start})"
+            ) from None
     names = ", ".join(sorted([*BUILTIN_LISTS, *ALIASES]))
     raise UsageError(f"unknown word list {value!r}: expected one of {names} or the path of a file of words")
 
@@ -78,13 +85,18 @@ def _hard_mode_problem(env: Any, word: str) -> str | None:
     return None
 
 
+def _shown(text: str, limit: int = 24) -> str:
+    """``text`` quoted for a message, cut short if it is long (a pasted megabyte is not echoed back)."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
 def _check_guess(env: Any, word: str) -> str | None:
     """Why ``word`` is not a valid guess now (None if it is)."""
     length = env.vocabulary.length
     if len(word) != length or not word.isalpha():
-        return f"{word!r} is not a {length}-letter word"
+        return f"{_shown(word)} is not a {length}-letter word"
     if word not in env.vocabulary.allowed_index:
-        return f"{word!r} is not in the word list"
+        return f"{_shown(word)} is not in the word list"
     if env.config.hard_mode:
         return _hard_mode_problem(env, word)
     return None
@@ -151,6 +163,8 @@ def candidates(env: WordleVectorEnv) -> list[str]:
 
 
 def _assistant(args: argparse.Namespace) -> tuple[WordleVectorEnv, Any]:
+    if args.opener:
+        raise UsageError("assist suggests from the feedback you type; --opener is for eval and solve")
     env = WordleVectorEnv(
         1, device="cpu", answers=word_source(args.answers), allowed=word_source(args.allowed), hard_mode=args.hard,
         max_guesses=args.max_guesses,
@@ -314,7 +328,7 @@ def _add_lists(p: argparse.ArgumentParser) -> None:
     p.add_argument("--answers", default="answers", help="answer list: answers (default), nyt, or a file")
     p.add_argument("--allowed", default="allowed", help="allowed guesses: allowed (default) or a file")
     p.add_argument("--hard", action="store_true", help="hard mode")
-    p.add_argument("--max-guesses", type=_positive, default=6, help="guesses per game (default 6)")
+    p.add_argument("--max-guesses", type=_integer(1, MAX_GUESSES), default=6, help="guesses per game (default 6)")
 
 
 def _add_agent(p: argparse.ArgumentParser) -> None:
@@ -326,18 +340,27 @@ def _add_agent(p: argparse.ArgumentParser) -> None:
                    help="any other option of the agent's constructor (repeatable)")  # fmt: skip
 
 
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
-    return value
+def _integer(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An argparse type: an integer in [low, high]."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or value < low or (high is not None and value > high):
+            span = f"from {low} to {high}" if high is not None else f">= {low}"
+            raise argparse.ArgumentTypeError(f"expected an integer {span}, got {text[:40]!r}")
+        return value
+
+    return parse
+
+
+_positive = _integer(1)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="wordle-gym", description="Wordle: play, get hints, evaluate agents.")
+    parser = OneLineParser(prog="wordle-gym", description="Wordle: play, get hints, evaluate agents.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
         ("play", "play a game in the terminal", cmd_play),
@@ -356,7 +379,7 @@ def build_parser() -> argparse.ArgumentParser:
         _add_lists(p)
         parsers[name] = p
     parsers["play"].add_argument("--answer", help="play this answer (default: random)")
-    parsers["play"].add_argument("--seed", type=int, default=None, help="seed for the random answer")
+    parsers["play"].add_argument("--seed", type=_integer(0), default=None, help="seed for the random answer")
     _add_agent(parsers["assist"])
     parsers["assist"].add_argument("--top", type=_positive, default=5, help="suggestions to show (default 5)")
     p = parsers["eval"]
@@ -367,7 +390,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--sb3-algo", help="sb3: ppo, dqn or maskable_ppo (default: read from the zip)")
     p.add_argument("--candidates-only", action="store_true", help="max-entropy: guess only possible answers")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
-    p.add_argument("--seed", type=int, help="random: seed (default 0)")
+    p.add_argument("--seed", type=_integer(0), help="random: seed (default 0)")
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     p = parsers["solve"]
     p.add_argument("word", help="the answer to solve")

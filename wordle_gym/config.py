@@ -11,6 +11,7 @@ import torch
 from wordle_gym.rewards import RewardScheme, get_reward_scheme
 from wordle_gym.words import Vocabulary, WordSource
 
+MAX_GUESSES = 1000  # bound on the guess limit (every game keeps T rows of history)
 MASK_MODES = ("all", "hard", "candidates")
 OBS_DTYPES = {"int8": torch.int8, "float32": torch.float32}
 
@@ -45,8 +46,12 @@ class WordleConfig:
     """"int8" (compact; SB3 and torch models cast it) or "float32"."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.max_guesses, bool) or not isinstance(self.max_guesses, int) or self.max_guesses < 1:
-            raise ValueError(f"max_guesses must be a positive integer; got {self.max_guesses!r}")
+        if (
+            isinstance(self.max_guesses, bool)
+            or not isinstance(self.max_guesses, int)
+            or not 1 <= self.max_guesses <= MAX_GUESSES
+        ):
+            raise ValueError(f"max_guesses must be an integer from 1 to {MAX_GUESSES}; got {self.max_guesses!r}")
         if not isinstance(self.observation, str):  # the name is checked against the encodings when an env is built
             raise TypeError(f"observation must be the name of an encoding; got {self.observation!r}")
         if self.action_mask is not None and self.action_mask not in MASK_MODES:
@@ -100,10 +105,16 @@ def resolve_device(device: torch.device | str | None) -> torch.device:
     """``"auto"`` or None -> cuda when available, else cpu; anything else as torch understands it."""
     if device is None or device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    expected = "expected 'cpu', 'cuda', 'cuda:N' or 'auto'"
     try:
         resolved = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(f"unknown device {device!r}; expected 'cpu', 'cuda', 'cuda:N' or 'auto'") from exc
+    except (RuntimeError, TypeError, ValueError):
+        raise ValueError(f"unknown device {device!r}; {expected}") from None
+    if resolved.type not in ("cpu", "cuda"):
+        raise ValueError(f"device {device!r} is not supported; {expected}")
     if resolved.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} was asked for but CUDA is not available; use 'cpu' or 'auto'")
+    if resolved.type == "cuda" and resolved.index is not None and resolved.index >= torch.cuda.device_count():
+        count = torch.cuda.device_count()
+        raise ValueError(f"device {device!r} does not exist; this machine has {count} CUDA device(s)")
     return resolved

@@ -79,6 +79,14 @@ class EvalResult:
     extra: dict[str, Any] = field(default_factory=dict)
     """Anything else worth keeping (training time, checkpoint, ...)."""
 
+    def __post_init__(self) -> None:
+        if not isinstance(self.games, int) or self.games < 1:
+            raise ValueError(f"a result needs at least one game; got games={self.games!r}")
+        if not isinstance(self.histogram, list) or len(self.histogram) != self.max_guesses + 1:
+            raise ValueError(f"histogram must have max_guesses + 1 = {self.max_guesses + 1} counts")
+        if sum(self.histogram) != self.games or self.games - self.histogram[-1] != self.wins:
+            raise ValueError(f"histogram {self.histogram} does not add up to {self.games} games and {self.wins} wins")
+
     @property
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
@@ -119,8 +127,14 @@ class EvalResult:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> EvalResult:
+        """Rebuild a result (the ``derived`` figures are recomputed); bad data raises ValueError."""
+        if not isinstance(data, dict):
+            raise ValueError(f"expected a JSON object; got {type(data).__name__}")
         fields = {k: v for k, v in data.items() if k != "derived"}
-        return cls(**fields)
+        try:
+            return cls(**fields)
+        except TypeError as exc:
+            raise ValueError(str(exc).replace("EvalResult.__init__() ", "")) from None
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2) + "\n"

@@ -1,13 +1,16 @@
 """Rendering a game: ``ansi`` text (coloured, and readable without colour), ``rgb_array`` images.
 
 Text tiles: ``[A]`` green, ``(A)`` yellow, `` a `` grey, `` _ `` not played yet. Colour
-codes are added unless ``color=False`` or the ``NO_COLOR`` environment variable is set.
+codes are added when stdout is a terminal (``FORCE_COLOR`` forces them, ``NO_COLOR`` turns them
+off, ``color=`` decides outright).
 """
 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -68,8 +71,17 @@ def game_rows(game: Game, state: GameState, index: int) -> list[Row]:
     return rows
 
 
-def _use_color(color: bool | None) -> bool:
-    return ("NO_COLOR" not in os.environ) if color is None else color
+def _use_color(color: bool | None, stream: Any = None) -> bool:
+    """Colour codes: as asked, else when ``FORCE_COLOR`` is set, else never with ``NO_COLOR``, else only
+    when the output stream (stdout by default) is a terminal."""
+    if color is not None:
+        return color
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    if "NO_COLOR" in os.environ:
+        return False
+    stream = sys.stdout if stream is None else stream
+    return bool(getattr(stream, "isatty", lambda: False)())
 
 
 def ansi_row(word: str, tiles: tuple[int, ...] | list[int], color: bool | None = None) -> str:

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from wordle_gym._io import atomic_write_text
+from wordle_gym.evaluation import EvalResult
 
 
 def _si(x: float) -> str:
@@ -212,6 +214,15 @@ def agents_section(results: list[dict]) -> list[str]:
     return [*lines, ""]
 
 
+def _read(path: Path, agent: bool = False) -> dict[str, Any]:
+    """A results JSON; an agent's is checked (and its derived figures recomputed) as an EvalResult."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return EvalResult.from_dict(data).to_dict() if agent else data
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
+        raise ValueError(f"{path}: not a wordle-gym result ({exc})") from None
+
+
 def render(root: Path) -> Path:
     """Write ``root/BENCHMARKS.md`` from ``root/benchmarks/results``; returns its path."""
     results = root / "benchmarks" / "results"
@@ -220,7 +231,7 @@ def render(root: Path) -> Path:
         "produced by the command shown with it, on the machine named."
     )
     sections = ["# Benchmarks", "", intro, ""]
-    agents = [json.loads(p.read_text()) for p in sorted((results / "agents").glob("*.json"))]
+    agents = [_read(p, agent=True) for p in sorted((results / "agents").glob("*.json"))]
     if agents:
         agents.sort(key=lambda r: (-r["derived"]["win_rate"], r["derived"]["mean_guesses_wins"]))
         sections += agents_section(agents)
@@ -237,7 +248,10 @@ def render(root: Path) -> Path:
     ]
     for name, section in renderers:
         for path in sorted(results.glob(f"{name}_*.json")):
-            sections += section(json.loads(path.read_text()))
+            try:
+                sections += section(_read(path))
+            except (KeyError, TypeError, IndexError) as exc:
+                raise ValueError(f"{path}: not a {name} benchmark result (missing or bad {exc})") from None
     out = root / "BENCHMARKS.md"
     atomic_write_text(out, "\n".join(sections))
     return out

@@ -144,13 +144,14 @@ def parse_tiles(text: str, length: int | None = None) -> tuple[int, ...]:
         ValueError: naming the text if it has other characters or the wrong length.
     """
     cleaned = text.strip().lower().replace(" ", "")
+    shown = repr(text) if len(text) <= 24 else f"{text[:24]!r}... ({len(text):,} characters)"
     if not cleaned or not _TILE_STRING.match(cleaned):
         raise ValueError(
-            f"feedback {text!r} is malformed; expected one tile per letter as g/y/b (or . - x for grey) "
+            f"feedback {shown} is malformed; expected one tile per letter as g/y/b (or . - x for grey) "
             f"or digits 2/1/0, e.g. 'gy..g' or '21002'"
         )
     if length is not None and len(cleaned) != length:
-        raise ValueError(f"feedback {text!r} has {len(cleaned)} tiles; expected {length}")
+        raise ValueError(f"feedback {shown} has {len(cleaned)} tiles; expected {length}")
     return tuple(_TILE_LETTERS[ch] for ch in cleaned)
 
 

@@ -191,11 +191,13 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             weights = torch.as_tensor(weights, dtype=torch.float32, device=self.device)
             if (
                 weights.shape != (self.vocabulary.num_answers,)
+                or not bool(torch.isfinite(weights).all())
                 or bool((weights < 0).any())
                 or not bool(weights.sum() > 0)
             ):
                 raise ValueError(
-                    f"answer_weights must be {self.vocabulary.num_answers} non-negative numbers with a positive sum"
+                    f"answer_weights must be {self.vocabulary.num_answers} finite non-negative numbers with a "
+                    f"positive sum; got shape {tuple(weights.shape)}"
                 )
         self._answer_weights = weights
 
