@@ -10,8 +10,9 @@ every default and help text lives once, in the field's definition.
 
 Resuming: running the same command again continues from ``last.pt``. A command whose agent
 settings differ from the run's is refused, naming the fields; so is a plan that is not the saved
-plan followed by new stages. Appending stages is the one way to extend a run (``--stages
-100,1000`` finished -> ``--stages 100,1000,2315`` trains the 2315 stage from its best weights).
+plan, except for two ways to extend a run: appending stages (``--stages 100,1000`` finished ->
+``--stages 100,1000,2315`` trains the 2315 stage from its best weights), and more updates for the
+last stage while it is still in progress (``--iterations 2000`` -> ``--iterations 5000``).
 Run options (device, evaluation and checkpoint periods, ``--stop-at``, ``--export``,
 ``--tensorboard``) may change between sessions.
 """
@@ -225,11 +226,21 @@ def _check_resume(
             f"start over with --fresh, or use another --run-dir"
         )
     saved_plan = list(zip(saved["stages"], saved["iterations"], strict=True))
-    if run.plan[: len(saved_plan)] != saved_plan:
+    now_plan = run.plan[: len(saved_plan)]
+    in_progress = saved["stage_index"] == len(saved_plan) - 1  # the last stage, not finished yet
+    longer_last = (
+        in_progress
+        and len(now_plan) == len(saved_plan)
+        and now_plan[:-1] == saved_plan[:-1]
+        and now_plan[-1][0] == saved_plan[-1][0]
+        and now_plan[-1][1] >= saved_plan[-1][1]
+    )
+    if now_plan != saved_plan and not longer_last:
         show = lambda plan: ", ".join(f"{s}:{n}" for s, n in plan)  # noqa: E731
         raise ValueError(
             f"{last} follows the plan [{show(saved_plan)}] (stage:updates); this command asks [{show(run.plan)}]. "
-            f"A resumed run keeps its plan and may only append stages; or start over with --fresh"
+            f"A resumed run keeps its plan; it may append stages, and give its last stage more updates while "
+            f"that stage is in progress; or start over with --fresh"
         )
     saved_init = saved.get("init")
     if run.init is not None and saved_init is not None and run.init != saved_init:

@@ -122,3 +122,36 @@ def test_evaluate__refuses_float_actions() -> None:
 
     with pytest.raises(TypeError, match=r"Floaty.act returned torch.float32 actions; expected integer word indices"):
         evaluate(Floaty(), answers=WORDS, allowed=None, device="cpu", progress=False)
+
+
+def test_trained_agent__refuses_a_game_of_another_shape() -> None:
+    from wordle_agents import A2CAgent, A2CConfig, DQNAgent, DQNConfig
+
+    for agent in (A2CAgent(A2CConfig(hidden=16)), DQNAgent(DQNConfig(hidden=16))):
+        cases = [({"max_guesses": 5}, "5-letter words and 5 guesses"),
+                 ({"answers": ["cat", "act"], "allowed": None}, "3-letter words and 6 guesses")]  # fmt: skip
+        for options, shown in cases:
+            env = WordleVectorEnv(2, device="cpu", **{"answers": WORDS, "allowed": None, **options})
+            obs, infos = env.reset(seed=0)
+            with pytest.raises(ValueError, match=f"was built for 5-letter words and 6 guesses; the env has {shown}"):
+                agent.act(obs, infos["action_mask"], env)
+
+
+def test_bench__ctrl_c_exits_130_without_a_traceback(tmp_path) -> None:
+    import os
+    import signal
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    proc = subprocess.Popen([sys.executable, "-m", "wordle_gym", "bench", "--out", str(tmp_path), "--device", "cpu"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    deadline = time.time() + 60
+    while not (tmp_path / "benchmarks" / "results" / "agents").exists() and time.time() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.0)  # evaluating by now
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and "Traceback" not in err and "interrupted" in err
+    assert not list(tmp_path.rglob("*.tmp"))

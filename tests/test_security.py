@@ -43,7 +43,8 @@ def tampered(genuine: Path, out: Path, marker: Path, key: str, data_edit=None, d
         entries = {name: src.read(name) for name in src.namelist()}
     data = json.loads(entries["data"])
     blob = base64.b64encode(cloudpickle.dumps(Payload(str(marker)))).decode()
-    data[key] = {**data.get(key, {":type:": "<class 'object'>"}), ":serialized:": blob}
+    base = data[key] if isinstance(data.get(key), dict) else {":type:": "<class 'object'>"}
+    data[key] = {**base, ":serialized:": blob}
     if data_edit:
         data_edit(data)
     entries["data"] = json.dumps(data).encode()

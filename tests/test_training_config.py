@@ -99,9 +99,16 @@ def test_resume__refuses_other_settings_and_extends_by_appending_stages(tmp_path
     assert "was trained with other settings: lr (run: 0.001, command: 0.01)" in err and "--fresh" in err
     assert main(TRAINING, [*TINY_RUN, *run_dir, "--stages", "20"]) == 2
     assert "follows the plan [10:2] (stage:updates); this command asks [20:2]" in capsys.readouterr().err
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--iterations", "3"]) == 2  # stage 10 is finished
+    assert "may append stages, and give its last stage more updates while" in capsys.readouterr().err
     assert main(TRAINING, [*TINY_RUN, *run_dir, "--stages", "10,20", "--iterations", "2,2"]) == 0
     assert "extending the plan" in capsys.readouterr().out and (tmp_path / "run" / "best_20.pt").is_file()
     assert main(TRAINING, [*TINY_RUN, *run_dir, "--lr", "0.01", "--fresh"]) == 0  # --fresh starts over
+    last = tmp_path / "run" / "last.pt"  # a run killed in its last stage may be given more updates
+    state = torch.load(last, weights_only=True)
+    torch.save({**state, "stage_index": 0, "trainer": None, "iterations": [1]}, last)
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--lr", "0.01", "--iterations", "3"]) == 0
+    assert torch.load(last, weights_only=True)["iterations"] == [3]
     other = ["--run-dir", str(tmp_path / "other"), "--init", str(tmp_path / "run" / "best_10.pt")]
     assert main(TRAINING, [*TINY_RUN, *other, "--hidden", "32"]) == 2
     assert "a network of another shape" in capsys.readouterr().err
