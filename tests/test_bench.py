@@ -94,3 +94,21 @@ def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
     assert (tmp_path / "benchmarks" / "plots" / "guess_distribution.png").stat().st_size > 1000
     bad = run("-m", "wordle_gym", "bench", "--device", "tpu", "--out", str(tmp_path))
     assert bad.returncode == 2 and "unknown device 'tpu'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_bench__trained_agents_get_a_stage_row_and_a_real_game_row(tmp_path: Path) -> None:
+    out = run("-m", "wordle_gym", "bench", "--only", "a2c_1000", "--out", str(tmp_path), "--device", "cpu")
+    assert out.returncode == 0, out.stderr
+    rows = {json.loads(p.read_text())["agent"]: json.loads(p.read_text())
+            for p in (tmp_path / "benchmarks" / "results" / "agents").glob("*.json")}  # fmt: skip
+    own = next(r for name, r in rows.items() if "its training lists (1000 answers x 1000 guesses)" in name)
+    real = next(r for name, r in rows.items() if "real game (guesses only its 1000 words)" in name)
+    assert (own["games"], own["num_allowed"]) == (1000, 1000) and (real["games"], real["num_allowed"]) == (2315, 12972)
+    answers_1000 = set(stage_words("1000")[0])
+    assert (
+        set(real["openers"]) <= answers_1000 and set(real["lost_answers"]) >= set(stage_words("2315")[0]) - answers_1000
+    )
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    real_part, stage_part = table.split("### Training stages (not Wordle results)")
+    assert "real game (guesses only its 1000 words)" in real_part and "its training lists" not in real_part
+    assert "its training lists" in stage_part

@@ -19,7 +19,7 @@ from typing import Any
 
 from wordle_gym._io import OneLineParser, atomic_write, check_writable
 from wordle_gym.config import resolve_device
-from wordle_gym.evaluation import evaluate
+from wordle_gym.evaluation import GuessesFrom, evaluate
 from wordle_gym.registry import AgentError, BenchRun, agent_names, bench_runs, make_agent
 from wordle_gym.report import render
 
@@ -38,6 +38,19 @@ def jobs(extra_models: list[str]) -> list[tuple[str, BenchRun]]:
             print(f"skipped: {exc}")
     found += [("sb3", BenchRun(f"SB3 `{Path(model).name}`", {"checkpoint": model})) for model in extra_models]
     return found
+
+
+def _settings(label: str, policy: Any, info: Any) -> list[tuple[str, Any, dict[str, Any]]]:
+    """(row label, policy, word lists) to evaluate. An agent trained on other lists gets two rows, so
+    that no stage figure passes for a Wordle result: its training lists, and the real game (2315
+    answers, the 12972 allowed guesses) in which it guesses only words it was trained on."""
+    answers = getattr(info, "answers", None)
+    if answers is None:
+        return [(label, policy, {})]
+    guesses = info.allowed if info.allowed is not None else answers
+    own = f"{label}, its training lists ({len(answers)} answers x {len(guesses)} guesses)"
+    real = f"{label}, real game (guesses only its {len(guesses)} words)"
+    return [(own, policy, {"answers": answers, "allowed": info.allowed}), (real, GuessesFrom(policy, guesses), {})]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,6 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     if not selected:
         raise ValueError(f"--only {args.only!r} matches no agent; run without --only to see every row")
     start = time.perf_counter()
+    written: set[Path] = set()
     log_folders: set[Path] = set()  # training logs (*.metrics.jsonl) lie beside the evaluated weights
     for name, run in selected:
         try:
@@ -66,15 +80,18 @@ def main(argv: list[str] | None = None) -> int:
         except AgentError as exc:
             print(f"skipped {run.label}: {exc}")
             continue
-        info = getattr(policy, "checkpoint", None)  # a trained agent plays the lists it was trained on
+        info = getattr(policy, "checkpoint", None)
         if getattr(info, "path", None):
             log_folders.add(Path(info.path).parent)
-        lists: dict[str, Any] = getattr(info, "lists", None) or {}
-        result = evaluate(policy, agent=run.label, device=device, progress=None, **{**lists, **run.env})
-        if getattr(info, "training_s", None):
-            result.extra["training_s"] = info.training_s
-        result.save(results / f"{_slug(run.label)}.json")
-        print(result.markdown_row(), flush=True)
+        for label, play, lists in _settings(run.label, policy, info):
+            result = evaluate(play, agent=label, device=device, progress=None, **{**lists, **run.env})
+            if getattr(info, "training_s", None):
+                result.extra["training_s"] = info.training_s
+            written.add(result.save(results / f"{_slug(label)}.json"))
+            print(result.markdown_row(), flush=True)
+    if not args.only:  # a full run: rows of agents that are gone (or renamed) leave the table
+        for stale in set(results.glob("*.json")) - written:
+            stale.unlink()
     plot(root, sorted(log for folder in log_folders for log in folder.glob("*.metrics.jsonl")))
     print(f"wrote {render(root)} in {time.perf_counter() - start:.1f} s")
     return 0
@@ -110,7 +127,7 @@ def plot(root: Path, logs: list[Path]) -> None:
         plt.close(fig)
 
     if logs:
-        fig, (ax_win, ax_mean) = plt.subplots(1, 2, figsize=(11, 4))
+        fig, (ax_win, ax_mean, ax_time) = plt.subplots(1, 3, figsize=(15, 4))
         for log in logs:
             rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
             for stage in dict.fromkeys(r["stage"] for r in rows):
@@ -118,8 +135,10 @@ def plot(root: Path, logs: list[Path]) -> None:
                 label = f"{log.name.split('.')[0]} stage {stage}"
                 ax_win.plot([r["step"] for r in part], [100 * r["win_rate"] for r in part], label=label)
                 ax_mean.plot([r["step"] for r in part], [r["mean_guesses"] for r in part], label=label)
+                ax_time.plot([r["elapsed_s"] / 3600 for r in part], [100 * r["win_rate"] for r in part], label=label)
         ax_win.set(xlabel="update", ylabel="greedy win % on the stage's answers", title="win rate")
         ax_mean.set(xlabel="update", ylabel="mean guesses (wins)", title="guesses")
+        ax_time.set(xlabel="training wall time (h)", ylabel="greedy win % on the stage's answers", title="win rate")
         ax_win.legend(fontsize=8)
         fig.tight_layout()
         atomic_write(out / "learning_curves.png", lambda handle: fig.savefig(handle, format="png", dpi=110))

@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
@@ -51,6 +52,31 @@ def bool_mask(mask: torch.Tensor) -> torch.Tensor:
     if mask.dtype in (torch.int8, torch.uint8):
         return mask.view(torch.bool)  # 0/1 bytes: the same memory read as bool
     raise TypeError(f"an action mask must be bool or int8 (1 = allowed); got {mask.dtype}")
+
+
+class GuessesFrom:
+    """``policy`` restricted to guessing among ``words`` (a subset of the env's allowed guesses).
+
+    How an agent trained on a smaller vocabulary plays the real game legally: it guesses only
+    words it knows. The env's own mask still applies on top.
+    """
+
+    def __init__(self, policy: Any, words: Sequence[str]) -> None:
+        self.policy, self.words = policy, tuple(words)
+        self.name = getattr(policy, "name", type(policy).__name__)
+        self.checkpoint = getattr(policy, "checkpoint", None)
+        self._mask: tuple[Any, torch.Tensor] | None = None
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+        if self._mask is None or self._mask[0] is not env:
+            index = env.vocabulary.allowed_index
+            missing = [w for w in self.words if w not in index]
+            if missing:
+                raise ValueError(f"{len(missing)} of the agent's words are not allowed here, e.g. {missing[0]!r}")
+            mask = torch.zeros(len(env.words), dtype=torch.bool, device=env.device)
+            mask[torch.tensor([index[w] for w in self.words], device=env.device)] = True
+            self._mask = (env, mask)
+        return self.policy.act(observations, bool_mask(action_masks) & self._mask[1], env)
 
 
 @dataclass
@@ -143,9 +169,9 @@ class EvalResult:
     def from_json(cls, text: str) -> EvalResult:
         return cls.from_dict(json.loads(text))
 
-    def save(self, path: str | Path) -> None:
-        """Write JSON atomically."""
-        atomic_write_json(path, self.to_dict())
+    def save(self, path: str | Path) -> Path:
+        """Write JSON atomically; returns the path."""
+        return atomic_write_json(path, self.to_dict())
 
     MARKDOWN_HEADER = (
         "| agent | win % | mean guesses (wins) | mean (loss = {x}) | max | histogram 1..{t} + X | "
