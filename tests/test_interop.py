@@ -155,3 +155,14 @@ def test_bench__ctrl_c_exits_130_without_a_traceback(tmp_path) -> None:
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130 and "Traceback" not in err and "interrupted" in err
     assert not list(tmp_path.rglob("*.tmp"))
+
+
+def test_sync_vector_env_of_single_envs__infos_batch_into_numeric_arrays() -> None:
+    """What TorchRL's GymEnv(num_envs=N) and Gymnasium's SyncVectorEnv see: the same keys every step,
+    and no object arrays (strings or vanishing keys turn into those)."""
+    env = gym.make_vec("Wordle-v0", num_envs=3, vectorization_mode="sync", answers=WORDS, allowed=None)
+    _, infos = env.reset(seed=0)
+    keys = set(infos)
+    for _ in range(8):
+        _, _, _, _, infos = env.step(env.action_space.sample())
+        assert set(infos) == keys and all(np.asarray(v).dtype != object for v in infos.values())
