@@ -335,8 +335,10 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
             evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations)
             if evaluated:
                 result = evaluate(agent, answers=answers, allowed=allowed, device=device, progress=False)
+                # win_rate / mean_guesses: the greedy evaluation; train_*: the sampled training batch.
                 record = {"stage": stage, "iteration": trainer.iteration, "step": step, "elapsed_s": now,
-                          "win_rate": result.win_rate, "mean_guesses": result.mean_guesses_wins, **stats}  # fmt: skip
+                          **{f"train_{k}": v for k, v in stats.items()},
+                          "win_rate": result.win_rate, "mean_guesses": result.mean_guesses_wins}  # fmt: skip
                 with metrics.open("a", encoding="utf-8") as handle:
                     handle.write(json.dumps(record) + "\n")
                 if writer is not None:

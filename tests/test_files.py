@@ -107,3 +107,17 @@ def test_report__bad_results_json_names_the_file(tmp_path: Path, content: str, m
         render(tmp_path)
     assert message in str(info.value)
     assert not (tmp_path / "BENCHMARKS.md").exists()
+
+
+def test_training_log__win_rate_is_the_greedy_evaluation(tmp_path: Path) -> None:
+    """Regression: the training batch's stats used to overwrite the evaluation's win_rate in the log."""
+    run_dir = tmp_path / "run"
+    argv = [*TINY_RUN, "--run-dir", str(run_dir), "--batch-games", "3", "--iterations", "6", "--eval-every", "1"]
+    assert main(TRAINING, argv) == 0
+    rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert len(rows) == 6 and all("train_win_rate" in r and "train_loss" in r for r in rows)
+    assert all(abs(10 * r["win_rate"] - round(10 * r["win_rate"])) < 1e-9 for r in rows)  # k of the 10 answers
+    import torch
+
+    best = torch.load(run_dir / "best_10.pt", weights_only=True)["figures"]
+    assert best["win_rate"] == max(r["win_rate"] for r in rows)

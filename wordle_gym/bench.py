@@ -132,13 +132,17 @@ def plot(root: Path, logs: list[Path]) -> None:
             rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
             for stage in dict.fromkeys(r["stage"] for r in rows):
                 part = [r for r in rows if r["stage"] == stage]
-                label = f"{log.name.split('.')[0]} stage {stage}"
-                ax_win.plot([r["step"] for r in part], [100 * r["win_rate"] for r in part], label=label)
-                ax_mean.plot([r["step"] for r in part], [r["mean_guesses"] for r in part], label=label)
-                ax_time.plot([r["elapsed_s"] / 3600 for r in part], [100 * r["win_rate"] for r in part], label=label)
-        ax_win.set(xlabel="update", ylabel="greedy win % on the stage's answers", title="win rate")
+                # Logs written before the greedy figures were kept apart hold only the training batch's.
+                key, what = ("win_rate", "greedy") if "win_rate" in part[0] else ("train_win_rate", "sampled")
+                label = f"{log.name.split('.')[0]} stage {stage} ({what})"
+                wins = [100 * r[key] for r in part]
+                ax_win.plot([r["step"] for r in part], wins, label=label)
+                ax_mean.plot([r["step"] for r in part], [r[key.replace("win_rate", "mean_guesses")] for r in part],
+                             label=label)  # fmt: skip
+                ax_time.plot([r["elapsed_s"] / 3600 for r in part], wins, label=label)
+        ax_win.set(xlabel="update", ylabel="win % on the stage's answers", title="win rate")
         ax_mean.set(xlabel="update", ylabel="mean guesses (wins)", title="guesses")
-        ax_time.set(xlabel="training wall time (h)", ylabel="greedy win % on the stage's answers", title="win rate")
+        ax_time.set(xlabel="training wall time (h)", ylabel="win % on the stage's answers", title="win rate")
         ax_win.legend(fontsize=8)
         fig.tight_layout()
         atomic_write(out / "learning_curves.png", lambda handle: fig.savefig(handle, format="png", dpi=110))
