@@ -6,6 +6,7 @@ Needs the ``sb3`` extra (``pip install 'wordle-gym[sb3]'``). The env side of SB3
 
 from __future__ import annotations
 
+import collections
 import inspect
 import io
 import json
@@ -51,23 +52,39 @@ class SB3Policy:
         """The zip the model came from, with the lists it was trained on when the zip records them."""
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        actions = getattr(self.model.action_space, "n", None)
-        if actions is not None and int(actions) != len(env.words):
-            raise ValueError(f"the model has {int(actions)} actions but the env has {len(env.words)} allowed words")
-        info = self.checkpoint
-        if info is not None and info.answers is not None:
-            trained = info.allowed if info.allowed is not None else info.answers
-            if tuple(trained) != tuple(env.words):
-                raise ValueError(
-                    f"{Path(info.path).name} was trained on other words (its action i is not the env's word i); "
-                    f"evaluate it on the lists it records"
-                )
-        kwargs = {"action_masks": bool_mask(action_masks).cpu().numpy()} if self.masked else {}
+        """Greedy actions. A model that records its words (zips this project writes) plays any env whose
+        allowed guesses include them: its action i is mapped to that word's index in the env."""
+        words = self._action_words(env)
+        mask = bool_mask(action_masks)
+        if words is not None:
+            mask = mask[:, words]  # the env's mask, read in the model's action order
+        kwargs = {"action_masks": mask.cpu().numpy()} if self.masked else {}
         actions, _ = self.model.predict(observations.cpu().numpy(), deterministic=True, **kwargs)
         actions = np.asarray(actions)
         if not np.issubdtype(actions.dtype, np.integer):
             raise TypeError(f"the model predicted {actions.dtype} actions; expected integer word indices")
-        return torch.as_tensor(actions, dtype=torch.int64, device=env.device)
+        chosen = torch.as_tensor(actions, dtype=torch.int64, device=env.device)
+        return chosen if words is None else words[chosen]
+
+    def _action_words(self, env: Any) -> torch.Tensor | None:
+        """The env index of each model action (None when they are the same, or the model records no words)."""
+        info = self.checkpoint
+        if info is None or info.answers is None:
+            size = getattr(self.model.action_space, "n", None)
+            if size is not None and int(size) != len(env.words):
+                raise ValueError(f"the model has {int(size)} actions but the env has {len(env.words)} allowed words")
+            return None
+        trained = tuple(info.allowed if info.allowed is not None else info.answers)
+        if trained == tuple(env.words):
+            return None
+        index = env.vocabulary.allowed_index
+        missing = [w for w in trained if w not in index]
+        if missing:
+            raise ValueError(
+                f"{Path(info.path).name} guesses words this env does not allow ({len(missing)}, e.g. {missing[0]!r}); "
+                f"evaluate it on the lists it records or lists that include its words"
+            )
+        return torch.tensor([index[w] for w in trained], dtype=torch.int64, device=env.device)
 
     @classmethod
     def load(cls, path: str | Path, algorithm: str | None = None, device: str = "cpu") -> SB3Policy:
@@ -183,9 +200,20 @@ def _replacements(path: Path, data: dict[str, Any], algo: Any) -> dict[str, Any]
 
 
 def save_model(model: Any, path: str | Path, **meta: Any) -> None:
-    """``model.save`` plus this project's metadata (the lists trained on), written atomically."""
+    """``model.save`` plus this project's metadata (the lists trained on), written atomically.
+
+    The optimizer's moment estimates are left out (its state is saved empty): shipped models carry
+    weights, not training state. The live model keeps its optimizer state."""
+    optimizers = [o for o in (getattr(model.policy, "optimizer", None),) if o is not None]
+    kept = [o.state for o in optimizers]
     buffer = io.BytesIO()
-    model.save(buffer)
+    try:
+        for optimizer in optimizers:
+            optimizer.state = collections.defaultdict(dict)
+        model.save(buffer)
+    finally:
+        for optimizer, state in zip(optimizers, kept, strict=True):
+            optimizer.state = state
     with zipfile.ZipFile(buffer, "a") as archive:
         archive.writestr(METADATA, json.dumps(meta))
     atomic_write(path, lambda handle: handle.write(buffer.getvalue()))

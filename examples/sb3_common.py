@@ -8,6 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
@@ -55,6 +56,8 @@ def train_and_report(args: argparse.Namespace, build: Callable[[VecEnv], Any]) -
     env = make_env(args)
     env.seed(args.seed)
     model = build(env)
+    if not args.tensorboard:  # SB3's default logger makes an empty /tmp/SB3-<date> folder per run
+        model.set_logger(Logger(folder=None, output_formats=[]))
     start = time.perf_counter()
     model.learn(args.timesteps, progress_bar=True)
     seconds = time.perf_counter() - start

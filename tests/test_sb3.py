@@ -9,6 +9,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.utils import get_action_masks
 from stable_baselines3 import DQN, PPO
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -48,11 +49,14 @@ def _single(tiny_words: list[str], **kwargs: object):
 def test_sb3__ppo_dqn_and_maskable_ppo_train(make_env, tiny_words: list[str]) -> None:
     torch.manual_seed(0)
     ppo = PPO("MlpPolicy", make_env(tiny_words), n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu")
+    ppo.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
     ppo.learn(256)
     dqn = DQN("MlpPolicy", make_env(tiny_words), learning_starts=32, buffer_size=1000, seed=0, device="cpu")
+    dqn.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
     dqn.learn(256)
     masked_env = make_env(tiny_words, action_mask="candidates")
     maskable = MaskablePPO("MlpPolicy", masked_env, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu")
+    maskable.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
     maskable.learn(256)
     for model in (ppo, dqn, maskable):
         assert model.num_timesteps >= 256
