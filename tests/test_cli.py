@@ -180,3 +180,13 @@ def test_colour__only_on_a_terminal_unless_forced() -> None:
     from wordle_gym.render import _use_color
 
     assert _use_color(None, Tty()) is ("NO_COLOR" not in os.environ or bool(os.environ.get("FORCE_COLOR")))
+
+
+def test_cli__a_reader_that_goes_away_ends_it_quietly() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "wordle_gym", "assist"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    assert proc.stdout is not None and proc.stdout.readline().startswith("Type the guess")
+    proc.stdout.close()  # like `| head -1`
+    _, err = proc.communicate("salet .g...\ncrony .....\nquit\n", timeout=120)
+    assert proc.returncode == 141 and err == ""

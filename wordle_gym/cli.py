@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -417,6 +418,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly, as other tools do
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 141
     except (UsageError, ValueError, TypeError, OSError, DependencyNotInstalled) as exc:
         print(f"wordle-gym {args.command}: error: {exc}", file=sys.stderr)
         return 2
