@@ -75,3 +75,11 @@ def test_training_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     shipped = sorted((ROOT / "agents" / "checkpoints").glob("a2c*.pt"))
     assert len(result["checkpoints"]) == len(shipped)
     assert "### A2C (seed 000)" in (tmp_path / "BENCHMARKS.md").read_text()
+
+
+def test_dqn_ablation_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "dqn_ablation.py")
+    assert [r["setting"] for r in result["runs"]] == ["defaults (prioritized, dueling, double, lr 5e-4)"]
+    run = result["runs"][0]
+    assert run["curve"][-1][0] == 250 and 0.0 <= run["final_win_rate"] <= run["best_win_rate"] <= 1.0
+    assert "### DQN ablation, 100-word stage" in (tmp_path / "BENCHMARKS.md").read_text()

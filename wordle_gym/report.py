@@ -168,6 +168,24 @@ def replay_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
+def dqn_ablation_section(result: dict) -> list[str]:
+    lines = [
+        f"### DQN ablation, 100-word stage: {result['device']} ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `python benchmarks/dqn_ablation.py --device {result['device']}`. "
+        f"One setting changed at a time from the defaults; {result['updates']:,} updates each, greedy evaluation "
+        "on the 100 answers every 250 updates.",
+        "",
+        "| setting | updates to 95 % | best win % | final win % | wall time |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for run in result["runs"]:
+        reached = f"{run['updates_to_95']:,}" if run["updates_to_95"] else "not reached"
+        lines.append(f"| {run['setting']} | {reached} | {100 * run['best_win_rate']:.1f} "
+                     f"| {100 * run['final_win_rate']:.1f} | {run['seconds']:.0f} s |")  # fmt: skip
+    return [*lines, ""]
+
+
 CITED_AGENTS = [
     (
         "Optimal play, opener SALET (alex1770/wordle; Bertsimas & Paskov, Operations Research 2024)",
@@ -262,6 +280,7 @@ def render(root: Path) -> Path:
         ("solvers", solver_section),
         ("training", training_section),
         ("replay", replay_section),
+        ("dqn_ablation", dqn_ablation_section),
     ]
     for name, section in renderers:
         for path in sorted(results.glob(f"{name}_*.json")):

@@ -1,0 +1,67 @@
+"""DQN ablation on the 100-word stage: one setting changed at a time against the defaults.
+
+    python benchmarks/dqn_ablation.py [--device cpu|cuda] [--quick]
+
+Each run trains ``DQNTrainer`` on the 100-word stage (answers = guesses) for a fixed number of
+updates, evaluates greedily through the harness every 250 updates, and records the first update
+reaching 95 % wins and the final and best win rates. Writes ``benchmarks/results/dqn_ablation_<device>.json``
+and regenerates BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from dataclasses import asdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import parse_args, save
+
+from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
+from wordle_gym.evaluation import evaluate
+from wordle_gym.words import stage_words
+
+# (name, changes to the defaults)
+SETTINGS: list[tuple[str, dict]] = [
+    ("defaults (prioritized, dueling, double, lr 5e-4)", {}),
+    ("uniform replay", {"prioritized": False}),
+    ("no dueling head", {"dueling": False}),
+    ("lr 1e-3", {"lr": 1e-3}),
+    ("target update 100", {"target_update": 100}),
+    ("gamma 0.9", {"gamma": 0.9}),
+]
+
+
+def run(changes: dict, updates: int, device) -> dict:
+    answers, allowed = stage_words("100")
+    config = DQNConfig(**{"learning_starts": 2000, "total_updates": updates, **changes})
+    trainer = DQNTrainer(DQNAgent(config, device=device), answers, allowed, device, updates)
+    curve, start, reached = [], time.perf_counter(), None
+    while trainer.iteration < updates:
+        before = trainer.iteration
+        trainer.step()
+        if trainer.iteration // 250 > before // 250 or trainer.iteration >= updates:
+            result = evaluate(trainer.agent, answers=answers, allowed=allowed, device=device, progress=False)
+            curve.append((trainer.iteration, result.win_rate, result.mean_guesses_wins))
+            if reached is None and result.win_rate >= 0.95:
+                reached = trainer.iteration
+    return {"config": asdict(config), "curve": curve, "updates_to_95": reached, "final_win_rate": curve[-1][1],
+            "best_win_rate": max(c[1] for c in curve), "seconds": time.perf_counter() - start}  # fmt: skip
+
+
+def main() -> None:
+    args, device, result = parse_args(__doc__, "one setting, 250 updates (a smoke run)")
+    updates = 250 if args.quick else 3000
+    settings = SETTINGS[:1] if args.quick else SETTINGS
+    result["updates"] = updates
+    result["runs"] = []
+    for name, changes in settings:
+        outcome = run(changes, updates, device)
+        print(f"{name}: best {100 * outcome['best_win_rate']:.1f} %, to 95 %: {outcome['updates_to_95']}", flush=True)
+        result["runs"].append({"setting": name, "changes": changes, **outcome})
+    save("dqn_ablation", result)
+
+
+if __name__ == "__main__":
+    main()
