@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -149,19 +150,11 @@ def test_wordle_gym_sb3__without_sb3_names_the_extra() -> None:
 
 
 def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Path) -> None:
-    wheels, site = tmp_path / "wheels", tmp_path / "site"
-    build = [
-        sys.executable,
-        "-m",
-        "pip",
-        "wheel",
-        "--no-deps",
-        "--no-build-isolation",
-        "-q",
-        "-w",
-        str(wheels),
-        str(ROOT),
-    ]
+    wheels, site, source = tmp_path / "wheels", tmp_path / "site", tmp_path / "source"
+    skip = shutil.ignore_patterns(".git", "build", "runs", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")
+    shutil.copytree(ROOT, source, ignore=skip)  # setuptools writes build/ beside the sources: not in the checkout
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels)]
+    build.append(str(source))
     subprocess.run(build, check=True, capture_output=True, timeout=300, cwd=tmp_path)
     wheel = next(wheels.glob("wordle_gym-*.whl"))
     install = [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)]
