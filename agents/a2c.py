@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from wordle_agents.common import WordAgent, WordScorer, check_width
+from wordle_agents.common import WordAgent, WordScorer, check_width, sample_categorical
 from wordle_agents.training import RunConfig, TrainingSpec
 from wordle_gym.config import resolve_device
 from wordle_gym.observation import KnowledgeLayout
@@ -210,7 +210,7 @@ class A2CTrainer:
         for turn in range(cfg.max_guesses):
             logits, value = self.agent.logits_values(obs)
             log_probs = torch.log_softmax(logits, dim=1)
-            actions = torch.multinomial(log_probs.exp(), 1, generator=self.sampler).squeeze(1)
+            actions = sample_categorical(log_probs.exp(), generator=self.sampler)
             if turn == cfg.max_guesses - 1:
                 coin = torch.rand(cfg.batch_games, generator=self.sampler, device=self.device)
                 actions = torch.where(queued & (coin < cfg.force_prob), answer_actions, actions)

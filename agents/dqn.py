@@ -20,7 +20,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from wordle_agents.common import WordAgent, WordScorer, check_width
+from wordle_agents.common import WordAgent, WordScorer, check_width, sample_categorical
 from wordle_agents.replay import PrioritizedReplay, UniformReplay
 from wordle_agents.training import RunConfig, TrainingSpec
 from wordle_gym.config import resolve_device
@@ -209,7 +209,7 @@ class DQNTrainer:
         masks = self.infos["action_mask"].view(torch.bool)
         with torch.no_grad():
             greedy = self.agent.net(self.observations.flatten(1)).masked_fill(~masks, -math.inf).argmax(1)
-        random_actions = torch.multinomial(masks.float(), 1, generator=self.sampler).squeeze(1)
+        random_actions = sample_categorical(masks.float(), generator=self.sampler)
         explore = torch.rand(cfg.num_games, generator=self.sampler, device=self.device) < self.epsilon
         actions = torch.where(explore, random_actions, greedy)
         playing = env.state.answers.clone()  # same-step autoreset replaces the answers of finished games

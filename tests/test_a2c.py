@@ -169,3 +169,18 @@ def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -
                           str(tmp_path / "missing.pt")], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=300)  # fmt: skip
     assert bad.returncode == 2 and "missing.pt' does not exist" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_sample_categorical__draws_in_proportion_to_the_weights() -> None:
+    """The A2C and DQN sampler (inverse CDF) against the exact probabilities, zeros never drawn."""
+    from wordle_agents.common import sample_categorical
+
+    weights = torch.tensor([[0.0, 1.0, 2.0, 0.0, 5.0, 2.0]]).repeat(200_000, 1)
+    draws = sample_categorical(weights, torch.Generator().manual_seed(0))
+    freq = torch.bincount(draws, minlength=6).double() / draws.numel()
+    expected = weights[0].double() / weights[0].sum()
+    assert freq[0] == 0 and freq[3] == 0 and torch.allclose(freq, expected, atol=0.004)
+    big = torch.rand(64, 12972) * (torch.rand(64, 12972) < 0.01)  # sparse rows, like masked policies
+    big[:, 7] += 1e-3  # every row has some weight
+    picks = sample_categorical(big, torch.Generator().manual_seed(1))
+    assert (big[torch.arange(64), picks] > 0).all()

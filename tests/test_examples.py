@@ -83,3 +83,11 @@ def test_dqn_ablation_benchmark__quick_run_writes_results(tmp_path: Path) -> Non
     run = result["runs"][0]
     assert run["curve"][-1][0] == 250 and 0.0 <= run["final_win_rate"] <= run["best_win_rate"] <= 1.0
     assert "### DQN ablation, 100-word stage" in (tmp_path / "BENCHMARKS.md").read_text()
+
+
+def test_profile_training_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "profile_training.py")
+    for name in ("a2c", "dqn"):
+        assert result[name]["wall_s"] > 0 and len(result[name]["top"]) == 12
+        assert 0 < sum(op["share"] for op in result[name]["top"]) <= 1 + 1e-9  # the top ops: part of the whole
+    assert "### Where a training update's time goes" in (tmp_path / "BENCHMARKS.md").read_text()
