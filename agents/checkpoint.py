@@ -79,6 +79,11 @@ class CheckpointInfo:
                    training_s=data.get("training_s"))  # fmt: skip
 
     @property
+    def guesses(self) -> list[str] | None:
+        """The guesses of the training stage (its answers when ``allowed`` is None); None if not recorded."""
+        return self.allowed if self.allowed is not None else self.answers
+
+    @property
     def lists(self) -> dict[str, Any]:
         """``answers=`` / ``allowed=`` keywords for the lists the weights were trained on."""
         if self.answers is None:

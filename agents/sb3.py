@@ -20,7 +20,7 @@ from gymnasium.error import DependencyNotInstalled
 
 from wordle_agents.checkpoint import CheckpointInfo, shipped_dir
 from wordle_gym._io import atomic_write
-from wordle_gym.evaluation import bool_mask
+from wordle_gym.evaluation import bool_mask, word_actions
 from wordle_gym.registry import BenchRun
 
 ALGORITHMS = ("ppo", "dqn", "maskable_ppo")
@@ -74,17 +74,11 @@ class SB3Policy:
             if size is not None and int(size) != len(env.words):
                 raise ValueError(f"the model has {int(size)} actions but the env has {len(env.words)} allowed words")
             return None
-        trained = tuple(info.allowed if info.allowed is not None else info.answers)
+        trained = tuple(info.guesses)
         if trained == tuple(env.words):
             return None
-        index = env.vocabulary.allowed_index
-        missing = [w for w in trained if w not in index]
-        if missing:
-            raise ValueError(
-                f"{Path(info.path).name} guesses words this env does not allow ({len(missing)}, e.g. {missing[0]!r}); "
-                f"evaluate it on the lists it records or lists that include its words"
-            )
-        return torch.tensor([index[w] for w in trained], dtype=torch.int64, device=env.device)
+        hint = "; evaluate it on the lists it records or lists that include its words"
+        return word_actions(env, trained, Path(info.path).name, hint)
 
     @classmethod
     def load(cls, path: str | Path, algorithm: str | None = None, device: str = "cpu") -> SB3Policy:

@@ -54,6 +54,17 @@ def bool_mask(mask: torch.Tensor) -> torch.Tensor:
     raise TypeError(f"an action mask must be bool or int8 (1 = allowed); got {mask.dtype}")
 
 
+def word_actions(env: WordleVectorEnv, words: Sequence[str], who: str = "the agent", hint: str = "") -> torch.Tensor:
+    """The env's action index of each of ``words``: (len(words),) int64 on ``env.device``.
+
+    A word the env does not allow as a guess is an error that names ``who`` and one such word."""
+    index = env.vocabulary.allowed_index
+    missing = [w for w in words if w not in index]
+    if missing:
+        raise ValueError(f"{who} guesses words this env does not allow ({len(missing)}, e.g. {missing[0]!r}){hint}")
+    return torch.tensor([index[w] for w in words], dtype=torch.int64, device=env.device)
+
+
 class GuessesFrom:
     """``policy`` restricted to guessing among ``words`` (a subset of the env's allowed guesses).
 
@@ -69,12 +80,8 @@ class GuessesFrom:
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
         if self._mask is None or self._mask[0] is not env:
-            index = env.vocabulary.allowed_index
-            missing = [w for w in self.words if w not in index]
-            if missing:
-                raise ValueError(f"{len(missing)} of the agent's words are not allowed here, e.g. {missing[0]!r}")
             mask = torch.zeros(len(env.words), dtype=torch.bool, device=env.device)
-            mask[torch.tensor([index[w] for w in self.words], device=env.device)] = True
+            mask[word_actions(env, self.words, self.name)] = True
             self._mask = (env, mask)
         return self.policy.act(observations, bool_mask(action_masks) & self._mask[1], env)
 
