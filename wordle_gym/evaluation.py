@@ -122,7 +122,7 @@ class EvalResult:
 
     @property
     def win_rate(self) -> float:
-        return self.wins / self.games if self.games else 0.0
+        return self.wins / self.games  # games >= 1: checked on construction
 
     @property
     def mean_guesses_wins(self) -> float:
@@ -134,13 +134,12 @@ class EvalResult:
     def mean_guesses_all(self) -> float:
         """Mean guesses counting each loss as ``max_guesses + 1``."""
         total = sum(k * c for k, c in enumerate(self.histogram, start=1))
-        return total / self.games if self.games else float("nan")
+        return total / self.games
 
     @property
     def worst(self) -> int:
         """Most guesses used in a won game (``max_guesses + 1`` if any game was lost)."""
-        used = [k for k, c in enumerate(self.histogram, start=1) if c]
-        return max(used) if used else 0
+        return max(k for k, c in enumerate(self.histogram, start=1) if c)
 
     @property
     def games_per_s(self) -> float:
