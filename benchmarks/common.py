@@ -7,6 +7,7 @@ import os
 import platform
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,12 +36,16 @@ def describe(device: torch.device) -> str:
     return f"{cpu} ({os.cpu_count()} cores, {torch.get_num_threads()} torch threads), torch {torch.__version__}"
 
 
-def parse_args(doc: str | None, quick_help: str) -> tuple[argparse.Namespace, torch.device, dict[str, Any]]:
-    """The common ``--device`` and ``--quick`` flags; returns the args, the device and a result
-    dict already holding the device, machine and date."""
+def parse_args(
+    doc: str | None, quick_help: str, extra: Callable[[argparse.ArgumentParser], None] | None = None
+) -> tuple[argparse.Namespace, torch.device, dict[str, Any]]:
+    """The common ``--device`` and ``--quick`` flags (``extra`` adds a script's own); returns the
+    args, the device and a result dict already holding the device, machine and date."""
     parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
     parser.add_argument("--quick", action="store_true", help=quick_help)
+    if extra is not None:
+        extra(parser)
     args = parser.parse_args()
     device = resolve_device(args.device)
     return args, device, {"device": device.type, "machine": describe(device), "date": time.strftime("%Y-%m-%d")}

@@ -1,6 +1,9 @@
 """DQN ablation on the 100-word stage: one setting changed at a time against the defaults.
 
-    python benchmarks/dqn_ablation.py [--device cpu|cuda] [--quick]
+    python benchmarks/dqn_ablation.py [--device cpu|cuda] [--quick] [--only NAME,NAME]
+
+``--only`` runs the settings whose names start with the given prefixes and keeps the other rows
+of an earlier result (one run per session fits; the table grows across sessions).
 
 Each run trains ``DQNTrainer`` on the 100-word stage (answers = guesses) for a fixed number of
 updates, evaluates greedily through the harness every 250 updates, and records the first update
@@ -10,13 +13,14 @@ and regenerates BENCHMARKS.md.
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from dataclasses import asdict
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, save
+from common import RESULTS, parse_args, save
 
 from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
 from wordle_gym.evaluation import evaluate
@@ -30,6 +34,12 @@ SETTINGS: list[tuple[str, dict]] = [
     ("lr 1e-3", {"lr": 1e-3}),
     ("target update 100", {"target_update": 100}),
     ("gamma 0.9", {"gamma": 0.9}),
+    ("reward default (-1 per guess, -5 loss)", {"reward": "default"}),
+    ("1 update per env step", {"updates_per_step": 1}),
+    ("4 updates per env step", {"updates_per_step": 4}),
+    ("batch 128", {"batch_size": 128}),
+    ("width 1024", {"hidden": 1024}),
+    ("epsilon decays over 10 %", {"eps_fraction": 0.1}),
 ]
 
 
@@ -51,16 +61,34 @@ def run(changes: dict, updates: int, device) -> dict:
 
 
 def main() -> None:
-    args, device, result = parse_args(__doc__, "one setting, 250 updates (a smoke run)")
+    args, device, result = parse_args(__doc__, "one setting, 250 updates (a smoke run)", extra=_only_flag)
     updates = 250 if args.quick else 3000
     settings = SETTINGS[:1] if args.quick else SETTINGS
+    kept: dict[str, dict] = {}
+    if args.only:
+        prefixes = [p.strip() for p in args.only.split(",")]
+        settings = [s for s in settings if s[0].startswith(tuple(prefixes))]
+        if not settings:
+            raise SystemExit(
+                f"--only {args.only!r} matches no setting; expected prefixes of {[s[0] for s in SETTINGS]}"
+            )
+        earlier = RESULTS / f"dqn_ablation_{device.type}.json"
+        if earlier.exists():
+            old = json.loads(earlier.read_text(encoding="utf-8"))
+            if old.get("updates") == updates:
+                kept = {r["setting"]: r for r in old["runs"]}
     result["updates"] = updates
-    result["runs"] = []
     for name, changes in settings:
         outcome = run(changes, updates, device)
         print(f"{name}: best {100 * outcome['best_win_rate']:.1f} %, to 95 %: {outcome['updates_to_95']}", flush=True)
-        result["runs"].append({"setting": name, "changes": changes, **outcome})
+        kept[name] = {"setting": name, "changes": changes, **outcome, "date": result["date"]}
+    order = [name for name, _ in SETTINGS]
+    result["runs"] = sorted(kept.values(), key=lambda r: order.index(r["setting"]) if r["setting"] in order else 99)
     save("dqn_ablation", result)
+
+
+def _only_flag(parser) -> None:
+    parser.add_argument("--only", help="comma-separated name prefixes of the settings to run")
 
 
 if __name__ == "__main__":

@@ -1,15 +1,30 @@
 """Environment throughput: pattern table, single env, vector env (with and without masks),
-against a plain-Python single-game env written here as the baseline.
+against a plain-Python single-game env written here as the baseline and, side by side in the
+same run, against other envs and older checkouts of this one.
 
     python benchmarks/env_throughput.py [--device cpu|cuda|auto] [--quick]
+        [--before PATH]                      # a checkout of an older commit (git worktree add PATH COMMIT)
+        [--peer-python PY --peer-path DIR]   # gym-wordle 0.1.3: its venv's python, gym 0.19's source
+
+The single-env rows run ``gym.make(...)`` with random actions, each in a fresh process (ours,
+the older checkout's and the peer's alike), alternating, best of three rounds; the same for
+Stable-Baselines3 PPO on ``DummyVecEnv`` of 8 such envs. Installing the peer, whose pinned
+gym 0.19 sdist no longer builds: in a venv with ``setuptools<58`` and ``wheel``,
+``pip download --no-deps --no-build-isolation --no-binary :all: gym==0.19.0`` and unpack it
+(that folder is ``--peer-path``); in another venv ``pip install --no-deps gym-wordle==0.1.3``
+and ``pip install numpy sty==1.0 cloudpickle`` (its python is ``--peer-python``).
 
 Writes ``benchmarks/results/env_throughput_<device>.json`` and regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import random
+import subprocess
 import sys
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -77,6 +92,91 @@ class PlainPythonWordle:
         )
 
 
+# Run in a fresh process: argv = api ("gymnasium" or "gym" 0.19), env id, steps.
+SINGLE_ENV = """
+import json, sys, time
+import numpy as np
+api, env_id, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+if api == "gym":
+    import gym, gym_wordle
+else:
+    import gymnasium as gym, wordle_gym
+env = gym.make(env_id)
+env.reset()
+actions = np.random.default_rng(0).integers(env.action_space.n, size=steps).tolist()
+start = time.perf_counter()
+for a in actions:
+    out = env.step(a)
+    if out[2] or (api != "gym" and out[3]):  # gym 0.19: (obs, reward, done, info)
+        env.reset()
+print(json.dumps(steps / (time.perf_counter() - start)))
+"""
+
+# SB3 on DummyVecEnv(8) of gym.make("Wordle-v0"): stepping alone, then PPO learning. argv = steps.
+SB3_PPO = """
+import json, sys, time
+import numpy as np, torch
+import gymnasium as gym, wordle_gym
+from stable_baselines3 import PPO
+from stable_baselines3.common.vec_env import DummyVecEnv
+torch.set_num_threads(1)
+steps = int(sys.argv[1])
+venv = DummyVecEnv([lambda: gym.make("Wordle-v0")] * 8)
+venv.seed(0)
+venv.reset()
+actions = np.random.default_rng(0).integers(12972, size=(steps // 8, 8))
+start = time.perf_counter()
+for a in actions:
+    venv.step(a)
+stepping = steps / (time.perf_counter() - start)
+model = PPO("MlpPolicy", venv, n_steps=128, batch_size=256, n_epochs=1, seed=0, device="cpu")
+start = time.perf_counter()
+model.learn(total_timesteps=steps)
+print(json.dumps({"dummy_vec_env_steps_per_s": stepping, "ppo_steps_per_s": steps / (time.perf_counter() - start)}))
+"""
+
+
+def run_fresh(code: str, args: list[str], python: str = sys.executable, path: str | None = None) -> object:
+    """``code`` in a fresh ``python`` process (``path`` first on PYTHONPATH); its printed JSON."""
+    env = dict(os.environ)
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join([path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    # Run from a neutral folder: `python -c` puts the working directory first on sys.path.
+    out = subprocess.run(
+        [python, "-c", code, *args], capture_output=True, text=True, env=env, check=False, cwd=tempfile.gettempdir()
+    )
+    if out.returncode:
+        raise SystemExit(f"{python} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def side_by_side(args, quick: bool) -> dict[str, object]:
+    """Single env and SB3 PPO rows for this checkout, ``--before`` and the peer, alternating."""
+    steps = 5000 if quick else 50_000
+    contenders = {"this checkout": (sys.executable, None, "gymnasium", "Wordle-v0")}
+    if args.before:
+        contenders["before"] = (sys.executable, args.before, "gymnasium", "Wordle-v0")
+    if args.peer_python:
+        contenders["gym-wordle 0.1.3"] = (args.peer_python, args.peer_path, "gym", "Wordle-v0")
+    single: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in tqdm(range(1 if quick else 3), desc="single env, side by side", unit="round"):
+        for name, (python, path, api, env_id) in contenders.items():
+            single[name].append(run_fresh(SINGLE_ENV, [api, env_id, str(steps)], python, path))
+    sb3: dict[str, dict] = {}
+    ppo_steps = 1024 if quick else 8192
+    for name, (python, path, api, _) in contenders.items():
+        if api == "gymnasium":
+            sb3[name] = run_fresh(SB3_PPO, [str(ppo_steps)], python, path)
+    return {
+        "steps": steps,
+        "single_env": {name: max(values) for name, values in single.items()},
+        "before": args.before and subprocess.run(["git", "-C", args.before, "log", "-1", "--format=%h"],
+                                                 capture_output=True, text=True, check=False).stdout.strip(),
+        "sb3_ppo_steps": ppo_steps,
+        "sb3_ppo": sb3,
+    }  # fmt: skip
+
+
 def time_single(make, steps: int) -> float:
     env = make()
     actions = np.random.default_rng(0).integers(12972, size=steps)
@@ -87,6 +187,21 @@ def time_single(make, steps: int) -> float:
         if out[2]:
             env.reset()
     return steps / (time.perf_counter() - start)
+
+
+def time_sync_vector(num_envs: int, budget_s: float) -> dict[str, float]:
+    """Gymnasium's SyncVectorEnv of the single env (``vectorization_mode="sync"``), numpy actions."""
+    import gymnasium as gym
+
+    env = gym.make_vec("Wordle-v0", num_envs=num_envs, vectorization_mode="sync")
+    env.reset(seed=0)
+    actions = np.random.default_rng(0).integers(12972, size=(64, num_envs))
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < budget_s:
+        env.step(actions[steps % 64])
+        steps += 1
+    elapsed = time.perf_counter() - start
+    return {"num_envs": num_envs, "env_steps_per_s": steps * num_envs / elapsed, "ms_per_step": 1e3 * elapsed / steps}
 
 
 def time_vector(num_envs: int, device: torch.device, mask: str, budget_s: float) -> dict[str, float]:
@@ -115,8 +230,14 @@ def time_vector(num_envs: int, device: torch.device, mask: str, budget_s: float)
             "ms_per_step": 1e3 * elapsed / steps}  # fmt: skip
 
 
+def _side_by_side_flags(parser) -> None:
+    parser.add_argument("--before", help="an older checkout of this repository, timed side by side")
+    parser.add_argument("--peer-python", help="the python of a venv with gym-wordle 0.1.3 installed")
+    parser.add_argument("--peer-path", help="put on that python's PYTHONPATH (gym 0.19's unpacked source)")
+
+
 def main() -> None:
-    args, device, result = parse_args(__doc__, "short timings (a smoke run)")
+    args, device, result = parse_args(__doc__, "short timings (a smoke run)", extra=_side_by_side_flags)
     budget = 0.3 if args.quick else 2.0
     vocab = Vocabulary()
 
@@ -133,18 +254,23 @@ def main() -> None:
         "best_s": min(builds),
     }
 
-    steps = 500 if args.quick else 5000
+    steps = 500 if args.quick else 20_000
     answers, allowed = load_word_list("answers"), load_word_list("allowed")
     result["single_env_steps_per_s"] = time_single(WordleEnv, steps)
     result["plain_python_steps_per_s"] = time_single(lambda: PlainPythonWordle(answers, allowed), steps)
+    if device.type == "cpu":
+        result["side_by_side"] = side_by_side(args, args.quick)
 
-    sizes = [1, 64, 1024, 16384] + ([1 << 20] if device.type == "cuda" else [])
+    sizes = [1, 8, 64, 1024, 16384] + ([1 << 20] if device.type == "cuda" else [])
     runs = [(n, mask) for n in sizes for mask in ("all", "candidates", "hard")]
     result["vector"] = []
     for n, mask in tqdm(runs, desc="vector env", unit="config"):
         if mask != "all" and n * vocab.num_allowed > (1 << 31):
             continue  # a (num_envs x 12972) mask per step is beyond memory at this size
         result["vector"].append(time_vector(n, device, mask, budget))
+    if device.type == "cpu":
+        result["sync_vector"] = [time_sync_vector(n, budget) for n in (1, 8, 64)]
+    result["command"] = " ".join(["python benchmarks/env_throughput.py", *sys.argv[1:]])
     save("env_throughput", result)
 
 

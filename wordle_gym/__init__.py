@@ -57,6 +57,7 @@ for _id, _kwargs in _VARIANTS.items():
             entry_point="wordle_gym.env:WordleEnv",
             vector_entry_point="wordle_gym.vector:WordleVectorEnv",
             kwargs=_kwargs,
+            order_enforce=False,  # WordleEnv enforces reset-before-step itself (a clear RuntimeError)
         )
 
 

@@ -12,8 +12,9 @@ from gymnasium import spaces
 
 from wordle_gym._build import WordleBase
 from wordle_gym.config import WordleConfig
-from wordle_gym.game import NO_TILE
+from wordle_gym.game import NO_TILE, GameState
 from wordle_gym.render import RENDER_MODES, game_rows, render_ansi, render_rgb
+from wordle_gym.scalar import ScalarGame
 
 
 class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
@@ -106,8 +107,14 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         self._build(config, options, torch.device("cpu"), render_mode)
         self.observation_space = self.observation.space
         self.action_space = spaces.Discrete(self.vocabulary.num_allowed)
-        self.state = self.game.new_state(1)
-        self._active = torch.ones(1, dtype=torch.bool)
+        # One game in plain Python (wordle_gym.scalar), held to self.game by the tests.
+        self._one = ScalarGame(self.game, self.config.observation)
+        self._obs_dtype = self.observation_space.dtype.type
+        self._raw_obs = self.config.observation == "knowledge" and self._obs_dtype is np.int8  # the buffer as is
+        self._blank = np.full(self.game.length, NO_TILE, dtype=np.uint8)
+        self._num_allowed = self.vocabulary.num_allowed
+        self._mask_shape = (self._num_allowed,)
+        self._every_action = self.config.mask_mode == "all"
         self._needs_reset = True
 
     def reset(
@@ -123,45 +130,64 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
             index = int(self.np_random.integers(self.vocabulary.num_answers))
         else:
             index = self.vocabulary.answer_id(answer)
-        self.game.reset(self.state, None, torch.tensor([index]))
+        self._one.new(index)
         self._needs_reset = False
         if self.render_mode == "human":
             self.render()
-        blank = np.full(self.game.length, NO_TILE, dtype=np.uint8)
-        return self._observation(), self._info(blank, invalid=False, won=False)
+        return self._observation(), self._info(self._blank.copy(), invalid=False, won=False)
 
     def step(self, action: Any) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
         """Guess word ``action`` (an index into :attr:`words`)."""
         if self._needs_reset:
             raise RuntimeError("the episode is over (or never started): call reset() before step()")
-        index = self._check_action(action)
-        outcome = self.game.step(self.state, torch.tensor([index]), self._active)
-        terminated = bool(outcome.terminated[0])
-        info = self._info(outcome.tiles[0].numpy(), invalid=bool(outcome.refused[0]), won=bool(outcome.won[0]))
+        if type(action) is not int or not 0 <= action < self._num_allowed:
+            action = self._check_action(action)
+        tiles, reward, terminated, won = self._one.step(action)
+        feedback = self._blank.copy() if tiles is None else np.frombuffer(bytearray(tiles), dtype=np.uint8)
+        info = self._info(feedback, invalid=tiles is None, won=won)
         self._needs_reset = terminated
         if self.render_mode == "human":
             self.render()
-        return self._observation(), float(outcome.reward[0]), terminated, False, info
+        return self._observation(), reward, terminated, False, info
 
     def _info(self, tiles: np.ndarray, invalid: bool, won: bool) -> dict[str, Any]:
         """The same keys after reset and every step; numbers and arrays only (no strings)."""
-        return {
-            "action_mask": self.game.action_mask(self.state)[0].numpy().astype(np.int8),
-            "turn": int(self.state.turn[0]),
-            "feedback": tiles,
-            "invalid": invalid,
-            "won": won,
-            "is_success": won,
-        }
+        mask = self._every(np.int8) if self._every_action else self._one.mask().astype(np.int8)
+        return {"action_mask": mask, "turn": self._one.turn, "feedback": tiles, "invalid": invalid, "won": won,
+                "is_success": won}  # fmt: skip
 
     def action_masks(self) -> np.ndarray:
-        """Which actions are allowed now: bool ``(num_allowed,)`` (sb3-contrib convention)."""
-        return self.game.action_mask(self.state)[0].numpy().copy()
+        """Which actions are allowed now: bool ``(num_allowed,)`` (sb3-contrib convention).
+
+        In mask mode "all", as ``info["action_mask"]``, a read-only view of a single fresh 1 (no
+        ``num_allowed`` bytes written per step; ``np.array(mask)`` gives an editable copy)."""
+        mask = self._one.mask()
+        return self._every(bool) if mask is None else mask.copy()
+
+    def _every(self, dtype: type) -> np.ndarray:
+        """Every action allowed: a fresh, read-only, stride-0 view of one element."""
+        mask = np.ndarray(self._mask_shape, dtype, bytearray(b"\x01"), 0, (0,))
+        mask.flags.writeable = False
+        return mask
+
+    @property
+    def state(self) -> GameState:
+        """The game as a one-row :class:`~wordle_gym.game.GameState` (a snapshot: to change the game,
+        edit it and assign it back, ``env.state = state``)."""
+        return self._one.state()
+
+    @state.setter
+    def state(self, state: GameState) -> None:
+        if state.num_games != 1:
+            raise ValueError(f"a WordleEnv holds one game; got a state of {state.num_games}")
+        encoded = self.observation(state)[0] if self._one.encoding is not None else None
+        self._one.load(state, encoded)
+        self._needs_reset = bool(state.done[0])
 
     @property
     def answer(self) -> str:
         """The current answer (for rendering, tests and debugging; an agent should not peek)."""
-        return self.vocabulary.answers[int(self.state.answers[0])]
+        return self.vocabulary.answers[self._one.answer]
 
     def render(self) -> str | np.ndarray | None:
         """Render per ``render_mode``: ``ansi`` returns text, ``rgb_array`` an image, ``human`` prints."""
@@ -178,7 +204,11 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         return text
 
     def _observation(self) -> np.ndarray:
-        return self.observation(self.state)[0].numpy()
+        if self._raw_obs:
+            return np.frombuffer(bytearray(self._one.buffer), dtype=np.int8)
+        if self._one.encoding is None:  # an encoding the one-game engine does not know
+            return self.observation(self.state)[0].numpy()
+        return self._one.observation(self._obs_dtype)
 
     def _check_action(self, action: Any) -> int:
         if isinstance(action, np.ndarray | torch.Tensor) and action.ndim == 0:

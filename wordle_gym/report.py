@@ -26,7 +26,8 @@ def env_section(result: dict) -> list[str]:
     lines = [
         f"### Environment throughput: {result['device']} ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `python benchmarks/env_throughput.py --device {result['device']}`.",
+        f"Machine: {result['machine']}. Command: "
+        f"`{result.get('command', 'python benchmarks/env_throughput.py --device ' + result['device'])}`.",
         "",
         "| what | figure |",
         "| --- | --- |",
@@ -36,6 +37,7 @@ def env_section(result: dict) -> list[str]:
         f"| plain-Python single-game env (baseline in the benchmark) | "
         f"{_si(result['plain_python_steps_per_s'])} steps/s |",
         "",
+        *_side_by_side(result.get("side_by_side")),
         "Vector env `WordleVectorEnv`, default observation (319 int8), random actions, env-steps per second "
         "(ms per batched step). Mask `all` costs nothing (an expanded view); `candidates` and `hard` compute a "
         "(num_envs x 12972) mask every step.",
@@ -52,7 +54,54 @@ def env_section(result: dict) -> list[str]:
             for m in masks
         ]
         lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    if result.get("sync_vector"):
+        lines += [
+            "",
+            "A few games on the CPU: Gymnasium's `SyncVectorEnv` of the single env "
+            '(`gym.make_vec("Wordle-v0", num_envs=n, vectorization_mode="sync")`, numpy) beside the torch '
+            "vector env above, mask `all`:",
+            "",
+            "| num_envs | `SyncVectorEnv` of `WordleEnv` | `WordleVectorEnv` |",
+            "| ---: | ---: | ---: |",
+        ]
+        for run in result["sync_vector"]:
+            torch_run = by_size.get(run["num_envs"], {}).get("all")
+            other = f"{_si(torch_run['env_steps_per_s'])} ({torch_run['ms_per_step']:.2f} ms)" if torch_run else "n/a"
+            lines.append(
+                f"| {run['num_envs']:,} | {_si(run['env_steps_per_s'])} ({run['ms_per_step']:.2f} ms) | {other} |"
+            )
     return [*lines, ""]
+
+
+def _side_by_side(result: dict | None) -> list[str]:
+    """The single env and SB3 PPO on it, against an older checkout and gym-wordle, in one run."""
+    if not result:
+        return []
+    before = f"before (commit {result['before']})" if result.get("before") else "before"
+    names = {
+        "this checkout": "this checkout",
+        "before": before,
+        "gym-wordle 0.1.3": "gym-wordle 0.1.3 (gym 0.19; the fastest Wordle env on PyPI, whose rules are wrong)",
+    }
+    lines = [
+        f"Side by side in one run, each in a fresh process, alternating, best of three: `gym.make(\"Wordle-v0\")` "
+        f"with random actions over the 12972 words ({result['steps']:,} steps), default observation, mask `all`, "
+        "info included.",
+        "",
+        "| single env | steps/s |",
+        "| --- | ---: |",
+        *(f"| {names.get(k, k)} | {_si(v)} |" for k, v in result["single_env"].items()),
+        "",
+        f"Stable-Baselines3 on `DummyVecEnv` of 8 such envs ({result['sb3_ppo_steps']:,} steps; PPO `MlpPolicy`, "
+        "n_steps 128, batch 256, 1 epoch, one torch thread):",
+        "",
+        "| checkout | DummyVecEnv(8) stepping, steps/s | PPO learning, steps/s |",
+        "| --- | ---: | ---: |",
+        *(f"| {names.get(k, k)} | {_si(v['dummy_vec_env_steps_per_s'])} | {_si(v['ppo_steps_per_s'])} |"
+          for k, v in result["sb3_ppo"].items()),
+        "",
+    ]  # fmt: skip
+    return lines
 
 
 CITED_SOLVERS = [
@@ -174,15 +223,16 @@ def dqn_ablation_section(result: dict) -> list[str]:
         "",
         f"Machine: {result['machine']}. Command: `python benchmarks/dqn_ablation.py --device {result['device']}`. "
         f"One setting changed at a time from the defaults; {result['updates']:,} updates each, greedy evaluation "
-        "on the 100 answers every 250 updates.",
+        "on the 100 answers every 250 updates (`--only NAME` reruns one row).",
         "",
-        "| setting | updates to 95 % | best win % | final win % | wall time |",
-        "| --- | ---: | ---: | ---: | ---: |",
+        "| setting | updates to 95 % | best win % | final win % | wall time | measured |",
+        "| --- | ---: | ---: | ---: | ---: | --- |",
     ]
     for run in result["runs"]:
         reached = f"{run['updates_to_95']:,}" if run["updates_to_95"] else "not reached"
         lines.append(f"| {run['setting']} | {reached} | {100 * run['best_win_rate']:.1f} "
-                     f"| {100 * run['final_win_rate']:.1f} | {run['seconds']:.0f} s |")  # fmt: skip
+                     f"| {100 * run['final_win_rate']:.1f} | {run['seconds']:.0f} s "
+                     f"| {run.get('date', result['date'])} |")  # fmt: skip
     return [*lines, ""]
 
 

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
+from functools import lru_cache
 
+import numpy as np
 import torch
 
 
@@ -64,7 +66,7 @@ class RewardScheme:
             assert greens is not None and yellows is not None and repeats is not None
             reward += self.green * (greens - repeats) + self.yellow * yellows + self.repeat_green * repeats
         if any(self.win):
-            table = torch.tensor(self.win, dtype=torch.float32, device=turn.device)
+            table = _win_table(self.win, turn.device)
             reward += won * table[(turn - 1).clamp(0, len(self.win) - 1)]
         if self.loss:
             reward += self.loss * lost
@@ -72,9 +74,31 @@ class RewardScheme:
             reward += self.invalid * refused
         return reward
 
+    def one(self, turn: int, won: bool, lost: bool, greens: int, yellows: int, repeats: int, refused: bool) -> float:
+        """:meth:`compute` for one game, in plain Python with float32 rounding at each operation
+        as the batched version has (so the two agree exactly; the one-game engine uses this)."""
+        f32 = np.float32
+        reward = f32(self.step)
+        if self.uses_tiles:
+            tiles = f32(self.green) * f32(greens - repeats) + f32(self.yellow) * f32(yellows)
+            reward += tiles + f32(self.repeat_green) * f32(repeats)
+        if won and any(self.win):
+            reward += f32(self.win[min(turn - 1, len(self.win) - 1)])
+        if lost and self.loss:
+            reward += f32(self.loss)
+        if refused and self.invalid:
+            reward += f32(self.invalid)
+        return float(reward)
+
     def to_dict(self) -> dict[str, object]:
         """JSON-able form."""
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@lru_cache(maxsize=64)
+def _win_table(win: tuple[float, ...], device: torch.device) -> torch.Tensor:
+    """The win bonuses as a tensor, made once per device (not copied to the device every step)."""
+    return torch.tensor(win, dtype=torch.float32, device=device)
 
 
 PRESETS: dict[str, RewardScheme] = {

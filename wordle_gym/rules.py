@@ -64,6 +64,27 @@ def feedback(guesses: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
     return _tiles(green, *_needs_large(g, a, green))
 
 
+def feedback_one(guess: tuple[int, ...], answer: tuple[int, ...]) -> list[int]:
+    """:func:`feedback` for one pair of words given as letter-code tuples, in plain Python.
+
+    The one-game engine (:mod:`wordle_gym.scalar`) uses it where a torch call costs more than
+    the work; ``tests/test_scalar.py`` holds it to :func:`feedback` on every pair of the real lists.
+    """
+    spare = [a for g, a in zip(guess, answer, strict=True) if g != a]  # answer letters not matched green
+    if not spare:
+        return [GREEN] * len(guess)
+    tiles = []
+    for g, a in zip(guess, answer, strict=True):
+        if g == a:
+            tiles.append(GREEN)
+        elif g in spare:  # left to right, each unmatched copy colours one guess letter
+            spare.remove(g)
+            tiles.append(YELLOW)
+        else:
+            tiles.append(GREY)
+    return tiles
+
+
 # Below this many tiles, a few (L, L)-shaped ops beat the O(L^2) loop of tiny ops (measured).
 _SMALL_BATCH = 1 << 14
 
