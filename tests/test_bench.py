@@ -92,7 +92,8 @@ def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
     assert data["wins"] == 2315 and data["derived"]["mean_guesses_wins"] <= 3.44
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| max-entropy (entropy, SALET) | 2315 x 12972 | 100.00 | 3.4324 |" in table
-    assert "(cited)" in table and "Optimal play, opener SALET" in table
+    assert "(cited)" in table and "Greedy max-entropy, opener SALET (seed 002)" in table
+    assert "Optimal play" not in table  # measured by the optimal agent's rows, no longer cited
     assert (tmp_path / "benchmarks" / "plots" / "guess_distribution.png").stat().st_size > 1000
     bad = run("-m", "wordle_gym", "bench", "--device", "tpu", "--out", str(tmp_path))
     assert bad.returncode == 2 and "unknown device 'tpu'" in bad.stderr and "Traceback" not in bad.stderr
@@ -114,3 +115,11 @@ def test_bench__trained_agents_get_a_stage_row_and_a_real_game_row(tmp_path: Pat
     real_part, stage_part = table.split("### Training stages (not Wordle results)")
     assert "real game (guesses only its 1000 words)" in real_part and "its training lists" not in real_part
     assert "its training lists" in stage_part
+
+
+def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:
+    out = run("-m", "wordle_gym", "bench", "--only", "optimal", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| optimal (SALET) | 2315 x 12972 | 100.00 | 3.4212 |" in table
+    assert "| optimal (SALET, hard mode) | 2315 x 12972 | 100.00 | 3.5084 |" in table

@@ -1,0 +1,457 @@
+"""Exact optimal play: the decision tree that minimises the expected number of guesses.
+
+:func:`solve` searches, for a given first guess, the tree that solves every answer within the
+guess limit with the fewest guesses in total (the search is in :mod:`wordle_agents._optimal_kernel`,
+compiled by numba: ``pip install 'wordle-gym[optimal]'``). Normal and hard mode, any word lists
+and lengths the env accepts. With SALET on the real lists it proves 7920 guesses over the 2315
+answers (mean 3.4212), 8122 in hard mode (3.5084).
+
+:class:`OptimalTree` is the result: flat int32 arrays (a node's guess, its children by feedback
+pattern), saved as ``.npz`` without pickles and loaded in milliseconds. The SALET trees for
+the real lists ship in ``checkpoints/``. :class:`OptimalSolver` plays a tree through the harness
+(``wordle-gym eval --agent optimal --opener salet [--hard]``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import queue
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from wordle_agents.checkpoint import shipped_dir
+from wordle_gym._io import atomic_write, check_writable
+from wordle_gym.evaluation import bool_mask
+from wordle_gym.game import NO_TILE
+from wordle_gym.registry import BenchRun
+from wordle_gym.rules import ALPHABET, num_patterns, pattern_ids, pattern_table, tiles_from_ids
+from wordle_gym.words import Vocabulary
+
+FORMAT = "wordle-gym optimal tree 1"
+
+
+def _kernel() -> Any:
+    try:
+        import numba  # noqa: F401
+
+        from wordle_agents import _optimal_kernel
+    except ImportError as exc:
+        raise ImportError(f"the exact solver needs numba ({exc}): pip install 'wordle-gym[optimal]'") from None
+    return _optimal_kernel
+
+
+def lists_id(vocab: Vocabulary) -> str:
+    """A stable identity of the word lists (a tree is only valid for the lists it was solved on)."""
+    text = "\n".join(vocab.answers) + "\n--\n" + "\n".join(vocab.allowed)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+@dataclass
+class OptimalTree:
+    """A decision tree: node 0 is the first guess; a node's children are keyed by feedback pattern id."""
+
+    opener: str
+    hard_mode: bool
+    max_guesses: int
+    lists: str
+    """:func:`lists_id` of the lists it was solved on."""
+    total: int
+    """Guesses over all answers (each answer's guesses, the winning one included)."""
+    num_answers: int
+    guesses: np.ndarray  # (nodes,) int32: the action each node guesses
+    child_start: np.ndarray  # (nodes + 1,) int32: node i's children are child_*[start[i]:start[i+1]]
+    child_pattern: np.ndarray  # (edges,) int32, increasing within a node
+    child_node: np.ndarray  # (edges,) int32
+    nodes_searched: int = 0
+    """Nodes the search expanded (not saved)."""
+
+    @property
+    def mean(self) -> float:
+        """Mean guesses per answer."""
+        return self.total / self.num_answers
+
+    def child(self, node: int, pattern: int) -> int | None:
+        """The node reached from ``node`` on feedback ``pattern`` (None: not in the tree)."""
+        lo, hi = int(self.child_start[node]), int(self.child_start[node + 1])
+        i = lo + int(np.searchsorted(self.child_pattern[lo:hi], pattern))
+        return int(self.child_node[i]) if i < hi and self.child_pattern[i] == pattern else None
+
+    def play(self, vocab: Vocabulary) -> np.ndarray:
+        """Guesses the tree takes on each answer of ``vocab`` (0 where it fails within its limit)."""
+        table = pattern_table(vocab).numpy()
+        solved = num_patterns(vocab.length) - 1
+        used = np.zeros(vocab.num_answers, dtype=np.int64)
+        for answer in range(vocab.num_answers):
+            node: int | None = 0
+            for turn in range(1, self.max_guesses + 1):
+                pattern = int(table[self.guesses[node], answer])
+                if pattern == solved:
+                    used[answer] = turn
+                    break
+                node = self.child(node, pattern)
+                if node is None:
+                    break
+        return used
+
+    def save(self, path: str | Path) -> Path:
+        """Write an ``.npz`` (arrays and a JSON header, no pickles) atomically."""
+        meta = {"format": FORMAT, "opener": self.opener, "hard_mode": self.hard_mode, "total": self.total,
+                "max_guesses": self.max_guesses, "lists": self.lists, "num_answers": self.num_answers}  # fmt: skip
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, meta=np.array(json.dumps(meta)), guesses=self.guesses,
+                            child_start=self.child_start, child_pattern=self.child_pattern,
+                            child_node=self.child_node)  # fmt: skip
+        return atomic_write(path, lambda handle: handle.write(buffer.getvalue()))
+
+    @classmethod
+    def load(cls, path: str | Path) -> OptimalTree:
+        """Read a tree written by :meth:`save` (no code runs: ``allow_pickle=False``); checked."""
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                meta = json.loads(str(data["meta"]))
+                names = ("guesses", "child_start", "child_pattern", "child_node")
+                arrays = {k: data[k].astype(np.int32) for k in names}
+            if meta.get("format") != FORMAT:
+                raise ValueError(f"format {meta.get('format')!r}, expected {FORMAT!r}")
+            tree = cls(**{k: meta[k] for k in ("opener", "hard_mode", "max_guesses", "lists", "total", "num_answers")},
+                       **arrays)  # fmt: skip
+        except (OSError, KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
+            raise ValueError(f"{path}: not an optimal-play tree ({exc})") from None
+        nodes = len(tree.guesses)
+        edges = tree.child_start
+        if (
+            len(edges) != nodes + 1
+            or edges[0] != 0
+            or edges[-1] != len(tree.child_node)
+            or np.any(np.diff(edges) < 0)
+            or len(tree.child_pattern) != len(tree.child_node)
+            or (len(tree.child_node) and (tree.child_node.min() < 1 or tree.child_node.max() >= nodes))
+        ):
+            raise ValueError(f"{path}: not an optimal-play tree (inconsistent node arrays)")  # fmt: skip
+        return tree
+
+
+class _Search:
+    """The constant arrays of one (lists, mode, limit) and the kernel's cache."""
+
+    def __init__(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> None:
+        self.kernel = _kernel()
+        from numba import types
+        from numba.typed import Dict
+
+        self.vocab, self.hard_mode, self.max_guesses = vocab, hard_mode, max_guesses
+        self.table = pattern_table(vocab).numpy()  # (allowed, answers)
+        self.codes = vocab.allowed_codes.numpy().astype(np.int64)
+        self.counts = np.zeros((vocab.num_allowed, ALPHABET), dtype=np.int64)
+        np.add.at(self.counts, (np.arange(vocab.num_allowed)[:, None], self.codes), 1)
+        self.tiles = tiles_from_ids(torch.arange(num_patterns(vocab.length)), vocab.length).numpy().astype(np.int64)
+        rng = np.random.default_rng(20220101)
+        self.keys_a = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
+        self.keys_b = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
+        self.new_cache = lambda: Dict.empty(types.UniTuple(types.int64, 3), types.UniTuple(types.int64, 3))
+        self.solved = num_patterns(vocab.length) - 1
+
+    def root(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.full(self.vocab.length, -1, dtype=np.int64), np.zeros(ALPHABET, dtype=np.int64)
+
+    def child_constraint(self, g: int, p: int, green: np.ndarray, need: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out_green, out_need = green.copy(), need.copy()
+        if self.hard_mode:
+            self.kernel.advance_constraint(g, p, self.codes, self.tiles, green, need, out_green, out_need)
+        return out_green, out_need
+
+    def buckets(self, g: int, members: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """(pattern, answers) of each feedback ``g`` can get from ``members``, largest first."""
+        patterns = self.table[g, members]
+        order = np.argsort(patterns, kind="stable")
+        values, starts = np.unique(patterns[order], return_index=True)
+        groups = np.split(members[order], starts[1:])
+        return sorted(zip(values.tolist(), groups, strict=True), key=lambda pg: -len(pg[1]))
+
+    def value(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any,
+              stats: np.ndarray) -> int:  # fmt: skip
+        """The least total guesses for ``members`` with ``left`` guesses each (kernel.INF: impossible)."""
+        return int(self.kernel.solve(self.table, members.astype(np.int32), left, self.kernel.INF, cache, self.keys_a,
+                                     self.keys_b, self.hard_mode, self.codes, self.counts, self.tiles, green, need,
+                                     stats))  # fmt: skip
+
+    def hard_valid(self, g: int, green: np.ndarray, need: np.ndarray) -> bool:
+        return not self.hard_mode or bool(self.kernel._valid(g, self.codes, self.counts, green, need))
+
+    def best_guess(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any) -> int:
+        """The optimal guess at a node the search solved exactly (as an action)."""
+        if len(members) <= 2:
+            return int(self.vocab.answer_actions[members[0]])
+        hard = self.kernel.constraint_key(green, need) if self.hard_mode else np.int64(0)
+        key = self.kernel.set_key(members.astype(np.int32), self.keys_a, self.keys_b, left, hard)
+        _, exact, guess = cache[key]
+        if exact != 1:
+            raise RuntimeError("internal error: a node of the optimal tree was not solved exactly")
+        return int(guess)
+
+
+def solve(
+    vocab: Vocabulary | None = None,
+    opener: str = "salet",
+    hard_mode: bool = False,
+    max_guesses: int = 6,
+    time_limit: float | None = None,
+    max_cache_entries: int = 5_000_000,
+    progress: bool = True,
+) -> OptimalTree:
+    """The optimal tree that starts with ``opener``; raises ValueError if no tree solves every
+    answer within ``max_guesses``, TimeoutError past ``time_limit`` seconds.
+
+    The cache is emptied between first-guess buckets when it holds more than ``max_cache_entries``.
+    """
+    vocab = vocab or Vocabulary()
+    first = vocab.action(opener)
+    if max_guesses < 1:
+        raise ValueError(f"max_guesses must be >= 1; got {max_guesses}")
+    search = _Search(vocab, hard_mode, max_guesses)
+    start = time.perf_counter()
+    members = np.arange(vocab.num_answers, dtype=np.int32)
+    green, need = search.root()
+    buckets = [(p, group) for p, group in search.buckets(first, members) if p != search.solved]
+    # The first guess's buckets are disjoint, so nothing is lost by solving them on separate threads,
+    # each with its own cache (the kernel releases the GIL).
+    workers = max(1, min(os.cpu_count() or 1, 8))
+    spare: queue.Queue[tuple[Any, np.ndarray]] = queue.Queue()
+    for _ in range(workers):
+        spare.put((search.new_cache(), np.zeros(1, dtype=np.int64)))
+
+    def solve_bucket(p: int, group: np.ndarray) -> tuple[int, int, Any, np.ndarray]:
+        if time_limit is not None and time.perf_counter() - start > time_limit:
+            raise TimeoutError(f"time limit of {time_limit:g} s reached before every answer was solved")
+        cache, stats = spare.get()
+        try:
+            if len(cache) > max_cache_entries:
+                cache.clear()
+            child_green, child_need = search.child_constraint(first, p, green, need)
+            return p, search.value(group, max_guesses - 1, child_green, child_need, cache, stats), cache, stats
+        finally:
+            spare.put((cache, stats))
+
+    total, caches = vocab.num_answers, {}
+    bar = tqdm(total=vocab.num_answers, desc=f"optimal tree from {opener.upper()}", unit="answer", disable=not progress)
+    bar.update(vocab.num_answers - sum(len(g) for _, g in buckets))
+    with ThreadPoolExecutor(workers) as pool:
+        futures = {pool.submit(solve_bucket, p, group): len(group) for p, group in buckets}
+        try:
+            for future in as_completed(futures):
+                p, value, cache, _ = future.result()
+                if value >= search.kernel.INF:
+                    raise ValueError(f"no tree from {opener.upper()} solves every answer within {max_guesses} guesses")
+                total += value
+                caches[p] = cache
+                bar.update(futures[future])
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+        finally:
+            bar.close()
+    tree = _extract(search, opener, first, members, total, caches)
+    tree.nodes_searched = int(sum(stats[0] for _, stats in list(spare.queue)))
+    return tree
+
+
+def _extract(
+    search: _Search, opener: str, first: int, members: np.ndarray, total: int, caches: dict[int, Any]
+) -> OptimalTree:
+    """The tree's arrays, from the search caches (``caches[p]`` solved the first guess's bucket ``p``),
+    breadth-first, so that the children of a node are contiguous."""
+    guesses: list[int] = []
+    children: list[list[tuple[int, int]]] = []
+    todo = [(members, search.max_guesses, *search.root(), first, None)]
+    head = 0
+    while head < len(todo):
+        node_members, left, green, need, guess, cache = todo[head]
+        head += 1
+        guesses.append(guess)
+        edges = []
+        for p, group in sorted(search.buckets(guess, node_members), key=lambda pg: pg[0]):
+            if p == search.solved:
+                continue
+            child_cache = caches[p] if cache is None else cache
+            child_green, child_need = search.child_constraint(guess, p, green, need)
+            next_guess = search.best_guess(group, left - 1, child_green, child_need, child_cache)
+            edges.append((p, len(todo)))
+            todo.append((group, left - 1, child_green, child_need, next_guess, child_cache))
+        children.append(edges)
+    start = np.zeros(len(guesses) + 1, dtype=np.int32)
+    start[1:] = np.cumsum([len(e) for e in children])
+    flat = [edge for edges in children for edge in edges]
+    return OptimalTree(
+        opener=opener, hard_mode=search.hard_mode, max_guesses=search.max_guesses, lists=lists_id(search.vocab),
+        total=total, num_answers=search.vocab.num_answers, guesses=np.array(guesses, dtype=np.int32),
+        child_start=start, child_pattern=np.array([p for p, _ in flat], dtype=np.int32),
+        child_node=np.array([c for _, c in flat], dtype=np.int32),
+    )  # fmt: skip
+
+
+def greedy_openers(vocab: Vocabulary, k: int) -> list[str]:
+    """The ``k`` words whose first-guess buckets have the most entropy (the greedy solvers' ranking)."""
+    table = pattern_table(vocab).long()
+    counts = torch.zeros((vocab.num_allowed, num_patterns(vocab.length)))
+    counts.scatter_add_(1, table, torch.ones_like(table, dtype=torch.float32))
+    p = counts / vocab.num_answers
+    entropy = -(p * torch.where(p > 0, p.log2(), 0.0)).sum(1)
+    return [vocab.allowed[i] for i in entropy.topk(k).indices.tolist()]
+
+
+def shipped_tree(opener: str, hard_mode: bool) -> Path:
+    """Where the shipped tree for ``opener`` on the real lists lives."""
+    return shipped_dir() / f"optimal_{opener.lower()}_{'hard' if hard_mode else 'normal'}.npz"
+
+
+class OptimalSolver:
+    """A harness policy that plays the optimal tree for the env's lists and mode.
+
+    Args:
+        opener: the first guess ("salet"), or "best-of-K": solve from each of the K best greedy
+            openers and keep the best tree.
+        checkpoint: a tree file saved by :meth:`OptimalTree.save` (else the shipped one when it fits the
+            env, else one is solved on first use).
+        time_limit: seconds allowed for a search.
+    """
+
+    def __init__(self, opener: str = "salet", checkpoint: str | None = None, time_limit: float | None = None) -> None:
+        self.opener = opener.lower()
+        if self.opener.startswith("best-of-"):
+            try:
+                self.best_of = int(self.opener.removeprefix("best-of-"))
+            except ValueError:
+                self.best_of = 0
+            if self.best_of < 1:
+                raise ValueError(f"opener {opener!r} is malformed; expected a word or best-of-K with K >= 1")
+        else:
+            self.best_of = 0
+        self.tree_path = checkpoint
+        self.time_limit = time_limit
+        self.tree: OptimalTree | None = None
+        self._context: Any = None
+
+    @staticmethod
+    def bench_runs() -> list[BenchRun]:
+        """The table's rows: SALET in normal and hard mode (trees ship with the package)."""
+        return [
+            BenchRun("optimal (SALET)", {"opener": "salet"}),
+            BenchRun("optimal (SALET, hard mode)", {"opener": "salet"}, {"hard_mode": True}),
+        ]
+
+    @property
+    def name(self) -> str:
+        return f"optimal (opener {self.opener})"
+
+    def tree_for(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> OptimalTree:
+        """The tree this solver plays on these lists and rules (loaded or solved once, then kept)."""
+        context = (vocab, hard_mode, max_guesses)
+        if context == self._context and self.tree is not None:
+            return self.tree
+        wanted = {"lists": lists_id(vocab), "hard_mode": hard_mode, "max_guesses": max_guesses}
+        tree = None
+        if self.tree_path is not None:
+            tree = OptimalTree.load(self.tree_path)
+            have = {k: getattr(tree, k) for k in wanted}
+            if have != wanted:
+                raise ValueError(f"tree {self.tree_path} was solved for {have}; this env needs {wanted}")
+        elif not self.best_of and shipped_tree(self.opener, hard_mode).exists():
+            shipped = OptimalTree.load(shipped_tree(self.opener, hard_mode))
+            if all(getattr(shipped, k) == v for k, v in wanted.items()):
+                tree = shipped
+        if tree is None:
+            openers = greedy_openers(vocab, self.best_of) if self.best_of else [self.opener]
+            trees = [solve(vocab, o, hard_mode, max_guesses, self.time_limit) for o in openers]
+            tree = min(trees, key=lambda t: t.total)
+        self.tree, self._context = tree, context
+        return tree
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        """Follow each game's history down the tree."""
+        bool_mask(action_masks)
+        tree = self.tree_for(env.vocabulary, env.config.hard_mode, env.config.max_guesses)
+        state = env.state
+        played = (state.tiles[:, :, 0] != NO_TILE).tolist()
+        pids = pattern_ids(state.tiles).long().tolist()
+        guesses = state.guesses.tolist()
+        solved = num_patterns(env.vocabulary.length) - 1
+        actions = []
+        for game in range(state.num_games):
+            node: int | None = 0
+            for turn, was_played in enumerate(played[game]):
+                if not was_played or node is None:
+                    break
+                on_path = guesses[game][turn] == tree.guesses[node]
+                if on_path and pids[game][turn] == solved:  # a finished game (the harness masks it out)
+                    break
+                node = tree.child(node, pids[game][turn]) if on_path else None
+            if node is None:
+                raise ValueError(f"game {game} left the optimal tree (a guess or feedback the tree does not have)")
+            actions.append(int(tree.guesses[node]))
+        return torch.tensor(actions, dtype=torch.int64, device=state.guesses.device)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m wordle_agents.optimal OPENER [--hard] [--save PATH]``: solve, prove, report."""
+    from wordle_gym._io import OneLineParser
+
+    parser = OneLineParser(prog="python -m wordle_agents.optimal", description=main.__doc__)
+    parser.add_argument("opener", help="the first guess, or best-of-K (the K best greedy openers)")
+    parser.add_argument("--hard", action="store_true", help="hard mode")
+    parser.add_argument("--max-guesses", type=int, default=6, help="guess limit (default 6)")
+    parser.add_argument("--answers", default="answers", help="answer list name or file (default: answers)")
+    parser.add_argument("--allowed", default="allowed", help="allowed list name or file (default: allowed)")
+    parser.add_argument("--save", metavar="PATH", help="write the tree here (.npz)")
+    parser.add_argument("--time-limit", type=float, help="give up after this many seconds")
+    parser.add_argument("--max-cache-entries", type=int, default=5_000_000, help="cache bound (default 5e6)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        vocab = Vocabulary(_source(args.answers), _source(args.allowed))
+        if args.save:
+            check_writable(args.save)
+        openers = [args.opener]
+        if args.opener.lower().startswith("best-of-"):
+            openers = greedy_openers(vocab, OptimalSolver(args.opener).best_of)
+        trees = []
+        for opener in openers:
+            tree = solve(vocab, opener, args.hard, args.max_guesses, args.time_limit, args.max_cache_entries,
+                         progress=not args.quiet)  # fmt: skip
+            print(f"{opener.upper()}: {tree.total} guesses over {tree.num_answers} answers (mean {tree.mean:.4f})")
+            trees.append(tree)
+        tree = min(trees, key=lambda t: t.total)
+        used = tree.play(vocab)
+        if args.save:
+            tree.save(args.save)
+    except (ValueError, OSError, ImportError, TimeoutError) as exc:
+        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        return 2
+    mode = "hard mode" if args.hard else "normal mode"
+    print(f"optimal from {tree.opener.upper()} ({mode}, {args.max_guesses} guesses): {tree.total} guesses, mean "
+          f"{tree.mean:.4f}, max {used.max()}, every answer solved: {bool(used.min() > 0)}; "
+          f"{tree.nodes_searched:,} nodes searched; {time.perf_counter() - start:.1f} s")  # fmt: skip
+    return 0
+
+
+def _source(value: str) -> str | list[str]:
+    path = Path(value)
+    if path.is_file():
+        return path.read_text(encoding="utf-8").split()
+    return value
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,187 @@
+"""The exact solver (wordle_agents.optimal) against a plain exhaustive search, and its shipped trees."""
+
+from __future__ import annotations
+
+import random
+import re
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+from reference import feedback_ref
+
+from wordle_agents.optimal import OptimalSolver, OptimalTree, main, shipped_tree, solve
+from wordle_gym.evaluation import evaluate
+from wordle_gym.words import Vocabulary, load_word_list
+
+INF = 10**9
+
+
+def _small_lists(seed: int, answers: int, guesses: int) -> tuple[list[str], list[str]]:
+    rng = random.Random(seed)
+    pool = load_word_list("answers")
+    chosen = rng.sample(pool, answers)
+    extra = rng.sample([w for w in load_word_list("allowed") if w not in chosen], guesses - answers)
+    return sorted(chosen), sorted(chosen + extra)
+
+
+def _hard_ok(word: str, known: tuple) -> bool:
+    """The game's hard-mode rule: greens in place, revealed letters used as often as revealed."""
+    greens, need = known
+    return all(word[i] == letter for i, letter in greens) and all(word.count(c) >= n for c, n in need)
+
+
+def _reveal(known: tuple, guess: str, tiles: tuple[int, ...]) -> tuple:
+    """What hard mode must respect after ``guess`` got ``tiles`` (sorted tuples, a cache key)."""
+    greens, need = dict(known[0]), dict(known[1])
+    for i, t in enumerate(tiles):
+        if t == 2:
+            greens[i] = guess[i]
+    for letter in set(guess):
+        shown = sum(1 for g, t in zip(guess, tiles, strict=True) if g == letter and t)
+        need[letter] = max(need.get(letter, 0), shown)
+    return tuple(sorted(greens.items())), tuple(sorted((c, n) for c, n in need.items() if n))
+
+
+def brute_force(answers: list[str], allowed: list[str], opener: str, hard: bool, max_guesses: int) -> int:
+    """Least total guesses over ``answers`` starting with ``opener``: every guess tried at every node."""
+
+    @cache
+    def best(candidates: frozenset[str], left: int, known: tuple) -> int:
+        if len(candidates) == 1:
+            return 1
+        if left <= 1:
+            return INF
+        return min(after(g, candidates, left, known) for g in allowed if not hard or _hard_ok(g, known))
+
+    def after(guess: str, candidates: frozenset[str], left: int, known: tuple) -> int:
+        parts: dict[tuple[int, ...], set[str]] = {}
+        for answer in candidates:
+            parts.setdefault(feedback_ref(guess, answer), set()).add(answer)
+        if len(parts) == 1 and guess not in candidates:
+            return INF
+        cost = len(candidates)
+        for tiles, part in parts.items():
+            if all(t == 2 for t in tiles):
+                continue
+            cost += best(frozenset(part), left - 1, _reveal(known, guess, tiles) if hard else ())
+        return cost
+
+    return after(opener, frozenset(answers), max_guesses, ((), ()))
+
+
+def _trap_lists(seed: int) -> tuple[list[str], list[str]]:
+    """36 answers of the hard-mode traps (-ATCH, -IGHT, -OUND, -ILL ...) and 60 other guesses:
+    lists where hard mode costs guesses and can make the limit unreachable."""
+    rng = random.Random(seed)
+    traps = [w for w in load_word_list("answers") if re.fullmatch(r".(atch|ight|ound|aste|ower|ill.|ake.)|..ill", w)]
+    chosen = sorted(rng.sample(traps, 36))
+    extra = rng.sample([w for w in load_word_list("allowed") if w not in chosen], 60)
+    return chosen, sorted(chosen + extra)
+
+
+@pytest.mark.parametrize(
+    ("lists", "seed", "opener", "hard", "max_guesses"),
+    [
+        ("random", 1, None, False, 6),
+        ("random", 5, None, False, 3),  # some openers cannot make it in 3
+        ("traps", 0, "catch", True, 6),  # hard mode costs 4 guesses more than normal here
+        ("traps", 0, "catch", False, 6),
+        ("traps", 1, "catch", True, 6),  # impossible in hard mode
+        ("traps", 1, "schwa", True, 5),
+        ("traps", 2, "mebos", False, 4),
+    ],
+)
+def test_solver__equals_exhaustive_search(
+    lists: str, seed: int, opener: str | None, hard: bool, max_guesses: int
+) -> None:
+    answers, allowed = _small_lists(seed, 40, 160) if lists == "random" else _trap_lists(seed)
+    vocab = Vocabulary(answers, allowed)
+    for first in [opener] if opener else random.Random(seed).sample(allowed, 3):
+        want = brute_force(answers, allowed, first, hard, max_guesses)
+        if want >= INF:
+            with pytest.raises(ValueError, match="solves every answer"):
+                solve(vocab, first, hard, max_guesses, progress=False)
+            continue
+        tree = solve(vocab, first, hard, max_guesses, progress=False)
+        assert tree.total == want, (first, hard, max_guesses)
+        used = tree.play(vocab)
+        assert used.min() >= 1 and used.max() <= max_guesses and used.sum() == want
+
+
+def test_solver__hard_trees_use_only_hard_valid_guesses() -> None:
+    answers, allowed = _trap_lists(0)
+    vocab = Vocabulary(answers, allowed)
+    tree = solve(vocab, "catch", True, 6, progress=False)
+    for answer in answers:
+        node, known = 0, ((), ())
+        while True:
+            guess = vocab.allowed[tree.guesses[node]]
+            assert _hard_ok(guess, known), (answer, guess, known)
+            tiles = feedback_ref(guess, answer)
+            if guess == answer:
+                break
+            known = _reveal(known, guess, tiles)
+            node = tree.child(node, int("".join(map(str, tiles)), 3))
+    solver = OptimalSolver("catch")
+    solver.tree, solver._context = tree, (vocab, True, 6)
+    result = evaluate(solver, answers=answers, allowed=allowed, hard_mode=True, progress=False)
+    assert result.win_rate == 1.0 and round(result.mean_guesses_wins * len(answers)) == tree.total
+
+
+@pytest.mark.parametrize(("hard", "total", "worst"), [(False, 7920, 5), (True, 8122, 6)])
+def test_shipped_salet_trees_reproduce_the_optimum(hard: bool, total: int, worst: int) -> None:
+    tree = OptimalTree.load(shipped_tree("salet", hard))
+    assert (tree.total, tree.hard_mode, tree.opener) == (total, hard, "salet")
+    used = tree.play(Vocabulary())
+    assert used.min() >= 1 and used.sum() == total and used.max() == worst
+    result = evaluate(OptimalSolver("salet"), hard_mode=hard, progress=False)
+    assert result.win_rate == 1.0 and round(result.mean_guesses_wins * 2315) == total
+
+
+def test_tree__saves_loads_and_refuses_other_files(tmp_path: Path) -> None:
+    answers, allowed = _small_lists(8, 30, 90)
+    vocab = Vocabulary(answers, allowed)
+    tree = solve(vocab, allowed[3], False, 6, progress=False)
+    path = tree.save(tmp_path / "tree.npz")
+    again = OptimalTree.load(path)
+    assert again.total == tree.total and np.array_equal(again.child_node, tree.child_node)
+    assert np.array_equal(again.play(vocab), tree.play(vocab))
+    (tmp_path / "junk.npz").write_bytes(b"not a tree")
+    with pytest.raises(ValueError, match="not an optimal-play tree"):
+        OptimalTree.load(tmp_path / "junk.npz")
+    pickled = tmp_path / "pickled.npz"
+    np.savez(pickled, meta=np.array([{"format": "x"}], dtype=object))
+    with pytest.raises(ValueError, match="not an optimal-play tree"):
+        OptimalTree.load(pickled)  # allow_pickle=False: an object array is refused, never unpickled
+    with pytest.raises(ValueError, match="was solved for"):
+        evaluate(OptimalSolver(checkpoint=str(path)), progress=False)  # a tree of other lists
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.npz", "pickled.npz", "tree.npz"]
+
+
+def test_command__solves_saves_and_reports_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    answers, allowed = _small_lists(9, 30, 90)
+    (tmp_path / "a.txt").write_text("\n".join(answers))
+    (tmp_path / "g.txt").write_text("\n".join(allowed))
+    lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt"), "--quiet"]
+    out = tmp_path / "tree.npz"
+    assert main([allowed[0], *lists, "--save", str(out)]) == 0
+    want = brute_force(answers, allowed, allowed[0], False, 6)
+    assert f"{want} guesses" in capsys.readouterr().out and OptimalTree.load(out).total == want
+    assert main(["best-of-2", *lists]) == 0
+    assert "mean" in capsys.readouterr().out
+    assert main(["zzzzz", *lists]) == 2
+    assert "not an allowed guess" in capsys.readouterr().err
+    assert main([allowed[0], *lists, "--max-guesses", "2"]) == 2
+    assert "within 2 guesses" in capsys.readouterr().err
+
+
+def test_without_numba__one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "numba", None)
+    monkeypatch.delitem(sys.modules, "wordle_agents._optimal_kernel", raising=False)
+    with pytest.raises(ImportError, match=r"pip install 'wordle-gym\[optimal\]'"):
+        answers, allowed = _small_lists(10, 10, 20)
+        solve(Vocabulary(answers, allowed), allowed[0], progress=False)
