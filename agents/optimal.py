@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
 import os
 import queue
 import sys
@@ -377,6 +378,43 @@ class OptimalSolver:
             tree = min(trees, key=lambda t: t.total)
         self.tree, self._context = tree, context
         return tree
+
+    def expected_guesses(self, env: Any, words: list[str]) -> tuple[float, list[float | None]]:
+        """From game 0's position in ``env``: the least expected number of guesses still needed (the
+        next one included, each candidate answer equally likely), and that number after each of
+        ``words`` (None where hard mode forbids the word or it cannot finish within the limit)."""
+        cfg = env.config
+        key = (env.vocabulary, cfg.hard_mode, cfg.max_guesses)
+        if getattr(self, "_search_key", None) != key:
+            self._search = _Search(*key)
+            self._search_key = key
+            self._cache, self._stats = self._search.new_cache(), np.zeros(1, dtype=np.int64)
+        search, state = self._search, env.state
+        members = env.game.consistent(state)[0].nonzero().flatten().numpy().astype(np.int32)
+        left = cfg.max_guesses - int(state.turn[0])
+        green = state.green[0].numpy().astype(np.int64)
+        green[green == ALPHABET] = -1
+        need = state.min_count[0].numpy().astype(np.int64)
+        n, inf = len(members), search.kernel.INF
+
+        def total(g: int) -> int:
+            if not search.hard_valid(g, green, need):
+                return inf
+            cost = n
+            for p, group in search.buckets(g, members):
+                if p == search.solved:
+                    continue
+                if left <= 1:
+                    return inf
+                child_green, child_need = search.child_constraint(g, p, green, need)
+                cost += search.value(group, left - 1, child_green, child_need, self._cache, self._stats)
+            return cost
+
+        if n == 0 or left <= 0:
+            return math.nan, [None] * len(words)
+        best = 1 if n == 1 else search.value(members, left, green, need, self._cache, self._stats)
+        costs = [total(env.vocabulary.action(w)) for w in words]
+        return best / n if best < inf else math.inf, [c / n if c < inf else None for c in costs]
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         """Follow each game's history down the tree."""

@@ -112,7 +112,10 @@ def test_solve__shows_rows_until_solved() -> None:
     [
         (("solve", "zzzzz"), "'zzzzz' is not one of the 2315 possible answers"),
         (("eval", "--answers", "klingon"), "unknown word list 'klingon'"),
-        (("eval", "--agent", "nope"), "unknown agent 'nope'; installed agents: a2c, dqn, max-entropy, random, sb3"),
+        (
+            ("eval", "--agent", "nope"),
+            "unknown agent 'nope'; installed agents: a2c, dqn, max-entropy, optimal, random, sb3",
+        ),
         (("eval", "--agent", "random", "--opener", "salet"), "agent 'random' does not take option(s) ['opener']"),
         (("eval", "-o", "tolerance"), "bad agent option 'tolerance': expected KEY=VALUE"),
         (("eval", "--opener", "qqqqq", "--device", "cpu"), "'qqqqq' is not an allowed guess"),

@@ -185,3 +185,60 @@ def test_without_numba__one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ImportError, match=r"pip install 'wordle-gym\[optimal\]'"):
         answers, allowed = _small_lists(10, 10, 20)
         solve(Vocabulary(answers, allowed), allowed[0], progress=False)
+
+
+def test_assist__exact_values_agree_with_the_solver(tmp_path: Path) -> None:
+    """``assist --optimal``: after a guess, each suggestion's exact figure is the optimal tree's mean
+    over the candidates left when that suggestion is played next (solved here independently)."""
+    import os
+    import subprocess
+    import sys
+
+    answers, allowed = _trap_lists(0)
+    (tmp_path / "a.txt").write_text("\n".join(answers))
+    (tmp_path / "g.txt").write_text("\n".join(allowed))
+    tiles = feedback_ref("catch", answers[0])
+    typed = "catch " + "".join(map(str, tiles))
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "NO_COLOR": "1"}
+    out = subprocess.run(
+        [sys.executable, "-m", "wordle_gym", "assist", "--optimal", "--hard", "--answers", str(tmp_path / "a.txt"),
+         "--allowed", str(tmp_path / "g.txt"), "--top", "3"],
+        input=typed + "\nquit\n", capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    after = out.stdout.split("> ", 1)[1]
+    left = sorted(a for a in answers if feedback_ref("catch", a) == tiles)
+    rows = [line.split() for line in after.splitlines() if "exact" in line and line.startswith("  ")]
+    assert rows, out.stdout
+    for row in rows:
+        word, figure = row[0], row[row.index("exact") + 1]
+        if figure == "cannot":
+            continue
+        # The same position as a fresh game: the candidates left, 5 guesses, hard mode after CATCH.
+        want = brute_force_from(left, allowed, word, ("catch", tiles), 5)
+        assert float(figure) == pytest.approx(want / len(left), abs=5e-5), (word, figure)
+
+
+def brute_force_from(answers: list[str], allowed: list[str], guess: str, first: tuple, left: int) -> int:
+    """Exhaustive hard-mode total over ``answers`` playing ``guess`` next, after ``first`` was revealed."""
+
+    @cache
+    def best(candidates: frozenset[str], left: int, known: tuple) -> int:
+        if len(candidates) == 1:
+            return 1
+        if left <= 1:
+            return INF
+        return min(after(g, candidates, left, known) for g in allowed if _hard_ok(g, known))
+
+    def after(g: str, candidates: frozenset[str], left: int, known: tuple) -> int:
+        parts: dict[tuple[int, ...], set[str]] = {}
+        for answer in candidates:
+            parts.setdefault(feedback_ref(g, answer), set()).add(answer)
+        cost = len(candidates)
+        for tiles, part in parts.items():
+            if any(t != 2 for t in tiles):
+                cost += best(frozenset(part), left - 1, _reveal(known, g, tiles))
+        return cost
+
+    known = _reveal(((), ()), *first)
+    return after(guess, frozenset(answers), left, known) if _hard_ok(guess, known) else INF

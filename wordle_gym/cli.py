@@ -177,23 +177,35 @@ def _assistant(args: argparse.Namespace) -> tuple[WordleVectorEnv, Any]:
     return env, solver
 
 
-def _print_status(env: WordleVectorEnv, solver: Any, top: int) -> None:
+def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None) -> None:
     left = candidates(env)
     if len(left) == 1:
         print(f"It must be {left[0].upper()}.")
         return
     listed = ": " + ", ".join(left) if len(left) <= 12 else ""
     print(f"{len(left)} candidates left{listed}")
+    suggestions = solver.best_guesses(env, top=top)
+    costs: list[Any] = [None] * len(suggestions)
+    if exact is not None and int(env.state.turn[0]) == 0:
+        print("(Exact expected guesses appear from the second guess on: a first guess takes seconds per word.)")
+    elif exact is not None:
+        best, costs = exact.expected_guesses(env, [word for word, _, _ in suggestions])
+        print(f"Optimal play from here needs {best:.4f} guesses on average (the next one included).")
     print("Suggestions:")
-    for word, score, is_candidate in solver.best_guesses(env, top=top):
-        print(f"  {word}  {score:.3f}{'  (could be the answer)' if is_candidate else ''}")
+    for (word, score, is_candidate), cost in zip(suggestions, costs, strict=True):
+        shown = "" if exact is None or int(env.state.turn[0]) == 0 else (
+            f"  exact {cost:.4f}" if cost is not None else "  exact: cannot finish in time")  # fmt: skip
+        print(f"  {word}  {score:.3f}{shown}{'  (could be the answer)' if is_candidate else ''}")
 
 
 def cmd_assist(args: argparse.Namespace) -> int:
     env, solver = _assistant(args)
+    exact = make_agent("optimal", {}, device="cpu") if args.optimal else None
+    if exact is not None and not callable(getattr(exact, "expected_guesses", None)):
+        raise UsageError("the installed agent 'optimal' cannot value guesses (it has no expected_guesses method)")
     history = []
     print(ASSIST_HELP)
-    _print_status(env, solver, args.top)
+    _print_status(env, solver, args.top, exact)
     while True:
         line = _read("> ")
         if line is None or line.strip().lower() in QUIT:
@@ -210,7 +222,7 @@ def cmd_assist(args: argparse.Namespace) -> int:
                 continue
             env.state = history.pop()
             print(f"Undone; back to {int(env.state.turn[0])} guesses.")
-            _print_status(env, solver, args.top)
+            _print_status(env, solver, args.top, exact)
             continue
         parts = text.split()
         if len(parts) != 2:
@@ -243,7 +255,7 @@ def cmd_assist(args: argparse.Namespace) -> int:
         if bool(env.state.done[0]):
             print("That was the last guess. 'undo' to change it, or 'quit'.")
             continue
-        _print_status(env, solver, args.top)
+        _print_status(env, solver, args.top, exact)
 
 
 # ------------------------------------------------------------------------------- eval
@@ -383,6 +395,8 @@ def build_parser() -> argparse.ArgumentParser:
     parsers["play"].add_argument("--seed", type=_integer(0), default=None, help="seed for the random answer")
     _add_agent(parsers["assist"])
     parsers["assist"].add_argument("--top", type=_positive, default=5, help="suggestions to show (default 5)")
+    parsers["assist"].add_argument("--optimal", action="store_true",
+                                   help="show each suggestion's exact expected guesses (agent 'optimal')")  # fmt: skip
     p = parsers["eval"]
     p.set_defaults(answers=None, allowed=None)  # depends on the agent: see _policy
     _add_agent(p)
