@@ -44,8 +44,11 @@ def _reveal(known: tuple, guess: str, tiles: tuple[int, ...]) -> tuple:
     return tuple(sorted(greens.items())), tuple(sorted((c, n) for c, n in need.items() if n))
 
 
-def brute_force(answers: list[str], allowed: list[str], opener: str, hard: bool, max_guesses: int) -> int:
-    """Least total guesses over ``answers`` starting with ``opener``: every guess tried at every node."""
+def brute_force(
+    answers: list[str], allowed: list[str], opener: str, hard: bool, max_guesses: int, known: tuple = ((), ())
+) -> int:
+    """Least total guesses over ``answers`` starting with ``opener``: every guess tried at every node
+    (``known``: what hard mode must respect already)."""
 
     @cache
     def best(candidates: frozenset[str], left: int, known: tuple) -> int:
@@ -68,7 +71,9 @@ def brute_force(answers: list[str], allowed: list[str], opener: str, hard: bool,
             cost += best(frozenset(part), left - 1, _reveal(known, guess, tiles) if hard else ())
         return cost
 
-    return after(opener, frozenset(answers), max_guesses, ((), ()))
+    if hard and not _hard_ok(opener, known):
+        return INF
+    return after(opener, frozenset(answers), max_guesses, known)
 
 
 def _trap_lists(seed: int) -> tuple[list[str], list[str]]:
@@ -215,30 +220,5 @@ def test_assist__exact_values_agree_with_the_solver(tmp_path: Path) -> None:
         if figure == "cannot":
             continue
         # The same position as a fresh game: the candidates left, 5 guesses, hard mode after CATCH.
-        want = brute_force_from(left, allowed, word, ("catch", tiles), 5)
+        want = brute_force(left, allowed, word, True, 5, known=_reveal(((), ()), "catch", tiles))
         assert float(figure) == pytest.approx(want / len(left), abs=5e-5), (word, figure)
-
-
-def brute_force_from(answers: list[str], allowed: list[str], guess: str, first: tuple, left: int) -> int:
-    """Exhaustive hard-mode total over ``answers`` playing ``guess`` next, after ``first`` was revealed."""
-
-    @cache
-    def best(candidates: frozenset[str], left: int, known: tuple) -> int:
-        if len(candidates) == 1:
-            return 1
-        if left <= 1:
-            return INF
-        return min(after(g, candidates, left, known) for g in allowed if _hard_ok(g, known))
-
-    def after(g: str, candidates: frozenset[str], left: int, known: tuple) -> int:
-        parts: dict[tuple[int, ...], set[str]] = {}
-        for answer in candidates:
-            parts.setdefault(feedback_ref(g, answer), set()).add(answer)
-        cost = len(candidates)
-        for tiles, part in parts.items():
-            if any(t != 2 for t in tiles):
-                cost += best(frozenset(part), left - 1, _reveal(known, g, tiles))
-        return cost
-
-    known = _reveal(((), ()), *first)
-    return after(guess, frozenset(answers), left, known) if _hard_ok(guess, known) else INF
