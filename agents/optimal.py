@@ -326,9 +326,17 @@ class OptimalSolver:
         checkpoint: a tree file saved by :meth:`OptimalTree.save` (else the shipped one when it fits the
             env, else one is solved on first use).
         time_limit: seconds allowed for a search.
+        cache_dir: a folder where solved trees are kept and looked up (``wordle-gym bench`` keeps the
+            trees of the agents' openers there, so that a rerun does not solve them again).
     """
 
-    def __init__(self, opener: str = "salet", checkpoint: str | None = None, time_limit: float | None = None) -> None:
+    def __init__(
+        self,
+        opener: str = "salet",
+        checkpoint: str | None = None,
+        time_limit: float | None = None,
+        cache_dir: str | None = None,
+    ) -> None:
         self.opener = opener.lower()
         if self.opener.startswith("best-of-"):
             try:
@@ -341,6 +349,7 @@ class OptimalSolver:
             self.best_of = 0
         self.tree_path = checkpoint
         self.time_limit = time_limit
+        self.cache_dir = Path(cache_dir) if cache_dir else None
         self.tree: OptimalTree | None = None
         self._context: Any = None
 
@@ -372,10 +381,19 @@ class OptimalSolver:
             shipped = OptimalTree.load(shipped_tree(self.opener, hard_mode))
             if all(getattr(shipped, k) == v for k, v in wanted.items()):
                 tree = shipped
+        kept = None
+        if tree is None and self.cache_dir is not None:
+            mode = "hard" if hard_mode else "normal"
+            kept = self.cache_dir / f"optimal_{self.opener}_{mode}_{max_guesses}_{wanted['lists']}.npz"
+            if kept.exists():
+                tree = OptimalTree.load(kept)
         if tree is None:
             openers = greedy_openers(vocab, self.best_of) if self.best_of else [self.opener]
             trees = [solve(vocab, o, hard_mode, max_guesses, self.time_limit) for o in openers]
             tree = min(trees, key=lambda t: t.total)
+            if kept is not None:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                tree.save(kept)
         self.tree, self._context = tree, context
         return tree
 

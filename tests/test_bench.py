@@ -93,6 +93,11 @@ def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| max-entropy (entropy, SALET) | 2315 x 12972 | 100.00 | 3.4324 |" in table
     assert "(cited)" in table and "Greedy max-entropy, opener SALET (seed 002)" in table
+    # The gap to perfect play: SALET's own optimum, so all of it is play (3.4324 - 3.4212).
+    gap = data["extra"]["optimal_gap"]
+    assert gap["opener"] == "salet" and gap["opener_cost"] == 0 and gap["play_cost"] == pytest.approx(26 / 2315)
+    assert sum(gap["beyond"].values()) == 2315 and sum(int(k) * v for k, v in gap["beyond"].items()) == 26
+    assert "| max-entropy (entropy, SALET) | SALET | 3.4212 | +0.0000 | +0.0112 |" in table
     assert "Optimal play" not in table  # measured by the optimal agent's rows, no longer cited
     assert (tmp_path / "benchmarks" / "plots" / "guess_distribution.png").stat().st_size > 1000
     bad = run("-m", "wordle_gym", "bench", "--device", "tpu", "--out", str(tmp_path))

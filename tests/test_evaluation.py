@@ -47,6 +47,17 @@ def test_evaluate__other_lengths_and_guess_limits() -> None:
     result = evaluate(Scripted(), answers=words, allowed=None, max_guesses=3, device="cpu", progress=False)
     assert result.histogram == [1, 1, 1, 2] and result.lost_answers == ["cot", "tic"]
     assert result.mean_guesses_all == pytest.approx((1 + 2 + 3 + 4 + 4) / 5)
+    assert result.guesses == [1, 2, 3, 4, 4]  # per answer, in list order; a loss counts max_guesses + 1
+
+
+def test_eval_result__per_answer_guesses_must_match_the_histogram() -> None:
+    result = evaluate(Scripted(), answers=WORDS, allowed=None, device="cpu", progress=False)
+    data = result.to_dict()
+    data["guesses"] = [1] * len(WORDS)
+    with pytest.raises(ValueError, match="per-answer guesses do not match"):
+        EvalResult.from_dict(data)
+    data["guesses"] = None  # results written before the field existed still load
+    assert EvalResult.from_dict(data).histogram == result.histogram
 
 
 def test_eval_result__json_roundtrip_and_markdown(tmp_path: Path) -> None:

@@ -115,6 +115,19 @@ def test_solver__equals_exhaustive_search(
         assert used.min() >= 1 and used.max() <= max_guesses and used.sum() == want
 
 
+@pytest.mark.parametrize(("length", "hard"), [(4, False), (4, True), (6, False), (3, True)])
+def test_solver__other_word_lengths(length: int, hard: bool) -> None:
+    """Other lengths (3**6 patterns no longer fit a byte) against the same exhaustive search."""
+    rng = random.Random(length)
+    words = sorted({"".join(rng.choice("abcdeor") for _ in range(length)) for _ in range(120)})
+    answers, allowed = sorted(rng.sample(words, 30)), words
+    vocab = Vocabulary(answers, allowed)
+    for first in rng.sample(allowed, 2):
+        want = brute_force(answers, allowed, first, hard, 6)
+        tree = solve(vocab, first, hard, 6, progress=False)
+        assert tree.total == want and tree.play(vocab).sum() == want, (first, length, hard)
+
+
 def test_solver__hard_trees_use_only_hard_valid_guesses() -> None:
     answers, allowed = _trap_lists(0)
     vocab = Vocabulary(answers, allowed)

@@ -14,12 +14,13 @@ import argparse
 import json
 import re
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from wordle_gym._io import OneLineParser, atomic_write, check_writable
 from wordle_gym.config import resolve_device
-from wordle_gym.evaluation import GuessesFrom, evaluate
+from wordle_gym.evaluation import EvalResult, GuessesFrom, evaluate
 from wordle_gym.registry import AgentError, BenchRun, agent_names, bench_runs, make_agent
 from wordle_gym.report import render
 
@@ -89,12 +90,52 @@ def main(argv: list[str] | None = None) -> int:
                 result.extra["training_s"] = info.training_s
             written.add(result.save(results / f"{_slug(label)}.json"))
             print(result.markdown_row(), flush=True)
+    _optimal_gaps(sorted(written), device, root / "benchmarks" / "results" / "optimal")
     if not args.only:  # a full run: rows of agents that are gone (or renamed) leave the table
         for stale in set(results.glob("*.json")) - written:
             stale.unlink()
     plot(root, sorted(log for folder in log_folders for log in folder.glob("*.metrics.jsonl")))
     print(f"wrote {render(root)} in {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _optimal_gaps(paths: list[Path], device: Any, trees: Path) -> None:
+    """Split each real-game row's gap to perfect play (through the installed agent ``optimal``):
+    the opener's cost (the optimum from the agent's first guess minus the optimum from SALET) and
+    the play's cost (the agent's mean minus the optimum from its own first guess), and per answer
+    the guesses it used beyond the optimal tree for its opener. Losses count as max_guesses + 1.
+    Written into each result's ``extra["optimal_gap"]``; trees solved for other openers are kept in
+    ``trees`` for the next run."""
+    optimum: dict[tuple[str, bool], EvalResult | None] = {}
+
+    def optimal(opener: str, hard: bool) -> EvalResult | None:
+        if (opener, hard) not in optimum:
+            try:
+                policy = make_agent("optimal", {"opener": opener, "cache_dir": str(trees), "time_limit": 600})
+                optimum[opener, hard] = evaluate(policy, device=device, hard_mode=hard, progress=None)
+            except (AgentError, ImportError, TimeoutError, ValueError) as exc:
+                print(f"no optimal tree from {opener.upper()}{' (hard mode)' if hard else ''}: {exc}")
+                optimum[opener, hard] = None
+        return optimum[opener, hard]
+
+    for path in paths:
+        result = EvalResult.from_json(path.read_text(encoding="utf-8"))
+        real = (result.games, result.num_allowed, result.answers) == (2315, 12972, "answers")
+        if not real or len(result.openers) != 1 or result.guesses is None or result.max_guesses != 6:
+            continue  # defined for one fixed first guess on the real game
+        opener = next(iter(result.openers))
+        own, best = optimal(opener, result.hard_mode), optimal("salet", result.hard_mode)
+        if own is None or best is None or own.guesses is None:
+            continue
+        beyond = Counter(a - b for a, b in zip(result.guesses, own.guesses, strict=True))
+        result.extra["optimal_gap"] = {
+            "opener": opener,
+            "optimum_from_opener": own.mean_guesses_all,
+            "opener_cost": own.mean_guesses_all - best.mean_guesses_all,
+            "play_cost": result.mean_guesses_all - own.mean_guesses_all,
+            "beyond": {str(k): v for k, v in sorted(beyond.items())},
+        }
+        result.save(path)
 
 
 def plot(root: Path, logs: list[Path]) -> None:

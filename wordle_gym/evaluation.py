@@ -110,7 +110,9 @@ class EvalResult:
     """Which answer list (a name, or "custom (N words)")."""
     num_allowed: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
-    """Anything else worth keeping (training time, checkpoint, ...)."""
+    """Anything else worth keeping (training time, checkpoint, the gap to optimal play, ...)."""
+    guesses: list[int] | None = None
+    """Guesses used on each answer, in the answer list's order (``max_guesses + 1`` for a loss)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.games, int) or self.games < 1:
@@ -119,6 +121,10 @@ class EvalResult:
             raise ValueError(f"histogram must have max_guesses + 1 = {self.max_guesses + 1} counts")
         if sum(self.histogram) != self.games or self.games - self.histogram[-1] != self.wins:
             raise ValueError(f"histogram {self.histogram} does not add up to {self.games} games and {self.wins} wins")
+        if self.guesses is not None:
+            counts = Counter(self.guesses)
+            if len(self.guesses) != self.games or [counts[k] for k in range(1, self.max_guesses + 2)] != self.histogram:
+                raise ValueError(f"per-answer guesses do not match the histogram {self.histogram}")
 
     @property
     def win_rate(self) -> float:
@@ -284,4 +290,5 @@ def evaluate(
         hard_mode=hard_mode,
         answers=answers_name,
         num_allowed=env.vocabulary.num_allowed,
+        guesses=torch.where(won, used, max_guesses + 1).tolist(),
     )

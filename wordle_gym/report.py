@@ -302,6 +302,32 @@ def _agent_row(r: dict) -> str:
     )
 
 
+def _gap_table(results: list[dict]) -> list[str]:
+    """The gap to perfect play of each real-game row that has one (see ``bench._optimal_gaps``)."""
+    rows = [r for r in results if "optimal_gap" in r.get("extra", {})]
+    if not rows:
+        return []
+    lines = [
+        "",
+        "Gap to perfect play (mean guesses, a loss counted as 7): the opener's cost is the optimum from the "
+        "agent's own first guess minus the optimum from SALET (3.4212, hard mode 3.5084); the play's cost is the "
+        "agent's mean minus the optimum from its first guess. Per answer, the guesses used beyond the optimal "
+        "tree for that first guess (negative: luckier than the tree on that answer).",
+        "",
+        "| agent | first guess | optimum from it | opener's cost | play's cost | guesses beyond the optimal tree: "
+        "count per difference |",
+        "| --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    for r in rows:
+        gap = r["extra"]["optimal_gap"]
+        beyond = " ".join(f"{int(k):+d}: {v}" for k, v in sorted(gap["beyond"].items(), key=lambda kv: int(kv[0])))
+        lines.append(
+            f"| {r['agent']} | {gap['opener'].upper()} | {gap['optimum_from_opener']:.4f} | "
+            f"{gap['opener_cost']:+.4f} | {gap['play_cost']:+.4f} | {beyond} |"
+        )
+    return lines
+
+
 def agents_section(results: list[dict]) -> list[str]:
     real = [r for r in results if (r["games"], r["num_allowed"], r.get("answers")) == (2315, 12972, "answers")]
     stages = [r for r in results if r not in real]
@@ -317,6 +343,7 @@ def agents_section(results: list[dict]) -> list[str]:
         "",
         *AGENT_COLUMNS,
         *(_agent_row(r) for r in real),
+        *_gap_table(real),
     ]
     if stages:
         lines += ["", "### Training stages (not Wordle results)", "",
