@@ -40,6 +40,8 @@ SETTINGS: list[tuple[str, dict]] = [
     ("batch 128", {"batch_size": 128}),
     ("width 1024", {"hidden": 1024}),
     ("epsilon decays over 10 %", {"eps_fraction": 0.1}),
+    ("combined: width 1024, reward default, lr 1e-3", {"hidden": 1024, "reward": "default", "lr": 1e-3}),
+    ("combined: width 1024, reward default", {"hidden": 1024, "reward": "default"}),
 ]
 
 

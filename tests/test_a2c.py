@@ -184,3 +184,51 @@ def test_sample_categorical__draws_in_proportion_to_the_weights() -> None:
     big[:, 7] += 1e-3  # every row has some weight
     picks = sample_categorical(big, torch.Generator().manual_seed(1))
     assert (big[torch.arange(64), picks] > 0).all()
+
+
+def test_trainer__loss_and_gradients_match_a_plain_reference() -> None:
+    """One update's loss and gradients against the A2C loss written out game by game, turn by turn
+    (the same games: the trainer's batched sampler, env steps and TD(0) advantages are replayed)."""
+    answers, _ = stage_words("20")
+    agent = A2CAgent(A2CConfig(hidden=32, batch_games=24, dropout=0.0, queue_prob=0.0, seed=3), device="cpu")
+    trainer = A2CTrainer(agent, answers, None)
+    turns: list[tuple[torch.Tensor, ...]] = []
+    seen = {}
+    reset, step = trainer.env.reset, trainer.env.step
+
+    def recording_reset(**kwargs):
+        obs, infos = reset(**kwargs)
+        seen["obs"] = obs.clone()
+        return obs, infos
+
+    def recording_step(actions):
+        out = step(actions)
+        turns.append((seen["obs"], actions.clone(), out[1].clone(), out[2].clone(), out[0].clone()))
+        seen["obs"] = out[0].clone()
+        return out
+
+    trainer.env.reset, trainer.env.step = recording_reset, recording_step
+    grads = {}
+    trainer.optimizer.step = lambda: grads.update(  # keep the gradients, leave the weights as they were
+        {n: p.grad.clone() for n, p in agent.net.named_parameters()}
+    )
+    stats = trainer.step()
+
+    agent.net.zero_grad()
+    gamma, total, count = agent.config.gamma, torch.zeros(()), 0
+    for game in range(24):
+        for obs, actions, rewards, terminated, after in turns:
+            logits, value = agent.logits_values(obs[game : game + 1])
+            log_p = torch.log_softmax(logits[0], dim=0)[actions[game]]
+            with torch.no_grad():
+                following = 0.0 if terminated[game] else agent.logits_values(after[game : game + 1])[1][0]
+            advantage = rewards[game] + gamma * following - value[0]
+            total = total + (-log_p * advantage.detach() + advantage**2)
+            count += 1
+            if terminated[game]:
+                break
+    loss = total / count
+    loss.backward()
+    assert stats.loss == pytest.approx(float(loss.detach()), rel=1e-5)
+    for name, param in agent.net.named_parameters():
+        assert torch.allclose(grads[name], param.grad, rtol=1e-4, atol=1e-6), name
