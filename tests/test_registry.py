@@ -161,6 +161,8 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     subprocess.run(install, check=True, capture_output=True, timeout=300)
     assert not (site / "agents").exists() and (site / "wordle_agents" / "checkpoints").is_dir()
     assert (site / "wordle_gym" / "data" / "SOURCES.md").is_file()
+    shipped = {p.name for p in (ROOT / "agents" / "checkpoints").iterdir() if p.is_file()}
+    assert {p.name for p in (site / "wordle_agents" / "checkpoints").iterdir()} == shipped  # every shipped file
     env = {**os.environ, "PYTHONPATH": str(site)}
     out = run(["-c", "import agents"], env, cwd=tmp_path)
     assert out.returncode == 1 and "No module named 'agents'" in out.stderr
