@@ -1,14 +1,15 @@
 """The one-game engine: :class:`~wordle_gym.game.Game`'s rules for a single game, in plain Python.
 
 ``WordleEnv`` plays one game per call, where every batched torch op costs more in dispatch
-than the work it does (a step was about 40 ops, 2,400 steps/s). :class:`ScalarGame` keeps the
+than the work it does (a step was a few hundred small ops, 2,200 steps/s). :class:`ScalarGame` keeps the
 same state as :class:`~wordle_gym.game.GameState` in Python lists and ints, and the
 observation in a ``bytearray`` that each step edits where it changed.
 
 It is a second implementation of the rules (``Game.step``, ``_learn``, ``_deduce``, the masks,
 the two observation encodings, the reward): ``tests/test_scalar.py`` holds it to the batched
-engine step by step over 10^5 random steps in every configuration, and :func:`scalar_feedback`
-to :func:`~wordle_gym.rules.feedback` on every pair of the real lists. When the two disagree,
+engine step by step over 10^5 random steps in each configuration it tests, and
+:func:`~wordle_gym.rules.feedback_one` to :func:`~wordle_gym.rules.feedback` on every repeat
+structure (all word pairs over a 3-letter alphabet) and on real words. When the two disagree,
 the batched engine is right. An observation encoding this module does not know is computed
 by the batched encoder from :meth:`ScalarGame.state` (correct, not fast).
 """
