@@ -68,7 +68,7 @@ def feedback_one(guess: tuple[int, ...], answer: tuple[int, ...]) -> list[int]:
     """:func:`feedback` for one pair of words given as letter-code tuples, in plain Python.
 
     The one-game engine (:mod:`wordle_gym.scalar`) uses it where a torch call costs more than
-    the work; ``tests/test_scalar.py`` holds it to :func:`feedback` on every pair of the real lists.
+    the work; ``tests/test_scalar.py`` holds it to :func:`feedback` on every repeat structure and real words.
     """
     spare = [a for g, a in zip(guess, answer, strict=True) if g != a]  # answer letters not matched green
     if not spare:
