@@ -110,7 +110,6 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         # One game in plain Python (wordle_gym.scalar), held to self.game by the tests.
         self._one = ScalarGame(self.game, self.config.observation)
         self._obs_dtype = self.observation_space.dtype.type
-        self._raw_obs = self.config.observation == "knowledge" and self._obs_dtype is np.int8  # the buffer as is
         self._blank = np.full(self.game.length, NO_TILE, dtype=np.uint8)
         self._num_allowed = self.vocabulary.num_allowed
         self._mask_shape = (self._num_allowed,)
@@ -204,8 +203,6 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         return text
 
     def _observation(self) -> np.ndarray:
-        if self._raw_obs:
-            return np.frombuffer(bytearray(self._one.buffer), dtype=np.int8)
         if self._one.encoding is None:  # an encoding the one-game engine does not know
             return self.observation(self.state)[0].numpy()
         return self._one.observation(self._obs_dtype)

@@ -31,6 +31,7 @@ from wordle_gym.words import Vocabulary
 LANE = tuple(1 << (8 * c) for c in range(ALPHABET))
 ONES = sum(LANE)  # 1 in every lane: every letter
 GUARDS = ONES << 7  # the top bit of every lane
+FULL = ONES * 0xFF  # every bit of every lane
 
 
 def _lanes_at_least(a: int, b: int) -> int:
@@ -104,12 +105,12 @@ class ScalarGame:
         self._dead = 0  # lanes: letters whose greens reach their maximum count
         self.candidates = np.ones(self.game.num_answers, dtype=bool) if self.mask_mode == "candidates" else None
         self._mask: np.ndarray | None = None
-        if self.encoding == "knowledge":
+        if self._knowledge:
             buf = bytearray(self._turn_at + turns + 1)
             buf[self._max_at : self._turn_at] = bytes([length]) * ALPHABET
             buf[self._turn_at] = 1
             self.buffer = buf
-        elif self.encoding == "board":
+        elif self._board:
             self.buffer = bytearray([NO_LETTER]) * (turns * length) + bytearray([NO_TILE]) * (turns * length)
 
     def step(self, action: int) -> tuple[list[int] | None, float, bool, bool]:
@@ -205,7 +206,7 @@ class ScalarGame:
         if slack != self._slack:  # at most L minus the other letters' minimums, for every letter
             caps, highs = _lanes(low) + slack * ONES, _lanes(high)
             keep = _lanes_at_least(caps, highs) * 0xFF
-            capped_high = (highs & keep) | (caps & ~keep & (ONES * 0xFF))
+            capped_high = (highs & keep) | (caps & ~keep & FULL)
             if capped_high != highs:
                 high[:] = capped_high.to_bytes(ALPHABET, "little")
                 counts_moved = True
@@ -259,7 +260,7 @@ class ScalarGame:
         out = np.frombuffer(bytearray(self.buffer), dtype=np.int8)
         if dtype is not np.int8:
             out = out.astype(dtype)
-        if self.encoding == "board":
+        if self._board:
             return out.reshape(2, self.max_guesses, self.length)
         return out
 
