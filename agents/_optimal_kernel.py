@@ -35,7 +35,7 @@ def set_key(S, keys_a, keys_b, r, constraint_key):
 
 
 @njit(cache=True)
-def _valid(g, codes, counts, green, need) -> bool:
+def valid(g, codes, counts, green, need) -> bool:
     """Hard mode: guess ``g`` keeps the greens in place and uses each letter at least ``need`` times."""
     for i in range(green.shape[0]):
         if green[i] >= 0 and codes[g, i] != green[i]:
@@ -95,7 +95,7 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
     bounds = np.full(num_guesses, INF, np.int64)
     stamp = np.full(num_patterns, -1, np.int64)
     for g in range(num_guesses):
-        if hard and not _valid(g, codes, counts, green, need):
+        if hard and not valid(g, codes, counts, green, need):
             continue
         row = table[g]
         buckets = 0

@@ -188,7 +188,7 @@ class _Search:
                                      stats))  # fmt: skip
 
     def hard_valid(self, g: int, green: np.ndarray, need: np.ndarray) -> bool:
-        return not self.hard_mode or bool(self.kernel._valid(g, self.codes, self.counts, green, need))
+        return not self.hard_mode or bool(self.kernel.valid(g, self.codes, self.counts, green, need))
 
     def best_guess(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any) -> int:
         """The optimal guess at a node the search solved exactly (as an action)."""
@@ -303,13 +303,29 @@ def _extract(
 
 
 def greedy_openers(vocab: Vocabulary, k: int) -> list[str]:
-    """The ``k`` words whose first-guess buckets have the most entropy (the greedy solvers' ranking)."""
-    table = pattern_table(vocab).long()
-    counts = torch.zeros((vocab.num_allowed, num_patterns(vocab.length)))
-    counts.scatter_add_(1, table, torch.ones_like(table, dtype=torch.float32))
-    p = counts / vocab.num_answers
-    entropy = -(p * torch.where(p > 0, p.log2(), 0.0)).sum(1)
-    return [vocab.allowed[i] for i in entropy.topk(k).indices.tolist()]
+    """The ``k`` best first guesses of the greedy max-entropy solver on these lists."""
+    from wordle_agents.max_entropy import MaxEntropySolver
+    from wordle_gym.vector import WordleVectorEnv
+
+    env = WordleVectorEnv(1, device="cpu", answers=list(vocab.answers), allowed=list(vocab.allowed))
+    return [word for word, _, _ in MaxEntropySolver().best_guesses(env, top=k)]
+
+
+def openers(vocab: Vocabulary, spec: str) -> list[str]:
+    """The first guesses an opener ``spec`` stands for: itself, or for "best-of-K" the K best greedy ones."""
+    k = best_of(spec)
+    return greedy_openers(vocab, k) if k else [spec]
+
+
+def best_of(spec: str) -> int:
+    """K of an opener "best-of-K" (0 for a word); a malformed "best-of-..." is a ValueError."""
+    text = spec.lower()
+    if not text.startswith("best-of-"):
+        return 0
+    count = text.removeprefix("best-of-")
+    if not count.isdigit() or int(count) < 1:
+        raise ValueError(f"opener {spec!r} is malformed; expected a word or best-of-K with K >= 1")
+    return int(count)
 
 
 def shipped_tree(opener: str, hard_mode: bool) -> Path:
@@ -338,20 +354,14 @@ class OptimalSolver:
         cache_dir: str | None = None,
     ) -> None:
         self.opener = opener.lower()
-        if self.opener.startswith("best-of-"):
-            try:
-                self.best_of = int(self.opener.removeprefix("best-of-"))
-            except ValueError:
-                self.best_of = 0
-            if self.best_of < 1:
-                raise ValueError(f"opener {opener!r} is malformed; expected a word or best-of-K with K >= 1")
-        else:
-            self.best_of = 0
+        self.best_of = best_of(self.opener)
         self.tree_path = checkpoint
         self.time_limit = time_limit
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.tree: OptimalTree | None = None
         self._context: Any = None
+        self._search: _Search | None = None  # for expected_guesses, with its cache
+        self._search_key: Any = None
 
     @staticmethod
     def bench_runs() -> list[BenchRun]:
@@ -388,8 +398,7 @@ class OptimalSolver:
             if kept.exists():
                 tree = OptimalTree.load(kept)
         if tree is None:
-            openers = greedy_openers(vocab, self.best_of) if self.best_of else [self.opener]
-            trees = [solve(vocab, o, hard_mode, max_guesses, self.time_limit) for o in openers]
+            trees = [solve(vocab, o, hard_mode, max_guesses, self.time_limit) for o in openers(vocab, self.opener)]
             tree = min(trees, key=lambda t: t.total)
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
@@ -403,7 +412,7 @@ class OptimalSolver:
         ``words`` (None where hard mode forbids the word or it cannot finish within the limit)."""
         cfg = env.config
         key = (env.vocabulary, cfg.hard_mode, cfg.max_guesses)
-        if getattr(self, "_search_key", None) != key:
+        if self._search is None or self._search_key != key:
             self._search = _Search(*key)
             self._search_key = key
             self._cache, self._stats = self._search.new_cache(), np.zeros(1, dtype=np.int64)
@@ -462,6 +471,7 @@ class OptimalSolver:
 def main(argv: list[str] | None = None) -> int:
     """``python -m wordle_agents.optimal OPENER [--hard] [--save PATH]``: solve, prove, report."""
     from wordle_gym._io import OneLineParser
+    from wordle_gym.cli import UsageError, word_source
 
     parser = OneLineParser(prog="python -m wordle_agents.optimal", description=main.__doc__)
     parser.add_argument("opener", help="the first guess, or best-of-K (the K best greedy openers)")
@@ -476,14 +486,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
-        vocab = Vocabulary(_source(args.answers), _source(args.allowed))
+        vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
         if args.save:
             check_writable(args.save)
-        openers = [args.opener]
-        if args.opener.lower().startswith("best-of-"):
-            openers = greedy_openers(vocab, OptimalSolver(args.opener).best_of)
         trees = []
-        for opener in openers:
+        for opener in openers(vocab, args.opener):
             tree = solve(vocab, opener, args.hard, args.max_guesses, args.time_limit, args.max_cache_entries,
                          progress=not args.quiet)  # fmt: skip
             print(f"{opener.upper()}: {tree.total} guesses over {tree.num_answers} answers (mean {tree.mean:.4f})")
@@ -492,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
         used = tree.play(vocab)
         if args.save:
             tree.save(args.save)
-    except (ValueError, OSError, ImportError, TimeoutError) as exc:
+    except (UsageError, ValueError, OSError, ImportError, TimeoutError) as exc:
         print(f"{parser.prog}: error: {exc}", file=sys.stderr)
         return 2
     mode = "hard mode" if args.hard else "normal mode"
@@ -500,13 +507,6 @@ def main(argv: list[str] | None = None) -> int:
           f"{tree.mean:.4f}, max {used.max()}, every answer solved: {bool(used.min() > 0)}; "
           f"{tree.nodes_searched:,} nodes searched; {time.perf_counter() - start:.1f} s")  # fmt: skip
     return 0
-
-
-def _source(value: str) -> str | list[str]:
-    path = Path(value)
-    if path.is_file():
-        return path.read_text(encoding="utf-8").split()
-    return value
 
 
 if __name__ == "__main__":
