@@ -22,6 +22,12 @@ from typing import Any, BinaryIO
 
 import torch
 
+
+def quoted(text: str, limit: int = 24) -> str:
+    """``text`` quoted for a one-line message, cut short if long (a pasted megabyte is not echoed back)."""
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
 _TEMP = re.compile(r"^\..*\.(\d+)\.[0-9a-f]{8}\.tmp$")
 
 

@@ -27,7 +27,7 @@ from typing import Any
 import torch
 from gymnasium.error import DependencyNotInstalled
 
-from wordle_gym._io import OneLineParser
+from wordle_gym._io import OneLineParser, quoted
 from wordle_gym.config import MAX_GUESSES
 from wordle_gym.env import WordleEnv
 from wordle_gym.game import NO_LETTER
@@ -86,18 +86,13 @@ def _hard_mode_problem(env: Any, word: str) -> str | None:
     return None
 
 
-def _shown(text: str, limit: int = 24) -> str:
-    """``text`` quoted for a message, cut short if it is long (a pasted megabyte is not echoed back)."""
-    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
-
-
 def _check_guess(env: Any, word: str) -> str | None:
     """Why ``word`` is not a valid guess now (None if it is)."""
     length = env.vocabulary.length
     if len(word) != length or not word.isalpha():
-        return f"{_shown(word)} is not a {length}-letter word"
+        return f"{quoted(word)} is not a {length}-letter word"
     if word not in env.vocabulary.allowed_index:
-        return f"{_shown(word)} is not in the word list"
+        return f"{quoted(word)} is not in the word list"
     if env.config.hard_mode:
         return _hard_mode_problem(env, word)
     return None

@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import torch
 
+from wordle_gym._io import quoted
 from wordle_gym.words import Vocabulary
 
 GREY, YELLOW, GREEN = 0, 1, 2
@@ -165,7 +166,7 @@ def parse_tiles(text: str, length: int | None = None) -> tuple[int, ...]:
         ValueError: naming the text if it has other characters or the wrong length.
     """
     cleaned = text.strip().lower().replace(" ", "")
-    shown = repr(text) if len(text) <= 24 else f"{text[:24]!r}... ({len(text):,} characters)"
+    shown = quoted(text)
     if not cleaned or not _TILE_STRING.match(cleaned):
         raise ValueError(
             f"feedback {shown} is malformed; expected one tile per letter as g/y/b (or . - x for grey) "
