@@ -73,7 +73,7 @@ def main(argv: list[str] | None = None) -> int:
     if not selected:
         raise ValueError(f"--only {args.only!r} matches no agent; run without --only to see every row")
     start = time.perf_counter()
-    written: set[Path] = set()
+    written: dict[Path, EvalResult] = {}
     log_folders: set[Path] = set()  # training logs (*.metrics.jsonl) lie beside the evaluated weights
     for name, run in selected:
         try:
@@ -88,23 +88,23 @@ def main(argv: list[str] | None = None) -> int:
             result = evaluate(play, agent=label, device=device, progress=None, **{**lists, **run.env})
             if getattr(info, "training_s", None):
                 result.extra["training_s"] = info.training_s
-            written.add(result.save(results / f"{_slug(label)}.json"))
+            written[result.save(results / f"{_slug(label)}.json")] = result
             print(result.markdown_row(), flush=True)
-    _optimal_gaps(sorted(written), device, root / "benchmarks" / "results" / "optimal")
+    _optimal_gaps(written, device, root / "benchmarks" / "results" / "optimal")
     if not args.only:  # a full run: rows of agents that are gone (or renamed) leave the table
-        for stale in set(results.glob("*.json")) - written:
+        for stale in set(results.glob("*.json")) - set(written):
             stale.unlink()
     plot(root, sorted(log for folder in log_folders for log in folder.glob("*.metrics.jsonl")))
     print(f"wrote {render(root)} in {time.perf_counter() - start:.1f} s")
     return 0
 
 
-def _optimal_gaps(paths: list[Path], device: Any, trees: Path) -> None:
+def _optimal_gaps(written: dict[Path, EvalResult], device: Any, trees: Path) -> None:
     """Split each real-game row's gap to perfect play (through the installed agent ``optimal``):
     the opener's cost (the optimum from the agent's first guess minus the optimum from SALET) and
     the play's cost (the agent's mean minus the optimum from its own first guess), and per answer
     the guesses it used beyond the optimal tree for its opener. Losses count as max_guesses + 1.
-    Written into each result's ``extra["optimal_gap"]``; trees solved for other openers are kept in
+    Written into each result's ``extra["optimal_gap"]`` and its file again; trees solved for other openers are kept in
     ``trees`` for the next run."""
     optimum: dict[tuple[str, bool], EvalResult | None] = {}
 
@@ -118,8 +118,7 @@ def _optimal_gaps(paths: list[Path], device: Any, trees: Path) -> None:
                 optimum[opener, hard] = None
         return optimum[opener, hard]
 
-    for path in paths:
-        result = EvalResult.from_json(path.read_text(encoding="utf-8"))
+    for path, result in sorted(written.items()):
         real = (result.games, result.num_allowed, result.answers) == (2315, 12972, "answers")
         if not real or len(result.openers) != 1 or result.guesses is None or result.max_guesses != 6:
             continue  # defined for one fixed first guess on the real game

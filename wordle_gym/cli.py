@@ -180,16 +180,17 @@ def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None
     listed = ": " + ", ".join(left) if len(left) <= 12 else ""
     print(f"{len(left)} candidates left{listed}")
     suggestions = solver.best_guesses(env, top=top)
-    costs: list[Any] = [None] * len(suggestions)
+    costs = None
     if exact is not None and int(env.state.turn[0]) == 0:
         print("(Exact expected guesses appear from the second guess on: a first guess takes seconds per word.)")
     elif exact is not None:
         best, costs = exact.expected_guesses(env, [word for word, _, _ in suggestions])
         print(f"Optimal play from here needs {best:.4f} guesses on average (the next one included).")
     print("Suggestions:")
-    for (word, score, is_candidate), cost in zip(suggestions, costs, strict=True):
-        shown = "" if exact is None or int(env.state.turn[0]) == 0 else (
-            f"  exact {cost:.4f}" if cost is not None else "  exact: cannot finish in time")  # fmt: skip
+    for i, (word, score, is_candidate) in enumerate(suggestions):
+        shown = ""
+        if costs is not None:
+            shown = f"  exact {costs[i]:.4f}" if costs[i] is not None else "  exact: cannot finish in time"
         print(f"  {word}  {score:.3f}{shown}{'  (could be the answer)' if is_candidate else ''}")
 
 
