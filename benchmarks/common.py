@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import platform
+import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +52,24 @@ def parse_args(
     args = parser.parse_args()
     device = resolve_device(args.device)
     return args, device, {"device": device.type, "machine": describe(device), "date": time.strftime("%Y-%m-%d")}
+
+
+def run_fresh(
+    code: str, args: Sequence[str] = (), python: str = sys.executable, path: str | None = None, cwd: Path | None = None
+) -> tuple[Any, float]:
+    """``code`` in a fresh ``python`` process (``path`` first on PYTHONPATH): the JSON of its last
+    printed line, and the process's wall time. By default it runs from a neutral folder, since
+    ``python -c`` puts the working directory first on sys.path."""
+    env = dict(os.environ)
+    if path:
+        env["PYTHONPATH"] = os.pathsep.join([path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
+    start = time.perf_counter()
+    out = subprocess.run([python, "-c", code, *args], capture_output=True, text=True, env=env, check=False,
+                         cwd=cwd or tempfile.gettempdir())  # fmt: skip
+    seconds = time.perf_counter() - start
+    if out.returncode:
+        raise SystemExit(f"{python} failed:\n{out.stderr[-2000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1]), seconds
 
 
 def save(name: str, result: dict[str, Any]) -> None:

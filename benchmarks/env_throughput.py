@@ -19,12 +19,9 @@ Writes ``benchmarks/results/env_throughput_<device>.json`` and regenerates BENCH
 
 from __future__ import annotations
 
-import json
-import os
 import random
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -34,7 +31,7 @@ import torch
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, save
+from common import parse_args, run_fresh, save
 
 from wordle_gym import WordleEnv, WordleVectorEnv
 from wordle_gym.rules import build_pattern_table
@@ -136,20 +133,6 @@ print(json.dumps({"dummy_vec_env_steps_per_s": stepping, "ppo_steps_per_s": step
 """
 
 
-def run_fresh(code: str, args: list[str], python: str = sys.executable, path: str | None = None) -> object:
-    """``code`` in a fresh ``python`` process (``path`` first on PYTHONPATH); its printed JSON."""
-    env = dict(os.environ)
-    if path:
-        env["PYTHONPATH"] = os.pathsep.join([path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
-    # Run from a neutral folder: `python -c` puts the working directory first on sys.path.
-    out = subprocess.run(
-        [python, "-c", code, *args], capture_output=True, text=True, env=env, check=False, cwd=tempfile.gettempdir()
-    )
-    if out.returncode:
-        raise SystemExit(f"{python} failed:\n{out.stderr[-2000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def side_by_side(args, quick: bool) -> dict[str, object]:
     """Single env and SB3 PPO rows for this checkout, ``--before`` and the peer, alternating."""
     steps = 5000 if quick else 50_000
@@ -161,12 +144,12 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
     single: dict[str, list[float]] = {name: [] for name in contenders}
     for _ in tqdm(range(1 if quick else 3), desc="single env, side by side", unit="round"):
         for name, (python, path, api, env_id) in contenders.items():
-            single[name].append(run_fresh(SINGLE_ENV, [api, env_id, str(steps)], python, path))
+            single[name].append(run_fresh(SINGLE_ENV, [api, env_id, str(steps)], python, path)[0])
     sb3: dict[str, dict] = {}
     ppo_steps = 1024 if quick else 8192
     for name, (python, path, api, _) in contenders.items():
         if api == "gymnasium":
-            sb3[name] = run_fresh(SB3_PPO, [str(ppo_steps)], python, path)
+            sb3[name] = run_fresh(SB3_PPO, [str(ppo_steps)], python, path)[0]
     return {
         "steps": steps,
         "single_env": {name: max(values) for name, values in single.items()},

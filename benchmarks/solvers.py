@@ -6,30 +6,28 @@
 Every scoring rule with the openers SALET, SOARE, TARES, CRANE and the solver's own, plus
 hard mode, and the cold-start time of a whole evaluation in a fresh process (Python and torch
 start-up, the pattern table and the opener computation included). The exact solver proves the
-optimal SALET trees, normal and hard mode, each as the whole command
-``python -m wordle_agents.optimal salet [--hard]`` in a fresh process: once cold (numba compiles its
-kernel and caches it on disk), then warm, best of two. Writes
+optimal SALET trees, normal and hard mode, each doing the work of
+``python -m wordle_agents.optimal salet [--hard]`` (solve, then replay every answer) in a fresh
+process: once cold (numba compiles its kernel and caches it on disk), then warm, best of two. Writes
 ``benchmarks/results/solvers_<device>.json`` and regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tqdm import tqdm
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, save
+from common import parse_args, run_fresh, save
 
 from wordle_agents.max_entropy import SCORES, MaxEntropySolver
 from wordle_gym.evaluation import evaluate
 from wordle_gym.rules import pattern_table
 from wordle_gym.words import Vocabulary
 
+ROOT = Path(__file__).resolve().parent.parent
 OPENERS = ["salet", "soare", "tares", "crane", None]
 
 COLD_START = """
@@ -42,15 +40,8 @@ print(json.dumps({{"eval_s": r.wall_time_s, "mean": r.mean_guesses_wins, "wins":
 
 
 def cold_start(opener: str | None, device: str) -> dict:
-    start = time.perf_counter()
-    out = subprocess.run(
-        [sys.executable, "-c", COLD_START.format(opener=opener, device=device)],
-        capture_output=True, text=True, check=True, cwd=Path(__file__).resolve().parent.parent,
-    )  # fmt: skip
-    data = json.loads(out.stdout.strip().splitlines()[-1])
-    data["process_s"] = time.perf_counter() - start
-    data["opener"] = opener or "computed"
-    return data
+    data, seconds = run_fresh(COLD_START.format(opener=opener, device=device), cwd=ROOT)
+    return {**data, "process_s": seconds, "opener": opener or "computed"}
 
 
 EXACT = """
@@ -73,10 +64,8 @@ def exact(hard: bool, repeats: int) -> dict:
         stale.unlink()  # so the first run below really is cold
     runs = []
     for _ in range(1 + repeats):
-        start = time.perf_counter()
-        out = subprocess.run([sys.executable, "-c", EXACT.format(hard=hard)], capture_output=True, text=True,
-                             check=True, cwd=Path(__file__).resolve().parent.parent)  # fmt: skip
-        runs.append({**json.loads(out.stdout.strip().splitlines()[-1]), "process_s": time.perf_counter() - start})
+        data, seconds = run_fresh(EXACT.format(hard=hard), cwd=ROOT)
+        runs.append({**data, "process_s": seconds})
     best = min(runs[1:], key=lambda r: r["process_s"]) if repeats else runs[0]
     return {"hard_mode": hard, **best, "cold_process_s": runs[0]["process_s"]}
 

@@ -134,10 +134,11 @@ def solver_section(result: dict) -> list[str]:
             "",
             "Exact optimal play from SALET (`python -m wordle_agents.optimal salet [--hard]`, agent `optimal`): "
             "a depth-first search over every allowed guess with lower bounds, cutoffs and a cache "
-            "(`agents/_optimal_kernel.py`, numba), the first guess's buckets on both cores. Whole command in a "
-            "fresh process, start-up and the pattern table included; the cold run compiles the kernel first.",
+            "(`agents/_optimal_kernel.py`, numba), the first guess's buckets on both cores. The command's work "
+            "(solve, then replay every answer) in a fresh process, start-up and the pattern table included; the "
+            "cold run compiles the kernel first.",
             "",
-            "| mode | total guesses | mean | max | answers solved | nodes searched | whole command | "
+            "| mode | total guesses | mean | max | answers solved | nodes searched | fresh process | "
             "cold (compiling) |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
