@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from reference import feedback_ref
+from reference import feedback_ref, few_letter_words
 
 from wordle_agents.optimal import OptimalSolver, OptimalTree, main, shipped_tree, solve
 from wordle_gym.evaluation import evaluate
@@ -119,7 +119,7 @@ def test_solver__equals_exhaustive_search(
 def test_solver__other_word_lengths(length: int, hard: bool) -> None:
     """Other lengths (3**6 patterns no longer fit a byte) against the same exhaustive search."""
     rng = random.Random(length)
-    words = sorted({"".join(rng.choice("abcdeor") for _ in range(length)) for _ in range(120)})
+    words = few_letter_words(rng, "abcdeor", length, 120)
     answers, allowed = sorted(rng.sample(words, 30)), words
     vocab = Vocabulary(answers, allowed)
     for first in rng.sample(allowed, 2):

@@ -9,7 +9,7 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from reference import feedback_ref
+from reference import feedback_ref, few_letter_words
 
 from wordle_gym import rules as core
 from wordle_gym.rules import (
@@ -83,7 +83,7 @@ def test_feedback__random_pairs_of_full_lists(rng: random.Random) -> None:
 @pytest.mark.parametrize("length", [2, 3, 4, 6, 7, 10])
 def test_feedback__other_lengths(length: int, rng: random.Random) -> None:
     # A 4-letter alphabet forces many repeated letters.
-    words = sorted({"".join(rng.choice("abcd") for _ in range(length)) for _ in range(120)})
+    words = few_letter_words(rng, "abcd", length, 120)
     codes = encode(words)
     expected = torch.tensor([[feedback_ref(g, a) for a in words] for g in words], dtype=torch.uint8)
     assert torch.equal(feedback(codes[:, None], codes[None, :]), expected)

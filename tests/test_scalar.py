@@ -14,6 +14,7 @@ import random
 import numpy as np
 import pytest
 import torch
+from reference import few_letter_words
 
 from wordle_gym import WordleEnv
 from wordle_gym.config import WordleConfig
@@ -28,8 +29,7 @@ ODD = RewardScheme(step=-0.7, win=(3.3, 2.1, 0.9), loss=-4.1, green=0.3, yellow=
 
 def _words(length: int, count: int, seed: int) -> list[str]:
     """Words over a small alphabet, so that repeated letters are common."""
-    rng = random.Random(seed)
-    return sorted({"".join(rng.choice("abcdeo") for _ in range(length)) for _ in range(count)})
+    return few_letter_words(random.Random(seed), "abcdeo", length, count)
 
 
 CONFIGS = {
