@@ -174,7 +174,7 @@ class A2CTrainer:
         guesses = None if allowed is None else list(allowed)
         self.env = WordleVectorEnv(
             cfg.batch_games, device=self.device, answers=list(answers), allowed=guesses, reward=cfg.reward,
-            max_guesses=cfg.max_guesses,
+            max_guesses=cfg.max_guesses, check_actions=False,
         )  # fmt: skip
         agent.check_env(self.env)
         agent.use_words(self.env.words)
@@ -198,10 +198,27 @@ class A2CTrainer:
 
     def step(self) -> IterationStats:
         """Play one batch of games to the end and make one update."""
+        answers, queued = self._draw_answers()
+        obs, _ = self.env.reset(options={"answers": answers})
+        loss, wins, guesses = self.play(obs, answers, queued)
+        lost = (~wins).nonzero().flatten()
+        self.queue.extend(answers[lost].tolist())
+        return IterationStats(
+            loss=float(loss), win_rate=float(wins.float().mean()),
+            mean_guesses=float(guesses[wins].mean()) if bool(wins.any()) else float("nan"),
+            queue=len(self.queue), games=self.config.batch_games,
+        )  # fmt: skip
+
+    def play(
+        self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Play the games just reset (``obs``) to the end and make one update: (loss, wins, guesses),
+        device tensors.
+
+        Every game plays all ``max_guesses`` turns (finished ones masked out) instead of stopping when
+        none is left: checking that would stop the host once per turn until the device caught up."""
         cfg, env, net = self.config, self.env, self.agent.net
         net.train()
-        answers, queued = self._draw_answers()
-        obs, _ = env.reset(options={"answers": answers})
         answer_actions = env.game.answer_actions[answers]
         alive = torch.ones(cfg.batch_games, dtype=torch.bool, device=self.device)
         wins = torch.zeros_like(alive)
@@ -223,8 +240,6 @@ class A2CTrainer:
             alives.append(alive)
             ends.append(terminated & alive)
             alive = alive & ~terminated
-            if not bool(alive.any()):
-                break
         # TD(0): A_t = r_t + gamma * V(s_{t+1}) (detached; 0 after the end) - V(s_t).
         total = torch.zeros((), device=self.device)
         for t in range(len(values)):
@@ -237,13 +252,7 @@ class A2CTrainer:
         loss.backward()
         self.optimizer.step()
         self.iteration += 1
-        lost = (~wins).nonzero().flatten()
-        self.queue.extend(answers[lost].tolist())
-        return IterationStats(
-            loss=float(loss.detach()), win_rate=float(wins.float().mean()),
-            mean_guesses=float(guesses[wins].mean()) if bool(wins.any()) else float("nan"),
-            queue=len(self.queue), games=cfg.batch_games,
-        )  # fmt: skip
+        return loss.detach(), wins, guesses
 
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to continue exactly (weights_only-loadable)."""

@@ -165,7 +165,7 @@ class DQNTrainer:
         guesses = None if allowed is None else list(allowed)
         self.env = WordleVectorEnv(
             cfg.num_games, device=self.device, answers=list(answers), allowed=guesses, reward=cfg.reward,
-            max_guesses=cfg.max_guesses, autoreset_mode="same_step",
+            max_guesses=cfg.max_guesses, autoreset_mode="same_step", check_actions=False,
         )  # fmt: skip
         agent.check_env(self.env)
         agent.use_words(self.env.words)
@@ -187,7 +187,6 @@ class DQNTrainer:
         torch.manual_seed(cfg.seed + 2)
         self.env.answer_weights = self.answer_weights
         self.observations, self.infos = self.env.reset(seed=cfg.seed)
-        self.recent_wins: list[float] = []  # outcomes of the last 1000 finished training games
 
     @property
     def epsilon(self) -> float:
@@ -203,8 +202,10 @@ class DQNTrainer:
         for group in self.optimizer.param_groups:
             group["lr"] = cfg.lr * (1.0 + progress * (cfg.lr_final_fraction - 1.0))
 
-    def step(self) -> dict[str, float]:
-        """One batched env step (epsilon-greedy), then ``updates_per_step`` updates once warm."""
+    def step(self) -> dict[str, float | torch.Tensor]:
+        """One batched env step (epsilon-greedy), then ``updates_per_step`` updates once warm.
+
+        Nothing here reads a value back from the device; the loss in the stats is a device tensor."""
         cfg, env = self.config, self.env
         masks = self.infos["action_mask"].view(torch.bool)
         with torch.no_grad():
@@ -218,20 +219,21 @@ class DQNTrainer:
         next_obs = torch.where(done[:, None], infos["final_obs"], obs) if "final_obs" in infos else obs
         self.buffer.add(self.observations.flatten(1), actions, rewards, next_obs.flatten(1), terminated)
         self.env_steps += 1
-        if bool(done.any()):  # prioritized game sampling: a lost answer is drawn more often
-            lost, won = playing[done & ~infos["won"]], playing[done & infos["won"]]
-            self.answer_weights.index_add_(0, lost, torch.full(lost.shape, cfg.game_priority, device=self.device))
-            self.answer_weights[won] = (self.answer_weights[won] * 0.5).clamp(min=1.0)
-            env.answer_weights = self.answer_weights
-            self.recent_wins = (self.recent_wins + infos["won"][done].float().tolist())[-1000:]
+        # Prioritized game sampling: a lost answer is drawn more often, a won one less (down to 1).
+        # The env holds this tensor and draws new answers from it; masked ops, no host read.
+        lost, won = done & ~infos["won"], done & infos["won"]
+        self.answer_weights.index_add_(0, playing, lost.float() * cfg.game_priority)
+        current = self.answer_weights[playing]
+        halved = torch.where(won, (current * 0.5).clamp(min=1.0), current)
+        self.answer_weights.scatter_reduce_(0, playing, halved, reduce="amin")  # won halves; others keep
         self.observations, self.infos = obs, infos
-        stats: dict[str, float] = {"epsilon": self.epsilon}
+        stats: dict[str, float | torch.Tensor] = {"epsilon": self.epsilon}
         if len(self.buffer) >= cfg.learning_starts:
             for _ in range(cfg.updates_per_step):
                 stats["loss"] = self._learn()
         return stats
 
-    def _learn(self) -> float:
+    def _learn(self) -> torch.Tensor:
         cfg, net = self.config, self.agent.net
         self._schedules()
         batch = self.buffer.sample(cfg.batch_size, generator=self.sampler)
@@ -252,7 +254,7 @@ class DQNTrainer:
         self.updates += 1
         if self.updates % cfg.target_update == 0:
             self.target.load_state_dict(net.state_dict())
-        return float(loss.detach())
+        return loss.detach()
 
     def state_dict(self) -> dict[str, Any]:
         """Everything to continue exactly: weights, target, optimizer, replay buffer, counters, answer
@@ -263,7 +265,6 @@ class DQNTrainer:
             "observations": self.observations,
             "infos": self.infos,
             "env_rng": env._generator.get_state(),
-            "recent_wins": list(self.recent_wins),
             "model": self.agent.net.state_dict(),
             "target": self.target.state_dict(),
             "optimizer": self.optimizer.state_dict(),
@@ -292,7 +293,6 @@ class DQNTrainer:
             self.infos = _to_device(state["infos"], self.device)
             self.env._generator.set_state(state["env_rng"])
             self.env._autoreset.zero_()  # same-step autoreset: nothing is pending between steps
-            self.recent_wins = list(state["recent_wins"])
 
     @property
     def iteration(self) -> int:

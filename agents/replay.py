@@ -153,12 +153,17 @@ class PrioritizedReplay(UniformReplay):
         self.sum_levels = [torch.zeros(n, dtype=torch.float64, device=self.device) for n in sizes]
         self.min_levels = [torch.full((n,), torch.inf, dtype=torch.float64, device=self.device) for n in sizes]
         self._children = torch.arange(branching, device=self.device)
-        self.max_priority = 1.0
+        self._max_priority = torch.ones((), dtype=torch.float64, device=self.device)  # on the device: no host read
 
     def set_beta(self, beta: float) -> None:
         if not 0.0 <= beta <= 1.0:
             raise ValueError(f"beta must be in [0, 1]; got {beta}")
         self.beta = beta
+
+    @property
+    def max_priority(self) -> float:
+        """The largest priority seen so far (given to new items)."""
+        return float(self._max_priority)
 
     @property
     def total(self) -> float:
@@ -170,21 +175,23 @@ class PrioritizedReplay(UniformReplay):
         return self.sum_levels[0][: self.size].clone()
 
     def _added(self, slots: torch.Tensor) -> None:
-        self._set(slots, torch.full(slots.shape, self.max_priority, dtype=torch.float64, device=self.device))
+        self._set(slots, self._max_priority.expand(slots.shape))
 
     def update_priorities(self, indices: torch.Tensor, priorities: torch.Tensor) -> None:
         """Set the priorities of sampled items, e.g. to ``|TD error|`` (``eps`` is added)."""
         priorities = priorities.detach().to(self.device, torch.float64).abs() + self.eps
-        self.max_priority = max(self.max_priority, float(priorities.max()))
+        torch.maximum(self._max_priority, priorities.max(), out=self._max_priority)
         self._set(indices.to(self.device), priorities)
 
     def _set(self, slots: torch.Tensor, priorities: torch.Tensor) -> None:
-        # Duplicate slots in one batch: keep the last value written for each.
-        unique, first = _first_occurrence(slots.flip(0))
-        values = priorities.flip(0)[first] ** self.alpha
-        self.sum_levels[0][unique] = values
-        self.min_levels[0][unique] = values
-        nodes = unique
+        # Duplicate slots in one batch: every copy writes the value of the last one. (Sizes stay
+        # fixed: no unique(), whose output size would have to be read back from the device.)
+        ordered, order = torch.sort(slots, stable=True)
+        last = order[torch.searchsorted(ordered, ordered, right=True) - 1]  # last copy of each sorted slot
+        values = priorities[last] ** self.alpha
+        self.sum_levels[0][ordered] = values
+        self.min_levels[0][ordered] = values
+        nodes = ordered
         for level in range(1, self.depth + 1):  # one level at a time, the whole batch at once
             nodes = nodes // self.branching  # duplicates only rewrite the same value
             block = (nodes[:, None] * self.branching + self._children).flatten()  # children of each node
@@ -234,12 +241,5 @@ class PrioritizedReplay(UniformReplay):
             alpha, self.alpha = self.alpha, 1.0
             self._set(slots, saved)
             self.alpha = alpha
-        self.max_priority, self.beta = float(state["max_priority"]), float(state["beta"])
-
-
-def _first_occurrence(values: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """Unique values and the index of each one's first occurrence."""
-    unique, inverse = torch.unique(values, return_inverse=True)
-    first = torch.full((unique.shape[0],), values.shape[0], dtype=torch.int64, device=values.device)
-    first.scatter_reduce_(0, inverse, torch.arange(values.shape[0], device=values.device), reduce="amin")
-    return unique, first
+        self._max_priority.fill_(float(state["max_priority"]))
+        self.beta = float(state["beta"])

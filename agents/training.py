@@ -252,7 +252,7 @@ def _check_resume(
 
 def _stats_dict(stats: Any) -> dict[str, float]:
     data = asdict(stats) if is_dataclass(stats) else dict(stats)
-    return {k: float(v) for k, v in data.items() if isinstance(v, int | float)}
+    return {k: float(v) for k, v in data.items() if isinstance(v, int | float | torch.Tensor)}
 
 
 def run_curriculum(run: RunConfig, spec: TrainingSpec, config: Any) -> Path:
@@ -325,14 +325,15 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
         bar = tqdm(total=iterations, initial=trainer.iteration, desc=f"stage {stage}", unit="update")
         while trainer.iteration < iterations:
             before = trainer.iteration
-            stats = _stats_dict(trainer.step())
+            raw = trainer.step()  # may hold device tensors: read only when logged (a host sync)
             bar.update(trainer.iteration - before)
             now, step = elapsed + time.perf_counter() - clock, offset + trainer.iteration
+            crossed = trainer.iteration // run.eval_every > before // run.eval_every
+            evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations)
+            stats = _stats_dict(raw) if writer is not None or evaluated else {}
             if writer is not None and trainer.iteration > before:
                 for key, value in stats.items():
                     writer.add_scalar(f"losses/{key}" if "loss" in key else f"charts/{key}", value, step)
-            crossed = trainer.iteration // run.eval_every > before // run.eval_every
-            evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations)
             if evaluated:
                 result = evaluate(agent, answers=answers, allowed=allowed, device=device, progress=False)
                 # win_rate / mean_guesses: the greedy evaluation; train_*: the sampled training batch.

@@ -5,12 +5,23 @@ import random
 import sys
 
 import pytest
+import torch
 from hypothesis import settings
 
 sys.path.insert(0, os.path.dirname(__file__))
 
 settings.register_profile("ci", max_examples=200, deadline=None)
 settings.load_profile("ci")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Tests marked ``cuda`` are skipped, with the reason, where no CUDA device is present."""
+    if torch.cuda.is_available():
+        return
+    skip = pytest.mark.skip(reason="no CUDA device")
+    for item in items:
+        if "cuda" in item.keywords:
+            item.add_marker(skip)
 
 
 @pytest.fixture

@@ -23,12 +23,6 @@ CONFIGS = [
 ]
 
 
-def device_or_skip(device: str) -> str:
-    if device == "cuda" and not torch.cuda.is_available():
-        pytest.skip("no CUDA device")
-    return device
-
-
 def pick_actions(rng: random.Random, masks: torch.Tensor, vec: WordleVectorEnv | None = None) -> torch.Tensor:
     """Random actions: some from the mask, some anywhere (refusals in hard mode) and, given the
     env, some the true answer (so that games are won)."""
@@ -48,7 +42,6 @@ def pick_actions(rng: random.Random, masks: torch.Tensor, vec: WordleVectorEnv |
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("device", DEVICES)
 def test_vector__matches_single_env_step_by_step(config: dict, device: str) -> None:
-    device = device_or_skip(device)
     rng = random.Random(0)
     num = 16
     vec = WordleVectorEnv(num, device=device, **config)
@@ -88,7 +81,6 @@ def test_vector__matches_single_env_step_by_step(config: dict, device: str) -> N
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_vector__same_step_autoreset(device: str) -> None:
-    device = device_or_skip(device)
     vec = WordleVectorEnv(3, device=device, autoreset_mode="same_step", max_guesses=2)
     assert vec.metadata["autoreset_mode"] == AutoresetMode.SAME_STEP
     vec.reset(options={"answers": ["parry", "cigar", "parry"]})
@@ -191,7 +183,6 @@ def test_vector__render_first_games() -> None:
 
 @pytest.mark.cuda
 def test_cuda__same_results_as_cpu() -> None:
-    device_or_skip("cuda")
     rng = random.Random(3)
     cpu = WordleVectorEnv(256, device="cpu", action_mask="candidates", reward="seed001")
     gpu = WordleVectorEnv(256, device="cuda", action_mask="candidates", reward="seed001")

@@ -76,14 +76,21 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         device: torch.device | str | None = "auto",
         autoreset_mode: str | AutoresetMode = "next_step",
         render_mode: str | None = None,
+        check_actions: bool = True,
         **options: Any,
     ) -> None:
-        """``num_envs`` games of ``config`` (or its fields as keywords, as for ``WordleEnv``) on ``device``."""
+        """``num_envs`` games of ``config`` (or its fields as keywords, as for ``WordleEnv``) on ``device``.
+
+        ``check_actions``: ``step`` raises a clear error for an action outside the word list (the
+        default). That check reads one flag back from the device every step, which stalls a GPU
+        pipeline; a trainer whose actions are argmaxes or draws over the word list passes False
+        (an out-of-range action is then an indexing error, on CUDA a device-side assert)."""
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
         if autoreset_mode not in _AUTORESET:
             raise ValueError(f"unknown autoreset_mode {autoreset_mode!r}; expected 'next_step' or 'same_step'")
         self.num_envs = num_envs
+        self.check_actions = bool(check_actions)
         self.device = resolve_device(device)
         self._build(config, options, self.device, render_mode)
         self.autoreset_mode = _AUTORESET[autoreset_mode]
@@ -264,5 +271,6 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         values = torch.as_tensor(actions, device=self.device)
         if values.shape != (self.num_envs,):
             raise ValueError(f"expected actions of shape ({self.num_envs},); got {tuple(values.shape)}")
-        self.game.check_actions(values)
+        if self.check_actions:
+            self.game.check_actions(values)
         return values.long()
