@@ -239,7 +239,8 @@ def dqn_ablation_section(result: dict) -> list[str]:
         f"### DQN ablation, 100-word stage: {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `python benchmarks/dqn_ablation.py --device {result['device']}`. "
-        f"One setting changed at a time from the defaults; {result['updates']:,} updates each, greedy evaluation "
+        "One setting changed at a time from seed 001's settings (the DQN defaults before this ablation; the "
+        f"defaults now are its last row); {result['updates']:,} updates each, greedy evaluation "
         "on the 100 answers every 250 updates (`--only NAME` reruns one row).",
         "",
         "| setting | updates to 95 % | best win % | final win % | wall time | measured |",
