@@ -56,6 +56,15 @@ def save_checkpoint(path: str | Path, kind: str, config: Any, length: int, model
     atomic_torch_save(path, {"kind": kind, "config": asdict(config), "length": length, "model": model, **meta})
 
 
+def half_weights(data: dict[str, Any]) -> dict[str, Any]:
+    """A checkpoint dict whose floating-point weights are stored as float16 (half the file).
+
+    Loading copies them into the float32 network, so nothing else changes; greedy play can differ
+    only where two words' values were within float16 rounding of each other."""
+    model = {k: v.half() if v.is_floating_point() else v for k, v in data["model"].items()}
+    return {**data, "model": model}
+
+
 @dataclass(frozen=True)
 class CheckpointInfo:
     """Where a loaded agent's weights came from, and what they were trained on."""

@@ -38,7 +38,7 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
-from wordle_agents.checkpoint import config_from_dict, read_checkpoint
+from wordle_agents.checkpoint import config_from_dict, half_weights, read_checkpoint
 from wordle_gym._io import OneLineParser, atomic_torch_save, check_writable, folder_lock
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import evaluate
@@ -72,6 +72,8 @@ class RunConfig:
     """Ignore an existing last.pt and start over."""
     export: str | None = None
     """Copy the final best checkpoint here."""
+    half: bool = False
+    """Export the weights as float16: half the file size, loaded back as float32."""
 
     def __post_init__(self) -> None:
         self.stages = tuple(str(s).strip() for s in self.stages)
@@ -366,7 +368,8 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
     if writer is not None:
         writer.close()
     if run.export:
-        atomic_torch_save(run.export, torch.load(best_path, map_location="cpu", weights_only=True))
+        data = torch.load(best_path, map_location="cpu", weights_only=True)
+        atomic_torch_save(run.export, half_weights(data) if run.half else data)
         print(f"exported {best_path} -> {run.export}")
     return run_dir
 

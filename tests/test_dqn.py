@@ -113,6 +113,23 @@ def test_train_dqn_example__resumes_after_a_kill(tmp_path: Path) -> None:
     done = torch.load(run_dir / "last.pt", weights_only=True)
     assert done["stage_index"] == 1 and done["step_offset"] == 600 and (run_dir / "best_20.pt").exists()
     assert list((run_dir / "tb").glob("events.out.tfevents.*"))
+    # The finished run exports its best weights in float16: half the file, the same network within rounding.
+    half = tmp_path / "dqn_half.pt"
+    out = subprocess.run([*cmd, "--export", str(half), "--half"], cwd=ROOT, env=env, capture_output=True, text=True,
+                         timeout=300)  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    weights = torch.load(half, weights_only=True)["model"]
+    assert all(v.dtype == torch.float16 for k, v in weights.items() if "weight" in k)
+    assert half.stat().st_size < 0.6 * (run_dir / "best_20.pt").stat().st_size
+    full, halved = DQNAgent.load(run_dir / "best_20.pt"), DQNAgent.load(half)
+    assert all(p.dtype == torch.float32 for p in halved.net.parameters())
+    env = WordleVectorEnv(20, device="cpu", answers=stage_words("20")[0], allowed=None)
+    obs, _ = env.reset(seed=0)
+    full.use_words(env.words)
+    halved.use_words(env.words)
+    with torch.no_grad():
+        q_full, q_half = full.scores(obs), halved.scores(obs)
+    assert not torch.equal(q_full, q_half) and torch.allclose(q_full, q_half, rtol=1e-2, atol=1e-2)
 
 
 def test_dqn_trainer__state_roundtrip_continues_the_schedule() -> None:
