@@ -59,18 +59,32 @@ class WordScorer(nn.Module):
         super().__init__()
         self.length = length
         self.words: tuple[str, ...] = ()
-        # (W, 26 L) one-hot of the words: a buffer, not saved with the weights.
+        # Buffers, not saved with the weights: the (W, 26 L) one-hot of the words, the (W, L) columns
+        # of each word's letters, and the (26 L,) mean one-hot row.
         self.register_buffer("one_hot", torch.zeros(0, ALPHABET * length), persistent=False)
+        self.register_buffer("cells", torch.zeros(0, length, dtype=torch.int64), persistent=False)
+        self.register_buffer("mean_one_hot", torch.zeros(ALPHABET * length), persistent=False)
 
     def set_words(self, words: Sequence[str]) -> None:
         """Score these words from now on (no-op if they are the current ones)."""
         words = tuple(words)
         if words != self.words:
-            self.one_hot = letter_position_one_hot(words).to(self.one_hot.device)
+            one_hot = letter_position_one_hot(words).to(self.one_hot.device)
+            self.one_hot = one_hot
+            self.cells = one_hot.nonzero()[:, 1].view(len(words), self.length)  # L ones per row
+            self.mean_one_hot = one_hot.mean(0)
             self.words = words
 
     def forward(self, scores: torch.Tensor) -> torch.Tensor:
         return scores @ self.one_hot.T
+
+    def pick(self, scores: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
+        """``forward(scores)[b, words[b]]`` without scoring every word: (B,)."""
+        return scores.gather(1, self.cells[words]).sum(1)
+
+    def mean(self, scores: torch.Tensor) -> torch.Tensor:
+        """``forward(scores).mean(1)`` without scoring every word: (B,)."""
+        return scores @ self.mean_one_hot
 
 
 class WordAgent:

@@ -119,6 +119,16 @@ class QNet(nn.Module):
             q = self.value(features) + q - q.mean(dim=1, keepdim=True)
         return q
 
+    def action_values(self, observations: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
+        """``forward(observations)[b, actions[b]]``, (B,), at the cost of the letters alone: the
+        chosen word's letter values summed, and (dueling) the mean over words as one dot product."""
+        features = self.trunk(observations.float())
+        letters = self.letters(features)
+        q = self.words.pick(letters, actions)
+        if self.value is not None:
+            q = self.value(features).squeeze(1) + q - self.words.mean(letters)
+        return q
+
 
 class DQNAgent(WordAgent):
     """Greedy (masked) policy of a Q network: a harness Policy; see :class:`WordAgent`."""
@@ -238,12 +248,14 @@ class DQNTrainer:
         cfg, net = self.config, self.agent.net
         self._schedules()
         batch = self.buffer.sample(cfg.batch_size, generator=self.sampler)
-        q = net(batch.observations).gather(1, batch.actions[:, None]).squeeze(1)
+        # Only the next state's argmax scores every word; the other values are of one word each.
+        q = net.action_values(batch.observations, batch.actions)
         with torch.no_grad():
-            following = net(batch.next_observations) if cfg.double else None
-            target_q = self.target(batch.next_observations)
-            best = (following if following is not None else target_q).argmax(1, keepdim=True)
-            bootstrap = target_q.gather(1, best).squeeze(1)
+            if cfg.double:
+                best = net(batch.next_observations).argmax(1)
+                bootstrap = self.target.action_values(batch.next_observations, best)
+            else:
+                bootstrap = self.target(batch.next_observations).amax(1)
             y = batch.rewards + cfg.gamma * bootstrap * (~batch.dones)
         td = y - q
         loss = (batch.weights * F.smooth_l1_loss(q, y, reduction="none")).mean()

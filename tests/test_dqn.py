@@ -156,3 +156,44 @@ def test_dqn_trainer__state_roundtrip_continues_the_schedule() -> None:
     assert torch.equal(resumed.env.state.answers, trainer.env.state.answers)
     for a, b in zip(trainer.agent.net.parameters(), resumed.agent.net.parameters(), strict=True):
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("dueling", [True, False])
+def test_qnet__action_values_are_the_full_values_at_the_action(dueling: bool) -> None:
+    net = QNet(OBS, 5, hidden=32, layers=2, dueling=dueling)
+    net.words.set_words(stage_words("100")[0])
+    obs, actions = torch.randint(0, 2, (16, OBS)), torch.randint(0, 100, (16,))
+    full = net(obs)
+    assert torch.allclose(net.action_values(obs, actions), full[torch.arange(16), actions], atol=1e-5)
+    letters = net.letters(net.trunk(obs.float()))
+    assert torch.allclose(net.words.mean(letters), net.words(letters).mean(1), atol=1e-5)
+
+
+@pytest.mark.parametrize("double", [True, False])
+def test_dqn_update__loss_and_gradients_match_a_plain_reference(double: bool) -> None:
+    """One update against the DQN loss written out with every word scored: Q(s, a) read from the
+    full value row, the (Double-DQN) target from the full rows of the next states."""
+    answers, allowed = stage_words("40")
+    config = DQNConfig(**{**SMALL, "num_games": 32, "batch_size": 64, "learning_starts": 64, "double": double})
+    trainer = DQNTrainer(DQNAgent(config, device="cpu"), answers, allowed)
+    while len(trainer.buffer) < 64:
+        trainer.step()
+    trainer.target.load_state_dict({k: v + 0.01 * torch.randn_like(v) for k, v in trainer.target.state_dict().items()})
+    batch = trainer.buffer.sample(64, generator=torch.Generator().manual_seed(5))
+    trainer.buffer.sample = lambda *args, **kwargs: batch
+    net, grads = trainer.agent.net, {}
+    trainer.optimizer.step = lambda: grads.update({n: p.grad.clone() for n, p in net.named_parameters()})
+    loss = float(trainer._learn())
+
+    net.zero_grad()
+    q = net(batch.observations)[torch.arange(64), batch.actions]
+    with torch.no_grad():
+        following = (net if double else trainer.target)(batch.next_observations).argmax(1)
+        bootstrap = trainer.target(batch.next_observations)[torch.arange(64), following]
+        y = batch.rewards + config.gamma * bootstrap * (~batch.dones)
+    reference = (batch.weights * torch.nn.functional.smooth_l1_loss(q, y, reduction="none")).mean()
+    reference.backward()
+    torch.nn.utils.clip_grad_norm_(net.parameters(), config.grad_clip)
+    assert loss == pytest.approx(float(reference.detach()), rel=1e-5)
+    for name, param in net.named_parameters():
+        assert torch.allclose(grads[name], param.grad, rtol=1e-4, atol=1e-6), name
