@@ -283,7 +283,7 @@ class A2CTrainer:
 
 TRAINING = TrainingSpec(
     agent_class=A2CAgent,
-    make_trainer=lambda agent, answers, allowed, device, _: A2CTrainer(agent, answers, allowed, device),
+    make_trainer=lambda agent, answers, allowed, device, _updates, _warm: A2CTrainer(agent, answers, allowed, device),
     defaults=RunConfig(
         run_dir="runs/a2c", stages=("100", "1000", "2315", "full"), iterations=(5000, 10000, 15000, 30000)
     ),

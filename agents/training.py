@@ -106,8 +106,9 @@ class TrainingSpec:
 
     agent_class: Any
     """A WordAgent subclass (its ``kind`` names the run checkpoints)."""
-    make_trainer: Callable[[Any, list[str], list[str] | None, torch.device, int], Any]
-    """(agent, answers, allowed, device, stage updates) -> trainer."""
+    make_trainer: Callable[[Any, list[str], list[str] | None, torch.device, int, bool], Any]
+    """(agent, answers, allowed, device, stage updates, warm) -> trainer; ``warm``: the stage starts
+    from trained weights (a later stage, or ``--init``)."""
     defaults: RunConfig
     """The run options of this agent's training script."""
 
@@ -318,7 +319,7 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
                     raise ValueError(f"--init {source}: a network of another shape ({_shape_fields(weights.config)}; "
                                      f"this run: {_shape_fields(config)})")  # fmt: skip
                 agent.net.load_state_dict(weights.net.state_dict())
-        trainer = spec.make_trainer(agent, answers, allowed, device, iterations)
+        trainer = spec.make_trainer(agent, answers, allowed, device, iterations, index > 0 or init is not None)
         best = {"win_rate": -1.0, "mean_guesses": float("inf"), "iteration": 0}
         if resume is not None:
             trainer.load_state_dict(resume)

@@ -197,3 +197,28 @@ def test_dqn_update__loss_and_gradients_match_a_plain_reference(double: bool) ->
     assert loss == pytest.approx(float(reference.detach()), rel=1e-5)
     for name, param in net.named_parameters():
         assert torch.allclose(grads[name], param.grad, rtol=1e-4, atol=1e-6), name
+
+
+def test_dqn_curriculum__later_stages_and_init_start_with_little_exploration(tmp_path: Path) -> None:
+    """Regression: every stage restarted exploration at 1.0, and the random play unlearned the
+    previous stage (30 % greedy wins on 1000 words fell to 0.7 %)."""
+    from dataclasses import replace
+
+    from wordle_agents import dqn, training
+
+    started: list[float] = []
+
+    def recording(*args):
+        trainer = dqn.TRAINING.make_trainer(*args)
+        started.append(trainer.epsilon)
+        return trainer
+
+    spec = replace(dqn.TRAINING, make_trainer=recording)
+    tiny = ["--iterations", "2", "--eval-every", "2", "--device", "cpu", "--hidden", "16", "--layers", "1",
+            "--num-games", "8", "--batch-size", "8", "--learning-starts", "8", "--eps-warm-start", "0.2"]  # fmt: skip
+    assert training.main(spec, ["--stages", "10,20", "--run-dir", str(tmp_path / "a"), *tiny]) == 0
+    init = ["--init", str(tmp_path / "a" / "best_10.pt")]
+    assert training.main(spec, ["--stages", "20", "--run-dir", str(tmp_path / "b"), *init, *tiny]) == 0
+    assert started == [1.0, 0.2, 0.2]
+    with pytest.raises(ValueError, match="eps_warm_start must be in \\[0, 1\\]; got 1.5"):
+        DQNConfig(eps_warm_start=1.5)
