@@ -334,6 +334,6 @@ TRAINING = TrainingSpec(
     make_trainer=lambda agent, answers, allowed, device, updates, warm: DQNTrainer(
         agent, answers, allowed, device, updates, warm_start=warm
     ),
-    defaults=RunConfig(run_dir="runs/dqn", stages=("100", "1000", "full"), iterations=(20000, 50000, 100000)),
+    defaults=RunConfig(run_dir="runs/dqn", stages=("100", "1000", "full"), iterations=(4000, 25000, 100000)),
 )
 """How ``examples/train_dqn.py`` trains this agent."""

@@ -1,5 +1,5 @@
 """Prioritized replay: sum-tree sample + priority update against a plain O(n) proportional
-sampler, at capacities 10^4, 10^5, 10^6 and 10^7; and DQN training throughput.
+sampler, at capacities 10^4, 10^5, 10^6 and 10^7 (DQN training throughput: benchmarks/training.py).
 
     python benchmarks/replay.py [--device cpu|cuda|auto] [--quick]
 
@@ -19,9 +19,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, save
 
-from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
 from wordle_agents.replay import PrioritizedReplay
-from wordle_gym.words import stage_words
 
 BATCH = 512
 
@@ -82,19 +80,6 @@ def main() -> None:
 
         result["replay"].append({"capacity": capacity, "sum_tree_per_s": time_loop(tree_round, device, budget),
                                  "linear_per_s": time_loop(linear_round, device, budget)})  # fmt: skip
-    answers, allowed = stage_words("full")
-    config = DQNConfig(learning_starts=BATCH, total_updates=10**6)
-    trainer = DQNTrainer(DQNAgent(config, device=device), answers, allowed)
-    while trainer.iteration == 0:
-        trainer.step()
-    steps = 3 if args.quick else 20
-    start = time.perf_counter()
-    for _ in range(steps):
-        trainer.step()
-    seconds = time.perf_counter() - start
-    result["dqn"] = {"stage": "full", "num_games": config.num_games, "batch_size": config.batch_size,
-                     "updates_per_s": steps * config.updates_per_step / seconds,
-                     "env_transitions_per_s": steps * config.num_games / seconds}  # fmt: skip
     save("replay", result)
 
 

@@ -1,62 +1,109 @@
-"""A2C training throughput, and the harness rows of the shipped A2C checkpoints.
+"""Training throughput of A2C and DQN (side by side with an older checkout), and the harness rows
+of the shipped A2C and DQN checkpoints.
 
-    python benchmarks/training.py [--device cpu|cuda|auto] [--quick]
+    python benchmarks/training.py [--device cpu|cuda|auto] [--quick] [--before PATH]
 
-Throughput: updates per second and games per second of ``A2CTrainer`` (seed settings: hidden
-512, 1024 games per update) on the 100-word stage and on the full vocabulary (2315 answers,
-12972 guesses). Checkpoints: every ``agents/checkpoints/a2c*.pt``, evaluated greedily through the
-harness on the word lists it was trained on. Writes ``benchmarks/results/training_<device>.json``
-and regenerates BENCHMARKS.md.
+Throughput: each trainer with its default settings (A2C: seed 000's, 1024 games per update; DQN:
+256 games per env step, 2 updates of 512 transitions each) on the 100-word stage and on the full
+vocabulary (2315 answers, 12972 guesses), timed after a warm-up in a fresh process per row. With
+``--before PATH`` (a checkout of an older commit: ``git worktree add PATH COMMIT``) the same
+measurement runs on that code too, alternating with this checkout, with the same settings.
+Checkpoints: every shipped ``a2c*.pt`` and ``dqn*.pt``, evaluated greedily through the harness on
+the word lists it was trained on. Writes ``benchmarks/results/training_<device>.json`` and
+regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
-import time
 from pathlib import Path
 
-import torch
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, save
+from common import HERE, parse_args, run_fresh, save
 
-from wordle_agents.a2c import A2CAgent, A2CConfig, A2CTrainer
+from wordle_agents.a2c import A2CAgent
 from wordle_agents.checkpoint import shipped_dir
+from wordle_agents.dqn import DQNAgent
 from wordle_gym.evaluation import evaluate
+
+# Runs in a fresh process with the checkout first on PYTHONPATH; its agents/ folder is imported as
+# wordle_agents (an installed wordle_agents would otherwise be the one found).
+TIMING = r"""
+import importlib.util, json, sys, time
+root, kind, stage, device, repeats = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+spec = importlib.util.spec_from_file_location("wordle_agents", f"{root}/agents/__init__.py",
+                                              submodule_search_locations=[f"{root}/agents"])
+package = importlib.util.module_from_spec(spec)
+sys.modules["wordle_agents"] = package
+spec.loader.exec_module(package)
+import torch
 from wordle_gym.words import stage_words
+answers, allowed = stage_words(stage)
+device = torch.device(device)
+if kind == "a2c":
+    from wordle_agents.a2c import A2CAgent, A2CConfig, A2CTrainer
+    config = A2CConfig()
+    trainer, per_step = A2CTrainer(A2CAgent(config, device=device), answers, allowed), config.batch_games
+else:
+    from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
+    config = DQNConfig(hidden=1024, reward="default", learning_starts=512, total_updates=10**6)
+    trainer, per_step = DQNTrainer(DQNAgent(config, device=device), answers, allowed), config.num_games
+while trainer.iteration < 2:  # warm-up: the replay buffer fills, learning starts
+    trainer.step()
+if device.type == "cuda":
+    torch.cuda.synchronize(device)
+first, start = trainer.iteration, time.perf_counter()
+for _ in range(repeats):
+    trainer.step()
+if device.type == "cuda":
+    torch.cuda.synchronize(device)
+seconds = time.perf_counter() - start
+print(json.dumps({"updates_per_s": (trainer.iteration - first) / seconds, "items_per_s": repeats * per_step / seconds,
+                  "file": package.__file__}))
+"""
+UNITS = {"a2c": "games", "dqn": "transitions"}
+REPEATS = {("a2c", "100"): 10, ("a2c", "full"): 5, ("dqn", "100"): 40, ("dqn", "full"): 20}
 
-CHECKPOINTS = shipped_dir()  # the shipped weights
 
-
-def throughput(stage: str, device: torch.device, updates: int, batch: int) -> dict:
-    answers, allowed = stage_words(stage)
-    trainer = A2CTrainer(A2CAgent(A2CConfig(batch_games=batch), device=device), answers, allowed)
-    trainer.step()  # warm-up
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-    start = time.perf_counter()
-    for _ in range(updates):
-        trainer.step()
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-    seconds = time.perf_counter() - start
-    return {"stage": stage, "batch_games": batch, "updates_per_s": updates / seconds,
-            "games_per_s": updates * batch / seconds}  # fmt: skip
+def throughput(args, device) -> list[dict]:
+    contenders = {"this checkout": str(HERE.parent)}
+    if args.before:
+        contenders["before"] = str(Path(args.before).resolve())
+    rows = []
+    for (kind, stage), repeats in REPEATS.items():
+        row = {"agent": kind, "stage": stage, "unit": UNITS[kind]}
+        for name, root in contenders.items():  # alternating, row by row
+            measured, _ = run_fresh(TIMING, [root, kind, stage, str(device), str(2 if args.quick else repeats)],
+                                    path=root)  # fmt: skip
+            assert measured["file"].startswith(root), measured["file"]  # the checkout's own agents/
+            row[name] = {"updates_per_s": measured["updates_per_s"], "per_s": measured["items_per_s"]}
+        rows.append(row)
+        print(row, flush=True)
+    return rows
 
 
 def main() -> None:
-    args, device, result = parse_args(__doc__, "fewer updates (a smoke run)")
-    updates = 2 if args.quick else 10
-    result["throughput"] = [throughput(stage, device, updates, 1024) for stage in ("100", "full")]
+    args, device, result = parse_args(__doc__, "two steps per row (a smoke run)", extra=_before_flag)
+    result["throughput"] = throughput(args, device)
+    if args.before:
+        commit = subprocess.run(["git", "-C", args.before, "log", "-1", "--format=%h"], capture_output=True,
+                                text=True, check=False).stdout.strip()  # fmt: skip
+        result["before"] = commit or args.before
     result["checkpoints"] = []
-    for path in sorted(CHECKPOINTS.glob("a2c*.pt")):
-        agent = A2CAgent.load(path, device=device)
-        info = agent.checkpoint
-        r = evaluate(agent, **info.lists, device=device, progress=False)
-        r.agent = f"A2C `{path.name}` (stage {info.stage})"
-        r.extra = {"training_s": info.training_s, "stage": info.stage}
-        result["checkpoints"].append(r.to_dict())
+    for agent_class in (A2CAgent, DQNAgent):
+        for path in sorted(shipped_dir().glob(f"{agent_class.kind}*.pt")):
+            agent = agent_class.load(path, device=device)
+            info = agent.checkpoint
+            r = evaluate(agent, **info.lists, device=device, progress=False)
+            r.agent = f"{agent_class.kind.upper()} `{path.name}` (stage {info.stage})"
+            r.extra = {"training_s": info.training_s, "stage": info.stage}
+            result["checkpoints"].append(r.to_dict())
     save("training", result)
+
+
+def _before_flag(parser) -> None:
+    parser.add_argument("--before", help="an older checkout of this repository, timed side by side")
 
 
 if __name__ == "__main__":
