@@ -20,20 +20,22 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import HERE, parse_args, run_fresh, save
+from common import parse_args, run_fresh, save
 
+import wordle_agents
+import wordle_gym
 from wordle_agents.a2c import A2CAgent
 from wordle_agents.checkpoint import shipped_dir
 from wordle_agents.dqn import DQNAgent
 from wordle_gym.evaluation import evaluate
 
-# Runs in a fresh process with the checkout first on PYTHONPATH; its agents/ folder is imported as
-# wordle_agents (an installed wordle_agents would otherwise be the one found).
+# Runs in a fresh process with the code's wordle_gym first on PYTHONPATH; its agents folder is
+# imported as wordle_agents (an installed wordle_agents would otherwise be the one found).
 TIMING = r"""
 import importlib.util, json, sys, time
-root, kind, stage, device, repeats = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
-spec = importlib.util.spec_from_file_location("wordle_agents", f"{root}/agents/__init__.py",
-                                              submodule_search_locations=[f"{root}/agents"])
+agents, kind, stage, device, repeats = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+spec = importlib.util.spec_from_file_location("wordle_agents", f"{agents}/__init__.py",
+                                              submodule_search_locations=[agents])
 package = importlib.util.module_from_spec(spec)
 sys.modules["wordle_agents"] = package
 spec.loader.exec_module(package)
@@ -67,16 +69,19 @@ REPEATS = {("a2c", "100"): 10, ("a2c", "full"): 5, ("dqn", "100"): 40, ("dqn", "
 
 
 def throughput(args, device) -> list[dict]:
-    contenders = {"this checkout": str(HERE.parent)}
+    # (the folder holding wordle_gym, the agents folder): the code imported here, and the older checkout
+    this = (Path(wordle_gym.__file__).parent.parent, Path(wordle_agents.__file__).parent)
+    contenders = {"this checkout": this}
     if args.before:
-        contenders["before"] = str(Path(args.before).resolve())
+        before = Path(args.before).resolve()
+        contenders["before"] = (before, before / "agents")
     rows = []
     for (kind, stage), repeats in REPEATS.items():
         row = {"agent": kind, "stage": stage, "unit": UNITS[kind]}
-        for name, root in contenders.items():  # alternating, row by row
-            measured, _ = run_fresh(TIMING, [root, kind, stage, str(device), str(2 if args.quick else repeats)],
-                                    path=root)  # fmt: skip
-            assert measured["file"].startswith(root), measured["file"]  # the checkout's own agents/
+        for name, (root, agents) in contenders.items():  # alternating, row by row
+            measured, _ = run_fresh(TIMING, [str(agents), kind, stage, str(device), str(2 if args.quick else repeats)],
+                                    path=str(root))  # fmt: skip
+            assert measured["file"].startswith(str(agents)), measured["file"]  # that code's own agents
             row[name] = {"updates_per_s": measured["updates_per_s"], "per_s": measured["items_per_s"]}
         rows.append(row)
         print(row, flush=True)

@@ -64,22 +64,25 @@ def test_replay_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "replay.py")
     assert [r["capacity"] for r in result["replay"]] == [10**4, 10**5]
     assert all(r["sum_tree_per_s"] > 0 and r["linear_per_s"] > 0 for r in result["replay"])
-    assert result["dqn"]["updates_per_s"] > 0
     assert "### Prioritized replay" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
 def test_training_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "training.py")
-    assert [r["stage"] for r in result["throughput"]] == ["100", "full"]
-    assert all(r["games_per_s"] > 0 for r in result["throughput"])
-    shipped = sorted((ROOT / "agents" / "checkpoints").glob("a2c*.pt"))
-    assert len(result["checkpoints"]) == len(shipped)
-    assert "### A2C (seed 000)" in (tmp_path / "BENCHMARKS.md").read_text()
+    assert [(r["agent"], r["stage"]) for r in result["throughput"]] == [
+        ("a2c", "100"), ("a2c", "full"), ("dqn", "100"), ("dqn", "full")
+    ]  # fmt: skip
+    assert all(min(r["this checkout"].values()) > 0 for r in result["throughput"])  # updates/s and items/s
+    shipped = [*(ROOT / "agents" / "checkpoints").glob("a2c*.pt"), *(ROOT / "agents" / "checkpoints").glob("dqn*.pt")]
+    assert len(result["checkpoints"]) == len(shipped) >= 2
+    assert "### Training throughput and shipped checkpoints" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
 def test_dqn_ablation_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "dqn_ablation.py")
-    assert [r["setting"] for r in result["runs"]] == ["defaults (prioritized, dueling, double, lr 5e-4)"]
+    seed001 = "seed-001 settings (prioritized, dueling, double, lr 5e-4, width 512)"
+    assert [r["setting"] for r in result["runs"]] == [seed001]
+    assert result["runs"][0]["config"]["hidden"] == 512 and result["runs"][0]["config"]["reward"] == "seed001"
     run = result["runs"][0]
     assert run["curve"][-1][0] == 250 and 0.0 <= run["final_win_rate"] <= run["best_win_rate"] <= 1.0
     assert "### DQN ablation, 100-word stage" in (tmp_path / "BENCHMARKS.md").read_text()
