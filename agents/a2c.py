@@ -21,7 +21,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from wordle_agents.common import WordAgent, WordScorer, check_width, sample_categorical
+from wordle_agents.common import WordAgent, WordScorer, check_width
 from wordle_agents.training import RunConfig, TrainingSpec
 from wordle_gym.config import resolve_device
 from wordle_gym.observation import KnowledgeLayout
@@ -112,13 +112,17 @@ class A2CNet(nn.Module):
         self.value = nn.Sequential(*block(hidden + max_guesses, 128), *block(128, 32), nn.Linear(32, 1))
         self.words = WordScorer(length)
 
-    def forward(self, state: torch.Tensor, turn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Word logits (B, W) and values (B,)."""
+    def letter_scores(self, state: torch.Tensor, turn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Letter-position scores (B, 26 L), which the word head sums into word logits, and values (B,)."""
         features = self.trunk(state)
         maps = self.policy(features).view(-1, 2, ALPHABET * self.length)
         value = self.value(torch.cat([features, turn], dim=1))  # (B, 1)
-        scores = value * maps[:, 0] + maps[:, 1]  # p = V * p0 + p1
-        return self.words(scores), value.squeeze(1)
+        return value * maps[:, 0] + maps[:, 1], value.squeeze(1)  # p = V * p0 + p1
+
+    def forward(self, state: torch.Tensor, turn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Word logits (B, W) and values (B,)."""
+        scores, value = self.letter_scores(state, turn)
+        return self.words(scores), value
 
 
 class A2CAgent(WordAgent):
@@ -210,31 +214,41 @@ class A2CTrainer:
         )  # fmt: skip
 
     def play(
-        self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor
+        self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor, compact: bool | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """Play the games just reset (``obs``) to the end and make one update: (loss, wins, guesses),
         device tensors.
 
-        Every game plays all ``max_guesses`` turns (finished ones masked out) instead of stopping when
-        none is left: checking that would stop the host once per turn until the device caught up."""
+        ``compact`` (default: on a CPU) runs the network only on the games still playing each turn.
+        Otherwise (the default on a GPU) every game plays all ``max_guesses`` turns, finished ones
+        masked out: picking the live games, or stopping when none is left, would stop the host once
+        per turn until the device caught up. Both give the same games and the same update (the random
+        numbers are drawn for every game either way); only the work differs."""
         cfg, env, net = self.config, self.env, self.agent.net
+        compact = self.device.type == "cpu" if compact is None else compact
         net.train()
+        n = cfg.batch_games
         answer_actions = env.game.answer_actions[answers]
-        alive = torch.ones(cfg.batch_games, dtype=torch.bool, device=self.device)
+        alive = torch.ones(n, dtype=torch.bool, device=self.device)
         wins = torch.zeros_like(alive)
-        guesses = torch.zeros(cfg.batch_games, device=self.device)
+        guesses = torch.zeros(n, device=self.device)
         logps, values, rewards, alives, ends = [], [], [], [], []
         for turn in range(cfg.max_guesses):
-            logits, value = self.agent.logits_values(obs)
-            log_probs = torch.log_softmax(logits, dim=1)
-            actions = sample_categorical(log_probs.exp(), generator=self.sampler)
+            u = torch.rand(n, generator=self.sampler, device=self.device)
+            rows = alive.nonzero().squeeze(1) if compact else None
+            live = obs if rows is None else obs[rows]
+            scores, value = net.letter_scores(*encode_observations(live, cfg.encoding, self.agent.layout))
+            log_z, drawn = net.words.log_partition(scores, u if rows is None else u[rows])
+            actions = _spread(drawn, rows, n)
             if turn == cfg.max_guesses - 1:
-                coin = torch.rand(cfg.batch_games, generator=self.sampler, device=self.device)
+                coin = torch.rand(n, generator=self.sampler, device=self.device)
                 actions = torch.where(queued & (coin < cfg.force_prob), answer_actions, actions)
+            logp = net.words.pick(scores, actions if rows is None else actions[rows]) - log_z
+            logp, value = _spread(logp, rows, n), _spread(value, rows, n)
             obs, reward, terminated, _, infos = env.step(actions)
             wins |= infos["won"] & alive
             guesses = torch.where(terminated & alive, float(turn + 1), guesses)
-            logps.append(log_probs.gather(1, actions[:, None]).squeeze(1))
+            logps.append(logp)
             values.append(value)
             rewards.append(reward)
             alives.append(alive)
@@ -279,6 +293,11 @@ class A2CTrainer:
         torch.set_rng_state(state["torch_rng"])
         if "cuda_rng" in state and self.device.type == "cuda":
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)
+
+
+def _spread(live: torch.Tensor, rows: torch.Tensor | None, n: int) -> torch.Tensor:
+    """One entry per game from the entries of the games in ``rows`` (0 for the others; all if None)."""
+    return live if rows is None else live.new_zeros(n).index_copy(0, rows, live)
 
 
 TRAINING = TrainingSpec(

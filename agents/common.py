@@ -46,10 +46,53 @@ def sample_categorical(weights: torch.Tensor, generator: torch.Generator | None 
     The same distribution as ``torch.multinomial(weights, 1)``, which draws W exponential numbers
     per row: over 12972 words that was 55 % of an A2C update on a CPU
     (``benchmarks/profile_training.py``)."""
-    cdf = weights.cumsum(1)
-    u = torch.rand((weights.shape[0], 1), generator=generator, device=weights.device, dtype=cdf.dtype)
-    index = torch.searchsorted(cdf, u * cdf[:, -1:], right=True)
-    return index.squeeze(1).clamp_(max=weights.shape[1] - 1)
+    u = torch.rand(weights.shape[0], generator=generator, device=weights.device, dtype=weights.dtype)
+    return inverse_cdf(weights.cumsum(1), u)
+
+
+def inverse_cdf(cdf: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """The index in each row of ``cdf`` (B, W; cumulative non-negative weights) that a uniform number
+    ``u`` in [0, 1) (B,) falls on. ``1 - u`` in (0, 1] and the first entry reaching it: an entry is drawn
+    only if it adds weight (``u = 0`` does not draw a zero or vanishing first weight)."""
+    index = torch.searchsorted(cdf, (1 - u[:, None]) * cdf[:, -1:])
+    return index.squeeze(1).clamp_(max=cdf.shape[1] - 1)
+
+
+EXP_FLOOR = -80.0
+"""Word logits more than this far under a row's best are raised to it before ``exp``: e^-80 is still a
+normal float32 (e^-87.4 is not), such a word's chance stays below 1e-34, and ``exp`` of numbers that
+underflow takes about 10x longer on an x86 CPU."""
+
+
+class _LogPartition(torch.autograd.Function):
+    """``logsumexp(scores @ one_hot.T, 1)`` and one word drawn from its softmax per row, never keeping
+    the (B, W) word logits: they are made and used a block of rows at a time (so a block stays in
+    cache on a CPU), and the backward pass needs only the (B, 26 L) expected one-hot under the softmax,
+    since d logZ / d scores = softmax(scores @ one_hot.T) @ one_hot."""
+
+    @staticmethod
+    def forward(ctx: Any, scores: torch.Tensor, one_hot: torch.Tensor, u: torch.Tensor, block: int) -> Any:
+        log_z = scores.new_empty(scores.shape[0])
+        expected = torch.empty_like(scores)
+        drawn = torch.empty(scores.shape[0], dtype=torch.int64, device=scores.device)
+        for start in range(0, scores.shape[0], block):
+            rows = slice(start, start + block)
+            weights = scores[rows] @ one_hot.T
+            top = weights.amax(1, keepdim=True)
+            weights.sub_(top).clamp_(min=EXP_FLOOR).exp_()  # unnormalised softmax, in place
+            cdf = weights.cumsum(1)
+            total = cdf[:, -1:]
+            drawn[rows] = inverse_cdf(cdf, u[rows])
+            torch.mm(weights, one_hot, out=expected[rows]).div_(total)
+            log_z[rows] = top.squeeze(1) + total.squeeze(1).log()
+        ctx.save_for_backward(expected)
+        ctx.mark_non_differentiable(drawn)
+        return log_z, drawn
+
+    @staticmethod
+    def backward(ctx: Any, grad_log_z: torch.Tensor, _grad_drawn: Any) -> Any:
+        (expected,) = ctx.saved_tensors
+        return grad_log_z[:, None] * expected, None, None, None
 
 
 class WordScorer(nn.Module):
@@ -81,6 +124,18 @@ class WordScorer(nn.Module):
     def pick(self, scores: torch.Tensor, words: torch.Tensor) -> torch.Tensor:
         """``forward(scores)[b, words[b]]`` without scoring every word: (B,)."""
         return scores.gather(1, self.cells[words]).sum(1)
+
+    def log_partition(
+        self, scores: torch.Tensor, u: torch.Tensor, block: int | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(logsumexp(forward(scores), 1), draws)``: the softmax's log normaliser (differentiable) and
+        one word per row drawn from the softmax with the uniform numbers ``u`` (B,) in [0, 1), by
+        :func:`inverse_cdf` as :func:`sample_categorical`. ``pick(scores, a) - log_partition(...)[0]`` is ``log pi(a)``.
+
+        ``block`` rows are scored at a time (default: about 2 MB of logits on a CPU, all rows on a GPU)."""
+        if block is None:
+            block = len(scores) if scores.device.type != "cpu" else max(1, (1 << 19) // max(1, len(self.words)))
+        return _LogPartition.apply(scores, self.one_hot, u, max(1, block))
 
     def mean(self, scores: torch.Tensor) -> torch.Tensor:
         """``forward(scores).mean(1)`` without scoring every word: (B,)."""

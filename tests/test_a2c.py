@@ -186,12 +186,30 @@ def test_sample_categorical__draws_in_proportion_to_the_weights() -> None:
     assert (big[torch.arange(64), picks] > 0).all()
 
 
-def test_trainer__loss_and_gradients_match_a_plain_reference() -> None:
+def test_inverse_cdf__draws_only_entries_that_add_weight() -> None:
+    """The extreme uniform numbers: 0 used to draw the first entry with any weight at all (here 1e-30,
+    or under the A2C policy a word with e^-80 of the chance), however unlikely."""
+    from wordle_agents.common import WordScorer, inverse_cdf
+
+    cdf = torch.tensor([[0.0, 1e-30, 1.0, 1.0, 2.0]]).repeat(3, 1)
+    assert inverse_cdf(cdf, torch.tensor([0.0, 1 - 2**-24, 0.5])).tolist() == [4, 2, 2]
+    head = WordScorer(5)
+    head.set_words(["cigar", "rebut", "sissy"])
+    scores = torch.zeros(1, 130)
+    scores[0, (ord("e") - 97) * 5 + 1] = 200.0  # rebut (e second; letter-major cells): e^200 times the chance
+    assert head.log_partition(scores, torch.zeros(1))[1].tolist() == [1]
+
+
+@pytest.mark.parametrize("compact", [True, False])
+def test_trainer__loss_and_gradients_match_a_plain_reference(compact: bool) -> None:
     """One update's loss and gradients against the A2C loss written out game by game, turn by turn
-    (the same games: the trainer's batched sampler, env steps and TD(0) advantages are replayed)."""
+    (the same games: the trainer's batched sampler, env steps and TD(0) advantages are replayed),
+    whether the network runs on the live games only (``compact``, the CPU default) or on all."""
     answers, _ = stage_words("20")
     agent = A2CAgent(A2CConfig(hidden=32, batch_games=24, dropout=0.0, queue_prob=0.0, seed=3), device="cpu")
     trainer = A2CTrainer(agent, answers, None)
+    play = trainer.play
+    trainer.play = lambda *args: play(*args, compact=compact)
     turns: list[tuple[torch.Tensor, ...]] = []
     seen = {}
     reset, step = trainer.env.reset, trainer.env.step
@@ -232,3 +250,52 @@ def test_trainer__loss_and_gradients_match_a_plain_reference() -> None:
     assert stats.loss == pytest.approx(float(loss.detach()), rel=1e-5)
     for name, param in agent.net.named_parameters():
         assert torch.allclose(grads[name], param.grad, rtol=1e-4, atol=1e-6), name
+
+
+def test_trainer__live_games_only_and_all_games_make_the_same_update() -> None:
+    """The CPU path (network on the live games only) and the GPU path (every game every turn, masked)
+    play the same games and make the same update, update after update, queued answers forced included."""
+    answers, allowed = stage_words("40")
+    config = A2CConfig(hidden=48, batch_games=64, dropout=0.0, queue_prob=0.5, seed=5)
+    agents = [A2CAgent(config, device="cpu") for _ in range(2)]
+    trainers = [A2CTrainer(agent, answers, allowed) for agent in agents]
+    for _ in range(6):
+        outs = []
+        for trainer, compact in zip(trainers, (True, False), strict=True):
+            drawn, queued = trainer._draw_answers()
+            obs, _ = trainer.env.reset(options={"answers": drawn})
+            outs.append((drawn, *trainer.play(obs, drawn, queued, compact=compact)))
+            trainer.queue.extend(drawn[~outs[-1][2]].tolist())
+        (drawn_a, loss_a, wins_a, guesses_a), (drawn_b, loss_b, wins_b, guesses_b) = outs
+        assert torch.equal(drawn_a, drawn_b) and torch.equal(wins_a, wins_b) and torch.equal(guesses_a, guesses_b)
+        assert float(loss_a) == pytest.approx(float(loss_b), rel=1e-5)
+    assert 0 < int(wins_a.sum()) < 64 and guesses_a.max() > guesses_a[wins_a].min()  # games ended on different turns
+    for (name, a), b in zip(agents[0].net.named_parameters(), agents[1].net.parameters(), strict=True):
+        assert torch.allclose(a, b, rtol=1e-4, atol=1e-5), name
+
+
+@pytest.mark.parametrize("block", [1, 5, 64, None])
+def test_word_head__log_partition_and_draws_match_plain_ops(block: int | None) -> None:
+    """The fused word head (logits made a block of rows at a time, never kept): its log normaliser
+    and gradient against logsumexp over the full logits, its draws against the plain sampler."""
+    from wordle_agents.common import WordScorer, sample_categorical
+
+    words = stage_words("1000")[0]
+    head = WordScorer(5)
+    head.set_words(words)
+    scores = (torch.randn(37, 130) * 2).requires_grad_()
+    u = torch.rand(37, generator=torch.Generator().manual_seed(2))
+    log_z, drawn = head.log_partition(scores, u, block)
+    reference = scores.detach().requires_grad_()
+    plain = torch.logsumexp(head(reference), 1)
+    assert torch.allclose(log_z, plain, atol=1e-5)
+    weights = torch.rand(37)
+    (log_z * weights).sum().backward()
+    (plain * weights).sum().backward()
+    assert torch.allclose(scores.grad, reference.grad, atol=1e-6)
+    probs = torch.softmax(head(scores.detach()), 1)
+    expected = sample_categorical(probs, torch.Generator().manual_seed(2))  # the same uniform numbers
+    assert (drawn == expected).float().mean() >= 0.97 and drawn.max() < len(words)  # rounding may move a boundary
+    log_pi = head.pick(scores, drawn) - log_z
+    plain_log_pi = torch.log_softmax(head(scores.detach()), 1).gather(1, drawn[:, None])[:, 0]
+    assert torch.allclose(log_pi, plain_log_pi, atol=1e-5)
