@@ -5,7 +5,8 @@ of the shipped A2C and DQN checkpoints.
 
 Throughput: each trainer with its default settings (A2C: seed 000's, 1024 games per update; DQN:
 256 games per env step, 2 updates of 512 transitions each) on the 100-word stage and on the full
-vocabulary (2315 answers, 12972 guesses), timed after a warm-up in a fresh process per row. With
+vocabulary (2315 answers, 12972 guesses), timed after a warm-up in a fresh process per row; A2C on
+the full vocabulary also from the shipped ``a2c_2315.pt`` (where its full stage starts). With
 ``--before PATH`` (a checkout of an older commit: ``git worktree add PATH COMMIT``) the same
 measurement runs on that code too, alternating with this checkout, with the same settings.
 Checkpoints: every shipped ``a2c*.pt`` and ``dqn*.pt``, evaluated greedily through the harness on
@@ -33,7 +34,7 @@ from wordle_gym.evaluation import evaluate
 # imported as wordle_agents (an installed wordle_agents would otherwise be the one found).
 TIMING = r"""
 import importlib.util, json, sys, time
-agents, kind, stage, device, repeats = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5])
+agents, kind, stage, device, repeats, init = sys.argv[1:4] + [sys.argv[4], int(sys.argv[5]), sys.argv[6]]
 spec = importlib.util.spec_from_file_location("wordle_agents", f"{agents}/__init__.py",
                                               submodule_search_locations=[agents])
 package = importlib.util.module_from_spec(spec)
@@ -46,7 +47,8 @@ device = torch.device(device)
 if kind == "a2c":
     from wordle_agents.a2c import A2CAgent, A2CConfig, A2CTrainer
     config = A2CConfig()
-    trainer, per_step = A2CTrainer(A2CAgent(config, device=device), answers, allowed), config.batch_games
+    agent = A2CAgent(config, device=device) if init == "-" else A2CAgent.load(init, device=device)
+    trainer, per_step = A2CTrainer(agent, answers, allowed), config.batch_games
 else:
     from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
     config = DQNConfig(hidden=1024, reward="default", learning_starts=512, total_updates=10**6)
@@ -65,7 +67,11 @@ print(json.dumps({"updates_per_s": (trainer.iteration - first) / seconds, "items
                   "file": package.__file__}))
 """
 UNITS = {"a2c": "games", "dqn": "transitions"}
-REPEATS = {("a2c", "100"): 10, ("a2c", "full"): 5, ("dqn", "100"): 40, ("dqn", "full"): 20}
+# (agent, stage, starting weights: None = fresh, or a shipped file): timed updates. Fresh weights lose
+# nearly every full-vocabulary game in 6 turns; from the 2315-stage weights, where a full-stage run
+# starts, many games end sooner, and the trainer's work follows the games still playing.
+REPEATS = {("a2c", "100", None): 10, ("a2c", "full", None): 5, ("a2c", "full", "a2c_2315.pt"): 5,
+           ("dqn", "100", None): 40, ("dqn", "full", None): 20}  # fmt: skip
 
 
 def throughput(args, device) -> list[dict]:
@@ -76,11 +82,13 @@ def throughput(args, device) -> list[dict]:
         before = Path(args.before).resolve()
         contenders["before"] = (before, before / "agents")
     rows = []
-    for (kind, stage), repeats in REPEATS.items():
-        row = {"agent": kind, "stage": stage, "unit": UNITS[kind]}
+    for (kind, stage, init), repeats in REPEATS.items():
+        label = stage if init is None else f"{stage}, from `{init}`"
+        row = {"agent": kind, "stage": label, "unit": UNITS[kind]}
+        weights = "-" if init is None else str(shipped_dir() / init)
         for name, (root, agents) in contenders.items():  # alternating, row by row
-            measured, _ = run_fresh(TIMING, [str(agents), kind, stage, str(device), str(2 if args.quick else repeats)],
-                                    path=str(root))  # fmt: skip
+            argv = [str(agents), kind, stage, str(device), str(2 if args.quick else repeats), weights]
+            measured, _ = run_fresh(TIMING, argv, path=str(root))
             assert measured["file"].startswith(str(agents)), measured["file"]  # that code's own agents
             row[name] = {"updates_per_s": measured["updates_per_s"], "per_s": measured["items_per_s"]}
         rows.append(row)

@@ -70,7 +70,7 @@ def test_replay_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
 def test_training_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "training.py")
     assert [(r["agent"], r["stage"]) for r in result["throughput"]] == [
-        ("a2c", "100"), ("a2c", "full"), ("dqn", "100"), ("dqn", "full")
+        ("a2c", "100"), ("a2c", "full"), ("a2c", "full, from `a2c_2315.pt`"), ("dqn", "100"), ("dqn", "full")
     ]  # fmt: skip
     assert all(min(r["this checkout"].values()) > 0 for r in result["throughput"])  # updates/s and items/s
     shipped = [*(ROOT / "agents" / "checkpoints").glob("a2c*.pt"), *(ROOT / "agents" / "checkpoints").glob("dqn*.pt")]
