@@ -132,10 +132,28 @@ class WordScorer(nn.Module):
         one word per row drawn from the softmax with the uniform numbers ``u`` (B,) in [0, 1), by
         :func:`inverse_cdf` as :func:`sample_categorical`. ``pick(scores, a) - log_partition(...)[0]`` is ``log pi(a)``.
 
-        ``block`` rows are scored at a time (default: about 2 MB of logits on a CPU, all rows on a GPU)."""
+        ``block`` rows are scored at a time (:meth:`_block`)."""
+        return _LogPartition.apply(scores, self.one_hot, u, self._block(scores, block))
+
+    @torch.no_grad()
+    def best(self, scores: torch.Tensor, allowed: torch.Tensor | None = None, block: int | None = None) -> torch.Tensor:
+        """``forward(scores).masked_fill(~allowed, -inf).argmax(1)`` (B,), scoring ``block`` rows at a
+        time (as :meth:`log_partition`) so that the (B, W) scores are never kept."""
+        best = torch.empty(scores.shape[0], dtype=torch.int64, device=scores.device)
+        step = self._block(scores, block)
+        for start in range(0, scores.shape[0], step):
+            rows = slice(start, start + step)
+            values = scores[rows] @ self.one_hot.T
+            if allowed is not None:
+                values.masked_fill_(~allowed[rows], -math.inf)
+            best[rows] = values.argmax(1)
+        return best
+
+    def _block(self, scores: torch.Tensor, block: int | None) -> int:
+        """Rows scored at a time: ``block``, or about 2 MB of word scores on a CPU and every row on a GPU."""
         if block is None:
-            block = len(scores) if scores.device.type != "cpu" else max(1, (1 << 19) // max(1, len(self.words)))
-        return _LogPartition.apply(scores, self.one_hot, u, max(1, block))
+            block = len(scores) if scores.device.type != "cpu" else (1 << 19) // max(1, len(self.words))
+        return max(1, block)
 
     def mean(self, scores: torch.Tensor) -> torch.Tensor:
         """``forward(scores).mean(1)`` without scoring every word: (B,)."""

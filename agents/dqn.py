@@ -11,7 +11,6 @@ often; epsilon falls linearly from 1.0 to 0.05 and the learning rate decays for 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -126,6 +125,11 @@ class QNet(nn.Module):
             q = self.value(features) + q - q.mean(dim=1, keepdim=True)
         return q
 
+    def best_actions(self, observations: torch.Tensor, allowed: torch.Tensor | None = None) -> torch.Tensor:
+        """``forward(observations).masked_fill(~allowed, -inf).argmax(1)``: the state value and the mean
+        advantage are the same for every word of a row, so the words' letter values alone decide."""
+        return self.words.best(self.letters(self.trunk(observations.float())), allowed)
+
     def action_values(self, observations: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
         """``forward(observations)[b, actions[b]]``, (B,), at the cost of the letters alone: the
         chosen word's letter values summed, and (dueling) the mean over words as one dot product."""
@@ -230,7 +234,7 @@ class DQNTrainer:
         cfg, env = self.config, self.env
         masks = self.infos["action_mask"].view(torch.bool)
         with torch.no_grad():
-            greedy = self.agent.net(self.observations.flatten(1)).masked_fill(~masks, -math.inf).argmax(1)
+            greedy = self.agent.net.best_actions(self.observations.flatten(1), masks)
         random_actions = sample_categorical(masks.float(), generator=self.sampler)
         explore = torch.rand(cfg.num_games, generator=self.sampler, device=self.device) < self.epsilon
         actions = torch.where(explore, random_actions, greedy)
@@ -261,11 +265,9 @@ class DQNTrainer:
         # Only the next state's argmax scores every word; the other values are of one word each.
         q = net.action_values(batch.observations, batch.actions)
         with torch.no_grad():
-            if cfg.double:
-                best = net(batch.next_observations).argmax(1)
-                bootstrap = self.target.action_values(batch.next_observations, best)
-            else:
-                bootstrap = self.target(batch.next_observations).amax(1)
+            # Double DQN: the online network picks the next word, the target values it.
+            best = (net if cfg.double else self.target).best_actions(batch.next_observations)
+            bootstrap = self.target.action_values(batch.next_observations, best)
             y = batch.rewards + cfg.gamma * bootstrap * (~batch.dones)
         td = y - q
         loss = (batch.weights * F.smooth_l1_loss(q, y, reduction="none")).mean()

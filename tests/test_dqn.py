@@ -199,6 +199,27 @@ def test_dqn_update__loss_and_gradients_match_a_plain_reference(double: bool) ->
         assert torch.allclose(grads[name], param.grad, rtol=1e-4, atol=1e-6), name
 
 
+@pytest.mark.parametrize("block", [1, 7, None])
+def test_best_actions__the_full_rows_masked_argmax(block: int | None) -> None:
+    """The argmax that acting and the Double-DQN target use (letter values only, a block of rows at a
+    time) against the argmax of the full dueling rows, with and without a mask."""
+    allowed = stage_words("full")[1]
+    net = DQNAgent(DQNConfig(**SMALL), device="cpu").net
+    net.words.set_words(allowed)
+    obs = torch.rand(40, net.trunk[0].in_features) < 0.2
+    allowed_mask = torch.rand(40, len(allowed)) < 0.1
+    with torch.no_grad():
+        rows = net(obs)
+        letters = net.letters(net.trunk(obs.float()))
+        for mask in (None, allowed_mask):
+            best = net.words.best(letters, mask, block)
+            plain = rows if mask is None else rows.masked_fill(~mask, -torch.inf)
+            assert torch.allclose(plain.gather(1, best[:, None])[:, 0], plain.amax(1), atol=1e-5)  # up to near-ties
+            assert (best == plain.argmax(1)).float().mean() >= 0.95
+            assert mask is None or mask.gather(1, best[:, None]).all()
+        assert torch.equal(net.best_actions(obs, allowed_mask), net.words.best(letters, allowed_mask))
+
+
 def test_dqn_curriculum__later_stages_and_init_start_with_little_exploration(tmp_path: Path) -> None:
     """Regression: every stage restarted exploration at 1.0, and the random play unlearned the
     previous stage (30 % greedy wins on 1000 words fell to 0.7 %)."""
