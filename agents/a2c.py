@@ -143,8 +143,8 @@ class A2CAgent(WordAgent):
         """Word logits (B, W) and state values (B,)."""
         return self.net(*encode_observations(observations, self.config.encoding, self.layout))
 
-    def scores(self, observations: torch.Tensor) -> torch.Tensor:
-        return self.logits_values(observations)[0]
+    def letter_scores(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.net.letter_scores(*encode_observations(observations, self.config.encoding, self.layout))[0]
 
 
 def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> A2CAgent:

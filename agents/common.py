@@ -163,7 +163,7 @@ class WordScorer(nn.Module):
 class WordAgent:
     """A network over the env's "knowledge" observation whose output ends in a :class:`WordScorer`.
 
-    Subclasses set ``kind`` and ``config_class`` and implement ``build_net()`` and ``scores()``.
+    Subclasses set ``kind`` and ``config_class`` and implement ``build_net()`` and ``letter_scores()``.
     The agent plays greedily (masked argmax) through the harness, saves and loads checkpoints,
     and records where its weights came from in :attr:`checkpoint`.
     """
@@ -189,9 +189,14 @@ class WordAgent:
         """The network (with a ``words`` :class:`WordScorer`), built from ``self.config`` and ``self.layout``."""
         raise NotImplementedError
 
-    def scores(self, observations: torch.Tensor) -> torch.Tensor:
-        """One score per allowed word: ``(B, W)`` for observations ``(B, D)`` on the agent's device."""
+    def letter_scores(self, observations: torch.Tensor) -> torch.Tensor:
+        """Letter-position scores ``(B, 26 L)`` for observations ``(B, D)`` on the agent's device: a word's
+        letters summed rank it (the agent plays the best allowed word)."""
         raise NotImplementedError
+
+    def scores(self, observations: torch.Tensor) -> torch.Tensor:
+        """One score per allowed word: ``(B, W)``, the word sums of :meth:`letter_scores`."""
+        return self.net.words(self.letter_scores(observations))
 
     def use_words(self, words: Sequence[str]) -> None:
         """Point the network's word head at a vocabulary."""
@@ -216,9 +221,8 @@ class WordAgent:
         self.check_env(env)
         self.use_words(env.words)
         self.net.eval()
-        scores = self.scores(observations.to(self.device))
-        allowed = bool_mask(action_masks).to(self.device)
-        return scores.masked_fill(~allowed, -math.inf).argmax(1).to(env.device)
+        letters = self.letter_scores(observations.to(self.device))
+        return self.net.words.best(letters, bool_mask(action_masks).to(self.device)).to(env.device)
 
     # ----------------------------------------------------------------------- checkpoints
     def save(self, path: str | Path, extra: dict[str, Any] | None = None) -> None:

@@ -128,7 +128,11 @@ class QNet(nn.Module):
     def best_actions(self, observations: torch.Tensor, allowed: torch.Tensor | None = None) -> torch.Tensor:
         """``forward(observations).masked_fill(~allowed, -inf).argmax(1)``: the state value and the mean
         advantage are the same for every word of a row, so the words' letter values alone decide."""
-        return self.words.best(self.letters(self.trunk(observations.float())), allowed)
+        return self.words.best(self.letter_values(observations), allowed)
+
+    def letter_values(self, observations: torch.Tensor) -> torch.Tensor:
+        """The 26 L letter-position values (B, 26 L) that the word values sum."""
+        return self.letters(self.trunk(observations.float()))
 
     def action_values(self, observations: torch.Tensor, actions: torch.Tensor) -> torch.Tensor:
         """``forward(observations)[b, actions[b]]``, (B,), at the cost of the letters alone: the
@@ -155,7 +159,11 @@ class DQNAgent(WordAgent):
     def name(self) -> str:
         return "DQN (letter-decomposed, prioritized replay)" if self.config.prioritized else "DQN (letter-decomposed)"
 
+    def letter_scores(self, observations: torch.Tensor) -> torch.Tensor:
+        return self.net.letter_values(observations.flatten(1))
+
     def scores(self, observations: torch.Tensor) -> torch.Tensor:
+        """The action values Q(s, w) of every allowed word (the letter sums plus the dueling constant)."""
         return self.net(observations.flatten(1))
 
 

@@ -299,3 +299,21 @@ def test_word_head__log_partition_and_draws_match_plain_ops(block: int | None) -
     log_pi = head.pick(scores, drawn) - log_z
     plain_log_pi = torch.log_softmax(head(scores.detach()), 1).gather(1, drawn[:, None])[:, 0]
     assert torch.allclose(log_pi, plain_log_pi, atol=1e-5)
+
+
+@pytest.mark.parametrize("kind", ["a2c", "dqn"])
+def test_greedy_play__the_best_allowed_word_by_score(kind: str) -> None:
+    """``act`` (letter scores, a block of rows at a time) plays the masked argmax of ``scores``."""
+    from wordle_agents.dqn import DQNAgent, DQNConfig
+
+    agent = A2CAgent(A2CConfig(hidden=32)) if kind == "a2c" else DQNAgent(DQNConfig(hidden=32, layers=1))
+    env = WordleVectorEnv(64, device="cpu", action_mask="candidates")
+    obs, infos = env.reset(seed=1)
+    for _ in range(3):
+        masks = infos["action_mask"].bool()
+        actions = agent.act(obs, infos["action_mask"], env)
+        with torch.no_grad():
+            scores = agent.scores(obs).masked_fill(~masks, -torch.inf)
+        assert masks.gather(1, actions[:, None]).all()
+        assert torch.allclose(scores.gather(1, actions[:, None])[:, 0], scores.amax(1), atol=1e-5)
+        obs, _, _, _, infos = env.step(actions)
