@@ -122,6 +122,16 @@ def test_bench__trained_agents_get_a_stage_row_and_a_real_game_row(tmp_path: Pat
     assert "its training lists" in stage_part
 
 
+def test_bench__an_agent_trained_on_the_real_game_gets_one_real_game_row(tmp_path: Path) -> None:
+    """Regression: a full-stage checkpoint got a "training lists" row and a "real game (guesses only its
+    12972 words)" row, the same game twice under two names."""
+    out = run("-m", "wordle_gym", "bench", "--only", "a2c_full", "--out", str(tmp_path), "--device", "cpu")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(p.read_text()) for p in (tmp_path / "benchmarks" / "results" / "agents").glob("*.json")]
+    assert [r["agent"] for r in rows] == ["A2C `a2c_full.pt` (stage full), real game"]
+    assert (rows[0]["games"], rows[0]["num_allowed"]) == (2315, 12972)
+
+
 def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:
     out = run("-m", "wordle_gym", "bench", "--only", "optimal", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr

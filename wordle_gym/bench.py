@@ -23,6 +23,7 @@ from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import EvalResult, GuessesFrom, evaluate
 from wordle_gym.registry import AgentError, BenchRun, agent_names, bench_runs, make_agent
 from wordle_gym.report import render
+from wordle_gym.words import stage_words
 
 
 def _slug(name: str) -> str:
@@ -44,11 +45,14 @@ def jobs(extra_models: list[str]) -> list[tuple[str, BenchRun]]:
 def _settings(label: str, policy: Any, info: Any) -> list[tuple[str, Any, dict[str, Any]]]:
     """(row label, policy, word lists) to evaluate. An agent trained on other lists gets two rows, so
     that no stage figure passes for a Wordle result: its training lists, and the real game (2315
-    answers, the 12972 allowed guesses) in which it guesses only words it was trained on."""
+    answers, the 12972 allowed guesses) in which it guesses only words it was trained on. An agent
+    trained on the real game gets the one row."""
     answers = getattr(info, "answers", None)
     if answers is None:
         return [(label, policy, {})]
     guesses = info.allowed if info.allowed is not None else answers
+    if (list(answers), list(guesses)) == stage_words("full"):  # trained on the real game itself
+        return [(f"{label}, real game", policy, {})]
     own = f"{label}, its training lists ({len(answers)} answers x {len(guesses)} guesses)"
     real = f"{label}, real game (guesses only its {len(guesses)} words)"
     return [(own, policy, {"answers": answers, "allowed": info.allowed}), (real, GuessesFrom(policy, guesses), {})]
