@@ -139,12 +139,17 @@ class A2CAgent(WordAgent):
     def name(self) -> str:
         return f"A2C ({self.config.encoding} encoding)"
 
+    def letter_scores_values(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Letter-position scores (B, 26 L) and state values (B,)."""
+        return self.net.letter_scores(*encode_observations(observations, self.config.encoding, self.layout))
+
     def logits_values(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Word logits (B, W) and state values (B,)."""
-        return self.net(*encode_observations(observations, self.config.encoding, self.layout))
+        scores, values = self.letter_scores_values(observations)
+        return self.net.words(scores), values
 
     def letter_scores(self, observations: torch.Tensor) -> torch.Tensor:
-        return self.net.letter_scores(*encode_observations(observations, self.config.encoding, self.layout))[0]
+        return self.letter_scores_values(observations)[0]
 
 
 def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> A2CAgent:
@@ -237,7 +242,7 @@ class A2CTrainer:
             u = torch.rand(n, generator=self.sampler, device=self.device)
             rows = alive.nonzero().squeeze(1) if compact else None
             live = obs if rows is None else obs[rows]
-            scores, value = net.letter_scores(*encode_observations(live, cfg.encoding, self.agent.layout))
+            scores, value = self.agent.letter_scores_values(live)
             log_z, drawn = net.words.log_partition(scores, u if rows is None else u[rows])
             actions = _spread(drawn, rows, n)
             if turn == cfg.max_guesses - 1:

@@ -8,7 +8,7 @@ weight, so one set of weights serves any vocabulary of the same word length.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -64,6 +64,13 @@ normal float32 (e^-87.4 is not), such a word's chance stays below 1e-34, and ``e
 underflow takes about 10x longer on an x86 CPU."""
 
 
+def _word_blocks(scores: torch.Tensor, one_hot: torch.Tensor, block: int) -> Iterator[tuple[slice, torch.Tensor]]:
+    """(rows, their word scores ``scores[rows] @ one_hot.T``), ``block`` rows at a time."""
+    for start in range(0, scores.shape[0], block):
+        rows = slice(start, start + block)
+        yield rows, scores[rows] @ one_hot.T
+
+
 class _LogPartition(torch.autograd.Function):
     """``logsumexp(scores @ one_hot.T, 1)`` and one word drawn from its softmax per row, never keeping
     the (B, W) word logits: they are made and used a block of rows at a time (so a block stays in
@@ -75,9 +82,7 @@ class _LogPartition(torch.autograd.Function):
         log_z = scores.new_empty(scores.shape[0])
         expected = torch.empty_like(scores)
         drawn = torch.empty(scores.shape[0], dtype=torch.int64, device=scores.device)
-        for start in range(0, scores.shape[0], block):
-            rows = slice(start, start + block)
-            weights = scores[rows] @ one_hot.T
+        for rows, weights in _word_blocks(scores, one_hot, block):
             top = weights.amax(1, keepdim=True)
             weights.sub_(top).clamp_(min=EXP_FLOOR).exp_()  # unnormalised softmax, in place
             cdf = weights.cumsum(1)
@@ -140,10 +145,7 @@ class WordScorer(nn.Module):
         """``forward(scores).masked_fill(~allowed, -inf).argmax(1)`` (B,), scoring ``block`` rows at a
         time (as :meth:`log_partition`) so that the (B, W) scores are never kept."""
         best = torch.empty(scores.shape[0], dtype=torch.int64, device=scores.device)
-        step = self._block(scores, block)
-        for start in range(0, scores.shape[0], step):
-            rows = slice(start, start + step)
-            values = scores[rows] @ self.one_hot.T
+        for rows, values in _word_blocks(scores, self.one_hot, self._block(scores, block)):
             if allowed is not None:
                 values.masked_fill_(~allowed[rows], -math.inf)
             best[rows] = values.argmax(1)

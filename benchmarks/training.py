@@ -34,7 +34,8 @@ from wordle_gym.evaluation import evaluate
 # imported as wordle_agents (an installed wordle_agents would otherwise be the one found).
 TIMING = r"""
 import importlib.util, json, sys, time
-agents, kind, stage, device, repeats, init = sys.argv[1:4] + [sys.argv[4], int(sys.argv[5]), sys.argv[6]]
+agents, kind, stage, device, repeats, init = sys.argv[1:7]
+repeats = int(repeats)
 spec = importlib.util.spec_from_file_location("wordle_agents", f"{agents}/__init__.py",
                                               submodule_search_locations=[agents])
 package = importlib.util.module_from_spec(spec)
