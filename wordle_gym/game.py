@@ -29,6 +29,7 @@ from wordle_gym.rules import ALPHABET, GREEN, GREY, YELLOW, feedback, pattern_id
 NO_LETTER = ALPHABET  # 26: "no letter known here" / "empty board cell"
 NO_TILE = 3  # board cell of a turn not played or refused
 ALL_LETTERS = (1 << ALPHABET) - 1
+_UNREAD, _GREENS_AT = 2 * ALPHABET, 2 * ALPHABET + 1  # count slots of Game._learn
 
 
 @dataclass
@@ -91,6 +92,13 @@ class Game:
         self.table = pattern_table(vocab, device) if self.mask_mode == "candidates" else None
         self._byte_bits = ((torch.arange(256)[:, None] >> torch.arange(8)) & 1).bool().to(device)  # (256, 8)
         self._requirement_sets: torch.Tensor | None = None  # built on first hard_mask()
+        # Constants of the step, so that it makes as few (small) torch calls as it can.
+        self._turns = torch.arange(self.max_guesses, device=device)  # (T,) int64
+        self._allowed_bits = self.letter_bits[self.allowed_codes.long()]  # (A, L) int32: each letter's bit
+        self._allowed_slots = self.allowed_codes.long()  # (A, L) int64: count slots (see _learn)
+        # Exclusions of a position known green (index: its letter; NO_LETTER: none, unused).
+        self._green_exclusions = torch.cat([ALL_LETTERS ^ self.letter_bits, self.letter_bits[:1] * 0])  # (27,) int32
+        self._ones = torch.ones((1, self.length), dtype=torch.uint8, device=device)
 
     # ----------------------------------------------------------------------------- state
     def new_state(self, num_games: int) -> GameState:
@@ -167,8 +175,8 @@ class Game:
             yellows = ((tiles == YELLOW) & scored[:, None]).sum(-1)
             repeats = (counted & (state.green == codes)).sum(-1)
         row_tiles, lost = self._advance(state, actions, codes, tiles, scored, active, won)
-        reward = self.reward.compute(state.turn, won, lost, greens, yellows, repeats, refused)
-        return StepOutcome(row_tiles, torch.where(active, reward, 0.0), won | lost, won, refused)
+        reward = self.reward.compute(state.turn, won, lost, greens, yellows, repeats, refused, active)
+        return StepOutcome(row_tiles, reward, won | lost, won, refused)
 
     def observe(self, state: GameState, actions: torch.Tensor, tiles: torch.Tensor) -> None:
         """Record guesses ``actions`` (N,) with feedback ``tiles`` (N, L) that came from elsewhere
@@ -196,15 +204,12 @@ class Game:
             assert self.table is not None
             consistent = self.table[actions] == pattern_ids(tiles)[:, None]  # (N, K)
             state.candidates &= consistent | ~scored[:, None]
-        self._learn(state, codes, tiles, scored)
-        # Write this turn's row of the history (only its row: gather, blend, scatter back).
-        row = state.turn.clamp(max=self.max_guesses - 1)[:, None]  # (N, 1)
-        keep_old = ~active[:, None]
-        state.guesses.scatter_(1, row, torch.where(keep_old, state.guesses.gather(1, row), actions[:, None]))
-        row_tiles = torch.where(scored[:, None], tiles, NO_TILE)
-        row3 = row[:, :, None].expand(-1, 1, self.length)
-        old_tiles = state.tiles.gather(1, row3)
-        state.tiles.scatter_(1, row3, torch.where(keep_old[:, :, None], old_tiles, row_tiles[:, None, :]))
+        self._learn(state, actions, codes, tiles, scored)
+        # This turn's row of the history, in the games that play (a game still playing has turn < T).
+        row = (state.turn[:, None] == self._turns) & active[:, None]  # (N, T)
+        state.guesses = torch.where(row, actions[:, None], state.guesses)
+        row_tiles = tiles.masked_fill(~scored[:, None], NO_TILE)
+        state.tiles = torch.where(row[:, :, None], row_tiles[:, None, :], state.tiles)
         state.turn = state.turn + active
         lost = active & ~won & (state.turn >= self.max_guesses)
         state.won |= won
@@ -230,42 +235,48 @@ class Game:
         counts.scatter_add_(1, codes.long(), torch.ones_like(codes))
         return in_place & (counts >= state.min_count).all(-1)
 
-    def _learn(self, state: GameState, codes: torch.Tensor, tiles: torch.Tensor, scored: torch.Tensor) -> None:
-        """Fold one guess's feedback into the knowledge of the ``scored`` games."""
-        keep = scored[:, None]
-        is_green = tiles == GREEN
-        state.green = torch.where(keep & is_green, codes, state.green)
-        bits = self.letter_bits[codes.long()]
-        state.excluded |= torch.where(keep & ~is_green, bits, 0)
-        index = codes.long()
-        seen = torch.zeros((codes.shape[0], ALPHABET), dtype=torch.uint8, device=codes.device)
-        seen.scatter_add_(1, index, (tiles != GREY).to(torch.uint8))
-        greys = torch.zeros_like(seen).scatter_add_(1, index, (tiles == GREY).to(torch.uint8))
-        state.min_count = torch.where(keep, torch.maximum(state.min_count, seen), state.min_count)
-        capped = keep & (greys > 0)  # a grey copy means the answer holds exactly the non-grey ones
-        state.max_count = torch.where(capped, torch.minimum(state.max_count, seen), state.max_count)
-        self._deduce(state)
+    def _learn(
+        self, state: GameState, actions: torch.Tensor, codes: torch.Tensor, tiles: torch.Tensor, scored: torch.Tensor
+    ) -> None:
+        """Fold one guess's feedback into the knowledge of the ``scored`` games, then :meth:`_deduce`.
 
-    def _deduce(self, state: GameState) -> None:
-        """Sound deductions that make equal knowledge encode equally (idempotent):
+        One scatter counts, per letter, the guess's shown copies (green or yellow: slots 0..25)
+        and grey copies (26..51) in the scored games (the others count into slot 52, never read),
+        then the known greens (53..78; 79 is NO_LETTER's)."""
+        n, keep = codes.shape[0], scored[:, None]
+        state.green = torch.where(keep & (tiles == GREEN), codes, state.green)
+        # A letter is not where it was yellow or grey (nor, for now, where green: _deduce rewrites those).
+        state.excluded = state.excluded | self._allowed_bits[actions] * keep
+        slots = (self._allowed_slots[actions] + (tiles == GREY) * ALPHABET).masked_fill_(~keep, _UNREAD)
+        green = state.green.long()
+        counts = torch.zeros((n, _GREENS_AT + ALPHABET + 1), dtype=torch.uint8, device=codes.device)
+        ones = self._ones.expand(n, -1)
+        counts.scatter_add_(1, slots, ones).scatter_add_(1, green + _GREENS_AT, ones)
+        shown, greys = counts[:, :ALPHABET], counts[:, ALPHABET : 2 * ALPHABET]
+        greens_of = counts[:, _GREENS_AT : _GREENS_AT + ALPHABET]
+        # The answer holds at least the copies shown; a grey copy means exactly those.
+        low = torch.maximum(state.min_count, shown)
+        high = torch.where(greys > 0, torch.minimum(state.max_count, shown), state.max_count)
+        self._deduce(state, low, high, green, greens_of)
+
+    def _deduce(
+        self, state: GameState, low: torch.Tensor, high: torch.Tensor, green: torch.Tensor, greens_of: torch.Tensor
+    ) -> None:
+        """Sound deductions that make equal knowledge encode equally (idempotent), storing the
+        count bounds ``low``/``high`` (N, 26) uint8 with them (``green``: ``state.green`` as int64,
+        ``greens_of``: each letter's known greens):
 
         1. a letter appears at least as often as its known greens;
         2. a letter appears at most ``L`` minus the other letters' minimum counts;
         3. a green position excludes every other letter;
         4. a letter whose greens reach its maximum count is excluded everywhere else.
         """
-        n = state.green.shape[0]
-        greens_of = torch.zeros((n, ALPHABET + 1), dtype=torch.uint8, device=self.device)
-        greens_of.scatter_add_(1, state.green.long(), torch.ones_like(state.green))
-        greens_of = greens_of[:, :ALPHABET]
-        state.min_count = torch.maximum(state.min_count, greens_of)
-        slack = self.length - state.min_count.sum(1, keepdim=True, dtype=torch.int16)
-        state.max_count = torch.minimum(state.max_count, (state.min_count + slack).to(torch.uint8))
-        dead = greens_of >= state.max_count  # (N, 26)
-        dead_bits = (dead * self.letter_bits).sum(1, dtype=torch.int32)  # (N,)
+        state.min_count = low = torch.maximum(low, greens_of)
+        slack = self.length - low.sum(1, keepdim=True, dtype=torch.int16)
+        state.max_count = high = torch.minimum(high, (low + slack).to(torch.uint8))
+        dead_bits = ((greens_of >= high) * self.letter_bits).sum(1, keepdim=True, dtype=torch.int32)  # (N, 1)
         has_green = state.green != NO_LETTER
-        green_bits = self.letter_bits[state.green.long().clamp(max=ALPHABET - 1)]
-        state.excluded = torch.where(has_green, ALL_LETTERS ^ green_bits, state.excluded | dead_bits[:, None])
+        state.excluded = torch.where(has_green, self._green_exclusions[green], state.excluded | dead_bits)
 
     # ----------------------------------------------------------------------------- masks
     def action_mask(self, state: GameState) -> torch.Tensor:

@@ -100,7 +100,7 @@ def _numpy_dtype(dtype: torch.dtype) -> type:
 
 
 class KnowledgeObservation:
-    """The lossless "knowledge" encoding (module docstring); buffers allocated once per game."""
+    """The lossless "knowledge" encoding (module docstring)."""
 
     name = "knowledge"
 
@@ -120,16 +120,13 @@ class KnowledgeObservation:
 
     def __call__(self, state: GameState) -> torch.Tensor:
         """Observations of every game: (N, D) in the configured dtype."""
-        n, length, s = state.num_games, self.game.length, self.slices
-        # Built in int8, each block written once: comparisons go straight into a bool view.
-        out = torch.empty((n, self.layout.size), dtype=torch.int8, device=self._letters.device)
-        green = out[:, s["green"]].view(torch.bool).view(n, length, ALPHABET)
-        torch.eq(state.green[:, :, None], self._letters, out=green)
-        excluded = self.game.unpack_bits(state.excluded).view(n, length, -1)[:, :, :ALPHABET]
-        out[:, s["excluded"]].view(n, length, ALPHABET).copy_(excluded)
-        out[:, s["min_count"]] = state.min_count
-        out[:, s["max_count"]] = state.max_count
-        torch.eq(state.turn[:, None], self._turn_ids, out=out[:, s["turn"]].view(torch.bool))
+        n = state.num_games
+        green = state.green[:, :, None] == self._letters  # (N, L, 26) bool
+        excluded = (state.excluded[:, :, None] & self.game.letter_bits) != 0  # (N, L, 26) bool
+        turn = state.turn[:, None] == self._turn_ids  # (N, T + 1) bool
+        # One concatenation in block order (bool and uint8 blocks make uint8), read as int8.
+        blocks = [green.view(n, -1), excluded.view(n, -1), state.min_count, state.max_count, turn]
+        out = torch.cat(blocks, dim=1).view(torch.int8)
         return out if self.dtype == torch.int8 else out.to(self.dtype)
 
 

@@ -52,8 +52,9 @@ class RewardScheme:
         yellows: torch.Tensor | None,
         repeats: torch.Tensor | None,
         refused: torch.Tensor,
+        active: torch.Tensor | None = None,
     ) -> torch.Tensor:
-        """Batched rewards, float32 ``(N,)``.
+        """Batched rewards, float32 ``(N,)``; 0 where ``active`` (N,) bool is False, if given.
 
         Args:
             turn: guesses made including this one, ``(N,)`` int64 (1 for the first guess).
@@ -61,7 +62,10 @@ class RewardScheme:
             greens, yellows, repeats: tile counts of this guess, ``(N,)`` (repeats are re-entered
                 greens); needed only when :attr:`uses_tiles`.
         """
-        reward = torch.full(turn.shape, self.step, dtype=torch.float32, device=turn.device)
+        if active is None:
+            reward = torch.full(turn.shape, self.step, dtype=torch.float32, device=turn.device)
+        else:  # won, lost, refused and the tile counts are already 0 where inactive
+            reward = torch.where(active, self.step, 0.0)
         if self.uses_tiles:
             assert greens is not None and yellows is not None and repeats is not None
             reward += self.green * (greens - repeats) + self.yellow * yellows + self.repeat_green * repeats

@@ -49,7 +49,8 @@ def feedback(guesses: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
     and (b) the green copies of ``g[i]`` later in the guess. (Earlier green copies are in
     both the answer's count and the rank, so they cancel.) Only (a) and (b) involve pairs of
     positions, and (a) depends on the guess alone, so the cost per pair is O(L) plus a
-    small O(L^2) loop of cheap boolean ops.
+    small O(L^2) loop of cheap boolean ops. Small batches, where the number of torch calls
+    is what costs, use the same rule in fewer, (L, L)-shaped ops (:func:`_needs_small`).
     """
     if guesses.shape[-1] != answers.shape[-1]:
         raise ValueError(
@@ -90,24 +91,27 @@ def feedback_one(guess: tuple[int, ...], answer: tuple[int, ...]) -> list[int]:
 _SMALL_BATCH = 1 << 14
 
 
-def _tiles(green: torch.Tensor, in_answer: torch.Tensor, needed: torch.Tensor) -> torch.Tensor:
-    yellow = ~green & (in_answer > needed)
-    return torch.where(green, GREEN, yellow.to(torch.uint8)).to(torch.uint8)
+def _tiles(green: torch.Tensor, spare: torch.Tensor, needed: torch.Tensor) -> torch.Tensor:
+    """Green where ``green``, else yellow where ``spare > needed``, else grey (uint8)."""
+    return torch.where(green, GREEN, (spare > needed).to(torch.uint8))
 
 
 def _needs_small(g: torch.Tensor, a: torch.Tensor, green: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """(in_answer, needed) with (L, L)-shaped ops: few calls, L^2 work per pair."""
-    same = g[..., :, None] == g[..., None, :]  # (.., L, L): g[i] == g[j]
-    after = _after(g.shape[-1], g.device)  # j > i
-    in_answer = (g[..., :, None] == a[..., None, :]).sum(-1, dtype=torch.uint8)
-    rank = (same & after.T).sum(-1, dtype=torch.uint8)
-    later_greens = (same & after & green[..., None, :]).sum(-1, dtype=torch.uint8)
-    return in_answer, rank + later_greens
+    """(spare, used) with (L, L)-shaped ops, few calls and L^2 work per pair: ``spare[i]``, the
+    answer's copies of ``g[i]`` not matched green; ``used[i]``, the guess's earlier non-green
+    copies of ``g[i]`` (each took a spare copy while one was left, so ``g[i]`` is yellow iff
+    ``spare[i] > used[i]``)."""
+    letter = g[..., :, None]  # (.., L, 1)
+    open_ = ~green[..., None, :]  # (.., 1, L): position j is not green
+    spare = ((letter == a[..., None, :]) & open_).sum(-1, dtype=torch.uint8)
+    used = ((letter == g[..., None, :]) & open_ & _before(g.shape[-1], g.device)).sum(-1, dtype=torch.uint8)
+    return spare, used
 
 
 @lru_cache(maxsize=32)
-def _after(length: int, device: torch.device) -> torch.Tensor:
-    return torch.ones(length, length, dtype=torch.bool, device=device).triu(1)
+def _before(length: int, device: torch.device) -> torch.Tensor:
+    """(L, L) bool: ``[i, j]`` is True where j < i."""
+    return torch.ones(length, length, dtype=torch.bool, device=device).tril(-1)
 
 
 def _needs_large(g: torch.Tensor, a: torch.Tensor, green: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:

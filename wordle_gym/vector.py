@@ -115,6 +115,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     def action_space(self) -> spaces.Space:  # type: ignore[override]
         return batch_space(self.single_action_space, self.num_envs)
 
+    @torch.no_grad()
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
@@ -142,6 +143,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         observations = self.observation(self.state)
         return observations, self._infos(None, observations, self.state.turn)
 
+    @torch.no_grad()
     def step(
         self, actions: torch.Tensor | np.ndarray | Sequence[int]
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
