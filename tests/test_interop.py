@@ -145,8 +145,11 @@ def test_bench__ctrl_c_exits_130_without_a_traceback(tmp_path) -> None:
 
     root = Path(__file__).resolve().parent.parent
     env = {**os.environ, "PYTHONPATH": str(root)}
+    # Ctrl-C as in a terminal: a shell's background job (CI run with nohup ... &) starts with SIGINT
+    # ignored, which the child would inherit (and Python then never raises KeyboardInterrupt).
     proc = subprocess.Popen([sys.executable, "-m", "wordle_gym", "bench", "--out", str(tmp_path), "--device", "cpu"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
     deadline = time.time() + 60
     while not (tmp_path / "benchmarks" / "results" / "agents").exists() and time.time() < deadline:
         time.sleep(0.1)
