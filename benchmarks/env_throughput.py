@@ -8,7 +8,8 @@ same run, against other envs and older checkouts of this one.
 
 The single-env rows run ``gym.make(...)`` with random actions, each in a fresh process (ours,
 the older checkout's and the peer's alike), alternating, best of three rounds; the same for
-Stable-Baselines3 PPO on ``DummyVecEnv`` of 8 such envs. Installing the peer, whose pinned
+Stable-Baselines3 PPO on ``DummyVecEnv`` of 8 such envs; with ``--before``, the torch vector env
+at 1 to 1024 games (mask "all") the same way. Installing the peer, whose pinned
 gym 0.19 sdist no longer builds: in a venv with ``setuptools<58`` and ``wheel``,
 ``pip download --no-deps --no-build-isolation --no-binary :all: gym==0.19.0`` and unpack it
 (that folder is ``--peer-path``); in another venv ``pip install --no-deps gym-wordle==0.1.3``
@@ -132,6 +133,26 @@ model.learn(total_timesteps=steps)
 print(json.dumps({"dummy_vec_env_steps_per_s": stepping, "ppo_steps_per_s": steps / (time.perf_counter() - start)}))
 """
 
+# The torch vector env at a few games (mask "all"), where per-step overhead dominates; argv =
+# num_envs, seconds. Prints ms per batched step.
+VECTOR_STEP = """
+import json, sys, time
+import torch, wordle_gym
+n, budget = int(sys.argv[1]), float(sys.argv[2])
+env = wordle_gym.WordleVectorEnv(n, device="cpu")
+env.reset(seed=0)
+gen = torch.Generator().manual_seed(0)
+actions = [torch.randint(12972, (n,), generator=gen) for _ in range(8)]
+for a in actions:
+    env.step(a)
+steps, start = 0, time.perf_counter()
+while time.perf_counter() - start < budget:
+    env.step(actions[steps % 8])
+    steps += 1
+print(json.dumps(1e3 * (time.perf_counter() - start) / steps))
+"""
+SMALL_BATCHES = (1, 8, 64, 1024)
+
 
 def side_by_side(args, quick: bool) -> dict[str, object]:
     """Single env and SB3 PPO rows for this checkout, ``--before`` and the peer, alternating."""
@@ -145,6 +166,15 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
     for _ in tqdm(range(1 if quick else 3), desc="single env, side by side", unit="round"):
         for name, (python, path, api, env_id) in contenders.items():
             single[name].append(run_fresh(SINGLE_ENV, [api, env_id, str(steps)], python, path)[0])
+    vector: dict[str, dict[int, list[float]]] = {}
+    if args.before:
+        vector = {name: {n: [] for n in SMALL_BATCHES} for name in ("this checkout", "before")}
+        for _ in tqdm(range(1 if quick else 3), desc="vector env, side by side", unit="round"):
+            for n in SMALL_BATCHES:
+                for name in vector:
+                    python, path, _, _ = contenders[name]
+                    seconds = "0.3" if quick else "2"
+                    vector[name][n].append(run_fresh(VECTOR_STEP, [str(n), seconds], python, path)[0])
     sb3: dict[str, dict] = {}
     ppo_steps = 1024 if quick else 8192
     for name, (python, path, api, _) in contenders.items():
@@ -157,6 +187,7 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
                                                  capture_output=True, text=True, check=False).stdout.strip(),
         "sb3_ppo_steps": ppo_steps,
         "sb3_ppo": sb3,
+        "vector_ms_per_step": {name: {str(n): min(v) for n, v in runs.items()} for name, runs in vector.items()},
     }  # fmt: skip
 
 

@@ -33,23 +33,27 @@ def test_random_agent_example__bad_argument_fails_cleanly() -> None:
     assert "Traceback" not in out.stderr
 
 
-def _quick_benchmark(tmp_path: Path, script: str) -> dict:
+def _quick_benchmark(tmp_path: Path, script: str, *args: str) -> dict:
     bench = tmp_path / "benchmarks"
     bench.mkdir()
     for name in (script, "make_table.py", "common.py"):
         (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
-    out = run(str(bench / script), "--device", "cpu", "--quick", cwd=tmp_path)
+    out = run(str(bench / script), "--device", "cpu", "--quick", *args, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     return json.loads((bench / "results" / script.replace(".py", "_cpu.json")).read_text())
 
 
 def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
-    result = _quick_benchmark(tmp_path, "env_throughput.py")
+    result = _quick_benchmark(tmp_path, "env_throughput.py", "--before", str(ROOT))  # this checkout as "before"
     assert result["pattern_table"]["shape"] == [12972, 2315]
     assert {(r["num_envs"], r["mask"]) for r in result["vector"]} >= {(16384, "all"), (1, "hard")}
     assert all(r["env_steps_per_s"] > 0 for r in result["vector"])
+    vector = result["side_by_side"]["vector_ms_per_step"]
+    assert set(vector) == {"this checkout", "before"}
+    assert all(set(sizes) == {"1", "8", "64", "1024"} for sizes in vector.values())
+    assert set(result["side_by_side"]["single_env"]) == {"this checkout", "before"}
     table = (tmp_path / "BENCHMARKS.md").read_text()
-    assert "| 16,384 |" in table and "plain-Python" in table
+    assert "| 16,384 |" in table and "plain-Python" in table and "| 1,024 |" in table and "speed-up" in table
 
 
 def test_solvers_benchmark__quick_run_writes_results(tmp_path: Path) -> None:

@@ -101,6 +101,20 @@ def _side_by_side(result: dict | None) -> list[str]:
           for k, v in result["sb3_ppo"].items()),
         "",
     ]  # fmt: skip
+    vector = result.get("vector_ms_per_step")
+    if vector:
+        lines += [
+            "The torch vector env `WordleVectorEnv` at a few games on the CPU, mask `all`, the same way (each "
+            "in a fresh process, alternating, best of three): ms per batched step, where the fixed cost of "
+            "each step's torch calls dominates.",
+            "",
+            f"| num_envs | {before} | this checkout | speed-up |",
+            "| ---: | ---: | ---: | ---: |",
+        ]
+        for n, now in vector["this checkout"].items():
+            old = vector["before"][n]
+            lines.append(f"| {int(n):,} | {old:.3f} ms | {now:.3f} ms | {old / now:.2f}x |")
+        lines.append("")
     return lines
 
 
