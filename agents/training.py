@@ -74,6 +74,9 @@ class RunConfig:
     """Copy the final best checkpoint here."""
     half: bool = False
     """Export the weights as float16: half the file size, loaded back as float32."""
+    max_minutes: float | None = None
+    """Stop this command after about this many minutes of training (a time slot, a lease): the stage
+    is evaluated, last.pt written and --export done; the same command continues the run."""
 
     def __post_init__(self) -> None:
         self.stages = tuple(str(s).strip() for s in self.stages)
@@ -93,6 +96,8 @@ class RunConfig:
             raise ValueError(f"iterations must be >= 1; got {list(self.iterations)}")
         if self.stop_at is not None and not 0.0 < self.stop_at <= 1.0:
             raise ValueError(f"stop_at must be in (0, 1]; got {self.stop_at}")
+        if self.max_minutes is not None and not self.max_minutes > 0:
+            raise ValueError(f"max_minutes must be > 0; got {self.max_minutes}")
 
     @property
     def plan(self) -> list[tuple[str, int]]:
@@ -304,9 +309,14 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
             "metrics_size": metrics.stat().st_size if metrics.exists() else 0,
         })  # fmt: skip
 
+    deadline = None if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
+    stopped = False  # by the time limit, with updates left to make
     best_path = run_dir / f"best_{plan[-1][0]}.pt"
     for index in range(first, len(plan)):
         stage, iterations = plan[index]
+        if index > first and deadline is not None and time.perf_counter() >= deadline:
+            stopped = True  # between stages: last.pt already starts this one
+            break
         answers, allowed = stage_words(stage, seed=config.seed)
         best_path = run_dir / f"best_{stage}.pt"
         resume = saved["trainer"] if saved is not None and index == first else None
@@ -332,7 +342,8 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
             bar.update(trainer.iteration - before)
             now, step = elapsed + time.perf_counter() - clock, offset + trainer.iteration
             crossed = trainer.iteration // run.eval_every > before // run.eval_every
-            evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations)
+            out_of_time = deadline is not None and time.perf_counter() >= deadline
+            evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations or out_of_time)
             stats = _stats_dict(raw) if writer is not None or evaluated else {}
             if writer is not None and trainer.iteration > before:
                 for key, value in stats.items():
@@ -360,7 +371,15 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
                 checkpoint(index, trainer.state_dict(), best, now, offset)
             if evaluated and run.stop_at is not None and result.win_rate >= run.stop_at:
                 break
+            if out_of_time and trainer.iteration < iterations:
+                stopped = True
+                break
         bar.close()
+        if stopped:
+            print(f"time limit ({run.max_minutes:g} min): stage {stage} stopped at update {trainer.iteration}/"
+                  f"{iterations}, best so far {100 * best['win_rate']:.2f} % wins; run the same command again "
+                  f"to continue")  # fmt: skip
+            break
         elapsed += time.perf_counter() - clock
         offset += trainer.iteration
         checkpoint(index + 1, None, best, elapsed, offset)  # this stage is done
@@ -368,7 +387,9 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
               f"at update {best['iteration']} -> {best_path}")  # fmt: skip
     if writer is not None:
         writer.close()
-    if run.export:
+    if stopped and run.export and not best_path.exists():
+        print(f"nothing to export yet: {best_path} is not written until the stage is first evaluated")
+    elif run.export:
         data = torch.load(best_path, map_location="cpu", weights_only=True)
         atomic_torch_save(run.export, half_weights(data) if run.half else data)
         print(f"exported {best_path} -> {run.export}")

@@ -135,3 +135,24 @@ def test_knowledge_observation__named_slices_read_the_blocks() -> None:
     r = ord("r") - ord("a")
     assert int(low[0, r]) == 1 and int(high[0, ord("b") - ord("a")]) == 0 and bool(excluded[0, 0, r])
     assert list(env.observation.slices) == ["green", "excluded", "min_count", "max_count", "turn"]
+
+
+def test_max_minutes__stops_evaluated_and_exported_and_the_same_command_continues(tmp_path, capsys) -> None:
+    """A time slot (a GPU lease of a few minutes): the run stops cleanly after the limit, and the same
+    command picks it up where it stopped."""
+    run = [*TINY_RUN, "--iterations", "4", "--run-dir", str(tmp_path / "run"), "--export", str(tmp_path / "a.pt")]
+    last = tmp_path / "run" / "last.pt"
+    for made in (1, 2):  # a limit that has passed by the first update: one update per command
+        assert main(TRAINING, [*run, "--max-minutes", "1e-9"]) == 0
+        assert "stage 10 stopped at update" in capsys.readouterr().out
+        saved = torch.load(last, weights_only=True)
+        assert saved["stage_index"] == 0 and saved["trainer"]["iteration"] == made
+        rows = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+        assert len(rows) == made  # evaluated when stopped
+        assert A2CAgent.load(tmp_path / "a.pt").config.hidden == 16  # exported
+    assert main(TRAINING, run) == 0  # no limit: the stage runs to its end
+    saved = torch.load(last, weights_only=True)
+    assert saved["stage_index"] == 1 and saved["step_offset"] == 4
+    with pytest.raises(SystemExit) as exit_:
+        main(TRAINING, [*run, "--max-minutes", "0"])
+    assert exit_.value.code == 2 and "max_minutes must be > 0; got 0.0" in capsys.readouterr().err
