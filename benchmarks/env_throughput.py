@@ -169,11 +169,11 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
     vector: dict[str, dict[int, list[float]]] = {}
     if args.before:
         vector = {name: {n: [] for n in SMALL_BATCHES} for name in ("this checkout", "before")}
+        seconds = "0.3" if quick else "2"
         for _ in tqdm(range(1 if quick else 3), desc="vector env, side by side", unit="round"):
             for n in SMALL_BATCHES:
                 for name in vector:
                     python, path, _, _ = contenders[name]
-                    seconds = "0.3" if quick else "2"
                     vector[name][n].append(run_fresh(VECTOR_STEP, [str(n), seconds], python, path)[0])
     sb3: dict[str, dict] = {}
     ppo_steps = 1024 if quick else 8192

@@ -94,10 +94,11 @@ class Game:
         self._requirement_sets: torch.Tensor | None = None  # built on first hard_mask()
         # Constants of the step, so that it makes as few (small) torch calls as it can.
         self._turns = torch.arange(self.max_guesses, device=device)  # (T,) int64
-        self._allowed_bits = self.letter_bits[self.allowed_codes.long()]  # (A, L) int32: each letter's bit
         self._allowed_slots = self.allowed_codes.long()  # (A, L) int64: count slots (see _learn)
+        self._allowed_bits = self.letter_bits[self._allowed_slots]  # (A, L) int32: each letter's bit
         # Exclusions of a position known green (index: its letter; NO_LETTER: none, unused).
-        self._green_exclusions = torch.cat([ALL_LETTERS ^ self.letter_bits, self.letter_bits[:1] * 0])  # (27,) int32
+        none = torch.zeros(1, dtype=torch.int32, device=device)
+        self._green_exclusions = torch.cat([ALL_LETTERS ^ self.letter_bits, none])  # (27,) int32
         self._ones = torch.ones((1, self.length), dtype=torch.uint8, device=device)
 
     # ----------------------------------------------------------------------------- state

@@ -91,9 +91,10 @@ def feedback_one(guess: tuple[int, ...], answer: tuple[int, ...]) -> list[int]:
 _SMALL_BATCH = 1 << 14
 
 
-def _tiles(green: torch.Tensor, spare: torch.Tensor, needed: torch.Tensor) -> torch.Tensor:
-    """Green where ``green``, else yellow where ``spare > needed``, else grey (uint8)."""
-    return torch.where(green, GREEN, (spare > needed).to(torch.uint8))
+def _tiles(green: torch.Tensor, have: torch.Tensor, need: torch.Tensor) -> torch.Tensor:
+    """Green where ``green``, else yellow where ``have > need``, else grey (uint8). ``(have, need)``:
+    :func:`_needs_small`'s (spare, used) or :func:`_needs_large`'s (in_answer, needed)."""
+    return torch.where(green, GREEN, (have > need).to(torch.uint8))
 
 
 def _needs_small(g: torch.Tensor, a: torch.Tensor, green: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
