@@ -24,6 +24,7 @@ import ast
 import inspect
 import itertools
 import json
+import math
 import os
 import sys
 import textwrap
@@ -309,12 +310,12 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
             "metrics_size": metrics.stat().st_size if metrics.exists() else 0,
         })  # fmt: skip
 
-    deadline = None if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
+    deadline = math.inf if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
     stopped = False  # by the time limit, with updates left to make
     best_path = run_dir / f"best_{plan[-1][0]}.pt"
     for index in range(first, len(plan)):
         stage, iterations = plan[index]
-        if index > first and deadline is not None and time.perf_counter() >= deadline:
+        if index > first and time.perf_counter() >= deadline:
             stopped = True  # between stages: last.pt already starts this one
             break
         answers, allowed = stage_words(stage, seed=config.seed)
@@ -342,7 +343,7 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
             bar.update(trainer.iteration - before)
             now, step = elapsed + time.perf_counter() - clock, offset + trainer.iteration
             crossed = trainer.iteration // run.eval_every > before // run.eval_every
-            out_of_time = deadline is not None and time.perf_counter() >= deadline
+            out_of_time = time.perf_counter() >= deadline
             evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations or out_of_time)
             stats = _stats_dict(raw) if writer is not None or evaluated else {}
             if writer is not None and trainer.iteration > before:
