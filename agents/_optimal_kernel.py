@@ -14,6 +14,8 @@ below ``beta``; otherwise some lower bound that is at least ``beta`` (an alpha-b
   bounds learnt from cutoffs.
 * Hard mode: a guess must keep revealed greens in place and use every revealed letter as often
   as revealed (the env's rule); the constraint is carried down the search.
+* Stopping: another thread sets ``stop[0]`` (a time limit, Ctrl-C); every node checks it on entry
+  and after each child, and unwinds without writing the cache, so what the cache holds stays exact.
 """
 
 from __future__ import annotations
@@ -71,8 +73,11 @@ def constraint_key(green, need) -> np.int64:
 
 
 @njit(cache=True, nogil=True)
-def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, green, need, stats):
-    """See the module docstring. ``stats[0]`` counts searched nodes."""
+def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, green, need, stats, stop):
+    """See the module docstring. ``stats[0]`` counts searched nodes; ``stop[0] != 0`` abandons the search
+    (the value returned is then meaningless)."""
+    if stop[0] != 0:
+        return INF
     n = S.shape[0]
     if n == 1:
         return 1
@@ -170,7 +175,9 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
                 advance_constraint(g, p, codes, tiles, green, need, child_green, child_need)
             sub = grouped[starts[p] : starts[p] + size].copy()
             total += solve(table, sub, r - 1, best - total - rest, cache, keys_a, keys_b, hard, codes, counts,
-                           tiles, child_green, child_need, stats)  # fmt: skip
+                           tiles, child_green, child_need, stats, stop)  # fmt: skip
+            if stop[0] != 0:
+                return INF  # abandoned: nothing cached from here up
             if total + rest >= best:
                 break
         if total + rest < best:  # every bucket solved within budget (rest is 0 here)

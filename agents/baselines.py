@@ -17,6 +17,8 @@ class RandomPolicy:
     name = "random (masked)"
 
     def __init__(self, seed: int = 0) -> None:
+        if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+            raise ValueError(f"seed must be an integer from 0 to 2**63 - 1; got {str(seed)[:40]!r}")
         self.seed = seed
         self._generator: torch.Generator | None = None
 

@@ -80,12 +80,24 @@ class CheckpointInfo:
     figures: dict[str, Any] | None = None
     """The best greedy evaluation during training (win_rate, mean_guesses, iteration)."""
     training_s: float | None = None
+    teacher: str | None = None
+    """What the agent imitated (None: it learned from the game's reward alone)."""
+    machine: str | None = None
+    """Where it trained (a GPU's name, or the CPU's cores and threads)."""
+    curriculum: str | None = None
+    """How it got there (its stages, or a note), if recorded."""
 
     @classmethod
     def of(cls, path: str | Path, data: dict[str, Any]) -> CheckpointInfo:
-        return cls(path=str(path), kind=str(data.get("kind")), stage=data.get("stage"),
-                   answers=data.get("answers"), allowed=data.get("allowed"), figures=data.get("figures"),
-                   training_s=data.get("training_s"))  # fmt: skip
+        """The metadata of a checkpoint dict; its word lists are checked (a crafted file's lists could
+        otherwise make every later evaluation build a table of ``answers x allowed`` feedback)."""
+        answers, allowed = (_word_list(data.get(key), key, path) for key in ("answers", "allowed"))
+        if len(answers or ()) * len(allowed or answers or ()) > MAX_LIST_PAIRS:
+            raise ValueError(f"checkpoint {str(path)!r}: its word lists ({len(answers or ())} answers x "
+                             f"{len(allowed or answers or ())} guesses) exceed {MAX_LIST_PAIRS:,} pairs")  # fmt: skip
+        text = {k: str(data[k]) if data.get(k) is not None else None for k in ("teacher", "machine", "curriculum")}
+        return cls(path=str(path), kind=str(data.get("kind")), stage=data.get("stage"), answers=answers,
+                   allowed=allowed, figures=data.get("figures"), training_s=data.get("training_s"), **text)  # fmt: skip
 
     @property
     def guesses(self) -> list[str] | None:
@@ -98,6 +110,18 @@ class CheckpointInfo:
         if self.answers is None:
             return {"answers": "answers", "allowed": "allowed"}
         return {"answers": self.answers, "allowed": self.allowed}
+
+
+MAX_LIST_PAIRS = 10 * 2315 * 12972
+"""Bound on answers x guesses of the word lists a checkpoint records (ten times the real game)."""
+
+
+def _word_list(words: Any, key: str, path: str | Path) -> list[str] | None:
+    if words is None:
+        return None
+    if not isinstance(words, list | tuple) or not all(isinstance(w, str) for w in words):
+        raise ValueError(f"checkpoint {str(path)!r}: {key!r} must be a list of words; got {type(words).__name__}")
+    return list(words)
 
 
 def shipped_dir() -> Path:

@@ -23,6 +23,7 @@ from wordle_agents.checkpoint import (
     save_checkpoint,
     shipped_checkpoints,
 )
+from wordle_gym._io import quoted
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import bool_mask
 from wordle_gym.observation import KnowledgeLayout
@@ -235,18 +236,53 @@ class WordAgent:
     def load(cls, path: str | Path, device: torch.device | str | None = "cpu") -> WordAgent:
         """An agent from a checkpoint; the config is validated before any network is built."""
         data = read_checkpoint(path, cls.kind)
-        where = f"checkpoint {str(path)!r}"
+        where = f"checkpoint {quoted(str(path), 200)}"
         config = config_from_dict(cls.config_class, data.get("config"), where)
         if "model" not in data or not isinstance(data["model"], dict):
             raise ValueError(f"{where} holds no model weights")
+        length = data.get("length", 5)
+        info = CheckpointInfo.of(path, data)  # its word lists checked
+        cls._check_weights(config, length, data["model"], where)  # before the network is built for real
         try:
-            agent = cls(config, data.get("length", 5), device)
+            agent = cls(config, length, device)
             agent.net.load_state_dict(data["model"])
         except (RuntimeError, ValueError, TypeError) as exc:
-            first = str(exc).strip().splitlines()[0]
-            raise ValueError(f"{where}: the weights do not fit its {cls.kind} config ({first})") from None
-        agent.checkpoint = CheckpointInfo.of(path, data)
+            lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+            reason = quoted("; ".join(lines[1:] or lines), 300).strip("'\"")
+            raise ValueError(f"{where}: the weights do not fit its {cls.kind} config ({reason})") from None
+        agent.checkpoint = info
         return agent
+
+    @classmethod
+    def _check_weights(cls, config: Any, length: Any, model: dict[str, Any], where: str) -> None:
+        """The file's tensors must be exactly the weights ``config`` declares (names, shapes), floating
+        point and finite. The declared network is built on the meta device (nothing allocated), so a
+        small file that declares a huge network is refused before it costs memory."""
+        with torch.device("meta"):
+            skeleton = cls.__new__(cls)
+            skeleton.config, skeleton.length = config, length
+            if isinstance(length, bool) or not isinstance(length, int) or not MIN_LENGTH <= length <= MAX_LENGTH:
+                raise ValueError(f"{where}: word length must be an integer from {MIN_LENGTH} to {MAX_LENGTH}; "
+                                 f"got {quoted(repr(length))}")  # fmt: skip
+            skeleton.layout = KnowledgeLayout(length, config.max_guesses)
+            declared = skeleton.build_net().state_dict()
+        for name, want in declared.items():
+            have = model.get(name)
+            if not isinstance(have, torch.Tensor):
+                raise ValueError(f"{where}: the weights do not fit its {cls.kind} config (no tensor {name!r})")
+            if tuple(have.shape) != tuple(want.shape):
+                raise ValueError(f"{where}: the weights do not fit its {cls.kind} config ({name!r} has shape "
+                                 f"{tuple(have.shape)}, the config declares {tuple(want.shape)})")  # fmt: skip
+            if have.is_floating_point() != want.is_floating_point() or have.is_complex():
+                raise ValueError(f"{where}: {name!r} holds {str(have.dtype).removeprefix('torch.')} weights; expected "
+                                 f"floating-point numbers")  # fmt: skip
+            if have.is_floating_point() and not bool(torch.isfinite(have).all()):
+                raise ValueError(f"{where}: {name!r} holds NaN or infinite weights")
+        extra = sorted(set(model) - set(declared))
+        if extra:
+            raise ValueError(
+                f"{where}: the weights do not fit its {cls.kind} config (unexpected {quoted(str(extra), 80)})"
+            )
 
     @classmethod
     def pretrained(cls, checkpoint: str | Path | None = None, device: torch.device | str | None = "cpu") -> WordAgent:

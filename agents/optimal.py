@@ -22,7 +22,9 @@ import os
 import queue
 import sys
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import zipfile
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,7 +34,8 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.checkpoint import shipped_dir
-from wordle_gym._io import atomic_write, check_writable
+from wordle_gym._io import atomic_write, check_writable, one_line, quoted
+from wordle_gym.config import MAX_GUESSES
 from wordle_gym.evaluation import bool_mask
 from wordle_gym.game import NO_TILE
 from wordle_gym.registry import BenchRun
@@ -40,6 +43,10 @@ from wordle_gym.rules import ALPHABET, num_patterns, pattern_ids, pattern_table,
 from wordle_gym.words import Vocabulary
 
 FORMAT = "wordle-gym optimal tree 1"
+POLL_S = 0.2
+"""How often a waiting search checks its time limit and Ctrl-C (seconds)."""
+MAX_BEST_OF = 100
+"""The most greedy openers "best-of-K" solves from (each is a full search)."""
 
 
 def _kernel() -> Any:
@@ -105,6 +112,31 @@ class OptimalTree:
                     break
         return used
 
+    def check(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, opener: str | None = None,
+              source: str = "tree") -> OptimalTree:  # fmt: skip
+        """This tree, if it was solved for these lists, mode, guess limit and (unless None) first guess, and
+        plays as its header says: its first guess is its opener, it wins every answer within its limit
+        with ``total`` guesses in all. Otherwise a ValueError that says what differs (a tree is never played
+        on trust)."""
+        wanted = {"lists": lists_id(vocab), "hard_mode": hard_mode, "max_guesses": max_guesses,
+                  "num_answers": vocab.num_answers}  # fmt: skip
+        have = {k: getattr(self, k) for k in wanted}
+        if opener is not None:
+            wanted["opener"], have["opener"] = opener.lower(), str(self.opener).lower()
+        if have != wanted:
+            differ = ", ".join(f"{k} {have[k]!r} (wanted {wanted[k]!r})" for k in wanted if have[k] != wanted[k])
+            raise ValueError(f"{source} does not fit: {differ}")
+        if not (int(self.guesses.min()) >= 0 and int(self.guesses.max()) < vocab.num_allowed):
+            raise ValueError(f"{source} guesses words outside the allowed list")
+        if vocab.allowed[int(self.guesses[0])] != str(self.opener).lower():
+            raise ValueError(f"{source} says it opens with {str(self.opener).upper()} but its first guess is "
+                             f"{vocab.allowed[int(self.guesses[0])].upper()}")  # fmt: skip
+        used = self.play(vocab)
+        if used.min() < 1 or int(used.sum()) != self.total:
+            raise ValueError(f"{source} does not play as its header says (total {self.total}, played "
+                             f"{int(used.sum())}{', some answers unsolved' if used.min() < 1 else ''})")  # fmt: skip
+        return self
+
     def save(self, path: str | Path) -> Path:
         """Write an ``.npz`` (arrays and a JSON header, no pickles) atomically."""
         meta = {"format": FORMAT, "opener": self.opener, "hard_mode": self.hard_mode, "total": self.total,
@@ -117,30 +149,66 @@ class OptimalTree:
 
     @classmethod
     def load(cls, path: str | Path) -> OptimalTree:
-        """Read a tree written by :meth:`save` (no code runs: ``allow_pickle=False``); checked."""
+        """Read a tree written by :meth:`save`; checked. No code runs (no pickles), and every array's
+        declared size is checked against the file and :data:`MAX_TREE_BYTES` before it is read."""
+        names = ("guesses", "child_start", "child_pattern", "child_node")
         try:
-            with np.load(path, allow_pickle=False) as data:
-                meta = json.loads(str(data["meta"]))
-                names = ("guesses", "child_start", "child_pattern", "child_node")
-                arrays = {k: data[k].astype(np.int32) for k in names}
+            arrays = _read_npz(path, ("meta", *names))
+            meta = json.loads(str(arrays.pop("meta")))
+            if not isinstance(meta, dict):
+                raise ValueError(f"its header is a JSON {type(meta).__name__}, not an object")
             if meta.get("format") != FORMAT:
-                raise ValueError(f"format {meta.get('format')!r}, expected {FORMAT!r}")
-            tree = cls(**{k: meta[k] for k in ("opener", "hard_mode", "max_guesses", "lists", "total", "num_answers")},
-                       **arrays)  # fmt: skip
-        except (OSError, KeyError, TypeError, ValueError, json.JSONDecodeError) as exc:
-            raise ValueError(f"{path}: not an optimal-play tree ({exc})") from None
+                raise ValueError(f"format {quoted(str(meta.get('format')))}, expected {FORMAT!r}")
+            fields = {"opener": str, "hard_mode": bool, "max_guesses": int, "lists": str, "total": int,
+                      "num_answers": int}  # fmt: skip
+            for key, kind in fields.items():
+                if not isinstance(meta.get(key), kind) or (kind is int and isinstance(meta[key], bool)):
+                    raise ValueError(f"header field {key!r} is missing or not a {kind.__name__}")
+            tree = cls(**{k: meta[k] for k in fields}, **{k: arrays[k].astype(np.int32) for k in names})
+        except (OSError, EOFError, KeyError, TypeError, ValueError, RecursionError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"{quoted(str(path), 200)}: not an optimal-play tree ({exc})") from None
         nodes = len(tree.guesses)
         edges = tree.child_start
         if (
-            len(edges) != nodes + 1
+            nodes == 0
+            or tree.guesses.ndim != 1
+            or len(edges) != nodes + 1
             or edges[0] != 0
             or edges[-1] != len(tree.child_node)
             or np.any(np.diff(edges) < 0)
             or len(tree.child_pattern) != len(tree.child_node)
             or (len(tree.child_node) and (tree.child_node.min() < 1 or tree.child_node.max() >= nodes))
         ):
-            raise ValueError(f"{path}: not an optimal-play tree (inconsistent node arrays)")  # fmt: skip
+            raise ValueError(f"{quoted(str(path), 200)}: not an optimal-play tree (inconsistent node arrays)")
         return tree
+
+
+MAX_TREE_BYTES = 64 << 20
+"""Bound on one array of a tree file (the SALET tree's are about 10 kB)."""
+
+
+def _read_npz(path: str | Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The named arrays of an ``.npz``, each checked from its header first: integer (or, for a header, text)
+    data, no pickles, a size within :data:`MAX_TREE_BYTES` and within what the file holds."""
+    out = {}
+    with zipfile.ZipFile(path) as archive:
+        for name in names:
+            info = archive.getinfo(f"{name}.npy")
+            with archive.open(info) as handle:
+                version = np.lib.format.read_magic(handle)
+                fmt = np.lib.format
+                read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                shape, fortran, dtype = read_header(handle)
+                if dtype.kind not in ("U" if name == "meta" else "iu") or dtype.hasobject:
+                    raise ValueError(f"array {name!r} holds {dtype}")
+                size = math.prod(shape) * dtype.itemsize
+                if size > MAX_TREE_BYTES or size > info.file_size:
+                    raise ValueError(f"array {name!r} declares {size:,} bytes (the file holds {info.file_size:,})")
+                data = handle.read(size)
+                if len(data) != size:
+                    raise ValueError(f"array {name!r} is cut short")
+                out[name] = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    return out
 
 
 class _Search:
@@ -162,6 +230,7 @@ class _Search:
         self.keys_b = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
         self.new_cache = lambda: Dict.empty(types.UniTuple(types.int64, 3), types.UniTuple(types.int64, 3))
         self.solved = num_patterns(vocab.length) - 1
+        self.stop = np.zeros(1, dtype=np.int64)  # set to abandon every running search (time limit, Ctrl-C)
 
     def root(self) -> tuple[np.ndarray, np.ndarray]:
         return np.full(self.vocab.length, -1, dtype=np.int64), np.zeros(ALPHABET, dtype=np.int64)
@@ -182,10 +251,41 @@ class _Search:
 
     def value(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any,
               stats: np.ndarray) -> int:  # fmt: skip
-        """The least total guesses for ``members`` with ``left`` guesses each (kernel.INF: impossible)."""
+        """The least total guesses for ``members`` with ``left`` guesses each (kernel.INF: impossible).
+
+        Runs on the calling thread until done or :attr:`stop` is set (then its value is meaningless)."""
         return int(self.kernel.solve(self.table, members.astype(np.int32), left, self.kernel.INF, cache, self.keys_a,
                                      self.keys_b, self.hard_mode, self.codes, self.counts, self.tiles, green, need,
-                                     stats))  # fmt: skip
+                                     stats, self.stop))  # fmt: skip
+
+    def gather(self, futures: dict[Future, Any], deadline: float, bar: Any, stats: list[np.ndarray]) -> Iterator[Any]:
+        """Each of ``futures`` (kernel calls on worker threads) as it completes. The calling thread stays
+        free, so Ctrl-C and the ``deadline`` (a ``time.perf_counter()`` reading) stop the search within a
+        poll (:data:`POLL_S`); ``bar`` shows the nodes searched so far."""
+        pending = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+                yield from (future.result() for future in done)
+                if bar is not None:
+                    bar.set_postfix_str(f"{int(sum(s[0] for s in stats)):,} nodes", refresh=False)
+                    bar.update(0)  # redrawn at tqdm's own pace
+                if pending and time.perf_counter() > deadline:
+                    raise TimeoutError("time limit reached before every answer was solved")
+        except (Exception, KeyboardInterrupt):
+            self.stop[0] = 1  # the workers unwind at their next node, caching nothing more
+            for future in pending:
+                future.cancel()
+            raise
+
+    def run(self, call: Any, deadline: float = math.inf, bar: Any = None, stats: np.ndarray | None = None) -> Any:
+        """``call()`` (a kernel search) on a worker thread, stopped by Ctrl-C or ``deadline`` (see :meth:`gather`)."""
+        with ThreadPoolExecutor(1) as pool:
+            try:
+                return next(self.gather({pool.submit(call): None}, deadline, bar, [] if stats is None else [stats]))
+            finally:
+                pool.shutdown(wait=True)
+                self.stop[0] = 0  # nothing half-done was cached: the cache stays usable
 
     def hard_valid(self, g: int, green: np.ndarray, need: np.ndarray) -> bool:
         return not self.hard_mode or bool(self.kernel.valid(g, self.codes, self.counts, green, need))
@@ -196,10 +296,13 @@ class _Search:
             return int(self.vocab.answer_actions[members[0]])
         hard = self.kernel.constraint_key(green, need) if self.hard_mode else np.int64(0)
         key = self.kernel.set_key(members.astype(np.int32), self.keys_a, self.keys_b, left, hard)
-        _, exact, guess = cache[key]
-        if exact != 1:
+        found = cache.get(key)
+        if found is None or found[1] != 1:  # dropped by a cache bound (or only a bound was kept): solve it again
+            self.value(members, left, green, need, cache, np.zeros(1, dtype=np.int64))
+            found = cache.get(key)
+        if found is None or found[1] != 1:
             raise RuntimeError("internal error: a node of the optimal tree was not solved exactly")
-        return int(guess)
+        return int(found[2])
 
 
 def solve(
@@ -212,16 +315,17 @@ def solve(
     progress: bool = True,
 ) -> OptimalTree:
     """The optimal tree that starts with ``opener``; raises ValueError if no tree solves every
-    answer within ``max_guesses``, TimeoutError past ``time_limit`` seconds.
+    answer within ``max_guesses``, TimeoutError past ``time_limit`` seconds (within :data:`POLL_S`).
 
-    The cache is emptied between first-guess buckets when it holds more than ``max_cache_entries``.
+    The cache is emptied between first-guess buckets when it holds more than ``max_cache_entries``
+    (the tree's nodes that were dropped are solved again when it is read out).
     """
     vocab = vocab or Vocabulary()
     first = vocab.action(opener)
-    if max_guesses < 1:
-        raise ValueError(f"max_guesses must be >= 1; got {max_guesses}")
+    check_limits(max_guesses, time_limit, max_cache_entries)
     search = _Search(vocab, hard_mode, max_guesses)
     start = time.perf_counter()
+    deadline = math.inf if time_limit is None else start + time_limit
     members = np.arange(vocab.num_answers, dtype=np.int32)
     green, need = search.root()
     buckets = [(p, group) for p, group in search.buckets(first, members) if p != search.solved]
@@ -229,43 +333,53 @@ def solve(
     # each with its own cache (the kernel releases the GIL).
     workers = max(1, min(os.cpu_count() or 1, 8))
     spare: queue.Queue[tuple[Any, np.ndarray]] = queue.Queue()
-    for _ in range(workers):
-        spare.put((search.new_cache(), np.zeros(1, dtype=np.int64)))
+    stats = [np.zeros(1, dtype=np.int64) for _ in range(workers)]
+    for counter in stats:
+        spare.put((search.new_cache(), counter))
 
-    def solve_bucket(p: int, group: np.ndarray) -> tuple[int, int, Any, np.ndarray]:
-        if time_limit is not None and time.perf_counter() - start > time_limit:
-            raise TimeoutError(f"time limit of {time_limit:g} s reached before every answer was solved")
-        cache, stats = spare.get()
+    def solve_bucket(p: int, group: np.ndarray) -> tuple[int, int, Any]:
+        cache, counter = spare.get()
         try:
             if len(cache) > max_cache_entries:
                 cache.clear()
             child_green, child_need = search.child_constraint(first, p, green, need)
-            return p, search.value(group, max_guesses - 1, child_green, child_need, cache, stats), cache, stats
+            return p, search.value(group, max_guesses - 1, child_green, child_need, cache, counter), cache
         finally:
-            spare.put((cache, stats))
+            spare.put((cache, counter))
 
     total, caches = vocab.num_answers, {}
     bar = tqdm(total=vocab.num_answers, desc=f"optimal tree from {opener.upper()}", unit="answer", disable=not progress)
     bar.update(vocab.num_answers - sum(len(g) for _, g in buckets))
     with ThreadPoolExecutor(workers) as pool:
         futures = {pool.submit(solve_bucket, p, group): len(group) for p, group in buckets}
+        sizes = {p: len(group) for p, group in buckets}
         try:
-            for future in as_completed(futures):
-                p, value, cache, _ = future.result()
+            for p, value, cache in search.gather(futures, deadline, bar, stats):
                 if value >= search.kernel.INF:
                     raise ValueError(f"no tree from {opener.upper()} solves every answer within {max_guesses} guesses")
                 total += value
                 caches[p] = cache
-                bar.update(futures[future])
-        except BaseException:
-            for future in futures:
-                future.cancel()
+                bar.update(sizes[p])
+        except BaseException as exc:
+            search.stop[0] = 1  # the workers unwind at their next node
+            if isinstance(exc, TimeoutError):
+                raise TimeoutError(f"time limit of {time_limit:g} s reached before every answer was solved") from None
             raise
         finally:
             bar.close()
     tree = _extract(search, opener, first, members, total, caches)
-    tree.nodes_searched = int(sum(stats[0] for _, stats in list(spare.queue)))
+    tree.nodes_searched = int(sum(counter[0] for counter in stats))
     return tree
+
+
+def check_limits(max_guesses: Any, time_limit: Any = None, max_cache_entries: Any = 1) -> None:
+    """The solver's limits, refused in one line when out of range (before any work)."""
+    if isinstance(max_guesses, bool) or not isinstance(max_guesses, int) or not 1 <= max_guesses <= MAX_GUESSES:
+        raise ValueError(f"max_guesses must be an integer from 1 to {MAX_GUESSES}; got {quoted(str(max_guesses))}")
+    if time_limit is not None and not (isinstance(time_limit, int | float) and 0 < time_limit < math.inf):
+        raise ValueError(f"time_limit must be a positive number of seconds; got {quoted(str(time_limit))}")
+    if isinstance(max_cache_entries, bool) or not isinstance(max_cache_entries, int) or max_cache_entries < 1:
+        raise ValueError(f"max_cache_entries must be an integer >= 1; got {quoted(str(max_cache_entries))}")
 
 
 def _extract(
@@ -323,8 +437,9 @@ def best_of(spec: str) -> int:
     if not text.startswith("best-of-"):
         return 0
     count = text.removeprefix("best-of-")
-    if not count.isdigit() or int(count) < 1:
-        raise ValueError(f"opener {spec!r} is malformed; expected a word or best-of-K with K >= 1")
+    if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= MAX_BEST_OF:
+        raise ValueError(f"opener {quoted(spec)} is malformed; expected a word or best-of-K with K from 1 to "
+                         f"{MAX_BEST_OF}")  # fmt: skip
     return int(count)
 
 
@@ -337,8 +452,8 @@ class OptimalSolver:
     """A harness policy that plays the optimal tree for the env's lists and mode.
 
     Args:
-        opener: the first guess ("salet"), or "best-of-K": solve from each of the K best greedy
-            openers and keep the best tree.
+        opener: the first guess (default SALET, or the checkpoint's), or "best-of-K": solve from each of
+            the K best greedy openers and keep the best tree.
         checkpoint: a tree file saved by :meth:`OptimalTree.save` (else the shipped one when it fits the
             env, else one is solved on first use).
         time_limit: seconds allowed for a search.
@@ -348,13 +463,18 @@ class OptimalSolver:
 
     def __init__(
         self,
-        opener: str = "salet",
+        opener: str | None = None,
         checkpoint: str | None = None,
         time_limit: float | None = None,
         cache_dir: str | None = None,
     ) -> None:
-        self.opener = opener.lower()
+        if opener is not None and not isinstance(opener, str):
+            raise ValueError(f"opener must be a word or best-of-K; got {quoted(repr(opener))}")
+        self.asked = opener is not None  # else SALET, or the checkpoint's own first guess
+        self.opener = (opener or "salet").lower()
         self.best_of = best_of(self.opener)
+        if time_limit is not None:
+            check_limits(1, time_limit)
         self.tree_path = checkpoint
         self.time_limit = time_limit
         self.cache_dir = Path(cache_dir) if cache_dir else None
@@ -376,27 +496,27 @@ class OptimalSolver:
         return f"optimal (opener {self.opener})"
 
     def tree_for(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> OptimalTree:
-        """The tree this solver plays on these lists and rules (loaded or solved once, then kept)."""
+        """The tree this solver plays on these lists and rules (loaded or solved once, then kept). A tree
+        read from a file (given, shipped or cached) is checked first: see :meth:`OptimalTree.check`."""
         context = (vocab, hard_mode, max_guesses)
         if context == self._context and self.tree is not None:
             return self.tree
-        wanted = {"lists": lists_id(vocab), "hard_mode": hard_mode, "max_guesses": max_guesses}
+        opener = None if self.best_of or (self.tree_path is not None and not self.asked) else self.opener
         tree = None
         if self.tree_path is not None:
             tree = OptimalTree.load(self.tree_path)
-            have = {k: getattr(tree, k) for k in wanted}
-            if have != wanted:
-                raise ValueError(f"tree {self.tree_path} was solved for {have}; this env needs {wanted}")
+            tree.check(vocab, hard_mode, max_guesses, opener, source=f"tree {self.tree_path}")
+            self.opener = str(tree.opener).lower()
         elif not self.best_of and shipped_tree(self.opener, hard_mode).exists():
             shipped = OptimalTree.load(shipped_tree(self.opener, hard_mode))
-            if all(getattr(shipped, k) == v for k, v in wanted.items()):
-                tree = shipped
+            if (shipped.lists, shipped.hard_mode, shipped.max_guesses) == (lists_id(vocab), hard_mode, max_guesses):
+                tree = shipped.check(vocab, hard_mode, max_guesses, opener, source=f"shipped tree {shipped.opener}")
         kept = None
         if tree is None and self.cache_dir is not None:
             mode = "hard" if hard_mode else "normal"
-            kept = self.cache_dir / f"optimal_{self.opener}_{mode}_{max_guesses}_{wanted['lists']}.npz"
+            kept = self.cache_dir / f"optimal_{self.opener}_{mode}_{max_guesses}_{lists_id(vocab)}.npz"
             if kept.exists():
-                tree = OptimalTree.load(kept)
+                tree = OptimalTree.load(kept).check(vocab, hard_mode, max_guesses, opener, source=f"cached tree {kept}")
         if tree is None:
             trees = [solve(vocab, o, hard_mode, max_guesses, self.time_limit) for o in openers(vocab, self.opener)]
             tree = min(trees, key=lambda t: t.total)
@@ -439,8 +559,15 @@ class OptimalSolver:
 
         if n == 0 or left <= 0:
             return math.nan, [None] * len(words)
-        best = 1 if n == 1 else search.value(members, left, green, need, self._cache, self._stats)
-        costs = [total(env.vocabulary.action(w)) for w in words]
+        # Each search runs on a worker thread: Ctrl-C stops it at once, and a bar shows a long one (after 1 s).
+        with tqdm(total=len(words) + 1, desc="exact values", unit="word", delay=1.0, leave=False) as bar:
+            whole = lambda: search.value(members, left, green, need, self._cache, self._stats)  # noqa: E731
+            best = 1 if n == 1 else search.run(whole, bar=bar, stats=self._stats)
+            bar.update()
+            costs = []
+            for w in words:
+                costs.append(search.run(lambda w=w: total(env.vocabulary.action(w)), bar=bar, stats=self._stats))
+                bar.update()
         return best / n if best < inf else math.inf, [c / n if c < inf else None for c in costs]
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
@@ -486,6 +613,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
+        if args.save is not None and not args.save.strip():
+            raise ValueError("--save needs a file name; got ''")
+        check_limits(args.max_guesses, args.time_limit, args.max_cache_entries)
         vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
         if args.save:
             check_writable(args.save)
@@ -500,8 +630,11 @@ def main(argv: list[str] | None = None) -> int:
         if args.save:
             tree.save(args.save)
     except (UsageError, ValueError, OSError, ImportError, TimeoutError) as exc:
-        print(f"{parser.prog}: error: {exc}", file=sys.stderr)
+        print(f"{parser.prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print(f"\n{parser.prog}: interrupted", file=sys.stderr)
+        return 130
     mode = "hard mode" if args.hard else "normal mode"
     print(f"optimal from {tree.opener.upper()} ({mode}, {args.max_guesses} guesses): {tree.total} guesses, mean "
           f"{tree.mean:.4f}, max {used.max()}, every answer solved: {bool(used.min() > 0)}; "

@@ -40,7 +40,7 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.checkpoint import config_from_dict, half_weights, read_checkpoint
-from wordle_gym._io import OneLineParser, atomic_torch_save, check_writable, folder_lock
+from wordle_gym._io import OneLineParser, atomic_torch_save, check_writable, folder_lock, one_line
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import evaluate
 from wordle_gym.words import stage_words
@@ -213,8 +213,8 @@ def main(spec: TrainingSpec, argv: Sequence[str] | None = None, doc: str | None 
         parser.error(str(exc))
     try:
         run_curriculum(run, spec, config)
-    except (ValueError, FileNotFoundError) as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+    except (ValueError, OSError) as exc:  # OSError: a full disk, a folder that went away (last.pt stays whole)
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\n{prog}: interrupted; run the same command again to continue", file=sys.stderr)
@@ -310,6 +310,9 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
             "metrics_size": metrics.stat().st_size if metrics.exists() else 0,
         })  # fmt: skip
 
+    # What a shipped checkpoint says of how it was made (the reward is in its config).
+    steps = [*([f"--init {init}"] if init else []), *(f"{stage}:{n} updates" for stage, n in plan)]
+    provenance = {"teacher": None, "machine": machine(device), "curriculum": " -> ".join(steps)}
     deadline = math.inf if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
     stopped = False  # by the time limit, with updates left to make
     best_path = run_dir / f"best_{plan[-1][0]}.pt"
@@ -336,6 +339,7 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
             trainer.load_state_dict(resume)
             best = saved["best"]
         clock = time.perf_counter()
+        started = trainer.iteration  # a time limit stops a command only after it made an update
         bar = tqdm(total=iterations, initial=trainer.iteration, desc=f"stage {stage}", unit="update")
         while trainer.iteration < iterations:
             before = trainer.iteration
@@ -343,7 +347,7 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
             bar.update(trainer.iteration - before)
             now, step = elapsed + time.perf_counter() - clock, offset + trainer.iteration
             crossed = trainer.iteration // run.eval_every > before // run.eval_every
-            out_of_time = time.perf_counter() >= deadline
+            out_of_time = time.perf_counter() >= deadline and trainer.iteration > started
             evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations or out_of_time)
             stats = _stats_dict(raw) if writer is not None or evaluated else {}
             if writer is not None and trainer.iteration > before:
@@ -364,7 +368,7 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
                     best = {"win_rate": result.win_rate, "mean_guesses": result.mean_guesses_wins,
                             "iteration": trainer.iteration}  # fmt: skip
                     agent.save(best_path, {"stage": stage, "answers": answers, "allowed": allowed,
-                                           "figures": best, "training_s": now})  # fmt: skip
+                                           "figures": best, "training_s": now, **provenance})  # fmt: skip
                 bar.set_postfix(win=f"{result.win_rate:.3f}", mean=f"{result.mean_guesses_wins:.3f}",
                                 best=f"{best['win_rate']:.3f}")  # fmt: skip
             crossed_checkpoint = trainer.iteration // run.checkpoint_every > before // run.checkpoint_every
@@ -395,6 +399,13 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
         atomic_torch_save(run.export, half_weights(data) if run.half else data)
         print(f"exported {best_path} -> {run.export}")
     return run_dir
+
+
+def machine(device: torch.device) -> str:
+    """The hardware a run trained on, for its checkpoint: the GPU's name, or the CPU's cores and threads."""
+    if device.type == "cuda":
+        return f"{torch.cuda.get_device_name(device)} (CUDA)"
+    return f"CPU, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads"
 
 
 def _shape_fields(config: Any) -> dict[str, Any]:

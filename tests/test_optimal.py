@@ -173,7 +173,7 @@ def test_tree__saves_loads_and_refuses_other_files(tmp_path: Path) -> None:
     np.savez(pickled, meta=np.array([{"format": "x"}], dtype=object))
     with pytest.raises(ValueError, match="not an optimal-play tree"):
         OptimalTree.load(pickled)  # allow_pickle=False: an object array is refused, never unpickled
-    with pytest.raises(ValueError, match="was solved for"):
+    with pytest.raises(ValueError, match="does not fit: lists"):
         evaluate(OptimalSolver(checkpoint=str(path)), progress=False)  # a tree of other lists
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.npz", "pickled.npz", "tree.npz"]
 

@@ -103,6 +103,8 @@ def test_resume__refuses_other_settings_and_extends_by_appending_stages(tmp_path
     assert "may append stages, and give its last stage more updates while" in capsys.readouterr().err
     assert main(TRAINING, [*TINY_RUN, *run_dir, "--stages", "10,20", "--iterations", "2,2"]) == 0
     assert "extending the plan" in capsys.readouterr().out and (tmp_path / "run" / "best_20.pt").is_file()
+    info = A2CAgent.load(tmp_path / "run" / "best_20.pt").checkpoint  # how it was made, for the tables
+    assert info.teacher is None and info.curriculum == "10:2 updates -> 20:2 updates" and "CPU" in info.machine
     assert main(TRAINING, [*TINY_RUN, *run_dir, "--lr", "0.01", "--fresh"]) == 0  # --fresh starts over
     last = tmp_path / "run" / "last.pt"  # a run killed in its last stage may be given more updates
     state = torch.load(last, weights_only=True)

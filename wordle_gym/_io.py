@@ -3,7 +3,9 @@
 A write goes to a temporary file beside the target, named ``.<start of name>.<pid>.<random>.tmp``
 (short, so a valid long target name never makes the temporary one too long), then renames over
 the target. A write that fails removes its temporary file; one killed outright leaves it behind,
-and the next write to the same folder removes such leftovers whose process is gone.
+and the next write to the same folder removes such leftovers whose process is gone. A symbolic link
+is followed (the link stays, its target is replaced), and a target that exists but is not a regular
+file (``/dev/null``, a FIFO, a terminal) is written into directly: a rename would replace the device.
 """
 
 from __future__ import annotations
@@ -11,10 +13,12 @@ from __future__ import annotations
 import argparse
 import contextlib
 import errno
+import io
 import json
 import os
 import re
 import secrets
+import stat
 import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,6 +30,13 @@ import torch
 def quoted(text: str, limit: int = 24) -> str:
     """``text`` quoted for a one-line message, cut short if long (a pasted megabyte is not echoed back)."""
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
+
+
+def one_line(error: BaseException | str, limit: int = 400) -> str:
+    """An error's message for a one-line report: its lines joined, cut short if long (a message can hold
+    a pasted argument, e.g. the file name of an ``OSError``)."""
+    text = " ".join(str(error).split())
+    return text if len(text) <= limit else f"{text[: limit - 40]}... ({len(text):,} characters)"
 
 
 _TEMP = re.compile(r"^\..*\.(\d+)\.[0-9a-f]{8}\.tmp$")
@@ -57,8 +68,14 @@ def clean_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
 
 
 def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]) -> Path:
-    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it over ``path``."""
-    target = Path(path)
+    """Call ``write(handle)`` on a temporary file beside ``path``, then rename it over ``path``.
+
+    ``path`` may be a link (its target is written) or a device or FIFO (written into directly)."""
+    target = Path(os.path.realpath(path))
+    if _special(target):
+        with open(target, "wb") as handle:
+            write(handle)
+        return Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     clean_stale_temporaries(target.parent)
     tmp = target.parent / f".{target.name[:32]}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
@@ -72,7 +89,16 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    return target
+    return Path(path)
+
+
+def _special(path: Path) -> bool:
+    """``path`` exists and is neither a regular file nor a folder (a device, a FIFO, a socket)."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
@@ -86,8 +112,13 @@ def atomic_write_json(path: str | os.PathLike[str], data: Any) -> Path:
 
 
 def atomic_torch_save(path: str | os.PathLike[str], data: Any) -> Path:
-    """``torch.save`` atomically: a crash never leaves a half-written checkpoint."""
-    return atomic_write(path, lambda handle: torch.save(data, handle))
+    """``torch.save`` atomically: a crash never leaves a half-written checkpoint.
+
+    Serialised in memory first, so that a failed write (a full disk) is the file's own ``OSError``
+    rather than torch's ``RuntimeError`` from inside its writer."""
+    buffer = io.BytesIO()
+    torch.save(data, buffer)
+    return atomic_write(path, lambda handle: handle.write(buffer.getbuffer()))
 
 
 def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
@@ -97,6 +128,10 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
     """
     target = Path(path)
     where = target if folder else target.parent
+    if not folder and _special(Path(os.path.realpath(target))):  # a device or FIFO: written into directly
+        if not os.access(target, os.W_OK):
+            raise ValueError(f"cannot write {quoted(str(target), 200)}: permission denied")
+        return target
     try:
         if folder and target.exists() and not target.is_dir():
             raise ValueError(f"{str(target)!r} is a file; expected a folder")

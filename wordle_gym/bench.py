@@ -82,14 +82,18 @@ def main(argv: list[str] | None = None) -> int:
     for name, run in selected:
         try:
             policy = make_agent(name, run.options, device=str(device))
-        except AgentError as exc:
+        except (AgentError, ImportError) as exc:  # a missing extra, a broken plugin: the rest of the table goes on
             print(f"skipped {run.label}: {exc}")
             continue
         info = getattr(policy, "checkpoint", None)
         if getattr(info, "path", None):
             log_folders.add(Path(info.path).parent)
         for label, play, lists in _settings(run.label, policy, info):
-            result = evaluate(play, agent=label, device=device, progress=None, **{**lists, **run.env})
+            try:
+                result = evaluate(play, agent=label, device=device, progress=None, **{**lists, **run.env})
+            except Exception as exc:  # one failing agent costs its row, not the table
+                print(f"skipped {label}: {type(exc).__name__}: {exc}")
+                continue
             if getattr(info, "training_s", None):
                 result.extra["training_s"] = info.training_s
             written[result.save(results / f"{_slug(label)}.json")] = result

@@ -27,7 +27,7 @@ from typing import Any
 import torch
 from gymnasium.error import DependencyNotInstalled
 
-from wordle_gym._io import OneLineParser, quoted
+from wordle_gym._io import OneLineParser, one_line, quoted
 from wordle_gym.config import MAX_GUESSES
 from wordle_gym.env import WordleEnv
 from wordle_gym.game import NO_LETTER
@@ -42,6 +42,7 @@ DEFAULT_AGENT = "max-entropy"
 AGENT_FLAGS = {"checkpoint": "checkpoint", "opener": "opener", "score": "score", "candidates_only": "candidates_only",
                "seed": "seed", "sb3_algo": "algorithm"}  # fmt: skip
 QUIT = {"quit", "exit", "q", ":q"}
+MAX_OPTION_CHARS = 1_000  # an -o value longer than this is a mistake (and would be echoed in errors)
 
 
 class UsageError(Exception):
@@ -53,15 +54,20 @@ def word_source(value: str) -> WordSource:
     if value in BUILTIN_LISTS or value in ALIASES:
         return value
     path = Path(value)
-    if path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError:  # e.g. a name too long to be a file
+        is_file = False
+    if is_file:
         try:
-            return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (some editors write one) is not a word
+            return [line.strip() for line in text.splitlines() if line.strip()]
         except UnicodeDecodeError as exc:
             raise UsageError(
                 f"{value!r} is not a UTF-8 text file of words ({exc.reason} at byte {exc.start})"
             ) from None
     names = ", ".join(sorted([*BUILTIN_LISTS, *ALIASES]))
-    raise UsageError(f"unknown word list {value!r}: expected one of {names} or the path of a file of words")
+    raise UsageError(f"unknown word list {quoted(value)}: expected one of {names} or the path of a file of words")
 
 
 def _read(prompt: str) -> str | None:
@@ -141,14 +147,24 @@ def agent_options(args: argparse.Namespace) -> dict[str, Any]:
     options = {
         key: value for flag, key in AGENT_FLAGS.items() if (value := getattr(args, flag, None)) not in (None, False)
     }
+    # Options this command has a flag for (the flag checks its value and would win silently) or sets itself.
+    flagged = {key: flag for flag, key in {**AGENT_FLAGS, "device": "device"}.items() if hasattr(args, flag)}
     for item in getattr(args, "option", None) or []:
         key, sep, text = item.partition("=")
         if not sep or not key.isidentifier():
-            raise UsageError(f"bad agent option {item!r}: expected KEY=VALUE with KEY a Python name")
+            raise UsageError(f"bad agent option {quoted(item)}: expected KEY=VALUE with KEY a Python name")
+        if key in flagged:
+            raise UsageError(f"-o {key}=...: use --{flagged[key].replace('_', '-')} instead")
+        if key == "device":
+            raise UsageError(f"-o device=...: 'wordle-gym {args.command}' runs its agent on the CPU")
+        if len(text) > MAX_OPTION_CHARS:
+            raise UsageError(f"agent option {key!r} is {len(text):,} characters long; at most {MAX_OPTION_CHARS:,}")
         try:
             options[key] = ast.literal_eval(text)  # numbers, booleans, None, quoted strings; data only
         except (ValueError, SyntaxError):
             options[key] = text
+        except (RecursionError, MemoryError):
+            raise UsageError(f"agent option {key!r} is nested too deeply: {quoted(text)}") from None
     return options
 
 
@@ -419,7 +435,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             return bench(argv[1:])
         except (ValueError, OSError, DependencyNotInstalled) as exc:
-            print(f"wordle-gym bench: error: {exc}", file=sys.stderr)
+            print(f"wordle-gym bench: error: {one_line(exc)}", file=sys.stderr)
             return 2
         except KeyboardInterrupt:
             print("\nwordle-gym bench: interrupted", file=sys.stderr)
@@ -431,8 +447,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly, as other tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
-    except (UsageError, ValueError, TypeError, OSError, DependencyNotInstalled) as exc:
-        print(f"wordle-gym {args.command}: error: {exc}", file=sys.stderr)
+    except (UsageError, ValueError, TypeError, OSError, ImportError, DependencyNotInstalled) as exc:
+        print(f"wordle-gym {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(file=sys.stderr)

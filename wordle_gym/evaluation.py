@@ -209,6 +209,10 @@ class EvalResult:
         )
 
 
+class PolicyError(ValueError):
+    """The evaluated policy failed (``act`` raised, returned nothing, or changed the env); the cause is chained."""
+
+
 def evaluate(
     policy: Policy,
     answers: WordSource | None = None,
@@ -252,7 +256,19 @@ def evaluate(
     disable = None if progress is None else not progress  # None: tqdm shows the bar on a terminal only
     with tqdm(total=num, desc="evaluate", unit="game", disable=disable, leave=False) as bar:
         for _ in range(max_guesses):
-            actions = torch.as_tensor(policy.act(observations, bool_mask(infos["action_mask"]), env), device=dev)
+            turns = env.state.turn.clone()
+            try:
+                raw = policy.act(observations, bool_mask(infos["action_mask"]), env)
+            except (ValueError, OSError):
+                raise  # a refusal that explains itself (a tree that does not fit, a time limit)
+            except Exception as exc:
+                raise PolicyError(f"{type(policy).__name__}.act raised {type(exc).__name__}: {exc}") from exc
+            if env.state.turn.shape != turns.shape or not bool((env.state.turn == turns).all()):
+                raise PolicyError(f"{type(policy).__name__}.act changed the games (it called reset or step?); "
+                                  f"a policy reads env and returns actions")  # fmt: skip
+            if raw is None:
+                raise PolicyError(f"{type(policy).__name__}.act returned None; expected one word index per game")
+            actions = torch.as_tensor(raw, device=dev)
             if actions.is_floating_point() or actions.is_complex() or actions.dtype == torch.bool:
                 raise TypeError(
                     f"{type(policy).__name__}.act returned {actions.dtype} actions; expected integer word indices"

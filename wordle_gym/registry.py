@@ -65,7 +65,7 @@ def load_factory(name: str) -> Callable[..., Any]:
     point = points[name]
     try:
         factory = point.load()
-    except Exception as exc:  # an agent's import error must not escape as a traceback
+    except (Exception, SystemExit) as exc:  # an agent's import error (or exit) must not escape as a traceback
         raise AgentError(
             f"agent {name!r} (entry point {point.value!r}) failed to load: {type(exc).__name__}: {exc}"
         ) from None
@@ -102,6 +102,10 @@ def make_agent(name: str, options: dict[str, Any] | None = None, device: Any = N
         policy = factory(**options)
     except (AgentError, ValueError, TypeError, FileNotFoundError) as exc:
         raise AgentError(f"agent {name!r}: {exc}") from None
+    except ImportError:
+        raise  # a missing extra: its message says what to install
+    except Exception as exc:  # a plugin's own fault: one line, naming it, not a traceback
+        raise AgentError(f"agent {name!r} failed to start: {type(exc).__name__}: {exc}") from None
     if not callable(getattr(policy, "act", None)):
         raise AgentError(f"agent {name!r} returned a {type(policy).__name__}, which has no act() method")
     return policy
@@ -113,4 +117,10 @@ def bench_runs(name: str) -> list[BenchRun]:
     declared = getattr(factory, "bench_runs", None)
     if declared is None:
         return [BenchRun(name)]
-    return list(declared())
+    try:
+        runs = declared()
+    except Exception as exc:
+        raise AgentError(f"agent {name!r}: bench_runs() failed: {type(exc).__name__}: {exc}") from None
+    if not isinstance(runs, list | tuple) or not all(isinstance(r, BenchRun) for r in runs):
+        raise AgentError(f"agent {name!r}: bench_runs() returned {type(runs).__name__}; expected a list of BenchRun")
+    return list(runs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+import os
 from collections.abc import Sequence
 from functools import cached_property
 from typing import Any
@@ -97,6 +99,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         self.metadata = {**type(self).metadata, "autoreset_mode": self.autoreset_mode}
         self.single_observation_space = self.observation.space
         self.single_action_space = spaces.Discrete(self.vocabulary.num_allowed)
+        self._check_memory(num_envs)
         self.state = self.game.new_state(num_envs)
         self._autoreset = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
         self._all = torch.ones(num_envs, dtype=torch.bool, device=self.device)
@@ -104,6 +107,19 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         self._generator = torch.Generator(device=self.device)
         self._generator.seed()
         self._needs_reset = True
+
+    def _check_memory(self, num_envs: int) -> None:
+        """Refuse at once a batch whose state, masks and observations alone exceed the device's memory
+        (rather than fail after seconds of allocating, with torch's raw error)."""
+        one = self.game.new_state(1)
+        per_game = sum(t.nbytes for t in vars(one).values() if isinstance(t, torch.Tensor))
+        per_game += self.vocabulary.num_allowed + 4 * math.prod(self.single_observation_space.shape)
+        need, have = num_envs * per_game, _device_memory(self.device)
+        if have is not None and need > have:
+            raise ValueError(
+                f"num_envs={num_envs:,} needs at least {need / 2**30:,.1f} GiB for its games' state, masks and "
+                f"observations; this {self.device.type} has {have / 2**30:,.1f} GiB"
+            )
 
     # The batched spaces hold num_envs copies of the bounds in numpy; build them on demand
     # so that a million-game env does not pay for them unless someone asks.
@@ -276,3 +292,15 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         if self.check_actions:
             self.game.check_actions(values)
         return values.long()
+
+
+def _device_memory(device: torch.device) -> int | None:
+    """Bytes of memory of ``device`` (None where unknown, e.g. the meta device)."""
+    try:
+        if device.type == "cuda":
+            return torch.cuda.mem_get_info(device)[1]
+        if device.type == "cpu":
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError, RuntimeError):
+        pass
+    return None

@@ -17,6 +17,8 @@ from importlib import resources
 
 import torch
 
+from wordle_gym._io import quoted
+
 #: Names of the word lists shipped in ``wordle_gym/data``.
 BUILTIN_LISTS: dict[str, str] = {
     "answers": "answers.txt",  # 2315 original Wordle answers
@@ -38,7 +40,7 @@ def load_word_list(name: str) -> list[str]:
     key = ALIASES.get(name, name)
     if key not in BUILTIN_LISTS:
         known = sorted([*BUILTIN_LISTS, *ALIASES])
-        raise ValueError(f"unknown word list {name!r}; expected one of {known} or a list of words")
+        raise ValueError(f"unknown word list {quoted(name)}; expected one of {known} or a list of words")
     text = resources.files("wordle_gym.data").joinpath(BUILTIN_LISTS[key]).read_text("ascii")
     return text.split()
 
@@ -46,6 +48,8 @@ def load_word_list(name: str) -> list[str]:
 def _as_words(source: WordSource, what: str) -> list[str]:
     if isinstance(source, str):
         return load_word_list(source)
+    if isinstance(source, set | frozenset):  # word i is action i: an unordered list would change between runs
+        raise TypeError(f"the {what} list must be ordered (a list or tuple); got a {type(source).__name__}")
     words = list(source)
     if not words:
         raise ValueError(f"the {what} list is empty; expected at least one word")
