@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -130,6 +131,10 @@ def test_bench__an_agent_trained_on_the_real_game_gets_one_real_game_row(tmp_pat
     rows = [json.loads(p.read_text()) for p in (tmp_path / "benchmarks" / "results" / "agents").glob("*.json")]
     assert [r["agent"] for r in rows] == ["A2C `a2c_full.pt` (stage full), real game"]
     assert (rows[0]["games"], rows[0]["num_allowed"]) == (2315, 12972)
+    # The row says what it learned from and where it trained (the checkpoint records both).
+    assert rows[0]["extra"]["learned_from"] == "reward 'seed000'" and "CPU" in rows[0]["extra"]["machine"]
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert re.search(r"\| reward 'seed000' \| [0-9.]+ h \(CPU, [0-9]+ cores", table)
 
 
 def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:

@@ -58,6 +58,17 @@ def _settings(label: str, policy: Any, info: Any) -> list[tuple[str, Any, dict[s
     return [(own, policy, {"answers": answers, "allowed": info.allowed}), (real, GuessesFrom(policy, guesses), {})]
 
 
+def _provenance(policy: Any, info: Any) -> dict[str, str]:
+    """What a trained agent learned from (a teacher, or its reward preset) and where it trained, as its
+    checkpoint records them (empty for agents without one)."""
+    if info is None:
+        return {}
+    teacher, reward = getattr(info, "teacher", None), getattr(getattr(policy, "config", None), "reward", None)
+    found = {"learned_from": f"teacher: {teacher}" if teacher else f"reward {reward!r}" if reward else None,
+             "machine": getattr(info, "machine", None)}  # fmt: skip
+    return {k: str(v) for k, v in found.items() if v}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="wordle-gym bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
@@ -96,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             if getattr(info, "training_s", None):
                 result.extra["training_s"] = info.training_s
+            result.extra.update(_provenance(policy, info))
             written[result.save(results / f"{_slug(label)}.json")] = result
             print(result.markdown_row(), flush=True)
     _optimal_gaps(written, device, root / "benchmarks" / "results" / "optimal")

@@ -306,8 +306,8 @@ CITED_AGENTS = [
 
 AGENT_COLUMNS = [
     "| agent | answers x guesses | win % | mean guesses (wins) | mean (loss = 7) | max | histogram 1..6 + X "
-    "| eval time | games/s | device | training |",
-    "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: |",
+    "| eval time | games/s | device | learned from | training |",
+    "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | --- | --- |",
 ]
 
 
@@ -315,12 +315,16 @@ def _agent_row(r: dict) -> str:
     d = r["derived"]
     hist = " ".join(map(str, r["histogram"]))
     worst = "X" if r["histogram"][-1] else str(d["worst"])
-    seconds = r.get("extra", {}).get("training_s")
+    extra = r.get("extra", {})
+    seconds = extra.get("training_s")
     training = f"{seconds / 3600:.2f} h" if seconds else ""
+    if seconds and extra.get("machine"):
+        training += f" ({extra['machine']})"
     return (
         f"| {r['agent']} | {r['games']} x {r['num_allowed']} | {100 * d['win_rate']:.2f} "
         f"| {d['mean_guesses_wins']:.4f} | {d['mean_guesses_all']:.4f} | {worst} | {hist} "
-        f"| {r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | {training} |"
+        f"| {r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | {extra.get('learned_from', '')} "
+        f"| {training} |"
     )
 
 
