@@ -115,6 +115,9 @@ class SB3Policy:
         except Exception as exc:  # a damaged zip or weights raise many types
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
             raise ValueError(f"{str(path)!r} could not be loaded as a {saved} model ({first})") from None
+        for name, weight in model.policy.state_dict().items():
+            if weight.is_floating_point() and not bool(torch.isfinite(weight).all()):
+                raise ValueError(f"{str(path)!r}: {name!r} holds NaN or infinite weights")
         info = CheckpointInfo(path=str(path), kind="sb3", stage=meta.get("stage"), answers=meta.get("answers"),
                               allowed=meta.get("allowed"))  # fmt: skip
         return cls(model, name=f"SB3 {type(model).__name__} ({path.name})", checkpoint=info)

@@ -361,9 +361,23 @@ class ResettingAct:
         return action_masks.float().argmax(1)
 
 
+class ResettingFirst:
+    """Resets only before its first move: the turns stay 0, the answers change."""
+
+    def __init__(self) -> None:
+        self.moves = 0
+
+    def act(self, observations, action_masks, env):
+        if not self.moves:
+            env.reset()
+        self.moves += 1
+        return action_masks.float().argmax(1)
+
+
 @pytest.mark.parametrize(
     ("policy", "message"),
     [
+        (ResettingFirst(), "ResettingFirst.act changed the games"),
         (FailingAct(), "FailingAct.act raised KeyError"),  # was a bare KeyError traceback from the CLI
         (NoneAct(), "NoneAct.act returned None"),
         (ResettingAct(), "ResettingAct.act changed the games"),
@@ -433,6 +447,18 @@ def test_bench_and_agents__survive_broken_plugins(tmp_path: Path) -> None:
     out = run(["-m", "wordle_gym", "eval", "--agent", "zz-raising", "--answers", "nyt"], env)
     assert out.returncode == 2 and "failed to start: RuntimeError: broken plugin" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_sb3__non_finite_weights_are_refused(tmp_path: Path) -> None:
+    from wordle_agents.checkpoint import shipped_dir
+    from wordle_agents.sb3 import SB3Policy, save_model
+
+    policy = SB3Policy.load(shipped_dir() / "maskable_ppo_100.zip")
+    with torch.no_grad():
+        next(policy.model.policy.parameters())[0] = math.inf
+    save_model(policy.model, tmp_path / "inf.zip")
+    with pytest.raises(ValueError, match="holds NaN or infinite weights"):
+        SB3Policy.load(tmp_path / "inf.zip")
 
 
 # ---------------------------------------------------------------------------------------- smaller

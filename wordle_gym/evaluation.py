@@ -256,14 +256,16 @@ def evaluate(
     disable = None if progress is None else not progress  # None: tqdm shows the bar on a terminal only
     with tqdm(total=num, desc="evaluate", unit="game", disable=disable, leave=False) as bar:
         for _ in range(max_guesses):
-            turns = env.state.turn.clone()
+            turns, answers = env.state.turn.clone(), env.state.answers.clone()
             try:
                 raw = policy.act(observations, bool_mask(infos["action_mask"]), env)
             except (ValueError, OSError):
                 raise  # a refusal that explains itself (a tree that does not fit, a time limit)
             except Exception as exc:
                 raise PolicyError(f"{type(policy).__name__}.act raised {type(exc).__name__}: {exc}") from exc
-            if env.state.turn.shape != turns.shape or not bool((env.state.turn == turns).all()):
+            if env.state.turn.shape != turns.shape or not bool(
+                ((env.state.turn == turns) & (env.state.answers == answers)).all()
+            ):
                 raise PolicyError(f"{type(policy).__name__}.act changed the games (it called reset or step?); "
                                   f"a policy reads env and returns actions")  # fmt: skip
             if raw is None:
