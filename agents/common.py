@@ -23,9 +23,9 @@ from wordle_agents.checkpoint import (
     save_checkpoint,
     shipped_checkpoints,
 )
-from wordle_gym._io import quoted
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import bool_mask
+from wordle_gym.files import quoted
 from wordle_gym.observation import KnowledgeLayout
 from wordle_gym.registry import BenchRun
 from wordle_gym.rules import ALPHABET

@@ -34,9 +34,9 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.checkpoint import shipped_dir
-from wordle_gym._io import atomic_write, check_writable, one_line, quoted
 from wordle_gym.config import MAX_GUESSES
 from wordle_gym.evaluation import bool_mask
+from wordle_gym.files import atomic_write, check_writable, one_line, quoted
 from wordle_gym.game import NO_TILE
 from wordle_gym.registry import BenchRun
 from wordle_gym.rules import ALPHABET, num_patterns, pattern_ids, pattern_table, tiles_from_ids
@@ -597,8 +597,8 @@ class OptimalSolver:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m wordle_agents.optimal OPENER [--hard] [--save PATH]``: solve, prove, report."""
-    from wordle_gym._io import OneLineParser
-    from wordle_gym.cli import UsageError, word_source
+    from wordle_gym.files import OneLineParser
+    from wordle_gym.words import word_source
 
     parser = OneLineParser(prog="python -m wordle_agents.optimal", description=main.__doc__)
     parser.add_argument("opener", help="the first guess, or best-of-K (the K best greedy openers)")
@@ -629,7 +629,7 @@ def main(argv: list[str] | None = None) -> int:
         used = tree.play(vocab)
         if args.save:
             tree.save(args.save)
-    except (UsageError, ValueError, OSError, ImportError, TimeoutError) as exc:
+    except (ValueError, OSError, ImportError, TimeoutError) as exc:
         print(f"{parser.prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

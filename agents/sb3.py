@@ -19,8 +19,8 @@ import torch
 from gymnasium.error import DependencyNotInstalled
 
 from wordle_agents.checkpoint import CheckpointInfo, shipped_dir
-from wordle_gym._io import atomic_write
 from wordle_gym.evaluation import bool_mask, word_actions
+from wordle_gym.files import atomic_write
 from wordle_gym.registry import BenchRun
 
 ALGORITHMS = ("ppo", "dqn", "maskable_ppo")

@@ -12,7 +12,7 @@ import pytest
 
 from wordle_agents.a2c import TRAINING
 from wordle_agents.training import main
-from wordle_gym._io import atomic_write, atomic_write_text, check_writable, clean_stale_temporaries, folder_lock
+from wordle_gym.files import atomic_write, atomic_write_text, check_writable, clean_stale_temporaries, folder_lock
 from wordle_gym.report import render
 
 TINY_RUN = ["--stages", "10", "--iterations", "4", "--eval-every", "2", "--checkpoint-every", "1", "--device", "cpu",

@@ -175,9 +175,9 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
 
 # rules -> game engine -> envs -> harness -> tools: a module imports only from its own rank or below.
 LAYERS = {
-    "_io": 0, "words": 0, "rules": 1, "rewards": 2, "config": 2, "game": 2, "observation": 3, "render": 3, "_build": 3,
-    "scalar": 3, "env": 4, "vector": 4, "sb3": 5, "evaluation": 5, "registry": 5, "report": 6, "bench": 7, "cli": 7,
-    "__init__": 8, "__main__": 8,
+    "files": 0, "words": 0, "rules": 1, "rewards": 2, "config": 2, "game": 2, "observation": 3, "render": 3,
+    "_build": 3, "scalar": 3, "env": 4, "vector": 4, "sb3": 5, "evaluation": 5, "registry": 5, "report": 6,
+    "bench": 7, "cli": 7, "__init__": 8, "__main__": 8,
 }  # fmt: skip
 
 
@@ -195,3 +195,19 @@ def test_layout__no_upward_imports_and_no_agent_imports_in_wordle_gym() -> None:
                 if name.startswith("wordle_gym."):
                     target = name.split(".")[1]
                     assert LAYERS[target] <= LAYERS[path.stem], f"{path.name} imports {name} from a higher layer"
+
+
+def test_layout__agents_use_only_public_wordle_gym_modules() -> None:
+    """The package boundary: ``wordle_agents`` imports documented ``wordle_gym`` modules, never a
+    ``_private`` one or the command line (the tools layer sits above the agents)."""
+    import ast
+
+    for path in sorted((ROOT / "agents").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
+            for name in names:
+                if name.startswith("wordle_gym."):
+                    module = name.split(".")[1]
+                    assert not module.startswith("_"), f"agents/{path.name} imports the private {name}"
+                    assert module not in ("cli", "bench", "report"), f"agents/{path.name} imports the tool {name}"

@@ -18,9 +18,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from wordle_gym._io import OneLineParser, atomic_write, check_writable
 from wordle_gym.config import resolve_device
 from wordle_gym.evaluation import EvalResult, GuessesFrom, evaluate
+from wordle_gym.files import OneLineParser, atomic_write, check_writable
 from wordle_gym.registry import AgentError, BenchRun, agent_names, bench_runs, make_agent
 from wordle_gym.report import render
 from wordle_gym.words import stage_words

@@ -21,21 +21,20 @@ import ast
 import os
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 import torch
 from gymnasium.error import DependencyNotInstalled
 
-from wordle_gym._io import OneLineParser, one_line, quoted
 from wordle_gym.config import MAX_GUESSES
 from wordle_gym.env import WordleEnv
+from wordle_gym.files import OneLineParser, one_line, quoted
 from wordle_gym.game import NO_LETTER
 from wordle_gym.registry import agent_names, make_agent
 from wordle_gym.render import ansi_row
 from wordle_gym.rules import GREEN, parse_tiles
 from wordle_gym.vector import WordleVectorEnv
-from wordle_gym.words import ALIASES, BUILTIN_LISTS, WordSource
+from wordle_gym.words import WordSource, word_source
 
 DEFAULT_AGENT = "max-entropy"
 # Command-line flags that become agent options (the keyword the agent's callable takes).
@@ -47,27 +46,6 @@ MAX_OPTION_CHARS = 1_000  # an -o value longer than this is a mistake (and would
 
 class UsageError(Exception):
     """A bad argument or input: reported in one line, exit status 2."""
-
-
-def word_source(value: str) -> WordSource:
-    """A built-in list name, or the words of a file (one per line)."""
-    if value in BUILTIN_LISTS or value in ALIASES:
-        return value
-    path = Path(value)
-    try:
-        is_file = path.is_file()
-    except OSError:  # e.g. a name too long to be a file
-        is_file = False
-    if is_file:
-        try:
-            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (some editors write one) is not a word
-            return [line.strip() for line in text.splitlines() if line.strip()]
-        except UnicodeDecodeError as exc:
-            raise UsageError(
-                f"{value!r} is not a UTF-8 text file of words ({exc.reason} at byte {exc.start})"
-            ) from None
-    names = ", ".join(sorted([*BUILTIN_LISTS, *ALIASES]))
-    raise UsageError(f"unknown word list {quoted(value)}: expected one of {names} or the path of a file of words")
 
 
 def _read(prompt: str) -> str | None:
@@ -285,8 +263,8 @@ LOST_SHOWN = 10  # eval lists at most this many lost answers (all of them go to 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from wordle_gym._io import check_writable
     from wordle_gym.evaluation import evaluate
+    from wordle_gym.files import check_writable
 
     if args.json:
         check_writable(args.json)  # before the evaluation, not after it

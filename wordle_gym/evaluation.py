@@ -29,7 +29,7 @@ from typing import Any, Protocol, runtime_checkable
 import torch
 from tqdm.auto import tqdm
 
-from wordle_gym._io import atomic_write_json
+from wordle_gym.files import atomic_write_json
 from wordle_gym.rewards import RewardScheme
 from wordle_gym.vector import WordleVectorEnv
 from wordle_gym.words import Vocabulary, WordSource

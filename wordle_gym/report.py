@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wordle_gym._io import atomic_write_text
 from wordle_gym.evaluation import EvalResult
+from wordle_gym.files import atomic_write_text
 
 
 def _si(x: float) -> str:

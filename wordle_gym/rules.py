@@ -20,7 +20,7 @@ from functools import lru_cache
 
 import torch
 
-from wordle_gym._io import quoted
+from wordle_gym.files import quoted
 from wordle_gym.words import Vocabulary
 
 GREY, YELLOW, GREEN = 0, 1, 2

@@ -14,10 +14,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
+from pathlib import Path
 
 import torch
 
-from wordle_gym._io import quoted
+from wordle_gym.files import quoted
 
 #: Names of the word lists shipped in ``wordle_gym/data``.
 BUILTIN_LISTS: dict[str, str] = {
@@ -43,6 +44,29 @@ def load_word_list(name: str) -> list[str]:
         raise ValueError(f"unknown word list {quoted(name)}; expected one of {known} or a list of words")
     text = resources.files("wordle_gym.data").joinpath(BUILTIN_LISTS[key]).read_text("ascii")
     return text.split()
+
+
+def word_source(value: str) -> WordSource:
+    """A word list named on a command line: a built-in list's name (kept as the name), or the path of a
+    UTF-8 text file with one word per line (read; a byte-order mark is skipped). Anything else, or a
+    file that is not UTF-8 text, is a ValueError naming it."""
+    if value in BUILTIN_LISTS or value in ALIASES:
+        return value
+    path = Path(value)
+    try:
+        is_file = path.is_file()
+    except OSError:  # e.g. a name too long to be a file
+        is_file = False
+    if is_file:
+        try:
+            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (some editors write one) is not a word
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"{quoted(value, 200)} is not a UTF-8 text file of words ({exc.reason} at byte {exc.start})"
+            ) from None
+        return [line.strip() for line in text.splitlines() if line.strip()]
+    names = ", ".join(sorted([*BUILTIN_LISTS, *ALIASES]))
+    raise ValueError(f"unknown word list {quoted(value)}: expected one of {names} or the path of a file of words")
 
 
 def _as_words(source: WordSource, what: str) -> list[str]:
