@@ -135,6 +135,7 @@ def test_bench__an_agent_trained_on_the_real_game_gets_one_real_game_row(tmp_pat
     assert rows[0]["extra"]["learned_from"] == "reward 'seed000'" and "CPU" in rows[0]["extra"]["machine"]
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert re.search(r"\| reward 'seed000' \| [0-9.]+ h \(CPU, [0-9]+ cores", table)
+    assert "### Training stages" not in table and "A2C `a2c_full.pt`" in table  # in the real-game table
 
 
 def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:

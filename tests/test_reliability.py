@@ -396,6 +396,14 @@ def test_evaluate__a_faulty_policy_is_named(policy: object, message: str) -> Non
         evaluate(policy, answers=SMALL, allowed=SMALL, device="cpu", progress=False)
 
 
+def test_evaluate__the_lists_keep_their_names() -> None:
+    """Regression: the policy check's copy of the games' answers once took the name of the answers
+    argument, so every result said "custom (2315 words)" and bench's real-game table came out empty."""
+    from wordle_agents.baselines import RandomPolicy
+
+    assert evaluate(RandomPolicy(0), device="cpu", progress=False).answers == "answers"
+
+
 PLUGINS = """
 import sys
 from wordle_gym.registry import BenchRun

@@ -256,7 +256,7 @@ def evaluate(
     disable = None if progress is None else not progress  # None: tqdm shows the bar on a terminal only
     with tqdm(total=num, desc="evaluate", unit="game", disable=disable, leave=False) as bar:
         for _ in range(max_guesses):
-            turns, answers = env.state.turn.clone(), env.state.answers.clone()
+            turns, playing = env.state.turn.clone(), env.state.answers.clone()
             try:
                 raw = policy.act(observations, bool_mask(infos["action_mask"]), env)
             except (ValueError, OSError):
@@ -264,7 +264,7 @@ def evaluate(
             except Exception as exc:
                 raise PolicyError(f"{type(policy).__name__}.act raised {type(exc).__name__}: {exc}") from exc
             if env.state.turn.shape != turns.shape or not bool(
-                ((env.state.turn == turns) & (env.state.answers == answers)).all()
+                ((env.state.turn == turns) & (env.state.answers == playing)).all()
             ):
                 raise PolicyError(f"{type(policy).__name__}.act changed the games (it called reset or step?); "
                                   f"a policy reads env and returns actions")  # fmt: skip
