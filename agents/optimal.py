@@ -195,8 +195,8 @@ def _read_npz(path: str | Path, names: tuple[str, ...]) -> dict[str, np.ndarray]
         for name in names:
             info = archive.getinfo(f"{name}.npy")
             with archive.open(info) as handle:
-                version = np.lib.format.read_magic(handle)
                 fmt = np.lib.format
+                version = fmt.read_magic(handle)
                 read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
                 shape, fortran, dtype = read_header(handle)
                 if dtype.kind not in ("U" if name == "meta" else "iu") or dtype.hasobject:
@@ -278,11 +278,11 @@ class _Search:
                 future.cancel()
             raise
 
-    def run(self, call: Any, deadline: float = math.inf, bar: Any = None, stats: np.ndarray | None = None) -> Any:
-        """``call()`` (a kernel search) on a worker thread, stopped by Ctrl-C or ``deadline`` (see :meth:`gather`)."""
+    def run(self, call: Any, bar: Any = None, stats: np.ndarray | None = None) -> Any:
+        """``call()`` (a kernel search) on a worker thread, stopped at once by Ctrl-C (see :meth:`gather`)."""
         with ThreadPoolExecutor(1) as pool:
             try:
-                return next(self.gather({pool.submit(call): None}, deadline, bar, [] if stats is None else [stats]))
+                return next(self.gather({pool.submit(call): None}, math.inf, bar, [] if stats is None else [stats]))
             finally:
                 pool.shutdown(wait=True)
                 self.stop[0] = 0  # nothing half-done was cached: the cache stays usable
