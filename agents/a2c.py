@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import torch
 from torch import nn
@@ -171,6 +171,18 @@ class IterationStats:
     games: int = field(default=0)
 
 
+class Rollout(NamedTuple):
+    """One batch of games played to the end: per turn ``(T, N)`` (``alives``: the game was still on)."""
+
+    logps: torch.Tensor
+    values: torch.Tensor
+    rewards: torch.Tensor
+    alives: torch.Tensor
+    ends: torch.Tensor
+    wins: torch.Tensor  # (N,) bool
+    guesses: torch.Tensor  # (N,) float: the turn each game ended on
+
+
 class A2CTrainer:
     """Runs updates of one curriculum stage; its whole state can be saved and resumed exactly."""
 
@@ -209,20 +221,21 @@ class A2CTrainer:
         """Play one batch of games to the end and make one update."""
         answers, queued = self._draw_answers()
         obs, _ = self.env.reset(options={"answers": answers})
-        loss, wins, guesses = self.play(obs, answers, queued)
-        lost = (~wins).nonzero().flatten()
+        batch = self.rollout(obs, answers, queued)
+        loss = self.update(self.loss(batch))
+        lost = (~batch.wins).nonzero().flatten()
         self.queue.extend(answers[lost].tolist())
+        wins = batch.wins
         return IterationStats(
             loss=float(loss), win_rate=float(wins.float().mean()),
-            mean_guesses=float(guesses[wins].mean()) if bool(wins.any()) else float("nan"),
+            mean_guesses=float(batch.guesses[wins].mean()) if bool(wins.any()) else float("nan"),
             queue=len(self.queue), games=self.config.batch_games,
         )  # fmt: skip
 
-    def play(
+    def rollout(
         self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor, compact: bool | None = None
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Play the games just reset (``obs``) to the end and make one update: (loss, wins, guesses),
-        device tensors.
+    ) -> Rollout:
+        """Play the games just reset (``obs``) to the end, sampling from the policy (device tensors).
 
         ``compact`` (default: on a CPU) runs the network only on the games still playing each turn.
         Otherwise (the default on a GPU) every game plays all ``max_guesses`` turns, finished ones
@@ -259,19 +272,25 @@ class A2CTrainer:
             alives.append(alive)
             ends.append(terminated & alive)
             alive = alive & ~terminated
-        # TD(0): A_t = r_t + gamma * V(s_{t+1}) (detached; 0 after the end) - V(s_t).
-        total = torch.zeros((), device=self.device)
-        for t in range(len(values)):
-            following = values[t + 1].detach() if t + 1 < len(values) else torch.zeros_like(values[t])
-            advantage = rewards[t] + cfg.gamma * torch.where(ends[t], 0.0, following) - values[t]
-            total = total + (alives[t] * (-logps[t] * advantage.detach() + advantage**2)).sum()
-        count = torch.stack(alives).sum()
-        loss = total / count
+        stack = torch.stack
+        return Rollout(stack(logps), stack(values), stack(rewards), stack(alives), stack(ends), wins, guesses)
+
+    def loss(self, batch: Rollout) -> torch.Tensor:
+        """The A2C loss of a rollout: policy gradient with the TD(0) advantage, plus its square for the
+        critic, averaged over the turns played: A_t = r_t + gamma V(s_{t+1}) (detached; 0 after the
+        end) - V(s_t)."""
+        following = torch.cat([batch.values[1:].detach(), torch.zeros_like(batch.values[:1])])
+        advantage = batch.rewards + self.config.gamma * torch.where(batch.ends, 0.0, following) - batch.values
+        total = (batch.alives * (-batch.logps * advantage.detach() + advantage**2)).sum()
+        return total / batch.alives.sum()
+
+    def update(self, loss: torch.Tensor) -> torch.Tensor:
+        """One optimizer step on ``loss``; the loss, detached."""
         self.optimizer.zero_grad()
         loss.backward()
         self.optimizer.step()
         self.iteration += 1
-        return loss.detach(), wins, guesses
+        return loss.detach()
 
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to continue exactly (weights_only-loadable)."""

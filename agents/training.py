@@ -41,7 +41,7 @@ from tqdm import tqdm
 
 from wordle_agents.checkpoint import config_from_dict, half_weights, read_checkpoint
 from wordle_gym.config import resolve_device
-from wordle_gym.evaluation import evaluate
+from wordle_gym.evaluation import EvalResult, evaluate
 from wordle_gym.files import OneLineParser, atomic_torch_save, check_writable, folder_lock, one_line
 from wordle_gym.words import stage_words
 
@@ -279,126 +279,179 @@ def run_curriculum(run: RunConfig, spec: TrainingSpec, config: Any) -> Path:
 
 
 def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device, run_dir: Path) -> Path:
-    agent_class, kind = spec.agent_class, spec.agent_class.kind
-    last, metrics = run_dir / "last.pt", run_dir / "metrics.jsonl"
-    saved = None if run.fresh or not last.exists() else read_checkpoint(last, f"{kind}-run")
-    plan = run.plan
-    if saved is not None:
-        plan = _check_resume(saved, run, config, agent_class.config_class, last)
-        print(f"resuming {last} at stage {min(saved['stage_index'] + 1, len(plan))}/{len(plan)}")
-        logged = saved.get("metrics_size")  # rows logged after this checkpoint are logged again on the way
-        if logged is not None and metrics.exists() and metrics.stat().st_size > logged:
-            os.truncate(metrics, logged)
-    elif metrics.exists():
-        metrics.unlink()  # a fresh run starts a fresh log
-    init = saved.get("init") if saved is not None else run.init
-    agent = agent_class(config, device=device)
-    writer = None
-    if run.tensorboard:
-        from torch.utils.tensorboard import SummaryWriter
+    with _Run(run, spec, config, device, run_dir) as training:
+        stopped = False  # by the time limit, with updates left to make
+        for index in range(training.first, len(training.plan)):
+            if index > training.first and training.out_of_time():
+                stopped = True  # between stages: last.pt already starts this one
+                break
+            stopped = training.train_stage(index)
+            if stopped:
+                break
+        training.export(stopped)
+    return run_dir
 
-        writer = SummaryWriter(str(run_dir / "tb"))
-    first = saved["stage_index"] if saved else 0
-    elapsed = saved["elapsed_s"] if saved else 0.0
-    offset = saved["step_offset"] if saved else 0  # updates made in the stages already finished
 
-    def checkpoint(stage_index: int, trainer_state: dict | None, best: dict, done_s: float, steps: int) -> None:
-        atomic_torch_save(last, {
-            "kind": f"{kind}-run", "config": asdict(config), "stages": [s for s, _ in plan],
-            "iterations": [n for _, n in plan], "stage_index": stage_index, "trainer": trainer_state,
-            "best": best, "elapsed_s": done_s, "step_offset": steps, "init": init,
-            "metrics_size": metrics.stat().st_size if metrics.exists() else 0,
+class _Run:
+    """One command's share of a run: the state that lives across stages, and the steps of a stage."""
+
+    def __init__(self, run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device, run_dir: Path) -> None:
+        self.run, self.spec, self.config, self.device = run, spec, config, device
+        self.kind = spec.agent_class.kind
+        self.last, self.metrics = run_dir / "last.pt", run_dir / "metrics.jsonl"
+        self.saved = None if run.fresh or not self.last.exists() else read_checkpoint(self.last, f"{self.kind}-run")
+        self.plan = run.plan
+        if self.saved is not None:
+            self.plan = _check_resume(self.saved, run, config, spec.agent_class.config_class, self.last)
+            resumed_at = min(self.saved["stage_index"] + 1, len(self.plan))
+            print(f"resuming {self.last} at stage {resumed_at}/{len(self.plan)}")
+            logged = self.saved.get("metrics_size")  # rows logged after this checkpoint are logged again on the way
+            if logged is not None and self.metrics.exists() and self.metrics.stat().st_size > logged:
+                os.truncate(self.metrics, logged)
+        elif self.metrics.exists():
+            self.metrics.unlink()  # a fresh run starts a fresh log
+        self.init = self.saved.get("init") if self.saved is not None else run.init
+        self.agent = spec.agent_class(config, device=device)
+        self.writer = None
+        if run.tensorboard:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.writer = SummaryWriter(str(run_dir / "tb"))
+        self.first = self.saved["stage_index"] if self.saved else 0
+        self.elapsed = self.saved["elapsed_s"] if self.saved else 0.0  # training seconds of earlier commands
+        self.offset = self.saved["step_offset"] if self.saved else 0  # updates made in the stages already finished
+        # What a shipped checkpoint says of how it was made (the reward is in its config).
+        steps = [*([f"--init {self.init}"] if self.init else []), *(f"{stage}:{n} updates" for stage, n in self.plan)]
+        self.provenance = {"teacher": None, "machine": machine(device), "curriculum": " -> ".join(steps)}
+        self.deadline = math.inf if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
+        self.best_path = run_dir / f"best_{self.plan[-1][0]}.pt"
+        self.run_dir = run_dir
+
+    def __enter__(self) -> _Run:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+    def out_of_time(self) -> bool:
+        return time.perf_counter() >= self.deadline
+
+    def checkpoint(self, stage_index: int, trainer_state: dict | None, best: dict, done_s: float, steps: int) -> None:
+        """Write ``last.pt``: everything the same command needs to continue from here."""
+        atomic_torch_save(self.last, {
+            "kind": f"{self.kind}-run", "config": asdict(self.config), "stages": [s for s, _ in self.plan],
+            "iterations": [n for _, n in self.plan], "stage_index": stage_index, "trainer": trainer_state,
+            "best": best, "elapsed_s": done_s, "step_offset": steps, "init": self.init,
+            "metrics_size": self.metrics.stat().st_size if self.metrics.exists() else 0,
         })  # fmt: skip
 
-    # What a shipped checkpoint says of how it was made (the reward is in its config).
-    steps = [*([f"--init {init}"] if init else []), *(f"{stage}:{n} updates" for stage, n in plan)]
-    provenance = {"teacher": None, "machine": machine(device), "curriculum": " -> ".join(steps)}
-    deadline = math.inf if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
-    stopped = False  # by the time limit, with updates left to make
-    best_path = run_dir / f"best_{plan[-1][0]}.pt"
-    for index in range(first, len(plan)):
-        stage, iterations = plan[index]
-        if index > first and time.perf_counter() >= deadline:
-            stopped = True  # between stages: last.pt already starts this one
-            break
-        answers, allowed = stage_words(stage, seed=config.seed)
-        best_path = run_dir / f"best_{stage}.pt"
-        resume = saved["trainer"] if saved is not None and index == first else None
-        if resume is None:  # a stage starts from the previous stage's best weights (or --init)
-            previous = run_dir / f"best_{plan[index - 1][0]}.pt" if index > 0 else None
-            source = str(previous) if previous is not None and previous.exists() else init
-            if source:
-                weights = agent_class.load(source)
-                if _shape_fields(weights.config) != _shape_fields(config):
-                    raise ValueError(f"--init {source}: a network of another shape ({_shape_fields(weights.config)}; "
-                                     f"this run: {_shape_fields(config)})")  # fmt: skip
-                agent.net.load_state_dict(weights.net.state_dict())
-        trainer = spec.make_trainer(agent, answers, allowed, device, iterations, index > 0 or init is not None)
+    def start_weights(self, index: int) -> None:
+        """A stage starts from the previous stage's best weights, or from ``--init``."""
+        previous = self.run_dir / f"best_{self.plan[index - 1][0]}.pt" if index > 0 else None
+        source = str(previous) if previous is not None and previous.exists() else self.init
+        if not source:
+            return
+        weights = self.spec.agent_class.load(source).net.state_dict()
+        for name, tensor in self.agent.net.state_dict().items():
+            have = weights.get(name)
+            if have is None or have.shape != tensor.shape:
+                found = "missing" if have is None else f"of shape {tuple(have.shape)}"
+                raise ValueError(f"--init {source}: a network of another shape ({name!r} is {found}; this run's "
+                                 f"is {tuple(tensor.shape)})")  # fmt: skip
+        self.agent.net.load_state_dict(weights)
+
+    def train_stage(self, index: int) -> bool:
+        """Train stage ``index`` until its updates are made (False) or the time limit stops it (True)."""
+        stage, iterations = self.plan[index]
+        answers, allowed = stage_words(stage, seed=self.config.seed)
+        self.best_path = self.run_dir / f"best_{stage}.pt"
+        resume = self.saved["trainer"] if self.saved is not None and index == self.first else None
+        if resume is None:
+            self.start_weights(index)
+        warm = index > 0 or self.init is not None
+        trainer = self.spec.make_trainer(self.agent, answers, allowed, self.device, iterations, warm)
         best = {"win_rate": -1.0, "mean_guesses": float("inf"), "iteration": 0}
         if resume is not None:
             trainer.load_state_dict(resume)
-            best = saved["best"]
+            best = self.saved["best"]
         clock = time.perf_counter()
         started = trainer.iteration  # a time limit stops a command only after it made an update
+        stopped = False
         bar = tqdm(total=iterations, initial=trainer.iteration, desc=f"stage {stage}", unit="update")
         while trainer.iteration < iterations:
             before = trainer.iteration
             raw = trainer.step()  # may hold device tensors: read only when logged (a host sync)
             bar.update(trainer.iteration - before)
-            now, step = elapsed + time.perf_counter() - clock, offset + trainer.iteration
-            crossed = trainer.iteration // run.eval_every > before // run.eval_every
-            out_of_time = time.perf_counter() >= deadline and trainer.iteration > started
+            now, step = self.elapsed + time.perf_counter() - clock, self.offset + trainer.iteration
+            out_of_time = self.out_of_time() and trainer.iteration > started
+            crossed = trainer.iteration // self.run.eval_every > before // self.run.eval_every
             evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations or out_of_time)
-            stats = _stats_dict(raw) if writer is not None or evaluated else {}
-            if writer is not None and trainer.iteration > before:
+            stats = _stats_dict(raw) if self.writer is not None or evaluated else {}
+            if self.writer is not None and trainer.iteration > before:
                 for key, value in stats.items():
-                    writer.add_scalar(f"losses/{key}" if "loss" in key else f"charts/{key}", value, step)
+                    self.writer.add_scalar(f"losses/{key}" if "loss" in key else f"charts/{key}", value, step)
             if evaluated:
-                result = evaluate(agent, answers=answers, allowed=allowed, device=device, progress=False)
-                # win_rate / mean_guesses: the greedy evaluation; train_*: the sampled training batch.
-                record = {"stage": stage, "iteration": trainer.iteration, "step": step, "elapsed_s": now,
-                          **{f"train_{k}": v for k, v in stats.items()},
-                          "win_rate": result.win_rate, "mean_guesses": result.mean_guesses_wins}  # fmt: skip
-                with metrics.open("a", encoding="utf-8") as handle:
-                    handle.write(json.dumps(record) + "\n")
-                if writer is not None:
-                    writer.add_scalar("eval/win_rate", result.win_rate, step)
-                    writer.add_scalar("eval/mean_guesses", result.mean_guesses_wins, step)
-                if (result.win_rate, -result.mean_guesses_wins) > (best["win_rate"], -best["mean_guesses"]):
-                    best = {"win_rate": result.win_rate, "mean_guesses": result.mean_guesses_wins,
-                            "iteration": trainer.iteration}  # fmt: skip
-                    agent.save(best_path, {"stage": stage, "answers": answers, "allowed": allowed,
-                                           "figures": best, "training_s": now, **provenance})  # fmt: skip
+                result = self.evaluate(stage, answers, allowed, trainer.iteration, step, now, stats, best)
                 bar.set_postfix(win=f"{result.win_rate:.3f}", mean=f"{result.mean_guesses_wins:.3f}",
                                 best=f"{best['win_rate']:.3f}")  # fmt: skip
-            crossed_checkpoint = trainer.iteration // run.checkpoint_every > before // run.checkpoint_every
-            if evaluated or crossed_checkpoint:
-                checkpoint(index, trainer.state_dict(), best, now, offset)
-            if evaluated and run.stop_at is not None and result.win_rate >= run.stop_at:
+            if evaluated or trainer.iteration // self.run.checkpoint_every > before // self.run.checkpoint_every:
+                self.checkpoint(index, trainer.state_dict(), best, now, self.offset)
+            if evaluated and self.run.stop_at is not None and result.win_rate >= self.run.stop_at:
                 break
             if out_of_time and trainer.iteration < iterations:
                 stopped = True
                 break
         bar.close()
         if stopped:
-            print(f"time limit ({run.max_minutes:g} min): stage {stage} stopped at update {trainer.iteration}/"
+            print(f"time limit ({self.run.max_minutes:g} min): stage {stage} stopped at update {trainer.iteration}/"
                   f"{iterations}, best so far {100 * best['win_rate']:.2f} % wins; run the same command again "
                   f"to continue")  # fmt: skip
-            break
-        elapsed += time.perf_counter() - clock
-        offset += trainer.iteration
-        checkpoint(index + 1, None, best, elapsed, offset)  # this stage is done
+            return True
+        self.elapsed += time.perf_counter() - clock
+        self.offset += trainer.iteration
+        self.checkpoint(index + 1, None, best, self.elapsed, self.offset)  # this stage is done
         print(f"stage {stage}: best {100 * best['win_rate']:.2f} % wins, {best['mean_guesses']:.4f} mean guesses "
-              f"at update {best['iteration']} -> {best_path}")  # fmt: skip
-    if writer is not None:
-        writer.close()
-    if stopped and run.export and not best_path.exists():
-        print(f"nothing to export yet: {best_path} is not written until the stage is first evaluated")
-    elif run.export:
-        data = torch.load(best_path, map_location="cpu", weights_only=True)
-        atomic_torch_save(run.export, half_weights(data) if run.half else data)
-        print(f"exported {best_path} -> {run.export}")
-    return run_dir
+              f"at update {best['iteration']} -> {self.best_path}")  # fmt: skip
+        return False
+
+    def evaluate(
+        self,
+        stage: str,
+        answers: list[str],
+        allowed: list[str] | None,
+        iteration: int,
+        step: int,
+        now: float,
+        stats: dict[str, float],
+        best: dict[str, Any],
+    ) -> EvalResult:
+        """Evaluate greedily on the stage's lists, log it, and keep the weights if they are the stage's
+        best (``best`` is updated in place)."""
+        result = evaluate(self.agent, answers=answers, allowed=allowed, device=self.device, progress=False)
+        # win_rate / mean_guesses: the greedy evaluation; train_*: the sampled training batch.
+        record = {"stage": stage, "iteration": iteration, "step": step, "elapsed_s": now,
+                  **{f"train_{k}": v for k, v in stats.items()},
+                  "win_rate": result.win_rate, "mean_guesses": result.mean_guesses_wins}  # fmt: skip
+        with self.metrics.open("a", encoding="utf-8") as handle:
+            handle.write(json.dumps(record) + "\n")
+        if self.writer is not None:
+            self.writer.add_scalar("eval/win_rate", result.win_rate, step)
+            self.writer.add_scalar("eval/mean_guesses", result.mean_guesses_wins, step)
+        if (result.win_rate, -result.mean_guesses_wins) > (best["win_rate"], -best["mean_guesses"]):
+            best.update(win_rate=result.win_rate, mean_guesses=result.mean_guesses_wins, iteration=iteration)
+            self.agent.save(self.best_path, {"stage": stage, "answers": answers, "allowed": allowed,
+                                             "figures": dict(best), "training_s": now, **self.provenance})  # fmt: skip
+        return result
+
+    def export(self, stopped: bool) -> None:
+        """Copy the last stage's best weights to ``--export`` (float16 with ``--half``)."""
+        if stopped and self.run.export and not self.best_path.exists():
+            print(f"nothing to export yet: {self.best_path} is not written until the stage is first evaluated")
+        elif self.run.export:
+            data = torch.load(self.best_path, map_location="cpu", weights_only=True)
+            atomic_torch_save(self.run.export, half_weights(data) if self.run.half else data)
+            print(f"exported {self.best_path} -> {self.run.export}")
 
 
 def machine(device: torch.device) -> str:
@@ -406,9 +459,3 @@ def machine(device: torch.device) -> str:
     if device.type == "cuda":
         return f"{torch.cuda.get_device_name(device)} (CUDA)"
     return f"CPU, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads"
-
-
-def _shape_fields(config: Any) -> dict[str, Any]:
-    """The fields that decide a network's shape (weights move between configs that share them)."""
-    names = ("encoding", "hidden", "layers", "dueling", "max_guesses")
-    return {k: v for k, v in asdict(config).items() if k in names}

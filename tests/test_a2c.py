@@ -208,8 +208,8 @@ def test_trainer__loss_and_gradients_match_a_plain_reference(compact: bool) -> N
     answers, _ = stage_words("20")
     agent = A2CAgent(A2CConfig(hidden=32, batch_games=24, dropout=0.0, queue_prob=0.0, seed=3), device="cpu")
     trainer = A2CTrainer(agent, answers, None)
-    play = trainer.play
-    trainer.play = lambda *args: play(*args, compact=compact)
+    rollout = trainer.rollout
+    trainer.rollout = lambda *args: rollout(*args, compact=compact)
     turns: list[tuple[torch.Tensor, ...]] = []
     seen = {}
     reset, step = trainer.env.reset, trainer.env.step
@@ -264,8 +264,9 @@ def test_trainer__live_games_only_and_all_games_make_the_same_update() -> None:
         for trainer, compact in zip(trainers, (True, False), strict=True):
             drawn, queued = trainer._draw_answers()
             obs, _ = trainer.env.reset(options={"answers": drawn})
-            outs.append((drawn, *trainer.play(obs, drawn, queued, compact=compact)))
-            trainer.queue.extend(drawn[~outs[-1][2]].tolist())
+            batch = trainer.rollout(obs, drawn, queued, compact=compact)
+            outs.append((drawn, trainer.update(trainer.loss(batch)), batch.wins, batch.guesses))
+            trainer.queue.extend(drawn[~batch.wins].tolist())
         (drawn_a, loss_a, wins_a, guesses_a), (drawn_b, loss_b, wins_b, guesses_b) = outs
         assert torch.equal(drawn_a, drawn_b) and torch.equal(wins_a, wins_b) and torch.equal(guesses_a, guesses_b)
         assert float(loss_a) == pytest.approx(float(loss_b), rel=1e-5)

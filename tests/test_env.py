@@ -73,7 +73,7 @@ def test_hand_game__knowledge_after_error_against_parry() -> None:
     assert (know["min"] == 0).all() and (know["max"] == 5).all()
 
     obs, reward, terminated, truncated, info = env.step(env.vocabulary.action("error"))
-    assert info["feedback"].tolist() == [0, 1, 2, 0, 0] and env.words[env.vocabulary.action("error")] == "error"
+    assert info["tiles"].tolist() == [0, 1, 2, 0, 0] and env.words[env.vocabulary.action("error")] == "error"
     assert (reward, terminated, truncated, info["turn"], info["invalid"]) == (-1.0, False, False, 1, False)
     know = decode_knowledge(obs, 5, 6)
     e, o, r, a = (ord(c) - 97 for c in "eora")
@@ -121,7 +121,7 @@ def test_hand_game__loss_and_late_win(reward: str, win_on: int | None, expected_
     steps = play(env, words)
     assert steps[-1][1] == pytest.approx(expected_last)
     assert steps[-1][2] and not steps[-1][3]
-    assert steps[-1][4]["won"] is (win_on is not None)
+    assert steps[-1][4]["won"] == (win_on is not None) and steps[-1][4]["won"].dtype == bool
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(0)
 
@@ -141,7 +141,7 @@ def _random_history(env: WordleEnv, rng: random.Random, steps: int) -> list[tupl
         word = rng.choice(env.words)
         _, _, terminated, _, info = env.step(env.vocabulary.action(word))
         if not info["invalid"]:
-            history.append((word, tuple(info["feedback"].tolist())))
+            history.append((word, tuple(info["tiles"].tolist())))
         if terminated:
             break
     return history
@@ -201,7 +201,7 @@ def test_hard_mode__invalid_guess_is_refused_but_spends_the_turn() -> None:
     assert not mask[env.vocabulary.action("crane")]  # drops the known R's
     assert mask[env.vocabulary.action("parry")] and mask[env.vocabulary.action("array")]  # keeps R at 2, two R's
     obs, reward, terminated, _, info = env.step(env.vocabulary.action("crane"))
-    assert info["invalid"] and info["feedback"].tolist() == [3] * 5 and reward == -2.0 and not terminated
+    assert info["invalid"] and info["tiles"].tolist() == [3] * 5 and reward == -2.0 and not terminated
     after = decode_knowledge(obs, 5, 6)
     assert np.array_equal(obs[:-7], before[:-7])  # nothing learned
     assert after["turn"].argmax() == 2  # but the turn is spent
@@ -237,12 +237,12 @@ def test_custom_lengths__three_and_seven_letters() -> None:
     obs, _ = env.reset(options={"answer": "tac"})
     assert obs.shape == (52 * 3 + 52 + 5,)
     _, _, _, _, info = env.step(env.vocabulary.action("cat"))
-    assert info["feedback"].tolist() == list(feedback_ref("cat", "tac"))
+    assert info["tiles"].tolist() == list(feedback_ref("cat", "tac"))
     words = ["letters", "settler", "sterile"]
     env7 = WordleEnv(answers=words, allowed=None)
     env7.reset(options={"answer": 1})
     _, _, _, _, info = env7.step(0)
-    assert info["feedback"].tolist() == list(feedback_ref("letters", "settler"))
+    assert info["tiles"].tolist() == list(feedback_ref("letters", "settler"))
 
 
 def test_errors__bad_actions_and_options() -> None:
@@ -316,7 +316,7 @@ def test_info__keys_on_reset_and_step() -> None:
     _, info = env.reset(seed=3)
     assert info["action_mask"].dtype == np.int8 and info["action_mask"].shape == (12972,) and info["turn"] == 0
     keys = set(info)
-    assert keys == {"action_mask", "turn", "feedback", "invalid", "won", "is_success"}
+    assert keys == {"action_mask", "turn", "tiles", "invalid", "won", "is_success"}
     for action in (0, 1, 2, 3, 4, 5):  # a lost game: the keys never change, and no value is a string
         _, _, terminated, _, info = env.step(action)
         assert set(info) == keys and not any(isinstance(v, str) for v in info.values())

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import asdict
 from pathlib import Path
 
 import pytest
 import torch
 
+from wordle_gym.config import WordleConfig
 from wordle_gym.evaluation import EvalResult, Policy, evaluate
 
 WORDS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade"]
@@ -48,6 +50,25 @@ def test_evaluate__other_lengths_and_guess_limits() -> None:
     assert result.histogram == [1, 1, 1, 2] and result.lost_answers == ["cot", "tic"]
     assert result.mean_guesses_all == pytest.approx((1 + 2 + 3 + 4 + 4) / 5)
     assert result.guesses == [1, 2, 3, 4, 4]  # per answer, in list order; a loss counts max_guesses + 1
+
+
+def test_evaluate__takes_what_the_envs_take() -> None:
+    """A WordleConfig, or any of its fields as keywords (obs_dtype included), exactly as the envs do."""
+    seen = []
+
+    class Recording(Scripted):
+        def act(self, observations, action_masks, env):
+            seen.append(observations.dtype)
+            return super().act(observations, action_masks, env)
+
+    config = WordleConfig(answers=WORDS, allowed=None, max_guesses=3, obs_dtype="float32")
+    by_config = evaluate(Recording(), config, device="cpu", progress=False)
+    by_keywords = evaluate(Recording(), device="cpu", progress=False, **asdict(config))
+    assert by_config.histogram == by_keywords.histogram == [1, 1, 1, 5] and set(seen) == {torch.float32}
+    with pytest.raises(TypeError, match=r"unknown Wordle option\(s\) \['frameskip'\]"):
+        evaluate(Scripted(), answers=WORDS, frameskip=4)
+    with pytest.raises(TypeError, match="not both"):
+        evaluate(Scripted(), config, hard_mode=True)
 
 
 def test_eval_result__per_answer_guesses_must_match_the_histogram() -> None:

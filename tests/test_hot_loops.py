@@ -95,5 +95,6 @@ def test_a2c_turns__no_host_sync(device: str) -> None:
     answers, queued = trainer._draw_answers()  # once per update, on the host: the FIFO of recent losses
     obs, _ = trainer.env.reset(options={"answers": answers})
     with no_host_sync(device, _optimizer_steps(trainer.optimizer)):
-        loss, wins, guesses = trainer.play(obs, answers, queued)
+        batch = trainer.rollout(obs, answers, queued)
+        loss, wins, guesses = trainer.update(trainer.loss(batch)), batch.wins, batch.guesses
     assert trainer.iteration == 2 and loss.isfinite() and wins.shape == guesses.shape == (64,)

@@ -81,7 +81,7 @@ def test_async_vector_env__default_lists_and_start_method() -> None:
     """)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert out.stdout.strip() == "(4, 319) ['action_mask', 'feedback', 'invalid', 'is_success', 'turn', 'won']"
+    assert out.stdout.strip() == "(4, 319) ['action_mask', 'invalid', 'is_success', 'tiles', 'turn', 'won']"
 
 
 def test_gymnasium_vector_wrappers__through_array_conversion() -> None:

@@ -173,3 +173,52 @@ def test_reference__counts_tiles_like_the_rule() -> None:
     # Sanity of the reference itself on a case where a yellow is used up by an earlier copy.
     assert feedback_ref("aabbb", "ababa") == (2, 1, 1, 2, 0)
     assert Counter(feedback_ref("speed", "abide")) == Counter({0: 3, 1: 2})
+
+
+def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(rng: random.Random) -> None:
+    """``game.hard_breaches`` (the reference) against the history-based rule of tests/reference.py,
+    and each copy against the reference: ``Game.hard_mask``, ``ScalarGame.hard_valid`` and the exact
+    solver's kernel (with its own constraint, built turn by turn as the search builds it)."""
+    import numpy as np
+    from reference import hard_valid
+
+    from wordle_agents import _optimal_kernel as kernel
+    from wordle_gym.game import GameState, hard_breaches
+    from wordle_gym.scalar import ScalarGame
+    from wordle_gym.vector import WordleVectorEnv
+
+    words = sorted(set(load_word_list("answers")[:150] + _repeat_heavy_list(150, rng)))
+    env = WordleVectorEnv(32, answers=words, allowed=words, device="cpu")
+    game, vocab = env.game, env.vocabulary
+    one = ScalarGame(game, "none")
+    codes = vocab.allowed_codes.numpy().astype(np.int64)
+    counts = np.zeros((len(words), 26), dtype=np.int64)
+    np.add.at(counts, (np.arange(len(words))[:, None], codes), 1)
+    tiles_of = tiles_from_ids(torch.arange(num_patterns(5)), 5).numpy().astype(np.int64)
+    every = vocab.allowed_codes.long()
+    env.reset(seed=0)
+    for _turn in range(3):  # normal play (every guess scored), so the knowledge covers any history
+        env.step(torch.randint(len(words), (32,), generator=torch.Generator().manual_seed(_turn)))
+        state = env.state
+        masks = game.hard_mask(state)
+        for n in range(32):
+            turns = int(state.turn[n])
+            history = [
+                (words[int(g)], tuple(state.tiles[n, t].tolist())) for t, g in enumerate(state.guesses[n, :turns])
+            ]
+            moved, short = hard_breaches(state.green[n : n + 1].expand(len(words), -1),
+                                         state.min_count[n : n + 1].expand(len(words), -1), every)  # fmt: skip
+            valid = ~(moved.any(-1) | (short > 0).any(-1))
+            assert valid.tolist() == [hard_valid(w, history) for w in words], history
+            assert torch.equal(masks[n], valid)
+            one.load(GameState(**{f: None if v is None else v[n : n + 1] for f, v in vars(state).items()}), None)
+            assert [one.hard_valid(tuple(c)) for c in codes.tolist()] == valid.tolist()
+            green, need = np.full(5, -1, dtype=np.int64), np.zeros(26, dtype=np.int64)
+            for guess, tiles in history:
+                pattern = int(pattern_ids(torch.tensor([tiles])))
+                out_green, out_need = green.copy(), need.copy()
+                kernel.advance_constraint(
+                    vocab.action(guess), pattern, codes, tiles_of, green, need, out_green, out_need
+                )
+                green, need = out_green, out_need
+            assert [bool(kernel.valid(g, codes, counts, green, need)) for g in range(len(words))] == valid.tolist()

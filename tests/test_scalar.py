@@ -77,12 +77,12 @@ def _pick(game: Game, state, rng: torch.Generator) -> torch.Tensor:
     return actions
 
 
-def _expected_info(game: Game, state, tiles, won, refused) -> dict[str, np.ndarray]:
+def _expected_info(game: Game, state, tiles, won, invalid) -> dict[str, np.ndarray]:
     return {
         "action_mask": game.action_mask(state).numpy().astype(np.int8),
         "turn": state.turn.numpy(),
-        "feedback": tiles.numpy(),
-        "invalid": refused.numpy(),
+        "tiles": tiles.numpy(),
+        "invalid": invalid.numpy(),
         "won": won.numpy(),
         "is_success": won.numpy(),
     }
@@ -91,7 +91,7 @@ def _expected_info(game: Game, state, tiles, won, refused) -> dict[str, np.ndarr
 def _check(envs, infos, expected, what: str) -> None:
     for key, want in expected.items():
         got = np.stack([np.asarray(info[key]) for info in infos])
-        assert got.dtype == want.dtype or key in ("turn", "invalid", "won", "is_success"), (what, key, got.dtype)
+        assert got.dtype == want.dtype, (what, key, got.dtype)
         assert np.array_equal(got, want), (what, key)
     masks = np.stack([env.action_masks() for env in envs])
     assert masks.dtype == bool and np.array_equal(masks, expected["action_mask"].astype(bool)), what
@@ -135,14 +135,14 @@ def test_scalar__equals_batched_engine_step_by_step(name: str) -> None:
         assert [r[2] for r in results] == outcome.terminated.tolist()
         assert not any(r[3] for r in results)
         infos = [r[4] for r in results]
-        _check(envs, infos, _expected_info(game, state, outcome.tiles, outcome.won, outcome.refused), f"{name} {t}")
+        _check(envs, infos, _expected_info(game, state, outcome.tiles, outcome.won, outcome.invalid), f"{name} {t}")
         if t % 97 == 0:
             for row in range(0, games, 7):
                 _assert_same_state(envs[row], state, row)
                 envs[row].state = envs[row].state  # the game goes on from a reloaded snapshot
         counts["won"] += int(outcome.won.sum())
         counts["lost"] += int((outcome.terminated & ~outcome.won).sum())
-        counts["refused"] += int(outcome.refused.sum())
+        counts["refused"] += int(outcome.invalid.sum())
         done = outcome.terminated
         if bool(done.any()):
             fresh = torch.randint(game.num_answers, (games,), generator=gen)
@@ -191,7 +191,7 @@ def test_env__returns_fresh_data_and_no_constant_mask_copies() -> None:
     env = WordleEnv()
     obs0, info0 = env.reset(seed=0)
     obs1, _, _, _, info1 = env.step(5)
-    for a, b in itertools.combinations([obs0, obs1, info0["feedback"], info1["feedback"], info0["action_mask"],
+    for a, b in itertools.combinations([obs0, obs1, info0["tiles"], info1["tiles"], info0["action_mask"],
                                         info1["action_mask"], env.action_masks()], 2):  # fmt: skip
         assert not np.shares_memory(a, b)
     mask = info1["action_mask"]
@@ -202,8 +202,8 @@ def test_env__returns_fresh_data_and_no_constant_mask_copies() -> None:
     twin.reset(seed=0)
     twin.step(5)
     obs1[:] = 1  # the caller edits what it got: the env must not notice
-    info1["feedback"][:] = 0
+    info1["tiles"][:] = 0
     for action in (6, 7, 8):
         mine, theirs = env.step(action), twin.step(action)
-        assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[4]["feedback"], theirs[4]["feedback"])
+        assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[4]["tiles"], theirs[4]["tiles"])
         mine[0][:] = 1

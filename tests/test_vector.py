@@ -39,6 +39,16 @@ def pick_actions(rng: random.Random, masks: torch.Tensor, vec: WordleVectorEnv |
     return torch.tensor(actions)
 
 
+def _same_info_layout(infos: dict, single_info: dict) -> None:
+    """One name per thing: the single env's info has the vector env's keys (less the autoreset ones),
+    each with the same dtype and the shape of one game's row."""
+    keys = {key for key in infos if not key.startswith(("final_", "_final_"))}
+    assert keys == set(single_info)
+    for key in keys:
+        one, many = np.asarray(single_info[key]), infos[key].cpu().numpy()
+        assert (one.dtype, one.shape) == (many.dtype, many.shape[1:]), key
+
+
 @pytest.mark.parametrize("config", CONFIGS)
 @pytest.mark.parametrize("device", DEVICES)
 def test_vector__matches_single_env_step_by_step(config: dict, device: str) -> None:
@@ -52,6 +62,7 @@ def test_vector__matches_single_env_step_by_step(config: dict, device: str) -> N
         single_obs, single_info = env.reset(options={"answer": int(vec.state.answers[i])})
         assert np.array_equal(obs[i].cpu().numpy(), single_obs)
         assert np.array_equal(infos["action_mask"][i].cpu().numpy(), single_info["action_mask"].astype(bool))
+        _same_info_layout(infos, single_info)
     pending = [False] * num
     wins = refusals = 0
     for _ in range(30):
@@ -66,10 +77,11 @@ def test_vector__matches_single_env_step_by_step(config: dict, device: str) -> N
                 single_obs, reward, term, _, single_info = env.step(int(actions[i]))
                 assert float(rewards[i]) == pytest.approx(reward)
                 assert bool(terms[i]) == term
-                assert np.array_equal(infos["tiles"][i].cpu().numpy(), single_info["feedback"])
+                assert np.array_equal(infos["tiles"][i].cpu().numpy(), single_info["tiles"])
                 assert bool(infos["invalid"][i]) == single_info["invalid"]
                 wins += bool(infos["won"][i])
                 refusals += single_info["invalid"]
+                _same_info_layout(infos, single_info)
             assert np.array_equal(obs[i].cpu().numpy(), single_obs)
             assert np.array_equal(infos["action_mask"][i].cpu().numpy(), single_info["action_mask"].astype(bool))
             assert int(infos["turn"][i]) == single_info["turn"]

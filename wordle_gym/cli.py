@@ -29,7 +29,7 @@ from gymnasium.error import DependencyNotInstalled
 from wordle_gym.config import MAX_GUESSES
 from wordle_gym.env import WordleEnv
 from wordle_gym.files import OneLineParser, one_line, quoted
-from wordle_gym.game import NO_LETTER
+from wordle_gym.game import hard_breaches
 from wordle_gym.registry import agent_names, make_agent
 from wordle_gym.render import ansi_row
 from wordle_gym.rules import GREEN, parse_tiles
@@ -57,16 +57,18 @@ def _read(prompt: str) -> str | None:
 
 
 def _hard_mode_problem(env: Any, word: str) -> str | None:
-    """Why ``word`` breaks hard mode in game 0 of ``env`` (None if it does not)."""
+    """Why ``word`` breaks hard mode in game 0 of ``env`` (None if it does not), by the rule's reference."""
     state = env.state
-    for i, known in enumerate(state.green[0].tolist()):
-        if known != NO_LETTER and word[i] != chr(known + 97):
-            return f"hard mode: letter {i + 1} must be {chr(known + 97).upper()}"
-    for code, need in enumerate(state.min_count[0].tolist()):
-        letter = chr(code + 97)
-        if word.count(letter) < need:
-            times = "once" if need == 1 else "twice" if need == 2 else f"{need} times"
-            return f"hard mode: the guess must use {letter.upper()} {times}"
+    codes = env.vocabulary.allowed_codes[env.vocabulary.action(word)][None]
+    moved, short = hard_breaches(state.green[:1], state.min_count[:1], codes)
+    if moved.any():
+        i = int(moved[0].nonzero()[0, 0])
+        return f"hard mode: letter {i + 1} must be {chr(int(state.green[0, i]) + 97).upper()}"
+    if short.any():
+        code = int(short[0].nonzero()[0, 0])
+        need = int(state.min_count[0, code])
+        times = "once" if need == 1 else "twice" if need == 2 else f"{need} times"
+        return f"hard mode: the guess must use {chr(code + 97).upper()} {times}"
     return None
 
 
@@ -104,7 +106,7 @@ def cmd_play(args: argparse.Namespace) -> int:
             print(f"{problem}; try again (no turn used).")
             continue
         _, _, terminated, _, info = env.step(env.vocabulary.action(word))
-        print(ansi_row(word, info["feedback"].tolist()))
+        print(ansi_row(word, info["tiles"].tolist()))
         if terminated:
             if info["won"]:
                 print(f"Solved in {info['turn']}/{turns}!")

@@ -25,8 +25,9 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     is elsewhere in the answer), grey. Repeated letters follow the real game: greens are
     taken first, then the remaining copies of a guess letter are yellow, left to right,
     while the answer still has unmatched copies, and grey after that (guess SPEED against
-    ABIDE gives grey grey yellow grey yellow). The rules live in :mod:`wordle_gym.rules`; the
-    vector env (``gym.make_vec``) runs the very same code on batches.
+    ABIDE gives grey grey yellow grey yellow). The rules live in :mod:`wordle_gym.rules` and
+    :mod:`wordle_gym.game` (the batched engine of ``gym.make_vec``); this env plays one game with
+    their plain-Python copy, :mod:`wordle_gym.scalar`, which the tests hold to them step by step.
 
     ## Action Space
     ``Discrete(len(allowed))``: action ``i`` guesses ``env.unwrapped.words[i]`` (12972 words by
@@ -80,10 +81,11 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     The same keys after reset and every step, numbers and arrays only (so vector wrappers and
     TorchRL can batch them): ``action_mask`` (int8, 1 = allowed: Gymnasium's convention, usable as
     ``action_space.sample(mask)``; ``action_masks()`` gives it as bool, sb3-contrib's), ``turn``
-    (guesses made), ``feedback`` (uint8 tiles of the guess just made, 0/1/2; all 3 after a reset or
-    a refused guess), ``invalid`` (a refused hard-mode guess), ``won`` and ``is_success`` (the game
-    was just won; SB3 logs ``is_success``). The guessed word is ``env.unwrapped.words[action]``;
-    the answer is ``env.unwrapped.answer``.
+    (int64: guesses made), ``tiles`` (uint8 tiles of the guess just made, 0/1/2; all 3 after a reset
+    or a refused guess), ``invalid`` (bool: a refused hard-mode guess), ``won`` and ``is_success``
+    (bool: the game was just won; SB3 logs ``is_success``). The vector env has the same keys, with
+    a leading batch dimension, and the same dtypes. The guessed word is
+    ``env.unwrapped.words[action]``; the answer is ``env.unwrapped.answer``.
 
     ## Arguments
     ``answers`` and ``allowed`` (list names "answers", "answers_nyt"/"nyt", "allowed", or your
@@ -142,8 +144,8 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         if type(action) is not int or not 0 <= action < self._num_allowed:
             action = self._check_action(action)
         tiles, reward, terminated, won = self._one.step(action)
-        feedback = self._blank.copy() if tiles is None else np.frombuffer(bytearray(tiles), dtype=np.uint8)
-        info = self._info(feedback, invalid=tiles is None, won=won)
+        row = self._blank.copy() if tiles is None else np.frombuffer(bytearray(tiles), dtype=np.uint8)
+        info = self._info(row, invalid=tiles is None, won=won)
         self._needs_reset = terminated
         if self.render_mode == "human":
             self.render()
@@ -152,8 +154,9 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     def _info(self, tiles: np.ndarray, invalid: bool, won: bool) -> dict[str, Any]:
         """The same keys after reset and every step; numbers and arrays only (no strings)."""
         mask = self._every(np.int8) if self._every_action else self._one.mask().astype(np.int8)
-        return {"action_mask": mask, "turn": self._one.turn, "feedback": tiles, "invalid": invalid, "won": won,
-                "is_success": won}  # fmt: skip
+        array = np.array  # 0-d arrays: Gymnasium's SyncVectorEnv and TorchRL batch them by dtype
+        return {"action_mask": mask, "turn": array(self._one.turn, np.int64), "tiles": tiles,
+                "invalid": array(invalid), "won": array(won), "is_success": array(won)}  # fmt: skip
 
     def action_masks(self) -> np.ndarray:
         """Which actions are allowed now: bool ``(num_allowed,)`` (sb3-contrib convention).

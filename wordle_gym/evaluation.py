@@ -29,10 +29,9 @@ from typing import Any, Protocol, runtime_checkable
 import torch
 from tqdm.auto import tqdm
 
+from wordle_gym.config import WordleConfig
 from wordle_gym.files import atomic_write_json
-from wordle_gym.rewards import RewardScheme
 from wordle_gym.vector import WordleVectorEnv
-from wordle_gym.words import Vocabulary, WordSource
 
 
 @runtime_checkable
@@ -215,38 +214,28 @@ class PolicyError(ValueError):
 
 def evaluate(
     policy: Policy,
-    answers: WordSource | None = None,
-    allowed: WordSource | None = "allowed",
+    config: WordleConfig | None = None,
+    *,
     device: torch.device | str | None = "auto",
-    hard_mode: bool = False,
-    max_guesses: int = 6,
-    action_mask: str | None = None,
-    observation: str = "knowledge",
-    reward: str | RewardScheme = "default",
     agent: str | None = None,
     progress: bool | None = None,
+    **options: Any,
 ) -> EvalResult:
     """Play every answer exactly once with ``policy``, all games in one batch, and report.
 
-    ``answers=None`` plays the 2315 original answers. Deterministic for a deterministic policy.
-    ``progress=None`` shows a bar on a terminal only.
-    The env is built with the keyword arguments given (``action_mask`` defaults to "hard" in
-    hard mode, else "all").
+    The game is what the envs take: ``config``, or its fields as keywords (``answers``, ``allowed``,
+    ``max_guesses``, ``hard_mode``, ``reward``, ``observation``, ``action_mask``, ``obs_dtype``; the
+    defaults are the real game's), ``answers=None`` meaning the default. Deterministic for a
+    deterministic policy. ``agent`` names the policy in the result; ``progress=None`` shows a bar on
+    a terminal only.
     """
     start = time.perf_counter()
-    answers = "answers" if answers is None else answers
-    num = Vocabulary(answers, allowed).num_answers
-    env = WordleVectorEnv(
-        num,
-        device=device,
-        answers=answers,
-        allowed=allowed,
-        hard_mode=hard_mode,
-        max_guesses=max_guesses,
-        action_mask=action_mask,
-        observation=observation,
-        reward=reward,
-    )
+    if "answers" in options and options["answers"] is None:
+        del options["answers"]
+    config = WordleConfig.build(config, **options)
+    num = config.vocabulary.num_answers
+    env = WordleVectorEnv(num, config, device=device)
+    max_guesses = config.max_guesses
     observations, infos = env.reset(seed=0, options={"answers": torch.arange(num, device=env.device)})
     dev = env.device
     finished = torch.zeros(num, dtype=torch.bool, device=dev)
@@ -294,7 +283,7 @@ def evaluate(
     assert first_moves is not None
     openers = Counter(env.words[a] for a in first_moves.tolist())
     name = agent or getattr(policy, "name", None) or type(policy).__name__
-    answers_name = answers if isinstance(answers, str) else f"custom ({num} words)"
+    answers_name = config.answers if isinstance(config.answers, str) else f"custom ({num} words)"
     return EvalResult(
         agent=str(name),
         games=num,
@@ -305,7 +294,7 @@ def evaluate(
         openers=dict(openers.most_common()),
         wall_time_s=time.perf_counter() - start,
         device=str(dev),
-        hard_mode=hard_mode,
+        hard_mode=config.hard_mode,
         answers=answers_name,
         num_allowed=env.vocabulary.num_allowed,
         guesses=torch.where(won, used, max_guesses + 1).tolist(),

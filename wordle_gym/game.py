@@ -1,9 +1,10 @@
 """Batched game state and the rules engine that steps it.
 
 :class:`GameState` is plain data: a few tensors, one row per game. :class:`Game` holds the
-constant tensors of one configuration on one device and moves states forward. The single
-env is this engine with one row; the vector env is this engine with ``num_envs`` rows. So
-the two cannot drift apart.
+constant tensors of one configuration on one device and moves states forward. The vector env
+is this engine with ``num_envs`` rows; it is the reference for the rules. The single env runs
+:class:`~wordle_gym.scalar.ScalarGame`, a plain-Python copy for one game that
+``tests/test_scalar.py`` holds to this engine step by step (where they differ, this one is right).
 
 What the player knows is kept as a compact, lossless summary of every constraint the
 feedback so far implies (it is exactly as strong as the full history):
@@ -66,7 +67,27 @@ class StepOutcome(NamedTuple):
     reward: torch.Tensor  # (N,) float32: 0 where inactive
     terminated: torch.Tensor  # (N,) bool: the game ended on this step (win or last guess)
     won: torch.Tensor  # (N,) bool: the game was won on this step
-    refused: torch.Tensor  # (N,) bool: hard-mode guess refused
+    invalid: torch.Tensor  # (N,) bool: a hard-mode guess refused (info "invalid")
+
+
+def hard_breaches(
+    green: torch.Tensor, min_count: torch.Tensor, codes: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """THE hard-mode rule: how guesses (letter codes ``(N, L)``) break what games know.
+
+    A hard-mode guess keeps every revealed green in place and uses each revealed letter at least
+    as many times as one guess showed it (green or yellow): ``green`` ``(N, L)`` (``NO_LETTER``
+    where none), ``min_count`` ``(N, 26)``. Returns ``moved`` ``(N, L)`` bool, the positions whose
+    green the guess does not keep, and ``short`` ``(N, 26)`` int16, how many more copies of each
+    letter the guess needs (0 where it has enough); the guess obeys hard mode where both are empty.
+
+    This is the reference. Its copies, held to it by the tests: ``Game.hard_mask`` (which words
+    obey, from precomputed word sets), ``ScalarGame.hard_valid`` (one game in Python) and the
+    exact solver's ``_optimal_kernel.valid`` (numba); the CLI's messages read this function."""
+    moved = (green != NO_LETTER) & (codes != green)
+    counts = torch.zeros((codes.shape[0], ALPHABET), dtype=torch.int16, device=codes.device)
+    counts.scatter_add_(1, codes.long(), torch.ones_like(codes, dtype=torch.int16))
+    return moved, (min_count.to(torch.int16) - counts).clamp_(min=0)
 
 
 class Game:
@@ -162,10 +183,10 @@ class Game:
         """Play ``actions`` (N,) int64 in the games where ``active`` (N,) bool; others stay as they are."""
         codes = self.allowed_codes[actions]  # (N, L) uint8
         if self.hard_mode:
-            refused = active & ~self.hard_valid(state, codes)
-            scored = active & ~refused
+            invalid = active & ~self.hard_valid(state, codes)
+            scored = active & ~invalid
         else:
-            refused, scored = torch.zeros_like(active), active
+            invalid, scored = torch.zeros_like(active), active
         tiles = feedback(codes, self.answer_codes[state.answers])  # (N, L) uint8
         is_green = tiles == GREEN
         won = scored & is_green.all(-1)
@@ -176,8 +197,8 @@ class Game:
             yellows = ((tiles == YELLOW) & scored[:, None]).sum(-1)
             repeats = (counted & (state.green == codes)).sum(-1)
         row_tiles, lost = self._advance(state, actions, codes, tiles, scored, active, won)
-        reward = self.reward.compute(state.turn, won, lost, greens, yellows, repeats, refused, active)
-        return StepOutcome(row_tiles, reward, won | lost, won, refused)
+        reward = self.reward.compute(state.turn, won, lost, greens, yellows, repeats, invalid, active)
+        return StepOutcome(row_tiles, reward, won | lost, won, invalid)
 
     def observe(self, state: GameState, actions: torch.Tensor, tiles: torch.Tensor) -> None:
         """Record guesses ``actions`` (N,) with feedback ``tiles`` (N, L) that came from elsewhere
@@ -230,11 +251,9 @@ class Game:
         return placed & ((counts >= low) & (counts <= high)).all(-1)
 
     def hard_valid(self, state: GameState, codes: torch.Tensor) -> torch.Tensor:
-        """Whether each game's guess (letter codes (N, L)) obeys hard mode: (N,) bool."""
-        in_place = ((state.green == NO_LETTER) | (codes == state.green)).all(-1)
-        counts = torch.zeros((codes.shape[0], ALPHABET), dtype=torch.uint8, device=codes.device)
-        counts.scatter_add_(1, codes.long(), torch.ones_like(codes))
-        return in_place & (counts >= state.min_count).all(-1)
+        """Whether each game's guess (letter codes (N, L)) obeys hard mode: (N,) bool (see :func:`hard_breaches`)."""
+        moved, short = hard_breaches(state.green, state.min_count, codes)
+        return ~(moved.any(-1) | (short > 0).any(-1))
 
     def _learn(
         self, state: GameState, actions: torch.Tensor, codes: torch.Tensor, tiles: torch.Tensor, scored: torch.Tensor

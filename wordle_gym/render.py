@@ -53,7 +53,7 @@ class Row:
 
     word: str | None  # None: not played yet
     tiles: tuple[int, ...] | None  # None: not played, or refused
-    refused: bool = False
+    invalid: bool = False  # a refused hard-mode guess
 
 
 def game_rows(game: Game, state: GameState, index: int) -> list[Row]:
@@ -65,7 +65,7 @@ def game_rows(game: Game, state: GameState, index: int) -> list[Row]:
         if action < 0:
             rows.append(Row(None, None))
         elif row[0] == NO_TILE:
-            rows.append(Row(game.vocabulary.allowed[action], None, refused=True))
+            rows.append(Row(game.vocabulary.allowed[action], None, invalid=True))
         else:
             rows.append(Row(game.vocabulary.allowed[action], tuple(row)))
     return rows

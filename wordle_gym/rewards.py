@@ -51,20 +51,20 @@ class RewardScheme:
         greens: torch.Tensor | None,
         yellows: torch.Tensor | None,
         repeats: torch.Tensor | None,
-        refused: torch.Tensor,
+        invalid: torch.Tensor,
         active: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Batched rewards, float32 ``(N,)``; 0 where ``active`` (N,) bool is False, if given.
 
         Args:
             turn: guesses made including this one, ``(N,)`` int64 (1 for the first guess).
-            won, lost, refused: ``(N,)`` bool.
+            won, lost, invalid: ``(N,)`` bool.
             greens, yellows, repeats: tile counts of this guess, ``(N,)`` (repeats are re-entered
                 greens); needed only when :attr:`uses_tiles`.
         """
         if active is None:
             reward = torch.full(turn.shape, self.step, dtype=torch.float32, device=turn.device)
-        else:  # won, lost, refused and the tile counts are already 0 where inactive
+        else:  # won, lost, invalid and the tile counts are already 0 where inactive
             reward = torch.where(active, self.step, 0.0)
         if self.uses_tiles:
             assert greens is not None and yellows is not None and repeats is not None
@@ -75,10 +75,10 @@ class RewardScheme:
         if self.loss:
             reward += self.loss * lost
         if self.invalid:
-            reward += self.invalid * refused
+            reward += self.invalid * invalid
         return reward
 
-    def one(self, turn: int, won: bool, lost: bool, greens: int, yellows: int, repeats: int, refused: bool) -> float:
+    def one(self, turn: int, won: bool, lost: bool, greens: int, yellows: int, repeats: int, invalid: bool) -> float:
         """:meth:`compute` for one game, in plain Python with float32 rounding at each operation
         as the batched version has (so the two agree exactly; the one-game engine uses this)."""
         f32 = np.float32
@@ -90,7 +90,7 @@ class RewardScheme:
             reward += f32(self.win[min(turn - 1, len(self.win) - 1)])
         if lost and self.loss:
             reward += f32(self.loss)
-        if refused and self.invalid:
+        if invalid and self.invalid:
             reward += f32(self.invalid)
         return float(reward)
 

@@ -22,6 +22,7 @@ import numpy as np
 import torch
 
 from wordle_gym.game import NO_LETTER, NO_TILE, Game, GameState
+from wordle_gym.observation import KnowledgeLayout
 from wordle_gym.rules import ALPHABET, GREEN, GREY, YELLOW, feedback_one
 from wordle_gym.words import Vocabulary
 
@@ -73,11 +74,10 @@ class ScalarGame:
         self._knowledge, self._board = encoding == "knowledge", encoding == "board"
         self._uses_tiles = self.reward.uses_tiles
         length = self.length
-        # Offsets of the "knowledge" blocks (as KnowledgeLayout.slices; checked by the tests).
-        self._excluded_at = ALPHABET * length
-        self._min_at = 2 * ALPHABET * length
-        self._max_at = self._min_at + ALPHABET
-        self._turn_at = self._max_at + ALPHABET
+        blocks = KnowledgeLayout(length, self.max_guesses).slices  # where the "knowledge" blocks start
+        self._excluded_at = blocks["excluded"].start
+        self._min_at, self._max_at = blocks["min_count"].start, blocks["max_count"].start
+        self._turn_at = blocks["turn"].start
         self._rewards: dict[tuple[int | bool, ...], float] = {}  # RewardScheme.one, by its arguments
         if self.mask_mode == "candidates":
             assert game.table is not None
@@ -116,11 +116,11 @@ class ScalarGame:
     def step(self, action: int) -> tuple[list[int] | None, float, bool, bool]:
         """Guess ``allowed[action]``: (tiles, or None if refused; reward; terminated; won)."""
         codes = self.allowed[action]
-        refused = self.hard_mode and not self.hard_valid(codes)
+        invalid = self.hard_mode and not self.hard_valid(codes)
         turn = self.turn
         self.guesses[turn] = action
         greens = yellows = repeats = 0
-        if refused:
+        if invalid:
             tiles = None
             won = False
         else:
@@ -149,14 +149,14 @@ class ScalarGame:
         if self._knowledge:
             self.buffer[self._turn_at + turn - 1] = 0
             self.buffer[self._turn_at + turn] = 1
-        key = (turn, won, lost, greens, yellows, repeats, refused)
+        key = (turn, won, lost, greens, yellows, repeats, invalid)
         reward = self._rewards.get(key)
         if reward is None:
             reward = self._rewards[key] = self.reward.one(*key)
         return tiles, reward, won or lost, won
 
     def hard_valid(self, codes: tuple[int, ...]) -> bool:
-        """Whether ``codes`` keeps every revealed green in place and reuses every revealed letter."""
+        """Whether ``codes`` obeys hard mode: a copy of :func:`~wordle_gym.game.hard_breaches` for one game."""
         for known, code in zip(self.green, codes, strict=True):
             if known != NO_LETTER and known != code:
                 return False

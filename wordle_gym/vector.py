@@ -52,9 +52,9 @@ class WordleVectorEnv(WordleBase, VectorEnv):
       env); ``action_masks()`` gives the same as bool (sb3-contrib's). In mask mode "all" it is one
       row expanded over the games: its rows share memory, so ``clone()`` it before editing one game's.
     * ``turn``: guesses made in the game the returned observation shows (0 for a game just started).
-    * ``tiles`` (N, L) uint8, ``invalid``, ``won``: the guess just played (3 where no tiles were
-      scored: refused, inactive, or after a reset), so in "same_step" mode they describe the game
-      that ended.
+    * ``tiles`` (N, L) uint8, ``invalid``, ``won`` and ``is_success`` (N,) bool: the guess just played
+      (3 where no tiles were scored: refused, inactive, or after a reset), so in "same_step" mode
+      they describe the game that ended. The single env's info has these keys and dtypes, per game.
     * "same_step" mode only: ``final_obs`` (the last observation of the games that ended, rows where
       ``_final_obs``; elsewhere equal to the returned observation), ``final_info`` ({"turn", "won"} of
       those games) and ``_final_info``.
@@ -247,13 +247,14 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             invalid, won = torch.zeros(n, dtype=torch.bool, device=dev), torch.zeros(n, dtype=torch.bool, device=dev)
             ended = won
         else:
-            tiles, invalid, won, ended = outcome.tiles, outcome.refused, outcome.won, outcome.terminated
+            tiles, invalid, won, ended = outcome.tiles, outcome.invalid, outcome.won, outcome.terminated
         infos: dict[str, Any] = {
             "action_mask": self.game.action_mask(self.state).view(torch.int8),  # zero-copy: 1 = allowed
             "turn": self.state.turn.clone(),
             "tiles": tiles,
             "invalid": invalid,
             "won": won,
+            "is_success": won.clone(),
         }
         if self.autoreset_mode == AutoresetMode.SAME_STEP:
             assert final is not None and final_turn is not None
