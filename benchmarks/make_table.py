@@ -1,4 +1,4 @@
-"""Regenerate BENCHMARKS.md from the JSON files in benchmarks/results/ (measured figures only).
+"""Regenerate BENCHMARKS.md: the scripts' sections from benchmarks/results/*.json, then the table.
 
 python benchmarks/make_table.py
 """
@@ -10,11 +10,13 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from wordle_gym.report import render  # noqa: E402
+from benchmarks.report import write_sections  # noqa: E402
+from wordle_gym.bench import Layout, render  # noqa: E402
 
 
 def main() -> None:
-    print(f"wrote {render(ROOT)}")
+    print(f"wrote {write_sections()}")
+    print(f"wrote {render(Layout.under(ROOT))}")
 
 
 if __name__ == "__main__":

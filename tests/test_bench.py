@@ -144,3 +144,35 @@ def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| optimal (SALET) | 2315 x 12972 | 100.00 | 3.4212 |" in table
     assert "| optimal (SALET, hard mode) | 2315 x 12972 | 100.00 | 3.5084 |" in table
+
+
+def test_bench__folders_sections_prune_and_a_table_it_did_not_write(tmp_path: Path, monkeypatch) -> None:
+    """The package's choices are options: where rows, plots and extra sections live, the gap's agent;
+    a BENCHMARKS.md someone else wrote is never replaced, and rows are deleted only when asked."""
+    from wordle_gym import bench
+
+    foreign = tmp_path / "BENCHMARKS.md"
+    foreign.write_text("# my notes\n")
+    with pytest.raises(ValueError, match="was not written by wordle-gym bench"):
+        bench.main(["--only", "remaining candidates", "--out", str(tmp_path)])
+    assert foreign.read_text() == "# my notes\n" and not (tmp_path / "benchmarks").exists()
+    with pytest.raises(SystemExit):  # --prune deletes every row not written: not with a selection
+        bench.main(["--only", "remaining", "--prune", "--out", str(tmp_path / "elsewhere")])
+    out, rows = tmp_path / "report", tmp_path / "rows"
+    (out / "benchmarks" / "sections").mkdir(parents=True)
+    (out / "benchmarks" / "sections" / "b.md").write_text("## Second section\n")
+    (out / "benchmarks" / "sections" / "a.md").write_text("## First section\n")
+    every = bench.jobs
+    monkeypatch.setattr(bench, "jobs", lambda models: [(n, r) for n, r in every(models) if "remaining" in r.label])
+    options = ["--out", str(out), "--results", str(rows), "--optimal-agent", "none"]
+    assert bench.main(options) == 0
+    row = json.loads((rows / "random-remaining-candidates.json").read_text())
+    (rows / "gone.json").write_text(json.dumps({**row, "agent": "an agent no longer installed"}))
+    assert bench.main(options) == 0 and "an agent no longer installed" in (out / "BENCHMARKS.md").read_text()
+    assert bench.main([*options, "--prune"]) == 0  # deleted only when asked
+    assert [p.name for p in rows.glob("*.json")] == ["random-remaining-candidates.json"]
+    table = (out / "BENCHMARKS.md").read_text()
+    assert "random (remaining candidates)" in table and "no longer installed" not in table
+    assert "Gap to perfect play" not in table
+    assert table.index("## First section") < table.index("## Second section")
+    assert "![Guess distribution per agent](benchmarks/plots/guess_distribution.png)" in table

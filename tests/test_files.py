@@ -12,8 +12,8 @@ import pytest
 
 from wordle_agents.a2c import TRAINING
 from wordle_agents.training import main
+from wordle_gym.bench import Layout, render
 from wordle_gym.files import atomic_write, atomic_write_text, check_writable, clean_stale_temporaries, folder_lock
-from wordle_gym.report import render
 
 TINY_RUN = ["--stages", "10", "--iterations", "4", "--eval-every", "2", "--checkpoint-every", "1", "--device", "cpu",
             "--hidden", "16", "--batch-games", "8"]  # fmt: skip
@@ -104,7 +104,7 @@ def test_report__bad_results_json_names_the_file(tmp_path: Path, content: str, m
     agents.mkdir(parents=True)
     (agents / "broken.json").write_text(content)
     with pytest.raises(ValueError, match="broken.json: not a wordle-gym result") as info:
-        render(tmp_path)
+        render(Layout.under(tmp_path))
     assert message in str(info.value)
     assert not (tmp_path / "BENCHMARKS.md").exists()
 

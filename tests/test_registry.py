@@ -176,7 +176,7 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
 # rules -> game engine -> envs -> harness -> tools: a module imports only from its own rank or below.
 LAYERS = {
     "files": 0, "words": 0, "rules": 1, "rewards": 2, "config": 2, "game": 2, "observation": 3, "render": 3,
-    "_build": 3, "scalar": 3, "env": 4, "vector": 4, "sb3": 5, "evaluation": 5, "registry": 5, "report": 6,
+    "_build": 3, "scalar": 3, "env": 4, "vector": 4, "sb3": 5, "evaluation": 5, "registry": 5,
     "bench": 7, "cli": 7, "__init__": 8, "__main__": 8,
 }  # fmt: skip
 
@@ -210,4 +210,4 @@ def test_layout__agents_use_only_public_wordle_gym_modules() -> None:
                 if name.startswith("wordle_gym."):
                     module = name.split(".")[1]
                     assert not module.startswith("_"), f"agents/{path.name} imports the private {name}"
-                    assert module not in ("cli", "bench", "report"), f"agents/{path.name} imports the tool {name}"
+                    assert module not in ("cli", "bench"), f"agents/{path.name} imports the tool {name}"

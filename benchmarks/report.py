@@ -1,7 +1,10 @@
-"""Rendering BENCHMARKS.md (and its plots) from the JSON results the benchmarks write.
+"""The sections of BENCHMARKS.md that the benchmark scripts measure, rendered from their JSON.
 
-Every figure comes from a JSON file written by a benchmark script or ``wordle-gym bench``;
-published figures are listed separately and marked as cited, never mixed with measured rows.
+    python benchmarks/make_table.py   # re-render every section and BENCHMARKS.md
+
+Each script writes ``benchmarks/results/<name>_<device>.json``; :func:`write_sections` renders them
+into ``benchmarks/sections/measured.md``, which ``wordle-gym bench`` appends to its agents table
+(it appends every markdown file in that folder, and knows nothing of these scripts).
 """
 
 from __future__ import annotations
@@ -10,8 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wordle_gym.evaluation import EvalResult
 from wordle_gym.files import atomic_write_text
+
+HERE = Path(__file__).resolve().parent
 
 
 def _si(x: float) -> str:
@@ -294,133 +298,32 @@ def profile_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
-CITED_AGENTS = [
-    ("Greedy max-entropy, opener SALET (seed 002)", "100", "3.4423", "5"),
-    ("A2C, word one-hot policy, full curriculum, ~17.5 h on a GTX 1070 (seed 000)", "99.78", "3.752", "X"),
-    ("A2C (Andrew Ho)", "99.5", "3.9", "X"),
-    ("DQN, letter-decomposed Q, prioritized replay (seed 001)", "99.96 (2314/2315)", "3.6959", "X"),
-    ("Max-entropy baseline of seed 001", "100", "3.6367", ""),
-    ("Entropy-guided PPO (Sung, Hersch, Kant)", "", "3.51", ""),
-]
-
-
-AGENT_COLUMNS = [
-    "| agent | answers x guesses | win % | mean guesses (wins) | mean (loss = 7) | max | histogram 1..6 + X "
-    "| eval time | games/s | device | learned from | training |",
-    "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | --- | --- |",
-]
-
-
-def _agent_row(r: dict) -> str:
-    d = r["derived"]
-    hist = " ".join(map(str, r["histogram"]))
-    worst = "X" if r["histogram"][-1] else str(d["worst"])
-    extra = r.get("extra", {})
-    seconds = extra.get("training_s")
-    training = f"{seconds / 3600:.2f} h" if seconds else ""
-    if seconds and extra.get("machine"):
-        training += f" ({extra['machine']})"
-    return (
-        f"| {r['agent']} | {r['games']} x {r['num_allowed']} | {100 * d['win_rate']:.2f} "
-        f"| {d['mean_guesses_wins']:.4f} | {d['mean_guesses_all']:.4f} | {worst} | {hist} "
-        f"| {r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | {extra.get('learned_from', '')} "
-        f"| {training} |"
-    )
-
-
-def _gap_table(results: list[dict]) -> list[str]:
-    """The gap to perfect play of each real-game row that has one (see ``bench._optimal_gaps``)."""
-    rows = [r for r in results if "optimal_gap" in r.get("extra", {})]
-    if not rows:
-        return []
-    lines = [
-        "",
-        "Gap to perfect play (mean guesses, a loss counted as 7): the opener's cost is the optimum from the "
-        "agent's own first guess minus the optimum from SALET (3.4212, hard mode 3.5084); the play's cost is the "
-        "agent's mean minus the optimum from its first guess. Per answer, the guesses used beyond the optimal "
-        "tree for that first guess (negative: luckier than the tree on that answer).",
-        "",
-        "| agent | first guess | optimum from it | opener's cost | play's cost | guesses beyond the optimal tree: "
-        "count per difference |",
-        "| --- | --- | ---: | ---: | ---: | --- |",
-    ]
-    for r in rows:
-        gap = r["extra"]["optimal_gap"]
-        beyond = " ".join(f"{int(k):+d}: {v}" for k, v in sorted(gap["beyond"].items(), key=lambda kv: int(kv[0])))
-        lines.append(
-            f"| {r['agent']} | {gap['opener'].upper()} | {gap['optimum_from_opener']:.4f} | "
-            f"{gap['opener_cost']:+.4f} | {gap['play_cost']:+.4f} | {beyond} |"
-        )
-    return lines
-
-
-def agents_section(results: list[dict]) -> list[str]:
-    real = [r for r in results if (r["games"], r["num_allowed"], r.get("answers")) == (2315, 12972, "answers")]
-    stages = [r for r in results if r not in real]
-    lines = [
-        "## Agents",
-        "",
-        "Every agent through the same harness (`wordle_gym.evaluation.evaluate`): each answer played once, greedy "
-        "actions. Command: `wordle-gym bench` (the JSON behind each row is in `benchmarks/results/agents/`).",
-        "",
-        "### The real game: 2315 answers, 12972 allowed guesses",
-        "",
-        "A trained agent that guesses only the words it was trained on says so; that is legal play.",
-        "",
-        *AGENT_COLUMNS,
-        *(_agent_row(r) for r in real),
-        *_gap_table(real),
-    ]
-    if stages:
-        lines += ["", "### Training stages (not Wordle results)", "",
-                  "The same trained agents on the word lists they were trained on (`answers x guesses`).", "",
-                  *AGENT_COLUMNS, *(_agent_row(r) for r in stages)]  # fmt: skip
-    lines += ["", "Cited for comparison (published figures on 2315 answers, not measured here):", "",
-              "| source | win % | mean guesses (wins) | max |", "| --- | ---: | ---: | ---: |"]  # fmt: skip
-    lines += [f"| {name} (cited) | {win} | {mean} | {worst} |" for name, win, mean, worst in CITED_AGENTS]
-    return [*lines, ""]
-
-
-def _read(path: Path, agent: bool = False) -> dict[str, Any]:
-    """A results JSON; an agent's is checked (and its derived figures recomputed) as an EvalResult."""
+def _read(path: Path) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        return EvalResult.from_dict(data).to_dict() if agent else data
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, ValueError) as exc:
-        raise ValueError(f"{path}: not a wordle-gym result ({exc})") from None
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ValueError(f"{path}: not a benchmark result ({exc})") from None
 
 
-def render(root: Path) -> Path:
-    """Write ``root/BENCHMARKS.md`` from ``root/benchmarks/results``; returns its path."""
-    results = root / "benchmarks" / "results"
-    intro = (
-        "Generated by `benchmarks/` and `wordle-gym bench` (do not edit by hand): every measured figure below was "
-        "produced by the command shown with it, on the machine named."
-    )
-    sections = ["# Benchmarks", "", intro, ""]
-    agents = [_read(p, agent=True) for p in sorted((results / "agents").glob("*.json"))]
-    if agents:
-        agents.sort(key=lambda r: (-r["derived"]["win_rate"], r["derived"]["mean_guesses_wins"]))
-        sections += agents_section(agents)
-        plots = root / "benchmarks" / "plots"
-        if (plots / "guess_distribution.png").exists():
-            sections += ["![Guess distribution per agent](benchmarks/plots/guess_distribution.png)", ""]
-        if (plots / "learning_curves.png").exists():
-            sections += ["![Learning curves](benchmarks/plots/learning_curves.png)", ""]
-    renderers = [
-        ("env_throughput", env_section),
-        ("solvers", solver_section),
-        ("training", training_section),
-        ("replay", replay_section),
-        ("dqn_ablation", dqn_ablation_section),
-        ("profile_training", profile_section),
-    ]
-    for name, section in renderers:
+RENDERERS = [
+    ("env_throughput", env_section),
+    ("solvers", solver_section),
+    ("training", training_section),
+    ("replay", replay_section),
+    ("dqn_ablation", dqn_ablation_section),
+    ("profile_training", profile_section),
+]
+
+
+def write_sections(results: Path = HERE / "results", out: Path = HERE / "sections" / "measured.md") -> Path:
+    """Render every script's results (``results/<name>_*.json``) into one markdown file."""
+    sections: list[str] = []
+    for name, section in RENDERERS:
         for path in sorted(results.glob(f"{name}_*.json")):
             try:
                 sections += section(_read(path))
             except (KeyError, TypeError, IndexError) as exc:
                 raise ValueError(f"{path}: not a {name} benchmark result (missing or bad {exc})") from None
-    out = root / "BENCHMARKS.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out, "\n".join(sections))
     return out
