@@ -23,7 +23,7 @@ from torch import nn
 
 from wordle_agents.common import WordAgent, WordScorer, check_width
 from wordle_agents.training import RunConfig, TrainingSpec
-from wordle_gym.config import resolve_device
+from wordle_gym.config import device_generator, resolve_device
 from wordle_gym.observation import KnowledgeLayout
 from wordle_gym.rules import ALPHABET
 from wordle_gym.vector import WordleVectorEnv
@@ -203,7 +203,7 @@ class A2CTrainer:
         self.iteration = 0
         self.queue: deque[int] = deque(maxlen=cfg.queue_size)
         self.draws = torch.Generator().manual_seed(cfg.seed)  # answers and FIFO draws (CPU)
-        self.sampler = torch.Generator(device=self.device).manual_seed(cfg.seed + 1)  # actions, forcing
+        self.sampler = device_generator(self.device).manual_seed(cfg.seed + 1)  # actions, forcing
         torch.manual_seed(cfg.seed + 2)  # dropout
 
     def _draw_answers(self) -> tuple[torch.Tensor, torch.Tensor]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from wordle_gym.config import device_generator
 from wordle_gym.registry import BenchRun
 from wordle_gym.vector import WordleVectorEnv
 
@@ -32,6 +33,6 @@ class RandomPolicy:
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
         if self._generator is None or self._generator.device != action_masks.device:
-            self._generator = torch.Generator(device=action_masks.device).manual_seed(self.seed)
+            self._generator = device_generator(action_masks.device).manual_seed(self.seed)
         weights = action_masks.float()
         return torch.multinomial(weights, 1, generator=self._generator).squeeze(1)

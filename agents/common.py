@@ -118,10 +118,10 @@ class WordScorer(nn.Module):
         """Score these words from now on (no-op if they are the current ones)."""
         words = tuple(words)
         if words != self.words:
-            one_hot = letter_position_one_hot(words).to(self.one_hot.device)
-            self.one_hot = one_hot
-            self.cells = one_hot.nonzero()[:, 1].view(len(words), self.length)  # L ones per row
-            self.mean_one_hot = one_hot.mean(0)
+            one_hot, device = letter_position_one_hot(words), self.one_hot.device  # built on the host, moved once
+            self.one_hot = one_hot.to(device)
+            self.cells = one_hot.nonzero()[:, 1].view(len(words), self.length).to(device)  # L ones per row
+            self.mean_one_hot = one_hot.mean(0).to(device)
             self.words = words
 
     def forward(self, scores: torch.Tensor) -> torch.Tensor:

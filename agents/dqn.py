@@ -22,7 +22,7 @@ from torch.nn import functional as F
 from wordle_agents.common import WordAgent, WordScorer, check_width, sample_categorical
 from wordle_agents.replay import PrioritizedReplay, UniformReplay
 from wordle_agents.training import RunConfig, TrainingSpec
-from wordle_gym.config import resolve_device
+from wordle_gym.config import device_generator, resolve_device
 from wordle_gym.rules import ALPHABET
 from wordle_gym.vector import WordleVectorEnv
 
@@ -216,7 +216,7 @@ class DQNTrainer:
         self.answer_weights = torch.ones(self.env.vocabulary.num_answers, device=self.device)
         self.updates = 0
         self.env_steps = 0
-        self.sampler = torch.Generator(device=self.device).manual_seed(cfg.seed + 1)
+        self.sampler = device_generator(self.device).manual_seed(cfg.seed + 1)
         torch.manual_seed(cfg.seed + 2)
         self.env.answer_weights = self.answer_weights
         self.observations, self.infos = self.env.reset(seed=cfg.seed)

@@ -101,6 +101,11 @@ class WordleConfig:
         return OBS_DTYPES[self.obs_dtype]
 
 
+DEVICE_TYPES = ("cpu", "cuda")
+"""The devices the envs and agents run on (the tests add "meta" to check that no tensor is made on
+the wrong device and that no hot loop reads a value back to the host, without a GPU)."""
+
+
 def resolve_device(device: torch.device | str | None) -> torch.device:
     """``"auto"`` or None -> cuda when available, else cpu; anything else as torch understands it."""
     if device is None or device == "auto":
@@ -110,7 +115,7 @@ def resolve_device(device: torch.device | str | None) -> torch.device:
         resolved = torch.device(device)
     except (RuntimeError, TypeError, ValueError):
         raise ValueError(f"unknown device {device!r}; {expected}") from None
-    if resolved.type not in ("cpu", "cuda"):
+    if resolved.type not in DEVICE_TYPES:
         raise ValueError(f"device {device!r} is not supported; {expected}")
     if resolved.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"device {device!r} was asked for but CUDA is not available; use 'cpu' or 'auto'")
@@ -118,3 +123,9 @@ def resolve_device(device: torch.device | str | None) -> torch.device:
         count = torch.cuda.device_count()
         raise ValueError(f"device {device!r} does not exist; this machine has {count} CUDA device(s)")
     return resolved
+
+
+def device_generator(device: torch.device) -> torch.Generator:
+    """A random-number generator for draws on ``device`` (the "meta" device of the tests has none of its
+    own and takes a CPU one: its tensors hold no values)."""
+    return torch.Generator(device="cpu" if device.type == "meta" else device)

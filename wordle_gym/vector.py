@@ -15,7 +15,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from wordle_gym._build import WordleBase
-from wordle_gym.config import WordleConfig, resolve_device
+from wordle_gym.config import WordleConfig, device_generator, resolve_device
 from wordle_gym.game import NO_TILE, StepOutcome
 from wordle_gym.render import RENDER_MODES, game_rows, render_ansi, render_rgb
 
@@ -83,10 +83,12 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     ) -> None:
         """``num_envs`` games of ``config`` (or its fields as keywords, as for ``WordleEnv``) on ``device``.
 
-        ``check_actions``: ``step`` raises a clear error for an action outside the word list (the
-        default). That check reads one flag back from the device every step, which stalls a GPU
-        pipeline; a trainer whose actions are argmaxes or draws over the word list passes False
-        (an out-of-range action is then an indexing error, on CUDA a device-side assert)."""
+        ``check_actions``: ``step`` raises a clear error for an action outside the word list, and
+        ``reset`` for an answer index out of range, as does setting :attr:`answer_weights` for
+        weights that cannot be drawn from (the default). That check reads one flag back from
+        the device every call, which stalls a GPU pipeline; a trainer whose actions are argmaxes or
+        draws over the word list passes False (an out-of-range index is then an indexing error, on
+        CUDA a device-side assert)."""
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
         if autoreset_mode not in _AUTORESET:
@@ -104,7 +106,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         self._autoreset = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
         self._all = torch.ones(num_envs, dtype=torch.bool, device=self.device)
         self._answer_weights: torch.Tensor | None = None
-        self._generator = torch.Generator(device=self.device)
+        self._generator = device_generator(self.device)
         self._generator.seed()
         self._needs_reset = True
 
@@ -214,12 +216,10 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     def answer_weights(self, weights: torch.Tensor | None) -> None:
         if weights is not None:
             weights = torch.as_tensor(weights, dtype=torch.float32, device=self.device)
-            if (
-                weights.shape != (self.vocabulary.num_answers,)
-                or not bool(torch.isfinite(weights).all())
-                or bool((weights < 0).any())
-                or not bool(weights.sum() > 0)
-            ):
+            values_ok = lambda: (  # noqa: E731  (read back from the device: skipped with check_actions=False)
+                bool(torch.isfinite(weights).all()) and not bool((weights < 0).any()) and bool(weights.sum() > 0)
+            )
+            if weights.shape != (self.vocabulary.num_answers,) or (self.check_actions and not values_ok()):
                 raise ValueError(
                     f"answer_weights must be {self.vocabulary.num_answers} finite non-negative numbers with a "
                     f"positive sum; got shape {tuple(weights.shape)}"
@@ -274,7 +274,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             if values.shape != (self.num_envs,):
                 raise ValueError(f"expected {self.num_envs} answers (one per game); got shape {tuple(values.shape)}")
             bad = (values < 0) | (values >= self.vocabulary.num_answers)
-            if bool(bad.any()):
+            if self.check_actions and bool(bad.any()):
                 raise ValueError(
                     f"answer index {int(values[bad][0])} is out of range; "
                     f"expected 0 <= index < {self.vocabulary.num_answers}"
