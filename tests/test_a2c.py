@@ -122,6 +122,7 @@ def test_trainer__recent_losses_feed_new_games() -> None:
     assert drawn[:n].tolist() == queued[:n] and len(trainer.queue) == len(queued) - n  # in FIFO order
 
 
+@pytest.mark.slow
 def test_a2c__learns_a_20_word_wordle() -> None:
     """A smaller, faster-learning setting than the seed's (hidden 128, lr 3e-3), same algorithm."""
     answers, allowed = stage_words("20")
@@ -135,6 +136,7 @@ def test_a2c__learns_a_20_word_wordle() -> None:
     assert best >= 0.95
 
 
+@pytest.mark.slow
 def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     cmd = [sys.executable, "examples/train_a2c.py", "--stages", "20", "--iterations", "400", "--batch-games", "64",

@@ -27,6 +27,7 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("script", "algorithm"), [("sb3_ppo.py", "ppo"), ("sb3_dqn.py", "dqn"),
                                                    ("sb3_maskable_ppo.py", "maskable_ppo")])  # fmt: skip
 def test_sb3_examples__train_save_and_evaluate(script: str, algorithm: str, tmp_path: Path) -> None:
@@ -105,6 +106,7 @@ def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
     assert bad.returncode == 2 and "unknown device 'tpu'" in bad.stderr and "Traceback" not in bad.stderr
 
 
+@pytest.mark.slow
 def test_bench__trained_agents_get_a_stage_row_and_a_real_game_row(tmp_path: Path) -> None:
     out = run("-m", "wordle_gym", "bench", "--only", "a2c_1000", "--out", str(tmp_path), "--device", "cpu")
     assert out.returncode == 0, out.stderr
@@ -123,6 +125,7 @@ def test_bench__trained_agents_get_a_stage_row_and_a_real_game_row(tmp_path: Pat
     assert "its training lists" in stage_part
 
 
+@pytest.mark.slow
 def test_bench__an_agent_trained_on_the_real_game_gets_one_real_game_row(tmp_path: Path) -> None:
     """Regression: a full-stage checkpoint got a "training lists" row and a "real game (guesses only its
     12972 words)" row, the same game twice under two names."""
@@ -146,6 +149,7 @@ def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:
     assert "| optimal (SALET, hard mode) | 2315 x 12972 | 100.00 | 3.5084 |" in table
 
 
+@pytest.mark.slow
 def test_bench__folders_sections_prune_and_a_table_it_did_not_write(tmp_path: Path, monkeypatch) -> None:
     """The package's choices are options: where rows, plots and extra sections live, the gap's agent;
     a BENCHMARKS.md someone else wrote is never replaced, and rows are deleted only when asked."""

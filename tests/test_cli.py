@@ -21,6 +21,22 @@ def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
     )
 
 
+def cli_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """``cli`` in this process (no interpreter start-up): the same main(), its output captured."""
+    import contextlib
+    import io
+
+    from wordle_gym.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's usage errors
+            code = exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess(["wordle-gym", *args], code, out.getvalue(), err.getvalue())
+
+
 def assert_clean_error(out: subprocess.CompletedProcess[str], message: str) -> None:
     assert out.returncode == 2, out.stdout + out.stderr
     assert message in out.stderr and "Traceback" not in out.stderr
@@ -107,9 +123,7 @@ def test_solve__shows_rows_until_solved() -> None:
     assert lines[0].startswith(" s [A] l  e  t ") and lines[-2] == "[P][A][R][R][Y]" and lines[-1] == "Solved in 4."
 
 
-@pytest.mark.parametrize(
-    ("args", "message"),
-    [
+BAD_ARGUMENTS = [
         (("solve", "zzzzz"), "'zzzzz' is not one of the 2315 possible answers"),
         (("eval", "--answers", "klingon"), "unknown word list 'klingon'"),
         (
@@ -136,12 +150,23 @@ def test_solve__shows_rows_until_solved() -> None:
         (("eval", "--agent", "sb3", "--checkpoint", "README.md"), "is not a Stable-Baselines3 model file"),
         (("assist", "--score", "best"), "unknown score 'best'"),
         ((), "the following arguments are required: COMMAND"),
-    ],
-)
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("args", "message"), BAD_ARGUMENTS)
 def test_cli__bad_arguments_exit_2_without_traceback(args: tuple[str, ...], message: str) -> None:
-    out = cli(*args)
+    out = cli_here(*args)
     assert_clean_error(out, message)
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_cli__bad_arguments_exit_2_without_traceback_as_a_command() -> None:
+    """The same cases through the installed entry point, each in its own process."""
+    for args, message in BAD_ARGUMENTS:
+        out = cli(*args)
+        assert_clean_error(out, message)
+        assert len(out.stderr.strip().splitlines()) == 1, args
 
 
 def test_cli__word_list_file_that_is_not_text(tmp_path: Path) -> None:

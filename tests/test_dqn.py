@@ -42,6 +42,7 @@ def test_qnet__word_value_is_the_sum_of_its_letter_values() -> None:
     assert not any("one_hot" in key for key in dueling.state_dict())
 
 
+@pytest.mark.slow
 def test_dqn__learns_a_20_word_wordle() -> None:
     answers, allowed = stage_words("20")
     agent = DQNAgent(DQNConfig(**SMALL, total_updates=3000), device="cpu")
@@ -92,6 +93,7 @@ def test_dqn__checkpoint_roundtrip_and_cli(tmp_path: Path) -> None:
         A2CAgent.load(tmp_path / "dqn.pt")
 
 
+@pytest.mark.slow
 def test_train_dqn_example__resumes_after_a_kill(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     cmd = [sys.executable, "examples/train_dqn.py", "--stages", "20", "--iterations", "600", "--num-games", "32",

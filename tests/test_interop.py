@@ -137,6 +137,7 @@ def test_trained_agent__refuses_a_game_of_another_shape() -> None:
                 agent.act(obs, infos["action_mask"], env)
 
 
+@pytest.mark.slow
 def test_bench__ctrl_c_exits_130_without_a_traceback(tmp_path) -> None:
     import os
     import signal

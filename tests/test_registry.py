@@ -149,6 +149,7 @@ def test_wordle_gym_sb3__without_sb3_names_the_extra() -> None:
     assert "DependencyNotInstalled" in out.stderr and "pip install 'wordle-gym[sb3]'" in out.stderr
 
 
+@pytest.mark.slow
 def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Path) -> None:
     wheels, site, source = tmp_path / "wheels", tmp_path / "site", tmp_path / "source"
     skip = shutil.ignore_patterns(".git", "build", "runs", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")

@@ -246,12 +246,14 @@ def _interrupt(args: list[str], ready: str, stdin: str | None = None) -> tuple[i
     return child.returncode, took, "".join(err)
 
 
+@pytest.mark.slow
 def test_solver__ctrl_c_stops_a_long_search_at_once() -> None:
     code, took, err = _interrupt([sys.executable, "-m", "wordle_agents.optimal", "fuzzy"], "nodes]")
     assert code == 130 and "interrupted" in err and "Traceback" not in err
     assert took < 30  # a search left alone runs for minutes
 
 
+@pytest.mark.slow
 def test_assist__ctrl_c_stops_the_exact_values_at_once() -> None:
     """``assist --optimal`` after MUMMY all grey (1325 candidates): a long exact search, with a bar."""
     args = [sys.executable, "-m", "wordle_gym", "assist", "--optimal"]
@@ -442,6 +444,7 @@ class Failing:
 """
 
 
+@pytest.mark.slow
 def test_bench_and_agents__survive_broken_plugins(tmp_path: Path) -> None:
     env = fake_distribution(tmp_path, {
         "zz-oracle": "fake_agents:Oracle", "zz-needs-extra": "fake_agents:NeedsExtra",

@@ -105,10 +105,11 @@ def _assert_same_state(env: WordleEnv, state, row: int) -> None:
         assert torch.equal(mine.candidates[0], state.candidates[row])
 
 
+@pytest.mark.parametrize("steps", [pytest.param(100, id="1e4"), pytest.param(1000, id="1e5", marks=pytest.mark.slow)])
 @pytest.mark.parametrize("name", list(CONFIGS))
-def test_scalar__equals_batched_engine_step_by_step(name: str) -> None:
+def test_scalar__equals_batched_engine_step_by_step(name: str, steps: int) -> None:
     config = CONFIGS[name]
-    games, steps = 100, 1000  # 10^5 env steps
+    games = 100  # x steps env steps
     envs = [WordleEnv(config) for _ in range(games)]
     game = envs[0].game
     encode_obs = OBSERVATIONS[config.observation](game)
@@ -149,8 +150,8 @@ def test_scalar__equals_batched_engine_step_by_step(name: str) -> None:
             game.reset(state, done, fresh)
             for row in done.nonzero().flatten().tolist():
                 envs[row].reset(options={"answer": int(fresh[row])})
-    assert counts["won"] > 1000 and counts["lost"] > 100, counts
-    assert (counts["refused"] > 1000) == config.hard_mode, counts
+    assert counts["won"] > steps and counts["lost"] > steps // 10, counts
+    assert (counts["refused"] > steps) == config.hard_mode, counts
 
 
 def test_feedback_one__every_repeat_structure_and_real_pairs(rng: random.Random) -> None:

@@ -168,7 +168,7 @@ def _check_ours(table: Path) -> None:
     """Refuse to replace a file of that name that this command did not write."""
     try:
         head = table.read_text(encoding="utf-8", errors="replace")[:1000]
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # (a bad --out is named by check_writable)
         return
     except OSError as exc:
         raise ValueError(f"cannot read {table}: {exc}") from None
