@@ -152,30 +152,27 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
 
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike[str], what: str) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder`` (a ``.lock`` file) for the duration; refuse if another holds it."""
-    lock = Path(folder) / ".lock"
-    handle = open(lock, "a+")  # noqa: SIM115 - held for the whole block
+    """Hold an exclusive lock on ``folder`` (its ``.lock`` file, through filelock, on any OS) for the
+    duration; refuse at once if another process holds it (its pid is named, from ``.lock.pid``)."""
+    from filelock import FileLock, Timeout
+
+    folder = Path(folder)
+    lock, pid_file = FileLock(folder / ".lock", timeout=0), folder / ".lock.pid"
     try:
+        lock.acquire()
+    except Timeout:
         try:
-            import fcntl
-        except ImportError:  # pragma: no cover - not POSIX: no lock
-            yield
-            return
-        try:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            owner = handle.read().strip() or "?"
-            raise ValueError(
-                f"{str(folder)!r} is in use by another {what} (pid {owner}); wait for it or use another folder"
-            ) from None
-        handle.seek(0)
-        handle.truncate()
-        handle.write(str(os.getpid()))
-        handle.flush()
+            owner = pid_file.read_text(encoding="ascii").strip() or "?"
+        except (OSError, UnicodeDecodeError):
+            owner = "?"
+        raise ValueError(
+            f"{str(folder)!r} is in use by another {what} (pid {owner}); wait for it or use another folder"
+        ) from None
+    try:
+        pid_file.write_text(str(os.getpid()), encoding="ascii")
         yield
     finally:
-        handle.close()
+        lock.release()
 
 
 class OneLineParser(argparse.ArgumentParser):
