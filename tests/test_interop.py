@@ -170,3 +170,14 @@ def test_sync_vector_env_of_single_envs__infos_batch_into_numeric_arrays() -> No
     for _ in range(8):
         _, _, _, _, infos = env.step(env.action_space.sample())
         assert set(infos) == keys and all(np.asarray(v).dtype != object for v in infos.values())
+
+
+def test_unknown_keyword__worded_as_python_so_wrappers_retry_without_it() -> None:
+    """TorchRL's GymEnv passes ``frameskip`` and drops it only when the error says "unexpected keyword
+    argument 'frameskip'" (Python's own wording): both makers must say exactly that."""
+    for make in (lambda: gym.make("Wordle-v0", frameskip=4), lambda: gym.make_vec("Wordle-v0", 2, frameskip=4)):
+        with pytest.raises(TypeError) as info:
+            make()
+        assert "unexpected keyword argument 'frameskip'" in str(info.value)
+    with pytest.raises(TypeError, match="unexpected keyword arguments 'a', 'b'"):
+        gym.make("Wordle-v0", a=1, b=2)

@@ -69,7 +69,11 @@ class WordleConfig:
         names = [f.name for f in fields(cls)]
         unknown = sorted(set(options) - set(names))
         if unknown:
-            raise TypeError(f"unknown Wordle option(s) {unknown}; expected any of {names}")
+            # Worded as Python's own TypeError: wrappers that pass optional keywords (TorchRL's GymEnv passes
+            # frameskip) recognise it and retry without.
+            what = "argument " if len(unknown) == 1 else "arguments "
+            raise TypeError(f"Wordle got an unexpected keyword {what}{', '.join(map(repr, unknown))}; "
+                            f"expected any of {names}")  # fmt: skip
         if config is None:
             return cls(**options)
         if not isinstance(config, cls):
