@@ -124,7 +124,7 @@ def test_meta__the_guard_catches_a_cpu_tensor_and_a_host_read(meta: str) -> None
 
 
 @pytest.mark.parametrize("mask", ["all", "candidates", "hard"])
-@pytest.mark.parametrize("autoreset", ["next_step", "same_step"])
+@pytest.mark.parametrize("autoreset", ["next_step", "same_step", "disabled"])
 def test_meta__vector_env_resets_and_steps(meta: str, mask: str, autoreset: str) -> None:
     from wordle_gym.vector import WordleVectorEnv
 

@@ -12,6 +12,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
 from wordle_gym import WordleEnv, WordleVectorEnv
+from wordle_gym.words import stage_words
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)]
 CONFIGS = [
@@ -120,6 +121,40 @@ def test_vector__next_step_autoreset_ignores_the_action() -> None:
     assert rewards.tolist() == [0.0, 0.0] and terms.tolist() == [False, False]
     assert (obs == vec.observation.initial).all() and (infos["turn"] == 0).all()
     assert (infos["tiles"] == 3).all()
+
+
+@pytest.mark.parametrize("device", DEVICES)
+def test_vector__disabled_autoreset_with_the_callers_resets_equals_same_step(device: str) -> None:
+    """Autoreset "disabled" (TorchRL's preference): step resets nothing; the caller's reset_mask of the
+    games that ended gives exactly the games, rewards and infos of "same_step" (the same answers are
+    drawn), and stepping a game that ended without resetting it is refused."""
+    answers, allowed = stage_words("40")
+    make = lambda mode: WordleVectorEnv(32, device=device, answers=answers, allowed=allowed, autoreset_mode=mode)  # noqa: E731
+    disabled, same = make("disabled"), make("same_step")
+    assert disabled.metadata["autoreset_mode"] == AutoresetMode.DISABLED
+    obs_d, _ = disabled.reset(seed=4)
+    obs_s, _ = same.reset(seed=4)
+    gen, ended = torch.Generator().manual_seed(0), 0
+    for _ in range(40):
+        actions = torch.randint(len(answers), (32,), generator=gen).to(device)  # answers = guesses
+        obs_d, rew_d, term_d, trunc_d, info_d = disabled.step(actions)
+        obs_s, rew_s, term_s, _, info_s = same.step(actions)
+        assert torch.equal(rew_d, rew_s) and torch.equal(term_d, term_s) and not trunc_d.any()
+        assert torch.equal(obs_d[~term_d], obs_s[~term_s])  # where nothing ended, the same observation
+        assert torch.equal(obs_d[term_d], info_s["final_obs"][term_s])  # where a game ended, its last one
+        for key in ("tiles", "invalid", "won", "is_success"):
+            assert torch.equal(info_d[key], info_s[key]), key
+        assert torch.equal(info_d["turn"], torch.where(term_s, info_s["final_info"]["turn"], info_s["turn"]))
+        assert "final_obs" not in info_d
+        if term_d.any():
+            ended += int(term_d.sum())
+            with pytest.raises(RuntimeError, match="ended and was not reset"):
+                disabled.step(actions)
+        # Every step, as same_step draws answers every step (a no-op where nothing ended).
+        obs_d, info_d = disabled.reset(options={"reset_mask": term_d})
+        assert torch.equal(obs_d, obs_s) and torch.equal(info_d["action_mask"], info_s["action_mask"])
+        assert torch.equal(disabled.state.answers, same.state.answers)
+    assert ended > 32
 
 
 def test_vector__reset_options_and_mask() -> None:

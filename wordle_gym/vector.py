@@ -19,12 +19,12 @@ from wordle_gym.config import WordleConfig, device_generator, resolve_device
 from wordle_gym.game import NO_TILE, StepOutcome
 from wordle_gym.render import RENDER_MODES, game_rows, render_ansi, render_rgb
 
-_AUTORESET = {
+_MODES = {
     "next_step": AutoresetMode.NEXT_STEP,
     "same_step": AutoresetMode.SAME_STEP,
-    AutoresetMode.NEXT_STEP: AutoresetMode.NEXT_STEP,
-    AutoresetMode.SAME_STEP: AutoresetMode.SAME_STEP,
+    "disabled": AutoresetMode.DISABLED,
 }
+_AUTORESET = {**_MODES, **{mode: mode for mode in _MODES.values()}}
 RENDER_LIMIT = 16  # render() draws at most this many games
 
 
@@ -44,6 +44,10 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     * ``"same_step"``: a game that ends is reset within the same step; the observation
       returned is the new game's, the last one is in ``infos["final_obs"]`` (rows where
       ``infos["_final_obs"]``).
+    * ``"disabled"`` (what TorchRL prefers): nothing is reset by ``step``; the caller resets the
+      games that ended, ``reset(options={"reset_mask": terminated})``, before it steps them again.
+      Stepping one that was not reset raises (as Gymnasium's own vector envs do); with
+      ``check_actions=False``, which skips that host read, such a game stays as it ended (reward 0).
 
     Info keys, the same after every reset and step (tensors over all games, fresh each call; the
     caller may modify them):
@@ -92,7 +96,9 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
         if autoreset_mode not in _AUTORESET:
-            raise ValueError(f"unknown autoreset_mode {autoreset_mode!r}; expected 'next_step' or 'same_step'")
+            raise ValueError(
+                f"unknown autoreset_mode {autoreset_mode!r}; expected 'next_step', 'same_step' or 'disabled'"
+            )
         self.num_envs = num_envs
         self.check_actions = bool(check_actions)
         self.device = resolve_device(device)
@@ -175,6 +181,16 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             pending = self._autoreset
             outcome = self.game.step(state, actions, ~pending)
             self._start_games(pending, None)
+            observations = self.observation(state)
+            infos = self._infos(outcome)
+        elif self.autoreset_mode == AutoresetMode.DISABLED:
+            if self.check_actions and bool(self._autoreset.any()):
+                first = int(self._autoreset.nonzero()[0, 0])
+                raise RuntimeError(
+                    f"game {first} ended and was not reset (autoreset 'disabled'): call "
+                    f"reset(options={{'reset_mask': terminated}}) before stepping it again"
+                )
+            outcome = self.game.step(state, actions, ~state.done)
             observations = self.observation(state)
             infos = self._infos(outcome)
         else:
