@@ -181,3 +181,24 @@ def test_unknown_keyword__worded_as_python_so_wrappers_retry_without_it() -> Non
         assert "unexpected keyword argument 'frameskip'" in str(info.value)
     with pytest.raises(TypeError, match="unexpected keyword arguments 'a', 'b'"):
         gym.make("Wordle-v0", a=1, b=2)
+
+
+def test_env_spec__round_trips_through_json_with_custom_rewards_and_configs() -> None:
+    """What Minari's recover_environment() does: gym.make(EnvSpec.from_json(spec.to_json())) rebuilds the
+    env, a custom RewardScheme and a WordleConfig included (JSON gives their fields back as dicts)."""
+    from gymnasium.envs.registration import EnvSpec
+
+    from wordle_gym import RewardScheme, WordleConfig
+
+    scheme = RewardScheme(step=-2.0, win=(3.0, 1.0), loss=-4.0, green=0.5)
+    config = WordleConfig(answers=["cigar", "rebut", "sissy"], allowed=None, max_guesses=4, reward=scheme,
+                          hard_mode=True, obs_dtype="float32")  # fmt: skip
+    for kwargs in ({"reward": scheme, "answers": ["cigar", "rebut"]}, {"config": config}, {}):
+        env = gym.make("Wordle-v0", **kwargs)
+        again = gym.make(EnvSpec.from_json(env.spec.to_json()))
+        assert again.unwrapped.config == env.unwrapped.config, kwargs
+        first = [e.reset(seed=1)[0] for e in (env, again)]
+        steps = [e.step(0)[:2] for e in (env, again)]
+        assert np.array_equal(*first) and np.array_equal(steps[0][0], steps[1][0]) and steps[0][1] == steps[1][1]
+    with pytest.raises(ValueError, match=r"unknown RewardScheme field\(s\) \['bonus'\]"):
+        gym.make("Wordle-v0", reward={"bonus": 1.0})

@@ -35,8 +35,9 @@ class WordleConfig:
     hard_mode: bool = False
     """Revealed greens must stay in place and revealed letters must be reused (at least their known
     counts); a guess that breaks this is refused: it reveals nothing but spends the turn."""
-    reward: str | RewardScheme = "default"
-    """A preset name ("default", "seed000"/"a2c", "seed001"/"dqn", "sparse") or a RewardScheme."""
+    reward: str | RewardScheme | dict = "default"
+    """A preset name ("default", "seed000"/"a2c", "seed001"/"dqn", "sparse") or a RewardScheme (its fields
+    as a dict are taken too, and made a RewardScheme)."""
     observation: str = "knowledge"
     """"knowledge" (flat, lossless summary of every constraint) or "board" (raw guesses and tiles)."""
     action_mask: str | None = None
@@ -60,12 +61,15 @@ class WordleConfig:
             raise ValueError(f"unknown obs_dtype {self.obs_dtype!r}; expected one of {tuple(OBS_DTYPES)}")
         if not isinstance(self.hard_mode, bool):
             raise TypeError(f"hard_mode must be a bool; got {self.hard_mode!r}")
+        if isinstance(self.reward, dict):  # a scheme's fields, as an env spec's JSON gives them back
+            object.__setattr__(self, "reward", get_reward_scheme(self.reward))
         get_reward_scheme(self.reward)  # fail early on an unknown preset
         _ = self.vocabulary  # validate the word lists now, not on first use
 
     @classmethod
-    def build(cls, config: WordleConfig | None = None, **options: Any) -> WordleConfig:
-        """``config`` itself, or a new config from keyword ``options`` (the ``gym.make`` form); not both."""
+    def build(cls, config: WordleConfig | dict | None = None, **options: Any) -> WordleConfig:
+        """``config`` itself (or its fields as a dict), or a new config from keyword ``options`` (the
+        ``gym.make`` form); not both."""
         names = [f.name for f in fields(cls)]
         unknown = sorted(set(options) - set(names))
         if unknown:
@@ -76,6 +80,10 @@ class WordleConfig:
                             f"expected any of {names}")  # fmt: skip
         if config is None:
             return cls(**options)
+        if isinstance(config, dict):  # its fields, as an env spec's JSON gives them back
+            if options:
+                raise TypeError(f"pass config= or keyword options, not both (got config and {sorted(options)})")
+            return cls.build(None, **config)
         if not isinstance(config, cls):
             raise TypeError(f"config must be a WordleConfig; got {type(config).__name__}")
         if options:

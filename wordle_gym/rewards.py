@@ -119,10 +119,17 @@ PRESETS: dict[str, RewardScheme] = {
 ALIASES = {"a2c": "seed000", "dqn": "seed001"}
 
 
-def get_reward_scheme(reward: str | RewardScheme) -> RewardScheme:
-    """A preset by name (see :data:`PRESETS`; aliases ``a2c``, ``dqn``) or a scheme as given."""
+def get_reward_scheme(reward: str | RewardScheme | dict) -> RewardScheme:
+    """A preset by name (see :data:`PRESETS`; aliases ``a2c``, ``dqn``), a scheme as given, or a scheme's
+    fields as a dict (how a scheme comes back from an env spec's JSON)."""
     if isinstance(reward, RewardScheme):
         return reward
+    if isinstance(reward, dict):
+        names = [f.name for f in fields(RewardScheme)]
+        unknown = sorted(set(reward) - set(names), key=str)
+        if unknown:
+            raise ValueError(f"unknown RewardScheme field(s) {unknown}; expected any of {names}")
+        return RewardScheme(**reward)
     key = ALIASES.get(reward, reward) if isinstance(reward, str) else None
     if key not in PRESETS:
         raise ValueError(
