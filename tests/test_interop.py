@@ -202,3 +202,33 @@ def test_env_spec__round_trips_through_json_with_custom_rewards_and_configs() ->
         assert np.array_equal(*first) and np.array_equal(steps[0][0], steps[1][0]) and steps[0][1] == steps[1][1]
     with pytest.raises(ValueError, match=r"unknown RewardScheme field\(s\) \['bonus'\]"):
         gym.make("Wordle-v0", reward={"bonus": 1.0})
+
+
+def test_torchrl__gym_env_as_written_with_infos_and_specs() -> None:
+    """TorchRL users write ``GymEnv("Wordle-v0")``: it builds (TorchRL's frameskip retry), its specs pass
+    ``check_env_specs``, and ``auto_register_info_dict`` reads every info key (arrays, not Python ints)."""
+    pytest.importorskip("torchrl")
+    from torchrl.envs import GymEnv
+    from torchrl.envs.utils import check_env_specs
+
+    env = GymEnv("Wordle-v0", answers=WORDS, allowed=None)
+    check_env_specs(env)
+    env = GymEnv("Wordle-v0", answers=WORDS, allowed=None).auto_register_info_dict()
+    check_env_specs(env)
+    rollout = env.rollout(6)
+    keys = {key[1] for key in rollout.keys(True) if isinstance(key, tuple) and key[0] == "next"}
+    assert {"action_mask", "turn", "tiles", "invalid", "won", "is_success"} <= keys
+    assert rollout["next", "tiles"].dtype == torch.uint8 and rollout["next", "won"].dtype == torch.bool
+
+
+@pytest.mark.slow
+def test_torchrl__gym_env_with_num_envs() -> None:
+    """``GymEnv(..., num_envs=N)`` runs Gymnasium's AsyncVectorEnv, whose workers import nothing: the id
+    names the module that registers it (``"wordle_gym:Wordle-v0"``, Gymnasium's syntax)."""
+    pytest.importorskip("torchrl")
+    from torchrl.envs import GymEnv
+
+    envs = GymEnv("wordle_gym:Wordle-v0", num_envs=2, answers=WORDS, allowed=None)
+    rollout = envs.rollout(3)
+    assert rollout.batch_size[0] == 2 and rollout["next", "reward"].shape[-1] == 1
+    envs.close()
