@@ -223,9 +223,8 @@ class A2CTrainer:
         obs, _ = self.env.reset(options={"answers": answers})
         batch = self.rollout(obs, answers, queued)
         loss = self.update(self.loss(batch))
-        lost = (~batch.wins).nonzero().flatten()
-        self.queue.extend(answers[lost].tolist())
         wins = batch.wins
+        self.queue.extend(answers[(~wins).nonzero().flatten()].tolist())
         return IterationStats(
             loss=float(loss), win_rate=float(wins.float().mean()),
             mean_guesses=float(batch.guesses[wins].mean()) if bool(wins.any()) else float("nan"),

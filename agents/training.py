@@ -337,12 +337,12 @@ class _Run:
     def out_of_time(self) -> bool:
         return time.perf_counter() >= self.deadline
 
-    def checkpoint(self, stage_index: int, trainer_state: dict | None, best: dict, done_s: float, steps: int) -> None:
+    def checkpoint(self, stage_index: int, trainer_state: dict | None, best: dict, done_s: float) -> None:
         """Write ``last.pt``: everything the same command needs to continue from here."""
         atomic_torch_save(self.last, {
             "kind": f"{self.kind}-run", "config": asdict(self.config), "stages": [s for s, _ in self.plan],
             "iterations": [n for _, n in self.plan], "stage_index": stage_index, "trainer": trainer_state,
-            "best": best, "elapsed_s": done_s, "step_offset": steps, "init": self.init,
+            "best": best, "elapsed_s": done_s, "step_offset": self.offset, "init": self.init,
             "metrics_size": self.metrics.stat().st_size if self.metrics.exists() else 0,
         })  # fmt: skip
 
@@ -396,7 +396,7 @@ class _Run:
                 bar.set_postfix(win=f"{result.win_rate:.3f}", mean=f"{result.mean_guesses_wins:.3f}",
                                 best=f"{best['win_rate']:.3f}")  # fmt: skip
             if evaluated or trainer.iteration // self.run.checkpoint_every > before // self.run.checkpoint_every:
-                self.checkpoint(index, trainer.state_dict(), best, now, self.offset)
+                self.checkpoint(index, trainer.state_dict(), best, now)
             if evaluated and self.run.stop_at is not None and result.win_rate >= self.run.stop_at:
                 break
             if out_of_time and trainer.iteration < iterations:
@@ -410,7 +410,7 @@ class _Run:
             return True
         self.elapsed += time.perf_counter() - clock
         self.offset += trainer.iteration
-        self.checkpoint(index + 1, None, best, self.elapsed, self.offset)  # this stage is done
+        self.checkpoint(index + 1, None, best, self.elapsed)  # this stage is done
         print(f"stage {stage}: best {100 * best['win_rate']:.2f} % wins, {best['mean_guesses']:.4f} mean guesses "
               f"at update {best['iteration']} -> {self.best_path}")  # fmt: skip
         return False

@@ -232,10 +232,12 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     def answer_weights(self, weights: torch.Tensor | None) -> None:
         if weights is not None:
             weights = torch.as_tensor(weights, dtype=torch.float32, device=self.device)
-            values_ok = lambda: (  # noqa: E731  (read back from the device: skipped with check_actions=False)
-                bool(torch.isfinite(weights).all()) and not bool((weights < 0).any()) and bool(weights.sum() > 0)
-            )
-            if weights.shape != (self.vocabulary.num_answers,) or (self.check_actions and not values_ok()):
+            if weights.shape != (self.vocabulary.num_answers,) or (
+                self.check_actions  # the values are read back from the device: skipped with check_actions=False
+                and (
+                    not bool(torch.isfinite(weights).all()) or bool((weights < 0).any()) or not bool(weights.sum() > 0)
+                )
+            ):
                 raise ValueError(
                     f"answer_weights must be {self.vocabulary.num_answers} finite non-negative numbers with a "
                     f"positive sum; got shape {tuple(weights.shape)}"
