@@ -121,3 +121,21 @@ def test_profile_training_benchmark__quick_run_writes_results(tmp_path: Path) ->
         for op in top:  # each share is its time over the same total
             assert op["share"] * top[0]["self_ms"] == pytest.approx(top[0]["share"] * op["self_ms"], rel=1e-9)
     assert "### Where a training update's time goes" in (tmp_path / "BENCHMARKS.md").read_text()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("script", ["cleanrl_ppo.py", "torchrl_ppo.py"])
+def test_ppo_examples__learn_a_small_list(script: str) -> None:
+    """The per-stack PPO examples learn 20 words (random guessing wins about half of them)."""
+    if script == "torchrl_ppo.py":
+        pytest.importorskip("torchrl")
+    out = run(f"examples/{script}", "--words", "20", "--iterations", "100", "--num-envs", "64", "--device", "cpu")
+    assert out.returncode == 0, out.stderr
+    summary = out.stdout.splitlines()[-1]
+    won = int(summary.split(": ")[1].split("/")[0])
+    assert won >= 18, summary
+
+
+def test_ppo_example__bad_argument_fails_cleanly() -> None:
+    out = run("examples/cleanrl_ppo.py", "--words", "1")
+    assert out.returncode == 2 and "--words must be 2..2315; got 1" in out.stderr and "Traceback" not in out.stderr

@@ -232,3 +232,81 @@ def test_torchrl__gym_env_with_num_envs() -> None:
     rollout = envs.rollout(3)
     assert rollout.batch_size[0] == 2 and rollout["next", "reward"].shape[-1] == 1
     envs.close()
+
+
+@pytest.mark.parametrize("name", ["Wordle-v1", "WordleHard-v1", "WordleNYT-v1"])
+def test_v1__float_observations_and_each_api_s_mask_dtype(name: str) -> None:
+    """``-v1``: float32 observations in both envs; ``info["action_mask"]`` int8 in the numpy env (what
+    ``action_space.sample(mask)`` takes), bool in the torch vector env (what ``masked_fill`` takes)."""
+    from gymnasium.utils.env_checker import check_env
+
+    env = gym.make(name)
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=0)
+    assert obs.dtype == np.float32 and env.observation_space.dtype == np.float32 and obs in env.observation_space
+    assert info["action_mask"].dtype == np.int8
+    env.action_space.sample(mask=info["action_mask"])
+    v0 = gym.make(name.replace("-v1", "-v0"))
+    obs0, _ = v0.reset(seed=0)
+    assert obs0.dtype == np.int8 and np.array_equal(obs0.astype(np.float32), obs)  # the same game
+    envs = gym.make_vec(name, num_envs=3, device="cpu")
+    obs, infos = envs.reset(seed=0)
+    assert obs.dtype == torch.float32 and infos["action_mask"].dtype == torch.bool
+    obs, _, _, _, infos = envs.step(torch.tensor([0, 1, 2]))
+    assert infos["action_mask"].dtype == torch.bool and torch.equal(infos["action_mask"], envs.action_masks())
+    with pytest.raises(ValueError, match="unknown mask_dtype 'float'"):
+        gym.make("Wordle-v0", mask_dtype="float")
+
+
+def test_v1__a_default_torch_mlp_takes_the_observations_unchanged() -> None:
+    envs = gym.make_vec("Wordle-v1", num_envs=4, device="cpu", answers=WORDS, allowed=None)
+    obs, infos = envs.reset(seed=0)
+    net = torch.nn.Sequential(torch.nn.Linear(obs.shape[1], 16), torch.nn.Tanh(), torch.nn.Linear(16, len(WORDS)))
+    actions = net(obs).masked_fill(~infos["action_mask"], float("-inf")).argmax(-1)
+    envs.step(actions)
+
+
+def _torchrl_env(num_envs: int, **options):
+    pytest.importorskip("torchrl")
+    from torchrl.envs import ActionMask, TransformedEnv
+
+    from wordle_gym.torchrl_env import WordleTorchRLEnv
+
+    return TransformedEnv(WordleTorchRLEnv(num_envs, device="cpu", **options), ActionMask())
+
+
+@pytest.mark.parametrize("categorical", [True, False])
+def test_torchrl_native__specs_partial_resets_and_masks(categorical: bool) -> None:
+    """The TorchRL-native env: specs pass ``check_env_specs``; ``rollout`` past the end of games resets
+    only those (TorchRL's ``_reset``); ``ActionMask`` keeps every sampled action allowed (hard mode);
+    the same seed gives the same rollout."""
+    from torchrl.envs.utils import check_env_specs
+
+    env = _torchrl_env(5, answers=WORDS, allowed=None, hard_mode=True, categorical_action_encoding=categorical)
+    check_env_specs(env)
+    rollouts = []
+    for _ in range(2):
+        env.set_seed(3)  # the answers
+        torch.manual_seed(3)  # TorchRL's random actions
+        rollouts.append(env.rollout(14, break_when_any_done=False))
+    r = rollouts[0]
+    assert r.batch_size == (5, 14) and r["observation"].dtype == torch.float32
+    assert torch.equal(r["action"], rollouts[1]["action"]) and torch.equal(r["observation"], rollouts[1]["observation"])
+    turn, done = r["turn"].squeeze(-1), r["next", "done"].squeeze(-1)
+    assert bool(done.any()) and bool((turn[:, 1:][done[:, :-1]] == 0).all())  # a game that ended starts again
+    assert bool((turn[:, 1:][~done[:, :-1]] == turn[:, :-1][~done[:, :-1]] + 1).all())  # the others go on
+    assert torch.equal(r["next", "observation"][:, :-1][~done[:, :-1]], r["observation"][:, 1:][~done[:, :-1]])
+    action = r["action"] if categorical else r["action"].long().argmax(-1)
+    assert bool(r["action_mask"].gather(-1, action.unsqueeze(-1)).all())  # hard mode: never refused
+    # Rewards are the game's: -1 per guess, -5 more for a loss, and a win ends the game.
+    reward, won = r["next", "reward"].squeeze(-1), r["next", "won"].squeeze(-1)
+    assert bool((reward[~done] == -1).all()) and bool((reward[done & ~won] == -6).all())
+    assert bool((done[won]).all())
+
+
+def test_torchrl_native__refuses_settings_it_owns() -> None:
+    pytest.importorskip("torchrl")
+    from wordle_gym.torchrl_env import WordleTorchRLEnv
+
+    with pytest.raises(TypeError, match="sets autoreset_mode and mask_dtype itself"):
+        WordleTorchRLEnv(2, device="cpu", autoreset_mode="same_step")

@@ -4,7 +4,10 @@
 
 * ``Wordle-v0``: the original game (2315 answers, 12972 allowed guesses);
 * ``WordleHard-v0``: the same in hard mode;
-* ``WordleNYT-v0``: the NYT answer list (2309 answers), original allowed guesses.
+* ``WordleNYT-v0``: the NYT answer list (2309 answers), original allowed guesses;
+* ``Wordle-v1``, ``WordleHard-v1``, ``WordleNYT-v1``: the same games with float32 observations (the
+  default networks of SB3, RLlib, TorchRL and CleanRL scripts take them unchanged) and, in the
+  vector env, a bool ``info["action_mask"]`` (``obs_dtype="float32"``, ``mask_dtype="native"``).
 
 Each id has both entry points: ``gym.make(id)`` gives a :class:`WordleEnv`,
 ``gym.make_vec(id, num_envs=N, device="cuda")`` a :class:`WordleVectorEnv`.
@@ -50,6 +53,8 @@ _VARIANTS = {
     "WordleHard-v0": {"hard_mode": True},
     "WordleNYT-v0": {"answers": "answers_nyt"},
 }
+_V1 = {"obs_dtype": "float32", "mask_dtype": "native"}
+_VARIANTS.update({name.replace("-v0", "-v1"): {**kwargs, **_V1} for name, kwargs in list(_VARIANTS.items())})
 for _id, _kwargs in _VARIANTS.items():
     if _id not in gym.registry:
         gym.register(

@@ -14,6 +14,7 @@ from wordle_gym.words import Vocabulary, WordSource
 MAX_GUESSES = 1000  # bound on the guess limit (every game keeps T rows of history)
 MASK_MODES = ("all", "hard", "candidates")
 OBS_DTYPES = {"int8": torch.int8, "float32": torch.float32}
+MASK_DTYPES = ("int8", "bool", "native")
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,10 @@ class WordleConfig:
     """"all" (every allowed word), "hard" (hard-mode-valid words) or "candidates" (answers still
     consistent with all feedback); None picks "hard" in hard mode and "all" otherwise."""
     obs_dtype: str = "int8"
-    """"int8" (compact; SB3 and torch models cast it) or "float32"."""
+    """"int8" (compact; SB3 and torch models cast it) or "float32" (what default MLPs take: ``-v1``)."""
+    mask_dtype: str = "int8"
+    """dtype of ``info["action_mask"]``: "int8" (1 = allowed; Gymnasium samples with it), "bool", or
+    "native": int8 in the numpy single env, bool in the torch vector env (torch masks with bool; ``-v1``)."""
 
     def __post_init__(self) -> None:
         if (
@@ -59,6 +63,8 @@ class WordleConfig:
             raise ValueError(f"unknown action_mask {self.action_mask!r}; expected one of {MASK_MODES} or None")
         if self.obs_dtype not in OBS_DTYPES:
             raise ValueError(f"unknown obs_dtype {self.obs_dtype!r}; expected one of {tuple(OBS_DTYPES)}")
+        if self.mask_dtype not in MASK_DTYPES:
+            raise ValueError(f"unknown mask_dtype {self.mask_dtype!r}; expected one of {MASK_DTYPES}")
         if not isinstance(self.hard_mode, bool):
             raise TypeError(f"hard_mode must be a bool; got {self.hard_mode!r}")
         if isinstance(self.reward, dict):  # a scheme's fields, as an env spec's JSON gives them back

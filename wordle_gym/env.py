@@ -66,8 +66,8 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     so never truncated). Stepping a finished episode raises ``RuntimeError``.
 
     ## Action masks
-    ``info["action_mask"]`` (int8, 1 = allowed) on reset and every step, and
-    ``env.action_masks()`` (bool, the sb3-contrib convention). ``action_mask="all"``: every
+    ``info["action_mask"]`` (int8, 1 = allowed; bool with ``mask_dtype="bool"``) on reset and every
+    step, and ``env.action_masks()`` (bool, the sb3-contrib convention). ``action_mask="all"``: every
     word; ``"hard"`` (default in hard mode): words that keep revealed greens in place and reuse
     revealed letters; ``"candidates"``: answers still consistent with all feedback.
 
@@ -90,7 +90,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ## Arguments
     ``answers`` and ``allowed`` (list names "answers", "answers_nyt"/"nyt", "allowed", or your
     own words of any length 2..10; ``allowed=None`` means the answers), ``max_guesses=6``,
-    ``hard_mode=False``, ``reward``, ``observation``, ``action_mask``, ``obs_dtype``,
+    ``hard_mode=False``, ``reward``, ``observation``, ``action_mask``, ``obs_dtype``, ``mask_dtype``,
     ``render_mode`` in ("ansi", "human", "rgb_array").
 
     ## Vectorized environment
@@ -99,7 +99,10 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     rewards as torch tensors on a device, for millions of games at once.
 
     ## Version History
-    * v0: initial release.
+    * v1: ``obs_dtype="float32"`` and ``mask_dtype="native"``: float observations, which the default
+      networks of SB3, RLlib, TorchRL and a CleanRL script take unchanged, and a bool
+      ``info["action_mask"]`` in the torch vector env (int8 here, as Gymnasium samples). The same game.
+    * v0: initial release (int8 observations, int8 info masks).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
@@ -116,6 +119,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         self._num_allowed = self.vocabulary.num_allowed
         self._mask_shape = (self._num_allowed,)
         self._every_action = self.config.mask_mode == "all"
+        self._bool_info_mask = self.config.mask_dtype == "bool"  # "native" is int8 here (Gymnasium samples)
         self._needs_reset = True
 
     def reset(
@@ -153,7 +157,10 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
     def _info(self, tiles: np.ndarray, invalid: bool, won: bool) -> dict[str, Any]:
         """The same keys after reset and every step; numbers and arrays only (no strings)."""
-        mask = self._every(np.int8) if self._every_action else self._one.mask().astype(np.int8)
+        if self._bool_info_mask:
+            mask = self._every(bool) if self._every_action else self._one.mask().copy()
+        else:
+            mask = self._every(np.int8) if self._every_action else self._one.mask().astype(np.int8)
         array = np.array  # 0-d arrays: Gymnasium's SyncVectorEnv and TorchRL batch them by dtype
         return {"action_mask": mask, "turn": array(self._one.turn, np.int64), "tiles": tiles,
                 "invalid": array(invalid), "won": array(won), "is_success": array(won)}  # fmt: skip

@@ -53,7 +53,8 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     caller may modify them):
 
     * ``action_mask`` (N, num_allowed) int8, 1 = allowed (Gymnasium's convention, as in the single
-      env); ``action_masks()`` gives the same as bool (sb3-contrib's). In mask mode "all" it is one
+      env), or bool with ``mask_dtype`` "bool" or "native" (``-v1``); ``action_masks()`` gives it as
+      bool (sb3-contrib's). In mask mode "all" it is one
       row expanded over the games: its rows share memory, so ``clone()`` it before editing one game's.
     * ``turn``: guesses made in the game the returned observation shows (0 for a game just started).
     * ``tiles`` (N, L) uint8, ``invalid``, ``won`` and ``is_success`` (N,) bool: the guess just played
@@ -115,6 +116,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         self._generator = device_generator(self.device)
         self._generator.seed()
         self._needs_reset = True
+        self._bool_info_mask = self.config.mask_dtype in ("bool", "native")  # torch masks with bool
 
     def _check_memory(self, num_envs: int) -> None:
         """Refuse at once a batch whose state, masks and observations alone exceed the device's memory
@@ -266,8 +268,9 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             ended = won
         else:
             tiles, invalid, won, ended = outcome.tiles, outcome.invalid, outcome.won, outcome.terminated
+        mask = self.game.action_mask(self.state)
         infos: dict[str, Any] = {
-            "action_mask": self.game.action_mask(self.state).view(torch.int8),  # zero-copy: 1 = allowed
+            "action_mask": mask if self._bool_info_mask else mask.view(torch.int8),  # zero-copy: 1 = allowed
             "turn": self.state.turn.clone(),
             "tiles": tiles,
             "invalid": invalid,
