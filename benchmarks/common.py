@@ -1,11 +1,10 @@
-"""What the benchmark scripts share: arguments, the machine's description, saving results."""
+"""What the benchmark scripts share: arguments, the machine's description (the package's), saving results."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -21,22 +20,9 @@ sys.path.insert(0, str(HERE.parent))
 
 from wordle_gym.config import resolve_device  # noqa: E402
 from wordle_gym.files import atomic_write_json  # noqa: E402
+from wordle_gym.throughput import describe  # noqa: E402
 
 RESULTS = HERE / "results"
-
-
-def describe(device: torch.device) -> str:
-    """E.g. "NVIDIA H100 80GB HBM3, torch 2.13.0+cu128" or "AMD EPYC (2 cores, ...), torch 2.13.0+cpu"."""
-    if device.type == "cuda":
-        return f"{torch.cuda.get_device_name(device)}, torch {torch.__version__}"
-    cpu = platform.processor() or platform.machine()
-    try:
-        with open("/proc/cpuinfo", encoding="ascii", errors="ignore") as handle:
-            names = [line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")]
-        cpu = names[0] if names else cpu
-    except OSError:
-        pass
-    return f"{cpu} ({os.cpu_count()} cores, {torch.get_num_threads()} torch threads), torch {torch.__version__}"
 
 
 def parse_args(

@@ -34,7 +34,7 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, run_fresh, save
 
-from wordle_gym import WordleEnv, WordleVectorEnv
+from wordle_gym import WordleEnv, throughput
 from wordle_gym.rules import build_pattern_table
 from wordle_gym.words import Vocabulary, load_word_list
 
@@ -218,32 +218,6 @@ def time_sync_vector(num_envs: int, budget_s: float) -> dict[str, float]:
     return {"num_envs": num_envs, "env_steps_per_s": steps * num_envs / elapsed, "ms_per_step": 1e3 * elapsed / steps}
 
 
-def time_vector(num_envs: int, device: torch.device, mask: str, budget_s: float) -> dict[str, float]:
-    env = WordleVectorEnv(num_envs, device=device, action_mask=mask)
-    env.reset(seed=0)
-    gen = torch.Generator(device=device).manual_seed(0)
-    actions = [torch.randint(12972, (num_envs,), device=device, generator=gen) for _ in range(8)]
-
-    def sync() -> None:
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
-
-    for a in actions[:3]:  # warm-up (allocator, kernels)
-        env.step(a)
-    sync()
-    steps, start = 0, time.perf_counter()
-    while True:
-        env.step(actions[steps % len(actions)])
-        steps += 1
-        if steps % 4 == 0:
-            sync()
-            if time.perf_counter() - start > budget_s:
-                break
-    elapsed = time.perf_counter() - start
-    return {"num_envs": num_envs, "mask": mask, "env_steps_per_s": steps * num_envs / elapsed,
-            "ms_per_step": 1e3 * elapsed / steps}  # fmt: skip
-
-
 def _side_by_side_flags(parser) -> None:
     parser.add_argument("--before", help="an older checkout of this repository, timed side by side")
     parser.add_argument("--peer-python", help="the python of a venv with gym-wordle 0.1.3 installed")
@@ -275,13 +249,7 @@ def main() -> None:
     if device.type == "cpu":
         result["side_by_side"] = side_by_side(args, args.quick)
 
-    sizes = [1, 8, 64, 1024, 16384] + ([1 << 20] if device.type == "cuda" else [])
-    runs = [(n, mask) for n in sizes for mask in ("all", "candidates", "hard")]
-    result["vector"] = []
-    for n, mask in tqdm(runs, desc="vector env", unit="config"):
-        if mask != "all" and n * vocab.num_allowed > (1 << 31):
-            continue  # a (num_envs x 12972) mask per step is beyond memory at this size
-        result["vector"].append(time_vector(n, device, mask, budget))
+    result["vector"] = throughput.measure(device, throughput.default_sizes(device), budget)  # what bench --env does
     if device.type == "cpu":
         result["sync_vector"] = [time_sync_vector(n, budget) for n in (1, 8, 64)]
     result["command"] = " ".join(["python benchmarks/env_throughput.py", *sys.argv[1:]])

@@ -85,6 +85,20 @@ def test_sb3_policy__load_errors(tmp_path: Path) -> None:
         SB3Policy.load(tmp_path / "bad.zip")
 
 
+def test_bench_env__measures_every_mask_mode_and_saves_json(tmp_path: Path) -> None:
+    """``wordle-gym bench --env``: the vector env's steps/s per batch size and mask mode, from the package."""
+    out = run("-m", "wordle_gym", "bench", "--env", "--sizes", "1,4", "--seconds", "0.05", "--device", "cpu",
+              "--out", str(tmp_path))  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    data = json.loads((tmp_path / "benchmarks" / "results" / "vector_env_cpu.json").read_text())
+    rows = {(r["num_envs"], r["mask"]): r for r in data["rows"]}
+    assert set(rows) == {(n, m) for n in (1, 4) for m in ("all", "candidates", "hard")}
+    for (n, _), row in rows.items():  # steps/s and ms/step describe the same steps
+        assert row["env_steps_per_s"] == pytest.approx(n * 1e3 / row["ms_per_step"], rel=1e-6)
+    assert "| 4 | " in out.stdout and "torch threads" in data["machine"]
+    assert not (tmp_path / "BENCHMARKS.md").exists()  # agents are not evaluated
+
+
 def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
     out = run("-m", "wordle_gym", "bench", "--only", "entropy, SALET", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr

@@ -146,6 +146,8 @@ BAD_ARGUMENTS = [
         (("bench", "--out", "README.md"), "'README.md' is a file; expected a folder"),
         (("bench", "--out", "/proc/wordle-out"), "cannot write '/proc/wordle-out'"),
         (("bench", "--only", "no-such-agent", "--out", "/tmp/wordle-bench-none"), "matches no agent"),
+        (("bench", "--env", "--sizes", "8,lots"), "--sizes must be whole numbers separated by commas; got '8,lots'"),
+        (("bench", "--env", "--sizes", "8", "--seconds", "0"), "--seconds in (0, 3600]; got '8' and 0.0"),
         (("assist", "--opener", "salet"), "--opener is for eval and solve"),
         (("eval", "--agent", "sb3", "--checkpoint", "README.md"), "is not a Stable-Baselines3 model file"),
         (("assist", "--score", "best"), "unknown score 'best'"),

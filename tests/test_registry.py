@@ -172,6 +172,18 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     assert out.stdout.strip() == "True", out.stderr
     points = next(site.glob("wordle_gym-*.dist-info")) / "entry_points.txt"
     assert "[wordle_gym.agents]" in points.read_text() and "a2c = wordle_agents.a2c:pretrained" in points.read_text()
+    # The main job from the wheel, in a folder of the user's: everything goes into wordle-gym-bench/, the
+    # user's own BENCHMARKS.md is untouched, and no optimal tree is solved (the agents' openers' trees ship).
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "BENCHMARKS.md").write_text("my notes\n")
+    out = run(["-m", "wordle_gym", "bench", "--device", "cpu"], env, cwd=user)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert sorted(p.name for p in user.iterdir()) == ["BENCHMARKS.md", "wordle-gym-bench"]
+    assert (user / "BENCHMARKS.md").read_text() == "my notes\n"
+    table = (user / "wordle-gym-bench" / "BENCHMARKS.md").read_text()
+    assert "| optimal (SALET) | 2315 x 12972 | 100.00 | 3.4212 |" in table and "A2C `a2c_full.pt`" in table
+    assert "optimal tree from" not in out.stderr + out.stdout
 
 
 # rules -> game engine -> envs -> harness -> tools: a module imports only from its own rank or below.

@@ -3,7 +3,8 @@
 Agents come from the ``wordle_gym.agents`` entry points (:mod:`wordle_gym.registry`); each agent
 declares its rows (``bench_runs``): the solver family, the random floors, one row per shipped
 checkpoint of the trained agents, and any third-party agent that is installed. ``--model ZIP``
-adds SB3 models. Where it writes (all under ``--out`` by default, each an option):
+adds SB3 models. Where it writes (all under ``--out``, by default a folder of its own,
+``wordle-gym-bench/``; each an option):
 
 * ``benchmarks/results/agents/``: one JSON per row (atomically);
 * ``benchmarks/plots/``: the guess distribution and the learning curves (with matplotlib);
@@ -13,6 +14,8 @@ adds SB3 models. Where it writes (all under ``--out`` by default, each an option
 
 Each real-game row gets its gap to perfect play through the agent ``--optimal-agent`` (default
 ``optimal``; ``none`` skips it), measured against the optimum from ``--reference-opener`` (SALET).
+
+``--env`` measures the torch vector env instead (:mod:`wordle_gym.throughput`).
 """
 
 from __future__ import annotations
@@ -101,7 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="wordle-gym bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
-    parser.add_argument("--out", default=".", help="folder that receives BENCHMARKS.md and benchmarks/ (default .)")
+    parser.add_argument("--out", default="wordle-gym-bench", help="folder that receives BENCHMARKS.md and benchmarks/ "
+                        "(default: wordle-gym-bench, made here)")  # fmt: skip
     parser.add_argument(
         "--results", default=None, help="folder of the rows' JSON (default OUT/benchmarks/results/agents)"
     )
@@ -116,7 +120,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--reference-opener", default="salet", help="the opener whose optimum the gap is measured from")
     parser.add_argument("--prune", action="store_true", help="delete result files of rows this run did not write "
                         "(agents that are gone or renamed); refused with --only")  # fmt: skip
+    parser.add_argument("--env", action="store_true", help="measure the vector env's steps/s on --device instead "
+                        "of evaluating agents (writes OUT/benchmarks/results/vector_env_<device>.json)")  # fmt: skip
+    parser.add_argument("--sizes", default=None, help="with --env: batch sizes, comma-separated (default "
+                        "1,8,64,1024,16384, and 1048576 on a GPU)")  # fmt: skip
+    parser.add_argument("--seconds", type=float, default=1.0, help="with --env: seconds per measurement (default 1)")
     args = parser.parse_args(argv)
+    if args.env:
+        return _env_throughput(parser, args)
     if args.prune and args.only:
         parser.error("--prune deletes every row this run did not write: it cannot go with --only")
     device = resolve_device(args.device)
@@ -161,6 +172,29 @@ def main(argv: list[str] | None = None) -> int:
             stale.unlink()
     plot(layout, sorted(log for folder in log_folders for log in folder.glob("*.metrics.jsonl")))
     print(f"wrote {render(layout)} in {time.perf_counter() - start:.1f} s")
+    return 0
+
+
+def _env_throughput(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--env``: the vector env's throughput on the device, printed as a table and saved as JSON."""
+    from wordle_gym import throughput
+
+    device = resolve_device(args.device)
+    try:
+        sizes = throughput.default_sizes(device) if args.sizes is None else [int(v) for v in args.sizes.split(",")]
+    except ValueError:
+        parser.error(f"--sizes must be whole numbers separated by commas; got {args.sizes!r}")
+    if any(n < 1 for n in sizes) or not 0 < args.seconds <= 3600:
+        parser.error(f"--sizes must be positive and --seconds in (0, 3600]; got {args.sizes!r} and {args.seconds}")
+    target = Layout.under(Path(args.out)).results.parent / f"vector_env_{device.type}.json"
+    check_writable(target.parent, folder=True)
+    rows = throughput.measure(device, sizes, args.seconds)
+    machine = throughput.describe(device)
+    print(f"Vector env, real game (12972 guesses), random actions, env-steps/s (ms per batched step); {machine}:")
+    print(throughput.table(rows))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(target, json.dumps({"machine": machine, "rows": rows}, indent=1) + "\n")
+    print(f"wrote {target}")
     return 0
 
 
