@@ -14,7 +14,7 @@ import pytest
 import torch
 from gymnasium.wrappers.vector import ArrayConversion, NormalizeObservation, RecordEpisodeStatistics
 
-import wordle_gym  # noqa: F401  (registers Wordle-v0)
+import wordle_gym
 from wordle_gym import WordleVectorEnv
 
 WORDS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade"]
@@ -310,3 +310,29 @@ def test_torchrl_native__refuses_settings_it_owns() -> None:
 
     with pytest.raises(TypeError, match="sets autoreset_mode and mask_dtype itself"):
         WordleTorchRLEnv(2, device="cpu", autoreset_mode="same_step")
+
+
+def test_minari__dataset_round_trip_recovers_a_custom_env(tmp_path, monkeypatch) -> None:
+    """Minari's DataCollector -> create_dataset -> load_dataset -> recover_environment() gives back the env,
+    custom RewardScheme included (its spec's JSON rebuilds it)."""
+    minari = pytest.importorskip("minari")
+    pytest.importorskip("h5py")
+    pytest.importorskip("jax")  # minari's DataCollector needs it ("minari[create]")
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    scheme = wordle_gym.RewardScheme(step=-2.0, loss=-3.0)
+    env = minari.DataCollector(gym.make("Wordle-v1", answers=WORDS, allowed=None, reward=scheme, max_guesses=4))
+    env.reset(seed=0)
+    for _ in range(3):
+        env.reset()
+        while not env.step(env.action_space.sample())[2]:
+            pass
+    with pytest.warns(UserWarning, match="eval_env"):
+        env.create_dataset(dataset_id="wordle/test-v0", algorithm_name="random")
+    dataset = minari.load_dataset("wordle/test-v0")
+    assert dataset.total_episodes == 3
+    episode = next(dataset.iterate_episodes())
+    assert episode.observations.dtype == np.float32 and set(episode.rewards) <= {-2.0, -5.0}
+    recovered = dataset.recover_environment()
+    assert recovered.unwrapped.config.reward_scheme == scheme and recovered.unwrapped.config.max_guesses == 4
+    recovered.reset(seed=0, options={"answer": "cigar"})
+    assert recovered.step(WORDS.index("rebut"))[1] == -2.0
