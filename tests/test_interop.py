@@ -336,3 +336,21 @@ def test_minari__dataset_round_trip_recovers_a_custom_env(tmp_path, monkeypatch)
     assert recovered.unwrapped.config.reward_scheme == scheme and recovered.unwrapped.config.max_guesses == 4
     recovered.reset(seed=0, options={"answer": "cigar"})
     assert recovered.step(WORDS.index("rebut"))[1] == -2.0
+
+
+def test_torchrl__gym_wrapper_of_the_vector_env_with_autoreset_disabled() -> None:
+    """``GymWrapper(gym.make_vec(..., autoreset_mode="disabled"))``, the mode TorchRL asks for, passes
+    ``check_env_specs`` and rolls out past the ends of games (TorchRL resets them with ``reset_mask``)."""
+    pytest.importorskip("torchrl")
+    from torchrl.envs import GymWrapper
+    from torchrl.envs.utils import check_env_specs
+
+    make = lambda mode: gym.make_vec("Wordle-v1", num_envs=3, device="cpu", answers=WORDS, allowed=None,  # noqa: E731
+                                     autoreset_mode=mode)  # fmt: skip
+    env = GymWrapper(make("disabled"))
+    check_env_specs(env)
+    rollout = env.rollout(9, break_when_any_done=False)
+    assert rollout.batch_size == (3, 9) and rollout["observation"].dtype == torch.float32
+    assert bool(rollout["next", "done"].any())
+    with pytest.raises(RuntimeError, match="SAME_STEP or DISABLED"):  # TorchRL's own rule
+        GymWrapper(make("next_step"))
