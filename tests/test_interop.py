@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import subprocess
 import sys
 import textwrap
@@ -258,12 +259,26 @@ def test_v1__float_observations_and_each_api_s_mask_dtype(name: str) -> None:
         gym.make("Wordle-v0", mask_dtype="float")
 
 
-def test_v1__a_default_torch_mlp_takes_the_observations_unchanged() -> None:
+def test_v1__default_networks_take_the_observations_unchanged() -> None:
+    """A plain torch MLP (CleanRL), SB3's default MlpPolicy and TorchRL's MLP on Wordle-v1, with no cast."""
     envs = gym.make_vec("Wordle-v1", num_envs=4, device="cpu", answers=WORDS, allowed=None)
     obs, infos = envs.reset(seed=0)
     net = torch.nn.Sequential(torch.nn.Linear(obs.shape[1], 16), torch.nn.Tanh(), torch.nn.Linear(16, len(WORDS)))
     actions = net(obs).masked_fill(~infos["action_mask"], float("-inf")).argmax(-1)
     envs.step(actions)
+    from stable_baselines3 import PPO
+
+    env = gym.make("Wordle-v1", answers=WORDS, allowed=None)
+    model = PPO("MlpPolicy", env, n_steps=32, batch_size=32, n_epochs=1, device="cpu", seed=0).learn(32)
+    obs, _ = env.reset(seed=0)
+    assert env.action_space.contains(int(model.predict(obs, deterministic=True)[0]))
+    if importlib.util.find_spec("torchrl") is not None:
+        from torchrl.envs import GymEnv
+        from torchrl.modules import MLP
+
+        rl_env = GymEnv("Wordle-v1", answers=WORDS, allowed=None)
+        td = rl_env.reset()
+        assert MLP(out_features=len(WORDS), num_cells=[16])(td["observation"]).shape == (len(WORDS),)
 
 
 def _torchrl_env(num_envs: int, **options):
