@@ -14,6 +14,9 @@ below ``beta``; otherwise some lower bound that is at least ``beta`` (an alpha-b
   bounds learnt from cutoffs.
 * Hard mode: a guess must keep revealed greens in place and use every revealed letter as often
   as revealed (the env's rule); the constraint is carried down the search.
+* Losses (``lose`` true, what the oracle uses): an answer not found within the limit costs one more
+  than the limit (the env's "loss counts as max_guesses + 1") instead of making the set unsolvable; with
+  one guess left the best is then to guess a candidate (``2n - 1``), and every bound above still holds.
 * Stopping: another thread sets ``stop[0]`` (a time limit, Ctrl-C); every node checks it on entry
   and after each child, and unwinds without writing the cache, so what the cache holds stays exact.
 """
@@ -75,16 +78,18 @@ def constraint_key(green, need) -> np.int64:
 
 
 @njit(cache=True, nogil=True)
-def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, green, need, stats, stop):
+def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, green, need, stats, stop, lose):
     """See the module docstring. ``stats[0]`` counts searched nodes; ``stop[0] != 0`` abandons the search
-    (the value returned is then meaningless)."""
+    (the value returned is then meaningless). A cache holds values of one ``lose`` setting only."""
     if stop[0] != 0:
         return INF
     n = S.shape[0]
+    if lose and r <= 0:
+        return n  # out of guesses: each answer lost, one more than the limit
     if n == 1:
         return 1
     if r <= 1:
-        return INF
+        return 2 * n - 1 if lose else INF
     if n == 2:
         return 3  # guess one: solved, or the other next
     floor = 2 * n - 1
@@ -145,7 +150,7 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
         sizes[:] = 0
         for s in S:
             sizes[row[s]] += 1
-        if r == 2:  # the next guess must be the last: every bucket a single answer
+        if r == 2 and not lose:  # the next guess must be the last: every bucket a single answer
             single = True
             for p in range(num_patterns):
                 if p != solved and sizes[p] > 1:
@@ -177,7 +182,7 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
                 advance_constraint(g, p, codes, tiles, green, need, child_green, child_need)
             sub = grouped[starts[p] : starts[p] + size].copy()
             total += solve(table, sub, r - 1, best - total - rest, cache, keys_a, keys_b, hard, codes, counts,
-                           tiles, child_green, child_need, stats, stop)  # fmt: skip
+                           tiles, child_green, child_need, stats, stop, lose)  # fmt: skip
             if stop[0] != 0:
                 return INF  # abandoned: nothing cached from here up
             if total + rest >= best:

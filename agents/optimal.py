@@ -214,8 +214,10 @@ def _read_npz(path: str | Path, names: tuple[str, ...]) -> dict[str, np.ndarray]
 class _Search:
     """The constant arrays of one (lists, mode, limit) and the kernel's cache."""
 
-    def __init__(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> None:
+    def __init__(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, lose: bool = False) -> None:
+        """``lose``: an answer not found within ``max_guesses`` costs ``max_guesses + 1`` (else it is not allowed)."""
         self.kernel = _kernel()
+        self.lose = lose
         from numba import types
         from numba.typed import Dict
 
@@ -256,7 +258,7 @@ class _Search:
         Runs on the calling thread until done or :attr:`stop` is set (then its value is meaningless)."""
         return int(self.kernel.solve(self.table, members.astype(np.int32), left, self.kernel.INF, cache, self.keys_a,
                                      self.keys_b, self.hard_mode, self.codes, self.counts, self.tiles, green, need,
-                                     stats, self.stop))  # fmt: skip
+                                     stats, self.stop, self.lose))  # fmt: skip
 
     def gather(self, futures: dict[Future, Any], deadline: float, bar: Any, stats: list[np.ndarray]) -> Iterator[Any]:
         """Each of ``futures`` (kernel calls on worker threads) as it completes. The calling thread stays
@@ -569,6 +571,23 @@ class OptimalSolver:
                 costs.append(search.run(lambda w=w: total(env.vocabulary.action(w)), bar=bar, stats=self._stats))
                 bar.update()
         return best / n if best < inf else math.inf, [c / n if c < inf else None for c in costs]
+
+    def regret_report(self, histories: list[list[int]], config: Any, costliest: int = 20) -> dict[str, Any]:
+        """The exact regret of every decision of an evaluation (``evaluate(..., histories=True)``), as
+        :meth:`wordle_agents.oracle.RegretReport.to_json` gives it; the regret identity is checked. The start's
+        value is the optimum from this solver's opener (SALET by default), or, on lists without that word, found by
+        searching every first guess (small lists only). ``wordle-gym eval --regret``."""
+        from wordle_agents.oracle import Oracle
+
+        try:  # the start's value: from this solver's opener where the lists allow it, else searched exactly
+            config.vocabulary.action(self.opener)
+            root: str | None = self.opener
+        except ValueError:
+            root = None
+        oracle = Oracle(config, root_opener=root)
+        report = oracle.regrets(histories)
+        report.check(1e-6)
+        return report.to_json(oracle, costliest)
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         """Follow each game's history down the tree."""

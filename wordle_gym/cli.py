@@ -26,7 +26,7 @@ from typing import Any
 import torch
 from gymnasium.error import DependencyNotInstalled
 
-from wordle_gym.config import MAX_GUESSES
+from wordle_gym.config import MAX_GUESSES, WordleConfig
 from wordle_gym.env import WordleEnv
 from wordle_gym.files import OneLineParser, one_line, quoted
 from wordle_gym.game import hard_breaches
@@ -271,13 +271,26 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         check_writable(args.json)  # before the evaluation, not after it
     policy, answers, allowed = _policy(args)
+    oracle = _oracle() if args.regret else None  # before the evaluation: an oracle that cannot load fails first
     result = evaluate(
         policy, answers=answers, allowed=allowed, device=args.device, hard_mode=args.hard,
-        max_guesses=args.max_guesses,
+        max_guesses=args.max_guesses, histories=args.regret,
     )  # fmt: skip
     print(result.markdown_header())
     print(result.markdown_row())
     print(result.summary())
+    if oracle is not None:
+        game = {"answers": answers, "allowed": allowed, "hard_mode": args.hard, "max_guesses": args.max_guesses}
+        config = WordleConfig.build(**{k: v for k, v in game.items() if k != "answers" or v is not None})  # as evaluate
+        regret = oracle.regret_report(result.histories, config)
+        turns = "  ".join(f"{t}: {r:+.4f}" for t, r in regret["by_turn"].items())
+        print(f"regret per game {regret['mean_regret']:+.4f} guesses beyond the optimum {regret['root_value']:.4f} "
+              f"(by turn  {turns})")  # fmt: skip
+        for c in regret["costliest"][:3]:
+            after = ", ".join(c["history"]) or "nothing"
+            print(f"  costliest: turn {c['turn']} after {after} ({c['candidates']} left, {c['games']} games): "
+                  f"{c['guess']} costs {c['regret']:+.4f}; {c['optimal']} is optimal")  # fmt: skip
+        result.extra["regret"] = regret
     lost = result.lost_answers
     if lost:
         more = (
@@ -290,6 +303,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
         result.save(args.json)
         print(f"wrote {args.json}")
     return 0
+
+
+def _oracle() -> Any:
+    """The optimal agent, whose ``regret_report`` measures each decision (through the registry: the tools
+    import no agent code)."""
+    return make_agent("optimal", {})
 
 
 # ------------------------------------------------------------------------------ solve
@@ -398,6 +417,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--candidates-only", action="store_true", help="max-entropy: guess only possible answers")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
     p.add_argument("--seed", type=_integer(0), help="random: seed (default 0)")
+    p.add_argument("--regret", action="store_true", help="the exact regret of every decision (agent 'optimal'; "
+                   "the JSON keeps them all and the 20 costliest positions)")  # fmt: skip
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     p = parsers["solve"]
     p.add_argument("word", help="the answer to solve")

@@ -112,6 +112,9 @@ class EvalResult:
     """Anything else worth keeping (training time, checkpoint, the gap to optimal play, ...)."""
     guesses: list[int] | None = None
     """Guesses used on each answer, in the answer list's order (``max_guesses + 1`` for a loss)."""
+    histories: list[list[int]] | None = None
+    """The actions played on each answer, in the answer list's order (``evaluate(..., histories=True)``):
+    what :mod:`wordle_agents.oracle` measures the regret of each decision from."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.games, int) or self.games < 1:
@@ -219,6 +222,7 @@ def evaluate(
     device: torch.device | str | None = "auto",
     agent: str | None = None,
     progress: bool | None = None,
+    histories: bool = False,
     **options: Any,
 ) -> EvalResult:
     """Play every answer exactly once with ``policy``, all games in one batch, and report.
@@ -227,7 +231,7 @@ def evaluate(
     ``max_guesses``, ``hard_mode``, ``reward``, ``observation``, ``action_mask``, ``obs_dtype``; the
     defaults are the real game's), ``answers=None`` meaning the default. Deterministic for a
     deterministic policy. ``agent`` names the policy in the result; ``progress=None`` shows a bar on
-    a terminal only.
+    a terminal only. ``histories=True`` keeps every game's actions in the result (for the oracle's regrets).
     """
     start = time.perf_counter()
     if "answers" in options and options["answers"] is None:
@@ -242,6 +246,7 @@ def evaluate(
     won = torch.zeros(num, dtype=torch.bool, device=dev)
     used = torch.zeros(num, dtype=torch.int64, device=dev)
     first_moves: torch.Tensor | None = None
+    played: list[torch.Tensor] = []  # each turn's actions, -1 in games that had ended (with histories=True)
     disable = None if progress is None else not progress  # None: tqdm shows the bar on a terminal only
     with tqdm(total=num, desc="evaluate", unit="game", disable=disable, leave=False) as bar:
         for _ in range(max_guesses):
@@ -267,6 +272,8 @@ def evaluate(
             actions = actions.long()
             if first_moves is None:
                 first_moves = actions.clone()
+            if histories:
+                played.append(torch.where(finished, -1, actions))
             observations, _, terminated, _, infos = env.step(actions)
             ending = terminated & ~finished
             used = torch.where(ending, env.state.turn, used)
@@ -298,4 +305,5 @@ def evaluate(
         answers=answers_name,
         num_allowed=env.vocabulary.num_allowed,
         guesses=torch.where(won, used, max_guesses + 1).tolist(),
+        histories=[[a for a in game if a >= 0] for game in torch.stack(played, 1).tolist()] if histories else None,
     )

@@ -1,0 +1,275 @@
+"""The exact oracle: the optimal value of any Wordle position, of any guess there, and so the regret of
+every decision an agent makes.
+
+A position is what a player knows: the answers still possible, the guesses left and, in hard mode,
+the constraint the feedback revealed. Its value ``V*`` is the least expected number of further
+guesses (the next one included; each possible answer equally likely), an answer not found within
+the limit counting one more than the limit, as ``mean_guesses_all`` counts a loss. ``Q*(s, a)`` is
+the same after guessing ``a`` first (a guess hard mode refuses spends the turn and reveals nothing).
+Both come from the exact search of :mod:`wordle_agents.optimal` (numba), whose cache is kept across
+calls, so positions that share subproblems get cheaper as an evaluation goes on.
+
+The start of a game is the one position this oracle does not search: its value is the best opener's,
+a search over every allowed first guess (alex1770 proved SALET best on the real lists: a day of CPU).
+By default ``V*`` there is ``Q*`` of ``root_opener`` (SALET on the real lists, the reference of
+``wordle-gym bench``); ``root_opener=None`` searches it exactly, which small lists afford.
+
+    oracle = Oracle(WordleConfig())                      # the real game
+    report = oracle.regrets(histories)                   # histories[i]: the actions played on answer i
+    report.mean_regret, report.by_turn, report.costliest(20)
+
+The sum of an agent's regrets over a game, averaged over the answers, is its mean number of guesses
+(a loss counted as the limit + 1) minus ``V*`` of the start, for an agent that plays the same guess
+wherever it knows the same (every deterministic agent of the harness): ``report.check()`` asserts it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from wordle_agents.optimal import _Search
+from wordle_gym.config import WordleConfig
+from wordle_gym.rules import ALPHABET, num_patterns
+from wordle_gym.words import Vocabulary
+
+
+class Position(NamedTuple):
+    """A position: candidate answers (sorted answer indices), guesses left, hard-mode constraint."""
+
+    members: tuple[int, ...]
+    left: int
+    green: tuple[int, ...]  # letter required at each position (-1: none); all -1 outside hard mode
+    need: tuple[int, ...]  # (26,) copies of each letter a guess must use (all 0 outside hard mode)
+
+
+@dataclass
+class Decision:
+    """One decision of an agent: where, what it guessed, and what that cost beyond the optimum."""
+
+    answer: int  # index into the answers: the game it was made in
+    turn: int  # 1 = the opener
+    position: Position
+    action: int
+    q: float  # Q*(s, a): expected further guesses after this guess, this one included
+    v: float  # V*(s)
+
+    @property
+    def regret(self) -> float:
+        return self.q - self.v
+
+
+@dataclass
+class RegretReport:
+    """Every decision of an evaluation with its exact regret."""
+
+    decisions: list[Decision]
+    num_games: int
+    root_value: float  # V* of the start
+    mean_cost: float  # the agent's mean guesses, a loss counted as the limit + 1
+    max_guesses: int
+    words: list[str] = field(repr=False, default_factory=list)  # allowed words, to name actions
+
+    @property
+    def mean_regret(self) -> float:
+        """Regret per game: the sum of a game's regrets, averaged over the answers."""
+        return sum(d.regret for d in self.decisions) / self.num_games
+
+    @property
+    def by_turn(self) -> dict[int, float]:
+        """Regret per game made at each turn (they sum to :attr:`mean_regret`)."""
+        out: dict[int, float] = {}
+        for d in self.decisions:
+            out[d.turn] = out.get(d.turn, 0.0) + d.regret / self.num_games
+        return dict(sorted(out.items()))
+
+    def check(self, tolerance: float = 1e-9) -> None:
+        """The identity: mean regret = mean cost - V*(start). Raises AssertionError if it fails."""
+        gap = self.mean_cost - self.root_value
+        if abs(self.mean_regret - gap) > tolerance:
+            raise AssertionError(f"regrets sum to {self.mean_regret:.6f} per game; mean - V* is {gap:.6f}")
+
+    def costliest(self, k: int = 20) -> list[Decision]:
+        """The ``k`` positions whose decisions cost the most regret in all (a position shared by several games
+        counts once, with its regret times its games), one decision each."""
+        weight: dict[tuple[Position, int], float] = {}
+        first: dict[tuple[Position, int], Decision] = {}
+        for d in self.decisions:
+            key = (d.position, d.action)
+            weight[key] = weight.get(key, 0.0) + d.regret
+            first.setdefault(key, d)
+        return [first[key] for key in sorted(weight, key=lambda key: -weight[key])[:k] if weight[key] > 0]
+
+    def to_json(self, oracle: Oracle, k: int = 20) -> dict[str, Any]:
+        """What ``wordle-gym eval --regret`` keeps: every decision's regret (per answer, per turn), the means,
+        and the ``k`` costliest positions with the words so far, their feedback, the candidates left, the
+        agent's guess and an optimal one."""
+        per_answer: list[list[float]] = [[] for _ in range(self.num_games)]
+        for d in self.decisions:
+            per_answer[d.answer].append(round(d.regret, 6))
+        words, answers = self.words, oracle.vocab.answers
+        costly = []
+        for d in self.costliest(k):
+            games = sum(1 for e in self.decisions if e.position == d.position and e.action == d.action)
+            history = _history(oracle, per_answer_actions=self._actions(d.answer)[: d.turn - 1], answer=d.answer)
+            costly.append({
+                "turn": d.turn, "games": games, "regret": round(d.regret, 6),
+                "history": history, "candidates": len(d.position.members),
+                "some_candidates": [answers[m] for m in d.position.members[:10]],
+                "guess": words[d.action], "optimal": words[oracle.best_action(d.position)],
+                "q": round(d.q, 6), "v": round(d.v, 6),
+            })  # fmt: skip
+        return {"mean_regret": self.mean_regret, "by_turn": self.by_turn, "root_value": self.root_value,
+                "mean_cost": self.mean_cost, "per_answer": per_answer, "costliest": costly}  # fmt: skip
+
+    def _actions(self, answer: int) -> list[int]:
+        return [d.action for d in self.decisions if d.answer == answer]
+
+
+def _history(oracle: Oracle, per_answer_actions: list[int], answer: int) -> list[str]:
+    """ "WORD tiles" for each guess played before a decision (tiles as 0/1/2; "-----" for a refused guess)."""
+    out, position = [], oracle.start()
+    for action in per_answer_actions:
+        child = oracle.after(position, action, answer)
+        green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
+        refused = not oracle.search.hard_valid(action, green, need)
+        pattern = (
+            "-" * oracle.vocab.length
+            if refused
+            else "".join(str(t) for t in oracle.search.tiles[oracle.search.table[action, answer]])
+        )
+        out.append(f"{oracle.vocab.allowed[action]} {pattern}")
+        position = child
+    return out
+
+
+class Oracle:
+    """Exact ``V*`` and ``Q*`` for the game of ``config`` (or its fields as keywords). See the module doc."""
+
+    def __init__(self, config: WordleConfig | None = None, *, root_opener: str | None = "salet", **options: Any):
+        self.config = WordleConfig.build(config, **options)
+        self.vocab: Vocabulary = self.config.vocabulary
+        self.max_guesses = self.config.max_guesses
+        self.hard_mode = self.config.hard_mode
+        self.search = _Search(self.vocab, self.hard_mode, self.max_guesses, lose=True)
+        self.cache = self.search.new_cache()
+        self.stats = np.zeros(1, dtype=np.int64)
+        self.solved = num_patterns(self.vocab.length) - 1
+        self.root_opener = None if root_opener is None else self.vocab.action(root_opener)
+        self._totals: dict[Position, int] = {}
+        length = self.vocab.length
+        self._start = Position(tuple(range(self.vocab.num_answers)), self.max_guesses, (-1,) * length, (0,) * ALPHABET)
+
+    # ------------------------------------------------------------------ positions
+    def start(self) -> Position:
+        """The position before the first guess."""
+        return self._start
+
+    def after(self, position: Position, action: int, answer: int) -> Position:
+        """The position after guessing ``action`` when the answer is ``answer`` (a refused hard-mode guess
+        only spends the turn)."""
+        green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
+        if not self.search.hard_valid(action, green, need):
+            return position._replace(left=position.left - 1)
+        row = self.search.table[action]
+        pattern = row[answer]
+        members = tuple(m for m in position.members if row[m] == pattern)
+        child_green, child_need = self.search.child_constraint(action, int(pattern), green, need)
+        return Position(members, position.left - 1, tuple(child_green.tolist()), tuple(child_need.tolist()))
+
+    # --------------------------------------------------------------------- values
+    def value(self, position: Position) -> float:
+        """``V*``: the least expected number of further guesses."""
+        return self._total(position) / len(position.members)
+
+    def q_value(self, position: Position, action: int) -> float:
+        """``Q*``: the least expected number of further guesses when ``action`` is the next one."""
+        return self._q_total(position, action) / len(position.members)
+
+    def best_action(self, position: Position) -> int:
+        """One optimal guess (the search's own, read from its cache)."""
+        if self.root_opener is not None and position == self._start:
+            return self.root_opener
+        self._total(position)
+        green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
+        members = np.array(position.members, dtype=np.int32)
+        return self.search.best_guess(members, position.left, green, need, self.cache)
+
+    def optimal_actions(self, position: Position) -> list[int]:
+        """Every guess whose ``Q*`` equals ``V*`` (all of them, by exact search with cutoffs)."""
+        best = self._total(position)
+        n = len(position.members)
+        members = np.array(position.members, dtype=np.int32)
+        out = []
+        for g in range(self.vocab.num_allowed):
+            patterns = self.search.table[g, members]
+            hit = int((patterns == self.solved).any())
+            if 3 * n - hit - len(np.unique(patterns)) > best and position.left > 1:
+                continue  # its lower bound is already worse (the search's own bound)
+            if self._q_total(position, g) == best:
+                out.append(g)
+        return out
+
+    def _total(self, position: Position) -> int:
+        found = self._totals.get(position)
+        if found is not None:
+            return found
+        n = len(position.members)
+        if n == 0:
+            raise ValueError("a position with no possible answer has no value (feedback no answer fits)")
+        if self.root_opener is not None and position == self._start:
+            total = self._q_total(position, self.root_opener)
+        else:
+            green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
+            members = np.array(position.members, dtype=np.int32)
+            total = self.search.value(members, position.left, green, need, self.cache, self.stats)
+        self._totals[position] = total
+        return total
+
+    def _q_total(self, position: Position, action: int) -> int:
+        """Total further guesses over the position's answers when ``action`` comes next."""
+        n = len(position.members)
+        if position.left <= 0:
+            raise ValueError("no guess is left in this position")
+        green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
+        if not self.search.hard_valid(action, green, need):
+            return n + self._total(position._replace(left=position.left - 1)) if position.left > 1 else 2 * n
+        total = n
+        members = np.array(position.members, dtype=np.int32)
+        for pattern, group in self.search.buckets(action, members):
+            if pattern == self.solved:
+                continue
+            if position.left == 1:
+                total += len(group)  # out of guesses: each lost
+                continue
+            child_green, child_need = self.search.child_constraint(action, pattern, green, need)
+            child = Position(tuple(sorted(group.tolist())), position.left - 1, tuple(child_green.tolist()),
+                             tuple(child_need.tolist()))  # fmt: skip
+            total += self._total(child)
+        return total
+
+    # ---------------------------------------------------------------- evaluations
+    def regrets(self, histories: list[list[int]]) -> RegretReport:
+        """The regret of every decision of games played once per answer: ``histories[i]`` is the actions
+        played on answer ``i`` (in the answer list's order), up to the win or the limit."""
+        if len(histories) != self.vocab.num_answers:
+            raise ValueError(f"expected one history per answer ({self.vocab.num_answers}); got {len(histories)}")
+        answer_actions = self.vocab.answer_actions.tolist()
+        decisions, cost = [], 0
+        for answer, actions in enumerate(histories):
+            position = self.start()
+            won = False
+            for turn, action in enumerate(actions, start=1):
+                if won or position.left <= 0:
+                    raise ValueError(f"answer {answer}: actions after the game ended ({actions})")
+                decisions.append(Decision(answer, turn, position, int(action), self.q_value(position, int(action)),
+                                          self.value(position)))  # fmt: skip
+                won = int(action) == answer_actions[answer]
+                position = self.after(position, int(action), answer)
+            if not won and len(actions) < self.max_guesses:
+                raise ValueError(f"answer {answer}: the game stops before its end ({len(actions)} guesses, not won)")
+            cost += len(actions) if won else self.max_guesses + 1
+        return RegretReport(decisions, len(histories), self.value(self.start()), cost / len(histories),
+                            self.max_guesses, list(self.vocab.allowed))  # fmt: skip
