@@ -158,6 +158,7 @@ def test_eval_regret__cli_prints_and_keeps_every_decision(tmp_path) -> None:
     assert [len(r) for r in regret["per_answer"]] == [min(g, 6) for g in result["guesses"]]
     assert sum(map(sum, regret["per_answer"])) / len(words) == pytest.approx(regret["mean_regret"], abs=1e-5)
     assert regret["mean_regret"] == pytest.approx(regret["mean_cost"] - regret["root_value"], abs=1e-9)
+    assert regret["identity_holds"] is True
     for c in regret["costliest"]:
         assert (
             c["regret"] > 0

@@ -286,6 +286,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         turns = "  ".join(f"{t}: {r:+.4f}" for t, r in regret["by_turn"].items())
         print(f"regret per game {regret['mean_regret']:+.4f} guesses beyond the optimum {regret['root_value']:.4f} "
               f"(by turn  {turns})")  # fmt: skip
+        if not regret["identity_holds"]:
+            gap = regret["mean_cost"] - regret["root_value"]
+            print(f"  (they do not sum to the mean minus the optimum, {gap:+.4f}: the agent played differently "
+                  f"where it knew the same, as a random one does)")  # fmt: skip
         for c in regret["costliest"][:3]:
             after = ", ".join(c["history"]) or "nothing"
             print(f"  costliest: turn {c['turn']} after {after} ({c['candidates']} left, {c['games']} games): "
