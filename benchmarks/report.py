@@ -298,6 +298,39 @@ def profile_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
+def oracle_section(result: dict) -> list[str]:
+    rows = result["rows"]
+    turns = max(max(map(int, r["by_turn"]), default=0) for r in rows)
+    head = " | ".join(f"turn {t}" for t in range(1, turns + 1))
+    lines = [
+        f"### Every decision against the optimum: regret by turn ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `{result['command']}`; one agent at a time: "
+        f"`wordle-gym eval --agent NAME --regret` ({result['lists']}). Each decision's regret is "
+        r"Q\*(s, a) - V\*(s), exact (`wordle_agents.oracle`: a loss counts as the limit + 1, the start's value is "
+        "the optimum from SALET); a game's regrets sum, averaged over the answers, to the agent's mean minus the "
+        "optimum (checked for every row). The oracle's time: a fresh oracle (cold) valuing every position the "
+        "evaluation reached, then the same again (warm).",
+        "",
+        f"| agent | mean (loss = 7) | optimum | regret per game | {head} | positions | oracle cold | warm |",
+        "| --- | ---: | ---: | ---: | " + "---: | " * turns + "---: | ---: | ---: |",
+    ]
+    for r in rows:
+        by_turn = " | ".join(f"{r['by_turn'].get(str(t), 0.0):+.4f}" for t in range(1, turns + 1))
+        lines.append(f"| {r['agent']} | {r['mean_cost']:.4f} | {r['root_value']:.4f} | {r['mean_regret']:+.4f} | "
+                     f"{by_turn} | {r['positions']:,} | {r['cold_s']:.1f} s ({r['positions'] / r['cold_s']:,.0f}/s) | "
+                     f"{r['warm_s']:.2f} s |")  # fmt: skip
+    costly = [(r["agent"], c) for r in rows for c in r["costliest"][:1]]
+    if costly:
+        lines += ["", "The costliest position of each agent (its regret times the games that reach it):", ""]
+        for agent, c in costly:
+            after = ", ".join(f"`{h}`" for h in c["history"]) or "the start"
+            lines.append(f"- {agent}: turn {c['turn']} after {after} ({c['candidates']} answers left, {c['games']} "
+                         f"games): `{c['guess']}` costs {c['regret']:+.4f} guesses per game there; `{c['optimal']}` "
+                         "is optimal.")  # fmt: skip
+    return [*lines, ""]
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -312,6 +345,7 @@ RENDERERS = [
     ("replay", replay_section),
     ("dqn_ablation", dqn_ablation_section),
     ("profile_training", profile_section),
+    ("oracle", oracle_section),
 ]
 
 

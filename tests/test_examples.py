@@ -139,3 +139,15 @@ def test_ppo_examples__learn_a_small_list(script: str) -> None:
 def test_ppo_example__bad_argument_fails_cleanly() -> None:
     out = run("examples/cleanrl_ppo.py", "--words", "1")
     assert out.returncode == 2 and "--words must be 2..2315; got 1" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
+def test_oracle_benchmark__quick_run_writes_regrets(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "oracle.py")
+    rows = {r["agent"]: r for r in result["rows"]}
+    optimal, greedy = rows["optimal (best-of-1)"], rows["max-entropy (entropy)"]
+    assert optimal["mean_regret"] == pytest.approx(0.0) and optimal["mean_cost"] == pytest.approx(optimal["root_value"])
+    assert greedy["mean_regret"] == pytest.approx(greedy["mean_cost"] - greedy["root_value"], abs=1e-6)
+    assert greedy["mean_regret"] >= 0 and sum(greedy["by_turn"].values()) == pytest.approx(greedy["mean_regret"])
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "### Every decision against the optimum: regret by turn" in table and "| max-entropy (entropy) |" in table
