@@ -482,8 +482,7 @@ class OptimalSolver:
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.tree: OptimalTree | None = None
         self._context: Any = None
-        self._search: _Search | None = None  # for expected_guesses, with its cache
-        self._search_key: Any = None
+        self._oracle: Any = None  # for expected_guesses, with its cache
 
     @staticmethod
     def bench_runs() -> list[BenchRun]:
@@ -531,46 +530,29 @@ class OptimalSolver:
     def expected_guesses(self, env: Any, words: list[str]) -> tuple[float, list[float | None]]:
         """From game 0's position in ``env``: the least expected number of guesses still needed (the
         next one included, each candidate answer equally likely), and that number after each of
-        ``words`` (None where hard mode forbids the word or it cannot finish within the limit)."""
-        cfg = env.config
-        key = (env.vocabulary, cfg.hard_mode, cfg.max_guesses)
-        if self._search is None or self._search_key != key:
-            self._search = _Search(*key)
-            self._search_key = key
-            self._cache, self._stats = self._search.new_cache(), np.zeros(1, dtype=np.int64)
-        search, state = self._search, env.state
-        members = env.game.consistent(state)[0].nonzero().flatten().numpy().astype(np.int32)
-        left = cfg.max_guesses - int(state.turn[0])
-        green = state.green[0].numpy().astype(np.int64)
-        green[green == ALPHABET] = -1
-        need = state.min_count[0].numpy().astype(np.int64)
-        n, inf = len(members), search.kernel.INF
+        ``words`` (None where hard mode forbids the word). Exact, by :class:`wordle_agents.oracle.Oracle`
+        (kept across calls: ``assist --optimal`` asks after every guess)."""
+        from wordle_agents.oracle import Oracle
 
-        def total(g: int) -> int:
-            if not search.hard_valid(g, green, need):
-                return inf
-            cost = n
-            for p, group in search.buckets(g, members):
-                if p == search.solved:
-                    continue
-                if left <= 1:
-                    return inf
-                child_green, child_need = search.child_constraint(g, p, green, need)
-                cost += search.value(group, left - 1, child_green, child_need, self._cache, self._stats)
-            return cost
-
-        if n == 0 or left <= 0:
+        if self._oracle is None or self._oracle.config != env.config:
+            self._oracle = Oracle(env.config, root_opener=None)
+        oracle = self._oracle
+        position = oracle.positions(env.game, env.state)[0]
+        if not position.members or position.left <= 0:
             return math.nan, [None] * len(words)
+        green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
         # Each search runs on a worker thread: Ctrl-C stops it at once, and a bar shows a long one (after 1 s).
         with tqdm(total=len(words) + 1, desc="exact values", unit="word", delay=1.0, leave=False) as bar:
-            whole = lambda: search.value(members, left, green, need, self._cache, self._stats)  # noqa: E731
-            best = 1 if n == 1 else search.run(whole, bar=bar, stats=self._stats)
+            best = oracle.search.run(lambda: oracle.value(position), bar=bar, stats=oracle.stats)
             bar.update()
-            costs = []
+            costs: list[float | None] = []
             for w in words:
-                costs.append(search.run(lambda w=w: total(env.vocabulary.action(w)), bar=bar, stats=self._stats))
+                action = env.vocabulary.action(w)
+                valid = oracle.search.hard_valid(action, green, need)
+                costs.append(oracle.search.run(lambda a=action: oracle.q_value(position, a), bar=bar,
+                                               stats=oracle.stats) if valid else None)  # fmt: skip
                 bar.update()
-        return best / n if best < inf else math.inf, [c / n if c < inf else None for c in costs]
+        return best, costs
 
     def regret_report(self, histories: list[list[int]], config: Any, costliest: int = 20) -> dict[str, Any]:
         """The exact regret of every decision of an evaluation (``evaluate(..., histories=True)``), as

@@ -25,13 +25,16 @@ wherever it knows the same (every deterministic agent of the harness): ``report.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import numpy as np
+import torch
 
 from wordle_agents.optimal import _Search
 from wordle_gym.config import WordleConfig
+from wordle_gym.game import NO_LETTER
 from wordle_gym.rules import ALPHABET, num_patterns
 from wordle_gym.words import Vocabulary
 
@@ -166,6 +169,29 @@ class Oracle:
     def start(self) -> Position:
         """The position before the first guess."""
         return self._start
+
+    def positions(self, game: Any, state: Any) -> list[Position]:
+        """The position of each game of a batched :class:`~wordle_gym.game.GameState` (``game``: the env's
+        :class:`~wordle_gym.game.Game`, ``env.game``), e.g. the vector env's ``env.state``."""
+        if game.config != self.config and (game.vocabulary, game.hard_mode, game.max_guesses) != (
+            self.vocab, self.hard_mode, self.max_guesses):  # fmt: skip
+            raise ValueError("the games are of other lists or rules than this oracle's")
+        members = game.consistent(state).cpu()
+        lefts = (self.max_guesses - state.turn).cpu().tolist()
+        greens = torch.where(state.green == NO_LETTER, -1, state.green.long()).cpu().tolist()
+        needs = state.min_count.long().cpu().tolist()
+        out = []
+        for i, row in enumerate(members):
+            green = tuple(greens[i]) if self.hard_mode else self._start.green
+            need = tuple(needs[i]) if self.hard_mode else self._start.need
+            out.append(Position(tuple(row.nonzero().flatten().tolist()), lefts[i], green, need))
+        return out
+
+    def values(self, game: Any, state: Any) -> np.ndarray:
+        """``V*`` of every game of a batched state (nan where the game is over or no answer fits)."""
+        done = state.done.cpu().tolist()
+        return np.array([self.value(p) if p.left > 0 and p.members and not done[i] else math.nan
+                         for i, p in enumerate(self.positions(game, state))])  # fmt: skip
 
     def after(self, position: Position, action: int, answer: int) -> Position:
         """The position after guessing ``action`` when the answer is ``answer`` (a refused hard-mode guess

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 from functools import cache
 
+import numpy as np
 import pytest
 
 pytest.importorskip("numba")
@@ -166,3 +167,36 @@ def test_eval_regret__cli_prints_and_keeps_every_decision(tmp_path) -> None:
             and c["candidates"] >= 1
             and len(c["history"]) == c["turn"] - 1
         )
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_oracle__positions_of_vector_env_states(hard: bool) -> None:
+    """Positions read from a batch of the vector env's games (``env.state``) have the values of the same
+    positions reached move by move (``after``), and finished games have none."""
+    import torch
+
+    from wordle_gym import WordleVectorEnv
+
+    words = few_letter_words(random.Random(9), "abcde", 3, 16)
+    oracle = Oracle(answers=words, allowed=None, hard_mode=hard, max_guesses=4, root_opener=None)
+    env = WordleVectorEnv(len(words), device="cpu", answers=words, allowed=None, hard_mode=hard, max_guesses=4,
+                          autoreset_mode="disabled", check_actions=False)  # fmt: skip
+    env.reset(options={"answers": torch.arange(len(words))})
+    rng = random.Random(1)
+    played: list[list[int]] = [[] for _ in words]
+    for _ in range(2):
+        actions = [rng.randrange(len(words)) for _ in words]
+        done = env.state.done.clone()
+        env.step(torch.tensor(actions))
+        for i, a in enumerate(actions):
+            if not done[i]:
+                played[i].append(a)
+        values = oracle.values(env.game, env.state)
+        for i, history in enumerate(played):
+            position = oracle.start()
+            for a in history:
+                position = oracle.after(position, a, i)
+            if bool(env.state.done[i]):
+                assert np.isnan(values[i])
+            else:
+                assert values[i] == pytest.approx(oracle.value(position)), (i, history)

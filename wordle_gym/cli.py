@@ -186,7 +186,7 @@ def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None
     for i, (word, score, is_candidate) in enumerate(suggestions):
         shown = ""
         if costs is not None:
-            shown = f"  exact {costs[i]:.4f}" if costs[i] is not None else "  exact: cannot finish in time"
+            shown = f"  exact {costs[i]:.4f}" if costs[i] is not None else "  exact: refused in hard mode"
         print(f"  {word}  {score:.3f}{shown}{'  (could be the answer)' if is_candidate else ''}")
 
 
