@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import math
 import os
 import sys
 from collections.abc import Callable, Sequence
@@ -315,6 +316,28 @@ def _oracle() -> Any:
     return make_agent("optimal", {})
 
 
+def cmd_dataset(args: argparse.Namespace) -> int:
+    from wordle_gym.datasets import write_dataset
+
+    policy, answers, allowed = _policy(args)
+    game = {"answers": answers, "allowed": allowed, "hard_mode": args.hard, "max_guesses": args.max_guesses}
+    config = WordleConfig.build(**{k: v for k, v in game.items() if k != "answers" or v is not None})
+    dataset = write_dataset(args.id, policy, config, epsilon=args.epsilon, seed=args.seed or 0, device=args.device)
+    print(f"wrote Minari dataset {args.id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps "
+          f"(minari.load_dataset({args.id!r}))")  # fmt: skip
+    return 0
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text[:40]!r}")
+    return value
+
+
 # ------------------------------------------------------------------------------ solve
 def cmd_solve(args: argparse.Namespace) -> int:
     env = WordleVectorEnv(
@@ -395,6 +418,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("assist", "get suggestions while you play the real game", cmd_assist),
         ("eval", "evaluate an agent on every answer", cmd_eval),
         ("solve", "show an agent's game for one answer", cmd_solve),
+        ("dataset", "play every answer with an agent and write a Minari dataset (offline RL)", cmd_dataset),
     ]
     sub.add_parser("bench", help="evaluate every agent and rewrite BENCHMARKS.md (see wordle-gym bench -h)",
                    add_help=False)  # fmt: skip
@@ -424,6 +448,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--regret", action="store_true", help="the exact regret of every decision (agent 'optimal'; "
                    "the JSON keeps them all and the 20 costliest positions)")  # fmt: skip
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
+    p = parsers["dataset"]
+    p.set_defaults(answers=None, allowed=None)  # depends on the agent, as for eval
+    _add_agent(p)
+    p.add_argument("--id", required=True, help="the dataset's id, e.g. wordle/optimal-v0 (Minari's NAMESPACE/NAME-vN)")
+    p.add_argument("--epsilon", type=_probability, default=0.0,
+                   help="chance of a random allowed guess instead of the agent's (default 0)")  # fmt: skip
+    p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent")
+    p.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
+    p.add_argument("--seed", type=_integer(0), help="seed of the noise (and of the random agent; default 0)")
     p = parsers["solve"]
     p.add_argument("word", help="the answer to solve")
     _add_agent(p)

@@ -1,0 +1,108 @@
+"""Offline-RL datasets: every answer played once by an agent (optionally epsilon-noisy), written as a
+Minari dataset (``pip install 'wordle-gym[minari]'``) whose env spec rebuilds the env it was played in.
+
+    wordle-gym dataset --agent optimal --id wordle/optimal-v0 [--epsilon 0.1] [--hard] [--answers LIST]
+
+or, from Python, ``write_dataset("wordle/optimal-v0", "optimal", epsilon=0.1)``. Then
+``minari.load_dataset("wordle/optimal-v0")`` gives the episodes (observations are the env's, int8
+for ``Wordle-v0``; actions are word indices) and ``.recover_environment()`` gives back the env.
+Datasets go where Minari keeps them (``MINARI_DATASETS_PATH``, else ``~/.minari/datasets``).
+
+The games are played by the batched harness (every answer at once, as ``wordle-gym eval``); with
+``epsilon``, each decision is, with that chance, a uniformly random guess among those the env's mask
+allows instead of the agent's. Each episode's options, in Minari's episode metadata
+(``dataset.storage.get_episode_metadata([episode.id])``), hold its answer (``{"answer": index}``):
+``env.reset(options=meta["options"])`` in the recovered env replays it exactly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+
+from wordle_gym.config import WordleConfig
+from wordle_gym.evaluation import bool_mask
+from wordle_gym.registry import make_agent
+from wordle_gym.vector import WordleVectorEnv
+
+
+def _minari() -> Any:
+    try:
+        import minari
+        from minari.data_collector import EpisodeBuffer
+    except ImportError as exc:
+        raise ImportError(f"datasets need Minari ({exc}): pip install 'wordle-gym[minari]'") from None
+    return minari, EpisodeBuffer
+
+
+def play_episodes(policy: Any, config: WordleConfig, epsilon: float = 0.0, seed: int = 0,
+                  device: str = "cpu") -> list[dict[str, Any]]:  # fmt: skip
+    """Every answer once with ``policy`` (a harness policy): one dict per answer with ``observations``
+    (T + 1 rows), ``actions``, ``rewards``, ``terminations`` (T each) and ``answer``."""
+    if not 0.0 <= epsilon <= 1.0:
+        raise ValueError(f"epsilon must be in [0, 1]; got {epsilon}")
+    num = config.vocabulary.num_answers
+    env = WordleVectorEnv(num, config, device=device, autoreset_mode="disabled", check_actions=False)
+    obs, infos = env.reset(seed=seed, options={"answers": torch.arange(num, device=env.device)})
+    generator = torch.Generator(device=env.device).manual_seed(seed)
+    alive = torch.ones(num, dtype=torch.bool, device=env.device)
+    steps: list[tuple[torch.Tensor, ...]] = []
+    observations = [obs.cpu().numpy()]
+    for _ in range(config.max_guesses):
+        mask = bool_mask(infos["action_mask"])
+        actions = torch.as_tensor(policy.act(obs, mask, env), device=env.device).long()
+        if epsilon > 0:
+            noisy = torch.rand(num, generator=generator, device=env.device) < epsilon
+            random = torch.multinomial(mask.float(), 1, generator=generator).squeeze(1)
+            actions = torch.where(noisy, random, actions)
+        obs, reward, terminated, _, infos = env.step(actions)
+        steps.append((actions.cpu(), reward.cpu(), terminated.cpu(), alive.cpu()))
+        observations.append(obs.cpu().numpy())
+        alive = alive & ~terminated
+        if not bool(alive.any()):
+            break
+    episodes = []
+    for i in range(num):
+        played = [t for t, step in enumerate(steps) if bool(step[3][i])]
+        episodes.append({
+            "answer": i,
+            "observations": np.stack([observations[t][i] for t in [*played, played[-1] + 1]]),
+            "actions": np.array([int(steps[t][0][i]) for t in played], dtype=np.int64),
+            "rewards": np.array([float(steps[t][1][i]) for t in played], dtype=np.float64),
+            "terminations": np.array([bool(steps[t][2][i]) for t in played]),
+        })  # fmt: skip
+    return episodes
+
+
+def write_dataset(dataset_id: str, agent: Any, config: WordleConfig | None = None, *, options: dict | None = None,
+                  epsilon: float = 0.0, seed: int = 0, device: str = "cpu", **game: Any) -> Any:  # fmt: skip
+    """Play every answer with ``agent`` (an installed agent's name, with ``options``, or a harness policy) and
+    write the episodes as Minari dataset ``dataset_id``; returns it, loaded. ``config`` or ``game`` keywords
+    set the game (the real one by default)."""
+    minari, episode_buffer = _minari()
+    if dataset_id in minari.list_local_datasets():
+        raise ValueError(f"a Minari dataset {dataset_id!r} exists already; choose another id (or version)")
+    config = WordleConfig.build(config, **game)
+    if isinstance(agent, str):
+        policy = make_agent(agent, options or {}, device=device)
+    else:
+        policy, agent = agent, getattr(agent, "name", type(agent).__name__)
+    episodes = play_episodes(policy, config, epsilon=epsilon, seed=seed, device=device)
+    fields = {f: getattr(config, f) for f in ("answers", "allowed", "max_guesses", "hard_mode", "reward",
+                                              "observation", "action_mask", "obs_dtype", "mask_dtype")}  # fmt: skip
+    env = gym.make("Wordle-v0", **fields)
+    buffers = [
+        episode_buffer(id=k, seed=seed, options={"answer": e["answer"]}, observations=list(e["observations"]),
+                       actions=list(e["actions"]), rewards=list(e["rewards"]), terminations=list(e["terminations"]),
+                       truncations=[False] * len(e["actions"]))
+        for k, e in enumerate(episodes)
+    ]  # fmt: skip
+    label = f"{agent}{' ' + str(options) if options else ''}" + (f", epsilon {epsilon}" if epsilon else "")
+    answers = config.answers if isinstance(config.answers, str) else f"custom ({config.vocabulary.num_answers} words)"
+    mode = "hard" if config.hard_mode else "normal"
+    description = f"Every answer once: {label}; answers {answers}, {mode} mode."
+    return minari.create_dataset_from_buffers(dataset_id, buffers, env=env, eval_env=env, algorithm_name=label,
+                                              author="wordle-gym", description=description)  # fmt: skip
