@@ -218,6 +218,8 @@ class Oracle:
         """One optimal guess (the search's own, read from its cache)."""
         if self.root_opener is not None and position == self._start:
             return self.root_opener
+        if position.left <= 1 or len(position.members) <= 2:  # guess a candidate (the search caches no such node)
+            return int(self.vocab.answer_actions[position.members[0]])
         self._total(position)
         green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
         members = np.array(position.members, dtype=np.int32)

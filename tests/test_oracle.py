@@ -200,3 +200,14 @@ def test_oracle__positions_of_vector_env_states(hard: bool) -> None:
                 assert np.isnan(values[i])
             else:
                 assert values[i] == pytest.approx(oracle.value(position)), (i, history)
+
+
+def test_best_action__with_one_guess_left_is_a_candidate() -> None:
+    """Regression: with one guess left and three or more candidates the search returns 2n - 1 without caching
+    the node, so reading its best guess from the cache failed ("not solved exactly")."""
+    words = few_letter_words(random.Random(2), "abc", 3, 12)
+    oracle = Oracle(answers=words, allowed=None, max_guesses=3, root_opener=None)
+    position = oracle.start()._replace(left=1)
+    best = oracle.best_action(position)
+    assert best in position.members and oracle.q_value(position, best) == pytest.approx(oracle.value(position))
+    assert oracle.value(position) == pytest.approx((2 * len(words) - 1) / len(words))
