@@ -144,9 +144,10 @@ def shipped_checkpoints(kind: str) -> list[tuple[Path, dict[str, Any]]]:
     return sorted(found, key=lambda item: _stage_rank(item[1].get("stage")))
 
 
-def best_shipped(kind: str) -> Path:
-    """The shipped checkpoint of ``kind`` from the furthest curriculum stage."""
-    found = shipped_checkpoints(kind)
+def best_shipped(kind: str, teacher: str | None = None) -> Path:
+    """The shipped checkpoint of ``kind`` from the furthest curriculum stage that learned from ``teacher``
+    (None: from the reward alone, the default weights; "optimal": taught by the exact solver)."""
+    found = [(path, data) for path, data in shipped_checkpoints(kind) if data.get("teacher") == teacher]
     if not found:
         raise FileNotFoundError(f"no {kind} weights ship with wordle_agents; pass a checkpoint path")
     return found[-1][0]

@@ -194,3 +194,21 @@ def test_bench__folders_sections_prune_and_a_table_it_did_not_write(tmp_path: Pa
     assert "Gap to perfect play" not in table
     assert table.index("## First section") < table.index("## Second section")
     assert "![Guess distribution per agent](benchmarks/plots/guess_distribution.png)" in table
+
+
+def test_bench_table__taught_agents_apart_from_reward_only_ones() -> None:
+    """A row whose agent imitated a teacher (checkpoint ``teacher``) goes to its own table, never among the
+    agents that learned from the reward."""
+    from wordle_gym.bench import agents_section
+    from wordle_gym.evaluation import EvalResult
+
+    def row(agent: str, learned_from: str) -> dict:
+        return EvalResult(agent=agent, games=2315, wins=2315, max_guesses=6, histogram=[0, 100, 1200, 1015, 0, 0, 0],
+                          lost_answers=[], openers={"salet": 2315}, wall_time_s=1.0, device="cpu", num_allowed=12972,
+                          extra={"learned_from": learned_from}).to_dict()  # fmt: skip
+
+    lines = agents_section([row("A2C learned", "reward 'seed000'"), row("A2C taught", "taught by the exact solver")])
+    text = "\n".join(lines)
+    taught_at = text.index("### Taught by a teacher (imitation, not reward)")
+    assert text.index("| A2C learned |") < taught_at < text.index("| A2C taught |")
+    assert text.count("| A2C taught |") == 1

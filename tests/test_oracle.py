@@ -211,3 +211,26 @@ def test_best_action__with_one_guess_left_is_a_candidate() -> None:
     best = oracle.best_action(position)
     assert best in position.members and oracle.q_value(position, best) == pytest.approx(oracle.value(position))
     assert oracle.value(position) == pytest.approx((2 * len(words) - 1) / len(words))
+
+
+def test_avoid_losses__the_teacher_wins_every_game_it_can() -> None:
+    """Counting a loss as the limit + 1, an optimal tree may give a game up (here one that costs no more);
+    ``avoid_losses`` plays the best tree that wins every answer, where one exists."""
+    words = few_letter_words(random.Random(1), "abcdef", 3, 20)
+
+    def play_all(oracle: Oracle) -> tuple[int, int]:
+        lost = total = 0
+        for answer in range(len(words)):
+            position, won, used = oracle.start(), False, 0
+            while position.left > 0 and not won:
+                action = oracle.best_action(position)
+                used, won = used + 1, action == answer
+                position = oracle.after(position, action, answer)
+            lost, total = lost + (not won), total + (used if won else oracle.max_guesses + 1)
+        return lost, total
+
+    options = {"answers": words, "allowed": None, "max_guesses": 3, "hard_mode": True, "root_opener": None}
+    plain, strict = Oracle(**options), Oracle(**options, avoid_losses=True)
+    (plain_lost, plain_total), (strict_lost, strict_total) = play_all(plain), play_all(strict)
+    assert plain_lost >= 1 and strict_lost == 0
+    assert plain_total == round(plain.value(plain.start()) * len(words)) <= strict_total

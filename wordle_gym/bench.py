@@ -95,7 +95,8 @@ def _provenance(policy: Any, info: Any) -> dict[str, str]:
     if info is None:
         return {}
     teacher, reward = getattr(info, "teacher", None), getattr(getattr(policy, "config", None), "reward", None)
-    found = {"learned_from": f"teacher: {teacher}" if teacher else f"reward {reward!r}" if reward else None,
+    taught = "taught by the exact solver" if teacher == "optimal" else f"teacher: {teacher}"
+    found = {"learned_from": taught if teacher else f"reward {reward!r}" if reward else None,
              "machine": getattr(info, "machine", None)}  # fmt: skip
     return {k: str(v) for k, v in found.items() if v}
 
@@ -373,6 +374,8 @@ def _gap_table(results: list[dict]) -> list[str]:
 def agents_section(results: list[dict]) -> list[str]:
     real = [r for r in results if (r["games"], r["num_allowed"], r.get("answers")) == (2315, 12972, "answers")]
     stages = [r for r in results if r not in real]
+    taught = [r for r in real if _taught(r)]  # imitation of a teacher: kept apart from reward-only learning
+    real = [r for r in real if r not in taught]
     lines = [
         "## Agents",
         "",
@@ -387,6 +390,11 @@ def agents_section(results: list[dict]) -> list[str]:
         *(_agent_row(r) for r in real),
         *_gap_table(real),
     ]
+    if taught:
+        lines += ["", "### Taught by a teacher (imitation, not reward): the real game", "",
+                  "Networks trained to imitate a player (here the exact solver, `python -m wordle_agents.teach`), "
+                  "not from the game's reward: kept apart from the learned agents above.", "",
+                  *AGENT_COLUMNS, *(_agent_row(r) for r in taught), *_gap_table(taught)]  # fmt: skip
     if stages:
         lines += ["", "### Training stages (not Wordle results)", "",
                   "The same trained agents on the word lists they were trained on (`answers x guesses`).", "",
@@ -395,6 +403,11 @@ def agents_section(results: list[dict]) -> list[str]:
               "| source | win % | mean guesses (wins) | max |", "| --- | ---: | ---: | ---: |"]  # fmt: skip
     lines += [f"| {name} (cited) | {win} | {mean} | {worst} |" for name, win, mean, worst in CITED_AGENTS]
     return [*lines, ""]
+
+
+def _taught(result: dict) -> bool:
+    learned = str(result.get("extra", {}).get("learned_from", ""))
+    return learned.startswith(("teacher", "taught"))
 
 
 def _read(path: Path) -> dict[str, Any]:

@@ -1,0 +1,52 @@
+"""The taught student: behaviour cloning then DAgger with the exact oracle as teacher, on a small list."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+pytest.importorskip("numba")
+
+from reference import few_letter_words
+
+from wordle_agents.a2c import A2CAgent, A2CConfig
+from wordle_agents.oracle import Oracle
+from wordle_agents.teach import main, teach
+
+
+def test_teach__dagger_reaches_the_oracle_on_a_small_list() -> None:
+    words = few_letter_words(random.Random(4), "abcdefgh", 4, 30)
+    oracle = Oracle(answers=words, allowed=None, root_opener=None)
+    torch_seed = 0
+    import torch
+
+    torch.manual_seed(torch_seed)
+    agent = A2CAgent(A2CConfig(hidden=64), 4, "cpu")
+    lines: list[str] = []
+    state, history = teach(agent, oracle, rounds=6, epochs=60, lr=3e-3, log=lines.append)
+    best = max(history, key=lambda h: (h.win_rate, -h.mean_guesses))
+    assert best.win_rate == 1.0
+    assert best.mean_all <= oracle.value(oracle.start()) + 0.05  # within 0.05 of optimal play
+    assert history[0].positions < history[-1].positions  # DAgger added the student's own positions
+    assert lines[0].startswith("the teacher: ") and all(f"round {h.round}:" in "".join(lines) for h in history)
+    assert set(state) == set(agent.net.state_dict())
+
+
+def test_teach__command_writes_a_float16_checkpoint_that_plays(tmp_path) -> None:
+    import torch
+
+    from wordle_gym.evaluation import evaluate
+
+    words = few_letter_words(random.Random(5), "abcdefg", 4, 20)
+    (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
+    out = tmp_path / "taught.pt"
+    args = ["--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt"), "--hidden", "32"]
+    assert main([*args, "--rounds", "3", "--epochs", "30", "--lr", "3e-3", "--out", str(out)]) == 0
+    data = torch.load(out, weights_only=True)
+    assert data["teacher"] == "optimal" and data["model"]["trunk.0.weight"].dtype == torch.float16
+    agent = A2CAgent.load(out)
+    result = evaluate(agent, device="cpu", answers=words, allowed=None, progress=False)
+    assert result.win_rate == data["figures"]["win_rate"] and result.mean_guesses_wins == pytest.approx(
+        data["figures"]["mean_guesses"], abs=1e-9)  # fmt: skip
+    assert main([*args, "--rounds", "0", "--out", str(out)]) == 2
