@@ -86,6 +86,8 @@ class CheckpointInfo:
     """Where it trained (a GPU's name, or the CPU's cores and threads)."""
     curriculum: str | None = None
     """How it got there (its stages, or a note), if recorded."""
+    hard_mode: bool = False
+    """Trained for hard mode (evaluated in hard mode)."""
 
     @classmethod
     def of(cls, path: str | Path, data: dict[str, Any]) -> CheckpointInfo:
@@ -97,7 +99,8 @@ class CheckpointInfo:
                              f"{len(allowed or answers or ())} guesses) exceed {MAX_LIST_PAIRS:,} pairs")  # fmt: skip
         text = {k: str(data[k]) if data.get(k) is not None else None for k in ("teacher", "machine", "curriculum")}
         return cls(path=str(path), kind=str(data.get("kind")), stage=data.get("stage"), answers=answers,
-                   allowed=allowed, figures=data.get("figures"), training_s=data.get("training_s"), **text)  # fmt: skip
+                   allowed=allowed, figures=data.get("figures"), training_s=data.get("training_s"),
+                   hard_mode=data.get("hard_mode") is True, **text)  # fmt: skip
 
     @property
     def guesses(self) -> list[str] | None:
@@ -144,10 +147,12 @@ def shipped_checkpoints(kind: str) -> list[tuple[Path, dict[str, Any]]]:
     return sorted(found, key=lambda item: _stage_rank(item[1].get("stage")))
 
 
-def best_shipped(kind: str, teacher: str | None = None) -> Path:
+def best_shipped(kind: str, teacher: str | None = None, hard_mode: bool = False) -> Path:
     """The shipped checkpoint of ``kind`` from the furthest curriculum stage that learned from ``teacher``
-    (None: from the reward alone, the default weights; "optimal": taught by the exact solver)."""
-    found = [(path, data) for path, data in shipped_checkpoints(kind) if data.get("teacher") == teacher]
+    (None: from the reward alone, the default weights; "optimal": taught by the exact solver), for normal
+    or hard mode."""
+    found = [(path, data) for path, data in shipped_checkpoints(kind)
+             if data.get("teacher") == teacher and (data.get("hard_mode") is True) == hard_mode]  # fmt: skip
     if not found:
         raise FileNotFoundError(f"no {kind} weights ship with wordle_agents; pass a checkpoint path")
     return found[-1][0]

@@ -155,11 +155,32 @@ def teach(agent: A2CAgent, oracle: Oracle, rounds: int = 8, epochs: int = 40, lr
     return best_state, history
 
 
-def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> A2CAgent:
-    """The ``a2c-taught`` agent entry point: the shipped A2C weights taught by the exact solver (or ``checkpoint``)."""
-    from wordle_agents.checkpoint import best_shipped
+class Taught:
+    """The shipped A2C weights taught by the exact solver, as one policy: the hard-mode weights in a hard-mode
+    game, the others elsewhere (or only ``checkpoint``'s)."""
 
-    return A2CAgent.load(checkpoint if checkpoint is not None else best_shipped("a2c", teacher="optimal"), device)
+    def __init__(self, checkpoint: str | None = None, device: Any = "cpu") -> None:
+        from wordle_agents.checkpoint import best_shipped
+
+        if checkpoint is not None:
+            self.normal = self.hard = A2CAgent.load(checkpoint, device)
+        else:
+            self.normal = A2CAgent.load(best_shipped("a2c", teacher="optimal"), device)
+            self.hard = A2CAgent.load(best_shipped("a2c", teacher="optimal", hard_mode=True), device)
+        self.checkpoint = self.normal.checkpoint
+
+    @property
+    def name(self) -> str:
+        return "A2C taught by the exact solver"
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        agent = self.hard if env.config.hard_mode else self.normal
+        return agent.act(observations, action_masks, env)
+
+
+def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> Taught:
+    """The ``a2c-taught`` agent entry point (see :class:`Taught`)."""
+    return Taught(checkpoint, device)
 
 
 pretrained.bench_runs = list  # type: ignore[attr-defined]  # its rows are the a2c agent's (every shipped a2c*.pt)
@@ -216,10 +237,10 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     best = max(history, key=lambda h: (h.win_rate, -h.mean_guesses))
     agent.net.load_state_dict(state)
-    real = args.answers == "answers" and args.allowed == "allowed" and not args.hard
+    real = args.answers == "answers" and args.allowed == "allowed"
     data = {
         "kind": agent.kind, "config": asdict(agent.config), "length": agent.length, "model": agent.net.state_dict(),
-        "stage": "full" if real else "custom", "answers": list(config.vocabulary.answers),
+        "stage": "full" if real else "custom", "hard_mode": args.hard, "answers": list(config.vocabulary.answers),
         "allowed": list(config.vocabulary.allowed),
         "figures": {"win_rate": best.win_rate, "mean_guesses": best.mean_guesses, "round": best.round},
         "training_s": time.perf_counter() - start + init_s, "teacher": "optimal",

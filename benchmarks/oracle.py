@@ -26,6 +26,7 @@ from wordle_gym.words import load_word_list
 AGENTS = [  # (label, agent, options): the deterministic agents of the real-game table
     ("A2C `a2c_full.pt`", "a2c", {}),
     ("DQN `dqn_full.pt`", "dqn", {}),
+    ("A2C `a2c_taught.pt` (taught by the exact solver)", "a2c-taught", {}),
     ("max-entropy (entropy, SALET)", "max-entropy", {"opener": "salet"}),
     ("max-entropy (splits, SALET)", "max-entropy", {"opener": "salet", "score": "splits"}),
     ("optimal (SALET)", "optimal", {"opener": "salet"}),

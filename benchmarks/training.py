@@ -109,8 +109,8 @@ def main() -> None:
         for path in sorted(shipped_dir().glob(f"{agent_class.kind}*.pt")):
             agent = agent_class.load(path, device=device)
             info = agent.checkpoint
-            r = evaluate(agent, **info.lists, device=device, progress=False)
-            r.agent = f"{agent_class.kind.upper()} `{path.name}` (stage {info.stage})"
+            r = evaluate(agent, **info.lists, hard_mode=info.hard_mode, device=device, progress=False)
+            r.agent = f"{agent_class.kind.upper()} `{path.name}` (stage {info.stage}{', hard mode' * info.hard_mode})"
             r.extra = {"training_s": info.training_s, "stage": info.stage}
             result["checkpoints"].append(r.to_dict())
     save("training", result)

@@ -50,3 +50,16 @@ def test_teach__command_writes_a_float16_checkpoint_that_plays(tmp_path) -> None
     assert result.win_rate == data["figures"]["win_rate"] and result.mean_guesses_wins == pytest.approx(
         data["figures"]["mean_guesses"], abs=1e-9)  # fmt: skip
     assert main([*args, "--rounds", "0", "--out", str(out)]) == 2
+
+
+def test_shipped_taught_weights__apart_from_the_default_and_by_mode() -> None:
+    """The default a2c stays the reward-only weights; a2c-taught plays the hard-mode weights in hard mode."""
+    from wordle_agents.checkpoint import best_shipped
+    from wordle_agents.teach import Taught
+
+    assert best_shipped("a2c").name == "a2c_full.pt"
+    assert best_shipped("a2c", teacher="optimal").name == "a2c_taught.pt"
+    assert best_shipped("a2c", teacher="optimal", hard_mode=True).name == "a2c_taught_hard.pt"
+    taught = Taught()
+    assert taught.normal.checkpoint.teacher == "optimal" and taught.hard.checkpoint.hard_mode is True
+    assert taught.normal.checkpoint.hard_mode is False

@@ -83,6 +83,8 @@ def _settings(label: str, policy: Any, info: Any) -> list[tuple[str, Any, dict[s
         return [(label, policy, {})]
     guesses = info.allowed if info.allowed is not None else answers
     if (list(answers), list(guesses)) == stage_words("full"):  # trained on the real game itself
+        if getattr(info, "hard_mode", False) is True:  # trained for hard mode: played in hard mode
+            return [(f"{label}, real game, hard mode", policy, {"hard_mode": True})]
         return [(f"{label}, real game", policy, {})]
     own = f"{label}, its training lists ({len(answers)} answers x {len(guesses)} guesses)"
     real = f"{label}, real game (guesses only its {len(guesses)} words)"
