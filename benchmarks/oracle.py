@@ -23,13 +23,15 @@ from wordle_gym.evaluation import evaluate
 from wordle_gym.registry import make_agent
 from wordle_gym.words import load_word_list
 
-AGENTS = [  # (label, agent, options): the deterministic agents of the real-game table
+AGENTS = [  # (label, agent, options[, game]): the deterministic agents of the real-game table
     ("A2C `a2c_full.pt`", "a2c", {}),
     ("DQN `dqn_full.pt`", "dqn", {}),
     ("A2C `a2c_taught.pt` (taught by the exact solver)", "a2c-taught", {}),
     ("max-entropy (entropy, SALET)", "max-entropy", {"opener": "salet"}),
     ("max-entropy (splits, SALET)", "max-entropy", {"opener": "salet", "score": "splits"}),
     ("optimal (SALET)", "optimal", {"opener": "salet"}),
+    ("A2C `a2c_taught_hard.pt` (taught by the exact solver), hard mode", "a2c-taught", {}, {"hard_mode": True}),
+    ("optimal (SALET, hard mode)", "optimal", {"opener": "salet"}, {"hard_mode": True}),
 ]
 
 
@@ -44,10 +46,11 @@ def main() -> None:
                   ("optimal (best-of-1)", "optimal", {"opener": "best-of-1"})]  # fmt: skip
     result["lists"] = "first 100 answers (both lists)" if args.quick else "2315 answers x 12972 guesses"
     result["rows"] = []
-    for label, name, options in agents:
+    for label, name, options, *game in agents:
+        game_options = {**lists, **(game[0] if game else {})}
         policy = make_agent(name, options, device="cpu")
-        played = evaluate(policy, device="cpu", agent=label, progress=False, histories=True, **lists)
-        oracle = Oracle(root_opener=None if args.quick else "salet", **lists)
+        played = evaluate(policy, device="cpu", agent=label, progress=False, histories=True, **game_options)
+        oracle = Oracle(root_opener=None if args.quick else "salet", **game_options)
         start = time.perf_counter()
         report = oracle.regrets(played.histories)
         cold = time.perf_counter() - start

@@ -310,7 +310,13 @@ def oracle_section(result: dict) -> list[str]:
         r"Q\*(s, a) - V\*(s), exact (`wordle_agents.oracle`: a loss counts as the limit + 1, the start's value is "
         "the optimum from SALET); a game's regrets sum, averaged over the answers, to the agent's mean minus the "
         "optimum (checked for every row). The oracle's time: a fresh oracle (cold) valuing every position the "
-        "evaluation reached, then the same again (warm).",
+        "evaluation reached, then the same again (warm)."
+        + (
+            " In hard mode, with a loss valued as 7, the optimum gives 3 games up (8116 guesses from SALET against "
+            "8122 for the best tree that wins every game), so the tree that wins them all shows +0.0026."
+            if any("hard mode" in r["agent"] for r in rows)
+            else ""
+        ),
         "",
         f"| agent | mean (loss = 7) | optimum | regret per game | {head} | positions | oracle cold | warm |",
         "| --- | ---: | ---: | ---: | " + "---: | " * turns + "---: | ---: | ---: |",
