@@ -540,7 +540,7 @@ class OptimalSolver:
         position = oracle.positions(env.game, env.state)[0]
         if not position.members or position.left <= 0:
             return math.nan, [None] * len(words)
-        green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
+        _, green, need = position.arrays()
         # Each search runs on a worker thread: Ctrl-C stops it at once, and a bar shows a long one (after 1 s).
         with tqdm(total=len(words) + 1, desc="exact values", unit="word", delay=1.0, leave=False) as bar:
             best = oracle.search.run(lambda: oracle.value(position), bar=bar, stats=oracle.stats)
@@ -560,19 +560,12 @@ class OptimalSolver:
         sum to the mean minus the optimum (they do for any agent that plays by what it knows alone). The start's
         value is the optimum from this solver's opener (SALET by default), or, on lists without that word, found by
         searching every first guess (small lists only). ``wordle-gym eval --regret``."""
-        from wordle_agents.oracle import Oracle
+        from wordle_agents.oracle import Oracle, allowed_opener
 
-        try:  # the start's value: from this solver's opener where the lists allow it, else searched exactly
-            config.vocabulary.action(self.opener)
-            root: str | None = self.opener
-        except ValueError:
-            root = None
-        oracle = Oracle(config, root_opener=root)
+        oracle = Oracle(config, root_opener=allowed_opener(config.vocabulary, self.opener))
         report = oracle.regrets(histories)
-        out = report.to_json(oracle, costliest)
         # The identity needs a policy that plays the same guess wherever it knows the same (not a random agent).
-        out["identity_holds"] = abs(report.mean_regret - (report.mean_cost - report.root_value)) < 1e-6
-        return out
+        return {**report.to_json(oracle, costliest), "identity_holds": report.identity_holds(1e-6)}
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         """Follow each game's history down the tree."""

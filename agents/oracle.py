@@ -26,7 +26,8 @@ wherever it knows the same (every deterministic agent of the harness): ``report.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -46,6 +47,11 @@ class Position(NamedTuple):
     left: int
     green: tuple[int, ...]  # letter required at each position (-1: none); all -1 outside hard mode
     need: tuple[int, ...]  # (26,) copies of each letter a guess must use (all 0 outside hard mode)
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(members, green, need)`` as the search kernel takes them (int32, int64, int64)."""
+        return (np.array(self.members, dtype=np.int32), np.array(self.green, dtype=np.int64),
+                np.array(self.need, dtype=np.int64))  # fmt: skip
 
 
 @dataclass
@@ -72,8 +78,6 @@ class RegretReport:
     num_games: int
     root_value: float  # V* of the start
     mean_cost: float  # the agent's mean guesses, a loss counted as the limit + 1
-    max_guesses: int
-    words: list[str] = field(repr=False, default_factory=list)  # allowed words, to name actions
 
     @property
     def mean_regret(self) -> float:
@@ -88,10 +92,14 @@ class RegretReport:
             out[d.turn] = out.get(d.turn, 0.0) + d.regret / self.num_games
         return dict(sorted(out.items()))
 
+    def identity_holds(self, tolerance: float = 1e-9) -> bool:
+        """Whether mean regret = mean cost - V*(start) (true for any agent that plays by what it knows alone)."""
+        return abs(self.mean_regret - (self.mean_cost - self.root_value)) <= tolerance
+
     def check(self, tolerance: float = 1e-9) -> None:
-        """The identity: mean regret = mean cost - V*(start). Raises AssertionError if it fails."""
-        gap = self.mean_cost - self.root_value
-        if abs(self.mean_regret - gap) > tolerance:
+        """The identity (:meth:`identity_holds`); raises AssertionError if it fails."""
+        if not self.identity_holds(tolerance):
+            gap = self.mean_cost - self.root_value
             raise AssertionError(f"regrets sum to {self.mean_regret:.6f} per game; mean - V* is {gap:.6f}")
 
     def costliest(self, k: int = 20) -> list[Decision]:
@@ -112,10 +120,11 @@ class RegretReport:
         per_answer: list[list[float]] = [[] for _ in range(self.num_games)]
         for d in self.decisions:
             per_answer[d.answer].append(round(d.regret, 6))
-        words, answers = self.words, oracle.vocab.answers
+        words, answers = oracle.vocab.allowed, oracle.vocab.answers
+        games_at = Counter((d.position, d.action) for d in self.decisions)
         costly = []
         for d in self.costliest(k):
-            games = sum(1 for e in self.decisions if e.position == d.position and e.action == d.action)
+            games = games_at[d.position, d.action]
             history = _history(oracle, per_answer_actions=self._actions(d.answer)[: d.turn - 1], answer=d.answer)
             costly.append({
                 "turn": d.turn, "games": games, "regret": round(d.regret, 6),
@@ -131,12 +140,22 @@ class RegretReport:
         return [d.action for d in self.decisions if d.answer == answer]
 
 
+def allowed_opener(vocab: Vocabulary, word: str) -> str | None:
+    """``word`` where the lists allow it as a guess (the start's value is then taken from it), else None (the
+    start is searched over every first guess: small lists only)."""
+    try:
+        vocab.action(word)
+    except ValueError:
+        return None
+    return word
+
+
 def _history(oracle: Oracle, per_answer_actions: list[int], answer: int) -> list[str]:
     """ "WORD tiles" for each guess played before a decision (tiles as 0/1/2; "-----" for a refused guess)."""
     out, position = [], oracle.start()
     for action in per_answer_actions:
         child = oracle.after(position, action, answer)
-        green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
+        _, green, need = position.arrays()
         refused = not oracle.search.hard_valid(action, green, need)
         pattern = (
             "-" * oracle.vocab.length
@@ -203,7 +222,7 @@ class Oracle:
     def after(self, position: Position, action: int, answer: int) -> Position:
         """The position after guessing ``action`` when the answer is ``answer`` (a refused hard-mode guess
         only spends the turn)."""
-        green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
+        _, green, need = position.arrays()
         if not self.search.hard_valid(action, green, need):
             return position._replace(left=position.left - 1)
         row = self.search.table[action]
@@ -227,8 +246,7 @@ class Oracle:
             return self.root_opener
         if position.left <= 1 or len(position.members) <= 2:  # guess a candidate (the search caches no such node)
             return int(self.vocab.answer_actions[position.members[0]])
-        green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
-        members = np.array(position.members, dtype=np.int32)
+        members, green, need = position.arrays()
         if self.avoid_losses:
             if self._strict is None:
                 self._strict = _Search(self.vocab, self.hard_mode, self.max_guesses)
@@ -243,7 +261,7 @@ class Oracle:
         """Every guess whose ``Q*`` equals ``V*`` (all of them, by exact search with cutoffs)."""
         best = self._total(position)
         n = len(position.members)
-        members = np.array(position.members, dtype=np.int32)
+        members = position.arrays()[0]
         out = []
         for g in range(self.vocab.num_allowed):
             patterns = self.search.table[g, members]
@@ -264,8 +282,7 @@ class Oracle:
         if self.root_opener is not None and position == self._start:
             total = self._q_total(position, self.root_opener)
         else:
-            green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
-            members = np.array(position.members, dtype=np.int32)
+            members, green, need = position.arrays()
             total = self.search.value(members, position.left, green, need, self.cache, self.stats)
         self._totals[position] = total
         return total
@@ -275,11 +292,10 @@ class Oracle:
         n = len(position.members)
         if position.left <= 0:
             raise ValueError("no guess is left in this position")
-        green, need = np.array(position.green, dtype=np.int64), np.array(position.need, dtype=np.int64)
+        members, green, need = position.arrays()
         if not self.search.hard_valid(action, green, need):
             return n + self._total(position._replace(left=position.left - 1)) if position.left > 1 else 2 * n
         total = n
-        members = np.array(position.members, dtype=np.int32)
         for pattern, group in self.search.buckets(action, members):
             if pattern == self.solved:
                 continue
@@ -313,5 +329,4 @@ class Oracle:
             if not won and len(actions) < self.max_guesses:
                 raise ValueError(f"answer {answer}: the game stops before its end ({len(actions)} guesses, not won)")
             cost += len(actions) if won else self.max_guesses + 1
-        return RegretReport(decisions, len(histories), self.value(self.start()), cost / len(histories),
-                            self.max_guesses, list(self.vocab.allowed))  # fmt: skip
+        return RegretReport(decisions, len(histories), self.value(self.start()), cost / len(histories))

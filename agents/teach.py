@@ -26,7 +26,7 @@ import torch
 
 from wordle_agents.a2c import A2CAgent
 from wordle_agents.checkpoint import half_weights
-from wordle_agents.oracle import Oracle
+from wordle_agents.oracle import Oracle, allowed_opener
 from wordle_agents.training import machine
 from wordle_gym.config import WordleConfig
 from wordle_gym.evaluation import bool_mask
@@ -213,12 +213,8 @@ def main(argv: list[str] | None = None) -> int:
                              f"{args.lr}")  # fmt: skip
         config = WordleConfig(answers=word_source(args.answers), allowed=word_source(args.allowed),
                               hard_mode=args.hard)  # fmt: skip
-        try:
-            config.vocabulary.action("salet")
-            root: str | None = "salet"
-        except ValueError:
-            root = None
-        oracle = Oracle(config, root_opener=root, avoid_losses=True)  # a teacher that wins every game it can
+        # A teacher that wins every game it can; SALET first where the lists allow it.
+        oracle = Oracle(config, root_opener=allowed_opener(config.vocabulary, "salet"), avoid_losses=True)
         init_s = 0.0  # the training time of the weights taught from counts in the result's
         if args.init:
             agent = A2CAgent.load(args.init, args.device)

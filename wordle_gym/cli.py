@@ -262,6 +262,12 @@ def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
     return policy, answers, allowed
 
 
+def _game_config(args: argparse.Namespace, answers: WordSource, allowed: WordSource) -> WordleConfig:
+    """The game ``eval`` plays (answers None: the default list, as :func:`evaluate` takes it)."""
+    game = {"answers": answers, "allowed": allowed, "hard_mode": args.hard, "max_guesses": args.max_guesses}
+    return WordleConfig.build(**{k: v for k, v in game.items() if k != "answers" or v is not None})
+
+
 LOST_SHOWN = 10  # eval lists at most this many lost answers (all of them go to --json)
 
 
@@ -281,9 +287,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
     print(result.markdown_row())
     print(result.summary())
     if oracle is not None:
-        game = {"answers": answers, "allowed": allowed, "hard_mode": args.hard, "max_guesses": args.max_guesses}
-        config = WordleConfig.build(**{k: v for k, v in game.items() if k != "answers" or v is not None})  # as evaluate
-        regret = oracle.regret_report(result.histories, config)
+        regret = oracle.regret_report(result.histories, _game_config(args, answers, allowed))
         turns = "  ".join(f"{t}: {r:+.4f}" for t, r in regret["by_turn"].items())
         print(f"regret per game {regret['mean_regret']:+.4f} guesses beyond the optimum {regret['root_value']:.4f} "
               f"(by turn  {turns})")  # fmt: skip
@@ -320,8 +324,7 @@ def cmd_dataset(args: argparse.Namespace) -> int:
     from wordle_gym.datasets import write_dataset
 
     policy, answers, allowed = _policy(args)
-    game = {"answers": answers, "allowed": allowed, "hard_mode": args.hard, "max_guesses": args.max_guesses}
-    config = WordleConfig.build(**{k: v for k, v in game.items() if k != "answers" or v is not None})
+    config = _game_config(args, answers, allowed)
     dataset = write_dataset(args.id, policy, config, epsilon=args.epsilon, seed=args.seed or 0, device=args.device)
     print(f"wrote Minari dataset {args.id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps "
           f"(minari.load_dataset({args.id!r}))")  # fmt: skip
