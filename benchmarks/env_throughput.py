@@ -133,13 +133,12 @@ model.learn(total_timesteps=steps)
 print(json.dumps({"dummy_vec_env_steps_per_s": stepping, "ppo_steps_per_s": steps / (time.perf_counter() - start)}))
 """
 
-# The torch vector env at a few games (mask "all"), where per-step overhead dominates; argv =
-# num_envs, seconds. Prints ms per batched step.
+# The torch vector env; argv = num_envs, seconds, mask mode. Prints ms per batched step.
 VECTOR_STEP = """
 import json, sys, time
 import torch, wordle_gym
-n, budget = int(sys.argv[1]), float(sys.argv[2])
-env = wordle_gym.WordleVectorEnv(n, device="cpu")
+n, budget, mask = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+env = wordle_gym.WordleVectorEnv(n, device="cpu", action_mask=mask)
 env.reset(seed=0)
 gen = torch.Generator().manual_seed(0)
 actions = [torch.randint(12972, (n,), generator=gen) for _ in range(8)]
@@ -151,7 +150,10 @@ while time.perf_counter() - start < budget:
     steps += 1
 print(json.dumps(1e3 * (time.perf_counter() - start) / steps))
 """
-SMALL_BATCHES = (1, 8, 64, 1024)
+# (num_envs, mask) timed side by side with --before: a few games (the fixed cost of a step's torch calls)
+# and the big batch with each mask.
+SIDE_BY_SIDE_VECTOR = ((1, "all"), (8, "all"), (64, "all"), (1024, "all"), (16384, "all"), (16384, "candidates"),
+                       (16384, "hard"))  # fmt: skip
 
 
 def side_by_side(args, quick: bool) -> dict[str, object]:
@@ -168,13 +170,14 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
             single[name].append(run_fresh(SINGLE_ENV, [api, env_id, str(steps)], python, path)[0])
     vector: dict[str, dict[int, list[float]]] = {}
     if args.before:
-        vector = {name: {n: [] for n in SMALL_BATCHES} for name in ("this checkout", "before")}
-        seconds = "0.3" if quick else "2"
+        vector = {name: {f"{n} {m}": [] for n, m in SIDE_BY_SIDE_VECTOR} for name in ("this checkout", "before")}
+        seconds = "0.3" if quick else "3"
         for _ in tqdm(range(1 if quick else 3), desc="vector env, side by side", unit="round"):
-            for n in SMALL_BATCHES:
+            for n, mask in SIDE_BY_SIDE_VECTOR:
                 for name in vector:
                     python, path, _, _ = contenders[name]
-                    vector[name][n].append(run_fresh(VECTOR_STEP, [str(n), seconds], python, path)[0])
+                    ms = run_fresh(VECTOR_STEP, [str(n), seconds, mask], python, path)[0]
+                    vector[name][f"{n} {mask}"].append(ms)
     sb3: dict[str, dict] = {}
     ppo_steps = 1024 if quick else 8192
     for name, (python, path, api, _) in contenders.items():

@@ -108,16 +108,19 @@ def _side_by_side(result: dict | None) -> list[str]:
     vector = result.get("vector_ms_per_step")
     if vector:
         lines += [
-            "The torch vector env `WordleVectorEnv` at a few games on the CPU, mask `all`, the same way (each "
-            "in a fresh process, alternating, best of three): ms per batched step, where the fixed cost of "
-            "each step's torch calls dominates.",
+            "The torch vector env `WordleVectorEnv` the same way (each configuration in a fresh process, "
+            "alternating, best of three; random actions): ms per batched step and env-steps per second. At a "
+            "few games the fixed cost of each step's torch calls dominates; at 16,384 the masks' memory.",
             "",
-            f"| num_envs | {before} | this checkout | speed-up |",
-            "| ---: | ---: | ---: | ---: |",
+            f"| num_envs | mask | {before} | this checkout | speed-up |",
+            "| ---: | --- | ---: | ---: | ---: |",
         ]
-        for n, now in vector["this checkout"].items():
-            old = vector["before"][n]
-            lines.append(f"| {int(n):,} | {old:.3f} ms | {now:.3f} ms | {old / now:.2f}x |")
+        for key, now in vector["this checkout"].items():
+            n, mask = key.split() if " " in key else (key, "all")  # older results: mask "all" only
+            old = vector["before"][key]
+            rate = int(n) * 1e3
+            lines.append(f"| {int(n):,} | `{mask}` | {old:.3f} ms ({_si(rate / old)}/s) | {now:.3f} ms "
+                         f"({_si(rate / now)}/s) | {old / now:.2f}x |")  # fmt: skip
         lines.append("")
     return lines
 

@@ -16,7 +16,7 @@ import pytest
 import torch
 from reference import few_letter_words
 
-from wordle_gym import WordleEnv
+from wordle_gym import WordleEnv, _kernels
 from wordle_gym.config import WordleConfig
 from wordle_gym.game import Game
 from wordle_gym.observation import OBSERVATIONS
@@ -34,6 +34,8 @@ def _words(length: int, count: int, seed: int) -> list[str]:
 
 CONFIGS = {
     "default": WordleConfig(),
+    "real+candidates": WordleConfig(action_mask="candidates"),
+    "real+hard": WordleConfig(hard_mode=True),
     "answers-only+hard+seed001": WordleConfig(allowed=None, hard_mode=True, reward="seed001"),
     "answers-only+candidates+board+seed000": WordleConfig(
         allowed=None, action_mask="candidates", observation="board", reward="seed000"
@@ -105,13 +107,29 @@ def _assert_same_state(env: WordleEnv, state, row: int) -> None:
         assert torch.equal(mine.candidates[0], state.candidates[row])
 
 
-@pytest.mark.parametrize("steps", [pytest.param(100, id="1e4"), pytest.param(1000, id="1e5", marks=pytest.mark.slow)])
-@pytest.mark.parametrize("name", list(CONFIGS))
-def test_scalar__equals_batched_engine_step_by_step(name: str, steps: int) -> None:
+# Masks "candidates" and "hard" have two batched engines on the CPU: the torch reference and the compiled
+# copies of wordle_gym._kernels; both are held to the scalar engine, 10^4 steps each in the default run.
+# The slow run takes 10^5 steps of the torch engine in every configuration, and of the compiled one on
+# the real lists with each of its masks.
+CASES = [
+    *(pytest.param(name, engine, 100, id=f"{name}-{engine}-1e4") for name, config in CONFIGS.items()
+      for engine in (["torch", "compiled"] if config.mask_mode != "all" else ["torch"])),
+    *(pytest.param(name, "torch", 1000, id=f"{name}-torch-1e5", marks=pytest.mark.slow) for name in CONFIGS
+      if not name.startswith("real+")),
+    *(pytest.param(name, "compiled", 1000, id=f"{name}-compiled-1e5", marks=pytest.mark.slow)
+      for name in ("real+candidates", "real+hard")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "engine", "steps"), CASES)
+def test_scalar__equals_batched_engine_step_by_step(name: str, engine: str, steps: int) -> None:
     config = CONFIGS[name]
     games = 100  # x steps env steps
     envs = [WordleEnv(config) for _ in range(games)]
-    game = envs[0].game
+    game = Game(config, torch.device("cpu"))
+    game.compiled = engine == "compiled"
+    if engine == "compiled" and not _kernels.available():
+        pytest.skip("numba does not import here")
     encode_obs = OBSERVATIONS[config.observation](game)
     gen = torch.Generator().manual_seed(7)
     state = game.new_state(games)

@@ -11,6 +11,7 @@ import torch
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+import wordle_gym._kernels
 from wordle_gym import WordleEnv, WordleVectorEnv
 from wordle_gym.words import stage_words
 
@@ -256,3 +257,59 @@ def test_vector__answer_weights_steer_new_games() -> None:
         vec.answer_weights = torch.tensor([0.0, -1.0, 1.0])
     with pytest.raises(ValueError, match="non-negative numbers with a positive sum"):
         vec.answer_weights = torch.zeros(3)
+
+
+@pytest.mark.parametrize(
+    "config", [{"action_mask": "candidates"}, {"hard_mode": True}, {"hard_mode": True, "action_mask": "candidates"}]
+)
+def test_vector__compiled_masks_equal_torch_masks_step_by_step(config: dict) -> None:
+    """The CPU's compiled mask kernels (wordle_gym._kernels) against the torch engine, on the real lists,
+    in batches big enough to split over threads; every output and the candidates after each step."""
+    if not wordle_gym._kernels.available():
+        pytest.skip("numba does not import here")
+    n = 96  # 1.2 MB of mask: split over threads
+    compiled, reference = (WordleVectorEnv(n, device="cpu", **config) for _ in range(2))
+    reference.game.compiled = False
+    assert compiled.game.compiled
+    gen = torch.Generator().manual_seed(3)
+    (_, info), (_, want) = compiled.reset(seed=5), reference.reset(seed=5)
+    for t in range(40):
+        assert torch.equal(info["action_mask"], want["action_mask"]), t
+        if compiled.state.candidates is not None:
+            assert torch.equal(compiled.state.candidates, reference.state.candidates), t
+        # A third each: a word the mask allows, the answer, any word (refused in hard mode).
+        scores = torch.rand((n, 12972), generator=gen).masked_fill_(~want["action_mask"].bool(), -1.0)
+        kind = torch.randint(3, (n,), generator=gen)
+        actions = torch.where(kind == 0, scores.argmax(1), torch.randint(12972, (n,), generator=gen))
+        actions = torch.where(kind == 1, reference.game.answer_actions[reference.state.answers], actions)
+        *got, info = compiled.step(actions)
+        *expected, want = reference.step(actions)
+        assert all(torch.equal(a, b) for a, b in zip(got, expected, strict=True)), t
+
+
+def test_vector__masks_are_never_overwritten_while_held_and_recycled_once_dropped() -> None:
+    """Big masks reuse the memory of masks nobody holds any more (no allocation, no page faults); a mask
+    that anything still holds, even a numpy view or a slice of it, keeps its values."""
+    if not wordle_gym._kernels.available():
+        pytest.skip("numba does not import here")
+    env = WordleVectorEnv(64, device="cpu", action_mask="candidates")
+    env.reset(seed=0)
+    step = lambda: env.step(torch.randint(env.vocabulary.num_allowed, (64,)))[-1]["action_mask"]  # noqa: E731
+    held, view, part = step(), step().numpy(), step()[3:5, 100:200]
+    copies = [held.clone(), view.copy(), part.clone()]
+    addresses = {held.data_ptr(), view.ctypes.data, part.data_ptr() - (3 * held.shape[1] + 100)}
+    for _ in range(6):
+        fresh = step()
+        assert fresh.data_ptr() not in addresses
+        del fresh
+    assert torch.equal(held, copies[0]) and np.array_equal(view, copies[1]) and torch.equal(part, copies[2])
+    recycled = {step().data_ptr() for _ in range(8)}  # each mask dropped before the next step
+    assert len(recycled) <= 2 and not recycled & addresses
+
+
+def test_vector__masks_without_numba_come_from_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(wordle_gym._kernels, "available", lambda: False)
+    env = WordleVectorEnv(4, device="cpu", hard_mode=True)
+    assert not env.game.compiled
+    _, info = env.reset(seed=0)
+    assert info["action_mask"].shape == (4, 12972) and bool(info["action_mask"].all())

@@ -110,7 +110,7 @@ class KnowledgeObservation:
         self.layout = KnowledgeLayout(game.length, game.max_guesses)
         self.slices = self.layout.slices
         dev = game.device
-        self._letters = torch.arange(ALPHABET, dtype=torch.uint8, device=dev)  # (26,)
+        self._one_hot = torch.eye(ALPHABET + 1, ALPHABET, dtype=torch.bool, device=dev)  # NO_LETTER: all False
         self._turn_ids = torch.arange(game.max_guesses + 1, device=dev)  # (T+1,)
         high = np.ones(self.layout.size, dtype=_numpy_dtype(self.dtype))
         high[self.slices["min_count"]] = game.length
@@ -120,12 +120,13 @@ class KnowledgeObservation:
 
     def __call__(self, state: GameState) -> torch.Tensor:
         """Observations of every game: (N, D) in the configured dtype."""
-        n = state.num_games
-        green = state.green[:, :, None] == self._letters  # (N, L, 26) bool
-        excluded = (state.excluded[:, :, None] & self.game.letter_bits) != 0  # (N, L, 26) bool
+        n, length = state.num_games, self.game.length
+        # Table look-ups, not comparisons with every letter: a third of the time on big batches.
+        green = self._one_hot.index_select(0, state.green.reshape(-1).long())  # (N L, 26) bool
+        excluded = self.game.unpack_bits(state.excluded).view(n, length, 32)[:, :, :ALPHABET]  # (N, L, 26) bool
         turn = state.turn[:, None] == self._turn_ids  # (N, T + 1) bool
         # One concatenation in block order (bool and uint8 blocks make uint8), read as int8.
-        blocks = [green.view(n, -1), excluded.view(n, -1), state.min_count, state.max_count, turn]
+        blocks = [green.view(n, -1), excluded.reshape(n, -1), state.min_count, state.max_count, turn]
         out = torch.cat(blocks, dim=1).view(torch.int8)
         return out if self.dtype == torch.int8 else out.to(self.dtype)
 
