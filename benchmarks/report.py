@@ -281,6 +281,29 @@ def dqn_ablation_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
+def a2c_ablation_section(result: dict) -> list[str]:
+    lines = [
+        f"### A2C ablation on the real game: {result['device']} ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `python benchmarks/a2c_ablation.py` (reads the runs' logs, kept in "
+        "`benchmarks/results/a2c_ablation/`; `--collect NAME=RUN_DIR` adds one). One change at a time, "
+        f"{result['batch_games']:,} games per update, greedy evaluation on all 2315 answers with the 12972 guesses "
+        "(mean guesses over the wins). The same budget is the same number of games: 1000 updates, 2.05 M games. "
+        "Wall times are upper bounds: these runs shared the 2-core CPU with tests and benchmarks (about 1.4 s "
+        "per update alone).",
+        "",
+        "| change | from | greedy win % / mean guesses, by update (0: the weights it starts from) | wall time "
+        "| command |",
+        "| --- | --- | --- | ---: | --- |",
+    ]
+    for run in result["runs"]:
+        curve = "; ".join(f"{p['update']:,}: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}" for p in run["curve"])
+        last = run["curve"][-1]
+        lines.append(f"| {run['change']} | {run['start']} | {curve} | {last['seconds'] / 3600:.2f} h "
+                     f"| `{run['command']}` |")  # fmt: skip
+    return [*lines, "", "![A2C ablation](benchmarks/plots/a2c_ablation.png)", ""]
+
+
 def profile_section(result: dict) -> list[str]:
     a2c, dqn = result["a2c"], result["dqn"]
     lines = [
@@ -353,6 +376,7 @@ RENDERERS = [
     ("training", training_section),
     ("replay", replay_section),
     ("dqn_ablation", dqn_ablation_section),
+    ("a2c_ablation", a2c_ablation_section),
     ("profile_training", profile_section),
     ("oracle", oracle_section),
 ]

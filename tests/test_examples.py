@@ -57,7 +57,8 @@ def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> N
         assert row["env_steps_per_s"] == pytest.approx(row["num_envs"] / (row["ms_per_step"] / 1000), rel=1e-9)
     vector = result["side_by_side"]["vector_ms_per_step"]
     assert set(vector) == {"this checkout", "before"}
-    assert all(set(sizes) == {"1", "8", "64", "1024"} for sizes in vector.values())
+    configs = {"1 all", "8 all", "64 all", "1024 all", "16384 all", "16384 candidates", "16384 hard"}
+    assert all(set(runs) == configs for runs in vector.values())
     assert set(result["side_by_side"]["single_env"]) == {"this checkout", "before"}
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| 16,384 |" in table and "plain-Python" in table and "| 1,024 |" in table and "speed-up" in table
@@ -108,6 +109,24 @@ def test_dqn_ablation_benchmark__quick_run_writes_results(tmp_path: Path) -> Non
     run = result["runs"][0]
     assert run["curve"][-1][0] == 250 and 0.0 <= run["final_win_rate"] <= run["best_win_rate"] <= 1.0
     assert "### DQN ablation, 100-word stage" in (tmp_path / "BENCHMARKS.md").read_text()
+
+
+def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> None:
+    """The ablation table is made from the runs' own logs: a collected log's evaluations become its curve,
+    after the figures of the weights it started from; a name the script does not know is refused."""
+    run_dir = tmp_path / "runs" / "x"
+    run_dir.mkdir(parents=True)
+    rows = [{"stage": "full", "iteration": 100, "elapsed_s": 9.0, "train_loss": 1.0},
+            {"stage": "full", "iteration": 250, "elapsed_s": 20, "win_rate": 0.998, "mean_guesses": 3.77}]  # fmt: skip
+    (run_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    result = _quick_benchmark(tmp_path, "a2c_ablation.py", "--collect", f"lr1e-4={run_dir}")
+    (kept,) = result["runs"]
+    points = [(p["update"], p["games"], p["mean_guesses"]) for p in kept["curve"]]
+    assert points == [(0, 0, 3.7812), (250, 512_000, 3.77)]
+    assert "--lr 0.0001" in kept["command"] and (tmp_path / "benchmarks" / "plots" / "a2c_ablation.png").stat().st_size
+    assert "| lr 1e-4 |" in (tmp_path / "BENCHMARKS.md").read_text()
+    bad = run(str(tmp_path / "benchmarks" / "a2c_ablation.py"), "--collect", f"nope={run_dir}", cwd=tmp_path)
+    assert bad.returncode != 0 and "unknown run 'nope'" in bad.stderr and "Traceback" not in bad.stderr
 
 
 @pytest.mark.slow

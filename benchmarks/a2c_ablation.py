@@ -1,0 +1,117 @@
+"""A2C ablation on the real game: one change at a time, the same budget of games each, from the logs.
+
+Each row is a run of ``examples/train_a2c.py`` on the full game (2315 answers, 12972 allowed guesses)
+from the same weights, with one setting changed; its greedy evaluations on all 2315 answers (every
+250 updates, or 125) are its learning curve. The runs train for hours on this CPU, so this script
+does not train: it reads their ``metrics.jsonl``, kept in ``benchmarks/results/a2c_ablation/``
+(run folders do not outlive a session), and writes the table and the plot of win rate and mean
+guesses against games played and against wall time.
+
+    python benchmarks/a2c_ablation.py                              # table + plot from the kept logs
+    python benchmarks/a2c_ablation.py --collect NAME=runs/FOLDER   # keep (or refresh) one run's log first
+
+Writes ``benchmarks/results/a2c_ablation_cpu.json``, ``benchmarks/plots/a2c_ablation.png`` and
+regenerates BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import HERE, RESULTS, parse_args, save
+
+from wordle_gym.files import atomic_write
+
+LOGS = RESULTS / "a2c_ablation"
+PREV = "`a2c_full.pt` after its lr 3e-4 stage (`git show 7a4b498^:agents/checkpoints/a2c_full.pt`)"
+NOW = "the shipped `a2c_full.pt`"
+TRAIN = "python examples/train_a2c.py --stages full --batch-games 2048 --device cpu"
+# name: (the change, the weights it starts from, their (win rate, mean), the command's own options)
+RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
+    "lr3e-4": ("lr 3e-4, gamma 0.9 (as the stage before)", PREV, (0.9970, 3.7812),
+               "--init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0003 --eval-every 250"),
+    "lr1e-4": ("lr 1e-4", PREV, (0.9970, 3.7812),
+               "--init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --eval-every 250"),
+    "gamma0.8": ("lr 1e-4, gamma 0.8 (shipped)", PREV, (0.9970, 3.7812),
+                 "--init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 --eval-every 250"),
+    "reward-default": ("lr 1e-4, reward -1 per guess (-5 more for a loss), gamma 1", NOW, (0.9974, 3.7739),
+                       "--init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 --gamma 1.0 "
+                       "--reward default --eval-every 125"),
+    "continued": ("lr 1e-4, gamma 0.8, continued from the shipped weights", NOW, (0.9974, 3.7739),
+                  "--init agents/checkpoints/a2c_full.pt --iterations 4000 --lr 0.0001 --gamma 0.8 --eval-every 250"),
+}  # fmt: skip
+BATCH = 2048  # games per update in every run
+
+
+def collect(spec: str) -> None:
+    name, _, folder = spec.partition("=")
+    if name not in RUNS:
+        raise SystemExit(f"--collect: unknown run {name!r}; expected one of {', '.join(RUNS)}")
+    source = Path(folder) / "metrics.jsonl"
+    if not source.is_file():
+        raise SystemExit(f"--collect: {source} does not exist")
+    LOGS.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, LOGS / f"{name}.jsonl")
+
+
+def curve(name: str) -> list[dict]:
+    """The run's greedy evaluations, from update 0 (its starting weights)."""
+    _, _, (win, mean), _ = RUNS[name]
+    points = [{"update": 0, "games": 0, "seconds": 0.0, "win_rate": win, "mean_guesses": mean}]
+    for line in (LOGS / f"{name}.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if "win_rate" in row:
+            points.append({"update": row["iteration"], "games": row["iteration"] * BATCH,
+                           "seconds": row["elapsed_s"], "win_rate": row["win_rate"],
+                           "mean_guesses": row["mean_guesses"]})  # fmt: skip
+    return points
+
+
+def plot(runs: list[dict], out: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
+    for run in runs:
+        points = run["curve"]
+        label = run["change"]
+        axes[0].plot([p["games"] / 1e6 for p in points], [p["mean_guesses"] for p in points], "o-", label=label)
+        axes[1].plot([p["seconds"] / 3600 for p in points], [p["mean_guesses"] for p in points], "o-", label=label)
+        axes[2].plot([p["games"] / 1e6 for p in points], [100 * p["win_rate"] for p in points], "o-", label=label)
+    axes[0].set(xlabel="games played (millions)", ylabel="mean guesses (wins), all 2315 answers", ylim=(3.76, 3.80))
+    axes[1].set(xlabel="training wall time (h, a shared CPU)", ylabel="mean guesses (wins)", ylim=(3.76, 3.80))
+    axes[2].set(xlabel="games played (millions)", ylabel="win %", ylim=(99.5, 100.0))
+    axes[0].legend(fontsize=7)
+    fig.suptitle("A2C on the real game, one change at a time (greedy evaluations)")
+    fig.tight_layout()
+    atomic_write(out, lambda handle: fig.savefig(handle, format="png", dpi=100))
+    plt.close(fig)
+
+
+def main() -> None:
+    def flags(parser) -> None:
+        parser.add_argument("--collect", action="append", default=[], metavar="NAME=RUN_DIR",
+                            help="copy a run folder's metrics.jsonl into the kept logs first")  # fmt: skip
+
+    args, _, result = parse_args(__doc__, "(no effect: nothing is trained)", extra=flags)
+    for spec in args.collect:
+        collect(spec)
+    runs = []
+    for name, (change, start, _, options) in RUNS.items():
+        if not (LOGS / f"{name}.jsonl").is_file():
+            continue
+        runs.append({"name": name, "change": change, "start": start, "curve": curve(name),
+                     "command": f"{TRAIN} {options} --run-dir runs/a2c_abl_{name}"})  # fmt: skip
+    result.update({"device": "cpu", "batch_games": BATCH, "runs": runs})
+    plot(runs, HERE / "plots" / "a2c_ablation.png")
+    save("a2c_ablation", result)
+
+
+if __name__ == "__main__":
+    main()
