@@ -24,9 +24,39 @@ below ``beta``; otherwise some lower bound that is at least ``beta`` (an alpha-b
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, types
+from numba.typed import Dict
 
 INF = 1 << 40  # "cannot be solved within the guesses left"
+_ENTRY = types.UniTuple(types.int64, 3)  # a cache key, and a cache value: (value, exact, best guess)
+NOT_CACHED = (np.int64(-1), np.int64(-1), np.int64(-1))
+
+# The cache is only touched from Python through these compiled functions: a typed Dict's own methods,
+# called from Python, are compiled anew in every process (about 2 s of each solver command).
+
+
+@njit(cache=True)
+def new_cache():
+    return Dict.empty(_ENTRY, _ENTRY)
+
+
+@njit(cache=True)
+def cache_size(cache) -> int:
+    return len(cache)
+
+
+@njit(cache=True)
+def clear_cache(cache) -> None:
+    cache.clear()
+
+
+@njit(cache=True)
+def cached(cache, S, keys_a, keys_b, r, constraint_key):
+    """The cache's entry for a node (see :func:`set_key`), or :data:`NOT_CACHED`."""
+    key = set_key(S, keys_a, keys_b, r, constraint_key)
+    if key in cache:
+        return cache[key]
+    return NOT_CACHED
 
 
 @njit(cache=True)

@@ -218,9 +218,6 @@ class _Search:
         """``lose``: an answer not found within ``max_guesses`` costs ``max_guesses + 1`` (else it is not allowed)."""
         self.kernel = _kernel()
         self.lose = lose
-        from numba import types
-        from numba.typed import Dict
-
         self.vocab, self.hard_mode, self.max_guesses = vocab, hard_mode, max_guesses
         self.table = pattern_table(vocab).numpy()  # (allowed, answers)
         self.codes = vocab.allowed_codes.numpy().astype(np.int64)
@@ -230,7 +227,7 @@ class _Search:
         rng = np.random.default_rng(20220101)
         self.keys_a = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
         self.keys_b = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
-        self.new_cache = lambda: Dict.empty(types.UniTuple(types.int64, 3), types.UniTuple(types.int64, 3))
+        self.new_cache = self.kernel.new_cache
         self.solved = num_patterns(vocab.length) - 1
         self.stop = np.zeros(1, dtype=np.int64)  # set to abandon every running search (time limit, Ctrl-C)
 
@@ -297,12 +294,12 @@ class _Search:
         if len(members) <= 2:
             return int(self.vocab.answer_actions[members[0]])
         hard = self.kernel.constraint_key(green, need) if self.hard_mode else np.int64(0)
-        key = self.kernel.set_key(members.astype(np.int32), self.keys_a, self.keys_b, left, hard)
-        found = cache.get(key)
-        if found is None or found[1] != 1:  # dropped by a cache bound (or only a bound was kept): solve it again
+        members = members.astype(np.int32)
+        found = self.kernel.cached(cache, members, self.keys_a, self.keys_b, left, hard)
+        if found[1] != 1:  # dropped by a cache bound (or only a bound was kept): solve it again
             self.value(members, left, green, need, cache, np.zeros(1, dtype=np.int64))
-            found = cache.get(key)
-        if found is None or found[1] != 1:
+            found = self.kernel.cached(cache, members, self.keys_a, self.keys_b, left, hard)
+        if found[1] != 1:
             raise RuntimeError("internal error: a node of the optimal tree was not solved exactly")
         return int(found[2])
 
@@ -342,8 +339,8 @@ def solve(
     def solve_bucket(p: int, group: np.ndarray) -> tuple[int, int, Any]:
         cache, counter = spare.get()
         try:
-            if len(cache) > max_cache_entries:
-                cache.clear()
+            if search.kernel.cache_size(cache) > max_cache_entries:
+                search.kernel.clear_cache(cache)
             child_green, child_need = search.child_constraint(first, p, green, need)
             return p, search.value(group, max_guesses - 1, child_green, child_need, cache, counter), cache
         finally:
