@@ -59,9 +59,6 @@ class Kernel:
                 self._compiled = njit(nogil=True, cache=True)(self.python)
         return self._compiled
 
-    def __call__(self, *args: Any) -> None:
-        self.compiled()(*args)
-
 
 _compile_lock = threading.Lock()
 
@@ -136,7 +133,7 @@ if hasattr(os, "register_at_fork"):
 
 @Kernel
 def narrow_candidates(start, stop, candidates, table, actions, patterns, scored):  # pragma: no cover (compiled)
-    """``candidates[n] &= table[actions[n]] == patterns[n]`` in the ``scored`` games (bools as uint8)."""
+    """``candidates[n] &= table[actions[n]] == patterns[n]`` in the ``scored`` games."""
     for n in range(start, stop):
         if scored[n]:
             row = table[actions[n]]

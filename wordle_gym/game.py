@@ -171,11 +171,12 @@ class Game:
         state.excluded.masked_fill_(m1, 0)
         state.min_count.masked_fill_(m1, 0)
         state.max_count.masked_fill_(m1, self.length)
-        if state.candidates is not None and self.compiled:
-            _kernels.run(_kernels.fill_rows, mask.shape[0], state.candidates.numel(), state.candidates.numpy(),
-                         mask.contiguous().numpy())  # fmt: skip
-        elif state.candidates is not None:
-            state.candidates.masked_fill_(m1, True)
+        if state.candidates is not None:
+            if self.compiled:
+                _kernels.run(_kernels.fill_rows, mask.shape[0], state.candidates.numel(), state.candidates.numpy(),
+                             mask.contiguous().numpy())  # fmt: skip
+            else:
+                state.candidates.masked_fill_(m1, True)
 
     def check_actions(self, actions: torch.Tensor) -> None:
         """Raise a clear error for actions outside ``0 .. num_allowed - 1``."""
@@ -327,13 +328,18 @@ class Game:
         if self.mask_mode == "candidates":
             assert state.candidates is not None
             if self.compiled:
-                mask = self._mask_buffers.take(n, self.num_allowed)
-                _kernels.run(_kernels.candidates_mask, n, mask.numel(), state.candidates.numpy(),
-                             self._answer_actions_np, mask.numpy())  # fmt: skip
-                return mask
+                kernel = _kernels.candidates_mask
+                return self._compiled_mask(kernel, n, state.candidates.numpy(), self._answer_actions_np)
             mask = torch.zeros((n, self.num_allowed), dtype=torch.bool, device=self.device)
             return mask.index_copy_(1, self.answer_actions, state.candidates)
         return self.hard_mask(state)
+
+    def _compiled_mask(self, kernel: _kernels.Kernel, games: int, *inputs: np.ndarray) -> torch.Tensor:
+        """The (games, num_allowed) mask that ``kernel(start, stop, *inputs, out)`` of :mod:`wordle_gym._kernels`
+        writes, in recycled memory."""
+        mask = self._mask_buffers.take(games, self.num_allowed)
+        _kernels.run(kernel, games, mask.numel(), *inputs, mask.numpy())
+        return mask
 
     # Hard-mode masks are ANDs of precomputed word sets, packed 64 words to an int64:
     # row i*26 + c = words with letter c at position i; row 26L + (k-1)*26 + c = words with
@@ -368,10 +374,7 @@ class Game:
         count_rows = torch.where(need > 0, length * ALPHABET + (need.long() - 1) * ALPHABET + which, none)
         rows = torch.cat([green_rows, count_rows], dim=1)  # (N, 2L)
         if self.compiled:
-            mask = self._mask_buffers.take(rows.shape[0], self.num_allowed)
-            _kernels.run(_kernels.hard_mask, rows.shape[0], mask.numel(), sets.numpy().view(np.uint64),
-                         rows.numpy(), mask.numpy())  # fmt: skip
-            return mask
+            return self._compiled_mask(_kernels.hard_mask, rows.shape[0], sets.numpy().view(np.uint64), rows.numpy())
         packed = sets[rows[:, 0]]
         for k in range(1, rows.shape[1]):
             packed = packed & sets[rows[:, k]]
