@@ -204,6 +204,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allowed", default="allowed", help="allowed list name or file (default: allowed)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
     parser.add_argument("--max-minutes", type=float, default=None, help="stop after the round that passes this")
+    parser.add_argument("--seed", type=int, default=0, help="seed of a fresh network's weights and of dropout "
+                        "(default 0; the same seed and thread count repeat a run)")  # fmt: skip
     args = parser.parse_args(argv)
     start = time.perf_counter()
     try:
@@ -222,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
         else:
             from wordle_agents.a2c import A2CConfig
 
-            agent = A2CAgent(A2CConfig(hidden=args.hidden), config.vocabulary.length, args.device)
+            agent = A2CAgent(A2CConfig(hidden=args.hidden, seed=args.seed), config.vocabulary.length, args.device)
+        torch.manual_seed(args.seed)  # dropout
         deadline = start + 60 * args.max_minutes if args.max_minutes else float("inf")
         state, history = teach(agent, oracle, args.rounds, args.epochs, args.lr, deadline)
     except (ValueError, OSError, ImportError) as exc:

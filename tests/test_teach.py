@@ -52,6 +52,22 @@ def test_teach__command_writes_a_float16_checkpoint_that_plays(tmp_path) -> None
     assert main([*args, "--rounds", "0", "--out", str(out)]) == 2
 
 
+def test_teach__a_seed_repeats_a_run_and_another_seed_differs(tmp_path) -> None:
+    """Regression: dropout drew from the unseeded global RNG, so two runs of one command differed."""
+    import torch
+
+    words = few_letter_words(random.Random(6), "abcdefg", 4, 12)
+    (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
+    args = ["--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt"), "--hidden", "16",
+            "--rounds", "1", "--epochs", "3"]  # fmt: skip
+    weights = []
+    for seed, name in ((0, "a"), (0, "b"), (1, "c")):
+        torch.manual_seed(100 + len(weights))  # whatever the caller's RNG holds
+        assert main([*args, "--seed", str(seed), "--out", str(tmp_path / f"{name}.pt")]) == 0
+        weights.append(torch.load(tmp_path / f"{name}.pt", weights_only=True)["model"]["trunk.0.weight"])
+    assert torch.equal(weights[0], weights[1]) and not torch.equal(weights[0], weights[2])
+
+
 def test_shipped_taught_weights__apart_from_the_default_and_by_mode() -> None:
     """The default a2c stays the reward-only weights; a2c-taught plays the hard-mode weights in hard mode."""
     from wordle_agents.checkpoint import best_shipped
