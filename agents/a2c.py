@@ -25,7 +25,7 @@ from wordle_agents.common import WordAgent, WordScorer, check_width
 from wordle_agents.training import RunConfig, TrainingSpec
 from wordle_gym.config import device_generator, resolve_device
 from wordle_gym.observation import KnowledgeLayout
-from wordle_gym.rules import ALPHABET
+from wordle_gym.rules import ALPHABET, pattern_table
 from wordle_gym.vector import WordleVectorEnv
 
 ENCODINGS = ("seed", "knowledge")
@@ -52,6 +52,9 @@ class A2CConfig:
     """Adam betas (seed: 0.9, 0.999)."""
     reward: str = "seed000"
     """Reward preset: +1 for a win in 1-4 guesses, +0.5 in 5-6, -10 for a loss."""
+    info_gain: float = 0.0
+    """Shaping added to each guess's reward: this many times the bits its feedback gives about the answer,
+    log2(answers consistent before it / after it) (0: the preset's reward alone)."""
     max_guesses: int = 6
     """Guesses per game (the network's turn input has this many entries)."""
     queue_prob: float = 0.1
@@ -70,6 +73,8 @@ class A2CConfig:
         check_width("batch_games", self.batch_games, 1 << 24)
         check_width("max_guesses", self.max_guesses, 100)
         check_width("queue_size", self.queue_size, 1 << 24)
+        if not self.info_gain >= 0.0:
+            raise ValueError(f"info_gain must be >= 0; got {self.info_gain}")
         for name in ("queue_prob", "force_prob", "dropout"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1]; got {getattr(self, name)}")
@@ -199,6 +204,8 @@ class A2CTrainer:
         )  # fmt: skip
         agent.check_env(self.env)
         agent.use_words(self.env.words)
+        # Feedback pattern of each guess against each answer: narrows each game's candidates for the shaping.
+        self.table = pattern_table(self.env.vocabulary, self.device) if cfg.info_gain else None
         self.optimizer = torch.optim.Adam(agent.net.parameters(), lr=cfg.lr, betas=cfg.betas)
         self.iteration = 0
         self.queue: deque[int] = deque(maxlen=cfg.queue_size)
@@ -250,6 +257,8 @@ class A2CTrainer:
         wins = torch.zeros_like(alive)
         guesses = torch.zeros(n, device=self.device)
         logps, values, rewards, alives, ends = [], [], [], [], []
+        candidates = None if self.table is None else torch.ones((n, self.table.shape[1]), dtype=torch.bool,
+                                                                 device=self.device)  # fmt: skip
         for turn in range(cfg.max_guesses):
             u = torch.rand(n, generator=self.sampler, device=self.device)
             rows = alive.nonzero().squeeze(1) if compact else None
@@ -263,6 +272,8 @@ class A2CTrainer:
             logp = net.words.pick(scores, actions if rows is None else actions[rows]) - log_z
             logp, value = _spread(logp, rows, n), _spread(value, rows, n)
             obs, reward, terminated, _, infos = env.step(actions)
+            if candidates is not None:
+                reward = reward + self._information(candidates, actions, answers) * alive
             wins |= infos["won"] & alive
             guesses = torch.where(terminated & alive, float(turn + 1), guesses)
             logps.append(logp)
@@ -273,6 +284,16 @@ class A2CTrainer:
             alive = alive & ~terminated
         stack = torch.stack
         return Rollout(stack(logps), stack(values), stack(rewards), stack(alives), stack(ends), wins, guesses)
+
+    def _information(self, candidates: torch.Tensor, actions: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
+        """``info_gain`` times the bits each game's guess ``actions`` gives: log2 of how many ``candidates``
+        (N, K) were consistent before it over how many are after; narrows ``candidates`` in place."""
+        assert self.table is not None
+        before = candidates.sum(1)
+        rows = self.table[actions]  # (N, K): the pattern each answer would show
+        candidates &= rows == rows.gather(1, answers[:, None])
+        bits = torch.log2(before.float()) - torch.log2(candidates.sum(1).float())
+        return self.config.info_gain * bits
 
     def loss(self, batch: Rollout) -> torch.Tensor:
         """The A2C loss of a rollout: policy gradient with the TD(0) advantage, plus its square for the

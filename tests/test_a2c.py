@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -120,6 +121,41 @@ def test_trainer__recent_losses_feed_new_games() -> None:
     n = min(256, len(queued))
     assert n > 0 and from_queue[:n].all() and not from_queue[n:].any()  # probability 1 while the FIFO lasts
     assert drawn[:n].tolist() == queued[:n] and len(trainer.queue) == len(queued) - n  # in FIFO order
+
+
+def test_trainer__information_gain_adds_the_bits_of_each_feedback() -> None:
+    """The shaping counted afresh from the feedback rule (``feedback_one``, the scalar reference): each guess
+    adds info_gain x log2(answers consistent before / after); a won game's bits add up to log2(K)."""
+    from wordle_gym.rules import feedback_one
+    from wordle_gym.words import encode
+
+    answers, allowed = stage_words("30")
+    plain, shaped = (A2CTrainer(A2CAgent(A2CConfig(hidden=32, batch_games=64, seed=5, info_gain=g), device="cpu"),
+                                answers, allowed) for g in (0.0, 0.25))  # fmt: skip
+    shaped.agent.net.load_state_dict(plain.agent.net.state_dict())
+    drawn, queued = plain._draw_answers()
+    batches, played = [], []  # the actions of each turn (the env's own record restarts ended games)
+    step = shaped.env.step
+    shaped.env.step = lambda actions: (played.append(actions.clone()), step(actions))[1]  # type: ignore[method-assign]
+    for trainer in (plain, shaped):
+        obs, _ = trainer.env.reset(options={"answers": drawn})
+        torch.manual_seed(0)  # the same dropout: the same games
+        batches.append(trainer.rollout(obs, drawn, queued))
+    words = [tuple(encode(w).tolist()) for w in plain.env.words]
+    codes = [tuple(encode(w).tolist()) for w in answers]
+    for game in range(64):
+        left, expected = list(range(len(answers))), []
+        for turn in range(int(batches[0].alives[:, game].sum())):
+            guess = words[int(played[turn][game])]
+            shown = feedback_one(guess, codes[int(drawn[game])])
+            now = [k for k in left if feedback_one(guess, codes[k]) == shown]
+            expected.append(0.25 * math.log2(len(left) / len(now)))
+            left = now
+        bonus = (batches[1].rewards - batches[0].rewards)[: len(expected), game]  # the turns it played
+        assert torch.allclose(bonus, torch.tensor(expected), atol=1e-5)
+        if batches[0].wins[game]:
+            assert math.isclose(sum(expected), 0.25 * math.log2(len(answers)), abs_tol=1e-5)
+    assert batches[0].wins.any() and torch.equal(batches[0].logps, batches[1].logps)
 
 
 @pytest.mark.slow

@@ -212,3 +212,15 @@ def test_bench_table__taught_agents_apart_from_reward_only_ones() -> None:
     taught_at = text.index("### Taught by a teacher (imitation, not reward)")
     assert text.index("| A2C learned |") < taught_at < text.index("| A2C taught |")
     assert text.count("| A2C taught |") == 1
+
+
+def test_provenance__names_the_information_gain_shaping() -> None:
+    from types import SimpleNamespace
+
+    from wordle_agents.a2c import A2CAgent, A2CConfig
+    from wordle_gym.bench import _provenance
+
+    info = SimpleNamespace(teacher=None, machine="CPU")
+    plain, shaped = (A2CAgent(A2CConfig(hidden=8, info_gain=g)) for g in (0.0, 0.05))
+    assert _provenance(plain, info)["learned_from"] == "reward 'seed000'"
+    assert _provenance(shaped, info)["learned_from"] == "reward 'seed000' + 0.05 x bits of information per guess"

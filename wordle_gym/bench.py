@@ -96,9 +96,14 @@ def _provenance(policy: Any, info: Any) -> dict[str, str]:
     checkpoint records them (empty for agents without one)."""
     if info is None:
         return {}
-    teacher, reward = getattr(info, "teacher", None), getattr(getattr(policy, "config", None), "reward", None)
+    config = getattr(policy, "config", None)
+    teacher, reward = getattr(info, "teacher", None), getattr(config, "reward", None)
     taught = "taught by the exact solver" if teacher == "optimal" else f"teacher: {teacher}"
-    found = {"learned_from": taught if teacher else f"reward {reward!r}" if reward else None,
+    if reward and getattr(config, "info_gain", 0.0):
+        reward = f"{reward!r} + {config.info_gain:g} x bits of information per guess"
+    elif reward:
+        reward = repr(reward)
+    found = {"learned_from": taught if teacher else f"reward {reward}" if reward else None,
              "machine": getattr(info, "machine", None)}  # fmt: skip
     return {k: str(v) for k, v in found.items() if v}
 
