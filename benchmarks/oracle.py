@@ -1,73 +1,106 @@
-"""The exact oracle on the real game: every decision of each deterministic agent measured against the
-optimum (regret by turn), and how fast the oracle values the positions an evaluation visits.
+"""The exact oracle on the real game: every decision of each deterministic agent of the real-game table
+measured against the optimum (regret by turn), and how fast the oracle values the positions an evaluation visits.
 
-    python benchmarks/oracle.py [--quick]
+    python benchmarks/oracle.py [--quick] [--only TEXT]
 
-Each agent plays every answer once through the harness (``evaluate(..., histories=True)``); a fresh
-:class:`wordle_agents.oracle.Oracle` then values every position it reached and the guess it made
-there (cold: an empty cache), and once more with the same oracle (warm). ``--quick``: the first 100
-answers as both lists. Writes ``benchmarks/results/oracle_cpu.json`` and regenerates BENCHMARKS.md.
+The rows are ``wordle-gym bench``'s real-game rows (the same agents, options and labels), but the random
+floors: see :data:`SKIPPED`. Each agent plays every answer once through the harness (``evaluate(...,
+histories=True)``); a fresh :class:`wordle_agents.oracle.Oracle` then values every position it reached
+and the guess it made there (cold: an empty cache), and once more with the same oracle (warm).
+``--only TEXT`` measures the rows whose label holds TEXT and keeps the others from the last run.
+``--quick``: the first 100 answers as both lists, two agents. Writes
+``benchmarks/results/oracle_cpu.json`` (after each row) and regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, save
+from common import RESULTS, parse_args, save
 
 from wordle_agents.oracle import Oracle
+from wordle_gym.bench import _settings, jobs
 from wordle_gym.evaluation import evaluate
 from wordle_gym.registry import make_agent
 from wordle_gym.words import load_word_list
 
-AGENTS = [  # (label, agent, options[, game]): the deterministic agents of the real-game table
-    ("A2C `a2c_full.pt`", "a2c", {}),
-    ("DQN `dqn_full.pt`", "dqn", {}),
-    ("A2C `a2c_taught.pt` (taught by the exact solver)", "a2c-taught", {}),
-    ("max-entropy (entropy, SALET)", "max-entropy", {"opener": "salet"}),
-    ("max-entropy (splits, SALET)", "max-entropy", {"opener": "salet", "score": "splits"}),
-    ("optimal (SALET)", "optimal", {"opener": "salet"}),
-    ("A2C `a2c_taught_hard.pt` (taught by the exact solver), hard mode", "a2c-taught", {}, {"hard_mode": True}),
-    ("optimal (SALET, hard mode)", "optimal", {"opener": "salet"}, {"hard_mode": True}),
-]
+SKIPPED = {
+    "random": "the random floors: their positions lie off every sensible line, and each costs the oracle "
+    "minutes (the first game of random (all words), 6 positions: 234 s; of random (remaining candidates), 2 "
+    "positions: 249 s, both beside a training run), so days for 2315 games; and a random agent's regrets add "
+    "up to its mean minus the optimum only in expectation, not in one evaluation",
+}
+"""Agents of the real-game table left out, and why (in BENCHMARKS.md under the table)."""
+
+
+def real_game_rows() -> list[tuple[str, Any, dict[str, Any]]]:
+    """(label, policy, evaluate options) of every real-game row of ``wordle-gym bench`` but :data:`SKIPPED`."""
+    rows = []
+    for name, run in jobs([]):
+        if name in SKIPPED:
+            continue
+        policy = make_agent(name, run.options, device="cpu")
+        for label, play, lists in _settings(run.label, policy, getattr(policy, "checkpoint", None)):
+            if "answers" not in lists:  # the real game (a stage's own lists are not Wordle)
+                rows.append((label, play, {**lists, **run.env}))
+    return rows
+
+
+def measure(label: str, policy: Any, options: dict[str, Any], root_opener: str | None) -> dict[str, Any]:
+    """One row: the agent's regrets by turn, checked against its mean, and the oracle's cold and warm times."""
+    played = evaluate(policy, device="cpu", agent=label, progress=False, histories=True, **options)
+    oracle_options = {k: v for k, v in options.items() if k in ("answers", "allowed", "hard_mode")}
+    oracle = Oracle(root_opener=root_opener, **oracle_options)
+    start = time.perf_counter()
+    report = oracle.regrets(played.histories)
+    cold = time.perf_counter() - start
+    start = time.perf_counter()
+    oracle.regrets(played.histories)
+    warm = time.perf_counter() - start
+    report.check(1e-6)
+    positions = len({d.position for d in report.decisions})
+    print(f"{label}: regret {report.mean_regret:+.4f} per game; {positions} positions, cold {cold:.1f} s, "
+          f"warm {warm:.2f} s", flush=True)  # fmt: skip
+    return {"agent": label, "mean_cost": report.mean_cost, "root_value": report.root_value,
+            "mean_regret": report.mean_regret, "by_turn": report.by_turn, "decisions": len(report.decisions),
+            "positions": positions, "cold_s": cold, "warm_s": warm,
+            "costliest": report.to_json(oracle, 3)["costliest"]}  # fmt: skip
 
 
 def main() -> None:
-    args, _, result = parse_args(__doc__, "the first 100 answers as both lists, two agents")
-    lists = {}
-    agents = AGENTS
+    args, _, result = parse_args(
+        __doc__, "the first 100 answers as both lists, two agents",
+        lambda p: p.add_argument("--only", default=None, help="measure only rows whose label holds this text"),
+    )  # fmt: skip
+    previous = RESULTS / f"oracle_{result['device']}.json"
+    kept: dict[str, dict] = {}
     if args.quick:
         words = load_word_list("answers")[:100]
         lists = {"answers": words, "allowed": None}
-        agents = [("max-entropy (entropy)", "max-entropy", {}),
-                  ("optimal (best-of-1)", "optimal", {"opener": "best-of-1"})]  # fmt: skip
-    result["lists"] = "first 100 answers (both lists)" if args.quick else "2315 answers x 12972 guesses"
-    result["rows"] = []
-    for label, name, options, *game in agents:
-        game_options = {**lists, **(game[0] if game else {})}
-        policy = make_agent(name, options, device="cpu")
-        played = evaluate(policy, device="cpu", agent=label, progress=False, histories=True, **game_options)
-        oracle = Oracle(root_opener=None if args.quick else "salet", **game_options)
-        start = time.perf_counter()
-        report = oracle.regrets(played.histories)
-        cold = time.perf_counter() - start
-        start = time.perf_counter()
-        oracle.regrets(played.histories)
-        warm = time.perf_counter() - start
-        report.check(1e-6)
-        positions = len({d.position for d in report.decisions})
-        row = {"agent": label, "mean_cost": report.mean_cost, "root_value": report.root_value,
-               "mean_regret": report.mean_regret, "by_turn": report.by_turn, "decisions": len(report.decisions),
-               "positions": positions, "cold_s": cold, "warm_s": warm,
-               "costliest": report.to_json(oracle, 3)["costliest"]}  # fmt: skip
-        print(f"{label}: regret {report.mean_regret:+.4f} per game; {positions} positions, cold {cold:.1f} s, "
-              f"warm {warm:.2f} s", flush=True)  # fmt: skip
-        result["rows"].append(row)
-    result["command"] = " ".join(["python benchmarks/oracle.py", *sys.argv[1:]])
-    save("oracle", result)
+        rows = [("max-entropy (entropy)", make_agent("max-entropy", {}), lists),
+                ("optimal (best-of-1)", make_agent("optimal", {"opener": "best-of-1"}), lists)]  # fmt: skip
+        result["lists"] = "first 100 answers (both lists)"
+    else:
+        rows = real_game_rows()
+        result["lists"] = "2315 answers x 12972 guesses"
+        if args.only and previous.exists():
+            kept = {r["agent"]: r for r in json.loads(previous.read_text())["rows"]}
+        result["skipped"] = SKIPPED
+    labels = [label for label, *_ in rows]
+    if args.only:
+        rows = [row for row in rows if args.only.lower() in row[0].lower()]
+        if not rows:
+            raise SystemExit(f"--only {args.only!r} matches none of: {', '.join(labels)}")
+    result["command"] = "python benchmarks/oracle.py" + (" --quick" if args.quick else "")
+    for label, policy, options in rows:
+        kept[label] = measure(label, policy, options, None if args.quick else "salet")
+        result["rows"] = [kept[name] for name in labels if name in kept]  # the table's order
+        save("oracle", result)
 
 
 if __name__ == "__main__":

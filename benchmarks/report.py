@@ -331,7 +331,8 @@ def oracle_section(result: dict) -> list[str]:
     lines = [
         f"### Every decision against the optimum: regret by turn ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `{result['command']}`; one agent at a time: "
+        f"Machine: {result['machine']}. Command: `{result['command']}` (the real-game rows of the table above); "
+        "one agent at a time: "
         f"`wordle-gym eval --agent NAME --regret` ({result['lists']}). Each decision's regret is "
         r"Q\*(s, a) - V\*(s), exact (`wordle_agents.oracle`: a loss counts as the limit + 1, the start's value is "
         "the optimum from SALET); a game's regrets sum, averaged over the answers, to the agent's mean minus the "
@@ -352,6 +353,8 @@ def oracle_section(result: dict) -> list[str]:
         lines.append(f"| {r['agent']} | {r['mean_cost']:.4f} | {r['root_value']:.4f} | {r['mean_regret']:+.4f} | "
                      f"{by_turn} | {r['positions']:,} | {r['cold_s']:.1f} s ({r['positions'] / r['cold_s']:,.0f}/s) | "
                      f"{r['warm_s']:.2f} s |")  # fmt: skip
+    for agent, why in result.get("skipped", {}).items():
+        lines += ["", f"Not in this table: `{agent}`, {why}."]
     costly = [(r["agent"], c) for r in rows for c in r["costliest"][:1]]
     if costly:
         lines += ["", "The costliest position of each agent (its regret times the games that reach it):", ""]
