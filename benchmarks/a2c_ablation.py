@@ -29,24 +29,35 @@ from wordle_gym.files import atomic_write
 LOGS = RESULTS / "a2c_ablation"
 PREV = "`a2c_full.pt` after its lr 3e-4 stage (`git show 7a4b498^:agents/checkpoints/a2c_full.pt`)"
 NOW = "the shipped `a2c_full.pt`"
-TRAIN = "python examples/train_a2c.py --stages full --batch-games 2048 --device cpu"
+TRAIN = "python examples/train_a2c.py --stages full --device cpu"
 # name: (the change, the weights it starts from, their (win rate, mean), the command's own options)
 RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
     "lr3e-4": ("lr 3e-4, gamma 0.9 (as the stage before)", PREV, (0.9970, 3.7812),
-               "--init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0003 --eval-every 250"),
+               "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0003 --eval-every 250"),
     "lr1e-4": ("lr 1e-4", PREV, (0.9970, 3.7812),
-               "--init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --eval-every 250"),
+               "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --eval-every 250"),
     "gamma0.8": ("lr 1e-4, gamma 0.8 (shipped)", PREV, (0.9970, 3.7812),
-                 "--init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 --eval-every 250"),
+                 "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 --eval-every 250"),
     "reward-default": ("lr 1e-4, reward -1 per guess (-5 more for a loss), gamma 1; stopped: it collapsed", NOW,
                        (0.9974, 3.7739),
-                       "--init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 --gamma 1.0 "
+                       "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 --gamma 1.0 "
                        "--reward default --eval-every 125"),
     "continued": ("lr 1e-4, gamma 0.8, continued from the shipped weights; stopped at 500 updates", NOW,
                   (0.9974, 3.7739),
-                  "--init agents/checkpoints/a2c_full.pt --iterations 4000 --lr 0.0001 --gamma 0.8 --eval-every 250"),
+                  "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 4000 --lr 0.0001 --gamma 0.8 --eval-every 250"),
+    "batch4096": ("lr 1e-4, 4096 games per update (500 updates)", PREV, (0.9970, 3.7812),
+                  "--batch-games 4096 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --eval-every 125"),
+    "info-gain": ("lr 1e-4, gamma 0.8, + 0.05 x the bits of information of each guess (shaped reward)", PREV,
+                  (0.9970, 3.7812),
+                  "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 "
+                  "--info-gain 0.05 --eval-every 250"),
 }  # fmt: skip
-BATCH = 2048  # games per update in every run
+
+
+def batch_games(options: str) -> int:
+    """Games per update of a run, from its command's options."""
+    words = options.split()
+    return int(words[words.index("--batch-games") + 1])
 
 
 def collect(spec: str) -> None:
@@ -62,12 +73,13 @@ def collect(spec: str) -> None:
 
 def curve(name: str) -> list[dict]:
     """The run's greedy evaluations, from update 0 (its starting weights)."""
-    _, _, (win, mean), _ = RUNS[name]
+    _, _, (win, mean), options = RUNS[name]
+    batch = batch_games(options)
     points = [{"update": 0, "games": 0, "seconds": 0.0, "win_rate": win, "mean_guesses": mean}]
     for line in (LOGS / f"{name}.jsonl").read_text().splitlines():
         row = json.loads(line)
         if "win_rate" in row:
-            points.append({"update": row["iteration"], "games": row["iteration"] * BATCH,
+            points.append({"update": row["iteration"], "games": row["iteration"] * batch,
                            "seconds": row["elapsed_s"], "win_rate": row["win_rate"],
                            "mean_guesses": row["mean_guesses"]})  # fmt: skip
     return points
@@ -109,8 +121,9 @@ def main() -> None:
         if not (LOGS / f"{name}.jsonl").is_file():
             continue
         runs.append({"name": name, "change": change, "start": start, "curve": curve(name),
+                     "batch_games": batch_games(options),
                      "command": f"{TRAIN} {options} --run-dir runs/a2c_abl_{name}"})  # fmt: skip
-    result.update({"device": "cpu", "batch_games": BATCH, "runs": runs})
+    result.update({"device": "cpu", "runs": runs})
     plot(runs, HERE / "plots" / "a2c_ablation.png")
     save("a2c_ablation", result)
 

@@ -287,17 +287,18 @@ def a2c_ablation_section(result: dict) -> list[str]:
         "",
         f"Machine: {result['machine']}. Command: `python benchmarks/a2c_ablation.py` (reads the runs' logs, kept in "
         "`benchmarks/results/a2c_ablation/`; `--collect NAME=RUN_DIR` adds one). One change at a time, "
-        f"{result['batch_games']:,} games per update, greedy evaluation on all 2315 answers with the 12972 guesses "
-        "(mean guesses over the wins). The same budget is the same number of games: 1000 updates, 2.05 M games. "
+        "greedy evaluation on all 2315 answers with the 12972 guesses (mean guesses over the wins). The same "
+        "budget is the same number of games: 2.05 M (1000 updates of 2048 games, or 500 of 4096). "
         "Wall times are upper bounds: these runs shared the 2-core CPU with tests and benchmarks (about 1.4 s "
         "per update alone).",
         "",
-        "| change | from | greedy win % / mean guesses, by update (0: the weights it starts from) | wall time "
+        "| change | from | greedy win % / mean guesses, by games played (0: the weights it starts from) | wall time "
         "| command |",
         "| --- | --- | --- | ---: | --- |",
     ]
     for run in result["runs"]:
-        curve = "; ".join(f"{p['update']:,}: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}" for p in run["curve"])
+        curve = "; ".join(f"{p['games'] / 1e6:.2f} M: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}"
+                          for p in run["curve"])
         last = run["curve"][-1]
         lines.append(f"| {run['change']} | {run['start']} | {curve} | {last['seconds'] / 3600:.2f} h "
                      f"| `{run['command']}` |")  # fmt: skip

@@ -119,10 +119,12 @@ def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> No
     rows = [{"stage": "full", "iteration": 100, "elapsed_s": 9.0, "train_loss": 1.0},
             {"stage": "full", "iteration": 250, "elapsed_s": 20, "win_rate": 0.998, "mean_guesses": 3.77}]  # fmt: skip
     (run_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    result = _quick_benchmark(tmp_path, "a2c_ablation.py", "--collect", f"lr1e-4={run_dir}")
-    (kept,) = result["runs"]
+    result = _quick_benchmark(tmp_path, "a2c_ablation.py", "--collect", f"lr1e-4={run_dir}",
+                              "--collect", f"batch4096={run_dir}")  # fmt: skip
+    kept, bigger = result["runs"]
     points = [(p["update"], p["games"], p["mean_guesses"]) for p in kept["curve"]]
     assert points == [(0, 0, 3.7812), (250, 512_000, 3.77)]
+    assert [p["games"] for p in bigger["curve"]] == [0, 1_024_000]  # games counted with each run's batch
     assert "--lr 0.0001" in kept["command"] and (tmp_path / "benchmarks" / "plots" / "a2c_ablation.png").stat().st_size
     assert "| lr 1e-4 |" in (tmp_path / "BENCHMARKS.md").read_text()
     bad = run(str(tmp_path / "benchmarks" / "a2c_ablation.py"), "--collect", f"nope={run_dir}", cwd=tmp_path)
