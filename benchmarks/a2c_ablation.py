@@ -37,14 +37,16 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
     "lr1e-4": ("lr 1e-4", PREV, (0.9970, 3.7812),
                "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --eval-every 250"),
     "gamma0.8": ("lr 1e-4, gamma 0.8 (shipped)", PREV, (0.9970, 3.7812),
-                 "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 --eval-every 250"),
+                 "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 "
+                 "--eval-every 250"),
     "reward-default": ("lr 1e-4, reward -1 per guess (-5 more for a loss), gamma 1; stopped: it collapsed", NOW,
                        (0.9974, 3.7739),
-                       "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 --gamma 1.0 "
-                       "--reward default --eval-every 125"),
+                       "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 "
+                       "--gamma 1.0 --reward default --eval-every 125"),
     "continued": ("lr 1e-4, gamma 0.8, continued from the shipped weights; stopped at 500 updates", NOW,
                   (0.9974, 3.7739),
-                  "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 4000 --lr 0.0001 --gamma 0.8 --eval-every 250"),
+                  "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 4000 --lr 0.0001 --gamma 0.8 "
+                  "--eval-every 250"),
     "batch4096": ("lr 1e-4, 4096 games per update (500 updates)", PREV, (0.9970, 3.7812),
                   "--batch-games 4096 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --eval-every 125"),
     "info-gain": ("lr 1e-4, gamma 0.8, + 0.05 x the bits of information of each guess (shaped reward)", PREV,

@@ -297,8 +297,9 @@ def a2c_ablation_section(result: dict) -> list[str]:
         "| --- | --- | --- | ---: | --- |",
     ]
     for run in result["runs"]:
-        curve = "; ".join(f"{p['games'] / 1e6:.2f} M: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}"
-                          for p in run["curve"])
+        curve = "; ".join(
+            f"{p['games'] / 1e6:.2f} M: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}" for p in run["curve"]
+        )
         last = run["curve"][-1]
         lines.append(f"| {run['change']} | {run['start']} | {curve} | {last['seconds'] / 3600:.2f} h "
                      f"| `{run['command']}` |")  # fmt: skip
