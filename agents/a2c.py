@@ -46,6 +46,8 @@ class A2CConfig:
     """Games played at once for each update (seed: 1024; 2048 for the full vocabulary)."""
     gamma: float = 0.9
     """Discount of the TD(0) advantage (seed: 0.9)."""
+    gae_lambda: float = 0.0
+    """lambda of a GAE advantage: 0 is the seed's TD(0) advantage, 1 the return to the end minus V(s)."""
     lr: float = 1e-3
     """Adam learning rate (seed: 1e-3)."""
     betas: tuple[float, float] = (0.9, 0.999)
@@ -75,7 +77,7 @@ class A2CConfig:
         check_width("queue_size", self.queue_size, 1 << 24)
         if not self.info_gain >= 0.0:
             raise ValueError(f"info_gain must be >= 0; got {self.info_gain}")
-        for name in ("queue_prob", "force_prob", "dropout"):
+        for name in ("queue_prob", "force_prob", "dropout", "gae_lambda"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1]; got {getattr(self, name)}")
         self.betas = tuple(self.betas)  # type: ignore[assignment]
@@ -296,11 +298,21 @@ class A2CTrainer:
         return self.config.info_gain * bits
 
     def loss(self, batch: Rollout) -> torch.Tensor:
-        """The A2C loss of a rollout: policy gradient with the TD(0) advantage, plus its square for the
-        critic, averaged over the turns played: A_t = r_t + gamma V(s_{t+1}) (detached; 0 after the
-        end) - V(s_t)."""
+        """The A2C loss of a rollout: policy gradient with the advantage, plus its square for the critic,
+        averaged over the turns played. The seed's TD(0) advantage is A_t = r_t + gamma V(s_{t+1})
+        (detached; 0 after the end) - V(s_t); with ``gae_lambda`` > 0 the detached part also adds
+        gamma lambda A_{t+1} while the game goes on (GAE)."""
+        cfg = self.config
         following = torch.cat([batch.values[1:].detach(), torch.zeros_like(batch.values[:1])])
-        advantage = batch.rewards + self.config.gamma * torch.where(batch.ends, 0.0, following) - batch.values
+        target = batch.rewards + cfg.gamma * torch.where(batch.ends, 0.0, following)
+        if cfg.gae_lambda:
+            deltas, decay = (target - batch.values).detach(), cfg.gamma * cfg.gae_lambda
+            later, carried = torch.zeros_like(target[0]), []  # A_{t+1} while the game goes on, from the end back
+            for t in range(len(deltas) - 1, -1, -1):
+                carried.append(torch.where(batch.ends[t], 0.0, later))
+                later = deltas[t] + decay * carried[-1]  # A_t
+            target = target + decay * torch.stack(carried[::-1])
+        advantage = target - batch.values
         total = (batch.alives * (-batch.logps * advantage.detach() + advantage**2)).sum()
         return total / batch.alives.sum()
 

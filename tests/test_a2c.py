@@ -123,6 +123,31 @@ def test_trainer__recent_losses_feed_new_games() -> None:
     assert drawn[:n].tolist() == queued[:n] and len(trainer.queue) == len(queued) - n  # in FIFO order
 
 
+@pytest.mark.parametrize(
+    ("gamma", "lam", "expected"),
+    [(0.9, 0.0, [0.25, 0.13, 0.3]),  # the seed's TD(0): r_t + gamma V(s_t+1) - V(s_t), 0 after the end
+     (0.9, 0.5, [0.25 + 0.45 * 0.265, 0.13 + 0.45 * 0.3, 0.3]),  # GAE: + gamma lambda A_t+1, by hand
+     (1.0, 1.0, [0.8, 0.5, 0.3])],  # lambda 1, gamma 1: the return to the end minus V(s_t)
+)  # fmt: skip
+def test_loss__advantages_by_hand(gamma: float, lam: float, expected: list[float]) -> None:
+    """One game of 3 guesses in a 4-turn rollout (the 4th turn's entries are another game's, ignored); each
+    turn's advantage is read back as the loss's gradient with respect to its log-probability."""
+    from wordle_agents.a2c import Rollout
+
+    trainer = A2CTrainer(A2CAgent(A2CConfig(hidden=8, batch_games=1, gamma=gamma, gae_lambda=lam)), *stage_words("20"))
+    logps = torch.zeros(4, 1, requires_grad=True)
+    values = torch.tensor([[0.2], [0.5], [0.7], [9.0]], requires_grad=True)
+    batch = Rollout(logps, values, torch.tensor([[0.0], [0.0], [1.0], [5.0]]),
+                    torch.tensor([[True], [True], [True], [False]]), torch.tensor([[False], [False], [True], [False]]),
+                    torch.tensor([True]), torch.tensor([3.0]))  # fmt: skip
+    loss = trainer.loss(batch)
+    loss.backward()
+    assert torch.allclose(-3 * logps.grad[:3, 0], torch.tensor(expected), atol=1e-6)
+    assert logps.grad[3, 0] == 0 and values.grad[3, 0] == 0
+    # The critic regresses V(s_t) on V(s_t) + A_t: d loss / d V(s_t) = -2 A_t / turns (the policy's own path aside).
+    assert torch.allclose(-1.5 * values.grad[:3, 0], torch.tensor(expected), atol=1e-6)
+
+
 def test_trainer__information_gain_adds_the_bits_of_each_feedback() -> None:
     """The shaping counted afresh from the feedback rule (``feedback_one``, the scalar reference): each guess
     adds info_gain x log2(answers consistent before / after); a won game's bits add up to log2(K)."""
