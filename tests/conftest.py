@@ -3,12 +3,18 @@ from __future__ import annotations
 import os
 import random
 import sys
+import tempfile
 
 import pytest
 import torch
 from hypothesis import settings
 
 sys.path.insert(0, os.path.dirname(__file__))
+
+# The pattern table's disk cache (wordle_gym.files.cache_folder) goes to a folder of this run, not the
+# user's ~/.cache; the test processes this session starts inherit it.
+_CACHE = tempfile.TemporaryDirectory(prefix="wordle_gym_test_cache_")
+os.environ.setdefault("WORDLE_GYM_CACHE", _CACHE.name)
 
 settings.register_profile("ci", max_examples=200, deadline=None)
 settings.load_profile("ci")

@@ -162,6 +162,45 @@ def test_pattern_table__entries_match_reference(rng: random.Random) -> None:
     assert bool((table[vocab.answer_actions, torch.arange(2315)] == 242).all())
 
 
+def test_pattern_table__disk_cache_is_reused_and_refused_when_wrong(tmp_path, monkeypatch) -> None:
+    """The CPU table is kept under $WORDLE_GYM_CACHE: a second process loads it instead of building; a
+    truncated file, one of another shape or one whose entries disagree with feedback() is rebuilt."""
+    import numpy as np
+
+    monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path / "cache"))
+    words = _repeat_heavy_list(300, random.Random(7))
+    vocab = Vocabulary(words[:120], words)
+    expected = build_pattern_table(vocab.allowed_codes, vocab.answer_codes)
+
+    def fresh() -> torch.Tensor:  # as a new process would: the in-memory cache emptied
+        core._cached_table.cache_clear()
+        return pattern_table(vocab)
+
+    assert torch.equal(fresh(), expected)
+    (saved,) = (tmp_path / "cache").glob("patterns-*.npy")
+    built = []
+    monkeypatch.setattr(core, "build_pattern_table", lambda *a: built.append(1) or expected)
+    assert torch.equal(fresh(), expected) and not built  # loaded, not built
+    wrong = expected.numpy().copy()
+    wrong[:, ::2] = 0  # half the entries wrong: the sample of 4096 checked on load finds them
+    for bad in (b"\x93NUMPY truncated", wrong, expected.numpy()[:, :-1], expected.numpy().astype(np.int32)):
+        if isinstance(bad, bytes):
+            saved.write_bytes(bad)
+        else:
+            np.save(saved, bad)
+        assert torch.equal(fresh(), expected) and len(built) == 1
+        built.clear()
+        assert np.array_equal(np.load(saved), expected.numpy())  # written again, right
+    monkeypatch.setenv("WORDLE_GYM_CACHE", str(saved))  # a file where the folder should be: no cache, no error
+    assert torch.equal(fresh(), expected) and len(built) == 1
+    monkeypatch.setenv("WORDLE_GYM_CACHE", "")  # set empty: no disk cache at all
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert torch.equal(fresh(), expected) and len(built) == 2
+    assert not (tmp_path / "xdg").exists() and not (tmp_path / "home").exists()
+    core._cached_table.cache_clear()
+
+
 def test_pattern_table__chunking_does_not_change_it() -> None:
     words = encode(_repeat_heavy_list(200, random.Random(5)))
     full = build_pattern_table(words, words, chunk_pairs=1 << 30)

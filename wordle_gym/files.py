@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
 
+import numpy as np
 import torch
 
 
@@ -119,6 +120,36 @@ def atomic_torch_save(path: str | os.PathLike[str], data: Any) -> Path:
     buffer = io.BytesIO()
     torch.save(data, buffer)
     return atomic_write(path, lambda handle: handle.write(buffer.getbuffer()))
+
+
+def cache_folder() -> Path | None:
+    """Where ``wordle_gym`` keeps what it can rebuild (the pattern table): ``$WORDLE_GYM_CACHE``, else
+    ``$XDG_CACHE_HOME/wordle_gym`` or ``~/.cache/wordle_gym``; None (no disk cache) if ``WORDLE_GYM_CACHE``
+    is set empty."""
+    chosen = os.environ.get("WORDLE_GYM_CACHE")
+    if chosen is not None:
+        return Path(chosen) if chosen else None
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wordle_gym"
+
+
+def disk_cached_array(name: str, build: Callable[[], np.ndarray], valid: Callable[[np.ndarray], bool]) -> np.ndarray:
+    """``name`` (a file name that encodes everything the array depends on) from :func:`cache_folder` if a
+    readable file passes ``valid``; else ``build()``, then saved there atomically (if the folder can be
+    written: the cache only saves time). Plain ``.npy``, read without pickle: loading runs no code."""
+    folder = cache_folder()
+    path = None if folder is None else folder / name
+    if path is not None:
+        try:
+            array = np.load(path, allow_pickle=False)
+            if valid(array):
+                return array
+        except (OSError, ValueError, EOFError):  # missing, unreadable, truncated: rebuilt below
+            pass
+    array = build()
+    if path is not None:
+        with contextlib.suppress(OSError):
+            atomic_write(path, lambda handle: np.save(handle, array, allow_pickle=False))
+    return array
 
 
 def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:

@@ -15,12 +15,14 @@ green nor already claimed by an earlier yellow, and grey after that.
 
 from __future__ import annotations
 
+import hashlib
 import re
 from functools import lru_cache
 
+import numpy as np
 import torch
 
-from wordle_gym.files import quoted
+from wordle_gym.files import disk_cached_array, quoted
 from wordle_gym.words import Vocabulary
 
 GREY, YELLOW, GREEN = 0, 1, 2
@@ -212,7 +214,26 @@ def build_pattern_table(guesses: torch.Tensor, answers: torch.Tensor, chunk_pair
 
 @lru_cache(maxsize=8)
 def _cached_table(vocab: Vocabulary, device: torch.device) -> torch.Tensor:
-    return build_pattern_table(vocab.allowed_codes, vocab.answer_codes.to(device))
+    if device.type != "cpu":  # built on the device, where it is fast
+        return build_pattern_table(vocab.allowed_codes, vocab.answer_codes.to(device))
+    # On a CPU the build takes about 1 s for the real lists; a file under files.cache_folder() loads in 0.05 s.
+    digest = hashlib.sha256("\n".join([*vocab.allowed, "|", *vocab.answers]).encode()).hexdigest()[:24]
+    shape = (vocab.num_allowed, vocab.num_answers)
+    sample = torch.Generator().manual_seed(int(digest[:8], 16))
+    rows, cols = (torch.randint(n, (4096,), generator=sample) for n in shape)
+
+    def valid(table: np.ndarray) -> bool:  # the right file, and 4096 entries held to feedback()
+        if table.shape != shape or table.dtype != torch.empty(0, dtype=pattern_dtype(vocab.length)).numpy().dtype:
+            return False
+        fresh = pattern_ids(feedback(vocab.allowed_codes[rows], vocab.answer_codes[cols]))
+        return bool((torch.from_numpy(table[rows.numpy(), cols.numpy()]) == fresh).all())
+
+    name = f"patterns-v{_PATTERN_FORMAT}-{digest}.npy"
+    build = lambda: build_pattern_table(vocab.allowed_codes, vocab.answer_codes).numpy()  # noqa: E731
+    return torch.from_numpy(disk_cached_array(name, build, valid))
+
+
+_PATTERN_FORMAT = 1  # part of the cache file's name: a change to the ids or their layout gets new files
 
 
 def pattern_table(vocab: Vocabulary, device: torch.device | str = "cpu") -> torch.Tensor:
