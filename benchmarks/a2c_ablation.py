@@ -53,6 +53,12 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
                   (0.9970, 3.7812),
                   "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 "
                   "--info-gain 0.05 --eval-every 250"),
+    "temp2": ("lr 1e-4, gamma 0.8, sampling temperature 2 (500 updates)", PREV, (0.9970, 3.7812),
+              "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --gamma 0.8 "
+              "--temperature 2 --eval-every 250"),
+    "gae0.9": ("lr 1e-4, gamma 0.8, GAE lambda 0.9 (500 updates)", PREV, (0.9970, 3.7812),
+               "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --gamma 0.8 "
+               "--gae-lambda 0.9 --eval-every 250"),
 }  # fmt: skip
 
 

@@ -148,6 +148,25 @@ def test_loss__advantages_by_hand(gamma: float, lam: float, expected: list[float
     assert torch.allclose(-1.5 * values.grad[:3, 0], torch.tensor(expected), atol=1e-6)
 
 
+def test_trainer__temperature_samples_and_learns_the_softened_policy() -> None:
+    answers, allowed = stage_words("30")
+    agent = A2CAgent(A2CConfig(hidden=16, batch_games=32, dropout=0.0, temperature=2.5), device="cpu")
+    trainer = A2CTrainer(agent, answers, allowed)
+    played = []
+    step = trainer.env.step
+    trainer.env.step = lambda actions: (played.append(actions.clone()), step(actions))[1]  # type: ignore[method-assign]
+    drawn, queued = trainer._draw_answers()
+    obs, _ = trainer.env.reset(options={"answers": drawn})
+    with torch.no_grad():
+        logits, _ = agent.logits_values(obs)
+    batch = trainer.rollout(obs, drawn, queued)
+    expected = torch.log_softmax(logits / 2.5, 1).gather(1, played[0][:, None]).squeeze(1)
+    assert torch.allclose(batch.logps[0], expected, atol=1e-5)
+    assert not torch.allclose(batch.logps[0], torch.log_softmax(logits, 1).gather(1, played[0][:, None]).squeeze(1))
+    with pytest.raises(ValueError, match="temperature must be > 0; got 0"):
+        A2CConfig(temperature=0)
+
+
 def test_trainer__information_gain_adds_the_bits_of_each_feedback() -> None:
     """The shaping counted afresh from the feedback rule (``feedback_one``, the scalar reference): each guess
     adds info_gain x log2(answers consistent before / after); a won game's bits add up to log2(K)."""
