@@ -41,12 +41,17 @@ def parse_args(
 
 
 def run_fresh(
-    code: str, args: Sequence[str] = (), python: str = sys.executable, path: str | None = None, cwd: Path | None = None
+    code: str,
+    args: Sequence[str] = (),
+    python: str = sys.executable,
+    path: str | None = None,
+    cwd: Path | None = None,
+    extra_env: dict[str, str] | None = None,
 ) -> tuple[Any, float]:
-    """``code`` in a fresh ``python`` process (``path`` first on PYTHONPATH): the JSON of its last
-    printed line, and the process's wall time. By default it runs from a neutral folder, since
-    ``python -c`` puts the working directory first on sys.path."""
-    env = dict(os.environ)
+    """``code`` in a fresh ``python`` process (``path`` first on PYTHONPATH, ``extra_env`` added to the
+    environment): the JSON of its last printed line, and the process's wall time. By default it runs from
+    a neutral folder, since ``python -c`` puts the working directory first on sys.path."""
+    env = {**os.environ, **(extra_env or {})}
     if path:
         env["PYTHONPATH"] = os.pathsep.join([path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     start = time.perf_counter()

@@ -142,8 +142,9 @@ def solver_section(result: dict) -> list[str]:
         "candidates (seed 004), `minimax` worst bucket, `splits` distinct patterns; a candidate is preferred "
         "within 0.001 of the best score.",
         "",
-        "Cold start, a fresh process (`wordle-gym eval`): the evaluation itself (pattern table, opener and 2315 "
-        "games) and the whole process (Python and torch start-up included):",
+        "Cold start, a fresh process (`wordle-gym eval`) on a fresh machine (no pattern table on disk): the "
+        "evaluation itself (pattern table, opener and 2315 games) and the whole process (Python and torch start-up "
+        "included):",
         "",
         "| opener | evaluation | whole process | mean guesses |",
         "| --- | ---: | ---: | ---: |",
@@ -156,11 +157,11 @@ def solver_section(result: dict) -> list[str]:
             "Exact optimal play from SALET (`python -m wordle_agents.optimal salet [--hard]`, agent `optimal`): "
             "a depth-first search over every allowed guess with lower bounds, cutoffs and a cache "
             "(`agents/_optimal_kernel.py`, numba), the first guess's buckets on both cores. The command's work "
-            "(solve, then replay every answer) in a fresh process, start-up and the pattern table included; the "
-            "cold run compiles the kernel first.",
+            "(solve, then replay every answer) in a fresh process, start-up and the pattern table (read from disk) "
+            "included; the cold run compiles the kernel and builds the table first.",
             "",
             "| mode | total guesses | mean | max | answers solved | nodes searched | fresh process | "
-            "cold (compiling) |",
+            "cold (compiling, building) |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for run in result["exact"]:
