@@ -14,7 +14,6 @@ the real lists ship in ``checkpoints/``. :class:`OptimalSolver` plays a tree thr
 
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import math
@@ -59,12 +58,6 @@ def _kernel() -> Any:
     return _optimal_kernel
 
 
-def lists_id(vocab: Vocabulary) -> str:
-    """A stable identity of the word lists (a tree is only valid for the lists it was solved on)."""
-    text = "\n".join(vocab.answers) + "\n--\n" + "\n".join(vocab.allowed)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 @dataclass
 class OptimalTree:
     """A decision tree: node 0 is the first guess; a node's children are keyed by feedback pattern id."""
@@ -73,7 +66,7 @@ class OptimalTree:
     hard_mode: bool
     max_guesses: int
     lists: str
-    """:func:`lists_id` of the lists it was solved on."""
+    """:attr:`Vocabulary.digest` of the lists it was solved on."""
     total: int
     """Guesses over all answers (each answer's guesses, the winning one included)."""
     num_answers: int
@@ -118,7 +111,7 @@ class OptimalTree:
         plays as its header says: its first guess is its opener, it wins every answer within its limit
         with ``total`` guesses in all. Otherwise a ValueError that says what differs (a tree is never played
         on trust)."""
-        wanted = {"lists": lists_id(vocab), "hard_mode": hard_mode, "max_guesses": max_guesses,
+        wanted = {"lists": vocab.digest, "hard_mode": hard_mode, "max_guesses": max_guesses,
                   "num_answers": vocab.num_answers}  # fmt: skip
         have = {k: getattr(self, k) for k in wanted}
         if opener is not None:
@@ -408,7 +401,7 @@ def _extract(
     start[1:] = np.cumsum([len(e) for e in children])
     flat = [edge for edges in children for edge in edges]
     return OptimalTree(
-        opener=opener, hard_mode=search.hard_mode, max_guesses=search.max_guesses, lists=lists_id(search.vocab),
+        opener=opener, hard_mode=search.hard_mode, max_guesses=search.max_guesses, lists=search.vocab.digest,
         total=total, num_answers=search.vocab.num_answers, guesses=np.array(guesses, dtype=np.int32),
         child_start=start, child_pattern=np.array([p for p, _ in flat], dtype=np.int32),
         child_node=np.array([c for _, c in flat], dtype=np.int32),
@@ -507,12 +500,12 @@ class OptimalSolver:
             self.opener = str(tree.opener).lower()
         elif not self.best_of and shipped_tree(self.opener, hard_mode).exists():
             shipped = OptimalTree.load(shipped_tree(self.opener, hard_mode))
-            if (shipped.lists, shipped.hard_mode, shipped.max_guesses) == (lists_id(vocab), hard_mode, max_guesses):
+            if (shipped.lists, shipped.hard_mode, shipped.max_guesses) == (vocab.digest, hard_mode, max_guesses):
                 tree = shipped.check(vocab, hard_mode, max_guesses, opener, source=f"shipped tree {shipped.opener}")
         kept = None
         if tree is None and self.cache_dir is not None:
             mode = "hard" if hard_mode else "normal"
-            kept = self.cache_dir / f"optimal_{self.opener}_{mode}_{max_guesses}_{lists_id(vocab)}.npz"
+            kept = self.cache_dir / f"optimal_{self.opener}_{mode}_{max_guesses}_{vocab.digest}.npz"
             if kept.exists():
                 tree = OptimalTree.load(kept).check(vocab, hard_mode, max_guesses, opener, source=f"cached tree {kept}")
         if tree is None:

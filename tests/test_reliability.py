@@ -96,9 +96,8 @@ def test_trees__a_cached_or_given_tree_must_fit_the_opener_mode_and_lists(tmp_pa
     first, other = allowed[3], allowed[5]
     tree = solve(vocab, first, progress=False)
     # Planted under the cache name of another opener: refused, never played under that name.
-    from wordle_agents.optimal import lists_id
 
-    tree.save(tmp_path / "cache" / f"optimal_{other}_normal_6_{lists_id(vocab)}.npz")
+    tree.save(tmp_path / "cache" / f"optimal_{other}_normal_6_{vocab.digest}.npz")
     solver = OptimalSolver(opener=other, cache_dir=str(tmp_path / "cache"))
     with pytest.raises(ValueError, match=rf"does not fit: opener '{first}' \(wanted '{other}'\)"):
         evaluate(solver, answers=answers, allowed=allowed, device="cpu", progress=False)

@@ -15,7 +15,6 @@ green nor already claimed by an earlier yellow, and grey after that.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from functools import lru_cache
 
@@ -212,14 +211,16 @@ def build_pattern_table(guesses: torch.Tensor, answers: torch.Tensor, chunk_pair
     return table
 
 
+_PATTERN_FORMAT = 1  # part of the disk cache file's name: a change to the ids or their layout gets new files
+
+
 @lru_cache(maxsize=8)
 def _cached_table(vocab: Vocabulary, device: torch.device) -> torch.Tensor:
     if device.type != "cpu":  # built on the device, where it is fast
         return build_pattern_table(vocab.allowed_codes, vocab.answer_codes.to(device))
     # On a CPU the build takes about 1 s for the real lists; a file under files.cache_folder() loads in 0.05 s.
-    digest = hashlib.sha256("\n".join([*vocab.allowed, "|", *vocab.answers]).encode()).hexdigest()[:24]
     shape = (vocab.num_allowed, vocab.num_answers)
-    sample = torch.Generator().manual_seed(int(digest[:8], 16))
+    sample = torch.Generator().manual_seed(int(vocab.digest[:8], 16))
     rows, cols = (torch.randint(n, (4096,), generator=sample) for n in shape)
 
     def valid(table: np.ndarray) -> bool:  # the right file, and 4096 entries held to feedback()
@@ -228,12 +229,9 @@ def _cached_table(vocab: Vocabulary, device: torch.device) -> torch.Tensor:
         fresh = pattern_ids(feedback(vocab.allowed_codes[rows], vocab.answer_codes[cols]))
         return bool((torch.from_numpy(table[rows.numpy(), cols.numpy()]) == fresh).all())
 
-    name = f"patterns-v{_PATTERN_FORMAT}-{digest}.npy"
+    name = f"patterns-v{_PATTERN_FORMAT}-{vocab.digest}.npy"
     build = lambda: build_pattern_table(vocab.allowed_codes, vocab.answer_codes).numpy()  # noqa: E731
     return torch.from_numpy(disk_cached_array(name, build, valid))
-
-
-_PATTERN_FORMAT = 1  # part of the cache file's name: a change to the ids or their layout gets new files
 
 
 def pattern_table(vocab: Vocabulary, device: torch.device | str = "cpu") -> torch.Tensor:

@@ -7,6 +7,7 @@ space, in the order given) and the possible *answers* (a subset of the allowed w
 
 from __future__ import annotations
 
+import hashlib
 import operator
 import random
 import re
@@ -218,6 +219,13 @@ class Vocabulary:
     def key(self) -> tuple[int, int, int]:
         """A hashable identity of the lists' contents (used to cache pattern tables)."""
         return (hash(self.answers), hash(self.allowed), self.length)
+
+    @cached_property
+    def digest(self) -> str:
+        """A stable identity of the lists' contents, the same in every process (16 hex digits): what names
+        files made for these lists (solved trees, the pattern table on disk)."""
+        text = "\n".join(self.answers) + "\n--\n" + "\n".join(self.allowed)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def action(self, word: str) -> int:
         """The action index that guesses ``word``."""
