@@ -2,7 +2,9 @@
 
 ``solve(S, r, beta)`` returns the least total number of guesses that solves every answer in the
 candidate set ``S`` with at most ``r`` guesses each (counting the next one), when that total is
-below ``beta``; otherwise some lower bound that is at least ``beta`` (an alpha-beta style cutoff).
+below ``beta``; otherwise a lower bound that is at least ``beta`` (an alpha-beta style cutoff), and
+fail-soft: the least bound proven over the guesses, often well above ``beta`` (what ranks every
+opener quickly, :mod:`wordle_agents.openers`).
 
 * Lower bounds: an answer needs this guess, and a bucket of ``c`` answers needs at least
   ``2c - 1`` more (one answer guessed next, every other at least twice), so guess ``g`` costs
@@ -115,8 +117,8 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
     if stop[0] != 0:
         return INF
     n = S.shape[0]
-    if lose and r <= 0:
-        return n  # out of guesses: each answer lost, one more than the limit
+    if r <= 0:  # out of guesses: each answer lost, one more than the limit (or not allowed)
+        return n if lose else INF
     if n == 1:
         return 1
     if r <= 1:
@@ -166,6 +168,7 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
             order[tally[b]] = g
             tally[b] += 1
     best, best_guess = beta, np.int64(-1)
+    low = INF  # fail-soft: the least lower bound proven over the guesses cut off (when none beats beta)
     sizes = np.zeros(num_patterns, np.int64)
     starts = np.zeros(num_patterns, np.int64)
     fill = np.zeros(num_patterns, np.int64)
@@ -176,6 +179,7 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
         g = order[k]
         bound = bounds[g]
         if bound >= best:
+            low = min(low, bound)  # and every guess after this one is bounded as high
             break
         row = table[g]
         sizes[:] = 0
@@ -220,9 +224,11 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
                 break
         if total + rest < best:  # every bucket solved within budget (rest is 0 here)
             best, best_guess = total, g
+        else:
+            low = min(low, total + rest)
     if best < beta:
         cache[key] = (best, np.int64(1), best_guess)
     else:
-        best = max(best, floor)
+        best = max(low, floor)
         cache[key] = (best, np.int64(0), np.int64(-1))
     return best

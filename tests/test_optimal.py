@@ -52,6 +52,8 @@ def brute_force(
 
     @cache
     def best(candidates: frozenset[str], left: int, known: tuple) -> int:
+        if left <= 0:
+            return INF
         if len(candidates) == 1:
             return 1
         if left <= 1:
@@ -113,6 +115,17 @@ def test_solver__equals_exhaustive_search(
         assert tree.total == want, (first, hard, max_guesses)
         used = tree.play(vocab)
         assert used.min() >= 1 and used.max() <= max_guesses and used.sum() == want
+
+
+def test_solver__with_one_guess_only_the_opener_can_win() -> None:
+    """Regression: with no guess left after the opener, a bucket of one answer was counted as solved (here a
+    total of 4 for two answers the opener is not)."""
+    vocab = Vocabulary(["crane", "month"], ["crane", "month", "salet"])
+    assert brute_force(vocab.answers, vocab.allowed, "salet", False, 1) >= INF
+    with pytest.raises(ValueError, match="within 1 guesses"):
+        solve(vocab, "salet", False, 1, progress=False)
+    assert solve(vocab, "salet", False, 2, progress=False).total == 4
+    assert solve(Vocabulary(["crane"], ["crane", "salet"]), "crane", False, 1, progress=False).total == 1
 
 
 @pytest.mark.parametrize(("length", "hard"), [(4, False), (4, True), (6, False), (3, True)])
@@ -178,11 +191,16 @@ def test_tree__saves_loads_and_refuses_other_files(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.npz", "pickled.npz", "tree.npz"]
 
 
+def list_files(folder: Path, seed: int) -> tuple[list[str], list[str], list[str]]:
+    """Small lists written to ``folder``: the answers, the guesses, and the command-line options naming them."""
+    answers, allowed = _small_lists(seed, 30, 90)
+    (folder / "a.txt").write_text("\n".join(answers))
+    (folder / "g.txt").write_text("\n".join(allowed))
+    return answers, allowed, ["--answers", str(folder / "a.txt"), "--allowed", str(folder / "g.txt"), "--quiet"]
+
+
 def test_command__solves_saves_and_reports_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    answers, allowed = _small_lists(9, 30, 90)
-    (tmp_path / "a.txt").write_text("\n".join(answers))
-    (tmp_path / "g.txt").write_text("\n".join(allowed))
-    lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt"), "--quiet"]
+    answers, allowed, lists = list_files(tmp_path, 9)
     out = tmp_path / "tree.npz"
     assert main([allowed[0], *lists, "--save", str(out)]) == 0
     want = brute_force(answers, allowed, allowed[0], False, 6)
