@@ -369,6 +369,53 @@ def oracle_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
+def openers_section(result: dict) -> list[str]:
+    lines = [
+        f"### The best opener over all 12972 allowed guesses, proven: {result['device']} ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `python -m wordle_agents.optimal --all-openers [--hard] --save "
+        "openers.json` (reproduced by `python benchmarks/openers.py`; the shipped rankings are "
+        "`agents/checkpoints/openers_{normal,hard}.json`). Every allowed first guess gets its exact optimal total "
+        "or a proof that it is not among the 10 best (ties stay in): the root bound (each bucket of c answers "
+        "needs 2c - 1 more guesses), then the second-level bound (each bucket searched with a budget one over its "
+        "bound; the kernel returns the least bound over its guesses), then a search that raises every bucket's "
+        "bound in rounds (+2, +4, ...) under what the cutoff leaves. Openers in order of the root bound, on both "
+        "cores; resumable (`--max-minutes`, Ctrl-C: the same command continues from its journal). Anchors "
+        '(cited): alex1770\'s C++ solver, "a day or two on single core" for the normal-mode proof; an unnamed '
+        "solver, 70 min on one core and 20 GB.",
+        "",
+        "| mode | ranked exactly (cutoff) | ruled out: root bound | second-level bound | search | solved exactly "
+        "above the cutoff | shown unable to win in 6 | nodes | wall time (thread time) |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in result["rankings"]:
+        out = r["ruled_out"]
+        lines.append(
+            f"| {r['mode']} | {len(r['ranking'])} (< {r['cutoff']}) | {out['root bound']:,} "
+            f"| {out['second-level bound']:,} | {out['search']:,} | {r['exact'] - len(r['ranking'])} "
+            f"| {r['unsolvable']:,} | {r['nodes']:,} | {r['wall_s'] / 60:.1f} min ({r['thread_s'] / 60:.1f} min, "
+            f"{r['workers']} threads{'' if r['sessions'] == 1 else ', ' + str(r['sessions']) + ' sessions'}) |"
+        )
+    for r in result["rankings"]:
+        c = r["check"]
+        cited = dict(map(tuple, c["cited_top"]))
+        lines += [
+            "",
+            f"{r['mode'].capitalize()} mode, the proven ranking beside the cited one ({r['source']}): "
+            f"of the {c['cited']} openers it lists, {c['exact_agree']} have our exact total equal to its, "
+            f"{c['bounds_below']} were ruled out here by a bound at most its total, {c['disagree']} disagree.",
+            "",
+            "| rank | opener | total guesses | mean | cited total |",
+            "| ---: | --- | ---: | ---: | ---: |",
+        ]
+        for rank, (word, value) in enumerate(r["ranking"], start=1):
+            lines.append(f"| {rank} | {word} | {value:,} | {value / 2315:.4f} | {cited.get(word, 'not listed')} |")
+        missing = [w for w in cited if w not in dict(map(tuple, r["ranking"]))]
+        if missing:
+            lines += ["", f"In the cited top but not ranked here: {', '.join(missing)}."]
+    return [*lines, ""]
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -379,6 +426,7 @@ def _read(path: Path) -> dict[str, Any]:
 RENDERERS = [
     ("env_throughput", env_section),
     ("solvers", solver_section),
+    ("openers", openers_section),
     ("training", training_section),
     ("replay", replay_section),
     ("dqn_ablation", dqn_ablation_section),

@@ -1,0 +1,294 @@
+"""Every allowed first guess ranked by its exact optimum: ``python -m wordle_agents.optimal --all-openers``.
+
+Proving the best opener means, for each of the 12972 allowed guesses, either its exact optimal total or
+a proof that it cannot be among the ``top`` best. The cutoff is one more than the ``top``-th best exact
+total found so far (ties stay in), and each opener faces three tests, cheapest first:
+
+1. **Root bound.** After the opener, a bucket of ``c`` answers needs at least ``2c - 1`` more guesses,
+   so the opener costs at least ``3n - hit - buckets``. On the real lists it rules out none.
+2. **Second-level bound.** Each bucket is searched with a budget one over its bound; the kernel then
+   returns the least bound over its guesses (fail-soft), a much tighter bound for the whole opener.
+3. **Search.** Rounds that raise every unsolved bucket's bound by 2, 4, 8, ..., largest bucket first,
+   each search held to what the other buckets' bounds leave under the cutoff; the opener is ruled out
+   when the bounds reach the cutoff, and exact when every bucket is.
+
+Openers go in order of the root bound (good ones first, so the cutoff tightens early), on every core,
+each worker with its own cache of the search (nodes and bounds carry over between openers). With a
+``journal`` each finished opener is appended to it: a stopped run (Ctrl-C, ``max_minutes``) continues
+from there when run again, and the journal is removed once the ranking is written.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import queue
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from tqdm import tqdm
+
+from wordle_agents.checkpoint import shipped_dir
+from wordle_agents.optimal import _Search, check_limits
+from wordle_gym.files import atomic_write_text, check_writable, quoted
+from wordle_gym.words import Vocabulary
+
+FORMAT = "wordle-gym opener ranking 1"
+STAGES = ("root bound", "second-level bound", "search", "exact")
+"""How an opener's figure was settled: ruled out by one of the first three, or solved exactly."""
+MAX_TOP = 1000
+
+
+def root_bounds(search: _Search) -> np.ndarray:
+    """Test 1 for every allowed guess: ``3n - hit - buckets`` (int64, one per guess)."""
+    table = search.table
+    n, patterns = table.shape[1], search.solved + 1
+    counts = np.zeros((table.shape[0], patterns), dtype=np.int32)
+    for start in range(0, table.shape[0], 1024):  # a block at a time: a few MB, not 30 M offsets at once
+        block = table[start : start + 1024].astype(np.int64)
+        offsets = block + patterns * np.arange(block.shape[0])[:, None]
+        counts[start : start + 1024] = np.bincount(offsets.ravel(), minlength=block.shape[0] * patterns).reshape(
+            block.shape[0], patterns
+        )
+    buckets = (counts > 0).sum(axis=1)
+    hit = (counts[:, search.solved] > 0).astype(np.int64)
+    return 3 * n - hit - buckets
+
+
+def opener_value(search: _Search, guess: int, cutoff: int, cache: Any, counter: np.ndarray) -> tuple[int, bool, str]:
+    """``(value, exact, stage)`` of first guess ``guess`` (an action): its exact optimal total when that is
+    below ``cutoff`` (``exact`` true), else a lower bound of at least ``cutoff``; ``value`` is None (exact)
+    when no tree from ``guess`` solves every answer within the limit. A search stopped by
+    ``search.stop`` raises InterruptedError."""
+    kernel, n = search.kernel, search.vocab.num_answers
+    members = np.arange(n, dtype=np.int32)
+    root_green, root_need = search.root()
+    buckets = [(p, group.astype(np.int32)) for p, group in search.buckets(guess, members) if p != search.solved]
+    bounds = [2 * len(group) - 1 for _, group in buckets]
+    exact = [False] * len(buckets)
+    total = n + sum(bounds)
+    if total >= cutoff:
+        return total, False, STAGES[0]
+    constraints = [search.child_constraint(guess, p, root_green, root_need) for p, _ in buckets]
+    step, stage = 1, 1
+    while not all(exact):
+        for i, (_, group) in enumerate(buckets):  # largest first
+            if exact[i]:
+                continue
+            others = total - bounds[i]
+            beta = min(bounds[i] + step, cutoff - others)
+            value = int(kernel.solve(search.table, group, search.max_guesses - 1, beta, cache, search.keys_a,
+                                     search.keys_b, search.hard_mode, search.codes, search.counts, search.tiles,
+                                     *constraints[i], counter, search.stop, search.lose))  # fmt: skip
+            if search.stop[0] != 0:
+                raise InterruptedError("stopped")
+            if value >= kernel.INF:  # only an unsolvable bucket is worth INF, whatever the budget
+                return None, True, STAGES[3]
+            exact[i], bounds[i] = value < beta, value
+            total = others + value
+            if total >= cutoff:
+                return total, False, STAGES[stage]
+        step, stage = step * 2, 2
+    return total, True, STAGES[3]
+
+
+def _workers() -> int:
+    return max(1, min(os.cpu_count() or 1, 8))
+
+
+class _Board:
+    """The results so far and the cutoff they give (thread-safe)."""
+
+    def __init__(self, top: int) -> None:
+        self.top, self.results, self._exact, self._lock = top, {}, [], threading.Lock()
+
+    def cutoff(self) -> int:
+        with self._lock:
+            return self._exact[self.top - 1] + 1 if len(self._exact) >= self.top else math.inf
+
+    def add(self, word: str, record: dict[str, Any]) -> None:
+        with self._lock:
+            self.results[word] = record
+            if record["exact"] and record["value"] is not None:
+                self._exact.append(record["value"])
+                self._exact.sort()
+
+
+def _header(vocab: Vocabulary, hard_mode: bool, max_guesses: int, top: int) -> dict[str, Any]:
+    return {"format": FORMAT, "lists": vocab.digest, "hard_mode": hard_mode, "max_guesses": max_guesses, "top": top}
+
+
+def _read_journal(path: Path, header: dict[str, Any], words: set[str]) -> tuple[list[dict[str, Any]], float, int]:
+    """The openers a journal holds, and the wall time and count of its sessions; a journal of other settings
+    is refused.
+    A line cut short by a crash (the last one) is dropped."""
+    lines = path.read_text(encoding="utf-8").splitlines()
+    try:
+        first = json.loads(lines[0]) if lines else None
+    except json.JSONDecodeError:
+        first = None
+    if first != header:
+        raise ValueError(f"journal {quoted(str(path))} belongs to another run ({first}); expected {header}: "
+                         f"remove it or use another --save path")  # fmt: skip
+    records, wall, sessions = [], 0.0, 0
+    for number, line in enumerate(lines[1:], start=2):
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            if number == len(lines):  # cut short mid-write: dropped, and cut off the file before appending
+                with open(path, "r+b") as handle:
+                    handle.truncate(len("".join(f"{kept}\n" for kept in lines[:-1]).encode("utf-8")))
+                break
+            raise ValueError(f"journal {quoted(str(path))} line {number} is not JSON") from None
+        if "session_s" in item:
+            wall, sessions = wall + float(item["session_s"]), sessions + 1
+        elif item.get("word") in words and isinstance(item.get("value"), int | None) and item.get("stage") in STAGES:
+            records.append(item)
+        else:
+            raise ValueError(f"journal {quoted(str(path))} line {number} is not an opener's result: {line[:80]}")
+    return records, wall, sessions
+
+
+def rank_openers(
+    vocab: Vocabulary | None = None,
+    hard_mode: bool = False,
+    max_guesses: int = 6,
+    top: int = 10,
+    journal: str | Path | None = None,
+    max_minutes: float | None = None,
+    max_cache_entries: int = 5_000_000,
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Rank every allowed first guess (see the module docstring). Returns the ranking's data (see
+    :func:`summary`); ``"finished"`` is false when ``max_minutes`` or Ctrl-C stopped it first (the
+    journal, if any, keeps what was done)."""
+    vocab = vocab or Vocabulary()
+    check_limits(max_guesses, None, max_cache_entries)
+    if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
+        raise ValueError(f"top must be an integer from 1 to {MAX_TOP}; got {quoted(str(top))}")
+    if max_minutes is not None and not (isinstance(max_minutes, int | float) and 0 < max_minutes < math.inf):
+        raise ValueError(f"max_minutes must be a positive number; got {quoted(str(max_minutes))}")
+    search = _Search(vocab, hard_mode, max_guesses)
+    header = _header(vocab, hard_mode, max_guesses, top)
+    board, wall_before, sessions = _Board(top), 0.0, 0
+    path = Path(journal) if journal is not None else None
+    if path is not None and path.exists():
+        records, wall_before, sessions = _read_journal(path, header, set(vocab.allowed))
+        for record in records:
+            board.add(record["word"], record)
+    elif path is not None:
+        check_writable(path)
+        with open(path, "w", encoding="utf-8") as handle:
+            handle.write(json.dumps(header) + "\n")
+    start = time.perf_counter()
+    deadline = math.inf if max_minutes is None else start + 60 * max_minutes
+    bounds = root_bounds(search)
+    order = [int(g) for g in np.argsort(bounds, kind="stable") if vocab.allowed[g] not in board.results]
+    workers = _workers()
+    spare: queue.Queue[tuple[Any, np.ndarray]] = queue.Queue()
+    stats = [np.zeros(1, dtype=np.int64) for _ in range(workers)]
+    for counter in stats:
+        spare.put((search.new_cache(), counter))
+
+    def work(guess: int) -> tuple[str, dict[str, Any]]:
+        cache, counter = spare.get()
+        try:
+            if search.kernel.cache_size(cache) > max_cache_entries:
+                search.kernel.clear_cache(cache)
+            began, nodes = time.perf_counter(), int(counter[0])
+            value, exact, stage = opener_value(search, guess, board.cutoff(), cache, counter)
+            record = {"word": vocab.allowed[guess], "value": value, "exact": exact, "stage": stage,
+                      "nodes": int(counter[0]) - nodes, "s": round(time.perf_counter() - began, 4)}  # fmt: skip
+            return record["word"], record
+        finally:
+            spare.put((cache, counter))
+
+    bar = tqdm(total=vocab.num_allowed, initial=len(board.results), desc="openers ranked", unit="opener",
+               disable=not progress)  # fmt: skip
+    finished = True
+    handle = open(path, "a", encoding="utf-8") if path is not None else None  # noqa: SIM115 (closed below)
+    if handle is not None and handle.tell() > 0 and not path.read_bytes().endswith(b"\n"):
+        handle.write("\n")  # a last line complete but for its newline
+    try:
+        with ThreadPoolExecutor(workers) as pool:
+            futures = {pool.submit(work, guess): guess for guess in order}
+            try:
+                for word, record in search.gather(futures, deadline, bar, stats):
+                    board.add(word, record)
+                    if handle is not None:
+                        handle.write(json.dumps(record) + "\n")
+                        handle.flush()
+                    bar.update(1)
+                    bar.set_postfix_str(f"cutoff {board.cutoff()}", refresh=False)
+            except (TimeoutError, InterruptedError):
+                finished = False
+            finally:
+                search.stop[0] = 1  # the workers unwind at their next node
+                for future in futures:
+                    future.cancel()
+    finally:
+        bar.close()
+        if handle is not None:
+            handle.write(json.dumps({"session_s": round(time.perf_counter() - start, 2)}) + "\n")
+            handle.close()
+    return summary(vocab, header, board, wall_before + time.perf_counter() - start, sessions + 1, finished)
+
+
+def summary(
+    vocab: Vocabulary, header: dict[str, Any], board: _Board, wall_s: float, sessions: int, finished: bool
+) -> dict[str, Any]:
+    """The ranking's data: the proven ``ranking`` (every opener below the cutoff, best first, with its
+    exact total), how many openers each test ruled out, and every opener's figure in the lists' order."""
+    results = board.results
+    cutoff = board.cutoff()
+    ranking = sorted((r["value"], w) for w, r in results.items() if r["exact"] and r["value"] is not None
+                     and r["value"] < cutoff)  # fmt: skip
+    ruled_out = {stage: sum(1 for r in results.values() if not r["exact"] and r["stage"] == stage)
+                 for stage in STAGES[:3]}  # fmt: skip
+    missing = [w for w in vocab.allowed if w not in results]
+    return {
+        **header,
+        "finished": finished and not missing,
+        "openers_done": len(results),
+        "cutoff": None if cutoff == math.inf else int(cutoff),
+        "ranking": [[word, value] for value, word in ranking],
+        "ruled_out": ruled_out,
+        "exact": sum(1 for r in results.values() if r["exact"] and r["value"] is not None),
+        "unsolvable": sum(1 for r in results.values() if r["value"] is None),
+        "nodes": sum(int(r.get("nodes", 0)) for r in results.values()),
+        "thread_s": round(sum(float(r.get("s", 0.0)) for r in results.values()), 2),
+        "wall_s": round(wall_s, 2),
+        "sessions": sessions,
+        "workers": _workers(),
+        "words": list(vocab.allowed),
+        "values": [results[w]["value"] if w in results else -1 for w in vocab.allowed],
+        "exact_flags": "".join("1" if w in results and results[w]["exact"] else "0" for w in vocab.allowed),
+        "stages": "".join(str(STAGES.index(results[w]["stage"])) if w in results else "-" for w in vocab.allowed),
+    }
+
+
+def save(data: dict[str, Any], path: str | Path) -> Path:
+    """Write a ranking atomically as JSON, one key to a line (the per-opener lists stay on one line each)."""
+    lines = ",\n".join(f"  {json.dumps(key)}: {json.dumps(value)}" for key, value in data.items())
+    return atomic_write_text(path, "{\n" + lines + "\n}\n")
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """A ranking written by :func:`save` (plain JSON: nothing in it runs)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ValueError(f"{quoted(str(path))} is not an opener ranking (expected {FORMAT!r})")
+    return data
+
+
+def shipped_ranking(hard_mode: bool) -> Path:
+    """Where the ranking of the real lists ships."""
+    return shipped_dir() / f"openers_{'hard' if hard_mode else 'normal'}.json"
