@@ -24,7 +24,7 @@ import time
 import zipfile
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -76,6 +76,8 @@ class OptimalTree:
     child_node: np.ndarray  # (edges,) int32
     nodes_searched: int = 0
     """Nodes the search expanded (not saved)."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Where :func:`solve` spent its time: ``setup`` (pattern table, kernel), ``search``, ``extract`` (not saved)."""
 
     @property
     def mean(self) -> float:
@@ -315,6 +317,7 @@ def solve(
     vocab = vocab or Vocabulary()
     first = vocab.action(opener)
     check_limits(max_guesses, time_limit, max_cache_entries)
+    began = time.perf_counter()
     search = _Search(vocab, hard_mode, max_guesses)
     start = time.perf_counter()
     deadline = math.inf if time_limit is None else start + time_limit
@@ -359,8 +362,10 @@ def solve(
             raise
         finally:
             bar.close()
+    searched = time.perf_counter()
     tree = _extract(search, opener, first, members, total, caches)
     tree.nodes_searched = int(sum(counter[0] for counter in stats))
+    tree.seconds = {"setup": start - began, "search": searched - start, "extract": time.perf_counter() - searched}
     return tree
 
 

@@ -221,6 +221,32 @@ def time_sync_vector(num_envs: int, budget_s: float) -> dict[str, float]:
     return {"num_envs": num_envs, "env_steps_per_s": steps * num_envs / elapsed, "ms_per_step": 1e3 * elapsed / steps}
 
 
+def mask_breakdown(num_envs: int, budget_s: float) -> list[dict[str, object]]:
+    """Where a step's time goes with masks "candidates" and "hard" on the CPU: each compiled kernel of
+    ``wordle_gym._kernels`` (timed around its ``run``) and the rest of the step, in ms per step."""
+    from wordle_gym import _kernels
+
+    rows = []
+    for mask in ("candidates", "hard"):
+        throughput.time_vector(num_envs, torch.device("cpu"), mask, 0.05)  # the kernels compiled (or loaded) first
+        spent: dict[str, float] = {}
+        plain = _kernels.run
+
+        def timed(kernel, *args, plain=plain, spent=spent) -> None:
+            start = time.perf_counter()
+            plain(kernel, *args)
+            spent[kernel.__name__] = spent.get(kernel.__name__, 0.0) + time.perf_counter() - start
+
+        _kernels.run = timed
+        try:
+            run = throughput.time_vector(num_envs, torch.device("cpu"), mask, budget_s)
+        finally:
+            _kernels.run = plain
+        kernels = {name: 1e3 * seconds / (run["steps"] + 3) for name, seconds in spent.items()}  # + 3 warm-up steps
+        rows.append({"mask": mask, "num_envs": num_envs, "ms_per_step": run["ms_per_step"], "kernels_ms": kernels})
+    return rows
+
+
 def _side_by_side_flags(parser) -> None:
     parser.add_argument("--before", help="an older checkout of this repository, timed side by side")
     parser.add_argument("--peer-python", help="the python of a venv with gym-wordle 0.1.3 installed")
@@ -255,6 +281,7 @@ def main() -> None:
     result["vector"] = throughput.measure(device, throughput.default_sizes(device), budget)  # what bench --env does
     if device.type == "cpu":
         result["sync_vector"] = [time_sync_vector(n, budget) for n in (1, 8, 64)]
+        result["mask_breakdown"] = mask_breakdown(16384, budget)
     result["command"] = " ".join(["python benchmarks/env_throughput.py", *sys.argv[1:]])
     save("env_throughput", result)
 

@@ -58,6 +58,16 @@ def env_section(result: dict) -> list[str]:
             for m in masks
         ]
         lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    if result.get("mask_breakdown"):
+        lines += ["", "Where a step's time goes with a computed mask, 16384 games (ms per step; each compiled kernel "
+                  "of `wordle_gym/_kernels.py` timed around its call, the rest is the step's torch work, shared with "
+                  "mask `all`):", "",
+                  "| mask | step | kernels | the rest |", "| --- | ---: | --- | ---: |"]  # fmt: skip
+        for row in result["mask_breakdown"]:
+            spent = row["kernels_ms"]
+            named = ", ".join(f"`{name}` {ms:.1f}" for name, ms in spent.items())
+            lines.append(f"| {row['mask']} | {row['ms_per_step']:.1f} | {named} | "
+                         f"{row['ms_per_step'] - sum(spent.values()):.1f} |")  # fmt: skip
     if result.get("sync_vector"):
         lines += [
             "",
@@ -132,6 +142,9 @@ CITED_SOLVERS = [
 ]
 
 
+PHASES = ("imports", "lists", "setup", "search", "extract", "replay")
+
+
 def solver_section(result: dict) -> list[str]:
     lines = [
         f"### Solvers: greedy one-step rules on {result['device']} ({result['date']})",
@@ -170,6 +183,18 @@ def solver_section(result: dict) -> list[str]:
                 f"| {mode} | {run['total']:,} | {run['mean']:.4f} | {run['max']} | {run['solved']:,} "
                 f"| {run['nodes']:,} | {run['process_s']:.1f} s | {run['cold_process_s']:.1f} s |"
             )
+        phased = [run for run in result["exact"] if "phases_s" in run]
+        if phased:
+            lines += ["", "Where the fresh process's time goes: interpreter start-up (the process's time less the "
+                      "script's), imports (torch, numpy, numba), the lists, setup (the pattern table from disk, the "
+                      "kernel from numba's cache), the search, reading the tree out of its cache, replaying every "
+                      "answer:", "", "| mode | start-up | imports | lists | setup | search | extract | replay |",
+                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+            for run in phased:
+                p = run["phases_s"]
+                cells = [run["process_s"] - run["in_process_s"], *(p[k] for k in PHASES)]
+                mode = "hard" if run["hard_mode"] else "normal"
+                lines.append(f"| {mode} | " + " | ".join(f"{c:.2f} s" for c in cells) + " |")
     lines += [
         "",
         "| rule | opener | hard mode | win % | mean guesses (wins) | max | histogram 1..6 + X | eval time (warm) |",

@@ -175,6 +175,7 @@ def test_tree__saves_loads_and_refuses_other_files(tmp_path: Path) -> None:
     answers, allowed = _small_lists(8, 30, 90)
     vocab = Vocabulary(answers, allowed)
     tree = solve(vocab, allowed[3], False, 6, progress=False)
+    assert set(tree.seconds) == {"setup", "search", "extract"} and min(tree.seconds.values()) >= 0
     path = tree.save(tmp_path / "tree.npz")
     again = OptimalTree.load(path)
     assert again.total == tree.total and np.array_equal(again.child_node, tree.child_node)

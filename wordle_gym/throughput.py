@@ -64,7 +64,7 @@ def time_vector(num_envs: int, device: torch.device, mask: str, budget_s: float)
                 break
     elapsed = time.perf_counter() - start
     return {"num_envs": num_envs, "mask": mask, "env_steps_per_s": steps * num_envs / elapsed,
-            "ms_per_step": 1e3 * elapsed / steps}  # fmt: skip
+            "ms_per_step": 1e3 * elapsed / steps, "steps": steps}  # fmt: skip
 
 
 def measure(device: torch.device, sizes: list[int], budget_s: float, progress: bool | None = None) -> list[dict]:
