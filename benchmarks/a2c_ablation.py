@@ -56,6 +56,10 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
     "temp2": ("lr 1e-4, gamma 0.8, sampling temperature 2 (500 updates)", PREV, (0.9970, 3.7812),
               "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --gamma 0.8 "
               "--temperature 2 --eval-every 250"),
+    "temp2-shipped": ("lr 1e-4, gamma 0.8, temperature 2, from the shipped weights; stopped at 887 updates (paused "
+                      "and beside other work: its wall time is not comparable)", NOW, (0.9974, 3.7739),
+                      "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 "
+                      "--gamma 0.8 --temperature 2 --eval-every 250"),
     "gae0.9": ("lr 1e-4, gamma 0.8, GAE lambda 0.9 (500 updates)", PREV, (0.9970, 3.7812),
                "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --gamma 0.8 "
                "--gae-lambda 0.9 --eval-every 250"),
