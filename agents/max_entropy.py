@@ -41,6 +41,23 @@ SCORES = ("entropy", "expected", "minimax", "splits")
 _CHUNK_ELEMENTS = 1 << 22  # bound on the (guesses x candidates) block scored at once
 
 
+def bucket_sizes(patterns: torch.Tensor, num_patterns: int) -> torch.Tensor:
+    """Bucket sizes of each column of pattern ids (m candidates, P guesses): (B, P) counts, zeros padding
+    (B is ``num_patterns`` when m exceeds it, else m)."""
+    m, p = patterns.shape
+    if m > num_patterns:  # count into one bin per (guess, pattern)
+        offsets = torch.arange(p, device=patterns.device) * num_patterns
+        flat = torch.bincount((patterns.long() + offsets).flatten(), minlength=p * num_patterns)
+        return flat.view(p, num_patterns).T
+    # Few candidates: sort each column (the pattern ids as stored) and count the runs.
+    ordered = patterns.sort(dim=0).values
+    starts = torch.ones_like(ordered, dtype=torch.bool)
+    starts[1:] = ordered[1:] != ordered[:-1]
+    runs = starts.cumsum(0) - 1
+    ones = torch.ones_like(runs)
+    return torch.zeros_like(runs).scatter_add_(0, runs, ones)
+
+
 class MaxEntropySolver:
     """A harness policy; see the module docstring.
 
@@ -196,24 +213,9 @@ class MaxEntropySolver:
         width = max(1, _CHUNK_ELEMENTS // max(m, self.num_patterns))
         out = []
         for start in range(0, rows.shape[1], width):
-            counts = self._bucket_sizes(rows[:, start : start + width])
+            counts = bucket_sizes(rows[:, start : start + width], self.num_patterns)
             out.append(self._score_counts(counts, m))
         return torch.cat(out)
-
-    def _bucket_sizes(self, patterns: torch.Tensor) -> torch.Tensor:
-        """Bucket sizes of each column of pattern ids (m, P): (B, P) counts, zeros padding."""
-        m, p = patterns.shape
-        if m > self.num_patterns:  # count into one bin per (guess, pattern)
-            offsets = torch.arange(p, device=patterns.device) * self.num_patterns
-            flat = torch.bincount((patterns.long() + offsets).flatten(), minlength=p * self.num_patterns)
-            return flat.view(p, self.num_patterns).T
-        # Few candidates: sort each column (the pattern ids as stored) and count the runs.
-        ordered = patterns.sort(dim=0).values
-        starts = torch.ones_like(ordered, dtype=torch.bool)
-        starts[1:] = ordered[1:] != ordered[:-1]
-        runs = starts.cumsum(0) - 1
-        ones = torch.ones_like(runs)
-        return torch.zeros_like(runs).scatter_add_(0, runs, ones)
 
     def _score_counts(self, counts: torch.Tensor, m: int) -> torch.Tensor:
         """Scores from bucket sizes (B, P), one per column."""

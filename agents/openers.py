@@ -22,8 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -31,9 +29,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import torch
 from tqdm import tqdm
 
 from wordle_agents.checkpoint import shipped_dir
+from wordle_agents.max_entropy import bucket_sizes
 from wordle_agents.optimal import _Search, check_limits
 from wordle_gym.files import atomic_write_text, check_writable, quoted
 from wordle_gym.words import Vocabulary
@@ -45,19 +45,14 @@ MAX_TOP = 1000
 
 
 def root_bounds(search: _Search) -> np.ndarray:
-    """Test 1 for every allowed guess: ``3n - hit - buckets`` (int64, one per guess)."""
-    table = search.table
-    n, patterns = table.shape[1], search.solved + 1
-    counts = np.zeros((table.shape[0], patterns), dtype=np.int32)
-    for start in range(0, table.shape[0], 1024):  # a block at a time: a few MB, not 30 M offsets at once
-        block = table[start : start + 1024].astype(np.int64)
-        offsets = block + patterns * np.arange(block.shape[0])[:, None]
-        counts[start : start + 1024] = np.bincount(offsets.ravel(), minlength=block.shape[0] * patterns).reshape(
-            block.shape[0], patterns
-        )
-    buckets = (counts > 0).sum(axis=1)
-    hit = (counts[:, search.solved] > 0).astype(np.int64)
-    return 3 * n - hit - buckets
+    """Test 1 for every allowed guess: ``3n - hit - buckets`` (int64, one per guess; a guess hits when it is
+    an answer, since every answer is still possible)."""
+    vocab, table = search.vocab, torch.from_numpy(search.table)
+    blocks = (table[start : start + 1024].T for start in range(0, vocab.num_allowed, 1024))  # 1024 guesses at a time
+    buckets = torch.cat([(bucket_sizes(block, search.solved + 1) > 0).sum(0) for block in blocks])
+    hit = np.zeros(vocab.num_allowed, dtype=np.int64)
+    hit[vocab.answer_actions.numpy()] = 1
+    return 3 * vocab.num_answers - hit - buckets.numpy()
 
 
 def opener_value(search: _Search, guess: int, cutoff: int, cache: Any, counter: np.ndarray) -> tuple[int, bool, str]:
@@ -82,9 +77,7 @@ def opener_value(search: _Search, guess: int, cutoff: int, cache: Any, counter: 
                 continue
             others = total - bounds[i]
             beta = min(bounds[i] + step, cutoff - others)
-            value = int(kernel.solve(search.table, group, search.max_guesses - 1, beta, cache, search.keys_a,
-                                     search.keys_b, search.hard_mode, search.codes, search.counts, search.tiles,
-                                     *constraints[i], counter, search.stop, search.lose))  # fmt: skip
+            value = search.value(group, search.max_guesses - 1, *constraints[i], cache, counter, beta)
             if search.stop[0] != 0:
                 raise InterruptedError("stopped")
             if value >= kernel.INF:  # only an unsolvable bucket is worth INF, whatever the budget
@@ -95,10 +88,6 @@ def opener_value(search: _Search, guess: int, cutoff: int, cache: Any, counter: 
                 return total, False, STAGES[stage]
         step, stage = step * 2, 2
     return total, True, STAGES[3]
-
-
-def _workers() -> int:
-    return max(1, min(os.cpu_count() or 1, 8))
 
 
 class _Board:
@@ -125,9 +114,10 @@ def _header(vocab: Vocabulary, hard_mode: bool, max_guesses: int, top: int) -> d
 
 def _read_journal(path: Path, header: dict[str, Any], words: set[str]) -> tuple[list[dict[str, Any]], float, int]:
     """The openers a journal holds, and the wall time and count of its sessions; a journal of other settings
-    is refused.
-    A line cut short by a crash (the last one) is dropped."""
-    lines = path.read_text(encoding="utf-8").splitlines()
+    is refused. A last line cut short by a crash is dropped, and the file rewritten to its complete lines
+    (each ending in a newline) before anything is appended."""
+    text = path.read_text(encoding="utf-8")
+    lines = text.splitlines()
     try:
         first = json.loads(lines[0]) if lines else None
     except json.JSONDecodeError:
@@ -140,9 +130,8 @@ def _read_journal(path: Path, header: dict[str, Any], words: set[str]) -> tuple[
         try:
             item = json.loads(line)
         except json.JSONDecodeError:
-            if number == len(lines):  # cut short mid-write: dropped, and cut off the file before appending
-                with open(path, "r+b") as handle:
-                    handle.truncate(len("".join(f"{kept}\n" for kept in lines[:-1]).encode("utf-8")))
+            if number == len(lines):  # cut short mid-write
+                lines.pop()
                 break
             raise ValueError(f"journal {quoted(str(path))} line {number} is not JSON") from None
         if "session_s" in item:
@@ -151,6 +140,9 @@ def _read_journal(path: Path, header: dict[str, Any], words: set[str]) -> tuple[
             records.append(item)
         else:
             raise ValueError(f"journal {quoted(str(path))} line {number} is not an opener's result: {line[:80]}")
+    complete = "".join(f"{line}\n" for line in lines)
+    if text != complete:
+        atomic_write_text(path, complete)
     return records, wall, sessions
 
 
@@ -189,31 +181,20 @@ def rank_openers(
     deadline = math.inf if max_minutes is None else start + 60 * max_minutes
     bounds = root_bounds(search)
     order = [int(g) for g in np.argsort(bounds, kind="stable") if vocab.allowed[g] not in board.results]
-    workers = _workers()
-    spare: queue.Queue[tuple[Any, np.ndarray]] = queue.Queue()
-    stats = [np.zeros(1, dtype=np.int64) for _ in range(workers)]
-    for counter in stats:
-        spare.put((search.new_cache(), counter))
+    workers, spare, stats = search.worker_caches()
 
     def work(guess: int) -> tuple[str, dict[str, Any]]:
-        cache, counter = spare.get()
-        try:
-            if search.kernel.cache_size(cache) > max_cache_entries:
-                search.kernel.clear_cache(cache)
+        with search.borrow(spare, max_cache_entries) as (cache, counter):
             began, nodes = time.perf_counter(), int(counter[0])
             value, exact, stage = opener_value(search, guess, board.cutoff(), cache, counter)
             record = {"word": vocab.allowed[guess], "value": value, "exact": exact, "stage": stage,
                       "nodes": int(counter[0]) - nodes, "s": round(time.perf_counter() - began, 4)}  # fmt: skip
             return record["word"], record
-        finally:
-            spare.put((cache, counter))
 
     bar = tqdm(total=vocab.num_allowed, initial=len(board.results), desc="openers ranked", unit="opener",
                disable=not progress)  # fmt: skip
     finished = True
     handle = open(path, "a", encoding="utf-8") if path is not None else None  # noqa: SIM115 (closed below)
-    if handle is not None and handle.tell() > 0 and not path.read_bytes().endswith(b"\n"):
-        handle.write("\n")  # a last line complete but for its newline
     try:
         with ThreadPoolExecutor(workers) as pool:
             futures = {pool.submit(work, guess): guess for guess in order}
@@ -236,11 +217,17 @@ def rank_openers(
         if handle is not None:
             handle.write(json.dumps({"session_s": round(time.perf_counter() - start, 2)}) + "\n")
             handle.close()
-    return summary(vocab, header, board, wall_before + time.perf_counter() - start, sessions + 1, finished)
+    return summary(vocab, header, board, wall_before + time.perf_counter() - start, sessions + 1, workers, finished)
 
 
 def summary(
-    vocab: Vocabulary, header: dict[str, Any], board: _Board, wall_s: float, sessions: int, finished: bool
+    vocab: Vocabulary,
+    header: dict[str, Any],
+    board: _Board,
+    wall_s: float,
+    sessions: int,
+    workers: int,
+    finished: bool,
 ) -> dict[str, Any]:
     """The ranking's data: the proven ``ranking`` (every opener below the cutoff, best first, with its
     exact total), how many openers each test ruled out, and every opener's figure in the lists' order."""
@@ -264,7 +251,7 @@ def summary(
         "thread_s": round(sum(float(r.get("s", 0.0)) for r in results.values()), 2),
         "wall_s": round(wall_s, 2),
         "sessions": sessions,
-        "workers": _workers(),
+        "workers": workers,
         "words": list(vocab.allowed),
         "values": [results[w]["value"] if w in results else -1 for w in vocab.allowed],
         "exact_flags": "".join("1" if w in results and results[w]["exact"] else "0" for w in vocab.allowed),

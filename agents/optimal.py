@@ -14,6 +14,7 @@ the real lists ship in ``checkpoints/``. :class:`OptimalSolver` plays a tree thr
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import math
@@ -244,13 +245,36 @@ class _Search:
         return sorted(zip(values.tolist(), groups, strict=True), key=lambda pg: -len(pg[1]))
 
     def value(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any,
-              stats: np.ndarray) -> int:  # fmt: skip
-        """The least total guesses for ``members`` with ``left`` guesses each (kernel.INF: impossible).
+              stats: np.ndarray, beta: int | None = None) -> int:  # fmt: skip
+        """The least total guesses for ``members`` with ``left`` guesses each (kernel.INF: impossible), or,
+        when that is ``beta`` or more, a lower bound of at least ``beta`` (the kernel's fail-soft cutoff).
 
         Runs on the calling thread until done or :attr:`stop` is set (then its value is meaningless)."""
-        return int(self.kernel.solve(self.table, members.astype(np.int32), left, self.kernel.INF, cache, self.keys_a,
+        beta = self.kernel.INF if beta is None else beta
+        return int(self.kernel.solve(self.table, members.astype(np.int32, copy=False), left, beta, cache, self.keys_a,
                                      self.keys_b, self.hard_mode, self.codes, self.counts, self.tiles, green, need,
                                      stats, self.stop, self.lose))  # fmt: skip
+
+    def worker_caches(self) -> tuple[int, queue.Queue[tuple[Any, np.ndarray]], list[np.ndarray]]:
+        """For searches on worker threads (the kernel releases the GIL): how many workers, a queue of one
+        (cache, node counter) per worker to borrow with :meth:`borrow`, and the counters."""
+        workers = max(1, min(os.cpu_count() or 1, 8))
+        spare: queue.Queue[tuple[Any, np.ndarray]] = queue.Queue()
+        stats = [np.zeros(1, dtype=np.int64) for _ in range(workers)]
+        for counter in stats:
+            spare.put((self.new_cache(), counter))
+        return workers, spare, stats
+
+    @contextlib.contextmanager
+    def borrow(self, spare: queue.Queue[Any], max_cache_entries: int) -> Iterator[tuple[Any, np.ndarray]]:
+        """A worker's (cache, counter) from ``spare``, emptied first when it holds more than ``max_cache_entries``."""
+        cache, counter = spare.get()
+        try:
+            if self.kernel.cache_size(cache) > max_cache_entries:
+                self.kernel.clear_cache(cache)
+            yield cache, counter
+        finally:
+            spare.put((cache, counter))
 
     def gather(self, futures: dict[Future, Any], deadline: float, bar: Any, stats: list[np.ndarray]) -> Iterator[Any]:
         """Each of ``futures`` (kernel calls on worker threads) as it completes. The calling thread stays
@@ -325,22 +349,13 @@ def solve(
     green, need = search.root()
     buckets = [(p, group) for p, group in search.buckets(first, members) if p != search.solved]
     # The first guess's buckets are disjoint, so nothing is lost by solving them on separate threads,
-    # each with its own cache (the kernel releases the GIL).
-    workers = max(1, min(os.cpu_count() or 1, 8))
-    spare: queue.Queue[tuple[Any, np.ndarray]] = queue.Queue()
-    stats = [np.zeros(1, dtype=np.int64) for _ in range(workers)]
-    for counter in stats:
-        spare.put((search.new_cache(), counter))
+    # each with its own cache.
+    workers, spare, stats = search.worker_caches()
 
     def solve_bucket(p: int, group: np.ndarray) -> tuple[int, int, Any]:
-        cache, counter = spare.get()
-        try:
-            if search.kernel.cache_size(cache) > max_cache_entries:
-                search.kernel.clear_cache(cache)
+        with search.borrow(spare, max_cache_entries) as (cache, counter):
             child_green, child_need = search.child_constraint(first, p, green, need)
             return p, search.value(group, max_guesses - 1, child_green, child_need, cache, counter), cache
-        finally:
-            spare.put((cache, counter))
 
     total, caches = vocab.num_answers, {}
     bar = tqdm(total=vocab.num_answers, desc=f"optimal tree from {opener.upper()}", unit="answer", disable=not progress)
@@ -590,7 +605,6 @@ class OptimalSolver:
 def main(argv: list[str] | None = None) -> int:
     """``python -m wordle_agents.optimal OPENER [--hard] [--save PATH]``: solve, prove, report."""
     from wordle_gym.files import OneLineParser
-    from wordle_gym.words import word_source
 
     parser = OneLineParser(prog="python -m wordle_agents.optimal", description=main.__doc__)
     parser.add_argument("opener", nargs="?", help="the first guess, or best-of-K (the K best greedy openers)")
@@ -619,12 +633,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--max-minutes goes with --all-openers (a single opener takes --time-limit)")
     start = time.perf_counter()
     try:
-        if args.save is not None and not args.save.strip():
-            raise ValueError("--save needs a file name; got ''")
         check_limits(args.max_guesses, args.time_limit, args.max_cache_entries)
-        vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
-        if args.save:
-            check_writable(args.save)
+        vocab = _lists_and_output(args)
         trees = []
         for opener in openers(vocab, args.opener):
             tree = solve(vocab, opener, args.hard, args.max_guesses, args.time_limit, args.max_cache_entries,
@@ -648,20 +658,28 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def _lists_and_output(args: Any) -> Vocabulary:
+    """The command's word lists, after checking that ``--save`` (if given) names a file that can be written."""
+    from wordle_gym.words import word_source
+
+    if args.save is not None and not args.save.strip():
+        raise ValueError("--save needs a file name; got ''")
+    vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
+    if args.save:
+        check_writable(args.save)
+    return vocab
+
+
 def _all_openers(prog: str, args: Any) -> int:
     """``--all-openers``: the ranking, printed, and saved with ``--save`` (its journal beside it)."""
     from wordle_agents import openers as ranking
-    from wordle_gym.words import word_source
 
     journal = None
     try:
         if args.time_limit is not None:
             raise ValueError("--time-limit is for one opener; --all-openers stops with --max-minutes")
-        if args.save is not None and not args.save.strip():
-            raise ValueError("--save needs a file name; got ''")
-        vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
+        vocab = _lists_and_output(args)
         if args.save:
-            check_writable(args.save)
             journal = Path(f"{args.save}.journal")
         data = ranking.rank_openers(vocab, args.hard, args.max_guesses, args.top, journal, args.max_minutes,
                                     args.max_cache_entries, progress=not args.quiet)  # fmt: skip

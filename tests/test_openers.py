@@ -88,9 +88,7 @@ def test_kernel__fail_soft_values_are_exact_below_beta_and_bounds_above() -> Non
         left = int(rng.integers(2, 5))
 
         def value(beta: int, cache: object, members: np.ndarray = members, left: int = left) -> int:
-            return int(search.kernel.solve(search.table, members, left, beta, cache, search.keys_a, search.keys_b,
-                                           False, search.codes, search.counts, search.tiles, root_green, root_need,
-                                           np.zeros(1, np.int64), search.stop, False))  # fmt: skip
+            return search.value(members, left, root_green, root_need, cache, np.zeros(1, np.int64), beta)
 
         exact = value(search.kernel.INF, search.new_cache())
         for beta in {2 * len(members), exact, exact + 1, int(rng.integers(2 * len(members), 3 * len(members)))}:
@@ -120,6 +118,10 @@ def test_ranking__resumes_from_its_journal(tmp_path: Path) -> None:
     assert sum("word" in r for r in redone) == vocab.num_allowed  # the cut line dropped, the rest done once
     with pytest.raises(ValueError, match="belongs to another run"):
         rank_openers(vocab, top=5, journal=journal, progress=False)
+    # A last line complete but for its newline is kept, and what is appended starts a line of its own.
+    journal.write_text("\n".join([lines[0], json.dumps(records[0])]))
+    assert rank_openers(vocab, top=4, journal=journal, progress=False)["ranking"] == first["ranking"]
+    assert [json.loads(line) for line in journal.read_text().splitlines()][1] == records[0]
 
 
 def test_command__ranks_saves_and_reports_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
