@@ -56,6 +56,16 @@ def save_checkpoint(path: str | Path, kind: str, config: Any, length: int, model
     atomic_torch_save(path, {"kind": kind, "config": asdict(config), "length": length, "model": model, **meta})
 
 
+def network_checkpoint(agent: Any, vocabulary: Any, hard_mode: bool, real: bool, **meta: Any) -> dict[str, Any]:
+    """The checkpoint dict of a network agent trained on ``vocabulary``'s lists (``real``: the real game's,
+    stage "full"), with ``meta`` (figures, training time, provenance) added."""
+    return {
+        "kind": agent.kind, "config": asdict(agent.config), "length": agent.length, "model": agent.net.state_dict(),
+        "stage": "full" if real else "custom", "hard_mode": hard_mode, "answers": list(vocabulary.answers),
+        "allowed": list(vocabulary.allowed), **meta,
+    }  # fmt: skip
+
+
 def half_weights(data: dict[str, Any]) -> dict[str, Any]:
     """A checkpoint dict whose floating-point weights are stored as float16 (half the file).
 
@@ -88,6 +98,10 @@ class CheckpointInfo:
     """How it got there (its stages, or a note), if recorded."""
     hard_mode: bool = False
     """Trained for hard mode (evaluated in hard mode)."""
+    method: str | None = None
+    """How the weights were improved after their reward training, if they were (``"own-policy rollouts"``:
+    :mod:`wordle_agents.improve`), and with which reward (``method_reward``)."""
+    method_reward: str | None = None
 
     @classmethod
     def of(cls, path: str | Path, data: dict[str, Any]) -> CheckpointInfo:
@@ -97,7 +111,7 @@ class CheckpointInfo:
         if len(answers or ()) * len(allowed or answers or ()) > MAX_LIST_PAIRS:
             raise ValueError(f"checkpoint {str(path)!r}: its word lists ({len(answers or ())} answers x "
                              f"{len(allowed or answers or ())} guesses) exceed {MAX_LIST_PAIRS:,} pairs")  # fmt: skip
-        text = {k: str(data[k]) if data.get(k) is not None else None for k in ("teacher", "machine", "curriculum")}
+        text = {k: str(data[k]) if data.get(k) is not None else None for k in TEXT_FIELDS}
         return cls(path=str(path), kind=str(data.get("kind")), stage=data.get("stage"), answers=answers,
                    allowed=allowed, figures=data.get("figures"), training_s=data.get("training_s"),
                    hard_mode=data.get("hard_mode") is True, **text)  # fmt: skip
@@ -114,6 +128,9 @@ class CheckpointInfo:
             return {"answers": "answers", "allowed": "allowed"}
         return {"answers": self.answers, "allowed": self.allowed}
 
+
+TEXT_FIELDS = ("teacher", "machine", "curriculum", "method", "method_reward")
+"""The checkpoint's metadata read as text (None where absent)."""
 
 MAX_LIST_PAIRS = 10 * 2315 * 12972
 """Bound on answers x guesses of the word lists a checkpoint records (ten times the real game)."""
@@ -147,12 +164,13 @@ def shipped_checkpoints(kind: str) -> list[tuple[Path, dict[str, Any]]]:
     return sorted(found, key=lambda item: _stage_rank(item[1].get("stage")))
 
 
-def best_shipped(kind: str, teacher: str | None = None, hard_mode: bool = False) -> Path:
+def best_shipped(kind: str, teacher: str | None = None, hard_mode: bool = False, method: str | None = None) -> Path:
     """The shipped checkpoint of ``kind`` from the furthest curriculum stage that learned from ``teacher``
-    (None: from the reward alone, the default weights; "optimal": taught by the exact solver), for normal
-    or hard mode."""
+    (None: from the reward alone, the default weights; "optimal": taught by the exact solver) and was
+    improved by ``method`` (None: not improved after its training), for normal or hard mode."""
     found = [(path, data) for path, data in shipped_checkpoints(kind)
-             if data.get("teacher") == teacher and (data.get("hard_mode") is True) == hard_mode]  # fmt: skip
+             if data.get("teacher") == teacher and (data.get("hard_mode") is True) == hard_mode
+             and data.get("method") == method]  # fmt: skip
     if not found:
         raise FileNotFoundError(f"no {kind} weights ship with wordle_agents; pass a checkpoint path")
     return found[-1][0]

@@ -19,13 +19,13 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import torch
 
 from wordle_agents.a2c import A2CAgent
-from wordle_agents.checkpoint import half_weights
+from wordle_agents.checkpoint import half_weights, network_checkpoint
 from wordle_agents.oracle import Oracle, allowed_opener
 from wordle_agents.training import machine
 from wordle_gym.config import WordleConfig
@@ -237,18 +237,16 @@ def main(argv: list[str] | None = None) -> int:
     best = max(history, key=lambda h: (h.win_rate, -h.mean_guesses))
     agent.net.load_state_dict(state)
     real = args.answers == "answers" and args.allowed == "allowed"
-    data = {
-        "kind": agent.kind, "config": asdict(agent.config), "length": agent.length, "model": agent.net.state_dict(),
-        "stage": "full" if real else "custom", "hard_mode": args.hard, "answers": list(config.vocabulary.answers),
-        "allowed": list(config.vocabulary.allowed),
-        "figures": {"win_rate": best.win_rate, "mean_guesses": best.mean_guesses, "round": best.round},
-        "training_s": time.perf_counter() - start + init_s, "teacher": "optimal",
-        "teaching": {"rounds": best.round, "epochs": args.epochs, "lr": args.lr, "positions": best.positions,
-                     "seconds": time.perf_counter() - start},
-        "curriculum": f"taught by the exact solver{' (hard mode)' if args.hard else ''}: behaviour cloning, then "
-                      f"DAgger; best at round {best.round}" + (f", from {args.init}" if args.init else ""),
-        "machine": machine(agent.device),
-    }  # fmt: skip
+    data = network_checkpoint(
+        agent, config.vocabulary, args.hard, real,
+        figures={"win_rate": best.win_rate, "mean_guesses": best.mean_guesses, "round": best.round},
+        training_s=time.perf_counter() - start + init_s, teacher="optimal",
+        teaching={"rounds": best.round, "epochs": args.epochs, "lr": args.lr, "positions": best.positions,
+                  "seconds": time.perf_counter() - start},
+        curriculum=f"taught by the exact solver{' (hard mode)' if args.hard else ''}: behaviour cloning, then "
+                   f"DAgger; best at round {best.round}" + (f", from {args.init}" if args.init else ""),
+        machine=machine(agent.device),
+    )  # fmt: skip
     atomic_torch_save(args.out, half_weights(data))
     print(f"wrote {args.out}: round {best.round}, {100 * best.win_rate:.2f} % wins, mean {best.mean_guesses:.4f}")
     return 0

@@ -224,3 +224,16 @@ def test_provenance__names_the_information_gain_shaping() -> None:
     plain, shaped = (A2CAgent(A2CConfig(hidden=8, info_gain=g)) for g in (0.0, 0.05))
     assert _provenance(plain, info)["learned_from"] == "reward 'seed000'"
     assert _provenance(shaped, info)["learned_from"] == "reward 'seed000' + 0.05 x bits of information per guess"
+
+
+def test_provenance__names_an_improvement_after_the_reward_training() -> None:
+    """Weights improved by their own rollouts say so, with the rollouts' reward; they stay reward-learned."""
+    from types import SimpleNamespace
+
+    from wordle_agents.a2c import A2CAgent, A2CConfig
+    from wordle_gym.bench import _provenance
+
+    info = SimpleNamespace(teacher=None, machine="CPU", method="own-policy rollouts", method_reward="default")
+    learned = _provenance(A2CAgent(A2CConfig(hidden=8)), info)["learned_from"]
+    assert learned == "reward 'seed000', then own-policy rollouts on reward 'default'"
+    assert not learned.startswith(("teacher", "taught"))  # the bench table keeps it among the learned agents

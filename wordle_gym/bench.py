@@ -103,6 +103,9 @@ def _provenance(policy: Any, info: Any) -> dict[str, str]:
         reward = f"{reward!r} + {config.info_gain:g} x bits of information per guess"
     elif reward:
         reward = repr(reward)
+    method, method_reward = getattr(info, "method", None), getattr(info, "method_reward", None)
+    if reward and method:
+        reward = f"{reward}, then {method}" + (f" on reward {method_reward!r}" if method_reward else "")
     found = {"learned_from": taught if teacher else f"reward {reward}" if reward else None,
              "machine": getattr(info, "machine", None)}  # fmt: skip
     return {k: str(v) for k, v in found.items() if v}

@@ -1,0 +1,494 @@
+"""Policy iteration by the network's own rollouts: no solver, no teacher, only the game and its reward.
+
+    python -m wordle_agents.improve --init agents/checkpoints/a2c_full.pt --out a2c_improved.pt \\
+        [--iterations 10] [--top 32] [--epochs 150] [--hard] [--max-minutes 60]
+
+Each iteration:
+
+1. **Play.** The network plays every answer greedily. Games that reach the same observation are at the
+   same position: their answers are exactly the answers consistent with it, so a position's answers come
+   from playing, not from the rules.
+2. **Improve.** At every position, each of the network's ``--top`` best-scored guesses is tried: played,
+   then the game finished by the network's own greedy play, on every answer of the position. The guess
+   whose games earn the most reward (the env's ``--reward``; "default" is -1 a guess and -5 for a loss)
+   becomes the position's label, or the network's own guess where nothing earns more. Taking the best
+   action of a policy's own Q at every position is one step of policy iteration: the improved policy
+   earns at least as much as the network on every answer.
+3. **Distil.** The network is trained (cross-entropy, as :mod:`wordle_agents.teach` does) on the labels of
+   every position seen so far, the latest label of each.
+
+The best iteration's weights (by wins, then mean guesses) are written to ``--out``, float16. What it
+learned from is recorded as the reward and ``method: "own-policy rollouts"``; ``teacher`` is None.
+Greedy play needs no search: the rollouts are training only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import torch
+
+from wordle_agents.a2c import A2CAgent
+from wordle_agents.checkpoint import half_weights, network_checkpoint
+from wordle_agents.teach import train
+from wordle_agents.training import machine
+from wordle_gym.config import WordleConfig
+from wordle_gym.evaluation import bool_mask
+from wordle_gym.files import atomic_torch_save, check_writable, one_line
+from wordle_gym.vector import WordleVectorEnv
+
+METHOD = "own-policy rollouts"
+
+
+@dataclass
+class Position:
+    """One position reached by greedy play: the guesses that led to it, its observation, the answers
+    still possible there, and the network's own guess."""
+
+    prefix: list[int]
+    observation: torch.Tensor
+    answers: list[int]
+    greedy: int
+    played: int  # the guess played there: ``greedy``, or the one ``chosen`` for it
+
+
+@dataclass
+class Iteration:
+    """What one iteration did."""
+
+    iteration: int
+    positions: int  # labelled positions so far
+    changed: int  # this iteration's positions whose label is not the network's own guess
+    top: int  # guesses tried at each position
+    deep_top: int  # guesses valued one guess deeper at the positions of many answers
+    deep_random: int  # random guesses tried there
+    win_rate: float  # the network's greedy play on every answer, before this iteration's training
+    mean_guesses: float  # on wins
+    mean_all: float  # losses counted as max_guesses + 1
+    seconds: float
+
+
+def _env(config: WordleConfig, n: int, device: torch.device) -> WordleVectorEnv:
+    return WordleVectorEnv(n, config, device=device, autoreset_mode="disabled", check_actions=False)
+
+
+@torch.no_grad()
+def rollouts(agent: A2CAgent, config: WordleConfig, answers: torch.Tensor, forced: torch.Tensor,
+             lengths: torch.Tensor, chunk: int = 32768) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+    """Play game ``i`` on answer ``answers[i]``: its first ``lengths[i]`` guesses are ``forced[i]``, the rest
+    the network's greedy choice. Each game's return (the sum of its rewards) and the guesses it used
+    (``max_guesses + 1`` for a loss), ``chunk`` games at a time."""
+    returns, used = [], []
+    net, device = agent.net, agent.device
+    net.eval()
+    limit = config.max_guesses
+    for start in range(0, len(answers), chunk):
+        rows = slice(start, start + chunk)
+        n = len(answers[rows])
+        env = _env(config, n, device)
+        obs, infos = env.reset(options={"answers": answers[rows].to(device)})
+        force, length = forced[rows].to(device), lengths[rows].to(device)
+        total = torch.zeros(n, device=device)
+        guesses = torch.full((n,), limit + 1, dtype=torch.int64, device=device)
+        for turn in range(limit):
+            alive = ~env.state.done
+            actions = torch.where(turn < length, force[:, min(turn, force.shape[1] - 1)], 0)
+            free = (alive & (turn >= length)).nonzero().flatten()
+            if len(free):
+                scores = agent.letter_scores(obs[free])
+                mask = bool_mask(infos["action_mask"])[free] if config.hard_mode else None
+                actions[free] = net.words.best(scores, mask)
+            obs, reward, _, _, infos = env.step(actions)
+            total += torch.where(alive, reward, 0.0)
+            guesses = torch.where(alive & infos["won"], turn + 1, guesses)
+            if bool(env.state.done.all()):
+                break
+        returns.append(total.cpu())
+        used.append(guesses.cpu())
+    return torch.cat(returns), torch.cat(used)
+
+
+@torch.no_grad()
+def positions(agent: A2CAgent, config: WordleConfig,
+              chosen: dict[bytes, int] | None = None) -> tuple[list[Position], torch.Tensor]:  # fmt: skip
+    """Every position of the network's greedy games on all answers (answers grouped by observation, in turn
+    order), and the guesses each answer's game used (``max_guesses + 1`` for a loss). Where ``chosen`` has
+    a guess for a position (by its observation's bytes), that guess is played instead."""
+    num, device = config.vocabulary.num_answers, agent.device
+    agent.use_words(list(config.vocabulary.allowed))
+    agent.net.eval()
+    env = _env(config, num, device)
+    obs, infos = env.reset(options={"answers": torch.arange(num, device=device)})
+    history = torch.zeros((num, config.max_guesses), dtype=torch.int64)
+    used = torch.full((num,), config.max_guesses + 1, dtype=torch.int64)
+    found: list[Position] = []
+    for turn in range(config.max_guesses):
+        alive = (~env.state.done).cpu()
+        if not bool(alive.any()):
+            break
+        actions = _best(agent, config, obs, infos)
+        groups: dict[bytes, Position] = {}
+        rows = obs.cpu()
+        for i in alive.nonzero().flatten().tolist():
+            key = rows[i].numpy().tobytes()
+            if key not in groups:
+                greedy = int(actions[i])
+                played = greedy if chosen is None else chosen.get(key, greedy)
+                groups[key] = Position(history[i, :turn].tolist(), rows[i], [], greedy, played)
+            groups[key].answers.append(i)
+            actions[i] = groups[key].played
+        found.extend(groups.values())
+        history[:, turn] = actions
+        obs, _, _, _, infos = env.step(actions.to(device))
+        used = torch.where(alive & infos["won"].cpu(), turn + 1, used)
+    return found, used
+
+
+def _replay(agent: A2CAgent, config: WordleConfig, answers: list[int], prefixes: list[list[int]]) -> Any:
+    """A vector env with game ``i`` on ``answers[i]`` after the guesses ``prefixes[i]`` (all one length)."""
+    env = _env(config, len(answers), agent.device)
+    obs, infos = env.reset(options={"answers": torch.tensor(answers, device=agent.device)})
+    total = torch.zeros(len(answers), device=agent.device)
+    for turn in range(len(prefixes[0]) if prefixes else 0):
+        alive = ~env.state.done
+        obs, reward, _, _, infos = env.step(torch.tensor([p[turn] for p in prefixes], device=agent.device))
+        total += torch.where(alive, reward, 0.0)
+    return env, obs, infos, total
+
+
+def _best(agent: A2CAgent, config: WordleConfig, obs: torch.Tensor, infos: dict[str, torch.Tensor]) -> torch.Tensor:
+    """The network's greedy guess at each observation (among those the position allows in hard mode)."""
+    mask = bool_mask(infos["action_mask"]) if config.hard_mode else None
+    return agent.net.words.best(agent.letter_scores(obs), mask).cpu()
+
+
+@torch.no_grad()
+def candidate_values(agent: A2CAgent, config: WordleConfig, found: list[Position], top: int, chunk: int = 32768,
+                     extra: dict[int, list[int]] | None = None) -> list[dict[int, float]]:  # fmt: skip
+    """For each position, the reward its answers' games earn (summed over them) when it plays each of the
+    network's ``top`` best-scored guesses (its own greedy guess among them, and position ``j``'s
+    ``extra[j]`` too, where the position allows them), then the network's greedy play."""
+    if not found:
+        return []
+    observations = torch.stack([p.observation for p in found]).to(agent.device)
+    scores = agent.net.words(agent.letter_scores(observations))
+    if config.hard_mode:  # only guesses the position allows (its answers share the mask)
+        allowed = torch.ones_like(scores, dtype=torch.bool)
+        for turn in sorted({len(p.prefix) for p in found}):
+            rows = [j for j, p in enumerate(found) if len(p.prefix) == turn]
+            _, _, infos, _ = _replay(
+                agent, config, [found[j].answers[0] for j in rows], [found[j].prefix for j in rows]
+            )
+            allowed[rows] = bool_mask(infos["action_mask"]).to(agent.device)
+        scores = scores.masked_fill(~allowed, -torch.inf)
+    tops = scores.topk(min(top, scores.shape[1]), dim=1).indices.cpu()
+    # one game per (position, candidate, answer): the position's guesses, the candidate, then greedy play
+    width = config.max_guesses
+    answers, forced, lengths, owner = [], [], [], []
+    for j, p in enumerate(found):
+        candidates = tops[j].tolist()
+        if p.greedy not in candidates:
+            candidates[-1] = p.greedy
+        candidates += [c for c in (extra or {}).get(j, ()) if c not in candidates and scores[j, c] > -torch.inf]
+        for c in candidates:
+            prefix = p.prefix + [c] + [0] * (width - len(p.prefix) - 1)
+            for a in p.answers:
+                answers.append(a)
+                forced.append(prefix)
+                lengths.append(len(p.prefix) + 1)
+                owner.append((j, c))
+    returns, _ = rollouts(agent, config, torch.tensor(answers), torch.tensor(forced), torch.tensor(lengths), chunk)
+    value: list[dict[int, float]] = [{} for _ in found]
+    for (j, c), r in zip(owner, returns.tolist(), strict=True):
+        value[j][c] = value[j].get(c, 0.0) + r
+    return value
+
+
+@torch.no_grad()
+def children(
+    agent: A2CAgent, config: WordleConfig, moves: list[tuple[Position, int]]
+) -> list[tuple[list[Position], float]]:
+    """For each (position, guess): the positions the guess leads to (its answers grouped by what they
+    show), and the reward earned by the games it ends (a win, or the last guess), summed over them."""
+    found: list[tuple[list[Position], float]] = [([], 0.0) for _ in moves]
+    for turn in sorted({len(p.prefix) for p, _ in moves}):
+        rows = [(k, a) for k, (p, _) in enumerate(moves) if len(p.prefix) == turn for a in p.answers]
+        prefixes = [[*moves[k][0].prefix, moves[k][1]] for k, _ in rows]
+        env, obs, infos, total = _replay(agent, config, [a for _, a in rows], prefixes)
+        greedy, done, total, rows_obs = _best(agent, config, obs, infos), env.state.done.cpu(), total.cpu(), obs.cpu()
+        groups: dict[tuple[int, bytes], Position] = {}
+        for i, (k, a) in enumerate(rows):
+            if bool(done[i]):
+                kids, ended = found[k]
+                found[k] = (kids, ended + float(total[i]))
+                continue
+            key = (k, rows_obs[i].numpy().tobytes())
+            if key not in groups:
+                groups[key] = Position(prefixes[i], rows_obs[i], [], int(greedy[i]), int(greedy[i]))
+                found[k][0].append(groups[key])
+            groups[key].answers.append(a)
+    return found
+
+
+def _argmax(values: dict[int, float], own: int) -> int:
+    """The guess of the highest value; ``own`` among equals."""
+    return max(values, key=lambda c: (values[c], c == own))
+
+
+@torch.no_grad()
+def improve(agent: A2CAgent, config: WordleConfig, found: list[Position], top: int, deep_top: int = 0,
+            deep_answers: int = 100, deep_random: int = 0, seed: int = 0,
+            chunk: int = 32768) -> tuple[list[int], float, dict[bytes, int]]:  # fmt: skip
+    """The label of each position: its best guess among the network's ``top`` by its own rollouts (the
+    network's own guess unless another earns strictly more). With ``deep_top``, positions of at least
+    ``deep_answers`` answers look one guess further: their ``deep_top`` best guesses (by the rollouts) are
+    valued with the best of ``top`` guesses at each position they lead to, and those positions' best
+    guesses are returned too (by observation), for the improved policy to play after the label. There,
+    ``deep_random`` guesses drawn uniformly (``seed``) also compete: the network's top guesses are words
+    much like its own (its scores are sums of letter scores), these explore the rest of the list.
+
+    Also the reward the labels are sure to add over all answers: the gains of the changed positions that
+    no other changed position leads to (by the policy improvement theorem, playing every label earns at
+    least that much more than the network)."""
+    deep = [j for j, p in enumerate(found) if deep_top and len(p.answers) >= deep_answers]
+    draws = torch.Generator().manual_seed(seed)
+    num = config.vocabulary.num_allowed
+    extra = {j: torch.randint(num, (deep_random,), generator=draws).tolist() for j in deep}
+    value = candidate_values(agent, config, found, top, chunk, extra)
+    labels = [_argmax(v, p.greedy) for v, p in zip(value, found, strict=True)]
+    deeper: dict[bytes, int] = {}
+    moves = [(j, c) for j in deep for c in sorted(value[j], key=lambda c: -value[j][c])[:deep_top]]
+    moves += [(j, found[j].greedy) for j in deep if (j, found[j].greedy) not in moves]
+    kids = children(agent, config, [(found[j], c) for j, c in moves])
+    inner = candidate_values(agent, config, [q for group, _ in kids for q in group], top, chunk)
+    at, after = 0, {}  # after[(j, c)]: the best guess at each position that c leads to from j
+    for (j, c), (group, ended) in zip(moves, kids, strict=True):
+        values, at = inner[at : at + len(group)], at + len(group)
+        after[(j, c)] = [(q, _argmax(v, q.greedy)) for v, q in zip(values, group, strict=True)]
+        value[j][c] = ended + sum(v[g] for v, (_, g) in zip(values, after[(j, c)], strict=True))
+    for j in deep:  # now valued one guess deeper: only those guesses compete
+        labels[j] = _argmax({c: value[j][c] for jj, c in moves if jj == j}, found[j].greedy)
+    gain = 0.0
+    upstream = set()  # answers whose games already met a changed position (``found`` is in turn order)
+    for j, p in enumerate(found):
+        if value[j][labels[j]] <= value[j][p.greedy] + 1e-6:
+            labels[j] = p.greedy
+        elif p.answers[0] not in upstream:
+            gain += value[j][labels[j]] - value[j][p.greedy]
+            upstream.update(p.answers)
+    for j in deep:  # the improved policy plays on as the deeper look valued its label
+        deeper.update((q.observation.numpy().tobytes(), g) for q, g in after[(j, labels[j])] if g != q.greedy)
+    return labels, gain, deeper
+
+
+def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> A2CAgent:
+    """The ``a2c-improved`` agent entry point: the shipped A2C weights improved by their own rollouts (or
+    ``checkpoint``'s)."""
+    from wordle_agents.checkpoint import best_shipped
+
+    return A2CAgent.pretrained(checkpoint or best_shipped("a2c", method=METHOD), device)  # type: ignore[return-value]
+
+
+pretrained.bench_runs = list  # type: ignore[attr-defined]  # its rows are the a2c agent's (every shipped a2c*.pt)
+
+
+class Run:
+    """A run's whole state (``last.pt`` in its folder): the network, every label so far, the best
+    weights, each iteration's figures and the time spent."""
+
+    def __init__(self, agent: A2CAgent) -> None:
+        self.agent = agent
+        self.data: dict[bytes, tuple[torch.Tensor, int]] = {}
+        self.history: list[Iteration] = []
+        self.best_state: dict[str, torch.Tensor] | None = None
+        self.best_key: tuple[float, float] | None = None
+        self.seconds = 0.0  # spent in earlier commands
+
+    def state_dict(self) -> dict[str, Any]:
+        rows = list(self.data.values())
+        return {
+            "model": self.agent.net.state_dict(), "best": self.best_state, "best_key": list(self.best_key or ()),
+            "observations": torch.stack([r for r, _ in rows]) if rows else torch.zeros(0),
+            "labels": torch.tensor([a for _, a in rows], dtype=torch.int64),
+            "history": [asdict(h) for h in self.history], "seconds": self.seconds,
+        }  # fmt: skip
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.agent.net.load_state_dict(state["model"])
+        self.best_state, self.best_key = state["best"], tuple(state["best_key"]) or None  # type: ignore[assignment]
+        pairs = zip(state["observations"], state["labels"], strict=True)
+        self.data = {row.numpy().tobytes(): (row, int(a)) for row, a in pairs}
+        self.history = [Iteration(**h) for h in state["history"]]
+        self.seconds = float(state["seconds"])
+
+
+def _figures(used: torch.Tensor, config: WordleConfig) -> tuple[float, float, float]:
+    """Win rate, mean guesses on wins and mean with a loss as ``max_guesses + 1``, from each answer's guesses."""
+    won = used <= config.max_guesses
+    wins, num = int(won.sum()), len(used)
+    return wins / num, int(used[won].sum()) / wins if wins else float("nan"), int(used.sum()) / num
+
+
+def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: int, lr: float,
+            deadline: float = float("inf"), log: Any = print, save: Any = None, deep_top: int = 0,
+            deep_answers: int = 100, deep_random: int = 0, seed: int = 0) -> None:  # fmt: skip
+    """Play, improve, distil until ``run`` has ``iterations`` iterations (or past ``deadline``), then play
+    once more; ``save(run)`` after each iteration. The best network (by wins, then mean guesses) is
+    ``run.best_state``."""
+    agent = run.agent
+    start, before = time.perf_counter(), run.seconds
+    num = config.vocabulary.num_answers
+    while True:
+        it = len(run.history)
+        found, used = positions(agent, config)
+        figures = _figures(used, config)
+        key = (figures[0], -figures[1])
+        if run.best_key is None or key > run.best_key:
+            run.best_key = key
+            run.best_state = {k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()}
+        said = (f"iteration {it}: the network wins {100 * figures[0]:.2f} %, mean {figures[1]:.4f} "
+                f"({figures[2]:.4f} with losses as {config.max_guesses + 1})")  # fmt: skip
+        if it >= iterations or time.perf_counter() > deadline:
+            log(said)
+            break
+        labels, gain, chosen = improve(
+            agent, config, found, top, deep_top, deep_answers, deep_random, seed=seed * 100_003 + it
+        )
+        chosen.update((p.observation.numpy().tobytes(), label) for p, label in zip(found, labels, strict=True)
+                      if label != p.greedy)  # fmt: skip
+        # The improved policy itself: the labels where they differ, the network's own play everywhere else
+        # (what the rollouts measured). The network learns its guess at every position it reaches.
+        played, used = positions(agent, config, chosen)
+        better = _figures(used, config)
+        for p in played:
+            run.data[p.observation.numpy().tobytes()] = (p.observation, p.played)
+        changed = sum(label != p.greedy for p, label in zip(found, labels, strict=True))
+        log(f"{said}; {len(found)} positions, {changed} improved (at least {gain / num:+.4f} reward a game): "
+            f"the improved policy wins {100 * better[0]:.2f} %, mean {better[1]:.4f} ({better[2]:.4f}); "
+            f"{len(run.data)} labels")  # fmt: skip
+        observations = torch.stack([row for row, _ in run.data.values()])
+        targets = torch.tensor([a for _, a in run.data.values()], dtype=torch.int64)
+        loss = train(agent, observations, targets, epochs, lr, seed=it)
+        run.seconds = before + time.perf_counter() - start
+        run.history.append(Iteration(it, len(run.data), changed, top, deep_top, deep_random, *figures, run.seconds))
+        log(f"  distilled: loss {loss:.4f}; {run.seconds:.0f} s")
+        if save is not None:
+            save(run)
+    run.seconds = before + time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m wordle_agents.improve``: see the module docstring."""
+    from pathlib import Path
+
+    from wordle_gym.files import OneLineParser, folder_lock
+    from wordle_gym.words import word_source
+
+    parser = OneLineParser(prog="python -m wordle_agents.improve", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--init", required=True, help="the A2C weights to improve")
+    parser.add_argument("--out", required=True, help="write the best network here (.pt, float16)")
+    parser.add_argument("--run-dir", default="runs/improve", help="folder of last.pt: the same command continues "
+                        "the run (default runs/improve)")  # fmt: skip
+    parser.add_argument("--iterations", type=int, default=10, help="iterations in all (default 10)")
+    parser.add_argument("--top", type=int, default=32, help="guesses tried at each position (default 32)")
+    parser.add_argument("--deep-top", type=int, default=0, help="at positions of at least --deep-answers answers, "
+                        "value this many of the best guesses one guess deeper (default 0: none)")  # fmt: skip
+    parser.add_argument("--deep-answers", type=int, default=100, help="see --deep-top (default 100)")
+    parser.add_argument("--deep-random", type=int, default=0, help="at those positions, also try this many guesses "
+                        "drawn at random (default 0)")  # fmt: skip
+    parser.add_argument("--epochs", type=int, default=150, help="epochs over all labels per iteration (default 150)")
+    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
+    parser.add_argument("--reward", default="default", help="the env's reward preset the rollouts earn (default "
+                        "'default': -1 a guess, -5 for a loss)")  # fmt: skip
+    parser.add_argument("--hard", action="store_true", help="hard mode")
+    parser.add_argument("--answers", default="answers", help="answer list name or file (default: answers)")
+    parser.add_argument("--allowed", default="allowed", help="allowed list name or file (default: allowed)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
+    parser.add_argument("--max-minutes", type=float, default=None, help="stop after the iteration that passes this")
+    parser.add_argument("--seed", type=int, default=0, help="seed of dropout (default 0)")
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    run_dir = Path(args.run_dir)
+    try:
+        check_writable(args.out)
+        check_writable(run_dir, folder=True)
+        if (
+            min(args.iterations, args.epochs, args.top, args.deep_answers) < 1
+            or min(args.deep_top, args.deep_random) < 0
+            or not args.lr > 0
+        ):
+            raise ValueError(f"--iterations, --epochs, --top and --deep-answers must be >= 1, --deep-top and "
+                             f"--deep-random >= 0 and --lr > 0; got {args.iterations}, {args.epochs}, {args.top}, "
+                             f"{args.deep_answers}, {args.deep_top}, {args.deep_random}, {args.lr}")  # fmt: skip
+        config = WordleConfig(answers=word_source(args.answers), allowed=word_source(args.allowed),
+                              hard_mode=args.hard, reward=args.reward)  # fmt: skip
+        agent = A2CAgent.load(args.init, args.device)
+        init_s = float(getattr(agent.checkpoint, "training_s", None) or 0.0)
+        agent.use_words(list(config.vocabulary.allowed))
+        run = Run(agent)
+        # what a run is; --top, --epochs and --lr may change from one command to the next
+        settings = {"init": args.init, "reward": args.reward, "hard": args.hard,
+                    "answers": list(config.vocabulary.answers), "allowed": list(config.vocabulary.allowed)}  # fmt: skip
+        with folder_lock(run_dir, "improving"):
+            last = run_dir / "last.pt"
+            if last.is_file():
+                state = torch.load(last, map_location="cpu", weights_only=True)
+                if state.get("settings") != settings:
+                    theirs = state.get("settings") or {}
+                    differ = sorted(k for k in settings if theirs.get(k) != settings[k])
+                    raise ValueError(f"{last} is a run with other settings ({', '.join(differ)}); use another "
+                                     f"--run-dir")  # fmt: skip
+                run.load_state_dict(state)
+                print(f"resuming {last}: {len(run.history)} iterations done, {len(run.data)} labels")
+            torch.manual_seed(args.seed + len(run.history))  # dropout
+            deadline = start + 60 * args.max_minutes if args.max_minutes else float("inf")
+
+            def save(run: Run) -> None:
+                atomic_torch_save(last, {**run.state_dict(), "settings": settings})
+
+            iterate(
+                run,
+                config,
+                args.iterations,
+                args.top,
+                args.epochs,
+                args.lr,
+                deadline,
+                save=save,
+                deep_top=args.deep_top,
+                deep_answers=args.deep_answers,
+                deep_random=args.deep_random,
+                seed=args.seed,
+            )
+    except (ValueError, OSError, ImportError) as exc:
+        print(f"{parser.prog}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{parser.prog}: interrupted; the same command continues from the last iteration", file=sys.stderr)
+        return 130
+    assert run.best_state is not None and run.best_key is not None
+    agent.net.load_state_dict(run.best_state)
+    real = args.answers == "answers" and args.allowed == "allowed"
+    tops = "/".join(str(t) for t in sorted({h.top for h in run.history})) or str(args.top)
+    data = network_checkpoint(
+        agent, config.vocabulary, args.hard, real,
+        figures={"win_rate": run.best_key[0], "mean_guesses": -run.best_key[1]},
+        training_s=run.seconds + init_s, teacher=None, method=METHOD, method_reward=args.reward,
+        improving={"iterations": len(run.history), "epochs": args.epochs, "lr": args.lr, "seconds": run.seconds,
+                   "history": [asdict(h) for h in run.history]},
+        curriculum=f"policy iteration by its own rollouts (the best of its top {tops} guesses at every position "
+                   f"by reward {args.reward!r}, distilled), {len(run.history)} iterations, from {args.init}",
+        machine=machine(agent.device),
+    )  # fmt: skip
+    atomic_torch_save(args.out, half_weights(data))
+    print(f"wrote {args.out}: {100 * run.best_key[0]:.2f} % wins, mean {-run.best_key[1]:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""Policy iteration by the network's own rollouts (``wordle_agents.improve``), on small lists."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+import torch
+from reference import feedback_ref, few_letter_words
+
+from wordle_agents.a2c import A2CAgent, A2CConfig
+from wordle_agents.improve import METHOD, Run, improve, iterate, main, positions, rollouts
+from wordle_gym.config import WordleConfig
+from wordle_gym.vector import WordleVectorEnv
+
+
+def _setup(seed: int, count: int = 24, hard: bool = False, hidden: int = 32) -> tuple[A2CAgent, WordleConfig]:
+    words = few_letter_words(random.Random(seed), "abcdefgh", 4, count)
+    config = WordleConfig(answers=words, allowed=None, hard_mode=hard)
+    agent = A2CAgent(A2CConfig(hidden=hidden, seed=seed), 4, "cpu")
+    agent.use_words(words)
+    agent.net.eval()
+    return agent, config
+
+
+def _play(agent: A2CAgent, config: WordleConfig, answer: int, forced: list[int],
+          chosen: dict[bytes, int] | None = None) -> float:  # fmt: skip
+    """One game the slow way: ``forced`` first, then ``chosen`` (by observation) or the agent's harness act."""
+    env = WordleVectorEnv(1, config, device="cpu", autoreset_mode="disabled")
+    obs, infos = env.reset(options={"answers": torch.tensor([answer])})
+    total, turn = 0.0, 0
+    while not bool(env.state.done[0]):
+        key = obs[0].numpy().tobytes()
+        if turn < len(forced):
+            action = forced[turn]
+        elif chosen is not None and key in chosen:
+            action = chosen[key]
+        else:
+            action = int(agent.act(obs, infos["action_mask"], env)[0])
+        obs, reward, _, _, infos = env.step(torch.tensor([action]))
+        total += float(reward[0])
+        turn += 1
+    return total
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_rollouts__forced_guesses_then_greedy_play_as_the_harness_plays_them(hard: bool) -> None:
+    agent, config = _setup(1, hard=hard)
+    rng = random.Random(2)
+    n, width = 40, config.max_guesses
+    answers = [rng.randrange(24) for _ in range(n)]
+    lengths = [rng.randrange(0, 4) for _ in range(n)]
+    forced = [[rng.randrange(24) for _ in range(width)] for _ in range(n)]
+    returns, used = rollouts(agent, config, torch.tensor(answers), torch.tensor(forced), torch.tensor(lengths),
+                             chunk=7)  # fmt: skip
+    for i in range(n):
+        expected = _play(agent, config, answers[i], forced[i][: lengths[i]])
+        assert float(returns[i]) == pytest.approx(expected)
+        assert 1 <= int(used[i]) <= width + 1
+
+
+def test_positions__each_holds_exactly_the_answers_its_guesses_leave() -> None:
+    agent, config = _setup(3)
+    words = list(config.vocabulary.answers)
+    found, used = positions(agent, config)
+    assert found[0].prefix == [] and found[0].answers == list(range(len(words)))
+    for p in found:
+        history = [(words[g], feedback_ref(words[g], words[p.answers[0]])) for g in p.prefix]
+        left = [a for a, w in enumerate(words)
+                if all(feedback_ref(g, w) == f for g, f in history) and w not in [g for g, _ in history]]  # fmt: skip
+        assert p.answers == left
+        assert p.greedy == int(agent.net.words.best(agent.letter_scores(p.observation[None]))[0])
+    # each answer's game passes one position a turn until it ends
+    assert sum(len(p.answers) for p in found) == int(used.clamp(max=config.max_guesses).sum())
+
+
+@pytest.mark.parametrize(("hard", "deep_top"), [(False, 0), (True, 0), (False, 3), (True, 3)])
+def test_improve__the_improved_policy_earns_more_than_the_network(hard: bool, deep_top: int) -> None:
+    """Policy improvement: playing each position's label (the network elsewhere) earns more than the
+    network, by at least the gain ``improve`` reports; looking one guess deeper too."""
+    agent, config = _setup(4, hard=hard)
+    found, _ = positions(agent, config)
+    labels, gain, changed = improve(agent, config, found, top=8, deep_top=deep_top, deep_answers=5)
+    assert bool(changed) == bool(deep_top)  # the deeper look's own choices after its label
+    changed.update((p.observation.numpy().tobytes(), label) for p, label in zip(found, labels, strict=True)
+                   if label != p.greedy)  # fmt: skip
+    assert changed and gain > 0
+    num = config.vocabulary.num_answers
+    before = sum(_play(agent, config, a, []) for a in range(num))
+    after = sum(_play(agent, config, a, [], changed) for a in range(num))
+    assert after > before
+    assert after - before >= gain - 1e-4  # the first changes along each game already gain this much
+    # positions() plays the same improved policy: the label where one was chosen, the network elsewhere
+    played, used = positions(agent, config, changed)
+    assert {p.observation.numpy().tobytes(): p.played for p in played if p.played != p.greedy} == {
+        k: v for k, v in changed.items() if k in {p.observation.numpy().tobytes() for p in played}
+    }
+    guesses = []
+    for a in range(num):
+        env_return = _play(agent, config, a, [], changed)  # default reward: -1 a guess, -5 more for a loss
+        guesses.append(-env_return if env_return > -config.max_guesses - 1 else config.max_guesses + 1)
+    assert used.tolist() == guesses
+    if hard:  # every label is a guess the position allows
+        words = list(config.vocabulary.answers)
+        from reference import hard_valid
+
+        for p, label in zip(found, labels, strict=True):
+            history = [(words[g], feedback_ref(words[g], words[p.answers[0]])) for g in p.prefix]
+            assert hard_valid(words[label], history)
+
+
+def test_iterate__a_fresh_network_learns_to_win_every_game_from_its_own_rollouts() -> None:
+    """From random weights (it wins 1 game of 20), trying every guess at every position it reaches, the
+    network learns to win all 20 near the optimum."""
+    from wordle_agents.oracle import Oracle
+
+    torch.manual_seed(0)
+    words = few_letter_words(random.Random(5), "abcdefgh", 4, 20)
+    config = WordleConfig(answers=words, allowed=None)
+    run = Run(A2CAgent(A2CConfig(hidden=64, seed=5), 4, "cpu"))
+    lines: list[str] = []
+    saved: list[int] = []
+    iterate(run, config, iterations=4, top=20, epochs=300, lr=3e-3, log=lines.append,
+            save=lambda r: saved.append(len(r.history)))  # fmt: skip
+    assert saved == [1, 2, 3, 4] and run.history[0].win_rate <= 0.1
+    assert run.best_key is not None and run.best_key[0] == 1.0  # the best network (the last play counts) wins all
+    optimum = Oracle(answers=words, allowed=None, root_opener=None)
+    optimum = optimum.value(optimum.start())
+    assert -run.best_key[1] <= optimum + 0.2  # the optimum is 2.15: a local optimum of one-guess improvements
+    assert lines[-1].startswith("iteration 4: the network wins")
+
+
+def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_path, capsys) -> None:
+    from wordle_agents.checkpoint import best_shipped
+    from wordle_gym.evaluation import evaluate
+
+    words = few_letter_words(random.Random(6), "abcdefg", 4, 16)
+    (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
+    init = tmp_path / "init.pt"
+    A2CAgent(A2CConfig(hidden=16), 4, "cpu").save(init)
+    out, run_dir = tmp_path / "improved.pt", tmp_path / "run"
+    args = ["--init", str(init), "--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt"),
+            "--top", "4", "--epochs", "5", "--run-dir", str(run_dir), "--out", str(out)]  # fmt: skip
+    assert main([*args, "--iterations", "1"]) == 0
+    assert main([*args, "--iterations", "2"]) == 0
+    said = capsys.readouterr().out
+    assert "resuming" in said and "1 iterations done" in said and "iteration 2: the network wins" in said
+    data = torch.load(out, weights_only=True)
+    assert data["teacher"] is None and data["method"] == METHOD and data["method_reward"] == "default"
+    assert data["model"]["trunk.0.weight"].dtype == torch.float16 and len(data["improving"]["history"]) == 2
+    agent = A2CAgent.load(out)
+    assert agent.checkpoint.method == METHOD
+    result = evaluate(agent, device="cpu", answers=words, allowed=None, progress=False)
+    assert result.win_rate == data["figures"]["win_rate"]
+    assert result.mean_guesses_wins == pytest.approx(data["figures"]["mean_guesses"], abs=1e-9)
+    assert main([*args, "--iterations", "3", "--reward", "seed000"]) == 2  # another run's folder
+    err = capsys.readouterr().err
+    assert "other settings (reward)" in err and err.count("\n") == 1
+    deeper = ["--deep-top", "1", "--deep-answers", "2", "--deep-random", "3"]
+    assert main([*args, "--iterations", "3", "--top", "5", *deeper]) == 0  # a run may try more guesses from here on
+    history = torch.load(out, weights_only=True)["improving"]["history"]
+    assert [(h["top"], h["deep_top"], h["deep_random"]) for h in history] == [(4, 0, 0), (4, 0, 0), (5, 1, 3)]
+    assert main([*args, "--top", "0"]) == 2
+    assert "--top" in capsys.readouterr().err
+    assert best_shipped("a2c").name == "a2c_full.pt"  # the default weights are never the improved ones
+
+
+def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_them() -> None:
+    from wordle_agents.improve import candidate_values
+
+    agent, config = _setup(7)
+    found, _ = positions(agent, config)
+    values = candidate_values(agent, config, found[:2], top=1, extra={0: [5, 7, found[0].greedy]})
+    assert set(values[0]) == {found[0].greedy, 5, 7} and set(values[1]) == {found[1].greedy}
+    for j, p in enumerate(found[:2]):
+        for c, v in values[j].items():
+            assert v == pytest.approx(sum(_play(agent, config, a, [*p.prefix, c]) for a in p.answers))
