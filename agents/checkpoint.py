@@ -35,8 +35,9 @@ def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:
         raise ValueError(f"{source}: invalid {cls.__name__}: {exc}") from None
 
 
-def read_checkpoint(path: str | Path, kind: str) -> dict[str, Any]:
-    """``torch.load(weights_only=True)`` with clear errors for missing, corrupt or foreign files."""
+def read_checkpoint(path: str | Path, kind: str | None) -> dict[str, Any]:
+    """``torch.load(weights_only=True)`` with clear errors for missing, corrupt or foreign files (a ``kind``
+    other than the one asked for, unless that is None)."""
     path = Path(path)
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
@@ -45,9 +46,10 @@ def read_checkpoint(path: str | Path, kind: str) -> dict[str, Any]:
     except Exception as exc:  # torch raises many types for a damaged file
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a wordle_gym checkpoint ({first})") from None
-    if not isinstance(data, dict) or data.get("kind") != kind:
+    if not isinstance(data, dict) or (kind is not None and data.get("kind") != kind):
         found = data.get("kind") if isinstance(data, dict) else type(data).__name__
-        raise ValueError(f"checkpoint {str(path)!r} holds {found!r}, expected an {kind!r} checkpoint")
+        expected = f"an {kind!r} checkpoint" if kind is not None else "a checkpoint dict"
+        raise ValueError(f"checkpoint {str(path)!r} holds {found!r}, expected {expected}")
     return data
 
 

@@ -31,9 +31,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import torch
+from tqdm import tqdm
 
 from wordle_agents.a2c import A2CAgent
 from wordle_agents.checkpoint import half_weights, network_checkpoint
+from wordle_agents.common import WordAgent
 from wordle_agents.teach import train
 from wordle_agents.training import machine
 from wordle_gym.config import WordleConfig
@@ -77,7 +79,7 @@ def _env(config: WordleConfig, n: int, device: torch.device) -> WordleVectorEnv:
 
 
 @torch.no_grad()
-def rollouts(agent: A2CAgent, config: WordleConfig, answers: torch.Tensor, forced: torch.Tensor,
+def rollouts(agent: WordAgent, config: WordleConfig, answers: torch.Tensor, forced: torch.Tensor,
              lengths: torch.Tensor, chunk: int = 32768) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
     """Play game ``i`` on answer ``answers[i]``: its first ``lengths[i]`` guesses are ``forced[i]``, the rest
     the network's greedy choice. Each game's return (the sum of its rewards) and the guesses it used
@@ -86,6 +88,7 @@ def rollouts(agent: A2CAgent, config: WordleConfig, answers: torch.Tensor, force
     net, device = agent.net, agent.device
     net.eval()
     limit = config.max_guesses
+    bar = tqdm(total=len(answers), desc="rollouts", unit="game", leave=False, disable=None)  # None: on a terminal
     for start in range(0, len(answers), chunk):
         rows = slice(start, start + chunk)
         n = len(answers[rows])
@@ -109,11 +112,13 @@ def rollouts(agent: A2CAgent, config: WordleConfig, answers: torch.Tensor, force
                 break
         returns.append(total.cpu())
         used.append(guesses.cpu())
+        bar.update(n)
+    bar.close()
     return torch.cat(returns), torch.cat(used)
 
 
 @torch.no_grad()
-def positions(agent: A2CAgent, config: WordleConfig,
+def positions(agent: WordAgent, config: WordleConfig,
               chosen: dict[bytes, int] | None = None) -> tuple[list[Position], torch.Tensor]:  # fmt: skip
     """Every position of the network's greedy games on all answers (answers grouped by observation, in turn
     order), and the guesses each answer's game used (``max_guesses + 1`` for a loss). Where ``chosen`` has
@@ -148,7 +153,7 @@ def positions(agent: A2CAgent, config: WordleConfig,
     return found, used
 
 
-def _replay(agent: A2CAgent, config: WordleConfig, answers: list[int], prefixes: list[list[int]]) -> Any:
+def _replay(agent: WordAgent, config: WordleConfig, answers: list[int], prefixes: list[list[int]]) -> Any:
     """A vector env with game ``i`` on ``answers[i]`` after the guesses ``prefixes[i]`` (all one length)."""
     env = _env(config, len(answers), agent.device)
     obs, infos = env.reset(options={"answers": torch.tensor(answers, device=agent.device)})
@@ -160,14 +165,14 @@ def _replay(agent: A2CAgent, config: WordleConfig, answers: list[int], prefixes:
     return env, obs, infos, total
 
 
-def _best(agent: A2CAgent, config: WordleConfig, obs: torch.Tensor, infos: dict[str, torch.Tensor]) -> torch.Tensor:
+def _best(agent: WordAgent, config: WordleConfig, obs: torch.Tensor, infos: dict[str, torch.Tensor]) -> torch.Tensor:
     """The network's greedy guess at each observation (among those the position allows in hard mode)."""
     mask = bool_mask(infos["action_mask"]) if config.hard_mode else None
     return agent.net.words.best(agent.letter_scores(obs), mask).cpu()
 
 
 @torch.no_grad()
-def candidate_values(agent: A2CAgent, config: WordleConfig, found: list[Position], top: int, chunk: int = 32768,
+def candidate_values(agent: WordAgent, config: WordleConfig, found: list[Position], top: int, chunk: int = 32768,
                      extra: dict[int, list[int]] | None = None) -> list[dict[int, float]]:  # fmt: skip
     """For each position, the reward its answers' games earn (summed over them) when it plays each of the
     network's ``top`` best-scored guesses (its own greedy guess among them, and position ``j``'s
@@ -210,7 +215,7 @@ def candidate_values(agent: A2CAgent, config: WordleConfig, found: list[Position
 
 @torch.no_grad()
 def children(
-    agent: A2CAgent, config: WordleConfig, moves: list[tuple[Position, int]]
+    agent: WordAgent, config: WordleConfig, moves: list[tuple[Position, int]]
 ) -> list[tuple[list[Position], float]]:
     """For each (position, guess): the positions the guess leads to (its answers grouped by what they
     show), and the reward earned by the games it ends (a win, or the last guess), summed over them."""
@@ -240,7 +245,7 @@ def _argmax(values: dict[int, float], own: int) -> int:
 
 
 @torch.no_grad()
-def improve(agent: A2CAgent, config: WordleConfig, found: list[Position], top: int, deep_top: int = 0,
+def improve(agent: WordAgent, config: WordleConfig, found: list[Position], top: int, deep_top: int = 0,
             deep_answers: int = 100, deep_random: int = 0, seed: int = 0,
             chunk: int = 32768) -> tuple[list[int], float, dict[bytes, int]]:  # fmt: skip
     """The label of each position: its best guess among the network's ``top`` by its own rollouts (the
@@ -285,6 +290,18 @@ def improve(agent: A2CAgent, config: WordleConfig, found: list[Position], top: i
     return labels, gain, deeper
 
 
+def load_network(path: str, device: Any = "cpu") -> WordAgent:
+    """The A2C or DQN network of a checkpoint (by its ``kind``)."""
+    from wordle_agents.checkpoint import read_checkpoint
+    from wordle_agents.dqn import DQNAgent
+
+    classes = {cls.kind: cls for cls in (A2CAgent, DQNAgent)}
+    kind = read_checkpoint(path, None).get("kind")
+    if kind not in classes:
+        raise ValueError(f"checkpoint {path!r} holds {kind!r}; expected an A2C or DQN network ({sorted(classes)})")
+    return classes[kind].load(path, device)
+
+
 def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> A2CAgent:
     """The ``a2c-improved`` agent entry point: the shipped A2C weights improved by their own rollouts (or
     ``checkpoint``'s)."""
@@ -300,7 +317,7 @@ class Run:
     """A run's whole state (``last.pt`` in its folder): the network, every label so far, the best
     weights, each iteration's figures and the time spent."""
 
-    def __init__(self, agent: A2CAgent) -> None:
+    def __init__(self, agent: WordAgent) -> None:
         self.agent = agent
         self.data: dict[bytes, tuple[torch.Tensor, int]] = {}
         self.history: list[Iteration] = []
@@ -427,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
                              f"{args.deep_answers}, {args.deep_top}, {args.deep_random}, {args.lr}")  # fmt: skip
         config = WordleConfig(answers=word_source(args.answers), allowed=word_source(args.allowed),
                               hard_mode=args.hard, reward=args.reward)  # fmt: skip
-        agent = A2CAgent.load(args.init, args.device)
+        agent = load_network(args.init, args.device)
         init_s = float(getattr(agent.checkpoint, "training_s", None) or 0.0)
         agent.use_words(list(config.vocabulary.allowed))
         run = Run(agent)

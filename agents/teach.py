@@ -26,6 +26,7 @@ import torch
 
 from wordle_agents.a2c import A2CAgent
 from wordle_agents.checkpoint import half_weights, network_checkpoint
+from wordle_agents.common import WordAgent
 from wordle_agents.oracle import Oracle, allowed_opener
 from wordle_agents.training import machine
 from wordle_gym.config import WordleConfig
@@ -88,9 +89,10 @@ def play(policy: Any, oracle: Oracle, device: torch.device) -> tuple[dict[bytes,
     return seen, figures
 
 
-def train(agent: A2CAgent, observations: torch.Tensor, labels: torch.Tensor, epochs: int, lr: float,
+def train(agent: WordAgent, observations: torch.Tensor, labels: torch.Tensor, epochs: int, lr: float,
           batch: int = 512, seed: int = 0) -> float:  # fmt: skip
-    """Cross-entropy of the oracle's guess under the student's softmax over every word; the last epoch's loss."""
+    """Cross-entropy of each label (a guess) under the student's softmax over every word (its word scores as
+    logits: an A2C's policy, or a DQN's action values); the last epoch's loss."""
     net = agent.net
     net.train()
     optimizer = torch.optim.Adam(net.parameters(), lr=lr)
@@ -102,7 +104,7 @@ def train(agent: A2CAgent, observations: torch.Tensor, labels: torch.Tensor, epo
         total = 0.0
         for start in range(0, len(labels), batch):
             rows = order[start : start + batch].to(agent.device)
-            scores, _ = agent.letter_scores_values(observations[rows])
+            scores = agent.letter_scores(observations[rows])
             log_z, _ = net.words.log_partition(scores, torch.zeros(len(rows), device=agent.device))
             loss = (log_z - net.words.pick(scores, labels[rows])).mean()
             optimizer.zero_grad()

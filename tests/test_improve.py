@@ -175,3 +175,24 @@ def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_the
     for j, p in enumerate(found[:2]):
         for c, v in values[j].items():
             assert v == pytest.approx(sum(_play(agent, config, a, [*p.prefix, c]) for a in p.answers))
+
+
+def test_command__improves_a_dqn_network_too(tmp_path) -> None:
+    """The DQN's word values serve as the policy's logits: the same command improves it."""
+    from wordle_agents.dqn import DQNAgent, DQNConfig
+    from wordle_agents.improve import load_network
+
+    words = few_letter_words(random.Random(8), "abcdefg", 4, 14)
+    (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
+    init, out = tmp_path / "dqn.pt", tmp_path / "dqn_improved.pt"
+    DQNAgent(DQNConfig(hidden=16), 4, "cpu").save(init)
+    args = ["--init", str(init), "--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt"),
+            "--top", "14", "--epochs", "100", "--lr", "3e-3", "--run-dir", str(tmp_path / "run"),
+            "--out", str(out)]  # fmt: skip
+    assert main([*args, "--iterations", "3"]) == 0
+    agent = load_network(str(out))
+    assert isinstance(agent, DQNAgent) and agent.checkpoint.method == METHOD
+    history = torch.load(out, weights_only=True)["improving"]["history"]
+    assert torch.load(out, weights_only=True)["figures"]["win_rate"] > history[0]["win_rate"]
+    (tmp_path / "other.pt").write_bytes(b"not a checkpoint")
+    assert main([*args[:0], "--init", str(tmp_path / "other.pt"), *args[2:]]) == 2
