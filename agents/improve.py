@@ -302,15 +302,23 @@ def load_network(path: str, device: Any = "cpu") -> WordAgent:
     return classes[kind].load(path, device)
 
 
-def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> A2CAgent:
+def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
     """The ``a2c-improved`` agent entry point: the shipped A2C weights improved by their own rollouts (or
-    ``checkpoint``'s)."""
+    ``checkpoint``'s network)."""
     from wordle_agents.checkpoint import best_shipped
 
-    return A2CAgent.pretrained(checkpoint or best_shipped("a2c", method=METHOD), device)  # type: ignore[return-value]
+    return load_network(checkpoint or str(best_shipped("a2c", method=METHOD)), device)
 
 
-pretrained.bench_runs = list  # type: ignore[attr-defined]  # its rows are the a2c agent's (every shipped a2c*.pt)
+def pretrained_dqn(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
+    """The ``dqn-improved`` agent entry point: the same for the shipped DQN weights."""
+    from wordle_agents.checkpoint import best_shipped
+
+    return load_network(checkpoint or str(best_shipped("dqn", method=METHOD)), device)
+
+
+# their rows are the a2c and dqn agents' (every shipped a2c*.pt and dqn*.pt)
+pretrained.bench_runs = pretrained_dqn.bench_runs = list  # type: ignore[attr-defined]
 
 
 class Run:
@@ -492,6 +500,10 @@ def main(argv: list[str] | None = None) -> int:
     agent.net.load_state_dict(run.best_state)
     real = args.answers == "answers" and args.allowed == "allowed"
     tops = "/".join(str(t) for t in sorted({h.top for h in run.history})) or str(args.top)
+    deep = [h for h in run.history if h.deep_top]
+    pairs = sorted({(h.deep_top, h.deep_random) for h in deep})
+    looks = "; ".join(f"the best {t} and {r} random guesses" for t, r in pairs)
+    deeper = f" ({len(deep)} of them one guess deeper: {looks}, where >= {args.deep_answers} answers)" if deep else ""
     data = network_checkpoint(
         agent, config.vocabulary, args.hard, real,
         figures={"win_rate": run.best_key[0], "mean_guesses": -run.best_key[1]},
@@ -499,11 +511,17 @@ def main(argv: list[str] | None = None) -> int:
         improving={"iterations": len(run.history), "epochs": args.epochs, "lr": args.lr, "seconds": run.seconds,
                    "history": [asdict(h) for h in run.history]},
         curriculum=f"policy iteration by its own rollouts (the best of its top {tops} guesses at every position "
-                   f"by reward {args.reward!r}, distilled), {len(run.history)} iterations, from {args.init}",
+                   f"by reward {args.reward!r}, distilled), {len(run.history)} iterations{deeper}, from {args.init}",
         machine=machine(agent.device),
     )  # fmt: skip
-    atomic_torch_save(args.out, half_weights(data))
-    print(f"wrote {args.out}: {100 * run.best_key[0]:.2f} % wins, mean {-run.best_key[1]:.4f}")
+    data = half_weights(data)
+    agent.net.load_state_dict(data["model"])  # the figures recorded are what the float16 weights play
+    win_rate, mean, _ = _figures(positions(agent, config)[1], config)
+    if (win_rate, mean) != (run.best_key[0], -run.best_key[1]):
+        data["figures"].update(float32_win_rate=run.best_key[0], float32_mean_guesses=-run.best_key[1])
+    data["figures"].update(win_rate=win_rate, mean_guesses=mean)
+    atomic_torch_save(args.out, data)
+    print(f"wrote {args.out}: {100 * win_rate:.2f} % wins, mean {mean:.4f}")
     return 0
 
 
