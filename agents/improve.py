@@ -1,8 +1,9 @@
 """Policy iteration by the network's own rollouts: no solver, no teacher, only the game and its reward.
 
-    python -m wordle_agents.improve --init agents/checkpoints/a2c_full.pt --out a2c_improved.pt \\
-        [--iterations 10] [--top 32] [--epochs 150] [--hard] [--max-minutes 60]
+    python -m wordle_agents.improve --init agents/checkpoints/dqn_full.pt --out dqn_improved.pt \\
+        [--run-dir runs/improve] [--iterations 10] [--top 32] [--epochs 150] [--hard] [--max-minutes 60]
 
+The network is an A2C's or a DQN's (by the checkpoint's kind; a DQN's word values serve as the logits).
 Each iteration:
 
 1. **Play.** The network plays every answer greedily. Games that reach the same observation are at the
@@ -13,13 +14,17 @@ Each iteration:
    whose games earn the most reward (the env's ``--reward``; "default" is -1 a guess and -5 for a loss)
    becomes the position's label, or the network's own guess where nothing earns more. Taking the best
    action of a policy's own Q at every position is one step of policy iteration: the improved policy
-   earns at least as much as the network on every answer.
-3. **Distil.** The network is trained (cross-entropy, as :mod:`wordle_agents.teach` does) on the labels of
-   every position seen so far, the latest label of each.
+   earns at least as much as the network. ``--deep-top``/``--deep-random`` look one guess further, with
+   random guesses too, where a position has many answers (:func:`improve`).
+3. **Distil.** The improved policy is played, and the network is trained (cross-entropy, as
+   :mod:`wordle_agents.teach` does) on its guess at every position it reaches (the labels of earlier
+   iterations stay, the latest of each position): downstream of a changed guess that is the network's own
+   old guess, which is what the rollouts measured, so the distilled network plays what they valued.
 
-The best iteration's weights (by wins, then mean guesses) are written to ``--out``, float16. What it
-learned from is recorded as the reward and ``method: "own-policy rollouts"``; ``teacher`` is None.
-Greedy play needs no search: the rollouts are training only.
+The best network (by wins, then mean guesses) is written to ``--out``, float16, with the figures its float16
+weights play. What it learned from is recorded as ``method: "own-policy rollouts"`` and ``method_reward``;
+``teacher`` is None. Greedy play needs no search: the rollouts are training only. The run folder's
+``last.pt`` holds everything: the same command continues it.
 """
 
 from __future__ import annotations

@@ -349,7 +349,7 @@ def improve_section(result: dict) -> list[str]:
     for run in result["runs"]:
         lines += [f"`{run['file']}` ({run['kind'].upper()}): {run['curriculum']}. Command: `{run['command']}`.", "",
                   "| iteration | the network: win % / mean guesses (wins) | positions changed | guesses tried "
-                  "| time |", "| ---: | --- | ---: | --- | ---: |"]  # fmt: skip
+                  "| time so far |", "| ---: | --- | ---: | --- | ---: |"]  # fmt: skip
         for h in run["history"]:
             tried = f"top {h['top']}" + (f", {h['deep_top']} one deeper + {h['deep_random']} random where many "
                                          "answers" if h["deep_top"] else "")  # fmt: skip
