@@ -26,7 +26,7 @@ RUNS = {
     "--run-dir runs/improve_a2c --top 64 --iterations 3; then --top 64 --deep-top 8 --deep-random 64 --iterations 4",
     "dqn_improved.pt": "python -m wordle_agents.improve --init agents/checkpoints/dqn_full.pt --out dqn_improved.pt "
     "--run-dir runs/improve_dqn --top 64 --iterations 5; then --top 128 --deep-top 4 --deep-answers 30 "
-    "--deep-random 128 --iterations 7",
+    "--deep-random 128 --iterations 8",
 }
 
 
