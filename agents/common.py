@@ -233,10 +233,16 @@ class WordAgent:
         save_checkpoint(path, self.kind, self.config, self.length, self.net.state_dict(), **(extra or {}))
 
     @classmethod
-    def load(cls, path: str | Path, device: torch.device | str | None = "cpu") -> WordAgent:
-        """An agent from a checkpoint; the config is validated before any network is built."""
-        data = read_checkpoint(path, cls.kind)
+    def load(
+        cls, path: str | Path, device: torch.device | str | None = "cpu", data: dict[str, Any] | None = None
+    ) -> WordAgent:
+        """An agent from a checkpoint (``data``: its dict, when already read from ``path``); the config is
+        validated before any network is built."""
         where = f"checkpoint {quoted(str(path), 200)}"
+        if data is None:
+            data = read_checkpoint(path, cls.kind)
+        elif data.get("kind") != cls.kind:
+            raise ValueError(f"{where} holds {data.get('kind')!r}, expected an {cls.kind!r} checkpoint")
         config = config_from_dict(cls.config_class, data.get("config"), where)
         if "model" not in data or not isinstance(data["model"], dict):
             raise ValueError(f"{where} holds no model weights")

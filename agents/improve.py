@@ -39,8 +39,9 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.a2c import A2CAgent
-from wordle_agents.checkpoint import half_weights, network_checkpoint
+from wordle_agents.checkpoint import best_shipped, half_weights, network_checkpoint, read_checkpoint
 from wordle_agents.common import WordAgent
+from wordle_agents.dqn import DQNAgent
 from wordle_agents.teach import train
 from wordle_agents.training import machine
 from wordle_gym.config import WordleConfig
@@ -296,29 +297,23 @@ def improve(agent: WordAgent, config: WordleConfig, found: list[Position], top: 
 
 
 def load_network(path: str, device: Any = "cpu") -> WordAgent:
-    """The A2C or DQN network of a checkpoint (by its ``kind``)."""
-    from wordle_agents.checkpoint import read_checkpoint
-    from wordle_agents.dqn import DQNAgent
-
+    """The A2C or DQN network of a checkpoint (by its ``kind``; the file is read once)."""
     classes = {cls.kind: cls for cls in (A2CAgent, DQNAgent)}
-    kind = read_checkpoint(path, None).get("kind")
+    data = read_checkpoint(path, None)
+    kind = data.get("kind")
     if kind not in classes:
         raise ValueError(f"checkpoint {path!r} holds {kind!r}; expected an A2C or DQN network ({sorted(classes)})")
-    return classes[kind].load(path, device)
+    return classes[kind].load(path, device, data)
 
 
 def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
     """The ``a2c-improved`` agent entry point: the shipped A2C weights improved by their own rollouts (or
     ``checkpoint``'s network)."""
-    from wordle_agents.checkpoint import best_shipped
-
     return load_network(checkpoint or str(best_shipped("a2c", method=METHOD)), device)
 
 
 def pretrained_dqn(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
     """The ``dqn-improved`` agent entry point: the same for the shipped DQN weights."""
-    from wordle_agents.checkpoint import best_shipped
-
     return load_network(checkpoint or str(best_shipped("dqn", method=METHOD)), device)
 
 
@@ -338,13 +333,18 @@ class Run:
         self.best_key: tuple[float, float] | None = None
         self.seconds = 0.0  # spent in earlier commands
 
-    def state_dict(self) -> dict[str, Any]:
+    def labels(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Every labelled position's observation (N, D) and its label (N,)."""
         rows = list(self.data.values())
+        observations = torch.stack([r for r, _ in rows]) if rows else torch.zeros(0)
+        return observations, torch.tensor([a for _, a in rows], dtype=torch.int64)
+
+    def state_dict(self) -> dict[str, Any]:
+        observations, labels = self.labels()
         return {
             "model": self.agent.net.state_dict(), "best": self.best_state, "best_key": list(self.best_key or ()),
-            "observations": torch.stack([r for r, _ in rows]) if rows else torch.zeros(0),
-            "labels": torch.tensor([a for _, a in rows], dtype=torch.int64),
-            "history": [asdict(h) for h in self.history], "seconds": self.seconds,
+            "observations": observations, "labels": labels, "history": [asdict(h) for h in self.history],
+            "seconds": self.seconds,
         }  # fmt: skip
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
@@ -400,9 +400,7 @@ def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: i
         log(f"{said}; {len(found)} positions, {changed} improved (at least {gain / num:+.4f} reward a game): "
             f"the improved policy wins {100 * better[0]:.2f} %, mean {better[1]:.4f} ({better[2]:.4f}); "
             f"{len(run.data)} labels")  # fmt: skip
-        observations = torch.stack([row for row, _ in run.data.values()])
-        targets = torch.tensor([a for _, a in run.data.values()], dtype=torch.int64)
-        loss = train(agent, observations, targets, epochs, lr, seed=it)
+        loss = train(agent, *run.labels(), epochs, lr, seed=it)
         run.seconds = before + time.perf_counter() - start
         run.history.append(Iteration(it, len(run.data), changed, top, deep_top, deep_random, *figures, run.seconds))
         log(f"  distilled: loss {loss:.4f}; {run.seconds:.0f} s")
@@ -420,7 +418,7 @@ def main(argv: list[str] | None = None) -> int:
 
     parser = OneLineParser(prog="python -m wordle_agents.improve", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--init", required=True, help="the A2C weights to improve")
+    parser.add_argument("--init", required=True, help="the A2C or DQN weights to improve")
     parser.add_argument("--out", required=True, help="write the best network here (.pt, float16)")
     parser.add_argument("--run-dir", default="runs/improve", help="folder of last.pt: the same command continues "
                         "the run (default runs/improve)")  # fmt: skip
@@ -440,7 +438,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--allowed", default="allowed", help="allowed list name or file (default: allowed)")
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
     parser.add_argument("--max-minutes", type=float, default=None, help="stop after the iteration that passes this")
-    parser.add_argument("--seed", type=int, default=0, help="seed of dropout (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of dropout and of the random guesses "
+                        "(default 0)")  # fmt: skip
     args = parser.parse_args(argv)
     start = time.perf_counter()
     run_dir = Path(args.run_dir)

@@ -2,8 +2,7 @@
 
 The runs take hours on this CPU, so this script does not improve anything: it reads each shipped
 improved checkpoint's own record (``improving.history``: every iteration's greedy play on all 2315
-answers, the positions changed, the guesses tried, the time) and writes the table beside the A2C
-policy-gradient runs from the same starting weights, at equal wall time.
+answers, the positions changed, the guesses tried, the time) and writes its table.
 
     python benchmarks/improve.py
 

@@ -192,6 +192,8 @@ def test_command__improves_a_dqn_network_too(tmp_path) -> None:
     assert main([*args, "--iterations", "3"]) == 0
     agent = load_network(str(out))
     assert isinstance(agent, DQNAgent) and agent.checkpoint.method == METHOD
+    with pytest.raises(ValueError, match="holds 'dqn', expected an 'a2c' checkpoint"):  # a dict already read
+        A2CAgent.load(out, data=torch.load(out, weights_only=True))
     history = torch.load(out, weights_only=True)["improving"]["history"]
     assert torch.load(out, weights_only=True)["figures"]["win_rate"] > history[0]["win_rate"]
     (tmp_path / "other.pt").write_bytes(b"not a checkpoint")
