@@ -1,7 +1,8 @@
 """Policy iteration by the network's own rollouts: no solver, no teacher, only the game and its reward.
 
     python -m wordle_agents.improve --init agents/checkpoints/dqn_full.pt --out dqn_improved.pt \\
-        [--run-dir runs/improve] [--iterations 10] [--top 32] [--epochs 150] [--hard] [--max-minutes 60]
+        [--run-dir runs/improve] [--iterations 10] [--top 32] [--screen 32] [--explore 4] [--epochs 150] \\
+        [--hard] [--max-minutes 60]
 
 The network is an A2C's or a DQN's (by the checkpoint's kind; a DQN's word values serve as the logits).
 Each iteration:
@@ -15,11 +16,19 @@ Each iteration:
    becomes the position's label, or the network's own guess where nothing earns more. Taking the best
    action of a policy's own Q at every position is one step of policy iteration: the improved policy
    earns at least as much as the network. ``--deep-top``/``--deep-random`` look one guess further, with
-   random guesses too, where a position has many answers (:func:`improve`).
+   random guesses too, where a position has many answers (:func:`improve`). ``--screen K`` also tries the
+   K guesses that a critic fitted to the network's own games (guesses still needed, by answers left)
+   ranks best by one-step lookahead over all allowed guesses (:class:`Critic`): guesses unlike the
+   network's own, which the rollouts then value.
 3. **Distil.** The improved policy is played, and the network is trained (cross-entropy, as
    :mod:`wordle_agents.teach` does) on its guess at every position it reaches (the labels of earlier
    iterations stay, the latest of each position): downstream of a changed guess that is the network's own
    old guess, which is what the rollouts measured, so the distilled network plays what they valued.
+   ``--explore K`` (exploring starts) also plays, at each position of at least ``--explore-answers``
+   answers, its K best valued other guesses, and labels every position met after them with its best
+   guess by rollouts (:func:`explore`). Without them the network plays well only on its own path: the
+   optimum's second guesses after its own opener, followed by its own play, cost the shipped DQN 0.55
+   guesses a game more than its own, so one-guess improvements stop at a local optimum.
 
 The best network (by wins, then mean guesses) is written to ``--out``, float16, with the figures its float16
 weights play. What it learned from is recorded as ``method: "own-policy rollouts"`` and ``method_reward``;
@@ -33,8 +42,9 @@ import argparse
 import sys
 import time
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 from tqdm import tqdm
 
@@ -47,6 +57,7 @@ from wordle_agents.training import machine
 from wordle_gym.config import WordleConfig
 from wordle_gym.evaluation import bool_mask
 from wordle_gym.files import atomic_torch_save, check_writable, one_line
+from wordle_gym.rules import num_patterns, pattern_table
 from wordle_gym.vector import WordleVectorEnv
 
 METHOD = "own-policy rollouts"
@@ -78,6 +89,11 @@ class Iteration:
     mean_guesses: float  # on wins
     mean_all: float  # losses counted as max_guesses + 1
     seconds: float
+    screen: int = 0  # guesses the critic brought to each position
+    explore: int = 0  # other guesses played at the positions of many answers (exploring starts)
+    explored: int = 0  # positions met after them, labelled
+    epochs: int = 0  # of distillation (0: not recorded, runs before it was)
+    path_copies: int = 0  # extra copies of the improved policy's path among the labels
 
 
 def _env(config: WordleConfig, n: int, device: torch.device) -> WordleVectorEnv:
@@ -124,18 +140,25 @@ def rollouts(agent: WordAgent, config: WordleConfig, answers: torch.Tensor, forc
 
 
 @torch.no_grad()
-def positions(agent: WordAgent, config: WordleConfig,
-              chosen: dict[bytes, int] | None = None) -> tuple[list[Position], torch.Tensor]:  # fmt: skip
+def positions(
+    agent: WordAgent,
+    config: WordleConfig,
+    chosen: dict[bytes, int] | None = None,
+    starts: list[tuple[list[int], list[int]]] | None = None,
+) -> tuple[list[Position], torch.Tensor]:
     """Every position of the network's greedy games on all answers (answers grouped by observation, in turn
     order), and the guesses each answer's game used (``max_guesses + 1`` for a loss). Where ``chosen`` has
-    a guess for a position (by its observation's bytes), that guess is played instead."""
+    a guess for a position (by its observation's bytes), that guess is played instead. ``starts``: play
+    instead, for each ``(prefix, answers)``, a game on each of the answers that begins with the guesses
+    ``prefix`` (the positions met from there on, and each game's guesses, in order)."""
     num, device = config.vocabulary.num_answers, agent.device
+    games = [(prefix, a) for prefix, answers in starts or [([], list(range(num)))] for a in answers]
     agent.use_words(list(config.vocabulary.allowed))
     agent.net.eval()
-    env = _env(config, num, device)
-    obs, infos = env.reset(options={"answers": torch.arange(num, device=device)})
-    history = torch.zeros((num, config.max_guesses), dtype=torch.int64)
-    used = torch.full((num,), config.max_guesses + 1, dtype=torch.int64)
+    env = _env(config, len(games), device)
+    obs, infos = env.reset(options={"answers": torch.tensor([a for _, a in games], device=device)})
+    history = torch.zeros((len(games), config.max_guesses), dtype=torch.int64)
+    used = torch.full((len(games),), config.max_guesses + 1, dtype=torch.int64)
     found: list[Position] = []
     for turn in range(config.max_guesses):
         alive = (~env.state.done).cpu()
@@ -145,12 +168,16 @@ def positions(agent: WordAgent, config: WordleConfig,
         groups: dict[bytes, Position] = {}
         rows = obs.cpu()
         for i in alive.nonzero().flatten().tolist():
+            prefix, answer = games[i]
+            if turn < len(prefix):
+                actions[i] = prefix[turn]
+                continue
             key = rows[i].numpy().tobytes()
             if key not in groups:
                 greedy = int(actions[i])
                 played = greedy if chosen is None else chosen.get(key, greedy)
                 groups[key] = Position(history[i, :turn].tolist(), rows[i], [], greedy, played)
-            groups[key].answers.append(i)
+            groups[key].answers.append(answer)
             actions[i] = groups[key].played
         found.extend(groups.values())
         history[:, turn] = actions
@@ -177,26 +204,75 @@ def _best(agent: WordAgent, config: WordleConfig, obs: torch.Tensor, infos: dict
     return agent.net.words.best(agent.letter_scores(obs), mask).cpu()
 
 
+class Critic:
+    """How many guesses the network's greedy play still needs at a position of ``k`` answers (its own
+    guess there included), averaged over the positions of its own games: ``cost[k]``, interpolated (in log
+    ``k``) between the sizes it met and made non-decreasing. One-step lookahead with it ranks every allowed
+    guess cheaply, to bring guesses unlike the network's own (its scores are sums of letter scores, its top
+    guesses near-copies of its own) before the rollouts, which alone decide."""
+
+    def __init__(self, cost: torch.Tensor, patterns: int) -> None:
+        self.cost = cost  # (num_answers + 1,), cost[0] = 0
+        self.patterns = patterns  # the last one is every tile green
+
+    @classmethod
+    def fit(cls, found: list[Position], used: torch.Tensor, config: WordleConfig) -> Critic:
+        """From the positions of the network's greedy games and each answer's guesses (:func:`positions`)."""
+        sums: dict[int, list[float]] = {}
+        for p in found:
+            needed = float((used[p.answers] - len(p.prefix)).double().mean())
+            sums.setdefault(len(p.answers), []).append(needed)
+        sizes = np.array(sorted(sums), dtype=np.float64)
+        means = np.array([np.mean(sums[int(k)]) for k in sizes])
+        every = np.arange(1, config.vocabulary.num_answers + 1, dtype=np.float64)
+        cost = np.maximum.accumulate(np.interp(np.log(every), np.log(sizes), means))
+        costs = torch.tensor(np.concatenate([[0.0], cost]), dtype=torch.float32)
+        return cls(costs, num_patterns(config.vocabulary.length))
+
+    def screen(self, table: torch.Tensor, answers: list[int], k: int, allowed: torch.Tensor | None) -> list[int]:
+        """The ``k`` guesses (rows of ``table``, the allowed x answers pattern ids) whose split of ``answers``
+        the critic expects to cost least: the sum over the split's groups, but the one the guess wins, of
+        ``size * cost[size]`` (among ``allowed`` guesses where given)."""
+        patterns = table[:, answers].long()  # (G, n)
+        counts = torch.zeros((table.shape[0], self.patterns), dtype=torch.int64, device=table.device)
+        counts.scatter_add_(1, patterns, torch.ones_like(patterns))
+        counts[:, -1] = 0  # the group of the answer guessed: won, nothing more to pay
+        cost = self.cost.to(table.device)
+        expected = (counts * cost[counts]).sum(1)
+        if allowed is not None:
+            expected = expected.masked_fill(~allowed.to(table.device), torch.inf)
+        return expected.topk(min(k, len(expected)), largest=False).indices.tolist()
+
+
+def _allowed(agent: WordAgent, config: WordleConfig, found: list[Position]) -> torch.Tensor | None:
+    """In hard mode, the guesses each position allows (its answers share the mask); else None."""
+    if not config.hard_mode:
+        return None
+    allowed = torch.ones((len(found), config.vocabulary.num_allowed), dtype=torch.bool, device=agent.device)
+    for turn in sorted({len(p.prefix) for p in found}):
+        rows = [j for j, p in enumerate(found) if len(p.prefix) == turn]
+        _, _, infos, _ = _replay(agent, config, [found[j].answers[0] for j in rows], [found[j].prefix for j in rows])
+        allowed[rows] = bool_mask(infos["action_mask"]).to(agent.device)
+    return allowed
+
+
 @torch.no_grad()
 def candidate_values(agent: WordAgent, config: WordleConfig, found: list[Position], top: int, chunk: int = 32768,
-                     extra: dict[int, list[int]] | None = None) -> list[dict[int, float]]:  # fmt: skip
+                     extra: dict[int, list[int]] | None = None, screen: int = 0, screen_answers: int = 3,
+                     critic: Critic | None = None) -> list[dict[int, float]]:  # fmt: skip
     """For each position, the reward its answers' games earn (summed over them) when it plays each of the
     network's ``top`` best-scored guesses (its own greedy guess among them, and position ``j``'s
-    ``extra[j]`` too, where the position allows them), then the network's greedy play."""
+    ``extra[j]`` too, where the position allows them), then the network's greedy play. Positions of at
+    least ``screen_answers`` answers also try the ``critic``'s ``screen`` best guesses."""
     if not found:
         return []
     observations = torch.stack([p.observation for p in found]).to(agent.device)
     scores = agent.net.words(agent.letter_scores(observations))
-    if config.hard_mode:  # only guesses the position allows (its answers share the mask)
-        allowed = torch.ones_like(scores, dtype=torch.bool)
-        for turn in sorted({len(p.prefix) for p in found}):
-            rows = [j for j, p in enumerate(found) if len(p.prefix) == turn]
-            _, _, infos, _ = _replay(
-                agent, config, [found[j].answers[0] for j in rows], [found[j].prefix for j in rows]
-            )
-            allowed[rows] = bool_mask(infos["action_mask"]).to(agent.device)
+    allowed = _allowed(agent, config, found)
+    if allowed is not None:  # only guesses the position allows
         scores = scores.masked_fill(~allowed, -torch.inf)
     tops = scores.topk(min(top, scores.shape[1]), dim=1).indices.cpu()
+    table = pattern_table(config.vocabulary, agent.device) if screen and critic is not None else None
     # one game per (position, candidate, answer): the position's guesses, the candidate, then greedy play
     width = config.max_guesses
     answers, forced, lengths, owner = [], [], [], []
@@ -204,7 +280,10 @@ def candidate_values(agent: WordAgent, config: WordleConfig, found: list[Positio
         candidates = tops[j].tolist()
         if p.greedy not in candidates:
             candidates[-1] = p.greedy
-        candidates += [c for c in (extra or {}).get(j, ()) if c not in candidates and scores[j, c] > -torch.inf]
+        more = list((extra or {}).get(j, ()))
+        if table is not None and critic is not None and len(p.answers) >= screen_answers:
+            more += critic.screen(table, p.answers, screen, None if allowed is None else allowed[j])
+        candidates += [c for c in dict.fromkeys(more) if c not in candidates and scores[j, c] > -torch.inf]
         for c in candidates:
             prefix = p.prefix + [c] + [0] * (width - len(p.prefix) - 1)
             for a in p.answers:
@@ -250,17 +329,30 @@ def _argmax(values: dict[int, float], own: int) -> int:
     return max(values, key=lambda c: (values[c], c == own))
 
 
+class Improvement(NamedTuple):
+    """What :func:`improve` found: each position's label, the reward the labels are sure to add over all
+    answers, the deeper look's guesses after its labels (by observation) and every guess valued at each
+    position (the reward its answers' games earn, summed)."""
+
+    labels: list[int]
+    gain: float
+    deeper: dict[bytes, int]
+    values: list[dict[int, float]]
+
+
 @torch.no_grad()
 def improve(agent: WordAgent, config: WordleConfig, found: list[Position], top: int, deep_top: int = 0,
-            deep_answers: int = 100, deep_random: int = 0, seed: int = 0,
-            chunk: int = 32768) -> tuple[list[int], float, dict[bytes, int]]:  # fmt: skip
+            deep_answers: int = 100, deep_random: int = 0, seed: int = 0, chunk: int = 32768, screen: int = 0,
+            critic: Critic | None = None) -> Improvement:  # fmt: skip
     """The label of each position: its best guess among the network's ``top`` by its own rollouts (the
     network's own guess unless another earns strictly more). With ``deep_top``, positions of at least
     ``deep_answers`` answers look one guess further: their ``deep_top`` best guesses (by the rollouts) are
     valued with the best of ``top`` guesses at each position they lead to, and those positions' best
     guesses are returned too (by observation), for the improved policy to play after the label. There,
     ``deep_random`` guesses drawn uniformly (``seed``) also compete: the network's top guesses are words
-    much like its own (its scores are sums of letter scores), these explore the rest of the list.
+    much like its own (its scores are sums of letter scores), these explore the rest of the list. With
+    ``screen`` and a ``critic``, every position of 3 answers or more (the deeper look's too) also tries the
+    critic's ``screen`` best guesses.
 
     Also the reward the labels are sure to add over all answers: the gains of the changed positions that
     no other changed position leads to (by the policy improvement theorem, playing every label earns at
@@ -269,13 +361,14 @@ def improve(agent: WordAgent, config: WordleConfig, found: list[Position], top: 
     draws = torch.Generator().manual_seed(seed)
     num = config.vocabulary.num_allowed
     extra = {j: torch.randint(num, (deep_random,), generator=draws).tolist() for j in deep}
-    value = candidate_values(agent, config, found, top, chunk, extra)
+    screened = {"screen": screen, "critic": critic}
+    value = candidate_values(agent, config, found, top, chunk, extra, **screened)
     labels = [_argmax(v, p.greedy) for v, p in zip(value, found, strict=True)]
     deeper: dict[bytes, int] = {}
     moves = [(j, c) for j in deep for c in sorted(value[j], key=lambda c: -value[j][c])[:deep_top]]
     moves += [(j, found[j].greedy) for j in deep if (j, found[j].greedy) not in moves]
     kids = children(agent, config, [(found[j], c) for j, c in moves])
-    inner = candidate_values(agent, config, [q for group, _ in kids for q in group], top, chunk)
+    inner = candidate_values(agent, config, [q for group, _ in kids for q in group], top, chunk, **screened)
     at, after = 0, {}  # after[(j, c)]: the best guess at each position that c leads to from j
     for (j, c), (group, ended) in zip(moves, kids, strict=True):
         values, at = inner[at : at + len(group)], at + len(group)
@@ -293,7 +386,40 @@ def improve(agent: WordAgent, config: WordleConfig, found: list[Position], top: 
             upstream.update(p.answers)
     for j in deep:  # the improved policy plays on as the deeper look valued its label
         deeper.update((q.observation.numpy().tobytes(), g) for q, g in after[(j, labels[j])] if g != q.greedy)
-    return labels, gain, deeper
+    return Improvement(labels, gain, deeper, value)
+
+
+@torch.no_grad()
+def explore(agent: WordAgent, config: WordleConfig, found: list[Position], values: list[dict[int, float]],
+            alternatives: int, min_answers: int, top: int, screen: int = 0, critic: Critic | None = None,
+            chunk: int = 32768) -> tuple[list[Position], list[int]]:  # fmt: skip
+    """Exploring starts. At each position of at least ``min_answers`` answers, its ``alternatives`` best
+    valued guesses that are not the network's own are played, then the network's greedy play: the
+    positions those games meet (off the network's path) and the best of ``top`` (and the ``critic``'s
+    ``screen``) guesses at each, by rollouts. Trained on them, the network also plays well where another
+    guess leads, so the next iteration values those guesses by good play after them: without them a
+    better guess whose games need other play after it never wins its position."""
+    starts = []
+    for p, value in zip(found, values, strict=True):
+        if len(p.answers) >= min_answers:
+            others = sorted((c for c in value if c != p.greedy), key=lambda c: -value[c])[:alternatives]
+            starts += [([*p.prefix, c], p.answers) for c in others]
+    if not starts:
+        return [], []
+    met, _ = positions(agent, config, starts=starts)
+    inner = candidate_values(agent, config, met, top, chunk, screen=screen, critic=critic)
+    return met, [_argmax(v, q.greedy) for v, q in zip(inner, met, strict=True)]
+
+
+def method(history: list[Iteration]) -> str:
+    """What a run learned from, for its checkpoint's ``method``: :data:`METHOD`, and the critic's one-step
+    lookahead (a value of the answers left, fitted to the network's games) where it brought guesses."""
+    used = []
+    if any(h.explore for h in history):
+        used.append("exploring starts")
+    if any(h.screen for h in history):
+        used.append("guesses also from a critic of answers left")
+    return f"{METHOD} ({'; '.join(used)})" if used else METHOD
 
 
 def load_network(path: str, device: Any = "cpu") -> WordAgent:
@@ -365,7 +491,8 @@ def _figures(used: torch.Tensor, config: WordleConfig) -> tuple[float, float, fl
 
 def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: int, lr: float,
             deadline: float = float("inf"), log: Any = print, save: Any = None, deep_top: int = 0,
-            deep_answers: int = 100, deep_random: int = 0, seed: int = 0) -> None:  # fmt: skip
+            deep_answers: int = 100, deep_random: int = 0, seed: int = 0, screen: int = 0, explore_top: int = 0,
+            explore_answers: int = 10, path_copies: int = 8) -> None:  # fmt: skip
     """Play, improve, distil until ``run`` has ``iterations`` iterations (or past ``deadline``), then play
     once more; ``save(run)`` after each iteration. The best network (by wins, then mean guesses) is
     ``run.best_state``."""
@@ -385,9 +512,22 @@ def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: i
         if it >= iterations or time.perf_counter() > deadline:
             log(said)
             break
-        labels, gain, chosen = improve(
-            agent, config, found, top, deep_top, deep_answers, deep_random, seed=seed * 100_003 + it
+        critic = Critic.fit(found, used, config) if screen else None
+        labels, gain, chosen, values = improve(
+            agent,
+            config,
+            found,
+            top,
+            deep_top,
+            deep_answers,
+            deep_random,
+            seed * 100_003 + it,
+            screen=screen,
+            critic=critic,
         )
+        met, met_labels = explore(agent, config, found, values, explore_top, explore_answers, top, screen, critic)
+        for q, label in zip(met, met_labels, strict=True):  # the network's own path's labels come after
+            run.data[q.observation.numpy().tobytes()] = (q.observation, label)
         chosen.update((p.observation.numpy().tobytes(), label) for p, label in zip(found, labels, strict=True)
                       if label != p.greedy)  # fmt: skip
         # The improved policy itself: the labels where they differ, the network's own play everywhere else
@@ -397,12 +537,20 @@ def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: i
         for p in played:
             run.data[p.observation.numpy().tobytes()] = (p.observation, p.played)
         changed = sum(label != p.greedy for p, label in zip(found, labels, strict=True))
+        moved = sum(label != q.greedy for q, label in zip(met, met_labels, strict=True))
+        explored = f"; {len(met)} positions explored, {moved} improved" if met else ""
         log(f"{said}; {len(found)} positions, {changed} improved (at least {gain / num:+.4f} reward a game): "
-            f"the improved policy wins {100 * better[0]:.2f} %, mean {better[1]:.4f} ({better[2]:.4f}); "
+            f"the improved policy wins {100 * better[0]:.2f} %, mean {better[1]:.4f} ({better[2]:.4f}){explored}; "
             f"{len(run.data)} labels")  # fmt: skip
-        loss = train(agent, *run.labels(), epochs, lr, seed=it)
+        observations, targets = run.labels()
+        copies = path_copies if met else 0  # the improved policy's own path among the many explored labels
+        path = torch.stack([p.observation for p in played]), torch.tensor([p.played for p in played])
+        observations = torch.cat([observations, *[path[0]] * copies])
+        targets = torch.cat([targets, *[path[1]] * copies])
+        loss = train(agent, observations, targets, epochs, lr, seed=it)
         run.seconds = before + time.perf_counter() - start
-        run.history.append(Iteration(it, len(run.data), changed, top, deep_top, deep_random, *figures, run.seconds))
+        run.history.append(Iteration(it, len(run.data), changed, top, deep_top, deep_random, *figures, run.seconds,
+                                     screen, explore_top if met else 0, len(met), epochs, copies))  # fmt: skip
         log(f"  distilled: loss {loss:.4f}; {run.seconds:.0f} s")
         if save is not None:
             save(run)
@@ -429,6 +577,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deep-answers", type=int, default=100, help="see --deep-top (default 100)")
     parser.add_argument("--deep-random", type=int, default=0, help="at those positions, also try this many guesses "
                         "drawn at random (default 0)")  # fmt: skip
+    parser.add_argument("--screen", type=int, default=0, help="at positions of 3 answers or more, also try the "
+                        "guesses a critic fitted to the network's own games ranks best by one-step lookahead, this "
+                        "many (default 0)")  # fmt: skip
+    parser.add_argument("--explore", type=int, default=0, help="exploring starts: at positions of at least "
+                        "--explore-answers answers, play this many other guesses (the best valued) and label the "
+                        "positions met after them too (default 0)")  # fmt: skip
+    parser.add_argument("--explore-answers", type=int, default=10, help="see --explore (default 10)")
+    parser.add_argument("--path-copies", type=int, default=8, help="with --explore, the improved policy's own "
+                        "positions count this many times more in distillation (default 8)")  # fmt: skip
     parser.add_argument("--epochs", type=int, default=150, help="epochs over all labels per iteration (default 150)")
     parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
     parser.add_argument("--reward", default="default", help="the env's reward preset the rollouts earn (default "
@@ -447,13 +604,15 @@ def main(argv: list[str] | None = None) -> int:
         check_writable(args.out)
         check_writable(run_dir, folder=True)
         if (
-            min(args.iterations, args.epochs, args.top, args.deep_answers) < 1
-            or min(args.deep_top, args.deep_random) < 0
+            min(args.iterations, args.epochs, args.top, args.deep_answers, args.explore_answers) < 1
+            or min(args.deep_top, args.deep_random, args.screen, args.explore, args.path_copies) < 0
             or not args.lr > 0
         ):
-            raise ValueError(f"--iterations, --epochs, --top and --deep-answers must be >= 1, --deep-top and "
-                             f"--deep-random >= 0 and --lr > 0; got {args.iterations}, {args.epochs}, {args.top}, "
-                             f"{args.deep_answers}, {args.deep_top}, {args.deep_random}, {args.lr}")  # fmt: skip
+            raise ValueError(f"--iterations, --epochs, --top, --deep-answers and --explore-answers must be >= 1, "
+                             f"--deep-top, --deep-random, --screen, --explore and --path-copies >= 0 and --lr > 0; "
+                             f"got {args.iterations}, {args.epochs}, {args.top}, {args.deep_answers}, "
+                             f"{args.explore_answers}, {args.deep_top}, {args.deep_random}, {args.screen}, "
+                             f"{args.explore}, {args.path_copies}, {args.lr}")  # fmt: skip
         config = WordleConfig(answers=word_source(args.answers), allowed=word_source(args.allowed),
                               hard_mode=args.hard, reward=args.reward)  # fmt: skip
         agent = load_network(args.init, args.device)
@@ -493,6 +652,10 @@ def main(argv: list[str] | None = None) -> int:
                 deep_answers=args.deep_answers,
                 deep_random=args.deep_random,
                 seed=args.seed,
+                screen=args.screen,
+                explore_top=args.explore,
+                explore_answers=args.explore_answers,
+                path_copies=args.path_copies,
             )
     except (ValueError, OSError, ImportError) as exc:
         print(f"{parser.prog}: error: {one_line(exc)}", file=sys.stderr)
@@ -508,10 +671,17 @@ def main(argv: list[str] | None = None) -> int:
     pairs = sorted({(h.deep_top, h.deep_random) for h in deep})
     looks = "; ".join(f"the best {t} and {r} random guesses" for t, r in pairs)
     deeper = f" ({len(deep)} of them one guess deeper: {looks}, where >= {args.deep_answers} answers)" if deep else ""
+    screened = sorted({h.screen for h in run.history if h.screen})
+    if screened:
+        deeper += f"; {sum(h.screen > 0 for h in run.history)} with the critic's best {'/'.join(map(str, screened))}"
+    explored = [h for h in run.history if h.explore]
+    if explored:
+        others = "/".join(map(str, sorted({h.explore for h in explored})))
+        deeper += f"; {len(explored)} with exploring starts ({others} other guesses where >= {args.explore_answers})"
     data = network_checkpoint(
         agent, config.vocabulary, args.hard, real,
         figures={"win_rate": run.best_key[0], "mean_guesses": -run.best_key[1]},
-        training_s=run.seconds + init_s, teacher=None, method=METHOD, method_reward=args.reward,
+        training_s=run.seconds + init_s, teacher=None, method=method(run.history), method_reward=args.reward,
         improving={"iterations": len(run.history), "epochs": args.epochs, "lr": args.lr, "seconds": run.seconds,
                    "history": [asdict(h) for h in run.history]},
         curriculum=f"policy iteration by its own rollouts (the best of its top {tops} guesses at every position "

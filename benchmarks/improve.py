@@ -2,7 +2,8 @@
 
 The runs take hours on this CPU, so this script does not improve anything: it reads each shipped
 improved checkpoint's own record (``improving.history``: every iteration's greedy play on all 2315
-answers, the positions changed, the guesses tried, the time) and writes its table.
+answers, the positions changed, the guesses tried, the time) and writes its table. It also measures how
+each network plays off its own path (:func:`off_path`, with the exact oracle: about a minute).
 
     python benchmarks/improve.py
 
@@ -15,9 +16,13 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import torch
 from common import parse_args, save
 
 from wordle_agents.checkpoint import read_checkpoint, shipped_dir
+from wordle_agents.improve import load_network, positions, rollouts
+from wordle_agents.oracle import Oracle
+from wordle_gym.config import WordleConfig
 
 # the shipped improved checkpoint: the command that made it (the same command continues its run folder)
 RUNS = {
@@ -27,6 +32,28 @@ RUNS = {
     "--run-dir runs/improve_dqn --top 64 --iterations 5; then --top 128 --deep-top 4 --deep-answers 30 "
     "--deep-random 128 --iterations 8",
 }
+
+
+def off_path(path: Path, config: WordleConfig, oracle: Oracle) -> dict[str, float | str]:
+    """How the network plays off its own path: its opener, then at each position it leads to the optimum's
+    guess, then its own greedy play, against its own greedy play (mean guesses, every answer) and the
+    optimum after its opener. The oracle measures; nothing is trained on it."""
+    agent = load_network(str(path))
+    found, used = positions(agent, config)
+    opener, start, width = found[0].greedy, oracle.start(), config.max_guesses
+    answers, forced, optimum = [], [], 0.0
+    for p in found:
+        if len(p.prefix) == 1:
+            after = oracle.after(start, opener, p.answers[0])
+            optimum += len(p.answers) * oracle.value(after)
+            answers += p.answers
+            forced += [[opener, oracle.best_action(after)] + [0] * (width - 2)] * len(p.answers)
+    num = config.vocabulary.num_answers
+    _, then = rollouts(agent, config, torch.tensor(answers), torch.tensor(forced), torch.full((len(answers),), 2))
+    won_first = num - len(answers)  # answers the opener itself guessed
+    return {"file": path.name, "opener": config.vocabulary.allowed[opener], "own": float(used.double().mean()),
+            "off_path": (won_first + float(then.double().sum())) / num,
+            "optimum_after_opener": (num + optimum) / num}  # fmt: skip
 
 
 def main() -> None:
@@ -40,7 +67,11 @@ def main() -> None:
         runs.append({"file": name, "kind": data["kind"], "command": command, "curriculum": data["curriculum"],
                      "figures": data["figures"], "history": data["improving"]["history"],
                      "training_s": data["training_s"]})  # fmt: skip
-    result.update({"device": "cpu", "runs": runs})
+    config = WordleConfig(answers="answers", allowed="allowed")
+    oracle = Oracle(config, root_opener=None)
+    names = ["dqn_full.pt", *RUNS]
+    paths = [shipped_dir() / name for name in names if (shipped_dir() / name).is_file()]
+    result.update({"device": "cpu", "runs": runs, "off_path": [off_path(p, config, oracle) for p in paths]})
     save("improve", result)
 
 

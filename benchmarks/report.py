@@ -353,10 +353,27 @@ def improve_section(result: dict) -> list[str]:
         for h in run["history"]:
             tried = f"top {h['top']}" + (f", {h['deep_top']} one deeper + {h['deep_random']} random where many "
                                          "answers" if h["deep_top"] else "")  # fmt: skip
+            if h.get("screen"):
+                tried += f", the critic's best {h['screen']}"
+            if h.get("explore"):
+                tried += f"; {h['explore']} other guesses explored ({h['explored']} positions after them labelled)"
             lines.append(f"| {h['iteration']} | {100 * h['win_rate']:.2f} / {h['mean_guesses']:.4f} | {h['changed']} "
                          f"| {tried} | {h['seconds'] / 60:.0f} min |")  # fmt: skip
         figures = run["figures"]
         lines += [f"| shipped | **{100 * figures['win_rate']:.2f} / {figures['mean_guesses']:.4f}** | | | |", ""]
+    if result.get("off_path"):
+        lines += [
+            "Off the network's own path (the same command; `benchmarks/improve.py:off_path`): after the network's "
+            "own opener, the optimum's second guess at every position it leads to, then the network's own greedy "
+            "play, on all 2315 answers. The oracle only measures here. A network that plays well only where its "
+            "own guesses lead cannot value another guess by rollouts of its own play.",
+            "",
+            "| network | opener | its own play | optimum's second guess, then its play | optimum after its opener |",
+            "| --- | --- | ---: | ---: | ---: |",
+        ]
+        lines += [f"| `{r['file']}` | {r['opener'].upper()} | {r['own']:.4f} | {r['off_path']:.4f} | "
+                  f"{r['optimum_after_opener']:.4f} |" for r in result["off_path"]]  # fmt: skip
+        lines.append("")
     return lines
 
 

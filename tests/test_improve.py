@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 import pytest
@@ -80,7 +81,7 @@ def test_improve__the_improved_policy_earns_more_than_the_network(hard: bool, de
     network, by at least the gain ``improve`` reports; looking one guess deeper too."""
     agent, config = _setup(4, hard=hard)
     found, _ = positions(agent, config)
-    labels, gain, changed = improve(agent, config, found, top=8, deep_top=deep_top, deep_answers=5)
+    labels, gain, changed, _ = improve(agent, config, found, top=8, deep_top=deep_top, deep_answers=5)
     assert bool(changed) == bool(deep_top)  # the deeper look's own choices after its label
     changed.update((p.observation.numpy().tobytes(), label) for p, label in zip(found, labels, strict=True)
                    if label != p.greedy)  # fmt: skip
@@ -160,6 +161,13 @@ def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_
     assert main([*args, "--iterations", "3", "--top", "5", *deeper]) == 0  # a run may try more guesses from here on
     history = torch.load(out, weights_only=True)["improving"]["history"]
     assert [(h["top"], h["deep_top"], h["deep_random"]) for h in history] == [(4, 0, 0), (4, 0, 0), (5, 1, 3)]
+    assert main([*args, "--iterations", "4", "--screen", "2", "--explore", "1", "--explore-answers", "2"]) == 0
+    data = torch.load(out, weights_only=True)
+    last = data["improving"]["history"][-1]
+    assert (last["screen"], last["explore"], last["epochs"], last["path_copies"]) == (2, 1, 5, 8) and last["explored"]
+    assert data["improving"]["history"][0]["path_copies"] == 0  # no exploring: no copies
+    assert "1 with the critic's best 2; 1 with exploring starts (1 other guesses where >= 2)" in data["curriculum"]
+    assert data["method"] == f"{METHOD} (exploring starts; guesses also from a critic of answers left)"
     assert main([*args, "--top", "0"]) == 2
     assert "--top" in capsys.readouterr().err
     assert best_shipped("a2c").name == "a2c_full.pt"  # the default weights are never the improved ones
@@ -169,10 +177,21 @@ def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_the
     from wordle_agents.improve import candidate_values
 
     agent, config = _setup(7)
-    found, _ = positions(agent, config)
+    found, used = positions(agent, config)
     values = candidate_values(agent, config, found[:2], top=1, extra={0: [5, 7, found[0].greedy]})
     assert set(values[0]) == {found[0].greedy, 5, 7} and set(values[1]) == {found[1].greedy}
     for j, p in enumerate(found[:2]):
+        for c, v in values[j].items():
+            assert v == pytest.approx(sum(_play(agent, config, a, [*p.prefix, c]) for a in p.answers))
+    # the critic's best guesses too, at positions of 3 answers or more
+    from wordle_agents.improve import Critic
+    from wordle_gym.rules import pattern_table
+
+    critic = Critic.fit(found, used, config)
+    values = candidate_values(agent, config, found[:2], top=1, screen=3, critic=critic)
+    for j, p in enumerate(found[:2]):
+        screened = set(critic.screen(pattern_table(config.vocabulary), p.answers, 3, None))
+        assert set(values[j]) == ({p.greedy} | screened if len(p.answers) >= 3 else {p.greedy})
         for c, v in values[j].items():
             assert v == pytest.approx(sum(_play(agent, config, a, [*p.prefix, c]) for a in p.answers))
 
@@ -198,3 +217,101 @@ def test_command__improves_a_dqn_network_too(tmp_path) -> None:
     assert torch.load(out, weights_only=True)["figures"]["win_rate"] > history[0]["win_rate"]
     (tmp_path / "other.pt").write_bytes(b"not a checkpoint")
     assert main([*args[:0], "--init", str(tmp_path / "other.pt"), *args[2:]]) == 2
+
+
+def test_critic__fits_its_own_games_and_screens_every_guess_by_one_step_lookahead() -> None:
+    """The critic's cost of a position size is what the network's games needed there (non-decreasing), and
+    its screen ranks every allowed guess as a plain count of the reference feedback's groups does."""
+    from collections import Counter
+
+    from wordle_agents.improve import Critic
+    from wordle_gym.rules import pattern_table
+
+    agent, config = _setup(9, count=30)
+    words = list(config.vocabulary.answers)
+    found, used = positions(agent, config)
+    critic = Critic.fit(found, used, config)
+    cost = critic.cost.tolist()
+    assert cost[0] == 0 and len(cost) == len(words) + 1
+    assert all(a <= b + 1e-6 for a, b in itertools.pairwise(cost[1:]))
+    sizes: dict[int, list[float]] = {}
+    for p in found:
+        sizes.setdefault(len(p.answers), []).append(
+            sum(int(used[a]) - len(p.prefix) for a in p.answers) / len(p.answers)
+        )
+    assert cost[len(words)] == pytest.approx(sizes[len(words)][0], abs=1e-5)  # the first position: the only one
+    for p in found[:6]:
+        expected = []
+        for guess in words:
+            groups = Counter(feedback_ref(guess, words[a]) for a in p.answers)
+            expected.append(sum(n * cost[n] for tiles, n in groups.items() if tiles != (2,) * 4))
+        picked = critic.screen(pattern_table(config.vocabulary), p.answers, 5, None)
+        assert sorted(expected[g] for g in picked) == pytest.approx(sorted(expected)[:5], abs=1e-4)
+        only = torch.zeros(len(words), dtype=torch.bool)
+        only[[3, 11]] = True
+        assert sorted(critic.screen(pattern_table(config.vocabulary), p.answers, 2, only)) == [3, 11]
+
+
+def test_positions__from_other_guesses_as_the_harness_plays_them() -> None:
+    agent, config = _setup(10)
+    words = list(config.vocabulary.answers)
+    starts = [([4], [0, 5, 9]), ([7, 2], list(range(24)))]
+    found, used = positions(agent, config, starts=starts)
+    assert len(used) == 27
+    games = [(prefix, a) for prefix, answers in starts for a in answers]
+    for i, (prefix, a) in enumerate(games):
+        returned = _play(agent, config, a, prefix)
+        assert int(used[i]) == (-returned if returned > -config.max_guesses - 1 else config.max_guesses + 1)
+    for p in found:
+        assert any(p.prefix[: len(s)] == s and len(p.prefix) >= len(s) for s, _ in starts)
+        history = [(words[g], feedback_ref(words[g], words[p.answers[0]])) for g in p.prefix]
+        for a in p.answers:  # every answer of a position shows what its first does
+            assert [feedback_ref(g, words[a]) for g, _ in history] == [f for _, f in history]
+    plain, _ = positions(agent, config)
+    again, _ = positions(agent, config, starts=[([], list(range(24)))])
+    assert [(p.prefix, p.answers) for p in plain] == [(p.prefix, p.answers) for p in again]
+
+
+def test_explore__labels_positions_off_the_networks_path_with_better_guesses() -> None:
+    from wordle_agents.improve import candidate_values, explore
+
+    agent, config = _setup(11)
+    found, _ = positions(agent, config)
+    values = candidate_values(agent, config, found, top=6)
+    met, labels = explore(agent, config, found, values, alternatives=2, min_answers=4, top=6)
+    on_path = {p.observation.numpy().tobytes() for p in found}
+    assert met and not any(q.observation.numpy().tobytes() in on_path for q in met)
+    starts = [(*p.prefix, c) for p, v in zip(found, values, strict=True) if len(p.answers) >= 4
+              for c in sorted((c for c in v if c != p.greedy), key=lambda c: -v[c])[:2]]  # fmt: skip
+    assert len(starts) > 2
+    for q in met:  # after one of the other guesses, then the network's
+        assert any(tuple(q.prefix[: len(s)]) == s for s in starts)
+    assert {tuple(q.prefix[:1]) for q in met} == {s for s in starts if len(s) == 1}  # the first position's two
+    inner = candidate_values(agent, config, met, top=6)
+    for q, label, v in zip(met, labels, inner, strict=True):
+        assert v[label] >= v[q.greedy] and v[label] == max(v.values())
+
+
+@pytest.mark.slow
+def test_iterate__exploring_starts_escape_the_local_optimum_of_one_guess_improvements() -> None:
+    """Where the network's own continuation makes every other guess look worse, exploring starts train it
+    after other guesses too: the list whose plain fixed point is 2.30 reaches its optimum, 2.15."""
+    from wordle_agents.oracle import Oracle
+
+    words = few_letter_words(random.Random(5), "abcdefgh", 4, 20)
+    config = WordleConfig(answers=words, allowed=None)
+    optimum = Oracle(answers=words, allowed=None, root_opener=None)
+    optimum = optimum.value(optimum.start())
+    reached = []
+    for alternatives in (0, 3):
+        torch.manual_seed(0)
+        run = Run(A2CAgent(A2CConfig(hidden=64, seed=5), 4, "cpu"))
+        iterate(run, config, iterations=6, top=20, epochs=300, lr=3e-3, log=lambda _: None,
+                explore_top=alternatives, explore_answers=2)  # fmt: skip
+        assert run.best_key is not None and run.best_key[0] == 1.0
+        reached.append(-run.best_key[1])
+        assert [h.explore for h in run.history][-1] == alternatives and (run.history[-1].explored > 0) == bool(
+            alternatives
+        )
+    assert reached[1] < reached[0] - 0.1
+    assert reached[1] == pytest.approx(optimum)
