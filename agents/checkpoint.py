@@ -169,11 +169,10 @@ def shipped_checkpoints(kind: str) -> list[tuple[Path, dict[str, Any]]]:
 def best_shipped(kind: str, teacher: str | None = None, hard_mode: bool = False, method: str | None = None) -> Path:
     """The shipped checkpoint of ``kind`` from the furthest curriculum stage that learned from ``teacher``
     (None: from the reward alone, the default weights; "optimal": taught by the exact solver) and was
-    improved by ``method`` (None: not improved after its training; a method's variants name it first), for
-    normal or hard mode."""
+    improved by ``method`` (None: not improved after its training), for normal or hard mode."""
     found = [(path, data) for path, data in shipped_checkpoints(kind)
              if data.get("teacher") == teacher and (data.get("hard_mode") is True) == hard_mode
-             and (data.get("method") == method or (method and str(data.get("method")).startswith(method)))]  # fmt: skip
+             and data.get("method") == method]  # fmt: skip
     if not found:
         raise FileNotFoundError(f"no {kind} weights ship with wordle_agents; pass a checkpoint path")
     return found[-1][0]

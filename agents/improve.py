@@ -61,6 +61,8 @@ from wordle_gym.rules import num_patterns, pattern_table
 from wordle_gym.vector import WordleVectorEnv
 
 METHOD = "own-policy rollouts"
+EXPLORING, SCREENING = "exploring starts", "guesses also from a critic of answers left"
+EXPLORED = f"{METHOD} ({EXPLORING}; {SCREENING})"  # the dqn-explored agent's
 
 
 @dataclass
@@ -414,11 +416,8 @@ def explore(agent: WordAgent, config: WordleConfig, found: list[Position], value
 def method(history: list[Iteration]) -> str:
     """What a run learned from, for its checkpoint's ``method``: :data:`METHOD`, and the critic's one-step
     lookahead (a value of the answers left, fitted to the network's games) where it brought guesses."""
-    used = []
-    if any(h.explore for h in history):
-        used.append("exploring starts")
-    if any(h.screen for h in history):
-        used.append("guesses also from a critic of answers left")
+    used = [name for name, on in ((EXPLORING, any(h.explore for h in history)),
+                                  (SCREENING, any(h.screen for h in history))) if on]  # fmt: skip
     return f"{METHOD} ({'; '.join(used)})" if used else METHOD
 
 
@@ -443,8 +442,14 @@ def pretrained_dqn(checkpoint: str | None = None, device: Any = "cpu") -> WordAg
     return load_network(checkpoint or str(best_shipped("dqn", method=METHOD)), device)
 
 
+def pretrained_explored(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
+    """The ``dqn-explored`` agent entry point: the shipped DQN weights improved by their own rollouts with
+    exploring starts and the critic's guesses (or ``checkpoint``'s network)."""
+    return load_network(checkpoint or str(best_shipped("dqn", method=EXPLORED)), device)
+
+
 # their rows are the a2c and dqn agents' (every shipped a2c*.pt and dqn*.pt)
-pretrained.bench_runs = pretrained_dqn.bench_runs = list  # type: ignore[attr-defined]
+pretrained.bench_runs = pretrained_dqn.bench_runs = pretrained_explored.bench_runs = list  # type: ignore[attr-defined]
 
 
 class Run:

@@ -10,7 +10,7 @@ import torch
 from reference import feedback_ref, few_letter_words
 
 from wordle_agents.a2c import A2CAgent, A2CConfig
-from wordle_agents.improve import METHOD, Run, improve, iterate, main, positions, rollouts
+from wordle_agents.improve import EXPLORED, METHOD, Run, improve, iterate, main, positions, rollouts
 from wordle_gym.config import WordleConfig
 from wordle_gym.vector import WordleVectorEnv
 
@@ -167,7 +167,7 @@ def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_
     assert (last["screen"], last["explore"], last["epochs"], last["path_copies"]) == (2, 1, 5, 8) and last["explored"]
     assert data["improving"]["history"][0]["path_copies"] == 0  # no exploring: no copies
     assert "1 with the critic's best 2; 1 with exploring starts (1 other guesses where >= 2)" in data["curriculum"]
-    assert data["method"] == f"{METHOD} (exploring starts; guesses also from a critic of answers left)"
+    assert data["method"] == EXPLORED == f"{METHOD} (exploring starts; guesses also from a critic of answers left)"
     assert main([*args, "--top", "0"]) == 2
     assert "--top" in capsys.readouterr().err
     assert best_shipped("a2c").name == "a2c_full.pt"  # the default weights are never the improved ones
@@ -315,3 +315,14 @@ def test_iterate__exploring_starts_escape_the_local_optimum_of_one_guess_improve
         )
     assert reached[1] < reached[0] - 0.1
     assert reached[1] == pytest.approx(optimum)
+
+
+def test_entry_points__each_improved_agent_gets_its_own_shipped_weights() -> None:
+    from wordle_agents.checkpoint import best_shipped
+    from wordle_agents.improve import pretrained_dqn, pretrained_explored
+
+    assert best_shipped("dqn").name == "dqn_full.pt"  # the default weights: DQN's own training
+    assert best_shipped("dqn", method=METHOD).name == "dqn_improved.pt"
+    agent = pretrained_explored()
+    assert agent.checkpoint.method == EXPLORED and agent.checkpoint.teacher is None
+    assert pretrained_dqn().checkpoint.method == METHOD
