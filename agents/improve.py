@@ -31,9 +31,10 @@ Each iteration:
    guesses a game more than its own, so one-guess improvements stop at a local optimum.
 
 The best network (by wins, then mean guesses) is written to ``--out``, float16, with the figures its float16
-weights play. What it learned from is recorded as ``method: "own-policy rollouts"`` and ``method_reward``;
-``teacher`` is None. Greedy play needs no search: the rollouts are training only. The run folder's
-``last.pt`` holds everything: the same command continues it.
+weights play. What it learned from is recorded as ``method: "own-policy rollouts"`` (with exploring starts
+and the critic named where a run used them, :func:`method`) and ``method_reward``; ``teacher`` is None.
+Greedy play needs no search: the rollouts are training only. The run folder's ``last.pt`` holds
+everything: the same command continues it.
 """
 
 from __future__ import annotations
@@ -500,7 +501,8 @@ def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: i
             explore_answers: int = 10, path_copies: int = 8) -> None:  # fmt: skip
     """Play, improve, distil until ``run`` has ``iterations`` iterations (or past ``deadline``), then play
     once more; ``save(run)`` after each iteration. The best network (by wins, then mean guesses) is
-    ``run.best_state``."""
+    ``run.best_state``. With ``explore_top``, the positions :func:`explore` meets are labelled too, and the
+    improved policy's path counts ``path_copies`` more times in distillation."""
     agent = run.agent
     start, before = time.perf_counter(), run.seconds
     num = config.vocabulary.num_answers
