@@ -2,7 +2,7 @@
 
 Each agent is a harness Policy (``act(observations, action_masks, env)``) and is registered in the
 ``wordle_gym.agents`` entry-point group exactly as a third-party agent would be (see
-:mod:`wordle_gym.registry`). Stable-Baselines3 models live in :mod:`wordle_agents.sb3` (needs the
+:mod:`wordle_gym.harness.registry`). Stable-Baselines3 models live in :mod:`wordle_agents.sb3` (needs the
 ``sb3`` extra), so importing this package does not import SB3.
 """
 

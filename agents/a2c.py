@@ -23,10 +23,10 @@ from torch import nn
 
 from wordle_agents.common import WordAgent, WordScorer, check_width
 from wordle_agents.training import RunConfig, TrainingSpec
-from wordle_gym.config import device_generator, resolve_device
-from wordle_gym.observation import KnowledgeLayout
-from wordle_gym.rules import ALPHABET, pattern_table
-from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.core.device import device_generator, resolve_device
+from wordle_gym.core.rules import ALPHABET, pattern_table
+from wordle_gym.envs.observation import KnowledgeLayout
+from wordle_gym.envs.vector import WordleVectorEnv
 
 ENCODINGS = ("seed", "knowledge")
 

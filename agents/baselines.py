@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from wordle_gym.config import device_generator
-from wordle_gym.registry import BenchRun
-from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.core.device import device_generator
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.registry import BenchRun
 
 
 class RandomPolicy:

@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from wordle_gym.files import atomic_torch_save
+from wordle_gym.core.files import atomic_torch_save
 
 STAGE_ORDER = ("full",)  # named stages rank above every word-count stage
 

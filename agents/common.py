@@ -23,13 +23,13 @@ from wordle_agents.checkpoint import (
     save_checkpoint,
     shipped_checkpoints,
 )
-from wordle_gym.config import resolve_device
-from wordle_gym.evaluation import bool_mask
-from wordle_gym.files import quoted
-from wordle_gym.observation import KnowledgeLayout
-from wordle_gym.registry import BenchRun
-from wordle_gym.rules import ALPHABET
-from wordle_gym.words import MAX_LENGTH, MIN_LENGTH, letter_position_one_hot
+from wordle_gym.core.device import resolve_device
+from wordle_gym.core.files import quoted
+from wordle_gym.core.rules import ALPHABET
+from wordle_gym.core.words import MAX_LENGTH, MIN_LENGTH, letter_position_one_hot
+from wordle_gym.envs.observation import KnowledgeLayout
+from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.harness.registry import BenchRun
 
 MAX_WIDTH = 16_384  # bound on a network's width read from a file: checked before anything is allocated
 

@@ -22,9 +22,9 @@ from torch.nn import functional as F
 from wordle_agents.common import WordAgent, WordScorer, check_width, sample_categorical
 from wordle_agents.replay import PrioritizedReplay, UniformReplay
 from wordle_agents.training import RunConfig, TrainingSpec
-from wordle_gym.config import device_generator, resolve_device
-from wordle_gym.rules import ALPHABET
-from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.core.device import device_generator, resolve_device
+from wordle_gym.core.rules import ALPHABET
+from wordle_gym.envs.vector import WordleVectorEnv
 
 
 @dataclass

@@ -55,11 +55,11 @@ from wordle_agents.common import WordAgent
 from wordle_agents.dqn import DQNAgent
 from wordle_agents.teach import train
 from wordle_agents.training import machine
-from wordle_gym.config import WordleConfig
-from wordle_gym.evaluation import bool_mask
-from wordle_gym.files import atomic_torch_save, check_writable, one_line
-from wordle_gym.rules import num_patterns, pattern_table
-from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.files import atomic_torch_save, check_writable, one_line
+from wordle_gym.core.rules import num_patterns, pattern_table
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.evaluation import bool_mask
 
 METHOD = "own-policy rollouts"
 EXPLORING, SCREENING = "exploring starts", "guesses also from a critic of answers left"
@@ -568,8 +568,8 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m wordle_agents.improve``: see the module docstring."""
     from pathlib import Path
 
-    from wordle_gym.files import OneLineParser, folder_lock
-    from wordle_gym.words import word_source
+    from wordle_gym.core.files import OneLineParser, folder_lock
+    from wordle_gym.core.words import word_source
 
     parser = OneLineParser(prog="python -m wordle_agents.improve", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip

@@ -31,11 +31,11 @@ from typing import Any
 
 import torch
 
-from wordle_gym.evaluation import bool_mask
-from wordle_gym.game import NO_TILE
-from wordle_gym.registry import BenchRun
-from wordle_gym.rules import num_patterns, pattern_ids, pattern_table
-from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.core.game import NO_TILE
+from wordle_gym.core.rules import num_patterns, pattern_ids, pattern_table
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.harness.registry import BenchRun
 
 SCORES = ("entropy", "expected", "minimax", "splits")
 _CHUNK_ELEMENTS = 1 << 22  # bound on the (guesses x candidates) block scored at once

@@ -35,8 +35,8 @@ from tqdm import tqdm
 from wordle_agents.checkpoint import shipped_dir
 from wordle_agents.max_entropy import bucket_sizes
 from wordle_agents.optimal import _Search, check_limits
-from wordle_gym.files import atomic_write_text, check_writable, quoted
-from wordle_gym.words import Vocabulary
+from wordle_gym.core.files import atomic_write_text, check_writable, quoted
+from wordle_gym.core.words import Vocabulary
 
 FORMAT = "wordle-gym opener ranking 1"
 STAGES = ("root bound", "second-level bound", "search", "exact")

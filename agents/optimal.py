@@ -34,13 +34,13 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.checkpoint import shipped_dir
-from wordle_gym.config import MAX_GUESSES
-from wordle_gym.evaluation import bool_mask
-from wordle_gym.files import atomic_write, check_writable, one_line, quoted
-from wordle_gym.game import NO_TILE
-from wordle_gym.registry import BenchRun
-from wordle_gym.rules import ALPHABET, num_patterns, pattern_ids, pattern_table, tiles_from_ids
-from wordle_gym.words import Vocabulary
+from wordle_gym.core.config import MAX_GUESSES
+from wordle_gym.core.files import atomic_write, check_writable, one_line, quoted
+from wordle_gym.core.game import NO_TILE
+from wordle_gym.core.rules import ALPHABET, num_patterns, pattern_ids, pattern_table, tiles_from_ids
+from wordle_gym.core.words import Vocabulary
+from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.harness.registry import BenchRun
 
 FORMAT = "wordle-gym optimal tree 1"
 POLL_S = 0.2
@@ -431,7 +431,7 @@ def _extract(
 def greedy_openers(vocab: Vocabulary, k: int) -> list[str]:
     """The ``k`` best first guesses of the greedy max-entropy solver on these lists."""
     from wordle_agents.max_entropy import MaxEntropySolver
-    from wordle_gym.vector import WordleVectorEnv
+    from wordle_gym.envs.vector import WordleVectorEnv
 
     env = WordleVectorEnv(1, device="cpu", answers=list(vocab.answers), allowed=list(vocab.allowed))
     return [word for word, _, _ in MaxEntropySolver().best_guesses(env, top=k)]
@@ -604,7 +604,7 @@ class OptimalSolver:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m wordle_agents.optimal OPENER [--hard] [--save PATH]``: solve, prove, report."""
-    from wordle_gym.files import OneLineParser
+    from wordle_gym.core.files import OneLineParser
 
     parser = OneLineParser(prog="python -m wordle_agents.optimal", description=main.__doc__)
     parser.add_argument("opener", nargs="?", help="the first guess, or best-of-K (the K best greedy openers)")
@@ -660,7 +660,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _lists_and_output(args: Any) -> Vocabulary:
     """The command's word lists, after checking that ``--save`` (if given) names a file that can be written."""
-    from wordle_gym.words import word_source
+    from wordle_gym.core.words import word_source
 
     if args.save is not None and not args.save.strip():
         raise ValueError("--save needs a file name; got ''")

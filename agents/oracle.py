@@ -34,10 +34,10 @@ import numpy as np
 import torch
 
 from wordle_agents.optimal import _Search
-from wordle_gym.config import WordleConfig
-from wordle_gym.game import NO_LETTER
-from wordle_gym.rules import ALPHABET, num_patterns
-from wordle_gym.words import Vocabulary
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.game import NO_LETTER
+from wordle_gym.core.rules import ALPHABET, num_patterns
+from wordle_gym.core.words import Vocabulary
 
 
 class Position(NamedTuple):
@@ -197,8 +197,8 @@ class Oracle:
         return self._start
 
     def positions(self, game: Any, state: Any) -> list[Position]:
-        """The position of each game of a batched :class:`~wordle_gym.game.GameState` (``game``: the env's
-        :class:`~wordle_gym.game.Game`, ``env.game``), e.g. the vector env's ``env.state``."""
+        """The position of each game of a batched :class:`~wordle_gym.core.game.GameState` (``game``: the env's
+        :class:`~wordle_gym.core.game.Game`, ``env.game``), e.g. the vector env's ``env.state``."""
         if game.config != self.config and (game.vocabulary, game.hard_mode, game.max_guesses) != (
             self.vocab, self.hard_mode, self.max_guesses):  # fmt: skip
             raise ValueError("the games are of other lists or rules than this oracle's")

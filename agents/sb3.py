@@ -1,7 +1,7 @@
 """Stable-Baselines3 / sb3-contrib models as harness policies (the ``sb3`` agent).
 
 Needs the ``sb3`` extra (``pip install 'wordle-gym[sb3]'``). The env side of SB3 (a
-``VecEnv`` over the torch vector env) is :mod:`wordle_gym.sb3`.
+``VecEnv`` over the torch vector env) is :mod:`wordle_gym.integrations.sb3`.
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ import torch
 from gymnasium.error import DependencyNotInstalled
 
 from wordle_agents.checkpoint import CheckpointInfo, shipped_dir
-from wordle_gym.evaluation import bool_mask, word_actions
-from wordle_gym.files import atomic_write
-from wordle_gym.registry import BenchRun
+from wordle_gym.core.files import atomic_write
+from wordle_gym.harness.evaluation import bool_mask, word_actions
+from wordle_gym.harness.registry import BenchRun
 
 ALGORITHMS = ("ppo", "dqn", "maskable_ppo")
 # Where each algorithm's MlpPolicy class lives, and its name (as recorded, readable, in the zip's "data").

@@ -29,10 +29,10 @@ from wordle_agents.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common import WordAgent
 from wordle_agents.oracle import Oracle, allowed_opener
 from wordle_agents.training import machine
-from wordle_gym.config import WordleConfig
-from wordle_gym.evaluation import bool_mask
-from wordle_gym.files import atomic_torch_save, check_writable, one_line
-from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.files import atomic_torch_save, check_writable, one_line
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.evaluation import bool_mask
 
 
 @dataclass
@@ -190,8 +190,8 @@ pretrained.bench_runs = list  # type: ignore[attr-defined]  # its rows are the a
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m wordle_agents.teach``: see the module docstring."""
-    from wordle_gym.files import OneLineParser
-    from wordle_gym.words import word_source
+    from wordle_gym.core.files import OneLineParser
+    from wordle_gym.core.words import word_source
 
     parser = OneLineParser(prog="python -m wordle_agents.teach", description=__doc__,
                            formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip

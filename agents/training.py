@@ -40,10 +40,10 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.checkpoint import config_from_dict, half_weights, read_checkpoint
-from wordle_gym.config import resolve_device
-from wordle_gym.evaluation import EvalResult, evaluate
-from wordle_gym.files import OneLineParser, atomic_torch_save, check_writable, folder_lock, one_line
-from wordle_gym.words import stage_words
+from wordle_gym.core.device import resolve_device
+from wordle_gym.core.files import OneLineParser, atomic_torch_save, check_writable, folder_lock, one_line
+from wordle_gym.core.words import stage_words
+from wordle_gym.harness.evaluation import EvalResult, evaluate
 
 
 @dataclass

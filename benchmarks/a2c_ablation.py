@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import HERE, RESULTS, parse_args, save
 
-from wordle_gym.files import atomic_write
+from wordle_gym.core.files import atomic_write
 
 LOGS = RESULTS / "a2c_ablation"
 PREV = "`a2c_full.pt` after its lr 3e-4 stage (`git show 7a4b498^:agents/checkpoints/a2c_full.pt`)"

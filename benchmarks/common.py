@@ -18,9 +18,9 @@ import torch
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from wordle_gym.config import resolve_device  # noqa: E402
-from wordle_gym.files import atomic_write_json  # noqa: E402
-from wordle_gym.throughput import describe  # noqa: E402
+from wordle_gym.cli.throughput import describe  # noqa: E402
+from wordle_gym.core.device import resolve_device  # noqa: E402
+from wordle_gym.core.files import atomic_write_json  # noqa: E402
 
 RESULTS = HERE / "results"
 

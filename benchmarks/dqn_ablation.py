@@ -26,8 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import RESULTS, parse_args, save
 
 from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
-from wordle_gym.evaluation import evaluate
-from wordle_gym.words import stage_words
+from wordle_gym.core.words import stage_words
+from wordle_gym.harness.evaluation import evaluate
 
 BASE = {"hidden": 512, "reward": "seed001", "learning_starts": 2000}  # the seed-001 settings
 # (name, changes to BASE)

@@ -34,9 +34,10 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, run_fresh, save
 
-from wordle_gym import WordleEnv, throughput
-from wordle_gym.rules import build_pattern_table
-from wordle_gym.words import Vocabulary, load_word_list
+from wordle_gym import WordleEnv
+from wordle_gym.cli import throughput
+from wordle_gym.core.rules import build_pattern_table
+from wordle_gym.core.words import Vocabulary, load_word_list
 
 
 class PlainPythonWordle:
@@ -223,8 +224,8 @@ def time_sync_vector(num_envs: int, budget_s: float) -> dict[str, float]:
 
 def mask_breakdown(num_envs: int, budget_s: float) -> list[dict[str, object]]:
     """Where a step's time goes with masks "candidates" and "hard" on the CPU: each compiled kernel of
-    ``wordle_gym._kernels`` (timed around its ``run``) and the rest of the step, in ms per step."""
-    from wordle_gym import _kernels
+    ``wordle_gym.core._kernels`` (timed around its ``run``) and the rest of the step, in ms per step."""
+    from wordle_gym.core import _kernels
 
     rows = []
     for mask in ("candidates", "hard"):

@@ -22,7 +22,7 @@ from common import parse_args, save
 from wordle_agents.checkpoint import read_checkpoint, shipped_dir
 from wordle_agents.improve import load_network, positions, rollouts
 from wordle_agents.oracle import Oracle
-from wordle_gym.config import WordleConfig
+from wordle_gym.core.config import WordleConfig
 
 # the shipped improved checkpoint: the command that made it (the same command continues its run folder)
 RUNS = {

@@ -11,7 +11,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 from benchmarks.report import write_sections  # noqa: E402
-from wordle_gym.bench import Layout, render  # noqa: E402
+from wordle_gym.cli.bench import Layout, render  # noqa: E402
 
 
 def main() -> None:

@@ -24,10 +24,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import RESULTS, parse_args, save
 
 from wordle_agents.oracle import Oracle
-from wordle_gym.bench import _settings, jobs
-from wordle_gym.evaluation import evaluate
-from wordle_gym.registry import make_agent
-from wordle_gym.words import load_word_list
+from wordle_gym.cli.bench import _settings, jobs
+from wordle_gym.core.words import load_word_list
+from wordle_gym.harness.evaluation import evaluate
+from wordle_gym.harness.registry import make_agent
 
 SKIPPED = {
     "random": "the random floors: their positions lie off every sensible line, and each costs the oracle "

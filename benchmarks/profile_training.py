@@ -22,7 +22,7 @@ from common import parse_args, save
 
 from wordle_agents.a2c import A2CAgent, A2CConfig, A2CTrainer
 from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
-from wordle_gym.words import stage_words
+from wordle_gym.core.words import stage_words
 
 TOP = 12
 

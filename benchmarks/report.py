@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wordle_gym.files import atomic_write_text
+from wordle_gym.core.files import atomic_write_text
 
 HERE = Path(__file__).resolve().parent
 
@@ -60,8 +60,8 @@ def env_section(result: dict) -> list[str]:
         lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
     if result.get("mask_breakdown"):
         lines += ["", "Where a step's time goes with a computed mask, 16384 games (ms per step; each compiled kernel "
-                  "of `wordle_gym/_kernels.py` timed around its call, the rest is the step's torch work, shared with "
-                  "mask `all`):", "",
+                  "of `wordle_gym/core/_kernels.py` timed around its call, the rest is the step's torch work, shared "
+                  "with mask `all`):", "",
                   "| mask | step | kernels | the rest |", "| --- | ---: | --- | ---: |"]  # fmt: skip
         for row in result["mask_breakdown"]:
             spent = row["kernels_ms"]

@@ -2,7 +2,7 @@
 
     python benchmarks/run.py [--device cuda] [--model runs/sb3/maskable_ppo.zip] [--only TEXT]
 
-The same as ``wordle-gym bench --out . --prune`` run from the repository root (see wordle_gym/bench.py).
+The same as ``wordle-gym bench --out . --prune`` run from the repository root (see wordle_gym/cli/bench.py).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-from wordle_gym.bench import main  # noqa: E402
+from wordle_gym.cli.bench import main  # noqa: E402
 
 if __name__ == "__main__":
     prune = [] if any(arg.startswith("--only") for arg in sys.argv[1:]) else ["--prune"]  # rows of agents gone

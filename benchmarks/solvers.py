@@ -25,16 +25,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, run_fresh, save
 
 from wordle_agents.max_entropy import SCORES, MaxEntropySolver
-from wordle_gym.evaluation import evaluate
-from wordle_gym.rules import pattern_table
-from wordle_gym.words import Vocabulary
+from wordle_gym.core.rules import pattern_table
+from wordle_gym.core.words import Vocabulary
+from wordle_gym.harness.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 OPENERS = ["salet", "soare", "tares", "crane", None]
 
 COLD_START = """
 import json
-from wordle_gym.evaluation import evaluate
+from wordle_gym.harness.evaluation import evaluate
 from wordle_agents.max_entropy import MaxEntropySolver
 r = evaluate(MaxEntropySolver(opener={opener!r}), device={device!r}, progress=False)
 print(json.dumps({{"eval_s": r.wall_time_s, "mean": r.mean_guesses_wins, "wins": r.wins}}))
@@ -52,7 +52,7 @@ EXACT = """
 import json, time
 start = time.perf_counter()
 from wordle_agents.optimal import solve
-from wordle_gym.words import Vocabulary
+from wordle_gym.core.words import Vocabulary
 imported = time.perf_counter()
 vocab = Vocabulary()
 listed = time.perf_counter()

@@ -28,7 +28,7 @@ import wordle_gym
 from wordle_agents.a2c import A2CAgent
 from wordle_agents.checkpoint import shipped_dir
 from wordle_agents.dqn import DQNAgent
-from wordle_gym.evaluation import evaluate
+from wordle_gym.harness.evaluation import evaluate
 
 # Runs in a fresh process with the code's wordle_gym first on PYTHONPATH; its agents folder is
 # imported as wordle_agents (an installed wordle_agents would otherwise be the one found).
@@ -42,7 +42,7 @@ package = importlib.util.module_from_spec(spec)
 sys.modules["wordle_agents"] = package
 spec.loader.exec_module(package)
 import torch
-from wordle_gym.words import stage_words
+from wordle_gym.core.words import stage_words
 answers, allowed = stage_words(stage)
 device = torch.device(device)
 if kind == "a2c":

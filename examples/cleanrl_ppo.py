@@ -18,7 +18,7 @@ import torch
 from torch import nn
 
 import wordle_gym
-from wordle_gym.evaluation import evaluate
+from wordle_gym.harness.evaluation import evaluate
 
 
 def main() -> None:

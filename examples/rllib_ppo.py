@@ -3,7 +3,7 @@
     pip install "wordle-gym[rllib]"
     python examples/rllib_ppo.py [--words 20] [--iterations 20] [--env-runners 0]
 
-The env is :func:`wordle_gym.wrappers.rllib_env`: ``Wordle-v1`` (float observations, which RLlib's
+The env is :func:`wordle_gym.integrations.rllib.rllib_env`: ``Wordle-v1`` (float observations, which RLlib's
 default networks take) with the mask moved into a Dict observation, the form RLlib's
 ``ActionMaskingTorchRLModule`` reads. ``--env-runners N`` samples in N worker processes; on a Ray
 cluster (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the others, then
@@ -19,8 +19,8 @@ import time
 import torch
 
 import wordle_gym
-from wordle_gym.evaluation import evaluate
-from wordle_gym.wrappers import rllib_env
+from wordle_gym.harness.evaluation import evaluate
+from wordle_gym.integrations.rllib import rllib_env
 
 try:
     from ray.rllib.algorithms.ppo import PPOConfig

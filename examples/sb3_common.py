@@ -14,9 +14,9 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 import wordle_gym  # noqa: F401  (registers Wordle-v0)
 from wordle_agents.sb3 import SB3Policy, save_model
-from wordle_gym.evaluation import evaluate
-from wordle_gym.sb3 import make_sb3_vec_env
-from wordle_gym.words import stage_words
+from wordle_gym.core.words import stage_words
+from wordle_gym.harness.evaluation import evaluate
+from wordle_gym.integrations.sb3 import make_sb3_vec_env
 
 
 def parse_args(doc: str | None, name: str, timesteps: int, mask: str = "all") -> argparse.Namespace:

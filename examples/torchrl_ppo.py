@@ -3,7 +3,7 @@
     pip install "wordle-gym[torchrl]"
     python examples/torchrl_ppo.py [--words 100] [--iterations 300] [--num-envs 256] [--device auto]
 
-:class:`wordle_gym.torchrl_env.WordleTorchRLEnv` is an ``EnvBase``: ``ActionMask`` reads its bool
+:class:`wordle_gym.integrations.torchrl.WordleTorchRLEnv` is an ``EnvBase``: ``ActionMask`` reads its bool
 ``action_mask``, ``MaskedCategorical`` samples only allowed words, ``GAE`` and ``ClipPPOLoss`` do
 the rest. The guesses are the answers (``allowed=None``).
 """
@@ -22,8 +22,8 @@ from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
 import wordle_gym
-from wordle_gym.evaluation import evaluate
-from wordle_gym.torchrl_env import WordleTorchRLEnv
+from wordle_gym.harness.evaluation import evaluate
+from wordle_gym.integrations.torchrl import WordleTorchRLEnv
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ from hypothesis import settings
 
 sys.path.insert(0, os.path.dirname(__file__))
 
-# The pattern table's disk cache (wordle_gym.files.cache_folder) goes to a folder of this run, not the
+# The pattern table's disk cache (wordle_gym.core.files.cache_folder) goes to a folder of this run, not the
 # user's ~/.cache; the test processes this session starts inherit it.
 _CACHE = tempfile.TemporaryDirectory(prefix="wordle_gym_test_cache_")
 os.environ.setdefault("WORDLE_GYM_CACHE", _CACHE.name)

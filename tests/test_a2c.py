@@ -15,9 +15,9 @@ import torch
 
 from wordle_agents.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, encode_observations
 from wordle_gym import WordleEnv, WordleVectorEnv
-from wordle_gym.evaluation import evaluate
-from wordle_gym.observation import KnowledgeLayout
-from wordle_gym.words import stage_words
+from wordle_gym.core.words import stage_words
+from wordle_gym.envs.observation import KnowledgeLayout
+from wordle_gym.harness.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -170,8 +170,8 @@ def test_trainer__temperature_samples_and_learns_the_softened_policy() -> None:
 def test_trainer__information_gain_adds_the_bits_of_each_feedback() -> None:
     """The shaping counted afresh from the feedback rule (``feedback_one``, the scalar reference): each guess
     adds info_gain x log2(answers consistent before / after); a won game's bits add up to log2(K)."""
-    from wordle_gym.rules import feedback_one
-    from wordle_gym.words import encode
+    from wordle_gym.core.rules import feedback_one
+    from wordle_gym.core.words import encode
 
     answers, allowed = stage_words("30")
     plain, shaped = (A2CTrainer(A2CAgent(A2CConfig(hidden=32, batch_games=64, seed=5, info_gain=g), device="cpu"),

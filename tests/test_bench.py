@@ -15,9 +15,9 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import Logger
 
 from wordle_agents.sb3 import SB3Policy
-from wordle_gym.evaluation import evaluate
-from wordle_gym.sb3 import make_sb3_vec_env
-from wordle_gym.words import stage_words
+from wordle_gym.core.words import stage_words
+from wordle_gym.harness.evaluation import evaluate
+from wordle_gym.integrations.sb3 import make_sb3_vec_env
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -167,7 +167,7 @@ def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:
 def test_bench__folders_sections_prune_and_a_table_it_did_not_write(tmp_path: Path, monkeypatch) -> None:
     """The package's choices are options: where rows, plots and extra sections live, the gap's agent;
     a BENCHMARKS.md someone else wrote is never replaced, and rows are deleted only when asked."""
-    from wordle_gym import bench
+    from wordle_gym.cli import bench
 
     foreign = tmp_path / "BENCHMARKS.md"
     foreign.write_text("# my notes\n")
@@ -199,8 +199,8 @@ def test_bench__folders_sections_prune_and_a_table_it_did_not_write(tmp_path: Pa
 def test_bench_table__taught_agents_apart_from_reward_only_ones() -> None:
     """A row whose agent imitated a teacher (checkpoint ``teacher``) goes to its own table, never among the
     agents that learned from the reward."""
-    from wordle_gym.bench import agents_section
-    from wordle_gym.evaluation import EvalResult
+    from wordle_gym.cli.bench import agents_section
+    from wordle_gym.harness.evaluation import EvalResult
 
     def row(agent: str, learned_from: str) -> dict:
         return EvalResult(agent=agent, games=2315, wins=2315, max_guesses=6, histogram=[0, 100, 1200, 1015, 0, 0, 0],
@@ -218,7 +218,7 @@ def test_provenance__names_the_information_gain_shaping() -> None:
     from types import SimpleNamespace
 
     from wordle_agents.a2c import A2CAgent, A2CConfig
-    from wordle_gym.bench import _provenance
+    from wordle_gym.cli.bench import _provenance
 
     info = SimpleNamespace(teacher=None, machine="CPU")
     plain, shaped = (A2CAgent(A2CConfig(hidden=8, info_gain=g)) for g in (0.0, 0.05))
@@ -231,7 +231,7 @@ def test_provenance__names_an_improvement_after_the_reward_training() -> None:
     from types import SimpleNamespace
 
     from wordle_agents.a2c import A2CAgent, A2CConfig
-    from wordle_gym.bench import _provenance
+    from wordle_gym.cli.bench import _provenance
 
     info = SimpleNamespace(teacher=None, machine="CPU", method="own-policy rollouts", method_reward="default")
     learned = _provenance(A2CAgent(A2CConfig(hidden=8)), info)["learned_from"]

@@ -26,7 +26,7 @@ def cli_here(*args: str) -> subprocess.CompletedProcess[str]:
     import contextlib
     import io
 
-    from wordle_gym.cli import main
+    from wordle_gym.cli.commands import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -192,7 +192,7 @@ def test_eval__lists_a_few_lost_answers_and_counts_them(tmp_path: Path) -> None:
 
 
 def test_colour__only_on_a_terminal_unless_forced() -> None:
-    from wordle_gym.render import ansi_row
+    from wordle_gym.envs.render import ansi_row
 
     class Tty:
         def isatty(self) -> bool:
@@ -201,14 +201,14 @@ def test_colour__only_on_a_terminal_unless_forced() -> None:
     plain = ansi_row("parry", [2, 2, 2, 2, 2])
     assert "\x1b[" not in plain  # pytest's stdout is not a terminal
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    code = "from wordle_gym.render import ansi_row; print(ansi_row('parry', [2, 2, 2, 2, 2]))"
+    code = "from wordle_gym.envs.render import ansi_row; print(ansi_row('parry', [2, 2, 2, 2, 2]))"
 
     def run(extra: dict[str, str]) -> str:
         env_vars = {**env, **extra, "PYTHONPATH": str(ROOT)}
         return subprocess.run([sys.executable, "-c", code], env=env_vars, capture_output=True, text=True).stdout
 
     assert "\x1b[" in run({"FORCE_COLOR": "1"}) and "\x1b[" not in run({})
-    from wordle_gym.render import _use_color
+    from wordle_gym.envs.render import _use_color
 
     assert _use_color(None, Tty()) is ("NO_COLOR" not in os.environ or bool(os.environ.get("FORCE_COLOR")))
 

@@ -11,8 +11,8 @@ pytest.importorskip("jax")  # Minari's episode buffers ("minari[create]")
 
 import minari
 
-from wordle_gym.cli import main
-from wordle_gym.datasets import write_dataset
+from wordle_gym.cli.commands import main
+from wordle_gym.integrations.minari import write_dataset
 
 WORDS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve", "heath", "dwarf"]
 

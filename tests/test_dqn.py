@@ -15,9 +15,9 @@ import torch
 
 from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer, QNet
 from wordle_gym import WordleVectorEnv
-from wordle_gym.evaluation import evaluate
-from wordle_gym.observation import KnowledgeLayout
-from wordle_gym.words import stage_words
+from wordle_gym.core.words import stage_words
+from wordle_gym.envs.observation import KnowledgeLayout
+from wordle_gym.harness.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 OBS = KnowledgeLayout(5, 6).size

@@ -44,8 +44,8 @@ def test_registration__make_and_module_prefix() -> None:
     assert gym.make("WordleHard-v0").unwrapped.config.hard_mode
     assert gym.make("WordleNYT-v0").unwrapped.vocabulary.num_answers == 2309
     spec = gym.spec("Wordle-v0")
-    assert spec.entry_point == "wordle_gym.env:WordleEnv"
-    assert spec.vector_entry_point == "wordle_gym.vector:WordleVectorEnv"
+    assert spec.entry_point == "wordle_gym.envs.wordle:WordleEnv"
+    assert spec.vector_entry_point == "wordle_gym.envs.vector:WordleVectorEnv"
 
 
 def test_seeding__same_seed_same_rollout() -> None:

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from wordle_gym.config import WordleConfig
-from wordle_gym.evaluation import EvalResult, Policy, evaluate
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.harness.evaluation import EvalResult, Policy, evaluate
 
 WORDS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade"]
 

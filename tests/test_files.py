@@ -12,8 +12,8 @@ import pytest
 
 from wordle_agents.a2c import TRAINING
 from wordle_agents.training import main
-from wordle_gym.bench import Layout, render
-from wordle_gym.files import atomic_write, atomic_write_text, check_writable, clean_stale_temporaries, folder_lock
+from wordle_gym.cli.bench import Layout, render
+from wordle_gym.core.files import atomic_write, atomic_write_text, check_writable, clean_stale_temporaries, folder_lock
 
 TINY_RUN = ["--stages", "10", "--iterations", "4", "--eval-every", "2", "--checkpoint-every", "1", "--device", "cpu",
             "--hidden", "16", "--batch-games", "8"]  # fmt: skip

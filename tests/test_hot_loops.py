@@ -17,7 +17,7 @@ import torch
 
 from wordle_agents.a2c import A2CAgent, A2CConfig, A2CTrainer
 from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
-from wordle_gym.words import stage_words
+from wordle_gym.core.words import stage_words
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)]
 TO_PYTHON = ("__bool__", "__float__", "__int__", "__index__", "item", "tolist", "numpy", "cpu")
@@ -109,9 +109,9 @@ def test_a2c_turns__no_host_sync(device: str) -> None:
 
 @pytest.fixture
 def meta(monkeypatch: pytest.MonkeyPatch) -> str:
-    import wordle_gym.config
+    import wordle_gym.core.device
 
-    monkeypatch.setattr(wordle_gym.config, "DEVICE_TYPES", ("cpu", "cuda", "meta"))
+    monkeypatch.setattr(wordle_gym.core.device, "DEVICE_TYPES", ("cpu", "cuda", "meta"))
     return "meta"
 
 
@@ -126,7 +126,7 @@ def test_meta__the_guard_catches_a_cpu_tensor_and_a_host_read(meta: str) -> None
 @pytest.mark.parametrize("mask", ["all", "candidates", "hard"])
 @pytest.mark.parametrize("autoreset", ["next_step", "same_step", "disabled"])
 def test_meta__vector_env_resets_and_steps(meta: str, mask: str, autoreset: str) -> None:
-    from wordle_gym.vector import WordleVectorEnv
+    from wordle_gym.envs.vector import WordleVectorEnv
 
     answers, allowed = stage_words("40")
     env = WordleVectorEnv(16, device=meta, answers=answers, allowed=allowed, action_mask=mask, hard_mode=mask == "hard",
@@ -162,7 +162,7 @@ def test_meta__dqn_updates_with_prioritized_replay(meta: str) -> None:
 
 def test_meta__greedy_act_of_each_trained_agent_and_the_random_floor(meta: str) -> None:
     from wordle_agents.baselines import RandomPolicy
-    from wordle_gym.vector import WordleVectorEnv
+    from wordle_gym.envs.vector import WordleVectorEnv
 
     answers, allowed = stage_words("40")
     env = WordleVectorEnv(8, device=meta, answers=answers, allowed=allowed, check_actions=False)

@@ -11,8 +11,8 @@ from reference import feedback_ref, few_letter_words
 
 from wordle_agents.a2c import A2CAgent, A2CConfig
 from wordle_agents.improve import EXPLORED, METHOD, Run, improve, iterate, main, positions, rollouts
-from wordle_gym.config import WordleConfig
-from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.envs.vector import WordleVectorEnv
 
 
 def _setup(seed: int, count: int = 24, hard: bool = False, hidden: int = 32) -> tuple[A2CAgent, WordleConfig]:
@@ -133,7 +133,7 @@ def test_iterate__a_fresh_network_learns_to_win_every_game_from_its_own_rollouts
 
 def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_path, capsys) -> None:
     from wordle_agents.checkpoint import best_shipped
-    from wordle_gym.evaluation import evaluate
+    from wordle_gym.harness.evaluation import evaluate
 
     words = few_letter_words(random.Random(6), "abcdefg", 4, 16)
     (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
@@ -185,7 +185,7 @@ def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_the
             assert v == pytest.approx(sum(_play(agent, config, a, [*p.prefix, c]) for a in p.answers))
     # the critic's best guesses too, at positions of 3 answers or more
     from wordle_agents.improve import Critic
-    from wordle_gym.rules import pattern_table
+    from wordle_gym.core.rules import pattern_table
 
     critic = Critic.fit(found, used, config)
     values = candidate_values(agent, config, found[:2], top=1, screen=3, critic=critic)
@@ -225,7 +225,7 @@ def test_critic__fits_its_own_games_and_screens_every_guess_by_one_step_lookahea
     from collections import Counter
 
     from wordle_agents.improve import Critic
-    from wordle_gym.rules import pattern_table
+    from wordle_gym.core.rules import pattern_table
 
     agent, config = _setup(9, count=30)
     words = list(config.vocabulary.answers)

@@ -115,7 +115,7 @@ def test_answer_weights__must_be_finite() -> None:
 
 
 def test_evaluate__refuses_float_actions() -> None:
-    from wordle_gym.evaluation import evaluate
+    from wordle_gym.harness.evaluation import evaluate
 
     class Floaty:
         def act(self, observations, action_masks, env):
@@ -285,7 +285,7 @@ def _torchrl_env(num_envs: int, **options):
     pytest.importorskip("torchrl")
     from torchrl.envs import ActionMask, TransformedEnv
 
-    from wordle_gym.torchrl_env import WordleTorchRLEnv
+    from wordle_gym.integrations.torchrl import WordleTorchRLEnv
 
     return TransformedEnv(WordleTorchRLEnv(num_envs, device="cpu", **options), ActionMask())
 
@@ -321,7 +321,7 @@ def test_torchrl_native__specs_partial_resets_and_masks(categorical: bool) -> No
 
 def test_torchrl_native__refuses_settings_it_owns() -> None:
     pytest.importorskip("torchrl")
-    from wordle_gym.torchrl_env import WordleTorchRLEnv
+    from wordle_gym.integrations.torchrl import WordleTorchRLEnv
 
     with pytest.raises(TypeError, match="sets autoreset_mode and mask_dtype itself"):
         WordleTorchRLEnv(2, device="cpu", autoreset_mode="same_step")

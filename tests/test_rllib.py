@@ -15,7 +15,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import wordle_gym  # noqa: F401  (registers the ids)
-from wordle_gym.wrappers import DictActionMask, rllib_env
+from wordle_gym.integrations.rllib import DictActionMask, rllib_env
 
 ROOT = Path(__file__).resolve().parent.parent
 WORDS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade"]

@@ -11,8 +11,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reference import feedback_ref, few_letter_words
 
-from wordle_gym import rules as core
-from wordle_gym.rules import (
+from wordle_gym.core import rules as core
+from wordle_gym.core.rules import (
     build_pattern_table,
     feedback,
     num_patterns,
@@ -22,7 +22,7 @@ from wordle_gym.rules import (
     tiles_from_ids,
     tiles_string,
 )
-from wordle_gym.words import Vocabulary, encode, load_word_list
+from wordle_gym.core.words import Vocabulary, encode, load_word_list
 
 PINNED = [
     # (guess, answer, tiles): worked by hand from the rule, the repeated-letter cases first.
@@ -222,9 +222,9 @@ def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(rng: r
     from reference import hard_valid
 
     from wordle_agents import _optimal_kernel as kernel
-    from wordle_gym.game import GameState, hard_breaches
-    from wordle_gym.scalar import ScalarGame
-    from wordle_gym.vector import WordleVectorEnv
+    from wordle_gym.core.game import GameState, hard_breaches
+    from wordle_gym.envs.scalar import ScalarGame
+    from wordle_gym.envs.vector import WordleVectorEnv
 
     words = sorted(set(load_word_list("answers")[:150] + _repeat_heavy_list(150, rng)))
     env = WordleVectorEnv(32, answers=words, allowed=words, device="cpu")

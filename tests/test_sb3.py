@@ -14,7 +14,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv
 
 from wordle_gym import WordleVectorEnv
-from wordle_gym.sb3 import WordleSB3VecEnv, make_sb3_vec_env
+from wordle_gym.integrations.sb3 import WordleSB3VecEnv, make_sb3_vec_env
 
 
 def test_adapter__numpy_boundary_terminal_obs_and_masks(tiny_words: list[str]) -> None:

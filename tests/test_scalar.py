@@ -1,4 +1,4 @@
-"""The one-game engine (wordle_gym.scalar, behind WordleEnv) against the batched engine (Game).
+"""The one-game engine (wordle_gym.envs.scalar, behind WordleEnv) against the batched engine (Game).
 
 The single env runs its own plain-Python copy of the rules for speed; here it is held to
 ``Game`` step by step: observations, rewards, terminations, tiles, masks, infos and the
@@ -16,13 +16,14 @@ import pytest
 import torch
 from reference import few_letter_words
 
-from wordle_gym import WordleEnv, _kernels
-from wordle_gym.config import WordleConfig
-from wordle_gym.game import Game
-from wordle_gym.observation import OBSERVATIONS
-from wordle_gym.rewards import RewardScheme
-from wordle_gym.rules import feedback, feedback_one
-from wordle_gym.words import encode, load_word_list
+from wordle_gym import WordleEnv
+from wordle_gym.core import _kernels
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.game import Game
+from wordle_gym.core.rewards import RewardScheme
+from wordle_gym.core.rules import feedback, feedback_one
+from wordle_gym.core.words import encode, load_word_list
+from wordle_gym.envs.observation import OBSERVATIONS
 
 ODD = RewardScheme(step=-0.7, win=(3.3, 2.1, 0.9), loss=-4.1, green=0.3, yellow=0.11, repeat_green=-0.07, invalid=-2.9)
 
@@ -108,7 +109,7 @@ def _assert_same_state(env: WordleEnv, state, row: int) -> None:
 
 
 # Masks "candidates" and "hard" have two batched engines on the CPU: the torch reference and the compiled
-# copies of wordle_gym._kernels; both are held to the scalar engine, 10^4 steps each in the default run.
+# copies of wordle_gym.core._kernels; both are held to the scalar engine, 10^4 steps each in the default run.
 # The slow run takes 10^5 steps of the torch engine in every configuration, and of the compiled one on
 # the real lists with each of its masks.
 CASES = [

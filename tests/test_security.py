@@ -14,7 +14,7 @@ import pytest
 from sb3_contrib import MaskablePPO
 
 from wordle_agents.sb3 import SB3Policy
-from wordle_gym.sb3 import make_sb3_vec_env
+from wordle_gym.integrations.sb3 import make_sb3_vec_env
 
 WORDS = ["cigar", "rebut", "sissy"]
 

@@ -12,8 +12,8 @@ from reference import feedback_ref
 
 from wordle_agents.max_entropy import SCORES, MaxEntropySolver
 from wordle_gym import WordleVectorEnv
-from wordle_gym.evaluation import evaluate
-from wordle_gym.words import load_word_list
+from wordle_gym.core.words import load_word_list
+from wordle_gym.harness.evaluation import evaluate
 
 # Four answers that differ only in the last letter, and one guess that separates them all.
 ANSWERS = ["abc", "abd", "abe", "abf"]

@@ -36,7 +36,7 @@ def test_teach__dagger_reaches_the_oracle_on_a_small_list() -> None:
 def test_teach__command_writes_a_float16_checkpoint_that_plays(tmp_path) -> None:
     import torch
 
-    from wordle_gym.evaluation import evaluate
+    from wordle_gym.harness.evaluation import evaluate
 
     words = few_letter_words(random.Random(5), "abcdefg", 4, 20)
     (tmp_path / "w.txt").write_text("\n".join(words) + "\n")

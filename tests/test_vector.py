@@ -11,9 +11,9 @@ import torch
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
-import wordle_gym._kernels
+import wordle_gym.core._kernels
 from wordle_gym import WordleEnv, WordleVectorEnv
-from wordle_gym.words import stage_words
+from wordle_gym.core.words import stage_words
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)]
 CONFIGS = [
@@ -263,9 +263,9 @@ def test_vector__answer_weights_steer_new_games() -> None:
     "config", [{"action_mask": "candidates"}, {"hard_mode": True}, {"hard_mode": True, "action_mask": "candidates"}]
 )
 def test_vector__compiled_masks_equal_torch_masks_step_by_step(config: dict) -> None:
-    """The CPU's compiled mask kernels (wordle_gym._kernels) against the torch engine, on the real lists,
+    """The CPU's compiled mask kernels (wordle_gym.core._kernels) against the torch engine, on the real lists,
     in batches big enough to split over threads; every output and the candidates after each step."""
-    if not wordle_gym._kernels.available():
+    if not wordle_gym.core._kernels.available():
         pytest.skip("numba does not import here")
     n = 96  # 1.2 MB of mask: split over threads
     compiled, reference = (WordleVectorEnv(n, device="cpu", **config) for _ in range(2))
@@ -290,7 +290,7 @@ def test_vector__compiled_masks_equal_torch_masks_step_by_step(config: dict) -> 
 def test_vector__masks_are_never_overwritten_while_held_and_recycled_once_dropped() -> None:
     """Big masks reuse the memory of masks nobody holds any more (no allocation, no page faults); a mask
     that anything still holds, even a numpy view or a slice of it, keeps its values."""
-    if not wordle_gym._kernels.available():
+    if not wordle_gym.core._kernels.available():
         pytest.skip("numba does not import here")
     env = WordleVectorEnv(64, device="cpu", action_mask="candidates")
     env.reset(seed=0)
@@ -308,7 +308,7 @@ def test_vector__masks_are_never_overwritten_while_held_and_recycled_once_droppe
 
 
 def test_vector__masks_without_numba_come_from_torch(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(wordle_gym._kernels, "available", lambda: False)
+    monkeypatch.setattr(wordle_gym.core._kernels, "available", lambda: False)
     env = WordleVectorEnv(4, device="cpu", hard_mode=True)
     assert not env.game.compiled
     _, info = env.reset(seed=0)

@@ -8,7 +8,7 @@ from importlib import resources
 import pytest
 import torch
 
-from wordle_gym.words import Vocabulary, decode, encode, load_word_list
+from wordle_gym.core.words import Vocabulary, decode, encode, load_word_list
 
 SHA256 = {
     "answers.txt": "f40e47975cf360ff9febe7d49c8e285054d8fa3fb9644cea575922060951d6ee",

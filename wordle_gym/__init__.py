@@ -20,13 +20,13 @@ import os
 import gymnasium as gym
 import torch
 
-from wordle_gym.config import WordleConfig
-from wordle_gym.env import WordleEnv
-from wordle_gym.rewards import PRESETS as REWARD_PRESETS
-from wordle_gym.rewards import RewardScheme
-from wordle_gym.rules import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
-from wordle_gym.vector import WordleVectorEnv
-from wordle_gym.words import Vocabulary, decode, encode, load_word_list
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.rewards import PRESETS as REWARD_PRESETS
+from wordle_gym.core.rewards import RewardScheme
+from wordle_gym.core.rules import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
+from wordle_gym.core.words import Vocabulary, decode, encode, load_word_list
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.envs.wordle import WordleEnv
 
 __version__ = "0.1.0"
 
@@ -59,8 +59,8 @@ for _id, _kwargs in _VARIANTS.items():
     if _id not in gym.registry:
         gym.register(
             id=_id,
-            entry_point="wordle_gym.env:WordleEnv",
-            vector_entry_point="wordle_gym.vector:WordleVectorEnv",
+            entry_point="wordle_gym.envs.wordle:WordleEnv",
+            vector_entry_point="wordle_gym.envs.vector:WordleVectorEnv",
             kwargs=_kwargs,
             order_enforce=False,  # WordleEnv enforces reset-before-step itself (a clear RuntimeError)
         )

@@ -2,6 +2,6 @@
 
 import sys
 
-from wordle_gym.cli import main
+from wordle_gym.cli.commands import main
 
 sys.exit(main())

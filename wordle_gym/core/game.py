@@ -3,7 +3,7 @@
 :class:`GameState` is plain data: a few tensors, one row per game. :class:`Game` holds the
 constant tensors of one configuration on one device and moves states forward. The vector env
 is this engine with ``num_envs`` rows; it is the reference for the rules. The single env runs
-:class:`~wordle_gym.scalar.ScalarGame`, a plain-Python copy for one game that
+:class:`~wordle_gym.envs.scalar.ScalarGame`, a plain-Python copy for one game that
 ``tests/test_scalar.py`` holds to this engine step by step (where they differ, this one is right).
 
 What the player knows is kept as a compact, lossless summary of every constraint the
@@ -25,9 +25,9 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from wordle_gym import _kernels
-from wordle_gym.config import WordleConfig
-from wordle_gym.rules import ALPHABET, GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
+from wordle_gym.core import _kernels
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.rules import ALPHABET, GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
 
 NO_LETTER = ALPHABET  # 26: "no letter known here" / "empty board cell"
 NO_TILE = 3  # board cell of a turn not played or refused
@@ -125,7 +125,7 @@ class Game:
         none = torch.zeros(1, dtype=torch.int32, device=device)
         self._green_exclusions = torch.cat([ALL_LETTERS ^ self.letter_bits, none])  # (27,) int32
         self._ones = torch.ones((1, self.length), dtype=torch.uint8, device=device)
-        # Masks on the CPU: the compiled copies in wordle_gym._kernels (False: this class's torch code).
+        # Masks on the CPU: the compiled copies in wordle_gym.core._kernels (False: this class's torch code).
         self.compiled = self.device.type == "cpu" and self.mask_mode != "all" and _kernels.available()
         self._answer_actions_np = self.answer_actions.numpy().astype(np.uint32) if self.compiled else None
         self._mask_buffers = _kernels.MaskBuffers()
@@ -335,7 +335,7 @@ class Game:
         return self.hard_mask(state)
 
     def _compiled_mask(self, kernel: _kernels.Kernel, games: int, *inputs: np.ndarray) -> torch.Tensor:
-        """The (games, num_allowed) mask that ``kernel(start, stop, *inputs, out)`` of :mod:`wordle_gym._kernels`
+        """The (games, num_allowed) mask that ``kernel(start, stop, *inputs, out)`` of :mod:`wordle_gym.core._kernels`
         writes, in recycled memory."""
         mask = self._mask_buffers.take(games, self.num_allowed)
         _kernels.run(kernel, games, mask.numel(), *inputs, mask.numpy())

@@ -14,7 +14,7 @@ import time
 
 import torch
 
-from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.envs.vector import WordleVectorEnv
 
 MASKS = ("all", "candidates", "hard")
 MASK_MEMORY_LIMIT = 1 << 31  # a (num_envs x num_allowed) bool mask per step beyond this many bytes is skipped

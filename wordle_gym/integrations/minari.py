@@ -23,10 +23,10 @@ import gymnasium as gym
 import numpy as np
 import torch
 
-from wordle_gym.config import WordleConfig
-from wordle_gym.evaluation import bool_mask
-from wordle_gym.registry import make_agent
-from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.harness.registry import make_agent
 
 
 def _minari() -> Any:

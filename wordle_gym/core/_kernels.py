@@ -5,7 +5,7 @@ most of them strided; these kernels do one game's row at a time while it sits in
 the mask exactly once. On 16384 games of the real game they cut a step with either mask from about
 0.2 s to 0.03 s (``benchmarks/env_throughput.py``).
 
-They are copies of :class:`wordle_gym.game.Game`'s torch code (the reference, which CUDA and CPUs without
+They are copies of :class:`wordle_gym.core.game.Game`'s torch code (the reference, which CUDA and CPUs without
 numba run): ``narrow_candidates`` of the candidate update in ``Game._advance``, ``fill_rows`` of the
 candidates' reset in ``Game.reset``, ``candidates_mask`` of ``Game.action_mask`` in mode "candidates",
 ``hard_mask`` of ``Game.hard_mask``. ``Game.compiled`` picks them; ``tests/test_scalar.py`` holds both

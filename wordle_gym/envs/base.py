@@ -11,11 +11,11 @@ from typing import Any
 
 import torch
 
-from wordle_gym.config import WordleConfig
-from wordle_gym.game import Game
-from wordle_gym.observation import OBSERVATIONS, Observation
-from wordle_gym.render import check_render_mode
-from wordle_gym.words import Vocabulary
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.game import Game
+from wordle_gym.core.words import Vocabulary
+from wordle_gym.envs.observation import OBSERVATIONS, Observation
+from wordle_gym.envs.render import check_render_mode
 
 
 class WordleBase:

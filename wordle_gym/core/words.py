@@ -19,7 +19,7 @@ from pathlib import Path
 
 import torch
 
-from wordle_gym.files import quoted
+from wordle_gym.core.files import quoted
 
 #: Names of the word lists shipped in ``wordle_gym/data``.
 BUILTIN_LISTS: dict[str, str] = {

@@ -6,7 +6,7 @@ A distribution registers an agent in its ``pyproject.toml``::
     my-agent = "my_package.agent:MyAgent"
 
 The entry point names a callable (a class or a factory function) that returns a *Policy*: any
-object with ``act(observations, action_masks, env)`` (see :mod:`wordle_gym.evaluation`).
+object with ``act(observations, action_masks, env)`` (see :mod:`wordle_gym.harness.evaluation`).
 ``wordle-gym eval --agent my-agent`` calls it with the options the user gave that its signature
 accepts (``checkpoint``, ``opener``, ``score``, ``seed``, ... and ``device`` when it takes one); a
 class with a no-argument constructor works as it is. Optionally the callable has a
@@ -41,7 +41,7 @@ class BenchRun(NamedTuple):
     options: dict[str, Any] = {}
     """Keyword options for the agent's callable."""
     env: dict[str, Any] = {}
-    """Keyword options for :func:`wordle_gym.evaluation.evaluate` (e.g. ``action_mask``)."""
+    """Keyword options for :func:`wordle_gym.harness.evaluation.evaluate` (e.g. ``action_mask``)."""
 
 
 def _entry_points() -> dict[str, EntryPoint]:

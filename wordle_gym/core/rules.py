@@ -21,8 +21,8 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from wordle_gym.files import disk_cached_array, quoted
-from wordle_gym.words import Vocabulary
+from wordle_gym.core.files import disk_cached_array, quoted
+from wordle_gym.core.words import Vocabulary
 
 GREY, YELLOW, GREEN = 0, 1, 2
 ALPHABET = 26
@@ -39,7 +39,7 @@ def feedback(guesses: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
     """Colour every tile of ``guesses`` against ``answers``.
 
     Args:
-        guesses: letter codes ``(..., L)``, integer dtype (uint8 from :func:`wordle_gym.words.encode`).
+        guesses: letter codes ``(..., L)``, integer dtype (uint8 from :func:`wordle_gym.core.words.encode`).
         answers: letter codes ``(..., L)``; the leading dims broadcast against ``guesses``.
 
     Returns:
@@ -70,7 +70,7 @@ def feedback(guesses: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
 def feedback_one(guess: tuple[int, ...], answer: tuple[int, ...]) -> list[int]:
     """:func:`feedback` for one pair of words given as letter-code tuples, in plain Python.
 
-    The one-game engine (:mod:`wordle_gym.scalar`) uses it where a torch call costs more than
+    The one-game engine (:mod:`wordle_gym.envs.scalar`) uses it where a torch call costs more than
     the work; ``tests/test_scalar.py`` holds it to :func:`feedback` on every repeat structure and real words.
     """
     spare = [a for g, a in zip(guess, answer, strict=True) if g != a]  # answer letters not matched green

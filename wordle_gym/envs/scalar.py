@@ -1,14 +1,14 @@
-"""The one-game engine: :class:`~wordle_gym.game.Game`'s rules for a single game, in plain Python.
+"""The one-game engine: :class:`~wordle_gym.core.game.Game`'s rules for a single game, in plain Python.
 
 ``WordleEnv`` plays one game per call, where every batched torch op costs more in dispatch
 than the work it does (a step was a few hundred small ops, 2,200 steps/s). :class:`ScalarGame` keeps the
-same state as :class:`~wordle_gym.game.GameState` in Python lists and ints, and the
+same state as :class:`~wordle_gym.core.game.GameState` in Python lists and ints, and the
 observation in a ``bytearray`` that each step edits where it changed.
 
 It is a second implementation of the rules (``Game.step``, ``_learn``, ``_deduce``, the masks,
 the two observation encodings, the reward): ``tests/test_scalar.py`` holds it to the batched
 engine step by step over 10^5 random steps in each configuration it tests, and
-:func:`~wordle_gym.rules.feedback_one` to :func:`~wordle_gym.rules.feedback` on every repeat
+:func:`~wordle_gym.core.rules.feedback_one` to :func:`~wordle_gym.core.rules.feedback` on every repeat
 structure (all word pairs over a 3-letter alphabet) and on real words. When the two disagree,
 the batched engine is right. An observation encoding this module does not know is computed
 by the batched encoder from :meth:`ScalarGame.state` (correct, not fast).
@@ -21,10 +21,10 @@ from functools import lru_cache
 import numpy as np
 import torch
 
-from wordle_gym.game import NO_LETTER, NO_TILE, Game, GameState
-from wordle_gym.observation import KnowledgeLayout
-from wordle_gym.rules import ALPHABET, GREEN, GREY, YELLOW, feedback_one
-from wordle_gym.words import Vocabulary
+from wordle_gym.core.game import NO_LETTER, NO_TILE, Game, GameState
+from wordle_gym.core.rules import ALPHABET, GREEN, GREY, YELLOW, feedback_one
+from wordle_gym.core.words import Vocabulary
+from wordle_gym.envs.observation import KnowledgeLayout
 
 # Sets of letters and per-letter counts are kept as "lanes": one byte per letter in a Python int
 # (letter c in bits 8c..8c+7), so that int.to_bytes(26, "little") is the observation's row, and
@@ -156,7 +156,7 @@ class ScalarGame:
         return tiles, reward, won or lost, won
 
     def hard_valid(self, codes: tuple[int, ...]) -> bool:
-        """Whether ``codes`` obeys hard mode: a copy of :func:`~wordle_gym.game.hard_breaches` for one game."""
+        """Whether ``codes`` obeys hard mode: a copy of :func:`~wordle_gym.core.game.hard_breaches` for one game."""
         for known, code in zip(self.green, codes, strict=True):
             if known != NO_LETTER and known != code:
                 return False

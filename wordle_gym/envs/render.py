@@ -14,8 +14,8 @@ from typing import Any
 
 import numpy as np
 
-from wordle_gym.game import NO_TILE, Game, GameState
-from wordle_gym.rules import GREEN, YELLOW
+from wordle_gym.core.game import NO_TILE, Game, GameState
+from wordle_gym.core.rules import GREEN, YELLOW
 
 RENDER_MODES = ("ansi", "human", "rgb_array")
 

@@ -36,8 +36,8 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
-from wordle_gym.game import NO_LETTER, NO_TILE, Game, GameState
-from wordle_gym.rules import ALPHABET
+from wordle_gym.core.game import NO_LETTER, NO_TILE, Game, GameState
+from wordle_gym.core.rules import ALPHABET
 
 
 class KnowledgeFields(NamedTuple):

@@ -7,7 +7,7 @@
     wordle-gym solve WORD [--agent NAME] [--opener salet] [--score ...] [--hard]
     wordle-gym agents
 
-Agents are found through the ``wordle_gym.agents`` entry points (:mod:`wordle_gym.registry`):
+Agents are found through the ``wordle_gym.agents`` entry points (:mod:`wordle_gym.harness.registry`):
 the command knows no agent by name beyond its default, ``max-entropy``.
 
 Word lists (``--answers``, ``--allowed``): ``answers`` (2315, the default), ``nyt`` (2309),
@@ -27,15 +27,15 @@ from typing import Any
 import torch
 from gymnasium.error import DependencyNotInstalled
 
-from wordle_gym.config import MAX_GUESSES, WordleConfig
-from wordle_gym.env import WordleEnv
-from wordle_gym.files import OneLineParser, one_line, quoted
-from wordle_gym.game import hard_breaches
-from wordle_gym.registry import agent_names, make_agent
-from wordle_gym.render import ansi_row
-from wordle_gym.rules import GREEN, parse_tiles
-from wordle_gym.vector import WordleVectorEnv
-from wordle_gym.words import WordSource, word_source
+from wordle_gym.core.config import MAX_GUESSES, WordleConfig
+from wordle_gym.core.files import OneLineParser, one_line, quoted
+from wordle_gym.core.game import hard_breaches
+from wordle_gym.core.rules import GREEN, parse_tiles
+from wordle_gym.core.words import WordSource, word_source
+from wordle_gym.envs.render import ansi_row
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.envs.wordle import WordleEnv
+from wordle_gym.harness.registry import agent_names, make_agent
 
 DEFAULT_AGENT = "max-entropy"
 # Command-line flags that become agent options (the keyword the agent's callable takes).
@@ -272,8 +272,8 @@ LOST_SHOWN = 10  # eval lists at most this many lost answers (all of them go to 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from wordle_gym.evaluation import evaluate
-    from wordle_gym.files import check_writable
+    from wordle_gym.core.files import check_writable
+    from wordle_gym.harness.evaluation import evaluate
 
     if args.json:
         check_writable(args.json)  # before the evaluation, not after it
@@ -321,7 +321,7 @@ def _oracle() -> Any:
 
 
 def cmd_dataset(args: argparse.Namespace) -> int:
-    from wordle_gym.datasets import write_dataset
+    from wordle_gym.integrations.minari import write_dataset
 
     policy, answers, allowed = _policy(args)
     config = _game_config(args, answers, allowed)
@@ -365,7 +365,7 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- agents
 def cmd_agents(args: argparse.Namespace) -> int:
-    from wordle_gym.registry import accepted_options, load_factory
+    from wordle_gym.harness.registry import accepted_options, load_factory
 
     for name in agent_names():
         try:
@@ -471,7 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["bench"]:  # the benchmark table has its own options
-        from wordle_gym.bench import main as bench
+        from wordle_gym.cli.bench import main as bench
 
         try:
             return bench(argv[1:])

@@ -11,7 +11,7 @@ A *policy* is anything with an ``act`` method (no base class, no ``isinstance`` 
             return actions  # (N,) integer tensor of word indices
 
 Example:
-    >>> from wordle_gym.evaluation import evaluate
+    >>> from wordle_gym.harness.evaluation import evaluate
     >>> result = evaluate(MyPolicy(), answers="answers", device="cpu")  # doctest: +SKIP
     >>> print(result.markdown_row())  # doctest: +SKIP
 """
@@ -29,9 +29,9 @@ from typing import Any, Protocol, runtime_checkable
 import torch
 from tqdm.auto import tqdm
 
-from wordle_gym.config import WordleConfig
-from wordle_gym.files import atomic_write_json
-from wordle_gym.vector import WordleVectorEnv
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.files import atomic_write_json
+from wordle_gym.envs.vector import WordleVectorEnv
 
 
 @runtime_checkable

@@ -1,0 +1,85 @@
+"""The layers, as each subpackage's docstring states them: every module imports only what its
+subpackage's ``May import:`` line names (first-party subpackages and third-party distributions; the
+standard library is always allowed), lazy imports inside functions included."""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGES = {"wordle_gym": ROOT / "wordle_gym", "wordle_agents": ROOT / "agents"}
+
+
+def subpackages() -> list[tuple[str, Path]]:
+    return [(f"{name}.{sub.name}", sub) for name, root in PACKAGES.items()
+            for sub in sorted(root.iterdir()) if (sub / "__init__.py").is_file()]  # fmt: skip
+
+
+def may_import(folder: Path) -> set[str]:
+    """The names on the ``May import:`` line of the subpackage's docstring (which may wrap)."""
+    doc = ast.get_docstring(ast.parse((folder / "__init__.py").read_text())) or ""
+    match = doc.split("May import:", 1)
+    assert len(match) == 2, f"{folder.name}/__init__.py: its docstring has no 'May import:' line"
+    text = match[1].split("\n\n", 1)[0]
+    return {name.strip().rstrip(".") for name in text.replace(";", ",").split(",") if name.strip()}
+
+
+def imports(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level == 0:
+            found.append(node.module or "")
+        elif isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+    return found
+
+
+def allowed(name: str, rules: set[str]) -> bool:
+    top = name.split(".")[0]
+    if top in sys.stdlib_module_names or top == "__future__":
+        return True
+    if top in PACKAGES:  # first party: by subpackage
+        return any(name == rule or name.startswith(rule + ".") for rule in rules if rule.split(".")[0] in PACKAGES)
+    return top in rules
+
+
+@pytest.mark.parametrize(("package", "folder"), subpackages(), ids=[name for name, _ in subpackages()])
+def test_layout__each_subpackage_imports_only_what_its_docstring_allows(package: str, folder: Path) -> None:
+    rules = may_import(folder)
+    assert package in rules, f"{package}: its 'May import:' line should name itself"
+    for path in sorted(folder.rglob("*.py")):
+        for name in imports(path):
+            assert allowed(name, rules), f"{path.relative_to(ROOT)} imports {name}, which {package} may not"
+
+
+def test_layout__every_module_sits_in_a_subpackage() -> None:
+    """Top level: only the package's own __init__/__main__ and the one-line compatibility modules that saved
+    env specs and datasets name."""
+    compat = {"env", "vector", "wrappers", "sb3", "torchrl_env"}
+    top = {p.stem for p in (ROOT / "wordle_gym").glob("*.py")}
+    assert top == {"__init__", "__main__"} | compat
+    for name in compat:
+        tree = ast.parse((ROOT / "wordle_gym" / f"{name}.py").read_text())
+        body = [node for node in tree.body if not isinstance(node, ast.Expr)]  # the docstring aside
+        assert all(isinstance(node, ast.ImportFrom) for node in body), f"wordle_gym/{name}.py should only re-export"
+
+
+def test_layout__wordle_gym_imports_no_agent_code() -> None:
+    for path in sorted((ROOT / "wordle_gym").rglob("*.py")):
+        for name in imports(path):
+            assert name.split(".")[0] not in ("wordle_agents", "agents"), f"{path.relative_to(ROOT)} imports {name}"
+
+
+def test_layout__agents_use_only_public_wordle_gym_modules() -> None:
+    """The package boundary: ``wordle_agents`` imports documented ``wordle_gym`` modules, never a
+    ``_private`` one or the command line (the CLI sits above the agents and reaches them by the registry)."""
+    for path in sorted((ROOT / "agents").rglob("*.py")):
+        for name in imports(path):
+            if name.startswith("wordle_gym."):
+                parts = name.split(".")[1:]
+                assert not any(part.startswith("_") for part in parts), f"{path.name} imports the private {name}"
+                assert parts[0] != "cli", f"{path.relative_to(ROOT)} imports the command line {name}"

@@ -1,0 +1,10 @@
+"""The game itself, with no Gymnasium: word lists, THE feedback rule, rewards, the game's configuration
+and the batched engine that steps a batch of games as tensors.
+
+Modules, each importing only those before it: ``files`` (atomic outputs, locks, one-line errors, the
+disk cache), ``device``, ``words`` -> ``rules`` (the reference feedback) -> ``rewards`` -> ``config``
+(``WordleConfig``) -> ``_kernels`` (numba copies of the engine's masks) -> ``game`` (``Game``, the
+reference engine).
+
+May import: wordle_gym.core; numpy, torch, numba, filelock.
+"""
