@@ -25,7 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import RESULTS, parse_args, save
 
-from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
+from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate
 

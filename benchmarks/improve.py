@@ -19,9 +19,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch
 from common import parse_args, save
 
-from wordle_agents.checkpoint import read_checkpoint, shipped_dir
-from wordle_agents.improve import load_network, positions, rollouts
-from wordle_agents.oracle import Oracle
+from wordle_agents.common.checkpoint import read_checkpoint, shipped_dir
+from wordle_agents.methods.improve import load_network, positions, rollouts
+from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.config import WordleConfig
 
 # the shipped improved checkpoint: the command that made it (the same command continues its run folder)

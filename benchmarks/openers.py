@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, save
 
-from wordle_agents.openers import load, shipped_ranking
+from wordle_agents.solvers.openers import load, shipped_ranking
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = {"normal": "alex1770/wordle, normal.top105.proven", "hard": "alex1770/wordle, hard.top101.proven"}

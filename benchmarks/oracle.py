@@ -5,7 +5,7 @@ measured against the optimum (regret by turn), and how fast the oracle values th
 
 The rows are ``wordle-gym bench``'s real-game rows (the same agents, options and labels), but the random
 floors: see :data:`SKIPPED`. Each agent plays every answer once through the harness (``evaluate(...,
-histories=True)``); a fresh :class:`wordle_agents.oracle.Oracle` then values every position it reached
+histories=True)``); a fresh :class:`wordle_agents.solvers.oracle.Oracle` then values every position it reached
 and the guess it made there (cold: an empty cache), and once more with the same oracle (warm).
 ``--only TEXT`` measures the rows whose label holds TEXT and keeps the others from the last run.
 ``--quick``: the first 100 answers as both lists, two agents. Writes
@@ -23,7 +23,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import RESULTS, parse_args, save
 
-from wordle_agents.oracle import Oracle
+from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.cli.bench import _settings, jobs
 from wordle_gym.core.words import load_word_list
 from wordle_gym.harness.evaluation import evaluate

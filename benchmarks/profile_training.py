@@ -20,8 +20,8 @@ from torch.profiler import ProfilerActivity, profile
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, save
 
-from wordle_agents.a2c import A2CAgent, A2CConfig, A2CTrainer
-from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer
+from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
 from wordle_gym.core.words import stage_words
 
 TOP = 12

@@ -19,7 +19,7 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, save
 
-from wordle_agents.replay import PrioritizedReplay
+from wordle_agents.rl.replay import PrioritizedReplay
 
 BATCH = 512
 

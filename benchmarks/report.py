@@ -170,7 +170,7 @@ def solver_section(result: dict) -> list[str]:
             "",
             "Exact optimal play from SALET (`python -m wordle_agents.optimal salet [--hard]`, agent `optimal`): "
             "a depth-first search over every allowed guess with lower bounds, cutoffs and a cache "
-            "(`agents/_optimal_kernel.py`, numba), the first guess's buckets on both cores. The command's work "
+            "(`agents/solvers/_optimal_kernel.py`, numba), the first guess's buckets on both cores. The command's work "
             "(solve, then replay every answer) in a fresh process, start-up and the pattern table (read from disk) "
             "included; the cold run compiles the kernel and builds the table first.",
             "",
@@ -407,8 +407,8 @@ def oracle_section(result: dict) -> list[str]:
         f"Machine: {result['machine']}. Command: `{result['command']}` (the real-game rows of the table above); "
         "one agent at a time: "
         f"`wordle-gym eval --agent NAME --regret` ({result['lists']}). Each decision's regret is "
-        r"Q\*(s, a) - V\*(s), exact (`wordle_agents.oracle`: a loss counts as the limit + 1, the start's value is "
-        "the optimum from SALET); a game's regrets sum, averaged over the answers, to the agent's mean minus the "
+        r"Q\*(s, a) - V\*(s), exact (`wordle_agents.solvers.oracle`: a loss counts as the limit + 1, the start's value "
+        "is the optimum from SALET); a game's regrets sum, averaged over the answers, to the agent's mean minus the "
         "optimum (checked for every row). The oracle's time: a fresh oracle (cold) valuing every position the "
         "evaluation reached, then the same again (warm)."
         + (

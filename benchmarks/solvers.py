@@ -24,7 +24,7 @@ from tqdm import tqdm
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import parse_args, run_fresh, save
 
-from wordle_agents.max_entropy import SCORES, MaxEntropySolver
+from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
 from wordle_gym.core.rules import pattern_table
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.harness.evaluation import evaluate
@@ -35,7 +35,7 @@ OPENERS = ["salet", "soare", "tares", "crane", None]
 COLD_START = """
 import json
 from wordle_gym.harness.evaluation import evaluate
-from wordle_agents.max_entropy import MaxEntropySolver
+from wordle_agents.solvers.max_entropy import MaxEntropySolver
 r = evaluate(MaxEntropySolver(opener={opener!r}), device={device!r}, progress=False)
 print(json.dumps({{"eval_s": r.wall_time_s, "mean": r.mean_guesses_wins, "wins": r.wins}}))
 """
@@ -51,7 +51,7 @@ def cold_start(opener: str | None, device: str) -> dict:
 EXACT = """
 import json, time
 start = time.perf_counter()
-from wordle_agents.optimal import solve
+from wordle_agents.solvers.optimal import solve
 from wordle_gym.core.words import Vocabulary
 imported = time.perf_counter()
 vocab = Vocabulary()
@@ -69,7 +69,7 @@ print(json.dumps({{"total": tree.total, "mean": tree.mean, "max": int(used.max()
 def exact(hard: bool, repeats: int) -> dict:
     """The exact SALET solve in fresh processes: the first (cold: no compiled kernel, no pattern table on
     disk) and the best warm one."""
-    from wordle_agents import _optimal_kernel
+    from wordle_agents.solvers import _optimal_kernel
 
     for stale in Path(_optimal_kernel.__file__).parent.glob("__pycache__/_optimal_kernel*.nb[ci]"):
         stale.unlink()  # so the first run below really is cold

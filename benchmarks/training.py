@@ -25,9 +25,9 @@ from common import parse_args, run_fresh, save
 
 import wordle_agents
 import wordle_gym
-from wordle_agents.a2c import A2CAgent
-from wordle_agents.checkpoint import shipped_dir
-from wordle_agents.dqn import DQNAgent
+from wordle_agents.common.checkpoint import shipped_dir
+from wordle_agents.rl.a2c import A2CAgent
+from wordle_agents.rl.dqn import DQNAgent
 from wordle_gym.harness.evaluation import evaluate
 
 # Runs in a fresh process with the code's wordle_gym first on PYTHONPATH; its agents folder is
@@ -46,12 +46,12 @@ from wordle_gym.core.words import stage_words
 answers, allowed = stage_words(stage)
 device = torch.device(device)
 if kind == "a2c":
-    from wordle_agents.a2c import A2CAgent, A2CConfig, A2CTrainer
+    from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer
     config = A2CConfig()
     agent = A2CAgent(config, device=device) if init == "-" else A2CAgent.load(init, device=device)
     trainer, per_step = A2CTrainer(agent, answers, allowed), config.batch_games
 else:
-    from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
+    from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
     config = DQNConfig(hidden=1024, reward="default", learning_starts=512, total_updates=10**6)
     trainer, per_step = DQNTrainer(DQNAgent(config, device=device), answers, allowed), config.num_games
 while trainer.iteration < 2:  # warm-up: the replay buffer fills, learning starts

@@ -13,7 +13,7 @@ from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 import wordle_gym  # noqa: F401  (registers Wordle-v0)
-from wordle_agents.sb3 import SB3Policy, save_model
+from wordle_agents.rl.sb3 import SB3Policy, save_model
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.integrations.sb3 import make_sb3_vec_env

@@ -13,8 +13,8 @@ from ``RunConfig`` or ``A2CConfig`` (``--help`` lists them with their defaults).
 
 import sys
 
-from wordle_agents.a2c import TRAINING
-from wordle_agents.training import main
+from wordle_agents.common.training import main
+from wordle_agents.rl.a2c import TRAINING
 
 if __name__ == "__main__":
     sys.exit(main(TRAINING, doc=__doc__))

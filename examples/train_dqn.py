@@ -13,8 +13,8 @@ for uniform replay).
 
 import sys
 
-from wordle_agents.dqn import TRAINING
-from wordle_agents.training import main
+from wordle_agents.common.training import main
+from wordle_agents.rl.dqn import TRAINING
 
 if __name__ == "__main__":
     sys.exit(main(TRAINING, doc=__doc__))

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from wordle_agents.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, encode_observations
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, encode_observations
 from wordle_gym import WordleEnv, WordleVectorEnv
 from wordle_gym.core.words import stage_words
 from wordle_gym.envs.observation import KnowledgeLayout
@@ -132,7 +132,7 @@ def test_trainer__recent_losses_feed_new_games() -> None:
 def test_loss__advantages_by_hand(gamma: float, lam: float, expected: list[float]) -> None:
     """One game of 3 guesses in a 4-turn rollout (the 4th turn's entries are another game's, ignored); each
     turn's advantage is read back as the loss's gradient with respect to its log-probability."""
-    from wordle_agents.a2c import Rollout
+    from wordle_agents.rl.a2c import Rollout
 
     trainer = A2CTrainer(A2CAgent(A2CConfig(hidden=8, batch_games=1, gamma=gamma, gae_lambda=lam)), *stage_words("20"))
     logps = torch.zeros(4, 1, requires_grad=True)
@@ -255,7 +255,7 @@ def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -
 
 def test_sample_categorical__draws_in_proportion_to_the_weights() -> None:
     """The A2C and DQN sampler (inverse CDF) against the exact probabilities, zeros never drawn."""
-    from wordle_agents.common import sample_categorical
+    from wordle_agents.common.network import sample_categorical
 
     weights = torch.tensor([[0.0, 1.0, 2.0, 0.0, 5.0, 2.0]]).repeat(200_000, 1)
     draws = sample_categorical(weights, torch.Generator().manual_seed(0))
@@ -271,7 +271,7 @@ def test_sample_categorical__draws_in_proportion_to_the_weights() -> None:
 def test_inverse_cdf__draws_only_entries_that_add_weight() -> None:
     """The extreme uniform numbers: 0 used to draw the first entry with any weight at all (here 1e-30,
     or under the A2C policy a word with e^-80 of the chance), however unlikely."""
-    from wordle_agents.common import WordScorer, inverse_cdf
+    from wordle_agents.common.network import WordScorer, inverse_cdf
 
     cdf = torch.tensor([[0.0, 1e-30, 1.0, 1.0, 2.0]]).repeat(3, 1)
     assert inverse_cdf(cdf, torch.tensor([0.0, 1 - 2**-24, 0.5])).tolist() == [4, 2, 2]
@@ -361,7 +361,7 @@ def test_trainer__live_games_only_and_all_games_make_the_same_update() -> None:
 def test_word_head__log_partition_and_draws_match_plain_ops(block: int | None) -> None:
     """The fused word head (logits made a block of rows at a time, never kept): its log normaliser
     and gradient against logsumexp over the full logits, its draws against the plain sampler."""
-    from wordle_agents.common import WordScorer, sample_categorical
+    from wordle_agents.common.network import WordScorer, sample_categorical
 
     words = stage_words("1000")[0]
     head = WordScorer(5)
@@ -387,7 +387,7 @@ def test_word_head__log_partition_and_draws_match_plain_ops(block: int | None) -
 @pytest.mark.parametrize("kind", ["a2c", "dqn"])
 def test_greedy_play__the_best_allowed_word_by_score(kind: str) -> None:
     """``act`` (letter scores, a block of rows at a time) plays the masked argmax of ``scores``."""
-    from wordle_agents.dqn import DQNAgent, DQNConfig
+    from wordle_agents.rl.dqn import DQNAgent, DQNConfig
 
     agent = A2CAgent(A2CConfig(hidden=32)) if kind == "a2c" else DQNAgent(DQNConfig(hidden=32, layers=1))
     env = WordleVectorEnv(64, device="cpu", action_mask="candidates")

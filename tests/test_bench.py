@@ -14,7 +14,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import Logger
 
-from wordle_agents.sb3 import SB3Policy
+from wordle_agents.rl.sb3 import SB3Policy
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.integrations.sb3 import make_sb3_vec_env
@@ -217,7 +217,7 @@ def test_bench_table__taught_agents_apart_from_reward_only_ones() -> None:
 def test_provenance__names_the_information_gain_shaping() -> None:
     from types import SimpleNamespace
 
-    from wordle_agents.a2c import A2CAgent, A2CConfig
+    from wordle_agents.rl.a2c import A2CAgent, A2CConfig
     from wordle_gym.cli.bench import _provenance
 
     info = SimpleNamespace(teacher=None, machine="CPU")
@@ -230,7 +230,7 @@ def test_provenance__names_an_improvement_after_the_reward_training() -> None:
     """Weights improved by their own rollouts say so, with the rollouts' reward; they stay reward-learned."""
     from types import SimpleNamespace
 
-    from wordle_agents.a2c import A2CAgent, A2CConfig
+    from wordle_agents.rl.a2c import A2CAgent, A2CConfig
     from wordle_gym.cli.bench import _provenance
 
     info = SimpleNamespace(teacher=None, machine="CPU", method="own-policy rollouts", method_reward="default")

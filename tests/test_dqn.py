@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer, QNet
+from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer, QNet
 from wordle_gym import WordleVectorEnv
 from wordle_gym.core.words import stage_words
 from wordle_gym.envs.observation import KnowledgeLayout
@@ -88,7 +88,7 @@ def test_dqn__checkpoint_roundtrip_and_cli(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     assert "| DQN (letter-decomposed, prioritized replay) |" in out.stdout and "/20 won" in out.stdout
     with pytest.raises(ValueError, match="holds 'dqn', expected an 'a2c' checkpoint"):
-        from wordle_agents.a2c import A2CAgent
+        from wordle_agents.rl.a2c import A2CAgent
 
         A2CAgent.load(tmp_path / "dqn.pt")
 
@@ -227,7 +227,8 @@ def test_dqn_curriculum__later_stages_and_init_start_with_little_exploration(tmp
     previous stage (30 % greedy wins on 1000 words fell to 0.7 %)."""
     from dataclasses import replace
 
-    from wordle_agents import dqn, training
+    from wordle_agents.common import training
+    from wordle_agents.rl import dqn
 
     started: list[float] = []
 

@@ -90,7 +90,7 @@ def test_training_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     assert all(min(r["this checkout"].values()) > 0 for r in result["throughput"])  # updates/s and items/s
     shipped = [*(ROOT / "agents" / "checkpoints").glob("a2c*.pt"), *(ROOT / "agents" / "checkpoints").glob("dqn*.pt")]
     assert len(result["checkpoints"]) == len(shipped) >= 2
-    from wordle_agents.checkpoint import CheckpointInfo
+    from wordle_agents.common.checkpoint import CheckpointInfo
 
     recorded = {p.name: CheckpointInfo.of(p, torch.load(p, weights_only=True)).figures for p in shipped}  # at training
     for row in result["checkpoints"]:  # greedy play is deterministic: the same lists give the same figures

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from wordle_agents.a2c import TRAINING
-from wordle_agents.training import main
+from wordle_agents.common.training import main
+from wordle_agents.rl.a2c import TRAINING
 from wordle_gym.cli.bench import Layout, render
 from wordle_gym.core.files import atomic_write, atomic_write_text, check_writable, clean_stale_temporaries, folder_lock
 

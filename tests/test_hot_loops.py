@@ -15,8 +15,8 @@ from collections.abc import Iterator
 import pytest
 import torch
 
-from wordle_agents.a2c import A2CAgent, A2CConfig, A2CTrainer
-from wordle_agents.dqn import DQNAgent, DQNConfig, DQNTrainer
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer
+from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
 from wordle_gym.core.words import stage_words
 
 DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)]
@@ -161,7 +161,7 @@ def test_meta__dqn_updates_with_prioritized_replay(meta: str) -> None:
 
 
 def test_meta__greedy_act_of_each_trained_agent_and_the_random_floor(meta: str) -> None:
-    from wordle_agents.baselines import RandomPolicy
+    from wordle_agents.solvers.baselines import RandomPolicy
     from wordle_gym.envs.vector import WordleVectorEnv
 
     answers, allowed = stage_words("40")

@@ -1,4 +1,4 @@
-"""Policy iteration by the network's own rollouts (``wordle_agents.improve``), on small lists."""
+"""Policy iteration by the network's own rollouts (``wordle_agents.methods.improve``), on small lists."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 import torch
 from reference import feedback_ref, few_letter_words
 
-from wordle_agents.a2c import A2CAgent, A2CConfig
-from wordle_agents.improve import EXPLORED, METHOD, Run, improve, iterate, main, positions, rollouts
+from wordle_agents.methods.improve import EXPLORED, METHOD, Run, improve, iterate, main, positions, rollouts
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.envs.vector import WordleVectorEnv
 
@@ -113,7 +113,7 @@ def test_improve__the_improved_policy_earns_more_than_the_network(hard: bool, de
 def test_iterate__a_fresh_network_learns_to_win_every_game_from_its_own_rollouts() -> None:
     """From random weights (it wins 1 game of 20), trying every guess at every position it reaches, the
     network learns to win all 20 near the optimum."""
-    from wordle_agents.oracle import Oracle
+    from wordle_agents.solvers.oracle import Oracle
 
     torch.manual_seed(0)
     words = few_letter_words(random.Random(5), "abcdefgh", 4, 20)
@@ -132,7 +132,7 @@ def test_iterate__a_fresh_network_learns_to_win_every_game_from_its_own_rollouts
 
 
 def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_path, capsys) -> None:
-    from wordle_agents.checkpoint import best_shipped
+    from wordle_agents.common.checkpoint import best_shipped
     from wordle_gym.harness.evaluation import evaluate
 
     words = few_letter_words(random.Random(6), "abcdefg", 4, 16)
@@ -174,7 +174,7 @@ def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_
 
 
 def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_them() -> None:
-    from wordle_agents.improve import candidate_values
+    from wordle_agents.methods.improve import candidate_values
 
     agent, config = _setup(7)
     found, used = positions(agent, config)
@@ -184,7 +184,7 @@ def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_the
         for c, v in values[j].items():
             assert v == pytest.approx(sum(_play(agent, config, a, [*p.prefix, c]) for a in p.answers))
     # the critic's best guesses too, at positions of 3 answers or more
-    from wordle_agents.improve import Critic
+    from wordle_agents.methods.improve import Critic
     from wordle_gym.core.rules import pattern_table
 
     critic = Critic.fit(found, used, config)
@@ -198,8 +198,8 @@ def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_the
 
 def test_command__improves_a_dqn_network_too(tmp_path) -> None:
     """The DQN's word values serve as the policy's logits: the same command improves it."""
-    from wordle_agents.dqn import DQNAgent, DQNConfig
-    from wordle_agents.improve import load_network
+    from wordle_agents.methods.improve import load_network
+    from wordle_agents.rl.dqn import DQNAgent, DQNConfig
 
     words = few_letter_words(random.Random(8), "abcdefg", 4, 14)
     (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
@@ -224,7 +224,7 @@ def test_critic__fits_its_own_games_and_screens_every_guess_by_one_step_lookahea
     its screen ranks every allowed guess as a plain count of the reference feedback's groups does."""
     from collections import Counter
 
-    from wordle_agents.improve import Critic
+    from wordle_agents.methods.improve import Critic
     from wordle_gym.core.rules import pattern_table
 
     agent, config = _setup(9, count=30)
@@ -273,7 +273,7 @@ def test_positions__from_other_guesses_as_the_harness_plays_them() -> None:
 
 
 def test_explore__labels_positions_off_the_networks_path_with_better_guesses() -> None:
-    from wordle_agents.improve import candidate_values, explore
+    from wordle_agents.methods.improve import candidate_values, explore
 
     agent, config = _setup(11)
     found, _ = positions(agent, config)
@@ -296,7 +296,7 @@ def test_explore__labels_positions_off_the_networks_path_with_better_guesses() -
 def test_iterate__exploring_starts_escape_the_local_optimum_of_one_guess_improvements() -> None:
     """Where the network's own continuation makes every other guess look worse, exploring starts train it
     after other guesses too: the list whose plain fixed point is 2.30 reaches its optimum, 2.15."""
-    from wordle_agents.oracle import Oracle
+    from wordle_agents.solvers.oracle import Oracle
 
     words = few_letter_words(random.Random(5), "abcdefgh", 4, 20)
     config = WordleConfig(answers=words, allowed=None)
@@ -318,8 +318,8 @@ def test_iterate__exploring_starts_escape_the_local_optimum_of_one_guess_improve
 
 
 def test_entry_points__each_improved_agent_gets_its_own_shipped_weights() -> None:
-    from wordle_agents.checkpoint import best_shipped
-    from wordle_agents.improve import pretrained_dqn, pretrained_explored
+    from wordle_agents.common.checkpoint import best_shipped
+    from wordle_agents.methods.improve import pretrained_dqn, pretrained_explored
 
     assert best_shipped("dqn").name == "dqn_full.pt"  # the default weights: DQN's own training
     assert best_shipped("dqn", method=METHOD).name == "dqn_improved.pt"

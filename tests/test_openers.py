@@ -1,4 +1,4 @@
-"""Every opener ranked (wordle_agents.openers): each figure held to the exact solver, opener by opener."""
+"""Every opener ranked (wordle_agents.solvers.openers): each figure held to the exact solver, opener by opener."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from test_optimal import _small_lists, _trap_lists, list_files
 
-from wordle_agents.openers import STAGES, load, rank_openers, root_bounds, shipped_ranking
-from wordle_agents.optimal import _Search, main, solve
+from wordle_agents.solvers.openers import STAGES, load, rank_openers, root_bounds, shipped_ranking
+from wordle_agents.solvers.optimal import _Search, main, solve
 from wordle_gym.core.words import Vocabulary
 
 

@@ -1,4 +1,4 @@
-"""The exact solver (wordle_agents.optimal) against a plain exhaustive search, and its shipped trees."""
+"""The exact solver (wordle_agents.solvers.optimal) against a plain exhaustive search, and its shipped trees."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from reference import feedback_ref, few_letter_words
 
-from wordle_agents.optimal import OptimalSolver, OptimalTree, main, shipped_tree, solve
+from wordle_agents.solvers.optimal import OptimalSolver, OptimalTree, main, shipped_tree, solve
 from wordle_gym.core.words import Vocabulary, load_word_list
 from wordle_gym.harness.evaluation import evaluate
 
@@ -218,7 +218,7 @@ def test_without_numba__one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
     monkeypatch.setitem(sys.modules, "numba", None)
-    monkeypatch.delitem(sys.modules, "wordle_agents._optimal_kernel", raising=False)
+    monkeypatch.delitem(sys.modules, "wordle_agents.solvers._optimal_kernel", raising=False)
     with pytest.raises(ImportError, match="pip install numba"):
         answers, allowed = _small_lists(10, 10, 20)
         solve(Vocabulary(answers, allowed), allowed[0], progress=False)

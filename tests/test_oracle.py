@@ -13,7 +13,7 @@ pytest.importorskip("numba")
 
 from reference import consistent, feedback_ref, few_letter_words, hard_valid
 
-from wordle_agents.oracle import Oracle
+from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.harness.evaluation import evaluate
 
 
@@ -115,7 +115,7 @@ def test_regrets__sum_to_the_mean_minus_the_optimum(hard: bool) -> None:
 
 def test_regrets__from_the_harness_match_its_mean() -> None:
     """Histories of a harness evaluation (the max-entropy solver) give back the harness's mean."""
-    from wordle_agents.max_entropy import MaxEntropySolver
+    from wordle_agents.solvers.max_entropy import MaxEntropySolver
 
     words = few_letter_words(random.Random(11), "abcdef", 3, 30)
     result = evaluate(MaxEntropySolver(), device="cpu", answers=words, allowed=None, max_guesses=4, progress=False,

@@ -24,10 +24,10 @@ import torch
 from test_optimal import _small_lists
 from test_registry import ROOT, fake_distribution, run
 
-from wordle_agents.a2c import A2CAgent, A2CConfig
-from wordle_agents.dqn import DQNAgent, DQNConfig
-from wordle_agents.optimal import OptimalSolver, OptimalTree, best_of, check_limits, solve
-from wordle_agents.optimal import main as optimal_main
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig
+from wordle_agents.rl.dqn import DQNAgent, DQNConfig
+from wordle_agents.solvers.optimal import OptimalSolver, OptimalTree, best_of, check_limits, solve
+from wordle_agents.solvers.optimal import main as optimal_main
 from wordle_gym.cli.commands import main as cli_main
 from wordle_gym.core.files import atomic_torch_save, atomic_write_text
 from wordle_gym.core.words import Vocabulary, word_source
@@ -179,7 +179,7 @@ def test_weights__a_huge_declared_network_is_refused_before_it_is_built(tmp_path
     atomic_torch_save(path, data)
     code = (
         "import resource, sys\n"
-        "from wordle_agents.dqn import DQNAgent\n"
+        "from wordle_agents.rl.dqn import DQNAgent\n"
         "try:\n"
         f"    DQNAgent.load({str(path)!r})\n"
         "except ValueError as exc:\n"
@@ -332,7 +332,7 @@ def test_cli__bad_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFix
         assert message in err and len(err.strip().splitlines()) == 1 and len(err) < 400, (extra[1][:20], err)
     assert cli_main(["eval", "--agent", "random", "--answers", "x" * 120_000]) == 2
     assert len(capsys.readouterr().err) < 300  # a 120 kB argument is not echoed back whole
-    from wordle_agents.baselines import RandomPolicy
+    from wordle_agents.solvers.baselines import RandomPolicy
 
     for seed in ("abc", 1.5, True, -1):
         with pytest.raises(ValueError, match="seed must be an integer"):
@@ -343,7 +343,7 @@ def test_cli__optimal_without_numba_is_one_line(tmp_path: Path, monkeypatch: pyt
                                                 capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
     _, allowed, lists = _lists(tmp_path)
     monkeypatch.setitem(sys.modules, "numba", None)
-    monkeypatch.delitem(sys.modules, "wordle_agents._optimal_kernel", raising=False)
+    monkeypatch.delitem(sys.modules, "wordle_agents.solvers._optimal_kernel", raising=False)
     assert cli_main(["eval", "--agent", "optimal", "--opener", allowed[1], *lists]) == 2
     err = capsys.readouterr().err
     assert "pip install numba" in err and len(err.strip().splitlines()) == 1
@@ -400,7 +400,7 @@ def test_evaluate__a_faulty_policy_is_named(policy: object, message: str) -> Non
 def test_evaluate__the_lists_keep_their_names() -> None:
     """Regression: the policy check's copy of the games' answers once took the name of the answers
     argument, so every result said "custom (2315 words)" and bench's real-game table came out empty."""
-    from wordle_agents.baselines import RandomPolicy
+    from wordle_agents.solvers.baselines import RandomPolicy
 
     assert evaluate(RandomPolicy(0), device="cpu", progress=False).answers == "answers"
 
@@ -468,8 +468,8 @@ def test_bench_and_agents__survive_broken_plugins(tmp_path: Path) -> None:
 
 
 def test_sb3__non_finite_weights_are_refused(tmp_path: Path) -> None:
-    from wordle_agents.checkpoint import shipped_dir
-    from wordle_agents.sb3 import SB3Policy, save_model
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.rl.sb3 import SB3Policy, save_model
 
     policy = SB3Policy.load(shipped_dir() / "maskable_ppo_100.zip")
     with torch.no_grad():
@@ -483,8 +483,8 @@ def test_sb3__non_finite_weights_are_refused(tmp_path: Path) -> None:
 def test_training__a_tiny_time_limit_still_makes_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from test_files import TINY_RUN
 
-    from wordle_agents.a2c import TRAINING
-    from wordle_agents.training import main
+    from wordle_agents.common.training import main
+    from wordle_agents.rl.a2c import TRAINING
 
     args = [*TINY_RUN, "--run-dir", str(tmp_path / "run"), "--iterations", "50", "--max-minutes", "1e-9"]
     for done in (1, 2):
@@ -499,8 +499,8 @@ def test_training__a_failed_write_is_one_line(tmp_path: Path, monkeypatch: pytes
     from test_files import TINY_RUN
 
     import wordle_gym.core.files as io_module
-    from wordle_agents.a2c import TRAINING
-    from wordle_agents.training import main
+    from wordle_agents.common.training import main
+    from wordle_agents.rl.a2c import TRAINING
 
     def full_disk(path, write):
         raise OSError(28, "No space left on device", str(path))

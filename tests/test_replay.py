@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from wordle_agents.replay import PrioritizedReplay, UniformReplay
+from wordle_agents.rl.replay import PrioritizedReplay, UniformReplay
 
 
 def fill(buffer: UniformReplay, n: int, start: int = 0) -> torch.Tensor:

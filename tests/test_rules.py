@@ -221,7 +221,7 @@ def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(rng: r
     import numpy as np
     from reference import hard_valid
 
-    from wordle_agents import _optimal_kernel as kernel
+    from wordle_agents.solvers import _optimal_kernel as kernel
     from wordle_gym.core.game import GameState, hard_breaches
     from wordle_gym.envs.scalar import ScalarGame
     from wordle_gym.envs.vector import WordleVectorEnv

@@ -13,7 +13,7 @@ import cloudpickle
 import pytest
 from sb3_contrib import MaskablePPO
 
-from wordle_agents.sb3 import SB3Policy
+from wordle_agents.rl.sb3 import SB3Policy
 from wordle_gym.integrations.sb3 import make_sb3_vec_env
 
 WORDS = ["cigar", "rebut", "sissy"]

@@ -10,7 +10,7 @@ import pytest
 import torch
 from reference import feedback_ref
 
-from wordle_agents.max_entropy import SCORES, MaxEntropySolver
+from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
 from wordle_gym import WordleVectorEnv
 from wordle_gym.core.words import load_word_list
 from wordle_gym.harness.evaluation import evaluate

@@ -10,9 +10,9 @@ pytest.importorskip("numba")
 
 from reference import few_letter_words
 
-from wordle_agents.a2c import A2CAgent, A2CConfig
-from wordle_agents.oracle import Oracle
-from wordle_agents.teach import main, teach
+from wordle_agents.methods.teach import main, teach
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig
+from wordle_agents.solvers.oracle import Oracle
 
 
 def test_teach__dagger_reaches_the_oracle_on_a_small_list() -> None:
@@ -70,8 +70,8 @@ def test_teach__a_seed_repeats_a_run_and_another_seed_differs(tmp_path) -> None:
 
 def test_shipped_taught_weights__apart_from_the_default_and_by_mode() -> None:
     """The default a2c stays the reward-only weights; a2c-taught plays the hard-mode weights in hard mode."""
-    from wordle_agents.checkpoint import best_shipped
-    from wordle_agents.teach import Taught
+    from wordle_agents.common.checkpoint import best_shipped
+    from wordle_agents.methods.teach import Taught
 
     assert best_shipped("a2c").name == "a2c_full.pt"
     assert best_shipped("a2c", teacher="optimal").name == "a2c_taught.pt"

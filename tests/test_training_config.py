@@ -8,10 +8,10 @@ from dataclasses import asdict, fields
 import pytest
 import torch
 
-from wordle_agents.a2c import TRAINING, A2CAgent, A2CConfig
-from wordle_agents.checkpoint import config_from_dict
-from wordle_agents.dqn import DQNAgent, DQNConfig
-from wordle_agents.training import RunConfig, add_dataclass_arguments, dataclass_from_args, field_docs, main
+from wordle_agents.common.checkpoint import config_from_dict
+from wordle_agents.common.training import RunConfig, add_dataclass_arguments, dataclass_from_args, field_docs, main
+from wordle_agents.rl.a2c import TRAINING, A2CAgent, A2CConfig
+from wordle_agents.rl.dqn import DQNAgent, DQNConfig
 from wordle_gym import WordleConfig, WordleEnv, WordleVectorEnv
 
 TINY_RUN = ["--stages", "10", "--iterations", "2", "--eval-every", "1", "--checkpoint-every", "1", "--device", "cpu",

@@ -114,7 +114,7 @@ class EvalResult:
     """Guesses used on each answer, in the answer list's order (``max_guesses + 1`` for a loss)."""
     histories: list[list[int]] | None = None
     """The actions played on each answer, in the answer list's order (``evaluate(..., histories=True)``):
-    what :mod:`wordle_agents.oracle` measures the regret of each decision from."""
+    what :mod:`wordle_agents.solvers.oracle` measures the regret of each decision from."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.games, int) or self.games < 1:

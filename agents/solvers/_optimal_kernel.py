@@ -1,10 +1,10 @@
-"""The exact search behind :mod:`wordle_agents.optimal`, compiled by numba (imported only there).
+"""The exact search behind :mod:`wordle_agents.solvers.optimal`, compiled by numba (imported only there).
 
 ``solve(S, r, beta)`` returns the least total number of guesses that solves every answer in the
 candidate set ``S`` with at most ``r`` guesses each (counting the next one), when that total is
 below ``beta``; otherwise a lower bound that is at least ``beta`` (an alpha-beta style cutoff), and
 fail-soft: the least bound proven over the guesses, often well above ``beta`` (what ranks every
-opener quickly, :mod:`wordle_agents.openers`).
+opener quickly, :mod:`wordle_agents.solvers.openers`).
 
 * Lower bounds: an answer needs this guess, and a bucket of ``c`` answers needs at least
   ``2c - 1`` more (one answer guessed next, every other at least twice), so guess ``g`` costs

@@ -21,8 +21,8 @@ from typing import Any, NamedTuple
 import torch
 from torch import nn
 
-from wordle_agents.common import WordAgent, WordScorer, check_width
-from wordle_agents.training import RunConfig, TrainingSpec
+from wordle_agents.common.network import WordAgent, WordScorer, check_width
+from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_gym.core.device import device_generator, resolve_device
 from wordle_gym.core.rules import ALPHABET, pattern_table
 from wordle_gym.envs.observation import KnowledgeLayout

@@ -19,9 +19,9 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from wordle_agents.common import WordAgent, WordScorer, check_width, sample_categorical
-from wordle_agents.replay import PrioritizedReplay, UniformReplay
-from wordle_agents.training import RunConfig, TrainingSpec
+from wordle_agents.common.network import WordAgent, WordScorer, check_width, sample_categorical
+from wordle_agents.common.training import RunConfig, TrainingSpec
+from wordle_agents.rl.replay import PrioritizedReplay, UniformReplay
 from wordle_gym.core.device import device_generator, resolve_device
 from wordle_gym.core.rules import ALPHABET
 from wordle_gym.envs.vector import WordleVectorEnv

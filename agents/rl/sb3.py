@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from gymnasium.error import DependencyNotInstalled
 
-from wordle_agents.checkpoint import CheckpointInfo, shipped_dir
+from wordle_agents.common.checkpoint import CheckpointInfo, shipped_dir
 from wordle_gym.core.files import atomic_write
 from wordle_gym.harness.evaluation import bool_mask, word_actions
 from wordle_gym.harness.registry import BenchRun

@@ -6,7 +6,7 @@ the constraint the feedback revealed. Its value ``V*`` is the least expected num
 guesses (the next one included; each possible answer equally likely), an answer not found within
 the limit counting one more than the limit, as ``mean_guesses_all`` counts a loss. ``Q*(s, a)`` is
 the same after guessing ``a`` first (a guess hard mode refuses spends the turn and reveals nothing).
-Both come from the exact search of :mod:`wordle_agents.optimal` (numba), whose cache is kept across
+Both come from the exact search of :mod:`wordle_agents.solvers.optimal` (numba), whose cache is kept across
 calls, so positions that share subproblems get cheaper as an evaluation goes on.
 
 The start of a game is the one position this oracle does not search: its value is the best opener's,
@@ -33,7 +33,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from wordle_agents.optimal import _Search
+from wordle_agents.solvers.optimal import _Search
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_LETTER
 from wordle_gym.core.rules import ALPHABET, num_patterns

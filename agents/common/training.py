@@ -1,7 +1,7 @@
 """The curriculum runner shared by the training examples: stages, evaluation, checkpoints, resume.
 
 A *trainer* has ``step()`` (returns stats: a dataclass or a dict of numbers), ``iteration`` (updates
-made), ``state_dict()`` and ``load_state_dict()``. An agent is a :class:`~wordle_agents.common.WordAgent`.
+made), ``state_dict()`` and ``load_state_dict()``. An agent is a :class:`~wordle_agents.common.network.WordAgent`.
 The run folder holds ``last.pt`` (everything to continue, written atomically), ``best_<stage>.pt``
 (the stage's best greedy evaluation) and ``metrics.jsonl`` (one line per evaluation).
 
@@ -39,7 +39,7 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
-from wordle_agents.checkpoint import config_from_dict, half_weights, read_checkpoint
+from wordle_agents.common.checkpoint import config_from_dict, half_weights, read_checkpoint
 from wordle_gym.core.device import resolve_device
 from wordle_gym.core.files import OneLineParser, atomic_torch_save, check_writable, folder_lock, one_line
 from wordle_gym.core.words import stage_words

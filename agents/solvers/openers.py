@@ -32,9 +32,9 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from wordle_agents.checkpoint import shipped_dir
-from wordle_agents.max_entropy import bucket_sizes
-from wordle_agents.optimal import _Search, check_limits
+from wordle_agents.common.checkpoint import shipped_dir
+from wordle_agents.solvers.max_entropy import bucket_sizes
+from wordle_agents.solvers.optimal import _Search, check_limits
 from wordle_gym.core.files import atomic_write_text, check_writable, quoted
 from wordle_gym.core.words import Vocabulary
 

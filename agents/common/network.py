@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import torch
 from torch import nn
 
-from wordle_agents.checkpoint import (
+from wordle_agents.common.checkpoint import (
     CheckpointInfo,
     best_shipped,
     config_from_dict,

@@ -1,0 +1,710 @@
+"""Policy iteration by the network's own rollouts: no solver, no teacher, only the game and its reward.
+
+    python -m wordle_agents.improve --init agents/checkpoints/dqn_full.pt --out dqn_improved.pt \\
+        [--run-dir runs/improve] [--iterations 10] [--top 32] [--screen 32] [--explore 4] [--epochs 150] \\
+        [--hard] [--max-minutes 60]
+
+The network is an A2C's or a DQN's (by the checkpoint's kind; a DQN's word values serve as the logits).
+Each iteration:
+
+1. **Play.** The network plays every answer greedily. Games that reach the same observation are at the
+   same position: their answers are exactly the answers consistent with it, so a position's answers come
+   from playing, not from the rules.
+2. **Improve.** At every position, each of the network's ``--top`` best-scored guesses is tried: played,
+   then the game finished by the network's own greedy play, on every answer of the position. The guess
+   whose games earn the most reward (the env's ``--reward``; "default" is -1 a guess and -5 for a loss)
+   becomes the position's label, or the network's own guess where nothing earns more. Taking the best
+   action of a policy's own Q at every position is one step of policy iteration: the improved policy
+   earns at least as much as the network. ``--deep-top``/``--deep-random`` look one guess further, with
+   random guesses too, where a position has many answers (:func:`improve`). ``--screen K`` also tries the
+   K guesses that a critic fitted to the network's own games (guesses still needed, by answers left)
+   ranks best by one-step lookahead over all allowed guesses (:class:`Critic`): guesses unlike the
+   network's own, which the rollouts then value.
+3. **Distil.** The improved policy is played, and the network is trained (cross-entropy, as
+   :mod:`wordle_agents.methods.teach` does) on its guess at every position it reaches (the labels of earlier
+   iterations stay, the latest of each position): downstream of a changed guess that is the network's own
+   old guess, which is what the rollouts measured, so the distilled network plays what they valued.
+   ``--explore K`` (exploring starts) also plays, at each position of at least ``--explore-answers``
+   answers, its K best valued other guesses, and labels every position met after them with its best
+   guess by rollouts (:func:`explore`). Without them the network plays well only on its own path: the
+   optimum's second guesses after its own opener, followed by its own play, cost the shipped DQN 0.55
+   guesses a game more than its own, so one-guess improvements stop at a local optimum.
+
+The best network (by wins, then mean guesses) is written to ``--out``, float16, with the figures its float16
+weights play. What it learned from is recorded as ``method: "own-policy rollouts"`` (with exploring starts
+and the critic named where a run used them, :func:`method`) and ``method_reward``; ``teacher`` is None.
+Greedy play needs no search: the rollouts are training only. The run folder's ``last.pt`` holds
+everything: the same command continues it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from wordle_agents.common.checkpoint import best_shipped, half_weights, network_checkpoint, read_checkpoint
+from wordle_agents.common.network import WordAgent
+from wordle_agents.common.training import machine
+from wordle_agents.methods.teach import train
+from wordle_agents.rl.a2c import A2CAgent
+from wordle_agents.rl.dqn import DQNAgent
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.files import atomic_torch_save, check_writable, one_line
+from wordle_gym.core.rules import num_patterns, pattern_table
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.evaluation import bool_mask
+
+METHOD = "own-policy rollouts"
+EXPLORING, SCREENING = "exploring starts", "guesses also from a critic of answers left"
+EXPLORED = f"{METHOD} ({EXPLORING}; {SCREENING})"  # the dqn-explored agent's
+
+
+@dataclass
+class Position:
+    """One position reached by greedy play: the guesses that led to it, its observation, the answers
+    still possible there, and the network's own guess."""
+
+    prefix: list[int]
+    observation: torch.Tensor
+    answers: list[int]
+    greedy: int
+    played: int  # the guess played there: ``greedy``, or the one ``chosen`` for it
+
+
+@dataclass
+class Iteration:
+    """What one iteration did."""
+
+    iteration: int
+    positions: int  # labelled positions so far
+    changed: int  # this iteration's positions whose label is not the network's own guess
+    top: int  # guesses tried at each position
+    deep_top: int  # guesses valued one guess deeper at the positions of many answers
+    deep_random: int  # random guesses tried there
+    win_rate: float  # the network's greedy play on every answer, before this iteration's training
+    mean_guesses: float  # on wins
+    mean_all: float  # losses counted as max_guesses + 1
+    seconds: float
+    screen: int = 0  # guesses the critic brought to each position
+    explore: int = 0  # other guesses played at the positions of many answers (exploring starts)
+    explored: int = 0  # positions met after them, labelled
+    epochs: int = 0  # of distillation (0: not recorded, runs before it was)
+    path_copies: int = 0  # extra copies of the improved policy's path among the labels
+
+
+def _env(config: WordleConfig, n: int, device: torch.device) -> WordleVectorEnv:
+    return WordleVectorEnv(n, config, device=device, autoreset_mode="disabled", check_actions=False)
+
+
+@torch.no_grad()
+def rollouts(agent: WordAgent, config: WordleConfig, answers: torch.Tensor, forced: torch.Tensor,
+             lengths: torch.Tensor, chunk: int = 32768) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+    """Play game ``i`` on answer ``answers[i]``: its first ``lengths[i]`` guesses are ``forced[i]``, the rest
+    the network's greedy choice. Each game's return (the sum of its rewards) and the guesses it used
+    (``max_guesses + 1`` for a loss), ``chunk`` games at a time."""
+    returns, used = [], []
+    net, device = agent.net, agent.device
+    net.eval()
+    limit = config.max_guesses
+    bar = tqdm(total=len(answers), desc="rollouts", unit="game", leave=False, disable=None)  # None: on a terminal
+    for start in range(0, len(answers), chunk):
+        rows = slice(start, start + chunk)
+        n = len(answers[rows])
+        env = _env(config, n, device)
+        obs, infos = env.reset(options={"answers": answers[rows].to(device)})
+        force, length = forced[rows].to(device), lengths[rows].to(device)
+        total = torch.zeros(n, device=device)
+        guesses = torch.full((n,), limit + 1, dtype=torch.int64, device=device)
+        for turn in range(limit):
+            alive = ~env.state.done
+            actions = torch.where(turn < length, force[:, min(turn, force.shape[1] - 1)], 0)
+            free = (alive & (turn >= length)).nonzero().flatten()
+            if len(free):
+                scores = agent.letter_scores(obs[free])
+                mask = bool_mask(infos["action_mask"])[free] if config.hard_mode else None
+                actions[free] = net.words.best(scores, mask)
+            obs, reward, _, _, infos = env.step(actions)
+            total += torch.where(alive, reward, 0.0)
+            guesses = torch.where(alive & infos["won"], turn + 1, guesses)
+            if bool(env.state.done.all()):
+                break
+        returns.append(total.cpu())
+        used.append(guesses.cpu())
+        bar.update(n)
+    bar.close()
+    return torch.cat(returns), torch.cat(used)
+
+
+@torch.no_grad()
+def positions(
+    agent: WordAgent,
+    config: WordleConfig,
+    chosen: dict[bytes, int] | None = None,
+    starts: list[tuple[list[int], list[int]]] | None = None,
+) -> tuple[list[Position], torch.Tensor]:
+    """Every position of the network's greedy games on all answers (answers grouped by observation, in turn
+    order), and the guesses each answer's game used (``max_guesses + 1`` for a loss). Where ``chosen`` has
+    a guess for a position (by its observation's bytes), that guess is played instead. ``starts``: play
+    instead, for each ``(prefix, answers)``, a game on each of the answers that begins with the guesses
+    ``prefix`` (the positions met from there on, and each game's guesses, in order)."""
+    num, device = config.vocabulary.num_answers, agent.device
+    games = [(prefix, a) for prefix, answers in starts or [([], list(range(num)))] for a in answers]
+    agent.use_words(list(config.vocabulary.allowed))
+    agent.net.eval()
+    env = _env(config, len(games), device)
+    obs, infos = env.reset(options={"answers": torch.tensor([a for _, a in games], device=device)})
+    history = torch.zeros((len(games), config.max_guesses), dtype=torch.int64)
+    used = torch.full((len(games),), config.max_guesses + 1, dtype=torch.int64)
+    found: list[Position] = []
+    for turn in range(config.max_guesses):
+        alive = (~env.state.done).cpu()
+        if not bool(alive.any()):
+            break
+        actions = _best(agent, config, obs, infos)
+        groups: dict[bytes, Position] = {}
+        rows = obs.cpu()
+        for i in alive.nonzero().flatten().tolist():
+            prefix, answer = games[i]
+            if turn < len(prefix):
+                actions[i] = prefix[turn]
+                continue
+            key = rows[i].numpy().tobytes()
+            if key not in groups:
+                greedy = int(actions[i])
+                played = greedy if chosen is None else chosen.get(key, greedy)
+                groups[key] = Position(history[i, :turn].tolist(), rows[i], [], greedy, played)
+            groups[key].answers.append(answer)
+            actions[i] = groups[key].played
+        found.extend(groups.values())
+        history[:, turn] = actions
+        obs, _, _, _, infos = env.step(actions.to(device))
+        used = torch.where(alive & infos["won"].cpu(), turn + 1, used)
+    return found, used
+
+
+def _replay(agent: WordAgent, config: WordleConfig, answers: list[int], prefixes: list[list[int]]) -> Any:
+    """A vector env with game ``i`` on ``answers[i]`` after the guesses ``prefixes[i]`` (all one length)."""
+    env = _env(config, len(answers), agent.device)
+    obs, infos = env.reset(options={"answers": torch.tensor(answers, device=agent.device)})
+    total = torch.zeros(len(answers), device=agent.device)
+    for turn in range(len(prefixes[0]) if prefixes else 0):
+        alive = ~env.state.done
+        obs, reward, _, _, infos = env.step(torch.tensor([p[turn] for p in prefixes], device=agent.device))
+        total += torch.where(alive, reward, 0.0)
+    return env, obs, infos, total
+
+
+def _best(agent: WordAgent, config: WordleConfig, obs: torch.Tensor, infos: dict[str, torch.Tensor]) -> torch.Tensor:
+    """The network's greedy guess at each observation (among those the position allows in hard mode)."""
+    mask = bool_mask(infos["action_mask"]) if config.hard_mode else None
+    return agent.net.words.best(agent.letter_scores(obs), mask).cpu()
+
+
+class Critic:
+    """How many guesses the network's greedy play still needs at a position of ``k`` answers (its own
+    guess there included), averaged over the positions of its own games: ``cost[k]``, interpolated (in log
+    ``k``) between the sizes it met and made non-decreasing. One-step lookahead with it ranks every allowed
+    guess cheaply, to bring guesses unlike the network's own (its scores are sums of letter scores, its top
+    guesses near-copies of its own) before the rollouts, which alone decide."""
+
+    def __init__(self, cost: torch.Tensor, patterns: int) -> None:
+        self.cost = cost  # (num_answers + 1,), cost[0] = 0
+        self.patterns = patterns  # the last one is every tile green
+
+    @classmethod
+    def fit(cls, found: list[Position], used: torch.Tensor, config: WordleConfig) -> Critic:
+        """From the positions of the network's greedy games and each answer's guesses (:func:`positions`)."""
+        sums: dict[int, list[float]] = {}
+        for p in found:
+            needed = float((used[p.answers] - len(p.prefix)).double().mean())
+            sums.setdefault(len(p.answers), []).append(needed)
+        sizes = np.array(sorted(sums), dtype=np.float64)
+        means = np.array([np.mean(sums[int(k)]) for k in sizes])
+        every = np.arange(1, config.vocabulary.num_answers + 1, dtype=np.float64)
+        cost = np.maximum.accumulate(np.interp(np.log(every), np.log(sizes), means))
+        costs = torch.tensor(np.concatenate([[0.0], cost]), dtype=torch.float32)
+        return cls(costs, num_patterns(config.vocabulary.length))
+
+    def screen(self, table: torch.Tensor, answers: list[int], k: int, allowed: torch.Tensor | None) -> list[int]:
+        """The ``k`` guesses (rows of ``table``, the allowed x answers pattern ids) whose split of ``answers``
+        the critic expects to cost least: the sum over the split's groups, but the one the guess wins, of
+        ``size * cost[size]`` (among ``allowed`` guesses where given)."""
+        patterns = table[:, answers].long()  # (G, n)
+        counts = torch.zeros((table.shape[0], self.patterns), dtype=torch.int64, device=table.device)
+        counts.scatter_add_(1, patterns, torch.ones_like(patterns))
+        counts[:, -1] = 0  # the group of the answer guessed: won, nothing more to pay
+        cost = self.cost.to(table.device)
+        expected = (counts * cost[counts]).sum(1)
+        if allowed is not None:
+            expected = expected.masked_fill(~allowed.to(table.device), torch.inf)
+        return expected.topk(min(k, len(expected)), largest=False).indices.tolist()
+
+
+def _allowed(agent: WordAgent, config: WordleConfig, found: list[Position]) -> torch.Tensor | None:
+    """In hard mode, the guesses each position allows (its answers share the mask); else None."""
+    if not config.hard_mode:
+        return None
+    allowed = torch.ones((len(found), config.vocabulary.num_allowed), dtype=torch.bool, device=agent.device)
+    for turn in sorted({len(p.prefix) for p in found}):
+        rows = [j for j, p in enumerate(found) if len(p.prefix) == turn]
+        _, _, infos, _ = _replay(agent, config, [found[j].answers[0] for j in rows], [found[j].prefix for j in rows])
+        allowed[rows] = bool_mask(infos["action_mask"]).to(agent.device)
+    return allowed
+
+
+@torch.no_grad()
+def candidate_values(agent: WordAgent, config: WordleConfig, found: list[Position], top: int, chunk: int = 32768,
+                     extra: dict[int, list[int]] | None = None, screen: int = 0, screen_answers: int = 3,
+                     critic: Critic | None = None) -> list[dict[int, float]]:  # fmt: skip
+    """For each position, the reward its answers' games earn (summed over them) when it plays each of the
+    network's ``top`` best-scored guesses (its own greedy guess among them, and position ``j``'s
+    ``extra[j]`` too, where the position allows them), then the network's greedy play. Positions of at
+    least ``screen_answers`` answers also try the ``critic``'s ``screen`` best guesses."""
+    if not found:
+        return []
+    observations = torch.stack([p.observation for p in found]).to(agent.device)
+    scores = agent.net.words(agent.letter_scores(observations))
+    allowed = _allowed(agent, config, found)
+    if allowed is not None:  # only guesses the position allows
+        scores = scores.masked_fill(~allowed, -torch.inf)
+    tops = scores.topk(min(top, scores.shape[1]), dim=1).indices.cpu()
+    table = pattern_table(config.vocabulary, agent.device) if screen and critic is not None else None
+    # one game per (position, candidate, answer): the position's guesses, the candidate, then greedy play
+    width = config.max_guesses
+    answers, forced, lengths, owner = [], [], [], []
+    for j, p in enumerate(found):
+        candidates = tops[j].tolist()
+        if p.greedy not in candidates:
+            candidates[-1] = p.greedy
+        more = list((extra or {}).get(j, ()))
+        if table is not None and critic is not None and len(p.answers) >= screen_answers:
+            more += critic.screen(table, p.answers, screen, None if allowed is None else allowed[j])
+        candidates += [c for c in dict.fromkeys(more) if c not in candidates and scores[j, c] > -torch.inf]
+        for c in candidates:
+            prefix = p.prefix + [c] + [0] * (width - len(p.prefix) - 1)
+            for a in p.answers:
+                answers.append(a)
+                forced.append(prefix)
+                lengths.append(len(p.prefix) + 1)
+                owner.append((j, c))
+    returns, _ = rollouts(agent, config, torch.tensor(answers), torch.tensor(forced), torch.tensor(lengths), chunk)
+    value: list[dict[int, float]] = [{} for _ in found]
+    for (j, c), r in zip(owner, returns.tolist(), strict=True):
+        value[j][c] = value[j].get(c, 0.0) + r
+    return value
+
+
+@torch.no_grad()
+def children(
+    agent: WordAgent, config: WordleConfig, moves: list[tuple[Position, int]]
+) -> list[tuple[list[Position], float]]:
+    """For each (position, guess): the positions the guess leads to (its answers grouped by what they
+    show), and the reward earned by the games it ends (a win, or the last guess), summed over them."""
+    found: list[tuple[list[Position], float]] = [([], 0.0) for _ in moves]
+    for turn in sorted({len(p.prefix) for p, _ in moves}):
+        rows = [(k, a) for k, (p, _) in enumerate(moves) if len(p.prefix) == turn for a in p.answers]
+        prefixes = [[*moves[k][0].prefix, moves[k][1]] for k, _ in rows]
+        env, obs, infos, total = _replay(agent, config, [a for _, a in rows], prefixes)
+        greedy, done, total, rows_obs = _best(agent, config, obs, infos), env.state.done.cpu(), total.cpu(), obs.cpu()
+        groups: dict[tuple[int, bytes], Position] = {}
+        for i, (k, a) in enumerate(rows):
+            if bool(done[i]):
+                kids, ended = found[k]
+                found[k] = (kids, ended + float(total[i]))
+                continue
+            key = (k, rows_obs[i].numpy().tobytes())
+            if key not in groups:
+                groups[key] = Position(prefixes[i], rows_obs[i], [], int(greedy[i]), int(greedy[i]))
+                found[k][0].append(groups[key])
+            groups[key].answers.append(a)
+    return found
+
+
+def _argmax(values: dict[int, float], own: int) -> int:
+    """The guess of the highest value; ``own`` among equals."""
+    return max(values, key=lambda c: (values[c], c == own))
+
+
+class Improvement(NamedTuple):
+    """What :func:`improve` found: each position's label, the reward the labels are sure to add over all
+    answers, the deeper look's guesses after its labels (by observation) and every guess valued at each
+    position (the reward its answers' games earn, summed)."""
+
+    labels: list[int]
+    gain: float
+    deeper: dict[bytes, int]
+    values: list[dict[int, float]]
+
+
+@torch.no_grad()
+def improve(agent: WordAgent, config: WordleConfig, found: list[Position], top: int, deep_top: int = 0,
+            deep_answers: int = 100, deep_random: int = 0, seed: int = 0, chunk: int = 32768, screen: int = 0,
+            critic: Critic | None = None) -> Improvement:  # fmt: skip
+    """The label of each position: its best guess among the network's ``top`` by its own rollouts (the
+    network's own guess unless another earns strictly more). With ``deep_top``, positions of at least
+    ``deep_answers`` answers look one guess further: their ``deep_top`` best guesses (by the rollouts) are
+    valued with the best of ``top`` guesses at each position they lead to, and those positions' best
+    guesses are returned too (by observation), for the improved policy to play after the label. There,
+    ``deep_random`` guesses drawn uniformly (``seed``) also compete: the network's top guesses are words
+    much like its own (its scores are sums of letter scores), these explore the rest of the list. With
+    ``screen`` and a ``critic``, every position of 3 answers or more (the deeper look's too) also tries the
+    critic's ``screen`` best guesses.
+
+    Also the reward the labels are sure to add over all answers: the gains of the changed positions that
+    no other changed position leads to (by the policy improvement theorem, playing every label earns at
+    least that much more than the network)."""
+    deep = [j for j, p in enumerate(found) if deep_top and len(p.answers) >= deep_answers]
+    draws = torch.Generator().manual_seed(seed)
+    num = config.vocabulary.num_allowed
+    extra = {j: torch.randint(num, (deep_random,), generator=draws).tolist() for j in deep}
+    screened = {"screen": screen, "critic": critic}
+    value = candidate_values(agent, config, found, top, chunk, extra, **screened)
+    labels = [_argmax(v, p.greedy) for v, p in zip(value, found, strict=True)]
+    deeper: dict[bytes, int] = {}
+    moves = [(j, c) for j in deep for c in sorted(value[j], key=lambda c: -value[j][c])[:deep_top]]
+    moves += [(j, found[j].greedy) for j in deep if (j, found[j].greedy) not in moves]
+    kids = children(agent, config, [(found[j], c) for j, c in moves])
+    inner = candidate_values(agent, config, [q for group, _ in kids for q in group], top, chunk, **screened)
+    at, after = 0, {}  # after[(j, c)]: the best guess at each position that c leads to from j
+    for (j, c), (group, ended) in zip(moves, kids, strict=True):
+        values, at = inner[at : at + len(group)], at + len(group)
+        after[(j, c)] = [(q, _argmax(v, q.greedy)) for v, q in zip(values, group, strict=True)]
+        value[j][c] = ended + sum(v[g] for v, (_, g) in zip(values, after[(j, c)], strict=True))
+    for j in deep:  # now valued one guess deeper: only those guesses compete
+        labels[j] = _argmax({c: value[j][c] for jj, c in moves if jj == j}, found[j].greedy)
+    gain = 0.0
+    upstream = set()  # answers whose games already met a changed position (``found`` is in turn order)
+    for j, p in enumerate(found):
+        if value[j][labels[j]] <= value[j][p.greedy] + 1e-6:
+            labels[j] = p.greedy
+        elif p.answers[0] not in upstream:
+            gain += value[j][labels[j]] - value[j][p.greedy]
+            upstream.update(p.answers)
+    for j in deep:  # the improved policy plays on as the deeper look valued its label
+        deeper.update((q.observation.numpy().tobytes(), g) for q, g in after[(j, labels[j])] if g != q.greedy)
+    return Improvement(labels, gain, deeper, value)
+
+
+@torch.no_grad()
+def explore(agent: WordAgent, config: WordleConfig, found: list[Position], values: list[dict[int, float]],
+            alternatives: int, min_answers: int, top: int, screen: int = 0, critic: Critic | None = None,
+            chunk: int = 32768) -> tuple[list[Position], list[int]]:  # fmt: skip
+    """Exploring starts. At each position of at least ``min_answers`` answers, its ``alternatives`` best
+    valued guesses that are not the network's own are played, then the network's greedy play: the
+    positions those games meet (off the network's path) and the best of ``top`` (and the ``critic``'s
+    ``screen``) guesses at each, by rollouts. Trained on them, the network also plays well where another
+    guess leads, so the next iteration values those guesses by good play after them: without them a
+    better guess whose games need other play after it never wins its position."""
+    starts = []
+    for p, value in zip(found, values, strict=True):
+        if len(p.answers) >= min_answers:
+            others = sorted((c for c in value if c != p.greedy), key=lambda c: -value[c])[:alternatives]
+            starts += [([*p.prefix, c], p.answers) for c in others]
+    if not starts:
+        return [], []
+    met, _ = positions(agent, config, starts=starts)
+    inner = candidate_values(agent, config, met, top, chunk, screen=screen, critic=critic)
+    return met, [_argmax(v, q.greedy) for v, q in zip(inner, met, strict=True)]
+
+
+def method(history: list[Iteration]) -> str:
+    """What a run learned from, for its checkpoint's ``method``: :data:`METHOD`, and the critic's one-step
+    lookahead (a value of the answers left, fitted to the network's games) where it brought guesses."""
+    used = [name for name, on in ((EXPLORING, any(h.explore for h in history)),
+                                  (SCREENING, any(h.screen for h in history))) if on]  # fmt: skip
+    return f"{METHOD} ({'; '.join(used)})" if used else METHOD
+
+
+def load_network(path: str, device: Any = "cpu") -> WordAgent:
+    """The A2C or DQN network of a checkpoint (by its ``kind``; the file is read once)."""
+    classes = {cls.kind: cls for cls in (A2CAgent, DQNAgent)}
+    data = read_checkpoint(path, None)
+    kind = data.get("kind")
+    if kind not in classes:
+        raise ValueError(f"checkpoint {path!r} holds {kind!r}; expected an A2C or DQN network ({sorted(classes)})")
+    return classes[kind].load(path, device, data)
+
+
+def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
+    """The ``a2c-improved`` agent entry point: the shipped A2C weights improved by their own rollouts (or
+    ``checkpoint``'s network)."""
+    return load_network(checkpoint or str(best_shipped("a2c", method=METHOD)), device)
+
+
+def pretrained_dqn(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
+    """The ``dqn-improved`` agent entry point: the same for the shipped DQN weights."""
+    return load_network(checkpoint or str(best_shipped("dqn", method=METHOD)), device)
+
+
+def pretrained_explored(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
+    """The ``dqn-explored`` agent entry point: the shipped DQN weights improved by their own rollouts with
+    exploring starts and the critic's guesses (or ``checkpoint``'s network)."""
+    return load_network(checkpoint or str(best_shipped("dqn", method=EXPLORED)), device)
+
+
+# their rows are the a2c and dqn agents' (every shipped a2c*.pt and dqn*.pt)
+pretrained.bench_runs = pretrained_dqn.bench_runs = pretrained_explored.bench_runs = list  # type: ignore[attr-defined]
+
+
+class Run:
+    """A run's whole state (``last.pt`` in its folder): the network, every label so far, the best
+    weights, each iteration's figures and the time spent."""
+
+    def __init__(self, agent: WordAgent) -> None:
+        self.agent = agent
+        self.data: dict[bytes, tuple[torch.Tensor, int]] = {}
+        self.history: list[Iteration] = []
+        self.best_state: dict[str, torch.Tensor] | None = None
+        self.best_key: tuple[float, float] | None = None
+        self.seconds = 0.0  # spent in earlier commands
+
+    def labels(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Every labelled position's observation (N, D) and its label (N,)."""
+        rows = list(self.data.values())
+        observations = torch.stack([r for r, _ in rows]) if rows else torch.zeros(0)
+        return observations, torch.tensor([a for _, a in rows], dtype=torch.int64)
+
+    def state_dict(self) -> dict[str, Any]:
+        observations, labels = self.labels()
+        return {
+            "model": self.agent.net.state_dict(), "best": self.best_state, "best_key": list(self.best_key or ()),
+            "observations": observations, "labels": labels, "history": [asdict(h) for h in self.history],
+            "seconds": self.seconds,
+        }  # fmt: skip
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.agent.net.load_state_dict(state["model"])
+        self.best_state, self.best_key = state["best"], tuple(state["best_key"]) or None  # type: ignore[assignment]
+        pairs = zip(state["observations"], state["labels"], strict=True)
+        self.data = {row.numpy().tobytes(): (row, int(a)) for row, a in pairs}
+        self.history = [Iteration(**h) for h in state["history"]]
+        self.seconds = float(state["seconds"])
+
+
+def _figures(used: torch.Tensor, config: WordleConfig) -> tuple[float, float, float]:
+    """Win rate, mean guesses on wins and mean with a loss as ``max_guesses + 1``, from each answer's guesses."""
+    won = used <= config.max_guesses
+    wins, num = int(won.sum()), len(used)
+    return wins / num, int(used[won].sum()) / wins if wins else float("nan"), int(used.sum()) / num
+
+
+def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: int, lr: float,
+            deadline: float = float("inf"), log: Any = print, save: Any = None, deep_top: int = 0,
+            deep_answers: int = 100, deep_random: int = 0, seed: int = 0, screen: int = 0, explore_top: int = 0,
+            explore_answers: int = 10, path_copies: int = 8) -> None:  # fmt: skip
+    """Play, improve, distil until ``run`` has ``iterations`` iterations (or past ``deadline``), then play
+    once more; ``save(run)`` after each iteration. The best network (by wins, then mean guesses) is
+    ``run.best_state``. With ``explore_top``, the positions :func:`explore` meets are labelled too, and the
+    improved policy's path counts ``path_copies`` more times in distillation."""
+    agent = run.agent
+    start, before = time.perf_counter(), run.seconds
+    num = config.vocabulary.num_answers
+    while True:
+        it = len(run.history)
+        found, used = positions(agent, config)
+        figures = _figures(used, config)
+        key = (figures[0], -figures[1])
+        if run.best_key is None or key > run.best_key:
+            run.best_key = key
+            run.best_state = {k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()}
+        said = (f"iteration {it}: the network wins {100 * figures[0]:.2f} %, mean {figures[1]:.4f} "
+                f"({figures[2]:.4f} with losses as {config.max_guesses + 1})")  # fmt: skip
+        if it >= iterations or time.perf_counter() > deadline:
+            log(said)
+            break
+        critic = Critic.fit(found, used, config) if screen else None
+        labels, gain, chosen, values = improve(
+            agent,
+            config,
+            found,
+            top,
+            deep_top,
+            deep_answers,
+            deep_random,
+            seed * 100_003 + it,
+            screen=screen,
+            critic=critic,
+        )
+        met, met_labels = explore(agent, config, found, values, explore_top, explore_answers, top, screen, critic)
+        for q, label in zip(met, met_labels, strict=True):  # the network's own path's labels come after
+            run.data[q.observation.numpy().tobytes()] = (q.observation, label)
+        chosen.update((p.observation.numpy().tobytes(), label) for p, label in zip(found, labels, strict=True)
+                      if label != p.greedy)  # fmt: skip
+        # The improved policy itself: the labels where they differ, the network's own play everywhere else
+        # (what the rollouts measured). The network learns its guess at every position it reaches.
+        played, used = positions(agent, config, chosen)
+        better = _figures(used, config)
+        for p in played:
+            run.data[p.observation.numpy().tobytes()] = (p.observation, p.played)
+        changed = sum(label != p.greedy for p, label in zip(found, labels, strict=True))
+        moved = sum(label != q.greedy for q, label in zip(met, met_labels, strict=True))
+        explored = f"; {len(met)} positions explored, {moved} improved" if met else ""
+        log(f"{said}; {len(found)} positions, {changed} improved (at least {gain / num:+.4f} reward a game): "
+            f"the improved policy wins {100 * better[0]:.2f} %, mean {better[1]:.4f} ({better[2]:.4f}){explored}; "
+            f"{len(run.data)} labels")  # fmt: skip
+        observations, targets = run.labels()
+        copies = path_copies if met else 0  # the improved policy's own path among the many explored labels
+        path = torch.stack([p.observation for p in played]), torch.tensor([p.played for p in played])
+        observations = torch.cat([observations, *[path[0]] * copies])
+        targets = torch.cat([targets, *[path[1]] * copies])
+        loss = train(agent, observations, targets, epochs, lr, seed=it)
+        run.seconds = before + time.perf_counter() - start
+        run.history.append(Iteration(it, len(run.data), changed, top, deep_top, deep_random, *figures, run.seconds,
+                                     screen, explore_top if met else 0, len(met), epochs, copies))  # fmt: skip
+        log(f"  distilled: loss {loss:.4f}; {run.seconds:.0f} s")
+        if save is not None:
+            save(run)
+    run.seconds = before + time.perf_counter() - start
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m wordle_agents.improve``: see the module docstring."""
+    from pathlib import Path
+
+    from wordle_gym.core.files import OneLineParser, folder_lock
+    from wordle_gym.core.words import word_source
+
+    parser = OneLineParser(prog="python -m wordle_agents.improve", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--init", required=True, help="the A2C or DQN weights to improve")
+    parser.add_argument("--out", required=True, help="write the best network here (.pt, float16)")
+    parser.add_argument("--run-dir", default="runs/improve", help="folder of last.pt: the same command continues "
+                        "the run (default runs/improve)")  # fmt: skip
+    parser.add_argument("--iterations", type=int, default=10, help="iterations in all (default 10)")
+    parser.add_argument("--top", type=int, default=32, help="guesses tried at each position (default 32)")
+    parser.add_argument("--deep-top", type=int, default=0, help="at positions of at least --deep-answers answers, "
+                        "value this many of the best guesses one guess deeper (default 0: none)")  # fmt: skip
+    parser.add_argument("--deep-answers", type=int, default=100, help="see --deep-top (default 100)")
+    parser.add_argument("--deep-random", type=int, default=0, help="at those positions, also try this many guesses "
+                        "drawn at random (default 0)")  # fmt: skip
+    parser.add_argument("--screen", type=int, default=0, help="at positions of 3 answers or more, also try the "
+                        "guesses a critic fitted to the network's own games ranks best by one-step lookahead, this "
+                        "many (default 0)")  # fmt: skip
+    parser.add_argument("--explore", type=int, default=0, help="exploring starts: at positions of at least "
+                        "--explore-answers answers, play this many other guesses (the best valued) and label the "
+                        "positions met after them too (default 0)")  # fmt: skip
+    parser.add_argument("--explore-answers", type=int, default=10, help="see --explore (default 10)")
+    parser.add_argument("--path-copies", type=int, default=8, help="with --explore, the improved policy's own "
+                        "positions count this many times more in distillation (default 8)")  # fmt: skip
+    parser.add_argument("--epochs", type=int, default=150, help="epochs over all labels per iteration (default 150)")
+    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
+    parser.add_argument("--reward", default="default", help="the env's reward preset the rollouts earn (default "
+                        "'default': -1 a guess, -5 for a loss)")  # fmt: skip
+    parser.add_argument("--hard", action="store_true", help="hard mode")
+    parser.add_argument("--answers", default="answers", help="answer list name or file (default: answers)")
+    parser.add_argument("--allowed", default="allowed", help="allowed list name or file (default: allowed)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
+    parser.add_argument("--max-minutes", type=float, default=None, help="stop after the iteration that passes this")
+    parser.add_argument("--seed", type=int, default=0, help="seed of dropout and of the random guesses "
+                        "(default 0)")  # fmt: skip
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    run_dir = Path(args.run_dir)
+    try:
+        check_writable(args.out)
+        check_writable(run_dir, folder=True)
+        if (
+            min(args.iterations, args.epochs, args.top, args.deep_answers, args.explore_answers) < 1
+            or min(args.deep_top, args.deep_random, args.screen, args.explore, args.path_copies) < 0
+            or not args.lr > 0
+        ):
+            raise ValueError(f"--iterations, --epochs, --top, --deep-answers and --explore-answers must be >= 1, "
+                             f"--deep-top, --deep-random, --screen, --explore and --path-copies >= 0 and --lr > 0; "
+                             f"got {args.iterations}, {args.epochs}, {args.top}, {args.deep_answers}, "
+                             f"{args.explore_answers}, {args.deep_top}, {args.deep_random}, {args.screen}, "
+                             f"{args.explore}, {args.path_copies}, {args.lr}")  # fmt: skip
+        config = WordleConfig(answers=word_source(args.answers), allowed=word_source(args.allowed),
+                              hard_mode=args.hard, reward=args.reward)  # fmt: skip
+        agent = load_network(args.init, args.device)
+        init_s = float(getattr(agent.checkpoint, "training_s", None) or 0.0)
+        agent.use_words(list(config.vocabulary.allowed))
+        run = Run(agent)
+        # what a run is; --top, --epochs and --lr may change from one command to the next
+        settings = {"init": args.init, "reward": args.reward, "hard": args.hard,
+                    "answers": list(config.vocabulary.answers), "allowed": list(config.vocabulary.allowed)}  # fmt: skip
+        with folder_lock(run_dir, "improving"):
+            last = run_dir / "last.pt"
+            if last.is_file():
+                state = torch.load(last, map_location="cpu", weights_only=True)
+                if state.get("settings") != settings:
+                    theirs = state.get("settings") or {}
+                    differ = sorted(k for k in settings if theirs.get(k) != settings[k])
+                    raise ValueError(f"{last} is a run with other settings ({', '.join(differ)}); use another "
+                                     f"--run-dir")  # fmt: skip
+                run.load_state_dict(state)
+                print(f"resuming {last}: {len(run.history)} iterations done, {len(run.data)} labels")
+            torch.manual_seed(args.seed + len(run.history))  # dropout
+            deadline = start + 60 * args.max_minutes if args.max_minutes else float("inf")
+
+            def save(run: Run) -> None:
+                atomic_torch_save(last, {**run.state_dict(), "settings": settings})
+
+            iterate(
+                run,
+                config,
+                args.iterations,
+                args.top,
+                args.epochs,
+                args.lr,
+                deadline,
+                save=save,
+                deep_top=args.deep_top,
+                deep_answers=args.deep_answers,
+                deep_random=args.deep_random,
+                seed=args.seed,
+                screen=args.screen,
+                explore_top=args.explore,
+                explore_answers=args.explore_answers,
+                path_copies=args.path_copies,
+            )
+    except (ValueError, OSError, ImportError) as exc:
+        print(f"{parser.prog}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{parser.prog}: interrupted; the same command continues from the last iteration", file=sys.stderr)
+        return 130
+    assert run.best_state is not None and run.best_key is not None
+    agent.net.load_state_dict(run.best_state)
+    real = args.answers == "answers" and args.allowed == "allowed"
+    tops = "/".join(str(t) for t in sorted({h.top for h in run.history})) or str(args.top)
+    deep = [h for h in run.history if h.deep_top]
+    pairs = sorted({(h.deep_top, h.deep_random) for h in deep})
+    looks = "; ".join(f"the best {t} and {r} random guesses" for t, r in pairs)
+    deeper = f" ({len(deep)} of them one guess deeper: {looks}, where >= {args.deep_answers} answers)" if deep else ""
+    screened = sorted({h.screen for h in run.history if h.screen})
+    if screened:
+        deeper += f"; {sum(h.screen > 0 for h in run.history)} with the critic's best {'/'.join(map(str, screened))}"
+    explored = [h for h in run.history if h.explore]
+    if explored:
+        others = "/".join(map(str, sorted({h.explore for h in explored})))
+        deeper += f"; {len(explored)} with exploring starts ({others} other guesses where >= {args.explore_answers})"
+    data = network_checkpoint(
+        agent, config.vocabulary, args.hard, real,
+        figures={"win_rate": run.best_key[0], "mean_guesses": -run.best_key[1]},
+        training_s=run.seconds + init_s, teacher=None, method=method(run.history), method_reward=args.reward,
+        improving={"iterations": len(run.history), "epochs": args.epochs, "lr": args.lr, "seconds": run.seconds,
+                   "history": [asdict(h) for h in run.history]},
+        curriculum=f"policy iteration by its own rollouts (the best of its top {tops} guesses at every position "
+                   f"by reward {args.reward!r}, distilled), {len(run.history)} iterations{deeper}, from {args.init}",
+        machine=machine(agent.device),
+    )  # fmt: skip
+    data = half_weights(data)
+    agent.net.load_state_dict(data["model"])  # the figures recorded are what the float16 weights play
+    win_rate, mean, _ = _figures(positions(agent, config)[1], config)
+    if (win_rate, mean) != (run.best_key[0], -run.best_key[1]):
+        data["figures"].update(float32_win_rate=run.best_key[0], float32_mean_guesses=-run.best_key[1])
+    data["figures"].update(win_rate=win_rate, mean_guesses=mean)
+    atomic_torch_save(args.out, data)
+    print(f"wrote {args.out}: {100 * win_rate:.2f} % wins, mean {mean:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,258 @@
+"""A network taught by the exact oracle: behaviour cloning on the positions of optimal play, then DAgger
+(the student plays every answer, the oracle labels every position it reaches, the student trains on
+all labels so far) until a round brings nothing better.
+
+    python -m wordle_agents.teach --init agents/checkpoints/a2c_full.pt --out a2c_taught.pt \\
+        [--rounds 8] [--epochs 40] [--hard] [--max-minutes 60]
+
+The student is the project's A2C word-scoring network (a sum of letter-position scores per word; any
+single word can be made the argmax, so optimal play is within its reach); the teacher is
+:class:`wordle_agents.solvers.oracle.Oracle` (``best_action``: the exact search's own optimal guess, SALET
+first on the real lists). Each round's student is evaluated greedily on every answer (the same games
+that give the next labels); the best round's weights are written to ``--out`` (float16, with
+``teacher: "optimal"``). Learning here is imitation, not reward: the checkpoint says so, and the tables
+keep it apart from the reward-only agents.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from wordle_agents.common.checkpoint import half_weights, network_checkpoint
+from wordle_agents.common.network import WordAgent
+from wordle_agents.common.training import machine
+from wordle_agents.rl.a2c import A2CAgent
+from wordle_agents.solvers.oracle import Oracle, allowed_opener
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.files import atomic_torch_save, check_writable, one_line
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.evaluation import bool_mask
+
+
+@dataclass
+class Round:
+    """What one round of teaching did."""
+
+    round: int
+    positions: int  # labelled positions so far
+    win_rate: float  # the student's greedy play on every answer, before this round's training
+    mean_guesses: float  # on wins
+    mean_all: float  # losses counted as max_guesses + 1
+    seconds: float
+
+
+class OraclePolicy:
+    """The oracle as a harness policy (the teacher's own play)."""
+
+    def __init__(self, oracle: Oracle) -> None:
+        self.oracle = oracle
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        positions = self.oracle.positions(env.game, env.state)
+        done = env.state.done.tolist()
+        actions = [0 if done[i] else self.oracle.best_action(p) for i, p in enumerate(positions)]
+        return torch.tensor(actions, dtype=torch.int64, device=env.device)
+
+
+def play(policy: Any, oracle: Oracle, device: torch.device) -> tuple[dict[bytes, tuple[torch.Tensor, Any]], dict]:
+    """Every answer once with ``policy``: each position reached (keyed by its observation, which
+    determines it) with its observation, and the greedy figures."""
+    config = oracle.config
+    num = config.vocabulary.num_answers
+    env = WordleVectorEnv(num, config, device=device, autoreset_mode="disabled", check_actions=False)
+    obs, infos = env.reset(options={"answers": torch.arange(num, device=env.device)})
+    seen: dict[bytes, tuple[torch.Tensor, Any]] = {}
+    used = torch.full((num,), config.max_guesses + 1, dtype=torch.int64)
+    for _ in range(config.max_guesses):
+        alive = (~env.state.done).nonzero().flatten().tolist()
+        if not alive:
+            break
+        positions = oracle.positions(env.game, env.state)
+        rows = obs.cpu()
+        for i in alive:
+            seen.setdefault(rows[i].numpy().tobytes(), (rows[i], positions[i]))
+        with torch.no_grad():
+            actions = torch.as_tensor(policy.act(obs, bool_mask(infos["action_mask"]), env), device=env.device)
+        obs, _, terminated, _, infos = env.step(actions)
+        ended = (terminated & infos["won"]).cpu()
+        used = torch.where(ended, env.state.turn.cpu(), used)
+    won = env.state.won.cpu()
+    wins = int(won.sum())
+    figures = {"win_rate": wins / num, "mean_guesses": int(used[won].sum()) / wins if wins else float("nan"),
+               "mean_all": int(used.sum()) / num}  # exact ratios, as the harness computes them  # fmt: skip
+    return seen, figures
+
+
+def train(agent: WordAgent, observations: torch.Tensor, labels: torch.Tensor, epochs: int, lr: float,
+          batch: int = 512, seed: int = 0) -> float:  # fmt: skip
+    """Cross-entropy of each label (a guess) under the student's softmax over every word (its word scores as
+    logits: an A2C's policy, or a DQN's action values); the last epoch's loss."""
+    net = agent.net
+    net.train()
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr)
+    generator = torch.Generator().manual_seed(seed)
+    observations, labels = observations.to(agent.device), labels.to(agent.device)
+    loss = torch.zeros(())
+    for _ in range(epochs):
+        order = torch.randperm(len(labels), generator=generator)
+        total = 0.0
+        for start in range(0, len(labels), batch):
+            rows = order[start : start + batch].to(agent.device)
+            scores = agent.letter_scores(observations[rows])
+            log_z, _ = net.words.log_partition(scores, torch.zeros(len(rows), device=agent.device))
+            loss = (log_z - net.words.pick(scores, labels[rows])).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += float(loss.detach()) * len(rows)
+        loss = torch.tensor(total / len(labels))
+    net.eval()
+    return float(loss)
+
+
+def teach(agent: A2CAgent, oracle: Oracle, rounds: int = 8, epochs: int = 40, lr: float = 3e-4,
+          deadline: float = float("inf"), log: Any = print) -> tuple[dict[str, torch.Tensor], list[Round]]:  # fmt: skip
+    """Behaviour cloning on the teacher's positions, then DAgger rounds; the best student's weights (by wins,
+    then mean guesses) and each round's figures."""
+    device = agent.device
+    agent.use_words(list(oracle.vocab.allowed))
+    data: dict[bytes, tuple[torch.Tensor, int]] = {}
+
+    def label(seen: dict[bytes, tuple[torch.Tensor, Any]]) -> None:
+        for key, (row, position) in seen.items():
+            if key not in data:
+                data[key] = (row, oracle.best_action(position))
+
+    start = time.perf_counter()
+    seen, figures = play(OraclePolicy(oracle), oracle, device)  # round 0: the teacher's own positions
+    label(seen)
+    log(f"the teacher: {len(data)} positions, {100 * figures['win_rate']:.2f} % wins, mean "
+        f"{figures['mean_guesses']:.4f}; {time.perf_counter() - start:.0f} s")  # fmt: skip
+    best_state, best_key, history = None, None, []
+    for r in range(1, rounds + 1):
+        observations = torch.stack([row for row, _ in data.values()])
+        labels = torch.tensor([a for _, a in data.values()], dtype=torch.int64)
+        loss = train(agent, observations, labels, epochs, lr, seed=r)
+        seen, figures = play(agent, oracle, device)
+        history.append(Round(r, len(data), figures["win_rate"], figures["mean_guesses"], figures["mean_all"],
+                             time.perf_counter() - start))  # fmt: skip
+        log(f"round {r}: {len(data)} positions, loss {loss:.4f}; the student wins {100 * figures['win_rate']:.2f} %, "
+            f"mean {figures['mean_guesses']:.4f} ({figures['mean_all']:.4f} with losses as "
+            f"{oracle.max_guesses + 1}); {time.perf_counter() - start:.0f} s")  # fmt: skip
+        key = (figures["win_rate"], -figures["mean_guesses"])
+        if best_key is None or key > best_key:
+            best_key = key
+            best_state = {k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()}
+        if time.perf_counter() > deadline:
+            log("stopped: --max-minutes reached")
+            break
+        label(seen)  # DAgger: the oracle labels where the student went
+    assert best_state is not None
+    return best_state, history
+
+
+class Taught:
+    """The shipped A2C weights taught by the exact solver, as one policy: the hard-mode weights in a hard-mode
+    game, the others elsewhere (or only ``checkpoint``'s)."""
+
+    def __init__(self, checkpoint: str | None = None, device: Any = "cpu") -> None:
+        from wordle_agents.common.checkpoint import best_shipped
+
+        if checkpoint is not None:
+            self.normal = self.hard = A2CAgent.load(checkpoint, device)
+        else:
+            self.normal = A2CAgent.load(best_shipped("a2c", teacher="optimal"), device)
+            self.hard = A2CAgent.load(best_shipped("a2c", teacher="optimal", hard_mode=True), device)
+        self.checkpoint = self.normal.checkpoint
+
+    @property
+    def name(self) -> str:
+        return "A2C taught by the exact solver"
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        agent = self.hard if env.config.hard_mode else self.normal
+        return agent.act(observations, action_masks, env)
+
+
+def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> Taught:
+    """The ``a2c-taught`` agent entry point (see :class:`Taught`)."""
+    return Taught(checkpoint, device)
+
+
+pretrained.bench_runs = list  # type: ignore[attr-defined]  # its rows are the a2c agent's (every shipped a2c*.pt)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m wordle_agents.teach``: see the module docstring."""
+    from wordle_gym.core.files import OneLineParser
+    from wordle_gym.core.words import word_source
+
+    parser = OneLineParser(prog="python -m wordle_agents.teach", description=__doc__,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser.add_argument("--init", help="start from these A2C weights (default: a fresh network)")
+    parser.add_argument("--hidden", type=int, default=512, help="width of a fresh network (default 512)")
+    parser.add_argument("--out", required=True, help="write the best student here (.pt, float16)")
+    parser.add_argument("--rounds", type=int, default=8, help="DAgger rounds (default 8)")
+    parser.add_argument("--epochs", type=int, default=40, help="epochs over all labels per round (default 40)")
+    parser.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (default 3e-4)")
+    parser.add_argument("--hard", action="store_true", help="hard mode")
+    parser.add_argument("--answers", default="answers", help="answer list name or file (default: answers)")
+    parser.add_argument("--allowed", default="allowed", help="allowed list name or file (default: allowed)")
+    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
+    parser.add_argument("--max-minutes", type=float, default=None, help="stop after the round that passes this")
+    parser.add_argument("--seed", type=int, default=0, help="seed of a fresh network's weights and of dropout "
+                        "(default 0; the same seed and thread count repeat a run)")  # fmt: skip
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    try:
+        check_writable(args.out)
+        if args.rounds < 1 or args.epochs < 1 or not args.lr > 0:
+            raise ValueError(f"--rounds and --epochs must be >= 1 and --lr > 0; got {args.rounds}, {args.epochs}, "
+                             f"{args.lr}")  # fmt: skip
+        config = WordleConfig(answers=word_source(args.answers), allowed=word_source(args.allowed),
+                              hard_mode=args.hard)  # fmt: skip
+        # A teacher that wins every game it can; SALET first where the lists allow it.
+        oracle = Oracle(config, root_opener=allowed_opener(config.vocabulary, "salet"), avoid_losses=True)
+        init_s = 0.0  # the training time of the weights taught from counts in the result's
+        if args.init:
+            agent = A2CAgent.load(args.init, args.device)
+            init_s = float(getattr(agent.checkpoint, "training_s", None) or 0.0)
+        else:
+            from wordle_agents.rl.a2c import A2CConfig
+
+            agent = A2CAgent(A2CConfig(hidden=args.hidden, seed=args.seed), config.vocabulary.length, args.device)
+        torch.manual_seed(args.seed)  # dropout
+        deadline = start + 60 * args.max_minutes if args.max_minutes else float("inf")
+        state, history = teach(agent, oracle, args.rounds, args.epochs, args.lr, deadline)
+    except (ValueError, OSError, ImportError) as exc:
+        print(f"{parser.prog}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{parser.prog}: interrupted", file=sys.stderr)
+        return 130
+    best = max(history, key=lambda h: (h.win_rate, -h.mean_guesses))
+    agent.net.load_state_dict(state)
+    real = args.answers == "answers" and args.allowed == "allowed"
+    data = network_checkpoint(
+        agent, config.vocabulary, args.hard, real,
+        figures={"win_rate": best.win_rate, "mean_guesses": best.mean_guesses, "round": best.round},
+        training_s=time.perf_counter() - start + init_s, teacher="optimal",
+        teaching={"rounds": best.round, "epochs": args.epochs, "lr": args.lr, "positions": best.positions,
+                  "seconds": time.perf_counter() - start},
+        curriculum=f"taught by the exact solver{' (hard mode)' if args.hard else ''}: behaviour cloning, then "
+                   f"DAgger; best at round {best.round}" + (f", from {args.init}" if args.init else ""),
+        machine=machine(agent.device),
+    )  # fmt: skip
+    atomic_torch_save(args.out, half_weights(data))
+    print(f"wrote {args.out}: round {best.round}, {100 * best.win_rate:.2f} % wins, mean {best.mean_guesses:.4f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

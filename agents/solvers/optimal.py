@@ -1,0 +1,712 @@
+"""Exact optimal play: the decision tree that minimises the expected number of guesses.
+
+:func:`solve` searches, for a given first guess, the tree that solves every answer within the
+guess limit with the fewest guesses in total (the search is in :mod:`wordle_agents.solvers._optimal_kernel`,
+compiled by numba, a dependency). Normal and hard mode, any word lists
+and lengths the env accepts. With SALET on the real lists it proves 7920 guesses over the 2315
+answers (mean 3.4212), 8122 in hard mode (3.5084).
+
+:class:`OptimalTree` is the result: flat int32 arrays (a node's guess, its children by feedback
+pattern), saved as ``.npz`` without pickles and loaded in milliseconds. The SALET trees for
+the real lists ship in ``checkpoints/``. :class:`OptimalSolver` plays a tree through the harness
+(``wordle-gym eval --agent optimal --opener salet [--hard]``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import math
+import os
+import queue
+import sys
+import time
+import zipfile
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from wordle_agents.common.checkpoint import shipped_dir
+from wordle_gym.core.config import MAX_GUESSES
+from wordle_gym.core.files import atomic_write, check_writable, one_line, quoted
+from wordle_gym.core.game import NO_TILE
+from wordle_gym.core.rules import ALPHABET, num_patterns, pattern_ids, pattern_table, tiles_from_ids
+from wordle_gym.core.words import Vocabulary
+from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.harness.registry import BenchRun
+
+FORMAT = "wordle-gym optimal tree 1"
+POLL_S = 0.2
+"""How often a waiting search checks its time limit and Ctrl-C (seconds)."""
+MAX_BEST_OF = 100
+"""The most greedy openers "best-of-K" solves from (each is a full search)."""
+
+
+def _kernel() -> Any:
+    try:
+        import numba  # noqa: F401
+
+        from wordle_agents.solvers import _optimal_kernel
+    except ImportError as exc:
+        raise ImportError(f"the exact solver needs numba ({exc}): pip install numba") from None
+    return _optimal_kernel
+
+
+@dataclass
+class OptimalTree:
+    """A decision tree: node 0 is the first guess; a node's children are keyed by feedback pattern id."""
+
+    opener: str
+    hard_mode: bool
+    max_guesses: int
+    lists: str
+    """:attr:`Vocabulary.digest` of the lists it was solved on."""
+    total: int
+    """Guesses over all answers (each answer's guesses, the winning one included)."""
+    num_answers: int
+    guesses: np.ndarray  # (nodes,) int32: the action each node guesses
+    child_start: np.ndarray  # (nodes + 1,) int32: node i's children are child_*[start[i]:start[i+1]]
+    child_pattern: np.ndarray  # (edges,) int32, increasing within a node
+    child_node: np.ndarray  # (edges,) int32
+    nodes_searched: int = 0
+    """Nodes the search expanded (not saved)."""
+    seconds: dict[str, float] = field(default_factory=dict)
+    """Where :func:`solve` spent its time: ``setup`` (pattern table, kernel), ``search``, ``extract`` (not saved)."""
+
+    @property
+    def mean(self) -> float:
+        """Mean guesses per answer."""
+        return self.total / self.num_answers
+
+    def child(self, node: int, pattern: int) -> int | None:
+        """The node reached from ``node`` on feedback ``pattern`` (None: not in the tree)."""
+        lo, hi = int(self.child_start[node]), int(self.child_start[node + 1])
+        i = lo + int(np.searchsorted(self.child_pattern[lo:hi], pattern))
+        return int(self.child_node[i]) if i < hi and self.child_pattern[i] == pattern else None
+
+    def play(self, vocab: Vocabulary) -> np.ndarray:
+        """Guesses the tree takes on each answer of ``vocab`` (0 where it fails within its limit)."""
+        table = pattern_table(vocab).numpy()
+        solved = num_patterns(vocab.length) - 1
+        used = np.zeros(vocab.num_answers, dtype=np.int64)
+        for answer in range(vocab.num_answers):
+            node: int | None = 0
+            for turn in range(1, self.max_guesses + 1):
+                pattern = int(table[self.guesses[node], answer])
+                if pattern == solved:
+                    used[answer] = turn
+                    break
+                node = self.child(node, pattern)
+                if node is None:
+                    break
+        return used
+
+    def check(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, opener: str | None = None,
+              source: str = "tree") -> OptimalTree:  # fmt: skip
+        """This tree, if it was solved for these lists, mode, guess limit and (unless None) first guess, and
+        plays as its header says: its first guess is its opener, it wins every answer within its limit
+        with ``total`` guesses in all. Otherwise a ValueError that says what differs (a tree is never played
+        on trust)."""
+        wanted = {"lists": vocab.digest, "hard_mode": hard_mode, "max_guesses": max_guesses,
+                  "num_answers": vocab.num_answers}  # fmt: skip
+        have = {k: getattr(self, k) for k in wanted}
+        if opener is not None:
+            wanted["opener"], have["opener"] = opener.lower(), str(self.opener).lower()
+        if have != wanted:
+            differ = ", ".join(f"{k} {have[k]!r} (wanted {wanted[k]!r})" for k in wanted if have[k] != wanted[k])
+            raise ValueError(f"{source} does not fit: {differ}")
+        if not (int(self.guesses.min()) >= 0 and int(self.guesses.max()) < vocab.num_allowed):
+            raise ValueError(f"{source} guesses words outside the allowed list")
+        if vocab.allowed[int(self.guesses[0])] != str(self.opener).lower():
+            raise ValueError(f"{source} says it opens with {str(self.opener).upper()} but its first guess is "
+                             f"{vocab.allowed[int(self.guesses[0])].upper()}")  # fmt: skip
+        used = self.play(vocab)
+        if used.min() < 1 or int(used.sum()) != self.total:
+            raise ValueError(f"{source} does not play as its header says (total {self.total}, played "
+                             f"{int(used.sum())}{', some answers unsolved' if used.min() < 1 else ''})")  # fmt: skip
+        return self
+
+    def save(self, path: str | Path) -> Path:
+        """Write an ``.npz`` (arrays and a JSON header, no pickles) atomically."""
+        meta = {"format": FORMAT, "opener": self.opener, "hard_mode": self.hard_mode, "total": self.total,
+                "max_guesses": self.max_guesses, "lists": self.lists, "num_answers": self.num_answers}  # fmt: skip
+        buffer = io.BytesIO()
+        np.savez_compressed(buffer, meta=np.array(json.dumps(meta)), guesses=self.guesses,
+                            child_start=self.child_start, child_pattern=self.child_pattern,
+                            child_node=self.child_node)  # fmt: skip
+        return atomic_write(path, lambda handle: handle.write(buffer.getvalue()))
+
+    @classmethod
+    def load(cls, path: str | Path) -> OptimalTree:
+        """Read a tree written by :meth:`save`; checked. No code runs (no pickles), and every array's
+        declared size is checked against the file and :data:`MAX_TREE_BYTES` before it is read."""
+        names = ("guesses", "child_start", "child_pattern", "child_node")
+        try:
+            arrays = _read_npz(path, ("meta", *names))
+            meta = json.loads(str(arrays.pop("meta")))
+            if not isinstance(meta, dict):
+                raise ValueError(f"its header is a JSON {type(meta).__name__}, not an object")
+            if meta.get("format") != FORMAT:
+                raise ValueError(f"format {quoted(str(meta.get('format')))}, expected {FORMAT!r}")
+            fields = {"opener": str, "hard_mode": bool, "max_guesses": int, "lists": str, "total": int,
+                      "num_answers": int}  # fmt: skip
+            for key, kind in fields.items():
+                if not isinstance(meta.get(key), kind) or (kind is int and isinstance(meta[key], bool)):
+                    raise ValueError(f"header field {key!r} is missing or not a {kind.__name__}")
+            tree = cls(**{k: meta[k] for k in fields}, **{k: arrays[k].astype(np.int32) for k in names})
+        except (OSError, EOFError, KeyError, TypeError, ValueError, RecursionError, zipfile.BadZipFile) as exc:
+            raise ValueError(f"{quoted(str(path), 200)}: not an optimal-play tree ({exc})") from None
+        nodes = len(tree.guesses)
+        edges = tree.child_start
+        if (
+            nodes == 0
+            or tree.guesses.ndim != 1
+            or len(edges) != nodes + 1
+            or edges[0] != 0
+            or edges[-1] != len(tree.child_node)
+            or np.any(np.diff(edges) < 0)
+            or len(tree.child_pattern) != len(tree.child_node)
+            or (len(tree.child_node) and (tree.child_node.min() < 1 or tree.child_node.max() >= nodes))
+        ):
+            raise ValueError(f"{quoted(str(path), 200)}: not an optimal-play tree (inconsistent node arrays)")
+        return tree
+
+
+MAX_TREE_BYTES = 64 << 20
+"""Bound on one array of a tree file (the SALET tree's are about 10 kB)."""
+
+
+def _read_npz(path: str | Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:
+    """The named arrays of an ``.npz``, each checked from its header first: integer (or, for a header, text)
+    data, no pickles, a size within :data:`MAX_TREE_BYTES` and within what the file holds."""
+    out = {}
+    with zipfile.ZipFile(path) as archive:
+        for name in names:
+            info = archive.getinfo(f"{name}.npy")
+            with archive.open(info) as handle:
+                fmt = np.lib.format
+                version = fmt.read_magic(handle)
+                read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                shape, fortran, dtype = read_header(handle)
+                if dtype.kind not in ("U" if name == "meta" else "iu") or dtype.hasobject:
+                    raise ValueError(f"array {name!r} holds {dtype}")
+                size = math.prod(shape) * dtype.itemsize
+                if size > MAX_TREE_BYTES or size > info.file_size:
+                    raise ValueError(f"array {name!r} declares {size:,} bytes (the file holds {info.file_size:,})")
+                data = handle.read(size)
+                if len(data) != size:
+                    raise ValueError(f"array {name!r} is cut short")
+                out[name] = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+    return out
+
+
+class _Search:
+    """The constant arrays of one (lists, mode, limit) and the kernel's cache."""
+
+    def __init__(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, lose: bool = False) -> None:
+        """``lose``: an answer not found within ``max_guesses`` costs ``max_guesses + 1`` (else it is not allowed)."""
+        self.kernel = _kernel()
+        self.lose = lose
+        self.vocab, self.hard_mode, self.max_guesses = vocab, hard_mode, max_guesses
+        self.table = pattern_table(vocab).numpy()  # (allowed, answers)
+        self.codes = vocab.allowed_codes.numpy().astype(np.int64)
+        self.counts = np.zeros((vocab.num_allowed, ALPHABET), dtype=np.int64)
+        np.add.at(self.counts, (np.arange(vocab.num_allowed)[:, None], self.codes), 1)
+        self.tiles = tiles_from_ids(torch.arange(num_patterns(vocab.length)), vocab.length).numpy().astype(np.int64)
+        rng = np.random.default_rng(20220101)
+        self.keys_a = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
+        self.keys_b = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
+        self.new_cache = self.kernel.new_cache
+        self.solved = num_patterns(vocab.length) - 1
+        self.stop = np.zeros(1, dtype=np.int64)  # set to abandon every running search (time limit, Ctrl-C)
+
+    def root(self) -> tuple[np.ndarray, np.ndarray]:
+        return np.full(self.vocab.length, -1, dtype=np.int64), np.zeros(ALPHABET, dtype=np.int64)
+
+    def child_constraint(self, g: int, p: int, green: np.ndarray, need: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        out_green, out_need = green.copy(), need.copy()
+        if self.hard_mode:
+            self.kernel.advance_constraint(g, p, self.codes, self.tiles, green, need, out_green, out_need)
+        return out_green, out_need
+
+    def buckets(self, g: int, members: np.ndarray) -> list[tuple[int, np.ndarray]]:
+        """(pattern, answers) of each feedback ``g`` can get from ``members``, largest first."""
+        patterns = self.table[g, members]
+        order = np.argsort(patterns, kind="stable")
+        values, starts = np.unique(patterns[order], return_index=True)
+        groups = np.split(members[order], starts[1:])
+        return sorted(zip(values.tolist(), groups, strict=True), key=lambda pg: -len(pg[1]))
+
+    def value(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any,
+              stats: np.ndarray, beta: int | None = None) -> int:  # fmt: skip
+        """The least total guesses for ``members`` with ``left`` guesses each (kernel.INF: impossible), or,
+        when that is ``beta`` or more, a lower bound of at least ``beta`` (the kernel's fail-soft cutoff).
+
+        Runs on the calling thread until done or :attr:`stop` is set (then its value is meaningless)."""
+        beta = self.kernel.INF if beta is None else beta
+        return int(self.kernel.solve(self.table, members.astype(np.int32, copy=False), left, beta, cache, self.keys_a,
+                                     self.keys_b, self.hard_mode, self.codes, self.counts, self.tiles, green, need,
+                                     stats, self.stop, self.lose))  # fmt: skip
+
+    def worker_caches(self) -> tuple[int, queue.Queue[tuple[Any, np.ndarray]], list[np.ndarray]]:
+        """For searches on worker threads (the kernel releases the GIL): how many workers, a queue of one
+        (cache, node counter) per worker to borrow with :meth:`borrow`, and the counters."""
+        workers = max(1, min(os.cpu_count() or 1, 8))
+        spare: queue.Queue[tuple[Any, np.ndarray]] = queue.Queue()
+        stats = [np.zeros(1, dtype=np.int64) for _ in range(workers)]
+        for counter in stats:
+            spare.put((self.new_cache(), counter))
+        return workers, spare, stats
+
+    @contextlib.contextmanager
+    def borrow(self, spare: queue.Queue[Any], max_cache_entries: int) -> Iterator[tuple[Any, np.ndarray]]:
+        """A worker's (cache, counter) from ``spare``, emptied first when it holds more than ``max_cache_entries``."""
+        cache, counter = spare.get()
+        try:
+            if self.kernel.cache_size(cache) > max_cache_entries:
+                self.kernel.clear_cache(cache)
+            yield cache, counter
+        finally:
+            spare.put((cache, counter))
+
+    def gather(self, futures: dict[Future, Any], deadline: float, bar: Any, stats: list[np.ndarray]) -> Iterator[Any]:
+        """Each of ``futures`` (kernel calls on worker threads) as it completes. The calling thread stays
+        free, so Ctrl-C and the ``deadline`` (a ``time.perf_counter()`` reading) stop the search within a
+        poll (:data:`POLL_S`); ``bar`` shows the nodes searched so far."""
+        pending = set(futures)
+        try:
+            while pending:
+                done, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
+                yield from (future.result() for future in done)
+                if bar is not None:
+                    bar.set_postfix_str(f"{int(sum(s[0] for s in stats)):,} nodes", refresh=False)
+                    bar.update(0)  # redrawn at tqdm's own pace
+                if pending and time.perf_counter() > deadline:
+                    raise TimeoutError("time limit reached before every answer was solved")
+        except (Exception, KeyboardInterrupt):
+            self.stop[0] = 1  # the workers unwind at their next node, caching nothing more
+            for future in pending:
+                future.cancel()
+            raise
+
+    def run(self, call: Any, bar: Any = None, stats: np.ndarray | None = None) -> Any:
+        """``call()`` (a kernel search) on a worker thread, stopped at once by Ctrl-C (see :meth:`gather`)."""
+        with ThreadPoolExecutor(1) as pool:
+            try:
+                return next(self.gather({pool.submit(call): None}, math.inf, bar, [] if stats is None else [stats]))
+            finally:
+                pool.shutdown(wait=True)
+                self.stop[0] = 0  # nothing half-done was cached: the cache stays usable
+
+    def hard_valid(self, g: int, green: np.ndarray, need: np.ndarray) -> bool:
+        return not self.hard_mode or bool(self.kernel.valid(g, self.codes, self.counts, green, need))
+
+    def best_guess(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any) -> int:
+        """The optimal guess at a node the search solved exactly (as an action)."""
+        if len(members) <= 2:
+            return int(self.vocab.answer_actions[members[0]])
+        hard = self.kernel.constraint_key(green, need) if self.hard_mode else np.int64(0)
+        members = members.astype(np.int32)
+        found = self.kernel.cached(cache, members, self.keys_a, self.keys_b, left, hard)
+        if found[1] != 1:  # dropped by a cache bound (or only a bound was kept): solve it again
+            self.value(members, left, green, need, cache, np.zeros(1, dtype=np.int64))
+            found = self.kernel.cached(cache, members, self.keys_a, self.keys_b, left, hard)
+        if found[1] != 1:
+            raise RuntimeError("internal error: a node of the optimal tree was not solved exactly")
+        return int(found[2])
+
+
+def solve(
+    vocab: Vocabulary | None = None,
+    opener: str = "salet",
+    hard_mode: bool = False,
+    max_guesses: int = 6,
+    time_limit: float | None = None,
+    max_cache_entries: int = 5_000_000,
+    progress: bool = True,
+) -> OptimalTree:
+    """The optimal tree that starts with ``opener``; raises ValueError if no tree solves every
+    answer within ``max_guesses``, TimeoutError past ``time_limit`` seconds (within :data:`POLL_S`).
+
+    The cache is emptied between first-guess buckets when it holds more than ``max_cache_entries``
+    (the tree's nodes that were dropped are solved again when it is read out).
+    """
+    vocab = vocab or Vocabulary()
+    first = vocab.action(opener)
+    check_limits(max_guesses, time_limit, max_cache_entries)
+    began = time.perf_counter()
+    search = _Search(vocab, hard_mode, max_guesses)
+    start = time.perf_counter()
+    deadline = math.inf if time_limit is None else start + time_limit
+    members = np.arange(vocab.num_answers, dtype=np.int32)
+    green, need = search.root()
+    buckets = [(p, group) for p, group in search.buckets(first, members) if p != search.solved]
+    # The first guess's buckets are disjoint, so nothing is lost by solving them on separate threads,
+    # each with its own cache.
+    workers, spare, stats = search.worker_caches()
+
+    def solve_bucket(p: int, group: np.ndarray) -> tuple[int, int, Any]:
+        with search.borrow(spare, max_cache_entries) as (cache, counter):
+            child_green, child_need = search.child_constraint(first, p, green, need)
+            return p, search.value(group, max_guesses - 1, child_green, child_need, cache, counter), cache
+
+    total, caches = vocab.num_answers, {}
+    bar = tqdm(total=vocab.num_answers, desc=f"optimal tree from {opener.upper()}", unit="answer", disable=not progress)
+    bar.update(vocab.num_answers - sum(len(g) for _, g in buckets))
+    with ThreadPoolExecutor(workers) as pool:
+        futures = {pool.submit(solve_bucket, p, group): len(group) for p, group in buckets}
+        sizes = {p: len(group) for p, group in buckets}
+        try:
+            for p, value, cache in search.gather(futures, deadline, bar, stats):
+                if value >= search.kernel.INF:
+                    raise ValueError(f"no tree from {opener.upper()} solves every answer within {max_guesses} guesses")
+                total += value
+                caches[p] = cache
+                bar.update(sizes[p])
+        except BaseException as exc:
+            search.stop[0] = 1  # the workers unwind at their next node
+            if isinstance(exc, TimeoutError):
+                raise TimeoutError(f"time limit of {time_limit:g} s reached before every answer was solved") from None
+            raise
+        finally:
+            bar.close()
+    searched = time.perf_counter()
+    tree = _extract(search, opener, first, members, total, caches)
+    tree.nodes_searched = int(sum(counter[0] for counter in stats))
+    tree.seconds = {"setup": start - began, "search": searched - start, "extract": time.perf_counter() - searched}
+    return tree
+
+
+def check_limits(max_guesses: Any, time_limit: Any = None, max_cache_entries: Any = 1) -> None:
+    """The solver's limits, refused in one line when out of range (before any work)."""
+    if isinstance(max_guesses, bool) or not isinstance(max_guesses, int) or not 1 <= max_guesses <= MAX_GUESSES:
+        raise ValueError(f"max_guesses must be an integer from 1 to {MAX_GUESSES}; got {quoted(str(max_guesses))}")
+    if time_limit is not None and not (isinstance(time_limit, int | float) and 0 < time_limit < math.inf):
+        raise ValueError(f"time_limit must be a positive number of seconds; got {quoted(str(time_limit))}")
+    if isinstance(max_cache_entries, bool) or not isinstance(max_cache_entries, int) or max_cache_entries < 1:
+        raise ValueError(f"max_cache_entries must be an integer >= 1; got {quoted(str(max_cache_entries))}")
+
+
+def _extract(
+    search: _Search, opener: str, first: int, members: np.ndarray, total: int, caches: dict[int, Any]
+) -> OptimalTree:
+    """The tree's arrays, from the search caches (``caches[p]`` solved the first guess's bucket ``p``),
+    breadth-first, so that the children of a node are contiguous."""
+    guesses: list[int] = []
+    children: list[list[tuple[int, int]]] = []
+    todo = [(members, search.max_guesses, *search.root(), first, None)]
+    head = 0
+    while head < len(todo):
+        node_members, left, green, need, guess, cache = todo[head]
+        head += 1
+        guesses.append(guess)
+        edges = []
+        for p, group in sorted(search.buckets(guess, node_members), key=lambda pg: pg[0]):
+            if p == search.solved:
+                continue
+            child_cache = caches[p] if cache is None else cache
+            child_green, child_need = search.child_constraint(guess, p, green, need)
+            next_guess = search.best_guess(group, left - 1, child_green, child_need, child_cache)
+            edges.append((p, len(todo)))
+            todo.append((group, left - 1, child_green, child_need, next_guess, child_cache))
+        children.append(edges)
+    start = np.zeros(len(guesses) + 1, dtype=np.int32)
+    start[1:] = np.cumsum([len(e) for e in children])
+    flat = [edge for edges in children for edge in edges]
+    return OptimalTree(
+        opener=opener, hard_mode=search.hard_mode, max_guesses=search.max_guesses, lists=search.vocab.digest,
+        total=total, num_answers=search.vocab.num_answers, guesses=np.array(guesses, dtype=np.int32),
+        child_start=start, child_pattern=np.array([p for p, _ in flat], dtype=np.int32),
+        child_node=np.array([c for _, c in flat], dtype=np.int32),
+    )  # fmt: skip
+
+
+def greedy_openers(vocab: Vocabulary, k: int) -> list[str]:
+    """The ``k`` best first guesses of the greedy max-entropy solver on these lists."""
+    from wordle_agents.solvers.max_entropy import MaxEntropySolver
+    from wordle_gym.envs.vector import WordleVectorEnv
+
+    env = WordleVectorEnv(1, device="cpu", answers=list(vocab.answers), allowed=list(vocab.allowed))
+    return [word for word, _, _ in MaxEntropySolver().best_guesses(env, top=k)]
+
+
+def openers(vocab: Vocabulary, spec: str) -> list[str]:
+    """The first guesses an opener ``spec`` stands for: itself, or for "best-of-K" the K best greedy ones."""
+    k = best_of(spec)
+    return greedy_openers(vocab, k) if k else [spec]
+
+
+def best_of(spec: str) -> int:
+    """K of an opener "best-of-K" (0 for a word); a malformed "best-of-..." is a ValueError."""
+    text = spec.lower()
+    if not text.startswith("best-of-"):
+        return 0
+    count = text.removeprefix("best-of-")
+    if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= MAX_BEST_OF:
+        raise ValueError(f"opener {quoted(spec)} is malformed; expected a word or best-of-K with K from 1 to "
+                         f"{MAX_BEST_OF}")  # fmt: skip
+    return int(count)
+
+
+def shipped_tree(opener: str, hard_mode: bool) -> Path:
+    """Where the shipped tree for ``opener`` on the real lists lives."""
+    return shipped_dir() / f"optimal_{opener.lower()}_{'hard' if hard_mode else 'normal'}.npz"
+
+
+class OptimalSolver:
+    """A harness policy that plays the optimal tree for the env's lists and mode.
+
+    Args:
+        opener: the first guess (default SALET, or the checkpoint's), or "best-of-K": solve from each of
+            the K best greedy openers and keep the best tree.
+        checkpoint: a tree file saved by :meth:`OptimalTree.save` (else the shipped one when it fits the
+            env, else one is solved on first use).
+        time_limit: seconds allowed for a search.
+        cache_dir: a folder where solved trees are kept and looked up (``wordle-gym bench`` keeps the
+            trees of the agents' openers there, so that a rerun does not solve them again).
+    """
+
+    def __init__(
+        self,
+        opener: str | None = None,
+        checkpoint: str | None = None,
+        time_limit: float | None = None,
+        cache_dir: str | None = None,
+    ) -> None:
+        if opener is not None and not isinstance(opener, str):
+            raise ValueError(f"opener must be a word or best-of-K; got {quoted(repr(opener))}")
+        self.asked = opener is not None  # else SALET, or the checkpoint's own first guess
+        self.opener = (opener or "salet").lower()
+        self.best_of = best_of(self.opener)
+        if time_limit is not None:
+            check_limits(1, time_limit)
+        self.tree_path = checkpoint
+        self.time_limit = time_limit
+        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.tree: OptimalTree | None = None
+        self._context: Any = None
+        self._oracle: Any = None  # for expected_guesses, with its cache
+
+    @staticmethod
+    def bench_runs() -> list[BenchRun]:
+        """The table's rows: SALET in normal and hard mode (trees ship with the package)."""
+        return [
+            BenchRun("optimal (SALET)", {"opener": "salet"}),
+            BenchRun("optimal (SALET, hard mode)", {"opener": "salet"}, {"hard_mode": True}),
+        ]
+
+    @property
+    def name(self) -> str:
+        return f"optimal (opener {self.opener})"
+
+    def tree_for(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> OptimalTree:
+        """The tree this solver plays on these lists and rules (loaded or solved once, then kept). A tree
+        read from a file (given, shipped or cached) is checked first: see :meth:`OptimalTree.check`."""
+        context = (vocab, hard_mode, max_guesses)
+        if context == self._context and self.tree is not None:
+            return self.tree
+        opener = None if self.best_of or (self.tree_path is not None and not self.asked) else self.opener
+        tree = None
+        if self.tree_path is not None:
+            tree = OptimalTree.load(self.tree_path)
+            tree.check(vocab, hard_mode, max_guesses, opener, source=f"tree {self.tree_path}")
+            self.opener = str(tree.opener).lower()
+        elif not self.best_of and shipped_tree(self.opener, hard_mode).exists():
+            shipped = OptimalTree.load(shipped_tree(self.opener, hard_mode))
+            if (shipped.lists, shipped.hard_mode, shipped.max_guesses) == (vocab.digest, hard_mode, max_guesses):
+                tree = shipped.check(vocab, hard_mode, max_guesses, opener, source=f"shipped tree {shipped.opener}")
+        kept = None
+        if tree is None and self.cache_dir is not None:
+            mode = "hard" if hard_mode else "normal"
+            kept = self.cache_dir / f"optimal_{self.opener}_{mode}_{max_guesses}_{vocab.digest}.npz"
+            if kept.exists():
+                tree = OptimalTree.load(kept).check(vocab, hard_mode, max_guesses, opener, source=f"cached tree {kept}")
+        if tree is None:
+            trees = [solve(vocab, o, hard_mode, max_guesses, self.time_limit) for o in openers(vocab, self.opener)]
+            tree = min(trees, key=lambda t: t.total)
+            if kept is not None:
+                kept.parent.mkdir(parents=True, exist_ok=True)
+                tree.save(kept)
+        self.tree, self._context = tree, context
+        return tree
+
+    def expected_guesses(self, env: Any, words: list[str]) -> tuple[float, list[float | None]]:
+        """From game 0's position in ``env``: the least expected number of guesses still needed (the
+        next one included, each candidate answer equally likely), and that number after each of
+        ``words`` (None where hard mode forbids the word). Exact, by :class:`wordle_agents.solvers.oracle.Oracle`
+        (kept across calls: ``assist --optimal`` asks after every guess)."""
+        from wordle_agents.solvers.oracle import Oracle
+
+        if self._oracle is None or self._oracle.config != env.config:
+            self._oracle = Oracle(env.config, root_opener=None)
+        oracle = self._oracle
+        position = oracle.positions(env.game, env.state)[0]
+        if not position.members or position.left <= 0:
+            return math.nan, [None] * len(words)
+        _, green, need = position.arrays()
+        # Each search runs on a worker thread: Ctrl-C stops it at once, and a bar shows a long one (after 1 s).
+        with tqdm(total=len(words) + 1, desc="exact values", unit="word", delay=1.0, leave=False) as bar:
+            best = oracle.search.run(lambda: oracle.value(position), bar=bar, stats=oracle.stats)
+            bar.update()
+            costs: list[float | None] = []
+            for w in words:
+                action = env.vocabulary.action(w)
+                valid = oracle.search.hard_valid(action, green, need)
+                costs.append(oracle.search.run(lambda a=action: oracle.q_value(position, a), bar=bar,
+                                               stats=oracle.stats) if valid else None)  # fmt: skip
+                bar.update()
+        return best, costs
+
+    def regret_report(self, histories: list[list[int]], config: Any, costliest: int = 20) -> dict[str, Any]:
+        """The exact regret of every decision of an evaluation (``evaluate(..., histories=True)``), as
+        :meth:`wordle_agents.solvers.oracle.RegretReport.to_json` gives it, with ``identity_holds``: whether the regrets
+        sum to the mean minus the optimum (they do for any agent that plays by what it knows alone). The start's
+        value is the optimum from this solver's opener (SALET by default), or, on lists without that word, found by
+        searching every first guess (small lists only). ``wordle-gym eval --regret``."""
+        from wordle_agents.solvers.oracle import Oracle, allowed_opener
+
+        oracle = Oracle(config, root_opener=allowed_opener(config.vocabulary, self.opener))
+        report = oracle.regrets(histories)
+        # The identity needs a policy that plays the same guess wherever it knows the same (not a random agent).
+        return {**report.to_json(oracle, costliest), "identity_holds": report.identity_holds(1e-6)}
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        """Follow each game's history down the tree."""
+        bool_mask(action_masks)
+        tree = self.tree_for(env.vocabulary, env.config.hard_mode, env.config.max_guesses)
+        state = env.state
+        played = (state.tiles[:, :, 0] != NO_TILE).tolist()
+        pids = pattern_ids(state.tiles).long().tolist()
+        guesses = state.guesses.tolist()
+        solved = num_patterns(env.vocabulary.length) - 1
+        actions = []
+        for game in range(state.num_games):
+            node: int | None = 0
+            for turn, was_played in enumerate(played[game]):
+                if not was_played or node is None:
+                    break
+                on_path = guesses[game][turn] == tree.guesses[node]
+                if on_path and pids[game][turn] == solved:  # a finished game (the harness masks it out)
+                    break
+                node = tree.child(node, pids[game][turn]) if on_path else None
+            if node is None:
+                raise ValueError(f"game {game} left the optimal tree (a guess or feedback the tree does not have)")
+            actions.append(int(tree.guesses[node]))
+        return torch.tensor(actions, dtype=torch.int64, device=state.guesses.device)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m wordle_agents.optimal OPENER [--hard] [--save PATH]``: solve, prove, report."""
+    from wordle_gym.core.files import OneLineParser
+
+    parser = OneLineParser(prog="python -m wordle_agents.optimal", description=main.__doc__)
+    parser.add_argument("opener", nargs="?", help="the first guess, or best-of-K (the K best greedy openers)")
+    parser.add_argument(
+        "--all-openers",
+        action="store_true",
+        help="rank every allowed first guess, proving the --top best (resumable with --save)",
+    )
+    parser.add_argument("--top", type=int, default=10, help="with --all-openers: how many to rank exactly (default 10)")
+    parser.add_argument("--max-minutes", type=float,
+                        help="with --all-openers: stop after this long (the same command continues)")  # fmt: skip
+    parser.add_argument("--hard", action="store_true", help="hard mode")
+    parser.add_argument("--max-guesses", type=int, default=6, help="guess limit (default 6)")
+    parser.add_argument("--answers", default="answers", help="answer list name or file (default: answers)")
+    parser.add_argument("--allowed", default="allowed", help="allowed list name or file (default: allowed)")
+    parser.add_argument("--save", metavar="PATH", help="write the tree here (.npz)")
+    parser.add_argument("--time-limit", type=float, help="give up after this many seconds")
+    parser.add_argument("--max-cache-entries", type=int, default=5_000_000, help="cache bound (default 5e6)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+    if (args.opener is None) == (not args.all_openers):
+        parser.error("give an opener or --all-openers (one of them)")
+    if args.all_openers:
+        return _all_openers(parser.prog, args)
+    if args.max_minutes is not None:
+        parser.error("--max-minutes goes with --all-openers (a single opener takes --time-limit)")
+    start = time.perf_counter()
+    try:
+        check_limits(args.max_guesses, args.time_limit, args.max_cache_entries)
+        vocab = _lists_and_output(args)
+        trees = []
+        for opener in openers(vocab, args.opener):
+            tree = solve(vocab, opener, args.hard, args.max_guesses, args.time_limit, args.max_cache_entries,
+                         progress=not args.quiet)  # fmt: skip
+            print(f"{opener.upper()}: {tree.total} guesses over {tree.num_answers} answers (mean {tree.mean:.4f})")
+            trees.append(tree)
+        tree = min(trees, key=lambda t: t.total)
+        used = tree.play(vocab)
+        if args.save:
+            tree.save(args.save)
+    except (ValueError, OSError, ImportError, TimeoutError) as exc:
+        print(f"{parser.prog}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{parser.prog}: interrupted", file=sys.stderr)
+        return 130
+    mode = "hard mode" if args.hard else "normal mode"
+    print(f"optimal from {tree.opener.upper()} ({mode}, {args.max_guesses} guesses): {tree.total} guesses, mean "
+          f"{tree.mean:.4f}, max {used.max()}, every answer solved: {bool(used.min() > 0)}; "
+          f"{tree.nodes_searched:,} nodes searched; {time.perf_counter() - start:.1f} s")  # fmt: skip
+    return 0
+
+
+def _lists_and_output(args: Any) -> Vocabulary:
+    """The command's word lists, after checking that ``--save`` (if given) names a file that can be written."""
+    from wordle_gym.core.words import word_source
+
+    if args.save is not None and not args.save.strip():
+        raise ValueError("--save needs a file name; got ''")
+    vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
+    if args.save:
+        check_writable(args.save)
+    return vocab
+
+
+def _all_openers(prog: str, args: Any) -> int:
+    """``--all-openers``: the ranking, printed, and saved with ``--save`` (its journal beside it)."""
+    from wordle_agents.solvers import openers as ranking
+
+    journal = None
+    try:
+        if args.time_limit is not None:
+            raise ValueError("--time-limit is for one opener; --all-openers stops with --max-minutes")
+        vocab = _lists_and_output(args)
+        if args.save:
+            journal = Path(f"{args.save}.journal")
+        data = ranking.rank_openers(vocab, args.hard, args.max_guesses, args.top, journal, args.max_minutes,
+                                    args.max_cache_entries, progress=not args.quiet)  # fmt: skip
+        if data["finished"] and args.save:
+            ranking.save(data, args.save)
+            journal.unlink(missing_ok=True)
+    except (ValueError, OSError, ImportError) as exc:
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        kept = f"; what was done is kept in {journal}: the same command continues" if journal else ""
+        print(f"\n{prog}: interrupted{kept}", file=sys.stderr)
+        return 130
+    for rank, (word, value) in enumerate(data["ranking"], start=1):
+        print(f"{rank:>4}. {word.upper()}  {value} guesses (mean {value / vocab.num_answers:.4f})")
+    out = data["ruled_out"]
+    print(f"{data['openers_done']:,} of {vocab.num_allowed:,} openers: {len(data['ranking'])} ranked exactly below "
+          f"the cutoff {data['cutoff']}; ruled out by the root bound {out['root bound']:,}, the second-level bound "
+          f"{out['second-level bound']:,}, the search {out['search']:,}; {data['nodes']:,} nodes; "
+          f"{data['wall_s']:.0f} s")  # fmt: skip
+    if not data["finished"]:
+        how = f"kept in {journal}: the same command continues" if journal else "nothing kept (add --save PATH)"
+        print(f"stopped before every opener was ranked; {how}")
+    elif args.save:
+        print(f"saved {args.save}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
