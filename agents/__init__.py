@@ -2,8 +2,11 @@
 
 Each agent is a harness Policy (``act(observations, action_masks, env)``) and is registered in the
 ``wordle_gym.agents`` entry-point group exactly as a third-party agent would be (see
-:mod:`wordle_gym.harness.registry`). Stable-Baselines3 models live in :mod:`wordle_agents.rl.sb3` (needs the
-``sb3`` extra), so importing this package does not import SB3.
+:mod:`wordle_gym.harness.registry`); :mod:`wordle_agents.zoo` is the table of them. The subpackages, by
+layer: ``common`` (checkpoints, the network base, the training runner), ``solvers``, ``rl`` and ``methods``
+(applied to a trained network); the top-level modules are the table and the commands
+(``python -m wordle_agents.optimal``, ``.improve``, ``.teach``). Stable-Baselines3 models live in
+:mod:`wordle_agents.rl.sb3` (needs the ``sb3`` extra), so importing this package does not import SB3.
 """
 
 from wordle_agents.common.checkpoint import CheckpointInfo

@@ -196,18 +196,20 @@ def test_bench__folders_sections_prune_and_a_table_it_did_not_write(tmp_path: Pa
     assert "![Guess distribution per agent](benchmarks/plots/guess_distribution.png)" in table
 
 
-def test_bench_table__taught_agents_apart_from_reward_only_ones() -> None:
-    """A row whose agent imitated a teacher (checkpoint ``teacher``) goes to its own table, never among the
-    agents that learned from the reward."""
+def test_bench_table__rows_with_a_section_go_to_their_own_table() -> None:
+    """A row whose agent puts it in a section of its own (``BenchRun.section``: the taught networks) goes to
+    that section's table, never among the agents that learned from the reward."""
+    from wordle_agents.zoo import TAUGHT
     from wordle_gym.cli.bench import agents_section
     from wordle_gym.harness.evaluation import EvalResult
 
-    def row(agent: str, learned_from: str) -> dict:
+    def row(agent: str, **extra: str) -> dict:
         return EvalResult(agent=agent, games=2315, wins=2315, max_guesses=6, histogram=[0, 100, 1200, 1015, 0, 0, 0],
                           lost_answers=[], openers={"salet": 2315}, wall_time_s=1.0, device="cpu", num_allowed=12972,
-                          extra={"learned_from": learned_from}).to_dict()  # fmt: skip
+                          extra=extra).to_dict()  # fmt: skip
 
-    lines = agents_section([row("A2C learned", "reward 'seed000'"), row("A2C taught", "taught by the exact solver")])
+    taught = row("A2C taught", learned_from="taught by the exact solver", section=TAUGHT)
+    lines = agents_section([row("A2C learned", learned_from="reward 'seed000'"), taught])
     text = "\n".join(lines)
     taught_at = text.index("### Taught by a teacher (imitation, not reward)")
     assert text.index("| A2C learned |") < taught_at < text.index("| A2C taught |")
@@ -218,12 +220,14 @@ def test_provenance__names_the_information_gain_shaping() -> None:
     from types import SimpleNamespace
 
     from wordle_agents.rl.a2c import A2CAgent, A2CConfig
-    from wordle_gym.cli.bench import _provenance
 
-    info = SimpleNamespace(teacher=None, machine="CPU")
     plain, shaped = (A2CAgent(A2CConfig(hidden=8, info_gain=g)) for g in (0.0, 0.05))
-    assert _provenance(plain, info)["learned_from"] == "reward 'seed000'"
-    assert _provenance(shaped, info)["learned_from"] == "reward 'seed000' + 0.05 x bits of information per guess"
+    for agent in (plain, shaped):
+        agent.checkpoint = SimpleNamespace(
+            teacher=None, machine="CPU", method=None, method_reward=None, training_s=60.0
+        )
+    assert plain.provenance == {"learned_from": "reward 'seed000'", "machine": "CPU", "training_s": 60.0}
+    assert shaped.provenance["learned_from"] == "reward 'seed000' + 0.05 x bits of information per guess"
 
 
 def test_provenance__names_an_improvement_after_the_reward_training() -> None:
@@ -231,9 +235,8 @@ def test_provenance__names_an_improvement_after_the_reward_training() -> None:
     from types import SimpleNamespace
 
     from wordle_agents.rl.a2c import A2CAgent, A2CConfig
-    from wordle_gym.cli.bench import _provenance
 
-    info = SimpleNamespace(teacher=None, machine="CPU", method="own-policy rollouts", method_reward="default")
-    learned = _provenance(A2CAgent(A2CConfig(hidden=8)), info)["learned_from"]
-    assert learned == "reward 'seed000', then own-policy rollouts on reward 'default'"
-    assert not learned.startswith(("teacher", "taught"))  # the bench table keeps it among the learned agents
+    agent = A2CAgent(A2CConfig(hidden=8))
+    agent.checkpoint = SimpleNamespace(teacher=None, machine="CPU", method="own-policy rollouts",
+                                       method_reward="default", training_s=None)  # fmt: skip
+    assert agent.provenance["learned_from"] == "reward 'seed000', then own-policy rollouts on reward 'default'"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from pathlib import Path
 
 import pytest
 import torch
@@ -132,7 +133,6 @@ def test_iterate__a_fresh_network_learns_to_win_every_game_from_its_own_rollouts
 
 
 def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_path, capsys) -> None:
-    from wordle_agents.common.checkpoint import best_shipped
     from wordle_gym.harness.evaluation import evaluate
 
     words = few_letter_words(random.Random(6), "abcdefg", 4, 16)
@@ -170,7 +170,6 @@ def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_
     assert data["method"] == EXPLORED == f"{METHOD} (exploring starts; guesses also from a critic of answers left)"
     assert main([*args, "--top", "0"]) == 2
     assert "--top" in capsys.readouterr().err
-    assert best_shipped("a2c").name == "a2c_full.pt"  # the default weights are never the improved ones
 
 
 def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_them() -> None:
@@ -318,11 +317,10 @@ def test_iterate__exploring_starts_escape_the_local_optimum_of_one_guess_improve
 
 
 def test_entry_points__each_improved_agent_gets_its_own_shipped_weights() -> None:
-    from wordle_agents.common.checkpoint import best_shipped
-    from wordle_agents.methods.improve import pretrained_dqn, pretrained_explored
+    from wordle_agents.zoo import a2c_improved, dqn, dqn_explored, dqn_improved
 
-    assert best_shipped("dqn").name == "dqn_full.pt"  # the default weights: DQN's own training
-    assert best_shipped("dqn", method=METHOD).name == "dqn_improved.pt"
-    agent = pretrained_explored()
+    assert Path(dqn().checkpoint.path).name == "dqn_full.pt"  # the default weights: DQN's own training
+    agent = dqn_explored()
     assert agent.checkpoint.method == EXPLORED and agent.checkpoint.teacher is None
-    assert pretrained_dqn().checkpoint.method == METHOD
+    assert dqn_improved().checkpoint.method == METHOD
+    assert a2c_improved().checkpoint.method == METHOD

@@ -66,8 +66,8 @@ def test_layout__every_module_sits_in_a_subpackage() -> None:
         tree = ast.parse((ROOT / "wordle_gym" / f"{name}.py").read_text())
         body = [node for node in tree.body if not isinstance(node, ast.Expr)]  # the docstring aside
         assert all(isinstance(node, ast.ImportFrom) for node in body), f"wordle_gym/{name}.py should only re-export"
-    # wordle_agents: the package's __init__ and the commands (``python -m wordle_agents.<command>``).
-    assert {p.stem for p in (ROOT / "agents").glob("*.py")} == {"__init__", "optimal", "improve", "teach"}
+    # wordle_agents: the package's __init__, the table of shipped agents and the commands (python -m wordle_agents.X).
+    assert {p.stem for p in (ROOT / "agents").glob("*.py")} == {"__init__", "zoo", "optimal", "improve", "teach"}
 
 
 def test_layout__wordle_gym_imports_no_agent_code() -> None:

@@ -75,6 +75,7 @@ def test_registry__own_agents_are_entry_points() -> None:
     assert solver.score == "minimax" and solver.opener == "salet"
     labels = [run.label for run in bench_runs("max-entropy")]
     assert labels[0] == "max-entropy (entropy, SALET)" and len(labels) == 5
+    assert load_factory("dqn-explored").description.startswith("the dqn network improved by its own rollouts")
 
 
 def test_registry__refuses_options_an_agent_does_not_take() -> None:
@@ -84,7 +85,7 @@ def test_registry__refuses_options_an_agent_does_not_take() -> None:
         make_agent("nope")
 
 
-def test_registry__trained_agents_default_to_the_best_shipped_weights() -> None:
+def test_registry__trained_agents_default_to_shipped_weights() -> None:
     agent = make_agent("a2c", device="cpu")
     assert agent.checkpoint is not None and Path(agent.checkpoint.path).name.startswith("a2c")
     assert Path(agent.checkpoint.path).parent == ROOT / "agents" / "checkpoints"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -70,12 +71,11 @@ def test_teach__a_seed_repeats_a_run_and_another_seed_differs(tmp_path) -> None:
 
 def test_shipped_taught_weights__apart_from_the_default_and_by_mode() -> None:
     """The default a2c stays the reward-only weights; a2c-taught plays the hard-mode weights in hard mode."""
-    from wordle_agents.common.checkpoint import best_shipped
-    from wordle_agents.methods.teach import Taught
+    from wordle_agents.zoo import a2c, a2c_taught
 
-    assert best_shipped("a2c").name == "a2c_full.pt"
-    assert best_shipped("a2c", teacher="optimal").name == "a2c_taught.pt"
-    assert best_shipped("a2c", teacher="optimal", hard_mode=True).name == "a2c_taught_hard.pt"
-    taught = Taught()
+    assert Path(a2c().checkpoint.path).name == "a2c_full.pt"
+    taught = a2c_taught()
+    assert Path(taught.normal.checkpoint.path).name == "a2c_taught.pt"
+    assert Path(taught.hard.checkpoint.path).name == "a2c_taught_hard.pt"
     assert taught.normal.checkpoint.teacher == "optimal" and taught.hard.checkpoint.hard_mode is True
     assert taught.normal.checkpoint.hard_mode is False

@@ -19,8 +19,6 @@ import torch
 
 from wordle_gym.core.files import atomic_torch_save
 
-STAGE_ORDER = ("full",)  # named stages rank above every word-count stage
-
 
 def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:
     """Rebuild a config dataclass saved with ``asdict``; unknown fields and bad values are errors."""
@@ -149,30 +147,3 @@ def _word_list(words: Any, key: str, path: str | Path) -> list[str] | None:
 def shipped_dir() -> Path:
     """The folder of weights that ship with the package (works from a wheel or a checkout)."""
     return Path(str(resources.files("wordle_agents").joinpath("checkpoints")))
-
-
-def _stage_rank(stage: Any) -> tuple[int, int]:
-    if stage in STAGE_ORDER:
-        return (1, STAGE_ORDER.index(stage))
-    try:
-        return (0, int(stage))
-    except (TypeError, ValueError):
-        return (-1, 0)
-
-
-def shipped_checkpoints(kind: str) -> list[tuple[Path, dict[str, Any]]]:
-    """Shipped ``<kind>*.pt`` files with their metadata, the most advanced stage last."""
-    found = [(path, read_checkpoint(path, kind)) for path in sorted(shipped_dir().glob(f"{kind}*.pt"))]
-    return sorted(found, key=lambda item: _stage_rank(item[1].get("stage")))
-
-
-def best_shipped(kind: str, teacher: str | None = None, hard_mode: bool = False, method: str | None = None) -> Path:
-    """The shipped checkpoint of ``kind`` from the furthest curriculum stage that learned from ``teacher``
-    (None: from the reward alone, the default weights; "optimal": taught by the exact solver) and was
-    improved by ``method`` (None: not improved after its training), for normal or hard mode."""
-    found = [(path, data) for path, data in shipped_checkpoints(kind)
-             if data.get("teacher") == teacher and (data.get("hard_mode") is True) == hard_mode
-             and data.get("method") == method]  # fmt: skip
-    if not found:
-        raise FileNotFoundError(f"no {kind} weights ship with wordle_agents; pass a checkpoint path")
-    return found[-1][0]

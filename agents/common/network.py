@@ -17,11 +17,9 @@ from torch import nn
 
 from wordle_agents.common.checkpoint import (
     CheckpointInfo,
-    best_shipped,
     config_from_dict,
     read_checkpoint,
     save_checkpoint,
-    shipped_checkpoints,
 )
 from wordle_gym.core.device import resolve_device
 from wordle_gym.core.files import quoted
@@ -29,7 +27,6 @@ from wordle_gym.core.rules import ALPHABET
 from wordle_gym.core.words import MAX_LENGTH, MIN_LENGTH, letter_position_one_hot
 from wordle_gym.envs.observation import KnowledgeLayout
 from wordle_gym.harness.evaluation import bool_mask
-from wordle_gym.harness.registry import BenchRun
 
 MAX_WIDTH = 16_384  # bound on a network's width read from a file: checked before anything is allocated
 
@@ -290,15 +287,25 @@ class WordAgent:
                 f"{where}: the weights do not fit its {cls.kind} config (unexpected {quoted(str(extra), 80)})"
             )
 
-    @classmethod
-    def pretrained(cls, checkpoint: str | Path | None = None, device: torch.device | str | None = "cpu") -> WordAgent:
-        """The agent from ``checkpoint``, or from the best weights that ship with the package."""
-        return cls.load(checkpoint if checkpoint is not None else best_shipped(cls.kind), device)
-
-    @classmethod
-    def bench_runs(cls) -> list[BenchRun]:
-        """One benchmark row per shipped checkpoint."""
-        return [
-            BenchRun(f"{cls.kind.upper()} `{path.name}` (stage {data.get('stage', '?')})", {"checkpoint": str(path)})
-            for path, data in shipped_checkpoints(cls.kind)
-        ]
+    @property
+    def provenance(self) -> dict[str, Any]:
+        """What the weights learned from, where and how long they trained, as their checkpoint records it
+        (the harness's optional ``provenance``, shown in a ``wordle-gym bench`` row); empty without one."""
+        info = self.checkpoint
+        if info is None:
+            return {}
+        reward = getattr(self.config, "reward", None)
+        if reward and getattr(self.config, "info_gain", 0.0):
+            reward = f"{reward!r} + {self.config.info_gain:g} x bits of information per guess"
+        elif reward:
+            reward = repr(reward)
+        if reward and info.method:
+            reward = f"{reward}, then {info.method}"
+            if info.method_reward:
+                reward += f" on reward {info.method_reward!r}"
+        if info.teacher:
+            learned = "taught by the exact solver" if info.teacher == "optimal" else f"teacher: {info.teacher}"
+        else:
+            learned = f"reward {reward}" if reward else None
+        found = {"learned_from": learned, "machine": info.machine, "training_s": info.training_s}
+        return {key: value for key, value in found.items() if value}

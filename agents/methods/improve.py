@@ -49,12 +49,11 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from wordle_agents.common.checkpoint import best_shipped, half_weights, network_checkpoint, read_checkpoint
+from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.network import WordAgent
 from wordle_agents.common.training import machine
 from wordle_agents.methods.teach import train
-from wordle_agents.rl.a2c import A2CAgent
-from wordle_agents.rl.dqn import DQNAgent
+from wordle_agents.rl.networks import load_network
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.files import atomic_torch_save, check_writable, one_line
 from wordle_gym.core.rules import num_patterns, pattern_table
@@ -420,37 +419,6 @@ def method(history: list[Iteration]) -> str:
     used = [name for name, on in ((EXPLORING, any(h.explore for h in history)),
                                   (SCREENING, any(h.screen for h in history))) if on]  # fmt: skip
     return f"{METHOD} ({'; '.join(used)})" if used else METHOD
-
-
-def load_network(path: str, device: Any = "cpu") -> WordAgent:
-    """The A2C or DQN network of a checkpoint (by its ``kind``; the file is read once)."""
-    classes = {cls.kind: cls for cls in (A2CAgent, DQNAgent)}
-    data = read_checkpoint(path, None)
-    kind = data.get("kind")
-    if kind not in classes:
-        raise ValueError(f"checkpoint {path!r} holds {kind!r}; expected an A2C or DQN network ({sorted(classes)})")
-    return classes[kind].load(path, device, data)
-
-
-def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
-    """The ``a2c-improved`` agent entry point: the shipped A2C weights improved by their own rollouts (or
-    ``checkpoint``'s network)."""
-    return load_network(checkpoint or str(best_shipped("a2c", method=METHOD)), device)
-
-
-def pretrained_dqn(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
-    """The ``dqn-improved`` agent entry point: the same for the shipped DQN weights."""
-    return load_network(checkpoint or str(best_shipped("dqn", method=METHOD)), device)
-
-
-def pretrained_explored(checkpoint: str | None = None, device: Any = "cpu") -> WordAgent:
-    """The ``dqn-explored`` agent entry point: the shipped DQN weights improved by their own rollouts with
-    exploring starts and the critic's guesses (or ``checkpoint``'s network)."""
-    return load_network(checkpoint or str(best_shipped("dqn", method=EXPLORED)), device)
-
-
-# their rows are the a2c and dqn agents' (every shipped a2c*.pt and dqn*.pt)
-pretrained.bench_runs = pretrained_dqn.bench_runs = pretrained_explored.bench_runs = list  # type: ignore[attr-defined]
 
 
 class Run:

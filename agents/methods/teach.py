@@ -20,6 +20,7 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -158,34 +159,25 @@ def teach(agent: A2CAgent, oracle: Oracle, rounds: int = 8, epochs: int = 40, lr
 
 
 class Taught:
-    """The shipped A2C weights taught by the exact solver, as one policy: the hard-mode weights in a hard-mode
-    game, the others elsewhere (or only ``checkpoint``'s)."""
+    """A2C weights taught by the exact solver, as one policy: ``hard``'s weights in a hard-mode game,
+    ``normal``'s elsewhere (``normal``'s everywhere when ``hard`` is None)."""
 
-    def __init__(self, checkpoint: str | None = None, device: Any = "cpu") -> None:
-        from wordle_agents.common.checkpoint import best_shipped
-
-        if checkpoint is not None:
-            self.normal = self.hard = A2CAgent.load(checkpoint, device)
-        else:
-            self.normal = A2CAgent.load(best_shipped("a2c", teacher="optimal"), device)
-            self.hard = A2CAgent.load(best_shipped("a2c", teacher="optimal", hard_mode=True), device)
+    def __init__(self, normal: str | Path, hard: str | Path | None = None, device: Any = "cpu") -> None:
+        self.normal = A2CAgent.load(normal, device)
+        self.hard = self.normal if hard is None else A2CAgent.load(hard, device)
         self.checkpoint = self.normal.checkpoint
 
     @property
     def name(self) -> str:
         return "A2C taught by the exact solver"
 
+    @property
+    def provenance(self) -> dict[str, Any]:
+        return self.normal.provenance
+
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         agent = self.hard if env.config.hard_mode else self.normal
         return agent.act(observations, action_masks, env)
-
-
-def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> Taught:
-    """The ``a2c-taught`` agent entry point (see :class:`Taught`)."""
-    return Taught(checkpoint, device)
-
-
-pretrained.bench_runs = list  # type: ignore[attr-defined]  # its rows are the a2c agent's (every shipped a2c*.pt)
 
 
 def main(argv: list[str] | None = None) -> int:

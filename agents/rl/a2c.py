@@ -164,14 +164,6 @@ class A2CAgent(WordAgent):
         return self.letter_scores_values(observations)[0]
 
 
-def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> A2CAgent:
-    """The ``a2c`` agent entry point: weights from ``checkpoint``, or the best shipped ones."""
-    return A2CAgent.pretrained(checkpoint, device)  # type: ignore[return-value]
-
-
-pretrained.bench_runs = A2CAgent.bench_runs  # type: ignore[attr-defined]
-
-
 @dataclass
 class IterationStats:
     """What one update saw."""

@@ -167,14 +167,6 @@ class DQNAgent(WordAgent):
         return self.net(observations.flatten(1))
 
 
-def pretrained(checkpoint: str | None = None, device: Any = "cpu") -> DQNAgent:
-    """The ``dqn`` agent entry point: weights from ``checkpoint``, or the best shipped ones."""
-    return DQNAgent.pretrained(checkpoint, device)  # type: ignore[return-value]
-
-
-pretrained.bench_runs = DQNAgent.bench_runs  # type: ignore[attr-defined]
-
-
 class DQNTrainer:
     """Steps ``num_games`` games with epsilon-greedy actions, stores transitions, learns."""
 

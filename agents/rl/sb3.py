@@ -21,7 +21,6 @@ from gymnasium.error import DependencyNotInstalled
 from wordle_agents.common.checkpoint import CheckpointInfo, shipped_dir
 from wordle_gym.core.files import atomic_write
 from wordle_gym.harness.evaluation import bool_mask, word_actions
-from wordle_gym.harness.registry import BenchRun
 
 ALGORITHMS = ("ppo", "dqn", "maskable_ppo")
 # Where each algorithm's MlpPolicy class lives, and its name (as recorded, readable, in the zip's "data").
@@ -224,10 +223,3 @@ def load(checkpoint: str | None = None, algorithm: str | None = None, device: st
             raise FileNotFoundError("no SB3 model ships with wordle_agents; pass a model zip as the checkpoint")
         checkpoint = str(shipped[-1])
     return SB3Policy.load(checkpoint, algorithm=algorithm, device=str(device))
-
-
-def _bench_runs() -> list[BenchRun]:
-    return [BenchRun(f"SB3 `{path.name}`", {"checkpoint": str(path)}) for path in sorted(shipped_dir().glob("*.zip"))]
-
-
-load.bench_runs = _bench_runs  # type: ignore[attr-defined]

@@ -6,7 +6,6 @@ import torch
 
 from wordle_gym.core.device import device_generator
 from wordle_gym.envs.vector import WordleVectorEnv
-from wordle_gym.harness.registry import BenchRun
 
 
 class RandomPolicy:
@@ -22,14 +21,6 @@ class RandomPolicy:
             raise ValueError(f"seed must be an integer from 0 to 2**63 - 1; got {str(seed)[:40]!r}")
         self.seed = seed
         self._generator: torch.Generator | None = None
-
-    @staticmethod
-    def bench_runs() -> list[BenchRun]:
-        """The floors of the table: uniform over all words, and over the remaining candidates."""
-        return [
-            BenchRun("random (all words)", {"seed": 0}),
-            BenchRun("random (remaining candidates)", {"seed": 0}, {"action_mask": "candidates"}),
-        ]
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
         if self._generator is None or self._generator.device != action_masks.device:

@@ -35,7 +35,6 @@ from wordle_gym.core.game import NO_TILE
 from wordle_gym.core.rules import num_patterns, pattern_ids, pattern_table
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.evaluation import bool_mask
-from wordle_gym.harness.registry import BenchRun
 
 SCORES = ("entropy", "expected", "minimax", "splits")
 _CHUNK_ELEMENTS = 1 << 22  # bound on the (guesses x candidates) block scored at once
@@ -81,15 +80,6 @@ class MaxEntropySolver:
         self.tolerance = tolerance
         self._context: Any = None
         self._memo: dict[tuple[int, ...], int] = {}
-
-    @staticmethod
-    def bench_runs() -> list[BenchRun]:
-        """The table's solver rows: SALET with each rule, and entropy with its own opener."""
-        return [
-            BenchRun("max-entropy (entropy, SALET)", {"opener": "salet"}),
-            BenchRun("max-entropy (entropy, own opener)", {}),
-            *(BenchRun(f"max-entropy ({s}, SALET)", {"score": s, "opener": "salet"}) for s in SCORES[1:]),
-        ]
 
     @property
     def name(self) -> str:

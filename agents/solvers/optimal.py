@@ -40,7 +40,6 @@ from wordle_gym.core.game import NO_TILE
 from wordle_gym.core.rules import ALPHABET, num_patterns, pattern_ids, pattern_table, tiles_from_ids
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.harness.evaluation import bool_mask
-from wordle_gym.harness.registry import BenchRun
 
 FORMAT = "wordle-gym optimal tree 1"
 POLL_S = 0.2
@@ -493,14 +492,6 @@ class OptimalSolver:
         self.tree: OptimalTree | None = None
         self._context: Any = None
         self._oracle: Any = None  # for expected_guesses, with its cache
-
-    @staticmethod
-    def bench_runs() -> list[BenchRun]:
-        """The table's rows: SALET in normal and hard mode (trees ship with the package)."""
-        return [
-            BenchRun("optimal (SALET)", {"opener": "salet"}),
-            BenchRun("optimal (SALET, hard mode)", {"opener": "salet"}, {"hard_mode": True}),
-        ]
 
     @property
     def name(self) -> str:

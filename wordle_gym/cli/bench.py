@@ -91,26 +91,6 @@ def _settings(label: str, policy: Any, info: Any) -> list[tuple[str, Any, dict[s
     return [(own, policy, {"answers": answers, "allowed": info.allowed}), (real, GuessesFrom(policy, guesses), {})]
 
 
-def _provenance(policy: Any, info: Any) -> dict[str, str]:
-    """What a trained agent learned from (a teacher, or its reward preset) and where it trained, as its
-    checkpoint records them (empty for agents without one)."""
-    if info is None:
-        return {}
-    config = getattr(policy, "config", None)
-    teacher, reward = getattr(info, "teacher", None), getattr(config, "reward", None)
-    taught = "taught by the exact solver" if teacher == "optimal" else f"teacher: {teacher}"
-    if reward and getattr(config, "info_gain", 0.0):
-        reward = f"{reward!r} + {config.info_gain:g} x bits of information per guess"
-    elif reward:
-        reward = repr(reward)
-    method, method_reward = getattr(info, "method", None), getattr(info, "method_reward", None)
-    if reward and method:
-        reward = f"{reward}, then {method}" + (f" on reward {method_reward!r}" if method_reward else "")
-    found = {"learned_from": taught if teacher else f"reward {reward}" if reward else None,
-             "machine": getattr(info, "machine", None)}  # fmt: skip
-    return {k: str(v) for k, v in found.items() if v}
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(prog="wordle-gym bench", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
@@ -170,9 +150,9 @@ def main(argv: list[str] | None = None) -> int:
             except Exception as exc:  # one failing agent costs its row, not the table
                 print(f"skipped {label}: {type(exc).__name__}: {exc}")
                 continue
-            if getattr(info, "training_s", None):
-                result.extra["training_s"] = info.training_s
-            result.extra.update(_provenance(policy, info))
+            result.extra.update(_provenance(play))
+            if run.section:
+                result.extra["section"] = run.section
             written[result.save(layout.results / f"{_slug(label)}.json")] = result
             print(result.markdown_row(), flush=True)
     if args.optimal_agent.lower() != "none":
@@ -207,6 +187,16 @@ def _env_throughput(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     atomic_write_text(target, json.dumps({"machine": machine, "rows": rows}, indent=1) + "\n")
     print(f"wrote {target}")
     return 0
+
+
+def _provenance(policy: Any) -> dict[str, Any]:
+    """A policy's ``provenance`` (what it learned from, its training time and machine), checked to be what the
+    table shows: ``learned_from`` and ``machine`` text, ``training_s`` a number of seconds."""
+    found = getattr(policy, "provenance", None) or {}
+    kept = {key: str(found[key]) for key in ("learned_from", "machine") if found.get(key)}
+    if isinstance(found.get("training_s"), int | float) and found["training_s"] > 0:
+        kept["training_s"] = float(found["training_s"])
+    return kept
 
 
 def _check_ours(table: Path) -> None:
@@ -384,8 +374,11 @@ def _gap_table(results: list[dict]) -> list[str]:
 def agents_section(results: list[dict]) -> list[str]:
     real = [r for r in results if (r["games"], r["num_allowed"], r.get("answers")) == (2315, 12972, "answers")]
     stages = [r for r in results if r not in real]
-    taught = [r for r in real if _taught(r)]  # imitation of a teacher: kept apart from reward-only learning
-    real = [r for r in real if r not in taught]
+    sections: dict[str, list[dict]] = {}  # rows an agent puts in a section of their own, by title
+    for r in real:
+        if r.get("extra", {}).get("section"):
+            sections.setdefault(str(r["extra"]["section"]), []).append(r)
+    real = [r for r in real if not r.get("extra", {}).get("section")]
     lines = [
         "## Agents",
         "",
@@ -400,11 +393,15 @@ def agents_section(results: list[dict]) -> list[str]:
         *(_agent_row(r) for r in real),
         *_gap_table(real),
     ]
-    if taught:
-        lines += ["", "### Taught by a teacher (imitation, not reward): the real game", "",
-                  "Networks trained to imitate a player (here the exact solver, `python -m wordle_agents.teach`), "
-                  "not from the game's reward: kept apart from the learned agents above.", "",
-                  *AGENT_COLUMNS, *(_agent_row(r) for r in taught), *_gap_table(taught)]  # fmt: skip
+    for title, rows in sections.items():
+        lines += [
+            "",
+            f"### {title}: the real game",
+            "",
+            *AGENT_COLUMNS,
+            *(_agent_row(r) for r in rows),
+            *_gap_table(rows),
+        ]
     if stages:
         lines += ["", "### Training stages (not Wordle results)", "",
                   "The same trained agents on the word lists they were trained on (`answers x guesses`).", "",
@@ -413,11 +410,6 @@ def agents_section(results: list[dict]) -> list[str]:
               "| source | win % | mean guesses (wins) | max |", "| --- | ---: | ---: | ---: |"]  # fmt: skip
     lines += [f"| {name} (cited) | {win} | {mean} | {worst} |" for name, win, mean, worst in CITED_AGENTS]
     return [*lines, ""]
-
-
-def _taught(result: dict) -> bool:
-    learned = str(result.get("extra", {}).get("learned_from", ""))
-    return learned.startswith(("teacher", "taught"))
 
 
 def _read(path: Path) -> dict[str, Any]:

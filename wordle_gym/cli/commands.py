@@ -365,15 +365,20 @@ def cmd_solve(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- agents
 def cmd_agents(args: argparse.Namespace) -> int:
+    """Each installed agent: what it is (its ``description``) and the options it takes."""
     from wordle_gym.harness.registry import accepted_options, load_factory
 
+    width = max([len(name) for name in agent_names()] + [12]) + 2
     for name in agent_names():
         try:
-            accepted = accepted_options(load_factory(name))
-            takes = "any options" if accepted is None else ", ".join(sorted(accepted - {"device"})) or "no options"
+            factory = load_factory(name)
         except ValueError as exc:
-            takes = f"unavailable: {exc}"
-        print(f"{name:14} {takes}")
+            print(f"{name:{width}}unavailable: {exc}")
+            continue
+        accepted = accepted_options(factory)
+        takes = "any" if accepted is None else ", ".join(sorted(accepted - {"device"})) or "none"
+        print(f"{name:{width}}{getattr(factory, 'description', '') or '(no description)'}")
+        print(f"{'':{width}}options: {takes}")
     return 0
 
 

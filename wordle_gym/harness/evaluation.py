@@ -75,6 +75,7 @@ class GuessesFrom:
         self.policy, self.words = policy, tuple(words)
         self.name = getattr(policy, "name", type(policy).__name__)
         self.checkpoint = getattr(policy, "checkpoint", None)
+        self.provenance = getattr(policy, "provenance", {})
         self._mask: tuple[Any, torch.Tensor] | None = None
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:

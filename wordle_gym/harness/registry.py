@@ -11,7 +11,10 @@ object with ``act(observations, action_masks, env)`` (see :mod:`wordle_gym.harne
 accepts (``checkpoint``, ``opener``, ``score``, ``seed``, ... and ``device`` when it takes one); a
 class with a no-argument constructor works as it is. Optionally the callable has a
 ``bench_runs()`` attribute returning :class:`BenchRun` items, the rows ``wordle-gym bench`` shows
-for it; without one, bench evaluates it once with no options.
+for it; without one, bench evaluates it once with no options. A ``description`` attribute (one line:
+what the agent is, how it learned) is what ``wordle-gym agents`` shows. A policy may carry a
+``provenance`` dict (``learned_from``: text, ``training_s``: seconds, ``machine``: where it trained),
+which bench puts in its row.
 
 Looking agents up imports nothing until one is asked for, and an agent that fails to import
 gives an :class:`AgentError` naming its entry point without affecting the others: ``import
@@ -42,6 +45,9 @@ class BenchRun(NamedTuple):
     """Keyword options for the agent's callable."""
     env: dict[str, Any] = {}
     """Keyword options for :func:`wordle_gym.harness.evaluation.evaluate` (e.g. ``action_mask``)."""
+    section: str | None = None
+    """A section of its own in the table, by title (None: the main table; e.g. agents that imitated a
+    teacher rather than learning from the game's reward)."""
 
 
 def _entry_points() -> dict[str, EntryPoint]:

@@ -1,0 +1,192 @@
+"""The agents this package ships, in one explicit table.
+
+Every agent of ``wordle_agents`` is a row of :data:`AGENTS`: its name (the entry point in
+``pyproject.toml`` names the factory of the same name below), what builds it, a one-line description
+(what it is and how it learned; ``wordle-gym agents`` shows it), the weights it plays by default and the
+rows it gets in ``wordle-gym bench``. Nothing is found by matching file names or the text stored in a
+checkpoint: a shipped file plays only where a row of this table names it, and ``tests/test_zoo.py``
+checks that each named file exists, that every shipped file is named, and that the entry points are
+exactly these names.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from wordle_agents.common.checkpoint import shipped_dir
+from wordle_agents.methods.teach import Taught
+from wordle_agents.rl.networks import load_network
+from wordle_agents.rl.sb3 import load as load_sb3
+from wordle_agents.solvers.baselines import RandomPolicy
+from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
+from wordle_agents.solvers.optimal import OptimalSolver
+from wordle_gym.harness.registry import BenchRun
+
+TAUGHT = "Taught by a teacher (imitation, not reward)"
+"""The bench section of networks that imitated a player instead of learning from the game's reward."""
+
+
+@dataclass(frozen=True)
+class Agent:
+    """One shipped agent: called with the agent's options, it builds the policy (what the entry point names)."""
+
+    name: str
+    """Its name: ``wordle-gym eval --agent NAME`` (and its entry point)."""
+    build: Callable[..., Any]
+    """Builds the policy from the agent's options (its signature is what ``wordle-gym agents`` lists)."""
+    description: str
+    """One line: what it is, how it learned, its figure on the real game."""
+    rows: tuple[BenchRun, ...] = ()
+    """Its rows in ``wordle-gym bench``."""
+    weights: tuple[str, ...] = ()
+    """Files of ``checkpoints/`` it plays: by default (the first), or in its bench rows."""
+
+    def __call__(self, **options: Any) -> Any:
+        return self.build(**options)
+
+    @property
+    def __signature__(self) -> inspect.Signature:
+        """The options it takes are ``build``'s (the registry checks options against them)."""
+        return inspect.signature(self.build)
+
+    def bench_runs(self) -> list[BenchRun]:
+        return list(self.rows)
+
+
+def _network(default: str) -> Callable[..., Any]:
+    """The factory of a shipped network: ``checkpoint`` or the shipped ``default``."""
+
+    def build(checkpoint: str | None = None, device: Any = "cpu") -> Any:
+        return load_network(checkpoint or shipped_dir() / default, device)
+
+    return build
+
+
+def _rows(*files: tuple[str, str], section: str | None = None) -> tuple[BenchRun, ...]:
+    """One bench row per (weights file, its stage), labelled as the table has always labelled them."""
+    return tuple(
+        BenchRun(
+            f"{file.split('_')[0].upper()} `{file}` (stage {stage})",
+            {"checkpoint": str(shipped_dir() / file)},
+            section=section,
+        )
+        for file, stage in files
+    )
+
+
+def _taught(checkpoint: str | None = None, device: Any = "cpu") -> Taught:
+    if checkpoint is not None:
+        return Taught(checkpoint, device=device)
+    return Taught(shipped_dir() / "a2c_taught.pt", shipped_dir() / "a2c_taught_hard.pt", device)
+
+
+AGENTS: dict[str, Agent] = {
+    agent.name: agent
+    for agent in (
+        Agent(
+            "optimal",
+            OptimalSolver,
+            "the exact solver: plays the optimal tree from its opener (SALET: 3.4212, the proven optimum; hard 3.5084)",
+            (
+                BenchRun("optimal (SALET)", {"opener": "salet"}),
+                BenchRun("optimal (SALET, hard mode)", {"opener": "salet"}, {"hard_mode": True}),
+            ),
+            weights=(
+                "optimal_salet_normal.npz",
+                "optimal_salet_hard.npz",
+                "optimal_soare_normal.npz",
+                "optimal_learn_normal.npz",
+                "optimal_shine_normal.npz",
+                "optimal_outer_normal.npz",
+                "openers_normal.json",
+                "openers_hard.json",
+            ),
+        ),
+        Agent(
+            "max-entropy",
+            MaxEntropySolver,
+            "greedy solver: the guess of most information (or another --score) over all allowed words (SALET: 3.4324)",
+            (
+                BenchRun("max-entropy (entropy, SALET)", {"opener": "salet"}),
+                BenchRun("max-entropy (entropy, own opener)", {}),
+                *(BenchRun(f"max-entropy ({s}, SALET)", {"score": s, "opener": "salet"}) for s in SCORES[1:]),
+            ),
+        ),
+        Agent(
+            "random",
+            RandomPolicy,
+            "uniform random guesses among those the mask allows (the table's floors)",
+            (
+                BenchRun("random (all words)", {"seed": 0}),
+                BenchRun("random (remaining candidates)", {"seed": 0}, {"action_mask": "candidates"}),
+            ),
+        ),
+        Agent(
+            "a2c",
+            _network("a2c_full.pt"),
+            "A2C, word one-hot policy (seed 000), reward only, curriculum 100 -> 1000 -> 2315 -> full: "
+            "99.74 % / 3.7739",
+            _rows(("a2c_1000.pt", "1000"), ("a2c_2315.pt", "2315"), ("a2c_full.pt", "full")),
+            ("a2c_full.pt", "a2c_1000.pt", "a2c_2315.pt", "a2c.metrics.jsonl"),
+        ),
+        Agent(
+            "a2c-improved",
+            _network("a2c_improved.pt"),
+            "the a2c network improved by its own rollouts (the game's reward only): 99.87 % / 3.7167",
+            _rows(("a2c_improved.pt", "full")),
+            ("a2c_improved.pt",),
+        ),
+        Agent(
+            "a2c-taught",
+            _taught,
+            "the a2c network taught by the exact solver (imitation; hard-mode weights in hard mode): 100 % / 3.4225",
+            _rows(("a2c_taught.pt", "full"), ("a2c_taught_hard.pt", "full"), section=TAUGHT),
+            ("a2c_taught.pt", "a2c_taught_hard.pt"),
+        ),
+        Agent(
+            "dqn",
+            _network("dqn_full.pt"),
+            "DQN, letter-decomposed Q, prioritized replay (seed 001), reward only: 100 % / 3.6886",
+            _rows(("dqn_1000.pt", "1000"), ("dqn_2315.pt", "2315"), ("dqn_full.pt", "full")),
+            ("dqn_full.pt", "dqn_1000.pt", "dqn_2315.pt", "dqn.metrics.jsonl"),
+        ),
+        Agent(
+            "dqn-improved",
+            _network("dqn_improved.pt"),
+            "the dqn network improved by its own rollouts (the game's reward only): 100 % / 3.5758",
+            _rows(("dqn_improved.pt", "full")),
+            ("dqn_improved.pt",),
+        ),
+        Agent(
+            "dqn-explored",
+            _network("dqn_explored.pt"),
+            "the dqn network improved by its own rollouts with exploring starts and a critic of answers left "
+            "(the game's reward only): 100 % / 3.5197, the strongest reward-only agent",
+            _rows(("dqn_explored.pt", "full")),
+            ("dqn_explored.pt",),
+        ),
+        Agent(
+            "sb3",
+            load_sb3,
+            "a Stable-Baselines3 or sb3-contrib model zip (default: MaskablePPO on 100 words)",
+            (BenchRun("SB3 `maskable_ppo_100.zip`", {"checkpoint": str(shipped_dir() / "maskable_ppo_100.zip")}),),
+            ("maskable_ppo_100.zip",),
+        ),
+    )
+}
+
+
+# The entry points (pyproject.toml) name these.
+optimal = AGENTS["optimal"]
+max_entropy = AGENTS["max-entropy"]
+random = AGENTS["random"]
+a2c = AGENTS["a2c"]
+a2c_improved = AGENTS["a2c-improved"]
+a2c_taught = AGENTS["a2c-taught"]
+dqn = AGENTS["dqn"]
+dqn_improved = AGENTS["dqn-improved"]
+dqn_explored = AGENTS["dqn-explored"]
+sb3 = AGENTS["sb3"]
