@@ -7,8 +7,8 @@ does not train: it reads their ``metrics.jsonl``, kept in ``benchmarks/results/a
 (run folders do not outlive a session), and writes the table and the plot of win rate and mean
 guesses against games played and against wall time.
 
-    python benchmarks/a2c_ablation.py                              # table + plot from the kept logs
-    python benchmarks/a2c_ablation.py --collect NAME=runs/FOLDER   # keep (or refresh) one run's log first
+    python -m benchmarks.a2c_ablation                              # table + plot from the kept logs
+    python -m benchmarks.a2c_ablation --collect NAME=runs/FOLDER   # keep (or refresh) one run's log first
 
 Writes ``benchmarks/results/a2c_ablation_cpu.json``, ``benchmarks/plots/a2c_ablation.png`` and
 regenerates BENCHMARKS.md.
@@ -18,12 +18,9 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import HERE, RESULTS, parse_args, save
-
+from benchmarks.common import HERE, RESULTS, parse_args, save
 from wordle_gym.core.files import atomic_write
 
 LOGS = RESULTS / "a2c_ablation"

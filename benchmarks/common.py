@@ -15,12 +15,11 @@ from typing import Any
 
 import torch
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent))
+from wordle_gym.cli.throughput import describe
+from wordle_gym.core.device import resolve_device
+from wordle_gym.core.files import atomic_write_json
 
-from wordle_gym.cli.throughput import describe  # noqa: E402
-from wordle_gym.core.device import resolve_device  # noqa: E402
-from wordle_gym.core.files import atomic_write_json  # noqa: E402
+HERE = Path(__file__).resolve().parent
 
 RESULTS = HERE / "results"
 
@@ -65,7 +64,7 @@ def run_fresh(
 
 def save(name: str, result: dict[str, Any]) -> None:
     """Write ``results/<name>_<device>.json`` atomically and regenerate BENCHMARKS.md."""
-    import make_table
+    from benchmarks import make_table
 
     path = RESULTS / f"{name}_{result['device']}.json"
     atomic_write_json(path, result)

@@ -3,7 +3,7 @@
 The base is what DQNConfig's defaults were before this ablation (width 512, seed 001's reward);
 the defaults now are its winning row (width 1024, the "default" reward).
 
-    python benchmarks/dqn_ablation.py [--device cpu|cuda] [--quick] [--only NAME,NAME]
+    python -m benchmarks.dqn_ablation [--device cpu|cuda] [--quick] [--only NAME,NAME]
 
 ``--only`` runs the settings whose names start with the given prefixes and keeps the other rows
 of an earlier result (one run per session fits; the table grows across sessions).
@@ -17,14 +17,10 @@ and regenerates BENCHMARKS.md.
 from __future__ import annotations
 
 import json
-import sys
 import time
 from dataclasses import asdict
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import RESULTS, parse_args, save
-
+from benchmarks.common import RESULTS, parse_args, save
 from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate

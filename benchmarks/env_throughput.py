@@ -2,7 +2,7 @@
 against a plain-Python single-game env written here as the baseline and, side by side in the
 same run, against other envs and older checkouts of this one.
 
-    python benchmarks/env_throughput.py [--device cpu|cuda|auto] [--quick]
+    python -m benchmarks.env_throughput [--device cpu|cuda|auto] [--quick]
         [--before PATH]                      # a checkout of an older commit (git worktree add PATH COMMIT)
         [--peer-python PY --peer-path DIR]   # gym-wordle 0.1.3: its venv's python, gym 0.19's source
 
@@ -25,15 +25,12 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import numpy as np
 import torch
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, run_fresh, save
-
+from benchmarks.common import parse_args, run_fresh, save
 from wordle_gym import WordleEnv
 from wordle_gym.cli import throughput
 from wordle_gym.core.rules import build_pattern_table
@@ -283,7 +280,7 @@ def main() -> None:
     if device.type == "cpu":
         result["sync_vector"] = [time_sync_vector(n, budget) for n in (1, 8, 64)]
         result["mask_breakdown"] = mask_breakdown(16384, budget)
-    result["command"] = " ".join(["python benchmarks/env_throughput.py", *sys.argv[1:]])
+    result["command"] = " ".join(["python -m benchmarks.env_throughput", *sys.argv[1:]])
     save("env_throughput", result)
 
 

@@ -5,20 +5,18 @@ improved checkpoint's own record (``improving.history``: every iteration's greed
 answers, the positions changed, the guesses tried, the time) and writes its table. It also measures how
 each network plays off its own path (:func:`off_path`, with the exact oracle: about a minute).
 
-    python benchmarks/improve.py
+    python -m benchmarks.improve
 
 Writes ``benchmarks/results/improve_cpu.json`` and regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
 import torch
-from common import parse_args, save
 
+from benchmarks.common import parse_args, save
 from wordle_agents.common.checkpoint import read_checkpoint, shipped_dir
 from wordle_agents.methods.improve import load_network, positions, rollouts
 from wordle_agents.solvers.oracle import Oracle

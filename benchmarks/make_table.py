@@ -1,17 +1,16 @@
 """Regenerate BENCHMARKS.md: the scripts' sections from benchmarks/results/*.json, then the table.
 
-python benchmarks/make_table.py
+python -m benchmarks.make_table
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from benchmarks.report import write_sections
+from wordle_gym.cli.bench import Layout, render
+
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from benchmarks.report import write_sections  # noqa: E402
-from wordle_gym.cli.bench import Layout, render  # noqa: E402
 
 
 def main() -> None:

@@ -1,6 +1,6 @@
 """The best opener over all 12972 allowed guesses, proven, normal and hard mode (original lists).
 
-    python benchmarks/openers.py [--modes normal hard] [--skip-run]
+    python -m benchmarks.openers [--modes normal hard] [--skip-run]
 
 Runs ``python -m wordle_agents.optimal --all-openers [--hard] --save agents/checkpoints/openers_<mode>.json``
 (the shipped rankings are its output; the command's own clock, summed over its sessions, is the time
@@ -16,9 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, save
-
+from benchmarks.common import parse_args, save
 from wordle_agents.solvers.openers import load, shipped_ranking
 
 ROOT = Path(__file__).resolve().parent.parent

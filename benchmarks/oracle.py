@@ -1,7 +1,7 @@
 """The exact oracle on the real game: every decision of each deterministic agent of the real-game table
 measured against the optimum (regret by turn), and how fast the oracle values the positions an evaluation visits.
 
-    python benchmarks/oracle.py [--quick] [--only TEXT]
+    python -m benchmarks.oracle [--quick] [--only TEXT]
 
 The rows are ``wordle-gym bench``'s real-game rows (the same agents, options and labels), but the random
 floors: see :data:`SKIPPED`. Each agent plays every answer once through the harness (``evaluate(...,
@@ -15,14 +15,10 @@ and the guess it made there (cold: an empty cache), and once more with the same 
 from __future__ import annotations
 
 import json
-import sys
 import time
-from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import RESULTS, parse_args, save
-
+from benchmarks.common import RESULTS, parse_args, save
 from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.cli.bench import _settings, jobs
 from wordle_gym.core.words import load_word_list
@@ -96,7 +92,7 @@ def main() -> None:
         rows = [row for row in rows if args.only.lower() in row[0].lower()]
         if not rows:
             raise SystemExit(f"--only {args.only!r} matches none of: {', '.join(labels)}")
-    result["command"] = "python benchmarks/oracle.py" + (" --quick" if args.quick else "")
+    result["command"] = "python -m benchmarks.oracle" + (" --quick" if args.quick else "")
     for label, policy, options in rows:
         kept[label] = measure(label, policy, options, None if args.quick else "salet")
         result["rows"] = [kept[name] for name in labels if name in kept]  # the table's order

@@ -1,6 +1,6 @@
 """Where one training update spends its time: A2C and DQN at the full vocabulary, torch profiler.
 
-    python benchmarks/profile_training.py [--device cpu|cuda] [--quick]
+    python -m benchmarks.profile_training [--device cpu|cuda] [--quick]
 
 One warm-up update, then one profiled update of each (A2C: seed settings, 1024 games to the end;
 DQN: defaults, one env step and its updates), on 2315 answers with the 12972 allowed guesses. Records
@@ -10,16 +10,12 @@ the wall time of the profiled update and the operators with the most self time. 
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import torch
 from torch.profiler import ProfilerActivity, profile
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, save
-
+from benchmarks.common import parse_args, save
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer
 from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
 from wordle_gym.core.words import stage_words

@@ -1,7 +1,7 @@
 """Prioritized replay: sum-tree sample + priority update against a plain O(n) proportional
 sampler, at capacities 10^4, 10^5, 10^6 and 10^7 (DQN training throughput: benchmarks/training.py).
 
-    python benchmarks/replay.py [--device cpu|cuda|auto] [--quick]
+    python -m benchmarks.replay [--device cpu|cuda|auto] [--quick]
 
 The O(n) baseline (written here) keeps ``p^alpha`` in a flat tensor and samples by a cumulative
 sum and a binary search over it each time: the way prioritized replay is often first written.
@@ -10,15 +10,11 @@ Writes ``benchmarks/results/replay_<device>.json`` and regenerates BENCHMARKS.md
 
 from __future__ import annotations
 
-import sys
 import time
-from pathlib import Path
 
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, save
-
+from benchmarks.common import parse_args, save
 from wordle_agents.rl.replay import PrioritizedReplay
 
 BATCH = 512

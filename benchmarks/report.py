@@ -1,6 +1,6 @@
 """The sections of BENCHMARKS.md that the benchmark scripts measure, rendered from their JSON.
 
-    python benchmarks/make_table.py   # re-render every section and BENCHMARKS.md
+    python -m benchmarks.make_table   # re-render every section and BENCHMARKS.md
 
 Each script writes ``benchmarks/results/<name>_<device>.json``; :func:`write_sections` renders them
 into ``benchmarks/sections/measured.md``, which ``wordle-gym bench`` appends to its agents table
@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wordle_gym.core.files import atomic_write_text
+from wordle_gym.core.files import atomic_write, atomic_write_text
 
 HERE = Path(__file__).resolve().parent
 
@@ -31,7 +31,7 @@ def env_section(result: dict) -> list[str]:
         f"### Environment throughput: {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: "
-        f"`{result.get('command', 'python benchmarks/env_throughput.py --device ' + result['device'])}`.",
+        f"`{result.get('command', 'python -m benchmarks.env_throughput --device ' + result['device'])}`.",
         "",
         "| what | figure |",
         "| --- | --- |",
@@ -135,6 +135,76 @@ def _side_by_side(result: dict | None) -> list[str]:
     return lines
 
 
+CITED_AGENTS = [
+    ("Greedy max-entropy, opener SALET (seed 002)", "100", "3.4423", "5"),
+    ("A2C, word one-hot policy, full curriculum, ~17.5 h on a GTX 1070 (seed 000)", "99.78", "3.752", "X"),
+    ("A2C (Andrew Ho)", "99.5", "3.9", "X"),
+    ("DQN, letter-decomposed Q, prioritized replay (seed 001)", "99.96 (2314/2315)", "3.6959", "X"),
+    ("Max-entropy baseline of seed 001", "100", "3.6367", ""),
+    ("Entropy-guided PPO (Sung, Hersch, Kant)", "", "3.51", ""),
+    ("WordleBot (RylieWeaver): PPO, information-gain reward, hand rules, ~30 M games", "100", "3.53", ""),
+]
+
+
+def cited_section() -> list[str]:
+    """Published figures on the real game, beside the measured table (not measured here)."""
+    lines = ["### Published figures (cited, not measured here)", "",
+             "On 2315 answers with the allowed guesses, as their authors report them.", "",
+             "| source | win % | mean guesses (wins) | max |", "| --- | ---: | ---: | ---: |"]  # fmt: skip
+    lines += [f"| {name} (cited) | {win} | {mean} | {worst} |" for name, win, mean, worst in CITED_AGENTS]
+    return [*lines, ""]
+
+
+LOGS = HERE.parent / "agents" / "checkpoints"
+
+
+def learning_curves(logs: list[Path], out: Path) -> Path | None:
+    """The shipped checkpoints' training logs (``*.metrics.jsonl``: one greedy evaluation per line) as
+    win rate and mean guesses by update, and win rate by wall time; None without matplotlib or logs."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    if not logs:
+        return None
+    fig, (ax_win, ax_mean, ax_time) = plt.subplots(1, 3, figsize=(15, 4.8))
+    for log in logs:
+        rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+        for stage in dict.fromkeys(r["stage"] for r in rows):
+            part = [r for r in rows if r["stage"] == stage]
+            # Logs written before the greedy figures were kept apart hold only the training batch's.
+            key, what = ("win_rate", "greedy") if "win_rate" in part[0] else ("train_win_rate", "sampled")
+            label = f"{log.name.split('.')[0]} stage {stage} ({what})"
+            wins = [100 * r[key] for r in part]
+            ax_win.plot([r["step"] for r in part], wins, label=label)
+            means = [r[key.replace("win_rate", "mean_guesses")] for r in part]
+            ax_mean.plot([r["step"] for r in part], means, label=label)
+            ax_time.plot([r["elapsed_s"] / 3600 for r in part], wins, label=label)
+    ax_win.set(xlabel="update", ylabel="win % on the stage's answers", title="win rate by update")
+    ax_mean.set(xlabel="update", ylabel="mean guesses (wins)", title="mean guesses by update")
+    ax_time.set(xlabel="training wall time (h)", ylabel="win % on the stage's answers", title="win rate by wall time")
+    handles, labels = ax_win.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(out, lambda handle: fig.savefig(handle, format="png", dpi=110))
+    plt.close(fig)
+    return out
+
+
+def learning_section(logs: Path = LOGS, out: Path = HERE / "plots" / "learning_curves.png") -> list[str]:
+    image = learning_curves(sorted(logs.glob("*.metrics.jsonl")), out)
+    if image is None:
+        return []
+    return ["### Learning curves of the shipped A2C and DQN checkpoints", "",
+            "From their training logs (`agents/checkpoints/*.metrics.jsonl`); drawn by "
+            "`python -m benchmarks.make_table`.",
+            "", f"![Learning curves](benchmarks/plots/{image.name})", ""]  # fmt: skip
+
+
 CITED_SOLVERS = [
     ("greedy max-entropy, opener SALET (seed 002)", "3.4423", "5"),
     ("greedy max-entropy, opener TARES (seed 002)", "3.4743", "5"),
@@ -150,7 +220,7 @@ def solver_section(result: dict) -> list[str]:
     lines = [
         f"### Solvers: greedy one-step rules on {result['device']} ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `python benchmarks/solvers.py --device {result['device']}`. "
+        f"Machine: {result['machine']}. Command: `python -m benchmarks.solvers --device {result['device']}`. "
         "All 2315 original answers, 12972 allowed guesses, one batched evaluation each through the harness "
         "(`wordle-gym eval --score RULE --opener WORD`). Rules: `entropy` (seed 002), `expected` remaining "
         "candidates (seed 004), `minimax` worst bucket, `splits` distinct patterns; a candidate is preferred "
@@ -223,7 +293,7 @@ def training_section(result: dict) -> list[str]:
     lines = [
         f"### Training throughput and shipped checkpoints: {result['device']} ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `python benchmarks/training.py --device {result['device']}"
+        f"Machine: {result['machine']}. Command: `python -m benchmarks.training --device {result['device']}"
         + (" --before PATH`" if before else "`")
         + ". Default settings: A2C (seed 000's) 1024 games per update; DQN 256 games per env step, 2 updates "
         "of 512 transitions (width 1024). Stage full: 2315 answers, 12972 guesses. Each row timed in a fresh "
@@ -275,7 +345,7 @@ def replay_section(result: dict) -> list[str]:
     lines = [
         f"### Prioritized replay: {result['device']} ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `python benchmarks/replay.py --device {result['device']}`. "
+        f"Machine: {result['machine']}. Command: `python -m benchmarks.replay --device {result['device']}`. "
         f"One round = sample {result['batch']} items in proportion to p^alpha, then update their priorities.",
         "",
         "| capacity | sum tree (rounds/s) | plain O(n) sampler (rounds/s) | speed-up |",
@@ -293,7 +363,7 @@ def dqn_ablation_section(result: dict) -> list[str]:
     lines = [
         f"### DQN ablation, 100-word stage: {result['device']} ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `python benchmarks/dqn_ablation.py --device {result['device']}`. "
+        f"Machine: {result['machine']}. Command: `python -m benchmarks.dqn_ablation --device {result['device']}`. "
         "One setting changed at a time from seed 001's settings (the DQN defaults before this ablation; the "
         f"defaults now are its last row); {result['updates']:,} updates each, greedy evaluation "
         "on the 100 answers every 250 updates (`--only NAME` reruns one row).",
@@ -313,7 +383,7 @@ def a2c_ablation_section(result: dict) -> list[str]:
     lines = [
         f"### A2C ablation on the real game: {result['device']} ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `python benchmarks/a2c_ablation.py` (reads the runs' logs, kept in "
+        f"Machine: {result['machine']}. Command: `python -m benchmarks.a2c_ablation` (reads the runs' logs, kept in "
         "`benchmarks/results/a2c_ablation/`; `--collect NAME=RUN_DIR` adds one). One change at a time, "
         "greedy evaluation on all 2315 answers with the 12972 guesses (mean guesses over the wins). The same "
         "budget is the same number of games: 2.05 M (1000 updates of 2048 games, or 500 of 4096). "
@@ -338,7 +408,7 @@ def improve_section(result: dict) -> list[str]:
     lines = [
         f"### Policy iteration by the network's own rollouts, real game: {result['device']} ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `python benchmarks/improve.py` (reads each shipped checkpoint's "
+        f"Machine: {result['machine']}. Command: `python -m benchmarks.improve` (reads each shipped checkpoint's "
         "own record). Each iteration the network plays all 2315 answers greedily (12972 guesses offered); at "
         "every position it reaches, its top guesses are each played and the game finished by its own greedy "
         "play on every answer still possible; the best by the env's reward (-1 a guess, -5 for a loss) becomes "
@@ -382,7 +452,7 @@ def profile_section(result: dict) -> list[str]:
     lines = [
         f"### Where a training update's time goes (full vocabulary): {result['device']} ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `python benchmarks/profile_training.py --device {result['device']}` "
+        f"Machine: {result['machine']}. Command: `python -m benchmarks.profile_training --device {result['device']}` "
         "(torch profiler, one update after a warm-up; 2315 answers, 12972 allowed guesses).",
         f"A2C update, {a2c['games']} games to the end: {a2c['wall_s']:.2f} s, {a2c['ops']:,} operator calls. "
         f"DQN step, {dqn['num_games']} games and {dqn['updates_per_step']} updates of batch {dqn['batch_size']}: "
@@ -444,7 +514,7 @@ def openers_section(result: dict) -> list[str]:
         f"### The best opener over all 12972 allowed guesses, proven: {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `python -m wordle_agents.optimal --all-openers [--hard] --save "
-        "openers.json` (reproduced by `python benchmarks/openers.py`; the shipped rankings are "
+        "openers.json` (reproduced by `python -m benchmarks.openers`; the shipped rankings are "
         "`agents/checkpoints/openers_{normal,hard}.json`). Every allowed first guess gets its exact optimal total "
         "or a proof that it is not among the 10 best (ties stay in): the root bound (each bucket of c answers "
         "needs 2c - 1 more guesses), then the second-level bound (each bucket searched with a budget one over its "
@@ -509,13 +579,15 @@ RENDERERS = [
 
 def write_sections(results: Path = HERE / "results", out: Path = HERE / "sections" / "measured.md") -> Path:
     """Render every script's results (``results/<name>_*.json``) into one markdown file."""
-    sections: list[str] = []
+    sections: list[str] = cited_section()
     for name, section in RENDERERS:
         for path in sorted(results.glob(f"{name}_*.json")):
             try:
                 sections += section(_read(path))
             except (KeyError, TypeError, IndexError) as exc:
                 raise ValueError(f"{path}: not a {name} benchmark result (missing or bad {exc})") from None
+        if name == "training":
+            sections += learning_section()
     out.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(out, "\n".join(sections))
     return out

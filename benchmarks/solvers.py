@@ -1,7 +1,7 @@
 """The greedy solver family and the exact optimal solver on the full original lists
 (2315 answers, 12972 guesses).
 
-    python benchmarks/solvers.py [--device cpu|cuda|auto] [--quick]
+    python -m benchmarks.solvers [--device cpu|cuda|auto] [--quick]
 
 Every scoring rule with the openers SALET, SOARE, TARES, CRANE and the solver's own, plus
 hard mode, and the cold-start time of a whole evaluation in a fresh process (Python and torch
@@ -15,15 +15,12 @@ then warm, best of two. Writes
 
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
 from tqdm import tqdm
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, run_fresh, save
-
+from benchmarks.common import parse_args, run_fresh, save
 from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
 from wordle_gym.core.rules import pattern_table
 from wordle_gym.core.words import Vocabulary

@@ -1,7 +1,7 @@
 """Training throughput of A2C and DQN (side by side with an older checkout), and the harness rows
 of the shipped A2C and DQN checkpoints.
 
-    python benchmarks/training.py [--device cpu|cuda|auto] [--quick] [--before PATH]
+    python -m benchmarks.training [--device cpu|cuda|auto] [--quick] [--before PATH]
 
 Throughput: each trainer with its default settings (A2C: seed 000's, 1024 games per update; DQN:
 256 games per env step, 2 updates of 512 transitions each) on the 100-word stage and on the full
@@ -17,14 +17,11 @@ regenerates BENCHMARKS.md.
 from __future__ import annotations
 
 import subprocess
-import sys
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from common import parse_args, run_fresh, save
 
 import wordle_agents
 import wordle_gym
+from benchmarks.common import parse_args, run_fresh, save
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.rl.a2c import A2CAgent
 from wordle_agents.rl.dqn import DQNAgent

@@ -40,9 +40,10 @@ def test_random_agent_example__bad_argument_fails_cleanly() -> None:
 def _quick_benchmark(tmp_path: Path, script: str, *args: str) -> dict:
     bench = tmp_path / "benchmarks"
     bench.mkdir()
-    for name in (script, "make_table.py", "common.py", "report.py"):
+    for name in (script, "make_table.py", "common.py", "report.py", "__init__.py"):
         (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
-    out = run(str(bench / script), "--device", "cpu", "--quick", *args, cwd=tmp_path)
+    # Run as the docs say, ``python -m benchmarks.NAME``, here from a copy: it writes under tmp_path.
+    out = run("-m", f"benchmarks.{script.removesuffix('.py')}", "--device", "cpu", "--quick", *args, cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     return json.loads((bench / "results" / script.replace(".py", "_cpu.json")).read_text())
 
@@ -126,8 +127,10 @@ def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> No
     assert points == [(0, 0, 3.7812), (250, 512_000, 3.77)]
     assert [p["games"] for p in bigger["curve"]] == [0, 1_024_000]  # games counted with each run's batch
     assert "--lr 0.0001" in kept["command"] and (tmp_path / "benchmarks" / "plots" / "a2c_ablation.png").stat().st_size
-    assert "| lr 1e-4 |" in (tmp_path / "BENCHMARKS.md").read_text()
-    bad = run(str(tmp_path / "benchmarks" / "a2c_ablation.py"), "--collect", f"nope={run_dir}", cwd=tmp_path)
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| lr 1e-4 |" in table
+    assert "| Greedy max-entropy, opener SALET (seed 002) (cited) | 100 | 3.4423 | 5 |" in table
+    bad = run("-m", "benchmarks.a2c_ablation", "--collect", f"nope={run_dir}", cwd=tmp_path)
     assert bad.returncode != 0 and "unknown run 'nope'" in bad.stderr and "Traceback" not in bad.stderr
 
 

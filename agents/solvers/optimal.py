@@ -23,6 +23,7 @@ import queue
 import sys
 import time
 import zipfile
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
@@ -492,6 +493,7 @@ class OptimalSolver:
         self.tree: OptimalTree | None = None
         self._context: Any = None
         self._oracle: Any = None  # for expected_guesses, with its cache
+        self._optima: dict[tuple[str, bool], Any] = {}  # optimal_gap's evaluations, by (opener, hard mode)
 
     @property
     def name(self) -> str:
@@ -554,6 +556,46 @@ class OptimalSolver:
                                                stats=oracle.stats) if valid else None)  # fmt: skip
                 bar.update()
         return best, costs
+
+    def optimal_gap(self, result: Any, reference: str = "salet") -> dict[str, Any] | None:
+        """How far a real-game evaluation (``EvalResult`` with per-answer ``guesses``, one first guess for every
+        game) is from perfect play, split in two: the opener's cost (the optimum from the agent's first guess
+        minus the optimum from ``reference``) and the play's cost (the agent's mean minus the optimum from its
+        first guess); and per answer the guesses used beyond the optimal tree for that first guess. Losses count
+        as ``max_guesses + 1``. None where it is not defined (other lists, several first guesses). Trees are
+        solved with this solver's ``time_limit`` and kept in its ``cache_dir``; a tree that cannot be had raises
+        ``ValueError``, ``TimeoutError`` or ``ImportError``. ``wordle-gym bench`` fills its gap table with it."""
+        from wordle_gym.harness.evaluation import evaluate
+
+        real = (result.games, result.num_allowed, result.answers) == (2315, 12972, "answers")
+        if not real or len(result.openers) != 1 or result.guesses is None or result.max_guesses != 6:
+            return None
+
+        def optimum(opener: str) -> Any:
+            key = (opener, result.hard_mode)
+            if key not in self._optima:  # a failure is kept too: a tree that could not be had is not tried again
+                cache = str(self.cache_dir) if self.cache_dir else None
+                solver = OptimalSolver(opener, time_limit=self.time_limit, cache_dir=cache)
+                try:
+                    self._optima[key] = evaluate(solver, device="cpu", hard_mode=result.hard_mode, progress=None)
+                except (ImportError, TimeoutError, ValueError) as exc:
+                    self._optima[key] = exc
+            if isinstance(self._optima[key], Exception):
+                raise self._optima[key]
+            return self._optima[key]
+
+        opener = next(iter(result.openers))
+        own, best = optimum(opener), optimum(reference)
+        beyond = Counter(a - b for a, b in zip(result.guesses, own.guesses, strict=True))
+        return {
+            "opener": opener,
+            "optimum_from_opener": own.mean_guesses_all,
+            "opener_cost": own.mean_guesses_all - best.mean_guesses_all,
+            "reference": reference,
+            "reference_optimum": best.mean_guesses_all,
+            "play_cost": result.mean_guesses_all - own.mean_guesses_all,
+            "beyond": {str(k): v for k, v in sorted(beyond.items())},
+        }
 
     def regret_report(self, histories: list[list[int]], config: Any, costliest: int = 20) -> dict[str, Any]:
         """The exact regret of every decision of an evaluation (``evaluate(..., histories=True)``), as
