@@ -41,7 +41,8 @@ def off_path(path: Path, config: WordleConfig, oracle: Oracle) -> dict[str, floa
     guess, then its own greedy play, against its own greedy play (mean guesses, every answer) and the
     optimum after its opener. The oracle measures; nothing is trained on it."""
     agent = load_network(str(path))
-    found, used = positions(agent, config)
+    found, games = positions(agent, config)
+    used = games.guesses
     opener, start, width = found[0].greedy, oracle.start(), config.max_guesses
     answers, forced, optimum = [], [], 0.0
     for p in found:

@@ -64,7 +64,8 @@ def test_rollouts__forced_guesses_then_greedy_play_as_the_harness_plays_them(har
 def test_positions__each_holds_exactly_the_answers_its_guesses_leave() -> None:
     agent, config = _setup(3)
     words = list(config.vocabulary.answers)
-    found, used = positions(agent, config)
+    found, games = positions(agent, config)
+    used = games.guesses
     assert found[0].prefix == [] and found[0].answers == list(range(len(words)))
     for p in found:
         history = [(words[g], feedback_ref(words[g], words[p.answers[0]])) for g in p.prefix]
@@ -93,7 +94,8 @@ def test_improve__the_improved_policy_earns_more_than_the_network(hard: bool, de
     assert after > before
     assert after - before >= gain - 1e-4  # the first changes along each game already gain this much
     # positions() plays the same improved policy: the label where one was chosen, the network elsewhere
-    played, used = positions(agent, config, changed)
+    played, games = positions(agent, config, changed)
+    used = games.guesses
     assert {p.observation.numpy().tobytes(): p.played for p in played if p.played != p.greedy} == {
         k: v for k, v in changed.items() if k in {p.observation.numpy().tobytes() for p in played}
     }
@@ -176,7 +178,8 @@ def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_the
     from wordle_agents.methods.improve import candidate_values
 
     agent, config = _setup(7)
-    found, used = positions(agent, config)
+    found, games = positions(agent, config)
+    used = games.guesses
     values = candidate_values(agent, config, found[:2], top=1, extra={0: [5, 7, found[0].greedy]})
     assert set(values[0]) == {found[0].greedy, 5, 7} and set(values[1]) == {found[1].greedy}
     for j, p in enumerate(found[:2]):
@@ -228,7 +231,8 @@ def test_critic__fits_its_own_games_and_screens_every_guess_by_one_step_lookahea
 
     agent, config = _setup(9, count=30)
     words = list(config.vocabulary.answers)
-    found, used = positions(agent, config)
+    found, games = positions(agent, config)
+    used = games.guesses
     critic = Critic.fit(found, used, config)
     cost = critic.cost.tolist()
     assert cost[0] == 0 and len(cost) == len(words) + 1
@@ -255,7 +259,8 @@ def test_positions__from_other_guesses_as_the_harness_plays_them() -> None:
     agent, config = _setup(10)
     words = list(config.vocabulary.answers)
     starts = [([4], [0, 5, 9]), ([7, 2], list(range(24)))]
-    found, used = positions(agent, config, starts=starts)
+    found, games = positions(agent, config, starts=starts)
+    used = games.guesses
     assert len(used) == 27
     games = [(prefix, a) for prefix, answers in starts for a in answers]
     for i, (prefix, a) in enumerate(games):
@@ -324,3 +329,15 @@ def test_entry_points__each_improved_agent_gets_its_own_shipped_weights() -> Non
     assert agent.checkpoint.method == EXPLORED and agent.checkpoint.teacher is None
     assert dqn_improved().checkpoint.method == METHOD
     assert a2c_improved().checkpoint.method == METHOD
+
+
+def test_positions__the_shipped_network_plays_its_recorded_figures() -> None:
+    """The one play loop (``wordle_gym.harness.play``) replays what the run recorded when it wrote the weights."""
+    from wordle_agents.zoo import dqn_explored
+
+    agent = dqn_explored()
+    _, games = positions(agent, WordleConfig())
+    assert (games.win_rate, games.mean_guesses_wins) == (
+        agent.checkpoint.figures["win_rate"],
+        agent.checkpoint.figures["mean_guesses"],
+    )

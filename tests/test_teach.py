@@ -6,6 +6,7 @@ import random
 from pathlib import Path
 
 import pytest
+import torch
 
 pytest.importorskip("numba")
 
@@ -14,6 +15,7 @@ from reference import few_letter_words
 from wordle_agents.methods.teach import main, teach
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.solvers.oracle import Oracle
+from wordle_gym.core.config import WordleConfig
 
 
 def test_teach__dagger_reaches_the_oracle_on_a_small_list() -> None:
@@ -79,3 +81,17 @@ def test_shipped_taught_weights__apart_from_the_default_and_by_mode() -> None:
     assert Path(taught.hard.checkpoint.path).name == "a2c_taught_hard.pt"
     assert taught.normal.checkpoint.teacher == "optimal" and taught.hard.checkpoint.hard_mode is True
     assert taught.normal.checkpoint.hard_mode is False
+
+
+@pytest.mark.slow
+def test_play__the_shipped_taught_network_plays_its_recorded_figures() -> None:
+    """teach's play (the harness loop with a recorder) gives exactly the figures the teaching run recorded."""
+    from wordle_agents.methods.teach import play
+    from wordle_agents.solvers.oracle import Oracle
+    from wordle_agents.zoo import a2c_taught
+
+    agent = a2c_taught().normal
+    seen, figures = play(agent, Oracle(WordleConfig(), root_opener="salet"), torch.device("cpu"))
+    recorded = agent.checkpoint.figures
+    assert (figures["win_rate"], figures["mean_guesses"]) == (recorded["win_rate"], recorded["mean_guesses"])
+    assert len(seen) > 2000  # every position the student reached, once

@@ -58,7 +58,7 @@ from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.files import atomic_torch_save, check_writable, one_line
 from wordle_gym.core.rules import num_patterns, pattern_table
 from wordle_gym.envs.vector import WordleVectorEnv
-from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.harness.play import Played, bool_mask, play
 
 METHOD = "own-policy rollouts"
 EXPLORING, SCREENING = "exploring starts", "guesses also from a critic of answers left"
@@ -98,47 +98,86 @@ class Iteration:
     path_copies: int = 0  # extra copies of the improved policy's path among the labels
 
 
-def _env(config: WordleConfig, n: int, device: torch.device) -> WordleVectorEnv:
-    return WordleVectorEnv(n, config, device=device, autoreset_mode="disabled", check_actions=False)
+class Forced:
+    """Game ``i``'s first ``lengths[i]`` guesses are ``forced[i]``; then the network's greedy guess (among
+    those the position allows in hard mode). A harness policy: :func:`wordle_gym.harness.play.play` runs it."""
+
+    def __init__(self, agent: WordAgent, forced: torch.Tensor, lengths: torch.Tensor, hard_mode: bool) -> None:
+        self.agent, self.forced, self.lengths, self.hard_mode = agent, forced, lengths, hard_mode
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+        turn = env.state.turn
+        forced = self.forced.gather(1, turn.clamp(max=self.forced.shape[1] - 1)[:, None]).squeeze(1)
+        actions = torch.where(turn < self.lengths, forced, 0)
+        free = (~env.state.done & (turn >= self.lengths)).nonzero().flatten()
+        if len(free):
+            scores = self.agent.letter_scores(observations[free])
+            actions[free] = self.agent.net.words.best(scores, action_masks[free] if self.hard_mode else None)
+        return actions
 
 
 @torch.no_grad()
-def rollouts(agent: WordAgent, config: WordleConfig, answers: torch.Tensor, forced: torch.Tensor,
-             lengths: torch.Tensor, chunk: int = 32768) -> tuple[torch.Tensor, torch.Tensor]:  # fmt: skip
+def rollouts(
+    agent: WordAgent,
+    config: WordleConfig,
+    answers: torch.Tensor,
+    forced: torch.Tensor,
+    lengths: torch.Tensor,
+    chunk: int = 32768,
+) -> tuple[torch.Tensor, torch.Tensor]:
     """Play game ``i`` on answer ``answers[i]``: its first ``lengths[i]`` guesses are ``forced[i]``, the rest
-    the network's greedy choice. Each game's return (the sum of its rewards) and the guesses it used
-    (``max_guesses + 1`` for a loss), ``chunk`` games at a time."""
+    the network's greedy choice (:class:`Forced`), ``chunk`` games at a time.
+
+    Returns:
+        Each game's return (the sum of its rewards) and the guesses it used (``max_guesses + 1`` for a loss).
+    """
     returns, used = [], []
-    net, device = agent.net, agent.device
-    net.eval()
-    limit = config.max_guesses
+    agent.net.eval()
     bar = tqdm(total=len(answers), desc="rollouts", unit="game", leave=False, disable=None)  # None: on a terminal
     for start in range(0, len(answers), chunk):
         rows = slice(start, start + chunk)
-        n = len(answers[rows])
-        env = _env(config, n, device)
-        obs, infos = env.reset(options={"answers": answers[rows].to(device)})
-        force, length = forced[rows].to(device), lengths[rows].to(device)
-        total = torch.zeros(n, device=device)
-        guesses = torch.full((n,), limit + 1, dtype=torch.int64, device=device)
-        for turn in range(limit):
-            alive = ~env.state.done
-            actions = torch.where(turn < length, force[:, min(turn, force.shape[1] - 1)], 0)
-            free = (alive & (turn >= length)).nonzero().flatten()
-            if len(free):
-                scores = agent.letter_scores(obs[free])
-                mask = bool_mask(infos["action_mask"])[free] if config.hard_mode else None
-                actions[free] = net.words.best(scores, mask)
-            obs, reward, _, _, infos = env.step(actions)
-            total += torch.where(alive, reward, 0.0)
-            guesses = torch.where(alive & infos["won"], turn + 1, guesses)
-            if bool(env.state.done.all()):
-                break
-        returns.append(total.cpu())
-        used.append(guesses.cpu())
-        bar.update(n)
+        policy = Forced(agent, forced[rows].to(agent.device), lengths[rows].to(agent.device), config.hard_mode)
+        games = play(policy, config, games=answers[rows], device=agent.device, check=False)
+        returns.append(games.returns.cpu())
+        used.append(games.guesses.cpu())
+        bar.update(len(games.won))
     bar.close()
     return torch.cat(returns), torch.cat(used)
+
+
+class _Grouping:
+    """The network's greedy play, where games that reach the same observation are one position (their answers
+    are exactly those consistent with it): each turn it records the positions of the games still on, plays
+    ``chosen``'s guess where it has one for a position (by observation), and game ``i``'s ``prefixes[i]``
+    first."""
+
+    def __init__(self, agent: WordAgent, config: WordleConfig, games: list[tuple[list[int], int]],
+                 chosen: dict[bytes, int] | None) -> None:  # fmt: skip
+        self.agent, self.hard_mode, self.games, self.chosen = agent, config.hard_mode, games, chosen
+        self.history = torch.zeros((len(games), config.max_guesses), dtype=torch.int64)
+        self.found: list[Position] = []
+        self.turn = 0  # act is called once a turn
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+        turn, self.turn = self.turn, self.turn + 1
+        actions = _best(self.agent, self.hard_mode, observations, action_masks)
+        groups: dict[bytes, Position] = {}
+        rows = observations.cpu()
+        for i in (~env.state.done).cpu().nonzero().flatten().tolist():
+            prefix, answer = self.games[i]
+            if turn < len(prefix):
+                actions[i] = prefix[turn]
+                continue
+            key = rows[i].numpy().tobytes()
+            if key not in groups:
+                greedy = int(actions[i])
+                played = greedy if self.chosen is None else self.chosen.get(key, greedy)
+                groups[key] = Position(self.history[i, :turn].tolist(), rows[i], [], greedy, played)
+            groups[key].answers.append(answer)
+            actions[i] = groups[key].played
+        self.found.extend(groups.values())
+        self.history[:, turn] = actions
+        return actions.to(env.device)
 
 
 @torch.no_grad()
@@ -147,63 +186,36 @@ def positions(
     config: WordleConfig,
     chosen: dict[bytes, int] | None = None,
     starts: list[tuple[list[int], list[int]]] | None = None,
-) -> tuple[list[Position], torch.Tensor]:
+) -> tuple[list[Position], Played]:
     """Every position of the network's greedy games on all answers (answers grouped by observation, in turn
-    order), and the guesses each answer's game used (``max_guesses + 1`` for a loss). Where ``chosen`` has
-    a guess for a position (by its observation's bytes), that guess is played instead. ``starts``: play
-    instead, for each ``(prefix, answers)``, a game on each of the answers that begins with the guesses
-    ``prefix`` (the positions met from there on, and each game's guesses, in order)."""
-    num, device = config.vocabulary.num_answers, agent.device
+    order), and the games (``Played``: each answer's guesses, ``max_guesses + 1`` for a loss; the figures).
+
+    Args:
+        chosen: a guess to play instead of the network's at a position (by its observation's bytes).
+        starts: play instead, for each ``(prefix, answers)``, a game on each of the answers that begins with
+            the guesses ``prefix`` (the positions met from there on, and each game's guesses, in order).
+    """
+    num = config.vocabulary.num_answers
     games = [(prefix, a) for prefix, answers in starts or [([], list(range(num)))] for a in answers]
     agent.use_words(list(config.vocabulary.allowed))
     agent.net.eval()
-    env = _env(config, len(games), device)
-    obs, infos = env.reset(options={"answers": torch.tensor([a for _, a in games], device=device)})
-    history = torch.zeros((len(games), config.max_guesses), dtype=torch.int64)
-    used = torch.full((len(games),), config.max_guesses + 1, dtype=torch.int64)
-    found: list[Position] = []
-    for turn in range(config.max_guesses):
-        alive = (~env.state.done).cpu()
-        if not bool(alive.any()):
-            break
-        actions = _best(agent, config, obs, infos)
-        groups: dict[bytes, Position] = {}
-        rows = obs.cpu()
-        for i in alive.nonzero().flatten().tolist():
-            prefix, answer = games[i]
-            if turn < len(prefix):
-                actions[i] = prefix[turn]
-                continue
-            key = rows[i].numpy().tobytes()
-            if key not in groups:
-                greedy = int(actions[i])
-                played = greedy if chosen is None else chosen.get(key, greedy)
-                groups[key] = Position(history[i, :turn].tolist(), rows[i], [], greedy, played)
-            groups[key].answers.append(answer)
-            actions[i] = groups[key].played
-        found.extend(groups.values())
-        history[:, turn] = actions
-        obs, _, _, _, infos = env.step(actions.to(device))
-        used = torch.where(alive & infos["won"].cpu(), turn + 1, used)
-    return found, used
+    policy = _Grouping(agent, config, games, chosen)
+    return policy.found, play(policy, config, games=[a for _, a in games], device=agent.device, check=False)
 
 
-def _replay(agent: WordAgent, config: WordleConfig, answers: list[int], prefixes: list[list[int]]) -> Any:
-    """A vector env with game ``i`` on ``answers[i]`` after the guesses ``prefixes[i]`` (all one length)."""
-    env = _env(config, len(answers), agent.device)
-    obs, infos = env.reset(options={"answers": torch.tensor(answers, device=agent.device)})
-    total = torch.zeros(len(answers), device=agent.device)
-    for turn in range(len(prefixes[0]) if prefixes else 0):
-        alive = ~env.state.done
-        obs, reward, _, _, infos = env.step(torch.tensor([p[turn] for p in prefixes], device=agent.device))
-        total += torch.where(alive, reward, 0.0)
-    return env, obs, infos, total
+def _replay(agent: WordAgent, config: WordleConfig, answers: list[int], prefixes: list[list[int]]) -> Played:
+    """Game ``i`` on ``answers[i]`` after the guesses ``prefixes[i]`` (all one length): the env to go on from,
+    its last observations and infos, and the reward each game earned."""
+    width = len(prefixes[0]) if prefixes else 0
+    forced = torch.tensor(prefixes, dtype=torch.int64).reshape(len(answers), width).to(agent.device)
+    lengths = torch.full((len(answers),), width, dtype=torch.int64, device=agent.device)
+    policy = Forced(agent, forced, lengths, config.hard_mode)
+    return play(policy, config, games=answers, device=agent.device, turns=width, check=False)
 
 
-def _best(agent: WordAgent, config: WordleConfig, obs: torch.Tensor, infos: dict[str, torch.Tensor]) -> torch.Tensor:
+def _best(agent: WordAgent, hard_mode: bool, obs: torch.Tensor, action_masks: torch.Tensor) -> torch.Tensor:
     """The network's greedy guess at each observation (among those the position allows in hard mode)."""
-    mask = bool_mask(infos["action_mask"]) if config.hard_mode else None
-    return agent.net.words.best(agent.letter_scores(obs), mask).cpu()
+    return agent.net.words.best(agent.letter_scores(obs), action_masks if hard_mode else None).cpu()
 
 
 class Critic:
@@ -253,8 +265,8 @@ def _allowed(agent: WordAgent, config: WordleConfig, found: list[Position]) -> t
     allowed = torch.ones((len(found), config.vocabulary.num_allowed), dtype=torch.bool, device=agent.device)
     for turn in sorted({len(p.prefix) for p in found}):
         rows = [j for j, p in enumerate(found) if len(p.prefix) == turn]
-        _, _, infos, _ = _replay(agent, config, [found[j].answers[0] for j in rows], [found[j].prefix for j in rows])
-        allowed[rows] = bool_mask(infos["action_mask"]).to(agent.device)
+        games = _replay(agent, config, [found[j].answers[0] for j in rows], [found[j].prefix for j in rows])
+        allowed[rows] = bool_mask(games.infos["action_mask"]).to(agent.device)
     return allowed
 
 
@@ -310,8 +322,9 @@ def children(
     for turn in sorted({len(p.prefix) for p, _ in moves}):
         rows = [(k, a) for k, (p, _) in enumerate(moves) if len(p.prefix) == turn for a in p.answers]
         prefixes = [[*moves[k][0].prefix, moves[k][1]] for k, _ in rows]
-        env, obs, infos, total = _replay(agent, config, [a for _, a in rows], prefixes)
-        greedy, done, total, rows_obs = _best(agent, config, obs, infos), env.state.done.cpu(), total.cpu(), obs.cpu()
+        games = _replay(agent, config, [a for _, a in rows], prefixes)
+        greedy = _best(agent, config.hard_mode, games.observations, bool_mask(games.infos["action_mask"]))
+        done, total, rows_obs = games.env.state.done.cpu(), games.returns.cpu(), games.observations.cpu()
         groups: dict[tuple[int, bytes], Position] = {}
         for i, (k, a) in enumerate(rows):
             if bool(done[i]):
@@ -456,13 +469,6 @@ class Run:
         self.seconds = float(state["seconds"])
 
 
-def _figures(used: torch.Tensor, config: WordleConfig) -> tuple[float, float, float]:
-    """Win rate, mean guesses on wins and mean with a loss as ``max_guesses + 1``, from each answer's guesses."""
-    won = used <= config.max_guesses
-    wins, num = int(won.sum()), len(used)
-    return wins / num, int(used[won].sum()) / wins if wins else float("nan"), int(used.sum()) / num
-
-
 def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: int, lr: float,
             deadline: float = float("inf"), log: Any = print, save: Any = None, deep_top: int = 0,
             deep_answers: int = 100, deep_random: int = 0, seed: int = 0, screen: int = 0, explore_top: int = 0,
@@ -476,8 +482,8 @@ def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: i
     num = config.vocabulary.num_answers
     while True:
         it = len(run.history)
-        found, used = positions(agent, config)
-        figures = _figures(used, config)
+        found, games = positions(agent, config)
+        figures = (games.win_rate, games.mean_guesses_wins, games.mean_guesses_all)
         key = (figures[0], -figures[1])
         if run.best_key is None or key > run.best_key:
             run.best_key = key
@@ -487,7 +493,7 @@ def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: i
         if it >= iterations or time.perf_counter() > deadline:
             log(said)
             break
-        critic = Critic.fit(found, used, config) if screen else None
+        critic = Critic.fit(found, games.guesses.cpu(), config) if screen else None
         labels, gain, chosen, values = improve(
             agent,
             config,
@@ -507,8 +513,8 @@ def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: i
                       if label != p.greedy)  # fmt: skip
         # The improved policy itself: the labels where they differ, the network's own play everywhere else
         # (what the rollouts measured). The network learns its guess at every position it reaches.
-        played, used = positions(agent, config, chosen)
-        better = _figures(used, config)
+        played, games = positions(agent, config, chosen)
+        better = (games.win_rate, games.mean_guesses_wins, games.mean_guesses_all)
         for p in played:
             run.data[p.observation.numpy().tobytes()] = (p.observation, p.played)
         changed = sum(label != p.greedy for p, label in zip(found, labels, strict=True))
@@ -665,7 +671,8 @@ def main(argv: list[str] | None = None) -> int:
     )  # fmt: skip
     data = half_weights(data)
     agent.net.load_state_dict(data["model"])  # the figures recorded are what the float16 weights play
-    win_rate, mean, _ = _figures(positions(agent, config)[1], config)
+    games = positions(agent, config)[1]
+    win_rate, mean = games.win_rate, games.mean_guesses_wins
     if (win_rate, mean) != (run.best_key[0], -run.best_key[1]):
         data["figures"].update(float32_win_rate=run.best_key[0], float32_mean_guesses=-run.best_key[1])
     data["figures"].update(win_rate=win_rate, mean_guesses=mean)

@@ -32,8 +32,7 @@ from wordle_agents.rl.a2c import A2CAgent
 from wordle_agents.solvers.oracle import Oracle, allowed_opener
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.files import atomic_torch_save, check_writable, one_line
-from wordle_gym.envs.vector import WordleVectorEnv
-from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.harness.play import play as play_games
 
 
 @dataclass
@@ -61,33 +60,30 @@ class OraclePolicy:
         return torch.tensor(actions, dtype=torch.int64, device=env.device)
 
 
+class _Recorder:
+    """``policy``, recording each position its games meet (keyed by the observation, which determines it,
+    with the oracle's position) before it acts."""
+
+    def __init__(self, policy: Any, oracle: Oracle) -> None:
+        self.policy, self.oracle = policy, oracle
+        self.seen: dict[bytes, tuple[torch.Tensor, Any]] = {}
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        positions = self.oracle.positions(env.game, env.state)
+        rows = observations.cpu()
+        for i in (~env.state.done).nonzero().flatten().tolist():
+            self.seen.setdefault(rows[i].numpy().tobytes(), (rows[i], positions[i]))
+        return self.policy.act(observations, action_masks, env)
+
+
+@torch.no_grad()
 def play(policy: Any, oracle: Oracle, device: torch.device) -> tuple[dict[bytes, tuple[torch.Tensor, Any]], dict]:
     """Every answer once with ``policy``: each position reached (keyed by its observation, which
-    determines it) with its observation, and the greedy figures."""
-    config = oracle.config
-    num = config.vocabulary.num_answers
-    env = WordleVectorEnv(num, config, device=device, autoreset_mode="disabled", check_actions=False)
-    obs, infos = env.reset(options={"answers": torch.arange(num, device=env.device)})
-    seen: dict[bytes, tuple[torch.Tensor, Any]] = {}
-    used = torch.full((num,), config.max_guesses + 1, dtype=torch.int64)
-    for _ in range(config.max_guesses):
-        alive = (~env.state.done).nonzero().flatten().tolist()
-        if not alive:
-            break
-        positions = oracle.positions(env.game, env.state)
-        rows = obs.cpu()
-        for i in alive:
-            seen.setdefault(rows[i].numpy().tobytes(), (rows[i], positions[i]))
-        with torch.no_grad():
-            actions = torch.as_tensor(policy.act(obs, bool_mask(infos["action_mask"]), env), device=env.device)
-        obs, _, terminated, _, infos = env.step(actions)
-        ended = (terminated & infos["won"]).cpu()
-        used = torch.where(ended, env.state.turn.cpu(), used)
-    won = env.state.won.cpu()
-    wins = int(won.sum())
-    figures = {"win_rate": wins / num, "mean_guesses": int(used[won].sum()) / wins if wins else float("nan"),
-               "mean_all": int(used.sum()) / num}  # exact ratios, as the harness computes them  # fmt: skip
-    return seen, figures
+    determines it) with its observation, and the greedy figures (as the harness computes them)."""
+    recorder = _Recorder(policy, oracle)
+    games = play_games(recorder, oracle.config, device=device, check=False)
+    figures = {"win_rate": games.win_rate, "mean_guesses": games.mean_guesses_wins, "mean_all": games.mean_guesses_all}
+    return recorder.seen, figures
 
 
 def train(agent: WordAgent, observations: torch.Tensor, labels: torch.Tensor, epochs: int, lr: float,

@@ -27,11 +27,13 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import torch
-from tqdm.auto import tqdm
 
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.files import atomic_write_json
 from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.play import PolicyError, bool_mask, play
+
+__all__ = ["EvalResult", "GuessesFrom", "Policy", "PolicyError", "bool_mask", "evaluate", "word_actions"]
 
 
 @runtime_checkable
@@ -42,15 +44,6 @@ class Policy(Protocol):
         """Return (N,) integer word indices for the games in ``env``; ``action_masks`` is (N, A) bool
         (the harness passes bool; :func:`bool_mask` also accepts the envs' int8 info masks)."""
         ...
-
-
-def bool_mask(mask: torch.Tensor) -> torch.Tensor:
-    """An action mask as bool without a copy: the int8 ``infos["action_mask"]`` of the envs, or bool."""
-    if mask.dtype == torch.bool:
-        return mask
-    if mask.dtype in (torch.int8, torch.uint8):
-        return mask.view(torch.bool)  # 0/1 bytes: the same memory read as bool
-    raise TypeError(f"an action mask must be bool or int8 (1 = allowed); got {mask.dtype}")
 
 
 def word_actions(env: WordleVectorEnv, words: Sequence[str], who: str = "the agent", hint: str = "") -> torch.Tensor:
@@ -212,10 +205,6 @@ class EvalResult:
         )
 
 
-class PolicyError(ValueError):
-    """The evaluated policy failed (``act`` raised, returned nothing, or changed the env); the cause is chained."""
-
-
 def evaluate(
     policy: Policy,
     config: WordleConfig | None = None,
@@ -238,58 +227,13 @@ def evaluate(
     if "answers" in options and options["answers"] is None:
         del options["answers"]
     config = WordleConfig.build(config, **options)
-    num = config.vocabulary.num_answers
-    env = WordleVectorEnv(num, config, device=device)
-    max_guesses = config.max_guesses
-    observations, infos = env.reset(seed=0, options={"answers": torch.arange(num, device=env.device)})
-    dev = env.device
-    finished = torch.zeros(num, dtype=torch.bool, device=dev)
-    won = torch.zeros(num, dtype=torch.bool, device=dev)
-    used = torch.zeros(num, dtype=torch.int64, device=dev)
-    first_moves: torch.Tensor | None = None
-    played: list[torch.Tensor] = []  # each turn's actions, -1 in games that had ended (with histories=True)
-    disable = None if progress is None else not progress  # None: tqdm shows the bar on a terminal only
-    with tqdm(total=num, desc="evaluate", unit="game", disable=disable, leave=False) as bar:
-        for _ in range(max_guesses):
-            turns, playing = env.state.turn.clone(), env.state.answers.clone()
-            try:
-                raw = policy.act(observations, bool_mask(infos["action_mask"]), env)
-            except (ValueError, OSError):
-                raise  # a refusal that explains itself (a tree that does not fit, a time limit)
-            except Exception as exc:
-                raise PolicyError(f"{type(policy).__name__}.act raised {type(exc).__name__}: {exc}") from exc
-            if env.state.turn.shape != turns.shape or not bool(
-                ((env.state.turn == turns) & (env.state.answers == playing)).all()
-            ):
-                raise PolicyError(f"{type(policy).__name__}.act changed the games (it called reset or step?); "
-                                  f"a policy reads env and returns actions")  # fmt: skip
-            if raw is None:
-                raise PolicyError(f"{type(policy).__name__}.act returned None; expected one word index per game")
-            actions = torch.as_tensor(raw, device=dev)
-            if actions.is_floating_point() or actions.is_complex() or actions.dtype == torch.bool:
-                raise TypeError(
-                    f"{type(policy).__name__}.act returned {actions.dtype} actions; expected integer word indices"
-                )
-            actions = actions.long()
-            if first_moves is None:
-                first_moves = actions.clone()
-            if histories:
-                played.append(torch.where(finished, -1, actions))
-            observations, _, terminated, _, infos = env.step(actions)
-            ending = terminated & ~finished
-            used = torch.where(ending, env.state.turn, used)
-            won |= ending & infos["won"]
-            finished |= terminated
-            bar.update(int(ending.sum()))
-            if bool(finished.all()):
-                break
-    if not bool(finished.all()):
-        raise RuntimeError("some games did not end within max_guesses steps; this is a bug in the env")
-    wins = int(won.sum())
-    counts = torch.bincount(used[won], minlength=max_guesses + 1)[1:].tolist()
-    lost = torch.nonzero(~won).flatten().tolist()
-    assert first_moves is not None
-    openers = Counter(env.words[a] for a in first_moves.tolist())
+    games = play(policy, config, device=device, progress=progress, desc="evaluate")
+    num, max_guesses = len(games.won), config.max_guesses
+    wins = int(games.won.sum())
+    counts = torch.bincount(games.guesses[games.won], minlength=max_guesses + 1)[1:].tolist()
+    lost = torch.nonzero(~games.won).flatten().tolist()
+    env = games.env
+    openers = Counter(env.words[a] for a in games.actions[:, 0].tolist())
     name = agent or getattr(policy, "name", None) or type(policy).__name__
     answers_name = config.answers if isinstance(config.answers, str) else f"custom ({num} words)"
     return EvalResult(
@@ -301,10 +245,10 @@ def evaluate(
         lost_answers=[env.vocabulary.answers[i] for i in lost],
         openers=dict(openers.most_common()),
         wall_time_s=time.perf_counter() - start,
-        device=str(dev),
+        device=str(env.device),
         hard_mode=config.hard_mode,
         answers=answers_name,
         num_allowed=env.vocabulary.num_allowed,
-        guesses=torch.where(won, used, max_guesses + 1).tolist(),
-        histories=[[a for a in game if a >= 0] for game in torch.stack(played, 1).tolist()] if histories else None,
+        guesses=games.guesses.tolist(),
+        histories=games.histories if histories else None,
     )

@@ -24,8 +24,8 @@ import numpy as np
 import torch
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.envs.vector import WordleVectorEnv
-from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.core.device import resolve_device
+from wordle_gym.harness.play import Step, play
 from wordle_gym.harness.registry import make_agent
 
 
@@ -38,41 +38,42 @@ def _minari() -> Any:
     return minari, EpisodeBuffer
 
 
-def play_episodes(policy: Any, config: WordleConfig, epsilon: float = 0.0, seed: int = 0,
-                  device: str = "cpu") -> list[dict[str, Any]]:  # fmt: skip
-    """Every answer once with ``policy`` (a harness policy): one dict per answer with ``observations``
-    (T + 1 rows), ``actions``, ``rewards``, ``terminations`` (T each) and ``answer``."""
+class EpsilonNoise:
+    """``policy``'s guess, or with chance ``epsilon`` a uniformly random guess among those the mask allows."""
+
+    def __init__(self, policy: Any, epsilon: float, seed: int, device: torch.device) -> None:
+        self.policy, self.epsilon = policy, epsilon
+        self.generator = torch.Generator(device=device).manual_seed(seed)
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        actions = torch.as_tensor(self.policy.act(observations, action_masks, env), device=env.device).long()
+        if self.epsilon > 0:
+            noisy = torch.rand(len(actions), generator=self.generator, device=env.device) < self.epsilon
+            random = torch.multinomial(action_masks.float(), 1, generator=self.generator).squeeze(1)
+            actions = torch.where(noisy, random, actions)
+        return actions
+
+
+def play_episodes(
+    policy: Any, config: WordleConfig, epsilon: float = 0.0, seed: int = 0, device: str = "cpu"
+) -> list[dict[str, Any]]:
+    """Every answer once with ``policy`` (a harness policy; :class:`EpsilonNoise` with ``epsilon``): one dict per
+    answer with ``observations`` (T + 1 rows), ``actions``, ``rewards``, ``terminations`` (T each) and ``answer``."""
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon must be in [0, 1]; got {epsilon}")
-    num = config.vocabulary.num_answers
-    env = WordleVectorEnv(num, config, device=device, autoreset_mode="disabled", check_actions=False)
-    obs, infos = env.reset(seed=seed, options={"answers": torch.arange(num, device=env.device)})
-    generator = torch.Generator(device=env.device).manual_seed(seed)
-    alive = torch.ones(num, dtype=torch.bool, device=env.device)
-    steps: list[tuple[torch.Tensor, ...]] = []
-    observations = [obs.cpu().numpy()]
-    for _ in range(config.max_guesses):
-        mask = bool_mask(infos["action_mask"])
-        actions = torch.as_tensor(policy.act(obs, mask, env), device=env.device).long()
-        if epsilon > 0:
-            noisy = torch.rand(num, generator=generator, device=env.device) < epsilon
-            random = torch.multinomial(mask.float(), 1, generator=generator).squeeze(1)
-            actions = torch.where(noisy, random, actions)
-        obs, reward, terminated, _, infos = env.step(actions)
-        steps.append((actions.cpu(), reward.cpu(), terminated.cpu(), alive.cpu()))
-        observations.append(obs.cpu().numpy())
-        alive = alive & ~terminated
-        if not bool(alive.any()):
-            break
+    noisy = EpsilonNoise(policy, epsilon, seed, resolve_device(device))
+    games = play(noisy, config, device=device, seed=seed, check=False, record=True)
+    steps = [Step(*(x.cpu() for x in step)) for step in games.steps]
+    observations = [step.observations.numpy() for step in steps] + [games.observations.cpu().numpy()]
     episodes = []
-    for i in range(num):
-        played = [t for t, step in enumerate(steps) if bool(step[3][i])]
+    for i in range(len(games.won)):
+        played = [t for t, step in enumerate(steps) if bool(step.playing[i])]
         episodes.append({
             "answer": i,
             "observations": np.stack([observations[t][i] for t in [*played, played[-1] + 1]]),
-            "actions": np.array([int(steps[t][0][i]) for t in played], dtype=np.int64),
-            "rewards": np.array([float(steps[t][1][i]) for t in played], dtype=np.float64),
-            "terminations": np.array([bool(steps[t][2][i]) for t in played]),
+            "actions": np.array([int(steps[t].actions[i]) for t in played], dtype=np.int64),
+            "rewards": np.array([float(steps[t].rewards[i]) for t in played], dtype=np.float64),
+            "terminations": np.array([bool(steps[t].terminations[i]) for t in played]),
         })  # fmt: skip
     return episodes
 
