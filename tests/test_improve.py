@@ -10,7 +10,17 @@ import pytest
 import torch
 from reference import feedback_ref, few_letter_words
 
-from wordle_agents.methods.improve import EXPLORED, METHOD, Run, improve, iterate, main, positions, rollouts
+from wordle_agents.improve import main
+from wordle_agents.methods.improve import (
+    EXPLORED,
+    METHOD,
+    ImproveOptions,
+    Run,
+    improve,
+    iterate,
+    positions,
+    rollouts,
+)
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.envs.vector import WordleVectorEnv
@@ -124,8 +134,8 @@ def test_iterate__a_fresh_network_learns_to_win_every_game_from_its_own_rollouts
     run = Run(A2CAgent(A2CConfig(hidden=64, seed=5), 4, "cpu"))
     lines: list[str] = []
     saved: list[int] = []
-    iterate(run, config, iterations=4, top=20, epochs=300, lr=3e-3, log=lines.append,
-            save=lambda r: saved.append(len(r.history)))  # fmt: skip
+    options = ImproveOptions(top=20, epochs=300, lr=3e-3)
+    iterate(run, config, 4, options, log=lines.append, save=lambda r: saved.append(len(r.history)))
     assert saved == [1, 2, 3, 4] and run.history[0].win_rate <= 0.1
     assert run.best_key is not None and run.best_key[0] == 1.0  # the best network (the last play counts) wins all
     optimum = Oracle(answers=words, allowed=None, root_opener=None)
@@ -171,7 +181,7 @@ def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_
     assert "1 with the critic's best 2; 1 with exploring starts (1 other guesses where >= 2)" in data["curriculum"]
     assert data["method"] == EXPLORED == f"{METHOD} (exploring starts; guesses also from a critic of answers left)"
     assert main([*args, "--top", "0"]) == 2
-    assert "--top" in capsys.readouterr().err
+    assert "top must be >= 1; got 0" in capsys.readouterr().err
 
 
 def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_them() -> None:
@@ -200,8 +210,8 @@ def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_the
 
 def test_command__improves_a_dqn_network_too(tmp_path) -> None:
     """The DQN's word values serve as the policy's logits: the same command improves it."""
-    from wordle_agents.methods.improve import load_network
     from wordle_agents.rl.dqn import DQNAgent, DQNConfig
+    from wordle_agents.rl.networks import load_network
 
     words = few_letter_words(random.Random(8), "abcdefg", 4, 14)
     (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
@@ -310,8 +320,8 @@ def test_iterate__exploring_starts_escape_the_local_optimum_of_one_guess_improve
     for alternatives in (0, 3):
         torch.manual_seed(0)
         run = Run(A2CAgent(A2CConfig(hidden=64, seed=5), 4, "cpu"))
-        iterate(run, config, iterations=6, top=20, epochs=300, lr=3e-3, log=lambda _: None,
-                explore_top=alternatives, explore_answers=2)  # fmt: skip
+        options = ImproveOptions(top=20, epochs=300, lr=3e-3, explore=alternatives, explore_answers=2)
+        iterate(run, config, 6, options, log=lambda _: None)
         assert run.best_key is not None and run.best_key[0] == 1.0
         reached.append(-run.best_key[1])
         assert [h.explore for h in run.history][-1] == alternatives and (run.history[-1].explored > 0) == bool(
@@ -340,4 +350,110 @@ def test_positions__the_shipped_network_plays_its_recorded_figures() -> None:
     assert (games.win_rate, games.mean_guesses_wins) == (
         agent.checkpoint.figures["win_rate"],
         agent.checkpoint.figures["mean_guesses"],
+    )
+
+
+def _small_run(tmp_path: Path, seed: int = 6) -> tuple[list[str], Path]:
+    words = few_letter_words(random.Random(seed), "abcdefg", 4, 16)
+    lists = tmp_path / "w.txt"
+    lists.write_text("\n".join(words) + "\n")
+    init = tmp_path / "init.pt"
+    A2CAgent(A2CConfig(hidden=16), 4, "cpu").save(init)
+    return ["--init", str(init), "--answers", str(lists), "--allowed", str(lists), "--top", "4", "--epochs", "5"], init
+
+
+def test_command__a_resumed_run_equals_one_that_never_stopped(tmp_path) -> None:
+    """Regression (issue 42): dropout's random state was seeded once per command and not saved, so a run
+    continued from last.pt trained differently (distillation loss 0.4408 straight, 0.2972 resumed)."""
+    args, _ = _small_run(tmp_path)
+    straight, stopped = tmp_path / "straight", tmp_path / "stopped"
+    assert main([*args, "--run-dir", str(straight), "--out", str(tmp_path / "a.pt"), "--iterations", "3"]) == 0
+    assert main([*args, "--run-dir", str(stopped), "--out", str(tmp_path / "b.pt"), "--iterations", "1"]) == 0
+    assert main([*args, "--run-dir", str(stopped), "--out", str(tmp_path / "b.pt"), "--iterations", "3"]) == 0
+    one, two = (torch.load(folder / "last.pt", weights_only=True) for folder in (straight, stopped))
+    for name, weights in one["model"].items():
+        assert torch.equal(weights, two["model"][name]), name
+    assert torch.equal(one["labels"], two["labels"])
+
+
+def test_command__damaged_or_foreign_run_files_are_one_line_errors(tmp_path, capsys) -> None:
+    """Regression (issue 42): a truncated, garbage or empty last.pt, another network's, a folder in its place,
+    or other weights at the same --init path gave tracebacks (or were silently used)."""
+    from wordle_agents.rl.dqn import DQNAgent, DQNConfig
+
+    args, init = _small_run(tmp_path)
+    run_dir = tmp_path / "run"
+    command = [*args, "--run-dir", str(run_dir), "--out", str(tmp_path / "out.pt"), "--iterations", "1"]
+    assert main(command) == 0
+    last = run_dir / "last.pt"
+    whole = last.read_bytes()
+    dqn = tmp_path / "dqn_run.pt"
+    state = torch.load(last, weights_only=True)
+    state["model"] = DQNAgent(DQNConfig(hidden=16), 4, "cpu").net.state_dict()
+    torch.save(state, dqn)
+    for damage, expected in [
+        (whole[: len(whole) // 2], "is damaged"),
+        (b"garbage" * 10, "is damaged"),
+        (b"", "is damaged"),
+        (dqn.read_bytes(), "its state does not fit this network"),
+    ]:
+        last.write_bytes(damage)
+        assert main([*command[:-1], "2"]) == 2
+        err = capsys.readouterr().err
+        assert expected in err and err.count("\n") == 1 and "Traceback" not in err, err
+    last.unlink()
+    last.mkdir()
+    assert main(command) == 2
+    assert "is not a file" in capsys.readouterr().err
+    last.rmdir()
+    last.write_bytes(whole)
+    A2CAgent(A2CConfig(hidden=16, seed=9), 4, "cpu").save(init)  # other weights of the same shape, same path
+    assert main([*command[:-1], "2"]) == 2
+    assert "other settings (init_sha256)" in capsys.readouterr().err
+
+
+def test_command__refuses_bad_options_and_other_word_lengths_in_one_line(tmp_path, capsys) -> None:
+    args, _ = _small_run(tmp_path)
+    command = [*args, "--run-dir", str(tmp_path / "run"), "--out", str(tmp_path / "out.pt")]
+    for bad, expected in [
+        (["--max-minutes", "0"], "max-minutes must be a number of minutes > 0; got 0.0"),
+        (["--max-minutes", "nan"], "max-minutes must be a number of minutes > 0; got nan"),
+        (["--lr", "inf"], "lr must be a number in (0, 1]; got inf"),
+        (["--lr", "10"], "lr must be a number in (0, 1]; got 10.0"),
+        (["--epochs", "0"], "epochs must be >= 1; got 0"),
+        (["--device", "cuda"] if not torch.cuda.is_available() else ["--device", "tpu"], "device"),
+    ]:
+        assert main([*command, *bad]) == 2
+        err = capsys.readouterr().err
+        assert expected in err and err.count("\n") == 1, err
+        assert "do not fit" not in err  # a device is not blamed on the checkpoint
+    five = tmp_path / "five.txt"
+    five.write_text("cigar\nrebut\nsissy\nhumph\n")
+    assert main([*command[:2], "--answers", str(five), "--allowed", str(five), *command[6:]]) == 2
+    err = capsys.readouterr().err
+    assert "was built for 4-letter words and 6 guesses; the game has 5-letter words" in err and err.count("\n") == 1
+
+
+def test_command__a_short_time_limit_still_advances_one_iteration(tmp_path, capsys) -> None:
+    """Regression (issue 42): a --max-minutes shorter than one play-through stopped before the first iteration,
+    so the same command never advanced."""
+    args, _ = _small_run(tmp_path)
+    command = [*args, "--run-dir", str(tmp_path / "run"), "--out", str(tmp_path / "out.pt"), "--iterations", "5"]
+    assert main([*command, "--max-minutes", "1e-9"]) == 0
+    assert main([*command, "--max-minutes", "1e-9"]) == 0
+    assert len(torch.load(tmp_path / "run" / "last.pt", weights_only=True)["history"]) == 2
+
+
+def test_command__improving_taught_weights_keeps_their_teacher(tmp_path) -> None:
+    """Regression (issue 42): improving a taught checkpoint wrote teacher None, and bench filed it as
+    reward-only learning."""
+    args, init = _small_run(tmp_path)
+    data = torch.load(init, weights_only=True)
+    torch.save({**data, "teacher": "optimal"}, init)
+    out = tmp_path / "out.pt"
+    assert main([*args, "--run-dir", str(tmp_path / "run"), "--out", str(out), "--iterations", "1"]) == 0
+    agent = A2CAgent.load(out)
+    assert agent.checkpoint.teacher == "optimal" and agent.checkpoint.method == METHOD
+    assert (
+        agent.provenance["learned_from"] == "taught by the exact solver, then own-policy rollouts on reward 'default'"
     )

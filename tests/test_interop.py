@@ -134,7 +134,7 @@ def test_trained_agent__refuses_a_game_of_another_shape() -> None:
         for options, shown in cases:
             env = WordleVectorEnv(2, device="cpu", **{"answers": WORDS, "allowed": None, **options})
             obs, infos = env.reset(seed=0)
-            with pytest.raises(ValueError, match=f"was built for 5-letter words and 6 guesses; the env has {shown}"):
+            with pytest.raises(ValueError, match=f"was built for 5-letter words and 6 guesses; the game has {shown}"):
                 agent.act(obs, infos["action_mask"], env)
 
 

@@ -12,9 +12,10 @@ pytest.importorskip("numba")
 
 from reference import few_letter_words
 
-from wordle_agents.methods.teach import main, teach
+from wordle_agents.methods.teach import TeachOptions, teach
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.solvers.oracle import Oracle
+from wordle_agents.teach import main
 from wordle_gym.core.config import WordleConfig
 
 
@@ -27,7 +28,7 @@ def test_teach__dagger_reaches_the_oracle_on_a_small_list() -> None:
     torch.manual_seed(torch_seed)
     agent = A2CAgent(A2CConfig(hidden=64), 4, "cpu")
     lines: list[str] = []
-    state, history = teach(agent, oracle, rounds=6, epochs=60, lr=3e-3, log=lines.append)
+    state, history = teach(agent, oracle, TeachOptions(rounds=6, epochs=60, lr=3e-3), log=lines.append)
     best = max(history, key=lambda h: (h.win_rate, -h.mean_guesses))
     assert best.win_rate == 1.0
     assert best.mean_all <= oracle.value(oracle.start()) + 0.05  # within 0.05 of optimal play
@@ -95,3 +96,42 @@ def test_play__the_shipped_taught_network_plays_its_recorded_figures() -> None:
     recorded = agent.checkpoint.figures
     assert (figures["win_rate"], figures["mean_guesses"]) == (recorded["win_rate"], recorded["mean_guesses"])
     assert len(seen) > 2000  # every position the student reached, once
+
+
+def test_teach__refuses_bad_options_and_foreign_files_in_one_line(tmp_path, capsys) -> None:
+    """Regression (issue 42): --lr inf, --max-minutes 0 or nan were taken; a JSON --init relayed torch's advice
+    to load it unsafely; --device cuda without a GPU blamed the checkpoint; another word length was a traceback."""
+    words = few_letter_words(random.Random(5), "abcdefg", 4, 12)
+    (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
+    args = ["--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt"), "--hidden", "16",
+            "--out", str(tmp_path / "out.pt")]  # fmt: skip
+    five = A2CAgent(A2CConfig(hidden=16), 5, "cpu")
+    five.save(tmp_path / "five.pt")
+    (tmp_path / "ranking.json").write_text('{"salet": 7920}')
+    cases = [
+        (["--lr", "inf"], "lr must be a number in (0, 1]; got inf"),
+        (["--max-minutes", "0"], "max-minutes must be a number of minutes > 0; got 0.0"),
+        (["--max-minutes", "nan"], "max-minutes must be a number of minutes > 0; got nan"),
+        (
+            ["--init", str(tmp_path / "ranking.json")],
+            "is corrupt or not a wordle_gym checkpoint (not a torch.save file)",
+        ),
+        (["--init", str(tmp_path / "five.pt")], "was built for 5-letter words and 6 guesses; the game has 4-letter"),
+    ]
+    if not torch.cuda.is_available():
+        cases.append((["--device", "cuda"], "CUDA is not available"))
+    for bad, expected in cases:
+        assert main([*args, *bad]) == 2
+        err = capsys.readouterr().err
+        assert expected in err and err.count("\n") == 1 and "weights_only" not in err, err
+
+
+def test_teach__a_diverging_round_is_an_error_not_the_best_weights(monkeypatch) -> None:
+    """Regression (issue 42): with --lr 10 the NaN network was kept as the best round."""
+    import wordle_agents.methods.teach as module
+
+    words = few_letter_words(random.Random(4), "abcdefgh", 4, 12)
+    oracle = Oracle(answers=words, allowed=None, root_opener=None)
+    monkeypatch.setattr(module, "train", lambda *args, **kwargs: float("nan"))
+    with pytest.raises(ValueError, match=r"the training diverged in round 1 \(loss nan\); lower --lr"):
+        teach(A2CAgent(A2CConfig(hidden=16), 4, "cpu"), oracle, TeachOptions(rounds=2, epochs=1), log=lambda _: None)

@@ -9,10 +9,11 @@ import pytest
 import torch
 
 from wordle_agents.common.checkpoint import config_from_dict
-from wordle_agents.common.training import RunConfig, add_dataclass_arguments, dataclass_from_args, field_docs, main
+from wordle_agents.common.training import RunConfig, main
 from wordle_agents.rl.a2c import TRAINING, A2CAgent, A2CConfig
 from wordle_agents.rl.dqn import DQNAgent, DQNConfig
 from wordle_gym import WordleConfig, WordleEnv, WordleVectorEnv
+from wordle_gym.core.commandline import add_options, field_docs, options_from
 
 TINY_RUN = ["--stages", "10", "--iterations", "2", "--eval-every", "1", "--checkpoint-every", "1", "--device", "cpu",
             "--hidden", "16", "--batch-games", "8"]  # fmt: skip
@@ -26,10 +27,10 @@ def test_config__every_field_is_documented(cls: type) -> None:
 
 def _parse(argv: list[str]) -> tuple[RunConfig, A2CConfig]:
     parser = argparse.ArgumentParser()
-    add_dataclass_arguments(parser, RunConfig, TRAINING.defaults, "run")
-    add_dataclass_arguments(parser, A2CConfig, A2CConfig(), "a2c")
+    add_options(parser, RunConfig, TRAINING.defaults, "run")
+    add_options(parser, A2CConfig, A2CConfig(), "a2c")
     args = parser.parse_args(argv)
-    return dataclass_from_args(RunConfig, args, TRAINING.defaults), dataclass_from_args(A2CConfig, args, A2CConfig())
+    return options_from(RunConfig, args, TRAINING.defaults), options_from(A2CConfig, args, A2CConfig())
 
 
 def test_command_line__generated_from_the_dataclasses() -> None:

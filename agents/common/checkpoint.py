@@ -42,13 +42,25 @@ def read_checkpoint(path: str | Path, kind: str | None) -> dict[str, Any]:
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for a damaged file
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ValueError(f"checkpoint {str(path)!r} is corrupt or not a wordle_gym checkpoint ({first})") from None
+        raise ValueError(
+            f"checkpoint {str(path)!r} is corrupt or not a wordle_gym checkpoint ({_why(path, exc)})"
+        ) from None
     if not isinstance(data, dict) or (kind is not None and data.get("kind") != kind):
         found = data.get("kind") if isinstance(data, dict) else type(data).__name__
         expected = f"an {kind!r} checkpoint" if kind is not None else "a checkpoint dict"
         raise ValueError(f"checkpoint {str(path)!r} holds {found!r}, expected {expected}")
     return data
+
+
+def _why(path: Path, exc: Exception) -> str:
+    """Why torch could not read ``path``, in our words: never torch's advice to load it unsafely."""
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+    if head[:2] != b"PK":
+        return "not a torch.save file" if head else "the file is empty"
+    if "weights_only" in str(exc) or "Unpickl" in type(exc).__name__:
+        return "it holds objects that are not plain data; they are refused, since loading them could run code"
+    return "damaged or not written by torch.save"
 
 
 def save_checkpoint(path: str | Path, kind: str, config: Any, length: int, model: dict, **meta: Any) -> None:

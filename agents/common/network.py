@@ -204,15 +204,20 @@ class WordAgent:
 
     def check_env(self, env: Any) -> None:
         """Refuse an env whose observations this network cannot read."""
-        if env.config.observation != "knowledge":
+        self.check_game(env.config)
+
+    def check_game(self, config: Any) -> None:
+        """Refuse a game (a ``WordleConfig``) whose observations this network cannot read: another encoding,
+        word length or guess limit."""
+        if config.observation != "knowledge":
             raise ValueError(
-                f"the {self.kind} agent reads the env's 'knowledge' observation; got {env.config.observation!r}"
+                f"the {self.kind} agent reads the env's 'knowledge' observation; got {config.observation!r}"
             )
-        theirs = env.observation.layout
+        theirs = KnowledgeLayout(config.vocabulary.length, config.max_guesses)
         if theirs != self.layout:
             raise ValueError(
                 f"the {self.kind} agent was built for {self.layout.length}-letter words and {self.layout.max_guesses} "
-                f"guesses; the env has {theirs.length}-letter words and {theirs.max_guesses} guesses"
+                f"guesses; the game has {theirs.length}-letter words and {theirs.max_guesses} guesses"
             )
 
     @torch.no_grad()
@@ -305,6 +310,10 @@ class WordAgent:
                 reward += f" on reward {info.method_reward!r}"
         if info.teacher:
             learned = "taught by the exact solver" if info.teacher == "optimal" else f"teacher: {info.teacher}"
+            if info.method:  # improved after it was taught: still imitation first
+                learned += f", then {info.method}" + (
+                    f" on reward {info.method_reward!r}" if info.method_reward else ""
+                )
         else:
             learned = f"reward {reward}" if reward else None
         found = {"learned_from": learned, "machine": info.machine, "training_s": info.training_s}

@@ -20,19 +20,13 @@ Run options (device, evaluation and checkpoint periods, ``--stop-at``, ``--expor
 from __future__ import annotations
 
 import argparse
-import ast
-import inspect
-import itertools
 import json
 import math
 import os
 import sys
-import textwrap
 import time
-import types
-import typing
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields, is_dataclass, replace
+from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +34,9 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import config_from_dict, half_weights, read_checkpoint
+from wordle_gym.core.commandline import OneLineParser, add_options, options_from, show
 from wordle_gym.core.device import resolve_device
-from wordle_gym.core.files import OneLineParser, atomic_torch_save, check_writable, folder_lock, one_line
+from wordle_gym.core.files import atomic_torch_save, check_writable, folder_lock, one_line
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import EvalResult, evaluate
 
@@ -119,96 +114,17 @@ class TrainingSpec:
     """The run options of this agent's training script."""
 
 
-# ------------------------------------------------------------------- command lines from dataclasses
-def field_docs(cls: type) -> dict[str, str]:
-    """Each field's docstring (the string literal under it), collapsed to one line."""
-    try:
-        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
-    except (OSError, TypeError, SyntaxError):
-        return {}
-    body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
-    docs = {}
-    for node, following in itertools.pairwise(body):
-        if (
-            isinstance(node, ast.AnnAssign)
-            and isinstance(node.target, ast.Name)
-            and isinstance(following, ast.Expr)
-            and isinstance(following.value, ast.Constant)
-            and isinstance(following.value.value, str)
-        ):
-            docs[node.target.id] = " ".join(following.value.value.split())
-    return docs
-
-
-def _parser_for(hint: Any) -> tuple[Callable[[str], Any], str]:
-    """A string -> value function for a field type, and how to write a value."""
-    args = typing.get_args(hint)
-    if typing.get_origin(hint) in (typing.Union, types.UnionType) and type(None) in args:
-        inner, metavar = _parser_for(next(a for a in args if a is not type(None)))
-        return (lambda text: None if text.lower() in ("none", "") else inner(text)), metavar
-    if typing.get_origin(hint) is tuple:
-        item = args[0]
-        convert, _ = _parser_for(item)
-        size = None if len(args) == 2 and args[1] is Ellipsis else len(args)
-
-        def parse_tuple(text: str) -> tuple:
-            values = tuple(convert(part.strip()) for part in text.split(",") if part.strip())
-            if size is not None and len(values) != size:
-                raise argparse.ArgumentTypeError(f"expected {size} comma-separated values, got {text!r}")
-            return values
-
-        return parse_tuple, "A,B,..."
-    if hint in (int, float, str):
-
-        def parse_scalar(text: str) -> Any:
-            try:
-                return hint(text)
-            except ValueError:
-                raise argparse.ArgumentTypeError(f"expected {'an' if hint is int else 'a'} {hint.__name__}, "
-                                                 f"got {text!r}") from None  # fmt: skip
-
-        return parse_scalar, hint.__name__.upper()
-    raise TypeError(f"no command-line form for a field of type {hint!r}")
-
-
-def _show(value: Any) -> str:
-    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
-
-
-def add_dataclass_arguments(parser: argparse.ArgumentParser, cls: type, defaults: Any, title: str) -> None:
-    """One ``--field-name`` option per field of ``cls``; help text from the field's docstring."""
-    group = parser.add_argument_group(title)
-    hints, docs = typing.get_type_hints(cls), field_docs(cls)
-    for f in fields(cls):
-        flag = "--" + f.name.replace("_", "-")
-        default = getattr(defaults, f.name)
-        text = docs.get(f.name, "")
-        if hints[f.name] is bool:
-            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None,
-                               help=f"{text} (default: {default})")  # fmt: skip
-            continue
-        convert, metavar = _parser_for(hints[f.name])
-        group.add_argument(flag, type=convert, default=None, metavar=metavar,
-                           help=f"{text} (default: {_show(default)})".replace("%", "%%"))  # fmt: skip
-
-
-def dataclass_from_args(cls: type, args: argparse.Namespace, defaults: Any) -> Any:
-    """``defaults`` with the fields the command line set replaced (validated by the class)."""
-    given = {f.name: getattr(args, f.name) for f in fields(cls) if getattr(args, f.name, None) is not None}
-    return replace(defaults, **given)
-
-
 def main(spec: TrainingSpec, argv: Sequence[str] | None = None, doc: str | None = None) -> int:
     """The command line of a training script: options from RunConfig and the agent's config."""
     prog = Path(sys.argv[0]).name
     parser = OneLineParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     config_class = spec.agent_class.config_class
-    add_dataclass_arguments(parser, RunConfig, spec.defaults, "run")
-    add_dataclass_arguments(parser, config_class, config_class(), f"{spec.agent_class.kind} settings")
+    add_options(parser, RunConfig, spec.defaults, "run")
+    add_options(parser, config_class, config_class(), f"{spec.agent_class.kind} settings")
     args = parser.parse_args(argv)
     try:
-        run = dataclass_from_args(RunConfig, args, spec.defaults)
-        config = dataclass_from_args(config_class, args, config_class())
+        run = options_from(RunConfig, args, spec.defaults)
+        config = options_from(config_class, args, config_class())
     except ValueError as exc:
         parser.error(str(exc))
     try:
@@ -228,7 +144,7 @@ def _check_resume(
     """The plan to follow when resuming ``saved``; refuses settings that differ from the run's."""
     before = asdict(config_from_dict(config_class, saved["config"], f"checkpoint {str(last)!r}"))
     now = asdict(config)
-    differ = [f"{k} (run: {_show(before[k])}, command: {_show(now[k])})" for k in now if before[k] != now[k]]
+    differ = [f"{k} (run: {show(before[k])}, command: {show(now[k])})" for k in now if before[k] != now[k]]
     if differ:
         raise ValueError(
             f"{last} was trained with other settings: {'; '.join(differ)}. Resume with the run's settings, "
@@ -245,9 +161,9 @@ def _check_resume(
         and now_plan[-1][1] >= saved_plan[-1][1]
     )
     if now_plan != saved_plan and not longer_last:
-        show = lambda plan: ", ".join(f"{s}:{n}" for s, n in plan)  # noqa: E731
+        plans = lambda plan: ", ".join(f"{s}:{n}" for s, n in plan)  # noqa: E731
         raise ValueError(
-            f"{last} follows the plan [{show(saved_plan)}] (stage:updates); this command asks [{show(run.plan)}]. "
+            f"{last} follows the plan [{plans(saved_plan)}] (stage:updates); this command asks [{plans(run.plan)}]. "
             f"A resumed run keeps its plan; it may append stages, and give its last stage more updates while "
             f"that stage is in progress; or start over with --fresh"
         )

@@ -39,8 +39,7 @@ everything: the same command continues it.
 
 from __future__ import annotations
 
-import argparse
-import sys
+import math
 import time
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
@@ -49,13 +48,10 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.network import WordAgent
-from wordle_agents.common.training import machine
 from wordle_agents.methods.teach import train
-from wordle_agents.rl.networks import load_network
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.files import atomic_torch_save, check_writable, one_line
+from wordle_gym.core.files import one_line
 from wordle_gym.core.rules import num_patterns, pattern_table
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.play import Played, bool_mask, play
@@ -96,6 +92,47 @@ class Iteration:
     explored: int = 0  # positions met after them, labelled
     epochs: int = 0  # of distillation (0: not recorded, runs before it was)
     path_copies: int = 0  # extra copies of the improved policy's path among the labels
+
+
+@dataclass(frozen=True)
+class ImproveOptions:
+    """How each iteration improves and distils; any of them may change from one command to the next."""
+
+    top: int = 32
+    """Guesses tried at each position (the network's best-scored)."""
+    deep_top: int = 0
+    """At positions of at least --deep-answers answers, value this many of the best guesses one guess deeper."""
+    deep_answers: int = 100
+    """See --deep-top."""
+    deep_random: int = 0
+    """At those positions, also try this many guesses drawn at random."""
+    screen: int = 0
+    """At positions of 3 answers or more, also try this many guesses that a critic fitted to the network's own
+    games ranks best by one-step lookahead."""
+    explore: int = 0
+    """Exploring starts: at positions of at least --explore-answers answers, play this many other guesses (the
+    best valued) and label the positions met after them too."""
+    explore_answers: int = 10
+    """See --explore."""
+    path_copies: int = 8
+    """With --explore, the improved policy's own positions count this many times more in distillation."""
+    epochs: int = 150
+    """Epochs over all labels per iteration."""
+    lr: float = 1e-3
+    """Adam learning rate of the distillation."""
+    seed: int = 0
+    """Seed of dropout and of the random guesses."""
+
+    def __post_init__(self) -> None:
+        at_least_one = ("top", "deep_answers", "explore_answers", "epochs")
+        for name in at_least_one:
+            if isinstance(getattr(self, name), bool) or not getattr(self, name) >= 1:
+                raise ValueError(f"{name.replace('_', '-')} must be >= 1; got {getattr(self, name)!r}")
+        for name in ("deep_top", "deep_random", "screen", "explore", "path_copies", "seed"):
+            if isinstance(getattr(self, name), bool) or not getattr(self, name) >= 0:
+                raise ValueError(f"{name.replace('_', '-')} must be >= 0; got {getattr(self, name)!r}")
+        if not (math.isfinite(self.lr) and 0 < self.lr <= 1):
+            raise ValueError(f"lr must be a number in (0, 1]; got {self.lr!r}")
 
 
 class Forced:
@@ -453,33 +490,76 @@ class Run:
         return observations, torch.tensor([a for _, a in rows], dtype=torch.int64)
 
     def state_dict(self) -> dict[str, Any]:
+        """Everything a resumed run needs to go on exactly as one that never stopped (dropout's random state
+        included)."""
         observations, labels = self.labels()
-        return {
-            "model": self.agent.net.state_dict(), "best": self.best_state, "best_key": list(self.best_key or ()),
-            "observations": observations, "labels": labels, "history": [asdict(h) for h in self.history],
+        state = {
+            "model": self.agent.net.state_dict(),
+            "best": self.best_state,
+            "best_key": list(self.best_key or ()),
+            "observations": observations,
+            "labels": labels,
+            "history": [asdict(h) for h in self.history],
             "seconds": self.seconds,
-        }  # fmt: skip
+            "rng": torch.get_rng_state(),
+        }
+        if self.agent.device.type == "cuda":
+            state["cuda_rng"] = torch.cuda.get_rng_state(self.agent.device)
+        return state
 
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.agent.net.load_state_dict(state["model"])
-        self.best_state, self.best_key = state["best"], tuple(state["best_key"]) or None  # type: ignore[assignment]
-        pairs = zip(state["observations"], state["labels"], strict=True)
-        self.data = {row.numpy().tobytes(): (row, int(a)) for row, a in pairs}
-        self.history = [Iteration(**h) for h in state["history"]]
-        self.seconds = float(state["seconds"])
+    def load_state_dict(self, state: Any) -> None:
+        """Continue from ``state`` (a ``last.pt``); a file that is not one, or another network's, is a
+        ``ValueError`` that says so."""
+        needed = ("model", "best", "best_key", "observations", "labels", "history", "seconds")
+        if not isinstance(state, dict) or any(key not in state for key in needed):
+            found = sorted(state) if isinstance(state, dict) else type(state).__name__
+            raise ValueError(f"not an improvement run's state (it holds {found})")
+        try:
+            self.agent.net.load_state_dict(state["model"])
+            if state["best"] is not None:
+                self.agent.net.load_state_dict(state["best"])  # the same shapes: checked before it is kept
+                self.agent.net.load_state_dict(state["model"])
+            self.best_state, self.best_key = state["best"], tuple(state["best_key"]) or None
+            pairs = zip(state["observations"], state["labels"], strict=True)
+            self.data = {row.numpy().tobytes(): (row, int(a)) for row, a in pairs}
+            self.history = [Iteration(**h) for h in state["history"]]
+            self.seconds = float(state["seconds"])
+        except (RuntimeError, TypeError, ValueError, KeyError, AttributeError) as exc:
+            raise ValueError(f"its state does not fit this network ({one_line(exc, 200)})") from None
+        if "rng" in state:  # runs written before it was kept start the command's dropout from the seed
+            torch.set_rng_state(state["rng"])
+        if "cuda_rng" in state and self.agent.device.type == "cuda":
+            torch.cuda.set_rng_state(state["cuda_rng"], self.agent.device)
 
 
-def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: int, lr: float,
-            deadline: float = float("inf"), log: Any = print, save: Any = None, deep_top: int = 0,
-            deep_answers: int = 100, deep_random: int = 0, seed: int = 0, screen: int = 0, explore_top: int = 0,
-            explore_answers: int = 10, path_copies: int = 8) -> None:  # fmt: skip
-    """Play, improve, distil until ``run`` has ``iterations`` iterations (or past ``deadline``), then play
-    once more; ``save(run)`` after each iteration. The best network (by wins, then mean guesses) is
-    ``run.best_state``. With ``explore_top``, the positions :func:`explore` meets are labelled too, and the
-    improved policy's path counts ``path_copies`` more times in distillation."""
+def iterate(
+    run: Run,
+    config: WordleConfig,
+    iterations: int,
+    options: ImproveOptions,
+    deadline: float = float("inf"),
+    log: Any = print,
+    save: Any = None,
+) -> None:
+    """Play, improve, distil until ``run`` has ``iterations`` iterations, then play once more.
+
+    Args:
+        run: the state, continued (``Run.load_state_dict`` after a stop).
+        config: the game the rollouts play and the reward they earn.
+        iterations: iterations in all (those ``run`` did before count).
+        options: how each iteration improves and distils.
+        deadline: a ``time.perf_counter()`` after which no new iteration starts; at least one is done.
+        log: where each iteration's figures go.
+        save: called with ``run`` after each iteration (the caller writes ``last.pt``).
+
+    The best network (by wins, then mean guesses) is ``run.best_state``. With ``options.explore``, the positions
+    :func:`explore` meets are labelled too, and the improved policy's path counts ``options.path_copies`` more
+    times in distillation. A distillation that diverges (a loss that is not finite) raises ``ValueError``.
+    """
     agent = run.agent
-    start, before = time.perf_counter(), run.seconds
+    start, before, done = time.perf_counter(), run.seconds, len(run.history)
     num = config.vocabulary.num_answers
+    top, epochs = options.top, options.epochs
     while True:
         it = len(run.history)
         found, games = positions(agent, config)
@@ -490,23 +570,25 @@ def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: i
             run.best_state = {k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()}
         said = (f"iteration {it}: the network wins {100 * figures[0]:.2f} %, mean {figures[1]:.4f} "
                 f"({figures[2]:.4f} with losses as {config.max_guesses + 1})")  # fmt: skip
-        if it >= iterations or time.perf_counter() > deadline:
+        if it >= iterations or (time.perf_counter() > deadline and len(run.history) > done):
             log(said)
             break
-        critic = Critic.fit(found, games.guesses.cpu(), config) if screen else None
+        critic = Critic.fit(found, games.guesses.cpu(), config) if options.screen else None
         labels, gain, chosen, values = improve(
             agent,
             config,
             found,
             top,
-            deep_top,
-            deep_answers,
-            deep_random,
-            seed * 100_003 + it,
-            screen=screen,
+            options.deep_top,
+            options.deep_answers,
+            options.deep_random,
+            options.seed * 100_003 + it,
+            screen=options.screen,
             critic=critic,
         )
-        met, met_labels = explore(agent, config, found, values, explore_top, explore_answers, top, screen, critic)
+        met, met_labels = explore(
+            agent, config, found, values, options.explore, options.explore_answers, top, options.screen, critic
+        )
         for q, label in zip(met, met_labels, strict=True):  # the network's own path's labels come after
             run.data[q.observation.numpy().tobytes()] = (q.observation, label)
         chosen.update((p.observation.numpy().tobytes(), label) for p, label in zip(found, labels, strict=True)
@@ -524,162 +606,19 @@ def iterate(run: Run, config: WordleConfig, iterations: int, top: int, epochs: i
             f"the improved policy wins {100 * better[0]:.2f} %, mean {better[1]:.4f} ({better[2]:.4f}){explored}; "
             f"{len(run.data)} labels")  # fmt: skip
         observations, targets = run.labels()
-        copies = path_copies if met else 0  # the improved policy's own path among the many explored labels
+        copies = options.path_copies if met else 0  # the improved policy's own path among the many explored labels
         path = torch.stack([p.observation for p in played]), torch.tensor([p.played for p in played])
         observations = torch.cat([observations, *[path[0]] * copies])
         targets = torch.cat([targets, *[path[1]] * copies])
-        loss = train(agent, observations, targets, epochs, lr, seed=it)
+        loss = train(agent, observations, targets, epochs, options.lr, seed=it)
+        if not math.isfinite(loss):
+            raise ValueError(f"the distillation diverged at iteration {it} (loss {loss}); lower --lr ({options.lr:g})")
         run.seconds = before + time.perf_counter() - start
-        run.history.append(Iteration(it, len(run.data), changed, top, deep_top, deep_random, *figures, run.seconds,
-                                     screen, explore_top if met else 0, len(met), epochs, copies))  # fmt: skip
+        run.history.append(Iteration(
+            it, len(run.data), changed, top, options.deep_top, options.deep_random, *figures, run.seconds,
+            options.screen, options.explore if met else 0, len(met), epochs, copies,
+        ))  # fmt: skip
         log(f"  distilled: loss {loss:.4f}; {run.seconds:.0f} s")
         if save is not None:
             save(run)
     run.seconds = before + time.perf_counter() - start
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m wordle_agents.improve``: see the module docstring."""
-    from pathlib import Path
-
-    from wordle_gym.core.files import OneLineParser, folder_lock
-    from wordle_gym.core.words import word_source
-
-    parser = OneLineParser(prog="python -m wordle_agents.improve", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--init", required=True, help="the A2C or DQN weights to improve")
-    parser.add_argument("--out", required=True, help="write the best network here (.pt, float16)")
-    parser.add_argument("--run-dir", default="runs/improve", help="folder of last.pt: the same command continues "
-                        "the run (default runs/improve)")  # fmt: skip
-    parser.add_argument("--iterations", type=int, default=10, help="iterations in all (default 10)")
-    parser.add_argument("--top", type=int, default=32, help="guesses tried at each position (default 32)")
-    parser.add_argument("--deep-top", type=int, default=0, help="at positions of at least --deep-answers answers, "
-                        "value this many of the best guesses one guess deeper (default 0: none)")  # fmt: skip
-    parser.add_argument("--deep-answers", type=int, default=100, help="see --deep-top (default 100)")
-    parser.add_argument("--deep-random", type=int, default=0, help="at those positions, also try this many guesses "
-                        "drawn at random (default 0)")  # fmt: skip
-    parser.add_argument("--screen", type=int, default=0, help="at positions of 3 answers or more, also try the "
-                        "guesses a critic fitted to the network's own games ranks best by one-step lookahead, this "
-                        "many (default 0)")  # fmt: skip
-    parser.add_argument("--explore", type=int, default=0, help="exploring starts: at positions of at least "
-                        "--explore-answers answers, play this many other guesses (the best valued) and label the "
-                        "positions met after them too (default 0)")  # fmt: skip
-    parser.add_argument("--explore-answers", type=int, default=10, help="see --explore (default 10)")
-    parser.add_argument("--path-copies", type=int, default=8, help="with --explore, the improved policy's own "
-                        "positions count this many times more in distillation (default 8)")  # fmt: skip
-    parser.add_argument("--epochs", type=int, default=150, help="epochs over all labels per iteration (default 150)")
-    parser.add_argument("--lr", type=float, default=1e-3, help="Adam learning rate (default 1e-3)")
-    parser.add_argument("--reward", default="default", help="the env's reward preset the rollouts earn (default "
-                        "'default': -1 a guess, -5 for a loss)")  # fmt: skip
-    parser.add_argument("--hard", action="store_true", help="hard mode")
-    parser.add_argument("--answers", default="answers", help="answer list name or file (default: answers)")
-    parser.add_argument("--allowed", default="allowed", help="allowed list name or file (default: allowed)")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
-    parser.add_argument("--max-minutes", type=float, default=None, help="stop after the iteration that passes this")
-    parser.add_argument("--seed", type=int, default=0, help="seed of dropout and of the random guesses "
-                        "(default 0)")  # fmt: skip
-    args = parser.parse_args(argv)
-    start = time.perf_counter()
-    run_dir = Path(args.run_dir)
-    try:
-        check_writable(args.out)
-        check_writable(run_dir, folder=True)
-        if (
-            min(args.iterations, args.epochs, args.top, args.deep_answers, args.explore_answers) < 1
-            or min(args.deep_top, args.deep_random, args.screen, args.explore, args.path_copies) < 0
-            or not args.lr > 0
-        ):
-            raise ValueError(f"--iterations, --epochs, --top, --deep-answers and --explore-answers must be >= 1, "
-                             f"--deep-top, --deep-random, --screen, --explore and --path-copies >= 0 and --lr > 0; "
-                             f"got {args.iterations}, {args.epochs}, {args.top}, {args.deep_answers}, "
-                             f"{args.explore_answers}, {args.deep_top}, {args.deep_random}, {args.screen}, "
-                             f"{args.explore}, {args.path_copies}, {args.lr}")  # fmt: skip
-        config = WordleConfig(answers=word_source(args.answers), allowed=word_source(args.allowed),
-                              hard_mode=args.hard, reward=args.reward)  # fmt: skip
-        agent = load_network(args.init, args.device)
-        init_s = float(getattr(agent.checkpoint, "training_s", None) or 0.0)
-        agent.use_words(list(config.vocabulary.allowed))
-        run = Run(agent)
-        # what a run is; --top, --epochs and --lr may change from one command to the next
-        settings = {"init": args.init, "reward": args.reward, "hard": args.hard,
-                    "answers": list(config.vocabulary.answers), "allowed": list(config.vocabulary.allowed)}  # fmt: skip
-        with folder_lock(run_dir, "improving"):
-            last = run_dir / "last.pt"
-            if last.is_file():
-                state = torch.load(last, map_location="cpu", weights_only=True)
-                if state.get("settings") != settings:
-                    theirs = state.get("settings") or {}
-                    differ = sorted(k for k in settings if theirs.get(k) != settings[k])
-                    raise ValueError(f"{last} is a run with other settings ({', '.join(differ)}); use another "
-                                     f"--run-dir")  # fmt: skip
-                run.load_state_dict(state)
-                print(f"resuming {last}: {len(run.history)} iterations done, {len(run.data)} labels")
-            torch.manual_seed(args.seed + len(run.history))  # dropout
-            deadline = start + 60 * args.max_minutes if args.max_minutes else float("inf")
-
-            def save(run: Run) -> None:
-                atomic_torch_save(last, {**run.state_dict(), "settings": settings})
-
-            iterate(
-                run,
-                config,
-                args.iterations,
-                args.top,
-                args.epochs,
-                args.lr,
-                deadline,
-                save=save,
-                deep_top=args.deep_top,
-                deep_answers=args.deep_answers,
-                deep_random=args.deep_random,
-                seed=args.seed,
-                screen=args.screen,
-                explore_top=args.explore,
-                explore_answers=args.explore_answers,
-                path_copies=args.path_copies,
-            )
-    except (ValueError, OSError, ImportError) as exc:
-        print(f"{parser.prog}: error: {one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"\n{parser.prog}: interrupted; the same command continues from the last iteration", file=sys.stderr)
-        return 130
-    assert run.best_state is not None and run.best_key is not None
-    agent.net.load_state_dict(run.best_state)
-    real = args.answers == "answers" and args.allowed == "allowed"
-    tops = "/".join(str(t) for t in sorted({h.top for h in run.history})) or str(args.top)
-    deep = [h for h in run.history if h.deep_top]
-    pairs = sorted({(h.deep_top, h.deep_random) for h in deep})
-    looks = "; ".join(f"the best {t} and {r} random guesses" for t, r in pairs)
-    deeper = f" ({len(deep)} of them one guess deeper: {looks}, where >= {args.deep_answers} answers)" if deep else ""
-    screened = sorted({h.screen for h in run.history if h.screen})
-    if screened:
-        deeper += f"; {sum(h.screen > 0 for h in run.history)} with the critic's best {'/'.join(map(str, screened))}"
-    explored = [h for h in run.history if h.explore]
-    if explored:
-        others = "/".join(map(str, sorted({h.explore for h in explored})))
-        deeper += f"; {len(explored)} with exploring starts ({others} other guesses where >= {args.explore_answers})"
-    data = network_checkpoint(
-        agent, config.vocabulary, args.hard, real,
-        figures={"win_rate": run.best_key[0], "mean_guesses": -run.best_key[1]},
-        training_s=run.seconds + init_s, teacher=None, method=method(run.history), method_reward=args.reward,
-        improving={"iterations": len(run.history), "epochs": args.epochs, "lr": args.lr, "seconds": run.seconds,
-                   "history": [asdict(h) for h in run.history]},
-        curriculum=f"policy iteration by its own rollouts (the best of its top {tops} guesses at every position "
-                   f"by reward {args.reward!r}, distilled), {len(run.history)} iterations{deeper}, from {args.init}",
-        machine=machine(agent.device),
-    )  # fmt: skip
-    data = half_weights(data)
-    agent.net.load_state_dict(data["model"])  # the figures recorded are what the float16 weights play
-    games = positions(agent, config)[1]
-    win_rate, mean = games.win_rate, games.mean_guesses_wins
-    if (win_rate, mean) != (run.best_key[0], -run.best_key[1]):
-        data["figures"].update(float32_win_rate=run.best_key[0], float32_mean_guesses=-run.best_key[1])
-    data["figures"].update(win_rate=win_rate, mean_guesses=mean)
-    atomic_torch_save(args.out, data)
-    print(f"wrote {args.out}: {100 * win_rate:.2f} % wins, mean {mean:.4f}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -16,8 +16,7 @@ keep it apart from the reward-only agents.
 
 from __future__ import annotations
 
-import argparse
-import sys
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,13 +24,9 @@ from typing import Any
 
 import torch
 
-from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.network import WordAgent
-from wordle_agents.common.training import machine
 from wordle_agents.rl.a2c import A2CAgent
-from wordle_agents.solvers.oracle import Oracle, allowed_opener
-from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.files import atomic_torch_save, check_writable, one_line
+from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.harness.play import play as play_games
 
 
@@ -45,6 +40,25 @@ class Round:
     mean_guesses: float  # on wins
     mean_all: float  # losses counted as max_guesses + 1
     seconds: float
+
+
+@dataclass(frozen=True)
+class TeachOptions:
+    """How the student is taught."""
+
+    rounds: int = 8
+    """DAgger rounds."""
+    epochs: int = 40
+    """Epochs over all labels per round."""
+    lr: float = 3e-4
+    """Adam learning rate."""
+
+    def __post_init__(self) -> None:
+        for name in ("rounds", "epochs"):
+            if isinstance(getattr(self, name), bool) or not getattr(self, name) >= 1:
+                raise ValueError(f"{name} must be >= 1; got {getattr(self, name)!r}")
+        if not (math.isfinite(self.lr) and 0 < self.lr <= 1):
+            raise ValueError(f"lr must be a number in (0, 1]; got {self.lr!r}")
 
 
 class OraclePolicy:
@@ -113,10 +127,16 @@ def train(agent: WordAgent, observations: torch.Tensor, labels: torch.Tensor, ep
     return float(loss)
 
 
-def teach(agent: A2CAgent, oracle: Oracle, rounds: int = 8, epochs: int = 40, lr: float = 3e-4,
-          deadline: float = float("inf"), log: Any = print) -> tuple[dict[str, torch.Tensor], list[Round]]:  # fmt: skip
+def teach(
+    agent: A2CAgent,
+    oracle: Oracle,
+    options: TeachOptions = TeachOptions(),
+    deadline: float = math.inf,
+    log: Any = print,
+) -> tuple[dict[str, torch.Tensor], list[Round]]:
     """Behaviour cloning on the teacher's positions, then DAgger rounds; the best student's weights (by wins,
-    then mean guesses) and each round's figures."""
+    then mean guesses) and each round's figures. No new round starts after ``deadline`` (at least one is done);
+    a round whose training diverges (a loss that is not finite) raises ``ValueError``."""
     device = agent.device
     agent.use_words(list(oracle.vocab.allowed))
     data: dict[bytes, tuple[torch.Tensor, int]] = {}
@@ -132,10 +152,12 @@ def teach(agent: A2CAgent, oracle: Oracle, rounds: int = 8, epochs: int = 40, lr
     log(f"the teacher: {len(data)} positions, {100 * figures['win_rate']:.2f} % wins, mean "
         f"{figures['mean_guesses']:.4f}; {time.perf_counter() - start:.0f} s")  # fmt: skip
     best_state, best_key, history = None, None, []
-    for r in range(1, rounds + 1):
+    for r in range(1, options.rounds + 1):
         observations = torch.stack([row for row, _ in data.values()])
         labels = torch.tensor([a for _, a in data.values()], dtype=torch.int64)
-        loss = train(agent, observations, labels, epochs, lr, seed=r)
+        loss = train(agent, observations, labels, options.epochs, options.lr, seed=r)
+        if not math.isfinite(loss):
+            raise ValueError(f"the training diverged in round {r} (loss {loss}); lower --lr ({options.lr:g})")
         seen, figures = play(agent, oracle, device)
         history.append(Round(r, len(data), figures["win_rate"], figures["mean_guesses"], figures["mean_all"],
                              time.perf_counter() - start))  # fmt: skip
@@ -174,73 +196,3 @@ class Taught:
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         agent = self.hard if env.config.hard_mode else self.normal
         return agent.act(observations, action_masks, env)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m wordle_agents.teach``: see the module docstring."""
-    from wordle_gym.core.files import OneLineParser
-    from wordle_gym.core.words import word_source
-
-    parser = OneLineParser(prog="python -m wordle_agents.teach", description=__doc__,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
-    parser.add_argument("--init", help="start from these A2C weights (default: a fresh network)")
-    parser.add_argument("--hidden", type=int, default=512, help="width of a fresh network (default 512)")
-    parser.add_argument("--out", required=True, help="write the best student here (.pt, float16)")
-    parser.add_argument("--rounds", type=int, default=8, help="DAgger rounds (default 8)")
-    parser.add_argument("--epochs", type=int, default=40, help="epochs over all labels per round (default 40)")
-    parser.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate (default 3e-4)")
-    parser.add_argument("--hard", action="store_true", help="hard mode")
-    parser.add_argument("--answers", default="answers", help="answer list name or file (default: answers)")
-    parser.add_argument("--allowed", default="allowed", help="allowed list name or file (default: allowed)")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
-    parser.add_argument("--max-minutes", type=float, default=None, help="stop after the round that passes this")
-    parser.add_argument("--seed", type=int, default=0, help="seed of a fresh network's weights and of dropout "
-                        "(default 0; the same seed and thread count repeat a run)")  # fmt: skip
-    args = parser.parse_args(argv)
-    start = time.perf_counter()
-    try:
-        check_writable(args.out)
-        if args.rounds < 1 or args.epochs < 1 or not args.lr > 0:
-            raise ValueError(f"--rounds and --epochs must be >= 1 and --lr > 0; got {args.rounds}, {args.epochs}, "
-                             f"{args.lr}")  # fmt: skip
-        config = WordleConfig(answers=word_source(args.answers), allowed=word_source(args.allowed),
-                              hard_mode=args.hard)  # fmt: skip
-        # A teacher that wins every game it can; SALET first where the lists allow it.
-        oracle = Oracle(config, root_opener=allowed_opener(config.vocabulary, "salet"), avoid_losses=True)
-        init_s = 0.0  # the training time of the weights taught from counts in the result's
-        if args.init:
-            agent = A2CAgent.load(args.init, args.device)
-            init_s = float(getattr(agent.checkpoint, "training_s", None) or 0.0)
-        else:
-            from wordle_agents.rl.a2c import A2CConfig
-
-            agent = A2CAgent(A2CConfig(hidden=args.hidden, seed=args.seed), config.vocabulary.length, args.device)
-        torch.manual_seed(args.seed)  # dropout
-        deadline = start + 60 * args.max_minutes if args.max_minutes else float("inf")
-        state, history = teach(agent, oracle, args.rounds, args.epochs, args.lr, deadline)
-    except (ValueError, OSError, ImportError) as exc:
-        print(f"{parser.prog}: error: {one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"\n{parser.prog}: interrupted", file=sys.stderr)
-        return 130
-    best = max(history, key=lambda h: (h.win_rate, -h.mean_guesses))
-    agent.net.load_state_dict(state)
-    real = args.answers == "answers" and args.allowed == "allowed"
-    data = network_checkpoint(
-        agent, config.vocabulary, args.hard, real,
-        figures={"win_rate": best.win_rate, "mean_guesses": best.mean_guesses, "round": best.round},
-        training_s=time.perf_counter() - start + init_s, teacher="optimal",
-        teaching={"rounds": best.round, "epochs": args.epochs, "lr": args.lr, "positions": best.positions,
-                  "seconds": time.perf_counter() - start},
-        curriculum=f"taught by the exact solver{' (hard mode)' if args.hard else ''}: behaviour cloning, then "
-                   f"DAgger; best at round {best.round}" + (f", from {args.init}" if args.init else ""),
-        machine=machine(agent.device),
-    )  # fmt: skip
-    atomic_torch_save(args.out, half_weights(data))
-    print(f"wrote {args.out}: round {best.round}, {100 * best.win_rate:.2f} % wins, mean {best.mean_guesses:.4f}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

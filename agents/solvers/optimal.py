@@ -637,7 +637,7 @@ class OptimalSolver:
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m wordle_agents.optimal OPENER [--hard] [--save PATH]``: solve, prove, report."""
-    from wordle_gym.core.files import OneLineParser
+    from wordle_gym.core.commandline import OneLineParser
 
     parser = OneLineParser(prog="python -m wordle_agents.optimal", description=main.__doc__)
     parser.add_argument("opener", nargs="?", help="the first guess, or best-of-K (the K best greedy openers)")

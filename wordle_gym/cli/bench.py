@@ -18,8 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from wordle_gym.core.commandline import OneLineParser
 from wordle_gym.core.device import resolve_device
-from wordle_gym.core.files import OneLineParser, atomic_write, atomic_write_text, check_writable
+from wordle_gym.core.files import atomic_write, atomic_write_text, check_writable
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import EvalResult, GuessesFrom, evaluate
 from wordle_gym.harness.registry import AgentError, BenchRun, agent_names, bench_runs, make_agent

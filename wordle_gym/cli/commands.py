@@ -27,8 +27,9 @@ from typing import Any
 import torch
 from gymnasium.error import DependencyNotInstalled
 
+from wordle_gym.core.commandline import OneLineParser
 from wordle_gym.core.config import MAX_GUESSES, WordleConfig
-from wordle_gym.core.files import OneLineParser, one_line, quoted
+from wordle_gym.core.files import one_line, quoted
 from wordle_gym.core.game import hard_breaches
 from wordle_gym.core.rules import GREEN, parse_tiles
 from wordle_gym.core.words import WordSource, word_source

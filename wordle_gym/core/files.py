@@ -10,7 +10,6 @@ file (``/dev/null``, a FIFO, a terminal) is written into directly: a rename woul
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import errno
 import io
@@ -19,7 +18,6 @@ import os
 import re
 import secrets
 import stat
-import typing
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -204,10 +202,3 @@ def folder_lock(folder: str | os.PathLike[str], what: str) -> Iterator[None]:
         yield
     finally:
         lock.release()
-
-
-class OneLineParser(argparse.ArgumentParser):
-    """argparse, with a bad argument reported in one line (``prog: error: ...``) and exit status 2."""
-
-    def error(self, message: str) -> typing.NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")

@@ -1,0 +1,179 @@
+"""Command lines from documented dataclasses: the one way every command of the project takes its options.
+
+A command's options are the fields of a dataclass, each with a default written once (in the dataclass)
+and a docstring (the string under the field), the style of :class:`~wordle_gym.core.config.WordleConfig`.
+:func:`add_options` makes one ``--field-name`` option per field, its help the docstring and its default;
+:func:`options_from` builds the dataclass from what was given, so its ``__post_init__`` checks the values.
+A bad value is one line, ``prog: error: ... (see prog --help)``, exit status 2 (:class:`OneLineParser`).
+
+Types: ``int``, ``float``, ``str``, ``bool`` (``--flag`` / ``--no-flag``), ``X | None`` (``none`` gives
+None), ``tuple[X, ...]`` (comma-separated, ``--stages 100,1000,full``) and ``Literal[...]`` (its choices).
+A field without a default is a required option.
+
+Example:
+    >>> from dataclasses import dataclass
+    >>> @dataclass(frozen=True)
+    ... class Demo:
+    ...     top: int = 32
+    ...     '''Guesses tried at each position.'''
+    ...     hard: bool = False
+    ...     '''Hard mode.'''
+    >>> parser = OneLineParser(prog="demo")
+    >>> add_options(parser, Demo)
+    >>> options_from(Demo, parser.parse_args(["--top", "8", "--hard"]))
+    Demo(top=8, hard=True)
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import dataclasses
+import inspect
+import itertools
+import textwrap
+import types
+import typing
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, NoReturn, TypeVar
+
+T = TypeVar("T")
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, with a bad argument reported in one line (``prog: error: ...``) and exit status 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def field_docs(cls: type) -> dict[str, str]:
+    """Each field's docstring (the string literal under it), collapsed to one line; inherited fields too."""
+    docs: dict[str, str] = {}
+    for klass in reversed(cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError, SyntaxError):
+            continue
+        body = tree.body[0].body if tree.body and isinstance(tree.body[0], ast.ClassDef) else []
+        for node, following in itertools.pairwise(body):
+            if (
+                isinstance(node, ast.AnnAssign)
+                and isinstance(node.target, ast.Name)
+                and isinstance(following, ast.Expr)
+                and isinstance(following.value, ast.Constant)
+                and isinstance(following.value.value, str)
+            ):
+                docs[node.target.id] = " ".join(following.value.value.split())
+    return docs
+
+
+def show(value: Any) -> str:
+    """A value as the command line writes it (a tuple comma-separated)."""
+    return ",".join(map(str, value)) if isinstance(value, tuple) else str(value)
+
+
+def _converter(hint: Any) -> tuple[Callable[[str], Any], str]:
+    """A string -> value function for a field type, and how to write a value (the metavar)."""
+    args = typing.get_args(hint)
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType) and type(None) in args:
+        inner, metavar = _converter(next(a for a in args if a is not type(None)))
+        return (lambda text: None if text.lower() in ("none", "") else inner(text)), metavar
+    if origin is Literal:
+        choices = {str(a): a for a in args}
+
+        def parse_choice(text: str) -> Any:
+            if text not in choices:
+                raise argparse.ArgumentTypeError(f"expected one of {', '.join(choices)}, got {text[:40]!r}")
+            return choices[text]
+
+        return parse_choice, "{" + ",".join(choices) + "}"
+    if origin is tuple:
+        convert, _ = _converter(args[0])
+        size = None if len(args) == 2 and args[1] is Ellipsis else len(args)
+
+        def parse_tuple(text: str) -> tuple:
+            values = tuple(convert(part.strip()) for part in text.split(",") if part.strip())
+            if size is not None and len(values) != size:
+                raise argparse.ArgumentTypeError(f"expected {size} comma-separated values, got {text[:40]!r}")
+            return values
+
+        return parse_tuple, "A,B,..."
+    if hint in (int, float, str):
+
+        def parse_scalar(text: str) -> Any:
+            try:
+                return hint(text)
+            except ValueError:
+                article = "an" if hint is int else "a"
+                raise argparse.ArgumentTypeError(f"expected {article} {hint.__name__}, got {text[:40]!r}") from None
+
+        return parse_scalar, hint.__name__.upper()
+    raise TypeError(f"no command-line form for a field of type {hint!r}")
+
+
+def _default(field: dataclasses.Field, defaults: Any) -> Any:
+    if defaults is not None:
+        return getattr(defaults, field.name)
+    if field.default is not dataclasses.MISSING:
+        return field.default
+    if field.default_factory is not dataclasses.MISSING:
+        return field.default_factory()
+    return dataclasses.MISSING
+
+
+def add_options(
+    parser: argparse.ArgumentParser,
+    cls: type,
+    defaults: Any = None,
+    title: str | None = None,
+    skip: Sequence[str] = (),
+) -> None:
+    """One ``--field-name`` option per field of ``cls`` (but ``skip``); help from the field's docstring,
+    defaults from ``defaults`` (an instance) or the class. With ``title``, the options form a group."""
+    group = parser.add_argument_group(title) if title else parser
+    hints, docs = typing.get_type_hints(cls), field_docs(cls)
+    for field in dataclasses.fields(cls):
+        if not field.init or field.name in skip:
+            continue
+        flag = "--" + field.name.replace("_", "-")
+        default = _default(field, defaults)
+        text = docs.get(field.name, "").replace("%", "%%")
+        shown = " (required)" if default is dataclasses.MISSING else f" (default: {show(default)})".replace("%", "%%")
+        if hints[field.name] is bool:
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text + shown)
+            continue
+        convert, metavar = _converter(hints[field.name])
+        required = default is dataclasses.MISSING
+        group.add_argument(flag, type=convert, default=None, metavar=metavar, required=required, help=text + shown)
+
+
+def options_from(cls: type[T], args: argparse.Namespace, defaults: T | None = None, **fixed: Any) -> T:
+    """The dataclass from the options given (``defaults``' values, or the class's, for the others) and
+    ``fixed`` values; its own checks run (a ``ValueError`` or ``TypeError`` names the bad value)."""
+    names = [f.name for f in dataclasses.fields(cls) if f.init]
+    given = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+    given.update(fixed)
+    if defaults is not None:
+        return dataclasses.replace(defaults, **given)
+    return cls(**given)
+
+
+def parse_options(
+    cls: type[T],
+    argv: Sequence[str] | None,
+    prog: str,
+    description: str | None = None,
+    defaults: T | None = None,
+) -> T:
+    """``argv`` parsed into ``cls`` (one-line errors and exit status 2 for anything bad)."""
+    parser = OneLineParser(prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_options(parser, cls, defaults)
+    args = parser.parse_args(argv)
+    try:
+        return options_from(cls, args, defaults)
+    except (ValueError, TypeError) as exc:
+        parser.error(str(exc))
