@@ -1,10 +1,153 @@
-"""``python -m wordle_agents.optimal``: the exact solver: the optimal tree from an opener, or every opener ranked.
+"""``python -m wordle_agents.optimal``: the exact solver, from the command line.
 
-The command's code is :mod:`wordle_agents.solvers.optimal`."""
+    python -m wordle_agents.optimal salet [--hard] [--save tree.npz]       # the optimal tree from an opener
+    python -m wordle_agents.optimal best-of-10                              # the best of the 10 best greedy openers
+    python -m wordle_agents.optimal --all-openers [--save ranking.json]     # every opener ranked, the best proven
 
+The search is :mod:`wordle_agents.solvers.optimal` (a tree from one opener) and
+:mod:`wordle_agents.solvers.openers` (every first guess ranked; resumable from its journal beside --save).
+"""
+
+from __future__ import annotations
+
+import argparse
 import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
 
-from wordle_agents.solvers.optimal import main
+from wordle_agents.solvers.optimal import check_limits, openers, solve
+from wordle_gym.core.commandline import OneLineParser, add_options, options_from
+from wordle_gym.core.files import check_writable, one_line
+from wordle_gym.core.words import Vocabulary, word_source
+
+PROG = "python -m wordle_agents.optimal"
+
+
+@dataclass(frozen=True)
+class OptimalRun:
+    """What to solve."""
+
+    opener: str | None = field(default=None, metadata={"positional": True})
+    """The first guess, or best-of-K (the K best greedy openers)."""
+    all_openers: bool = False
+    """Rank every allowed first guess, proving the --top best (resumable with --save)."""
+    top: int = 10
+    """With --all-openers: how many to rank exactly."""
+    max_minutes: float | None = None
+    """With --all-openers: stop after this long (the same command continues)."""
+    hard: bool = False
+    """Hard mode."""
+    max_guesses: int = 6
+    """The guess limit."""
+    answers: str = "answers"
+    """Answer list: a name or a file."""
+    allowed: str = "allowed"
+    """Allowed guesses: a name or a file."""
+    save: str | None = None
+    """Write the tree (.npz), or with --all-openers the ranking (.json), here."""
+    time_limit: float | None = None
+    """One opener: give up after this many seconds."""
+    max_cache_entries: int = 5_000_000
+    """Bound on the search's cache."""
+    quiet: bool = False
+    """No progress bar."""
+
+    def __post_init__(self) -> None:
+        if (self.opener is None) == (not self.all_openers):
+            raise ValueError("give an opener or --all-openers (one of them)")
+        if self.all_openers and self.time_limit is not None:
+            raise ValueError("--time-limit is for one opener; --all-openers stops with --max-minutes")
+        if not self.all_openers and self.max_minutes is not None:
+            raise ValueError("--max-minutes goes with --all-openers (a single opener takes --time-limit)")
+        if self.save is not None and not self.save.strip():
+            raise ValueError("--save needs a file name; got ''")
+        check_limits(self.max_guesses, self.time_limit, self.max_cache_entries)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_options(parser, OptimalRun)
+    try:
+        args = options_from(OptimalRun, parser.parse_args(argv))
+    except (ValueError, TypeError) as exc:
+        print(f"{PROG}: error: {one_line(exc)} (see {PROG} --help)", file=sys.stderr)
+        return 2
+    if args.all_openers:
+        return _all_openers(args)
+    start = time.perf_counter()
+    try:
+        vocab = _lists_and_output(args)
+        trees = []
+        for opener in openers(vocab, args.opener):
+            tree = solve(vocab, opener, args.hard, args.max_guesses, args.time_limit, args.max_cache_entries,
+                         progress=not args.quiet)  # fmt: skip
+            trees.append(tree)
+            if len(trees) > 1 or args.opener.startswith("best-of"):  # one line per opener tried
+                print(f"{opener.upper()}: {tree.total} guesses over {tree.num_answers} answers (mean {tree.mean:.4f})")
+        tree = min(trees, key=lambda t: t.total)
+        used = tree.play(vocab)
+        if args.save:
+            tree.save(args.save)
+    except (ValueError, OSError, ImportError, TimeoutError) as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return 130
+    mode = "hard mode" if args.hard else "normal mode"
+    seconds = time.perf_counter() - start
+    print(
+        f"optimal from {tree.opener.upper()} ({mode}, {args.max_guesses} guesses): {tree.total} guesses over "
+        f"{tree.num_answers} answers, mean {tree.mean:.4f}, max {used.max()}, every answer solved: "
+        f"{bool(used.min() > 0)}; {tree.nodes_searched:,} nodes searched; {seconds:.1f} s"
+    )
+    return 0
+
+
+def _lists_and_output(args: OptimalRun) -> Vocabulary:
+    """The command's word lists, after checking that ``--save`` (if given) names a file that can be written."""
+    vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
+    if args.save:
+        check_writable(args.save)
+    return vocab
+
+
+def _all_openers(args: OptimalRun) -> int:
+    """``--all-openers``: the ranking, printed, and saved with ``--save`` (its journal beside it)."""
+    from wordle_agents.solvers import openers as ranking
+
+    journal = None
+    try:
+        vocab = _lists_and_output(args)
+        if args.save:
+            journal = Path(f"{args.save}.journal")
+        data = ranking.rank_openers(vocab, args.hard, args.max_guesses, args.top, journal, args.max_minutes,
+                                    args.max_cache_entries, progress=not args.quiet)  # fmt: skip
+        if data["finished"] and args.save:
+            ranking.save(data, args.save)
+            journal.unlink(missing_ok=True)
+    except (ValueError, OSError, ImportError) as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        kept = f"; what was done is kept in {journal}: the same command continues" if journal else ""
+        print(f"\n{PROG}: interrupted{kept}", file=sys.stderr)
+        return 130
+    for rank, (word, value) in enumerate(data["ranking"], start=1):
+        print(f"{rank:>4}. {word.upper()}  {value} guesses (mean {value / vocab.num_answers:.4f})")
+    out = data["ruled_out"]
+    print(f"{data['openers_done']:,} of {vocab.num_allowed:,} openers: {len(data['ranking'])} ranked exactly below "
+          f"the cutoff {data['cutoff']}; ruled out by the root bound {out['root bound']:,}, the second-level bound "
+          f"{out['second-level bound']:,}, the search {out['search']:,}; {data['nodes']:,} nodes; "
+          f"{data['wall_s']:.0f} s")  # fmt: skip
+    if not data["finished"]:
+        how = f"kept in {journal}: the same command continues" if journal else "nothing kept (add --save PATH)"
+        print(f"stopped before every opener was ranked; {how}")
+    elif args.save:
+        print(f"saved {args.save}")
+    return 0
+
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -10,8 +10,9 @@ import numpy as np
 import pytest
 from test_optimal import _small_lists, _trap_lists, list_files
 
+from wordle_agents.optimal import main
 from wordle_agents.solvers.openers import STAGES, load, rank_openers, root_bounds, shipped_ranking
-from wordle_agents.solvers.optimal import _Search, main, solve
+from wordle_agents.solvers.optimal import _Search, solve
 from wordle_gym.core.words import Vocabulary
 
 
@@ -143,10 +144,14 @@ def test_command__ranks_saves_and_reports_errors(tmp_path: Path, capsys: pytest.
         assert main([*argv, *lists]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err
-    for argv in (["salet", "--all-openers"], [], ["salet", "--max-minutes", "3"]):
-        with pytest.raises(SystemExit) as stop:
-            main([*argv, *lists])
-        assert stop.value.code == 2
+    for argv, message in (
+        (["salet", "--all-openers"], "give an opener or --all-openers (one of them)"),
+        ([], "give an opener or --all-openers (one of them)"),
+        (["salet", "--max-minutes", "3"], "--max-minutes goes with --all-openers"),
+    ):
+        assert main([*argv, *lists]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1, err
     (tmp_path / "bad.json").write_text('{"format": "something else"}')
     with pytest.raises(ValueError, match="not an opener ranking"):
         load(tmp_path / "bad.json")

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from reference import feedback_ref, few_letter_words
 
-from wordle_agents.solvers.optimal import OptimalSolver, OptimalTree, main, shipped_tree, solve
+from wordle_agents.optimal import main
+from wordle_agents.solvers.optimal import OptimalSolver, OptimalTree, shipped_tree, solve
 from wordle_gym.core.words import Vocabulary, load_word_list
 from wordle_gym.harness.evaluation import evaluate
 
@@ -205,9 +206,12 @@ def test_command__solves_saves_and_reports_errors(tmp_path: Path, capsys: pytest
     out = tmp_path / "tree.npz"
     assert main([allowed[0], *lists, "--save", str(out)]) == 0
     want = brute_force(answers, allowed, allowed[0], False, 6)
-    assert f"{want} guesses" in capsys.readouterr().out and OptimalTree.load(out).total == want
-    assert main(["best-of-2", *lists]) == 0
-    assert "mean" in capsys.readouterr().out
+    printed = capsys.readouterr().out
+    assert f"{want} guesses" in printed and OptimalTree.load(out).total == want
+    assert printed.count(f"{want} guesses") == 1  # regression (issue 41): the result was printed twice
+    assert main(["best-of-2", *lists, "--quiet"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 3 and printed[-1].startswith("optimal from")  # each opener tried, then the best
     assert main(["zzzzz", *lists]) == 2
     assert "not an allowed guess" in capsys.readouterr().err
     assert main([allowed[0], *lists, "--max-guesses", "2"]) == 2

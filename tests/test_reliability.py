@@ -24,10 +24,10 @@ import torch
 from test_optimal import _small_lists
 from test_registry import ROOT, fake_distribution, run
 
+from wordle_agents.optimal import main as optimal_main
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.rl.dqn import DQNAgent, DQNConfig
 from wordle_agents.solvers.optimal import OptimalSolver, OptimalTree, best_of, check_limits, solve
-from wordle_agents.solvers.optimal import main as optimal_main
 from wordle_gym.cli.commands import main as cli_main
 from wordle_gym.core.files import atomic_torch_save, atomic_write_text
 from wordle_gym.core.words import Vocabulary, word_source

@@ -20,7 +20,6 @@ import json
 import math
 import os
 import queue
-import sys
 import time
 import zipfile
 from collections import Counter
@@ -36,7 +35,7 @@ from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_gym.core.config import MAX_GUESSES
-from wordle_gym.core.files import atomic_write, check_writable, one_line, quoted
+from wordle_gym.core.files import atomic_write, quoted
 from wordle_gym.core.game import NO_TILE
 from wordle_gym.core.rules import ALPHABET, num_patterns, pattern_ids, pattern_table, tiles_from_ids
 from wordle_gym.core.words import Vocabulary
@@ -633,113 +632,3 @@ class OptimalSolver:
                 raise ValueError(f"game {game} left the optimal tree (a guess or feedback the tree does not have)")
             actions.append(int(tree.guesses[node]))
         return torch.tensor(actions, dtype=torch.int64, device=state.guesses.device)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m wordle_agents.optimal OPENER [--hard] [--save PATH]``: solve, prove, report."""
-    from wordle_gym.core.commandline import OneLineParser
-
-    parser = OneLineParser(prog="python -m wordle_agents.optimal", description=main.__doc__)
-    parser.add_argument("opener", nargs="?", help="the first guess, or best-of-K (the K best greedy openers)")
-    parser.add_argument(
-        "--all-openers",
-        action="store_true",
-        help="rank every allowed first guess, proving the --top best (resumable with --save)",
-    )
-    parser.add_argument("--top", type=int, default=10, help="with --all-openers: how many to rank exactly (default 10)")
-    parser.add_argument("--max-minutes", type=float,
-                        help="with --all-openers: stop after this long (the same command continues)")  # fmt: skip
-    parser.add_argument("--hard", action="store_true", help="hard mode")
-    parser.add_argument("--max-guesses", type=int, default=6, help="guess limit (default 6)")
-    parser.add_argument("--answers", default="answers", help="answer list name or file (default: answers)")
-    parser.add_argument("--allowed", default="allowed", help="allowed list name or file (default: allowed)")
-    parser.add_argument("--save", metavar="PATH", help="write the tree here (.npz)")
-    parser.add_argument("--time-limit", type=float, help="give up after this many seconds")
-    parser.add_argument("--max-cache-entries", type=int, default=5_000_000, help="cache bound (default 5e6)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    args = parser.parse_args(argv)
-    if (args.opener is None) == (not args.all_openers):
-        parser.error("give an opener or --all-openers (one of them)")
-    if args.all_openers:
-        return _all_openers(parser.prog, args)
-    if args.max_minutes is not None:
-        parser.error("--max-minutes goes with --all-openers (a single opener takes --time-limit)")
-    start = time.perf_counter()
-    try:
-        check_limits(args.max_guesses, args.time_limit, args.max_cache_entries)
-        vocab = _lists_and_output(args)
-        trees = []
-        for opener in openers(vocab, args.opener):
-            tree = solve(vocab, opener, args.hard, args.max_guesses, args.time_limit, args.max_cache_entries,
-                         progress=not args.quiet)  # fmt: skip
-            print(f"{opener.upper()}: {tree.total} guesses over {tree.num_answers} answers (mean {tree.mean:.4f})")
-            trees.append(tree)
-        tree = min(trees, key=lambda t: t.total)
-        used = tree.play(vocab)
-        if args.save:
-            tree.save(args.save)
-    except (ValueError, OSError, ImportError, TimeoutError) as exc:
-        print(f"{parser.prog}: error: {one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print(f"\n{parser.prog}: interrupted", file=sys.stderr)
-        return 130
-    mode = "hard mode" if args.hard else "normal mode"
-    print(f"optimal from {tree.opener.upper()} ({mode}, {args.max_guesses} guesses): {tree.total} guesses, mean "
-          f"{tree.mean:.4f}, max {used.max()}, every answer solved: {bool(used.min() > 0)}; "
-          f"{tree.nodes_searched:,} nodes searched; {time.perf_counter() - start:.1f} s")  # fmt: skip
-    return 0
-
-
-def _lists_and_output(args: Any) -> Vocabulary:
-    """The command's word lists, after checking that ``--save`` (if given) names a file that can be written."""
-    from wordle_gym.core.words import word_source
-
-    if args.save is not None and not args.save.strip():
-        raise ValueError("--save needs a file name; got ''")
-    vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
-    if args.save:
-        check_writable(args.save)
-    return vocab
-
-
-def _all_openers(prog: str, args: Any) -> int:
-    """``--all-openers``: the ranking, printed, and saved with ``--save`` (its journal beside it)."""
-    from wordle_agents.solvers import openers as ranking
-
-    journal = None
-    try:
-        if args.time_limit is not None:
-            raise ValueError("--time-limit is for one opener; --all-openers stops with --max-minutes")
-        vocab = _lists_and_output(args)
-        if args.save:
-            journal = Path(f"{args.save}.journal")
-        data = ranking.rank_openers(vocab, args.hard, args.max_guesses, args.top, journal, args.max_minutes,
-                                    args.max_cache_entries, progress=not args.quiet)  # fmt: skip
-        if data["finished"] and args.save:
-            ranking.save(data, args.save)
-            journal.unlink(missing_ok=True)
-    except (ValueError, OSError, ImportError) as exc:
-        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        kept = f"; what was done is kept in {journal}: the same command continues" if journal else ""
-        print(f"\n{prog}: interrupted{kept}", file=sys.stderr)
-        return 130
-    for rank, (word, value) in enumerate(data["ranking"], start=1):
-        print(f"{rank:>4}. {word.upper()}  {value} guesses (mean {value / vocab.num_answers:.4f})")
-    out = data["ruled_out"]
-    print(f"{data['openers_done']:,} of {vocab.num_allowed:,} openers: {len(data['ranking'])} ranked exactly below "
-          f"the cutoff {data['cutoff']}; ruled out by the root bound {out['root bound']:,}, the second-level bound "
-          f"{out['second-level bound']:,}, the search {out['search']:,}; {data['nodes']:,} nodes; "
-          f"{data['wall_s']:.0f} s")  # fmt: skip
-    if not data["finished"]:
-        how = f"kept in {journal}: the same command continues" if journal else "nothing kept (add --save PATH)"
-        print(f"stopped before every opener was ranked; {how}")
-    elif args.save:
-        print(f"saved {args.save}")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

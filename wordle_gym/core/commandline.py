@@ -8,7 +8,8 @@ A bad value is one line, ``prog: error: ... (see prog --help)``, exit status 2 (
 
 Types: ``int``, ``float``, ``str``, ``bool`` (``--flag`` / ``--no-flag``), ``X | None`` (``none`` gives
 None), ``tuple[X, ...]`` (comma-separated, ``--stages 100,1000,full``) and ``Literal[...]`` (its choices).
-A field without a default is a required option.
+A field without a default is a required option; one marked ``field(metadata={"positional": True})`` is a
+positional argument (optional where it has a default).
 
 Example:
     >>> from dataclasses import dataclass
@@ -81,7 +82,7 @@ def _converter(hint: Any) -> tuple[Callable[[str], Any], str]:
     origin = typing.get_origin(hint)
     if origin in (typing.Union, types.UnionType) and type(None) in args:
         inner, metavar = _converter(next(a for a in args if a is not type(None)))
-        return (lambda text: None if text.lower() in ("none", "") else inner(text)), metavar
+        return (lambda text: None if text.lower() == "none" else inner(text)), metavar
     if origin is Literal:
         choices = {str(a): a for a in args}
 
@@ -148,6 +149,11 @@ def add_options(
             continue
         convert, metavar = _converter(hints[field.name])
         required = default is dataclasses.MISSING
+        if field.metadata.get("positional"):
+            nargs = None if required else "?"
+            group.add_argument(field.name, type=convert, default=None, nargs=nargs, metavar=field.name.upper(),
+                               help=text + ("" if required else shown))  # fmt: skip
+            continue
         group.add_argument(flag, type=convert, default=None, metavar=metavar, required=required, help=text + shown)
 
 
