@@ -6,21 +6,31 @@ possible, all games at once on the vector env, and print how it did.
 
 from __future__ import annotations
 
-import argparse
 import time
+from dataclasses import dataclass
 
 import torch
 
 import wordle_gym
+from wordle_gym.core.commandline import OneLineParser, parse_options
+
+
+@dataclass(frozen=True)
+class Args:
+    """The run's settings."""
+
+    device: str = "auto"
+    """cpu, cuda or auto."""
+    answers: str = "answers"
+    """Answer list: answers (2315), nyt (2309) or a file."""
+    hard: bool = False
+    """Hard mode."""
+    seed: int = 0
+    """Seed of the random guesses."""
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
-    parser.add_argument("--answers", default="answers", help="answer list: answers (2315), nyt (2309)")
-    parser.add_argument("--hard", action="store_true", help="hard mode")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = parse_options(Args, None, "random_agent.py", __doc__)
 
     try:
         num = wordle_gym.Vocabulary(args.answers).num_answers
@@ -28,7 +38,7 @@ def main() -> None:
             num, device=args.device, answers=args.answers, hard_mode=args.hard, action_mask="candidates"
         )
     except ValueError as exc:
-        parser.error(str(exc))
+        OneLineParser(prog="random_agent.py").error(str(exc))
     start = time.perf_counter()
     _, infos = env.reset(seed=args.seed, options={"answers": torch.arange(num)})  # every answer once
     generator = torch.Generator(device=env.device).manual_seed(args.seed)

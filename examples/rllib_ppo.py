@@ -13,12 +13,13 @@ out across machines. The guesses are the answers (``allowed=None``).
 
 from __future__ import annotations
 
-import argparse
 import time
+from dataclasses import dataclass
 
 import torch
 
 import wordle_gym
+from wordle_gym.core.commandline import parse_options
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.integrations.rllib import rllib_env
 
@@ -32,16 +33,28 @@ except ImportError as exc:
     raise SystemExit(f"this example needs Ray RLlib ({exc}): pip install 'wordle-gym[rllib]'") from None
 
 
+@dataclass(frozen=True)
+class Args:
+    """The run's settings."""
+
+    iterations: int = 20
+    """Training iterations."""
+    env_runners: int = 0
+    """Sampling workers (0: in this process)."""
+    batch: int = 2000
+    """Env steps per training iteration."""
+    seed: int = 0
+    """Seed of the run."""
+    words: int = 20
+    """The first N answers, also the only guesses."""
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.words <= 2315:
+            raise ValueError(f"--words must be 2..2315; got {self.words}")
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--words", type=int, default=20, help="first N answers, also the only guesses")
-    parser.add_argument("--iterations", type=int, default=20)
-    parser.add_argument("--env-runners", type=int, default=0, help="sampling workers (0: in this process)")
-    parser.add_argument("--batch", type=int, default=2000, help="env steps per training iteration")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    if not 2 <= args.words <= 2315:
-        parser.error(f"--words must be 2..2315; got {args.words}")
+    args = parse_options(Args, None, "rllib_ppo.py", __doc__)
 
     words = wordle_gym.load_word_list("answers")[: args.words]
     register_env("wordle", rllib_env)

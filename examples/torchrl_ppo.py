@@ -10,8 +10,8 @@ the rest. The guesses are the answers (``allowed=None``).
 
 from __future__ import annotations
 
-import argparse
 import time
+from dataclasses import dataclass
 
 import torch
 from tensordict.nn import TensorDictModule
@@ -22,23 +22,39 @@ from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
 import wordle_gym
+from wordle_gym.core.commandline import parse_options
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.integrations.torchrl import WordleTorchRLEnv
 
 
+@dataclass(frozen=True)
+class Args:
+    """The run's settings."""
+
+    iterations: int = 300
+    """PPO iterations."""
+    num_envs: int = 256
+    """Games stepped together."""
+    num_steps: int = 12
+    """Steps per game per iteration."""
+    lr: float = 1e-3
+    """Adam learning rate."""
+    epochs: int = 4
+    """Optimisation epochs per iteration."""
+    device: str = "auto"
+    """cpu, cuda or auto."""
+    seed: int = 0
+    """Seed of the networks and the envs."""
+    words: int = 100
+    """The first N answers, also the only guesses."""
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.words <= 2315:
+            raise ValueError(f"--words must be 2..2315; got {self.words}")
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--words", type=int, default=100, help="first N answers, also the only guesses")
-    parser.add_argument("--iterations", type=int, default=300)
-    parser.add_argument("--num-envs", type=int, default=256)
-    parser.add_argument("--num-steps", type=int, default=12, help="steps per game per iteration")
-    parser.add_argument("--lr", type=float, default=1e-3)
-    parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--device", default="auto")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    if not 2 <= args.words <= 2315:
-        parser.error(f"--words must be 2..2315; got {args.words}")
+    args = parse_options(Args, None, "torchrl_ppo.py", __doc__)
 
     torch.manual_seed(args.seed)
     words = wordle_gym.load_word_list("answers")[: args.words]

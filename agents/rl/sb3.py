@@ -10,9 +10,11 @@ import collections
 import inspect
 import io
 import json
+import time
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import torch
@@ -20,7 +22,8 @@ from gymnasium.error import DependencyNotInstalled
 
 from wordle_agents.common.checkpoint import CheckpointInfo, shipped_dir
 from wordle_gym.core.files import atomic_write
-from wordle_gym.harness.evaluation import bool_mask, word_actions
+from wordle_gym.core.words import stage_words
+from wordle_gym.harness.evaluation import bool_mask, evaluate, word_actions
 
 ALGORITHMS = ("ppo", "dqn", "maskable_ppo")
 # Where each algorithm's MlpPolicy class lives, and its name (as recorded, readable, in the zip's "data").
@@ -223,3 +226,63 @@ def load(checkpoint: str | None = None, algorithm: str | None = None, device: st
             raise FileNotFoundError("no SB3 model ships with wordle_agents; pass a model zip as the checkpoint")
         checkpoint = str(shipped[-1])
     return SB3Policy.load(checkpoint, algorithm=algorithm, device=str(device))
+
+
+@dataclass(frozen=True)
+class SB3Run:
+    """A Stable-Baselines3 training run on Wordle (the three ``examples/sb3_*.py`` scripts)."""
+
+    stage: str = "100"
+    """Words: N (the first N answers, also the only guesses) or full (the real game)."""
+    timesteps: int = 200_000
+    """Environment steps."""
+    num_envs: int = 64
+    """Games stepped together."""
+    single: bool = False
+    """gym.make single envs in a DummyVecEnv instead of the torch vector env."""
+    mask: Literal["all", "hard", "candidates"] = "all"
+    """The action mask."""
+    device: str = "cpu"
+    """Device of the model and of the vector env."""
+    tensorboard: str | None = None
+    """SB3's TensorBoard log folder."""
+    save: str = "runs/sb3/model.zip"
+    """Where to save the model."""
+    seed: int = 0
+    """Seed of the envs and the model."""
+
+    def __post_init__(self) -> None:
+        stage_words(self.stage)  # a ValueError names a bad stage
+        if isinstance(self.timesteps, bool) or self.timesteps < 1 or self.num_envs < 1:
+            raise ValueError(f"timesteps and num-envs must be >= 1; got {self.timesteps} and {self.num_envs}")
+
+
+def train_and_report(run: SB3Run, build: Any) -> Any:
+    """Build the model (``build(env)``) on the run's env, learn with SB3's progress bar, save it (with the lists it
+    was trained on, which eval plays by default) and print its greedy evaluation; returns the model."""
+    import gymnasium as gym
+    from stable_baselines3.common.logger import Logger
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from wordle_gym.integrations.sb3 import make_sb3_vec_env
+
+    answers, allowed = stage_words(run.stage)
+    kwargs: dict[str, Any] = {"answers": answers, "allowed": allowed, "action_mask": run.mask}
+    if run.single:
+        env = DummyVecEnv([lambda: Monitor(gym.make("Wordle-v0", **kwargs))] * run.num_envs)
+    else:
+        env = make_sb3_vec_env(num_envs=run.num_envs, device=run.device, **kwargs)
+    env.seed(run.seed)
+    model = build(env)
+    if not run.tensorboard:  # SB3's default logger makes an empty /tmp/SB3-<date> folder per run
+        model.set_logger(Logger(folder=None, output_formats=[]))
+    start = time.perf_counter()
+    model.learn(run.timesteps, progress_bar=True)
+    seconds = time.perf_counter() - start
+    save_model(model, run.save, stage=run.stage, answers=list(answers), allowed=allowed, action_mask=run.mask)
+    result = evaluate(SB3Policy(model), answers=answers, allowed=allowed, action_mask=run.mask, device="cpu",
+                      progress=False)  # fmt: skip
+    print(f"trained {run.timesteps:,} steps in {seconds:.1f} s; saved {run.save}")
+    print(result.summary())
+    return model
