@@ -115,17 +115,23 @@ def _improve(args: ImproveRun, options: ImproveOptions, start: float) -> tuple[R
     run_dir = Path(args.run_dir)
     check_writable(args.out)
     check_writable(run_dir, folder=True)
-    config = WordleConfig(answers=word_source(args.answers), allowed=word_source(args.allowed),
-                          hard_mode=args.hard, reward=args.reward)  # fmt: skip
+    config = WordleConfig(
+        answers=word_source(args.answers), allowed=word_source(args.allowed), hard_mode=args.hard, reward=args.reward
+    )
     read_checkpoint(args.init, None)  # a clear error for a file that is no checkpoint
     agent = load_network(args.init, resolve_device(args.device))
     agent.check_game(config)
     agent.use_words(list(config.vocabulary.allowed))
     run = Run(agent)
     # What a run is; the options of ImproveOptions may change from one command to the next.
-    settings = {"init": args.init, "reward": args.reward, "hard": args.hard,
-                "answers": list(config.vocabulary.answers), "allowed": list(config.vocabulary.allowed),
-                "init_sha256": _fingerprint(args.init)}  # fmt: skip
+    settings = {
+        "init": args.init,
+        "reward": args.reward,
+        "hard": args.hard,
+        "answers": list(config.vocabulary.answers),
+        "allowed": list(config.vocabulary.allowed),
+        "init_sha256": _fingerprint(args.init),
+    }
     with folder_lock(run_dir, "improving"):
         last = run_dir / "last.pt"
         if last.exists():

@@ -80,8 +80,15 @@ def main(argv: list[str] | None = None) -> int:
         vocab = _lists_and_output(args)
         trees = []
         for opener in openers(vocab, args.opener):
-            tree = solve(vocab, opener, args.hard, args.max_guesses, args.time_limit, args.max_cache_entries,
-                         progress=not args.quiet)  # fmt: skip
+            tree = solve(
+                vocab,
+                opener,
+                args.hard,
+                args.max_guesses,
+                args.time_limit,
+                args.max_cache_entries,
+                progress=not args.quiet,
+            )
             trees.append(tree)
             if len(trees) > 1 or args.opener.startswith("best-of"):  # one line per opener tried
                 print(f"{opener.upper()}: {tree.total} guesses over {tree.num_answers} answers (mean {tree.mean:.4f})")
@@ -122,8 +129,16 @@ def _all_openers(args: OptimalRun) -> int:
         vocab = _lists_and_output(args)
         if args.save:
             journal = Path(f"{args.save}.journal")
-        data = ranking.rank_openers(vocab, args.hard, args.max_guesses, args.top, journal, args.max_minutes,
-                                    args.max_cache_entries, progress=not args.quiet)  # fmt: skip
+        data = ranking.rank_openers(
+            vocab,
+            args.hard,
+            args.max_guesses,
+            args.top,
+            journal,
+            args.max_minutes,
+            args.max_cache_entries,
+            progress=not args.quiet,
+        )
         if data["finished"] and args.save:
             ranking.save(data, args.save)
             journal.unlink(missing_ok=True)
@@ -137,10 +152,12 @@ def _all_openers(args: OptimalRun) -> int:
     for rank, (word, value) in enumerate(data["ranking"], start=1):
         print(f"{rank:>4}. {word.upper()}  {value} guesses (mean {value / vocab.num_answers:.4f})")
     out = data["ruled_out"]
-    print(f"{data['openers_done']:,} of {vocab.num_allowed:,} openers: {len(data['ranking'])} ranked exactly below "
-          f"the cutoff {data['cutoff']}; ruled out by the root bound {out['root bound']:,}, the second-level bound "
-          f"{out['second-level bound']:,}, the search {out['search']:,}; {data['nodes']:,} nodes; "
-          f"{data['wall_s']:.0f} s")  # fmt: skip
+    print(
+        f"{data['openers_done']:,} of {vocab.num_allowed:,} openers: {len(data['ranking'])} ranked exactly below "
+        f"the cutoff {data['cutoff']}; ruled out by the root bound {out['root bound']:,}, the second-level bound "
+        f"{out['second-level bound']:,}, the search {out['search']:,}; {data['nodes']:,} nodes; "
+        f"{data['wall_s']:.0f} s"
+    )
     if not data["finished"]:
         how = f"kept in {journal}: the same command continues" if journal else "nothing kept (add --save PATH)"
         print(f"stopped before every opener was ranked; {how}")

@@ -29,38 +29,74 @@ NOW = "the shipped `a2c_full.pt`"
 TRAIN = "python examples/train_a2c.py --stages full --device cpu"
 # name: (the change, the weights it starts from, their (win rate, mean), the command's own options)
 RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
-    "lr3e-4": ("lr 3e-4, gamma 0.9 (as the stage before)", PREV, (0.9970, 3.7812),
-               "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0003 --eval-every 250"),
-    "lr1e-4": ("lr 1e-4", PREV, (0.9970, 3.7812),
-               "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --eval-every 250"),
-    "gamma0.8": ("lr 1e-4, gamma 0.8 (shipped)", PREV, (0.9970, 3.7812),
-                 "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 "
-                 "--eval-every 250"),
-    "reward-default": ("lr 1e-4, reward -1 per guess (-5 more for a loss), gamma 1; stopped: it collapsed", NOW,
-                       (0.9974, 3.7739),
-                       "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 "
-                       "--gamma 1.0 --reward default --eval-every 125"),
-    "continued": ("lr 1e-4, gamma 0.8, continued from the shipped weights; stopped at 500 updates", NOW,
-                  (0.9974, 3.7739),
-                  "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 4000 --lr 0.0001 --gamma 0.8 "
-                  "--eval-every 250"),
-    "batch4096": ("lr 1e-4, 4096 games per update (500 updates)", PREV, (0.9970, 3.7812),
-                  "--batch-games 4096 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --eval-every 125"),
-    "info-gain": ("lr 1e-4, gamma 0.8, + 0.05 x the bits of information of each guess (shaped reward)", PREV,
-                  (0.9970, 3.7812),
-                  "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 "
-                  "--info-gain 0.05 --eval-every 250"),
-    "temp2": ("lr 1e-4, gamma 0.8, sampling temperature 2 (500 updates)", PREV, (0.9970, 3.7812),
-              "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --gamma 0.8 "
-              "--temperature 2 --eval-every 250"),
-    "temp2-shipped": ("lr 1e-4, gamma 0.8, temperature 2, from the shipped weights; stopped at 887 updates (paused "
-                      "and beside other work: its wall time is not comparable)", NOW, (0.9974, 3.7739),
-                      "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 "
-                      "--gamma 0.8 --temperature 2 --eval-every 250"),
-    "gae0.9": ("lr 1e-4, gamma 0.8, GAE lambda 0.9 (500 updates)", PREV, (0.9970, 3.7812),
-               "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --gamma 0.8 "
-               "--gae-lambda 0.9 --eval-every 250"),
-}  # fmt: skip
+    "lr3e-4": (
+        "lr 3e-4, gamma 0.9 (as the stage before)",
+        PREV,
+        (0.9970, 3.7812),
+        "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0003 --eval-every 250",
+    ),
+    "lr1e-4": (
+        "lr 1e-4",
+        PREV,
+        (0.9970, 3.7812),
+        "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --eval-every 250",
+    ),
+    "gamma0.8": (
+        "lr 1e-4, gamma 0.8 (shipped)",
+        PREV,
+        (0.9970, 3.7812),
+        "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 --eval-every 250",
+    ),
+    "reward-default": (
+        "lr 1e-4, reward -1 per guess (-5 more for a loss), gamma 1; stopped: it collapsed",
+        NOW,
+        (0.9974, 3.7739),
+        "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 "
+        "--gamma 1.0 --reward default --eval-every 125",
+    ),
+    "continued": (
+        "lr 1e-4, gamma 0.8, continued from the shipped weights; stopped at 500 updates",
+        NOW,
+        (0.9974, 3.7739),
+        "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 4000 --lr 0.0001 --gamma 0.8 "
+        "--eval-every 250",
+    ),
+    "batch4096": (
+        "lr 1e-4, 4096 games per update (500 updates)",
+        PREV,
+        (0.9970, 3.7812),
+        "--batch-games 4096 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --eval-every 125",
+    ),
+    "info-gain": (
+        "lr 1e-4, gamma 0.8, + 0.05 x the bits of information of each guess (shaped reward)",
+        PREV,
+        (0.9970, 3.7812),
+        "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 1000 --lr 0.0001 --gamma 0.8 "
+        "--info-gain 0.05 --eval-every 250",
+    ),
+    "temp2": (
+        "lr 1e-4, gamma 0.8, sampling temperature 2 (500 updates)",
+        PREV,
+        (0.9970, 3.7812),
+        "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --gamma 0.8 "
+        "--temperature 2 --eval-every 250",
+    ),
+    "temp2-shipped": (
+        "lr 1e-4, gamma 0.8, temperature 2, from the shipped weights; stopped at 887 updates (paused "
+        "and beside other work: its wall time is not comparable)",
+        NOW,
+        (0.9974, 3.7739),
+        "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 "
+        "--gamma 0.8 --temperature 2 --eval-every 250",
+    ),
+    "gae0.9": (
+        "lr 1e-4, gamma 0.8, GAE lambda 0.9 (500 updates)",
+        PREV,
+        (0.9970, 3.7812),
+        "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --gamma 0.8 "
+        "--gae-lambda 0.9 --eval-every 250",
+    ),
+}
 
 
 def batch_games(options: str) -> int:
@@ -88,9 +124,15 @@ def curve(name: str) -> list[dict]:
     for line in (LOGS / f"{name}.jsonl").read_text().splitlines():
         row = json.loads(line)
         if "win_rate" in row:
-            points.append({"update": row["iteration"], "games": row["iteration"] * batch,
-                           "seconds": row["elapsed_s"], "win_rate": row["win_rate"],
-                           "mean_guesses": row["mean_guesses"]})  # fmt: skip
+            points.append(
+                {
+                    "update": row["iteration"],
+                    "games": row["iteration"] * batch,
+                    "seconds": row["elapsed_s"],
+                    "win_rate": row["win_rate"],
+                    "mean_guesses": row["mean_guesses"],
+                }
+            )
     return points
 
 
@@ -119,8 +161,13 @@ def plot(runs: list[dict], out: Path) -> None:
 
 def main() -> None:
     def flags(parser) -> None:
-        parser.add_argument("--collect", action="append", default=[], metavar="NAME=RUN_DIR",
-                            help="copy a run folder's metrics.jsonl into the kept logs first")  # fmt: skip
+        parser.add_argument(
+            "--collect",
+            action="append",
+            default=[],
+            metavar="NAME=RUN_DIR",
+            help="copy a run folder's metrics.jsonl into the kept logs first",
+        )
 
     args, _, result = parse_args(__doc__, "(no effect: nothing is trained)", extra=flags)
     for spec in args.collect:
@@ -129,9 +176,16 @@ def main() -> None:
     for name, (change, start, _, options) in RUNS.items():
         if not (LOGS / f"{name}.jsonl").is_file():
             continue
-        runs.append({"name": name, "change": change, "start": start, "curve": curve(name),
-                     "batch_games": batch_games(options),
-                     "command": f"{TRAIN} {options} --run-dir runs/a2c_abl_{name}"})  # fmt: skip
+        runs.append(
+            {
+                "name": name,
+                "change": change,
+                "start": start,
+                "curve": curve(name),
+                "batch_games": batch_games(options),
+                "command": f"{TRAIN} {options} --run-dir runs/a2c_abl_{name}",
+            }
+        )
     result.update({"device": "cpu", "runs": runs})
     plot(runs, HERE / "plots" / "a2c_ablation.png")
     save("a2c_ablation", result)

@@ -54,8 +54,14 @@ def run_fresh(
     if path:
         env["PYTHONPATH"] = os.pathsep.join([path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     start = time.perf_counter()
-    out = subprocess.run([python, "-c", code, *args], capture_output=True, text=True, env=env, check=False,
-                         cwd=cwd or tempfile.gettempdir())  # fmt: skip
+    out = subprocess.run(
+        [python, "-c", code, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+        cwd=cwd or tempfile.gettempdir(),
+    )
     seconds = time.perf_counter() - start
     if out.returncode:
         raise SystemExit(f"{python} failed:\n{out.stderr[-2000:]}")

@@ -58,8 +58,14 @@ def run(changes: dict, updates: int, device) -> dict:
             curve.append((trainer.iteration, result.win_rate, result.mean_guesses_wins))
             if reached is None and result.win_rate >= 0.95:
                 reached = trainer.iteration
-    return {"config": asdict(config), "curve": curve, "updates_to_95": reached, "final_win_rate": curve[-1][1],
-            "best_win_rate": max(c[1] for c in curve), "seconds": time.perf_counter() - start}  # fmt: skip
+    return {
+        "config": asdict(config),
+        "curve": curve,
+        "updates_to_95": reached,
+        "final_win_rate": curve[-1][1],
+        "best_win_rate": max(c[1] for c in curve),
+        "seconds": time.perf_counter() - start,
+    }
 
 
 def main() -> None:

@@ -150,8 +150,15 @@ print(json.dumps(1e3 * (time.perf_counter() - start) / steps))
 """
 # (num_envs, mask) timed side by side with --before: a few games (the fixed cost of a step's torch calls)
 # and the big batch with each mask.
-SIDE_BY_SIDE_VECTOR = ((1, "all"), (8, "all"), (64, "all"), (1024, "all"), (16384, "all"), (16384, "candidates"),
-                       (16384, "hard"))  # fmt: skip
+SIDE_BY_SIDE_VECTOR = (
+    (1, "all"),
+    (8, "all"),
+    (64, "all"),
+    (1024, "all"),
+    (16384, "all"),
+    (16384, "candidates"),
+    (16384, "hard"),
+)
 
 
 def side_by_side(args, quick: bool) -> dict[str, object]:
@@ -184,12 +191,14 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
     return {
         "steps": steps,
         "single_env": {name: max(values) for name, values in single.items()},
-        "before": args.before and subprocess.run(["git", "-C", args.before, "log", "-1", "--format=%h"],
-                                                 capture_output=True, text=True, check=False).stdout.strip(),
+        "before": args.before
+        and subprocess.run(
+            ["git", "-C", args.before, "log", "-1", "--format=%h"], capture_output=True, text=True, check=False
+        ).stdout.strip(),
         "sb3_ppo_steps": ppo_steps,
         "sb3_ppo": sb3,
         "vector_ms_per_step": {name: {str(n): min(v) for n, v in runs.items()} for name, runs in vector.items()},
-    }  # fmt: skip
+    }
 
 
 def time_single(make, steps: int) -> float:

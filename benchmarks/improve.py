@@ -55,9 +55,13 @@ def off_path(path: Path, config: WordleConfig, oracle: Oracle) -> dict[str, floa
     num = config.vocabulary.num_answers
     _, then = rollouts(agent, config, torch.tensor(answers), torch.tensor(forced), torch.full((len(answers),), 2))
     won_first = num - len(answers)  # answers the opener itself guessed
-    return {"file": path.name, "opener": config.vocabulary.allowed[opener], "own": float(used.double().mean()),
-            "off_path": (won_first + float(then.double().sum())) / num,
-            "optimum_after_opener": (num + optimum) / num}  # fmt: skip
+    return {
+        "file": path.name,
+        "opener": config.vocabulary.allowed[opener],
+        "own": float(used.double().mean()),
+        "off_path": (won_first + float(then.double().sum())) / num,
+        "optimum_after_opener": (num + optimum) / num,
+    }
 
 
 def main() -> None:
@@ -68,9 +72,17 @@ def main() -> None:
         if not path.is_file():
             continue
         data = read_checkpoint(path, None)
-        runs.append({"file": name, "kind": data["kind"], "command": command, "curriculum": data["curriculum"],
-                     "figures": data["figures"], "history": data["improving"]["history"],
-                     "training_s": data["training_s"]})  # fmt: skip
+        runs.append(
+            {
+                "file": name,
+                "kind": data["kind"],
+                "command": command,
+                "curriculum": data["curriculum"],
+                "figures": data["figures"],
+                "history": data["improving"]["history"],
+                "training_s": data["training_s"],
+            }
+        )
     config = WordleConfig(answers="answers", allowed="allowed")
     oracle = Oracle(config, root_opener=None)
     names = ["dqn_full.pt", "dqn_improved.pt", "dqn_explored.pt"]

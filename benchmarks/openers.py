@@ -70,8 +70,13 @@ def check(mode: str, data: dict) -> dict:
             bounded += 1
     top = cited(mode)
     tenth = sorted(top.values())[data["top"] - 1]
-    return {"cited": len(top), "exact_agree": agree, "bounds_below": bounded, "disagree": disagree,
-            "cited_top": [[w, t] for w, t in top.items() if t <= tenth]}  # fmt: skip
+    return {
+        "cited": len(top),
+        "exact_agree": agree,
+        "bounds_below": bounded,
+        "disagree": disagree,
+        "cited_top": [[w, t] for w, t in top.items() if t <= tenth],
+    }
 
 
 def main() -> None:
@@ -89,8 +94,19 @@ def main() -> None:
         data = load(path)
         if not data["finished"]:
             raise SystemExit(f"{path}: the ranking is not finished")
-        keep = ("top", "cutoff", "ranking", "ruled_out", "exact", "unsolvable", "nodes", "thread_s", "wall_s",
-                "sessions", "workers")  # fmt: skip
+        keep = (
+            "top",
+            "cutoff",
+            "ranking",
+            "ruled_out",
+            "exact",
+            "unsolvable",
+            "nodes",
+            "thread_s",
+            "wall_s",
+            "sessions",
+            "workers",
+        )
         rows.append({"mode": mode, **{k: data[k] for k in keep}, "check": check(mode, data), "source": SOURCE[mode]})
         print(mode, rows[-1]["check"])
     result["rankings"] = rows

@@ -60,26 +60,40 @@ def measure(label: str, policy: Any, options: dict[str, Any], root_opener: str |
     warm = time.perf_counter() - start
     report.check(1e-6)
     positions = len({d.position for d in report.decisions})
-    print(f"{label}: regret {report.mean_regret:+.4f} per game; {positions} positions, cold {cold:.1f} s, "
-          f"warm {warm:.2f} s", flush=True)  # fmt: skip
-    return {"agent": label, "mean_cost": report.mean_cost, "root_value": report.root_value,
-            "mean_regret": report.mean_regret, "by_turn": report.by_turn, "decisions": len(report.decisions),
-            "positions": positions, "cold_s": cold, "warm_s": warm,
-            "costliest": report.to_json(oracle, 3)["costliest"]}  # fmt: skip
+    print(
+        f"{label}: regret {report.mean_regret:+.4f} per game; {positions} positions, cold {cold:.1f} s, "
+        f"warm {warm:.2f} s",
+        flush=True,
+    )
+    return {
+        "agent": label,
+        "mean_cost": report.mean_cost,
+        "root_value": report.root_value,
+        "mean_regret": report.mean_regret,
+        "by_turn": report.by_turn,
+        "decisions": len(report.decisions),
+        "positions": positions,
+        "cold_s": cold,
+        "warm_s": warm,
+        "costliest": report.to_json(oracle, 3)["costliest"],
+    }
 
 
 def main() -> None:
     args, _, result = parse_args(
-        __doc__, "the first 100 answers as both lists, two agents",
+        __doc__,
+        "the first 100 answers as both lists, two agents",
         lambda p: p.add_argument("--only", default=None, help="measure only rows whose label holds this text"),
-    )  # fmt: skip
+    )
     previous = RESULTS / f"oracle_{result['device']}.json"
     kept: dict[str, dict] = {}
     if args.quick:
         words = load_word_list("answers")[:100]
         lists = {"answers": words, "allowed": None}
-        rows = [("max-entropy (entropy)", make_agent("max-entropy", {}), lists),
-                ("optimal (best-of-1)", make_agent("optimal", {"opener": "best-of-1"}), lists)]  # fmt: skip
+        rows = [
+            ("max-entropy (entropy)", make_agent("max-entropy", {}), lists),
+            ("optimal (best-of-1)", make_agent("optimal", {"opener": "best-of-1"}), lists),
+        ]
         result["lists"] = "first 100 answers (both lists)"
     else:
         rows = real_game_rows()

@@ -34,8 +34,10 @@ def profiled(step, device: torch.device) -> dict:
     wall = time.perf_counter() - start
     events = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)
     total = sum(e.self_cpu_time_total for e in events) or 1.0
-    top = [{"op": e.key, "calls": e.count, "self_ms": e.self_cpu_time_total / 1000,
-            "share": e.self_cpu_time_total / total} for e in events[:TOP]]  # fmt: skip
+    top = [
+        {"op": e.key, "calls": e.count, "self_ms": e.self_cpu_time_total / 1000, "share": e.self_cpu_time_total / total}
+        for e in events[:TOP]
+    ]
     return {"wall_s": wall, "ops": sum(e.count for e in events), "top": top}
 
 
@@ -47,8 +49,12 @@ def main() -> None:
     dqn_config = DQNConfig(num_games=32 if args.quick else 256, learning_starts=0, batch_size=64 if args.quick else 512)
     dqn = DQNTrainer(DQNAgent(dqn_config, device=device), answers, allowed, device)
     result["a2c"] = {"games": games, **profiled(a2c.step, device)}
-    result["dqn"] = {"num_games": dqn_config.num_games, "batch_size": dqn_config.batch_size,
-                     "updates_per_step": dqn_config.updates_per_step, **profiled(dqn.step, device)}  # fmt: skip
+    result["dqn"] = {
+        "num_games": dqn_config.num_games,
+        "batch_size": dqn_config.batch_size,
+        "updates_per_step": dqn_config.updates_per_step,
+        **profiled(dqn.step, device),
+    }
     for name in ("a2c", "dqn"):
         print(f"{name}: {result[name]['wall_s']:.2f} s, top op {result[name]['top'][0]['op']}")
     save("profile_training", result)

@@ -74,8 +74,13 @@ def main() -> None:
             indices = linear.sample(BATCH)
             linear.update(indices, torch.rand(BATCH, device=device))
 
-        result["replay"].append({"capacity": capacity, "sum_tree_per_s": time_loop(tree_round, device, budget),
-                                 "linear_per_s": time_loop(linear_round, device, budget)})  # fmt: skip
+        result["replay"].append(
+            {
+                "capacity": capacity,
+                "sum_tree_per_s": time_loop(tree_round, device, budget),
+                "linear_per_s": time_loop(linear_round, device, budget),
+            }
+        )
     save("replay", result)
 
 

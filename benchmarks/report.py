@@ -59,15 +59,22 @@ def env_section(result: dict) -> list[str]:
         ]
         lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
     if result.get("mask_breakdown"):
-        lines += ["", "Where a step's time goes with a computed mask, 16384 games (ms per step; each compiled kernel "
-                  "of `wordle_gym/core/_kernels.py` timed around its call, the rest is the step's torch work, shared "
-                  "with mask `all`):", "",
-                  "| mask | step | kernels | the rest |", "| --- | ---: | --- | ---: |"]  # fmt: skip
+        lines += [
+            "",
+            "Where a step's time goes with a computed mask, 16384 games (ms per step; each compiled kernel "
+            "of `wordle_gym/core/_kernels.py` timed around its call, the rest is the step's torch work, shared "
+            "with mask `all`):",
+            "",
+            "| mask | step | kernels | the rest |",
+            "| --- | ---: | --- | ---: |",
+        ]
         for row in result["mask_breakdown"]:
             spent = row["kernels_ms"]
             named = ", ".join(f"`{name}` {ms:.1f}" for name, ms in spent.items())
-            lines.append(f"| {row['mask']} | {row['ms_per_step']:.1f} | {named} | "
-                         f"{row['ms_per_step'] - sum(spent.values()):.1f} |")  # fmt: skip
+            lines.append(
+                f"| {row['mask']} | {row['ms_per_step']:.1f} | {named} | "
+                f"{row['ms_per_step'] - sum(spent.values()):.1f} |"
+            )
     if result.get("sync_vector"):
         lines += [
             "",
@@ -98,7 +105,7 @@ def _side_by_side(result: dict | None) -> list[str]:
         "gym-wordle 0.1.3": "gym-wordle 0.1.3 (gym 0.19; the fastest Wordle env on PyPI, whose rules are wrong)",
     }
     lines = [
-        f"Side by side in one run, each in a fresh process, alternating, best of three: `gym.make(\"Wordle-v0\")` "
+        f'Side by side in one run, each in a fresh process, alternating, best of three: `gym.make("Wordle-v0")` '
         f"with random actions over the 12972 words ({result['steps']:,} steps), default observation, mask `all`, "
         "info included.",
         "",
@@ -111,10 +118,12 @@ def _side_by_side(result: dict | None) -> list[str]:
         "",
         "| checkout | DummyVecEnv(8) stepping, steps/s | PPO learning, steps/s |",
         "| --- | ---: | ---: |",
-        *(f"| {names.get(k, k)} | {_si(v['dummy_vec_env_steps_per_s'])} | {_si(v['ppo_steps_per_s'])} |"
-          for k, v in result["sb3_ppo"].items()),
+        *(
+            f"| {names.get(k, k)} | {_si(v['dummy_vec_env_steps_per_s'])} | {_si(v['ppo_steps_per_s'])} |"
+            for k, v in result["sb3_ppo"].items()
+        ),
         "",
-    ]  # fmt: skip
+    ]
     vector = result.get("vector_ms_per_step")
     if vector:
         lines += [
@@ -129,8 +138,10 @@ def _side_by_side(result: dict | None) -> list[str]:
             n, mask = key.split() if " " in key else (key, "all")  # older results: mask "all" only
             old = vector["before"][key]
             rate = int(n) * 1e3
-            lines.append(f"| {int(n):,} | `{mask}` | {old:.3f} ms ({_si(rate / old)}/s) | {now:.3f} ms "
-                         f"({_si(rate / now)}/s) | {old / now:.2f}x |")  # fmt: skip
+            lines.append(
+                f"| {int(n):,} | `{mask}` | {old:.3f} ms ({_si(rate / old)}/s) | {now:.3f} ms "
+                f"({_si(rate / now)}/s) | {old / now:.2f}x |"
+            )
         lines.append("")
     return lines
 
@@ -148,9 +159,14 @@ CITED_AGENTS = [
 
 def cited_section() -> list[str]:
     """Published figures on the real game, beside the measured table (not measured here)."""
-    lines = ["### Published figures (cited, not measured here)", "",
-             "On 2315 answers with the allowed guesses, as their authors report them.", "",
-             "| source | win % | mean guesses (wins) | max |", "| --- | ---: | ---: | ---: |"]  # fmt: skip
+    lines = [
+        "### Published figures (cited, not measured here)",
+        "",
+        "On 2315 answers with the allowed guesses, as their authors report them.",
+        "",
+        "| source | win % | mean guesses (wins) | max |",
+        "| --- | ---: | ---: | ---: |",
+    ]
     lines += [f"| {name} (cited) | {win} | {mean} | {worst} |" for name, win, mean, worst in CITED_AGENTS]
     return [*lines, ""]
 
@@ -199,10 +215,14 @@ def learning_section(logs: Path = LOGS, out: Path = HERE / "plots" / "learning_c
     image = learning_curves(sorted(logs.glob("*.metrics.jsonl")), out)
     if image is None:
         return []
-    return ["### Learning curves of the shipped A2C and DQN checkpoints", "",
-            "From their training logs (`agents/checkpoints/*.metrics.jsonl`); drawn by "
-            "`python -m benchmarks.make_table`.",
-            "", f"![Learning curves](benchmarks/plots/{image.name})", ""]  # fmt: skip
+    return [
+        "### Learning curves of the shipped A2C and DQN checkpoints",
+        "",
+        "From their training logs (`agents/checkpoints/*.metrics.jsonl`); drawn by `python -m benchmarks.make_table`.",
+        "",
+        f"![Learning curves](benchmarks/plots/{image.name})",
+        "",
+    ]
 
 
 CITED_SOLVERS = [
@@ -257,11 +277,16 @@ def solver_section(result: dict) -> list[str]:
             )
         phased = [run for run in result["exact"] if "phases_s" in run]
         if phased:
-            lines += ["", "Where the fresh process's time goes: interpreter start-up (the process's time less the "
-                      "script's), imports (torch, numpy, numba), the lists, setup (the pattern table from disk, the "
-                      "kernel from numba's cache), the search, reading the tree out of its cache, replaying every "
-                      "answer:", "", "| mode | start-up | imports | lists | setup | search | extract | replay |",
-                      "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]  # fmt: skip
+            lines += [
+                "",
+                "Where the fresh process's time goes: interpreter start-up (the process's time less the "
+                "script's), imports (torch, numpy, numba), the lists, setup (the pattern table from disk, the "
+                "kernel from numba's cache), the search, reading the tree out of its cache, replaying every "
+                "answer:",
+                "",
+                "| mode | start-up | imports | lists | setup | search | extract | replay |",
+                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+            ]
             for run in phased:
                 p = run["phases_s"]
                 cells = [run["process_s"] - run["in_process_s"], *(p[k] for k in PHASES)]
@@ -282,8 +307,13 @@ def solver_section(result: dict) -> list[str]:
             f"| {run['score']} | {opener} | {hard} | {100 * r['derived']['win_rate']:.2f} "
             f"| {r['derived']['mean_guesses_wins']:.4f} | {worst} | {hist} | {r['wall_time_s']:.2f} s |"
         )
-    lines += ["", "Cited for comparison (published figures, not measured here):", "",
-              "| source | mean guesses | max |", "| --- | ---: | ---: |"]  # fmt: skip
+    lines += [
+        "",
+        "Cited for comparison (published figures, not measured here):",
+        "",
+        "| source | mean guesses | max |",
+        "| --- | ---: | ---: |",
+    ]
     lines += [f"| {name} (cited) | {mean} | {worst} |" for name, mean, worst in CITED_SOLVERS]
     return [*lines, ""]
 
@@ -373,9 +403,11 @@ def dqn_ablation_section(result: dict) -> list[str]:
     ]
     for run in result["runs"]:
         reached = f"{run['updates_to_95']:,}" if run["updates_to_95"] else "not reached"
-        lines.append(f"| {run['setting']} | {reached} | {100 * run['best_win_rate']:.1f} "
-                     f"| {100 * run['final_win_rate']:.1f} | {run['seconds']:.0f} s "
-                     f"| {run.get('date', result['date'])} |")  # fmt: skip
+        lines.append(
+            f"| {run['setting']} | {reached} | {100 * run['best_win_rate']:.1f} "
+            f"| {100 * run['final_win_rate']:.1f} | {run['seconds']:.0f} s "
+            f"| {run.get('date', result['date'])} |"
+        )
     return [*lines, ""]
 
 
@@ -399,8 +431,9 @@ def a2c_ablation_section(result: dict) -> list[str]:
             f"{p['games'] / 1e6:.2f} M: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}" for p in run["curve"]
         )
         last = run["curve"][-1]
-        lines.append(f"| {run['change']} | {run['start']} | {curve} | {last['seconds'] / 3600:.2f} h "
-                     f"| `{run['command']}` |")  # fmt: skip
+        lines.append(
+            f"| {run['change']} | {run['start']} | {curve} | {last['seconds'] / 3600:.2f} h | `{run['command']}` |"
+        )
     return [*lines, "", "![A2C ablation](benchmarks/plots/a2c_ablation.png)", ""]
 
 
@@ -417,18 +450,25 @@ def improve_section(result: dict) -> list[str]:
         "",
     ]
     for run in result["runs"]:
-        lines += [f"`{run['file']}` ({run['kind'].upper()}): {run['curriculum']}. Command: `{run['command']}`.", "",
-                  "| iteration | the network: win % / mean guesses (wins) | positions changed | guesses tried "
-                  "| time so far |", "| ---: | --- | ---: | --- | ---: |"]  # fmt: skip
+        lines += [
+            f"`{run['file']}` ({run['kind'].upper()}): {run['curriculum']}. Command: `{run['command']}`.",
+            "",
+            "| iteration | the network: win % / mean guesses (wins) | positions changed | guesses tried "
+            "| time so far |",
+            "| ---: | --- | ---: | --- | ---: |",
+        ]
         for h in run["history"]:
-            tried = f"top {h['top']}" + (f", {h['deep_top']} one deeper + {h['deep_random']} random where many "
-                                         "answers" if h["deep_top"] else "")  # fmt: skip
+            tried = f"top {h['top']}" + (
+                f", {h['deep_top']} one deeper + {h['deep_random']} random where many answers" if h["deep_top"] else ""
+            )
             if h.get("screen"):
                 tried += f", the critic's best {h['screen']}"
             if h.get("explore"):
                 tried += f"; {h['explore']} other guesses explored ({h['explored']} positions after them labelled)"
-            lines.append(f"| {h['iteration']} | {100 * h['win_rate']:.2f} / {h['mean_guesses']:.4f} | {h['changed']} "
-                         f"| {tried} | {h['seconds'] / 60:.0f} min |")  # fmt: skip
+            lines.append(
+                f"| {h['iteration']} | {100 * h['win_rate']:.2f} / {h['mean_guesses']:.4f} | {h['changed']} "
+                f"| {tried} | {h['seconds'] / 60:.0f} min |"
+            )
         figures = run["figures"]
         lines += [f"| shipped | **{100 * figures['win_rate']:.2f} / {figures['mean_guesses']:.4f}** | | | |", ""]
     if result.get("off_path"):
@@ -441,8 +481,11 @@ def improve_section(result: dict) -> list[str]:
             "| network | opener | its own play | optimum's second guess, then its play | optimum after its opener |",
             "| --- | --- | ---: | ---: | ---: |",
         ]
-        lines += [f"| `{r['file']}` | {r['opener'].upper()} | {r['own']:.4f} | {r['off_path']:.4f} | "
-                  f"{r['optimum_after_opener']:.4f} |" for r in result["off_path"]]  # fmt: skip
+        lines += [
+            f"| `{r['file']}` | {r['opener'].upper()} | {r['own']:.4f} | {r['off_path']:.4f} | "
+            f"{r['optimum_after_opener']:.4f} |"
+            for r in result["off_path"]
+        ]
         lines.append("")
     return lines
 
@@ -462,8 +505,10 @@ def profile_section(result: dict) -> list[str]:
         "| --- | --- | ---: | ---: | ---: |",
     ]
     for name, run in (("A2C", a2c), ("DQN", dqn)):
-        lines += [f"| {name} | `{op['op']}` | {op['calls']:,} | {op['self_ms']:.1f} ms | {100 * op['share']:.1f} % |"
-                  for op in run["top"][:8]]  # fmt: skip
+        lines += [
+            f"| {name} | `{op['op']}` | {op['calls']:,} | {op['self_ms']:.1f} ms | {100 * op['share']:.1f} % |"
+            for op in run["top"][:8]
+        ]
     return [*lines, ""]
 
 
@@ -493,9 +538,11 @@ def oracle_section(result: dict) -> list[str]:
     ]
     for r in rows:
         by_turn = " | ".join(f"{r['by_turn'].get(str(t), 0.0):+.4f}" for t in range(1, turns + 1))
-        lines.append(f"| {r['agent']} | {r['mean_cost']:.4f} | {r['root_value']:.4f} | {r['mean_regret']:+.4f} | "
-                     f"{by_turn} | {r['positions']:,} | {r['cold_s']:.1f} s ({r['positions'] / r['cold_s']:,.0f}/s) | "
-                     f"{r['warm_s']:.2f} s |")  # fmt: skip
+        lines.append(
+            f"| {r['agent']} | {r['mean_cost']:.4f} | {r['root_value']:.4f} | {r['mean_regret']:+.4f} | "
+            f"{by_turn} | {r['positions']:,} | {r['cold_s']:.1f} s ({r['positions'] / r['cold_s']:,.0f}/s) | "
+            f"{r['warm_s']:.2f} s |"
+        )
     for agent, why in result.get("skipped", {}).items():
         lines += ["", f"Not in this table: `{agent}`, {why}."]
     costly = [(r["agent"], c) for r in rows for c in r["costliest"][:1]]
@@ -503,9 +550,11 @@ def oracle_section(result: dict) -> list[str]:
         lines += ["", "The costliest position of each agent (its regret times the games that reach it):", ""]
         for agent, c in costly:
             after = ", ".join(f"`{h}`" for h in c["history"]) or "the start"
-            lines.append(f"- {agent}: turn {c['turn']} after {after} ({c['candidates']} answers left, {c['games']} "
-                         f"games): `{c['guess']}` costs {c['regret']:+.4f} guesses per game there; `{c['optimal']}` "
-                         "is optimal.")  # fmt: skip
+            lines.append(
+                f"- {agent}: turn {c['turn']} after {after} ({c['candidates']} answers left, {c['games']} "
+                f"games): `{c['guess']}` costs {c['regret']:+.4f} guesses per game there; `{c['optimal']}` "
+                "is optimal."
+            )
     return [*lines, ""]
 
 

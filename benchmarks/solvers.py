@@ -40,8 +40,9 @@ print(json.dumps({{"eval_s": r.wall_time_s, "mean": r.mean_guesses_wins, "wins":
 
 def cold_start(opener: str | None, device: str) -> dict:
     with tempfile.TemporaryDirectory() as empty:  # as on a fresh machine: the pattern table is built
-        data, seconds = run_fresh(COLD_START.format(opener=opener, device=device), cwd=ROOT,
-                                  extra_env={"WORDLE_GYM_CACHE": empty})  # fmt: skip
+        data, seconds = run_fresh(
+            COLD_START.format(opener=opener, device=device), cwd=ROOT, extra_env={"WORDLE_GYM_CACHE": empty}
+        )
     return {**data, "process_s": seconds, "opener": opener or "computed"}
 
 
@@ -89,8 +90,15 @@ def main() -> None:
     rows = []
     for score, opener, hard in tqdm(runs, desc="solvers", unit="run"):
         r = evaluate(MaxEntropySolver(score=score, opener=opener), device=device, hard_mode=hard, progress=False)
-        rows.append({"score": score, "opener": next(iter(r.openers)), "fixed_opener": opener is not None,
-                     "hard_mode": hard, "result": r.to_dict()})  # fmt: skip
+        rows.append(
+            {
+                "score": score,
+                "opener": next(iter(r.openers)),
+                "fixed_opener": opener is not None,
+                "hard_mode": hard,
+                "result": r.to_dict(),
+            }
+        )
     result["runs"] = rows
     save("solvers", result)
 

@@ -68,8 +68,13 @@ UNITS = {"a2c": "games", "dqn": "transitions"}
 # (agent, stage, starting weights: None = fresh, or a shipped file): timed updates. Fresh weights lose
 # nearly every full-vocabulary game in 6 turns; from the 2315-stage weights, where a full-stage run
 # starts, many games end sooner, and the trainer's work follows the games still playing.
-REPEATS = {("a2c", "100", None): 10, ("a2c", "full", None): 5, ("a2c", "full", "a2c_2315.pt"): 5,
-           ("dqn", "100", None): 40, ("dqn", "full", None): 20}  # fmt: skip
+REPEATS = {
+    ("a2c", "100", None): 10,
+    ("a2c", "full", None): 5,
+    ("a2c", "full", "a2c_2315.pt"): 5,
+    ("dqn", "100", None): 40,
+    ("dqn", "full", None): 20,
+}
 
 
 def throughput(args, device) -> list[dict]:
@@ -98,8 +103,9 @@ def main() -> None:
     args, device, result = parse_args(__doc__, "two steps per row (a smoke run)", extra=_before_flag)
     result["throughput"] = throughput(args, device)
     if args.before:
-        commit = subprocess.run(["git", "-C", args.before, "log", "-1", "--format=%h"], capture_output=True,
-                                text=True, check=False).stdout.strip()  # fmt: skip
+        commit = subprocess.run(
+            ["git", "-C", args.before, "log", "-1", "--format=%h"], capture_output=True, text=True, check=False
+        ).stdout.strip()
         result["before"] = commit or args.before
     result["checkpoints"] = []
     for agent_class in (A2CAgent, DQNAgent):

@@ -64,8 +64,15 @@ def main() -> None:
 
     torch.manual_seed(args.seed)
     words = wordle_gym.load_word_list("answers")[: args.words]
-    envs = gym.make_vec("Wordle-v1", num_envs=args.num_envs, device=args.device, answers=words, allowed=None,
-                        action_mask=args.mask, autoreset_mode="same_step")  # fmt: skip
+    envs = gym.make_vec(
+        "Wordle-v1",
+        num_envs=args.num_envs,
+        device=args.device,
+        answers=words,
+        allowed=None,
+        action_mask=args.mask,
+        autoreset_mode="same_step",
+    )
     dev = envs.unwrapped.device
     n_obs, n_act = envs.single_observation_space.shape[0], envs.single_action_space.n
     actor = nn.Sequential(nn.Linear(n_obs, 256), nn.Tanh(), nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, n_act))
@@ -124,8 +131,9 @@ def main() -> None:
             with torch.no_grad():
                 return logits(observations.float(), masks).argmax(-1)
 
-    result = evaluate(Greedy(), device=dev, agent="cleanrl-ppo", answers=words, allowed=None,
-                      action_mask=args.mask, progress=False)  # fmt: skip
+    result = evaluate(
+        Greedy(), device=dev, agent="cleanrl-ppo", answers=words, allowed=None, action_mask=args.mask, progress=False
+    )
     print(result.summary())
 
 

@@ -62,12 +62,16 @@ def main() -> None:
         PPOConfig()
         .environment("wordle", env_config={"answers": words, "allowed": None})
         .env_runners(num_env_runners=args.env_runners)
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                                               model_config={"fcnet_hiddens": [128, 128]}))
-        .training(train_batch_size_per_learner=args.batch, minibatch_size=500, num_epochs=4, lr=1e-3,
-                  entropy_coeff=0.01)
+        .rl_module(
+            rl_module_spec=RLModuleSpec(
+                module_class=ActionMaskingTorchRLModule, model_config={"fcnet_hiddens": [128, 128]}
+            )
+        )
+        .training(
+            train_batch_size_per_learner=args.batch, minibatch_size=500, num_epochs=4, lr=1e-3, entropy_coeff=0.01
+        )
         .debugging(seed=args.seed)
-    )  # fmt: skip
+    )
     algo = config.build_algo()
     start = time.perf_counter()
     for iteration in range(1, args.iterations + 1):

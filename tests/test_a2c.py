@@ -125,10 +125,12 @@ def test_trainer__recent_losses_feed_new_games() -> None:
 
 @pytest.mark.parametrize(
     ("gamma", "lam", "expected"),
-    [(0.9, 0.0, [0.25, 0.13, 0.3]),  # the seed's TD(0): r_t + gamma V(s_t+1) - V(s_t), 0 after the end
-     (0.9, 0.5, [0.25 + 0.45 * 0.265, 0.13 + 0.45 * 0.3, 0.3]),  # GAE: + gamma lambda A_t+1, by hand
-     (1.0, 1.0, [0.8, 0.5, 0.3])],  # lambda 1, gamma 1: the return to the end minus V(s_t)
-)  # fmt: skip
+    [
+        (0.9, 0.0, [0.25, 0.13, 0.3]),  # the seed's TD(0): r_t + gamma V(s_t+1) - V(s_t), 0 after the end
+        (0.9, 0.5, [0.25 + 0.45 * 0.265, 0.13 + 0.45 * 0.3, 0.3]),  # GAE: + gamma lambda A_t+1, by hand
+        (1.0, 1.0, [0.8, 0.5, 0.3]),
+    ],  # lambda 1, gamma 1: the return to the end minus V(s_t)
+)
 def test_loss__advantages_by_hand(gamma: float, lam: float, expected: list[float]) -> None:
     """One game of 3 guesses in a 4-turn rollout (the 4th turn's entries are another game's, ignored); each
     turn's advantage is read back as the loss's gradient with respect to its log-probability."""
@@ -137,9 +139,15 @@ def test_loss__advantages_by_hand(gamma: float, lam: float, expected: list[float
     trainer = A2CTrainer(A2CAgent(A2CConfig(hidden=8, batch_games=1, gamma=gamma, gae_lambda=lam)), *stage_words("20"))
     logps = torch.zeros(4, 1, requires_grad=True)
     values = torch.tensor([[0.2], [0.5], [0.7], [9.0]], requires_grad=True)
-    batch = Rollout(logps, values, torch.tensor([[0.0], [0.0], [1.0], [5.0]]),
-                    torch.tensor([[True], [True], [True], [False]]), torch.tensor([[False], [False], [True], [False]]),
-                    torch.tensor([True]), torch.tensor([3.0]))  # fmt: skip
+    batch = Rollout(
+        logps,
+        values,
+        torch.tensor([[0.0], [0.0], [1.0], [5.0]]),
+        torch.tensor([[True], [True], [True], [False]]),
+        torch.tensor([[False], [False], [True], [False]]),
+        torch.tensor([True]),
+        torch.tensor([3.0]),
+    )
     loss = trainer.loss(batch)
     loss.backward()
     assert torch.allclose(-3 * logps.grad[:3, 0], torch.tensor(expected), atol=1e-6)
@@ -174,8 +182,10 @@ def test_trainer__information_gain_adds_the_bits_of_each_feedback() -> None:
     from wordle_gym.core.words import encode
 
     answers, allowed = stage_words("30")
-    plain, shaped = (A2CTrainer(A2CAgent(A2CConfig(hidden=32, batch_games=64, seed=5, info_gain=g), device="cpu"),
-                                answers, allowed) for g in (0.0, 0.25))  # fmt: skip
+    plain, shaped = (
+        A2CTrainer(A2CAgent(A2CConfig(hidden=32, batch_games=64, seed=5, info_gain=g), device="cpu"), answers, allowed)
+        for g in (0.0, 0.25)
+    )
     shaped.agent.net.load_state_dict(plain.agent.net.state_dict())
     drawn, queued = plain._draw_answers()
     batches, played = [], []  # the actions of each turn (the env's own record restarts ended games)
@@ -219,9 +229,29 @@ def test_a2c__learns_a_20_word_wordle() -> None:
 @pytest.mark.slow
 def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    cmd = [sys.executable, "examples/train_a2c.py", "--stages", "20", "--iterations", "400", "--batch-games", "64",
-           "--hidden", "32", "--device", "cpu", "--run-dir", str(run_dir), "--eval-every", "50",
-           "--checkpoint-every", "5", "--export", str(tmp_path / "a2c.pt"), "--tensorboard"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "examples/train_a2c.py",
+        "--stages",
+        "20",
+        "--iterations",
+        "400",
+        "--batch-games",
+        "64",
+        "--hidden",
+        "32",
+        "--device",
+        "cpu",
+        "--run-dir",
+        str(run_dir),
+        "--eval-every",
+        "50",
+        "--checkpoint-every",
+        "5",
+        "--export",
+        str(tmp_path / "a2c.pt"),
+        "--tensorboard",
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
@@ -239,17 +269,44 @@ def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -
     assert done["stage_index"] == 1 and done["step_offset"] == 400
     assert not list(run_dir.glob(".*.tmp"))  # atomic writes left no temporary files
     assert list((run_dir / "tb").glob("events.out.tfevents.*"))  # TensorBoard logs when asked
-    cli = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--checkpoint",
-                          str(tmp_path / "a2c.pt"), "--device", "cpu"], cwd=ROOT, env=env, capture_output=True,
-                         text=True, timeout=300)  # fmt: skip
+    cli = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wordle_gym",
+            "eval",
+            "--agent",
+            "a2c",
+            "--checkpoint",
+            str(tmp_path / "a2c.pt"),
+            "--device",
+            "cpu",
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert cli.returncode == 0, cli.stderr
     assert "| A2C (seed encoding) |" in cli.stdout and "/20 won" in cli.stdout  # the checkpoint's own lists
-    shipped = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--device", "cpu"],
-                             cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    shipped = subprocess.run(
+        [sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--device", "cpu"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert shipped.returncode == 0 and "/2315 won" in shipped.stdout  # no --checkpoint: the furthest shipped stage
-    bad = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--checkpoint",
-                          str(tmp_path / "missing.pt")], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=300)  # fmt: skip
+    bad = subprocess.run(
+        [sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--checkpoint", str(tmp_path / "missing.pt")],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert bad.returncode == 2 and "missing.pt' does not exist" in bad.stderr and "Traceback" not in bad.stderr
 
 

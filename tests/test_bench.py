@@ -28,8 +28,9 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("script", "algorithm"), [("sb3_ppo.py", "ppo"), ("sb3_dqn.py", "dqn"),
-                                                   ("sb3_maskable_ppo.py", "maskable_ppo")])  # fmt: skip
+@pytest.mark.parametrize(
+    ("script", "algorithm"), [("sb3_ppo.py", "ppo"), ("sb3_dqn.py", "dqn"), ("sb3_maskable_ppo.py", "maskable_ppo")]
+)
 def test_sb3_examples__train_save_and_evaluate(script: str, algorithm: str, tmp_path: Path) -> None:
     model = tmp_path / f"{algorithm}.zip"
     out = run(f"examples/{script}", "--stage", "10", "--timesteps", "512", "--num-envs", "8", "--save", str(model))
@@ -37,25 +38,74 @@ def test_sb3_examples__train_save_and_evaluate(script: str, algorithm: str, tmp_
     assert f"saved {model}" in out.stdout and "/10 won" in out.stdout
     words = tmp_path / "words.txt"
     words.write_text("\n".join(stage_words("10")[0]) + "\n")
-    cli = run("-m", "wordle_gym", "eval", "--agent", "sb3", "--checkpoint", str(model), "--answers", str(words),
-              "--allowed", str(words), "--device", "cpu")  # fmt: skip
+    cli = run(
+        "-m",
+        "wordle_gym",
+        "eval",
+        "--agent",
+        "sb3",
+        "--checkpoint",
+        str(model),
+        "--answers",
+        str(words),
+        "--allowed",
+        str(words),
+        "--device",
+        "cpu",
+    )
     assert cli.returncode == 0, cli.stderr
     assert "/10 won" in cli.stdout and "| SB3 " in cli.stdout
     own = run("-m", "wordle_gym", "eval", "--agent", "sb3", "--checkpoint", str(model), "--device", "cpu")
     assert own.returncode == 0 and "/10 won" in own.stdout  # the zip records its lists: the default
-    full = run("-m", "wordle_gym", "eval", "--agent", "sb3", "--checkpoint", str(model), "--device", "cpu",
-               "--answers", "answers", "--allowed", "allowed")  # fmt: skip
+    full = run(
+        "-m",
+        "wordle_gym",
+        "eval",
+        "--agent",
+        "sb3",
+        "--checkpoint",
+        str(model),
+        "--device",
+        "cpu",
+        "--answers",
+        "answers",
+        "--allowed",
+        "allowed",
+    )
     assert full.returncode == 0 and "/2315 won" in full.stdout  # the real game, guessing among its 10 words
     other = tmp_path / "other.txt"
     other.write_text("\n".join(stage_words("2315")[0][:10]) + "\n")  # the same size, other words
-    wrong = run("-m", "wordle_gym", "eval", "--agent", "sb3", "--checkpoint", str(model), "--device", "cpu",
-                "--answers", str(other), "--allowed", str(other))  # fmt: skip
+    wrong = run(
+        "-m",
+        "wordle_gym",
+        "eval",
+        "--agent",
+        "sb3",
+        "--checkpoint",
+        str(model),
+        "--device",
+        "cpu",
+        "--answers",
+        str(other),
+        "--allowed",
+        str(other),
+    )
     assert wrong.returncode == 2 and "guesses words this env does not allow (" in wrong.stderr
 
 
 def test_sb3_example__single_env_option(tmp_path: Path) -> None:
-    out = run("examples/sb3_maskable_ppo.py", "--stage", "10", "--timesteps", "256", "--num-envs", "4", "--single",
-              "--save", str(tmp_path / "m.zip"))  # fmt: skip
+    out = run(
+        "examples/sb3_maskable_ppo.py",
+        "--stage",
+        "10",
+        "--timesteps",
+        "256",
+        "--num-envs",
+        "4",
+        "--single",
+        "--save",
+        str(tmp_path / "m.zip"),
+    )
     assert out.returncode == 0, out.stderr and (tmp_path / "m.zip").exists()
 
 
@@ -87,8 +137,20 @@ def test_sb3_policy__load_errors(tmp_path: Path) -> None:
 
 def test_bench_env__measures_every_mask_mode_and_saves_json(tmp_path: Path) -> None:
     """``wordle-gym bench --env``: the vector env's steps/s per batch size and mask mode, from the package."""
-    out = run("-m", "wordle_gym", "bench", "--env", "--sizes", "1,4", "--seconds", "0.05", "--device", "cpu",
-              "--out", str(tmp_path))  # fmt: skip
+    out = run(
+        "-m",
+        "wordle_gym",
+        "bench",
+        "--env",
+        "--sizes",
+        "1,4",
+        "--seconds",
+        "0.05",
+        "--device",
+        "cpu",
+        "--out",
+        str(tmp_path),
+    )
     assert out.returncode == 0, out.stderr
     data = json.loads((tmp_path / "benchmarks" / "results" / "vector_env_cpu.json").read_text())
     rows = {(r["num_envs"], r["mask"]): r for r in data["rows"]}
@@ -124,8 +186,10 @@ def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
 def test_bench__trained_agents_get_a_stage_row_and_a_real_game_row(tmp_path: Path) -> None:
     out = run("-m", "wordle_gym", "bench", "--only", "a2c_1000", "--out", str(tmp_path), "--device", "cpu")
     assert out.returncode == 0, out.stderr
-    rows = {json.loads(p.read_text())["agent"]: json.loads(p.read_text())
-            for p in (tmp_path / "benchmarks" / "results" / "agents").glob("*.json")}  # fmt: skip
+    rows = {
+        json.loads(p.read_text())["agent"]: json.loads(p.read_text())
+        for p in (tmp_path / "benchmarks" / "results" / "agents").glob("*.json")
+    }
     own = next(r for name, r in rows.items() if "its training lists (1000 answers x 1000 guesses)" in name)
     real = next(r for name, r in rows.items() if "real game (guesses only its 1000 words)" in name)
     assert (own["games"], own["num_allowed"]) == (1000, 1000) and (real["games"], real["num_allowed"]) == (2315, 12972)
@@ -204,9 +268,19 @@ def test_bench_table__rows_with_a_section_go_to_their_own_table() -> None:
     from wordle_gym.harness.evaluation import EvalResult
 
     def row(agent: str, **extra: str) -> dict:
-        return EvalResult(agent=agent, games=2315, wins=2315, max_guesses=6, histogram=[0, 100, 1200, 1015, 0, 0, 0],
-                          lost_answers=[], openers={"salet": 2315}, wall_time_s=1.0, device="cpu", num_allowed=12972,
-                          extra=extra).to_dict()  # fmt: skip
+        return EvalResult(
+            agent=agent,
+            games=2315,
+            wins=2315,
+            max_guesses=6,
+            histogram=[0, 100, 1200, 1015, 0, 0, 0],
+            lost_answers=[],
+            openers={"salet": 2315},
+            wall_time_s=1.0,
+            device="cpu",
+            num_allowed=12972,
+            extra=extra,
+        ).to_dict()
 
     taught = row("A2C taught", learned_from="taught by the exact solver", section=TAUGHT)
     lines = agents_section([row("A2C learned", learned_from="reward 'seed000'"), taught])
@@ -237,6 +311,7 @@ def test_provenance__names_an_improvement_after_the_reward_training() -> None:
     from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 
     agent = A2CAgent(A2CConfig(hidden=8))
-    agent.checkpoint = SimpleNamespace(teacher=None, machine="CPU", method="own-policy rollouts",
-                                       method_reward="default", training_s=None)  # fmt: skip
+    agent.checkpoint = SimpleNamespace(
+        teacher=None, machine="CPU", method="own-policy rollouts", method_reward="default", training_s=None
+    )
     assert agent.provenance["learned_from"] == "reward 'seed000', then own-policy rollouts on reward 'default'"

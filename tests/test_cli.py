@@ -99,8 +99,19 @@ def test_eval__custom_list_json_and_random_agent(tmp_path: Path) -> None:
     words = tmp_path / "words.txt"
     words.write_text("\n".join(SMALL) + "\n")
     target = tmp_path / "res.json"
-    out = cli("eval", "--agent", "max-entropy", "--answers", str(words), "--allowed", str(words), "--device", "cpu",
-              "--json", str(target))  # fmt: skip
+    out = cli(
+        "eval",
+        "--agent",
+        "max-entropy",
+        "--answers",
+        str(words),
+        "--allowed",
+        str(words),
+        "--device",
+        "cpu",
+        "--json",
+        str(target),
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines()[0].startswith("| agent | win % |")
     assert "| max-entropy (entropy, opener computed) | 100.00 |" in out.stdout
@@ -124,36 +135,36 @@ def test_solve__shows_rows_until_solved() -> None:
 
 
 BAD_ARGUMENTS = [
-        (("solve", "zzzzz"), "'zzzzz' is not one of the 2315 possible answers"),
-        (("eval", "--answers", "klingon"), "unknown word list 'klingon'"),
-        (
-            ("eval", "--agent", "nope"),
-            "unknown agent 'nope'; installed agents: a2c, a2c-improved, a2c-taught, dqn, dqn-explored, dqn-improved, "
-            "max-entropy, optimal, random, sb3",
-        ),
-        (("eval", "--agent", "random", "--opener", "salet"), "agent 'random' does not take option(s) ['opener']"),
-        (("eval", "-o", "tolerance"), "bad agent option 'tolerance': expected KEY=VALUE"),
-        (("eval", "--opener", "qqqqq", "--device", "cpu"), "'qqqqq' is not an allowed guess"),
-        (("eval", "--device", "tpu"), "unknown device 'tpu'"),
-        (("play", "--answer", "xyzzy"), "'xyzzy' is not one of the 2315 possible answers"),
-        (("play", "--max-guesses", "0"), "expected an integer from 1 to 1000, got '0'"),
-        (("play", "--max-guesses", "99999999999999999999"), "expected an integer from 1 to 1000, got '9999"),
-        (("play", "--seed", "-1"), "expected an integer >= 0, got '-1'"),
-        (("eval", "--device", "mps"), "device 'mps' is not supported; expected 'cpu', 'cuda', 'cuda:N' or 'auto'"),
-        (("eval", "--device", "meta"), "device 'meta' is not supported"),
-        (("eval", "--json", "/tmp"), "'/tmp' is a folder; expected a file name"),
-        (("eval", "--json", "/tmp/" + "x" * 300 + ".json"), "the name is too long"),
-        (("eval", "--json", "/proc/wordle/out.json"), "cannot write '/proc/wordle/out.json'"),
-        (("bench", "--out", "README.md"), "'README.md' is a file; expected a folder"),
-        (("bench", "--out", "/proc/wordle-out"), "cannot write '/proc/wordle-out'"),
-        (("bench", "--only", "no-such-agent", "--out", "/tmp/wordle-bench-none"), "matches no agent"),
-        (("bench", "--env", "--sizes", "8,lots"), "--sizes must be whole numbers separated by commas; got '8,lots'"),
-        (("bench", "--env", "--sizes", "8", "--seconds", "0"), "--seconds in (0, 3600]; got '8' and 0.0"),
-        (("assist", "--opener", "salet"), "--opener is for eval and solve"),
-        (("eval", "--agent", "sb3", "--checkpoint", "README.md"), "is not a Stable-Baselines3 model file"),
-        (("assist", "--score", "best"), "unknown score 'best'"),
-        ((), "the following arguments are required: COMMAND"),
-]  # fmt: skip
+    (("solve", "zzzzz"), "'zzzzz' is not one of the 2315 possible answers"),
+    (("eval", "--answers", "klingon"), "unknown word list 'klingon'"),
+    (
+        ("eval", "--agent", "nope"),
+        "unknown agent 'nope'; installed agents: a2c, a2c-improved, a2c-taught, dqn, dqn-explored, dqn-improved, "
+        "max-entropy, optimal, random, sb3",
+    ),
+    (("eval", "--agent", "random", "--opener", "salet"), "agent 'random' does not take option(s) ['opener']"),
+    (("eval", "-o", "tolerance"), "bad agent option 'tolerance': expected KEY=VALUE"),
+    (("eval", "--opener", "qqqqq", "--device", "cpu"), "'qqqqq' is not an allowed guess"),
+    (("eval", "--device", "tpu"), "unknown device 'tpu'"),
+    (("play", "--answer", "xyzzy"), "'xyzzy' is not one of the 2315 possible answers"),
+    (("play", "--max-guesses", "0"), "expected an integer from 1 to 1000, got '0'"),
+    (("play", "--max-guesses", "99999999999999999999"), "expected an integer from 1 to 1000, got '9999"),
+    (("play", "--seed", "-1"), "expected an integer >= 0, got '-1'"),
+    (("eval", "--device", "mps"), "device 'mps' is not supported; expected 'cpu', 'cuda', 'cuda:N' or 'auto'"),
+    (("eval", "--device", "meta"), "device 'meta' is not supported"),
+    (("eval", "--json", "/tmp"), "'/tmp' is a folder; expected a file name"),
+    (("eval", "--json", "/tmp/" + "x" * 300 + ".json"), "the name is too long"),
+    (("eval", "--json", "/proc/wordle/out.json"), "cannot write '/proc/wordle/out.json'"),
+    (("bench", "--out", "README.md"), "'README.md' is a file; expected a folder"),
+    (("bench", "--out", "/proc/wordle-out"), "cannot write '/proc/wordle-out'"),
+    (("bench", "--only", "no-such-agent", "--out", "/tmp/wordle-bench-none"), "matches no agent"),
+    (("bench", "--env", "--sizes", "8,lots"), "--sizes must be whole numbers separated by commas; got '8,lots'"),
+    (("bench", "--env", "--sizes", "8", "--seconds", "0"), "--seconds in (0, 3600]; got '8' and 0.0"),
+    (("assist", "--opener", "salet"), "--opener is for eval and solve"),
+    (("eval", "--agent", "sb3", "--checkpoint", "README.md"), "is not a Stable-Baselines3 model file"),
+    (("assist", "--score", "best"), "unknown score 'best'"),
+    ((), "the following arguments are required: COMMAND"),
+]
 
 
 @pytest.mark.parametrize(("args", "message"), BAD_ARGUMENTS)
@@ -215,8 +226,14 @@ def test_colour__only_on_a_terminal_unless_forced() -> None:
 
 def test_cli__a_reader_that_goes_away_ends_it_quietly() -> None:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    proc = subprocess.Popen([sys.executable, "-m", "wordle_gym", "assist"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wordle_gym", "assist"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     assert proc.stdout is not None and proc.stdout.readline().startswith("Type the guess")
     proc.stdout.close()  # like `| head -1`
     _, err = proc.communicate("salet .g...\ncrony .....\nquit\n", timeout=120)

@@ -20,8 +20,9 @@ WORDS = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade",
 @pytest.mark.parametrize(("hard", "epsilon"), [(False, 0.0), (True, 0.3)])
 def test_dataset__every_answer_once_replays_in_the_recovered_env(tmp_path, monkeypatch, hard, epsilon) -> None:
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
-    dataset = write_dataset("wordle/test-v0", "max-entropy", answers=WORDS, allowed=None, hard_mode=hard,
-                            epsilon=epsilon, seed=3)  # fmt: skip
+    dataset = write_dataset(
+        "wordle/test-v0", "max-entropy", answers=WORDS, allowed=None, hard_mode=hard, epsilon=epsilon, seed=3
+    )
     assert dataset.total_episodes == len(WORDS)
     loaded = minari.load_dataset("wordle/test-v0")
     env = loaded.recover_environment()

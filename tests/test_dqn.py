@@ -21,8 +21,16 @@ from wordle_gym.harness.evaluation import evaluate
 
 ROOT = Path(__file__).resolve().parent.parent
 OBS = KnowledgeLayout(5, 6).size
-SMALL = {"num_games": 64, "hidden": 256, "layers": 2, "batch_size": 256, "buffer_size": 20_000,
-         "learning_starts": 1_000, "target_update": 200, "lr": 1e-3}  # fmt: skip
+SMALL = {
+    "num_games": 64,
+    "hidden": 256,
+    "layers": 2,
+    "batch_size": 256,
+    "buffer_size": 20_000,
+    "learning_starts": 1_000,
+    "target_update": 200,
+    "lr": 1e-3,
+}
 
 
 def test_qnet__word_value_is_the_sum_of_its_letter_values() -> None:
@@ -82,9 +90,25 @@ def test_dqn__checkpoint_roundtrip_and_cli(tmp_path: Path) -> None:
     obs, infos = env.reset(seed=0)
     assert torch.equal(agent.act(obs, infos["action_mask"], env), loaded.act(obs, infos["action_mask"], env))
     env_vars = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run([sys.executable, "-m", "wordle_gym", "eval", "--agent", "dqn", "--checkpoint",
-                          str(tmp_path / "dqn.pt"), "--device", "cpu"], cwd=ROOT, env=env_vars, capture_output=True,
-                         text=True, timeout=300)  # fmt: skip
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wordle_gym",
+            "eval",
+            "--agent",
+            "dqn",
+            "--checkpoint",
+            str(tmp_path / "dqn.pt"),
+            "--device",
+            "cpu",
+        ],
+        cwd=ROOT,
+        env=env_vars,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     assert "| DQN (letter-decomposed, prioritized replay) |" in out.stdout and "/20 won" in out.stdout
     with pytest.raises(ValueError, match="holds 'dqn', expected an 'a2c' checkpoint"):
@@ -96,10 +120,35 @@ def test_dqn__checkpoint_roundtrip_and_cli(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_train_dqn_example__resumes_after_a_kill(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
-    cmd = [sys.executable, "examples/train_dqn.py", "--stages", "20", "--iterations", "600", "--num-games", "32",
-           "--hidden", "64", "--layers", "2", "--batch-size", "64", "--buffer-size", "5000", "--learning-starts",
-           "200", "--device", "cpu", "--run-dir", str(run_dir), "--eval-every", "100", "--checkpoint-every", "10",
-           "--tensorboard"]  # fmt: skip
+    cmd = [
+        sys.executable,
+        "examples/train_dqn.py",
+        "--stages",
+        "20",
+        "--iterations",
+        "600",
+        "--num-games",
+        "32",
+        "--hidden",
+        "64",
+        "--layers",
+        "2",
+        "--batch-size",
+        "64",
+        "--buffer-size",
+        "5000",
+        "--learning-starts",
+        "200",
+        "--device",
+        "cpu",
+        "--run-dir",
+        str(run_dir),
+        "--eval-every",
+        "100",
+        "--checkpoint-every",
+        "10",
+        "--tensorboard",
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 120
@@ -117,8 +166,9 @@ def test_train_dqn_example__resumes_after_a_kill(tmp_path: Path) -> None:
     assert list((run_dir / "tb").glob("events.out.tfevents.*"))
     # The finished run exports its best weights in float16: half the file, the same network within rounding.
     half = tmp_path / "dqn_half.pt"
-    out = subprocess.run([*cmd, "--export", str(half), "--half"], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=300)  # fmt: skip
+    out = subprocess.run(
+        [*cmd, "--export", str(half), "--half"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+    )
     assert out.returncode == 0, out.stderr
     weights = torch.load(half, weights_only=True)["model"]
     assert all(v.dtype == torch.float16 for k, v in weights.items() if "weight" in k)
@@ -238,8 +288,26 @@ def test_dqn_curriculum__later_stages_and_init_start_with_little_exploration(tmp
         return trainer
 
     spec = replace(dqn.TRAINING, make_trainer=recording)
-    tiny = ["--iterations", "2", "--eval-every", "2", "--device", "cpu", "--hidden", "16", "--layers", "1",
-            "--num-games", "8", "--batch-size", "8", "--learning-starts", "8", "--eps-warm-start", "0.2"]  # fmt: skip
+    tiny = [
+        "--iterations",
+        "2",
+        "--eval-every",
+        "2",
+        "--device",
+        "cpu",
+        "--hidden",
+        "16",
+        "--layers",
+        "1",
+        "--num-games",
+        "8",
+        "--batch-size",
+        "8",
+        "--learning-starts",
+        "8",
+        "--eps-warm-start",
+        "0.2",
+    ]
     assert training.main(spec, ["--stages", "10,20", "--run-dir", str(tmp_path / "a"), *tiny]) == 0
     init = ["--init", str(tmp_path / "a" / "best_10.pt")]
     assert training.main(spec, ["--stages", "20", "--run-dir", str(tmp_path / "b"), *init, *tiny]) == 0

@@ -86,8 +86,12 @@ def test_replay_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
 def test_training_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "training.py")
     assert [(r["agent"], r["stage"]) for r in result["throughput"]] == [
-        ("a2c", "100"), ("a2c", "full"), ("a2c", "full, from `a2c_2315.pt`"), ("dqn", "100"), ("dqn", "full")
-    ]  # fmt: skip
+        ("a2c", "100"),
+        ("a2c", "full"),
+        ("a2c", "full, from `a2c_2315.pt`"),
+        ("dqn", "100"),
+        ("dqn", "full"),
+    ]
     assert all(min(r["this checkout"].values()) > 0 for r in result["throughput"])  # updates/s and items/s
     shipped = [*(ROOT / "agents" / "checkpoints").glob("a2c*.pt"), *(ROOT / "agents" / "checkpoints").glob("dqn*.pt")]
     assert len(result["checkpoints"]) == len(shipped) >= 2
@@ -117,11 +121,14 @@ def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> No
     after the figures of the weights it started from; a name the script does not know is refused."""
     run_dir = tmp_path / "runs" / "x"
     run_dir.mkdir(parents=True)
-    rows = [{"stage": "full", "iteration": 100, "elapsed_s": 9.0, "train_loss": 1.0},
-            {"stage": "full", "iteration": 250, "elapsed_s": 20, "win_rate": 0.998, "mean_guesses": 3.77}]  # fmt: skip
+    rows = [
+        {"stage": "full", "iteration": 100, "elapsed_s": 9.0, "train_loss": 1.0},
+        {"stage": "full", "iteration": 250, "elapsed_s": 20, "win_rate": 0.998, "mean_guesses": 3.77},
+    ]
     (run_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    result = _quick_benchmark(tmp_path, "a2c_ablation.py", "--collect", f"lr1e-4={run_dir}",
-                              "--collect", f"batch4096={run_dir}")  # fmt: skip
+    result = _quick_benchmark(
+        tmp_path, "a2c_ablation.py", "--collect", f"lr1e-4={run_dir}", "--collect", f"batch4096={run_dir}"
+    )
     kept, bigger = result["runs"]
     points = [(p["update"], p["games"], p["mean_guesses"]) for p in kept["curve"]]
     assert points == [(0, 0, 3.7812), (250, 512_000, 3.77)]

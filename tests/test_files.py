@@ -15,8 +15,22 @@ from wordle_agents.rl.a2c import TRAINING
 from wordle_gym.cli.bench import Layout, render
 from wordle_gym.core.files import atomic_write, atomic_write_text, check_writable, clean_stale_temporaries, folder_lock
 
-TINY_RUN = ["--stages", "10", "--iterations", "4", "--eval-every", "2", "--checkpoint-every", "1", "--device", "cpu",
-            "--hidden", "16", "--batch-games", "8"]  # fmt: skip
+TINY_RUN = [
+    "--stages",
+    "10",
+    "--iterations",
+    "4",
+    "--eval-every",
+    "2",
+    "--checkpoint-every",
+    "1",
+    "--device",
+    "cpu",
+    "--hidden",
+    "16",
+    "--batch-games",
+    "8",
+]
 
 
 def test_atomic_write__a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
@@ -95,10 +109,24 @@ def test_training__a_second_training_in_the_same_folder_is_refused(tmp_path: Pat
     [
         ("{not json", "not a wordle-gym result (Expecting property name"),
         (json.dumps({"agent": "x"}), "missing 8 required positional arguments"),
-        (json.dumps({"agent": "x", "games": 0, "wins": 0, "max_guesses": 6, "histogram": [0] * 7, "lost_answers": [],
-                     "openers": {}, "wall_time_s": 1.0, "device": "cpu"}), "a result needs at least one game"),
+        (
+            json.dumps(
+                {
+                    "agent": "x",
+                    "games": 0,
+                    "wins": 0,
+                    "max_guesses": 6,
+                    "histogram": [0] * 7,
+                    "lost_answers": [],
+                    "openers": {},
+                    "wall_time_s": 1.0,
+                    "device": "cpu",
+                }
+            ),
+            "a result needs at least one game",
+        ),
     ],
-)  # fmt: skip
+)
 def test_report__bad_results_json_names_the_file(tmp_path: Path, content: str, message: str) -> None:
     agents = tmp_path / "benchmarks" / "results" / "agents"
     agents.mkdir(parents=True)

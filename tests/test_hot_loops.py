@@ -74,8 +74,16 @@ def test_guard__catches_what_it_is_meant_to_catch() -> None:
 @pytest.mark.parametrize("device", DEVICES)
 def test_dqn_step__no_host_sync(device: str) -> None:
     answers, allowed = stage_words("40")
-    config = DQNConfig(num_games=32, hidden=64, layers=2, batch_size=64, buffer_size=2_000, learning_starts=64,
-                       target_update=3, total_updates=100)  # fmt: skip
+    config = DQNConfig(
+        num_games=32,
+        hidden=64,
+        layers=2,
+        batch_size=64,
+        buffer_size=2_000,
+        learning_starts=64,
+        target_update=3,
+        total_updates=100,
+    )
     trainer = DQNTrainer(DQNAgent(config, device=device), answers, allowed)
     for _ in range(3):  # warm: the buffer fills, Adam creates its state
         trainer.step()
@@ -129,8 +137,16 @@ def test_meta__vector_env_resets_and_steps(meta: str, mask: str, autoreset: str)
     from wordle_gym.envs.vector import WordleVectorEnv
 
     answers, allowed = stage_words("40")
-    env = WordleVectorEnv(16, device=meta, answers=answers, allowed=allowed, action_mask=mask, hard_mode=mask == "hard",
-                          autoreset_mode=autoreset, check_actions=False)  # fmt: skip
+    env = WordleVectorEnv(
+        16,
+        device=meta,
+        answers=answers,
+        allowed=allowed,
+        action_mask=mask,
+        hard_mode=mask == "hard",
+        autoreset_mode=autoreset,
+        check_actions=False,
+    )
     obs, infos = env.reset(seed=0)
     for _ in range(7):  # past the guess limit: games end and restart
         actions = torch.zeros(16, dtype=torch.int64, device=meta)
@@ -152,8 +168,17 @@ def test_meta__an_a2c_update(meta: str) -> None:
 
 def test_meta__dqn_updates_with_prioritized_replay(meta: str) -> None:
     answers, allowed = stage_words("40")
-    config = DQNConfig(num_games=32, hidden=64, layers=2, batch_size=64, buffer_size=2_000, learning_starts=64,
-                       target_update=3, total_updates=100, prioritized=True)  # fmt: skip
+    config = DQNConfig(
+        num_games=32,
+        hidden=64,
+        layers=2,
+        batch_size=64,
+        buffer_size=2_000,
+        learning_starts=64,
+        target_update=3,
+        total_updates=100,
+        prioritized=True,
+    )
     trainer = DQNTrainer(DQNAgent(config, device=meta), answers, allowed)
     for _ in range(6):  # the buffer fills, updates start, the target network is copied
         stats = trainer.step()
@@ -167,8 +192,11 @@ def test_meta__greedy_act_of_each_trained_agent_and_the_random_floor(meta: str) 
     answers, allowed = stage_words("40")
     env = WordleVectorEnv(8, device=meta, answers=answers, allowed=allowed, check_actions=False)
     obs, infos = env.reset(seed=0)
-    agents = [A2CAgent(A2CConfig(hidden=32), device=meta), DQNAgent(DQNConfig(hidden=32, layers=1), device=meta),
-              RandomPolicy()]  # fmt: skip
+    agents = [
+        A2CAgent(A2CConfig(hidden=32), device=meta),
+        DQNAgent(DQNConfig(hidden=32, layers=1), device=meta),
+        RandomPolicy(),
+    ]
     for agent in agents:
         actions = agent.act(obs, infos["action_mask"].bool(), env)
         assert actions.device.type == meta and actions.shape == (8,), type(agent).__name__

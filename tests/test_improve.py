@@ -35,8 +35,9 @@ def _setup(seed: int, count: int = 24, hard: bool = False, hidden: int = 32) -> 
     return agent, config
 
 
-def _play(agent: A2CAgent, config: WordleConfig, answer: int, forced: list[int],
-          chosen: dict[bytes, int] | None = None) -> float:  # fmt: skip
+def _play(
+    agent: A2CAgent, config: WordleConfig, answer: int, forced: list[int], chosen: dict[bytes, int] | None = None
+) -> float:
     """One game the slow way: ``forced`` first, then ``chosen`` (by observation) or the agent's harness act."""
     env = WordleVectorEnv(1, config, device="cpu", autoreset_mode="disabled")
     obs, infos = env.reset(options={"answers": torch.tensor([answer])})
@@ -63,8 +64,7 @@ def test_rollouts__forced_guesses_then_greedy_play_as_the_harness_plays_them(har
     answers = [rng.randrange(24) for _ in range(n)]
     lengths = [rng.randrange(0, 4) for _ in range(n)]
     forced = [[rng.randrange(24) for _ in range(width)] for _ in range(n)]
-    returns, used = rollouts(agent, config, torch.tensor(answers), torch.tensor(forced), torch.tensor(lengths),
-                             chunk=7)  # fmt: skip
+    returns, used = rollouts(agent, config, torch.tensor(answers), torch.tensor(forced), torch.tensor(lengths), chunk=7)
     for i in range(n):
         expected = _play(agent, config, answers[i], forced[i][: lengths[i]])
         assert float(returns[i]) == pytest.approx(expected)
@@ -79,8 +79,11 @@ def test_positions__each_holds_exactly_the_answers_its_guesses_leave() -> None:
     assert found[0].prefix == [] and found[0].answers == list(range(len(words)))
     for p in found:
         history = [(words[g], feedback_ref(words[g], words[p.answers[0]])) for g in p.prefix]
-        left = [a for a, w in enumerate(words)
-                if all(feedback_ref(g, w) == f for g, f in history) and w not in [g for g, _ in history]]  # fmt: skip
+        left = [
+            a
+            for a, w in enumerate(words)
+            if all(feedback_ref(g, w) == f for g, f in history) and w not in [g for g, _ in history]
+        ]
         assert p.answers == left
         assert p.greedy == int(agent.net.words.best(agent.letter_scores(p.observation[None]))[0])
     # each answer's game passes one position a turn until it ends
@@ -95,8 +98,9 @@ def test_improve__the_improved_policy_earns_more_than_the_network(hard: bool, de
     found, _ = positions(agent, config)
     labels, gain, changed, _ = improve(agent, config, found, top=8, deep_top=deep_top, deep_answers=5)
     assert bool(changed) == bool(deep_top)  # the deeper look's own choices after its label
-    changed.update((p.observation.numpy().tobytes(), label) for p, label in zip(found, labels, strict=True)
-                   if label != p.greedy)  # fmt: skip
+    changed.update(
+        (p.observation.numpy().tobytes(), label) for p, label in zip(found, labels, strict=True) if label != p.greedy
+    )
     assert changed and gain > 0
     num = config.vocabulary.num_answers
     before = sum(_play(agent, config, a, []) for a in range(num))
@@ -152,8 +156,22 @@ def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_
     init = tmp_path / "init.pt"
     A2CAgent(A2CConfig(hidden=16), 4, "cpu").save(init)
     out, run_dir = tmp_path / "improved.pt", tmp_path / "run"
-    args = ["--init", str(init), "--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt"),
-            "--top", "4", "--epochs", "5", "--run-dir", str(run_dir), "--out", str(out)]  # fmt: skip
+    args = [
+        "--init",
+        str(init),
+        "--answers",
+        str(tmp_path / "w.txt"),
+        "--allowed",
+        str(tmp_path / "w.txt"),
+        "--top",
+        "4",
+        "--epochs",
+        "5",
+        "--run-dir",
+        str(run_dir),
+        "--out",
+        str(out),
+    ]
     assert main([*args, "--iterations", "1"]) == 0
     assert main([*args, "--iterations", "2"]) == 0
     said = capsys.readouterr().out
@@ -217,9 +235,24 @@ def test_command__improves_a_dqn_network_too(tmp_path) -> None:
     (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
     init, out = tmp_path / "dqn.pt", tmp_path / "dqn_improved.pt"
     DQNAgent(DQNConfig(hidden=16), 4, "cpu").save(init)
-    args = ["--init", str(init), "--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt"),
-            "--top", "14", "--epochs", "100", "--lr", "3e-3", "--run-dir", str(tmp_path / "run"),
-            "--out", str(out)]  # fmt: skip
+    args = [
+        "--init",
+        str(init),
+        "--answers",
+        str(tmp_path / "w.txt"),
+        "--allowed",
+        str(tmp_path / "w.txt"),
+        "--top",
+        "14",
+        "--epochs",
+        "100",
+        "--lr",
+        "3e-3",
+        "--run-dir",
+        str(tmp_path / "run"),
+        "--out",
+        str(out),
+    ]
     assert main([*args, "--iterations", "3"]) == 0
     agent = load_network(str(out))
     assert isinstance(agent, DQNAgent) and agent.checkpoint.method == METHOD
@@ -295,8 +328,12 @@ def test_explore__labels_positions_off_the_networks_path_with_better_guesses() -
     met, labels = explore(agent, config, found, values, alternatives=2, min_answers=4, top=6)
     on_path = {p.observation.numpy().tobytes() for p in found}
     assert met and not any(q.observation.numpy().tobytes() in on_path for q in met)
-    starts = [(*p.prefix, c) for p, v in zip(found, values, strict=True) if len(p.answers) >= 4
-              for c in sorted((c for c in v if c != p.greedy), key=lambda c: -v[c])[:2]]  # fmt: skip
+    starts = [
+        (*p.prefix, c)
+        for p, v in zip(found, values, strict=True)
+        if len(p.answers) >= 4
+        for c in sorted((c for c in v if c != p.greedy), key=lambda c: -v[c])[:2]
+    ]
     assert len(starts) > 2
     for q in met:  # after one of the other guesses, then the network's
         assert any(tuple(q.prefix[: len(s)]) == s for s in starts)

@@ -129,8 +129,10 @@ def test_trained_agent__refuses_a_game_of_another_shape() -> None:
     from wordle_agents import A2CAgent, A2CConfig, DQNAgent, DQNConfig
 
     for agent in (A2CAgent(A2CConfig(hidden=16)), DQNAgent(DQNConfig(hidden=16))):
-        cases = [({"max_guesses": 5}, "5-letter words and 5 guesses"),
-                 ({"answers": ["cat", "act"], "allowed": None}, "3-letter words and 6 guesses")]  # fmt: skip
+        cases = [
+            ({"max_guesses": 5}, "5-letter words and 5 guesses"),
+            ({"answers": ["cat", "act"], "allowed": None}, "3-letter words and 6 guesses"),
+        ]
         for options, shown in cases:
             env = WordleVectorEnv(2, device="cpu", **{"answers": WORDS, "allowed": None, **options})
             obs, infos = env.reset(seed=0)
@@ -149,9 +151,14 @@ def test_bench__ctrl_c_exits_130_without_a_traceback(tmp_path) -> None:
     env = {**os.environ, "PYTHONPATH": str(root)}
     # Ctrl-C as in a terminal: a shell's background job (CI run with nohup ... &) starts with SIGINT
     # ignored, which the child would inherit (and Python then never raises KeyboardInterrupt).
-    proc = subprocess.Popen([sys.executable, "-m", "wordle_gym", "bench", "--out", str(tmp_path), "--device", "cpu"],
-                            env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))  # fmt: skip
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wordle_gym", "bench", "--out", str(tmp_path), "--device", "cpu"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.time() + 60
     while not (tmp_path / "benchmarks" / "results" / "agents").exists() and time.time() < deadline:
         time.sleep(0.1)
@@ -192,8 +199,14 @@ def test_env_spec__round_trips_through_json_with_custom_rewards_and_configs() ->
     from wordle_gym import RewardScheme, WordleConfig
 
     scheme = RewardScheme(step=-2.0, win=(3.0, 1.0), loss=-4.0, green=0.5)
-    config = WordleConfig(answers=["cigar", "rebut", "sissy"], allowed=None, max_guesses=4, reward=scheme,
-                          hard_mode=True, obs_dtype="float32")  # fmt: skip
+    config = WordleConfig(
+        answers=["cigar", "rebut", "sissy"],
+        allowed=None,
+        max_guesses=4,
+        reward=scheme,
+        hard_mode=True,
+        obs_dtype="float32",
+    )
     for kwargs in ({"reward": scheme, "answers": ["cigar", "rebut"]}, {"config": config}, {}):
         env = gym.make("Wordle-v0", **kwargs)
         again = gym.make(EnvSpec.from_json(env.spec.to_json()))
@@ -360,8 +373,9 @@ def test_torchrl__gym_wrapper_of_the_vector_env_with_autoreset_disabled() -> Non
     from torchrl.envs import GymWrapper
     from torchrl.envs.utils import check_env_specs
 
-    make = lambda mode: gym.make_vec("Wordle-v1", num_envs=3, device="cpu", answers=WORDS, allowed=None,  # noqa: E731
-                                     autoreset_mode=mode)  # fmt: skip
+    def make(mode: str) -> gym.vector.VectorEnv:
+        return gym.make_vec("Wordle-v1", num_envs=3, device="cpu", answers=WORDS, allowed=None, autoreset_mode=mode)
+
     env = GymWrapper(make("disabled"))
     check_env_specs(env)
     rollout = env.rollout(9, break_when_any_done=False)

@@ -15,8 +15,12 @@ PACKAGES = {"wordle_gym": ROOT / "wordle_gym", "wordle_agents": ROOT / "agents"}
 
 
 def subpackages() -> list[tuple[str, Path]]:
-    return [(f"{name}.{sub.name}", sub) for name, root in PACKAGES.items()
-            for sub in sorted(root.iterdir()) if (sub / "__init__.py").is_file()]  # fmt: skip
+    return [
+        (f"{name}.{sub.name}", sub)
+        for name, root in PACKAGES.items()
+        for sub in sorted(root.iterdir())
+        if (sub / "__init__.py").is_file()
+    ]
 
 
 def may_import(folder: Path) -> set[str]:

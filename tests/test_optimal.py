@@ -242,10 +242,26 @@ def test_assist__exact_values_agree_with_the_solver(tmp_path: Path) -> None:
     typed = "catch " + "".join(map(str, tiles))
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent), "NO_COLOR": "1"}
     out = subprocess.run(
-        [sys.executable, "-m", "wordle_gym", "assist", "--optimal", "--hard", "--answers", str(tmp_path / "a.txt"),
-         "--allowed", str(tmp_path / "g.txt"), "--top", "3"],
-        input=typed + "\nquit\n", capture_output=True, text=True, env=env, timeout=300,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "wordle_gym",
+            "assist",
+            "--optimal",
+            "--hard",
+            "--answers",
+            str(tmp_path / "a.txt"),
+            "--allowed",
+            str(tmp_path / "g.txt"),
+            "--top",
+            "3",
+        ],
+        input=typed + "\nquit\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
     assert out.returncode == 0, out.stderr
     after = out.stdout.split("> ", 1)[1]
     left = sorted(a for a in answers if feedback_ref("catch", a) == tiles)

@@ -118,8 +118,9 @@ def test_regrets__from_the_harness_match_its_mean() -> None:
     from wordle_agents.solvers.max_entropy import MaxEntropySolver
 
     words = few_letter_words(random.Random(11), "abcdef", 3, 30)
-    result = evaluate(MaxEntropySolver(), device="cpu", answers=words, allowed=None, max_guesses=4, progress=False,
-                      histories=True)  # fmt: skip
+    result = evaluate(
+        MaxEntropySolver(), device="cpu", answers=words, allowed=None, max_guesses=4, progress=False, histories=True
+    )
     oracle = Oracle(answers=words, allowed=None, max_guesses=4, root_opener=None)
     report = oracle.regrets(result.histories)
     report.check()
@@ -149,9 +150,22 @@ def test_eval_regret__cli_prints_and_keeps_every_decision(tmp_path) -> None:
     (tmp_path / "words.txt").write_text("\n".join(words) + "\n")
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        code = main(["eval", "--agent", "max-entropy", "--answers", str(tmp_path / "words.txt"), "--allowed",
-                     str(tmp_path / "words.txt"), "--regret",
-                     "--device", "cpu", "--json", str(tmp_path / "r.json")])  # fmt: skip
+        code = main(
+            [
+                "eval",
+                "--agent",
+                "max-entropy",
+                "--answers",
+                str(tmp_path / "words.txt"),
+                "--allowed",
+                str(tmp_path / "words.txt"),
+                "--regret",
+                "--device",
+                "cpu",
+                "--json",
+                str(tmp_path / "r.json"),
+            ]
+        )
     assert code == 0
     assert "regret per game +" in out.getvalue() and "(by turn  1: +" in out.getvalue()
     result = json.loads((tmp_path / "r.json").read_text())
@@ -179,8 +193,16 @@ def test_oracle__positions_of_vector_env_states(hard: bool) -> None:
 
     words = few_letter_words(random.Random(9), "abcde", 3, 16)
     oracle = Oracle(answers=words, allowed=None, hard_mode=hard, max_guesses=4, root_opener=None)
-    env = WordleVectorEnv(len(words), device="cpu", answers=words, allowed=None, hard_mode=hard, max_guesses=4,
-                          autoreset_mode="disabled", check_actions=False)  # fmt: skip
+    env = WordleVectorEnv(
+        len(words),
+        device="cpu",
+        answers=words,
+        allowed=None,
+        hard_mode=hard,
+        max_guesses=4,
+        autoreset_mode="disabled",
+        check_actions=False,
+    )
     env.reset(options={"answers": torch.arange(len(words))})
     rng = random.Random(1)
     played: list[list[int]] = [[] for _ in words]

@@ -16,9 +16,14 @@ def test_readme__python_snippets_run_as_written(tmp_path: Path) -> None:
     assert len(blocks) >= 5
     script = tmp_path / "readme.py"
     script.write_text("\n".join(blocks))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path),  # SB3 makes a folder in the temp dir
-           "MINARI_DATASETS_PATH": str(tmp_path / "minari")}  # fmt: skip
-    out = subprocess.run([sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True,
-                         timeout=600)  # fmt: skip
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "TMPDIR": str(tmp_path),  # SB3 makes a folder in the temp dir
+        "MINARI_DATASETS_PATH": str(tmp_path / "minari"),
+    }
+    out = subprocess.run(
+        [sys.executable, str(script)], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "2315/2315 won (100.00 %)" in out.stdout

@@ -58,11 +58,14 @@ def run(args: list[str], env: dict[str, str], cwd: Path = ROOT) -> subprocess.Co
 
 @pytest.fixture
 def third_party(tmp_path: Path) -> tuple[dict[str, str], Path]:
-    env = fake_distribution(tmp_path, {
-        "oracle": "fake_agents:Oracle",
-        "slow-oracle": "fake_agents:make_slow",
-        "broken": "fake_agents_missing_module:Agent",
-    })  # fmt: skip
+    env = fake_distribution(
+        tmp_path,
+        {
+            "oracle": "fake_agents:Oracle",
+            "slow-oracle": "fake_agents:make_slow",
+            "broken": "fake_agents_missing_module:Agent",
+        },
+    )
     words = tmp_path / "words.txt"
     words.write_text("\n".join(SMALL) + "\n")
     return env, words

@@ -112,13 +112,21 @@ def test_trees__a_cached_or_given_tree_must_fit_the_opener_mode_and_lists(tmp_pa
     # A header that lies about its contents.
     tree.total += 1
     with pytest.raises(ValueError, match="does not play as its header says"):
-        evaluate(OptimalSolver(checkpoint=str(tree.save(tmp_path / "lie.npz"))), answers=answers, allowed=allowed,
-                 progress=False)  # fmt: skip
+        evaluate(
+            OptimalSolver(checkpoint=str(tree.save(tmp_path / "lie.npz"))),
+            answers=answers,
+            allowed=allowed,
+            progress=False,
+        )
     tree.total -= 1
     tree.opener = other
     with pytest.raises(ValueError, match=f"says it opens with {other.upper()} but its first guess is {first.upper()}"):
-        evaluate(OptimalSolver(checkpoint=str(tree.save(tmp_path / "lie2.npz"))), answers=answers, allowed=allowed,
-                 progress=False)  # fmt: skip
+        evaluate(
+            OptimalSolver(checkpoint=str(tree.save(tmp_path / "lie2.npz"))),
+            answers=answers,
+            allowed=allowed,
+            progress=False,
+        )
 
 
 # ----------------------------------------------------------------------------------- 3. cache bound
@@ -220,10 +228,14 @@ def _interrupt(args: list[str], ready: str, stdin: str | None = None) -> tuple[i
     """Run ``args`` until its stderr shows ``ready`` (the long work has begun), then send SIGINT:
     (exit status, seconds it took to stop, stderr)."""
     child = subprocess.Popen(
-        args, stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        args,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background job starts with it ignored
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )  # fmt: skip
+    )
     err: list[str] = []
     reader = threading.Thread(target=lambda: err.extend(iter(lambda: child.stderr.read(1), "")), daemon=True)
     reader.start()
@@ -269,13 +281,25 @@ def _npz(path: Path, **arrays: np.ndarray) -> Path:
 
 
 def _meta(**changes: object) -> np.ndarray:
-    meta = {"format": "wordle-gym optimal tree 1", "opener": "salet", "hard_mode": False, "total": 1,
-            "max_guesses": 6, "lists": "x", "num_answers": 1, **changes}  # fmt: skip
+    meta = {
+        "format": "wordle-gym optimal tree 1",
+        "opener": "salet",
+        "hard_mode": False,
+        "total": 1,
+        "max_guesses": 6,
+        "lists": "x",
+        "num_answers": 1,
+        **changes,
+    }
     return np.array(json.dumps(meta))
 
 
-ARRAYS = {"guesses": np.zeros(1, np.int32), "child_start": np.zeros(2, np.int32),
-          "child_pattern": np.zeros(0, np.int32), "child_node": np.zeros(0, np.int32)}  # fmt: skip
+ARRAYS = {
+    "guesses": np.zeros(1, np.int32),
+    "child_start": np.zeros(2, np.int32),
+    "child_pattern": np.zeros(0, np.int32),
+    "child_node": np.zeros(0, np.int32),
+}
 
 
 def test_trees__crafted_files_are_one_line_errors(tmp_path: Path) -> None:
@@ -306,8 +330,9 @@ def test_trees__declared_sizes_are_checked_before_reading(tmp_path: Path) -> Non
             data = src.read(info)
             if info.filename == "guesses.npy":
                 header = io.BytesIO()
-                np.lib.format.write_array_header_1_0(header, {"descr": "<i4", "fortran_order": False,
-                                                              "shape": (10**12,)})  # fmt: skip
+                np.lib.format.write_array_header_1_0(
+                    header, {"descr": "<i4", "fortran_order": False, "shape": (10**12,)}
+                )
                 data = header.getvalue() + b"\0" * 16
             out.writestr(info.filename, data)
     bomb = _npz(tmp_path / "bomb.npz", meta=_meta(), **{**ARRAYS, "guesses": np.zeros(25_000_000, np.int32)})
@@ -339,8 +364,9 @@ def test_cli__bad_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFix
             RandomPolicy(seed)  # type: ignore[arg-type]
 
 
-def test_cli__optimal_without_numba_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_cli__optimal_without_numba_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     _, allowed, lists = _lists(tmp_path)
     monkeypatch.setitem(sys.modules, "numba", None)
     monkeypatch.delitem(sys.modules, "wordle_agents.solvers._optimal_kernel", raising=False)
@@ -445,12 +471,18 @@ class Failing:
 
 @pytest.mark.slow
 def test_bench_and_agents__survive_broken_plugins(tmp_path: Path) -> None:
-    env = fake_distribution(tmp_path, {
-        "zz-oracle": "fake_agents:Oracle", "zz-needs-extra": "fake_agents:NeedsExtra",
-        "zz-raising": "fake_agents:Raising", "zz-bad-runs": "fake_agents:BadRuns",
-        "zz-raising-runs": "fake_agents:RaisingRuns", "zz-failing": "fake_agents:Failing",
-        "zz-exits": "fake_exit:Agent",
-    })  # fmt: skip
+    env = fake_distribution(
+        tmp_path,
+        {
+            "zz-oracle": "fake_agents:Oracle",
+            "zz-needs-extra": "fake_agents:NeedsExtra",
+            "zz-raising": "fake_agents:Raising",
+            "zz-bad-runs": "fake_agents:BadRuns",
+            "zz-raising-runs": "fake_agents:RaisingRuns",
+            "zz-failing": "fake_agents:Failing",
+            "zz-exits": "fake_exit:Agent",
+        },
+    )
     (tmp_path / "fake_agents.py").write_text(PLUGINS)
     (tmp_path / "fake_exit.py").write_text("import sys\nsys.exit(3)\n")
     listing = run(["-m", "wordle_gym", "agents"], env)
@@ -494,8 +526,9 @@ def test_training__a_tiny_time_limit_still_makes_progress(tmp_path: Path, capsys
         assert (tmp_path / "run" / "last.pt").is_file()
 
 
-def test_training__a_failed_write_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                              capsys: pytest.CaptureFixture[str]) -> None:  # fmt: skip
+def test_training__a_failed_write_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     from test_files import TINY_RUN
 
     import wordle_gym.core.files as io_module

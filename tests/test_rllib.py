@@ -36,8 +36,9 @@ def test_dict_action_mask__observation_holds_the_mask_the_info_gives() -> None:
 
 def _run(code: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_AUTH_MODE": "disabled"}
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 @pytest.mark.slow
@@ -62,8 +63,14 @@ def test_rllib__ppo_default_network_on_wordle_v1() -> None:
 def test_rllib__masked_ppo_example_trains_and_plays_through_the_harness() -> None:
     pytest.importorskip("ray.rllib")
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_AUTH_MODE": "disabled"}
-    out = subprocess.run([sys.executable, "examples/rllib_ppo.py", "--words", "8", "--iterations", "1", "--batch",
-                          "500"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "examples/rllib_ppo.py", "--words", "8", "--iterations", "1", "--batch", "500"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     assert "iteration 1: mean return" in out.stdout and "rllib-ppo: " in out.stdout.splitlines()[-1]
 

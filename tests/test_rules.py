@@ -245,8 +245,9 @@ def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(rng: r
             history = [
                 (words[int(g)], tuple(state.tiles[n, t].tolist())) for t, g in enumerate(state.guesses[n, :turns])
             ]
-            moved, short = hard_breaches(state.green[n : n + 1].expand(len(words), -1),
-                                         state.min_count[n : n + 1].expand(len(words), -1), every)  # fmt: skip
+            moved, short = hard_breaches(
+                state.green[n : n + 1].expand(len(words), -1), state.min_count[n : n + 1].expand(len(words), -1), every
+            )
             valid = ~(moved.any(-1) | (short > 0).any(-1))
             assert valid.tolist() == [hard_valid(w, history) for w in words], history
             assert torch.equal(masks[n], valid)

@@ -113,13 +113,21 @@ def _assert_same_state(env: WordleEnv, state, row: int) -> None:
 # The slow run takes 10^5 steps of the torch engine in every configuration, and of the compiled one on
 # the real lists with each of its masks.
 CASES = [
-    *(pytest.param(name, engine, 100, id=f"{name}-{engine}-1e4") for name, config in CONFIGS.items()
-      for engine in (["torch", "compiled"] if config.mask_mode != "all" else ["torch"])),
-    *(pytest.param(name, "torch", 1000, id=f"{name}-torch-1e5", marks=pytest.mark.slow) for name in CONFIGS
-      if not name.startswith("real+")),
-    *(pytest.param(name, "compiled", 1000, id=f"{name}-compiled-1e5", marks=pytest.mark.slow)
-      for name in ("real+candidates", "real+hard")),
-]  # fmt: skip
+    *(
+        pytest.param(name, engine, 100, id=f"{name}-{engine}-1e4")
+        for name, config in CONFIGS.items()
+        for engine in (["torch", "compiled"] if config.mask_mode != "all" else ["torch"])
+    ),
+    *(
+        pytest.param(name, "torch", 1000, id=f"{name}-torch-1e5", marks=pytest.mark.slow)
+        for name in CONFIGS
+        if not name.startswith("real+")
+    ),
+    *(
+        pytest.param(name, "compiled", 1000, id=f"{name}-compiled-1e5", marks=pytest.mark.slow)
+        for name in ("real+candidates", "real+hard")
+    ),
+]
 
 
 @pytest.mark.parametrize(("name", "engine", "steps"), CASES)
@@ -211,8 +219,9 @@ def test_env__returns_fresh_data_and_no_constant_mask_copies() -> None:
     env = WordleEnv()
     obs0, info0 = env.reset(seed=0)
     obs1, _, _, _, info1 = env.step(5)
-    for a, b in itertools.combinations([obs0, obs1, info0["tiles"], info1["tiles"], info0["action_mask"],
-                                        info1["action_mask"], env.action_masks()], 2):  # fmt: skip
+    for a, b in itertools.combinations(
+        [obs0, obs1, info0["tiles"], info1["tiles"], info0["action_mask"], info1["action_mask"], env.action_masks()], 2
+    ):
         assert not np.shares_memory(a, b)
     mask = info1["action_mask"]
     assert mask.dtype == np.int8 and mask.shape == (12972,) and mask.strides == (0,) and mask.all()

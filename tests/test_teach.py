@@ -52,7 +52,8 @@ def test_teach__command_writes_a_float16_checkpoint_that_plays(tmp_path) -> None
     agent = A2CAgent.load(out)
     result = evaluate(agent, device="cpu", answers=words, allowed=None, progress=False)
     assert result.win_rate == data["figures"]["win_rate"] and result.mean_guesses_wins == pytest.approx(
-        data["figures"]["mean_guesses"], abs=1e-9)  # fmt: skip
+        data["figures"]["mean_guesses"], abs=1e-9
+    )
     assert main([*args, "--rounds", "0", "--out", str(out)]) == 2
 
 
@@ -62,8 +63,18 @@ def test_teach__a_seed_repeats_a_run_and_another_seed_differs(tmp_path) -> None:
 
     words = few_letter_words(random.Random(6), "abcdefg", 4, 12)
     (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
-    args = ["--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt"), "--hidden", "16",
-            "--rounds", "1", "--epochs", "3"]  # fmt: skip
+    args = [
+        "--answers",
+        str(tmp_path / "w.txt"),
+        "--allowed",
+        str(tmp_path / "w.txt"),
+        "--hidden",
+        "16",
+        "--rounds",
+        "1",
+        "--epochs",
+        "3",
+    ]
     weights = []
     for seed, name in ((0, "a"), (0, "b"), (1, "c")):
         torch.manual_seed(100 + len(weights))  # whatever the caller's RNG holds
@@ -103,8 +114,16 @@ def test_teach__refuses_bad_options_and_foreign_files_in_one_line(tmp_path, caps
     to load it unsafely; --device cuda without a GPU blamed the checkpoint; another word length was a traceback."""
     words = few_letter_words(random.Random(5), "abcdefg", 4, 12)
     (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
-    args = ["--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt"), "--hidden", "16",
-            "--out", str(tmp_path / "out.pt")]  # fmt: skip
+    args = [
+        "--answers",
+        str(tmp_path / "w.txt"),
+        "--allowed",
+        str(tmp_path / "w.txt"),
+        "--hidden",
+        "16",
+        "--out",
+        str(tmp_path / "out.pt"),
+    ]
     five = A2CAgent(A2CConfig(hidden=16), 5, "cpu")
     five.save(tmp_path / "five.pt")
     (tmp_path / "ranking.json").write_text('{"salet": 7920}')

@@ -15,8 +15,22 @@ from wordle_agents.rl.dqn import DQNAgent, DQNConfig
 from wordle_gym import WordleConfig, WordleEnv, WordleVectorEnv
 from wordle_gym.core.commandline import add_options, field_docs, options_from
 
-TINY_RUN = ["--stages", "10", "--iterations", "2", "--eval-every", "1", "--checkpoint-every", "1", "--device", "cpu",
-            "--hidden", "16", "--batch-games", "8"]  # fmt: skip
+TINY_RUN = [
+    "--stages",
+    "10",
+    "--iterations",
+    "2",
+    "--eval-every",
+    "1",
+    "--checkpoint-every",
+    "1",
+    "--device",
+    "cpu",
+    "--hidden",
+    "16",
+    "--batch-games",
+    "8",
+]
 
 
 @pytest.mark.parametrize("cls", [RunConfig, A2CConfig, DQNConfig, WordleConfig])
@@ -34,8 +48,23 @@ def _parse(argv: list[str]) -> tuple[RunConfig, A2CConfig]:
 
 
 def test_command_line__generated_from_the_dataclasses() -> None:
-    run, config = _parse(["--stages", "100,1000", "--iterations", "5,6", "--lr", "0.002", "--betas", "0.8,0.9",
-                          "--stop-at", "0.99", "--tensorboard", "--encoding", "knowledge"])  # fmt: skip
+    run, config = _parse(
+        [
+            "--stages",
+            "100,1000",
+            "--iterations",
+            "5,6",
+            "--lr",
+            "0.002",
+            "--betas",
+            "0.8,0.9",
+            "--stop-at",
+            "0.99",
+            "--tensorboard",
+            "--encoding",
+            "knowledge",
+        ]
+    )
     assert run.plan == [("100", 5), ("1000", 6)] and run.stop_at == 0.99 and run.tensorboard
     assert run.run_dir == "runs/a2c" and run.init is None  # untouched fields keep the script's defaults
     assert config == A2CConfig(lr=0.002, betas=(0.8, 0.9), encoding="knowledge")

@@ -72,10 +72,16 @@ def network_checkpoint(agent: Any, vocabulary: Any, hard_mode: bool, real: bool,
     """The checkpoint dict of a network agent trained on ``vocabulary``'s lists (``real``: the real game's,
     stage "full"), with ``meta`` (figures, training time, provenance) added."""
     return {
-        "kind": agent.kind, "config": asdict(agent.config), "length": agent.length, "model": agent.net.state_dict(),
-        "stage": "full" if real else "custom", "hard_mode": hard_mode, "answers": list(vocabulary.answers),
-        "allowed": list(vocabulary.allowed), **meta,
-    }  # fmt: skip
+        "kind": agent.kind,
+        "config": asdict(agent.config),
+        "length": agent.length,
+        "model": agent.net.state_dict(),
+        "stage": "full" if real else "custom",
+        "hard_mode": hard_mode,
+        "answers": list(vocabulary.answers),
+        "allowed": list(vocabulary.allowed),
+        **meta,
+    }
 
 
 def half_weights(data: dict[str, Any]) -> dict[str, Any]:
@@ -121,12 +127,22 @@ class CheckpointInfo:
         otherwise make every later evaluation build a table of ``answers x allowed`` feedback)."""
         answers, allowed = (_word_list(data.get(key), key, path) for key in ("answers", "allowed"))
         if len(answers or ()) * len(allowed or answers or ()) > MAX_LIST_PAIRS:
-            raise ValueError(f"checkpoint {str(path)!r}: its word lists ({len(answers or ())} answers x "
-                             f"{len(allowed or answers or ())} guesses) exceed {MAX_LIST_PAIRS:,} pairs")  # fmt: skip
+            raise ValueError(
+                f"checkpoint {str(path)!r}: its word lists ({len(answers or ())} answers x "
+                f"{len(allowed or answers or ())} guesses) exceed {MAX_LIST_PAIRS:,} pairs"
+            )
         text = {k: str(data[k]) if data.get(k) is not None else None for k in TEXT_FIELDS}
-        return cls(path=str(path), kind=str(data.get("kind")), stage=data.get("stage"), answers=answers,
-                   allowed=allowed, figures=data.get("figures"), training_s=data.get("training_s"),
-                   hard_mode=data.get("hard_mode") is True, **text)  # fmt: skip
+        return cls(
+            path=str(path),
+            kind=str(data.get("kind")),
+            stage=data.get("stage"),
+            answers=answers,
+            allowed=allowed,
+            figures=data.get("figures"),
+            training_s=data.get("training_s"),
+            hard_mode=data.get("hard_mode") is True,
+            **text,
+        )
 
     @property
     def guesses(self) -> list[str] | None:

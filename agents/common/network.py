@@ -270,8 +270,10 @@ class WordAgent:
             skeleton = cls.__new__(cls)
             skeleton.config, skeleton.length = config, length
             if isinstance(length, bool) or not isinstance(length, int) or not MIN_LENGTH <= length <= MAX_LENGTH:
-                raise ValueError(f"{where}: word length must be an integer from {MIN_LENGTH} to {MAX_LENGTH}; "
-                                 f"got {quoted(repr(length))}")  # fmt: skip
+                raise ValueError(
+                    f"{where}: word length must be an integer from {MIN_LENGTH} to {MAX_LENGTH}; "
+                    f"got {quoted(repr(length))}"
+                )
             skeleton.layout = KnowledgeLayout(length, config.max_guesses)
             declared = skeleton.build_net().state_dict()
         for name, want in declared.items():
@@ -279,11 +281,15 @@ class WordAgent:
             if not isinstance(have, torch.Tensor):
                 raise ValueError(f"{where}: the weights do not fit its {cls.kind} config (no tensor {name!r})")
             if tuple(have.shape) != tuple(want.shape):
-                raise ValueError(f"{where}: the weights do not fit its {cls.kind} config ({name!r} has shape "
-                                 f"{tuple(have.shape)}, the config declares {tuple(want.shape)})")  # fmt: skip
+                raise ValueError(
+                    f"{where}: the weights do not fit its {cls.kind} config ({name!r} has shape "
+                    f"{tuple(have.shape)}, the config declares {tuple(want.shape)})"
+                )
             if have.is_floating_point() != want.is_floating_point() or have.is_complex():
-                raise ValueError(f"{where}: {name!r} holds {str(have.dtype).removeprefix('torch.')} weights; expected "
-                                 f"floating-point numbers")  # fmt: skip
+                raise ValueError(
+                    f"{where}: {name!r} holds {str(have.dtype).removeprefix('torch.')} weights; expected "
+                    f"floating-point numbers"
+                )
             if have.is_floating_point() and not bool(torch.isfinite(have).all()):
                 raise ValueError(f"{where}: {name!r} holds NaN or infinite weights")
         extra = sorted(set(model) - set(declared))

@@ -255,12 +255,22 @@ class _Run:
 
     def checkpoint(self, stage_index: int, trainer_state: dict | None, best: dict, done_s: float) -> None:
         """Write ``last.pt``: everything the same command needs to continue from here."""
-        atomic_torch_save(self.last, {
-            "kind": f"{self.kind}-run", "config": asdict(self.config), "stages": [s for s, _ in self.plan],
-            "iterations": [n for _, n in self.plan], "stage_index": stage_index, "trainer": trainer_state,
-            "best": best, "elapsed_s": done_s, "step_offset": self.offset, "init": self.init,
-            "metrics_size": self.metrics.stat().st_size if self.metrics.exists() else 0,
-        })  # fmt: skip
+        atomic_torch_save(
+            self.last,
+            {
+                "kind": f"{self.kind}-run",
+                "config": asdict(self.config),
+                "stages": [s for s, _ in self.plan],
+                "iterations": [n for _, n in self.plan],
+                "stage_index": stage_index,
+                "trainer": trainer_state,
+                "best": best,
+                "elapsed_s": done_s,
+                "step_offset": self.offset,
+                "init": self.init,
+                "metrics_size": self.metrics.stat().st_size if self.metrics.exists() else 0,
+            },
+        )
 
     def start_weights(self, index: int) -> None:
         """A stage starts from the previous stage's best weights, or from ``--init``."""
@@ -273,8 +283,10 @@ class _Run:
             have = weights.get(name)
             if have is None or have.shape != tensor.shape:
                 found = "missing" if have is None else f"of shape {tuple(have.shape)}"
-                raise ValueError(f"--init {source}: a network of another shape ({name!r} is {found}; this run's "
-                                 f"is {tuple(tensor.shape)})")  # fmt: skip
+                raise ValueError(
+                    f"--init {source}: a network of another shape ({name!r} is {found}; this run's "
+                    f"is {tuple(tensor.shape)})"
+                )
         self.agent.net.load_state_dict(weights)
 
     def train_stage(self, index: int) -> bool:
@@ -309,8 +321,9 @@ class _Run:
                     self.writer.add_scalar(f"losses/{key}" if "loss" in key else f"charts/{key}", value, step)
             if evaluated:
                 result = self.evaluate(stage, answers, allowed, trainer.iteration, step, now, stats, best)
-                bar.set_postfix(win=f"{result.win_rate:.3f}", mean=f"{result.mean_guesses_wins:.3f}",
-                                best=f"{best['win_rate']:.3f}")  # fmt: skip
+                bar.set_postfix(
+                    win=f"{result.win_rate:.3f}", mean=f"{result.mean_guesses_wins:.3f}", best=f"{best['win_rate']:.3f}"
+                )
             if evaluated or trainer.iteration // self.run.checkpoint_every > before // self.run.checkpoint_every:
                 self.checkpoint(index, trainer.state_dict(), best, now)
             if evaluated and self.run.stop_at is not None and result.win_rate >= self.run.stop_at:
@@ -320,15 +333,19 @@ class _Run:
                 break
         bar.close()
         if stopped:
-            print(f"time limit ({self.run.max_minutes:g} min): stage {stage} stopped at update {trainer.iteration}/"
-                  f"{iterations}, best so far {100 * best['win_rate']:.2f} % wins; run the same command again "
-                  f"to continue")  # fmt: skip
+            print(
+                f"time limit ({self.run.max_minutes:g} min): stage {stage} stopped at update {trainer.iteration}/"
+                f"{iterations}, best so far {100 * best['win_rate']:.2f} % wins; run the same command again "
+                f"to continue"
+            )
             return True
         self.elapsed += time.perf_counter() - clock
         self.offset += trainer.iteration
         self.checkpoint(index + 1, None, best, self.elapsed)  # this stage is done
-        print(f"stage {stage}: best {100 * best['win_rate']:.2f} % wins, {best['mean_guesses']:.4f} mean guesses "
-              f"at update {best['iteration']} -> {self.best_path}")  # fmt: skip
+        print(
+            f"stage {stage}: best {100 * best['win_rate']:.2f} % wins, {best['mean_guesses']:.4f} mean guesses "
+            f"at update {best['iteration']} -> {self.best_path}"
+        )
         return False
 
     def evaluate(
@@ -346,9 +363,15 @@ class _Run:
         best (``best`` is updated in place)."""
         result = evaluate(self.agent, answers=answers, allowed=allowed, device=self.device, progress=False)
         # win_rate / mean_guesses: the greedy evaluation; train_*: the sampled training batch.
-        record = {"stage": stage, "iteration": iteration, "step": step, "elapsed_s": now,
-                  **{f"train_{k}": v for k, v in stats.items()},
-                  "win_rate": result.win_rate, "mean_guesses": result.mean_guesses_wins}  # fmt: skip
+        record = {
+            "stage": stage,
+            "iteration": iteration,
+            "step": step,
+            "elapsed_s": now,
+            **{f"train_{k}": v for k, v in stats.items()},
+            "win_rate": result.win_rate,
+            "mean_guesses": result.mean_guesses_wins,
+        }
         with self.metrics.open("a", encoding="utf-8") as handle:
             handle.write(json.dumps(record) + "\n")
         if self.writer is not None:
@@ -356,8 +379,17 @@ class _Run:
             self.writer.add_scalar("eval/mean_guesses", result.mean_guesses_wins, step)
         if (result.win_rate, -result.mean_guesses_wins) > (best["win_rate"], -best["mean_guesses"]):
             best.update(win_rate=result.win_rate, mean_guesses=result.mean_guesses_wins, iteration=iteration)
-            self.agent.save(self.best_path, {"stage": stage, "answers": answers, "allowed": allowed,
-                                             "figures": dict(best), "training_s": now, **self.provenance})  # fmt: skip
+            self.agent.save(
+                self.best_path,
+                {
+                    "stage": stage,
+                    "answers": answers,
+                    "allowed": allowed,
+                    "figures": dict(best),
+                    "training_s": now,
+                    **self.provenance,
+                },
+            )
         return result
 
     def export(self, stopped: bool) -> None:

@@ -188,8 +188,13 @@ class _Grouping:
     ``chosen``'s guess where it has one for a position (by observation), and game ``i``'s ``prefixes[i]``
     first."""
 
-    def __init__(self, agent: WordAgent, config: WordleConfig, games: list[tuple[list[int], int]],
-                 chosen: dict[bytes, int] | None) -> None:  # fmt: skip
+    def __init__(
+        self,
+        agent: WordAgent,
+        config: WordleConfig,
+        games: list[tuple[list[int], int]],
+        chosen: dict[bytes, int] | None,
+    ) -> None:
         self.agent, self.hard_mode, self.games, self.chosen = agent, config.hard_mode, games, chosen
         self.history = torch.zeros((len(games), config.max_guesses), dtype=torch.int64)
         self.found: list[Position] = []
@@ -308,9 +313,17 @@ def _allowed(agent: WordAgent, config: WordleConfig, found: list[Position]) -> t
 
 
 @torch.no_grad()
-def candidate_values(agent: WordAgent, config: WordleConfig, found: list[Position], top: int, chunk: int = 32768,
-                     extra: dict[int, list[int]] | None = None, screen: int = 0, screen_answers: int = 3,
-                     critic: Critic | None = None) -> list[dict[int, float]]:  # fmt: skip
+def candidate_values(
+    agent: WordAgent,
+    config: WordleConfig,
+    found: list[Position],
+    top: int,
+    chunk: int = 32768,
+    extra: dict[int, list[int]] | None = None,
+    screen: int = 0,
+    screen_answers: int = 3,
+    critic: Critic | None = None,
+) -> list[dict[int, float]]:
     """For each position, the reward its answers' games earn (summed over them) when it plays each of the
     network's ``top`` best-scored guesses (its own greedy guess among them, and position ``j``'s
     ``extra[j]`` too, where the position allows them), then the network's greedy play. Positions of at
@@ -393,9 +406,19 @@ class Improvement(NamedTuple):
 
 
 @torch.no_grad()
-def improve(agent: WordAgent, config: WordleConfig, found: list[Position], top: int, deep_top: int = 0,
-            deep_answers: int = 100, deep_random: int = 0, seed: int = 0, chunk: int = 32768, screen: int = 0,
-            critic: Critic | None = None) -> Improvement:  # fmt: skip
+def improve(
+    agent: WordAgent,
+    config: WordleConfig,
+    found: list[Position],
+    top: int,
+    deep_top: int = 0,
+    deep_answers: int = 100,
+    deep_random: int = 0,
+    seed: int = 0,
+    chunk: int = 32768,
+    screen: int = 0,
+    critic: Critic | None = None,
+) -> Improvement:
     """The label of each position: its best guess among the network's ``top`` by its own rollouts (the
     network's own guess unless another earns strictly more). With ``deep_top``, positions of at least
     ``deep_answers`` answers look one guess further: their ``deep_top`` best guesses (by the rollouts) are
@@ -442,9 +465,18 @@ def improve(agent: WordAgent, config: WordleConfig, found: list[Position], top: 
 
 
 @torch.no_grad()
-def explore(agent: WordAgent, config: WordleConfig, found: list[Position], values: list[dict[int, float]],
-            alternatives: int, min_answers: int, top: int, screen: int = 0, critic: Critic | None = None,
-            chunk: int = 32768) -> tuple[list[Position], list[int]]:  # fmt: skip
+def explore(
+    agent: WordAgent,
+    config: WordleConfig,
+    found: list[Position],
+    values: list[dict[int, float]],
+    alternatives: int,
+    min_answers: int,
+    top: int,
+    screen: int = 0,
+    critic: Critic | None = None,
+    chunk: int = 32768,
+) -> tuple[list[Position], list[int]]:
     """Exploring starts. At each position of at least ``min_answers`` answers, its ``alternatives`` best
     valued guesses that are not the network's own are played, then the network's greedy play: the
     positions those games meet (off the network's path) and the best of ``top`` (and the ``critic``'s
@@ -466,8 +498,11 @@ def explore(agent: WordAgent, config: WordleConfig, found: list[Position], value
 def method(history: list[Iteration]) -> str:
     """What a run learned from, for its checkpoint's ``method``: :data:`METHOD`, and the critic's one-step
     lookahead (a value of the answers left, fitted to the network's games) where it brought guesses."""
-    used = [name for name, on in ((EXPLORING, any(h.explore for h in history)),
-                                  (SCREENING, any(h.screen for h in history))) if on]  # fmt: skip
+    used = [
+        name
+        for name, on in ((EXPLORING, any(h.explore for h in history)), (SCREENING, any(h.screen for h in history)))
+        if on
+    ]
     return f"{METHOD} ({'; '.join(used)})" if used else METHOD
 
 
@@ -568,8 +603,10 @@ def iterate(
         if run.best_key is None or key > run.best_key:
             run.best_key = key
             run.best_state = {k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()}
-        said = (f"iteration {it}: the network wins {100 * figures[0]:.2f} %, mean {figures[1]:.4f} "
-                f"({figures[2]:.4f} with losses as {config.max_guesses + 1})")  # fmt: skip
+        said = (
+            f"iteration {it}: the network wins {100 * figures[0]:.2f} %, mean {figures[1]:.4f} "
+            f"({figures[2]:.4f} with losses as {config.max_guesses + 1})"
+        )
         if it >= iterations or (time.perf_counter() > deadline and len(run.history) > done):
             log(said)
             break
@@ -591,8 +628,11 @@ def iterate(
         )
         for q, label in zip(met, met_labels, strict=True):  # the network's own path's labels come after
             run.data[q.observation.numpy().tobytes()] = (q.observation, label)
-        chosen.update((p.observation.numpy().tobytes(), label) for p, label in zip(found, labels, strict=True)
-                      if label != p.greedy)  # fmt: skip
+        chosen.update(
+            (p.observation.numpy().tobytes(), label)
+            for p, label in zip(found, labels, strict=True)
+            if label != p.greedy
+        )
         # The improved policy itself: the labels where they differ, the network's own play everywhere else
         # (what the rollouts measured). The network learns its guess at every position it reaches.
         played, games = positions(agent, config, chosen)
@@ -602,9 +642,11 @@ def iterate(
         changed = sum(label != p.greedy for p, label in zip(found, labels, strict=True))
         moved = sum(label != q.greedy for q, label in zip(met, met_labels, strict=True))
         explored = f"; {len(met)} positions explored, {moved} improved" if met else ""
-        log(f"{said}; {len(found)} positions, {changed} improved (at least {gain / num:+.4f} reward a game): "
+        log(
+            f"{said}; {len(found)} positions, {changed} improved (at least {gain / num:+.4f} reward a game): "
             f"the improved policy wins {100 * better[0]:.2f} %, mean {better[1]:.4f} ({better[2]:.4f}){explored}; "
-            f"{len(run.data)} labels")  # fmt: skip
+            f"{len(run.data)} labels"
+        )
         observations, targets = run.labels()
         copies = options.path_copies if met else 0  # the improved policy's own path among the many explored labels
         path = torch.stack([p.observation for p in played]), torch.tensor([p.played for p in played])
@@ -614,10 +656,23 @@ def iterate(
         if not math.isfinite(loss):
             raise ValueError(f"the distillation diverged at iteration {it} (loss {loss}); lower --lr ({options.lr:g})")
         run.seconds = before + time.perf_counter() - start
-        run.history.append(Iteration(
-            it, len(run.data), changed, top, options.deep_top, options.deep_random, *figures, run.seconds,
-            options.screen, options.explore if met else 0, len(met), epochs, copies,
-        ))  # fmt: skip
+        run.history.append(
+            Iteration(
+                it,
+                len(run.data),
+                changed,
+                top,
+                options.deep_top,
+                options.deep_random,
+                *figures,
+                run.seconds,
+                options.screen,
+                options.explore if met else 0,
+                len(met),
+                epochs,
+                copies,
+            )
+        )
         log(f"  distilled: loss {loss:.4f}; {run.seconds:.0f} s")
         if save is not None:
             save(run)

@@ -100,8 +100,15 @@ def play(policy: Any, oracle: Oracle, device: torch.device) -> tuple[dict[bytes,
     return recorder.seen, figures
 
 
-def train(agent: WordAgent, observations: torch.Tensor, labels: torch.Tensor, epochs: int, lr: float,
-          batch: int = 512, seed: int = 0) -> float:  # fmt: skip
+def train(
+    agent: WordAgent,
+    observations: torch.Tensor,
+    labels: torch.Tensor,
+    epochs: int,
+    lr: float,
+    batch: int = 512,
+    seed: int = 0,
+) -> float:
     """Cross-entropy of each label (a guess) under the student's softmax over every word (its word scores as
     logits: an A2C's policy, or a DQN's action values); the last epoch's loss."""
     net = agent.net
@@ -149,8 +156,10 @@ def teach(
     start = time.perf_counter()
     seen, figures = play(OraclePolicy(oracle), oracle, device)  # round 0: the teacher's own positions
     label(seen)
-    log(f"the teacher: {len(data)} positions, {100 * figures['win_rate']:.2f} % wins, mean "
-        f"{figures['mean_guesses']:.4f}; {time.perf_counter() - start:.0f} s")  # fmt: skip
+    log(
+        f"the teacher: {len(data)} positions, {100 * figures['win_rate']:.2f} % wins, mean "
+        f"{figures['mean_guesses']:.4f}; {time.perf_counter() - start:.0f} s"
+    )
     best_state, best_key, history = None, None, []
     for r in range(1, options.rounds + 1):
         observations = torch.stack([row for row, _ in data.values()])
@@ -159,11 +168,21 @@ def teach(
         if not math.isfinite(loss):
             raise ValueError(f"the training diverged in round {r} (loss {loss}); lower --lr ({options.lr:g})")
         seen, figures = play(agent, oracle, device)
-        history.append(Round(r, len(data), figures["win_rate"], figures["mean_guesses"], figures["mean_all"],
-                             time.perf_counter() - start))  # fmt: skip
-        log(f"round {r}: {len(data)} positions, loss {loss:.4f}; the student wins {100 * figures['win_rate']:.2f} %, "
+        history.append(
+            Round(
+                r,
+                len(data),
+                figures["win_rate"],
+                figures["mean_guesses"],
+                figures["mean_all"],
+                time.perf_counter() - start,
+            )
+        )
+        log(
+            f"round {r}: {len(data)} positions, loss {loss:.4f}; the student wins {100 * figures['win_rate']:.2f} %, "
             f"mean {figures['mean_guesses']:.4f} ({figures['mean_all']:.4f} with losses as "
-            f"{oracle.max_guesses + 1}); {time.perf_counter() - start:.0f} s")  # fmt: skip
+            f"{oracle.max_guesses + 1}); {time.perf_counter() - start:.0f} s"
+        )
         key = (figures["win_rate"], -figures["mean_guesses"])
         if best_key is None or key > best_key:
             best_key = key

@@ -198,9 +198,14 @@ class A2CTrainer:
         self.device = agent.device if device is None else resolve_device(device)
         guesses = None if allowed is None else list(allowed)
         self.env = WordleVectorEnv(
-            cfg.batch_games, device=self.device, answers=list(answers), allowed=guesses, reward=cfg.reward,
-            max_guesses=cfg.max_guesses, check_actions=False,
-        )  # fmt: skip
+            cfg.batch_games,
+            device=self.device,
+            answers=list(answers),
+            allowed=guesses,
+            reward=cfg.reward,
+            max_guesses=cfg.max_guesses,
+            check_actions=False,
+        )
         agent.check_env(self.env)
         agent.use_words(self.env.words)
         # Feedback pattern of each guess against each answer: narrows each game's candidates for the shaping.
@@ -232,10 +237,12 @@ class A2CTrainer:
         wins = batch.wins
         self.queue.extend(answers[(~wins).nonzero().flatten()].tolist())
         return IterationStats(
-            loss=float(loss), win_rate=float(wins.float().mean()),
+            loss=float(loss),
+            win_rate=float(wins.float().mean()),
             mean_guesses=float(batch.guesses[wins].mean()) if bool(wins.any()) else float("nan"),
-            queue=len(self.queue), games=self.config.batch_games,
-        )  # fmt: skip
+            queue=len(self.queue),
+            games=self.config.batch_games,
+        )
 
     def rollout(
         self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor, compact: bool | None = None
@@ -256,8 +263,9 @@ class A2CTrainer:
         wins = torch.zeros_like(alive)
         guesses = torch.zeros(n, device=self.device)
         logps, values, rewards, alives, ends = [], [], [], [], []
-        candidates = None if self.table is None else torch.ones((n, self.table.shape[1]), dtype=torch.bool,
-                                                                 device=self.device)  # fmt: skip
+        candidates = (
+            None if self.table is None else torch.ones((n, self.table.shape[1]), dtype=torch.bool, device=self.device)
+        )
         for turn in range(cfg.max_guesses):
             u = torch.rand(n, generator=self.sampler, device=self.device)
             rows = alive.nonzero().squeeze(1) if compact else None

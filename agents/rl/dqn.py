@@ -189,9 +189,15 @@ class DQNTrainer:
         self.device = agent.device if device is None else resolve_device(device)
         guesses = None if allowed is None else list(allowed)
         self.env = WordleVectorEnv(
-            cfg.num_games, device=self.device, answers=list(answers), allowed=guesses, reward=cfg.reward,
-            max_guesses=cfg.max_guesses, autoreset_mode="same_step", check_actions=False,
-        )  # fmt: skip
+            cfg.num_games,
+            device=self.device,
+            answers=list(answers),
+            allowed=guesses,
+            reward=cfg.reward,
+            max_guesses=cfg.max_guesses,
+            autoreset_mode="same_step",
+            check_actions=False,
+        )
         agent.check_env(self.env)
         agent.use_words(self.env.words)
         self.target = agent.build_net().to(self.device)
@@ -200,9 +206,14 @@ class DQNTrainer:
         self.optimizer = torch.optim.Adam(agent.net.parameters(), lr=cfg.lr)
         obs_shape = (agent.layout.size,)
         if cfg.prioritized:
-            self.buffer: UniformReplay = PrioritizedReplay(cfg.buffer_size, obs_shape, device=self.device,
-                                                           alpha=cfg.alpha, beta=cfg.beta_start,
-                                                           eps=cfg.priority_eps)  # fmt: skip
+            self.buffer: UniformReplay = PrioritizedReplay(
+                cfg.buffer_size,
+                obs_shape,
+                device=self.device,
+                alpha=cfg.alpha,
+                beta=cfg.beta_start,
+                eps=cfg.priority_eps,
+            )
         else:
             self.buffer = UniformReplay(cfg.buffer_size, obs_shape, device=self.device)
         self.answer_weights = torch.ones(self.env.vocabulary.num_answers, device=self.device)

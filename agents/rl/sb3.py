@@ -120,8 +120,13 @@ class SB3Policy:
         for name, weight in model.policy.state_dict().items():
             if weight.is_floating_point() and not bool(torch.isfinite(weight).all()):
                 raise ValueError(f"{str(path)!r}: {name!r} holds NaN or infinite weights")
-        info = CheckpointInfo(path=str(path), kind="sb3", stage=meta.get("stage"), answers=meta.get("answers"),
-                              allowed=meta.get("allowed"))  # fmt: skip
+        info = CheckpointInfo(
+            path=str(path),
+            kind="sb3",
+            stage=meta.get("stage"),
+            answers=meta.get("answers"),
+            allowed=meta.get("allowed"),
+        )
         return cls(model, name=f"SB3 {type(model).__name__} ({path.name})", checkpoint=info)
 
 
@@ -177,12 +182,21 @@ def _replacements(path: Path, data: dict[str, Any], algo: Any) -> dict[str, Any]
     custom: dict[str, Any] = {"policy_class": algo.policy_aliases["MlpPolicy"]}
     if "buffer_size" in data:
         custom["buffer_size"] = 1  # inference only: no replay memory to allocate
-    known: dict[str, Any] = {"lr_schedule": _constant(0.0), "clip_range": _constant(0.2),
-                             "exploration_schedule": _constant(0.0), "train_freq": 1,
-                             "rollout_buffer_class": None, "replay_buffer_class": None,
-                             # training state that prediction never reads
-                             "_last_obs": None, "_last_episode_starts": None, "_last_original_obs": None,
-                             "ep_info_buffer": None, "ep_success_buffer": None, "action_noise": None}  # fmt: skip
+    known: dict[str, Any] = {
+        "lr_schedule": _constant(0.0),
+        "clip_range": _constant(0.2),
+        "exploration_schedule": _constant(0.0),
+        "train_freq": 1,
+        "rollout_buffer_class": None,
+        "replay_buffer_class": None,
+        # training state that prediction never reads
+        "_last_obs": None,
+        "_last_episode_starts": None,
+        "_last_original_obs": None,
+        "ep_info_buffer": None,
+        "ep_success_buffer": None,
+        "action_noise": None,
+    }
     for key, item in data.items():
         if key in custom or not (isinstance(item, dict) and ":serialized:" in item):
             continue
@@ -281,8 +295,9 @@ def train_and_report(run: SB3Run, build: Any) -> Any:
     model.learn(run.timesteps, progress_bar=True)
     seconds = time.perf_counter() - start
     save_model(model, run.save, stage=run.stage, answers=list(answers), allowed=allowed, action_mask=run.mask)
-    result = evaluate(SB3Policy(model), answers=answers, allowed=allowed, action_mask=run.mask, device="cpu",
-                      progress=False)  # fmt: skip
+    result = evaluate(
+        SB3Policy(model), answers=answers, allowed=allowed, action_mask=run.mask, device="cpu", progress=False
+    )
     print(f"trained {run.timesteps:,} steps in {seconds:.1f} s; saved {run.save}")
     print(result.summary())
     return model

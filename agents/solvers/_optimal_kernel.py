@@ -216,8 +216,24 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
             if hard:
                 advance_constraint(g, p, codes, tiles, green, need, child_green, child_need)
             sub = grouped[starts[p] : starts[p] + size].copy()
-            total += solve(table, sub, r - 1, best - total - rest, cache, keys_a, keys_b, hard, codes, counts,
-                           tiles, child_green, child_need, stats, stop, lose)  # fmt: skip
+            total += solve(
+                table,
+                sub,
+                r - 1,
+                best - total - rest,
+                cache,
+                keys_a,
+                keys_b,
+                hard,
+                codes,
+                counts,
+                tiles,
+                child_green,
+                child_need,
+                stats,
+                stop,
+                lose,
+            )
             if stop[0] != 0:
                 return INF  # abandoned: nothing cached from here up
             if total + rest >= best:

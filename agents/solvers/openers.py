@@ -123,8 +123,10 @@ def _read_journal(path: Path, header: dict[str, Any], words: set[str]) -> tuple[
     except json.JSONDecodeError:
         first = None
     if first != header:
-        raise ValueError(f"journal {quoted(str(path))} belongs to another run ({first}); expected {header}: "
-                         f"remove it or use another --save path")  # fmt: skip
+        raise ValueError(
+            f"journal {quoted(str(path))} belongs to another run ({first}); expected {header}: "
+            f"remove it or use another --save path"
+        )
     records, wall, sessions = [], 0.0, 0
     for number, line in enumerate(lines[1:], start=2):
         try:
@@ -187,12 +189,19 @@ def rank_openers(
         with search.borrow(spare, max_cache_entries) as (cache, counter):
             began, nodes = time.perf_counter(), int(counter[0])
             value, exact, stage = opener_value(search, guess, board.cutoff(), cache, counter)
-            record = {"word": vocab.allowed[guess], "value": value, "exact": exact, "stage": stage,
-                      "nodes": int(counter[0]) - nodes, "s": round(time.perf_counter() - began, 4)}  # fmt: skip
+            record = {
+                "word": vocab.allowed[guess],
+                "value": value,
+                "exact": exact,
+                "stage": stage,
+                "nodes": int(counter[0]) - nodes,
+                "s": round(time.perf_counter() - began, 4),
+            }
             return record["word"], record
 
-    bar = tqdm(total=vocab.num_allowed, initial=len(board.results), desc="openers ranked", unit="opener",
-               disable=not progress)  # fmt: skip
+    bar = tqdm(
+        total=vocab.num_allowed, initial=len(board.results), desc="openers ranked", unit="opener", disable=not progress
+    )
     finished = True
     handle = open(path, "a", encoding="utf-8") if path is not None else None  # noqa: SIM115 (closed below)
     try:
@@ -233,10 +242,12 @@ def summary(
     exact total), how many openers each test ruled out, and every opener's figure in the lists' order."""
     results = board.results
     cutoff = board.cutoff()
-    ranking = sorted((r["value"], w) for w, r in results.items() if r["exact"] and r["value"] is not None
-                     and r["value"] < cutoff)  # fmt: skip
-    ruled_out = {stage: sum(1 for r in results.values() if not r["exact"] and r["stage"] == stage)
-                 for stage in STAGES[:3]}  # fmt: skip
+    ranking = sorted(
+        (r["value"], w) for w, r in results.items() if r["exact"] and r["value"] is not None and r["value"] < cutoff
+    )
+    ruled_out = {
+        stage: sum(1 for r in results.values() if not r["exact"] and r["stage"] == stage) for stage in STAGES[:3]
+    }
     missing = [w for w in vocab.allowed if w not in results]
     return {
         **header,

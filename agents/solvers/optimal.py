@@ -107,14 +107,19 @@ class OptimalTree:
                     break
         return used
 
-    def check(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, opener: str | None = None,
-              source: str = "tree") -> OptimalTree:  # fmt: skip
+    def check(
+        self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, opener: str | None = None, source: str = "tree"
+    ) -> OptimalTree:
         """This tree, if it was solved for these lists, mode, guess limit and (unless None) first guess, and
         plays as its header says: its first guess is its opener, it wins every answer within its limit
         with ``total`` guesses in all. Otherwise a ValueError that says what differs (a tree is never played
         on trust)."""
-        wanted = {"lists": vocab.digest, "hard_mode": hard_mode, "max_guesses": max_guesses,
-                  "num_answers": vocab.num_answers}  # fmt: skip
+        wanted = {
+            "lists": vocab.digest,
+            "hard_mode": hard_mode,
+            "max_guesses": max_guesses,
+            "num_answers": vocab.num_answers,
+        }
         have = {k: getattr(self, k) for k in wanted}
         if opener is not None:
             wanted["opener"], have["opener"] = opener.lower(), str(self.opener).lower()
@@ -124,22 +129,38 @@ class OptimalTree:
         if not (int(self.guesses.min()) >= 0 and int(self.guesses.max()) < vocab.num_allowed):
             raise ValueError(f"{source} guesses words outside the allowed list")
         if vocab.allowed[int(self.guesses[0])] != str(self.opener).lower():
-            raise ValueError(f"{source} says it opens with {str(self.opener).upper()} but its first guess is "
-                             f"{vocab.allowed[int(self.guesses[0])].upper()}")  # fmt: skip
+            raise ValueError(
+                f"{source} says it opens with {str(self.opener).upper()} but its first guess is "
+                f"{vocab.allowed[int(self.guesses[0])].upper()}"
+            )
         used = self.play(vocab)
         if used.min() < 1 or int(used.sum()) != self.total:
-            raise ValueError(f"{source} does not play as its header says (total {self.total}, played "
-                             f"{int(used.sum())}{', some answers unsolved' if used.min() < 1 else ''})")  # fmt: skip
+            raise ValueError(
+                f"{source} does not play as its header says (total {self.total}, played "
+                f"{int(used.sum())}{', some answers unsolved' if used.min() < 1 else ''})"
+            )
         return self
 
     def save(self, path: str | Path) -> Path:
         """Write an ``.npz`` (arrays and a JSON header, no pickles) atomically."""
-        meta = {"format": FORMAT, "opener": self.opener, "hard_mode": self.hard_mode, "total": self.total,
-                "max_guesses": self.max_guesses, "lists": self.lists, "num_answers": self.num_answers}  # fmt: skip
+        meta = {
+            "format": FORMAT,
+            "opener": self.opener,
+            "hard_mode": self.hard_mode,
+            "total": self.total,
+            "max_guesses": self.max_guesses,
+            "lists": self.lists,
+            "num_answers": self.num_answers,
+        }
         buffer = io.BytesIO()
-        np.savez_compressed(buffer, meta=np.array(json.dumps(meta)), guesses=self.guesses,
-                            child_start=self.child_start, child_pattern=self.child_pattern,
-                            child_node=self.child_node)  # fmt: skip
+        np.savez_compressed(
+            buffer,
+            meta=np.array(json.dumps(meta)),
+            guesses=self.guesses,
+            child_start=self.child_start,
+            child_pattern=self.child_pattern,
+            child_node=self.child_node,
+        )
         return atomic_write(path, lambda handle: handle.write(buffer.getvalue()))
 
     @classmethod
@@ -154,8 +175,14 @@ class OptimalTree:
                 raise ValueError(f"its header is a JSON {type(meta).__name__}, not an object")
             if meta.get("format") != FORMAT:
                 raise ValueError(f"format {quoted(str(meta.get('format')))}, expected {FORMAT!r}")
-            fields = {"opener": str, "hard_mode": bool, "max_guesses": int, "lists": str, "total": int,
-                      "num_answers": int}  # fmt: skip
+            fields = {
+                "opener": str,
+                "hard_mode": bool,
+                "max_guesses": int,
+                "lists": str,
+                "total": int,
+                "num_answers": int,
+            }
             for key, kind in fields.items():
                 if not isinstance(meta.get(key), kind) or (kind is int and isinstance(meta[key], bool)):
                     raise ValueError(f"header field {key!r} is missing or not a {kind.__name__}")
@@ -243,16 +270,41 @@ class _Search:
         groups = np.split(members[order], starts[1:])
         return sorted(zip(values.tolist(), groups, strict=True), key=lambda pg: -len(pg[1]))
 
-    def value(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any,
-              stats: np.ndarray, beta: int | None = None) -> int:  # fmt: skip
+    def value(
+        self,
+        members: np.ndarray,
+        left: int,
+        green: np.ndarray,
+        need: np.ndarray,
+        cache: Any,
+        stats: np.ndarray,
+        beta: int | None = None,
+    ) -> int:
         """The least total guesses for ``members`` with ``left`` guesses each (kernel.INF: impossible), or,
         when that is ``beta`` or more, a lower bound of at least ``beta`` (the kernel's fail-soft cutoff).
 
         Runs on the calling thread until done or :attr:`stop` is set (then its value is meaningless)."""
         beta = self.kernel.INF if beta is None else beta
-        return int(self.kernel.solve(self.table, members.astype(np.int32, copy=False), left, beta, cache, self.keys_a,
-                                     self.keys_b, self.hard_mode, self.codes, self.counts, self.tiles, green, need,
-                                     stats, self.stop, self.lose))  # fmt: skip
+        return int(
+            self.kernel.solve(
+                self.table,
+                members.astype(np.int32, copy=False),
+                left,
+                beta,
+                cache,
+                self.keys_a,
+                self.keys_b,
+                self.hard_mode,
+                self.codes,
+                self.counts,
+                self.tiles,
+                green,
+                need,
+                stats,
+                self.stop,
+                self.lose,
+            )
+        )
 
     def worker_caches(self) -> tuple[int, queue.Queue[tuple[Any, np.ndarray]], list[np.ndarray]]:
         """For searches on worker threads (the kernel releases the GIL): how many workers, a queue of one
@@ -420,11 +472,17 @@ def _extract(
     start[1:] = np.cumsum([len(e) for e in children])
     flat = [edge for edges in children for edge in edges]
     return OptimalTree(
-        opener=opener, hard_mode=search.hard_mode, max_guesses=search.max_guesses, lists=search.vocab.digest,
-        total=total, num_answers=search.vocab.num_answers, guesses=np.array(guesses, dtype=np.int32),
-        child_start=start, child_pattern=np.array([p for p, _ in flat], dtype=np.int32),
+        opener=opener,
+        hard_mode=search.hard_mode,
+        max_guesses=search.max_guesses,
+        lists=search.vocab.digest,
+        total=total,
+        num_answers=search.vocab.num_answers,
+        guesses=np.array(guesses, dtype=np.int32),
+        child_start=start,
+        child_pattern=np.array([p for p, _ in flat], dtype=np.int32),
         child_node=np.array([c for _, c in flat], dtype=np.int32),
-    )  # fmt: skip
+    )
 
 
 def greedy_openers(vocab: Vocabulary, k: int) -> list[str]:
@@ -449,8 +507,9 @@ def best_of(spec: str) -> int:
         return 0
     count = text.removeprefix("best-of-")
     if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= MAX_BEST_OF:
-        raise ValueError(f"opener {quoted(spec)} is malformed; expected a word or best-of-K with K from 1 to "
-                         f"{MAX_BEST_OF}")  # fmt: skip
+        raise ValueError(
+            f"opener {quoted(spec)} is malformed; expected a word or best-of-K with K from 1 to {MAX_BEST_OF}"
+        )
     return int(count)
 
 
@@ -551,8 +610,11 @@ class OptimalSolver:
             for w in words:
                 action = env.vocabulary.action(w)
                 valid = oracle.search.hard_valid(action, green, need)
-                costs.append(oracle.search.run(lambda a=action: oracle.q_value(position, a), bar=bar,
-                                               stats=oracle.stats) if valid else None)  # fmt: skip
+                costs.append(
+                    oracle.search.run(lambda a=action: oracle.q_value(position, a), bar=bar, stats=oracle.stats)
+                    if valid
+                    else None
+                )
                 bar.update()
         return best, costs
 

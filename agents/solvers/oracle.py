@@ -50,8 +50,11 @@ class Position(NamedTuple):
 
     def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(members, green, need)`` as the search kernel takes them (int32, int64, int64)."""
-        return (np.array(self.members, dtype=np.int32), np.array(self.green, dtype=np.int64),
-                np.array(self.need, dtype=np.int64))  # fmt: skip
+        return (
+            np.array(self.members, dtype=np.int32),
+            np.array(self.green, dtype=np.int64),
+            np.array(self.need, dtype=np.int64),
+        )
 
 
 @dataclass
@@ -126,15 +129,28 @@ class RegretReport:
         for d in self.costliest(k):
             games = games_at[d.position, d.action]
             history = _history(oracle, per_answer_actions=self._actions(d.answer)[: d.turn - 1], answer=d.answer)
-            costly.append({
-                "turn": d.turn, "games": games, "regret": round(d.regret, 6),
-                "history": history, "candidates": len(d.position.members),
-                "some_candidates": [answers[m] for m in d.position.members[:10]],
-                "guess": words[d.action], "optimal": words[oracle.best_action(d.position)],
-                "q": round(d.q, 6), "v": round(d.v, 6),
-            })  # fmt: skip
-        return {"mean_regret": self.mean_regret, "by_turn": self.by_turn, "root_value": self.root_value,
-                "mean_cost": self.mean_cost, "per_answer": per_answer, "costliest": costly}  # fmt: skip
+            costly.append(
+                {
+                    "turn": d.turn,
+                    "games": games,
+                    "regret": round(d.regret, 6),
+                    "history": history,
+                    "candidates": len(d.position.members),
+                    "some_candidates": [answers[m] for m in d.position.members[:10]],
+                    "guess": words[d.action],
+                    "optimal": words[oracle.best_action(d.position)],
+                    "q": round(d.q, 6),
+                    "v": round(d.v, 6),
+                }
+            )
+        return {
+            "mean_regret": self.mean_regret,
+            "by_turn": self.by_turn,
+            "root_value": self.root_value,
+            "mean_cost": self.mean_cost,
+            "per_answer": per_answer,
+            "costliest": costly,
+        }
 
     def _actions(self, answer: int) -> list[int]:
         return [d.action for d in self.decisions if d.answer == answer]
@@ -170,8 +186,14 @@ def _history(oracle: Oracle, per_answer_actions: list[int], answer: int) -> list
 class Oracle:
     """Exact ``V*`` and ``Q*`` for the game of ``config`` (or its fields as keywords). See the module doc."""
 
-    def __init__(self, config: WordleConfig | None = None, *, root_opener: str | None = "salet",
-                 avoid_losses: bool = False, **options: Any):  # fmt: skip
+    def __init__(
+        self,
+        config: WordleConfig | None = None,
+        *,
+        root_opener: str | None = "salet",
+        avoid_losses: bool = False,
+        **options: Any,
+    ):
         """``avoid_losses``: :meth:`best_action` plays the best tree that wins every answer where one exists (a
         teacher that never gives a game up), and the best tree counting losses only where none does. Values
         always count a loss as the limit + 1: in hard mode that optimum can give games up (from SALET, 8116
@@ -200,7 +222,10 @@ class Oracle:
         """The position of each game of a batched :class:`~wordle_gym.core.game.GameState` (``game``: the env's
         :class:`~wordle_gym.core.game.Game`, ``env.game``), e.g. the vector env's ``env.state``."""
         if game.config != self.config and (game.vocabulary, game.hard_mode, game.max_guesses) != (
-            self.vocab, self.hard_mode, self.max_guesses):  # fmt: skip
+            self.vocab,
+            self.hard_mode,
+            self.max_guesses,
+        ):
             raise ValueError("the games are of other lists or rules than this oracle's")
         members = game.consistent(state).cpu()
         lefts = (self.max_guesses - state.turn).cpu().tolist()
@@ -216,8 +241,12 @@ class Oracle:
     def values(self, game: Any, state: Any) -> np.ndarray:
         """``V*`` of every game of a batched state (nan where the game is over or no answer fits)."""
         done = state.done.cpu().tolist()
-        return np.array([self.value(p) if p.left > 0 and p.members and not done[i] else math.nan
-                         for i, p in enumerate(self.positions(game, state))])  # fmt: skip
+        return np.array(
+            [
+                self.value(p) if p.left > 0 and p.members and not done[i] else math.nan
+                for i, p in enumerate(self.positions(game, state))
+            ]
+        )
 
     def after(self, position: Position, action: int, answer: int) -> Position:
         """The position after guessing ``action`` when the answer is ``answer`` (a refused hard-mode guess
@@ -303,8 +332,12 @@ class Oracle:
                 total += len(group)  # out of guesses: each lost
                 continue
             child_green, child_need = self.search.child_constraint(action, pattern, green, need)
-            child = Position(tuple(sorted(group.tolist())), position.left - 1, tuple(child_green.tolist()),
-                             tuple(child_need.tolist()))  # fmt: skip
+            child = Position(
+                tuple(sorted(group.tolist())),
+                position.left - 1,
+                tuple(child_green.tolist()),
+                tuple(child_need.tolist()),
+            )
             total += self._total(child)
         return total
 
@@ -322,8 +355,11 @@ class Oracle:
             for turn, action in enumerate(actions, start=1):
                 if won or position.left <= 0:
                     raise ValueError(f"answer {answer}: actions after the game ended ({actions})")
-                decisions.append(Decision(answer, turn, position, int(action), self.q_value(position, int(action)),
-                                          self.value(position)))  # fmt: skip
+                decisions.append(
+                    Decision(
+                        answer, turn, position, int(action), self.q_value(position, int(action)), self.value(position)
+                    )
+                )
                 won = int(action) == answer_actions[answer]
                 position = self.after(position, int(action), answer)
             if not won and len(actions) < self.max_guesses:

@@ -56,11 +56,16 @@ class Layout:
     trees: Path  # optimal trees solved for the gap, kept for the next run
 
     @classmethod
-    def under(cls, out: Path, results: Path | None = None, plots: Path | None = None,
-              sections: Path | None = None) -> Layout:  # fmt: skip
-        return cls(out / "BENCHMARKS.md", results or out / "benchmarks" / "results" / "agents",
-                   plots or out / "benchmarks" / "plots", sections or out / "benchmarks" / "sections",
-                   out / "benchmarks" / "results" / "optimal")  # fmt: skip
+    def under(
+        cls, out: Path, results: Path | None = None, plots: Path | None = None, sections: Path | None = None
+    ) -> Layout:
+        return cls(
+            out / "BENCHMARKS.md",
+            results or out / "benchmarks" / "results" / "agents",
+            plots or out / "benchmarks" / "plots",
+            sections or out / "benchmarks" / "sections",
+            out / "benchmarks" / "results" / "optimal",
+        )
 
 
 def _slug(name: str) -> str:
@@ -98,11 +103,15 @@ def _settings(label: str, policy: Any, info: Any) -> list[tuple[str, Any, dict[s
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog="wordle-gym bench", description=DESCRIPTION,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+    parser = OneLineParser(
+        prog="wordle-gym bench", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
-    parser.add_argument("--out", default="wordle-gym-bench", help="folder that receives BENCHMARKS.md and benchmarks/ "
-                        "(default: wordle-gym-bench, made here)")  # fmt: skip
+    parser.add_argument(
+        "--out",
+        default="wordle-gym-bench",
+        help="folder that receives BENCHMARKS.md and benchmarks/ (default: wordle-gym-bench, made here)",
+    )
     parser.add_argument(
         "--results", default=None, help="folder of the rows' JSON (default OUT/benchmarks/results/agents)"
     )
@@ -112,15 +121,27 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--model", action="append", default=[], help="also evaluate this SB3 model zip (repeatable)")
     parser.add_argument("--only", default=None, help="evaluate only agents whose name contains this text")
-    parser.add_argument("--optimal-agent", default="optimal", help="agent that measures the gap to perfect play "
-                        "('none': no gap)")  # fmt: skip
+    parser.add_argument(
+        "--optimal-agent", default="optimal", help="agent that measures the gap to perfect play ('none': no gap)"
+    )
     parser.add_argument("--reference-opener", default="salet", help="the opener whose optimum the gap is measured from")
-    parser.add_argument("--prune", action="store_true", help="delete result files of rows this run did not write "
-                        "(agents that are gone or renamed); refused with --only")  # fmt: skip
-    parser.add_argument("--env", action="store_true", help="measure the vector env's steps/s on --device instead "
-                        "of evaluating agents (writes OUT/benchmarks/results/vector_env_<device>.json)")  # fmt: skip
-    parser.add_argument("--sizes", default=None, help="with --env: batch sizes, comma-separated (default "
-                        "1,8,64,1024,16384, and 1048576 on a GPU)")  # fmt: skip
+    parser.add_argument(
+        "--prune",
+        action="store_true",
+        help="delete result files of rows this run did not write "
+        "(agents that are gone or renamed); refused with --only",
+    )
+    parser.add_argument(
+        "--env",
+        action="store_true",
+        help="measure the vector env's steps/s on --device instead "
+        "of evaluating agents (writes OUT/benchmarks/results/vector_env_<device>.json)",
+    )
+    parser.add_argument(
+        "--sizes",
+        default=None,
+        help="with --env: batch sizes, comma-separated (default 1,8,64,1024,16384, and 1048576 on a GPU)",
+    )
     parser.add_argument("--seconds", type=float, default=1.0, help="with --env: seconds per measurement (default 1)")
     args = parser.parse_args(argv)
     if args.env:
@@ -264,8 +285,12 @@ def plot(layout: Layout) -> None:
     colors = plt.get_cmap("viridis")
     for k, label in enumerate(labels):
         # The share won in k guesses (a row with fewer turns has none); the last column is the share lost.
-        shares = [100 * (r["histogram"][-1] if label == "X" else r["histogram"][k] if k < r["max_guesses"] else 0)
-                  / r["games"] for r in results]  # fmt: skip
+        shares = [
+            100
+            * (r["histogram"][-1] if label == "X" else r["histogram"][k] if k < r["max_guesses"] else 0)
+            / r["games"]
+            for r in results
+        ]
         color = "#b03a2e" if label == "X" else colors(k / max(1, len(labels) - 2))
         ax.barh(names, shares, left=left, label=label, color=color)
         left = [a + b for a, b in zip(left, shares, strict=True)]
@@ -324,10 +349,13 @@ def _gap_table(results: list[dict]) -> list[str]:
     references = {(r["extra"]["optimal_gap"].get("reference", "salet"), r["hard_mode"]): r for r in rows}
     reference = ", ".join(
         f"{opener.upper()}{' in hard mode' if hard else ''}: "
-        + (f"{r['extra']['optimal_gap']['reference_optimum']:.4f}" if "reference_optimum" in r["extra"]["optimal_gap"]
-           else "as measured")
+        + (
+            f"{r['extra']['optimal_gap']['reference_optimum']:.4f}"
+            if "reference_optimum" in r["extra"]["optimal_gap"]
+            else "as measured"
+        )
         for (opener, hard), r in sorted(references.items())
-    )  # fmt: skip
+    )
     lines = [
         "",
         "Gap to perfect play (mean guesses, a loss counted as 7): the opener's cost is the optimum from the "
@@ -381,9 +409,15 @@ def agents_section(results: list[dict]) -> list[str]:
             *_gap_table(rows),
         ]
     if stages:
-        lines += ["", "### Training stages (not Wordle results)", "",
-                  "The same trained agents on the word lists they were trained on (`answers x guesses`).", "",
-                  *AGENT_COLUMNS, *(_agent_row(r) for r in stages)]  # fmt: skip
+        lines += [
+            "",
+            "### Training stages (not Wordle results)",
+            "",
+            "The same trained agents on the word lists they were trained on (`answers x guesses`).",
+            "",
+            *AGENT_COLUMNS,
+            *(_agent_row(r) for r in stages),
+        ]
     return [*lines, ""]
 
 

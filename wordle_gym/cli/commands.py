@@ -40,8 +40,14 @@ from wordle_gym.harness.registry import agent_names, make_agent
 
 DEFAULT_AGENT = "max-entropy"
 # Command-line flags that become agent options (the keyword the agent's callable takes).
-AGENT_FLAGS = {"checkpoint": "checkpoint", "opener": "opener", "score": "score", "candidates_only": "candidates_only",
-               "seed": "seed", "sb3_algo": "algorithm"}  # fmt: skip
+AGENT_FLAGS = {
+    "checkpoint": "checkpoint",
+    "opener": "opener",
+    "score": "score",
+    "candidates_only": "candidates_only",
+    "seed": "seed",
+    "sb3_algo": "algorithm",
+}
 QUIT = {"quit", "exit", "q", ":q"}
 MAX_OPTION_CHARS = 1_000  # an -o value longer than this is a mistake (and would be echoed in errors)
 
@@ -89,9 +95,11 @@ def _check_guess(env: Any, word: str) -> str | None:
 # ------------------------------------------------------------------------------- play
 def cmd_play(args: argparse.Namespace) -> int:
     env = WordleEnv(
-        answers=word_source(args.answers), allowed=word_source(args.allowed), hard_mode=args.hard,
+        answers=word_source(args.answers),
+        allowed=word_source(args.allowed),
+        hard_mode=args.hard,
         max_guesses=args.max_guesses,
-    )  # fmt: skip
+    )
     options = {"answer": args.answer} if args.answer else None
     env.reset(seed=args.seed, options=options)
     length, turns = env.vocabulary.length, env.config.max_guesses
@@ -160,9 +168,13 @@ def _assistant(args: argparse.Namespace) -> tuple[WordleVectorEnv, Any]:
     if args.opener:
         raise UsageError("assist suggests from the feedback you type; --opener is for eval and solve")
     env = WordleVectorEnv(
-        1, device="cpu", answers=word_source(args.answers), allowed=word_source(args.allowed), hard_mode=args.hard,
+        1,
+        device="cpu",
+        answers=word_source(args.answers),
+        allowed=word_source(args.allowed),
+        hard_mode=args.hard,
         max_guesses=args.max_guesses,
-    )  # fmt: skip
+    )
     env.reset(options={"answers": [0]})  # the answer is unknown: observe() never reads it
     solver = make_agent(args.agent, agent_options(args), device="cpu")
     if not callable(getattr(solver, "best_guesses", None)):
@@ -281,25 +293,36 @@ def cmd_eval(args: argparse.Namespace) -> int:
     policy, answers, allowed = _policy(args)
     oracle = _oracle() if args.regret else None  # before the evaluation: an oracle that cannot load fails first
     result = evaluate(
-        policy, answers=answers, allowed=allowed, device=args.device, hard_mode=args.hard,
-        max_guesses=args.max_guesses, histories=args.regret,
-    )  # fmt: skip
+        policy,
+        answers=answers,
+        allowed=allowed,
+        device=args.device,
+        hard_mode=args.hard,
+        max_guesses=args.max_guesses,
+        histories=args.regret,
+    )
     print(result.markdown_header())
     print(result.markdown_row())
     print(result.summary())
     if oracle is not None:
         regret = oracle.regret_report(result.histories, _game_config(args, answers, allowed))
         turns = "  ".join(f"{t}: {r:+.4f}" for t, r in regret["by_turn"].items())
-        print(f"regret per game {regret['mean_regret']:+.4f} guesses beyond the optimum {regret['root_value']:.4f} "
-              f"(by turn  {turns})")  # fmt: skip
+        print(
+            f"regret per game {regret['mean_regret']:+.4f} guesses beyond the optimum {regret['root_value']:.4f} "
+            f"(by turn  {turns})"
+        )
         if not regret["identity_holds"]:
             gap = regret["mean_cost"] - regret["root_value"]
-            print(f"  (they do not sum to the mean minus the optimum, {gap:+.4f}: the agent played differently "
-                  f"where it knew the same, as a random one does)")  # fmt: skip
+            print(
+                f"  (they do not sum to the mean minus the optimum, {gap:+.4f}: the agent played differently "
+                f"where it knew the same, as a random one does)"
+            )
         for c in regret["costliest"][:3]:
             after = ", ".join(c["history"]) or "nothing"
-            print(f"  costliest: turn {c['turn']} after {after} ({c['candidates']} left, {c['games']} games): "
-                  f"{c['guess']} costs {c['regret']:+.4f}; {c['optimal']} is optimal")  # fmt: skip
+            print(
+                f"  costliest: turn {c['turn']} after {after} ({c['candidates']} left, {c['games']} games): "
+                f"{c['guess']} costs {c['regret']:+.4f}; {c['optimal']} is optimal"
+            )
         result.extra["regret"] = regret
     lost = result.lost_answers
     if lost:
@@ -327,8 +350,10 @@ def cmd_dataset(args: argparse.Namespace) -> int:
     policy, answers, allowed = _policy(args)
     config = _game_config(args, answers, allowed)
     dataset = write_dataset(args.id, policy, config, epsilon=args.epsilon, seed=args.seed or 0, device=args.device)
-    print(f"wrote Minari dataset {args.id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps "
-          f"(minari.load_dataset({args.id!r}))")  # fmt: skip
+    print(
+        f"wrote Minari dataset {args.id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps "
+        f"(minari.load_dataset({args.id!r}))"
+    )
     return 0
 
 
@@ -345,9 +370,13 @@ def _probability(text: str) -> float:
 # ------------------------------------------------------------------------------ solve
 def cmd_solve(args: argparse.Namespace) -> int:
     env = WordleVectorEnv(
-        1, device=args.device, answers=word_source(args.answers), allowed=word_source(args.allowed),
-        hard_mode=args.hard, max_guesses=args.max_guesses,
-    )  # fmt: skip
+        1,
+        device=args.device,
+        answers=word_source(args.answers),
+        allowed=word_source(args.allowed),
+        hard_mode=args.hard,
+        max_guesses=args.max_guesses,
+    )
     observations, infos = env.reset(options={"answers": [args.word.lower()]})
     solver = make_agent(args.agent, agent_options(args), device=str(env.device))
     while True:
@@ -396,8 +425,13 @@ def _add_agent(p: argparse.ArgumentParser) -> None:
     p.add_argument("--agent", default=DEFAULT_AGENT, help=f"installed: {installed} (default {DEFAULT_AGENT})")
     p.add_argument("--score", help="max-entropy: entropy (default), expected, minimax or splits")
     p.add_argument("--opener", help="max-entropy: fixed first guess (default: computed)")
-    p.add_argument("-o", "--option", action="append", metavar="KEY=VALUE",
-                   help="any other option of the agent's constructor (repeatable)")  # fmt: skip
+    p.add_argument(
+        "-o",
+        "--option",
+        action="append",
+        metavar="KEY=VALUE",
+        help="any other option of the agent's constructor (repeatable)",
+    )
 
 
 def _integer(low: int, high: int | None = None) -> Callable[[str], int]:
@@ -429,8 +463,9 @@ def build_parser() -> argparse.ArgumentParser:
         ("solve", "show an agent's game for one answer", cmd_solve),
         ("dataset", "play every answer with an agent and write a Minari dataset (offline RL)", cmd_dataset),
     ]
-    sub.add_parser("bench", help="evaluate every agent and rewrite BENCHMARKS.md (see wordle-gym bench -h)",
-                   add_help=False)  # fmt: skip
+    sub.add_parser(
+        "bench", help="evaluate every agent and rewrite BENCHMARKS.md (see wordle-gym bench -h)", add_help=False
+    )
     listing = sub.add_parser("agents", help="list the installed agents and their options")
     listing.set_defaults(func=cmd_agents)
     parsers = {}
@@ -443,26 +478,38 @@ def build_parser() -> argparse.ArgumentParser:
     parsers["play"].add_argument("--seed", type=_integer(0), default=None, help="seed for the random answer")
     _add_agent(parsers["assist"])
     parsers["assist"].add_argument("--top", type=_positive, default=5, help="suggestions to show (default 5)")
-    parsers["assist"].add_argument("--optimal", action="store_true",
-                                   help="show each suggestion's exact expected guesses (agent 'optimal')")  # fmt: skip
+    parsers["assist"].add_argument(
+        "--optimal", action="store_true", help="show each suggestion's exact expected guesses (agent 'optimal')"
+    )
     p = parsers["eval"]
     p.set_defaults(answers=None, allowed=None)  # depends on the agent: see _policy
     _add_agent(p)
-    p.add_argument("--checkpoint", metavar="PATH",
-                   help="weights of a trained agent (a2c, dqn: default the best shipped), or an SB3 zip")  # fmt: skip
+    p.add_argument(
+        "--checkpoint",
+        metavar="PATH",
+        help="weights of a trained agent (a2c, dqn: default the best shipped), or an SB3 zip",
+    )
     p.add_argument("--sb3-algo", help="sb3: ppo, dqn or maskable_ppo (default: read from the zip)")
     p.add_argument("--candidates-only", action="store_true", help="max-entropy: guess only possible answers")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
     p.add_argument("--seed", type=_integer(0), help="random: seed (default 0)")
-    p.add_argument("--regret", action="store_true", help="the exact regret of every decision (agent 'optimal'; "
-                   "the JSON keeps them all and the 20 costliest positions)")  # fmt: skip
+    p.add_argument(
+        "--regret",
+        action="store_true",
+        help="the exact regret of every decision (agent 'optimal'; "
+        "the JSON keeps them all and the 20 costliest positions)",
+    )
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     p = parsers["dataset"]
     p.set_defaults(answers=None, allowed=None)  # depends on the agent, as for eval
     _add_agent(p)
     p.add_argument("--id", required=True, help="the dataset's id, e.g. wordle/optimal-v0 (Minari's NAMESPACE/NAME-vN)")
-    p.add_argument("--epsilon", type=_probability, default=0.0,
-                   help="chance of a random allowed guess instead of the agent's (default 0)")  # fmt: skip
+    p.add_argument(
+        "--epsilon",
+        type=_probability,
+        default=0.0,
+        help="chance of a random allowed guess instead of the agent's (default 0)",
+    )
     p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent")
     p.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
     p.add_argument("--seed", type=_integer(0), help="seed of the noise (and of the random agent; default 0)")

@@ -63,8 +63,13 @@ def time_vector(num_envs: int, device: torch.device, mask: str, budget_s: float)
             if time.perf_counter() - start > budget_s:
                 break
     elapsed = time.perf_counter() - start
-    return {"num_envs": num_envs, "mask": mask, "env_steps_per_s": steps * num_envs / elapsed,
-            "ms_per_step": 1e3 * elapsed / steps, "steps": steps}  # fmt: skip
+    return {
+        "num_envs": num_envs,
+        "mask": mask,
+        "env_steps_per_s": steps * num_envs / elapsed,
+        "ms_per_step": 1e3 * elapsed / steps,
+        "steps": steps,
+    }
 
 
 def measure(device: torch.device, sizes: list[int], budget_s: float, progress: bool | None = None) -> list[dict]:
@@ -72,8 +77,10 @@ def measure(device: torch.device, sizes: list[int], budget_s: float, progress: b
     from tqdm import tqdm
 
     runs = [(n, mask) for n in sizes for mask in MASKS if mask == "all" or n * 12972 <= MASK_MEMORY_LIMIT]
-    return [time_vector(n, device, mask, budget_s) for n, mask in tqdm(runs, desc="vector env", unit="config",
-                                                                         disable=progress is False)]  # fmt: skip
+    return [
+        time_vector(n, device, mask, budget_s)
+        for n, mask in tqdm(runs, desc="vector env", unit="config", disable=progress is False)
+    ]
 
 
 def table(rows: list[dict]) -> str:

@@ -151,8 +151,14 @@ def add_options(
         required = default is dataclasses.MISSING
         if field.metadata.get("positional"):
             nargs = None if required else "?"
-            group.add_argument(field.name, type=convert, default=None, nargs=nargs, metavar=field.name.upper(),
-                               help=text + ("" if required else shown))  # fmt: skip
+            group.add_argument(
+                field.name,
+                type=convert,
+                default=None,
+                nargs=nargs,
+                metavar=field.name.upper(),
+                help=text + ("" if required else shown),
+            )
             continue
         group.add_argument(flag, type=convert, default=None, metavar=metavar, required=required, help=text + shown)
 

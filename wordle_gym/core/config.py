@@ -82,8 +82,9 @@ class WordleConfig:
             # Worded as Python's own TypeError: wrappers that pass optional keywords (TorchRL's GymEnv passes
             # frameskip) recognise it and retry without.
             what = "argument " if len(unknown) == 1 else "arguments "
-            raise TypeError(f"Wordle got an unexpected keyword {what}{', '.join(map(repr, unknown))}; "
-                            f"expected any of {names}")  # fmt: skip
+            raise TypeError(
+                f"Wordle got an unexpected keyword {what}{', '.join(map(repr, unknown))}; expected any of {names}"
+            )
         if config is None:
             return cls(**options)
         if isinstance(config, dict):  # its fields, as an env spec's JSON gives them back

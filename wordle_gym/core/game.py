@@ -173,8 +173,13 @@ class Game:
         state.max_count.masked_fill_(m1, self.length)
         if state.candidates is not None:
             if self.compiled:
-                _kernels.run(_kernels.fill_rows, mask.shape[0], state.candidates.numel(), state.candidates.numpy(),
-                             mask.contiguous().numpy())  # fmt: skip
+                _kernels.run(
+                    _kernels.fill_rows,
+                    mask.shape[0],
+                    state.candidates.numel(),
+                    state.candidates.numpy(),
+                    mask.contiguous().numpy(),
+                )
             else:
                 state.candidates.masked_fill_(m1, True)
 
@@ -237,9 +242,16 @@ class Game:
         if state.candidates is not None:
             assert self.table is not None
             if self.compiled:
-                _kernels.run(_kernels.narrow_candidates, actions.shape[0], state.candidates.numel(),
-                             state.candidates.numpy(), self.table.numpy(), actions.contiguous().numpy(),
-                             pattern_ids(tiles).numpy(), scored.contiguous().numpy())  # fmt: skip
+                _kernels.run(
+                    _kernels.narrow_candidates,
+                    actions.shape[0],
+                    state.candidates.numel(),
+                    state.candidates.numpy(),
+                    self.table.numpy(),
+                    actions.contiguous().numpy(),
+                    pattern_ids(tiles).numpy(),
+                    scored.contiguous().numpy(),
+                )
             else:
                 consistent = self.table[actions] == pattern_ids(tiles)[:, None]  # (N, K)
                 state.candidates &= consistent | ~scored[:, None]

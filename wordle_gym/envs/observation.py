@@ -65,8 +65,13 @@ class KnowledgeLayout:
     def slices(self) -> dict[str, slice]:
         """Block name -> slice of the flat observation (names as in :class:`KnowledgeFields`)."""
         block = self.length * ALPHABET
-        bounds = {"green": block, "excluded": block, "min_count": ALPHABET, "max_count": ALPHABET,
-                  "turn": self.max_guesses + 1}  # fmt: skip
+        bounds = {
+            "green": block,
+            "excluded": block,
+            "min_count": ALPHABET,
+            "max_count": ALPHABET,
+            "turn": self.max_guesses + 1,
+        }
         out, start = {}, 0
         for name, size in bounds.items():
             out[name] = slice(start, start + size)

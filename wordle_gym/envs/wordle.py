@@ -162,8 +162,14 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         else:
             mask = self._every(np.int8) if self._every_action else self._one.mask().astype(np.int8)
         array = np.array  # 0-d arrays: Gymnasium's SyncVectorEnv and TorchRL batch them by dtype
-        return {"action_mask": mask, "turn": array(self._one.turn, np.int64), "tiles": tiles,
-                "invalid": array(invalid), "won": array(won), "is_success": array(won)}  # fmt: skip
+        return {
+            "action_mask": mask,
+            "turn": array(self._one.turn, np.int64),
+            "tiles": tiles,
+            "invalid": array(invalid),
+            "won": array(won),
+            "is_success": array(won),
+        }
 
     def action_masks(self) -> np.ndarray:
         """Which actions are allowed now: bool ``(num_allowed,)`` (sb3-contrib convention).

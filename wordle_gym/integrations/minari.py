@@ -68,18 +68,29 @@ def play_episodes(
     episodes = []
     for i in range(len(games.won)):
         played = [t for t, step in enumerate(steps) if bool(step.playing[i])]
-        episodes.append({
-            "answer": i,
-            "observations": np.stack([observations[t][i] for t in [*played, played[-1] + 1]]),
-            "actions": np.array([int(steps[t].actions[i]) for t in played], dtype=np.int64),
-            "rewards": np.array([float(steps[t].rewards[i]) for t in played], dtype=np.float64),
-            "terminations": np.array([bool(steps[t].terminations[i]) for t in played]),
-        })  # fmt: skip
+        episodes.append(
+            {
+                "answer": i,
+                "observations": np.stack([observations[t][i] for t in [*played, played[-1] + 1]]),
+                "actions": np.array([int(steps[t].actions[i]) for t in played], dtype=np.int64),
+                "rewards": np.array([float(steps[t].rewards[i]) for t in played], dtype=np.float64),
+                "terminations": np.array([bool(steps[t].terminations[i]) for t in played]),
+            }
+        )
     return episodes
 
 
-def write_dataset(dataset_id: str, agent: Any, config: WordleConfig | None = None, *, options: dict | None = None,
-                  epsilon: float = 0.0, seed: int = 0, device: str = "cpu", **game: Any) -> Any:  # fmt: skip
+def write_dataset(
+    dataset_id: str,
+    agent: Any,
+    config: WordleConfig | None = None,
+    *,
+    options: dict | None = None,
+    epsilon: float = 0.0,
+    seed: int = 0,
+    device: str = "cpu",
+    **game: Any,
+) -> Any:
     """Play every answer with ``agent`` (an installed agent's name, with ``options``, or a harness policy) and
     write the episodes as Minari dataset ``dataset_id``; returns it, loaded. ``config`` or ``game`` keywords
     set the game (the real one by default)."""
@@ -92,18 +103,38 @@ def write_dataset(dataset_id: str, agent: Any, config: WordleConfig | None = Non
     else:
         policy, agent = agent, getattr(agent, "name", type(agent).__name__)
     episodes = play_episodes(policy, config, epsilon=epsilon, seed=seed, device=device)
-    fields = {f: getattr(config, f) for f in ("answers", "allowed", "max_guesses", "hard_mode", "reward",
-                                              "observation", "action_mask", "obs_dtype", "mask_dtype")}  # fmt: skip
+    fields = {
+        f: getattr(config, f)
+        for f in (
+            "answers",
+            "allowed",
+            "max_guesses",
+            "hard_mode",
+            "reward",
+            "observation",
+            "action_mask",
+            "obs_dtype",
+            "mask_dtype",
+        )
+    }
     env = gym.make("Wordle-v0", **fields)
     buffers = [
-        episode_buffer(id=k, seed=seed, options={"answer": e["answer"]}, observations=list(e["observations"]),
-                       actions=list(e["actions"]), rewards=list(e["rewards"]), terminations=list(e["terminations"]),
-                       truncations=[False] * len(e["actions"]))
+        episode_buffer(
+            id=k,
+            seed=seed,
+            options={"answer": e["answer"]},
+            observations=list(e["observations"]),
+            actions=list(e["actions"]),
+            rewards=list(e["rewards"]),
+            terminations=list(e["terminations"]),
+            truncations=[False] * len(e["actions"]),
+        )
         for k, e in enumerate(episodes)
-    ]  # fmt: skip
+    ]
     label = f"{agent}{' ' + str(options) if options else ''}" + (f", epsilon {epsilon}" if epsilon else "")
     answers = config.answers if isinstance(config.answers, str) else f"custom ({config.vocabulary.num_answers} words)"
     mode = "hard" if config.hard_mode else "normal"
     description = f"Every answer once: {label}; answers {answers}, {mode} mode."
-    return minari.create_dataset_from_buffers(dataset_id, buffers, env=env, eval_env=env, algorithm_name=label,
-                                              author="wordle-gym", description=description)  # fmt: skip
+    return minari.create_dataset_from_buffers(
+        dataset_id, buffers, env=env, eval_env=env, algorithm_name=label, author="wordle-gym", description=description
+    )

@@ -67,14 +67,15 @@ class WordleTorchRLEnv(EnvBase):
         high = torch.as_tensor(space.high, device=dev).expand(n, -1)
         max_guesses = self.wordle.config.max_guesses
         self.observation_spec = Composite(
-            observation=Bounded(low, high, shape=(n, *space.shape), dtype=self.wordle.game.config.torch_obs_dtype,
-                                device=dev),
+            observation=Bounded(
+                low, high, shape=(n, *space.shape), dtype=self.wordle.game.config.torch_obs_dtype, device=dev
+            ),
             action_mask=Categorical(2, shape=(n, words), dtype=torch.bool, device=dev),
             turn=Bounded(0, max_guesses, shape=(n, 1), dtype=torch.int64, device=dev),
             won=Categorical(2, shape=(n, 1), dtype=torch.bool, device=dev),
             shape=(n,),
             device=dev,
-        )  # fmt: skip
+        )
         if categorical_action_encoding:
             self.action_spec = Categorical(words, shape=(n,), device=dev)
         else:
@@ -110,9 +111,13 @@ class WordleTorchRLEnv(EnvBase):
         obs, reward, terminated, truncated, infos = self.wordle.step(action.reshape(self.batch_size))
         end = terminated.unsqueeze(-1)
         return self._out(
-            obs, infos, reward=reward.unsqueeze(-1), done=end | truncated.unsqueeze(-1), terminated=end,
+            obs,
+            infos,
+            reward=reward.unsqueeze(-1),
+            done=end | truncated.unsqueeze(-1),
+            terminated=end,
             truncated=truncated.unsqueeze(-1),
-        )  # fmt: skip
+        )
 
     def _set_seed(self, seed: int | None) -> None:
         self.wordle.reset(seed=seed)
