@@ -305,9 +305,10 @@ def _allowed(agent: WordAgent, config: WordleConfig, found: list[Position]) -> t
     if not config.hard_mode:
         return None
     allowed = torch.ones((len(found), config.vocabulary.num_allowed), dtype=torch.bool, device=agent.device)
-    for turn in sorted({len(p.prefix) for p in found}):
-        rows = [j for j, p in enumerate(found) if len(p.prefix) == turn]
-        games = _replay(agent, config, [found[j].answers[0] for j in rows], [found[j].prefix for j in rows])
+    for turn in sorted({len(position.prefix) for position in found}):
+        rows = [index for index, position in enumerate(found) if len(position.prefix) == turn]
+        first_answers = [found[index].answers[0] for index in rows]
+        games = _replay(agent, config, first_answers, [found[index].prefix for index in rows])
         allowed[rows] = bool_mask(games.infos["action_mask"]).to(agent.device)
     return allowed
 
@@ -324,10 +325,23 @@ def candidate_values(
     screen_answers: int = 3,
     critic: Critic | None = None,
 ) -> list[dict[int, float]]:
-    """For each position, the reward its answers' games earn (summed over them) when it plays each of the
-    network's ``top`` best-scored guesses (its own greedy guess among them, and position ``j``'s
-    ``extra[j]`` too, where the position allows them), then the network's greedy play. Positions of at
-    least ``screen_answers`` answers also try the ``critic``'s ``screen`` best guesses."""
+    """What each guess tried at each position earns: the reward of the position's answers' games (summed over
+    them) when the guess is played there, then the network's greedy play (:func:`rollouts`).
+
+    Args:
+        agent: the network.
+        config: the game and its reward.
+        found: the positions.
+        top: the network's best-scored guesses tried at each position (its own greedy guess among them).
+        chunk: games played at once.
+        extra: more guesses to try at position ``i`` (``extra[i]``), where the position allows them.
+        screen: at positions of at least ``screen_answers`` answers, also try the ``critic``'s ``screen`` best.
+        screen_answers: see ``screen``.
+        critic: see ``screen``.
+
+    Returns:
+        For each position, ``{guess: reward earned}``.
+    """
     if not found:
         return []
     observations = torch.stack([p.observation for p in found]).to(agent.device)
@@ -340,58 +354,71 @@ def candidate_values(
     # one game per (position, candidate, answer): the position's guesses, the candidate, then greedy play
     width = config.max_guesses
     answers, forced, lengths, owner = [], [], [], []
-    for j, p in enumerate(found):
-        candidates = tops[j].tolist()
-        if p.greedy not in candidates:
-            candidates[-1] = p.greedy
-        more = list((extra or {}).get(j, ()))
-        if table is not None and critic is not None and len(p.answers) >= screen_answers:
-            more += critic.screen(table, p.answers, screen, None if allowed is None else allowed[j])
-        candidates += [c for c in dict.fromkeys(more) if c not in candidates and scores[j, c] > -torch.inf]
-        for c in candidates:
-            prefix = p.prefix + [c] + [0] * (width - len(p.prefix) - 1)
-            for a in p.answers:
-                answers.append(a)
+    for index, position in enumerate(found):
+        candidates = tops[index].tolist()
+        if position.greedy not in candidates:
+            candidates[-1] = position.greedy
+        more = list((extra or {}).get(index, ()))
+        if table is not None and critic is not None and len(position.answers) >= screen_answers:
+            more += critic.screen(table, position.answers, screen, None if allowed is None else allowed[index])
+        candidates += [g for g in dict.fromkeys(more) if g not in candidates and scores[index, g] > -torch.inf]
+        for guess in candidates:
+            prefix = position.prefix + [guess] + [0] * (width - len(position.prefix) - 1)
+            for answer in position.answers:
+                answers.append(answer)
                 forced.append(prefix)
-                lengths.append(len(p.prefix) + 1)
-                owner.append((j, c))
+                lengths.append(len(position.prefix) + 1)
+                owner.append((index, guess))
     returns, _ = rollouts(agent, config, torch.tensor(answers), torch.tensor(forced), torch.tensor(lengths), chunk)
-    value: list[dict[int, float]] = [{} for _ in found]
-    for (j, c), r in zip(owner, returns.tolist(), strict=True):
-        value[j][c] = value[j].get(c, 0.0) + r
-    return value
+    values: list[dict[int, float]] = [{} for _ in found]
+    for (index, guess), earned in zip(owner, returns.tolist(), strict=True):
+        values[index][guess] = values[index].get(guess, 0.0) + earned
+    return values
 
 
 @torch.no_grad()
 def children(
     agent: WordAgent, config: WordleConfig, moves: list[tuple[Position, int]]
 ) -> list[tuple[list[Position], float]]:
-    """For each (position, guess): the positions the guess leads to (its answers grouped by what they
-    show), and the reward earned by the games it ends (a win, or the last guess), summed over them."""
+    """Where each move leads.
+
+    Args:
+        moves: (position, guess) pairs.
+
+    Returns:
+        For each move, the positions the guess leads to (its answers grouped by what they show), and the reward
+        earned by the games it ends (a win, or the last guess), summed over them.
+    """
     found: list[tuple[list[Position], float]] = [([], 0.0) for _ in moves]
-    for turn in sorted({len(p.prefix) for p, _ in moves}):
-        rows = [(k, a) for k, (p, _) in enumerate(moves) if len(p.prefix) == turn for a in p.answers]
-        prefixes = [[*moves[k][0].prefix, moves[k][1]] for k, _ in rows]
-        games = _replay(agent, config, [a for _, a in rows], prefixes)
+    for turn in sorted({len(position.prefix) for position, _ in moves}):
+        rows = [
+            (move, answer)
+            for move, (position, _) in enumerate(moves)
+            if len(position.prefix) == turn
+            for answer in position.answers
+        ]
+        prefixes = [[*moves[move][0].prefix, moves[move][1]] for move, _ in rows]
+        games = _replay(agent, config, [answer for _, answer in rows], prefixes)
         greedy = _best(agent, config.hard_mode, games.observations, bool_mask(games.infos["action_mask"]))
-        done, total, rows_obs = games.env.state.done.cpu(), games.returns.cpu(), games.observations.cpu()
+        done, earned, observations = games.env.state.done.cpu(), games.returns.cpu(), games.observations.cpu()
         groups: dict[tuple[int, bytes], Position] = {}
-        for i, (k, a) in enumerate(rows):
-            if bool(done[i]):
-                kids, ended = found[k]
-                found[k] = (kids, ended + float(total[i]))
+        for row, (move, answer) in enumerate(rows):
+            if bool(done[row]):
+                after, ended = found[move]
+                found[move] = (after, ended + float(earned[row]))
                 continue
-            key = (k, rows_obs[i].numpy().tobytes())
+            key = (move, observations[row].numpy().tobytes())
             if key not in groups:
-                groups[key] = Position(prefixes[i], rows_obs[i], [], int(greedy[i]), int(greedy[i]))
-                found[k][0].append(groups[key])
-            groups[key].answers.append(a)
+                guess = int(greedy[row])
+                groups[key] = Position(prefixes[row], observations[row], [], guess, guess)
+                found[move][0].append(groups[key])
+            groups[key].answers.append(answer)
     return found
 
 
 def _argmax(values: dict[int, float], own: int) -> int:
     """The guess of the highest value; ``own`` among equals."""
-    return max(values, key=lambda c: (values[c], c == own))
+    return max(values, key=lambda guess: (values[guess], guess == own))
 
 
 class Improvement(NamedTuple):
@@ -420,48 +447,64 @@ def improve(
     critic: Critic | None = None,
 ) -> Improvement:
     """The label of each position: its best guess among the network's ``top`` by its own rollouts (the
-    network's own guess unless another earns strictly more). With ``deep_top``, positions of at least
-    ``deep_answers`` answers look one guess further: their ``deep_top`` best guesses (by the rollouts) are
-    valued with the best of ``top`` guesses at each position they lead to, and those positions' best
-    guesses are returned too (by observation), for the improved policy to play after the label. There,
-    ``deep_random`` guesses drawn uniformly (``seed``) also compete: the network's top guesses are words
-    much like its own (its scores are sums of letter scores), these explore the rest of the list. With
-    ``screen`` and a ``critic``, every position of 3 answers or more (the deeper look's too) also tries the
-    critic's ``screen`` best guesses.
+    network's own guess unless another earns strictly more).
 
-    Also the reward the labels are sure to add over all answers: the gains of the changed positions that
-    no other changed position leads to (by the policy improvement theorem, playing every label earns at
-    least that much more than the network)."""
-    deep = [j for j, p in enumerate(found) if deep_top and len(p.answers) >= deep_answers]
+    Args:
+        agent: the network.
+        config: the game and its reward.
+        found: the positions of the network's greedy games (:func:`positions`).
+        top: guesses tried at each position.
+        deep_top: positions of at least ``deep_answers`` answers look one guess further: their ``deep_top`` best
+            guesses (by the rollouts) are valued with the best of ``top`` guesses at each position they lead
+            to, and those positions' best guesses are returned too (by observation), for the improved policy to
+            play after the label.
+        deep_answers: see ``deep_top``.
+        deep_random: at those positions, this many guesses drawn uniformly also compete: the network's top
+            guesses are words much like its own (its scores are sums of letter scores), these explore the rest
+            of the list.
+        seed: the draws' seed.
+        chunk: games played at once.
+        screen: every position of 3 answers or more (the deeper look's too) also tries the ``critic``'s
+            ``screen`` best guesses.
+        critic: see ``screen``.
+
+    Returns:
+        :class:`Improvement`, with the reward the labels are sure to add over all answers: the gains of the
+        changed positions that no other changed position leads to (by the policy improvement theorem, playing
+        every label earns at least that much more than the network).
+    """
+    deep = [index for index, position in enumerate(found) if deep_top and len(position.answers) >= deep_answers]
     draws = torch.Generator().manual_seed(seed)
     num = config.vocabulary.num_allowed
-    extra = {j: torch.randint(num, (deep_random,), generator=draws).tolist() for j in deep}
+    extra = {index: torch.randint(num, (deep_random,), generator=draws).tolist() for index in deep}
     screened = {"screen": screen, "critic": critic}
-    value = candidate_values(agent, config, found, top, chunk, extra, **screened)
-    labels = [_argmax(v, p.greedy) for v, p in zip(value, found, strict=True)]
+    values = candidate_values(agent, config, found, top, chunk, extra, **screened)
+    labels = [_argmax(valued, position.greedy) for valued, position in zip(values, found, strict=True)]
     deeper: dict[bytes, int] = {}
-    moves = [(j, c) for j in deep for c in sorted(value[j], key=lambda c: -value[j][c])[:deep_top]]
-    moves += [(j, found[j].greedy) for j in deep if (j, found[j].greedy) not in moves]
-    kids = children(agent, config, [(found[j], c) for j, c in moves])
-    inner = candidate_values(agent, config, [q for group, _ in kids for q in group], top, chunk, **screened)
-    at, after = 0, {}  # after[(j, c)]: the best guess at each position that c leads to from j
-    for (j, c), (group, ended) in zip(moves, kids, strict=True):
-        values, at = inner[at : at + len(group)], at + len(group)
-        after[(j, c)] = [(q, _argmax(v, q.greedy)) for v, q in zip(values, group, strict=True)]
-        value[j][c] = ended + sum(v[g] for v, (_, g) in zip(values, after[(j, c)], strict=True))
-    for j in deep:  # now valued one guess deeper: only those guesses compete
-        labels[j] = _argmax({c: value[j][c] for jj, c in moves if jj == j}, found[j].greedy)
+    moves = [(i, guess) for i in deep for guess in sorted(values[i], key=lambda g: -values[i][g])[:deep_top]]
+    moves += [(i, found[i].greedy) for i in deep if (i, found[i].greedy) not in moves]
+    leads_to = children(agent, config, [(found[i], guess) for i, guess in moves])
+    inner = candidate_values(agent, config, [child for group, _ in leads_to for child in group], top, chunk, **screened)
+    at, after = 0, {}  # after[(i, guess)]: the best guess at each position that guess leads to from position i
+    for (i, guess), (group, ended) in zip(moves, leads_to, strict=True):
+        group_values, at = inner[at : at + len(group)], at + len(group)
+        after[(i, guess)] = [(child, _argmax(v, child.greedy)) for v, child in zip(group_values, group, strict=True)]
+        values[i][guess] = ended + sum(v[best] for v, (_, best) in zip(group_values, after[(i, guess)], strict=True))
+    for i in deep:  # now valued one guess deeper: only those guesses compete
+        labels[i] = _argmax({guess: values[i][guess] for mover, guess in moves if mover == i}, found[i].greedy)
     gain = 0.0
     upstream = set()  # answers whose games already met a changed position (``found`` is in turn order)
-    for j, p in enumerate(found):
-        if value[j][labels[j]] <= value[j][p.greedy] + 1e-6:
-            labels[j] = p.greedy
-        elif p.answers[0] not in upstream:
-            gain += value[j][labels[j]] - value[j][p.greedy]
-            upstream.update(p.answers)
-    for j in deep:  # the improved policy plays on as the deeper look valued its label
-        deeper.update((q.observation.numpy().tobytes(), g) for q, g in after[(j, labels[j])] if g != q.greedy)
-    return Improvement(labels, gain, deeper, value)
+    for i, position in enumerate(found):
+        if values[i][labels[i]] <= values[i][position.greedy] + 1e-6:
+            labels[i] = position.greedy
+        elif position.answers[0] not in upstream:
+            gain += values[i][labels[i]] - values[i][position.greedy]
+            upstream.update(position.answers)
+    for i in deep:  # the improved policy plays on as the deeper look valued its label
+        deeper.update(
+            (child.observation.numpy().tobytes(), best) for child, best in after[(i, labels[i])] if best != child.greedy
+        )
+    return Improvement(labels, gain, deeper, values)
 
 
 @torch.no_grad()
@@ -477,22 +520,35 @@ def explore(
     critic: Critic | None = None,
     chunk: int = 32768,
 ) -> tuple[list[Position], list[int]]:
-    """Exploring starts. At each position of at least ``min_answers`` answers, its ``alternatives`` best
-    valued guesses that are not the network's own are played, then the network's greedy play: the
-    positions those games meet (off the network's path) and the best of ``top`` (and the ``critic``'s
-    ``screen``) guesses at each, by rollouts. Trained on them, the network also plays well where another
-    guess leads, so the next iteration values those guesses by good play after them: without them a
-    better guess whose games need other play after it never wins its position."""
+    """Exploring starts: the network also learns to play where other guesses lead.
+
+    Args:
+        found: the positions of the network's greedy games.
+        values: each position's guesses valued (:func:`candidate_values`).
+        alternatives: at each position of at least ``min_answers`` answers, play its ``alternatives`` best valued
+            guesses that are not the network's own, then the network's greedy play.
+        min_answers: see ``alternatives``.
+        top: guesses tried at each position met there.
+        screen: the ``critic``'s best guesses tried too.
+        critic: see ``screen``.
+        chunk: games played at once.
+
+    Returns:
+        The positions those games meet (off the network's path) and the best guess at each, by rollouts.
+        Trained on them, the network also plays well where another guess leads, so the next iteration values
+        those guesses by good play after them: without them a better guess whose games need other play after it
+        never wins its position.
+    """
     starts = []
-    for p, value in zip(found, values, strict=True):
-        if len(p.answers) >= min_answers:
-            others = sorted((c for c in value if c != p.greedy), key=lambda c: -value[c])[:alternatives]
-            starts += [([*p.prefix, c], p.answers) for c in others]
+    for position, valued in zip(found, values, strict=True):
+        if len(position.answers) >= min_answers:
+            others = sorted((g for g in valued if g != position.greedy), key=lambda g: -valued[g])[:alternatives]
+            starts += [([*position.prefix, guess], position.answers) for guess in others]
     if not starts:
         return [], []
     met, _ = positions(agent, config, starts=starts)
     inner = candidate_values(agent, config, met, top, chunk, screen=screen, critic=critic)
-    return met, [_argmax(v, q.greedy) for v, q in zip(inner, met, strict=True)]
+    return met, [_argmax(valued, child.greedy) for valued, child in zip(inner, met, strict=True)]
 
 
 def method(history: list[Iteration]) -> str:
