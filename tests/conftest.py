@@ -2,14 +2,11 @@ from __future__ import annotations
 
 import os
 import random
-import sys
 import tempfile
 
 import pytest
 import torch
 from hypothesis import settings
-
-sys.path.insert(0, os.path.dirname(__file__))
 
 # The pattern table's disk cache (wordle_gym.core.files.cache_folder) goes to a folder of this run, not the
 # user's ~/.cache; the test processes this session starts inherit it.

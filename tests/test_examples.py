@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 import torch
 
+from wordle_gym.cli.bench import Layout, render
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -182,3 +184,36 @@ def test_oracle_benchmark__quick_run_writes_regrets(tmp_path: Path) -> None:
     assert greedy["mean_regret"] >= 0 and sum(greedy["by_turn"].values()) == pytest.approx(greedy["mean_regret"])
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "### Every decision against the optimum: regret by turn" in table and "| max-entropy (entropy) |" in table
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not a wordle-gym result (Expecting property name"),
+        (json.dumps({"agent": "x"}), "missing 8 required positional arguments"),
+        (
+            json.dumps(
+                {
+                    "agent": "x",
+                    "games": 0,
+                    "wins": 0,
+                    "max_guesses": 6,
+                    "histogram": [0] * 7,
+                    "lost_answers": [],
+                    "openers": {},
+                    "wall_time_s": 1.0,
+                    "device": "cpu",
+                }
+            ),
+            "a result needs at least one game",
+        ),
+    ],
+)
+def test_report__bad_results_json_names_the_file(tmp_path: Path, content: str, message: str) -> None:
+    agents = tmp_path / "benchmarks" / "results" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "broken.json").write_text(content)
+    with pytest.raises(ValueError, match="broken.json: not a wordle-gym result") as info:
+        render(Layout.under(tmp_path))
+    assert message in str(info.value)
+    assert not (tmp_path / "BENCHMARKS.md").exists()

@@ -89,3 +89,21 @@ def test_layout__agents_use_only_public_wordle_gym_modules() -> None:
                 parts = name.split(".")[1:]
                 assert not any(part.startswith("_") for part in parts), f"{path.name} imports the private {name}"
                 assert parts[0] != "cli", f"{path.relative_to(ROOT)} imports the command line {name}"
+
+
+def test_layout__tests_mirror_the_subpackages() -> None:
+    """Each subpackage's tests are in the folder of the same name: tests/<sub>/ for wordle_gym's,
+    tests/agents/<sub>/ for wordle_agents'; repository-wide tests (layout, README, scripts) at the top."""
+    for package, folder in subpackages():
+        tests = ROOT / "tests" / ("agents" if package.startswith("wordle_agents") else "") / folder.name
+        assert list(tests.glob("test_*.py")), f"{package}: no tests in {tests.relative_to(ROOT)}"
+    top = {p.name for p in (ROOT / "tests").glob("test_*.py")}
+    assert top == {"test_layout.py", "test_readme.py", "test_examples.py"}
+
+
+def test_layout__no_sys_path_edits() -> None:
+    """Scripts run as modules or import installed packages; tests import their helpers as a package."""
+    for folder in ("wordle_gym", "agents", "benchmarks", "examples", "tests"):
+        for path in (ROOT / folder).rglob("*.py"):
+            edit = "sys.path." + "insert"  # spelled in two parts: this file is checked too
+            assert edit not in path.read_text(), path.relative_to(ROOT)

@@ -1,0 +1,86 @@
+"""Checkpoints from elsewhere: non-finite, integer or huge declared weights, and bad word lists are refused
+in one line, before a network is built."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+from dataclasses import asdict
+from pathlib import Path
+
+import pytest
+import torch
+
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig
+from wordle_agents.rl.dqn import DQNAgent, DQNConfig
+from wordle_gym.core.files import atomic_torch_save
+
+
+# ------------------------------------------------------------------------------ 4 and 6. weights
+def _tiny_a2c(tmp_path: Path) -> tuple[Path, dict]:
+    agent = A2CAgent(A2CConfig(hidden=16))
+    path = tmp_path / "a2c.pt"
+    agent.save(path)
+    return path, torch.load(path, weights_only=True)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda w: w.__setitem__(0, math.inf), "holds NaN or infinite weights"),
+        (lambda w: w.__setitem__(0, math.nan), "holds NaN or infinite weights"),
+    ],
+)
+def test_weights__non_finite_values_are_refused(tmp_path: Path, change, message: str) -> None:
+    path, data = _tiny_a2c(tmp_path)
+    name = next(k for k, v in data["model"].items() if v.ndim == 1)
+    change(data["model"][name])
+    atomic_torch_save(path, data)
+    with pytest.raises(ValueError, match=message):
+        A2CAgent.load(path)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.bool])
+def test_weights__integer_or_bool_weights_are_refused(tmp_path: Path, dtype: torch.dtype) -> None:
+    path, data = _tiny_a2c(tmp_path)
+    name = next(iter(data["model"]))
+    data["model"][name] = data["model"][name].to(dtype)
+    atomic_torch_save(path, data)
+    with pytest.raises(ValueError, match=f"holds {str(dtype).removeprefix('torch.')} weights; expected floating"):
+        A2CAgent.load(path)
+
+
+def test_weights__a_huge_declared_network_is_refused_before_it_is_built(tmp_path: Path) -> None:
+    """A small file declaring a width-16384 DQN (about 3 GB of weights): refused from the meta-device
+    skeleton, the process never growing past a few hundred MB."""
+    small = DQNAgent(DQNConfig(hidden=16))
+    path = tmp_path / "dqn.pt"
+    small.save(path)
+    data = torch.load(path, weights_only=True)
+    data["config"] = {**asdict(small.config), "hidden": 16_384, "layers": 4}
+    atomic_torch_save(path, data)
+    code = (
+        "import resource, sys\n"
+        "from wordle_agents.rl.dqn import DQNAgent\n"
+        "try:\n"
+        f"    DQNAgent.load({str(path)!r})\n"
+        "except ValueError as exc:\n"
+        "    print(exc)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    message, peak_mb = out.stdout.strip().splitlines()
+    assert "the weights do not fit its dqn config" in message and "shape" in message
+    assert int(peak_mb) < 1500, f"{peak_mb} MB: the declared network was allocated"
+
+
+def test_weights__a_reason_is_given_and_word_lists_are_bounded(tmp_path: Path) -> None:
+    path, data = _tiny_a2c(tmp_path)
+    data["answers"] = [f"w{i:04d}" for i in range(200_000)]
+    atomic_torch_save(path, data)
+    with pytest.raises(ValueError, match="exceed"):
+        A2CAgent.load(path)
+    atomic_torch_save(path, {**data, "answers": "cigar"})
+    with pytest.raises(ValueError, match="'answers' must be a list of words"):
+        A2CAgent.load(path)

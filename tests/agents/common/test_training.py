@@ -1,0 +1,281 @@
+"""Configuration as one source of truth: command lines from the dataclasses, checkpoints, the resume rule."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from dataclasses import asdict, fields
+from pathlib import Path
+
+import pytest
+import torch
+
+from wordle_agents.common.checkpoint import config_from_dict
+from wordle_agents.common.training import RunConfig, main
+from wordle_agents.rl.a2c import TRAINING, A2CAgent, A2CConfig
+from wordle_agents.rl.dqn import DQNAgent, DQNConfig
+from wordle_gym import WordleConfig, WordleEnv, WordleVectorEnv
+from wordle_gym.core.commandline import add_options, field_docs, options_from
+from wordle_gym.core.files import (
+    folder_lock,
+)
+
+SHORT_RUN = [
+    "--stages",
+    "10",
+    "--iterations",
+    "4",
+    "--eval-every",
+    "2",
+    "--checkpoint-every",
+    "1",
+    "--device",
+    "cpu",
+    "--hidden",
+    "16",
+    "--batch-games",
+    "8",
+]
+"""A run of 4 updates on 10 words."""
+
+TINY_RUN = [
+    "--stages",
+    "10",
+    "--iterations",
+    "2",
+    "--eval-every",
+    "1",
+    "--checkpoint-every",
+    "1",
+    "--device",
+    "cpu",
+    "--hidden",
+    "16",
+    "--batch-games",
+    "8",
+]
+
+
+@pytest.mark.parametrize("cls", [RunConfig, A2CConfig, DQNConfig, WordleConfig])
+def test_config__every_field_is_documented(cls: type) -> None:
+    docs = field_docs(cls)
+    assert [f.name for f in fields(cls) if not docs.get(f.name)] == []
+
+
+def _parse(argv: list[str]) -> tuple[RunConfig, A2CConfig]:
+    parser = argparse.ArgumentParser()
+    add_options(parser, RunConfig, TRAINING.defaults, "run")
+    add_options(parser, A2CConfig, A2CConfig(), "a2c")
+    args = parser.parse_args(argv)
+    return options_from(RunConfig, args, TRAINING.defaults), options_from(A2CConfig, args, A2CConfig())
+
+
+def test_command_line__generated_from_the_dataclasses() -> None:
+    run, config = _parse(
+        [
+            "--stages",
+            "100,1000",
+            "--iterations",
+            "5,6",
+            "--lr",
+            "0.002",
+            "--betas",
+            "0.8,0.9",
+            "--stop-at",
+            "0.99",
+            "--tensorboard",
+            "--encoding",
+            "knowledge",
+        ]
+    )
+    assert run.plan == [("100", 5), ("1000", 6)] and run.stop_at == 0.99 and run.tensorboard
+    assert run.run_dir == "runs/a2c" and run.init is None  # untouched fields keep the script's defaults
+    assert config == A2CConfig(lr=0.002, betas=(0.8, 0.9), encoding="knowledge")
+    run, config = _parse([])
+    assert run == TRAINING.defaults and config == A2CConfig()
+    assert _parse(["--iterations", "7"])[0].iterations == (7, 7, 7, 7)  # one value for every stage
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--iterations", "abc"], "argument --iterations: expected an int, got 'abc'"),
+        (["--stages", ""], "stages must be a non-empty list"),
+        (["--stages", "100,huge"], "unknown stage 'huge'"),
+        (["--eval-every", "0"], "eval_every must be >= 1; got 0"),
+        (["--iterations", "0"], "iterations must be >= 1"),
+        (["--batch-games", "0"], "batch_games must be an integer from 1"),
+        (["--stages", "100,1000", "--iterations", "1,2,3"], "iterations has 3 values for 2 stages"),
+        (["--betas", "0.9"], "expected 2 comma-separated values"),
+    ],
+)
+def test_command_line__bad_values_exit_2_naming_them(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(TRAINING, argv)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("cls", [A2CConfig, DQNConfig])
+def test_config__round_trips_through_a_checkpoint_dict(cls: type) -> None:
+    config = cls(hidden=64, lr=0.01, seed=3)
+    assert config_from_dict(cls, asdict(config)) == config
+    with pytest.raises(ValueError, match=r"unknown .*Config fields \['nope'\]"):
+        config_from_dict(cls, {**asdict(config), "nope": 1})
+
+
+@pytest.mark.parametrize(
+    ("agent_class", "config"), [(A2CAgent, A2CConfig(hidden=32)), (DQNAgent, DQNConfig(hidden=32))]
+)
+def test_checkpoint__bounds_checked_before_building_and_shapes_checked(agent_class: type, config, tmp_path) -> None:
+    agent = agent_class(config)
+    path = tmp_path / "agent.pt"
+    agent.save(path)
+    data = torch.load(path, weights_only=True)
+    torch.save({**data, "config": {**data["config"], "hidden": 10**9}}, tmp_path / "huge.pt")
+    with pytest.raises(ValueError, match="hidden must be an integer from 1 to 16384; got 1000000000"):
+        agent_class.load(tmp_path / "huge.pt")  # fails at once: nothing of that size is allocated
+    torch.save({**data, "config": {**data["config"], "hidden": 48}}, tmp_path / "shape.pt")
+    with pytest.raises(ValueError, match="the weights do not fit its .* config"):
+        agent_class.load(tmp_path / "shape.pt")
+    torch.save({k: v for k, v in data.items() if k != "model"}, tmp_path / "empty.pt")
+    with pytest.raises(ValueError, match="holds no model weights"):
+        agent_class.load(tmp_path / "empty.pt")
+
+
+def test_resume__refuses_other_settings_and_extends_by_appending_stages(tmp_path, capsys) -> None:
+    run_dir = ["--run-dir", str(tmp_path / "run")]
+    assert main(TRAINING, [*TINY_RUN, *run_dir]) == 0
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--lr", "0.01"]) == 2
+    err = capsys.readouterr().err
+    assert "was trained with other settings: lr (run: 0.001, command: 0.01)" in err and "--fresh" in err
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--stages", "20"]) == 2
+    assert "follows the plan [10:2] (stage:updates); this command asks [20:2]" in capsys.readouterr().err
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--iterations", "3"]) == 2  # stage 10 is finished
+    assert "may append stages, and give its last stage more updates while" in capsys.readouterr().err
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--stages", "10,20", "--iterations", "2,2"]) == 0
+    assert "extending the plan" in capsys.readouterr().out and (tmp_path / "run" / "best_20.pt").is_file()
+    info = A2CAgent.load(tmp_path / "run" / "best_20.pt").checkpoint  # how it was made, for the tables
+    assert info.teacher is None and info.curriculum == "10:2 updates -> 20:2 updates" and "CPU" in info.machine
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--lr", "0.01", "--fresh"]) == 0  # --fresh starts over
+    last = tmp_path / "run" / "last.pt"  # a run killed in its last stage may be given more updates
+    state = torch.load(last, weights_only=True)
+    torch.save({**state, "stage_index": 0, "trainer": None, "iterations": [1]}, last)
+    assert main(TRAINING, [*TINY_RUN, *run_dir, "--lr", "0.01", "--iterations", "3"]) == 0
+    assert torch.load(last, weights_only=True)["iterations"] == [3]
+    other = ["--run-dir", str(tmp_path / "other"), "--init", str(tmp_path / "run" / "best_10.pt")]
+    assert main(TRAINING, [*TINY_RUN, *other, "--hidden", "32"]) == 2
+    assert "a network of another shape" in capsys.readouterr().err
+
+
+def test_wordle_config__one_builder_for_both_envs() -> None:
+    config = WordleConfig(answers=["cigar", "rebut", "sissy"], allowed=None, max_guesses=3, hard_mode=True)
+    single, vector = WordleEnv(config), WordleVectorEnv(2, config, device="cpu")
+    by_keywords = WordleEnv(answers=["cigar", "rebut", "sissy"], allowed=None, max_guesses=3, hard_mode=True)
+    assert single.config == vector.config == by_keywords.config == config
+    assert single.observation.layout == vector.observation.layout and single.observation.layout.size == 52 * 5 + 52 + 4
+    with pytest.raises(TypeError, match=r"pass config= or keyword options, not both"):
+        WordleEnv(config, hard_mode=False)
+    with pytest.raises(TypeError, match=r"Wordle got an unexpected keyword argument 'hard'; expected any of"):
+        WordleVectorEnv(2, device="cpu", hard=True)
+
+
+def test_knowledge_observation__named_slices_read_the_blocks() -> None:
+    env = WordleEnv(answers=["cigar", "rebut"], allowed=None)
+    env.reset(options={"answer": "cigar"})
+    obs, *_ = env.step(env.vocabulary.action("rebut"))
+    green, excluded, low, high, turn = env.observation.layout.fields(torch.as_tensor(obs)[None])
+    assert turn[0].tolist() == [0, 1, 0, 0, 0, 0, 0] and int(green.sum()) == 0
+    r = ord("r") - ord("a")
+    assert int(low[0, r]) == 1 and int(high[0, ord("b") - ord("a")]) == 0 and bool(excluded[0, 0, r])
+    assert list(env.observation.slices) == ["green", "excluded", "min_count", "max_count", "turn"]
+
+
+def test_max_minutes__stops_evaluated_and_exported_and_the_same_command_continues(tmp_path, capsys) -> None:
+    """A time slot (a GPU lease of a few minutes): the run stops cleanly after the limit, and the same
+    command picks it up where it stopped."""
+    run = [*TINY_RUN, "--iterations", "4", "--run-dir", str(tmp_path / "run"), "--export", str(tmp_path / "a.pt")]
+    last = tmp_path / "run" / "last.pt"
+    for made in (1, 2):  # a limit that has passed by the first update: one update per command
+        assert main(TRAINING, [*run, "--max-minutes", "1e-9"]) == 0
+        assert "stage 10 stopped at update" in capsys.readouterr().out
+        saved = torch.load(last, weights_only=True)
+        assert saved["stage_index"] == 0 and saved["trainer"]["iteration"] == made
+        rows = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+        assert len(rows) == made  # evaluated when stopped
+        assert A2CAgent.load(tmp_path / "a.pt").config.hidden == 16  # exported
+    assert main(TRAINING, run) == 0  # no limit: the stage runs to its end
+    saved = torch.load(last, weights_only=True)
+    assert saved["stage_index"] == 1 and saved["step_offset"] == 4
+    with pytest.raises(SystemExit) as exit_:
+        main(TRAINING, [*run, "--max-minutes", "0"])
+    assert exit_.value.code == 2 and "max_minutes must be > 0; got 0.0" in capsys.readouterr().err
+
+
+def test_training__resume_drops_log_rows_written_after_the_checkpoint(tmp_path: Path) -> None:
+    run_dir = tmp_path / "run"
+    assert main(TRAINING, [*SHORT_RUN, "--run-dir", str(run_dir), "--iterations", "2"]) == 0
+    rows = (run_dir / "metrics.jsonl").read_text().splitlines()
+    with (run_dir / "metrics.jsonl").open("a") as log:  # a row logged, then killed before last.pt
+        log.write(json.dumps({"stage": "10", "iteration": 99}) + "\n")
+    assert main(TRAINING, [*SHORT_RUN, "--run-dir", str(run_dir), "--stages", "10,20", "--iterations", "2,2"]) == 0
+    after = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert [r["iteration"] for r in after][: len(rows)] == [json.loads(r)["iteration"] for r in rows]
+    assert all(r["iteration"] != 99 for r in after) and [r["stage"] for r in after][-1] == "20"
+
+
+def test_training__a_second_training_in_the_same_folder_is_refused(tmp_path: Path, capsys) -> None:
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    with folder_lock(run_dir, "training"):
+        assert main(TRAINING, [*SHORT_RUN, "--run-dir", str(run_dir)]) == 2
+    assert f"'{run_dir}' is in use by another training (pid {os.getpid()})" in capsys.readouterr().err
+    assert not (run_dir / "metrics.jsonl").exists()
+    assert main(TRAINING, [*SHORT_RUN, "--run-dir", str(run_dir)]) == 0  # the lock goes with its holder
+
+
+def test_training_log__win_rate_is_the_greedy_evaluation(tmp_path: Path) -> None:
+    """Regression: the training batch's stats used to overwrite the evaluation's win_rate in the log."""
+    run_dir = tmp_path / "run"
+    argv = [*SHORT_RUN, "--run-dir", str(run_dir), "--batch-games", "3", "--iterations", "6", "--eval-every", "1"]
+    assert main(TRAINING, argv) == 0
+    rows = [json.loads(line) for line in (run_dir / "metrics.jsonl").read_text().splitlines()]
+    assert len(rows) == 6 and all("train_win_rate" in r and "train_loss" in r for r in rows)
+    assert all(abs(10 * r["win_rate"] - round(10 * r["win_rate"])) < 1e-9 for r in rows)  # k of the 10 answers
+    import torch
+
+    best = torch.load(run_dir / "best_10.pt", weights_only=True)["figures"]
+    assert best["win_rate"] == max(r["win_rate"] for r in rows)
+
+
+# ---------------------------------------------------------------------------------------- smaller
+def test_training__a_tiny_time_limit_still_makes_progress(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from wordle_agents.common.training import main
+    from wordle_agents.rl.a2c import TRAINING
+
+    args = [*SHORT_RUN, "--run-dir", str(tmp_path / "run"), "--iterations", "50", "--max-minutes", "1e-9"]
+    for done in (1, 2):
+        assert main(TRAINING, args) == 0
+        out = capsys.readouterr().out
+        assert "-100.00" not in out and f"stopped at update {done}/50" in out
+        assert (tmp_path / "run" / "last.pt").is_file()
+
+
+def test_training__a_failed_write_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import wordle_gym.core.files as io_module
+    from wordle_agents.common.training import main
+    from wordle_agents.rl.a2c import TRAINING
+
+    def full_disk(path, write):
+        raise OSError(28, "No space left on device", str(path))
+
+    monkeypatch.setattr(io_module, "atomic_write", full_disk)
+    assert main(TRAINING, [*SHORT_RUN, "--run-dir", str(tmp_path / "run")]) == 2
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if "error:" in line]  # the rest is the progress bar
+    assert len(errors) == 1 and "No space left on device" in errors[0] and "Traceback" not in err
+    assert not (tmp_path / "run" / "last.pt").exists()

@@ -1,0 +1,257 @@
+"""The exact oracle against a brute-force reference (plain Python over the game's history), and the
+regret identity: an agent's regrets, summed per game and averaged, are its mean minus the optimum."""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from tests.helpers.reference import consistent, feedback_ref, few_letter_words, hard_valid
+from wordle_agents.solvers.oracle import Oracle
+from wordle_gym.harness.evaluation import evaluate
+
+
+def reference(words: list[str], max_guesses: int, hard: bool):
+    """V and Q by exhaustive search over histories of (guess, tiles); a loss costs max_guesses + 1."""
+
+    @cache
+    def value(history: tuple) -> float:
+        return min(q(history, g) for g in words if not hard or hard_valid(g, _shown(history)))
+
+    @cache
+    def q(history: tuple, guess: str) -> float:
+        left = max_guesses - len(history)
+        cands = [w for w in words if consistent(w, _shown(history))]
+        if hard and not hard_valid(guess, _shown(history)):  # refused: the turn is spent
+            return 1 + (value((*history, (guess, None))) if left > 1 else 1)
+        total = 0.0
+        for answer in cands:
+            if answer == guess:
+                continue
+            total += value((*history, (guess, feedback_ref(guess, answer)))) if left > 1 else 1
+        return 1 + total / len(cands)
+
+    return value, q
+
+
+def _shown(history: tuple) -> list:
+    return [(g, t) for g, t in history if t is not None]
+
+
+def _position_of(oracle: Oracle, words: list[str], history: tuple, answer: str):
+    position = oracle.start()
+    for guess, _ in history:
+        position = oracle.after(position, words.index(guess), words.index(answer))
+    return position
+
+
+@pytest.mark.parametrize(("seed", "hard", "max_guesses"), [(0, False, 3), (1, True, 3), (2, False, 4), (3, True, 4)])
+def test_oracle__values_equal_exhaustive_search(seed: int, hard: bool, max_guesses: int) -> None:
+    rng = random.Random(seed)
+    words = few_letter_words(rng, "abcd", 3, 9)
+    value, q = reference(words, max_guesses, hard)
+    oracle = Oracle(answers=words, allowed=None, hard_mode=hard, max_guesses=max_guesses, root_opener=None)
+    start = oracle.start()
+    assert oracle.value(start) == pytest.approx(value(()))
+    for g, word in enumerate(words):
+        assert oracle.q_value(start, g) == pytest.approx(q((), word)), word
+    assert oracle.optimal_actions(start) == [g for g, w in enumerate(words) if q((), w) == pytest.approx(value(()))]
+    for _ in range(20):  # positions deeper in random games
+        answer, history = rng.choice(words), ()
+        for _ in range(rng.randrange(1, max_guesses)):
+            guess = rng.choice(words)
+            refused = hard and not hard_valid(guess, _shown(history))
+            history += ((guess, None if refused else feedback_ref(guess, answer)),)
+            if guess == answer:
+                break
+        if history[-1][0] == answer or len(history) >= max_guesses:
+            continue
+        position = _position_of(oracle, words, history, answer)
+        assert oracle.value(position) == pytest.approx(value(history))
+        guess = rng.choice(words)
+        assert oracle.q_value(position, words.index(guess)) == pytest.approx(q(history, guess))
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_regrets__sum_to_the_mean_minus_the_optimum(hard: bool) -> None:
+    """On a small list, for the optimal agent (zero regret), a random-candidate agent and, in hard mode, an
+    unmasked random agent whose refused guesses count: summed regret per game = mean (loss = limit + 1) - V*.
+    The random agents draw from the position (a policy plays the same guess where it knows the same, as
+    every agent of the harness does; one that peeked at the answer would break the identity)."""
+    words = few_letter_words(random.Random(5), "abcde", 3, 14)
+    oracle = Oracle(answers=words, allowed=None, hard_mode=hard, max_guesses=4, root_opener=None)
+    for agent in ("optimal", "candidates", "any"):
+        histories = []
+        for answer in range(len(words)):
+            position, actions = oracle.start(), []
+            while position.left > 0:
+                rng = random.Random(hash((len(agent), position)))  # no str: its hash changes per process
+                if agent == "optimal":
+                    action = oracle.optimal_actions(position)[0]
+                elif agent == "candidates":
+                    action = rng.choice(position.members)  # answers are the guesses here
+                else:
+                    action = rng.randrange(len(words))
+                actions.append(action)
+                if action == answer:
+                    break
+                position = oracle.after(position, action, answer)
+            histories.append(actions)
+        report = oracle.regrets(histories)
+        report.check()
+        assert report.mean_regret == pytest.approx(sum(report.by_turn.values()))
+        assert min(d.regret for d in report.decisions) >= -1e-12
+        if agent == "optimal":
+            assert report.mean_regret == pytest.approx(0.0)
+        else:
+            assert report.mean_regret > 0 and report.costliest(3)[0].regret > 0
+
+
+def test_regrets__from_the_harness_match_its_mean() -> None:
+    """Histories of a harness evaluation (the max-entropy solver) give back the harness's mean."""
+    from wordle_agents.solvers.max_entropy import MaxEntropySolver
+
+    words = few_letter_words(random.Random(11), "abcdef", 3, 30)
+    result = evaluate(
+        MaxEntropySolver(), device="cpu", answers=words, allowed=None, max_guesses=4, progress=False, histories=True
+    )
+    oracle = Oracle(answers=words, allowed=None, max_guesses=4, root_opener=None)
+    report = oracle.regrets(result.histories)
+    report.check()
+    assert report.mean_cost == pytest.approx(result.mean_guesses_all)
+
+
+def test_oracle__refuses_what_has_no_value() -> None:
+    oracle = Oracle(answers=["cat", "act", "tac"], allowed=None, root_opener=None)
+    with pytest.raises(ValueError, match="one history per answer"):
+        oracle.regrets([[0]])
+    with pytest.raises(ValueError, match="after the game ended"):
+        oracle.regrets([[0, 1], [1], [2]])
+    with pytest.raises(ValueError, match="stops before its end"):
+        oracle.regrets([[1], [1], [2]])
+
+
+def test_eval_regret__cli_prints_and_keeps_every_decision(tmp_path) -> None:
+    """``wordle-gym eval --regret``: the mean regret and the regret by turn are printed; the JSON keeps each
+    answer's regrets (one per guess) and the costliest positions; the identity holds in what it keeps."""
+    import contextlib
+    import io
+    import json
+
+    from wordle_gym.cli.commands import main
+
+    words = few_letter_words(random.Random(3), "abcdefg", 4, 60)
+    (tmp_path / "words.txt").write_text("\n".join(words) + "\n")
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(
+            [
+                "eval",
+                "--agent",
+                "max-entropy",
+                "--answers",
+                str(tmp_path / "words.txt"),
+                "--allowed",
+                str(tmp_path / "words.txt"),
+                "--regret",
+                "--device",
+                "cpu",
+                "--json",
+                str(tmp_path / "r.json"),
+            ]
+        )
+    assert code == 0
+    assert "regret per game +" in out.getvalue() and "(by turn  1: +" in out.getvalue()
+    result = json.loads((tmp_path / "r.json").read_text())
+    regret = result["extra"]["regret"]
+    assert [len(r) for r in regret["per_answer"]] == [min(g, 6) for g in result["guesses"]]
+    assert sum(map(sum, regret["per_answer"])) / len(words) == pytest.approx(regret["mean_regret"], abs=1e-5)
+    assert regret["mean_regret"] == pytest.approx(regret["mean_cost"] - regret["root_value"], abs=1e-9)
+    assert regret["identity_holds"] is True
+    for c in regret["costliest"]:
+        assert (
+            c["regret"] > 0
+            and c["guess"] != c["optimal"]
+            and c["candidates"] >= 1
+            and len(c["history"]) == c["turn"] - 1
+        )
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_oracle__positions_of_vector_env_states(hard: bool) -> None:
+    """Positions read from a batch of the vector env's games (``env.state``) have the values of the same
+    positions reached move by move (``after``), and finished games have none."""
+    import torch
+
+    from wordle_gym import WordleVectorEnv
+
+    words = few_letter_words(random.Random(9), "abcde", 3, 16)
+    oracle = Oracle(answers=words, allowed=None, hard_mode=hard, max_guesses=4, root_opener=None)
+    env = WordleVectorEnv(
+        len(words),
+        device="cpu",
+        answers=words,
+        allowed=None,
+        hard_mode=hard,
+        max_guesses=4,
+        autoreset_mode="disabled",
+        check_actions=False,
+    )
+    env.reset(options={"answers": torch.arange(len(words))})
+    rng = random.Random(1)
+    played: list[list[int]] = [[] for _ in words]
+    for _ in range(2):
+        actions = [rng.randrange(len(words)) for _ in words]
+        done = env.state.done.clone()
+        env.step(torch.tensor(actions))
+        for i, a in enumerate(actions):
+            if not done[i]:
+                played[i].append(a)
+        values = oracle.values(env.game, env.state)
+        for i, history in enumerate(played):
+            position = oracle.start()
+            for a in history:
+                position = oracle.after(position, a, i)
+            if bool(env.state.done[i]):
+                assert np.isnan(values[i])
+            else:
+                assert values[i] == pytest.approx(oracle.value(position)), (i, history)
+
+
+def test_best_action__with_one_guess_left_is_a_candidate() -> None:
+    """Regression: with one guess left and three or more candidates the search returns 2n - 1 without caching
+    the node, so reading its best guess from the cache failed ("not solved exactly")."""
+    words = few_letter_words(random.Random(2), "abc", 3, 12)
+    oracle = Oracle(answers=words, allowed=None, max_guesses=3, root_opener=None)
+    position = oracle.start()._replace(left=1)
+    best = oracle.best_action(position)
+    assert best in position.members and oracle.q_value(position, best) == pytest.approx(oracle.value(position))
+    assert oracle.value(position) == pytest.approx((2 * len(words) - 1) / len(words))
+
+
+def test_avoid_losses__the_teacher_wins_every_game_it_can() -> None:
+    """Counting a loss as the limit + 1, an optimal tree may give a game up (here one that costs no more);
+    ``avoid_losses`` plays the best tree that wins every answer, where one exists."""
+    words = few_letter_words(random.Random(1), "abcdef", 3, 20)
+
+    def play_all(oracle: Oracle) -> tuple[int, int]:
+        lost = total = 0
+        for answer in range(len(words)):
+            position, won, used = oracle.start(), False, 0
+            while position.left > 0 and not won:
+                action = oracle.best_action(position)
+                used, won = used + 1, action == answer
+                position = oracle.after(position, action, answer)
+            lost, total = lost + (not won), total + (used if won else oracle.max_guesses + 1)
+        return lost, total
+
+    options = {"answers": words, "allowed": None, "max_guesses": 3, "hard_mode": True, "root_opener": None}
+    plain, strict = Oracle(**options), Oracle(**options, avoid_losses=True)
+    (plain_lost, plain_total), (strict_lost, strict_total) = play_all(plain), play_all(strict)
+    assert plain_lost >= 1 and strict_lost == 0
+    assert plain_total == round(plain.value(plain.start()) * len(words)) <= strict_total

@@ -1,0 +1,51 @@
+"""The table of shipped agents: every agent is a row, every shipped file is played by a row that names it,
+and the entry points are exactly the table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import tomllib
+
+from tests.helpers.processes import ROOT
+from wordle_agents.common.checkpoint import shipped_dir
+from wordle_agents.zoo import AGENTS, TAUGHT
+from wordle_gym.harness.registry import accepted_options, load_factory
+
+
+def test_zoo__the_entry_points_are_the_table() -> None:
+    points = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["entry-points"]["wordle_gym.agents"]
+    assert set(points) == set(AGENTS)
+    for name, value in points.items():
+        assert load_factory(name) is AGENTS[name], f"{name}: {value}"
+
+
+def test_zoo__every_named_file_ships_and_every_shipped_file_is_named() -> None:
+    named = {file for agent in AGENTS.values() for file in agent.weights}
+    shipped = {p.name for p in shipped_dir().iterdir() if p.is_file() and p.name != "README.md"}
+    assert named == shipped
+    for agent in AGENTS.values():
+        for run in agent.rows:
+            checkpoint = run.options.get("checkpoint")
+            assert checkpoint is None or Path(checkpoint).name in agent.weights, (agent.name, run.label)
+
+
+@pytest.mark.parametrize("name", ["a2c", "a2c-improved", "dqn", "dqn-improved", "dqn-explored"])
+def test_zoo__a_network_agent_plays_its_first_weights_by_default(name: str) -> None:
+    agent = AGENTS[name]
+    policy = agent(device="cpu")
+    assert Path(policy.checkpoint.path) == shipped_dir() / agent.weights[0]
+    assert accepted_options(agent) == {"checkpoint", "device"}  # the registry reads build's options
+
+
+def test_zoo__rows_and_descriptions() -> None:
+    for agent in AGENTS.values():
+        assert agent.description and "\n" not in agent.description
+        assert agent.bench_runs() == list(agent.rows)
+    labels = [run.label for agent in AGENTS.values() for run in agent.rows]
+    assert len(labels) == len(set(labels))  # one result file per row
+    taught = [run.label for run in AGENTS["a2c-taught"].rows]
+    assert taught == ["A2C `a2c_taught.pt` (stage full)", "A2C `a2c_taught_hard.pt` (stage full)"]
+    assert all(run.section == TAUGHT for run in AGENTS["a2c-taught"].rows)
+    assert not any(run.section for name in ("a2c", "dqn", "dqn-explored") for run in AGENTS[name].rows)

@@ -1,0 +1,384 @@
+"""SB3 examples, the SB3 policy adapter, and `wordle-gym bench` (the benchmark table and plots)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.logger import Logger
+
+from tests.helpers.processes import ROOT, fake_distribution
+from tests.helpers.processes import run as run_with
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig
+from wordle_agents.rl.sb3 import SB3Policy
+from wordle_gym.core.words import stage_words
+from wordle_gym.harness.evaluation import evaluate
+from wordle_gym.integrations.sb3 import make_sb3_vec_env
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'examples'}", "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("script", "algorithm"), [("sb3_ppo.py", "ppo"), ("sb3_dqn.py", "dqn"), ("sb3_maskable_ppo.py", "maskable_ppo")]
+)
+def test_sb3_examples__train_save_and_evaluate(script: str, algorithm: str, tmp_path: Path) -> None:
+    model = tmp_path / f"{algorithm}.zip"
+    out = run(f"examples/{script}", "--stage", "10", "--timesteps", "512", "--num-envs", "8", "--save", str(model))
+    assert out.returncode == 0, out.stderr
+    assert f"saved {model}" in out.stdout and "/10 won" in out.stdout
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(stage_words("10")[0]) + "\n")
+    cli = run(
+        "-m",
+        "wordle_gym",
+        "eval",
+        "--agent",
+        "sb3",
+        "--checkpoint",
+        str(model),
+        "--answers",
+        str(words),
+        "--allowed",
+        str(words),
+        "--device",
+        "cpu",
+    )
+    assert cli.returncode == 0, cli.stderr
+    assert "/10 won" in cli.stdout and "| SB3 " in cli.stdout
+    own = run("-m", "wordle_gym", "eval", "--agent", "sb3", "--checkpoint", str(model), "--device", "cpu")
+    assert own.returncode == 0 and "/10 won" in own.stdout  # the zip records its lists: the default
+    full = run(
+        "-m",
+        "wordle_gym",
+        "eval",
+        "--agent",
+        "sb3",
+        "--checkpoint",
+        str(model),
+        "--device",
+        "cpu",
+        "--answers",
+        "answers",
+        "--allowed",
+        "allowed",
+    )
+    assert full.returncode == 0 and "/2315 won" in full.stdout  # the real game, guessing among its 10 words
+    other = tmp_path / "other.txt"
+    other.write_text("\n".join(stage_words("2315")[0][:10]) + "\n")  # the same size, other words
+    wrong = run(
+        "-m",
+        "wordle_gym",
+        "eval",
+        "--agent",
+        "sb3",
+        "--checkpoint",
+        str(model),
+        "--device",
+        "cpu",
+        "--answers",
+        str(other),
+        "--allowed",
+        str(other),
+    )
+    assert wrong.returncode == 2 and "guesses words this env does not allow (" in wrong.stderr
+
+
+def test_sb3_example__single_env_option(tmp_path: Path) -> None:
+    out = run(
+        "examples/sb3_maskable_ppo.py",
+        "--stage",
+        "10",
+        "--timesteps",
+        "256",
+        "--num-envs",
+        "4",
+        "--single",
+        "--save",
+        str(tmp_path / "m.zip"),
+    )
+    assert out.returncode == 0, out.stderr and (tmp_path / "m.zip").exists()
+
+
+def test_maskable_ppo__learns_10_words_beyond_random_play() -> None:
+    """MaskablePPO with the hard-mode mask on the vector env adapter: >= 95 % greedy wins and a mean of
+    at most 2.5 guesses, where random play within the same mask needs more than 2.5 (computed here)."""
+    from wordle_agents import RandomPolicy
+
+    answers, allowed = stage_words("10")
+    kwargs = {"answers": answers, "allowed": allowed, "action_mask": "hard", "device": "cpu", "progress": False}
+    floor = evaluate(RandomPolicy(seed=0), **kwargs)
+    assert floor.mean_guesses_wins > 2.5
+    torch.manual_seed(0)
+    venv = make_sb3_vec_env(num_envs=32, device="cpu", answers=answers, allowed=allowed, action_mask="hard")
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=256, seed=0, device="cpu")
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
+    model.learn(8192)
+    result = evaluate(SB3Policy(model), **kwargs)
+    assert result.win_rate >= 0.95 and result.mean_guesses_wins <= 2.5
+
+
+def test_sb3_policy__load_errors(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        SB3Policy.load(tmp_path / "missing.zip")
+    (tmp_path / "bad.zip").write_bytes(b"not a zip")
+    with pytest.raises(ValueError, match="is not a Stable-Baselines3 model file"):
+        SB3Policy.load(tmp_path / "bad.zip")
+
+
+def test_bench_env__measures_every_mask_mode_and_saves_json(tmp_path: Path) -> None:
+    """``wordle-gym bench --env``: the vector env's steps/s per batch size and mask mode, from the package."""
+    out = run(
+        "-m",
+        "wordle_gym",
+        "bench",
+        "--env",
+        "--sizes",
+        "1,4",
+        "--seconds",
+        "0.05",
+        "--device",
+        "cpu",
+        "--out",
+        str(tmp_path),
+    )
+    assert out.returncode == 0, out.stderr
+    data = json.loads((tmp_path / "benchmarks" / "results" / "vector_env_cpu.json").read_text())
+    rows = {(r["num_envs"], r["mask"]): r for r in data["rows"]}
+    assert set(rows) == {(n, m) for n in (1, 4) for m in ("all", "candidates", "hard")}
+    for (n, _), row in rows.items():  # steps/s and ms/step describe the same steps
+        assert row["env_steps_per_s"] == pytest.approx(n * 1e3 / row["ms_per_step"], rel=1e-6)
+    assert "| 4 | " in out.stdout and "torch threads" in data["machine"]
+    assert not (tmp_path / "BENCHMARKS.md").exists()  # agents are not evaluated
+
+
+def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
+    out = run("-m", "wordle_gym", "bench", "--only", "entropy, SALET", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    results = list((tmp_path / "benchmarks" / "results" / "agents").glob("*.json"))
+    assert [p.name for p in results] == ["max-entropy-entropy-salet.json"]
+    data = json.loads(results[0].read_text())
+    assert data["wins"] == 2315 and data["derived"]["mean_guesses_wins"] <= 3.44
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| max-entropy (entropy, SALET) | 2315 x 12972 | 100.00 | 3.4324 |" in table
+    assert "(cited)" not in table  # published figures are the repository's section (benchmarks/report.py)
+    # The gap to perfect play: SALET's own optimum, so all of it is play (3.4324 - 3.4212).
+    gap = data["extra"]["optimal_gap"]
+    assert gap["opener"] == "salet" and gap["opener_cost"] == 0 and gap["play_cost"] == pytest.approx(26 / 2315)
+    assert sum(gap["beyond"].values()) == 2315 and sum(int(k) * v for k, v in gap["beyond"].items()) == 26
+    assert "| max-entropy (entropy, SALET) | SALET | 3.4212 | +0.0000 | +0.0112 |" in table
+    assert "Optimal play" not in table  # measured by the optimal agent's rows, no longer cited
+    assert (tmp_path / "benchmarks" / "plots" / "guess_distribution.png").stat().st_size > 1000
+    bad = run("-m", "wordle_gym", "bench", "--device", "tpu", "--out", str(tmp_path))
+    assert bad.returncode == 2 and "unknown device 'tpu'" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.slow
+def test_bench__trained_agents_get_a_stage_row_and_a_real_game_row(tmp_path: Path) -> None:
+    out = run("-m", "wordle_gym", "bench", "--only", "a2c_1000", "--out", str(tmp_path), "--device", "cpu")
+    assert out.returncode == 0, out.stderr
+    rows = {
+        json.loads(p.read_text())["agent"]: json.loads(p.read_text())
+        for p in (tmp_path / "benchmarks" / "results" / "agents").glob("*.json")
+    }
+    own = next(r for name, r in rows.items() if "its training lists (1000 answers x 1000 guesses)" in name)
+    real = next(r for name, r in rows.items() if "real game (guesses only its 1000 words)" in name)
+    assert (own["games"], own["num_allowed"]) == (1000, 1000) and (real["games"], real["num_allowed"]) == (2315, 12972)
+    answers_1000 = set(stage_words("1000")[0])
+    assert (
+        set(real["openers"]) <= answers_1000 and set(real["lost_answers"]) >= set(stage_words("2315")[0]) - answers_1000
+    )
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    real_part, stage_part = table.split("### Training stages (not Wordle results)")
+    assert "real game (guesses only its 1000 words)" in real_part and "its training lists" not in real_part
+    assert "its training lists" in stage_part
+
+
+@pytest.mark.slow
+def test_bench__an_agent_trained_on_the_real_game_gets_one_real_game_row(tmp_path: Path) -> None:
+    """Regression: a full-stage checkpoint got a "training lists" row and a "real game (guesses only its
+    12972 words)" row, the same game twice under two names."""
+    out = run("-m", "wordle_gym", "bench", "--only", "a2c_full", "--out", str(tmp_path), "--device", "cpu")
+    assert out.returncode == 0, out.stderr
+    rows = [json.loads(p.read_text()) for p in (tmp_path / "benchmarks" / "results" / "agents").glob("*.json")]
+    assert [r["agent"] for r in rows] == ["A2C `a2c_full.pt` (stage full), real game"]
+    assert (rows[0]["games"], rows[0]["num_allowed"]) == (2315, 12972)
+    # The row says what it learned from and where it trained (the checkpoint records both).
+    assert rows[0]["extra"]["learned_from"] == "reward 'seed000'" and "CPU" in rows[0]["extra"]["machine"]
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert re.search(r"\| reward 'seed000' \| [0-9.]+ h \(CPU, [0-9]+ cores", table)
+    assert "### Training stages" not in table and "A2C `a2c_full.pt`" in table  # in the real-game table
+
+
+def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:
+    out = run("-m", "wordle_gym", "bench", "--only", "optimal", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| optimal (SALET) | 2315 x 12972 | 100.00 | 3.4212 |" in table
+    assert "| optimal (SALET, hard mode) | 2315 x 12972 | 100.00 | 3.5084 |" in table
+
+
+@pytest.mark.slow
+def test_bench__folders_sections_prune_and_a_table_it_did_not_write(tmp_path: Path, monkeypatch) -> None:
+    """The package's choices are options: where rows, plots and extra sections live, the gap's agent;
+    a BENCHMARKS.md someone else wrote is never replaced, and rows are deleted only when asked."""
+    from wordle_gym.cli import bench
+
+    foreign = tmp_path / "BENCHMARKS.md"
+    foreign.write_text("# my notes\n")
+    with pytest.raises(ValueError, match="was not written by wordle-gym bench"):
+        bench.main(["--only", "remaining candidates", "--out", str(tmp_path)])
+    assert foreign.read_text() == "# my notes\n" and not (tmp_path / "benchmarks").exists()
+    with pytest.raises(SystemExit):  # --prune deletes every row not written: not with a selection
+        bench.main(["--only", "remaining", "--prune", "--out", str(tmp_path / "elsewhere")])
+    out, rows = tmp_path / "report", tmp_path / "rows"
+    (out / "benchmarks" / "sections").mkdir(parents=True)
+    (out / "benchmarks" / "sections" / "b.md").write_text("## Second section\n")
+    (out / "benchmarks" / "sections" / "a.md").write_text("## First section\n")
+    every = bench.jobs
+    monkeypatch.setattr(bench, "jobs", lambda models: [(n, r) for n, r in every(models) if "remaining" in r.label])
+    options = ["--out", str(out), "--results", str(rows), "--optimal-agent", "none"]
+    assert bench.main(options) == 0
+    row = json.loads((rows / "random-remaining-candidates.json").read_text())
+    (rows / "gone.json").write_text(json.dumps({**row, "agent": "an agent no longer installed"}))
+    assert bench.main(options) == 0 and "an agent no longer installed" in (out / "BENCHMARKS.md").read_text()
+    assert bench.main([*options, "--prune"]) == 0  # deleted only when asked
+    assert [p.name for p in rows.glob("*.json")] == ["random-remaining-candidates.json"]
+    table = (out / "BENCHMARKS.md").read_text()
+    assert "random (remaining candidates)" in table and "no longer installed" not in table
+    assert "Gap to perfect play" not in table
+    assert table.index("## First section") < table.index("## Second section")
+    assert "![Guess distribution per agent](benchmarks/plots/guess_distribution.png)" in table
+
+
+def test_bench_table__rows_with_a_section_go_to_their_own_table() -> None:
+    """A row whose agent puts it in a section of its own (``BenchRun.section``: the taught networks) goes to
+    that section's table, never among the agents that learned from the reward."""
+    from wordle_agents.zoo import TAUGHT
+    from wordle_gym.cli.bench import agents_section
+    from wordle_gym.harness.evaluation import EvalResult
+
+    def row(agent: str, **extra: str) -> dict:
+        return EvalResult(
+            agent=agent,
+            games=2315,
+            wins=2315,
+            max_guesses=6,
+            histogram=[0, 100, 1200, 1015, 0, 0, 0],
+            lost_answers=[],
+            openers={"salet": 2315},
+            wall_time_s=1.0,
+            device="cpu",
+            num_allowed=12972,
+            extra=extra,
+        ).to_dict()
+
+    taught = row("A2C taught", learned_from="taught by the exact solver", section=TAUGHT)
+    lines = agents_section([row("A2C learned", learned_from="reward 'seed000'"), taught])
+    text = "\n".join(lines)
+    taught_at = text.index("### Taught by a teacher (imitation, not reward)")
+    assert text.index("| A2C learned |") < taught_at < text.index("| A2C taught |")
+    assert text.count("| A2C taught |") == 1
+
+
+def test_provenance__names_the_information_gain_shaping() -> None:
+    from types import SimpleNamespace
+
+    plain, shaped = (A2CAgent(A2CConfig(hidden=8, info_gain=g)) for g in (0.0, 0.05))
+    for agent in (plain, shaped):
+        agent.checkpoint = SimpleNamespace(
+            teacher=None, machine="CPU", method=None, method_reward=None, training_s=60.0
+        )
+    assert plain.provenance == {"learned_from": "reward 'seed000'", "machine": "CPU", "training_s": 60.0}
+    assert shaped.provenance["learned_from"] == "reward 'seed000' + 0.05 x bits of information per guess"
+
+
+def test_provenance__names_an_improvement_after_the_reward_training() -> None:
+    """Weights improved by their own rollouts say so, with the rollouts' reward; they stay reward-learned."""
+    from types import SimpleNamespace
+
+    agent = A2CAgent(A2CConfig(hidden=8))
+    agent.checkpoint = SimpleNamespace(
+        teacher=None, machine="CPU", method="own-policy rollouts", method_reward="default", training_s=None
+    )
+    assert agent.provenance["learned_from"] == "reward 'seed000', then own-policy rollouts on reward 'default'"
+
+
+PLUGINS = """
+import sys
+from wordle_gym.harness.registry import BenchRun
+
+
+class Oracle:
+    def act(self, observations, action_masks, env):
+        return env.game.answer_actions[env.state.answers]
+
+
+class NeedsExtra:
+    def __init__(self):
+        raise ImportError("No module named 'sb3_contrib': pip install 'wordle-gym[sb3]'")
+
+
+class Raising:
+    def __init__(self):
+        raise RuntimeError("broken plugin")
+
+
+class BadRuns(Oracle):
+    @staticmethod
+    def bench_runs():
+        return "not a list"
+
+
+class RaisingRuns(Oracle):
+    @staticmethod
+    def bench_runs():
+        raise RuntimeError("no rows today")
+
+
+class Failing:
+    def act(self, observations, action_masks, env):
+        raise ValueError("act failed")
+"""
+
+
+@pytest.mark.slow
+def test_bench_and_agents__survive_broken_plugins(tmp_path: Path) -> None:
+    env = fake_distribution(
+        tmp_path,
+        {
+            "zz-oracle": "fake_agents:Oracle",
+            "zz-needs-extra": "fake_agents:NeedsExtra",
+            "zz-raising": "fake_agents:Raising",
+            "zz-bad-runs": "fake_agents:BadRuns",
+            "zz-raising-runs": "fake_agents:RaisingRuns",
+            "zz-failing": "fake_agents:Failing",
+            "zz-exits": "fake_exit:Agent",
+        },
+    )
+    (tmp_path / "fake_agents.py").write_text(PLUGINS)
+    (tmp_path / "fake_exit.py").write_text("import sys\nsys.exit(3)\n")
+    listing = run_with(["-m", "wordle_gym", "agents"], env)
+    assert listing.returncode == 0, listing.stderr
+    assert "zz-exits" in listing.stdout and "zz-oracle" in listing.stdout and "max-entropy" in listing.stdout
+    out = run_with(
+        ["-m", "wordle_gym", "bench", "--only", "zz-", "--out", str(tmp_path / "out"), "--device", "cpu"], env
+    )
+    assert out.returncode == 0, out.stderr
+    assert "| zz-oracle |" in out.stdout
+    for name in ("zz-needs-extra", "zz-raising", "zz-bad-runs", "zz-raising-runs", "zz-failing", "zz-exits"):
+        assert any(name in line and "skipped" in line for line in out.stdout.splitlines()), (name, out.stdout)
+    assert "sb3_contrib" in out.stdout and (tmp_path / "out" / "BENCHMARKS.md").is_file()
+    out = run_with(["-m", "wordle_gym", "eval", "--agent", "zz-raising", "--answers", "nyt"], env)
+    assert out.returncode == 2 and "failed to start: RuntimeError: broken plugin" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

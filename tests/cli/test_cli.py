@@ -1,0 +1,300 @@
+"""The `wordle-gym` command, run as a user would: subprocesses, input from a pipe."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.lists import list_pair
+from tests.helpers.processes import ROOT, drain, interrupt
+from wordle_agents.optimal import main as optimal_main
+from wordle_gym.cli.commands import main as cli_main
+
+SMALL = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve", "parry", "error"]
+
+
+def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "wordle_gym", *args], input=stdin, capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def cli_here(*args: str) -> subprocess.CompletedProcess[str]:
+    """``cli`` in this process (no interpreter start-up): the same main(), its output captured."""
+    import contextlib
+
+    from wordle_gym.cli.commands import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's usage errors
+            code = exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess(["wordle-gym", *args], code, out.getvalue(), err.getvalue())
+
+
+def assert_clean_error(out: subprocess.CompletedProcess[str], message: str) -> None:
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert message in out.stderr and "Traceback" not in out.stderr
+
+
+def test_play__invalid_words_cost_no_turn() -> None:
+    out = cli("play", "--answer", "parry", stdin="crane\nzzzzz\ncran\nparry\n")
+    assert out.returncode == 0, out.stderr
+    assert " c (R)(A) n  e " in out.stdout
+    assert "'zzzzz' is not in the word list; try again (no turn used)" in out.stdout
+    assert "'cran' is not a 5-letter word" in out.stdout
+    assert "[P][A][R][R][Y]" in out.stdout and "Solved in 2/6!" in out.stdout
+
+
+def test_play__hard_mode_refusal_and_giving_up() -> None:
+    out = cli("play", "--answer", "parry", "--hard", stdin="error\ncrane\nquit\n")
+    assert "hard mode: letter 3 must be R; try again (no turn used)" in out.stdout
+    assert out.returncode == 1 and "The answer was PARRY." in out.stdout
+    out = cli("play", "--answer", "parry", "--hard", stdin="error\nrotor\n")  # eof ends the game
+    assert "hard mode: the guess must use R twice" not in out.stdout  # ROTOR keeps R at 3 and has two R
+    out = cli("play", "--answer", "parry", "--hard", stdin="error\nbarns\n")
+    assert "hard mode: the guess must use R twice" in out.stdout
+
+
+def test_play__loses_after_six_guesses() -> None:
+    out = cli("play", "--answer", "parry", "--seed", "1", stdin="crane\nsloth\nbumpy\nwight\nfudge\nerror\n")
+    assert out.returncode == 1 and "Out of guesses. The answer was PARRY." in out.stdout
+
+
+def test_assist__feedback_formats_undo_and_contradictions() -> None:
+    steps = (
+        "salet .g...\nhello\nsalet .g..q\nxxxxx 21002\ncorny 2222\ncorny ..gyg\nundo\nundo\nsalet 02000\nparry ggggg\n"
+    )
+    out = cli("assist", stdin=steps)
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    assert "2315 candidates left" in text and "soare" in text  # the opening suggestions
+    assert "82 candidates left" in text
+    assert "Expected a guess and its colours" in text
+    assert "feedback '.g..q' is malformed" in text
+    assert "'xxxxx' is not in the word list; ignored." in text
+    assert "feedback '2222' has 4 tiles; expected 5; ignored." in text
+    assert "No answer fits CORNY ..gyg" in text
+    assert "Undone; back to 0 guesses." in text and "Nothing to undo." in text
+    assert text.count("82 candidates left") == 2  # same state after undo and the digit form
+    assert "Solved in 2!" in text
+
+
+def test_assist__lists_few_candidates_and_names_the_last() -> None:
+    out = cli("assist", "--top", "2", stdin="salet .g...\ncorny ..g.g\nharpy .ggyg\n")
+    assert "5 candidates left: hardy, harpy, harry, marry, parry" in out.stdout
+    assert "It must be PARRY." in out.stdout
+    lines = out.stdout.splitlines()
+    blocks = [i for i, line in enumerate(lines) if line.endswith("Suggestions:")]
+    assert len(blocks) == 3  # at the start and after each of the first two guesses: 2 lines each
+    assert all(lines[i + 2].startswith("  ") and not lines[i + 3].startswith("  ") for i in blocks)
+
+
+def test_eval__custom_list_json_and_random_agent(tmp_path: Path) -> None:
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(SMALL) + "\n")
+    target = tmp_path / "res.json"
+    out = cli(
+        "eval",
+        "--agent",
+        "max-entropy",
+        "--answers",
+        str(words),
+        "--allowed",
+        str(words),
+        "--device",
+        "cpu",
+        "--json",
+        str(target),
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines()[0].startswith("| agent | win % |")
+    assert "| max-entropy (entropy, opener computed) | 100.00 |" in out.stdout
+    data = json.loads(target.read_text())
+    assert data["games"] == 12 and data["wins"] == 12 and sum(data["histogram"]) == 12
+    out = cli("eval", "--agent", "random", "--answers", str(words), "--allowed", str(words), "--device", "cpu")
+    assert out.returncode == 0 and "| random (masked) |" in out.stdout
+
+
+def test_eval__full_list_with_salet() -> None:
+    out = cli("eval", "--opener", "salet", "--device", "cpu")
+    assert out.returncode == 0, out.stderr
+    assert "2315/2315 won (100.00 %)" in out.stdout
+
+
+def test_solve__shows_rows_until_solved() -> None:
+    out = cli("solve", "parry", "--opener", "salet")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0].startswith(" s [A] l  e  t ") and lines[-2] == "[P][A][R][R][Y]" and lines[-1] == "Solved in 4."
+
+
+BAD_ARGUMENTS = [
+    (("solve", "zzzzz"), "'zzzzz' is not one of the 2315 possible answers"),
+    (("eval", "--answers", "klingon"), "unknown word list 'klingon'"),
+    (
+        ("eval", "--agent", "nope"),
+        "unknown agent 'nope'; installed agents: a2c, a2c-improved, a2c-taught, dqn, dqn-explored, dqn-improved, "
+        "max-entropy, optimal, random, sb3",
+    ),
+    (("eval", "--agent", "random", "--opener", "salet"), "agent 'random' does not take option(s) ['opener']"),
+    (("eval", "-o", "tolerance"), "bad agent option 'tolerance': expected KEY=VALUE"),
+    (("eval", "--opener", "qqqqq", "--device", "cpu"), "'qqqqq' is not an allowed guess"),
+    (("eval", "--device", "tpu"), "unknown device 'tpu'"),
+    (("play", "--answer", "xyzzy"), "'xyzzy' is not one of the 2315 possible answers"),
+    (("play", "--max-guesses", "0"), "expected an integer from 1 to 1000, got '0'"),
+    (("play", "--max-guesses", "99999999999999999999"), "expected an integer from 1 to 1000, got '9999"),
+    (("play", "--seed", "-1"), "expected an integer >= 0, got '-1'"),
+    (("eval", "--device", "mps"), "device 'mps' is not supported; expected 'cpu', 'cuda', 'cuda:N' or 'auto'"),
+    (("eval", "--device", "meta"), "device 'meta' is not supported"),
+    (("eval", "--json", "/tmp"), "'/tmp' is a folder; expected a file name"),
+    (("eval", "--json", "/tmp/" + "x" * 300 + ".json"), "the name is too long"),
+    (("eval", "--json", "/proc/wordle/out.json"), "cannot write '/proc/wordle/out.json'"),
+    (("bench", "--out", "README.md"), "'README.md' is a file; expected a folder"),
+    (("bench", "--out", "/proc/wordle-out"), "cannot write '/proc/wordle-out'"),
+    (("bench", "--only", "no-such-agent", "--out", "/tmp/wordle-bench-none"), "matches no agent"),
+    (("bench", "--env", "--sizes", "8,lots"), "--sizes must be whole numbers separated by commas; got '8,lots'"),
+    (("bench", "--env", "--sizes", "8", "--seconds", "0"), "--seconds in (0, 3600]; got '8' and 0.0"),
+    (("assist", "--opener", "salet"), "--opener is for eval and solve"),
+    (("eval", "--agent", "sb3", "--checkpoint", "README.md"), "is not a Stable-Baselines3 model file"),
+    (("assist", "--score", "best"), "unknown score 'best'"),
+    ((), "the following arguments are required: COMMAND"),
+]
+
+
+@pytest.mark.parametrize(("args", "message"), BAD_ARGUMENTS)
+def test_cli__bad_arguments_exit_2_without_traceback(args: tuple[str, ...], message: str) -> None:
+    out = cli_here(*args)
+    assert_clean_error(out, message)
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_cli__bad_arguments_exit_2_without_traceback_as_a_command() -> None:
+    """The same cases through the installed entry point, each in its own process."""
+    for args, message in BAD_ARGUMENTS:
+        out = cli(*args)
+        assert_clean_error(out, message)
+        assert len(out.stderr.strip().splitlines()) == 1, args
+
+
+def test_cli__word_list_file_that_is_not_text(tmp_path: Path) -> None:
+    bad = tmp_path / "words.bin"
+    bad.write_bytes(b"cigar\n\xff\xfe\n")
+    assert_clean_error(cli("eval", "--answers", str(bad)), f"{str(bad)!r} is not a UTF-8 text file of words")
+
+
+def test_play__long_input_is_not_echoed_back() -> None:
+    out = cli("play", "--answer", "parry", stdin="x" * 1_000_000 + "\nquit\n")
+    assert "'xxxxxxxxxxxxxxxxxxxxxxxx'... (1,000,000 characters) is not a 5-letter word" in out.stdout
+    assert len(out.stdout) < 2_000
+
+
+def test_eval__lists_a_few_lost_answers_and_counts_them(tmp_path: Path) -> None:
+    out = cli("eval", "--agent", "random", "--device", "cpu", "--max-guesses", "1")
+    line = next(line for line in out.stdout.splitlines() if line.startswith("lost "))
+    count = int(line.split()[1].rstrip(":"))
+    assert count > 2000 and line.count(",") == 9 and f"(+{count - 10} more; --json lists all)" in line
+
+
+def test_colour__only_on_a_terminal_unless_forced() -> None:
+    from wordle_gym.envs.render import ansi_row
+
+    class Tty:
+        def isatty(self) -> bool:
+            return True
+
+    plain = ansi_row("parry", [2, 2, 2, 2, 2])
+    assert "\x1b[" not in plain  # pytest's stdout is not a terminal
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    code = "from wordle_gym.envs.render import ansi_row; print(ansi_row('parry', [2, 2, 2, 2, 2]))"
+
+    def run(extra: dict[str, str]) -> str:
+        env_vars = {**env, **extra, "PYTHONPATH": str(ROOT)}
+        return subprocess.run([sys.executable, "-c", code], env=env_vars, capture_output=True, text=True).stdout
+
+    assert "\x1b[" in run({"FORCE_COLOR": "1"}) and "\x1b[" not in run({})
+    from wordle_gym.envs.render import _use_color
+
+    assert _use_color(None, Tty()) is ("NO_COLOR" not in os.environ or bool(os.environ.get("FORCE_COLOR")))
+
+
+def test_cli__a_reader_that_goes_away_ends_it_quietly() -> None:
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "wordle_gym", "assist"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stdout is not None and proc.stdout.readline().startswith("Type the guess")
+    proc.stdout.close()  # like `| head -1`
+    _, err = proc.communicate("salet .g...\ncrony .....\nquit\n", timeout=120)
+    assert proc.returncode == 141 and err == ""
+
+
+def test_outputs__the_solver_and_eval_write_into_a_fifo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _, allowed, lists = list_pair(tmp_path)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader, got = drain(fifo)
+    assert optimal_main([allowed[0], *lists, "--quiet", "--save", str(fifo)]) == 0
+    reader.join(10)
+    assert got and got[0][:2] == b"PK" and stat.S_ISFIFO(os.stat(fifo).st_mode)  # an npz (a zip) went through
+    reader, got = drain(fifo)
+    assert cli_main(["eval", "--agent", "random", *lists, "--device", "cpu", "--json", str(fifo)]) == 0
+    reader.join(10)
+    assert json.loads(got[0])["games"] == 30 and stat.S_ISFIFO(os.stat(fifo).st_mode)
+
+
+@pytest.mark.slow
+def test_assist__ctrl_c_stops_the_exact_values_at_once() -> None:
+    """``assist --optimal`` after MUMMY all grey (1325 candidates): a long exact search, with a bar."""
+    args = [sys.executable, "-m", "wordle_gym", "assist", "--optimal"]
+    code, took, err = interrupt(args, "exact values", "mummy 00000\n")
+    assert code == 130 and "Traceback" not in err and took < 30
+
+
+# ------------------------------------------------------------------------------ 7. options and plugins
+def test_cli__bad_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    *_, lists = list_pair(tmp_path)
+    bad = [
+        (["-o", "seed=abc"], "use --seed instead"),  # the flag checks its value; -o would bypass it
+        (["-o", "device=cuda"], "use --device instead"),  # was ignored: the flag's value won silently
+        (["-o", "x=" + "-" * 5000 + "1"], "at most 1,000"),  # RecursionError before
+        (["-o", "x=" + "(1," * 300], "nested too deeply"),  # MemoryError before
+    ]
+    for extra, message in bad:
+        assert cli_main(["eval", "--agent", "random", *lists, *extra]) == 2, extra[1][:20]
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1 and len(err) < 400, (extra[1][:20], err)
+    assert cli_main(["eval", "--agent", "random", "--answers", "x" * 120_000]) == 2
+    assert len(capsys.readouterr().err) < 300  # a 120 kB argument is not echoed back whole
+    from wordle_agents.solvers.baselines import RandomPolicy
+
+    for seed in ("abc", 1.5, True, -1):
+        with pytest.raises(ValueError, match="seed must be an integer"):
+            RandomPolicy(seed)  # type: ignore[arg-type]
+
+
+def test_cli__optimal_without_numba_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _, allowed, lists = list_pair(tmp_path)
+    monkeypatch.setitem(sys.modules, "numba", None)
+    monkeypatch.delitem(sys.modules, "wordle_agents.solvers._optimal_kernel", raising=False)
+    assert cli_main(["eval", "--agent", "optimal", "--opener", allowed[1], *lists]) == 2
+    err = capsys.readouterr().err
+    assert "pip install numba" in err and len(err.strip().splitlines()) == 1

@@ -1,0 +1,86 @@
+"""Files and faults: atomic outputs, leftovers, permissions, locks, logs that survive a kill."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.processes import drain
+from wordle_gym.core.files import (
+    atomic_write,
+    atomic_write_text,
+    check_writable,
+    clean_stale_temporaries,
+)
+
+
+def test_atomic_write__a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path: Path) -> None:
+    target = tmp_path / "plot.png"
+    target.write_bytes(b"old")
+
+    def half_then_fail(handle) -> None:  # e.g. savefig killed by an error half-way
+        handle.write(b"half a png")
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        atomic_write(target, half_then_fail)
+    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["plot.png"]
+
+
+def test_atomic_write__leftovers_of_killed_writers_are_removed(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    stale = tmp_path / f".BENCHMARKS.md.{int(dead.stdout)}.0123abcd.tmp"
+    mine = tmp_path / f".other.{os.getpid()}.89abcdef.tmp"  # a live writer's: kept
+    stale.write_text("x")
+    mine.write_text("x")
+    atomic_write_text(tmp_path / "BENCHMARKS.md", "table\n")
+    assert not stale.exists() and mine.exists() and (tmp_path / "BENCHMARKS.md").read_text() == "table\n"
+    assert clean_stale_temporaries(tmp_path) == []
+
+
+def test_atomic_write__long_names_and_the_umask(tmp_path: Path) -> None:
+    name = "r" * 250 + ".json"  # valid (255 bytes); a temporary name built from it would not be
+    old = os.umask(0o022)
+    try:
+        atomic_write_text(tmp_path / name, "{}\n")
+        assert (tmp_path / name).stat().st_mode & 0o777 == 0o644
+        os.umask(0o077)
+        atomic_write_text(tmp_path / "private.json", "{}\n")
+        assert (tmp_path / "private.json").stat().st_mode & 0o777 == 0o600
+    finally:
+        os.umask(old)
+
+
+def test_check_writable__refuses_what_cannot_be_written(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="is a file; expected a folder"):
+        check_writable(tmp_path / "file", folder=True)
+    with pytest.raises(ValueError, match="the name is too long"):
+        check_writable(tmp_path / ("x" * 300))
+    with pytest.raises(ValueError, match="cannot write '/proc/wordle/x.json'"):
+        check_writable("/proc/wordle/x.json")  # read-only even for root
+    assert check_writable(tmp_path / "new" / "folder", folder=True).is_dir()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "new"]  # no probe left behind
+
+
+# ----------------------------------------------------------------------------- 1. outputs and devices
+def test_outputs__a_fifo_is_written_into_never_replaced(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader, got = drain(fifo)
+    atomic_write_text(fifo, "hello\n")
+    reader.join(10)
+    assert got == [b"hello\n"] and stat.S_ISFIFO(os.stat(fifo).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]  # no temporary left beside it
+
+
+def test_outputs__a_link_stays_a_link(tmp_path: Path) -> None:
+    (tmp_path / "real.json").write_text("old")
+    (tmp_path / "link.json").symlink_to(tmp_path / "real.json")
+    atomic_write_text(tmp_path / "link.json", "new")
+    assert (tmp_path / "link.json").is_symlink() and (tmp_path / "real.json").read_text() == "new"

@@ -1,0 +1,176 @@
+"""Agents as entry-point plugins, the package layout, and what ``import wordle_gym`` loads."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.processes import ROOT, fake_distribution, run
+from wordle_gym.harness.registry import AgentError, accepted_options, agent_names, bench_runs, load_factory, make_agent
+
+SMALL = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve"]
+
+THIRD_PARTY = '''
+class Oracle:
+    """Peeks at the answer: wins every game in one guess (a no-argument constructor)."""
+
+    def act(self, observations, action_masks, env):
+        return env.game.answer_actions[env.state.answers]
+
+
+class Slow:
+    def __init__(self, wait: int = 0):
+        self.wait = wait
+
+    def act(self, observations, action_masks, env):
+        late = env.state.turn >= self.wait
+        return env.game.answer_actions[env.state.answers].where(late, action_masks.float().argmax(1))
+
+
+def make_slow(wait: int = 0, device: str = "cpu"):
+    return Slow(wait)
+
+
+make_slow.bench_runs = lambda: []
+'''
+
+
+@pytest.fixture
+def third_party(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    env = fake_distribution(
+        tmp_path,
+        {
+            "oracle": "fake_agents:Oracle",
+            "slow-oracle": "fake_agents:make_slow",
+            "broken": "fake_agents_missing_module:Agent",
+        },
+        THIRD_PARTY,
+    )
+    words = tmp_path / "words.txt"
+    words.write_text("\n".join(SMALL) + "\n")
+    return env, words
+
+
+def test_registry__own_agents_are_entry_points() -> None:
+    assert {"max-entropy", "random", "a2c", "dqn", "sb3"} <= set(agent_names())
+    assert accepted_options(load_factory("random")) == {"seed"}
+    solver = make_agent("max-entropy", {"score": "minimax", "opener": "salet"}, device="cpu")
+    assert solver.score == "minimax" and solver.opener == "salet"
+    labels = [run.label for run in bench_runs("max-entropy")]
+    assert labels[0] == "max-entropy (entropy, SALET)" and len(labels) == 5
+    assert load_factory("dqn-explored").description.startswith("the dqn network improved by its own rollouts")
+
+
+def test_registry__refuses_options_an_agent_does_not_take() -> None:
+    with pytest.raises(AgentError, match=r"agent 'random' does not take option\(s\) \['opener'\]; it takes: seed"):
+        make_agent("random", {"opener": "salet"})
+    with pytest.raises(AgentError, match="unknown agent 'nope'; installed agents: "):
+        make_agent("nope")
+
+
+def test_registry__trained_agents_default_to_shipped_weights() -> None:
+    agent = make_agent("a2c", device="cpu")
+    assert agent.checkpoint is not None and Path(agent.checkpoint.path).name.startswith("a2c")
+    assert Path(agent.checkpoint.path).parent == ROOT / "agents" / "checkpoints"
+
+
+def test_third_party_agent__evaluated_through_the_cli(third_party: tuple[dict[str, str], Path]) -> None:
+    env, words = third_party
+    lists = ["--answers", str(words), "--allowed", str(words), "--device", "cpu"]
+    out = run(["-m", "wordle_gym", "eval", "--agent", "oracle", *lists], env)
+    assert out.returncode == 0, out.stderr
+    assert "10/10 won (100.00 %), mean 1.0000 guesses" in out.stdout
+    # Options reach a factory through its signature; -o carries ones the CLI has no flag for.
+    out = run(["-m", "wordle_gym", "eval", "--agent", "slow-oracle", "-o", "wait=2", *lists], env)
+    assert out.returncode == 0, out.stderr
+    # Two turns of word 0 (AWAKE, which wins its own game at once), then the answer: (1 + 9 x 3) / 10.
+    assert "10/10 won (100.00 %), mean 2.8000 guesses" in out.stdout
+    out = run(["-m", "wordle_gym", "eval", "--agent", "oracle", "--opener", "salet", *lists], env)
+    assert (
+        out.returncode == 2 and "agent 'oracle' does not take option(s) ['opener']; it takes: no options" in out.stderr
+    )
+
+
+def test_broken_agent__one_line_error_and_the_others_still_work(third_party: tuple[dict[str, str], Path]) -> None:
+    env, _ = third_party
+    out = run(["-m", "wordle_gym", "eval", "--agent", "broken", "--device", "cpu"], env)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "agent 'broken' (entry point 'fake_agents_missing_module:Agent') failed to load" in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    listing = run(["-m", "wordle_gym", "agents"], env)
+    assert listing.returncode == 0, listing.stderr
+    assert "broken" in listing.stdout and "unavailable" in listing.stdout and "max-entropy" in listing.stdout
+    code = "import gymnasium as gym, wordle_gym; gym.make('Wordle-v0').reset(seed=0); print('ok')"
+    assert run(["-c", code], env).stdout.strip() == "ok"
+
+
+def test_bench__runs_a_third_party_agent(third_party: tuple[dict[str, str], Path], tmp_path: Path) -> None:
+    env, _ = third_party
+    out = run(["-m", "wordle_gym", "bench", "--only", "oracle", "--out", str(tmp_path / "out"), "--device", "cpu"], env)
+    assert out.returncode == 0, out.stderr
+    assert "| oracle |" in out.stdout and "skipped: agent 'broken'" in out.stdout
+    assert (tmp_path / "out" / "benchmarks" / "results" / "agents" / "oracle.json").is_file()
+
+
+def test_import_wordle_gym__loads_no_agent_code() -> None:
+    code = textwrap.dedent("""
+        import sys, gymnasium as gym, wordle_gym
+        gym.make("Wordle-v0").reset(seed=0)
+        gym.make_vec("Wordle-v0", num_envs=2, device="cpu").reset(seed=0)
+        import wordle_gym.harness.evaluation, wordle_gym.cli.commands, wordle_gym.cli.bench
+        agents = ("wordle_agents", "stable_baselines3", "sb3_contrib")
+        print(sorted(m for m in sys.modules if m.split(".")[0] in agents))
+    """)
+    out = run(["-c", code], {**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_wordle_gym_sb3__without_sb3_names_the_extra() -> None:
+    code = "import sys; sys.modules['stable_baselines3'] = None; import wordle_gym.integrations.sb3"
+    out = run(["-c", code], {**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 1
+    assert "DependencyNotInstalled" in out.stderr and "pip install 'wordle-gym[sb3]'" in out.stderr
+
+
+@pytest.mark.slow
+def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Path) -> None:
+    wheels, site, source = tmp_path / "wheels", tmp_path / "site", tmp_path / "source"
+    skip = shutil.ignore_patterns(".git", "build", "runs", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")
+    shutil.copytree(ROOT, source, ignore=skip)  # setuptools writes build/ beside the sources: not in the checkout
+    build = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(wheels)]
+    build.append(str(source))
+    subprocess.run(build, check=True, capture_output=True, timeout=300, cwd=tmp_path)
+    wheel = next(wheels.glob("wordle_gym-*.whl"))
+    install = [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(site), str(wheel)]
+    subprocess.run(install, check=True, capture_output=True, timeout=300)
+    assert not (site / "agents").exists() and (site / "wordle_agents" / "checkpoints").is_dir()
+    assert (site / "wordle_gym" / "data" / "SOURCES.md").is_file()
+    shipped = {p.name for p in (ROOT / "agents" / "checkpoints").iterdir() if p.is_file()}
+    assert {p.name for p in (site / "wordle_agents" / "checkpoints").iterdir()} == shipped  # every shipped file
+    env = {**os.environ, "PYTHONPATH": str(site)}
+    out = run(["-c", "import agents"], env, cwd=tmp_path)
+    assert out.returncode == 1 and "No module named 'agents'" in out.stderr
+    code = f"import wordle_agents.rl.a2c as m, wordle_gym; print(m.__file__.startswith({str(site)!r}))"
+    out = run(["-c", code], env, cwd=tmp_path)
+    assert out.stdout.strip() == "True", out.stderr
+    points = next(site.glob("wordle_gym-*.dist-info")) / "entry_points.txt"
+    assert "[wordle_gym.agents]" in points.read_text() and "a2c = wordle_agents.rl.a2c:pretrained" in points.read_text()
+    # The main job from the wheel, in a folder of the user's: everything goes into wordle-gym-bench/, the
+    # user's own BENCHMARKS.md is untouched, and no optimal tree is solved (the agents' openers' trees ship).
+    user = tmp_path / "user"
+    user.mkdir()
+    (user / "BENCHMARKS.md").write_text("my notes\n")
+    out = run(["-m", "wordle_gym", "bench", "--device", "cpu"], env, cwd=user)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert sorted(p.name for p in user.iterdir()) == ["BENCHMARKS.md", "wordle-gym-bench"]
+    assert (user / "BENCHMARKS.md").read_text() == "my notes\n"
+    table = (user / "wordle-gym-bench" / "BENCHMARKS.md").read_text()
+    assert "| optimal (SALET) | 2315 x 12972 | 100.00 | 3.4212 |" in table and "A2C `a2c_full.pt`" in table
+    assert "optimal tree from" not in out.stderr + out.stdout

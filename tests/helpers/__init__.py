@@ -1,0 +1,1 @@
+"""What several test files share: independent reference implementations, small word lists, processes."""

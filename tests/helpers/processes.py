@@ -1,0 +1,77 @@
+"""Test processes: the repository root, a fake third-party distribution, commands run as a user runs them."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+"""The repository's root folder."""
+
+
+def fake_distribution(root: Path, entry_points: dict[str, str], module: str = "") -> dict[str, str]:
+    """A third-party distribution on ``root``: a dist-info with entry points and a module ``fake_agents`` (its
+    source: ``module``); returns the environment of a process that has it installed."""
+    info = root / "fake_agents-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-agents\nVersion: 1.0\n")
+    lines = "".join(f"{name} = {value}\n" for name, value in entry_points.items())
+    (info / "entry_points.txt").write_text("[wordle_gym.agents]\n" + lines)
+    (root / "fake_agents.py").write_text(textwrap.dedent(module))
+    return {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(ROOT)]), "NO_COLOR": "1"}
+
+
+def run(args: list[str], env: dict[str, str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def drain(fifo: Path) -> tuple[threading.Thread, list[bytes]]:
+    """A reader on ``fifo`` (a writer blocks until one opens it); what it read lands in the list."""
+    got: list[bytes] = []
+
+    def read() -> None:
+        with open(fifo, "rb") as handle:
+            got.append(handle.read())
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    return reader, got
+
+
+def interrupt(args: list[str], ready: str, stdin: str | None = None) -> tuple[int, float, str]:
+    """Run ``args`` until its stderr shows ``ready`` (the long work has begun), then send SIGINT:
+    (exit status, seconds it took to stop, stderr)."""
+    child = subprocess.Popen(
+        args,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background job starts with it ignored
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    err: list[str] = []
+    reader = threading.Thread(target=lambda: err.extend(iter(lambda: child.stderr.read(1), "")), daemon=True)
+    reader.start()
+    if stdin:
+        child.stdin.write(stdin)
+        child.stdin.flush()
+    try:
+        deadline = time.perf_counter() + 240
+        while ready not in "".join(err) and child.poll() is None and time.perf_counter() < deadline:
+            time.sleep(0.2)
+        time.sleep(1.0)
+        sent = time.perf_counter()
+        child.send_signal(signal.SIGINT)
+        child.wait(timeout=120)
+        took = time.perf_counter() - sent
+    finally:
+        child.kill()
+    reader.join(10)
+    return child.returncode, took, "".join(err)
