@@ -161,7 +161,7 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     out = run(["-c", code], env, cwd=tmp_path)
     assert out.stdout.strip() == "True", out.stderr
     points = next(site.glob("wordle_gym-*.dist-info")) / "entry_points.txt"
-    assert "[wordle_gym.agents]" in points.read_text() and "a2c = wordle_agents.rl.a2c:pretrained" in points.read_text()
+    assert "[wordle_gym.agents]" in points.read_text() and "a2c = wordle_agents.zoo:a2c" in points.read_text()
     # The main job from the wheel, in a folder of the user's: everything goes into wordle-gym-bench/, the
     # user's own BENCHMARKS.md is untouched, and no optimal tree is solved (the agents' openers' trees ship).
     user = tmp_path / "user"
