@@ -62,6 +62,7 @@ def _network(default: str) -> Callable[..., Any]:
     def build(checkpoint: str | None = None, device: Any = "cpu") -> Any:
         return load_network(checkpoint or shipped_dir() / default, device)
 
+    build.__doc__ = f"The network of ``{default}``, or of ``checkpoint`` (any A2C or DQN checkpoint)."
     return build
 
 

@@ -98,7 +98,7 @@ def test_layout__tests_mirror_the_subpackages() -> None:
         tests = ROOT / "tests" / ("agents" if package.startswith("wordle_agents") else "") / folder.name
         assert list(tests.glob("test_*.py")), f"{package}: no tests in {tests.relative_to(ROOT)}"
     top = {p.name for p in (ROOT / "tests").glob("test_*.py")}
-    assert top == {"test_layout.py", "test_readme.py", "test_examples.py"}
+    assert top == {"test_layout.py", "test_docs.py", "test_examples.py"}
 
 
 def test_layout__no_sys_path_edits() -> None:

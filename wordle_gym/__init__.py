@@ -28,7 +28,7 @@ from wordle_gym.core.words import Vocabulary, decode, encode, load_word_list
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "GREEN",

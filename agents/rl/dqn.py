@@ -76,7 +76,7 @@ class DQNConfig:
     alpha: float = 0.6
     """Priority exponent: P(i) = p_i^alpha / sum p^alpha."""
     priority_eps: float = 0.01
-    """Added to |TD error|. Wordle transitions are often fitted exactly; a tiny floor (1e-6) then makes
+    """Added to ``|TD error|``. Wordle transitions are often fitted exactly; a tiny floor (1e-6) then makes
     the smallest priority, which normalises the importance weights, so small that every other weight
     (and so the step size) collapses: learning stalled at 30 % on 100 words until this was 0.01."""
     beta_start: float = 0.4

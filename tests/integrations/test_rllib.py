@@ -76,10 +76,11 @@ def test_rllib__masked_ppo_example_trains_and_plays_through_the_harness() -> Non
 
 
 @pytest.mark.slow
-def test_rllib__readme_snippet_runs_as_written(tmp_path: Path) -> None:
-    """The README's RLlib snippet (fenced ``python rllib``: the main README test runs without ray)."""
+def test_rllib__docs_snippet_runs_as_written(tmp_path: Path) -> None:
+    """The RLlib tutorial's snippet (fenced ``python rllib``: the docs test runs without ray)."""
     pytest.importorskip("ray.rllib")
-    blocks = re.findall(r"```python rllib\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    page = ROOT / "docs" / "tutorials" / "rllib.md"
+    blocks = re.findall(r"```python rllib\n(.*?)```", page.read_text(), flags=re.S)
     assert len(blocks) == 1
     out = _run(blocks[0])
     assert out.returncode == 0, out.stderr[-3000:]

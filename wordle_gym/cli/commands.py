@@ -1,4 +1,4 @@
-"""The ``wordle-gym`` command: play, get hints, evaluate agents, watch an agent play.
+"""The ``wordle-gym`` command: play, get hints, evaluate agents, watch an agent play::
 
     wordle-gym play [--hard] [--answer WORD] [--seed N]
     wordle-gym assist [--hard] [--score entropy|expected|minimax|splits]

@@ -5,15 +5,15 @@ values (319 for L=5, T=6), position-major so that each block is one contiguous `
 slab. Read the blocks by name (``enc.slices["min_count"]``, or ``enc.layout.fields(obs)`` for
 shaped views), never by offset arithmetic:
 
-================  ===================  ===========  ==========================================
-name              slice                values       meaning
-================  ===================  ===========  ==========================================
-``green``         ``[0, 26L)``         0/1          ``[i*26 + c]``: position ``i`` is known to be ``c``
-``excluded``      ``[26L, 52L)``       0/1          ``[i*26 + c]``: ``c`` is known not to be at ``i``
-``min_count``     ``[52L, 52L+26)``    0..L         the answer holds at least this many of letter ``c``
-``max_count``     ``[52L+26, 52L+52)`` 0..L         ... and at most this many
-``turn``          ``[52L+52, D)``      one-hot      guesses made so far, 0..T
-================  ===================  ===========  ==========================================
+=============  ====================  =======  ===================================================
+name           slice                 values   meaning
+=============  ====================  =======  ===================================================
+``green``      ``[0, 26L)``          0/1      ``[i*26 + c]``: position ``i`` is known to be ``c``
+``excluded``   ``[26L, 52L)``        0/1      ``[i*26 + c]``: ``c`` is known not to be at ``i``
+``min_count``  ``[52L, 52L+26)``     0..L     the answer holds at least this many of letter ``c``
+``max_count``  ``[52L+26, 52L+52)``  0..L     ... and at most this many
+``turn``       ``[52L+52, D)``       one-hot  guesses made so far, 0..T
+=============  ====================  =======  ===================================================
 
 It is lossless: a word is consistent with all feedback so far exactly when its letters are
 not excluded at their positions and its letter counts lie within the bounds.

@@ -21,6 +21,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     """Wordle: find the hidden word in at most ``max_guesses`` guesses.
 
     ## Description
+
     Each guess is scored tile by tile: green (right letter, right place), yellow (the letter
     is elsewhere in the answer), grey. Repeated letters follow the real game: greens are
     taken first, then the remaining copies of a guess letter are yellow, left to right,
@@ -30,10 +31,12 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     their plain-Python copy, :mod:`wordle_gym.envs.scalar`, which the tests hold to them step by step.
 
     ## Action Space
+
     ``Discrete(len(allowed))``: action ``i`` guesses ``env.unwrapped.words[i]`` (12972 words by
     default, in sorted order); ``env.unwrapped.vocabulary.action("crane")`` maps back.
 
     ## Observation Space
+
     ``observation="knowledge"`` (default): a flat ``Box`` of ``52 L + 52 + T + 1`` int8 values
     (319 for 5 letters and 6 guesses) that holds everything the feedback has revealed,
     losslessly, with ``L`` = word length and ``T`` = ``max_guesses``:
@@ -51,6 +54,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     such rows). ``obs_dtype="float32"`` gives float observations instead of int8.
 
     ## Rewards
+
     ``reward="default"``: -1 per guess and -5 more for a loss (a win on guess k returns -k).
     ``"seed000"``: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss. ``"seed001"``:
     +1 per green or yellow tile (-0.1 instead for a green re-entered where it was already
@@ -58,26 +62,31 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     :class:`~wordle_gym.core.rewards.RewardScheme`.
 
     ## Starting State
+
     A uniformly random answer from ``answers``, or ``reset(options={"answer": "cigar"})`` (a word
     or an index into ``answers``). Nothing is known.
 
     ## Episode End
+
     Terminated on a correct guess or after ``max_guesses`` guesses (a loss; the game's own end,
     so never truncated). Stepping a finished episode raises ``RuntimeError``.
 
     ## Action masks
+
     ``info["action_mask"]`` (int8, 1 = allowed; bool with ``mask_dtype="bool"``) on reset and every
     step, and ``env.action_masks()`` (bool, the sb3-contrib convention). ``action_mask="all"``: every
     word; ``"hard"`` (default in hard mode): words that keep revealed greens in place and reuse
     revealed letters; ``"candidates"``: answers still consistent with all feedback.
 
     ## Hard mode
+
     ``hard_mode=True``: a guess that moves a revealed green or drops a revealed letter (fewer
     copies than known) is refused as in the game: no tiles, nothing learned, but the turn is
     spent (so every episode still ends) and the reward adds the scheme's ``invalid`` penalty;
     ``info["invalid"]`` is True. Masked agents never make such guesses.
 
     ## Info
+
     The same keys after reset and every step, numbers and arrays only (so vector wrappers and
     TorchRL can batch them): ``action_mask`` (int8, 1 = allowed: Gymnasium's convention, usable as
     ``action_space.sample(mask)``; ``action_masks()`` gives it as bool, sb3-contrib's), ``turn``
@@ -88,21 +97,25 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ``env.unwrapped.words[action]``; the answer is ``env.unwrapped.answer``.
 
     ## Arguments
+
     ``answers`` and ``allowed`` (list names "answers", "answers_nyt"/"nyt", "allowed", or your
     own words of any length 2..10; ``allowed=None`` means the answers), ``max_guesses=6``,
     ``hard_mode=False``, ``reward``, ``observation``, ``action_mask``, ``obs_dtype``, ``mask_dtype``,
     ``render_mode`` in ("ansi", "human", "rgb_array").
 
     ## Vectorized environment
+
     ``gym.make_vec("Wordle-v0", num_envs=N, device="cuda")`` returns a
     :class:`wordle_gym.envs.vector.WordleVectorEnv`: the same rules, observations, masks and
     rewards as torch tensors on a device, for millions of games at once.
 
     ## Version History
-    * v1: ``obs_dtype="float32"`` and ``mask_dtype="native"``: float observations, which the default
-      networks of SB3, RLlib, TorchRL and a CleanRL script take unchanged, and a bool
+
+    * v1 (recommended): ``obs_dtype="float32"`` and ``mask_dtype="native"``: float observations, which the
+      default networks of SB3, RLlib, TorchRL and a CleanRL script take unchanged, and a bool
       ``info["action_mask"]`` in the torch vector env (int8 here, as Gymnasium samples). The same game.
-    * v0: initial release (int8 observations, int8 info masks).
+    * v0: the first release, int8 observations and int8 info masks (a quarter of the memory in huge
+      batches); ``gym.make`` says that v1 exists.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}

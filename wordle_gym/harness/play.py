@@ -51,7 +51,7 @@ class Played:
     env: WordleVectorEnv
     """The env after the last step: ``env.state`` holds every game's history."""
     observations: torch.Tensor
-    """(N, *obs) the last observations (those after the last step played)."""
+    """``(N, *obs)``: the last observations (those after the last step played)."""
     infos: dict[str, torch.Tensor]
     """The last infos (``action_mask`` of the next turn, ``tiles``, ...)."""
     actions: torch.Tensor

@@ -1,0 +1,193 @@
+"""The documentation's pages and tables that come from the code, so that they cannot drift from it.
+
+* ``{wordle-registrations}``: a table of every env id ``import wordle_gym`` registers, with the keywords
+  each passes and its two entry points (read from Gymnasium's registry);
+* ``agents/``: one page per shipped agent, written when the build starts from the table of
+  :mod:`wordle_agents.zoo` (what it is, its options, its weights, how it was made) and the rows
+  ``wordle-gym bench`` measured for it (``benchmarks/results/agents/*.json``).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from pathlib import Path
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import Directive
+
+DOCS = Path(__file__).resolve().parent.parent
+ROOT = DOCS.parent
+RESULTS = ROOT / "benchmarks" / "results" / "agents"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> nodes.table:
+    """A table node: the header, then the rows (each row's first cell as code)."""
+    table = nodes.table()
+    group = nodes.tgroup(cols=len(header))
+    table += group
+    group += [nodes.colspec(colwidth=1) for _ in header]
+    head, body = nodes.thead(), nodes.tbody()
+    head += _row([nodes.Text(text) for text in header])
+    for values in rows:
+        body += _row([nodes.literal(text=values[0]), *(nodes.Text(text) for text in values[1:])])
+    group += head
+    group += body
+    return table
+
+
+def _row(cells: list[nodes.Node]) -> nodes.row:
+    row = nodes.row()
+    for cell in cells:
+        row += nodes.entry("", nodes.paragraph("", "", cell))
+    return row
+
+
+class Registrations(Directive):
+    """The env ids wordle_gym registers: id, keywords, entry points."""
+
+    def run(self) -> list[nodes.Node]:
+        import gymnasium as gym
+
+        import wordle_gym  # noqa: F401  (registers the ids)
+
+        rows = []
+        for env_id, spec in sorted(gym.registry.items()):
+            if not str(spec.entry_point).startswith("wordle_gym"):
+                continue
+            kwargs = ", ".join(f"{k}={v!r}" for k, v in spec.kwargs.items()) or "(the defaults)"
+            rows.append([env_id, kwargs, str(spec.entry_point), str(spec.vector_entry_point)])
+        return [_table(["id", "keywords", "entry_point (gym.make)", "vector_entry_point (gym.make_vec)"], rows)]
+
+
+class Docstring(Directive):
+    """A class's docstring, read as Markdown (the env docstrings follow Gymnasium's template in Markdown
+    headings), its reStructuredText roles turned into code: ``{wordle-docstring} wordle_gym.WordleEnv``."""
+
+    required_arguments = 1
+    option_spec = {"heading-offset": int}
+
+    def run(self) -> list[nodes.Node]:
+        import importlib
+        import re
+
+        from docutils.statemachine import StringList
+
+        module, _, name = self.arguments[0].rpartition(".")
+        doc = inspect.getdoc(getattr(importlib.import_module(module), name)) or ""
+        doc = re.sub(r":(?:mod|class|func|meth|attr|data):`~?([^`]+)`", r"`\1`", doc)
+        doc = re.sub(r"``([^`]+)``", r"`\1`", doc)
+        offset = self.options.get("heading-offset", 0)
+        lines = [("#" * offset + line) if line.startswith("#") else line for line in doc.splitlines()]
+        container = nodes.container()
+        self.state.nested_parse(StringList(lines, source=self.arguments[0]), self.content_offset, container)
+        return container.children
+
+
+def _results() -> list[dict[str, Any]]:
+    return [json.loads(p.read_text()) for p in sorted(RESULTS.glob("*.json"))]
+
+
+def _row_lines(label: str, results: list[dict[str, Any]]) -> list[str]:
+    lines = []
+    for r in results:
+        if r["agent"] == label or r["agent"].startswith(label + ","):
+            d, extra = r["derived"], r.get("extra", {})
+            lists = f"{r['games']} x {r['num_allowed']}" + (", hard mode" if r.get("hard_mode") else "")
+            hours = f"{extra['training_s'] / 3600:.2f} h" if extra.get("training_s") else ""
+            lines.append(
+                f"| {r['agent']} | {lists} | {100 * d['win_rate']:.2f} | {d['mean_guesses_wins']:.4f} | "
+                f"{extra.get('learned_from', '')} | {hours} |"
+            )
+    return lines
+
+
+def agent_page(agent: Any, results: list[dict[str, Any]]) -> str:
+    """The page of one shipped agent (markdown)."""
+    build = agent.build
+    where = f"`{build.__module__}.{getattr(build, '__qualname__', type(build).__name__)}`"
+    if "<locals>" in where:  # a factory the table made: its docstring says what it builds
+        where = (inspect.getdoc(build) or "").replace("``", "`")
+    options = ", ".join(f"`{name}`" for name in inspect.signature(build).parameters if name != "device") or "none"
+    lines = [
+        f"# `{agent.name}`",
+        "",
+        agent.description[0].upper() + agent.description[1:] + ".",
+        "",
+        "```text",
+        f"wordle-gym eval --agent {agent.name}",
+        "```",
+        "",
+        "| | |",
+        "| --- | --- |",
+        f"| built by | {where} |",
+        f"| options | {options} (and `device`) |",
+    ]
+    if agent.weights:
+        files = ", ".join(f"`{name}`" for name in agent.weights)
+        lines.append(f"| files (`agents/checkpoints/`) | {files} |")
+    rows = [line for run in agent.rows for line in _row_lines(run.label, results)]
+    if rows:
+        lines += [
+            "",
+            "## Its rows in the benchmark table",
+            "",
+            "Measured by `wordle-gym bench` (greedy play, every answer once); the full table is on "
+            "[the results page](../results/index.md).",
+            "",
+            "| row | answers x guesses | win % | mean guesses (wins) | learned from | training (2-core CPU) |",
+            "| --- | --- | ---: | ---: | --- | --- |",
+            *rows,
+        ]
+    if any(name.endswith((".pt", ".zip", ".npz")) for name in agent.weights):
+        lines += [
+            "",
+            "## How it was made",
+            "",
+            "Each file's training, from its starting weights to the commands and the figures on the way, is its row "
+            "of [the shipped weights' account](../results/weights.md).",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def write_agent_pages(app: Any) -> None:
+    """``agents/index.md`` and one page per agent of :data:`wordle_agents.zoo.AGENTS` (rewritten only when they
+    change, so that an unchanged build is not redone)."""
+    from wordle_agents.zoo import AGENTS
+
+    folder = DOCS / "agents"
+    folder.mkdir(exist_ok=True)
+    results = _results()
+    pages = {f"{name}.md": agent_page(agent, results) for name, agent in AGENTS.items()}
+    index = [
+        "# Shipped agents",
+        "",
+        "Every agent of `wordle_agents` (its table is `wordle_agents.zoo.AGENTS`; each is an entry point in the "
+        "group `wordle_gym.agents`, so `wordle-gym eval --agent NAME` plays it). Written from the code when "
+        "the documentation is built.",
+        "",
+        "| agent | what it is |",
+        "| --- | --- |",
+        *(f"| [`{name}`]({name}.md) | {agent.description} |" for name, agent in AGENTS.items()),
+        "",
+        "```{toctree}",
+        ":hidden:",
+        "",
+        *AGENTS,
+        "```",
+    ]
+    pages["index.md"] = "\n".join(index) + "\n"
+    for name, text in pages.items():
+        path = folder / name
+        if not path.exists() or path.read_text() != text:
+            path.write_text(text)
+    for stale in set(folder.glob("*.md")) - {folder / name for name in pages}:
+        stale.unlink()
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.add_directive("wordle-registrations", Registrations)
+    app.add_directive("wordle-docstring", Docstring)
+    app.connect("builder-inited", write_agent_pages)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,120 @@
+"""Build the documentation with warnings as errors, then open it in a real headless browser.
+
+    python docs/check.py [--out docs/_build/html] [--screenshots FOLDER] [--browser /usr/bin/chromium]
+
+The build is ``sphinx-build -W`` (a broken internal link or anchor, a docstring that does not parse, a page in
+no table of contents: each is an error). The site is then served on the loopback address only, and Chromium
+(Debian's package; driven by Playwright, whose own browser download is never used) opens the home page, the
+Wordle env page and the search page: each must load without a console error, and the search must find
+``Wordle-v1`` on the env page. Exit status 0 when all of it holds; one line per failure otherwise.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import http.server
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+DOCS = Path(__file__).resolve().parent
+BROWSER_FLAGS = [  # what a closed network and a root user need (no sandbox, no background traffic)
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def build(out: Path) -> None:
+    command = [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html", str(DOCS), str(out)]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode:
+        raise SystemExit(f"the documentation does not build without warnings:\n{done.stderr}")
+
+
+def serve(folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    server = QuietServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+class QuietServer(http.server.ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A browser that moves on before a file is sent closes the connection: not a failure of the site."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:  # no line per request
+        pass
+
+
+def browse(base: str, browser: str, screenshots: Path | None) -> list[str]:
+    """Open the pages; the failures, one line each."""
+    from playwright.sync_api import sync_playwright
+
+    failures: list[str] = []
+    pages = {
+        "home": "/index.html",
+        "wordle-env": "/envs/wordle.html",
+        "search": "/search.html?q=Wordle-v1",
+    }
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=browser, args=BROWSER_FLAGS)
+        page = chromium.new_page(viewport={"width": 1280, "height": 900})
+        errors: list[str] = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        for name, path in pages.items():
+            errors.clear()
+            response = page.goto(base + path, wait_until="load")
+            if response is None or response.status != 200:
+                failures.append(f"{name}: {path} answered {None if response is None else response.status}")
+                continue
+            if name == "search":
+                page.wait_for_selector("#search-results li a", timeout=15_000)
+                found = page.eval_on_selector_all("#search-results li a", "links => links.map(a => a.href)")
+                if not any("envs/wordle" in link for link in found):
+                    failures.append(f"search: 'Wordle-v1' does not find the Wordle env page (found {found[:5]})")
+            if errors:
+                failures.append(f"{name}: console errors: {errors[:3]}")
+            if screenshots is not None:
+                screenshots.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(screenshots / f"{name}.png"), full_page=False)
+        chromium.close()
+    return failures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", default=str(DOCS / "_build" / "html"), help="where the site is built")
+    parser.add_argument("--screenshots", default=None, help="save a screenshot of each page opened here")
+    parser.add_argument("--browser", default="/usr/bin/chromium", help="the Chromium to drive")
+    parser.add_argument("--no-build", action="store_true", help="check the site already built in --out")
+    args = parser.parse_args()
+    out = Path(args.out)
+    if not args.no_build:
+        build(out)
+    server, base = serve(out)
+    try:
+        failures = browse(base, args.browser, Path(args.screenshots) if args.screenshots else None)
+    finally:
+        server.shutdown()
+    for failure in failures:
+        print(f"docs: {failure}", file=sys.stderr)
+    if not failures:
+        print(f"docs: built in {out} without warnings; home, env and search pages load cleanly, search finds Wordle-v1")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,82 @@
+"""Every Python block of the README and of the documentation runs as written and on its own: each block in a
+fresh namespace of a process in which nothing of wordle_gym is imported or registered before it (a block that
+forgets an import fails here as it would for a reader who pastes it alone). The README's are in the default
+suite; the documentation's pages, one process each, are slow. RLlib's blocks (fenced ``python rllib``) run in
+CI's RLlib venv, ``tests/integrations/test_rllib.py``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.processes import ROOT
+
+RUNNER = """
+import json, sys, gymnasium as gym
+blocks = json.load(open(sys.argv[1]))
+for number, code in enumerate(blocks, start=1):
+    for name in [m for m in sys.modules if m.split(".")[0] in ("wordle_gym", "wordle_agents")]:
+        del sys.modules[name]  # each block imports what it uses
+    for env_id in [i for i, spec in gym.registry.items() if str(spec.entry_point).startswith("wordle_gym")]:
+        del gym.registry[env_id]
+    print(f"--- block {number}", flush=True)
+    exec(compile(code, f"<block {number}>", "exec"), {"__name__": "__main__"})
+"""
+PAGES = sorted((ROOT / "docs").rglob("*.md"))
+
+
+def blocks(page: Path) -> list[str]:
+    return re.findall(r"^```python\n(.*?)^```", page.read_text(), flags=re.S | re.M)
+
+
+def run_blocks(page: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "blocks.json").write_text(json.dumps(blocks(page)))
+    (tmp_path / "runner.py").write_text(RUNNER)
+    env = {**os.environ, "TMPDIR": str(tmp_path), "MINARI_DATASETS_PATH": str(tmp_path / "minari")}
+    return subprocess.run(
+        [sys.executable, "runner.py", "blocks.json"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+
+
+def test_readme__each_python_block_runs_on_its_own(tmp_path: Path) -> None:
+    assert len(blocks(ROOT / "README.md")) >= 3
+    out = run_blocks(ROOT / "README.md", tmp_path)
+    assert out.returncode == 0, out.stdout[-500:] + out.stderr[-3000:]
+    assert "2315/2315 won (100.00 %), mean 3.4324" in out.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=lambda p: str(p.relative_to(ROOT / "docs")))
+def test_docs__each_python_block_runs_on_its_own(page: Path, tmp_path: Path) -> None:
+    out = run_blocks(page, tmp_path)
+    assert out.returncode == 0, out.stdout[-500:] + out.stderr[-3000:]
+
+
+def test_docs__every_documented_env_id_makes_without_a_warning() -> None:
+    """Regression (issue 41): the README's first example warned that Wordle-v0 was out of date. The ids the
+    README and the docs make are the newest versions: making them warns about nothing."""
+    import warnings
+
+    import gymnasium as gym
+
+    import wordle_gym  # noqa: F401
+
+    texts = [(ROOT / "README.md").read_text(), *(p.read_text() for p in PAGES)]
+    ids = {i for text in texts for i in re.findall(r"gym\.make(?:_vec)?\(\"([^\"]+)\"", text)}
+    assert {"Wordle-v1"} <= ids
+    for env_id in sorted(ids):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            gym.make(env_id).close()
+            gym.make_vec(env_id, num_envs=2, device="cpu").close()
