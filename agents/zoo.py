@@ -14,6 +14,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from wordle_agents.common.checkpoint import shipped_dir
@@ -42,7 +43,8 @@ class Agent:
     rows: tuple[BenchRun, ...] = ()
     """Its rows in ``wordle-gym bench``."""
     weights: tuple[str, ...] = ()
-    """Files of ``checkpoints/`` it plays: by default (the first), or in its bench rows."""
+    """Files under ``checkpoints/`` it plays, by default (the first) or in its bench rows, and its training logs
+    (those under ``training/`` stay in the repository: they are not in the wheel)."""
 
     def __call__(self, **options: Any) -> Any:
         return self.build(**options)
@@ -67,14 +69,17 @@ def _network(default: str) -> Callable[..., Any]:
 
 
 def _rows(*files: tuple[str, str], section: str | None = None) -> tuple[BenchRun, ...]:
-    """One bench row per (weights file, its stage), labelled as the table has always labelled them."""
+    """One bench row per (weights file under ``checkpoints/``, its stage), labelled as the table has always
+    labelled them. Files under ``training/`` (intermediate curriculum stages, kept in the repository for its
+    tables, not in the wheel) get their rows only where they are present."""
     return tuple(
         BenchRun(
-            f"{file.split('_')[0].upper()} `{file}` (stage {stage})",
+            f"{Path(file).name.split('_')[0].upper()} `{Path(file).name}` (stage {stage})",
             {"checkpoint": str(shipped_dir() / file)},
             section=section,
         )
         for file, stage in files
+        if not file.startswith("training/") or (shipped_dir() / file).is_file()
     )
 
 
@@ -130,8 +135,8 @@ AGENTS: dict[str, Agent] = {
             _network("a2c_full.pt"),
             "A2C, word one-hot policy (seed 000), reward only, curriculum 100 -> 1000 -> 2315 -> full: "
             "99.74 % / 3.7739",
-            _rows(("a2c_1000.pt", "1000"), ("a2c_2315.pt", "2315"), ("a2c_full.pt", "full")),
-            ("a2c_full.pt", "a2c_1000.pt", "a2c_2315.pt", "a2c.metrics.jsonl"),
+            _rows(("training/a2c_1000.pt", "1000"), ("training/a2c_2315.pt", "2315"), ("a2c_full.pt", "full")),
+            ("a2c_full.pt", "training/a2c_1000.pt", "training/a2c_2315.pt", "training/a2c.metrics.jsonl"),
         ),
         Agent(
             "a2c-improved",
@@ -151,8 +156,8 @@ AGENTS: dict[str, Agent] = {
             "dqn",
             _network("dqn_full.pt"),
             "DQN, letter-decomposed Q, prioritized replay (seed 001), reward only: 100 % / 3.6886",
-            _rows(("dqn_1000.pt", "1000"), ("dqn_2315.pt", "2315"), ("dqn_full.pt", "full")),
-            ("dqn_full.pt", "dqn_1000.pt", "dqn_2315.pt", "dqn.metrics.jsonl"),
+            _rows(("training/dqn_1000.pt", "1000"), ("training/dqn_2315.pt", "2315"), ("dqn_full.pt", "full")),
+            ("dqn_full.pt", "training/dqn_1000.pt", "training/dqn_2315.pt", "training/dqn.metrics.jsonl"),
         ),
         Agent(
             "dqn-improved",

@@ -171,7 +171,7 @@ def cited_section() -> list[str]:
     return [*lines, ""]
 
 
-LOGS = HERE.parent / "agents" / "checkpoints"
+LOGS = HERE.parent / "agents" / "checkpoints" / "training"
 
 
 def learning_curves(logs: list[Path], out: Path) -> Path | None:
@@ -218,7 +218,7 @@ def learning_section(logs: Path = LOGS, out: Path = HERE / "plots" / "learning_c
     return [
         "### Learning curves of the shipped A2C and DQN checkpoints",
         "",
-        "From their training logs (`agents/checkpoints/*.metrics.jsonl`); drawn by `python -m benchmarks.make_table`.",
+        "From their training logs (`agents/checkpoints/training/*.metrics.jsonl`); drawn by `python -m benchmarks.make_table`.",
         "",
         f"![Learning curves](benchmarks/plots/{image.name})",
         "",

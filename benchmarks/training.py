@@ -23,8 +23,7 @@ import wordle_agents
 import wordle_gym
 from benchmarks.common import parse_args, run_fresh, save
 from wordle_agents.common.checkpoint import shipped_dir
-from wordle_agents.rl.a2c import A2CAgent
-from wordle_agents.rl.dqn import DQNAgent
+from wordle_agents.rl.networks import load_network
 from wordle_gym.harness.evaluation import evaluate
 
 # Runs in a fresh process with the code's wordle_gym first on PYTHONPATH; its agents folder is
@@ -71,7 +70,7 @@ UNITS = {"a2c": "games", "dqn": "transitions"}
 REPEATS = {
     ("a2c", "100", None): 10,
     ("a2c", "full", None): 5,
-    ("a2c", "full", "a2c_2315.pt"): 5,
+    ("a2c", "full", "training/a2c_2315.pt"): 5,
     ("dqn", "100", None): 40,
     ("dqn", "full", None): 20,
 }
@@ -86,7 +85,7 @@ def throughput(args, device) -> list[dict]:
         contenders["before"] = (before, before / "agents")
     rows = []
     for (kind, stage, init), repeats in REPEATS.items():
-        label = stage if init is None else f"{stage}, from `{init}`"
+        label = stage if init is None else f"{stage}, from `{Path(init).name}`"
         row = {"agent": kind, "stage": label, "unit": UNITS[kind]}
         weights = "-" if init is None else str(shipped_dir() / init)
         for name, (root, agents) in contenders.items():  # alternating, row by row
@@ -108,15 +107,22 @@ def main() -> None:
         ).stdout.strip()
         result["before"] = commit or args.before
     result["checkpoints"] = []
-    for agent_class in (A2CAgent, DQNAgent):
-        for path in sorted(shipped_dir().glob(f"{agent_class.kind}*.pt")):
-            agent = agent_class.load(path, device=device)
-            info = agent.checkpoint
-            r = evaluate(agent, **info.lists, hard_mode=info.hard_mode, device=device, progress=False)
-            r.agent = f"{agent_class.kind.upper()} `{path.name}` (stage {info.stage}{', hard mode' * info.hard_mode})"
-            r.extra = {"training_s": info.training_s, "stage": info.stage}
-            result["checkpoints"].append(r.to_dict())
+    for path in network_files():
+        agent = load_network(path, device=device)
+        info = agent.checkpoint
+        r = evaluate(agent, **info.lists, hard_mode=info.hard_mode, device=device, progress=False)
+        r.agent = f"{agent.kind.upper()} `{path.name}` (stage {info.stage}{', hard mode' * info.hard_mode})"
+        r.extra = {"training_s": info.training_s, "stage": info.stage}
+        result["checkpoints"].append(r.to_dict())
     save("training", result)
+
+
+def network_files() -> list[Path]:
+    """Every A2C and DQN weights file the table of shipped agents names (training stages included), by name."""
+    from wordle_agents.zoo import AGENTS
+
+    files = {shipped_dir() / file for agent in AGENTS.values() for file in agent.weights if file.endswith(".pt")}
+    return sorted((path for path in files if path.is_file()), key=lambda path: path.name)
 
 
 def _before_flag(parser) -> None:

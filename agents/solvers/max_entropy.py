@@ -37,6 +37,13 @@ from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.evaluation import bool_mask
 
 SCORES = ("entropy", "expected", "minimax", "splits")
+SCORE_UNITS = {
+    "entropy": "bits of information",
+    "expected": "minus the expected answers left",
+    "minimax": "minus the answers left at worst",
+    "splits": "distinct feedbacks",
+}
+"""What a guess's score measures, by rule (higher is better for every rule)."""
 _CHUNK_ELEMENTS = 1 << 22  # bound on the (guesses x candidates) block scored at once
 
 
@@ -107,6 +114,11 @@ class MaxEntropySolver:
                 self._memo[key] = self._decide(env, row, action_masks[game])
             decisions.append(self._memo[key])
         return torch.tensor(decisions, dtype=torch.int64, device=keys.device)[inverse]
+
+    @property
+    def score_unit(self) -> str:
+        """What this solver's scores measure (``wordle-gym assist`` names it)."""
+        return SCORE_UNITS[self.score]
 
     def best_guesses(self, env: WordleVectorEnv, game: int = 0, top: int = 5) -> list[tuple[str, float, bool]]:
         """The ``top`` guesses for game ``game`` as (word, score, is_candidate), best first."""

@@ -588,6 +588,22 @@ class OptimalSolver:
         self.tree, self._context = tree, context
         return tree
 
+    def best_openers(self, env: Any, top: int = 5) -> list[tuple[str, float]] | None:
+        """The ``top`` best first guesses of ``env``'s game with their exact expected guesses, from the shipped
+        ranking proven over every allowed guess (``openers_{normal,hard}.json``); None where no ranking ships
+        for these lists, mode and guess limit."""
+        from wordle_agents.solvers import openers as ranking
+
+        mode = "hard" if env.config.hard_mode else "normal"
+        path = shipped_dir() / f"openers_{mode}.json"
+        if not path.is_file():
+            return None
+        data = ranking.load(path)
+        vocab = env.vocabulary
+        if (data["lists"], data["max_guesses"]) != (vocab.digest, env.config.max_guesses):
+            return None
+        return [(word, value / vocab.num_answers) for word, value in data["ranking"][:top]]
+
     def expected_guesses(self, env: Any, words: list[str]) -> tuple[float, list[float | None]]:
         """From game 0's position in ``env``: the least expected number of guesses still needed (the
         next one included, each candidate answer equally likely), and that number after each of

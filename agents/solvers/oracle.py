@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import torch
+from tqdm.auto import tqdm
 
 from wordle_agents.solvers.optimal import _Search
 from wordle_gym.core.config import WordleConfig
@@ -342,14 +343,23 @@ class Oracle:
         return total
 
     # ---------------------------------------------------------------- evaluations
-    def regrets(self, histories: list[list[int]]) -> RegretReport:
+    def regrets(self, histories: list[list[int]], progress: bool | None = None) -> RegretReport:
         """The regret of every decision of games played once per answer: ``histories[i]`` is the actions
-        played on answer ``i`` (in the answer list's order), up to the win or the limit."""
+        played on answer ``i`` (in the answer list's order), up to the win or the limit. ``progress``: a bar of
+        the games valued (None: on a terminal only)."""
         if len(histories) != self.vocab.num_answers:
             raise ValueError(f"expected one history per answer ({self.vocab.num_answers}); got {len(histories)}")
         answer_actions = self.vocab.answer_actions.tolist()
         decisions, cost = [], 0
-        for answer, actions in enumerate(histories):
+        games = tqdm(
+            enumerate(histories),
+            total=len(histories),
+            desc="regret",
+            unit="game",
+            leave=False,
+            disable=None if progress is None else not progress,
+        )
+        for answer, actions in games:
             position = self.start()
             won = False
             for turn, action in enumerate(actions, start=1):

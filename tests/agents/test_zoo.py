@@ -23,12 +23,12 @@ def test_zoo__the_entry_points_are_the_table() -> None:
 
 def test_zoo__every_named_file_ships_and_every_shipped_file_is_named() -> None:
     named = {file for agent in AGENTS.values() for file in agent.weights}
-    shipped = {p.name for p in shipped_dir().iterdir() if p.is_file() and p.name != "README.md"}
-    assert named == shipped
+    shipped = {p.relative_to(shipped_dir()).as_posix() for p in shipped_dir().rglob("*") if p.is_file()}
+    assert named == shipped - {"README.md"}
     for agent in AGENTS.values():
         for run in agent.rows:
             checkpoint = run.options.get("checkpoint")
-            assert checkpoint is None or Path(checkpoint).name in agent.weights, (agent.name, run.label)
+            assert checkpoint is None or Path(checkpoint).relative_to(shipped_dir()).as_posix() in agent.weights
 
 
 @pytest.mark.parametrize("name", ["a2c", "a2c-improved", "dqn", "dqn-improved", "dqn-explored"])

@@ -165,6 +165,8 @@ def test_bench_env__measures_every_mask_mode_and_saves_json(tmp_path: Path) -> N
 def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
     out = run("-m", "wordle_gym", "bench", "--only", "entropy, SALET", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
+    printed = out.stdout.splitlines()  # regression (issue 41): the rows came without the table's header
+    assert printed[0].startswith("| agent | win %") and printed[2].startswith("| max-entropy (entropy, SALET) |")
     results = list((tmp_path / "benchmarks" / "results" / "agents").glob("*.json"))
     assert [p.name for p in results] == ["max-entropy-entropy-salet.json"]
     data = json.loads(results[0].read_text())

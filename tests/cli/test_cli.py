@@ -85,9 +85,22 @@ def test_assist__feedback_formats_undo_and_contradictions() -> None:
     assert "'xxxxx' is not in the word list; ignored." in text
     assert "feedback '2222' has 4 tiles; expected 5; ignored." in text
     assert "No answer fits CORNY ..gyg" in text
-    assert "Undone; back to 0 guesses." in text and "Nothing to undo." in text
+    assert "Undone; 0 guesses entered." in text and "Nothing to undo." in text
+    assert "Suggestions (bits of information):" in text  # what the scores measure
     assert text.count("82 candidates left") == 2  # same state after undo and the digit form
     assert "Solved in 2!" in text
+
+
+def test_assist__optimal_opens_with_the_proven_best_first_guesses() -> None:
+    """Regression (issue 41): --optimal opened with the greedy solver's SOARE and scores without a unit; the
+    shipped ranking, proven over every allowed guess, gives the first guess and its exact value."""
+    out = cli("assist", "--optimal", stdin="quit\n")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("The best first guesses, proven"))
+    assert lines[at + 1] == "  salet  3.4212" and "expected guesses to solve" in lines[at]
+    hard = cli("assist", "--optimal", "--hard", stdin="quit\n")
+    assert "  salet  3.5084" in hard.stdout
 
 
 def test_assist__lists_few_candidates_and_names_the_last() -> None:
@@ -95,7 +108,7 @@ def test_assist__lists_few_candidates_and_names_the_last() -> None:
     assert "5 candidates left: hardy, harpy, harry, marry, parry" in out.stdout
     assert "It must be PARRY." in out.stdout
     lines = out.stdout.splitlines()
-    blocks = [i for i, line in enumerate(lines) if line.endswith("Suggestions:")]
+    blocks = [i for i, line in enumerate(lines) if line.startswith("Suggestions (")]
     assert len(blocks) == 3  # at the start and after each of the first two guesses: 2 lines each
     assert all(lines[i + 2].startswith("  ") and not lines[i + 3].startswith("  ") for i in blocks)
 
@@ -124,6 +137,18 @@ def test_eval__custom_list_json_and_random_agent(tmp_path: Path) -> None:
     assert data["games"] == 12 and data["wins"] == 12 and sum(data["histogram"]) == 12
     out = cli("eval", "--agent", "random", "--answers", str(words), "--allowed", str(words), "--device", "cpu")
     assert out.returncode == 0 and "| random (masked) |" in out.stdout
+
+
+def test_eval__shipped_agents_are_told_apart_by_their_labels() -> None:
+    """Regression (issue 41): eval --agent dqn and --agent dqn-explored both labelled their row "DQN
+    (letter-decomposed, prioritized replay)"; the label names the agent and the weights it plays."""
+    rows = {}
+    for agent in ("dqn", "dqn-explored"):
+        out = cli_here("eval", "--agent", agent, "--device", "cpu", "--answers", "nyt")
+        assert out.returncode == 0, out.stderr
+        rows[agent] = out.stdout.splitlines()[2]
+    assert rows["dqn"].startswith("| dqn (dqn_full.pt) |")
+    assert rows["dqn-explored"].startswith("| dqn-explored (dqn_explored.pt) |")
 
 
 def test_eval__full_list_with_salet() -> None:

@@ -178,6 +178,8 @@ def main(argv: list[str] | None = None) -> int:
             if run.section:
                 result.extra["section"] = run.section
             written[result.save(layout.results / f"{_slug(label)}.json")] = result
+            if len(written) == 1:  # the rows printed as they come get the table's header first
+                print(result.markdown_header())
             print(result.markdown_row(), flush=True)
     if args.optimal_agent.lower() != "none":
         _optimal_gaps(written, layout.trees, args.optimal_agent, args.reference_opener.lower())

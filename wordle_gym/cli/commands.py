@@ -189,14 +189,22 @@ def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None
         return
     listed = ": " + ", ".join(left) if len(left) <= 12 else ""
     print(f"{len(left)} candidates left{listed}")
+    first = exact is not None and int(env.state.turn[0]) == 0
+    proven = exact.best_openers(env, top) if first and callable(getattr(exact, "best_openers", None)) else None
+    if proven:  # the first guess, proven over every allowed word: shipped, no search
+        print("The best first guesses, proven over every allowed guess (expected guesses to solve, this one included):")
+        for word, value in proven:
+            print(f"  {word}  {value:.4f}")
+        return
     suggestions = solver.best_guesses(env, top=top)
     costs = None
-    if exact is not None and int(env.state.turn[0]) == 0:
+    if first:
         print("(Exact expected guesses appear from the second guess on: a first guess takes seconds per word.)")
     elif exact is not None:
         best, costs = exact.expected_guesses(env, [word for word, _, _ in suggestions])
         print(f"Optimal play from here needs {best:.4f} guesses on average (the next one included).")
-    print("Suggestions:")
+    unit = getattr(solver, "score_unit", "score")
+    print(f"Suggestions ({unit}" + ("; exact: expected guesses to solve, this one included" if costs else "") + "):")
     for i, (word, score, is_candidate) in enumerate(suggestions):
         shown = ""
         if costs is not None:
@@ -227,7 +235,8 @@ def cmd_assist(args: argparse.Namespace) -> int:
                 print("Nothing to undo.")
                 continue
             env.state = history.pop()
-            print(f"Undone; back to {int(env.state.turn[0])} guesses.")
+            made = int(env.state.turn[0])
+            print(f"Undone; {made} guess{'' if made == 1 else 'es'} entered.")
             _print_status(env, solver, args.top, exact)
             continue
         parts = text.split()
@@ -300,6 +309,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         hard_mode=args.hard,
         max_guesses=args.max_guesses,
         histories=args.regret,
+        agent=agent_label(args.agent, policy),
     )
     print(result.markdown_header())
     print(result.markdown_row())
@@ -336,6 +346,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         result.save(args.json)
         print(f"wrote {args.json}")
     return 0
+
+
+def agent_label(agent: str, policy: Any) -> str:
+    """The row label of an installed agent's policy: its name, with the weights file it plays where it has one
+    (``dqn-explored (dqn_explored.pt)``), else its own name where that names the agent."""
+    path = getattr(getattr(policy, "checkpoint", None), "path", None)
+    if path:
+        return f"{agent} ({os.path.basename(str(path))})"
+    name = str(getattr(policy, "name", "") or "")
+    return name if name.startswith(agent) else f"{agent} ({name})" if name else agent
 
 
 def _oracle() -> Any:
