@@ -218,7 +218,8 @@ def learning_section(logs: Path = LOGS, out: Path = HERE / "plots" / "learning_c
     return [
         "### Learning curves of the shipped A2C and DQN checkpoints",
         "",
-        "From their training logs (`agents/checkpoints/training/*.metrics.jsonl`); drawn by `python -m benchmarks.make_table`.",
+        "From their training logs (`agents/checkpoints/training/*.metrics.jsonl`); drawn by "
+        "`python -m benchmarks.make_table`.",
         "",
         f"![Learning curves](benchmarks/plots/{image.name})",
         "",
