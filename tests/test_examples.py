@@ -33,6 +33,7 @@ def test_random_agent_example__plays_every_answer_once() -> None:
     assert sum(map(int, counts.values())) == 2309 and int(counts["X"]) == 2309 - int(won)
 
 
+@pytest.mark.slow
 def test_random_agent_example__bad_argument_fails_cleanly() -> None:
     out = run("examples/random_agent.py", "--answers", "klingon")
     assert out.returncode == 2 and "unknown word list 'klingon'" in out.stderr
@@ -118,6 +119,7 @@ def test_dqn_ablation_benchmark__quick_run_writes_results(tmp_path: Path) -> Non
     assert "### DQN ablation, 100-word stage" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
+@pytest.mark.slow
 def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> None:
     """The ablation table is made from the runs' own logs: a collected log's evaluations become its curve,
     after the figures of the weights it started from; a name the script does not know is refused."""
@@ -169,6 +171,7 @@ def test_ppo_examples__learn_a_small_list(script: str) -> None:
     assert won >= 18, summary
 
 
+@pytest.mark.slow
 def test_ppo_example__bad_argument_fails_cleanly() -> None:
     out = run("examples/cleanrl_ppo.py", "--words", "1")
     assert out.returncode == 2 and "--words must be 2..2315; got 1" in out.stderr and "Traceback" not in out.stderr

@@ -14,7 +14,7 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.logger import Logger
 
-from tests.helpers.processes import ROOT, fake_distribution
+from tests.helpers.processes import ROOT, fake_distribution, wordle_gym_here
 from tests.helpers.processes import run as run_with
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.rl.sb3 import SB3Policy
@@ -94,6 +94,7 @@ def test_sb3_examples__train_save_and_evaluate(script: str, algorithm: str, tmp_
     assert wrong.returncode == 2 and "guesses words this env does not allow (" in wrong.stderr
 
 
+@pytest.mark.slow
 def test_sb3_example__single_env_option(tmp_path: Path) -> None:
     out = run(
         "examples/sb3_maskable_ppo.py",
@@ -163,7 +164,7 @@ def test_bench_env__measures_every_mask_mode_and_saves_json(tmp_path: Path) -> N
 
 
 def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
-    out = run("-m", "wordle_gym", "bench", "--only", "entropy, SALET", "--out", str(tmp_path))
+    out = wordle_gym_here("bench", "--only", "entropy, SALET", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
     printed = out.stdout.splitlines()  # regression (issue 41): the rows came without the table's header
     assert printed[0].startswith("| agent | win %") and printed[2].startswith("| max-entropy (entropy, SALET) |")
@@ -181,7 +182,7 @@ def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
     assert "| max-entropy (entropy, SALET) | SALET | 3.4212 | +0.0000 | +0.0112 |" in table
     assert "Optimal play" not in table  # measured by the optimal agent's rows, no longer cited
     assert (tmp_path / "benchmarks" / "plots" / "guess_distribution.png").stat().st_size > 1000
-    bad = run("-m", "wordle_gym", "bench", "--device", "tpu", "--out", str(tmp_path))
+    bad = wordle_gym_here("bench", "--device", "tpu", "--out", str(tmp_path))
     assert bad.returncode == 2 and "unknown device 'tpu'" in bad.stderr and "Traceback" not in bad.stderr
 
 
@@ -223,7 +224,7 @@ def test_bench__an_agent_trained_on_the_real_game_gets_one_real_game_row(tmp_pat
 
 
 def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:
-    out = run("-m", "wordle_gym", "bench", "--only", "optimal", "--out", str(tmp_path))
+    out = wordle_gym_here("bench", "--only", "optimal", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| optimal (SALET) | 2315 x 12972 | 100.00 | 3.4212 |" in table

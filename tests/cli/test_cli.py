@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import stat
@@ -13,33 +12,14 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.lists import list_pair
-from tests.helpers.processes import ROOT, drain, interrupt
+from tests.helpers.processes import ROOT, drain, interrupt, wordle_gym_here, wordle_gym_process
 from wordle_agents.optimal import main as optimal_main
 from wordle_gym.cli.commands import main as cli_main
 
 SMALL = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve", "parry", "error"]
 
 
-def cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    return subprocess.run(
-        [sys.executable, "-m", "wordle_gym", *args], input=stdin, capture_output=True, text=True, env=env, timeout=300
-    )
-
-
-def cli_here(*args: str) -> subprocess.CompletedProcess[str]:
-    """``cli`` in this process (no interpreter start-up): the same main(), its output captured."""
-    import contextlib
-
-    from wordle_gym.cli.commands import main
-
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            code = main(list(args))
-        except SystemExit as exc:  # argparse's usage errors
-            code = exc.code if isinstance(exc.code, int) else 1
-    return subprocess.CompletedProcess(["wordle-gym", *args], code, out.getvalue(), err.getvalue())
+cli, cli_here = wordle_gym_here, wordle_gym_here
 
 
 def assert_clean_error(out: subprocess.CompletedProcess[str], message: str) -> None:
@@ -208,7 +188,7 @@ def test_cli__bad_arguments_exit_2_without_traceback(args: tuple[str, ...], mess
 def test_cli__bad_arguments_exit_2_without_traceback_as_a_command() -> None:
     """The same cases through the installed entry point, each in its own process."""
     for args, message in BAD_ARGUMENTS:
-        out = cli(*args)
+        out = wordle_gym_process(*args)
         assert_clean_error(out, message)
         assert len(out.stderr.strip().splitlines()) == 1, args
 

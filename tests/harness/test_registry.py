@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.processes import ROOT, fake_distribution, run
+from tests.helpers.processes import ROOT, fake_distribution, run, wordle_gym_here
 from wordle_gym.harness.registry import AgentError, accepted_options, agent_names, bench_runs, load_factory, make_agent
 
 SMALL = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve"]
@@ -42,8 +42,10 @@ make_slow.bench_runs = lambda: []
 
 
 @pytest.fixture
-def third_party(tmp_path: Path) -> tuple[dict[str, str], Path]:
-    env = fake_distribution(
+def third_party(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A third-party distribution installed for this test (its folder on the import path, as an install puts
+    it): agents ``oracle``, ``slow-oracle`` and ``broken``; returns a file of 10 words."""
+    fake_distribution(
         tmp_path,
         {
             "oracle": "fake_agents:Oracle",
@@ -52,9 +54,10 @@ def third_party(tmp_path: Path) -> tuple[dict[str, str], Path]:
         },
         THIRD_PARTY,
     )
+    monkeypatch.syspath_prepend(str(tmp_path))
     words = tmp_path / "words.txt"
     words.write_text("\n".join(SMALL) + "\n")
-    return env, words
+    return words
 
 
 def test_registry__own_agents_are_entry_points() -> None:
@@ -80,39 +83,36 @@ def test_registry__trained_agents_default_to_shipped_weights() -> None:
     assert Path(agent.checkpoint.path).parent == ROOT / "agents" / "checkpoints"
 
 
-def test_third_party_agent__evaluated_through_the_cli(third_party: tuple[dict[str, str], Path]) -> None:
-    env, words = third_party
-    lists = ["--answers", str(words), "--allowed", str(words), "--device", "cpu"]
-    out = run(["-m", "wordle_gym", "eval", "--agent", "oracle", *lists], env)
+def test_third_party_agent__evaluated_through_the_cli(third_party: Path) -> None:
+    lists = ["--answers", str(third_party), "--allowed", str(third_party), "--device", "cpu"]
+    out = wordle_gym_here("eval", "--agent", "oracle", *lists)
     assert out.returncode == 0, out.stderr
     assert "10/10 won (100.00 %), mean 1.0000 guesses" in out.stdout
     # Options reach a factory through its signature; -o carries ones the CLI has no flag for.
-    out = run(["-m", "wordle_gym", "eval", "--agent", "slow-oracle", "-o", "wait=2", *lists], env)
+    out = wordle_gym_here("eval", "--agent", "slow-oracle", "-o", "wait=2", *lists)
     assert out.returncode == 0, out.stderr
     # Two turns of word 0 (AWAKE, which wins its own game at once), then the answer: (1 + 9 x 3) / 10.
     assert "10/10 won (100.00 %), mean 2.8000 guesses" in out.stdout
-    out = run(["-m", "wordle_gym", "eval", "--agent", "oracle", "--opener", "salet", *lists], env)
-    assert (
-        out.returncode == 2 and "agent 'oracle' does not take option(s) ['opener']; it takes: no options" in out.stderr
-    )
+    out = wordle_gym_here("eval", "--agent", "oracle", "--opener", "salet", *lists)
+    assert out.returncode == 2
+    assert "agent 'oracle' does not take option(s) ['opener']; it takes: no options" in out.stderr
 
 
-def test_broken_agent__one_line_error_and_the_others_still_work(third_party: tuple[dict[str, str], Path]) -> None:
-    env, _ = third_party
-    out = run(["-m", "wordle_gym", "eval", "--agent", "broken", "--device", "cpu"], env)
+def test_broken_agent__one_line_error_and_the_others_still_work(third_party: Path) -> None:
+    out = wordle_gym_here("eval", "--agent", "broken", "--device", "cpu")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "agent 'broken' (entry point 'fake_agents_missing_module:Agent') failed to load" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
-    listing = run(["-m", "wordle_gym", "agents"], env)
+    listing = wordle_gym_here("agents")
     assert listing.returncode == 0, listing.stderr
     assert "broken" in listing.stdout and "unavailable" in listing.stdout and "max-entropy" in listing.stdout
-    code = "import gymnasium as gym, wordle_gym; gym.make('Wordle-v0').reset(seed=0); print('ok')"
-    assert run(["-c", code], env).stdout.strip() == "ok"
+    import gymnasium as gym
+
+    gym.make("Wordle-v1").reset(seed=0)  # the env does not care
 
 
-def test_bench__runs_a_third_party_agent(third_party: tuple[dict[str, str], Path], tmp_path: Path) -> None:
-    env, _ = third_party
-    out = run(["-m", "wordle_gym", "bench", "--only", "oracle", "--out", str(tmp_path / "out"), "--device", "cpu"], env)
+def test_bench__runs_a_third_party_agent(third_party: Path, tmp_path: Path) -> None:
+    out = wordle_gym_here("bench", "--only", "oracle", "--out", str(tmp_path / "out"), "--device", "cpu")
     assert out.returncode == 0, out.stderr
     assert "| oracle |" in out.stdout and "skipped: agent 'broken'" in out.stdout
     assert (tmp_path / "out" / "benchmarks" / "results" / "agents" / "oracle.json").is_file()

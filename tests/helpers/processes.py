@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import signal
 import subprocess
@@ -9,6 +11,7 @@ import sys
 import textwrap
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,3 +78,38 @@ def interrupt(args: list[str], ready: str, stdin: str | None = None) -> tuple[in
         child.kill()
     reader.join(10)
     return child.returncode, took, "".join(err)
+
+
+def wordle_gym_process(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """``wordle-gym ARGS`` in a process of its own, as a user runs it (where the process matters: exit codes
+    from the interpreter, terminals, signals)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
+    return subprocess.run(
+        [sys.executable, "-m", "wordle_gym", *args], input=stdin, capture_output=True, text=True, env=env, timeout=300
+    )
+
+
+def wordle_gym_here(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """``wordle-gym ARGS`` in this process (no interpreter start-up): the same main(), its input from ``stdin``,
+    its output captured."""
+    import contextlib
+
+    from wordle_gym.cli.commands import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _stdin(stdin):
+        try:
+            code = main(list(args))
+        except SystemExit as exc:  # argparse's usage errors
+            code = exc.code if isinstance(exc.code, int) else 1
+    return subprocess.CompletedProcess(["wordle-gym", *args], code, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _stdin(text: str) -> Iterator[None]:
+    saved = sys.stdin
+    sys.stdin = io.StringIO(text)
+    try:
+        yield
+    finally:
+        sys.stdin = saved

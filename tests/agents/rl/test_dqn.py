@@ -110,7 +110,7 @@ def test_dqn__checkpoint_roundtrip_and_cli(tmp_path: Path) -> None:
         timeout=300,
     )
     assert out.returncode == 0, out.stderr
-    assert "| DQN (letter-decomposed, prioritized replay) |" in out.stdout and "/20 won" in out.stdout
+    assert "| dqn (dqn.pt) |" in out.stdout and "/20 won" in out.stdout
     with pytest.raises(ValueError, match="holds 'dqn', expected an 'a2c' checkpoint"):
         from wordle_agents.rl.a2c import A2CAgent
 
