@@ -1,7 +1,7 @@
 """Every Python block of the README and of the documentation runs as written and on its own: each block in a
 fresh namespace of a process in which nothing of wordle_gym is imported or registered before it (a block that
-forgets an import fails here as it would for a reader who pastes it alone). The README's are in the default
-suite; the documentation's pages, one process each, are slow. RLlib's blocks (fenced ``python rllib``) run in
+forgets an import fails here as it would for a reader who pastes it alone), one process per page, in the slow
+suite (CI runs it). RLlib's blocks (fenced ``python rllib``) run in
 CI's RLlib venv, ``tests/integrations/test_rllib.py``."""
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ def run_blocks(page: Path, tmp_path: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.slow
 def test_readme__each_python_block_runs_on_its_own(tmp_path: Path) -> None:
     assert len(blocks(ROOT / "README.md")) >= 3
     out = run_blocks(ROOT / "README.md", tmp_path)

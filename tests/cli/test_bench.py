@@ -139,19 +139,8 @@ def test_sb3_policy__load_errors(tmp_path: Path) -> None:
 
 def test_bench_env__measures_every_mask_mode_and_saves_json(tmp_path: Path) -> None:
     """``wordle-gym bench --env``: the vector env's steps/s per batch size and mask mode, from the package."""
-    out = run(
-        "-m",
-        "wordle_gym",
-        "bench",
-        "--env",
-        "--sizes",
-        "1,4",
-        "--seconds",
-        "0.05",
-        "--device",
-        "cpu",
-        "--out",
-        str(tmp_path),
+    out = wordle_gym_here(
+        "bench", "--env", "--sizes", "1,4", "--seconds", "0.05", "--device", "cpu", "--out", str(tmp_path)
     )
     assert out.returncode == 0, out.stderr
     data = json.loads((tmp_path / "benchmarks" / "results" / "vector_env_cpu.json").read_text())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import stat
@@ -119,12 +120,14 @@ def test_eval__custom_list_json_and_random_agent(tmp_path: Path) -> None:
     assert out.returncode == 0 and "| random (masked) |" in out.stdout
 
 
-def test_eval__shipped_agents_are_told_apart_by_their_labels() -> None:
+def test_eval__shipped_agents_are_told_apart_by_their_labels(tmp_path: Path) -> None:
     """Regression (issue 41): eval --agent dqn and --agent dqn-explored both labelled their row "DQN
     (letter-decomposed, prioritized replay)"; the label names the agent and the weights it plays."""
+    few = tmp_path / "answers.txt"
+    few.write_text("\n".join(SMALL) + "\n")
     rows = {}
     for agent in ("dqn", "dqn-explored"):
-        out = cli_here("eval", "--agent", agent, "--device", "cpu", "--answers", "nyt")
+        out = cli_here("eval", "--agent", agent, "--device", "cpu", "--answers", str(few), "--allowed", "allowed")
         assert out.returncode == 0, out.stderr
         rows[agent] = out.stdout.splitlines()[2]
     assert rows["dqn"].startswith("| dqn (dqn_full.pt) |")
@@ -212,26 +215,21 @@ def test_eval__lists_a_few_lost_answers_and_counts_them(tmp_path: Path) -> None:
     assert count > 2000 and line.count(",") == 9 and f"(+{count - 10} more; --json lists all)" in line
 
 
-def test_colour__only_on_a_terminal_unless_forced() -> None:
-    from wordle_gym.envs.render import ansi_row
+def test_colour__only_on_a_terminal_unless_forced(monkeypatch: pytest.MonkeyPatch) -> None:
+    from wordle_gym.envs.render import _use_color, ansi_row
 
     class Tty:
         def isatty(self) -> bool:
             return True
 
-    plain = ansi_row("parry", [2, 2, 2, 2, 2])
-    assert "\x1b[" not in plain  # pytest's stdout is not a terminal
-    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
-    code = "from wordle_gym.envs.render import ansi_row; print(ansi_row('parry', [2, 2, 2, 2, 2]))"
-
-    def run(extra: dict[str, str]) -> str:
-        env_vars = {**env, **extra, "PYTHONPATH": str(ROOT)}
-        return subprocess.run([sys.executable, "-c", code], env=env_vars, capture_output=True, text=True).stdout
-
-    assert "\x1b[" in run({"FORCE_COLOR": "1"}) and "\x1b[" not in run({})
-    from wordle_gym.envs.render import _use_color
-
-    assert _use_color(None, Tty()) is ("NO_COLOR" not in os.environ or bool(os.environ.get("FORCE_COLOR")))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    assert "\x1b[" not in ansi_row("parry", [2, 2, 2, 2, 2])  # pytest's stdout is not a terminal
+    assert _use_color(None, Tty()) and not _use_color(None, io.StringIO())
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not _use_color(None, Tty())
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    assert "\x1b[" in ansi_row("parry", [2, 2, 2, 2, 2])
 
 
 def test_cli__a_reader_that_goes_away_ends_it_quietly() -> None:
