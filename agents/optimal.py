@@ -141,7 +141,8 @@ def _all_openers(args: OptimalRun) -> int:
         )
         if data["finished"] and args.save:
             ranking.save(data, args.save)
-            journal.unlink(missing_ok=True)
+            for leftover in (journal, Path(f"{journal}.lock"), Path(f"{journal}.lock.pid")):
+                leftover.unlink(missing_ok=True)  # the run is done: its journal and the journal's lock
     except (ValueError, OSError, ImportError) as exc:
         print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
         return 2

@@ -35,7 +35,7 @@ from tqdm import tqdm
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers.max_entropy import bucket_sizes
 from wordle_agents.solvers.optimal import _Search, check_limits
-from wordle_gym.core.files import atomic_write_text, check_writable, quoted
+from wordle_gym.core.files import atomic_write_text, check_writable, file_lock, quoted
 from wordle_gym.core.words import Vocabulary
 
 FORMAT = "wordle-gym opener ranking 1"
@@ -101,7 +101,11 @@ class _Board:
             return self._exact[self.top - 1] + 1 if len(self._exact) >= self.top else math.inf
 
     def add(self, word: str, record: dict[str, Any]) -> None:
+        """An opener's result; a word already on the board is counted once (its latest result)."""
         with self._lock:
+            old = self.results.get(word)
+            if old is not None and old["exact"] and old["value"] is not None:
+                self._exact.remove(old["value"])
             self.results[word] = record
             if record["exact"] and record["value"] is not None:
                 self._exact.append(record["value"])
@@ -136,9 +140,16 @@ def _read_journal(path: Path, header: dict[str, Any], words: set[str]) -> tuple[
                 lines.pop()
                 break
             raise ValueError(f"journal {quoted(str(path))} line {number} is not JSON") from None
-        if "session_s" in item:
+        if isinstance(item, dict) and isinstance(item.get("session_s"), int | float):
             wall, sessions = wall + float(item["session_s"]), sessions + 1
-        elif item.get("word") in words and isinstance(item.get("value"), int | None) and item.get("stage") in STAGES:
+        elif (
+            isinstance(item, dict)
+            and item.get("word") in words
+            and isinstance(item.get("value"), int | None)
+            and not isinstance(item.get("value"), bool)
+            and isinstance(item.get("exact"), bool)
+            and item.get("stage") in STAGES
+        ):
             records.append(item)
         else:
             raise ValueError(f"journal {quoted(str(path))} line {number} is not an opener's result: {line[:80]}")
@@ -169,14 +180,31 @@ def rank_openers(
         raise ValueError(f"max_minutes must be a positive number; got {quoted(str(max_minutes))}")
     search = _Search(vocab, hard_mode, max_guesses)
     header = _header(vocab, hard_mode, max_guesses, top)
-    board, wall_before, sessions = _Board(top), 0.0, 0
     path = Path(journal) if journal is not None else None
+    if path is not None:
+        check_writable(path)
+        with file_lock(f"{path}.lock", "opener ranking", quoted(str(path))):  # one run per journal at a time
+            return _rank(vocab, search, header, top, path, max_minutes, max_cache_entries, progress)
+    return _rank(vocab, search, header, top, None, max_minutes, max_cache_entries, progress)
+
+
+def _rank(
+    vocab: Vocabulary,
+    search: _Search,
+    header: dict[str, Any],
+    top: int,
+    path: Path | None,
+    max_minutes: float | None,
+    max_cache_entries: int,
+    progress: bool,
+) -> dict[str, Any]:
+    """:func:`rank_openers`, its journal (if any) locked."""
+    board, wall_before, sessions = _Board(top), 0.0, 0
     if path is not None and path.exists():
         records, wall_before, sessions = _read_journal(path, header, set(vocab.allowed))
         for record in records:
             board.add(record["word"], record)
     elif path is not None:
-        check_writable(path)
         with open(path, "w", encoding="utf-8") as handle:
             handle.write(json.dumps(header) + "\n")
     start = time.perf_counter()

@@ -24,7 +24,7 @@ import time
 import zipfile
 from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -330,20 +330,34 @@ class _Search:
     def gather(self, futures: dict[Future, Any], deadline: float, bar: Any, stats: list[np.ndarray]) -> Iterator[Any]:
         """Each of ``futures`` (kernel calls on worker threads) as it completes. The calling thread stays
         free, so Ctrl-C and the ``deadline`` (a ``time.perf_counter()`` reading) stop the search within a
-        poll (:data:`POLL_S`); ``bar`` shows the nodes searched so far."""
-        pending = set(futures)
+        poll (:data:`POLL_S`); ``bar`` shows the nodes searched so far.
+
+        Completed futures arrive on a queue (each future's done callback puts it there): the calling thread
+        waits on the queue alone and never holds a future's lock, so an interrupt cannot leave one held (a
+        ``concurrent.futures.wait`` over thousands of futures takes every one's lock, and a Ctrl-C in the middle
+        of it left some held: the workers then hung on them for ever)."""
+        arrived: queue.SimpleQueue[Future] = queue.SimpleQueue()
+        for future in futures:
+            future.add_done_callback(arrived.put)
+        remaining = len(futures)
         try:
-            while pending:
-                done, pending = wait(pending, timeout=POLL_S, return_when=FIRST_COMPLETED)
-                yield from (future.result() for future in done)
+            while remaining:
+                try:
+                    future = arrived.get(timeout=POLL_S)
+                except queue.Empty:
+                    future = None
+                if future is not None:
+                    remaining -= 1
+                    if not future.cancelled():
+                        yield future.result()
                 if bar is not None:
                     bar.set_postfix_str(f"{int(sum(s[0] for s in stats)):,} nodes", refresh=False)
                     bar.update(0)  # redrawn at tqdm's own pace
-                if pending and time.perf_counter() > deadline:
+                if remaining and time.perf_counter() > deadline:
                     raise TimeoutError("time limit reached before every answer was solved")
-        except (Exception, KeyboardInterrupt):
+        except (Exception, KeyboardInterrupt, GeneratorExit):
             self.stop[0] = 1  # the workers unwind at their next node, caching nothing more
-            for future in pending:
+            for future in futures:
                 future.cancel()
             raise
 

@@ -47,9 +47,9 @@ def drain(fifo: Path) -> tuple[threading.Thread, list[bytes]]:
     return reader, got
 
 
-def interrupt(args: list[str], ready: str, stdin: str | None = None) -> tuple[int, float, str]:
-    """Run ``args`` until its stderr shows ``ready`` (the long work has begun), then send SIGINT:
-    (exit status, seconds it took to stop, stderr)."""
+def interrupt(args: list[str], ready: str, stdin: str | None = None, delay: float = 1.0) -> tuple[int, float, str]:
+    """Run ``args`` until its stderr shows ``ready`` (the long work has begun), then ``delay`` seconds later send
+    SIGINT: (exit status, seconds it took to stop, stderr)."""
     child = subprocess.Popen(
         args,
         stdin=subprocess.PIPE,
@@ -69,7 +69,7 @@ def interrupt(args: list[str], ready: str, stdin: str | None = None) -> tuple[in
         deadline = time.perf_counter() + 240
         while ready not in "".join(err) and child.poll() is None and time.perf_counter() < deadline:
             time.sleep(0.2)
-        time.sleep(1.0)
+        time.sleep(delay)
         sent = time.perf_counter()
         child.send_signal(signal.SIGINT)
         child.wait(timeout=120)

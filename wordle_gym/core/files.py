@@ -181,24 +181,31 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
 
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike[str], what: str) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder`` (its ``.lock`` file, through filelock, on any OS) for the
-    duration; refuse at once if another process holds it (its pid is named, from ``.lock.pid``)."""
+    """Hold an exclusive lock on ``folder`` (its ``.lock`` file) for the duration; see :func:`file_lock`."""
+    with file_lock(Path(folder) / ".lock", what, f"{str(folder)!r}"):
+        yield
+
+
+@contextlib.contextmanager
+def file_lock(lock: str | os.PathLike[str], what: str, name: str | None = None) -> Iterator[None]:
+    """Hold an exclusive lock (the file ``lock``, through filelock, on any OS) for the duration; refuse at once
+    if another process holds it, naming its pid (kept in ``<lock>.pid``) and ``what`` it is doing."""
     from filelock import FileLock, Timeout
 
-    folder = Path(folder)
-    lock, pid_file = FileLock(folder / ".lock", timeout=0), folder / ".lock.pid"
+    lock = Path(lock)
+    holder, pid_file = FileLock(lock, timeout=0), Path(f"{lock}.pid")
     try:
-        lock.acquire()
+        holder.acquire()
     except Timeout:
         try:
             owner = pid_file.read_text(encoding="ascii").strip() or "?"
         except (OSError, UnicodeDecodeError):
             owner = "?"
         raise ValueError(
-            f"{str(folder)!r} is in use by another {what} (pid {owner}); wait for it or use another folder"
+            f"{name or repr(str(lock))} is in use by another {what} (pid {owner}); wait for it or use another one"
         ) from None
     try:
         pid_file.write_text(str(os.getpid()), encoding="ascii")
         yield
     finally:
-        lock.release()
+        holder.release()

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import random
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tests.helpers.lists import list_files, small_lists, trap_lists
+from tests.helpers.processes import interrupt
 from wordle_agents.optimal import main
 from wordle_agents.solvers.openers import STAGES, load, rank_openers, root_bounds, shipped_ranking
 from wordle_agents.solvers.optimal import _Search, solve
@@ -164,3 +166,54 @@ def test_shipped_ranking__matches_the_shipped_salet_tree() -> None:
     assert data["ranking"][0] == ["salet", 7920] and len(data["ranking"]) >= data["top"]
     assert data["openers_done"] == len(data["values"]) == 12972
     assert sum(data["ruled_out"].values()) + data["exact"] + data["unsolvable"] == 12972
+
+
+def test_ranking__a_second_run_on_the_same_journal_is_refused(tmp_path: Path) -> None:
+    """Regression (issue 42): two --all-openers runs on one --save wrote one journal together (3692 records for
+    1865 words, a wrong cutoff and a short proven top). The journal is locked: a second run is refused."""
+    from wordle_gym.core.files import file_lock
+
+    vocab = Vocabulary(*small_lists(2, 30, 90))
+    journal = tmp_path / "ranking.json.journal"
+    with file_lock(f"{journal}.lock", "opener ranking"), pytest.raises(ValueError, match="in use by another opener"):
+        rank_openers(vocab, top=4, journal=journal, progress=False)
+    assert not journal.exists()
+
+
+def test_ranking__a_word_twice_in_the_journal_counts_once(tmp_path: Path) -> None:
+    """Regression (issue 42): a word journaled twice (two runs, before the lock) was counted twice: its exact
+    total took two places of the top and the cutoff came out lower than the proven ranking's."""
+    vocab = Vocabulary(*small_lists(2, 30, 90))
+    journal = tmp_path / "ranking.json.journal"
+    first = rank_openers(vocab, top=4, journal=journal, progress=False)
+    lines = journal.read_text().splitlines()
+    exact = [line for line in lines[1:-1] if json.loads(line)["exact"]]
+    journal.write_text("\n".join([*lines, *exact, *exact]) + "\n")  # every exact opener three times
+    again = rank_openers(vocab, top=4, journal=journal, progress=False)
+    assert again["ranking"] == first["ranking"] and again["cutoff"] == first["cutoff"]
+
+
+@pytest.mark.parametrize(
+    "line", ['["salet", 7920]', '{"word": "WORD", "value": 9, "stage": "exact"}', '{"session_s": "long"}']
+)
+def test_ranking__a_malformed_journal_line_is_one_error_naming_it(tmp_path: Path, line: str) -> None:
+    """Regression (issue 42): a line that is a JSON list, or a record without "exact", was a traceback."""
+    vocab = Vocabulary(*small_lists(2, 30, 90))
+    journal = tmp_path / "ranking.json.journal"
+    rank_openers(vocab, top=4, journal=journal, max_minutes=1e-9, progress=False)
+    lines = journal.read_text().splitlines()
+    journal.write_text("\n".join([lines[0], line.replace("WORD", vocab.allowed[0]), lines[-1]]) + "\n")
+    with pytest.raises(ValueError, match="line 2 is not an opener's result"):
+        rank_openers(vocab, top=4, journal=journal, progress=False)
+
+
+@pytest.mark.slow
+def test_command__ctrl_c_exits_at_once_every_time(tmp_path: Path) -> None:
+    """Regression (issue 42): Ctrl-C could hang --all-openers for ever (2 of 7 tries on the real lists): a wait
+    over 13k futures took their locks, and an interrupt left some held. Five tries on the real lists, each from
+    its own start and interrupted at another moment: each exits with status 130 at once."""
+    command = [sys.executable, "-m", "wordle_agents.optimal", "--all-openers"]
+    for attempt in range(5):
+        save = ["--save", str(tmp_path / f"k{attempt}.json")]
+        code, took, err = interrupt([*command, *save], "openers ranked", delay=0.5 + 0.5 * attempt)
+        assert code == 130 and took < 15, (attempt, code, took, err[-500:])
