@@ -7,7 +7,6 @@ import pytest
 
 pytest.importorskip("minari")
 pytest.importorskip("h5py")
-pytest.importorskip("jax")  # Minari's episode buffers ("minari[create]")
 
 import minari
 
@@ -54,3 +53,36 @@ def test_dataset__cli_writes_and_refuses_an_existing_id(tmp_path, monkeypatch, c
         main([*args[:-1], "wordle/x-v0", "--epsilon", "1.5"])
     assert exit_.value.code == 2
     assert "expected a number from 0 to 1, got '1.5'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("bad", ["foo", "../evil-v0", "/tmp/abs-v0", "wordle/../../evil-v0", "wordle/x-v", " x-v0"])
+def test_dataset__a_malformed_id_is_refused_before_any_game(tmp_path, monkeypatch, bad) -> None:
+    """Regression (issue 42): --id foo played every game, then failed and left a folder that broke every later
+    call (and minari.list_local_datasets()); ../evil-v0 and absolute paths made folders outside the store."""
+    store = tmp_path / "store"
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(store))
+    played = []
+    monkeypatch.setattr("wordle_gym.integrations.minari.play_episodes", lambda *a, **k: played.append(1))
+    with pytest.raises(ValueError, match="is not of the form NAMESPACE/NAME-vN"):
+        write_dataset(bad, "random", answers=WORDS, allowed=None)
+    assert not played and not any(tmp_path.rglob("*-v0")) and minari.list_local_datasets() == {}
+
+
+def test_dataset__an_interrupted_write_leaves_no_dataset_behind(tmp_path, monkeypatch) -> None:
+    """Regression (issue 42): Ctrl-C during a write left a dataset of 0 episodes that then "existed already"."""
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    create = minari.create_dataset_from_buffers
+
+    def interrupted(dataset_id, *args, **kwargs):
+        from minari.storage.datasets_root_dir import get_dataset_path
+
+        (get_dataset_path(dataset_id) / "data").mkdir(parents=True)
+        (get_dataset_path(dataset_id) / "data" / "main_data.hdf5").write_bytes(b"\0" * 1000)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(minari, "create_dataset_from_buffers", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        write_dataset("wordle/cut-v0", "random", answers=WORDS, allowed=None)
+    assert not (tmp_path / "wordle" / "cut-v0").exists()
+    monkeypatch.setattr(minari, "create_dataset_from_buffers", create)
+    assert write_dataset("wordle/cut-v0", "random", answers=WORDS, allowed=None).total_episodes == len(WORDS)

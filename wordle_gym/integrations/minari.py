@@ -17,6 +17,8 @@ allows instead of the agent's. Each episode's options, in Minari's episode metad
 
 from __future__ import annotations
 
+import re
+import shutil
 from typing import Any
 
 import gymnasium as gym
@@ -95,7 +97,10 @@ def write_dataset(
     write the episodes as Minari dataset ``dataset_id``; returns it, loaded. ``config`` or ``game`` keywords
     set the game (the real one by default)."""
     minari, episode_buffer = _minari()
-    if dataset_id in minari.list_local_datasets():
+    check_dataset_id(dataset_id)
+    from minari.storage.datasets_root_dir import get_dataset_path
+
+    if get_dataset_path(dataset_id).exists():
         raise ValueError(f"a Minari dataset {dataset_id!r} exists already; choose another id (or version)")
     config = WordleConfig.build(config, **game)
     if isinstance(agent, str):
@@ -135,6 +140,29 @@ def write_dataset(
     answers = config.answers if isinstance(config.answers, str) else f"custom ({config.vocabulary.num_answers} words)"
     mode = "hard" if config.hard_mode else "normal"
     description = f"Every answer once: {label}; answers {answers}, {mode} mode."
-    return minari.create_dataset_from_buffers(
-        dataset_id, buffers, env=env, eval_env=env, algorithm_name=label, author="wordle-gym", description=description
-    )
+    try:
+        return minari.create_dataset_from_buffers(
+            dataset_id,
+            buffers,
+            env=env,
+            eval_env=env,
+            algorithm_name=label,
+            author="wordle-gym",
+            description=description,
+        )
+    except BaseException:  # Ctrl-C or a failure half-way: no partial dataset stays behind to claim the id
+        shutil.rmtree(get_dataset_path(dataset_id), ignore_errors=True)
+        raise
+
+
+DATASET_ID = re.compile(r"(?:[A-Za-z0-9_][-\w]*/)*[A-Za-z0-9_][-\w]*-v[0-9]+")
+"""Minari's ``(namespace/)name-vN``, a version required, each part a plain name (no ``..``, no absolute path)."""
+
+
+def check_dataset_id(dataset_id: str) -> None:
+    """Refuse, before any game is played, an id Minari cannot keep or that would leave its datasets folder."""
+    if not isinstance(dataset_id, str) or not DATASET_ID.fullmatch(dataset_id):
+        raise ValueError(
+            f"dataset id {dataset_id!r} is not of the form NAMESPACE/NAME-vN (letters, digits, _ and -, a version; "
+            f"e.g. wordle/optimal-v0)"
+        )
