@@ -383,3 +383,25 @@ def test_torchrl__gym_wrapper_of_the_vector_env_with_autoreset_disabled() -> Non
     assert bool(rollout["next", "done"].any())
     with pytest.raises(RuntimeError, match="SAME_STEP or DISABLED"):  # TorchRL's own rule
         GymWrapper(make("next_step"))
+
+
+def test_torchrl_native__board_observations_and_bad_one_hot_actions() -> None:
+    """Regression (issue 42): observation="board" failed to build (its spec bounds were expanded as if flat),
+    and a one-hot action that was all zeros or several ones silently guessed word 0."""
+    pytest.importorskip("torchrl")
+    from torchrl.envs.utils import check_env_specs
+
+    from wordle_gym.integrations.torchrl import WordleTorchRLEnv
+
+    env = WordleTorchRLEnv(num_envs=3, observation="board", answers=WORDS, allowed=None, device="cpu")
+    check_env_specs(env)
+    assert env.reset()["observation"].shape == (3, 2, 6, 5)
+    env = WordleTorchRLEnv(3, categorical_action_encoding=False, answers=WORDS, allowed=None, device="cpu")
+    for action in (torch.zeros(3, len(WORDS)), torch.ones(3, len(WORDS))):
+        state = env.reset()
+        state["action"] = action.long()
+        with pytest.raises(ValueError, match="one-hot action of game 0 has .* nonzero entries; expected exactly one"):
+            env.step(state)
+    state = env.reset()
+    state["action"] = torch.nn.functional.one_hot(torch.tensor([1, 2, 3]), len(WORDS))
+    assert env.step(state)["next", "turn"].flatten().tolist() == [1, 1, 1]

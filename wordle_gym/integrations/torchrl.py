@@ -63,8 +63,8 @@ class WordleTorchRLEnv(EnvBase):
         super().__init__(device=dev, batch_size=torch.Size([num_envs]))
         space = self.wordle.single_observation_space
         n, words = num_envs, self.wordle.single_action_space.n
-        low = torch.as_tensor(space.low, device=dev).expand(n, -1)
-        high = torch.as_tensor(space.high, device=dev).expand(n, -1)
+        low = torch.as_tensor(space.low, device=dev).expand(n, *space.shape)  # any observation's shape
+        high = torch.as_tensor(space.high, device=dev).expand(n, *space.shape)
         max_guesses = self.wordle.config.max_guesses
         self.observation_spec = Composite(
             observation=Bounded(
@@ -107,7 +107,7 @@ class WordleTorchRLEnv(EnvBase):
     def _step(self, tensordict: TensorDictBase) -> TensorDictBase:
         action = tensordict.get("action")
         if action.shape[-1:] == (self.wordle.single_action_space.n,) and action.ndim == 2:
-            action = action.long().argmax(-1)  # one-hot
+            action = self._from_one_hot(action)
         obs, reward, terminated, truncated, infos = self.wordle.step(action.reshape(self.batch_size))
         end = terminated.unsqueeze(-1)
         return self._out(
@@ -118,6 +118,19 @@ class WordleTorchRLEnv(EnvBase):
             terminated=end,
             truncated=truncated.unsqueeze(-1),
         )
+
+    def _from_one_hot(self, action: torch.Tensor) -> torch.Tensor:
+        """The word of each one-hot row; with ``check_actions``, a row that is not exactly one 1 (all zeros, or
+        several) is an error, not word 0 (a host read, as the env's own action check)."""
+        if self.wordle.check_actions:
+            ones = (action != 0).sum(-1)
+            bad = (ones != 1) | ((action != 0) & (action != 1)).any(-1)
+            if bool(bad.any()):
+                row = int(bad.nonzero()[0, 0])
+                raise ValueError(
+                    f"one-hot action of game {row} has {int(ones[row])} nonzero entries; expected exactly one 1"
+                )
+        return action.long().argmax(-1)
 
     def _set_seed(self, seed: int | None) -> None:
         self.wordle.reset(seed=seed)
