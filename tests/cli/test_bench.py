@@ -55,7 +55,7 @@ def test_sb3_examples__train_save_and_evaluate(script: str, algorithm: str, tmp_
         "cpu",
     )
     assert cli.returncode == 0, cli.stderr
-    assert "/10 won" in cli.stdout and "| SB3 " in cli.stdout
+    assert "/10 won" in cli.stdout and f"| sb3 ({model.name}) |" in cli.stdout
     own = run("-m", "wordle_gym", "eval", "--agent", "sb3", "--checkpoint", str(model), "--device", "cpu")
     assert own.returncode == 0 and "/10 won" in own.stdout  # the zip records its lists: the default
     full = run(

@@ -262,3 +262,33 @@ def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(rng: r
                 )
                 green, need = out_green, out_need
             assert [bool(kernel.valid(g, codes, counts, green, need)) for g in range(len(words))] == valid.tolist()
+
+
+def test_pattern_table__a_damaged_row_or_a_fifo_in_the_cache(tmp_path, monkeypatch) -> None:
+    """Regression (issue 42): the cache check sampled 4096 entries, so a zeroed row passed and the error came
+    later ("history is inconsistent"); a FIFO in place of the file blocked eval for ever. The file's checksum
+    catches any damage; a name taken by something that is not a file leaves the disk alone."""
+    import os
+
+    import numpy as np
+
+    monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path / "cache"))
+    words = _repeat_heavy_list(300, random.Random(7))
+    vocab = Vocabulary(words[:120], words)
+    expected = build_pattern_table(vocab.allowed_codes, vocab.answer_codes)
+
+    def fresh() -> torch.Tensor:
+        core._cached_table.cache_clear()
+        return pattern_table(vocab)
+
+    fresh()
+    (saved,) = (tmp_path / "cache").glob("patterns-*.npy")
+    damaged = expected.numpy().copy()
+    damaged[17] = 0  # one row: the 4096 sampled entries miss it
+    np.save(saved, damaged)
+    assert torch.equal(fresh(), expected)
+    assert np.array_equal(np.load(saved), expected.numpy())  # rebuilt and written again
+    saved.unlink()
+    os.mkfifo(saved)
+    assert torch.equal(fresh(), expected)  # returns (a read of the FIFO would wait for a writer for ever)
+    assert saved.is_fifo()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import hashlib
 import io
 import json
 import os
@@ -132,22 +133,33 @@ def cache_folder() -> Path | None:
 
 def disk_cached_array(name: str, build: Callable[[], np.ndarray], valid: Callable[[np.ndarray], bool]) -> np.ndarray:
     """``name`` (a file name that encodes everything the array depends on) from :func:`cache_folder` if a
-    readable file passes ``valid``; else ``build()``, then saved there atomically (if the folder can be
-    written: the cache only saves time). Plain ``.npy``, read without pickle: loading runs no code."""
+    readable file passes ``valid`` and its bytes match the checksum kept beside it (``<name>.blake2b``: a damaged
+    file, a zeroed row included, is caught whole, not only where ``valid`` samples); else ``build()``, then saved
+    there atomically (if the folder can be written: the cache only saves time). Plain ``.npy``, read without
+    pickle: loading runs no code. Where the name is taken by something that is not a regular file (a FIFO, a
+    device), the disk is left alone: reading it could block for ever."""
     folder = cache_folder()
     path = None if folder is None else folder / name
+    if path is not None and path.exists() and not path.is_file():
+        path = None
     if path is not None:
+        check = Path(f"{path}.blake2b")
         try:
             array = np.load(path, allow_pickle=False)
-            if valid(array):
+            if check.is_file() and check.read_text(encoding="ascii").strip() == _checksum(array) and valid(array):
                 return array
-        except (OSError, ValueError, EOFError):  # missing, unreadable, truncated: rebuilt below
+        except (OSError, ValueError, EOFError, UnicodeDecodeError):  # missing, unreadable, truncated: rebuilt
             pass
     array = build()
     if path is not None:
         with contextlib.suppress(OSError):
             atomic_write(path, lambda handle: np.save(handle, array, allow_pickle=False))
+            atomic_write_text(check, _checksum(array) + "\n")
     return array
+
+
+def _checksum(array: np.ndarray) -> str:
+    return hashlib.blake2b(np.ascontiguousarray(array).tobytes(), digest_size=16).hexdigest()
 
 
 def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:

@@ -242,9 +242,11 @@ class Vocabulary:
             except ValueError:
                 raise ValueError(f"{answer!r} is not one of the {self.num_answers} possible answers") from None
         try:
+            if isinstance(answer, bool):  # an int to Python, but True is no answer index
+                raise TypeError
             idx = operator.index(answer)
         except TypeError:
-            raise TypeError(f"an answer must be a word or an index; got {answer!r}") from None
+            raise TypeError(f"an answer must be a word or an index; got {repr(answer)[:80]}") from None
         if not 0 <= idx < self.num_answers:
             raise ValueError(f"answer index {idx} is out of range; expected 0 <= index < {self.num_answers}")
         return idx

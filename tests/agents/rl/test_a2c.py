@@ -288,7 +288,7 @@ def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -
         timeout=300,
     )
     assert cli.returncode == 0, cli.stderr
-    assert "| A2C (seed encoding) |" in cli.stdout and "/20 won" in cli.stdout  # the checkpoint's own lists
+    assert "| a2c (a2c.pt) |" in cli.stdout and "/20 won" in cli.stdout  # the checkpoint's own lists
     shipped = subprocess.run(
         [sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--device", "cpu"],
         cwd=ROOT,
