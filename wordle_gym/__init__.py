@@ -5,12 +5,15 @@
 * ``Wordle-v0``: the original game (2315 answers, 12972 allowed guesses);
 * ``WordleHard-v0``: the same in hard mode;
 * ``WordleNYT-v0``: the NYT answer list (2309 answers), original allowed guesses;
-* ``Wordle-v1``, ``WordleHard-v1``, ``WordleNYT-v1``: the same games with float32 observations (the
-  default networks of SB3, RLlib, TorchRL and CleanRL scripts take them unchanged) and, in the
-  vector env, a bool ``info["action_mask"]`` (``obs_dtype="float32"``, ``mask_dtype="native"``).
+* ``Dordle-v0``, ``Quordle-v0``, ``Octordle-v0``, ``Sedecordle-v0``, ``Duotrigordle-v0``: 2, 4, 8, 16 and
+  32 boards sharing every guess, with ``boards + 5`` guesses (:class:`MultiWordleEnv`);
+* the ``-v1`` of each: the same games with float32 observations (the default networks of SB3, RLlib,
+  TorchRL and CleanRL scripts take them unchanged) and, in the vector env, a bool
+  ``info["action_mask"]`` (``obs_dtype="float32"``, ``mask_dtype="native"``).
 
-Each id has both entry points: ``gym.make(id)`` gives a :class:`WordleEnv`,
-``gym.make_vec(id, num_envs=N, device="cuda")`` a :class:`WordleVectorEnv`.
+Each id has both entry points: ``gym.make(id)`` gives a :class:`WordleEnv` (a :class:`MultiWordleEnv` with
+``boards=K > 1``, an option of every Wordle id), ``gym.make_vec(id, num_envs=N, device="cuda")`` a
+:class:`WordleVectorEnv` (a :class:`MultiWordleVectorEnv`).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from wordle_gym.core.rewards import PRESETS as REWARD_PRESETS
 from wordle_gym.core.rewards import RewardScheme
 from wordle_gym.core.rules import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
 from wordle_gym.core.words import Vocabulary, decode, encode, load_word_list
+from wordle_gym.envs.multi import BOARD_NAMES, MultiWordleEnv, MultiWordleVectorEnv
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv
 
@@ -35,6 +39,8 @@ __all__ = [
     "GREY",
     "REWARD_PRESETS",
     "YELLOW",
+    "MultiWordleEnv",
+    "MultiWordleVectorEnv",
     "RewardScheme",
     "Vocabulary",
     "WordleConfig",
@@ -48,19 +54,20 @@ __all__ = [
     "pattern_table",
 ]
 
-_VARIANTS = {
+_VARIANTS: dict[str, dict] = {
     "Wordle-v0": {},
     "WordleHard-v0": {"hard_mode": True},
     "WordleNYT-v0": {"answers": "answers_nyt"},
 }
+_VARIANTS.update({f"{name}-v0": {"boards": boards} for boards, name in BOARD_NAMES.items()})
 _V1 = {"obs_dtype": "float32", "mask_dtype": "native"}
 _VARIANTS.update({name.replace("-v0", "-v1"): {**kwargs, **_V1} for name, kwargs in list(_VARIANTS.items())})
 for _id, _kwargs in _VARIANTS.items():
     if _id not in gym.registry:
         gym.register(
             id=_id,
-            entry_point="wordle_gym.envs.wordle:WordleEnv",
-            vector_entry_point="wordle_gym.envs.vector:WordleVectorEnv",
+            entry_point="wordle_gym.envs.multi:make_env",
+            vector_entry_point="wordle_gym.envs.multi:make_vector_env",
             kwargs=_kwargs,
             order_enforce=False,  # WordleEnv enforces reset-before-step itself (a clear RuntimeError)
         )

@@ -43,9 +43,9 @@ def test_registration__make_and_module_prefix() -> None:
     assert isinstance(gym.make("wordle_gym:Wordle-v0").unwrapped, WordleEnv)
     assert gym.make("WordleHard-v0").unwrapped.config.hard_mode
     assert gym.make("WordleNYT-v0").unwrapped.vocabulary.num_answers == 2309
-    spec = gym.spec("Wordle-v0")
-    assert spec.entry_point == "wordle_gym.envs.wordle:WordleEnv"
-    assert spec.vector_entry_point == "wordle_gym.envs.vector:WordleVectorEnv"
+    spec = gym.spec("Wordle-v0")  # factories: WordleEnv for one board, MultiWordleEnv for boards=K
+    assert spec.entry_point == "wordle_gym.envs.multi:make_env"
+    assert spec.vector_entry_point == "wordle_gym.envs.multi:make_vector_env"
 
 
 def test_seeding__same_seed_same_rollout() -> None:
@@ -324,3 +324,22 @@ def test_info__keys_on_reset_and_step() -> None:
     env.reset(seed=3)
     assert env.unwrapped.action_masks().all()
     assert wordle_gym.WordleEnv().action_masks().dtype == bool
+
+
+def test_reset__options_that_are_not_a_dict_or_a_bool_answer_are_refused() -> None:
+    """Regression (issue 42): reset(options="cigar") failed with "dictionary update sequence", and
+    {"answer": True} was read as answer index 1."""
+    import gymnasium as gym
+
+    import wordle_gym  # noqa: F401
+
+    env = gym.make("Wordle-v1")
+    with pytest.raises(TypeError, match=r"reset options must be a dict such as \{'answer': ...\}; got 'cigar'"):
+        env.reset(options="cigar")
+    with pytest.raises(TypeError, match="an answer must be a word or an index; got True"):
+        env.reset(options={"answer": True})
+    envs = gym.make_vec("Wordle-v1", num_envs=2, device="cpu")
+    with pytest.raises(TypeError, match="reset options must be a dict such as"):
+        envs.reset(options="cigar")
+    with pytest.raises(TypeError, match="an answer must be a word or an index; got True"):
+        envs.reset(options={"answers": [True, 0]})

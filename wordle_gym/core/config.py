@@ -12,6 +12,7 @@ from wordle_gym.core.rewards import RewardScheme, get_reward_scheme
 from wordle_gym.core.words import Vocabulary, WordSource
 
 MAX_GUESSES = 1000  # bound on the guess limit (every game keeps T rows of history)
+MAX_BOARDS = 32  # Duotrigordle
 MASK_MODES = ("all", "hard", "candidates")
 OBS_DTYPES = {"int8": torch.int8, "float32": torch.float32}
 MASK_DTYPES = ("int8", "bool", "native")
@@ -31,8 +32,8 @@ class WordleConfig:
     """Possible answers: a built-in list name ("answers", "answers_nyt"/"nyt", "allowed") or words."""
     allowed: WordSource | None = "allowed"
     """Allowed guesses, the action space in this order: a list name, words, or None for the answers."""
-    max_guesses: int = 6
-    """Guesses before the game is lost."""
+    max_guesses: int | None = None
+    """Guesses before the game is lost; None: ``boards + 5`` (6 for Wordle, 9 for Quordle, 37 for Duotrigordle)."""
     hard_mode: bool = False
     """Revealed greens must stay in place and revealed letters must be reused (at least their known
     counts); a guess that breaks this is refused: it reveals nothing but spends the turn."""
@@ -49,8 +50,15 @@ class WordleConfig:
     mask_dtype: str = "int8"
     """dtype of ``info["action_mask"]``: "int8" (1 = allowed; Gymnasium samples with it), "bool", or
     "native": int8 in the numpy single env, bool in the torch vector env (torch masks with bool; ``-v1``)."""
+    boards: int = 1
+    """Boards played at once, 1..32, each with its own answer (distinct), sharing every guess: 1 is Wordle,
+    2 Dordle, 4 Quordle, 8 Octordle, 16 Sedecordle, 32 Duotrigordle (see :mod:`wordle_gym.core.boards`)."""
 
     def __post_init__(self) -> None:
+        if isinstance(self.boards, bool) or not isinstance(self.boards, int) or not 1 <= self.boards <= MAX_BOARDS:
+            raise ValueError(f"boards must be an integer from 1 to {MAX_BOARDS}; got {self.boards!r}")
+        if self.max_guesses is None:
+            object.__setattr__(self, "max_guesses", self.boards + 5)
         if (
             isinstance(self.max_guesses, bool)
             or not isinstance(self.max_guesses, int)
@@ -70,7 +78,19 @@ class WordleConfig:
         if isinstance(self.reward, dict):  # a scheme's fields, as an env spec's JSON gives them back
             object.__setattr__(self, "reward", get_reward_scheme(self.reward))
         get_reward_scheme(self.reward)  # fail early on an unknown preset
+        if self.boards > 1 and self.hard_mode:
+            raise ValueError(
+                f"hard_mode is not defined for boards={self.boards}: one guess must keep every board's greens, and "
+                "two boards with different greens at one position leave no legal guess"
+            )
+        if self.boards > 1 and self.action_mask == "hard":
+            raise ValueError(f"action_mask 'hard' needs hard_mode, which boards={self.boards} does not have")
         _ = self.vocabulary  # validate the word lists now, not on first use
+        if self.boards > self.vocabulary.num_answers:
+            raise ValueError(
+                f"boards={self.boards} needs as many distinct answers; "
+                f"the answer list has {self.vocabulary.num_answers}"
+            )
 
     @classmethod
     def build(cls, config: WordleConfig | dict | None = None, **options: Any) -> WordleConfig:

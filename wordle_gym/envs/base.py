@@ -11,10 +11,11 @@ from typing import Any
 
 import torch
 
+from wordle_gym.core.boards import MultiGame
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import Game
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.envs.observation import OBSERVATIONS, Observation
+from wordle_gym.envs.observation import MULTI_OBSERVATIONS, OBSERVATIONS, MultiObservation, Observation
 from wordle_gym.envs.render import check_render_mode
 
 
@@ -23,23 +24,36 @@ class WordleBase:
 
     config: WordleConfig
     """The rules and encodings in force (frozen)."""
-    game: Game
-    """The batched rules engine on this env's device."""
+    game: Game | MultiGame
+    """The batched rules engine on this env's device (a :class:`MultiGame` in the multi-board envs)."""
     vocabulary: Vocabulary
     """The validated word lists."""
     words: tuple[str, ...]
     """The allowed guesses: action ``i`` guesses ``words[i]``."""
-    observation: Observation
+    observation: Observation | MultiObservation
     """The observation encoding: ``space``, the encoder, and for "knowledge" ``layout`` and ``slices``."""
+    multi_board = False
+    """Whether this env plays the multi-board game (``config.boards`` boards, :mod:`wordle_gym.core.boards`)."""
 
     def _build(
         self, config: WordleConfig | None, options: dict[str, Any], device: torch.device, render_mode: str | None
     ) -> None:
         self.config = WordleConfig.build(config, **options)
-        if self.config.observation not in OBSERVATIONS:
-            raise ValueError(f"unknown observation {self.config.observation!r}; expected one of {tuple(OBSERVATIONS)}")
+        boards = self.config.boards
+        if boards > 1 and not self.multi_board:
+            raise ValueError(
+                f"{type(self).__name__} plays one board; boards={boards} is MultiWordleEnv or MultiWordleVectorEnv "
+                f"(gym.make('Wordle-v1', boards={boards}) picks it)"
+            )
+        encodings = MULTI_OBSERVATIONS if self.multi_board else OBSERVATIONS
+        if self.config.observation not in encodings:
+            raise ValueError(f"unknown observation {self.config.observation!r}; expected one of {tuple(encodings)}")
         self.render_mode = check_render_mode(render_mode)
-        self.game = Game(self.config, device)
         self.vocabulary = self.config.vocabulary
         self.words = self.vocabulary.allowed
-        self.observation = OBSERVATIONS[self.config.observation](self.game)
+        if self.multi_board:
+            self.game = MultiGame(self.config, device)
+            self.observation = MULTI_OBSERVATIONS[self.config.observation](self.game)
+        else:
+            self.game = Game(self.config, device)
+            self.observation = OBSERVATIONS[self.config.observation](self.game)

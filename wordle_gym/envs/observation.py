@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
+from wordle_gym.core.boards import MultiGame, MultiState
 from wordle_gym.core.game import NO_LETTER, NO_TILE, Game, GameState
 from wordle_gym.core.rules import ALPHABET
 
@@ -159,3 +160,140 @@ class BoardObservation:
 
 Observation = KnowledgeObservation | BoardObservation
 OBSERVATIONS: dict[str, type[Observation]] = {"knowledge": KnowledgeObservation, "board": BoardObservation}
+
+
+# ------------------------------------------------------------------------------------------- multi-board
+class MultiKnowledgeFields(NamedTuple):
+    """Shaped views of a batch of multi-board "knowledge" observations (no copies)."""
+
+    green: torch.Tensor  # (B, K, L, 26)
+    excluded: torch.Tensor  # (B, K, L, 26)
+    min_count: torch.Tensor  # (B, K, 26)
+    max_count: torch.Tensor  # (B, K, 26)
+    solved: torch.Tensor  # (B, K)
+    turn: torch.Tensor  # (B, T + 1) one-hot
+
+
+@dataclass(frozen=True)
+class MultiKnowledgeLayout:
+    """Where each block of the multi-board "knowledge" observation lives: every board's blocks of the
+    single-board encoding (:class:`KnowledgeLayout`), block by block, then which boards are solved and the turn.
+
+    =============  ===================  =====  ============================================================
+    name           size                 value  meaning
+    =============  ===================  =====  ============================================================
+    ``green``      ``26 K L``           0/1    ``[(k*L + i)*26 + c]``: on board ``k``, position ``i`` is ``c``
+    ``excluded``   ``26 K L``           0/1    ``[(k*L + i)*26 + c]``: on board ``k``, ``c`` is not at ``i``
+    ``min_count``  ``26 K``             0..L   ``[k*26 + c]``: board ``k``'s answer holds at least this many
+    ``max_count``  ``26 K``             0..L   ... and at most this many
+    ``solved``     ``K``                0/1    board ``k`` is solved (its knowledge stops there)
+    ``turn``       ``T + 1``            0/1    one-hot of the guesses made so far, 0..T
+    =============  ===================  =====  ============================================================
+    """
+
+    length: int
+    max_guesses: int
+    boards: int
+
+    @cached_property
+    def slices(self) -> dict[str, slice]:
+        """Block name -> slice of the flat observation (names as in :class:`MultiKnowledgeFields`)."""
+        block, k = self.length * ALPHABET, self.boards
+        bounds = {
+            "green": k * block,
+            "excluded": k * block,
+            "min_count": k * ALPHABET,
+            "max_count": k * ALPHABET,
+            "solved": k,
+            "turn": self.max_guesses + 1,
+        }
+        out, start = {}, 0
+        for name, size in bounds.items():
+            out[name] = slice(start, start + size)
+            start += size
+        return out
+
+    @property
+    def size(self) -> int:
+        """Length of the flat observation: K (52 L + 53) + T + 1."""
+        return self.slices["turn"].stop
+
+    def fields(self, obs: torch.Tensor) -> MultiKnowledgeFields:
+        """Split observations ``(B, size)`` into named, shaped views."""
+        if obs.shape[-1] != self.size:
+            raise ValueError(
+                f"observation has {obs.shape[-1]} values; a {self.boards}-board, {self.length}-letter, "
+                f"{self.max_guesses}-guess 'knowledge' observation has {self.size}"
+            )
+        s, b, k, length = self.slices, obs.shape[0], self.boards, self.length
+        return MultiKnowledgeFields(
+            green=obs[:, s["green"]].view(b, k, length, ALPHABET),
+            excluded=obs[:, s["excluded"]].view(b, k, length, ALPHABET),
+            min_count=obs[:, s["min_count"]].view(b, k, ALPHABET),
+            max_count=obs[:, s["max_count"]].view(b, k, ALPHABET),
+            solved=obs[:, s["solved"]],
+            turn=obs[:, s["turn"]],
+        )
+
+
+class MultiKnowledgeObservation:
+    """The lossless "knowledge" encoding of every board (:class:`MultiKnowledgeLayout`)."""
+
+    name = "knowledge"
+
+    def __init__(self, game: MultiGame) -> None:
+        self.game = game
+        self.dtype = game.config.torch_obs_dtype
+        self.layout = MultiKnowledgeLayout(game.length, game.max_guesses, game.num_boards)
+        self.slices = self.layout.slices
+        dev = game.device
+        self._one_hot = torch.eye(ALPHABET + 1, ALPHABET, dtype=torch.bool, device=dev)
+        self._turn_ids = torch.arange(game.max_guesses + 1, device=dev)
+        high = np.ones(self.layout.size, dtype=_numpy_dtype(self.dtype))
+        high[self.slices["min_count"]] = game.length
+        high[self.slices["max_count"]] = game.length
+        self.space = spaces.Box(low=np.zeros_like(high), high=high, dtype=high.dtype)
+        self.initial = self(game.new_state(1))[0]
+
+    def __call__(self, state: MultiState) -> torch.Tensor:
+        """Observations of every game: (N, D) in the configured dtype."""
+        n, rows, length = state.num_games, state.boards, self.game.length
+        green = self._one_hot.index_select(0, rows.green.reshape(-1).long())  # (N K L, 26)
+        excluded = self.game.game.unpack_bits(rows.excluded).view(-1, length, 32)[:, :, :ALPHABET]
+        turn = state.turn[:, None] == self._turn_ids
+        blocks = [
+            green.view(n, -1),
+            excluded.reshape(n, -1),
+            rows.min_count.view(n, -1),
+            rows.max_count.view(n, -1),
+            state.solved,
+            turn,
+        ]
+        out = torch.cat(blocks, dim=1).view(torch.int8)
+        return out if self.dtype == torch.int8 else out.to(self.dtype)
+
+
+class MultiBoardObservation:
+    """Every board's raw board (:class:`BoardObservation`), stacked: ``(K, 2, T, L)``."""
+
+    name = "board"
+
+    def __init__(self, game: MultiGame) -> None:
+        self.game = game
+        self._board = BoardObservation(game.game)
+        self.dtype = self._board.dtype
+        high = np.broadcast_to(self._board.space.high, (game.num_boards, *self._board.space.shape)).copy()
+        self.space = spaces.Box(low=np.zeros_like(high), high=high, dtype=high.dtype)
+        self.initial = self(game.new_state(1))[0]
+
+    def __call__(self, state: MultiState) -> torch.Tensor:
+        """Observations of every game: (N, K, 2, T, L) in the configured dtype."""
+        boards = self._board(state.boards)
+        return boards.view(state.num_games, self.game.num_boards, *boards.shape[1:])
+
+
+MultiObservation = MultiKnowledgeObservation | MultiBoardObservation
+MULTI_OBSERVATIONS: dict[str, type[MultiObservation]] = {
+    "knowledge": MultiKnowledgeObservation,
+    "board": MultiBoardObservation,
+}

@@ -122,8 +122,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     def _check_memory(self, num_envs: int) -> None:
         """Refuse at once a batch whose state, masks and observations alone exceed the device's memory
         (rather than fail after seconds of allocating, with torch's raw error)."""
-        one = self.game.new_state(1)
-        per_game = sum(t.nbytes for t in vars(one).values() if isinstance(t, torch.Tensor))
+        per_game = _nbytes(self.game.new_state(1))
         per_game += self.vocabulary.num_allowed + 4 * math.prod(self.single_observation_space.shape)
         need, have = num_envs * per_game, _device_memory(self.device)
         if have is not None and need > have:
@@ -151,6 +150,9 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
                 raise TypeError(f"seed must be an int (one seed for the whole batch); got {seed!r}")
             self._generator.manual_seed(int(seed))
+        if options is not None and not isinstance(options, dict):
+            expected = "a dict such as {'answers': ..., 'reset_mask': ...}"
+            raise TypeError(f"reset options must be {expected}; got {repr(options)[:80]}")
         options = dict(options or {})
         mask = options.pop("reset_mask", None)
         answers = options.pop("answers", None)
@@ -228,7 +230,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     # ---------------------------------------------------------------------------- helpers
     @property
     def answer_weights(self) -> torch.Tensor | None:
-        """Relative chances of each answer when the env picks one (None: uniform)."""
+        """Relative chances of each answer when the env picks one (uniform where None)."""
         return self._answer_weights
 
     @answer_weights.setter
@@ -315,6 +317,12 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         if self.check_actions:
             self.game.check_actions(values)
         return values.long()
+
+
+def _nbytes(state: Any) -> int:
+    """Bytes held by the tensors of a game state (and of the states it holds)."""
+    values = vars(state).values()
+    return sum(v.nbytes if isinstance(v, torch.Tensor) else _nbytes(v) for v in values if hasattr(v, "__dict__"))
 
 
 def _device_memory(device: torch.device) -> int | None:

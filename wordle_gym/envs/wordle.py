@@ -140,6 +140,9 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            expected = "a dict such as {'answer': ...}"
+            raise TypeError(f"reset options must be {expected}; got {repr(options)[:80]}")
         options = dict(options or {})
         answer = options.pop("answer", None)
         if options:
@@ -237,17 +240,21 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         return self._one.observation(self._obs_dtype)
 
     def _check_action(self, action: Any) -> int:
-        if isinstance(action, np.ndarray | torch.Tensor) and action.ndim == 0:
-            action = action.item()
-        if isinstance(action, bool | np.bool_ | float | np.floating):
-            raise TypeError(f"action must be an integer word index; got {action!r}")
-        try:
-            index = operator.index(action)
-        except TypeError:
-            raise TypeError(f"action must be an integer word index; got {type(action).__name__} {action!r}") from None
-        if not 0 <= index < self.vocabulary.num_allowed:
-            raise ValueError(
-                f"action {index} is out of range; expected 0 <= action < {self.vocabulary.num_allowed} "
-                f"(an index into env.unwrapped.words)"
-            )
-        return index
+        return as_action(action, self.vocabulary.num_allowed)
+
+
+def as_action(action: Any, num_allowed: int) -> int:
+    """``action`` as a word index ``0 <= index < num_allowed``, or a one-line TypeError or ValueError."""
+    if isinstance(action, np.ndarray | torch.Tensor) and action.ndim == 0:
+        action = action.item()
+    if isinstance(action, bool | np.bool_ | float | np.floating):
+        raise TypeError(f"action must be an integer word index; got {action!r}")
+    try:
+        index = operator.index(action)
+    except TypeError:
+        raise TypeError(f"action must be an integer word index; got {type(action).__name__} {action!r}") from None
+    if not 0 <= index < num_allowed:
+        raise ValueError(
+            f"action {index} is out of range; expected 0 <= action < {num_allowed} (an index into env.unwrapped.words)"
+        )
+    return index
