@@ -13,6 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from wordle_gym.core.boards import BOARD_NAMES
 from wordle_gym.core.files import atomic_write, atomic_write_text
 
 HERE = Path(__file__).resolve().parent
@@ -613,6 +614,35 @@ def _read(path: Path) -> dict[str, Any]:
         raise ValueError(f"{path}: not a benchmark result ({exc})") from None
 
 
+def multi_board_section(result: dict) -> list[str]:
+    lines = [
+        f"### Multi-board Wordle: the greedy solver and the vector env ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `{result['command']}`. Each row plays the standard evaluation set "
+        "of its board count (`wordle_gym.harness.play.standard_games`: seeded K-tuples of distinct answers, the "
+        "same for every agent; `wordle-gym eval --boards K` plays it), the real lists (2315 answers, 12972 "
+        "guesses), K + 5 guesses.",
+        "",
+        "| game | boards | agent | games | win % | mean guesses (wins) | boards solved | max | eval time |",
+        "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in result["rows"]:
+        worst = "X" if r["histogram"][-1] else max(k for k, c in enumerate(r["histogram"], start=1) if c)
+        lines.append(
+            f"| {r['name']} | {r['boards']} | {r['agent']} | {r['games']:,} | {100 * r['win_rate']:.2f} | "
+            f"{r['mean_guesses_wins']:.4f} | {r['boards_solved']:.4f} | {worst} | {r['eval_s']:.0f} s |"
+        )
+    lines += ["", "| vector env, mask `all`, random actions | games | game-steps/s | board-steps/s | ms a step |"]
+    lines.append("| --- | ---: | ---: | ---: | ---: |")
+    for t in result["throughput"]:
+        game = "Wordle" if t["boards"] == 1 else BOARD_NAMES.get(t["boards"], f"{t['boards']} boards")
+        lines.append(
+            f"| {game} | {t['num_envs']:,} | {t['env_steps_per_s']:,.0f} | {t['env_steps_per_s'] * t['boards']:,.0f} | "
+            f"{t['ms_per_step']:.2f} |"
+        )
+    return [*lines, ""]
+
+
 RENDERERS = [
     ("env_throughput", env_section),
     ("solvers", solver_section),
@@ -624,6 +654,7 @@ RENDERERS = [
     ("improve", improve_section),
     ("profile_training", profile_section),
     ("oracle", oracle_section),
+    ("multi_board", multi_board_section),
 ]
 
 

@@ -220,3 +220,14 @@ def test_report__bad_results_json_names_the_file(tmp_path: Path, content: str, m
         render(Layout.under(tmp_path))
     assert message in str(info.value)
     assert not (tmp_path / "BENCHMARKS.md").exists()
+
+
+@pytest.mark.slow
+def test_multi_board_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "multi_board.py")
+    rows = {r["boards"]: r for r in result["rows"]}
+    assert set(rows) == {2, 4} and all(r["games"] == 20 and r["wins"] >= 19 for r in rows.values())
+    assert rows[4]["mean_guesses_wins"] > rows[2]["mean_guesses_wins"] > 3
+    assert [t["boards"] for t in result["throughput"]] == [1, 4]
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "### Multi-board Wordle: the greedy solver and the vector env" in table and "| Quordle | 4 |" in table

@@ -213,6 +213,8 @@ class WordAgent:
             raise ValueError(
                 f"the {self.kind} agent reads the env's 'knowledge' observation; got {config.observation!r}"
             )
+        if getattr(config, "boards", 1) != 1:
+            raise ValueError(f"the {self.kind} agent plays one board; the game has {config.boards}")
         theirs = KnowledgeLayout(config.vocabulary.length, config.max_guesses)
         if theirs != self.layout:
             raise ValueError(

@@ -18,6 +18,10 @@ The solver guesses the best-scoring allowed word, but prefers the best *candidat
 score is within ``tolerance`` of the best (0.001 bits, as in seed 002), since a candidate may
 also win at once; with one candidate left it guesses it. Ties go to the lower word index.
 
+Multi-board games (``boards=K``, :class:`~wordle_gym.envs.multi.MultiWordleVectorEnv`): a board with one
+candidate left is played first (the lowest such word); otherwise a guess scores the sum of its scores on the
+boards not yet solved, and the best candidate of any such board is preferred within ``tolerance``.
+
 Speed: games whose histories agree get the same decision, so each distinct history is
 decided once per solver (memoised), and the bucket counts of all 12972 guesses over a
 node's candidates are computed in one batched pass on the env's device (``bincount`` for
@@ -45,6 +49,7 @@ SCORE_UNITS = {
 }
 """What a guess's score measures, by rule (higher is better for every rule)."""
 _CHUNK_ELEMENTS = 1 << 22  # bound on the (guesses x candidates) block scored at once
+_BOARD_MEMO = 2048  # boards' score vectors kept (about 100 KB each)
 
 
 def bucket_sizes(patterns: torch.Tensor, num_patterns: int) -> torch.Tensor:
@@ -87,6 +92,7 @@ class MaxEntropySolver:
         self.tolerance = tolerance
         self._context: Any = None
         self._memo: dict[tuple[int, ...], int] = {}
+        self._board_memo: dict[tuple[int, ...], torch.Tensor] = {}
 
     @property
     def name(self) -> str:
@@ -100,6 +106,8 @@ class MaxEntropySolver:
         """One action per game of ``env``, from its history."""
         action_masks = bool_mask(action_masks)
         self._bind(env)
+        if getattr(env, "multi_board", False):
+            return self._act_boards(action_masks, env)
         state = env.state
         tiles_known = state.tiles[:, :, 0] != NO_TILE  # (N, T): rows with feedback
         pids = torch.where(tiles_known, pattern_ids(state.tiles).long(), -1)
@@ -114,6 +122,62 @@ class MaxEntropySolver:
                 self._memo[key] = self._decide(env, row, action_masks[game])
             decisions.append(self._memo[key])
         return torch.tensor(decisions, dtype=torch.int64, device=keys.device)[inverse]
+
+    def _act_boards(self, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        """:meth:`act` for multi-board games: each distinct game (every board's history) decided once."""
+        state = env.state
+        rows = state.boards
+        pids = torch.where(rows.tiles[:, :, 0] != NO_TILE, pattern_ids(rows.tiles).long(), -1)
+        keys = torch.cat([rows.guesses, pids, rows.won[:, None].long()], dim=1).view(state.num_games, -1)
+        unique, inverse = torch.unique(keys, dim=0, return_inverse=True)
+        representative = torch.empty(unique.shape[0], dtype=torch.int64, device=keys.device)
+        representative.scatter_(0, inverse, torch.arange(keys.shape[0], device=keys.device))
+        width = 2 * rows.guesses.shape[1] + 1
+        decisions = []
+        for row, game in zip(unique.tolist(), representative.tolist(), strict=True):
+            key = ("boards", *row)
+            if key not in self._memo:
+                boards = [row[b : b + width] for b in range(0, len(row), width)]
+                self._memo[key] = self._decide_boards(env, boards, action_masks[game])
+            decisions.append(self._memo[key])
+        return torch.tensor(decisions, dtype=torch.int64, device=keys.device)[inverse]
+
+    def _decide_boards(self, env: Any, boards: list[list[int]], mask: torch.Tensor) -> int:
+        """One multi-board decision from each board's history row (guesses, pattern ids, solved)."""
+        turns = (len(boards[0]) - 1) // 2
+        if self.opener is not None and all(g < 0 for g in boards[0][:turns]):
+            if not bool(mask[self.opener_action]):
+                raise ValueError(f"the opener {self.opener!r} is not allowed by the env's action mask")
+            return self.opener_action
+        histories = [tuple(board[:-1]) for board in boards if not board[-1]]
+        open_boards = [self._candidates(env, list(history)) for history in histories]
+        if not open_boards:  # a game that has ended (the harness still asks for its row): any guess
+            return int(self.answer_actions[0])
+        if any(c.numel() == 0 for c in open_boards):
+            raise RuntimeError("no answer fits a board's feedback so far: the history is inconsistent")
+        sure = [int(self.answer_actions[c[0]]) for c in open_boards if c.numel() == 1]
+        if sure:
+            return min(sure)
+        union = torch.cat(open_boards).unique()
+        pool = self._pool(env, mask, union)
+        scores = sum(self._board_scores(h, c, pool) for h, c in zip(histories, open_boards, strict=True))
+        is_cand = self._is_candidate(union)[pool]
+        cand_scores = torch.where(is_cand, scores, -math.inf)
+        if bool(is_cand.any()) and bool(cand_scores.max() >= scores.max() - self.tolerance):
+            return int(pool[int(cand_scores.argmax())])
+        return int(pool[int(scores.argmax())])
+
+    def _board_scores(self, history: tuple[int, ...], candidates: torch.Tensor, pool: torch.Tensor) -> torch.Tensor:
+        """:meth:`scores` of one board, kept for boards whose history recurs (after the opener, every game's
+        boards share a few hundred histories) while every word is in the pool."""
+        if pool.numel() != self.table.shape[0]:
+            return self.scores(candidates, pool)
+        cached = self._board_memo.get(history)
+        if cached is None:
+            if len(self._board_memo) >= _BOARD_MEMO:
+                self._board_memo.clear()
+            cached = self._board_memo[history] = self.scores(candidates, pool)
+        return cached
 
     @property
     def score_unit(self) -> str:
@@ -141,10 +205,10 @@ class MaxEntropySolver:
     def _bind(self, env: WordleVectorEnv) -> None:
         """(Re)build per-vocabulary tensors when the env's lists, rules or device change."""
         cfg = env.config
-        context = (env.vocabulary, env.device, cfg.hard_mode, cfg.max_guesses, cfg.mask_mode)
+        context = (env.vocabulary, env.device, cfg.hard_mode, cfg.max_guesses, cfg.mask_mode, cfg.boards)
         if context == self._context:
             return
-        self._context, self._memo = context, {}
+        self._context, self._memo, self._board_memo = context, {}, {}
         self.table = pattern_table(env.vocabulary, env.device)  # (A, K)
         # Answers x guesses: a node's candidates are then whole rows (a fast gather).
         self.by_answer = self.table.T.contiguous()  # (K, A)

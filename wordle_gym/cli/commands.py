@@ -299,6 +299,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.json:
         check_writable(args.json)  # before the evaluation, not after it
+    if args.boards > 1 and (args.regret or args.hard):
+        raise ValueError(f"--{'regret' if args.regret else 'hard'} is for one board; --boards {args.boards} has none")
+    if args.games is not None and args.boards == 1:
+        raise ValueError("--games sizes the multi-board evaluation set (with --boards K); one board plays every answer")
     policy, answers, allowed = _policy(args)
     oracle = _oracle() if args.regret else None  # before the evaluation: an oracle that cannot load fails first
     result = evaluate(
@@ -310,10 +314,14 @@ def cmd_eval(args: argparse.Namespace) -> int:
         max_guesses=args.max_guesses,
         histories=args.regret,
         agent=agent_label(args.agent, policy),
+        boards=args.boards,
+        games=args.games,
     )
     print(result.markdown_header())
     print(result.markdown_row())
     print(result.summary())
+    if args.boards > 1:
+        print(f"boards solved: {result.extra['boards_solved']:.4f} of {args.boards} a game, {result.games} games")
     if oracle is not None:
         regret = oracle.regret_report(result.histories, _game_config(args, answers, allowed))
         turns = "  ".join(f"{t}: {r:+.4f}" for t, r in regret["by_turn"].items())
@@ -437,7 +445,9 @@ def _add_lists(p: argparse.ArgumentParser) -> None:
     p.add_argument("--answers", default="answers", help="answer list: answers (default), nyt, or a file")
     p.add_argument("--allowed", default="allowed", help="allowed guesses: allowed (default) or a file")
     p.add_argument("--hard", action="store_true", help="hard mode")
-    p.add_argument("--max-guesses", type=_integer(1, MAX_GUESSES), default=6, help="guesses per game (default 6)")
+    p.add_argument(
+        "--max-guesses", type=_integer(1, MAX_GUESSES), default=None, help="guesses per game (default 6; boards + 5)"
+    )
 
 
 def _add_agent(p: argparse.ArgumentParser) -> None:
@@ -513,6 +523,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--candidates-only", action="store_true", help="max-entropy: guess only possible answers")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
     p.add_argument("--seed", type=_integer(0), help="random: seed (default 0)")
+    p.add_argument(
+        "--boards",
+        type=_integer(1, 32),
+        default=1,
+        help="boards per game: 2 Dordle, 4 Quordle, ..., 32 (default 1); plays the standard set of K-tuples",
+    )
+    p.add_argument(
+        "--games", type=_positive, default=None, help="with --boards K: games of the standard set (default 2000)"
+    )
     p.add_argument(
         "--regret",
         action="store_true",

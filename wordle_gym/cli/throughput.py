@@ -14,7 +14,7 @@ import time
 
 import torch
 
-from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.envs.multi import make_vector_env
 
 MASKS = ("all", "candidates", "hard")
 MASK_MEMORY_LIMIT = 1 << 31  # a (num_envs x num_allowed) bool mask per step beyond this many bytes is skipped
@@ -39,10 +39,12 @@ def default_sizes(device: torch.device) -> list[int]:
     return [1, 8, 64, 1024, 16384] + ([1 << 20] if device.type == "cuda" else [])
 
 
-def time_vector(num_envs: int, device: torch.device, mask: str, budget_s: float) -> dict[str, float | int | str]:
-    """Step ``num_envs`` games with mask mode ``mask`` for about ``budget_s`` seconds (8 batches of random
-    actions in turn, 3 warm-up steps first)."""
-    env = WordleVectorEnv(num_envs, device=device, action_mask=mask)
+def time_vector(
+    num_envs: int, device: torch.device, mask: str, budget_s: float, boards: int = 1
+) -> dict[str, float | int | str]:
+    """Step ``num_envs`` games (of ``boards`` boards) with mask mode ``mask`` for about ``budget_s`` seconds (8
+    batches of random actions in turn, 3 warm-up steps first)."""
+    env = make_vector_env(num_envs, device=device, action_mask=mask, boards=boards)
     env.reset(seed=0)
     gen = torch.Generator(device=device).manual_seed(0)
     actions = [torch.randint(env.vocabulary.num_allowed, (num_envs,), device=device, generator=gen) for _ in range(8)]
@@ -65,6 +67,7 @@ def time_vector(num_envs: int, device: torch.device, mask: str, budget_s: float)
     elapsed = time.perf_counter() - start
     return {
         "num_envs": num_envs,
+        "boards": boards,
         "mask": mask,
         "env_steps_per_s": steps * num_envs / elapsed,
         "ms_per_step": 1e3 * elapsed / steps,

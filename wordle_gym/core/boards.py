@@ -98,6 +98,7 @@ class MultiGame:
         self.reward = config.reward_scheme
         self.mask_mode = config.mask_mode
         self.allowed_codes = self.game.allowed_codes
+        self.answer_actions = self.game.answer_actions  # (num_answers,) the action of each answer
         self._turns = torch.arange(self.max_guesses, device=device)
 
     def new_state(self, num_games: int) -> MultiState:

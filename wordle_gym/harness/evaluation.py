@@ -31,7 +31,7 @@ import torch
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.files import atomic_write_json
 from wordle_gym.envs.vector import WordleVectorEnv
-from wordle_gym.harness.play import PolicyError, bool_mask, play
+from wordle_gym.harness.play import PolicyError, bool_mask, play, standard_games
 
 __all__ = ["EvalResult", "GuessesFrom", "Policy", "PolicyError", "bool_mask", "evaluate", "word_actions"]
 
@@ -86,13 +86,14 @@ class EvalResult:
     agent: str
     """Name of the agent (and its settings) for tables."""
     games: int
-    """Games played: one per answer."""
+    """Games played: one per answer (for ``K`` boards, the standard set's K-tuples)."""
     wins: int
     max_guesses: int
     """The game's guess limit (a loss counts as max_guesses + 1 in ``mean_guesses_all``)."""
     histogram: list[int]
     """Games won in 1, 2, ..., max_guesses guesses, then the number lost."""
     lost_answers: list[str]
+    """The answers of the games lost (``"a/b/c/d"`` for multi-board games)."""
     openers: dict[str, int]
     """First guesses played, with how many games opened with each."""
     wall_time_s: float
@@ -109,6 +110,8 @@ class EvalResult:
     histories: list[list[int]] | None = None
     """The actions played on each answer, in the answer list's order (``evaluate(..., histories=True)``):
     what :mod:`wordle_agents.solvers.oracle` measures the regret of each decision from."""
+    boards: int = 1
+    """Boards per game (1: Wordle; ``extra["boards_solved"]`` then holds the mean boards solved a game)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.games, int) or self.games < 1:
@@ -213,9 +216,11 @@ def evaluate(
     agent: str | None = None,
     progress: bool | None = None,
     histories: bool = False,
+    games: int | None = None,
     **options: Any,
 ) -> EvalResult:
-    """Play every answer exactly once with ``policy``, all games in one batch, and report.
+    """Play every answer exactly once with ``policy``, all games in one batch, and report; with ``boards=K``,
+    the standard multi-board set (:func:`~wordle_gym.harness.play.standard_games`; ``games`` sets its size).
 
     The game is what the envs take: ``config``, or its fields as keywords (``answers``, ``allowed``,
     ``max_guesses``, ``hard_mode``, ``reward``, ``observation``, ``action_mask``, ``obs_dtype``; the
@@ -227,7 +232,9 @@ def evaluate(
     if "answers" in options and options["answers"] is None:
         del options["answers"]
     config = WordleConfig.build(config, **options)
-    games = play(policy, config, device=device, progress=progress, desc="evaluate")
+    if games is not None and config.boards == 1:
+        raise ValueError("games= sizes the multi-board evaluation set; one board plays every answer once")
+    games = play(policy, config, games=standard_games(config, games), device=device, progress=progress, desc="evaluate")
     num, max_guesses = len(games.won), config.max_guesses
     wins = int(games.won.sum())
     counts = torch.bincount(games.guesses[games.won], minlength=max_guesses + 1)[1:].tolist()
@@ -235,14 +242,21 @@ def evaluate(
     env = games.env
     openers = Counter(env.words[a] for a in games.actions[:, 0].tolist())
     name = agent or getattr(policy, "name", None) or type(policy).__name__
-    answers_name = config.answers if isinstance(config.answers, str) else f"custom ({num} words)"
+    answers_name = config.answers if isinstance(config.answers, str) else f"custom ({env.vocabulary.num_answers} words)"
+    extra: dict[str, Any] = {}
+    if config.boards > 1:
+        words = env.vocabulary.answers
+        lost_answers = ["/".join(words[i] for i in env.state.answers[g].tolist()) for g in lost]
+        extra["boards_solved"] = float(env.state.solved.sum()) / num
+    else:
+        lost_answers = [env.vocabulary.answers[i] for i in lost]
     return EvalResult(
         agent=str(name),
         games=num,
         wins=wins,
         max_guesses=max_guesses,
         histogram=[*counts, num - wins],
-        lost_answers=[env.vocabulary.answers[i] for i in lost],
+        lost_answers=lost_answers,
         openers=dict(openers.most_common()),
         wall_time_s=time.perf_counter() - start,
         device=str(env.device),
@@ -251,4 +265,6 @@ def evaluate(
         num_allowed=env.vocabulary.num_allowed,
         guesses=games.guesses.tolist(),
         histories=games.histories if histories else None,
+        boards=config.boards,
+        extra=extra,
     )

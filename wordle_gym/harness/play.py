@@ -14,11 +14,37 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
+import numpy as np
 import torch
 from tqdm.auto import tqdm
 
 from wordle_gym.core.config import WordleConfig
+from wordle_gym.envs.multi import make_vector_env
 from wordle_gym.envs.vector import WordleVectorEnv
+
+MULTI_BOARD_GAMES = 2000
+"""Games in the standard multi-board evaluation set (one game is 0.05 % of the win rate)."""
+MULTI_BOARD_SEED = 20261125
+"""The seed of the standard multi-board evaluation set."""
+
+
+def standard_games(config: WordleConfig, games: int | None = None) -> torch.Tensor:
+    """The standard evaluation set of a game: every answer once for one board ((num_answers,) answer indices);
+    for ``K > 1`` boards, ``games`` (default :data:`MULTI_BOARD_GAMES`) K-tuples of distinct answers, the same
+    for every agent: game ``g`` is ``numpy.random.default_rng([MULTI_BOARD_SEED, K, g]).choice(num_answers, K,
+    replace=False)``, so the first games of a bigger set are the smaller set ((games, K) answer indices)."""
+    num_answers, boards = config.vocabulary.num_answers, config.boards
+    if boards == 1 and games is None:
+        return torch.arange(num_answers)
+    count = MULTI_BOARD_GAMES if games is None else games
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise ValueError(f"games must be a positive integer; got {games!r}")
+    rows = [
+        np.random.default_rng([MULTI_BOARD_SEED, boards, g]).choice(num_answers, boards, replace=False)
+        for g in range(count)
+    ]
+    picks = torch.from_numpy(np.stack(rows).astype(np.int64))
+    return picks[:, 0] if boards == 1 else picks
 
 
 class PolicyError(ValueError):
@@ -100,14 +126,14 @@ def play(
     desc: str = "play",
     **options: Any,
 ) -> Played:
-    """Play one game per entry of ``games`` (answer indices; default every answer once, in order) with ``policy``
-    until every game has ended, or for ``turns`` turns.
+    """Play one game per entry of ``games`` with ``policy`` until every game has ended, or for ``turns`` turns:
+    answer indices ``(N,)``, or ``(N, K)`` for ``K`` boards; default :func:`standard_games` (every answer once).
 
     Args:
         policy: anything with ``act(observations, action_masks, env)`` returning one word index per game. It
             sees every row every turn (rows of ended games included, whose actions are ignored).
         config: the game (or its fields as keyword ``options``), as the envs take it.
-        games: the answer of each game, as indices into the answer list.
+        games: the answer of each game (of each board of each game), as indices into the answer list.
         device: where the games run.
         turns: stop after this many turns (default: ``max_guesses``, when every game has ended).
         seed: the env's reset seed.
@@ -121,11 +147,9 @@ def play(
         :class:`Played`.
     """
     config = WordleConfig.build(config, **options)
-    if games is None:
-        games = torch.arange(config.vocabulary.num_answers)
-    games = torch.as_tensor(games)
+    games = standard_games(config) if games is None else torch.as_tensor(games)
     count = len(games)
-    env = WordleVectorEnv(count, config, device=device, autoreset_mode="disabled", check_actions=False)
+    env = make_vector_env(count, config, device=device, autoreset_mode="disabled", check_actions=False)
     dev = env.device
     observations, infos = env.reset(seed=seed, options={"answers": games.to(dev)})
     limit = config.max_guesses if turns is None else turns
@@ -170,8 +194,10 @@ def _act(policy: Any, observations: torch.Tensor, infos: dict[str, torch.Tensor]
         raise  # a refusal that explains itself (a tree that does not fit, a time limit)
     except Exception as exc:
         raise PolicyError(f"{who}.act raised {type(exc).__name__}: {exc}") from exc
-    if env.state.turn.shape != turns.shape or not bool(
-        ((env.state.turn == turns) & (env.state.answers == answers)).all()
+    if (
+        env.state.turn.shape != turns.shape
+        or env.state.answers.shape != answers.shape
+        or not bool((env.state.turn == turns).all() and (env.state.answers == answers).all())
     ):
         raise PolicyError(
             f"{who}.act changed the games (it called reset or step?); a policy reads env and returns actions"

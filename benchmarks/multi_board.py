@@ -1,0 +1,78 @@
+"""Multi-board Wordle: the greedy solver on the standard evaluation set of each board count, and the vector
+env's speed at 16384 Quordle games beside Wordle's, in one run.
+
+    python -m benchmarks.multi_board [--device cpu|cuda|auto] [--quick] [--games N] [--boards 2,4,8,16,32]
+
+Solver rows: the max-entropy solver with the opener SALET (entropy summed over the boards not yet solved; a
+board with one candidate left is played first), every allowed word a guess for 2 and 4 boards, the words
+still possible on some board for 8 boards and more (scoring all 12972 words for each of up to 32 boards costs
+hours on a CPU). Games: the standard set (``wordle_gym.harness.play.standard_games``: 2000 seeded K-tuples of
+distinct answers, the same for every agent) or its first ``--games``. Throughput: random actions, mask
+"all", game-steps per second. Writes ``benchmarks/results/multi_board_<device>.json`` and regenerates
+BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from tqdm import tqdm
+
+from benchmarks.common import parse_args, save
+from wordle_agents.solvers.max_entropy import MaxEntropySolver
+from wordle_gym.cli.throughput import time_vector
+from wordle_gym.core.boards import BOARD_NAMES
+from wordle_gym.harness.evaluation import evaluate
+from wordle_gym.harness.play import MULTI_BOARD_GAMES
+
+ALL_WORDS_UP_TO = 4  # boards up to this many: every allowed word is a guess; more: the possible answers only
+
+
+def _boards(text: str) -> list[int]:
+    values = [int(v) for v in text.split(",")]
+    if not values or any(not 2 <= v <= 32 for v in values):
+        raise ValueError(f"--boards takes board counts from 2 to 32, comma-separated; got {text!r}")
+    return values
+
+
+def main() -> None:
+    def extra(parser) -> None:
+        parser.add_argument(
+            "--games", type=int, default=None, help=f"games per board count (default {MULTI_BOARD_GAMES})"
+        )
+        parser.add_argument("--boards", default="2,4,8,16,32", help="board counts (default 2,4,8,16,32)")
+
+    args, device, result = parse_args(__doc__, "20 games of 2 and 4 boards, 256 games of throughput", extra)
+    boards = [2, 4] if args.quick else _boards(args.boards)
+    games = 20 if args.quick else args.games
+    result["command"] = "python -m benchmarks.multi_board " + " ".join(sys.argv[1:])
+    rows = []
+    for k in tqdm(boards, desc="boards", unit="count"):
+        everything = k <= ALL_WORDS_UP_TO
+        solver = MaxEntropySolver(opener="salet", candidates_only=not everything)
+        r = evaluate(solver, boards=k, games=games, device=device, progress=None)
+        rows.append(
+            {
+                "boards": k,
+                "name": BOARD_NAMES.get(k, f"{k} boards"),
+                "agent": f"max-entropy (entropy, SALET{'' if everything else ', possible answers only'})",
+                "games": r.games,
+                "wins": r.wins,
+                "win_rate": r.win_rate,
+                "mean_guesses_wins": r.mean_guesses_wins,
+                "mean_guesses_all": r.mean_guesses_all,
+                "max_guesses": r.max_guesses,
+                "boards_solved": r.extra["boards_solved"],
+                "histogram": r.histogram,
+                "eval_s": r.wall_time_s,
+            }
+        )
+    size = 256 if args.quick else 16384
+    budget = 0.5 if args.quick else 5.0
+    throughput = [time_vector(size, device, "all", budget, boards=k) for k in (1, 4)]
+    result.update(rows=rows, throughput=throughput)
+    save("multi_board", result)
+
+
+if __name__ == "__main__":
+    main()
