@@ -243,6 +243,7 @@ class WordAgent:
         """An agent from a checkpoint (``data``: its dict, when already read from ``path``); the config is
         validated before any network is built."""
         where = f"checkpoint {quoted(str(path), 200)}"
+        device = resolve_device(device)  # a device this machine lacks is the device's error, not the file's
         if data is None:
             data = read_checkpoint(path, cls.kind)
         elif data.get("kind") != cls.kind:

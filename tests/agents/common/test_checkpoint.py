@@ -84,3 +84,13 @@ def test_weights__a_reason_is_given_and_word_lists_are_bounded(tmp_path: Path) -
     atomic_torch_save(path, {**data, "answers": "cigar"})
     with pytest.raises(ValueError, match="'answers' must be a list of words"):
         A2CAgent.load(path)
+
+
+def test_load__a_device_this_machine_lacks_is_named_not_the_checkpoint(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, _ = _tiny_a2c(tmp_path)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # a machine without CUDA
+    with pytest.raises(ValueError, match="device 'cuda' was asked for but CUDA is not available") as caught:
+        A2CAgent.load(path, "cuda")
+    assert "do not fit" not in str(caught.value) and "checkpoint" not in str(caught.value)
