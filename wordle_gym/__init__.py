@@ -9,7 +9,9 @@
   32 boards sharing every guess, with ``boards + 5`` guesses (:class:`MultiWordleEnv`);
 * the ``-v1`` of each: the same games with float32 observations (the default networks of SB3, RLlib,
   TorchRL and CleanRL scripts take them unchanged) and, in the vector env, a bool
-  ``info["action_mask"]`` (``obs_dtype="float32"``, ``mask_dtype="native"``).
+  ``info["action_mask"]`` (``obs_dtype="float32"``, ``mask_dtype="native"``);
+* ``WordleText-v0``: the game as text for language-model agents (:class:`WordleTextEnv`: the reply is the
+  action, the feedback written out is the observation), with every Wordle option.
 
 Each id has both entry points: ``gym.make(id)`` gives a :class:`WordleEnv` (a :class:`MultiWordleEnv` with
 ``boards=K > 1``, an option of every Wordle id), ``gym.make_vec(id, num_envs=N, device="cuda")`` a
@@ -29,6 +31,7 @@ from wordle_gym.core.rewards import RewardScheme
 from wordle_gym.core.rules import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
 from wordle_gym.core.words import Vocabulary, decode, encode, load_word_list
 from wordle_gym.envs.multi import BOARD_NAMES, MultiWordleEnv, MultiWordleVectorEnv
+from wordle_gym.envs.text import WordleTextEnv
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv
 
@@ -45,6 +48,7 @@ __all__ = [
     "Vocabulary",
     "WordleConfig",
     "WordleEnv",
+    "WordleTextEnv",
     "WordleVectorEnv",
     "decode",
     "encode",
@@ -62,6 +66,7 @@ _VARIANTS: dict[str, dict] = {
 _VARIANTS.update({f"{name}-v0": {"boards": boards} for boards, name in BOARD_NAMES.items()})
 _V1 = {"obs_dtype": "float32", "mask_dtype": "native"}
 _VARIANTS.update({name.replace("-v0", "-v1"): {**kwargs, **_V1} for name, kwargs in list(_VARIANTS.items())})
+gym.register(id="WordleText-v0", entry_point="wordle_gym.envs.text:WordleTextEnv", order_enforce=False)
 for _id, _kwargs in _VARIANTS.items():
     if _id not in gym.registry:
         gym.register(

@@ -217,6 +217,19 @@ class Game:
         reward = self.reward.compute(state.turn, won, lost, greens, yellows, repeats, invalid, active)
         return StepOutcome(row_tiles, reward, won | lost, won, invalid)
 
+    def spend(self, state: GameState, active: torch.Tensor | None = None) -> StepOutcome:
+        """A turn spent without a guess in the ``active`` (N,) games (all if None): what a refused reply of the
+        text env costs. Nothing is revealed or recorded; the turn and the reward are a refused guess's."""
+        active = torch.ones_like(state.done) if active is None else active & ~state.done
+        state.turn = state.turn + active
+        lost = active & (state.turn >= self.max_guesses)
+        state.done |= lost
+        none = torch.zeros_like(active)
+        counts = torch.zeros_like(state.turn) if self.reward.uses_tiles else None
+        reward = self.reward.compute(state.turn, none, lost, counts, counts, counts, active, active)
+        tiles = torch.full((state.num_games, self.length), NO_TILE, dtype=torch.uint8, device=self.device)
+        return StepOutcome(tiles, reward, lost, none, active.clone())
+
     def observe(self, state: GameState, actions: torch.Tensor, tiles: torch.Tensor) -> None:
         """Record guesses ``actions`` (N,) with feedback ``tiles`` (N, L) that came from elsewhere
         (a person playing the real game), exactly as :meth:`step` records its own. The answer

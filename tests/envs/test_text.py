@@ -1,0 +1,122 @@
+"""WordleText-v0: replies parsed as documented, the real lists and rules (against the reference), refused
+replies spend the turn, prompts, errors, and check_env."""
+
+from __future__ import annotations
+
+import random
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from gymnasium.utils.env_checker import check_env
+
+from tests.helpers.reference import feedback_ref
+from wordle_gym import WordleConfig, WordleTextEnv
+from wordle_gym.core.game import NO_TILE, Game
+from wordle_gym.envs.text import ReplyText, parse_guess
+
+
+@pytest.mark.parametrize(
+    ("reply", "word"),
+    [
+        ("<guess>crane</guess>", "crane"),
+        ("Quoting the example <guess>aahed</guess>, my guess: <GUESS> Salet </GUESS>", "salet"),
+        ("the format is [word]; I play [soare]", "soare"),
+        ("<guess>roate</guess> and then [crane]", "roate"),  # a <guess> tag wins over brackets
+        ("CRANE", "crane"),
+        ("  crane.  ", "crane"),
+        ("I guess crane", None),
+        ("<guess>two words</guess>", None),
+        ("[]", None),
+        ("", None),
+    ],
+)
+def test_parse_guess__the_last_tag_else_the_last_bracket_else_one_word(reply: str, word: str | None) -> None:
+    assert parse_guess(reply) == word
+
+
+def test_check_env__passes_and_the_reply_space_holds_any_text(capsys: pytest.CaptureFixture[str]) -> None:
+    env = gym.make("WordleText-v0")
+    check_env(env.unwrapped, skip_render_check=True)
+    space = env.action_space
+    assert isinstance(space, ReplyText) and space.contains("Ünïcode, spaces [and] <guess>brackets</guess>!")
+    assert not space.contains(b"bytes") and space.contains(space.sample())
+
+
+def test_a_game__real_lists_feedback_of_the_reference_and_refusals_that_spend_the_turn() -> None:
+    env = gym.make("WordleText-v0")
+    unwrapped = env.unwrapped
+    assert unwrapped.vocabulary.num_answers == 2315 and unwrapped.vocabulary.num_allowed == 12972
+    rng = random.Random(0)
+    for game in range(30):
+        obs, info = env.reset(seed=game)
+        assert "<guess></guess>" in obs and int(info["turn"]) == 0
+        answer = unwrapped.answer
+        for turn in range(1, 7):
+            roll = rng.random()
+            if roll < 0.25:
+                reply, word = rng.choice(["no idea", "[qzjkv]", "<guess>toolong</guess>"]), None
+            else:
+                word = answer if roll > 0.9 else rng.choice(unwrapped.words)
+                reply = f"Thinking about [aahed]... <guess>{word.upper()}</guess>"
+            obs, reward, terminated, truncated, info = env.step(reply)
+            assert int(info["turn"]) == turn and not truncated
+            if word is None:
+                assert bool(info["invalid"]) and obs.startswith("Your reply was refused:")
+                assert info["tiles"].tolist() == [NO_TILE] * 5
+            else:
+                tiles = feedback_ref(word, answer)
+                assert info["tiles"].tolist() == list(tiles) and not info["invalid"] and info["guess"] == word
+                letters = " ".join("XYG"[t] for t in tiles)
+                assert f"{word.upper()} -> {letters}" in obs
+            won = word == answer
+            assert bool(info["won"]) == won == bool(info["is_success"])
+            assert terminated == (won or turn == 6)
+            if not terminated:
+                assert reward == (-2.0 if word is None else -1.0)
+            else:
+                assert reward == (-2.0 if word is None else -1.0) - (0 if won else 5)
+                assert (f"Solved in {turn} guesses." in obs) if won else (answer.upper() in obs)
+                break
+            assert f"{6 - turn} guess" in obs
+        with pytest.raises(RuntimeError, match="call reset"):
+            env.step("<guess>crane</guess>")
+
+
+def test_options__hard_mode_nyt_prompts_and_errors() -> None:
+    hard = gym.make("WordleText-v0", hard_mode=True, answers="nyt")
+    obs, _ = hard.reset(options={"answer": "cigar"})
+    assert "Hard mode" in obs and hard.unwrapped.vocabulary.num_answers == 2309
+    hard.step("<guess>crane</guess>")
+    obs, _, _, _, info = hard.step("<guess>lotus</guess>")
+    assert bool(info["invalid"]) and "LOTUS breaks hard mode" in obs and info["guess"] == "lotus"
+    custom = WordleTextEnv(answers=["cat", "act"], allowed=None, max_guesses=2, prompt="Guess a {length}-letter word.")
+    obs, _ = custom.reset(options={"answer": "act"})
+    assert obs.startswith("Guess a 3-letter word.")
+    obs, *_ = custom.step("<guess>dog</guess>")
+    assert "DOG is not in the word list" in obs
+    assert WordleTextEnv(prompt=lambda config: f"{config.max_guesses} tries").reset()[0].startswith("6 tries")
+    with pytest.raises(ValueError, match="prompt must be a format string of the fields"):
+        WordleTextEnv(prompt="{nope}")
+    with pytest.raises(TypeError, match="the action is the agent's reply, a str; got int"):
+        env = WordleTextEnv()
+        env.reset()
+        env.step(3)
+    with pytest.raises(ValueError, match="WordleText plays one board"):
+        WordleTextEnv(boards=2)
+    with pytest.raises(TypeError, match="reset options must be a dict"):
+        WordleTextEnv().reset(options="cigar")
+
+
+def test_game_spend__a_turn_without_a_guess_in_the_batched_engine() -> None:
+    game = Game(WordleConfig(max_guesses=2), torch.device("cpu"))
+    state = game.new_state(3)
+    game.reset(state, None, torch.tensor([0, 1, 2]))
+    first = game.spend(state, torch.tensor([True, False, True]))
+    assert state.turn.tolist() == [1, 0, 1] and first.invalid.tolist() == [True, False, True]
+    assert first.reward.tolist() == [-2.0, 0.0, -2.0] and not bool(first.terminated.any())
+    assert (state.guesses == -1).all() and (state.tiles == NO_TILE).all()  # nothing recorded or learned
+    second = game.spend(state)
+    assert second.terminated.tolist() == [True, False, True] and second.reward.tolist() == [-7.0, -2.0, -7.0]
+    assert state.done.tolist() == [True, False, True] and np.array_equal(state.turn.numpy(), [2, 1, 2])

@@ -1,0 +1,261 @@
+"""WordleText: Wordle for language-model agents, text in and text out, on the same engine and the real lists."""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from gymnasium import spaces
+
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.game import NO_TILE, Game
+from wordle_gym.core.rules import GREEN, YELLOW
+from wordle_gym.envs.render import RENDER_MODES
+
+MAX_TEXT = 1 << 20  # characters of a reply or an observation (a bound the spaces state; replies are not cut)
+TILE_LETTERS = {GREEN: "G", YELLOW: "Y", 0: "X"}
+
+DEFAULT_PROMPT = (
+    "You are playing Wordle. Find the secret {length}-letter English word in at most {max_guesses} guesses.{hard}\n"
+    "After each guess you get one letter per position: G (green) = right letter, right place; "
+    "Y (yellow) = the letter is in the word elsewhere; X (grey) = not in the word (or no more copies of it).\n"
+    "Only real words from the game's list are accepted; a reply without one still spends a guess.\n"
+    "Answer with your guess inside <guess></guess>, for example <guess>{example}</guess>."
+)
+HARD_RULE = " Hard mode: every revealed green must stay in place and every revealed letter must be used again."
+
+
+class ReplyText(spaces.Text):
+    """A text space that holds any string up to ``max_length`` characters (a model's reply may hold any
+    character); samples are drawn from ``charset`` as :class:`gymnasium.spaces.Text` draws them."""
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+    def __repr__(self) -> str:
+        return f"ReplyText({self.min_length}, {self.max_length})"
+
+
+def parse_guess(reply: str) -> str | None:
+    """The word a reply guesses: the last ``<guess>...</guess>``, else the last ``[...]``, else the whole reply
+    when it is one word; lower case; None when there is none. Whether the word is allowed is the env's check."""
+    if not isinstance(reply, str):
+        return None
+    for pattern in (r"<guess>(.*?)</guess>", r"\[([^\[\]]*)\]"):
+        found = re.findall(pattern, reply, flags=re.I | re.S)
+        if found:
+            word = found[-1].strip()
+            return word.lower() if word and len(word.split()) == 1 else None
+    words = reply.split()
+    return words[0].strip(".!\"'`*").lower() if len(words) == 1 else None
+
+
+class WordleTextEnv(gym.Env[str, str]):
+    """Wordle for language-model agents: the observation and the action are text.
+
+    ## Description
+
+    The game of :class:`~wordle_gym.envs.wordle.WordleEnv` (the real lists by default: 2315 answers, 12972
+    allowed guesses; every Wordle option: hard mode, the NYT list, custom lists, the reward presets), played
+    by the batched engine :class:`~wordle_gym.core.game.Game`, with a text interface: the agent's reply is
+    parsed for a guess, and the env answers with the feedback written out.
+
+    ## Action Space
+
+    :class:`ReplyText`: any string (a reply may hold any character, so the space accepts every string up to
+    ``MAX_TEXT`` characters; it samples ASCII letters, for ``check_env``). The guess is the word in the
+    **last** ``<guess>...</guess>`` of the reply, else in its last ``[...]``, else the whole reply when it is
+    one word (case-insensitive) (:func:`parse_guess`). A reply with no guess, or with a word the game does
+    not allow, is refused: ``info["invalid"]`` is True, the turn is spent (as a refused hard-mode guess in
+    Wordle-v0), nothing is revealed, and the next observation says why.
+
+    ## Observation Space
+
+    :class:`ReplyText` of ASCII text. On reset: the rules and how to answer (``prompt``: a format string
+    with the fields ``length``, ``max_guesses``, ``hard`` and ``example``, or a callable of the config that
+    returns the text). After each step: the feedback of the last guess (``CRANE -> X Y X G X``) or why the
+    reply was refused, the board so far, and the guesses left.
+
+    ## Rewards
+
+    Wordle's presets (``reward="default"``: -1 per reply, -5 more for a loss; ``"seed000"``, ``"seed001"``,
+    ``"sparse"``, or a :class:`~wordle_gym.core.rewards.RewardScheme`); a refused reply earns the scheme's
+    ``step + invalid``.
+
+    ## Starting State
+
+    A uniformly random answer, or ``reset(options={"answer": "cigar"})``.
+
+    ## Episode End
+
+    Terminated on a correct guess or after ``max_guesses`` replies; never truncated.
+
+    ## Info
+
+    Wordle's keys: ``turn`` (int64), ``tiles`` (uint8, 3 for a refused reply), ``invalid``, ``won`` and
+    ``is_success`` (bool), plus ``guess`` (the word read from the reply, "" if none) and ``reason`` (why a
+    reply was refused, "" otherwise).
+
+    ## Arguments
+
+    ``prompt`` and every :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle (``observation``,
+    ``action_mask``, ``obs_dtype``, ``mask_dtype`` and ``boards`` are not used: the observation is text).
+
+    ## Version History
+
+    * v0: the first release.
+    """
+
+    metadata = {"render_modes": [m for m in RENDER_MODES if m != "rgb_array"], "render_fps": 2}
+
+    def __init__(
+        self,
+        config: WordleConfig | None = None,
+        *,
+        prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT,
+        render_mode: str | None = None,
+        **options: Any,
+    ) -> None:
+        self.config = WordleConfig.build(config, **options)
+        if self.config.boards != 1:
+            raise ValueError(f"WordleText plays one board; got boards={self.config.boards}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
+        self.render_mode = render_mode
+        self.game = Game(self.config, torch.device("cpu"))
+        self.vocabulary = self.config.vocabulary
+        self.words = self.vocabulary.allowed
+        self.intro = self._intro(prompt)
+        self.observation_space = ReplyText(MAX_TEXT, min_length=1, charset=string.printable)
+        self.action_space = ReplyText(MAX_TEXT, charset=string.ascii_lowercase)
+        self._state = self.game.new_state(1)
+        self._lines: list[str] = []
+        self._text = ""
+        self._needs_reset = True
+
+    def _intro(self, prompt: str | Callable[[WordleConfig], str]) -> str:
+        if callable(prompt):
+            text = prompt(self.config)
+        elif isinstance(prompt, str):
+            fields = {
+                "length": self.vocabulary.length,
+                "max_guesses": self.config.max_guesses,
+                "hard": HARD_RULE if self.config.hard_mode else "",
+                "example": self.vocabulary.allowed[0],
+            }
+            try:
+                text = prompt.format(**fields)
+            except (KeyError, IndexError, ValueError) as exc:
+                raise ValueError(f"prompt must be a format string of the fields {sorted(fields)}; {exc!r}") from None
+        else:
+            raise TypeError(f"prompt must be a format string or a callable of the config; got {prompt!r}")
+        if not isinstance(text, str) or not text:
+            raise TypeError(f"the prompt must give non-empty text; got {text!r}")
+        return text
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
+        super().reset(seed=seed)
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"reset options must be a dict such as {{'answer': ...}}; got {repr(options)[:80]}")
+        options = dict(options or {})
+        answer = options.pop("answer", None)
+        if options:
+            raise ValueError(f"unknown reset options {sorted(options)}; expected only 'answer'")
+        index = int(self.np_random.integers(self.vocabulary.num_answers)) if answer is None else None
+        index = self.vocabulary.answer_id(answer) if answer is not None else index
+        self.game.reset(self._state, None, torch.tensor([index]))
+        self._lines = []
+        self._needs_reset = False
+        self._text = f"{self.intro}\n\nYou have {self.config.max_guesses} guesses. Your first guess?"
+        if self.render_mode == "human":
+            self.render()
+        return self._text, self._info(np.full(self.vocabulary.length, NO_TILE, np.uint8), False, False, "", "")
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Play the guess in reply ``action`` (text)."""
+        if self._needs_reset:
+            raise RuntimeError("the episode is over (or never started): call reset() before step()")
+        if not isinstance(action, str):
+            raise TypeError(f"the action is the agent's reply, a str; got {type(action).__name__}")
+        word = parse_guess(action)
+        reason = self._refusal(word)
+        state = self._state
+        if reason:
+            outcome = self.game.spend(state)
+        else:
+            assert word is not None
+            outcome = self.game.step(
+                state, torch.tensor([self.vocabulary.action(word)]), torch.ones(1, dtype=torch.bool)
+            )
+            if bool(outcome.invalid[0]):
+                reason = f"{word.upper()} breaks hard mode: keep every green in place and reuse every revealed letter"
+        tiles = outcome.tiles[0].numpy()
+        won, terminated = bool(outcome.won[0]), bool(outcome.terminated[0])
+        turn = int(state.turn[0])
+        if reason:
+            self._lines.append(f"{turn}. (refused) {reason}")
+        else:
+            assert word is not None
+            self._lines.append(f"{turn}. {word.upper()} -> {' '.join(TILE_LETTERS[int(t)] for t in tiles)}")
+        self._text = self._status(turn, won, terminated, reason)
+        self._needs_reset = terminated
+        if self.render_mode == "human":
+            self.render()
+        info = self._info(tiles, bool(reason), won, word or "", reason)
+        return self._text, float(outcome.reward[0]), terminated, False, info
+
+    def _refusal(self, word: str | None) -> str:
+        length = self.vocabulary.length
+        if word is None:
+            return f"no guess found; answer with one {length}-letter word inside <guess></guess>"
+        if word not in self.vocabulary.allowed_index:
+            shown = word[:40].upper()
+            if len(word) != length or not word.isalpha():
+                return f"{shown!r} is not a {length}-letter word"
+            return f"{shown} is not in the word list"
+        return ""
+
+    def _status(self, turn: int, won: bool, terminated: bool, reason: str) -> str:
+        left = self.config.max_guesses - turn
+        board = "\n".join(self._lines)
+        last = self._lines[-1].split(". ", 1)[1]
+        if won:
+            end = f"Solved in {turn} guesses."
+        elif terminated:
+            end = f"Out of guesses: the word was {self.answer.upper()}."
+        else:
+            end = f"{left} guess{'es' if left != 1 else ''} left. Your next guess?"
+        head = f"Your reply was refused: {reason}." if reason else f"Feedback: {last}"
+        return f"{head}\n\nBoard so far:\n{board}\n\n{end}"
+
+    def _info(self, tiles: np.ndarray, invalid: bool, won: bool, guess: str, reason: str) -> dict[str, Any]:
+        return {
+            "turn": np.array(int(self._state.turn[0]), np.int64),
+            "tiles": tiles.astype(np.uint8),
+            "invalid": np.array(invalid),
+            "won": np.array(won),
+            "is_success": np.array(won),
+            "guess": guess,
+            "reason": reason,
+        }
+
+    @property
+    def answer(self) -> str:
+        """The current answer (for tests and debugging; an agent should not peek)."""
+        return self.vocabulary.answers[int(self._state.answers[0])]
+
+    def render(self) -> str | None:
+        """The last observation: returned (``ansi``) or printed (``human``)."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.render_mode == "human":
+            print(self._text, flush=True)
+            return None
+        return self._text + "\n"
