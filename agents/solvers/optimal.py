@@ -701,6 +701,18 @@ class OptimalSolver:
         # The identity needs a policy that plays the same guess wherever it knows the same (not a random agent).
         return {**report.to_json(oracle, costliest), "identity_holds": report.identity_holds(1e-6)}
 
+    def analyze(self, guesses: list[str], answer: str, config: Any) -> dict[str, Any]:
+        """The exact skill (regret) and luck of each guess of one game
+        (:meth:`wordle_agents.solvers.oracle.Oracle.analyze`); ``wordle-gym analyze``."""
+        from wordle_agents.solvers.oracle import Oracle, allowed_opener
+
+        vocab = config.vocabulary
+        unknown = [g for g in guesses if g.lower() not in vocab.allowed_index]
+        if unknown:
+            raise ValueError(f"{unknown[0]!r} is not an allowed guess of this game")
+        oracle = Oracle(config, root_opener=allowed_opener(vocab, self.opener))
+        return oracle.analyze([vocab.action(g) for g in guesses], vocab.answer_id(answer.lower()))
+
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         """Follow each game's history down the tree."""
         bool_mask(action_masks)

@@ -342,6 +342,58 @@ class Oracle:
             total += self._total(child)
         return total
 
+    def analyze(self, actions: list[int], answer: int) -> dict[str, Any]:
+        """The skill and the luck of one game: the guesses ``actions`` (word indices) played on answer ``answer``
+        (an answer index).
+
+        For each guess: its ``regret`` ``Q*(s, a) - V*(s)`` (the expected guesses it cost), its ``luck``
+        ``E[V*(s')] - V*(s')`` (how many guesses the feedback it got saved against the feedback expected:
+        ``E[V*(s')] = Q*(s, a) - 1``; a solved board is worth 0, a loss after the last guess 1), the
+        candidates before and after it, and an optimal guess (:meth:`best_action`). Then, for any game,
+        ``guesses - start_value = sum(regret) - sum(luck)``, where ``guesses`` counts a lost game as the
+        limit + 1 (checked here). A game not finished is analysed as far as it went (``finished`` False)."""
+        position, rows = self._start, []
+        start_value = self.value(position)
+        solved = False
+        for action in actions:
+            if solved:
+                raise ValueError("the game was already won before its last guess")
+            if position.left <= 0:
+                raise ValueError(f"more guesses than the game's {self.max_guesses}")
+            value, q = self.value(position), self.q_value(position, action)
+            after = self.after(position, action, answer)
+            solved = action == int(self.vocab.answer_actions[answer])
+            later = 0.0 if solved else (1.0 if after.left == 0 else self.value(after))
+            best = self.vocab.allowed[self.best_action(position)]
+            rows.append(
+                {
+                    "guess": self.vocab.allowed[action],
+                    "value": value,
+                    "q_value": q,
+                    "regret": q - value,
+                    "luck": (q - 1.0) - later,
+                    "candidates_before": len(position.members),
+                    "candidates_after": 0 if solved else len(after.members),
+                    "optimal": best,
+                }
+            )
+            position = after
+        finished = solved or position.left == 0
+        used = len(actions) if solved or not finished else self.max_guesses + 1
+        regret, luck = sum(r["regret"] for r in rows), sum(r["luck"] for r in rows)
+        if finished and not math.isclose(used - start_value, regret - luck, abs_tol=1e-9):
+            raise AssertionError(f"regret - luck = {regret - luck} is not guesses - start value {used - start_value}")
+        return {
+            "answer": self.vocab.answers[answer],
+            "won": solved,
+            "finished": finished,
+            "guesses_used": used,
+            "start_value": start_value,
+            "regret": regret,
+            "luck": luck,
+            "guesses": rows,
+        }
+
     # ---------------------------------------------------------------- evaluations
     def regrets(self, histories: list[list[int]], progress: bool | None = None) -> RegretReport:
         """The regret of every decision of games played once per answer: ``histories[i]`` is the actions

@@ -395,6 +395,41 @@ def _probability(text: str) -> float:
     return value
 
 
+# ---------------------------------------------------------------------------- analyze
+def cmd_analyze(args: argparse.Namespace) -> int:
+    """The exact skill (regret) and luck of each guess of one game, by the optimal agent's oracle."""
+    from wordle_gym.core.files import atomic_write_json, check_writable
+
+    if args.json:
+        check_writable(args.json)
+    if args.answer is None:
+        raise UsageError("--answer WORD is required: the answer of the game analysed")
+    config = _game_config(args, word_source(args.answers), word_source(args.allowed))
+    print("valuing each position exactly (the optimal agent's search; a minute or so on a CPU)...", file=sys.stderr)
+    report = _oracle().analyze([g.lower() for g in args.guesses], args.answer, config)
+    print("| guess | regret | luck | candidates | optimal |\n| --- | ---: | ---: | --- | --- |")
+    for row in report["guesses"]:
+        left, best = f"{row['candidates_before']} -> {row['candidates_after']}", row["optimal"].upper()
+        print(f"| {row['guess'].upper()} | {row['regret']:+.4f} | {row['luck']:+.4f} | {left} | {best} |")
+    if not report["finished"]:
+        print(
+            f"{report['answer'].upper()}: not over after {report['guesses_used']} guesses; so far skill cost "
+            f"{report['regret']:+.4f} guesses and luck saved {report['luck']:+.4f}"
+        )
+    else:
+        result = f"won in {report['guesses_used']}" if report["won"] else f"lost (counted as {report['guesses_used']})"
+        print(
+            f"{report['answer'].upper()}: {result}; the optimum expects {report['start_value']:.4f} from the start: "
+            f"skill cost {report['regret']:+.4f} guesses, luck saved {report['luck']:+.4f} "
+            f"({report['guesses_used']} - {report['start_value']:.4f} = "
+            f"{report['regret']:.4f} - ({report['luck']:.4f}))"
+        )
+    if args.json:
+        atomic_write_json(args.json, report)
+        print(f"wrote {args.json}")
+    return 0
+
+
 # ------------------------------------------------------------------------------ solve
 def cmd_solve(args: argparse.Namespace) -> int:
     env = WordleVectorEnv(
@@ -492,6 +527,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("eval", "evaluate an agent on every answer", cmd_eval),
         ("solve", "show an agent's game for one answer", cmd_solve),
         ("dataset", "play every answer with an agent and write a Minari dataset (offline RL)", cmd_dataset),
+        ("analyze", "the exact skill (regret) and luck of each guess of a game you played", cmd_analyze),
     ]
     sub.add_parser(
         "bench", help="evaluate every agent and rewrite BENCHMARKS.md (see wordle-gym bench -h)", add_help=False
@@ -505,6 +541,9 @@ def build_parser() -> argparse.ArgumentParser:
         _add_lists(p)
         parsers[name] = p
     parsers["play"].add_argument("--answer", help="play this answer (default: random)")
+    parsers["analyze"].add_argument("guesses", nargs="+", metavar="GUESS", help="the guesses, in order")
+    parsers["analyze"].add_argument("--answer", help="the game's answer (required)")
+    parsers["analyze"].add_argument("--json", metavar="FILE", help="write the analysis as JSON")
     parsers["play"].add_argument("--seed", type=_integer(0), default=None, help="seed for the random answer")
     _add_agent(parsers["assist"])
     parsers["assist"].add_argument("--top", type=_positive, default=5, help="suggestions to show (default 5)")

@@ -255,3 +255,50 @@ def test_avoid_losses__the_teacher_wins_every_game_it_can() -> None:
     (plain_lost, plain_total), (strict_lost, strict_total) = play_all(plain), play_all(strict)
     assert plain_lost >= 1 and strict_lost == 0
     assert plain_total == round(plain.value(plain.start()) * len(words)) <= strict_total
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_analyze__regret_minus_luck_is_guesses_minus_the_start_and_luck_averages_zero(hard: bool) -> None:
+    words = few_letter_words(random.Random(21), "abcdefg", 4, 30)
+    oracle = Oracle(answers=words, allowed=None, root_opener=None, hard_mode=hard)
+    rng = random.Random(hard)
+    first = 3
+    lucks = []
+    for answer in range(len(words)):
+        actions = [first]
+        while actions[-1] != answer and len(actions) < oracle.max_guesses:
+            actions.append(rng.randrange(len(words)) if rng.random() < 0.6 else answer)
+        report = oracle.analyze(actions, answer)
+        used = report["guesses_used"]
+        assert report["finished"] and used == (len(actions) if report["won"] else oracle.max_guesses + 1)
+        assert used - report["start_value"] == pytest.approx(report["regret"] - report["luck"])
+        assert all(r["regret"] >= -1e-12 for r in report["guesses"])  # no guess beats the optimum
+        assert report["guesses"][0]["optimal"] in words
+        lucks.append(report["guesses"][0]["luck"])
+    # the first guess's luck, over every answer, averages to nothing: E[V*(s')] = Q*(s, a) - 1
+    assert sum(lucks) / len(lucks) == pytest.approx(0.0, abs=1e-12)
+    partial = oracle.analyze([first], next(a for a in range(len(words)) if a != first))
+    assert not partial["finished"] and partial["guesses_used"] == 1
+    with pytest.raises(ValueError, match="the game was already won before its last guess"):
+        oracle.analyze([first, first], first)
+
+
+def test_cli_analyze__a_table_the_identity_and_json(tmp_path) -> None:
+    import json
+
+    from tests.helpers.processes import wordle_gym_here
+
+    words = few_letter_words(random.Random(22), "abcdefg", 4, 25)
+    (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
+    lists = ["--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt")]
+    out = wordle_gym_here(
+        "analyze", words[0], words[5], "--answer", words[5], *lists, "--json", str(tmp_path / "a.json")
+    )
+    assert out.returncode == 0, out.stderr
+    assert f"| {words[0].upper()} | +" in out.stdout and f"{words[5].upper()}: won in 2;" in out.stdout
+    report = json.loads((tmp_path / "a.json").read_text())
+    assert [g["guess"] for g in report["guesses"]] == [words[0], words[5]]
+    assert 2 - report["start_value"] == pytest.approx(report["regret"] - report["luck"])
+    for args, message in [([words[0]], "--answer WORD is required"), (["zzzz", "--answer", words[0]], "'zzzz' is not")]:
+        bad = wordle_gym_here("analyze", *args, *lists)
+        assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr
