@@ -355,7 +355,14 @@ def test_minari__dataset_round_trip_recovers_a_custom_env(tmp_path, monkeypatch)
         while not env.step(env.action_space.sample())[2]:
             pass
     with pytest.warns(UserWarning, match="eval_env"):
-        env.create_dataset(dataset_id="wordle/test-v0", algorithm_name="random")
+        env.create_dataset(
+            dataset_id="wordle/test-v0",
+            algorithm_name="random",
+            author="wordle-gym tests",
+            author_email="tests@localhost",
+            code_permalink="tests/integrations/test_interop.py",
+            description="three random games",
+        )
     dataset = minari.load_dataset("wordle/test-v0")
     assert dataset.total_episodes == 3
     episode = next(dataset.iterate_episodes())

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -140,16 +141,22 @@ def write_dataset(
     answers = config.answers if isinstance(config.answers, str) else f"custom ({config.vocabulary.num_answers} words)"
     mode = "hard" if config.hard_mode else "normal"
     description = f"Every answer once: {label}; answers {answers}, {mode} mode."
+    from wordle_gym import __version__
+
     try:
-        return minari.create_dataset_from_buffers(
-            dataset_id,
-            buffers,
-            env=env,
-            eval_env=env,
-            algorithm_name=label,
-            author="wordle-gym",
-            description=description,
-        )
+        with warnings.catch_warnings():
+            # Minari recommends a contact address; the package publishes none, and says so in no warning.
+            warnings.filterwarnings("ignore", message="`author_email` is set to None", category=UserWarning)
+            return minari.create_dataset_from_buffers(
+                dataset_id,
+                buffers,
+                env=env,
+                eval_env=env,
+                algorithm_name=label,
+                author="wordle-gym",
+                description=description,
+                code_permalink=f"wordle_gym {__version__}",  # the versioned code that wrote it
+            )
     except BaseException:  # Ctrl-C or a failure half-way: no partial dataset stays behind to claim the id
         shutil.rmtree(get_dataset_path(dataset_id), ignore_errors=True)
         raise
