@@ -231,3 +231,19 @@ def test_multi_board_benchmark__quick_run_writes_results(tmp_path: Path) -> None
     assert [t["boards"] for t in result["throughput"]] == [1, 4]
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "### Multi-board Wordle: the greedy solver and the vector env" in table and "| Quordle | 4 |" in table
+
+
+@pytest.mark.slow
+def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
+    """The one-command GPU run (issue 47): every step dry-run on the CPU with tiny sizes, its logs and summary
+    under --out, nothing written elsewhere."""
+    before = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
+    out = run("-m", "benchmarks.gpu", "--dry-run", "--out", str(tmp_path / "gpu"))
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    summary = json.loads((tmp_path / "gpu" / "summary.json").read_text())
+    names = [s["name"] for s in summary["steps"]]
+    assert names == ["cuda-tests", "env-throughput", "bench", "train-a2c", "train-dqn", "benchmarks"]
+    assert all(s["exit"] == 0 for s in summary["steps"]) and summary["dry_run"]
+    assert all((tmp_path / "gpu" / f"{name}.log").stat().st_size > 0 for name in names)
+    assert (tmp_path / "gpu" / "runs" / "a2c" / "last.pt").exists() and (tmp_path / "gpu" / "bench").is_dir()
+    assert sorted((ROOT / "benchmarks" / "results").glob("*.json")) == before
