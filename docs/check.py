@@ -74,6 +74,7 @@ def browse(base: str, browser: str, screenshots: Path | None) -> list[str]:
         errors: list[str] = []
         page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         page.on("pageerror", lambda error: errors.append(str(error)))
+        page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
         for name, path in pages.items():
             errors.clear()
             response = page.goto(base + path, wait_until="load")

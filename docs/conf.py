@@ -35,6 +35,9 @@ nitpicky = False
 html_theme = "furo"
 html_title = "wordle_gym"
 html_static_path: list[str] = []
+# A favicon of its own: a browser asks for /favicon.ico otherwise, which the checks' server answers 404
+# (a console error in docs/check.py on the pages where the request lands before the load event).
+html_favicon = "_static/favicon.svg"
 html_theme_options = {"navigation_with_keys": True}
 html_show_sourcelink = False
 
