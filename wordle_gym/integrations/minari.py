@@ -141,7 +141,7 @@ def write_dataset(
     answers = config.answers if isinstance(config.answers, str) else f"custom ({config.vocabulary.num_answers} words)"
     mode = "hard" if config.hard_mode else "normal"
     description = f"Every answer once: {label}; answers {answers}, {mode} mode."
-    from wordle_gym import __version__
+    from importlib.metadata import version
 
     try:
         with warnings.catch_warnings():
@@ -155,7 +155,7 @@ def write_dataset(
                 algorithm_name=label,
                 author="wordle-gym",
                 description=description,
-                code_permalink=f"wordle_gym {__version__}",  # the versioned code that wrote it
+                code_permalink=f"wordle_gym {version('wordle-gym')}",  # the versioned code that wrote it
             )
     except BaseException:  # Ctrl-C or a failure half-way: no partial dataset stays behind to claim the id
         shutil.rmtree(get_dataset_path(dataset_id), ignore_errors=True)
