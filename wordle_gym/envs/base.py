@@ -19,6 +19,18 @@ from wordle_gym.envs.observation import MULTI_OBSERVATIONS, OBSERVATIONS, MultiO
 from wordle_gym.envs.render import check_render_mode
 
 
+def one_reset_option(options: Any, key: str, example: str) -> Any:
+    """The value of ``options[key]`` (None if absent) for an env whose ``reset`` takes that one option; a
+    TypeError for options that are not a dict, a ValueError for any other key."""
+    if options is not None and not isinstance(options, dict):
+        raise TypeError(f"reset options must be a dict such as {{{key!r}: {example}}}; got {repr(options)[:80]}")
+    rest = dict(options or {})
+    value = rest.pop(key, None)
+    if rest:
+        raise ValueError(f"unknown reset options {sorted(rest)}; expected only {key!r}")
+    return value
+
+
 class WordleBase:
     """The parts of a Wordle env that do not depend on how many games it runs."""
 

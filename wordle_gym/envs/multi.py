@@ -13,6 +13,7 @@ from gymnasium import spaces
 from wordle_gym.core.boards import BOARD_NAMES, MultiOutcome, MultiState, distinct_answers
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_TILE
+from wordle_gym.envs.base import one_reset_option
 from wordle_gym.envs.render import RENDER_MODES, game_rows, render_ansi, render_rgb
 from wordle_gym.envs.vector import RENDER_LIMIT, WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv, as_action
@@ -117,12 +118,7 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game; ``options={"answers": [...]}`` fixes the boards' answers (K distinct words or indices)."""
         super().reset(seed=seed)
-        if options is not None and not isinstance(options, dict):
-            raise TypeError(f"reset options must be a dict such as {{'answers': [...]}}; got {repr(options)[:80]}")
-        options = dict(options or {})
-        answers = options.pop("answers", None)
-        if options:
-            raise ValueError(f"unknown reset options {sorted(options)}; expected only 'answers'")
+        answers = one_reset_option(options, "answers", "[...]")
         if answers is None:
             picked = self.np_random.choice(self.vocabulary.num_answers, self.config.boards, replace=False)
             answers = [int(i) for i in picked]

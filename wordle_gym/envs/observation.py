@@ -73,11 +73,7 @@ class KnowledgeLayout:
             "max_count": ALPHABET,
             "turn": self.max_guesses + 1,
         }
-        out, start = {}, 0
-        for name, size in bounds.items():
-            out[name] = slice(start, start + size)
-            start += size
-        return out
+        return _consecutive(bounds)
 
     @property
     def size(self) -> int:
@@ -99,6 +95,15 @@ class KnowledgeLayout:
             max_count=obs[:, s["max_count"]],
             turn=obs[:, s["turn"]],
         )
+
+
+def _consecutive(sizes: dict[str, int]) -> dict[str, slice]:
+    """Blocks of the given sizes laid end to end: name -> its slice of the flat observation."""
+    out, start = {}, 0
+    for name, size in sizes.items():
+        out[name] = slice(start, start + size)
+        start += size
+    return out
 
 
 def _numpy_dtype(dtype: torch.dtype) -> type:
@@ -207,11 +212,7 @@ class MultiKnowledgeLayout:
             "solved": k,
             "turn": self.max_guesses + 1,
         }
-        out, start = {}, 0
-        for name, size in bounds.items():
-            out[name] = slice(start, start + size)
-            start += size
-        return out
+        return _consecutive(bounds)
 
     @property
     def size(self) -> int:

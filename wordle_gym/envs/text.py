@@ -15,6 +15,7 @@ from gymnasium import spaces
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_TILE, Game
 from wordle_gym.core.rules import GREEN, YELLOW
+from wordle_gym.envs.base import one_reset_option
 from wordle_gym.envs.render import RENDER_MODES
 
 MAX_TEXT = 1 << 20  # characters of a reply or an observation (a bound the spaces state; replies are not cut)
@@ -161,14 +162,11 @@ class WordleTextEnv(gym.Env[str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
-        if options is not None and not isinstance(options, dict):
-            raise TypeError(f"reset options must be a dict such as {{'answer': ...}}; got {repr(options)[:80]}")
-        options = dict(options or {})
-        answer = options.pop("answer", None)
-        if options:
-            raise ValueError(f"unknown reset options {sorted(options)}; expected only 'answer'")
-        index = int(self.np_random.integers(self.vocabulary.num_answers)) if answer is None else None
-        index = self.vocabulary.answer_id(answer) if answer is not None else index
+        answer = one_reset_option(options, "answer", "...")
+        if answer is None:
+            index = int(self.np_random.integers(self.vocabulary.num_answers))
+        else:
+            index = self.vocabulary.answer_id(answer)
         self.game.reset(self._state, None, torch.tensor([index]))
         self._lines = []
         self._needs_reset = False

@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_TILE, GameState
-from wordle_gym.envs.base import WordleBase
+from wordle_gym.envs.base import WordleBase, one_reset_option
 from wordle_gym.envs.render import RENDER_MODES, game_rows, render_ansi, render_rgb
 from wordle_gym.envs.scalar import ScalarGame
 
@@ -140,13 +140,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
-        if options is not None and not isinstance(options, dict):
-            expected = "a dict such as {'answer': ...}"
-            raise TypeError(f"reset options must be {expected}; got {repr(options)[:80]}")
-        options = dict(options or {})
-        answer = options.pop("answer", None)
-        if options:
-            raise ValueError(f"unknown reset options {sorted(options)}; expected only 'answer'")
+        answer = one_reset_option(options, "answer", "...")
         if answer is None:
             index = int(self.np_random.integers(self.vocabulary.num_answers))
         else:
