@@ -24,7 +24,7 @@ import json
 import math
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -234,8 +234,12 @@ def _rank(
     handle = open(path, "a", encoding="utf-8") if path is not None else None  # noqa: SIM115 (closed below)
     try:
         with ThreadPoolExecutor(workers) as pool:
-            futures = {pool.submit(work, guess): guess for guess in order}
+            futures: dict[Future, int] = {}
             try:
+                # submitted inside the try: a Ctrl-C among the submissions stops and cancels what was queued (the
+                # pool's shutdown would otherwise run every queued opener first)
+                for guess in order:
+                    futures[pool.submit(work, guess)] = guess
                 for word, record in search.gather(futures, deadline, bar, stats):
                     board.add(word, record)
                     if handle is not None:

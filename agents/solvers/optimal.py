@@ -366,6 +366,9 @@ class _Search:
         with ThreadPoolExecutor(1) as pool:
             try:
                 return next(self.gather({pool.submit(call): None}, math.inf, bar, [] if stats is None else [stats]))
+            except BaseException:
+                self.stop[0] = 1  # also for a Ctrl-C before gather began: the search unwinds at its next node
+                raise
             finally:
                 pool.shutdown(wait=True)
                 self.stop[0] = 0  # nothing half-done was cached: the cache stays usable

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import random
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +15,7 @@ import pytest
 from tests.helpers.lists import list_files, small_lists, trap_lists
 from tests.helpers.processes import interrupt
 from wordle_agents.optimal import main
+from wordle_agents.solvers import openers
 from wordle_agents.solvers.openers import STAGES, load, rank_openers, root_bounds, shipped_ranking
 from wordle_agents.solvers.optimal import _Search, solve
 from wordle_gym.core.words import Vocabulary
@@ -191,6 +194,32 @@ def test_ranking__a_word_twice_in_the_journal_counts_once(tmp_path: Path) -> Non
     journal.write_text("\n".join([*lines, *exact, *exact]) + "\n")  # every exact opener three times
     again = rank_openers(vocab, top=4, journal=journal, progress=False)
     assert again["ranking"] == first["ranking"] and again["cutoff"] == first["cutoff"]
+
+
+def test_ranking__ctrl_c_among_the_submissions_cancels_what_was_queued(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (CI, issue 42): a Ctrl-C while the openers were still being submitted to the pool came before
+    the search's stop flag and cancellation were in place, so the pool's shutdown ran every opener queued so far
+    (on the real lists: a hang of minutes). Interrupted at the 60th submission, at most the openers in flight run."""
+    vocab = Vocabulary(*small_lists(2, 30, 90))
+    ran, submitted = [], []
+    real_value, real_submit = openers.opener_value, ThreadPoolExecutor.submit
+
+    def slow_value(*args: object) -> object:
+        ran.append(1)
+        time.sleep(0.05)  # an opener takes a while, as on the real lists
+        return real_value(*args)
+
+    def submit(pool: ThreadPoolExecutor, *args: object) -> object:
+        submitted.append(1)
+        if len(submitted) == 60:
+            raise KeyboardInterrupt
+        return real_submit(pool, *args)
+
+    monkeypatch.setattr(openers, "opener_value", slow_value)
+    monkeypatch.setattr(ThreadPoolExecutor, "submit", submit)
+    with pytest.raises(KeyboardInterrupt):
+        rank_openers(vocab, top=4, progress=False)
+    assert len(ran) < 30, len(ran)
 
 
 @pytest.mark.parametrize(
