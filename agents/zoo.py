@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from wordle_agents.common.checkpoint import shipped_dir
+from wordle_agents.llm.agent import LLMAgent
 from wordle_agents.methods.teach import Taught
 from wordle_agents.rl.networks import load_network
 from wordle_agents.rl.sb3 import load as load_sb3
@@ -175,6 +176,12 @@ AGENTS: dict[str, Agent] = {
             ("dqn_explored.pt",),
         ),
         Agent(
+            "llm",
+            LLMAgent,
+            "a language model behind any OpenAI-compatible chat endpoint (-o base_url=URL -o model=NAME), each game "
+            "one chat in the text env's words",
+        ),
+        Agent(
             "sb3",
             load_sb3,
             "a Stable-Baselines3 or sb3-contrib model zip (default: MaskablePPO on 100 words)",
@@ -195,4 +202,5 @@ a2c_taught = AGENTS["a2c-taught"]
 dqn = AGENTS["dqn"]
 dqn_improved = AGENTS["dqn-improved"]
 dqn_explored = AGENTS["dqn-explored"]
+llm = AGENTS["llm"]
 sb3 = AGENTS["sb3"]

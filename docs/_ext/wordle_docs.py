@@ -109,7 +109,9 @@ def agent_page(agent: Any, results: list[dict[str, Any]]) -> str:
     where = f"`{build.__module__}.{getattr(build, '__qualname__', type(build).__name__)}`"
     if "<locals>" in where:  # a factory the table made: its docstring says what it builds
         where = (inspect.getdoc(build) or "").replace("``", "`")
-    options = ", ".join(f"`{name}`" for name in inspect.signature(build).parameters if name != "device") or "none"
+    names = list(inspect.signature(build).parameters)
+    options = ", ".join(f"`{name}`" for name in names if name != "device") or "none"
+    options += " (and `device`)" if "device" in names else ""
     lines = [
         f"# `{agent.name}`",
         "",
@@ -122,7 +124,7 @@ def agent_page(agent: Any, results: list[dict[str, Any]]) -> str:
         "| | |",
         "| --- | --- |",
         f"| built by | {where} |",
-        f"| options | {options} (and `device`) |",
+        f"| options | {options} |",
     ]
     if agent.weights:
         files = ", ".join(f"`{name}`" for name in agent.weights)

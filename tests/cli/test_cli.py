@@ -153,7 +153,7 @@ BAD_ARGUMENTS = [
     (
         ("eval", "--agent", "nope"),
         "unknown agent 'nope'; installed agents: a2c, a2c-improved, a2c-taught, dqn, dqn-explored, dqn-improved, "
-        "max-entropy, optimal, random, sb3",
+        "llm, max-entropy, optimal, random, sb3",
     ),
     (("eval", "--agent", "random", "--opener", "salet"), "agent 'random' does not take option(s) ['opener']"),
     (("eval", "-o", "tolerance"), "bad agent option 'tolerance': expected KEY=VALUE"),

@@ -15,6 +15,7 @@ from gymnasium import spaces
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_TILE, Game
 from wordle_gym.core.rules import GREEN, YELLOW
+from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.base import one_reset_option
 from wordle_gym.envs.render import RENDER_MODES
 
@@ -54,6 +55,75 @@ def parse_guess(reply: str) -> str | None:
             return word.lower() if word and len(word.split()) == 1 else None
     words = reply.split()
     return words[0].strip(".!\"'`*").lower() if len(words) == 1 else None
+
+
+def intro_text(config: WordleConfig, prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT) -> str:
+    """The rules and how to answer: ``prompt`` formatted with the game's fields (``length``, ``max_guesses``,
+    ``hard``, ``example``), or called with the config."""
+    vocabulary = config.vocabulary
+    if callable(prompt):
+        text = prompt(config)
+    elif isinstance(prompt, str):
+        fields = {
+            "length": vocabulary.length,
+            "max_guesses": config.max_guesses,
+            "hard": HARD_RULE if config.hard_mode else "",
+            "example": vocabulary.allowed[0],
+        }
+        try:
+            text = prompt.format(**fields)
+        except (KeyError, IndexError, ValueError) as exc:
+            raise ValueError(f"prompt must be a format string of the fields {sorted(fields)}; {exc!r}") from None
+    else:
+        raise TypeError(f"prompt must be a format string or a callable of the config; got {prompt!r}")
+    if not isinstance(text, str) or not text:
+        raise TypeError(f"the prompt must give non-empty text; got {text!r}")
+    return text
+
+
+def opening_text(intro: str, max_guesses: int) -> str:
+    """The first observation: the rules, then the call for a first guess."""
+    return f"{intro}\n\nYou have {max_guesses} guesses. Your first guess?"
+
+
+def refusal(vocabulary: Vocabulary, word: str | None) -> str:
+    """Why a reply whose guess is ``word`` (:func:`parse_guess`'s result) is refused; "" when it is allowed."""
+    length = vocabulary.length
+    if word is None:
+        return f"no guess found; answer with one {length}-letter word inside <guess></guess>"
+    if word not in vocabulary.allowed_index:
+        shown = word[:40].upper()
+        if len(word) != length or not word.isalpha():
+            return f"{shown!r} is not a {length}-letter word"
+        return f"{shown} is not in the word list"
+    return ""
+
+
+HARD_REFUSAL = "{word} breaks hard mode: keep every green in place and reuse every revealed letter"
+
+
+def board_line(turn: int, word: str | None, tiles: Any, reason: str = "") -> str:
+    """One line of the board: the turn, then ``CRANE -> X Y X G X`` or ``(refused)`` and why."""
+    if reason:
+        return f"{turn}. (refused) {reason}"
+    assert word is not None
+    return f"{turn}. {word.upper()} -> {' '.join(TILE_LETTERS[int(t)] for t in tiles)}"
+
+
+def status_text(lines: list[str], max_guesses: int, won: bool, terminated: bool, reason: str, answer: str) -> str:
+    """The observation after a step: the last feedback (or why the reply was refused), the board, what is left."""
+    turn = len(lines)
+    left = max_guesses - turn
+    board = "\n".join(lines)
+    last = lines[-1].split(". ", 1)[1]
+    if won:
+        end = f"Solved in {turn} guesses."
+    elif terminated:
+        end = f"Out of guesses: the word was {answer.upper()}."
+    else:
+        end = f"{left} guess{'es' if left != 1 else ''} left. Your next guess?"
+    head = f"Your reply was refused: {reason}." if reason else f"Feedback: {last}"
+    return f"{head}\n\nBoard so far:\n{board}\n\n{end}"
 
 
 class WordleTextEnv(gym.Env[str, str]):
@@ -131,33 +201,13 @@ class WordleTextEnv(gym.Env[str, str]):
         self.game = Game(self.config, torch.device("cpu"))
         self.vocabulary = self.config.vocabulary
         self.words = self.vocabulary.allowed
-        self.intro = self._intro(prompt)
+        self.intro = intro_text(self.config, prompt)
         self.observation_space = ReplyText(MAX_TEXT, min_length=1, charset=string.printable)
         self.action_space = ReplyText(MAX_TEXT, charset=string.ascii_lowercase)
         self._state = self.game.new_state(1)
         self._lines: list[str] = []
         self._text = ""
         self._needs_reset = True
-
-    def _intro(self, prompt: str | Callable[[WordleConfig], str]) -> str:
-        if callable(prompt):
-            text = prompt(self.config)
-        elif isinstance(prompt, str):
-            fields = {
-                "length": self.vocabulary.length,
-                "max_guesses": self.config.max_guesses,
-                "hard": HARD_RULE if self.config.hard_mode else "",
-                "example": self.vocabulary.allowed[0],
-            }
-            try:
-                text = prompt.format(**fields)
-            except (KeyError, IndexError, ValueError) as exc:
-                raise ValueError(f"prompt must be a format string of the fields {sorted(fields)}; {exc!r}") from None
-        else:
-            raise TypeError(f"prompt must be a format string or a callable of the config; got {prompt!r}")
-        if not isinstance(text, str) or not text:
-            raise TypeError(f"the prompt must give non-empty text; got {text!r}")
-        return text
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
@@ -170,7 +220,7 @@ class WordleTextEnv(gym.Env[str, str]):
         self.game.reset(self._state, None, torch.tensor([index]))
         self._lines = []
         self._needs_reset = False
-        self._text = f"{self.intro}\n\nYou have {self.config.max_guesses} guesses. Your first guess?"
+        self._text = opening_text(self.intro, self.config.max_guesses)
         if self.render_mode == "human":
             self.render()
         return self._text, self._info(np.full(self.vocabulary.length, NO_TILE, np.uint8), False, False, "", "")
@@ -182,7 +232,7 @@ class WordleTextEnv(gym.Env[str, str]):
         if not isinstance(action, str):
             raise TypeError(f"the action is the agent's reply, a str; got {type(action).__name__}")
         word = parse_guess(action)
-        reason = self._refusal(word)
+        reason = refusal(self.vocabulary, word)
         state = self._state
         if reason:
             outcome = self.game.spend(state)
@@ -192,45 +242,17 @@ class WordleTextEnv(gym.Env[str, str]):
                 state, torch.tensor([self.vocabulary.action(word)]), torch.ones(1, dtype=torch.bool)
             )
             if bool(outcome.invalid[0]):
-                reason = f"{word.upper()} breaks hard mode: keep every green in place and reuse every revealed letter"
+                reason = HARD_REFUSAL.format(word=word.upper())
         tiles = outcome.tiles[0].numpy()
         won, terminated = bool(outcome.won[0]), bool(outcome.terminated[0])
         turn = int(state.turn[0])
-        if reason:
-            self._lines.append(f"{turn}. (refused) {reason}")
-        else:
-            assert word is not None
-            self._lines.append(f"{turn}. {word.upper()} -> {' '.join(TILE_LETTERS[int(t)] for t in tiles)}")
-        self._text = self._status(turn, won, terminated, reason)
+        self._lines.append(board_line(turn, word, tiles, reason))
+        self._text = status_text(self._lines, self.config.max_guesses, won, terminated, reason, self.answer)
         self._needs_reset = terminated
         if self.render_mode == "human":
             self.render()
         info = self._info(tiles, bool(reason), won, word or "", reason)
         return self._text, float(outcome.reward[0]), terminated, False, info
-
-    def _refusal(self, word: str | None) -> str:
-        length = self.vocabulary.length
-        if word is None:
-            return f"no guess found; answer with one {length}-letter word inside <guess></guess>"
-        if word not in self.vocabulary.allowed_index:
-            shown = word[:40].upper()
-            if len(word) != length or not word.isalpha():
-                return f"{shown!r} is not a {length}-letter word"
-            return f"{shown} is not in the word list"
-        return ""
-
-    def _status(self, turn: int, won: bool, terminated: bool, reason: str) -> str:
-        left = self.config.max_guesses - turn
-        board = "\n".join(self._lines)
-        last = self._lines[-1].split(". ", 1)[1]
-        if won:
-            end = f"Solved in {turn} guesses."
-        elif terminated:
-            end = f"Out of guesses: the word was {self.answer.upper()}."
-        else:
-            end = f"{left} guess{'es' if left != 1 else ''} left. Your next guess?"
-        head = f"Your reply was refused: {reason}." if reason else f"Feedback: {last}"
-        return f"{head}\n\nBoard so far:\n{board}\n\n{end}"
 
     def _info(self, tiles: np.ndarray, invalid: bool, won: bool, guess: str, reason: str) -> dict[str, Any]:
         return {

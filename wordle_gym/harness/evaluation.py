@@ -42,7 +42,10 @@ class Policy(Protocol):
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
         """Return (N,) integer word indices for the games in ``env``; ``action_masks`` is (N, A) bool
-        (the harness passes bool; :func:`bool_mask` also accepts the envs' int8 info masks)."""
+        (the harness passes bool; :func:`bool_mask` also accepts the envs' int8 info masks).
+
+        A policy may also have ``stats()``, returning a dict of JSON data that :func:`evaluate` adds to the
+        result's ``extra`` (what it counted itself: a language model's requests, tokens and transcripts)."""
         ...
 
 
@@ -250,6 +253,9 @@ def evaluate(
         extra["boards_solved"] = float(env.state.solved.sum()) / num
     else:
         lost_answers = [env.vocabulary.answers[i] for i in lost]
+    stats = getattr(policy, "stats", None)
+    if callable(stats):  # what the agent counted itself (a language model's requests and tokens, ...)
+        extra.update(stats())
     return EvalResult(
         agent=str(name),
         games=num,

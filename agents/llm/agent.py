@@ -1,0 +1,220 @@
+"""The ``llm`` agent: a language model behind an OpenAI-compatible endpoint, playing through the harness.
+
+Each game is one chat, in the words of :class:`~wordle_gym.envs.text.WordleTextEnv`: an optional system
+message, the env's opening text as the first user message, the model's replies as assistant messages and,
+after each guess, the env's feedback text (``Feedback: CRANE -> X Y X G X``, the board so far, the guesses
+left) as the next user message. Many games are played at once (``concurrency`` requests in flight).
+
+A reply is read as the text env reads it (:func:`~wordle_gym.envs.text.parse_guess`). One the game cannot
+take (no guess, a word not on the list) is answered with the text env's refusal and asked again, up to
+``invalid_retries`` times in a turn; after that the turn is **forfeited**: the harness's games take a word each
+turn, so a forfeited turn plays the game's previous guess again (on the first turn: the first allowed word
+that is not an answer), which reveals nothing new, as a refused reply spends a turn in the text env, and the
+chat shows the turn as refused. In hard mode a word that breaks the rule is the env's own refusal (the turn
+is spent, and the next message says why), as in the text env. Refused replies and forfeited turns are
+counted in the result (``extra["llm"]``), beside the requests, the retries and the tokens.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import torch
+from tqdm import tqdm
+
+from wordle_agents.llm.client import ChatClient
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.game import NO_TILE
+from wordle_gym.envs.text import (
+    DEFAULT_PROMPT,
+    HARD_REFUSAL,
+    board_line,
+    intro_text,
+    opening_text,
+    parse_guess,
+    refusal,
+    status_text,
+)
+
+RETRY_TEXT = "Your reply was refused: {reason}. Try again: answer with one allowed word inside <guess></guess>."
+
+
+class LLMAgent:
+    """A chat model playing Wordle: ``wordle-gym eval --agent llm -o base_url=URL -o model=NAME``.
+
+    Args:
+        base_url: the OpenAI-compatible API's root (``http://127.0.0.1:8000/v1``); default ``$OPENAI_BASE_URL``.
+        model: the model's name on that server; default ``$OPENAI_MODEL``.
+        api_key: default ``$OPENAI_API_KEY`` (none is sent if neither is set).
+        concurrency: games whose requests are in flight at once.
+        temperature: sampling temperature.
+        max_tokens: the longest reply, in tokens.
+        timeout: seconds a request may take before it is retried.
+        retries: retries of a request that failed (timeouts, connection errors, HTTP 429 and 5xx, bodies that
+            are no chat completion), with exponential backoff from ``backoff`` seconds.
+        backoff: seconds before the first retry.
+        seed: sent to servers that take one.
+        system: a system message to open each chat with ("" for none).
+        prompt: the opening text, as :class:`~wordle_gym.envs.text.WordleTextEnv` takes it.
+        invalid_retries: replies the game cannot take that are asked again in one turn before it is forfeited.
+        transcripts: keep every chat, for the result's JSON (``extra["transcripts"]``, one per game).
+        progress: a bar of replies per turn (None: on a terminal only).
+    """
+
+    def __init__(
+        self,
+        base_url: str | None = None,
+        model: str | None = None,
+        api_key: str | None = None,
+        concurrency: int = 8,
+        temperature: float = 0.0,
+        max_tokens: int = 256,
+        timeout: float = 60.0,
+        retries: int = 4,
+        backoff: float = 1.0,
+        seed: int | None = None,
+        system: str = "",
+        prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT,
+        invalid_retries: int = 2,
+        transcripts: bool = False,
+        progress: bool | None = None,
+    ) -> None:
+        base_url = base_url or os.environ.get("OPENAI_BASE_URL")
+        model = model or os.environ.get("OPENAI_MODEL")
+        if not base_url:
+            raise ValueError(
+                "the llm agent needs base_url=URL, an OpenAI-compatible API (-o base_url=http://127.0.0.1:8000/v1), "
+                "or $OPENAI_BASE_URL"
+            )
+        if not model:
+            raise ValueError("the llm agent needs model=NAME (-o model=...), or $OPENAI_MODEL")
+        for name, value, low in (("concurrency", concurrency, 1), ("invalid_retries", invalid_retries, 0)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+        if not isinstance(system, str):
+            raise ValueError(f"system must be text; got {system!r}")
+        self.client = ChatClient(
+            base_url,
+            model,
+            api_key=api_key or os.environ.get("OPENAI_API_KEY"),
+            temperature=temperature,
+            max_tokens=max_tokens,
+            timeout=timeout,
+            retries=retries,
+            backoff=backoff,
+            seed=seed,
+        )
+        self.name = f"llm ({model})"
+        self.concurrency = concurrency
+        self.system = system
+        self.prompt = prompt
+        self.invalid_retries = invalid_retries
+        self.keep_transcripts = transcripts
+        self.progress = progress
+        self.refused = 0
+        self.forfeited = 0
+        self._lock = threading.Lock()
+        self._env: Any = None
+        self._chats: list[list[dict[str, str]]] = []
+        self._lines: list[list[str]] = []
+        self._forfeits: list[dict[int, str]] = []  # per game: turn -> the refusal that forfeited it
+        self._transcripts: list[list[dict[str, str]]] = []
+
+    # ------------------------------------------------------------------------ policy
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        """One word per game: the model's, for each game still playing."""
+        if getattr(env, "multi_board", False):
+            raise ValueError("the llm agent plays one board (the text env's game)")
+        state = env.state
+        turns, done = state.turn.tolist(), state.done.tolist()
+        if env is not self._env or all(t == 0 for t in turns):
+            self._start(env)
+        actions = state.guesses[:, 0].clamp(min=0).clone().cpu()  # rows of ended games: ignored by the harness
+        rows = [row for row in range(len(turns)) if not done[row]]
+        messages = {row: self._message(env, row, turns[row]) for row in rows}
+        disable = None if self.progress is None else not self.progress
+        bar = tqdm(total=len(rows), desc=f"llm turn {max(turns) + 1}", unit="reply", disable=disable, leave=False)
+        with bar, ThreadPoolExecutor(self.concurrency) as pool:
+            decided = pool.map(lambda row: (row, self._decide(env, row, turns[row], messages[row])), rows)
+            for row, action in decided:
+                actions[row] = action
+                bar.update(1)
+        return actions.to(env.device)
+
+    def _start(self, env: Any) -> None:
+        """New games: one empty chat each."""
+        count = env.num_envs
+        self._env = env
+        self._intro = opening_text(intro_text(env.config, self.prompt), env.config.max_guesses)
+        self._chats = [[{"role": "system", "content": self.system}] if self.system else [] for _ in range(count)]
+        self._lines = [[] for _ in range(count)]
+        self._forfeits = [{} for _ in range(count)]
+        self._transcripts = self._chats if self.keep_transcripts else []
+        # a forfeited first turn plays a word that cannot win (the first allowed word not an answer)
+        vocabulary = env.vocabulary
+        answers = set(vocabulary.answers)
+        self._filler = next((a for a, word in enumerate(vocabulary.allowed) if word not in answers), 0)
+
+    def _message(self, env: Any, row: int, turn: int) -> str:
+        """The user message of game ``row`` at ``turn``: the opening text, or the feedback of the last turn."""
+        if turn == 0:
+            return self._intro
+        state, vocabulary = env.state, env.vocabulary
+        last = turn - 1
+        guess = int(state.guesses[row, last])
+        tiles = state.tiles[row, last].tolist()
+        word = vocabulary.allowed[guess] if guess >= 0 else None
+        reason = self._forfeits[row].get(last, "")
+        if not reason and (guess < 0 or tiles[0] == NO_TILE):  # the env refused it: hard mode
+            reason = HARD_REFUSAL.format(word=(word or "?").upper())
+        self._lines[row].append(board_line(turn, word, tiles, reason))
+        return status_text(self._lines[row], env.config.max_guesses, False, False, reason, "")
+
+    def _decide(self, env: Any, row: int, turn: int, message: str) -> int:
+        """The model's guess in game ``row`` (asked again while the game cannot take its reply)."""
+        chat = self._chats[row]
+        chat.append({"role": "user", "content": message})
+        vocabulary = env.vocabulary
+        reason = ""
+        for attempt in range(self.invalid_retries + 1):
+            reply = self.client.complete(chat)
+            chat.append({"role": "assistant", "content": reply.text})
+            word = parse_guess(reply.text)
+            reason = refusal(vocabulary, word)
+            if not reason:
+                assert word is not None
+                return vocabulary.action(word)
+            with self._lock:
+                self.refused += 1
+            if attempt < self.invalid_retries:
+                chat.append({"role": "user", "content": RETRY_TEXT.format(reason=reason)})
+        with self._lock:
+            self.forfeited += 1
+        self._forfeits[row][turn] = reason
+        previous = int(env.state.guesses[row, turn - 1]) if turn > 0 else -1
+        return previous if previous >= 0 else self._filler
+
+    # ------------------------------------------------------------------------ results
+    def stats(self) -> dict[str, Any]:
+        """What the evaluation puts in its result's ``extra``: the model, requests, retries, failures, tokens,
+        refused replies and forfeited turns, and (with ``transcripts=True``) every chat."""
+        client = self.client.stats
+        found: dict[str, Any] = {
+            "llm": {
+                "model": self.client.model,
+                "requests": client.requests,
+                "retries": client.retries,
+                "failures": dict(client.failures),
+                "prompt_tokens": client.prompt_tokens,
+                "completion_tokens": client.completion_tokens,
+                "refused_replies": self.refused,
+                "forfeited_turns": self.forfeited,
+            }
+        }
+        if self.keep_transcripts:
+            found["transcripts"] = [list(chat) for chat in self._transcripts]
+        return found

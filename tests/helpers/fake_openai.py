@@ -1,0 +1,129 @@
+"""An OpenAI-compatible chat-completions server on the loopback address, with a scripted model.
+
+The model reads the board from the last user message (``N. WORD -> G Y X G X`` lines: the text a real model
+reads), keeps the answers that fit every line and guesses the first of them, in ``<guess></guess>``. It
+never sees the answer. ``faults`` scripts failures, taken one per request in order: ``"500"``, ``"429"``
+(with ``Retry-After: 0``), ``"400"``, ``"slow"`` (answers after ``slow_s``), ``"garbage"`` (a body that is
+no chat completion), ``"prose"`` (a reply with no guess), ``"notaword"`` (``<guess>qzjkv</guess>``), None (a
+normal reply). Only 127.0.0.1 is ever bound.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from wordle_gym.core.rules import feedback_one, parse_tiles
+from wordle_gym.core.words import encode
+
+BOARD_LINE = re.compile(r"^\d+\. ([A-Z]+) -> ([GYX ]+)$", re.M)
+
+
+def _codes(word: str) -> tuple[int, ...]:
+    return tuple(encode(word).flatten().tolist())
+
+
+class ScriptedModel:
+    """Plays the first answer that fits the board it is shown."""
+
+    def __init__(self, answers: list[str]) -> None:
+        self.answers = answers
+
+    def reply(self, messages: list[dict[str, str]]) -> str:
+        board = BOARD_LINE.findall(messages[-1]["content"])
+        left = [a for a in self.answers if all(self._fits(a, w.lower(), t) for w, t in board)]
+        return f"I will try this one. <guess>{(left or self.answers)[0]}</guess>"
+
+    @staticmethod
+    def _fits(answer: str, word: str, tiles: str) -> bool:
+        want = parse_tiles(tiles.replace(" ", "").lower(), len(word))
+        return tuple(feedback_one(_codes(word), _codes(answer))) == want
+
+
+class FakeOpenAI:
+    """The server's state: the model, the scripted faults, every request it received."""
+
+    def __init__(self, model: ScriptedModel, faults: list[str | None] | None = None, slow_s: float = 2.0) -> None:
+        self.model = model
+        self.faults = list(faults or [])
+        self.slow_s = slow_s
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.lock = threading.Lock()
+
+    def next_fault(self) -> str | None:
+        with self.lock:
+            return self.faults.pop(0) if self.faults else None
+
+
+def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:  # quiet
+            pass
+
+        def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            for key, value in (headers or {}).items():
+                self.send_header(key, value)
+            self.end_headers()
+            self.wfile.write(body)
+
+        def do_POST(self) -> None:
+            if self.path != "/v1/chat/completions":
+                self._send(404, b'{"error": {"message": "no such route"}}')
+                return
+            request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            with state.lock:
+                state.requests.append(request)
+                state.headers.append(dict(self.headers))
+            fault = state.next_fault()
+            if fault in ("500", "429", "400"):
+                extra = {"Retry-After": "0"} if fault == "429" else {}
+                message = json.dumps({"error": {"message": f"scripted {fault}"}}).encode()
+                self._send(int(fault), message, extra)
+                return
+            if fault == "garbage":
+                self._send(200, b"<html>not json</html>")
+                return
+            if fault == "slow":
+                time.sleep(state.slow_s)
+            canned = {"prose": "Let me think about the letters.", "notaword": "<guess>qzjkv</guess>"}
+            text = canned.get(str(fault)) or state.model.reply(request["messages"])
+            prompt = sum(len(m["content"].split()) for m in request["messages"])
+            body = {
+                "id": "chatcmpl-fake",
+                "object": "chat.completion",
+                "model": request["model"],
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": prompt, "completion_tokens": len(text.split())},
+            }
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up on a slow reply
+                self._send(200, json.dumps(body).encode())
+
+    return Handler
+
+
+@contextmanager
+def fake_openai(
+    answers: list[str], faults: list[str | None] | None = None, slow_s: float = 2.0
+) -> Iterator[tuple[str, FakeOpenAI]]:
+    """``(base_url, state)`` of a server on 127.0.0.1 for the duration of the block."""
+    state = FakeOpenAI(ScriptedModel(answers), faults, slow_s)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", state
+    finally:
+        server.shutdown()
+        server.server_close()
