@@ -332,6 +332,23 @@ def test_torchrl_native__specs_partial_resets_and_masks(categorical: bool) -> No
     assert bool((done[won]).all())
 
 
+def test_torchrl_native__a_tiny_quordle() -> None:
+    """Multi-board games as a TorchRL env (boards=4): specs pass ``check_env_specs``; a game ends when every
+    board is solved or after K + 5 guesses, and only the games that ended start again."""
+    from torchrl.envs.utils import check_env_specs
+
+    env = _torchrl_env(6, answers=WORDS, allowed=None, boards=4)
+    assert env.base_env.wordle.multi_board
+    check_env_specs(env)
+    env.set_seed(5)
+    torch.manual_seed(5)
+    r = env.rollout(30, break_when_any_done=False)
+    turn, done, won = r["turn"].squeeze(-1), r["next", "done"].squeeze(-1), r["next", "won"].squeeze(-1)
+    assert bool(done.any()) and bool((turn[:, 1:][done[:, :-1]] == 0).all())
+    assert int(r["next", "turn"].max()) <= 9 and bool((r["next", "turn"].squeeze(-1)[done & ~won] == 9).all())
+    assert bool(r["action_mask"].gather(-1, r["action"].unsqueeze(-1)).all())
+
+
 def test_torchrl_native__refuses_settings_it_owns() -> None:
     pytest.importorskip("torchrl")
     from wordle_gym.integrations.torchrl import WordleTorchRLEnv

@@ -68,3 +68,24 @@ def test_sb3__ppo_dqn_and_maskable_ppo_train(make_env, tiny_words: list[str]) ->
         actions, _ = maskable.predict(obs, action_masks=masks)
         assert masks[np.arange(len(actions)), actions].all()
         obs, *_ = masked_env.step(actions)
+
+
+def test_sb3__maskable_ppo_trains_on_a_tiny_quordle(tiny_words: list[str]) -> None:
+    """Multi-board games through the same adapter (boards=4: ``make_vector_env`` builds the multi-board env):
+    MaskablePPO trains, whole games end with ``is_success``, and the masked policy keeps to its masks."""
+    venv = make_sb3_vec_env(num_envs=8, device="cpu", answers=tiny_words, allowed=None, boards=4)
+    assert venv.observation_space.shape == venv.unwrapped.env.single_observation_space.shape
+    assert venv.unwrapped.env.multi_board and venv.unwrapped.env.config.boards == 4
+    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu")
+    model.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
+    model.learn(512)
+    assert model.num_timesteps >= 512 and len(model.ep_info_buffer) > 0
+    assert all(1 <= info["l"] <= 9 for info in model.ep_info_buffer)  # K + 5 guesses at most
+    obs, ended = venv.reset(), []
+    for _ in range(20):
+        masks = get_action_masks(venv)
+        actions, _ = model.predict(obs, action_masks=masks)
+        assert masks[np.arange(len(actions)), actions].all()
+        obs, _, dones, infos = venv.step(actions)
+        ended += [info["is_success"] for info, done in zip(infos, dones, strict=True) if done]
+    assert ended and all(isinstance(won, bool) for won in ended)

@@ -30,6 +30,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         f"{exc}. wordle_gym.integrations.sb3 needs Stable-Baselines3 and sb3-contrib: pip install 'wordle-gym[sb3]'"
     ) from exc
 
+from wordle_gym.envs.multi import make_vector_env
 from wordle_gym.envs.vector import WordleVectorEnv
 
 
@@ -44,7 +45,7 @@ class WordleSB3VecEnv(VecEnv):
     def __init__(self, env: WordleVectorEnv | None = None, **kwargs: Any) -> None:
         if env is None:
             kwargs.setdefault("autoreset_mode", "same_step")
-            env = WordleVectorEnv(**kwargs)
+            env = make_vector_env(**kwargs)  # multi-board for boards=K > 1
         elif kwargs:
             raise TypeError(f"pass either an env or keyword arguments to build one, not both (got {sorted(kwargs)})")
         if env.autoreset_mode != AutoresetMode.SAME_STEP:

@@ -29,7 +29,7 @@ except ImportError as exc:  # pragma: no cover - exercised without the extra
         f"wordle_gym.integrations.torchrl needs TorchRL ({exc}); install it with: pip install 'wordle-gym[torchrl]'"
     ) from None
 
-from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.envs.multi import make_vector_env
 
 
 class WordleTorchRLEnv(EnvBase):
@@ -51,7 +51,7 @@ class WordleTorchRLEnv(EnvBase):
         options.setdefault("obs_dtype", "float32")
         if "autoreset_mode" in options or "mask_dtype" in options:
             raise TypeError("WordleTorchRLEnv sets autoreset_mode and mask_dtype itself (disabled, bool)")
-        self.wordle = WordleVectorEnv(
+        self.wordle = make_vector_env(  # multi-board for boards=K > 1
             num_envs,
             device=device,
             autoreset_mode="disabled",
