@@ -33,7 +33,8 @@ from wordle_gym.envs.multi import make_vector_env
 
 
 class WordleTorchRLEnv(EnvBase):
-    """``num_envs`` games of :class:`~wordle_gym.envs.vector.WordleVectorEnv` as a TorchRL environment.
+    """``num_envs`` games of :class:`~wordle_gym.envs.vector.WordleVectorEnv` (of ``MultiWordleVectorEnv`` for
+    ``boards=K > 1``) as a TorchRL environment.
 
     ``options`` are the env's (``answers``, ``hard_mode``, ``action_mask``, ``reward``, ...);
     ``obs_dtype`` defaults to "float32" here. ``check_actions=False`` skips the host reads that
