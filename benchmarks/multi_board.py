@@ -9,16 +9,18 @@ still possible on some board for 8 boards and more (scoring all 12972 words for 
 hours on a CPU). Games: the standard set (``wordle_gym.harness.play.standard_games``: 2000 seeded K-tuples of
 distinct answers, the same for every agent) or its first ``--games``. Throughput: random actions, mask
 "all", game-steps per second. Writes ``benchmarks/results/multi_board_<device>.json`` and regenerates
-BENCHMARKS.md.
+BENCHMARKS.md after each board count; rows of the board counts a run does not play are kept from the last
+result of the same set size.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 
 from tqdm import tqdm
 
-from benchmarks.common import parse_args, save
+from benchmarks.common import RESULTS, parse_args, save
 from wordle_agents.solvers.max_entropy import MaxEntropySolver
 from wordle_gym.cli.throughput import time_vector
 from wordle_gym.core.boards import BOARD_NAMES
@@ -46,32 +48,34 @@ def main() -> None:
     boards = [2, 4] if args.quick else _boards(args.boards)
     games = 20 if args.quick else args.games
     result["command"] = "python -m benchmarks.multi_board " + " ".join(sys.argv[1:])
-    rows = []
+    # the throughput first (the machine is quietest at the start), then each board count, saved as it ends;
+    # rows of board counts this run does not play are kept from the last result of the same set size
+    size = 256 if args.quick else 16384
+    budget = 0.5 if args.quick else 5.0
+    result["throughput"] = [time_vector(size, device, "all", budget, boards=k) for k in (1, 4)]
+    path = RESULTS / f"multi_board_{device.type}.json"
+    earlier = json.loads(path.read_text()) if path.exists() and not args.quick else {}
+    kept = {r["boards"]: r for r in earlier.get("rows", []) if r["games"] == (games or MULTI_BOARD_GAMES)}
     for k in tqdm(boards, desc="boards", unit="count"):
         everything = k <= ALL_WORDS_UP_TO
         solver = MaxEntropySolver(opener="salet", candidates_only=not everything)
         r = evaluate(solver, boards=k, games=games, device=device, progress=None)
-        rows.append(
-            {
-                "boards": k,
-                "name": BOARD_NAMES.get(k, f"{k} boards"),
-                "agent": f"max-entropy (entropy, SALET{'' if everything else ', possible answers only'})",
-                "games": r.games,
-                "wins": r.wins,
-                "win_rate": r.win_rate,
-                "mean_guesses_wins": r.mean_guesses_wins,
-                "mean_guesses_all": r.mean_guesses_all,
-                "max_guesses": r.max_guesses,
-                "boards_solved": r.extra["boards_solved"],
-                "histogram": r.histogram,
-                "eval_s": r.wall_time_s,
-            }
-        )
-    size = 256 if args.quick else 16384
-    budget = 0.5 if args.quick else 5.0
-    throughput = [time_vector(size, device, "all", budget, boards=k) for k in (1, 4)]
-    result.update(rows=rows, throughput=throughput)
-    save("multi_board", result)
+        kept[k] = {
+            "boards": k,
+            "name": BOARD_NAMES.get(k, f"{k} boards"),
+            "agent": f"max-entropy (entropy, SALET{'' if everything else ', possible answers only'})",
+            "games": r.games,
+            "wins": r.wins,
+            "win_rate": r.win_rate,
+            "mean_guesses_wins": r.mean_guesses_wins,
+            "mean_guesses_all": r.mean_guesses_all,
+            "max_guesses": r.max_guesses,
+            "boards_solved": r.extra["boards_solved"],
+            "histogram": r.histogram,
+            "eval_s": r.wall_time_s,
+        }
+        result["rows"] = [kept[b] for b in sorted(kept)]
+        save("multi_board", result)
 
 
 if __name__ == "__main__":
