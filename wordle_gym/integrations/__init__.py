@@ -1,9 +1,9 @@
 """Adapters to other RL stacks, each importing its stack only when used (a missing extra names itself).
 
 ``sb3`` (a Stable-Baselines3 ``VecEnv`` over the torch vector env), ``torchrl`` (a native TorchRL
-``EnvBase``), ``rllib`` (the Dict-mask wrapper and env creator RLlib reads) and ``minari`` (offline-RL
-datasets of an agent's games).
+``EnvBase``), ``rllib`` (the Dict-mask wrapper and env creator RLlib reads), ``minari`` (offline-RL
+datasets of an agent's games) and ``textarena`` (the real game registered as TextArena envs).
 
 May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_gym.integrations; gymnasium,
-numpy, torch, stable_baselines3, torchrl, tensordict, ray, minari.
+numpy, torch, stable_baselines3, torchrl, tensordict, ray, minari, textarena.
 """

@@ -1,0 +1,151 @@
+"""Real Wordle as a TextArena env: the game's own lists and rules behind TextArena's interface.
+
+TextArena's ``Wordle-v0`` (which OpenEnv, TRL's GRPO example and verifiers' TextArena adapter reuse) draws
+its secrets from 156 Basic-English nouns, refuses thousands of real guesses and needs NLTK data. This
+module registers the real game under new ids, with TextArena's conventions kept (a guess in
+``[brackets]``, feedback as ``G``/``Y``/``X`` letters, one player, ``reset(num_players=1, seed=...)``), so
+code written for ``ta.make("Wordle-v0")`` plays real Wordle with the id changed::
+
+    import textarena as ta
+    from wordle_gym.integrations.textarena import register
+
+    register()                                # WordleReal-v0, -hard, -nyt (each also -train and -raw)
+    env = ta.make("WordleReal-v0")
+    env.reset(num_players=1, seed=0)
+    player, observation = env.get_observation()
+    done, info = env.step("[salet]")
+
+The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s (the same engine, lists and parsing: the guess
+is the word in the reply's last ``[...]``, or its last ``<guess>...</guess>``). A reply without an allowed
+word is refused and **spends the turn**, and the next message says why (no partial credit, no second
+chance that TextArena's error allowance would give). The reward counts guesses: a win in ``g`` of
+``max_guesses`` guesses scores ``(max_guesses + 1 - g) / max_guesses`` (1 for one guess, 1/6 for six), a loss
+scores 0; the game info has ``guesses`` and ``won``. The default wrappers are TextArena's, except that the
+observation history is cleared on reset (TextArena's ``LLMObservationWrapper`` keeps every game's messages).
+
+Needs the ``textarena`` extra; importing :mod:`wordle_gym` does not import it, and no NLTK data is used.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+try:
+    import textarena as ta
+    from textarena.envs.registration import ENV_REGISTRY
+    from textarena.envs.registration import register as ta_register
+    from textarena.wrappers import ActionFormattingWrapper, GameMessagesObservationWrapper, LLMObservationWrapper
+except ImportError as exc:  # pragma: no cover - the extra is missing
+    raise ImportError("wordle_gym.integrations.textarena needs TextArena: pip install 'wordle-gym[textarena]'") from exc
+
+from wordle_gym.envs.text import WordleTextEnv, parse_guess
+
+PROMPT = (
+    "You are playing Wordle. A secret {length}-letter word has been chosen. You have {max_guesses} attempts to "
+    "guess it.{hard}\nFor each guess, wrap your word in square brackets (e.g., '[{example}]'). Only words of the "
+    "game's list are accepted; a reply without one still uses an attempt.\nFeedback for each letter will be given "
+    "as follows:\n  - G (green): correct letter in the correct position\n  - Y (yellow): letter exists in the word "
+    "but in the wrong position\n  - X (wrong): letter is not in the word (or no more copies of it)\n"
+    "Enter your guess to begin.\n"
+)
+IDS = {"WordleReal-v0": {}, "WordleReal-v0-hard": {"hard_mode": True}, "WordleReal-v0-nyt": {"answers": "nyt"}}
+"""The ids :func:`register` adds (each also with ``-train`` and ``-raw`` wrapper sets, as TextArena's own)."""
+
+
+class ClearingLLMObservationWrapper(LLMObservationWrapper):
+    """TextArena's ``LLMObservationWrapper`` whose history starts again at each reset."""
+
+    def reset(self, num_players: int, seed: int | None = None) -> Any:
+        self.full_observations = {}
+        return self.env.reset(num_players=num_players, seed=seed)
+
+
+class ClearingGameMessagesObservationWrapper(GameMessagesObservationWrapper):
+    """TextArena's ``GameMessagesObservationWrapper`` whose history starts again at each reset."""
+
+    def reset(self, num_players: int, seed: int | None = None) -> Any:
+        self.full_observations = {}
+        return self.env.reset(num_players=num_players, seed=seed)
+
+
+def _reply(action: str) -> str:
+    """The reply as the text env reads it: a guess in TextArena's ``[word]`` form is read first."""
+    word = parse_guess(action)
+    return action if word is None else f"<guess>{word}</guess>"
+
+
+class RealWordleEnv(ta.Env):
+    """Real Wordle (:class:`~wordle_gym.envs.text.WordleTextEnv`'s game) as a one-player TextArena env.
+
+    Args:
+        options: the game, as :class:`~wordle_gym.core.config.WordleConfig` takes it (``hard_mode``,
+            ``answers``, ``allowed``, ``max_guesses``, ...).
+    """
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__()
+        self.game = WordleTextEnv(prompt=PROMPT, **options)
+        self.max_guesses = self.game.config.max_guesses
+
+    def reset(self, num_players: int = 1, seed: int | None = None) -> None:
+        """A new game: the answer drawn from ``seed`` (None: from the game's running generator)."""
+        self.state = ta.SinglePlayerState(num_players=num_players, seed=seed, max_turns=self.max_guesses)
+        self.game.reset(seed=seed)
+        game_state = {"guess_history": [], "word_length": self.game.vocabulary.length, "num_guesses": self.max_guesses}
+        self.state.reset(game_state=game_state, player_prompt_function=lambda player_id, game_state: self.game.intro)
+
+    def step(self, action: str) -> tuple[bool, dict[str, Any]]:
+        """Play the guess in ``action`` (the agent's reply)."""
+        player = self.state.current_player_id
+        self.state.add_observation(message=action, observation_type=ta.ObservationType.PLAYER_ACTION, from_id=player)
+        _, _, terminated, _, info = self.game.step(_reply(str(action)))
+        turn = int(info["turn"])
+        history = self.state.game_state["guess_history"]
+        if info["reason"]:
+            reason = info["reason"].replace("inside <guess></guess>", "in square brackets")
+            message = f"Your reply was refused: {reason}. That used an attempt."
+        else:
+            feedback = [{2: "G", 1: "Y", 0: "X"}[int(t)] for t in info["tiles"]]
+            history.append((info["guess"], feedback))
+            letters = " ".join(info["guess"].upper())
+            message = f"You submitted [{info['guess']}].\nFeedback:\n{letters}\n{' '.join(feedback)}"
+        self.state.game_state["guesses"] = turn
+        if bool(info["won"]):
+            score = (self.max_guesses + 1 - turn) / self.max_guesses
+            self.state.set_outcome(reward=score, reason=f"Congratulations! You guessed the word in {turn} guesses.")
+        elif terminated:
+            self.state.set_outcome(reward=0.0, reason=f"{message}\nOut of guesses: the word was {self.game.answer}.")
+        else:
+            left = self.max_guesses - turn
+            self.state.add_observation(
+                message=f"{message}\nYou have {left} guess{'es' if left != 1 else ''} left.",
+                observation_type=ta.ObservationType.GAME_MESSAGE,
+            )
+        if self.state.done:
+            self.state.game_info[0].update(guesses=turn, won=bool(info["won"]))
+        return self.state.step()
+
+    def get_board_str(self) -> str:
+        """The board so far, one ``WORD  G Y X G X`` line per guess."""
+        lines = [f"{word.upper()}  {' '.join(tiles)}" for word, tiles in self.state.game_state["guess_history"]]
+        return "\n".join(lines) or "No guesses yet."
+
+
+def register() -> list[str]:
+    """Add the ids of :data:`IDS` to TextArena's registry (again: nothing); returns every id it holds for them."""
+    sets = {
+        "": [ClearingLLMObservationWrapper, ActionFormattingWrapper],
+        "-train": [ClearingGameMessagesObservationWrapper, ActionFormattingWrapper],
+        "-raw": None,
+    }
+    added = []
+    for base, options in IDS.items():
+        for suffix, wrappers in sets.items():
+            name = base + suffix
+            if name not in ENV_REGISTRY:
+                ta_register(name, entry_point=RealWordleEnv, default_wrappers=wrappers, **options)
+            added.append(name)
+    return added
+
+
+__all__ = ["IDS", "PROMPT", "RealWordleEnv", "register"]
