@@ -56,6 +56,8 @@ def main() -> None:
     path = RESULTS / f"multi_board_{device.type}.json"
     earlier = json.loads(path.read_text()) if path.exists() and not args.quick else {}
     kept = {r["boards"]: r for r in earlier.get("rows", []) if r["games"] == (games or MULTI_BOARD_GAMES)}
+    if set(kept) - set(boards):  # rows of an earlier run stay: both commands made the table
+        result["command"] = f"{earlier['command']}; then {result['command']}"
     for k in tqdm(boards, desc="boards", unit="count"):
         everything = k <= ALL_WORDS_UP_TO
         solver = MaxEntropySolver(opener="salet", candidates_only=not everything)
