@@ -651,6 +651,52 @@ class OptimalSolver:
                 bar.update()
         return best, costs
 
+    def judge(self, env: Any, before: Any, word: str) -> dict[str, Any] | None:
+        """The exact skill and luck of ``word``, guessed in game 0 of ``env`` from state ``before`` (``env.state``
+        is the state after its feedback), as ``wordle-gym analyze`` measures them: ``regret`` = Q*(s, word) -
+        V*(s) (the expected guesses it cost) and ``luck`` = Q*(s, word) - 1 - V*(s') (how many fewer guesses the
+        feedback left than the guess leaves on average); ``exact`` False where ``regret`` is only a lower bound
+        and ``luck`` unknown. The first guess is valued from the shipped ranking of every opener (exact for the
+        openers it solved, a lower bound for the others); None there on lists without one."""
+        from wordle_agents.solvers import openers as ranking
+        from wordle_agents.solvers.oracle import Oracle
+
+        if self._oracle is None or self._oracle.config != env.config:
+            self._oracle = Oracle(env.config, root_opener=None)
+        oracle, vocab = self._oracle, env.vocabulary
+        start = oracle.positions(env.game, before)[0]
+        after = oracle.positions(env.game, env.state)[0]
+        action = vocab.action(word)
+        solved = bool(env.state.won[0])
+        n = len(start.members)
+        if int(before.turn[0]) == 0:
+            mode = "hard" if env.config.hard_mode else "normal"
+            path = shipped_dir() / f"openers_{mode}.json"
+            if not path.is_file():
+                return None
+            data = ranking.load(path)
+            if (data["lists"], data["max_guesses"]) != (vocab.digest, env.config.max_guesses):
+                return None
+            index = data["words"].index(word)
+            total, exact = data["values"][index], data["exact_flags"][index] == "1"
+            best = data["ranking"][0][1]
+            if total is None or total < 0:
+                return None
+            q, v = total / n, best / n
+        else:
+            v = oracle.search.run(lambda: oracle.value(start), stats=oracle.stats)
+            q = oracle.search.run(lambda: oracle.q_value(start, action), stats=oracle.stats)
+            exact = True
+        luck = None
+        if exact:
+            rest = (
+                0.0
+                if solved or not after.members
+                else oracle.search.run(lambda: oracle.value(after), stats=oracle.stats)
+            )
+            luck = q - 1 - rest
+        return {"regret": q - v, "luck": luck, "exact": exact, "value": v, "q_value": q}
+
     def optimal_gap(self, result: Any, reference: str = "salet") -> dict[str, Any] | None:
         """How far a real-game evaluation (``EvalResult`` with per-answer ``guesses``, one first guess for every
         game) is from perfect play, split in two: the opener's cost (the optimum from the agent's first guess

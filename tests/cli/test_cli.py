@@ -84,6 +84,26 @@ def test_assist__optimal_opens_with_the_proven_best_first_guesses() -> None:
     assert "  salet  3.5084" in hard.stdout
 
 
+def test_assist__optimal_judges_each_guess_as_analyze_does() -> None:
+    """Issue 45: after each guess entered, --optimal shows its exact skill cost and luck, the figures of
+    ``wordle-gym analyze`` for the same game; an opener outside the proven best gets a lower bound."""
+    game = ["salet", "crony", "cigar"]
+    out = cli("assist", "--optimal", stdin="salet .y...\ncrony gy...\ncigar ggggg\nquit\n")
+    assert out.returncode == 0, out.stderr
+    judged = [line for line in out.stdout.splitlines() if ": skill " in line]
+    analyzed = cli("analyze", *game, "--answer", "cigar")
+    rows = [line for line in analyzed.stdout.splitlines() if line.startswith("| ") and line[2:7].isupper()]
+    assert len(judged) == len(rows) == 3
+    for line, row in zip(judged, rows, strict=True):
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        word, regret, luck = cells[0], float(cells[1]), float(cells[2])
+        assert line.startswith(f"{word}: skill ") and f"luck {luck:+.4f}" in line
+        assert ("skill optimal" in line) == (regret == 0) and (regret == 0 or f"cost {regret:+.4f}" in line)
+    rough = cli("assist", "--optimal", stdin="fuzzy ggggg\nquit\n")  # solved at once: no search after it
+    line = next(line for line in rough.stdout.splitlines() if line.startswith("FUZZY: skill"))
+    assert "cost at least +" in line and "luck" not in line
+
+
 def test_assist__lists_few_candidates_and_names_the_last() -> None:
     out = cli("assist", "--top", "2", stdin="salet .g...\ncorny ..g.g\nharpy .ggyg\n")
     assert "5 candidates left: hardy, harpy, harry, marry, parry" in out.stdout

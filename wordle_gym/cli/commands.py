@@ -212,6 +212,20 @@ def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None
         print(f"  {word}  {score:.3f}{shown}{'  (could be the answer)' if is_candidate else ''}")
 
 
+def _print_judgement(judged: dict[str, Any] | None, word: str) -> None:
+    """One line: the exact skill cost and luck of the guess just entered (``assist --optimal``)."""
+    if judged is None:
+        return
+    regret, luck = judged["regret"], judged["luck"]
+    skill = "optimal" if abs(regret) < 5e-10 else f"cost {regret:+.4f} guesses"
+    if not judged["exact"]:
+        skill = f"cost at least {regret:+.4f} guesses (not among the openers proven best)"
+    line = f"{word.upper()}: skill {skill}"
+    if luck is not None:
+        line += f"; luck {luck:+.4f} ({'better' if luck >= 0 else 'worse'} feedback than this guess gets on average)"
+    print(line)
+
+
 def cmd_assist(args: argparse.Namespace) -> int:
     env, solver = _assistant(args)
     exact = make_agent("optimal", {}, device="cpu") if args.optimal else None
@@ -264,6 +278,8 @@ def cmd_assist(args: argparse.Namespace) -> int:
             continue
         history.append(snapshot)
         print(ansi_row(word, tiles))
+        if exact is not None and callable(getattr(exact, "judge", None)):
+            _print_judgement(exact.judge(env, snapshot, word), word)
         if all(t == GREEN for t in tiles):
             print(f"Solved in {int(env.state.turn[0])}!")
             continue
