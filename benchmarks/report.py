@@ -643,6 +643,25 @@ def multi_board_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
+def text_env_section(result: dict) -> list[str]:
+    lines = [
+        f"### The text env for language-model agents ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `{result['command']}`. Whole games of replies written as a model "
+        "writes them (a random answer in `<guess></guess>` or `[...]`, one reply in ten without a guess), one "
+        "process.",
+        "",
+        "| env | steps/s | us a step | games |",
+        "| --- | ---: | ---: | ---: |",
+    ]
+    for r in result["rows"]:
+        if "error" in r:
+            lines.append(f"| {r['env']} | cannot be built here: {r['error']} | | |")
+        else:
+            lines.append(f"| {r['env']} | {r['steps_per_s']:,.0f} | {r['us_per_step']:,.0f} | {r['games']:,} |")
+    return [*lines, ""]
+
+
 RENDERERS = [
     ("env_throughput", env_section),
     ("solvers", solver_section),
@@ -655,6 +674,7 @@ RENDERERS = [
     ("profile_training", profile_section),
     ("oracle", oracle_section),
     ("multi_board", multi_board_section),
+    ("text_env", text_env_section),
 ]
 
 

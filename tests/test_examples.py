@@ -223,6 +223,15 @@ def test_report__bad_results_json_names_the_file(tmp_path: Path, content: str, m
 
 
 @pytest.mark.slow
+def test_text_env_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "text_env.py")
+    rows = {r["env"]: r for r in result["rows"]}
+    assert rows["WordleText-v0 (wordle_gym)"]["steps_per_s"] > 0
+    assert rows["WordleReal-v0 (wordle_gym, through TextArena)"]["games"] > 0
+    assert "| env | steps/s |" in (tmp_path / "BENCHMARKS.md").read_text()
+
+
+@pytest.mark.slow
 def test_multi_board_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "multi_board.py")
     rows = {r["boards"]: r for r in result["rows"]}
