@@ -8,6 +8,7 @@ import os
 import stat
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -209,9 +210,11 @@ def test_cli__bad_arguments_exit_2_without_traceback(args: tuple[str, ...], mess
 
 @pytest.mark.slow
 def test_cli__bad_arguments_exit_2_without_traceback_as_a_command() -> None:
-    """The same cases through the installed entry point, each in its own process."""
-    for args, message in BAD_ARGUMENTS:
-        out = wordle_gym_process(*args)
+    """The same cases through the installed entry point, each in its own process (four at a time: the time is
+    the interpreter's start-up)."""
+    with ThreadPoolExecutor(4) as pool:
+        outs = list(pool.map(lambda case: wordle_gym_process(*case[0]), BAD_ARGUMENTS))
+    for (args, message), out in zip(BAD_ARGUMENTS, outs, strict=True):
         assert_clean_error(out, message)
         assert len(out.stderr.strip().splitlines()) == 1, args
 

@@ -136,9 +136,10 @@ class KnowledgeObservation:
         green = self._one_hot.index_select(0, state.green.reshape(-1).long())  # (N L, 26) bool
         excluded = self.game.unpack_bits(state.excluded).view(n, length, 32)[:, :, :ALPHABET]  # (N, L, 26) bool
         turn = state.turn[:, None] == self._turn_ids  # (N, T + 1) bool
-        # One concatenation in block order (bool and uint8 blocks make uint8), read as int8.
+        # One concatenation in block order, every block read as uint8 first (a cat of bool and uint8 blocks
+        # promotes element by element: a third slower), then read as int8.
         blocks = [green.view(n, -1), excluded.reshape(n, -1), state.min_count, state.max_count, turn]
-        out = torch.cat(blocks, dim=1).view(torch.int8)
+        out = torch.cat([b.view(torch.uint8) for b in blocks], dim=1).view(torch.int8)
         return out if self.dtype == torch.int8 else out.to(self.dtype)
 
 
@@ -270,7 +271,7 @@ class MultiKnowledgeObservation:
             state.solved,
             turn,
         ]
-        out = torch.cat(blocks, dim=1).view(torch.int8)
+        out = torch.cat([b.view(torch.uint8) for b in blocks], dim=1).view(torch.int8)  # as in the one-board case
         return out if self.dtype == torch.int8 else out.to(self.dtype)
 
 
