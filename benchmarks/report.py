@@ -662,6 +662,25 @@ def text_env_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
+def regret_reward_section(result: dict) -> list[str]:
+    lines = [
+        f"### The text env's regret reward on poor play ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `{result['command']}`. `WordleText-v0`, real lists, "
+        f'`reward="regret"` with a budget of {result["budget_s"]:g} s a move; each step timed as the caller '
+        "sees it. Past the budget the reward is the proven lower bound of the move's cost.",
+        "",
+        "| play | games | moves | p50 | p99 | max | exact within the budget | mean reward |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in result["rows"]:
+        lines.append(
+            f"| {r['play']} | {r['games']} | {r['moves']} | {r['p50_s']:.3f} s | {r['p99_s']:.3f} s | "
+            f"{r['max_s']:.3f} s | {100 * r['exact_share']:.1f} % | {r['mean_reward']:+.4f} |"
+        )
+    return [*lines, ""]
+
+
 RENDERERS = [
     ("env_throughput", env_section),
     ("solvers", solver_section),
@@ -675,6 +694,7 @@ RENDERERS = [
     ("oracle", oracle_section),
     ("multi_board", multi_board_section),
     ("text_env", text_env_section),
+    ("regret_reward", regret_reward_section),
 ]
 
 

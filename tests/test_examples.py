@@ -223,6 +223,14 @@ def test_report__bad_results_json_names_the_file(tmp_path: Path, content: str, m
 
 
 @pytest.mark.slow
+def test_regret_reward_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "regret_reward.py")
+    assert [r["play"] for r in result["rows"]] == ["random words", "random candidates", "mixed"]
+    assert all(r["moves"] >= 2 and r["max_s"] >= r["p50_s"] > 0 for r in result["rows"])
+    assert "### The text env's regret reward on poor play" in (tmp_path / "BENCHMARKS.md").read_text()
+
+
+@pytest.mark.slow
 def test_text_env_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "text_env.py")
     rows = {r["env"]: r for r in result["rows"]}

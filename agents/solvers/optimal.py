@@ -361,11 +361,12 @@ class _Search:
                 future.cancel()
             raise
 
-    def run(self, call: Any, bar: Any = None, stats: np.ndarray | None = None) -> Any:
-        """``call()`` (a kernel search) on a worker thread, stopped at once by Ctrl-C (see :meth:`gather`)."""
+    def run(self, call: Any, bar: Any = None, stats: np.ndarray | None = None, deadline: float = math.inf) -> Any:
+        """``call()`` (a kernel search) on a worker thread, stopped at once by Ctrl-C (see :meth:`gather`), or
+        with TimeoutError at ``deadline`` (a ``time.perf_counter()`` reading); either way the cache stays usable."""
         with ThreadPoolExecutor(1) as pool:
             try:
-                return next(self.gather({pool.submit(call): None}, math.inf, bar, [] if stats is None else [stats]))
+                return next(self.gather({pool.submit(call): None}, deadline, bar, [] if stats is None else [stats]))
             except BaseException:
                 self.stop[0] = 1  # also for a Ctrl-C before gather began: the search unwinds at its next node
                 raise

@@ -26,6 +26,7 @@ wherever it knows the same (every deterministic agent of the harness): ``report.
 from __future__ import annotations
 
 import math
+import time
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -155,6 +156,12 @@ class RegretReport:
 
     def _actions(self, answer: int) -> list[int]:
         return [d.action for d in self.decisions if d.answer == answer]
+
+
+def regret_oracle(config: WordleConfig) -> Oracle:
+    """The oracle ``reward="regret"`` of the text env reaches through the entry point group
+    ``wordle_gym.oracles`` (name ``exact``): the start valued from SALET where the lists allow it."""
+    return Oracle(config, root_opener=allowed_opener(config.vocabulary, "salet"))
 
 
 def allowed_opener(vocab: Vocabulary, word: str) -> str | None:
@@ -314,6 +321,8 @@ class Oracle:
         else:
             members, green, need = position.arrays()
             total = self.search.value(members, position.left, green, need, self.cache, self.stats)
+            if self.search.stop[0]:  # abandoned (a budget, Ctrl-C): the value is meaningless and is not kept
+                raise TimeoutError("the search was stopped")
         self._totals[position] = total
         return total
 
@@ -340,6 +349,118 @@ class Oracle:
                 tuple(child_need.tolist()),
             )
             total += self._total(child)
+        return total
+
+    # ------------------------------------------------------- one move, in bounded time
+    def move_regret(self, position: Position, action: int | None, budget_s: float | None = None) -> dict[str, Any]:
+        """The regret ``Q*(s, a) - V*(s)`` of one move at ``position`` (``action`` None: a turn spent without a
+        guess, as the text env's refused reply; a guess hard mode refuses is the same), exact when the searches
+        finish within ``budget_s`` seconds (None: no limit), else proven bounds.
+
+        Returns ``{"regret", "exact", "low", "high", "seconds"}``: ``low <= Q* - V* <= high`` always, equal when
+        ``exact``; ``regret`` is the exact value, or past the budget the lower bound ``low`` (so a reward of
+        ``-regret`` never charges a move more than it cost). The bounds: ``Q*`` from below by the buckets of the
+        guess (each bucket of c answers needs 2c - 1 more guesses, c on the last turn), ``V*`` from below by the
+        same bound's least over every allowed guess, and both from above by the play-out that guesses the first
+        candidate left, an exact value of a real policy. A search stopped at the budget caches nothing half
+        done; what finished is kept, so later moves in the same subtree get cheaper."""
+        start = time.perf_counter()
+        deadline = math.inf if budget_s is None else start + budget_s
+        n, members = len(position.members), position.arrays()[0]
+        if n == 0 or position.left <= 0:
+            raise ValueError("a position with no answer left or no guess left has no move to value")
+        _, green, need = position.arrays()
+        if action is not None and not self.search.hard_valid(action, green, need):
+            action = None  # refused by hard mode: the turn is spent
+        v = q = None
+        try:
+            v = self.search.run(lambda: self._total(position), stats=self.stats, deadline=deadline)
+            q = self.search.run(lambda: self._move_total(position, action), stats=self.stats, deadline=deadline)
+        except TimeoutError:
+            pass
+        if v is not None and q is not None:
+            regret = (q - v) / n
+            return {
+                "regret": regret,
+                "exact": True,
+                "low": regret,
+                "high": regret,
+                "seconds": time.perf_counter() - start,
+            }
+        v_low, v_high = (v, v) if v is not None else (self._value_floor(position, members), self._playout(position))
+        q_low, q_high = self._move_bounds(position, action)
+        low, high = max(0, q_low - v_high) / n, (q_high - v_low) / n
+        return {"regret": low, "exact": False, "low": low, "high": high, "seconds": time.perf_counter() - start}
+
+    def _move_total(self, position: Position, action: int | None) -> int:
+        """Q* total of a move (None: the turn spent)."""
+        n = len(position.members)
+        if action is None:
+            return n + self._total(position._replace(left=position.left - 1)) if position.left > 1 else 2 * n
+        return self._q_total(position, action)
+
+    def _move_bounds(self, position: Position, action: int | None) -> tuple[int, int]:
+        """Proven (lower, upper) bounds on :meth:`_move_total`."""
+        n, members = len(position.members), position.arrays()[0]
+        if action is None:
+            if position.left == 1:
+                return 2 * n, 2 * n
+            after = position._replace(left=position.left - 1)
+            return n + self._value_floor(after, members), n + self._playout(after)
+        low = high = n
+        _, green, need = position.arrays()
+        for pattern, group in self.search.buckets(action, members):
+            if pattern == self.solved:
+                continue
+            c = len(group)
+            if position.left == 1:
+                low, high = low + c, high + c  # out of guesses: each lost
+                continue
+            low += 2 * c - 1
+            child_green, child_need = self.search.child_constraint(action, pattern, green, need)
+            child = Position(
+                tuple(sorted(group.tolist())),
+                position.left - 1,
+                tuple(child_green.tolist()),
+                tuple(child_need.tolist()),
+            )
+            high += self._playout(child)
+        return low, high
+
+    def _value_floor(self, position: Position, members: np.ndarray) -> int:
+        """A proven lower bound on V*'s total: the bucket bound's least over every allowed guess (hard mode's
+        refusals included, which can only lower it)."""
+        n, table, size = len(members), self.search.table, self.solved + 1
+        best = None
+        for at in range(0, table.shape[0], 1024):  # 1024 guesses at a time: (1024, n) patterns
+            patterns = table[at : at + 1024, members].astype(np.int64)
+            rows = np.arange(patterns.shape[0])[:, None] * size
+            counts = np.bincount((rows + patterns).ravel(), minlength=patterns.shape[0] * size)
+            distinct = (counts.reshape(patterns.shape[0], size) > 0).sum(1)
+            hit = (patterns == self.solved).any(1)
+            floor = (2 * n - hit) if position.left == 1 else (3 * n - hit - distinct)
+            best = int(floor.min()) if best is None else min(best, int(floor.min()))
+        assert best is not None
+        return best
+
+    def _playout(self, position: Position) -> int:
+        """The exact total of the policy that always guesses the first candidate left (a consistent candidate
+        obeys hard mode): an upper bound on V*'s total."""
+        total, stack = 0, [(np.array(position.members, dtype=np.int64), position.left)]
+        answer_actions = self.vocab.answer_actions.numpy()
+        while stack:
+            members, left = stack.pop()
+            n = len(members)
+            total += n
+            guess = int(answer_actions[members[0]])
+            patterns = self.search.table[guess, members]
+            rest = members[patterns != self.solved]
+            if left == 1:
+                total += len(rest)
+                continue
+            patterns = patterns[patterns != self.solved]
+            for pattern in np.unique(patterns):
+                stack.append((rest[patterns == pattern], left - 1))
         return total
 
     def analyze(self, actions: list[int], answer: int) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from typing import Any
 
 import gymnasium as gym
@@ -30,6 +31,33 @@ DEFAULT_PROMPT = (
     "Answer with your guess inside <guess></guess>, for example <guess>{example}</guess>."
 )
 HARD_RULE = " Hard mode: every revealed green must stay in place and every revealed letter must be used again."
+
+
+ORACLES = "wordle_gym.oracles"
+"""The entry-point group of oracles (``reward="regret"`` loads ``exact``, which ``wordle_agents`` registers)."""
+
+
+def load_oracle(config: WordleConfig) -> Any:
+    """The exact oracle for ``config``'s game, through the entry point ``exact`` of :data:`ORACLES` (the env
+    package imports no agent code): an object with ``positions(game, state)`` and ``move_regret(position,
+    action, budget_s)``."""
+    found = [point for point in entry_points(group=ORACLES) if point.name == "exact"]
+    if not found:
+        raise ValueError(
+            f'reward="regret" needs the exact oracle: no entry point "exact" in the group {ORACLES!r} '
+            "(it comes with wordle_agents, which installs with wordle-gym)"
+        )
+    return found[0].load()(config)
+
+
+def regret_info(judged: dict[str, Any]) -> dict[str, Any]:
+    """The info keys of ``reward="regret"``: ``regret`` (float64), ``regret_exact`` (bool) and ``regret_bounds``
+    ((2,) float64: proven low and high)."""
+    return {
+        "regret": np.array(judged["regret"], np.float64),
+        "regret_exact": np.array(bool(judged["exact"])),
+        "regret_bounds": np.array([judged["low"], judged["high"]], np.float64),
+    }
 
 
 class ReplyText(spaces.Text):
@@ -158,6 +186,16 @@ class WordleTextEnv(gym.Env[str, str]):
     ``"sparse"``, or a :class:`~wordle_gym.core.rewards.RewardScheme`); a refused reply earns the scheme's
     ``step + invalid``.
 
+    ``reward="regret"``: the exact cost of each move, ``-(Q*(s, a) - V*(s))`` in expected guesses, from the
+    oracle of ``wordle_agents`` (reached through the entry point group ``wordle_gym.oracles``): 0 for an
+    optimal guess, -10/2315 for CRANE as the first guess of the real game (its optimal tree totals 7930
+    against SALET's 7920); a refused reply costs what spending the turn costs. Over a game the rewards sum
+    to ``V*(start)`` minus the guesses used, minus the luck of the feedback (which averages to zero over the
+    answers): their mean is the optimum minus the agent's mean, and no letter-counting trick raises it. Each move's searches get ``regret_budget_s`` seconds (default 2; None: no limit); past it the
+    reward is a proven lower bound of the cost (it never charges a move more than it cost). ``info`` then has
+    ``regret`` (float64), ``regret_exact`` (bool) and ``regret_bounds`` ((2,) float64, proven low and
+    high).
+
     ## Starting State
 
     A uniformly random answer, or ``reset(options={"answer": "cigar"})``.
@@ -174,7 +212,7 @@ class WordleTextEnv(gym.Env[str, str]):
 
     ## Arguments
 
-    ``prompt`` and every :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle (``observation``,
+    ``prompt``, ``regret_budget_s`` and every :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle (``observation``,
     ``action_mask``, ``obs_dtype``, ``mask_dtype`` and ``boards`` are not used: the observation is text).
 
     ## Version History
@@ -190,8 +228,15 @@ class WordleTextEnv(gym.Env[str, str]):
         *,
         prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT,
         render_mode: str | None = None,
+        regret_budget_s: float | None = 2.0,
         **options: Any,
     ) -> None:
+        self.regret = options.get("reward") == "regret"
+        if self.regret:
+            del options["reward"]  # the engine keeps its default scheme; the reward is the oracle's
+        if regret_budget_s is not None and not (isinstance(regret_budget_s, int | float) and regret_budget_s > 0):
+            raise ValueError(f"regret_budget_s must be a number of seconds > 0, or None; got {regret_budget_s!r}")
+        self.regret_budget_s = regret_budget_s
         self.config = WordleConfig.build(config, **options)
         if self.config.boards != 1:
             raise ValueError(f"WordleText plays one board; got boards={self.config.boards}")
@@ -205,6 +250,7 @@ class WordleTextEnv(gym.Env[str, str]):
         self.observation_space = ReplyText(MAX_TEXT, min_length=1, charset=string.printable)
         self.action_space = ReplyText(MAX_TEXT, charset=string.ascii_lowercase)
         self._state = self.game.new_state(1)
+        self._oracle = load_oracle(self.config) if self.regret else None
         self._lines: list[str] = []
         self._text = ""
         self._needs_reset = True
@@ -223,7 +269,10 @@ class WordleTextEnv(gym.Env[str, str]):
         self._text = opening_text(self.intro, self.config.max_guesses)
         if self.render_mode == "human":
             self.render()
-        return self._text, self._info(np.full(self.vocabulary.length, NO_TILE, np.uint8), False, False, "", "")
+        info = self._info(np.full(self.vocabulary.length, NO_TILE, np.uint8), False, False, "", "")
+        if self._oracle is not None:
+            info.update(regret_info({"regret": 0.0, "exact": True, "low": 0.0, "high": 0.0, "seconds": 0.0}))
+        return self._text, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         """Play the guess in reply ``action`` (text)."""
@@ -234,6 +283,11 @@ class WordleTextEnv(gym.Env[str, str]):
         word = parse_guess(action)
         reason = refusal(self.vocabulary, word)
         state = self._state
+        judged = None
+        if self._oracle is not None:  # valued before the move, from what the player knows
+            position = self._oracle.positions(self.game, state)[0]
+            move = None if reason else self.vocabulary.action(word)
+            judged = self._oracle.move_regret(position, move, self.regret_budget_s)
         if reason:
             outcome = self.game.spend(state)
         else:
@@ -252,7 +306,11 @@ class WordleTextEnv(gym.Env[str, str]):
         if self.render_mode == "human":
             self.render()
         info = self._info(tiles, bool(reason), won, word or "", reason)
-        return self._text, float(outcome.reward[0]), terminated, False, info
+        reward = float(outcome.reward[0])
+        if judged is not None:
+            reward = -float(judged["regret"])
+            info.update(regret_info(judged))
+        return self._text, reward, terminated, False, info
 
     def _info(self, tiles: np.ndarray, invalid: bool, won: bool, guess: str, reason: str) -> dict[str, Any]:
         return {
