@@ -191,10 +191,12 @@ class WordleTextEnv(gym.Env[str, str]):
     optimal guess, -10/2315 for CRANE as the first guess of the real game (its optimal tree totals 7930
     against SALET's 7920); a refused reply costs what spending the turn costs. Over a game the rewards sum
     to ``V*(start)`` minus the guesses used, minus the luck of the feedback (which averages to zero over the
-    answers): their mean is the optimum minus the agent's mean, and no letter-counting trick raises it. Each move's searches get ``regret_budget_s`` seconds (default 2; None: no limit); past it the
-    reward is a proven lower bound of the cost (it never charges a move more than it cost). ``info`` then has
-    ``regret`` (float64), ``regret_exact`` (bool) and ``regret_bounds`` ((2,) float64, proven low and
-    high).
+    answers): their mean is the optimum minus the agent's mean, and no letter-counting trick raises it.
+    Each move's searches get ``regret_budget_s`` seconds (default 2; None: no limit); past it the reward is a
+    proven lower bound of the cost (it never charges a move more than it cost), and the bounds take up to
+    about a second more on the real lists (BENCHMARKS.md, poor play with the default budget on a 2-core CPU:
+    p50 0.01-0.02 s, p99 2.7 s, 62-74 % of moves exact). ``info`` then has ``regret`` (float64),
+    ``regret_exact`` (bool) and ``regret_bounds`` ((2,) float64, proven low and high).
 
     ## Starting State
 
@@ -212,8 +214,9 @@ class WordleTextEnv(gym.Env[str, str]):
 
     ## Arguments
 
-    ``prompt``, ``regret_budget_s`` and every :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle (``observation``,
-    ``action_mask``, ``obs_dtype``, ``mask_dtype`` and ``boards`` are not used: the observation is text).
+    ``prompt``, ``regret_budget_s`` and every :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle
+    (``observation``, ``action_mask``, ``obs_dtype``, ``mask_dtype`` and ``boards`` are not used: the
+    observation is text).
 
     ## Version History
 
