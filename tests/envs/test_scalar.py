@@ -24,6 +24,7 @@ from wordle_gym.core.rewards import RewardScheme
 from wordle_gym.core.rules import feedback, feedback_one
 from wordle_gym.core.words import encode, load_word_list
 from wordle_gym.envs.observation import OBSERVATIONS
+from wordle_gym.envs.scalar import ScalarGame
 
 ODD = RewardScheme(step=-0.7, win=(3.3, 2.1, 0.9), loss=-4.1, green=0.3, yellow=0.11, repeat_green=-0.07, invalid=-2.9)
 
@@ -179,6 +180,51 @@ def test_scalar__equals_batched_engine_step_by_step(name: str, engine: str, step
                 envs[row].reset(options={"answer": int(fresh[row])})
     assert counts["won"] > steps and counts["lost"] > steps // 10, counts
     assert (counts["refused"] > steps) == config.hard_mode, counts
+
+
+@pytest.mark.parametrize(
+    "name", ["default", "real+hard", "answers-only+candidates+board+seed000", "hard+all+board+odd"]
+)
+def test_scalar_spend__equals_the_batched_engines_turn_without_a_guess(name: str) -> None:
+    """``ScalarGame.spend`` (the text env's refused reply, in the one-game engine) against ``Game.spend``, steps
+    and spends interleaved at random: rewards, terminations, observations and the state, game by game."""
+    config = CONFIGS[name]
+    game = Game(config, torch.device("cpu"))
+    encode_obs = OBSERVATIONS[config.observation](game)
+    gen = torch.Generator().manual_seed(11)
+    games = 24
+    state = game.new_state(games)
+    answers = torch.randint(game.num_answers, (games,), generator=gen)
+    game.reset(state, None, answers)
+    ones = [ScalarGame(game, config.observation) for _ in range(games)]
+    for one, answer in zip(ones, answers.tolist(), strict=True):
+        one.new(answer)
+    spent = 0
+    for _ in range(45):
+        spend = torch.rand(games, generator=gen) < 0.3
+        actions = _pick(game, state, gen)
+        by_spend = game.spend(state, spend)
+        by_step = game.step(state, actions, ~spend)
+        want_obs = encode_obs(state).numpy()
+        for row, one in enumerate(ones):
+            if spend[row]:
+                reward, terminated = one.spend()
+                assert reward == float(by_spend.reward[row]) and terminated == bool(by_spend.terminated[row])
+                spent += 1
+            else:
+                _, reward, terminated, _ = one.step(int(actions[row]))
+                assert reward == float(by_step.reward[row]) and terminated == bool(by_step.terminated[row])
+            mine = one.state()
+            for field in ("turn", "won", "done", "guesses", "tiles", "green", "excluded", "min_count", "max_count"):
+                assert torch.equal(getattr(mine, field)[0], getattr(state, field)[row]), (name, field)
+            assert np.array_equal(one.observation(want_obs.dtype.type).reshape(-1), want_obs[row].reshape(-1))
+        done = state.done.clone()
+        if bool(done.any()):
+            fresh = torch.randint(game.num_answers, (games,), generator=gen)
+            game.reset(state, done, fresh)
+            for row in done.nonzero().flatten().tolist():
+                ones[row].new(int(fresh[row]))
+    assert spent > 250
 
 
 @pytest.mark.parametrize("length", [2, 3, 4, 5, pytest.param(6, marks=pytest.mark.slow)])

@@ -155,6 +155,22 @@ class ScalarGame:
             reward = self._rewards[key] = self.reward.one(*key)
         return tiles, reward, won or lost, won
 
+    def spend(self) -> tuple[float, bool]:
+        """A turn spent without a guess (the text env's refused reply): :meth:`Game.spend` for one game, nothing
+        revealed or recorded. Returns (reward; terminated, which is lost)."""
+        self.turn = turn = self.turn + 1
+        lost = turn >= self.max_guesses
+        self.done = lost
+        self._mask = None
+        if self._knowledge:
+            self.buffer[self._turn_at + turn - 1] = 0
+            self.buffer[self._turn_at + turn] = 1
+        key = (turn, False, lost, 0, 0, 0, True)
+        reward = self._rewards.get(key)
+        if reward is None:
+            reward = self._rewards[key] = self.reward.one(*key)
+        return reward, lost
+
     def hard_valid(self, codes: tuple[int, ...]) -> bool:
         """Whether ``codes`` obeys hard mode: a copy of :func:`~wordle_gym.core.game.hard_breaches` for one game."""
         for known, code in zip(self.green, codes, strict=True):

@@ -19,6 +19,7 @@ from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.base import one_reset_option
 from wordle_gym.envs.render import RENDER_MODES
+from wordle_gym.envs.scalar import ScalarGame
 
 MAX_TEXT = 1 << 20  # characters of a reply or an observation (a bound the spaces state; replies are not cut)
 TILE_LETTERS = {GREEN: "G", YELLOW: "Y", 0: "X"}
@@ -161,8 +162,9 @@ class WordleTextEnv(gym.Env[str, str]):
 
     The game of :class:`~wordle_gym.envs.wordle.WordleEnv` (the real lists by default: 2315 answers, 12972
     allowed guesses; every Wordle option: hard mode, the NYT list, custom lists, the reward presets), played
-    by the batched engine :class:`~wordle_gym.core.game.Game`, with a text interface: the agent's reply is
-    parsed for a guess, and the env answers with the feedback written out.
+    as ``Wordle-v0`` plays it, by the one-game copy of the rules (:mod:`wordle_gym.envs.scalar`, held to the
+    batched engine :class:`~wordle_gym.core.game.Game` step by step by the tests), with a text interface: the
+    agent's reply is parsed for a guess, and the env answers with the feedback written out.
 
     ## Action Space
 
@@ -252,7 +254,7 @@ class WordleTextEnv(gym.Env[str, str]):
         self.intro = intro_text(self.config, prompt)
         self.observation_space = ReplyText(MAX_TEXT, min_length=1, charset=string.printable)
         self.action_space = ReplyText(MAX_TEXT, charset=string.ascii_lowercase)
-        self._state = self.game.new_state(1)
+        self._one = ScalarGame(self.game, "text")  # one game in plain Python, held to `game` by the tests
         self._oracle = load_oracle(self.config) if self.regret else None
         self._lines: list[str] = []
         self._text = ""
@@ -266,7 +268,7 @@ class WordleTextEnv(gym.Env[str, str]):
             index = int(self.np_random.integers(self.vocabulary.num_answers))
         else:
             index = self.vocabulary.answer_id(answer)
-        self.game.reset(self._state, None, torch.tensor([index]))
+        self._one.new(index)
         self._lines = []
         self._needs_reset = False
         self._text = opening_text(self.intro, self.config.max_guesses)
@@ -285,31 +287,28 @@ class WordleTextEnv(gym.Env[str, str]):
             raise TypeError(f"the action is the agent's reply, a str; got {type(action).__name__}")
         word = parse_guess(action)
         reason = refusal(self.vocabulary, word)
-        state = self._state
         judged = None
         if self._oracle is not None:  # valued before the move, from what the player knows
-            position = self._oracle.positions(self.game, state)[0]
+            position = self._oracle.positions(self.game, self._one.state())[0]
             move = None if reason else self.vocabulary.action(word)
             judged = self._oracle.move_regret(position, move, self.regret_budget_s)
+        one = self._one
         if reason:
-            outcome = self.game.spend(state)
+            reward, terminated = one.spend()
+            played, won = None, False
         else:
             assert word is not None
-            outcome = self.game.step(
-                state, torch.tensor([self.vocabulary.action(word)]), torch.ones(1, dtype=torch.bool)
-            )
-            if bool(outcome.invalid[0]):
+            played, reward, terminated, won = one.step(self.vocabulary.action(word))
+            if played is None:
                 reason = HARD_REFUSAL.format(word=word.upper())
-        tiles = outcome.tiles[0].numpy()
-        won, terminated = bool(outcome.won[0]), bool(outcome.terminated[0])
-        turn = int(state.turn[0])
+        tiles = np.array(played if played is not None else [NO_TILE] * self.vocabulary.length, np.uint8)
+        turn = one.turn
         self._lines.append(board_line(turn, word, tiles, reason))
         self._text = status_text(self._lines, self.config.max_guesses, won, terminated, reason, self.answer)
         self._needs_reset = terminated
         if self.render_mode == "human":
             self.render()
         info = self._info(tiles, bool(reason), won, word or "", reason)
-        reward = float(outcome.reward[0])
         if judged is not None:
             reward = -float(judged["regret"])
             info.update(regret_info(judged))
@@ -317,7 +316,7 @@ class WordleTextEnv(gym.Env[str, str]):
 
     def _info(self, tiles: np.ndarray, invalid: bool, won: bool, guess: str, reason: str) -> dict[str, Any]:
         return {
-            "turn": np.array(int(self._state.turn[0]), np.int64),
+            "turn": np.array(self._one.turn, np.int64),
             "tiles": tiles.astype(np.uint8),
             "invalid": np.array(invalid),
             "won": np.array(won),
@@ -329,7 +328,7 @@ class WordleTextEnv(gym.Env[str, str]):
     @property
     def answer(self) -> str:
         """The current answer (for tests and debugging; an agent should not peek)."""
-        return self.vocabulary.answers[int(self._state.answers[0])]
+        return self.vocabulary.answers[self._one.answer]
 
     def render(self) -> str | None:
         """The last observation: returned (``ansi``) or printed (``human``)."""
