@@ -28,7 +28,7 @@ POLICIES = ("random words", "random candidates", "mixed")
 
 def _reply(env: WordleTextEnv, policy: str, rng: random.Random) -> str:
     words = env.vocabulary.allowed
-    candidates = env.game.consistent(env._state)[0].nonzero().flatten().tolist()
+    candidates = env.game.consistent(env.state)[0].nonzero().flatten().tolist()
     roll = rng.random()
     if policy == "random words" or (policy == "mixed" and 0.6 <= roll < 0.85):
         return f"<guess>{rng.choice(words)}</guess>"

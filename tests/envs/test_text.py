@@ -120,3 +120,16 @@ def test_game_spend__a_turn_without_a_guess_in_the_batched_engine() -> None:
     second = game.spend(state)
     assert second.terminated.tolist() == [True, False, True] and second.reward.tolist() == [-7.0, -2.0, -7.0]
     assert state.done.tolist() == [True, False, True] and np.array_equal(state.turn.numpy(), [2, 1, 2])
+
+
+def test_state__a_snapshot_of_the_game_as_the_engine_holds_it() -> None:
+    """``env.state`` (as ``WordleEnv.state``): the one-game engine's game as a GameState, which the batched
+    engine's functions read (the answer stays among the candidates; a refused reply adds a turn, no guess)."""
+    env = WordleTextEnv()
+    env.reset(options={"answer": "cigar"})
+    env.step("<guess>salet</guess>")
+    env.step("no idea")
+    state = env.state
+    assert state.turn.tolist() == [2] and state.guesses[0, :2].tolist() == [env.vocabulary.action("salet"), -1]
+    fits = env.game.consistent(state)[0]
+    assert bool(fits[env.vocabulary.answer_id("cigar")]) and 1 < int(fits.sum()) < 2315

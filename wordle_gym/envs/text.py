@@ -14,7 +14,7 @@ import torch
 from gymnasium import spaces
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import NO_TILE, Game
+from wordle_gym.core.game import NO_TILE, Game, GameState
 from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.base import one_reset_option
@@ -289,7 +289,7 @@ class WordleTextEnv(gym.Env[str, str]):
         reason = refusal(self.vocabulary, word)
         judged = None
         if self._oracle is not None:  # valued before the move, from what the player knows
-            position = self._oracle.positions(self.game, self._one.state())[0]
+            position = self._oracle.positions(self.game, self.state)[0]
             move = None if reason else self.vocabulary.action(word)
             judged = self._oracle.move_regret(position, move, self.regret_budget_s)
         one = self._one
@@ -324,6 +324,11 @@ class WordleTextEnv(gym.Env[str, str]):
             "guess": guess,
             "reason": reason,
         }
+
+    @property
+    def state(self) -> GameState:
+        """The game as a one-row :class:`~wordle_gym.core.game.GameState` (a snapshot, as ``WordleEnv.state``)."""
+        return self._one.state()
 
     @property
     def answer(self) -> str:
