@@ -26,7 +26,7 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
-from wordle_agents.llm.client import ChatClient
+from wordle_agents.llm.client import ChatClient, check_int
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_TILE
 from wordle_gym.envs.text import (
@@ -92,9 +92,8 @@ class LLMAgent:
             )
         if not model:
             raise ValueError("the llm agent needs model=NAME (-o model=...), or $OPENAI_MODEL")
-        for name, value, low in (("concurrency", concurrency, 1), ("invalid_retries", invalid_retries, 0)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < low:
-                raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+        check_int("concurrency", concurrency, 1)
+        check_int("invalid_retries", invalid_retries, 0)
         if not isinstance(system, str):
             raise ValueError(f"system must be text; got {system!r}")
         self.client = ChatClient(
@@ -122,7 +121,6 @@ class LLMAgent:
         self._chats: list[list[dict[str, str]]] = []
         self._lines: list[list[str]] = []
         self._forfeits: list[dict[int, str]] = []  # per game: turn -> the refusal that forfeited it
-        self._transcripts: list[list[dict[str, str]]] = []
 
     # ------------------------------------------------------------------------ policy
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
@@ -153,7 +151,6 @@ class LLMAgent:
         self._chats = [[{"role": "system", "content": self.system}] if self.system else [] for _ in range(count)]
         self._lines = [[] for _ in range(count)]
         self._forfeits = [{} for _ in range(count)]
-        self._transcripts = self._chats if self.keep_transcripts else []
         # a forfeited first turn plays a word that cannot win (the first allowed word not an answer)
         vocabulary = env.vocabulary
         answers = set(vocabulary.answers)
@@ -216,5 +213,5 @@ class LLMAgent:
             }
         }
         if self.keep_transcripts:
-            found["transcripts"] = [list(chat) for chat in self._transcripts]
+            found["transcripts"] = [list(chat) for chat in self._chats]
         return found

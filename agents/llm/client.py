@@ -88,9 +88,8 @@ class ChatClient:
         for name, value in (("timeout", timeout), ("backoff", backoff), ("max_backoff", max_backoff)):
             if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
                 raise ValueError(f"{name} must be a number of seconds >= 0; got {value!r}")
-        for name, value in (("retries", retries), ("max_tokens", max_tokens)):
-            if not isinstance(value, int) or isinstance(value, bool) or value < (1 if name == "max_tokens" else 0):
-                raise ValueError(f"{name} must be an integer >= {1 if name == 'max_tokens' else 0}; got {value!r}")
+        check_int("retries", retries, 0)
+        check_int("max_tokens", max_tokens, 1)
         self.url = str(base_url).rstrip("/") + "/chat/completions"
         self.model = model
         self.api_key = api_key
@@ -157,6 +156,12 @@ class ChatClient:
             if attempt < self.retries:
                 self.sleep(min(wait, self.max_backoff))
         raise ChatError(f"{self.url}: {self.retries + 1} tries failed; the last: {last}")
+
+
+def check_int(name: str, value: Any, low: int) -> None:
+    """A ValueError naming ``name`` unless ``value`` is an integer (not a bool) of at least ``low``."""
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
 
 
 def _parse(payload: bytes, tries: int) -> Reply:

@@ -610,6 +610,14 @@ class OptimalSolver:
         """The ``top`` best first guesses of ``env``'s game with their exact expected guesses, from the shipped
         ranking proven over every allowed guess (``openers_{normal,hard}.json``); None where no ranking ships
         for these lists, mode and guess limit."""
+        data = self._shipped_ranking(env)
+        if data is None:
+            return None
+        return [(word, value / env.vocabulary.num_answers) for word, value in data["ranking"][:top]]
+
+    @staticmethod
+    def _shipped_ranking(env: Any) -> dict[str, Any] | None:
+        """The shipped ranking of every opener for ``env``'s lists, mode and guess limit; None where none ships."""
         from wordle_agents.solvers import openers as ranking
 
         mode = "hard" if env.config.hard_mode else "normal"
@@ -617,21 +625,24 @@ class OptimalSolver:
         if not path.is_file():
             return None
         data = ranking.load(path)
-        vocab = env.vocabulary
-        if (data["lists"], data["max_guesses"]) != (vocab.digest, env.config.max_guesses):
+        if (data["lists"], data["max_guesses"]) != (env.vocabulary.digest, env.config.max_guesses):
             return None
-        return [(word, value / vocab.num_answers) for word, value in data["ranking"][:top]]
+        return data
+
+    def _exact_oracle(self, env: Any) -> Any:
+        """The exact oracle of ``env``'s game, kept across calls (``assist --optimal`` asks after every guess)."""
+        from wordle_agents.solvers.oracle import Oracle
+
+        if self._oracle is None or self._oracle.config != env.config:
+            self._oracle = Oracle(env.config, root_opener=None)
+        return self._oracle
 
     def expected_guesses(self, env: Any, words: list[str]) -> tuple[float, list[float | None]]:
         """From game 0's position in ``env``: the least expected number of guesses still needed (the
         next one included, each candidate answer equally likely), and that number after each of
         ``words`` (None where hard mode forbids the word). Exact, by :class:`wordle_agents.solvers.oracle.Oracle`
         (kept across calls: ``assist --optimal`` asks after every guess)."""
-        from wordle_agents.solvers.oracle import Oracle
-
-        if self._oracle is None or self._oracle.config != env.config:
-            self._oracle = Oracle(env.config, root_opener=None)
-        oracle = self._oracle
+        oracle = self._exact_oracle(env)
         position = oracle.positions(env.game, env.state)[0]
         if not position.members or position.left <= 0:
             return math.nan, [None] * len(words)
@@ -659,24 +670,15 @@ class OptimalSolver:
         feedback left than the guess leaves on average); ``exact`` False where ``regret`` is only a lower bound
         and ``luck`` unknown. The first guess is valued from the shipped ranking of every opener (exact for the
         openers it solved, a lower bound for the others); None there on lists without one."""
-        from wordle_agents.solvers import openers as ranking
-        from wordle_agents.solvers.oracle import Oracle
-
-        if self._oracle is None or self._oracle.config != env.config:
-            self._oracle = Oracle(env.config, root_opener=None)
-        oracle, vocab = self._oracle, env.vocabulary
+        oracle, vocab = self._exact_oracle(env), env.vocabulary
         start = oracle.positions(env.game, before)[0]
         after = oracle.positions(env.game, env.state)[0]
         action = vocab.action(word)
         solved = bool(env.state.won[0])
         n = len(start.members)
         if int(before.turn[0]) == 0:
-            mode = "hard" if env.config.hard_mode else "normal"
-            path = shipped_dir() / f"openers_{mode}.json"
-            if not path.is_file():
-                return None
-            data = ranking.load(path)
-            if (data["lists"], data["max_guesses"]) != (vocab.digest, env.config.max_guesses):
+            data = self._shipped_ranking(env)
+            if data is None:
                 return None
             index = data["words"].index(word)
             total, exact = data["values"][index], data["exact_flags"][index] == "1"

@@ -264,9 +264,19 @@ class Oracle:
             return position._replace(left=position.left - 1)
         row = self.search.table[action]
         pattern = row[answer]
-        members = tuple(m for m in position.members if row[m] == pattern)
-        child_green, child_need = self.search.child_constraint(action, int(pattern), green, need)
-        return Position(members, position.left - 1, tuple(child_green.tolist()), tuple(child_need.tolist()))
+        members = [m for m in position.members if row[m] == pattern]
+        return self._child(position, action, int(pattern), members, green, need)
+
+    def _child(self, position: Position, action: int, pattern: int, members: Any, green: Any, need: Any) -> Position:
+        """The position after ``action`` got feedback ``pattern``: ``members`` (answer indices), one guess fewer,
+        hard mode's constraint advanced."""
+        child_green, child_need = self.search.child_constraint(action, pattern, green, need)
+        return Position(
+            tuple(sorted(int(m) for m in members)),
+            position.left - 1,
+            tuple(child_green.tolist()),
+            tuple(child_need.tolist()),
+        )
 
     # --------------------------------------------------------------------- values
     def value(self, position: Position) -> float:
@@ -341,14 +351,7 @@ class Oracle:
             if position.left == 1:
                 total += len(group)  # out of guesses: each lost
                 continue
-            child_green, child_need = self.search.child_constraint(action, pattern, green, need)
-            child = Position(
-                tuple(sorted(group.tolist())),
-                position.left - 1,
-                tuple(child_green.tolist()),
-                tuple(child_need.tolist()),
-            )
-            total += self._total(child)
+            total += self._total(self._child(position, action, pattern, group, green, need))
         return total
 
     # ------------------------------------------------------- one move, in bounded time
@@ -366,7 +369,7 @@ class Oracle:
         done; what finished is kept, so later moves in the same subtree get cheaper."""
         start = time.perf_counter()
         deadline = math.inf if budget_s is None else start + budget_s
-        n, members = len(position.members), position.arrays()[0]
+        n = len(position.members)
         if n == 0 or position.left <= 0:
             raise ValueError("a position with no answer left or no guess left has no move to value")
         _, green, need = position.arrays()
@@ -387,7 +390,7 @@ class Oracle:
                 "high": regret,
                 "seconds": time.perf_counter() - start,
             }
-        v_low, v_high = (v, v) if v is not None else (self._value_floor(position, members), self._playout(position))
+        v_low, v_high = (v, v) if v is not None else (self._value_floor(position), self._playout(position))
         q_low, q_high = self._move_bounds(position, action)
         low, high = max(0, q_low - v_high) / n, (q_high - v_low) / n
         return {"regret": low, "exact": False, "low": low, "high": high, "seconds": time.perf_counter() - start}
@@ -401,14 +404,14 @@ class Oracle:
 
     def _move_bounds(self, position: Position, action: int | None) -> tuple[int, int]:
         """Proven (lower, upper) bounds on :meth:`_move_total`."""
-        n, members = len(position.members), position.arrays()[0]
+        n = len(position.members)
         if action is None:
             if position.left == 1:
                 return 2 * n, 2 * n
             after = position._replace(left=position.left - 1)
-            return n + self._value_floor(after, members), n + self._playout(after)
+            return n + self._value_floor(after), n + self._playout(after)
         low = high = n
-        _, green, need = position.arrays()
+        members, green, need = position.arrays()
         for pattern, group in self.search.buckets(action, members):
             if pattern == self.solved:
                 continue
@@ -417,19 +420,13 @@ class Oracle:
                 low, high = low + c, high + c  # out of guesses: each lost
                 continue
             low += 2 * c - 1
-            child_green, child_need = self.search.child_constraint(action, pattern, green, need)
-            child = Position(
-                tuple(sorted(group.tolist())),
-                position.left - 1,
-                tuple(child_green.tolist()),
-                tuple(child_need.tolist()),
-            )
-            high += self._playout(child)
+            high += self._playout(self._child(position, action, pattern, group, green, need))
         return low, high
 
-    def _value_floor(self, position: Position, members: np.ndarray) -> int:
+    def _value_floor(self, position: Position) -> int:
         """A proven lower bound on V*'s total: the bucket bound's least over every allowed guess (hard mode's
         refusals included, which can only lower it)."""
+        members = position.arrays()[0]
         n, table, size = len(members), self.search.table, self.solved + 1
         best = None
         for at in range(0, table.shape[0], 1024):  # 1024 guesses at a time: (1024, n) patterns

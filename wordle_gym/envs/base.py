@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 import torch
 
 from wordle_gym.core.boards import MultiGame
@@ -29,6 +30,15 @@ def one_reset_option(options: Any, key: str, example: str) -> Any:
     if rest:
         raise ValueError(f"unknown reset options {sorted(rest)}; expected only {key!r}")
     return value
+
+
+def reset_answer(options: Any, vocabulary: Vocabulary, rng: np.random.Generator) -> int:
+    """The answer index a one-answer env's reset plays: ``options={"answer": word_or_index}`` (checked as
+    :func:`one_reset_option` checks it), else one drawn uniformly with ``rng``."""
+    answer = one_reset_option(options, "answer", "...")
+    if answer is None:
+        return int(rng.integers(vocabulary.num_answers))
+    return vocabulary.answer_id(answer)
 
 
 class WordleBase:

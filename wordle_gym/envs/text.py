@@ -17,7 +17,7 @@ from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_TILE, Game, GameState
 from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.envs.base import one_reset_option
+from wordle_gym.envs.base import reset_answer
 from wordle_gym.envs.render import RENDER_MODES
 from wordle_gym.envs.scalar import ScalarGame
 
@@ -263,12 +263,7 @@ class WordleTextEnv(gym.Env[str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
-        answer = one_reset_option(options, "answer", "...")
-        if answer is None:
-            index = int(self.np_random.integers(self.vocabulary.num_answers))
-        else:
-            index = self.vocabulary.answer_id(answer)
-        self._one.new(index)
+        self._one.new(reset_answer(options, self.vocabulary, self.np_random))
         self._lines = []
         self._needs_reset = False
         self._text = opening_text(self.intro, self.config.max_guesses)

@@ -12,7 +12,7 @@ from gymnasium import spaces
 
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_TILE, GameState
-from wordle_gym.envs.base import WordleBase, one_reset_option
+from wordle_gym.envs.base import WordleBase, reset_answer
 from wordle_gym.envs.render import RENDER_MODES, game_rows, render_ansi, render_rgb
 from wordle_gym.envs.scalar import ScalarGame
 
@@ -140,12 +140,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
-        answer = one_reset_option(options, "answer", "...")
-        if answer is None:
-            index = int(self.np_random.integers(self.vocabulary.num_answers))
-        else:
-            index = self.vocabulary.answer_id(answer)
-        self._one.new(index)
+        self._one.new(reset_answer(options, self.vocabulary, self.np_random))
         self._needs_reset = False
         if self.render_mode == "human":
             self.render()

@@ -52,20 +52,23 @@ IDS = {"WordleReal-v0": {}, "WordleReal-v0-hard": {"hard_mode": True}, "WordleRe
 """The ids :func:`register` adds (each also with ``-train`` and ``-raw`` wrapper sets, as TextArena's own)."""
 
 
-class ClearingLLMObservationWrapper(LLMObservationWrapper):
+class _ClearOnReset:
+    """A history-keeping TextArena wrapper whose history starts again at each reset."""
+
+    full_observations: dict[int, Any]
+    env: Any
+
+    def reset(self, num_players: int, seed: int | None = None) -> Any:
+        self.full_observations = {}
+        return self.env.reset(num_players=num_players, seed=seed)
+
+
+class ClearingLLMObservationWrapper(_ClearOnReset, LLMObservationWrapper):
     """TextArena's ``LLMObservationWrapper`` whose history starts again at each reset."""
 
-    def reset(self, num_players: int, seed: int | None = None) -> Any:
-        self.full_observations = {}
-        return self.env.reset(num_players=num_players, seed=seed)
 
-
-class ClearingGameMessagesObservationWrapper(GameMessagesObservationWrapper):
+class ClearingGameMessagesObservationWrapper(_ClearOnReset, GameMessagesObservationWrapper):
     """TextArena's ``GameMessagesObservationWrapper`` whose history starts again at each reset."""
-
-    def reset(self, num_players: int, seed: int | None = None) -> Any:
-        self.full_observations = {}
-        return self.env.reset(num_players=num_players, seed=seed)
 
 
 def _reply(action: str) -> str:

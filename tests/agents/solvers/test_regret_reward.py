@@ -68,7 +68,7 @@ def test_regret_reward__the_bounds_hold_wherever_the_exact_value_is_known() -> N
             move = rng.choice([None, rng.randrange(len(ALLOWED)), ALLOWED.index(ANSWERS[position.members[0]])])
             exact = oracle.move_regret(position, move)
             assert exact["exact"]
-            v_low, v_high = oracle._value_floor(position, position.arrays()[0]), oracle._playout(position)
+            v_low, v_high = oracle._value_floor(position), oracle._playout(position)
             _, green, need = position.arrays()
             valid = move if move is None or oracle.search.hard_valid(move, green, need) else None
             q_low, q_high = oracle._move_bounds(position, valid)
