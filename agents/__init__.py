@@ -5,7 +5,8 @@ Each agent is a harness Policy (``act(observations, action_masks, env)``) and is
 :mod:`wordle_gym.harness.registry`); :mod:`wordle_agents.zoo` is the table of them. The subpackages, by
 layer: ``common`` (checkpoints, the network base, the training runner), ``solvers``, ``rl`` and ``methods``
 (applied to a trained network); the top-level modules are the table and the commands
-(``python -m wordle_agents.optimal``, ``.improve``, ``.teach``). Stable-Baselines3 models live in
+(``python -m wordle_agents.optimal``, ``.improve``, ``.teach``, ``.recipe``; the recipes of the shipped
+learned agents are data files in ``recipes/``). Stable-Baselines3 models live in
 :mod:`wordle_agents.rl.sb3` (needs the ``sb3`` extra), so importing this package does not import SB3.
 """
 

@@ -1,0 +1,162 @@
+"""The training recipes of the shipped learned agents (``python -m wordle_agents.recipe``), run on tiny lists."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from wordle_agents.recipe import (
+    Recipe,
+    RecipeRun,
+    Stage,
+    load_recipe,
+    main,
+    recipe_names,
+    run_recipe,
+)
+from wordle_agents.zoo import AGENTS
+from wordle_gym.core.words import stage_words
+
+# A first stage made tiny: 20 words, a few updates (an A2C update plays batch_games games).
+TINY = {
+    "train-a2c": {"stages": ["20"], "iterations": [12], "eval_every": 6, "batch_games": 64, "hidden": 32},
+    "train-dqn": {"stages": ["20"], "iterations": [16], "eval_every": 8, "learning_starts": 64, "hidden": 32},
+}
+
+
+def _weights(path: Path) -> dict[str, torch.Tensor]:
+    return torch.load(path, map_location="cpu", weights_only=True)["model"]
+
+
+def _same(a: Path, b: Path) -> bool:
+    wa, wb = _weights(a), _weights(b)
+    return wa.keys() == wb.keys() and all(torch.equal(wa[k], wb[k]) for k in wa)
+
+
+def test_recipes__one_for_every_shipped_learned_agent_ending_in_its_weights() -> None:
+    learned = {name for name, agent in AGENTS.items() if any(w.endswith(".pt") for w in agent.weights)}
+    assert set(recipe_names()) == learned
+    shipped = {w for agent in AGENTS.values() for w in agent.weights}
+    for name in recipe_names():
+        recipe = load_recipe(name)
+        weights = {w for w in AGENTS[name].weights if w.endswith(".pt")}
+        assert recipe.stages[-1].ships in weights, name
+        assert weights <= {stage.ships for stage in recipe.stages}, name  # each of its networks has a stage
+        for stage in recipe.stages:
+            assert stage.ships is None or stage.ships in shipped, (name, stage.name)
+            assert stage.argv() == [a for a in stage.argv() if a]  # every option renders
+    # Extending a recipe puts its stages first.
+    assert load_recipe("dqn-explored").names[: len(load_recipe("dqn").names)] == load_recipe("dqn").names
+
+
+def test_recipe__bad_recipes_and_options_are_one_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["no-such-agent"]) == 2
+    assert "unknown recipe 'no-such-agent'; expected one of: a2c," in capsys.readouterr().err
+    assert main(["dqn", "--set", "iterations=5"]) == 2
+    assert "expected STAGE.OPTION=VALUE" in capsys.readouterr().err
+    assert main(["dqn", "--set", "vocab-1000.init=x.pt"]) == 2
+    assert "option 'init' is set by the recipe runner" in capsys.readouterr().err
+    assert main(["dqn", "--set", "nope.lr=0.1"]) == 2
+    assert "recipe 'dqn' has no stage 'nope'; its stages: vocab-1000, answers-2315, full" in capsys.readouterr().err
+    assert main(["dqn", "--set", "full.topp=3"]) == 2
+    err = capsys.readouterr().err
+    assert "train-dqn has no option 'topp'; expected one of" in err and err.count("\n") == 1
+    assert main(["dqn", "--max-minutes", "-1"]) == 2
+    assert "--max-minutes must be a number of minutes > 0; got -1.0" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="continues 'vocab-1000', which is no earlier improve stage"):
+        bad = Stage("again", "improve", {}, continues="vocab-1000")
+        from wordle_agents.recipe import _check
+
+        _check(Recipe("x", "", (load_recipe("dqn").stages[0], bad)))
+
+
+def _tiny_first(name: str) -> Recipe:
+    recipe = load_recipe(name)
+    first = recipe.stages[0]
+    return recipe.with_options(first.name, **TINY[first.command])
+
+
+def test_recipe__each_first_stage_on_a_tiny_list_is_deterministic(tmp_path: Path) -> None:
+    """Same seed, same weights: every recipe's first stage, run twice (the recipes share two first stages)."""
+    runs: dict[str, Path] = {}
+    for name in recipe_names():
+        recipe = _tiny_first(name)
+        first = recipe.stages[0]
+        key = repr((first.command, sorted(first.options.items())))
+        if key in runs:
+            continue
+        outs = []
+        for attempt in range(2):
+            run = RecipeRun(tmp_path / f"{name}-{attempt}", until=first.name)
+            assert run_recipe(recipe, run)
+            outs.append(run.weights(first))
+            assert run.done(first).is_file()
+        assert _same(*outs), name
+        runs[key] = outs[0]
+    assert len(runs) == 2  # the A2C family's and the DQN family's
+    # ... and the comparison can fail: another seed, other weights.
+    recipe = _tiny_first("dqn")
+    reseeded = recipe.with_options(recipe.stages[0].name, seed=1)
+    other = RecipeRun(tmp_path / "seed1", until=recipe.stages[0].name)
+    assert run_recipe(reseeded, other)
+    assert not _same(
+        other.weights(recipe.stages[0]),
+        runs[repr((recipe.stages[0].command, sorted(recipe.stages[0].options.items())))],
+    )
+    # The command continues a finished stage by skipping it: the same weights, untouched.
+    before = runs[next(iter(runs))].stat().st_mtime_ns
+    recipe = _tiny_first("a2c")
+    assert run_recipe(recipe, RecipeRun(runs[next(iter(runs))].parent, until=recipe.stages[0].name))
+    assert runs[next(iter(runs))].stat().st_mtime_ns == before
+
+
+def test_recipe__a_run_folder_keeps_its_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    recipe = _tiny_first("dqn")
+    assert run_recipe(recipe, RecipeRun(tmp_path, until="vocab-1000"))
+    other = recipe.with_options("vocab-1000", lr=0.01)
+    with pytest.raises(ValueError, match="with another stage 'vocab-1000'"):
+        run_recipe(other, RecipeRun(tmp_path, until="vocab-1000"))
+    with pytest.raises(ValueError, match="ran recipe 'dqn' with 3 stages; this command has 5"):
+        run_recipe(_tiny_first("dqn-improved"), RecipeRun(tmp_path, until="vocab-1000"))
+
+
+def _tiny_chain(tmp_path: Path) -> Recipe:
+    """Two training stages, an improve run, and a stage that continues it: all on 20 words."""
+    words = stage_words("20")[0]
+    lists = tmp_path / "words.txt"
+    lists.write_text("\n".join(words) + "\n")
+    on_words = {"answers": str(lists), "allowed": str(lists), "top": 4, "epochs": 2}
+    return Recipe(
+        "tiny",
+        "a tiny chain",
+        (
+            Stage("one", "train-dqn", TINY["train-dqn"]),
+            Stage("two", "train-dqn", {**TINY["train-dqn"], "iterations": [8]}),
+            Stage("better", "improve", {**on_words, "iterations": 1}),
+            Stage("better-more", "improve", {**on_words, "iterations": 2}, continues="better"),
+        ),
+    )
+
+
+@pytest.mark.slow
+def test_recipe__a_stopped_run_continues_to_the_same_weights(tmp_path: Path) -> None:
+    recipe = _tiny_chain(tmp_path)
+    whole = RecipeRun(tmp_path / "whole")
+    assert run_recipe(recipe, whole)
+    # The improve stages are one run: the continued stage's run folder holds both iterations.
+    improved = torch.load(whole.folder(recipe.stage("better-more")) / "last.pt", weights_only=True)
+    assert len(improved["history"]) == 2 and whole.folder(recipe.stage("better-more")).name == "better"
+    assert not (tmp_path / "whole" / "better-more").exists()
+    # Stopped by the time limit inside every stage (each command makes one update or iteration at least),
+    # then continued by the same command until done: the weights of the run that never stopped.
+    stopped = RecipeRun(tmp_path / "stopped", max_minutes=1e-6)
+    finished, commands = False, 0
+    while not finished:
+        finished = run_recipe(recipe, stopped)
+        commands += 1
+        assert commands < 60
+    assert commands > len(recipe.stages)
+    for stage in recipe.stages:
+        assert _same(whole.weights(stage), stopped.weights(stage)), stage.name
