@@ -25,7 +25,12 @@ from wordle_agents.rl.sb3 import load as load_sb3
 from wordle_agents.solvers.baselines import RandomPolicy
 from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
 from wordle_agents.solvers.optimal import OptimalSolver
+from wordle_gym.core.boards import BOARD_NAMES
 from wordle_gym.harness.registry import BenchRun
+
+MULTI_BOARD_BENCH = {2: 2000, 4: 2000, 8: 500, 16: 200, 32: 100}
+"""Games of each board count's standard set that ``wordle-gym bench`` plays (its first N: the whole set of 2000
+for Dordle and Quordle; ``python -m benchmarks.multi_board`` plays every set whole)."""
 
 TAUGHT = "Taught by a teacher (imitation, not reward)"
 """The bench section of networks that imitated a player instead of learning from the game's reward."""
@@ -120,6 +125,16 @@ AGENTS: dict[str, Agent] = {
                 BenchRun("max-entropy (entropy, SALET)", {"opener": "salet"}),
                 BenchRun("max-entropy (entropy, own opener)", {}),
                 *(BenchRun(f"max-entropy ({s}, SALET)", {"score": s, "opener": "salet"}) for s in SCORES[1:]),
+                # Multi-board: every allowed word a guess up to 4 boards; from 8 on, the words still possible on
+                # some board (scoring 12972 words for each of up to 32 boards costs hours on a CPU).
+                *(
+                    BenchRun(
+                        f"max-entropy, {BOARD_NAMES[k]} (from SALET{'; possible answers only' if k > 4 else ''})",
+                        {"opener": "salet", "candidates_only": k > 4},
+                        {"boards": k, "games": games},
+                    )
+                    for k, games in MULTI_BOARD_BENCH.items()
+                ),
             ),
         ),
         Agent(

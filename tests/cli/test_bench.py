@@ -374,3 +374,29 @@ def test_bench_and_agents__survive_broken_plugins(tmp_path: Path) -> None:
     out = run_with(["-m", "wordle_gym", "eval", "--agent", "zz-raising", "--answers", "nyt"], env)
     assert out.returncode == 2 and "failed to start: RuntimeError: broken plugin" in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_bench__multi_board_rows_get_a_table_of_their_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The greedy solver's rows for K = 2..32 boards (issue 44): the first N games of each standard set, in the
+    multi-board table, not among the real game's rows nor the training stages."""
+    from wordle_agents.zoo import AGENTS, MULTI_BOARD_BENCH
+    from wordle_gym.cli import bench
+
+    rows = [r for r in AGENTS["max-entropy"].rows if r.env.get("boards", 1) > 1]
+    assert {r.env["boards"]: r.env["games"] for r in rows} == MULTI_BOARD_BENCH
+    assert set(MULTI_BOARD_BENCH) == {2, 4, 8, 16, 32} and MULTI_BOARD_BENCH[4] == 2000  # Quordle: the whole set
+    every = bench.jobs
+    small = lambda models: [  # noqa: E731
+        (n, r._replace(env={**r.env, "games": 30})) for n, r in every(models) if "Dordle" in r.label or r is rows[1]
+    ]
+    monkeypatch.setattr(bench, "jobs", small)
+    assert bench.main(["--out", str(tmp_path), "--optimal-agent", "none"]) == 0
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    multi = table[table.index("### Multi-board Wordle") :]
+    assert "| max-entropy, Dordle (from SALET) | 2 | 30 | 100.00 |" in multi
+    assert "| max-entropy, Quordle (from SALET) | 4 | 30 | 100.00 |" in multi
+    assert multi.index("Dordle") < multi.index("Quordle") and "Training stages" not in table
+    real = table[table.index("### The real game") : table.index("### Multi-board Wordle")]
+    assert "Dordle" not in real and "Quordle" not in real
+    data = json.loads((tmp_path / "benchmarks/results/agents/max-entropy-quordle-from-salet.json").read_text())
+    assert (data["boards"], data["games"], data["extra"]["boards_solved"]) == (4, 30, 4.0)

@@ -379,9 +379,28 @@ def _gap_table(results: list[dict]) -> list[str]:
     return lines
 
 
+MULTI_COLUMNS = [
+    "| agent | boards | games | win % | mean guesses (wins) | mean (loss = K + 6) | boards solved | max "
+    "| eval time | learned from |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+]
+
+
+def _multi_row(r: dict) -> str:
+    d = r["derived"]
+    worst = "X" if r["histogram"][-1] else str(d["worst"])
+    extra = r.get("extra", {})
+    return (
+        f"| {r['agent']} | {r['boards']} | {r['games']:,} | {100 * d['win_rate']:.2f} | {d['mean_guesses_wins']:.4f} "
+        f"| {d['mean_guesses_all']:.4f} | {extra.get('boards_solved', float('nan')):.4f} | {worst} "
+        f"| {r['wall_time_s']:.2f} s | {extra.get('learned_from', '')} |"
+    )
+
+
 def agents_section(results: list[dict]) -> list[str]:
-    real = [r for r in results if _real_game(r)]
-    stages = [r for r in results if r not in real]
+    multi = sorted((r for r in results if r.get("boards", 1) > 1), key=lambda r: (r["boards"], r["agent"]))
+    real = [r for r in results if _real_game(r) and r not in multi]
+    stages = [r for r in results if r not in real and r not in multi]
     sections: dict[str, list[dict]] = {}  # rows an agent puts in a section of their own, by title
     for r in real:
         if r.get("extra", {}).get("section"):
@@ -409,6 +428,18 @@ def agents_section(results: list[dict]) -> list[str]:
             *AGENT_COLUMNS,
             *(_agent_row(r) for r in rows),
             *_gap_table(rows),
+        ]
+    if multi:
+        lines += [
+            "",
+            "### Multi-board Wordle: K boards share every guess, K + 5 guesses",
+            "",
+            "The first N games of each board count's standard set (`wordle_gym.harness.play.standard_games`: seeded "
+            "K-tuples of distinct answers from the 2315, the same for every agent; `wordle-gym eval --boards K "
+            "--games N` plays it), 12972 allowed guesses. Mean guesses: the turn the last board was solved.",
+            "",
+            *MULTI_COLUMNS,
+            *(_multi_row(r) for r in multi),
         ]
     if stages:
         lines += [
