@@ -65,8 +65,10 @@ def test_registry__own_agents_are_entry_points() -> None:
     assert accepted_options(load_factory("random")) == {"seed"}
     solver = make_agent("max-entropy", {"score": "minimax", "opener": "salet"}, device="cpu")
     assert solver.score == "minimax" and solver.opener == "salet"
-    labels = [run.label for run in bench_runs("max-entropy")]
-    assert labels[0] == "max-entropy (entropy, SALET)" and len(labels) == 5
+    runs = bench_runs("max-entropy")
+    labels = [run.label for run in runs]
+    assert labels[0] == "max-entropy (entropy, SALET)" and len(labels) == 10
+    assert sorted(run.env.get("boards", 1) for run in runs) == [1] * 5 + [2, 4, 8, 16, 32]
     assert load_factory("dqn-explored").description.startswith("the dqn network improved by its own rollouts")
 
 
