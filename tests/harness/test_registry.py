@@ -158,6 +158,8 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     assert (site / "wordle_gym" / "data" / "SOURCES.md").is_file()
     shipped = {p.name for p in (ROOT / "agents" / "checkpoints").iterdir() if p.is_file()}
     assert {p.name for p in (site / "wordle_agents" / "checkpoints").iterdir()} == shipped  # every shipped file
+    recipes = {p.name for p in (ROOT / "agents" / "recipes").glob("*.toml")}
+    assert {p.name for p in (site / "wordle_agents" / "recipes").iterdir()} == recipes
     env = {**os.environ, "PYTHONPATH": str(site)}
     out = run(["-c", "import agents"], env, cwd=tmp_path)
     assert out.returncode == 1 and "No module named 'agents'" in out.stderr
@@ -166,12 +168,15 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     assert out.stdout.strip() == "True", out.stderr
     points = next(site.glob("wordle_gym-*.dist-info")) / "entry_points.txt"
     assert "[wordle_gym.agents]" in points.read_text() and "a2c = wordle_agents.zoo:a2c" in points.read_text()
+    code = "from wordle_agents.recipe import load_recipe; print(load_recipe('dqn-explored').stages[-1].ships)"
+    out = run(["-c", code], env, cwd=tmp_path)  # the recipes are read from the installed package
+    assert out.stdout.strip() == "dqn_explored.pt", out.stderr
     # The main job from the wheel, in a folder of the user's: everything goes into wordle-gym-bench/, the
     # user's own BENCHMARKS.md is untouched, and no optimal tree is solved (the agents' openers' trees ship).
     user = tmp_path / "user"
     user.mkdir()
     (user / "BENCHMARKS.md").write_text("my notes\n")
-    out = run(["-m", "wordle_gym", "bench", "--device", "cpu"], env, cwd=user)
+    out = run(["-m", "wordle_gym", "bench", "--device", "cpu"], env, cwd=user, timeout=900)  # 3.5 min here
     assert out.returncode == 0, out.stderr[-3000:]
     assert sorted(p.name for p in user.iterdir()) == ["BENCHMARKS.md", "wordle-gym-bench"]
     assert (user / "BENCHMARKS.md").read_text() == "my notes\n"

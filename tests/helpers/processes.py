@@ -30,8 +30,10 @@ def fake_distribution(root: Path, entry_points: dict[str, str], module: str = ""
     return {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), str(ROOT)]), "NO_COLOR": "1"}
 
 
-def run(args: list[str], env: dict[str, str], cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=300)
+def run(
+    args: list[str], env: dict[str, str], cwd: Path = ROOT, timeout: float = 300
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
 
 
 def drain(fifo: Path) -> tuple[threading.Thread, list[bytes]]:
