@@ -1,8 +1,9 @@
 """``python -m wordle_agents.recipe NAME``: train a shipped agent from scratch, by its recipe.
 
+    python -m wordle_agents.recipe --list
+
     python -m wordle_agents.recipe dqn-explored [--run-dir runs/recipes/dqn-explored] [--device cuda] \\
         [--max-minutes 60] [--until STAGE] [--set STAGE.OPTION=VALUE ...] [--out dqn_explored.pt]
-    python -m wordle_agents.recipe --list
 
 A recipe is the chain of commands that made a shipped checkpoint, kept as data (``recipes/NAME.toml`` in
 this package, as RL Baselines3 Zoo keeps its hyperparameter files): each stage is one command of the
