@@ -2,7 +2,8 @@
 fresh namespace of a process in which nothing of wordle_gym is imported or registered before it (a block that
 forgets an import fails here as it would for a reader who pastes it alone), one process per page, in the slow
 suite (CI runs it). RLlib's blocks (fenced ``python rllib``) run in
-CI's RLlib venv, ``tests/integrations/test_rllib.py``."""
+CI's RLlib venv, ``tests/integrations/test_rllib.py``, and verifiers' (``python verifiers``) in its own venv,
+``tests/integrations/test_verifiers.py``."""
 
 from __future__ import annotations
 

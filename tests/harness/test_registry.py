@@ -160,6 +160,7 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     assert {p.name for p in (site / "wordle_agents" / "checkpoints").iterdir()} == shipped  # every shipped file
     recipes = {p.name for p in (ROOT / "agents" / "recipes").glob("*.toml")}
     assert {p.name for p in (site / "wordle_agents" / "recipes").iterdir()} == recipes
+    assert (site / "wordle_gym_verifiers" / "__init__.py").is_file()  # the name verifiers imports by id
     env = {**os.environ, "PYTHONPATH": str(site)}
     out = run(["-c", "import agents"], env, cwd=tmp_path)
     assert out.returncode == 1 and "No module named 'agents'" in out.stderr

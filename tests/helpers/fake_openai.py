@@ -99,17 +99,37 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
             canned = {"prose": "Let me think about the letters.", "notaword": "<guess>qzjkv</guess>"}
             text = canned.get(str(fault)) or state.model.reply(request["messages"])
             prompt = sum(len(m["content"].split()) for m in request["messages"])
+            completion = len(text.split())
             body = {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion",
                 "model": request["model"],
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
-                "usage": {"prompt_tokens": prompt, "completion_tokens": len(text.split())},
+                "created": int(time.time()),
+                "usage": {
+                    "prompt_tokens": prompt,
+                    "completion_tokens": completion,
+                    "total_tokens": prompt + completion,
+                },
             }
             with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up on a slow reply
-                self._send(200, json.dumps(body).encode())
+                if request.get("stream"):  # server-sent events, as OpenAI streams: the text, then the end and usage
+                    self._send(200, _events(body), {"Content-Type": "text/event-stream"})
+                else:
+                    self._send(200, json.dumps(body).encode())
 
     return Handler
+
+
+def _events(body: dict[str, Any]) -> bytes:
+    """A chat completion as a stream of ``chat.completion.chunk`` events ending in ``[DONE]``."""
+    chunk = {key: body[key] for key in ("id", "model", "created")} | {"object": "chat.completion.chunk"}
+    text = body["choices"][0]["message"]["content"]
+    events = [
+        chunk | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}]},
+        chunk | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": body["usage"]},
+    ]
+    return b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in events) + b"data: [DONE]\n\n"
 
 
 @contextmanager

@@ -2,8 +2,9 @@
 
 ``sb3`` (a Stable-Baselines3 ``VecEnv`` over the torch vector env), ``torchrl`` (a native TorchRL
 ``EnvBase``), ``rllib`` (the Dict-mask wrapper and env creator RLlib reads), ``minari`` (offline-RL
-datasets of an agent's games) and ``textarena`` (the real game registered as TextArena envs).
+datasets of an agent's games), ``textarena`` (the real game registered as TextArena envs) and ``verifiers``
+(the real game as a verifiers environment, installed as ``wordle_gym_verifiers``).
 
 May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_gym.integrations; gymnasium,
-numpy, torch, stable_baselines3, torchrl, tensordict, ray, minari, textarena.
+numpy, torch, stable_baselines3, torchrl, tensordict, ray, minari, textarena, verifiers.
 """

@@ -1,0 +1,174 @@
+"""Real Wordle as a `verifiers <https://github.com/PrimeIntellect-ai/verifiers>`_ environment (its ``v1`` API).
+
+Installed as the top-level package ``wordle_gym_verifiers``, because verifiers finds an environment by importing
+the module its id names (``wordle-gym-verifiers`` -> ``wordle_gym_verifiers``) and taking the
+``Taskset`` and ``Env`` its ``__all__`` exports; ``import wordle_gym`` never imports verifiers::
+
+    vf-eval wordle-gym-verifiers --env.taskset.split eval -m MODEL      # verifiers' own command line
+    # in Python: verifiers.v1.utils.loaders.load_environment(WordleVerifiersEnvConfig(taskset=...))
+
+The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s: the real lists (2315 answers, 12972 allowed
+guesses; ``answers="nyt"`` for the NYT's 2309), the exact feedback rule, the guess read from the reply's last
+``<guess>...</guess>`` (else its last ``[...]``, else a one-word reply), a reply without an allowed word refused
+and its turn spent. Each task is one answer; the task's prompt is the env's opening text and every later
+user turn is the env's observation (the feedback, the board so far, the guesses left, why a reply was
+refused).
+
+Splits: the answers are shuffled once by ``seed`` and the last ``eval_size`` are the ``eval`` split, the rest
+``train``: disjoint, and the same on every machine (``all`` is every answer, in list order).
+
+Rewards (each recorded on the trace, weighted by the env's config): ``win`` (1 for a solved game, else 0;
+weight ``win_weight``), ``regret`` (minus the game's summed exact regret, ``sum(Q*(s, a) - V*(s))`` over its
+moves, in expected guesses: 0 for optimal play, whatever the luck; weight ``regret_weight``; from the oracle of
+``wordle_agents``, each move within ``regret_budget_s`` or else its proven lower bound) and ``guesses`` (minus
+the guesses used, a loss counting ``max_guesses + 1``; weight ``guesses_weight``, 0 by default). Metrics:
+``guesses``, ``refused`` (replies without an allowed word), ``regret_exact`` (1 when every move's regret was
+exact). No letter-counting partial credit: a lost game's letters earn nothing.
+
+Needs the ``verifiers`` extra (Python 3.11 or newer); ``regret=True`` (the default) needs ``wordle_agents``,
+which this distribution installs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import threading
+from collections.abc import Iterator
+from typing import Any, Literal
+
+try:
+    import verifiers.v1 as vf
+except ImportError as exc:  # pragma: no cover - the extra is missing
+    raise ImportError("wordle_gym_verifiers needs verifiers: pip install 'wordle-gym[verifiers]'") from exc
+
+from wordle_gym.core.words import load_word_list
+from wordle_gym.envs.text import WordleTextEnv, opening_text
+
+__all__ = ["WordleVerifiersEnv", "WordleVerifiersTaskset"]
+
+_ORACLE = threading.Lock()  # one oracle search at a time: rollouts run concurrently, each move on a thread
+
+
+def _step(game: WordleTextEnv, reply: str) -> tuple[Any, ...]:
+    with _ORACLE:
+        return game.step(reply)
+
+
+class WordleTasksetConfig(vf.TasksetConfig):
+    """Which answers the tasks are (``--env.taskset.*``)."""
+
+    split: Literal["train", "eval", "all"] = "train"
+    """``train`` or ``eval`` (disjoint, see ``eval_size`` and ``seed``), or ``all`` answers in list order."""
+    eval_size: int = 315
+    """Answers held out for the ``eval`` split (the rest are ``train``)."""
+    seed: int = 0
+    """Seed of the one shuffle that splits the answers."""
+    answers: Literal["answers", "nyt"] = "answers"
+    """The answer list: Wordle's original 2315, or the NYT's 2309."""
+    hard: bool = False
+    """Hard mode: every guess must use what the feedback revealed."""
+
+
+class WordleData(vf.TaskData):
+    """One game: its answer and rules (the env rebuilds the game from them)."""
+
+    answer: str
+    """The secret word (never shown to the model)."""
+    answers: str = "answers"
+    """The answer list's name."""
+    hard: bool = False
+    """Hard mode."""
+
+
+class WordleTask(vf.Task[WordleData, vf.State, vf.TaskConfig]):
+    """A game of Wordle."""
+
+
+def split_answers(config: WordleTasksetConfig) -> list[str]:
+    """The answers of ``config.split``: one seeded shuffle, the last ``eval_size`` held out."""
+    words = load_word_list(config.answers)
+    if config.split == "all":
+        return list(words)
+    if not 0 < config.eval_size < len(words):
+        raise ValueError(f"eval_size must be between 1 and {len(words) - 1}; got {config.eval_size}")
+    order = list(words)
+    random.Random(config.seed).shuffle(order)
+    cut = len(order) - config.eval_size
+    return order[:cut] if config.split == "train" else order[cut:]
+
+
+def _game(data: WordleData, regret: bool, budget: float | None) -> WordleTextEnv:
+    options: dict[str, Any] = {"reward": "regret"} if regret else {}
+    return WordleTextEnv(answers=data.answers, hard_mode=data.hard, regret_budget_s=budget, **options)
+
+
+class WordleVerifiersTaskset(vf.Taskset[WordleTask, WordleTasksetConfig]):
+    """One task per answer of the split, its prompt the text env's opening text."""
+
+    def load(self) -> Iterator[WordleTask]:
+        config = self.config
+        game = _game(WordleData(answer="", answers=config.answers, hard=config.hard), False, None)
+        prompt = opening_text(game.intro, game.config.max_guesses)  # what reset() shows
+        for answer in split_answers(config):
+            data = WordleData(
+                id=f"{config.answers}:{answer}", name=f"wordle-{answer}", prompt=prompt, answer=answer,
+                answers=config.answers, hard=config.hard,
+            )  # fmt: skip
+            yield WordleTask(data, config.task)
+
+
+class WordleVerifiersEnvConfig(vf.EnvConfig):
+    """The player and how a game is scored (``--env.*``)."""
+
+    player: vf.AgentConfig = vf.AgentConfig(harness=vf.HarnessConfig(id="null"), runtime=vf.SubprocessConfig())
+    """The model that plays: a plain chat (verifiers' ``null`` harness) on this machine (no sandbox: the game
+    runs in this process)."""
+    regret: bool = True
+    """Measure each move's exact regret (the ``regret`` reward and metric); False skips the oracle."""
+    regret_budget_s: float | None = 2.0
+    """Seconds of exact search per move; past it the move's regret is its proven lower bound (None: no limit)."""
+    win_weight: float = 1.0
+    """Weight of the ``win`` reward."""
+    regret_weight: float = 1.0
+    """Weight of the ``regret`` reward (minus the summed regret)."""
+    guesses_weight: float = 0.0
+    """Weight of the ``guesses`` reward (minus the guesses used; a loss counts max_guesses + 1)."""
+
+
+class WordleVerifiersEnv(vf.Env[WordleVerifiersEnvConfig]):
+    """The text env plays the user: each reply is a move, each observation the next user turn."""
+
+    async def run(self, task: WordleTask, agents: Any) -> None:
+        config = self.config
+        game = _game(task.data, config.regret, config.regret_budget_s)
+        game.reset(options={"answer": task.data.answer})
+        regret, exact, refused, turns, won = 0.0, True, 0, 0, False
+        async with agents.player.interaction(task) as interaction:
+            segment = await interaction.turn()  # the prompt is the game's opening text: the model moves first
+            while not segment.terminated:
+                if config.regret:  # an exact search can take its budget: off the event loop
+                    step = await asyncio.to_thread(_step, game, segment.last_reply)
+                else:
+                    step = game.step(segment.last_reply)
+                observation, reward, terminated, truncated, info = step
+                turns, won = int(info["turn"]), bool(info["won"])
+                refused += bool(info["invalid"])
+                if config.regret:
+                    regret += -float(reward)
+                    exact = exact and bool(info["regret_exact"])
+                if terminated or truncated:
+                    break
+                segment = await interaction.turn(observation)
+        limit = game.config.max_guesses
+        guesses = turns if won else limit + 1
+        trace = interaction.trace
+        trace.record_reward("win", float(won), config.win_weight)
+        trace.record_reward("guesses", -float(guesses), config.guesses_weight)
+        if config.regret:
+            trace.record_reward("regret", -regret, config.regret_weight)
+            trace.record_metric("regret_exact", float(exact))
+        trace.record_metric("guesses", float(guesses))
+        trace.record_metric("refused", float(refused))
+        trace.info["answer"] = task.data.answer
+        trace.info["won"] = won
