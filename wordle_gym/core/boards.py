@@ -25,7 +25,7 @@ from typing import NamedTuple
 import torch
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import Game, GameState
+from wordle_gym.core.game import Game, GameState, write_turn
 from wordle_gym.core.rules import GREEN, YELLOW
 
 BOARD_NAMES = {2: "Dordle", 4: "Quordle", 8: "Octordle", 16: "Sedecordle", 32: "Duotrigordle"}
@@ -99,7 +99,6 @@ class MultiGame:
         self.mask_mode = config.mask_mode
         self.allowed_codes = self.game.allowed_codes
         self.answer_actions = self.game.answer_actions  # (num_answers,) the action of each answer
-        self._turns = torch.arange(self.max_guesses, device=device)
 
     def new_state(self, num_games: int) -> MultiState:
         """Fresh games (board ``k`` answering answer ``k`` until :meth:`reset` picks answers)."""
@@ -141,8 +140,7 @@ class MultiGame:
         outcome = self.game.step(state.boards, row_actions, playing)
         tiles = outcome.tiles.view(n, k, self.length)
         solved = state.solved
-        row = (state.turn[:, None] == self._turns) & active[:, None]
-        state.guesses = torch.where(row, actions[:, None], state.guesses)
+        state.guesses = write_turn(state.guesses, state.turn, active, actions)
         state.turn = state.turn + active
         won = active & solved.all(1)
         lost = active & ~won & (state.turn >= self.max_guesses)

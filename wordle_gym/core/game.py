@@ -92,6 +92,16 @@ def hard_breaches(
     return moved, (min_count.to(torch.int16) - counts).clamp_(min=0)
 
 
+def write_turn(history: torch.Tensor, turn: torch.Tensor, active: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
+    """A copy of ``history`` (N, T, ...) with ``values`` (N, ...) written at row ``turn`` of the ``active`` games:
+    the history of one more turn. A new tensor (a reference kept to the old history still reads the old one),
+    made by one copy and a scatter of N rows rather than a select over all N T rows (a tenth of the time)."""
+    shape, ones = (-1, 1, *values.shape[1:]), [1] * (history.dim() - 1)
+    at = turn.clamp(max=history.shape[1] - 1).view(-1, *ones).expand(shape)  # (N, 1, ...)
+    values = torch.where(active.view(-1, *ones), values.to(history.dtype).view(shape), history.gather(1, at))
+    return history.clone().scatter_(1, at, values)
+
+
 class Game:
     """The rules of one :class:`WordleConfig` on one device, applied to batches of games."""
 
@@ -270,10 +280,9 @@ class Game:
                 state.candidates &= consistent | ~scored[:, None]
         self._learn(state, actions, codes, tiles, scored)
         # This turn's row of the history, in the games that play (a game still playing has turn < T).
-        row = (state.turn[:, None] == self._turns) & active[:, None]  # (N, T)
-        state.guesses = torch.where(row, actions[:, None], state.guesses)
         row_tiles = tiles.masked_fill(~scored[:, None], NO_TILE)
-        state.tiles = torch.where(row[:, :, None], row_tiles[:, None, :], state.tiles)
+        state.guesses = write_turn(state.guesses, state.turn, active, actions)
+        state.tiles = write_turn(state.tiles, state.turn, active, row_tiles)
         state.turn = state.turn + active
         lost = active & ~won & (state.turn >= self.max_guesses)
         state.won |= won
