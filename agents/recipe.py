@@ -290,6 +290,8 @@ def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None 
         argv += ["--export", str(out), "--run-dir", str(folder)]
     print(f"[{recipe.name}] stage {index + 1}/{len(recipe.stages)} {stage.name}: {stage.command} {' '.join(argv)}")
     code = _command(stage.command)(argv)
+    if code == 130:  # the command caught a Ctrl-C and kept its run folder: the recipe stops the same way
+        raise KeyboardInterrupt
     if code != 0:
         raise ValueError(f"stage {stage.name!r} ({stage.command}) ended with exit status {code}")
     if stage.command == "teach":

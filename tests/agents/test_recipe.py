@@ -72,6 +72,18 @@ def test_recipe__bad_recipes_and_options_are_one_line_errors(capsys: pytest.Capt
         _check(Recipe("x", "", (load_recipe("dqn").stages[0], bad)))
 
 
+def test_recipe__a_stage_stopped_by_ctrl_c_stops_the_recipe_as_interrupted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import wordle_agents.recipe as recipe_module
+
+    monkeypatch.setattr(recipe_module, "_command", lambda name: lambda argv: 130)  # what a command returns on Ctrl-C
+    assert main(["dqn", "--run-dir", str(tmp_path)]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted; the same command continues" in err and "exit status" not in err
+    assert not (tmp_path / "vocab-1000.done").exists()
+
+
 def _tiny_first(name: str) -> Recipe:
     recipe = load_recipe(name)
     first = recipe.stages[0]
