@@ -36,7 +36,10 @@ RUNS = {
     "--top 24 --screen 24 --explore 4 --epochs 40 --path-copies 8 --iterations 5 (the best network, after 4: "
     "3.5197); then from those weights (the iterations below): python -m wordle_agents.improve --init "
     "agents/checkpoints/dqn_explored.pt --out dqn_explored2.pt --run-dir runs/explore2 --top 24 --screen 24 "
-    "--explore 4 --epochs 40 --iterations 12 --max-minutes 400 (stopped after 3 for time; shipped)",
+    "--explore 4 --epochs 40 --iterations 12 --max-minutes 400 (stopped after 3 for time: 3.4968); then from those "
+    "weights (the iterations below): python -m wordle_agents.improve --init agents/checkpoints/dqn_explored.pt --out "
+    "dqn_explored3.pt --run-dir runs/explore3 --top 24 --screen 24 --explore 4 --epochs 40 --iterations 12 "
+    "--max-minutes 110 (stopped after 2 for time, written with --iterations 2; shipped)",
 }
 
 
