@@ -398,9 +398,10 @@ def _multi_row(r: dict) -> str:
 
 
 def agents_section(results: list[dict]) -> list[str]:
+    one = [r for r in results if r.get("boards", 1) == 1]
     multi = sorted((r for r in results if r.get("boards", 1) > 1), key=lambda r: (r["boards"], r["agent"]))
-    real = [r for r in results if _real_game(r) and r not in multi]
-    stages = [r for r in results if r not in real and r not in multi]
+    real = [r for r in one if _real_game(r)]
+    stages = [r for r in one if not _real_game(r)]
     sections: dict[str, list[dict]] = {}  # rows an agent puts in a section of their own, by title
     for r in real:
         if r.get("extra", {}).get("section"):
