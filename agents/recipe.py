@@ -281,7 +281,7 @@ def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None 
     argv += ["--init", start] if start is not None else []
     resumable = stage.command != "teach"
     if resumable and minutes is not None:
-        argv += ["--max-minutes", f"{max(minutes, 0.01):g}"]
+        argv += ["--max-minutes", f"{max(minutes, 1e-6):.6g}"]  # what is left, however little
     if stage.command == "teach":
         argv += ["--out", str(out)]
     elif stage.command == "improve":

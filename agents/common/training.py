@@ -71,8 +71,9 @@ class RunConfig:
     half: bool = False
     """Export the weights as float16: half the file size, loaded back as float32."""
     max_minutes: float | None = None
-    """Stop this command after about this many minutes of training (a time slot, a lease): the stage
-    is evaluated, last.pt written and --export done; the same command continues the run."""
+    """Stop this command after about this many minutes of training (a time slot, a lease): last.pt is
+    written and the best network so far exported; the same command continues the run exactly as if it had
+    not stopped (evaluations stay on their schedule)."""
 
     def __post_init__(self) -> None:
         self.stages = tuple(str(s).strip() for s in self.stages)
@@ -314,7 +315,9 @@ class _Run:
             now, step = self.elapsed + time.perf_counter() - clock, self.offset + trainer.iteration
             out_of_time = self.out_of_time() and trainer.iteration > started
             crossed = trainer.iteration // self.run.eval_every > before // self.run.eval_every
-            evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations or out_of_time)
+            # Evaluated on the schedule only: an evaluation where a time limit happened to stop the command
+            # could pick another best network than the run that never stopped.
+            evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations)
             stats = _stats_dict(raw) if self.writer is not None or evaluated else {}
             if self.writer is not None and trainer.iteration > before:
                 for key, value in stats.items():
@@ -324,7 +327,8 @@ class _Run:
                 bar.set_postfix(
                     win=f"{result.win_rate:.3f}", mean=f"{result.mean_guesses_wins:.3f}", best=f"{best['win_rate']:.3f}"
                 )
-            if evaluated or trainer.iteration // self.run.checkpoint_every > before // self.run.checkpoint_every:
+            periodic = trainer.iteration // self.run.checkpoint_every > before // self.run.checkpoint_every
+            if evaluated or out_of_time or periodic:
                 self.checkpoint(index, trainer.state_dict(), best, now)
             if evaluated and self.run.stop_at is not None and result.win_rate >= self.run.stop_at:
                 break
@@ -333,10 +337,14 @@ class _Run:
                 break
         bar.close()
         if stopped:
+            so_far = (
+                f"best so far {100 * best['win_rate']:.2f} % wins"
+                if best["iteration"]
+                else f"not evaluated yet (every {self.run.eval_every} updates)"
+            )
             print(
                 f"time limit ({self.run.max_minutes:g} min): stage {stage} stopped at update {trainer.iteration}/"
-                f"{iterations}, best so far {100 * best['win_rate']:.2f} % wins; run the same command again "
-                f"to continue"
+                f"{iterations}, {so_far}; run the same command again to continue"
             )
             return True
         self.elapsed += time.perf_counter() - clock

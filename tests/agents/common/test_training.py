@@ -193,7 +193,7 @@ def test_knowledge_observation__named_slices_read_the_blocks() -> None:
     assert list(env.observation.slices) == ["green", "excluded", "min_count", "max_count", "turn"]
 
 
-def test_max_minutes__stops_evaluated_and_exported_and_the_same_command_continues(tmp_path, capsys) -> None:
+def test_max_minutes__stops_exported_and_the_same_command_continues(tmp_path, capsys) -> None:
     """A time slot (a GPU lease of a few minutes): the run stops cleanly after the limit, and the same
     command picks it up where it stopped."""
     run = [*TINY_RUN, "--iterations", "4", "--run-dir", str(tmp_path / "run"), "--export", str(tmp_path / "a.pt")]
@@ -204,7 +204,7 @@ def test_max_minutes__stops_evaluated_and_exported_and_the_same_command_continue
         saved = torch.load(last, weights_only=True)
         assert saved["stage_index"] == 0 and saved["trainer"]["iteration"] == made
         rows = (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
-        assert len(rows) == made  # evaluated when stopped
+        assert len(rows) == made  # evaluated every update (--eval-every 1)
         assert A2CAgent.load(tmp_path / "a.pt").config.hidden == 16  # exported
     assert main(TRAINING, run) == 0  # no limit: the stage runs to its end
     saved = torch.load(last, weights_only=True)
@@ -212,6 +212,35 @@ def test_max_minutes__stops_evaluated_and_exported_and_the_same_command_continue
     with pytest.raises(SystemExit) as exit_:
         main(TRAINING, [*run, "--max-minutes", "0"])
     assert exit_.value.code == 2 and "max_minutes must be > 0; got 0.0" in capsys.readouterr().err
+
+
+def test_max_minutes__a_run_stopped_after_every_update_ends_with_the_weights_of_one_that_never_stopped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression: a stopped command evaluated where it stopped, off the --eval-every schedule, so its best
+    network (and the export) could differ from the run that never stopped."""
+    whole = [*SHORT_RUN, "--run-dir", str(tmp_path / "whole")]
+    assert main(TRAINING, whole) == 0
+    stopped = [*SHORT_RUN, "--run-dir", str(tmp_path / "stopped"), "--max-minutes", "1e-9"]
+    assert main(TRAINING, stopped) == 0
+    assert "stopped at update 1/4, not evaluated yet (every 2 updates)" in capsys.readouterr().out
+    assert not (tmp_path / "stopped" / "metrics.jsonl").exists()
+    for _ in range(3):
+        assert main(TRAINING, stopped) == 0
+    rows = [(tmp_path / run / "metrics.jsonl").read_text() for run in ("whole", "stopped")]
+    assert len(rows[1].splitlines()) == 2  # updates 2 and 4, as the run that never stopped
+    for name in ("best_10.pt", "last.pt"):
+        a, b = (torch.load(tmp_path / run / name, weights_only=True) for run in ("whole", "stopped"))
+        weights = (a["model"], b["model"]) if name == "best_10.pt" else (a["trainer"], b["trainer"])
+        assert _same_tensors(*weights), name
+
+
+def _same_tensors(a: object, b: object) -> bool:
+    if isinstance(a, dict):
+        return isinstance(b, dict) and a.keys() == b.keys() and all(_same_tensors(a[k], b[k]) for k in a)
+    if isinstance(a, torch.Tensor):
+        return isinstance(b, torch.Tensor) and torch.equal(a, b)
+    return True  # figures and clocks may differ; the tensors may not
 
 
 def test_training__resume_drops_log_rows_written_after_the_checkpoint(tmp_path: Path) -> None:
