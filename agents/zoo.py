@@ -20,6 +20,7 @@ from typing import Any
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.llm.agent import LLMAgent
 from wordle_agents.methods.teach import Taught
+from wordle_agents.rl.a2c import A2CAgent, BoardMixture
 from wordle_agents.rl.networks import load_network
 from wordle_agents.rl.sb3 import load as load_sb3
 from wordle_agents.solvers.baselines import RandomPolicy
@@ -31,6 +32,10 @@ from wordle_gym.harness.registry import BenchRun
 MULTI_BOARD_BENCH = {2: 2000, 4: 2000, 8: 500, 16: 200, 32: 100}
 """Games of each board count's standard set that ``wordle-gym bench`` plays (its first N: the whole set of 2000
 for Dordle and Quordle; ``python -m benchmarks.multi_board`` plays every set whole)."""
+
+A2C_BOARDS_BENCH = {2: 2000, 4: 500}
+"""Games of the standard sets that ``a2c-boards`` plays in ``wordle-gym bench`` (a mixture of 12972-word
+softmaxes per board: the whole Dordle set, a quarter of Quordle's)."""
 
 TAUGHT = "Taught by a teacher (imitation, not reward)"
 """The bench section of networks that imitated a player instead of learning from the game's reward."""
@@ -87,6 +92,15 @@ def _rows(*files: tuple[str, str], section: str | None = None) -> tuple[BenchRun
         for file, stage in files
         if not file.startswith("training/") or (shipped_dir() / file).is_file()
     )
+
+
+def _mixture(checkpoint: str | None = None, device: Any = "cpu") -> BoardMixture:
+    """The one-board A2C network of ``a2c_full.pt`` (or of ``checkpoint``) on any board count."""
+    path = checkpoint or shipped_dir() / "a2c_full.pt"
+    network = load_network(path, device)
+    if not isinstance(network, A2CAgent):
+        raise ValueError(f"checkpoint {str(path)!r} holds a {network.kind} network; a2c-boards plays an A2C network")
+    return BoardMixture(network)
 
 
 def _taught(checkpoint: str | None = None, device: Any = "cpu") -> Taught:
@@ -155,6 +169,21 @@ AGENTS: dict[str, Agent] = {
             ("a2c_full.pt", "training/a2c_1000.pt", "training/a2c_2315.pt", "training/a2c.metrics.jsonl"),
         ),
         Agent(
+            "a2c-boards",
+            _mixture,
+            "the a2c network on several boards: each guess the likeliest word of the mixture of the unsolved "
+            "boards' policies (trained on one board only): Dordle 80.80 % / 5.6590, Quordle 41.60 % (500 games)",
+            tuple(
+                BenchRun(
+                    f"A2C `a2c_full.pt`, a mixture over the boards, {BOARD_NAMES[k]}",
+                    {},
+                    {"boards": k, "games": games},
+                )
+                for k, games in A2C_BOARDS_BENCH.items()
+            ),
+            ("a2c_full.pt",),
+        ),
+        Agent(
             "a2c-improved",
             _network("a2c_improved.pt"),
             "the a2c network improved by its own rollouts (the game's reward only): 99.87 % / 3.7167",
@@ -212,6 +241,7 @@ optimal = AGENTS["optimal"]
 max_entropy = AGENTS["max-entropy"]
 random = AGENTS["random"]
 a2c = AGENTS["a2c"]
+a2c_boards = AGENTS["a2c-boards"]
 a2c_improved = AGENTS["a2c-improved"]
 a2c_taught = AGENTS["a2c-taught"]
 dqn = AGENTS["dqn"]

@@ -25,7 +25,7 @@ from wordle_gym.core.device import resolve_device
 from wordle_gym.core.files import quoted
 from wordle_gym.core.rules import ALPHABET
 from wordle_gym.core.words import MAX_LENGTH, MIN_LENGTH, letter_position_one_hot
-from wordle_gym.envs.observation import KnowledgeLayout
+from wordle_gym.envs.observation import KnowledgeLayout, MultiKnowledgeLayout
 from wordle_gym.harness.evaluation import bool_mask
 
 MAX_WIDTH = 16_384  # bound on a network's width read from a file: checked before anything is allocated
@@ -178,12 +178,25 @@ class WordAgent:
             raise ValueError(f"word length must be an integer from {MIN_LENGTH} to {MAX_LENGTH}; got {length!r}")
         self.config, self.length = config, length
         self.device = resolve_device(device)
-        self.layout = KnowledgeLayout(length, config.max_guesses)
+        self.layout = self.make_layout(config, length)
         with torch.random.fork_rng(devices=[]):  # initial weights from config.seed; the caller's RNG is untouched
             torch.manual_seed(config.seed)
             self.net = self.build_net()
         self.net.to(self.device)
         self.checkpoint = None
+
+    @staticmethod
+    def make_layout(config: Any, length: int) -> KnowledgeLayout | MultiKnowledgeLayout:
+        """The observation layout the network reads: one board's, or ``config.boards`` boards' (when it has them)."""
+        boards = getattr(config, "boards", 1)
+        if boards == 1:
+            return KnowledgeLayout(length, config.max_guesses)
+        return MultiKnowledgeLayout(length, config.max_guesses, boards)
+
+    @property
+    def boards(self) -> int:
+        """Boards per game the network plays."""
+        return getattr(self.config, "boards", 1)
 
     def build_net(self) -> nn.Module:
         """The network (with a ``words`` :class:`WordScorer`), built from ``self.config`` and ``self.layout``."""
@@ -213,13 +226,14 @@ class WordAgent:
             raise ValueError(
                 f"the {self.kind} agent reads the env's 'knowledge' observation; got {config.observation!r}"
             )
-        if getattr(config, "boards", 1) != 1:
-            raise ValueError(f"the {self.kind} agent plays one board; the game has {config.boards}")
-        theirs = KnowledgeLayout(config.vocabulary.length, config.max_guesses)
-        if theirs != self.layout:
+        boards = getattr(config, "boards", 1)
+        if boards != self.boards:
+            plays = "one board" if self.boards == 1 else f"{self.boards} boards"
+            raise ValueError(f"the {self.kind} agent plays {plays}; the game has {boards}")
+        if (config.vocabulary.length, config.max_guesses) != (self.layout.length, self.layout.max_guesses):
             raise ValueError(
                 f"the {self.kind} agent was built for {self.layout.length}-letter words and {self.layout.max_guesses} "
-                f"guesses; the game has {theirs.length}-letter words and {theirs.max_guesses} guesses"
+                f"guesses; the game has {config.vocabulary.length}-letter words and {config.max_guesses} guesses"
             )
 
     @torch.no_grad()
@@ -277,7 +291,7 @@ class WordAgent:
                     f"{where}: word length must be an integer from {MIN_LENGTH} to {MAX_LENGTH}; "
                     f"got {quoted(repr(length))}"
                 )
-            skeleton.layout = KnowledgeLayout(length, config.max_guesses)
+            skeleton.layout = cls.make_layout(config, length)
             declared = skeleton.build_net().state_dict()
         for name, want in declared.items():
             have = model.get(name)

@@ -56,6 +56,8 @@ class RunConfig:
     """cpu, cuda, cuda:N or auto."""
     eval_every: int = 100
     """Greedy evaluation on the stage's answers every N updates."""
+    eval_games: int = 2000
+    """With more than one board: games of the standard multi-board set each evaluation plays (the first N)."""
     checkpoint_every: int = 50
     """Write last.pt every N updates."""
     stop_at: float | None = None
@@ -86,7 +88,7 @@ class RunConfig:
             self.iterations = self.iterations * len(self.stages)
         if len(self.iterations) != len(self.stages):
             raise ValueError(f"iterations has {len(self.iterations)} values for {len(self.stages)} stages")
-        for name in ("eval_every", "checkpoint_every"):
+        for name in ("eval_every", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
         if any(n < 1 for n in self.iterations):
@@ -279,7 +281,15 @@ class _Run:
         source = str(previous) if previous is not None and previous.exists() else self.init
         if not source:
             return
-        weights = self.spec.agent_class.load(source).net.state_dict()
+        loaded = self.spec.agent_class.load(source)
+        weights = loaded.net.state_dict()
+        if loaded.boards != self.agent.boards:
+            adopt = getattr(self.agent.net, "adopt", None)
+            if loaded.boards != 1 or adopt is None:
+                raise ValueError(
+                    f"--init {source}: a {loaded.boards}-board network; this run trains {self.agent.boards}"
+                )
+            weights = adopt(weights)  # a one-board network starts each board's
         for name, tensor in self.agent.net.state_dict().items():
             have = weights.get(name)
             if have is None or have.shape != tensor.shape:
@@ -369,7 +379,10 @@ class _Run:
     ) -> EvalResult:
         """Evaluate greedily on the stage's lists, log it, and keep the weights if they are the stage's
         best (``best`` is updated in place)."""
-        result = evaluate(self.agent, answers=answers, allowed=allowed, device=self.device, progress=False)
+        boards = self.agent.boards
+        game = {} if boards == 1 else {"boards": boards, "games": self.run.eval_games}
+        game["max_guesses"] = self.agent.layout.max_guesses
+        result = evaluate(self.agent, answers=answers, allowed=allowed, device=self.device, progress=False, **game)
         # win_rate / mean_guesses: the greedy evaluation; train_*: the sampled training batch.
         record = {
             "stage": stage,

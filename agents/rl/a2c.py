@@ -13,20 +13,24 @@ probability 0.1, and for such games the answer is forced on the last guess with 
 
 from __future__ import annotations
 
+import math
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 import torch
 from torch import nn
 
-from wordle_agents.common.network import WordAgent, WordScorer, check_width
+from wordle_agents.common.network import WordAgent, WordScorer, check_width, inverse_cdf
 from wordle_agents.common.training import RunConfig, TrainingSpec
+from wordle_gym.core.boards import distinct_answers
 from wordle_gym.core.device import device_generator, resolve_device
 from wordle_gym.core.rules import ALPHABET, pattern_table
-from wordle_gym.envs.observation import KnowledgeLayout
+from wordle_gym.envs.multi import MultiWordleVectorEnv
+from wordle_gym.envs.observation import KnowledgeLayout, MultiKnowledgeLayout
 from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.evaluation import bool_mask
 
 ENCODINGS = ("seed", "knowledge")
 
@@ -60,8 +64,12 @@ class A2CConfig:
     info_gain: float = 0.0
     """Shaping added to each guess's reward: this many times the bits its feedback gives about the answer,
     log2(answers consistent before it / after it) (0: the preset's reward alone)."""
-    max_guesses: int = 6
-    """Guesses per game (the network's turn input has this many entries)."""
+    max_guesses: int = 0
+    """Guesses per game (the network's turn input has this many entries); 0: the game's default, 6 for one
+    board and boards + 5 for more."""
+    boards: int = 1
+    """Boards per game (2 Dordle, 4 Quordle, ...): one board network scores each board; the word logits
+    are the sum of the unsolved boards' scores and a critic of the boards' pooled features values the game."""
     queue_prob: float = 0.1
     """Chance that a new game takes its answer from the recent-losses FIFO (when not empty)."""
     queue_size: int = 10_000
@@ -76,7 +84,12 @@ class A2CConfig:
             raise ValueError(f"unknown encoding {self.encoding!r}; expected one of {ENCODINGS}")
         check_width("hidden", self.hidden)
         check_width("batch_games", self.batch_games, 1 << 24)
+        check_width("boards", self.boards, 32)
+        if self.max_guesses == 0:
+            self.max_guesses = 6 if self.boards == 1 else self.boards + 5
         check_width("max_guesses", self.max_guesses, 100)
+        if self.boards > 1 and self.info_gain:
+            raise ValueError(f"info_gain is for one board; got info_gain={self.info_gain} with {self.boards} boards")
         check_width("queue_size", self.queue_size, 1 << 24)
         if not self.temperature > 0.0:
             raise ValueError(f"temperature must be > 0; got {self.temperature}")
@@ -96,15 +109,33 @@ def input_size(encoding: str, length: int) -> int:
 def encode_observations(obs: torch.Tensor, encoding: str, layout: KnowledgeLayout) -> tuple[torch.Tensor, torch.Tensor]:
     """(state, turn one-hot over the first T turns) float inputs from "knowledge" observations (B, D)."""
     green, excluded, low, high, turn = layout.fields(obs.float())
-    batch, length = obs.shape[0], layout.length
-    turn = turn[:, : layout.max_guesses]
+    return _board_state(green, excluded, low, high, encoding), turn[:, : layout.max_guesses]
+
+
+def encode_boards(
+    obs: torch.Tensor, encoding: str, layout: MultiKnowledgeLayout
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """(each board's state (B, K, S) as :func:`encode_observations` gives it, turn one-hot (B, T), unsolved
+    boards (B, K) bool) from multi-board "knowledge" observations (B, D)."""
+    f = layout.fields(obs.float())
+    batch, boards = obs.shape[0], layout.boards
+    cells = (f.green.flatten(0, 1), f.excluded.flatten(0, 1), f.min_count.flatten(0, 1), f.max_count.flatten(0, 1))
+    state = _board_state(*cells, encoding).view(batch, boards, -1)
+    return state, f.turn[:, : layout.max_guesses], f.solved < 0.5
+
+
+def _board_state(
+    green: torch.Tensor, excluded: torch.Tensor, low: torch.Tensor, high: torch.Tensor, encoding: str
+) -> torch.Tensor:
+    """One board's network input (B, S) from its knowledge fields (green, excluded (B, L, 26), counts (B, 26))."""
+    batch, length = green.shape[0], green.shape[1]
     if encoding == "knowledge":
-        return torch.cat([green.flatten(1), excluded.flatten(1), low / length, high / length], dim=1), turn
+        return torch.cat([green.flatten(1), excluded.flatten(1), low / length, high / length], dim=1)
     here = green > 0
     not_here = (excluded > 0) & ~here
     elsewhere = ~here & ~not_here & (low > green.sum(1))[:, None, :]  # present, more than the known greens
     bits = torch.stack([here | elsewhere, not_here | elsewhere], dim=-1)  # (B, L, 26, 2)
-    return bits.permute(0, 2, 1, 3).reshape(batch, -1).float(), turn  # letter-major 26 x L x 2
+    return bits.permute(0, 2, 1, 3).reshape(batch, -1).float()  # letter-major 26 x L x 2
 
 
 class A2CNet(nn.Module):
@@ -137,23 +168,136 @@ class A2CNet(nn.Module):
         return self.words(scores), value
 
 
+class MultiBoardA2CNet(nn.Module):
+    """K boards: one :class:`A2CNet` (``board``) scores each board's letters as it would alone, giving each
+    unsolved board a softmax over the words; the policy is their mixture, weighted by a learned priority of
+    each unsolved board (a softmax over them: a word good for one board is played as that board's guess), and
+    the game's value is a critic over the unsolved boards' trunk features (mean and max), their share and the
+    turn. A one-board network's weights start ``board`` (:meth:`adopt`); the priority starts uniform."""
+
+    def __init__(self, inputs: int, length: int, max_guesses: int, hidden: int = 512, dropout: float = 0.05) -> None:
+        super().__init__()
+        self.board = A2CNet(inputs, length, max_guesses, hidden, dropout)
+        self.priority = nn.Linear(hidden, 1)
+        nn.init.zeros_(self.priority.weight)
+        nn.init.zeros_(self.priority.bias)
+        layers: list[nn.Module] = [nn.Linear(2 * hidden + max_guesses + 1, 128), nn.ReLU(), nn.Dropout(dropout)]
+        self.critic = nn.Sequential(*layers, nn.Linear(128, 32), nn.ReLU(), nn.Dropout(dropout), nn.Linear(32, 1))
+
+    @property
+    def words(self) -> WordScorer:
+        return self.board.words
+
+    def board_scores(
+        self, state: torch.Tensor, turn: torch.Tensor, unsolved: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Each board's letter-position scores (B, K, 26 L), the log mixture weights of the boards (B, K; -inf
+        on a solved board) and the game values (B,), from each board's state (B, K, S), the turn (B, T) and the
+        unsolved boards (B, K) bool (a finished game weighs every board)."""
+        batch, boards, _ = state.shape
+        board = self.board
+        features = board.trunk(state.reshape(batch * boards, -1))  # (B K, H), >= 0 (ReLU)
+        turns = turn[:, None, :].expand(batch, boards, -1).reshape(batch * boards, -1)
+        maps = board.policy(features).view(batch, boards, 2, -1)
+        gate = board.value(torch.cat([features, turns], dim=1)).view(batch, boards, 1)
+        scores = gate * maps[:, :, 0] + maps[:, :, 1]  # p = V * p0 + p1, as for one board
+        unsolved = unsolved | ~unsolved.any(1, keepdim=True)
+        priority = self.priority(features).view(batch, boards).masked_fill(~unsolved, -math.inf)
+        weight = unsolved.to(features.dtype)[..., None]  # (B, K, 1)
+        features = features.view(batch, boards, -1) * weight
+        pooled = [features.sum(1) / weight.sum(1), features.amax(1), turn, weight.mean(1)]
+        return scores, priority.log_softmax(1), self.critic(torch.cat(pooled, dim=1)).squeeze(1)
+
+    def sample(
+        self, inputs: tuple[torch.Tensor, ...], u_word: torch.Tensor, u_board: torch.Tensor, temperature: float = 1.0
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """(words drawn from the mixture with the uniform numbers ``u_board`` (the board) and ``u_word`` (its
+        word), their log-probabilities under the mixture (differentiable), the game values), all (B,)."""
+        scores, log_alpha, value = self.board_scores(*inputs)
+        if temperature != 1.0:
+            scores = scores / temperature
+        batch, boards = log_alpha.shape
+        flat = scores.reshape(batch * boards, -1)
+        log_z, drawn = self.words.log_partition(flat, u_word.repeat_interleave(boards))
+        board = inverse_cdf(log_alpha.exp().cumsum(1), u_board)
+        actions = drawn.view(batch, boards).gather(1, board[:, None]).squeeze(1)
+        each = self.words.pick(flat, actions.repeat_interleave(boards)).view(batch, boards) - log_z.view(batch, boards)
+        return actions, torch.logsumexp(log_alpha + each, dim=1), value
+
+    @torch.no_grad()
+    def log_policy(self, inputs: tuple[torch.Tensor, ...], block: int = 256) -> torch.Tensor:
+        """log pi(word) of the mixture, (B, W), ``block`` games at a time."""
+        out = []
+        for start in range(0, inputs[0].shape[0], block):
+            scores, log_alpha, _ = self.board_scores(*(x[start : start + block] for x in inputs))
+            each = self.words(scores).log_softmax(-1)  # (b, K, W)
+            out.append(torch.logsumexp(log_alpha[..., None] + each, dim=1))
+        return torch.cat(out)
+
+    def adopt(self, single: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+        """This network's weights with ``board`` taken from a one-board :class:`A2CNet`'s (``single``), whose
+        turn input may be shorter (the later turns read its last one); the critic keeps its own."""
+        state = self.state_dict()
+        for name, tensor in single.items():
+            key = f"board.{name}"
+            if key not in state:
+                raise ValueError(f"the one-board weights have {name!r}, which the board network lacks")
+            mine = state[key]
+            if tensor.shape != mine.shape and name == "value.0.weight" and tensor.shape[0] == mine.shape[0]:
+                extra = mine.shape[1] - tensor.shape[1]  # more turns: they read the last one's weights
+                if extra > 0:
+                    tensor = torch.cat([tensor, tensor[:, -1:].expand(-1, extra)], dim=1)
+            if tensor.shape != mine.shape:
+                raise ValueError(
+                    f"the one-board weights' {name!r} has shape {tuple(tensor.shape)}; the board network's is "
+                    f"{tuple(mine.shape)}"
+                )
+            state[key] = tensor.to(mine.dtype)
+        return state
+
+
 class A2CAgent(WordAgent):
     """The trained policy: argmax over allowed words (a harness Policy); see :class:`WordAgent`."""
 
     kind = "a2c"
     config_class = A2CConfig
 
-    def build_net(self) -> A2CNet:
+    def build_net(self) -> A2CNet | MultiBoardA2CNet:
         cfg = self.config
-        return A2CNet(input_size(cfg.encoding, self.length), self.length, cfg.max_guesses, cfg.hidden, cfg.dropout)
+        net = A2CNet if cfg.boards == 1 else MultiBoardA2CNet
+        return net(input_size(cfg.encoding, self.length), self.length, cfg.max_guesses, cfg.hidden, cfg.dropout)
 
     @property
     def name(self) -> str:
-        return f"A2C ({self.config.encoding} encoding)"
+        boards = "" if self.config.boards == 1 else f", {self.config.boards} boards"
+        return f"A2C ({self.config.encoding} encoding{boards})"
 
     def letter_scores_values(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Letter-position scores (B, 26 L) and state values (B,)."""
+        """Letter-position scores (B, 26 L) and state values (B,) (one board)."""
+        if self.config.boards > 1:
+            raise ValueError("a multi-board network's policy is a mixture of its boards' scores: use board_inputs")
         return self.net.letter_scores(*encode_observations(observations, self.config.encoding, self.layout))
+
+    def board_inputs(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The multi-board network's inputs (:func:`encode_boards`)."""
+        return encode_boards(observations, self.config.encoding, self.layout)
+
+    def scores(self, observations: torch.Tensor) -> torch.Tensor:
+        """One score per allowed word (B, W): the word logits, or with several boards the mixture's log pi."""
+        if self.config.boards > 1:
+            return self.net.log_policy(self.board_inputs(observations))
+        return super().scores(observations)
+
+    @torch.no_grad()
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        """Greedy: the best-scoring allowed word of each game (several boards: the mixture's most likely)."""
+        if self.config.boards == 1:
+            return super().act(observations, action_masks, env)
+        self.check_env(env)
+        self.use_words(env.words)
+        self.net.eval()
+        log_pi = self.scores(observations.to(self.device))
+        return log_pi.masked_fill_(~bool_mask(action_masks).to(self.device), -math.inf).argmax(1).to(env.device)
 
     def logits_values(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Word logits (B, W) and state values (B,)."""
@@ -162,6 +306,47 @@ class A2CAgent(WordAgent):
 
     def letter_scores(self, observations: torch.Tensor) -> torch.Tensor:
         return self.letter_scores_values(observations)[0]
+
+
+class BoardMixture:
+    """A one-board A2C network played on any board count (a harness Policy): on K boards, the
+    :class:`MultiBoardA2CNet` that it starts (:meth:`MultiBoardA2CNet.adopt`; the boards weigh the same), so
+    each guess is the likeliest word of the mixture of the unsolved boards' policies. No multi-board update:
+    what it learned, it learned on one board."""
+
+    def __init__(self, agent: A2CAgent) -> None:
+        if agent.config.boards != 1:
+            raise ValueError(f"BoardMixture takes a one-board A2C network; this one plays {agent.config.boards} boards")
+        self.agent = agent
+        self._boards: dict[tuple[int, int], A2CAgent] = {}
+
+    @property
+    def name(self) -> str:
+        return f"{self.agent.name}, a mixture over the boards"
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        found = dict(self.agent.provenance)
+        if found.get("learned_from"):
+            found["learned_from"] += " (on one board)"
+        return found
+
+    def for_game(self, boards: int, max_guesses: int) -> A2CAgent:
+        """The network that plays ``boards`` boards and ``max_guesses`` guesses (built once)."""
+        if boards == 1:
+            return self.agent
+        key = (boards, max_guesses)
+        if key not in self._boards:
+            config = A2CConfig(**{**asdict(self.agent.config), "boards": boards, "max_guesses": max_guesses})
+            multi = A2CAgent(config, self.agent.length, self.agent.device)
+            multi.net.load_state_dict(multi.net.adopt(self.agent.net.state_dict()))
+            multi.checkpoint = self.agent.checkpoint
+            self._boards[key] = multi
+        return self._boards[key]
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        config = env.config
+        return self.for_game(getattr(config, "boards", 1), config.max_guesses).act(observations, action_masks, env)
 
 
 @dataclass
@@ -197,7 +382,8 @@ class A2CTrainer:
         self.agent, self.config = agent, cfg
         self.device = agent.device if device is None else resolve_device(device)
         guesses = None if allowed is None else list(allowed)
-        self.env = WordleVectorEnv(
+        env_class, boards = (WordleVectorEnv, {}) if cfg.boards == 1 else (MultiWordleVectorEnv, {"boards": cfg.boards})
+        self.env = env_class(
             cfg.batch_games,
             device=self.device,
             answers=list(answers),
@@ -205,6 +391,7 @@ class A2CTrainer:
             reward=cfg.reward,
             max_guesses=cfg.max_guesses,
             check_actions=False,
+            **boards,
         )
         agent.check_env(self.env)
         agent.use_words(self.env.words)
@@ -218,7 +405,12 @@ class A2CTrainer:
         torch.manual_seed(cfg.seed + 2)  # dropout
 
     def _draw_answers(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Each game's answer (N,) and whether it came from the recent losses (N,); with K boards, each
+        game's K distinct answers (N, K), none from the losses (the FIFO holds one board's answers)."""
         n, k = self.config.batch_games, self.env.vocabulary.num_answers
+        if self.config.boards > 1:
+            answers = distinct_answers(n, self.config.boards, k, self.draws, torch.device("cpu"))
+            return answers.to(self.device), torch.zeros(n, dtype=torch.bool, device=self.device)
         uniform = torch.randint(k, (n,), generator=self.draws)
         coins = torch.rand(n, generator=self.draws)
         # Games whose coin lands under queue_prob take the oldest recent losses, in order, while any are left.
@@ -235,7 +427,8 @@ class A2CTrainer:
         batch = self.rollout(obs, answers, queued)
         loss = self.update(self.loss(batch))
         wins = batch.wins
-        self.queue.extend(answers[(~wins).nonzero().flatten()].tolist())
+        if self.config.boards == 1:
+            self.queue.extend(answers[(~wins).nonzero().flatten()].tolist())
         return IterationStats(
             loss=float(loss),
             win_rate=float(wins.float().mean()),
@@ -258,7 +451,7 @@ class A2CTrainer:
         compact = self.device.type == "cpu" if compact is None else compact
         net.train()
         n = cfg.batch_games
-        answer_actions = env.game.answer_actions[answers]
+        answer_actions = env.game.answer_actions[answers] if cfg.boards == 1 else None
         alive = torch.ones(n, dtype=torch.bool, device=self.device)
         wins = torch.zeros_like(alive)
         guesses = torch.zeros(n, device=self.device)
@@ -270,12 +463,27 @@ class A2CTrainer:
             u = torch.rand(n, generator=self.sampler, device=self.device)
             rows = alive.nonzero().squeeze(1) if compact else None
             live = obs if rows is None else obs[rows]
+            if cfg.boards > 1:  # the mixture of the boards' policies; no forced guesses
+                pick = torch.rand(n, generator=self.sampler, device=self.device)
+                live_u = (u, pick) if rows is None else (u[rows], pick[rows])
+                drawn, logp, value = net.sample(self.agent.board_inputs(live), *live_u, cfg.temperature)
+                logps.append(_spread(logp, rows, n))
+                values.append(_spread(value, rows, n))
+                actions = _spread(drawn, rows, n)
+                obs, reward, terminated, _, infos = env.step(actions)
+                wins |= infos["won"] & alive
+                guesses = torch.where(terminated & alive, float(turn + 1), guesses)
+                rewards.append(reward)
+                alives.append(alive)
+                ends.append(terminated & alive)
+                alive = alive & ~terminated
+                continue
             scores, value = self.agent.letter_scores_values(live)
             if cfg.temperature != 1.0:
                 scores = scores / cfg.temperature
             log_z, drawn = net.words.log_partition(scores, u if rows is None else u[rows])
             actions = _spread(drawn, rows, n)
-            if turn == cfg.max_guesses - 1:
+            if answer_actions is not None and turn == cfg.max_guesses - 1:
                 coin = torch.rand(n, generator=self.sampler, device=self.device)
                 actions = torch.where(queued & (coin < cfg.force_prob), answer_actions, actions)
             logp = net.words.pick(scores, actions if rows is None else actions[rows]) - log_z

@@ -398,19 +398,26 @@ def test_trainer__live_games_only_and_all_games_make_the_same_update() -> None:
     agents = [A2CAgent(config, device="cpu") for _ in range(2)]
     trainers = [A2CTrainer(agent, answers, allowed) for agent in agents]
     for _ in range(6):
-        outs = []
-        for trainer, compact in zip(trainers, (True, False), strict=True):
-            drawn, queued = trainer._draw_answers()
-            obs, _ = trainer.env.reset(options={"answers": drawn})
-            batch = trainer.rollout(obs, drawn, queued, compact=compact)
-            outs.append((drawn, trainer.update(trainer.loss(batch)), batch.wins, batch.guesses))
-            trainer.queue.extend(drawn[~batch.wins].tolist())
-        (drawn_a, loss_a, wins_a, guesses_a), (drawn_b, loss_b, wins_b, guesses_b) = outs
+        (drawn_a, loss_a, wins_a, guesses_a), (drawn_b, loss_b, wins_b, guesses_b) = update_both_ways(trainers)
         assert torch.equal(drawn_a, drawn_b) and torch.equal(wins_a, wins_b) and torch.equal(guesses_a, guesses_b)
         assert float(loss_a) == pytest.approx(float(loss_b), rel=1e-5)
     assert 0 < int(wins_a.sum()) < 64 and guesses_a.max() > guesses_a[wins_a].min()  # games ended on different turns
     for (name, a), b in zip(agents[0].net.named_parameters(), agents[1].net.parameters(), strict=True):
         assert torch.allclose(a, b, rtol=1e-4, atol=1e-5), name
+
+
+def update_both_ways(trainers: list[A2CTrainer]) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """One update of the first trainer on the live games only and of the second on every game every turn:
+    (answers, loss, wins, guesses) of each."""
+    outs = []
+    for trainer, compact in zip(trainers, (True, False), strict=True):
+        drawn, queued = trainer._draw_answers()
+        obs, _ = trainer.env.reset(options={"answers": drawn})
+        batch = trainer.rollout(obs, drawn, queued, compact=compact)
+        outs.append((drawn, trainer.update(trainer.loss(batch)), batch.wins, batch.guesses))
+        if trainer.config.boards == 1:
+            trainer.queue.extend(drawn[~batch.wins].tolist())
+    return outs
 
 
 @pytest.mark.parametrize("block", [1, 5, 64, None])

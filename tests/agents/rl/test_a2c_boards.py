@@ -1,0 +1,174 @@
+"""A2C on several boards (Dordle, Quordle, ...): the mixture policy, its start from a one-board network,
+the trainer, checkpoints and the harness."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from tests.agents.rl.test_a2c import update_both_ways
+from wordle_agents.rl.a2c import (
+    A2CAgent,
+    A2CConfig,
+    A2CTrainer,
+    BoardMixture,
+    MultiBoardA2CNet,
+    encode_boards,
+    encode_observations,
+)
+from wordle_gym import MultiWordleVectorEnv, WordleVectorEnv
+from wordle_gym.core.words import stage_words
+from wordle_gym.harness.evaluation import evaluate
+
+
+def test_config__boards_set_the_guess_limit_and_refuse_one_board_shaping() -> None:
+    assert A2CConfig().max_guesses == 6 and A2CConfig(boards=2).max_guesses == 7
+    assert A2CConfig(boards=4, max_guesses=12).max_guesses == 12
+    with pytest.raises(ValueError, match="boards must be an integer from 1 to 32; got 33"):
+        A2CConfig(boards=33)
+    with pytest.raises(ValueError, match="info_gain is for one board; got info_gain=0.5 with 2 boards"):
+        A2CConfig(boards=2, info_gain=0.5)
+
+
+def _game(boards: int, words: list[str], answers: list[list[str]]) -> tuple[MultiWordleVectorEnv, torch.Tensor]:
+    env = MultiWordleVectorEnv(len(answers), boards=boards, answers=words, allowed=None)
+    obs, _ = env.reset(options={"answers": answers})
+    return env, obs
+
+
+def test_mixture__sampled_log_probabilities_are_the_dense_mixture() -> None:
+    words = stage_words("30")[0]
+    agent = A2CAgent(A2CConfig(boards=3, hidden=32, dropout=0.0, seed=1))
+    net = agent.net
+    assert isinstance(net, MultiBoardA2CNet)
+    torch.nn.init.normal_(net.priority.weight)  # boards of unequal weight
+    env, obs = _game(3, words, [[words[0], words[1], words[2]], [words[3], words[4], words[5]]] * 3)
+    obs, *_ = env.step(torch.tensor([env.words.index(w) for w in (words[0], words[7], words[9], words[3]) * 2][:6]))
+    agent.use_words(env.words)
+    inputs = agent.board_inputs(obs)
+    assert inputs[2].tolist()[0] == [False, True, True] and inputs[2].tolist()[1] == [True, True, True]
+    dense = net.log_policy(inputs)  # (B, W): log sum_k alpha_k pi_k(w)
+    assert torch.allclose(dense.exp().sum(1), torch.ones(6), atol=1e-5)
+    draws = []
+    for seed in range(400):
+        g = torch.Generator().manual_seed(seed)
+        actions, logp, value = net.sample(inputs, torch.rand(6, generator=g), torch.rand(6, generator=g))
+        assert torch.allclose(logp, dense.gather(1, actions[:, None]).squeeze(1), atol=1e-5)
+        assert value.shape == (6,)
+        draws.append(actions)
+    # The draws follow the mixture: the frequency of each game's likeliest word.
+    top = dense.argmax(1)
+    share = (torch.stack(draws) == top).float().mean(0)
+    assert torch.allclose(share, dense.exp().gather(1, top[:, None]).squeeze(1), atol=0.08)
+    # The priority is a softmax over the unsolved boards only: a solved board is never drawn from.
+    _, log_alpha, _ = net.board_scores(*inputs)
+    assert log_alpha[0, 0] == -torch.inf and torch.allclose(log_alpha.exp().sum(1), torch.ones(6))
+
+
+def test_adopt__with_one_board_left_the_mixture_plays_the_one_board_network() -> None:
+    words = stage_words("30")[0]
+    single = A2CAgent(A2CConfig(hidden=32, dropout=0.0, seed=2))
+    multi = A2CAgent(A2CConfig(boards=2, hidden=32, dropout=0.0, seed=3))
+    multi.net.load_state_dict(multi.net.adopt(single.net.state_dict()))
+    env, obs = _game(2, words, [[words[0], words[1]]])
+    guesses = [words[5], words[0], words[8]]  # board 0 solved on the second guess
+    one = WordleVectorEnv(1, answers=words, allowed=None)
+    one_obs, _ = one.reset(options={"answers": [1]})
+    for guess in guesses:
+        action = torch.tensor([env.words.index(guess)])
+        obs, *_ = env.step(action)
+        one_obs, *_ = one.step(action)
+    for agent, game in ((single, one), (multi, env)):
+        agent.use_words(game.words)
+    mixture = multi.scores(obs)
+    alone = single.scores(one_obs).log_softmax(1)
+    assert torch.allclose(mixture, alone, atol=1e-5)
+    # Before any board is solved, both boards weigh one half.
+    env, obs = _game(2, words, [[words[0], words[1]]])
+    _, log_alpha, _ = multi.net.board_scores(*multi.board_inputs(obs))
+    assert torch.allclose(log_alpha.exp(), torch.full((1, 2), 0.5))
+    with pytest.raises(ValueError, match="board network's is"):
+        A2CAgent(A2CConfig(boards=2, hidden=16)).net.adopt(single.net.state_dict())
+
+
+def test_trainer__boards_resume_exactly_and_answers_are_distinct(tmp_path: Path) -> None:
+    answers, allowed = stage_words("20")
+    config = A2CConfig(boards=2, hidden=32, batch_games=32, seed=4)
+
+    def trainer() -> A2CTrainer:
+        return A2CTrainer(A2CAgent(config, device="cpu"), answers, allowed)
+
+    straight = trainer()
+    drawn, queued = straight._draw_answers()
+    assert drawn.shape == (32, 2) and bool((drawn[:, 0] != drawn[:, 1]).all()) and not bool(queued.any())
+    straight = trainer()
+    for _ in range(3):
+        stats = straight.step()
+    assert 0.0 <= stats.win_rate <= 1.0 and stats.queue == 0
+    first = trainer()
+    first.step()
+    torch.save(first.state_dict(), tmp_path / "state.pt")
+    resumed = trainer()
+    resumed.load_state_dict(torch.load(tmp_path / "state.pt", weights_only=True))
+    for _ in range(2):
+        resumed.step()
+    for a, b in zip(straight.agent.net.parameters(), resumed.agent.net.parameters(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_trainer__live_games_only_and_all_games_make_the_same_update_on_two_boards() -> None:
+    answers, allowed = stage_words("20")
+    config = A2CConfig(boards=2, hidden=32, batch_games=48, dropout=0.0, seed=6)
+    agents = [A2CAgent(config, device="cpu") for _ in range(2)]
+    trainers = [A2CTrainer(agent, answers, allowed) for agent in agents]
+    for _ in range(3):
+        (drawn_a, loss_a, wins_a, _), (drawn_b, loss_b, wins_b, _) = update_both_ways(trainers)
+        assert torch.equal(drawn_a, drawn_b) and torch.equal(wins_a, wins_b)
+        assert float(loss_a) == pytest.approx(float(loss_b), rel=1e-5)
+    for (name, a), b in zip(agents[0].net.named_parameters(), agents[1].net.parameters(), strict=True):
+        assert torch.allclose(a, b, rtol=1e-4, atol=1e-5), name
+
+
+def test_checkpoint_and_harness__a_two_board_agent_plays_dordle_and_refuses_wordle(tmp_path: Path) -> None:
+    words = stage_words("30")[0]
+    agent = A2CAgent(A2CConfig(boards=2, hidden=32, seed=5))
+    agent.save(tmp_path / "a.pt")
+    loaded = A2CAgent.load(tmp_path / "a.pt")
+    assert loaded.config.boards == 2 and loaded.name == "A2C (seed encoding, 2 boards)"
+    results = [evaluate(a, answers=words, allowed=None, boards=2, games=40, device="cpu") for a in (agent, loaded)]
+    assert results[0].guesses == results[1].guesses and results[0].games == 40
+    with pytest.raises(ValueError, match="the a2c agent plays 2 boards; the game has 1"):
+        evaluate(agent, answers=words, allowed=None, device="cpu")
+    with pytest.raises(ValueError, match="the a2c agent plays one board; the game has 4"):
+        evaluate(A2CAgent(A2CConfig(hidden=32)), answers=words, allowed=None, boards=4, games=8, device="cpu")
+
+
+def test_encode_boards__each_board_as_one_board_would_see_it() -> None:
+    words = stage_words("30")[0]
+    env, obs = _game(2, words, [[words[0], words[1]]])
+    obs, *_ = env.step(torch.tensor([env.words.index(words[2])]))
+    state, turn, unsolved = encode_boards(obs, "seed", env.observation.layout)
+    assert state.shape == (1, 2, 260) and turn.tolist() == [[0, 1, 0, 0, 0, 0, 0]] and unsolved.all()
+    for board in range(2):
+        one = WordleVectorEnv(1, answers=words, allowed=None)
+        one.reset(options={"answers": [board]})
+        one_obs, *_ = one.step(torch.tensor([one.words.index(words[2])]))
+        expected, _ = encode_observations(one_obs, "seed", one.observation.layout)
+        assert torch.equal(state[:, board], expected)
+
+
+def test_board_mixture__one_board_plays_as_the_network_and_k_boards_as_the_adopted_mixture() -> None:
+    words = stage_words("30")[0]
+    single = A2CAgent(A2CConfig(hidden=32, seed=7))
+    mixture = BoardMixture(single)
+    alone = [evaluate(p, answers=words, allowed=None, device="cpu") for p in (single, mixture)]
+    assert alone[0].guesses == alone[1].guesses
+    adopted = A2CAgent(A2CConfig(boards=2, hidden=32, seed=8))
+    adopted.net.load_state_dict(adopted.net.adopt(single.net.state_dict()))
+    dordle = [evaluate(p, answers=words, allowed=None, boards=2, games=60, device="cpu") for p in (adopted, mixture)]
+    assert dordle[0].guesses == dordle[1].guesses and dordle[1].boards == 2
+    assert mixture.for_game(2, 7) is mixture.for_game(2, 7)  # built once
+    with pytest.raises(ValueError, match="BoardMixture takes a one-board A2C network; this one plays 2 boards"):
+        BoardMixture(adopted)
