@@ -200,7 +200,8 @@ def test_bench__trained_agents_get_a_stage_row_and_a_real_game_row(tmp_path: Pat
 def test_bench__an_agent_trained_on_the_real_game_gets_one_real_game_row(tmp_path: Path) -> None:
     """Regression: a full-stage checkpoint got a "training lists" row and a "real game (guesses only its
     12972 words)" row, the same game twice under two names."""
-    out = run("-m", "wordle_gym", "bench", "--only", "a2c_full", "--out", str(tmp_path), "--device", "cpu")
+    only = "a2c_full.pt` (stage"  # not a2c-boards' rows, which play the same file on several boards
+    out = run("-m", "wordle_gym", "bench", "--only", only, "--out", str(tmp_path), "--device", "cpu")
     assert out.returncode == 0, out.stderr
     rows = [json.loads(p.read_text()) for p in (tmp_path / "benchmarks" / "results" / "agents").glob("*.json")]
     assert [r["agent"] for r in rows] == ["A2C `a2c_full.pt` (stage full), real game"]
