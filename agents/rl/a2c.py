@@ -467,26 +467,17 @@ class A2CTrainer:
                 pick = torch.rand(n, generator=self.sampler, device=self.device)
                 live_u = (u, pick) if rows is None else (u[rows], pick[rows])
                 drawn, logp, value = net.sample(self.agent.board_inputs(live), *live_u, cfg.temperature)
-                logps.append(_spread(logp, rows, n))
-                values.append(_spread(value, rows, n))
                 actions = _spread(drawn, rows, n)
-                obs, reward, terminated, _, infos = env.step(actions)
-                wins |= infos["won"] & alive
-                guesses = torch.where(terminated & alive, float(turn + 1), guesses)
-                rewards.append(reward)
-                alives.append(alive)
-                ends.append(terminated & alive)
-                alive = alive & ~terminated
-                continue
-            scores, value = self.agent.letter_scores_values(live)
-            if cfg.temperature != 1.0:
-                scores = scores / cfg.temperature
-            log_z, drawn = net.words.log_partition(scores, u if rows is None else u[rows])
-            actions = _spread(drawn, rows, n)
-            if answer_actions is not None and turn == cfg.max_guesses - 1:
-                coin = torch.rand(n, generator=self.sampler, device=self.device)
-                actions = torch.where(queued & (coin < cfg.force_prob), answer_actions, actions)
-            logp = net.words.pick(scores, actions if rows is None else actions[rows]) - log_z
+            else:
+                scores, value = self.agent.letter_scores_values(live)
+                if cfg.temperature != 1.0:
+                    scores = scores / cfg.temperature
+                log_z, drawn = net.words.log_partition(scores, u if rows is None else u[rows])
+                actions = _spread(drawn, rows, n)
+                if answer_actions is not None and turn == cfg.max_guesses - 1:
+                    coin = torch.rand(n, generator=self.sampler, device=self.device)
+                    actions = torch.where(queued & (coin < cfg.force_prob), answer_actions, actions)
+                logp = net.words.pick(scores, actions if rows is None else actions[rows]) - log_z
             logp, value = _spread(logp, rows, n), _spread(value, rows, n)
             obs, reward, terminated, _, infos = env.step(actions)
             if candidates is not None:
