@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
 import torch
 
 from wordle_gym.core.game import NO_TILE
@@ -192,7 +193,8 @@ class MaxEntropySolver:
         pool = self._pool(env, env.action_masks()[game], candidates)
         scores = self.scores(candidates, pool)
         is_cand = self._is_candidate(candidates)[pool]
-        order = sorted(range(len(pool)), key=lambda i: (-scores[i], not is_cand[i], int(pool[i])))[:top]
+        scores, is_cand, pool = scores.cpu().numpy(), is_cand.cpu().numpy(), pool.cpu().numpy()
+        order = np.lexsort((pool, ~is_cand, -scores))[:top]  # best score, then candidates, then list order
         return [(env.words[int(pool[i])], float(scores[i]), bool(is_cand[i])) for i in order]
 
     def candidates(self, env: WordleVectorEnv, game: int = 0) -> list[str]:
