@@ -113,7 +113,7 @@ def train(
     logits: an A2C's policy, or a DQN's action values); the last epoch's loss."""
     net = agent.net
     net.train()
-    optimizer = torch.optim.Adam(net.parameters(), lr=lr)
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr, foreach=True)  # one call per step, not per tensor
     generator = torch.Generator().manual_seed(seed)
     observations, labels = observations.to(agent.device), labels.to(agent.device)
     loss = torch.zeros(())

@@ -15,6 +15,7 @@ import pytest
 
 from tests.helpers.lists import list_pair
 from tests.helpers.processes import ROOT, drain, interrupt, wordle_gym_here, wordle_gym_process
+from tests.helpers.reference import feedback_ref
 from wordle_agents.optimal import main as optimal_main
 from wordle_gym.cli.commands import main as cli_main
 
@@ -85,24 +86,41 @@ def test_assist__optimal_opens_with_the_proven_best_first_guesses() -> None:
     assert "  salet  3.5084" in hard.stdout
 
 
-def test_assist__optimal_judges_each_guess_as_analyze_does() -> None:
-    """Issue 45: after each guess entered, --optimal shows its exact skill cost and luck, the figures of
-    ``wordle-gym analyze`` for the same game; an opener outside the proven best gets a lower bound."""
-    game = ["salet", "crony", "cigar"]
-    out = cli("assist", "--optimal", stdin="salet .y...\ncrony gy...\ncigar ggggg\nquit\n")
+def _judged_as_analyzed(game: list[str], answer: str, lists: list[str], judged_from: int = 0) -> None:
+    """``assist --optimal`` fed ``game`` (the feedback of ``answer``) judges each guess from the
+    ``judged_from``-th on with the exact skill cost and luck that ``wordle-gym analyze`` gives the same game."""
+    lines = "".join(f"{g} {''.join('.yg'[t] for t in feedback_ref(g, answer))}\n" for g in game)
+    out = cli("assist", "--optimal", *lists, stdin=lines + "quit\n")
     assert out.returncode == 0, out.stderr
     judged = [line for line in out.stdout.splitlines() if ": skill " in line]
-    analyzed = cli("analyze", *game, "--answer", "cigar")
+    analyzed = cli("analyze", *game, "--answer", answer, *lists)
     rows = [line for line in analyzed.stdout.splitlines() if line.startswith("| ") and line[2:7].isupper()]
-    assert len(judged) == len(rows) == 3
-    for line, row in zip(judged, rows, strict=True):
+    assert len(rows) == len(game) and len(judged) == len(game) - judged_from
+    for line, row in zip(judged, rows[judged_from:], strict=True):
         cells = [c.strip() for c in row.strip("|").split("|")]
         word, regret, luck = cells[0], float(cells[1]), float(cells[2])
         assert line.startswith(f"{word}: skill ") and f"luck {luck:+.4f}" in line
         assert ("skill optimal" in line) == (regret == 0) and (regret == 0 or f"cost {regret:+.4f}" in line)
+
+
+def test_assist__optimal_judges_each_guess_as_analyze_does(tmp_path: Path) -> None:
+    """Issue 45: after each guess entered, --optimal shows its exact skill cost and luck, the figures of
+    ``wordle-gym analyze`` for the same game (on lists without a shipped ranking of openers, from the second
+    guess on); on the real lists an opener outside the proven best gets a lower bound."""
+    answers, allowed, lists = list_pair(tmp_path, seed=4, answers=60, guesses=150)
+    answer = answers[7]
+    game = [*[w for w in allowed if w != answer and feedback_ref(w, answer).count(2) < 3][:2], answer]
+    _judged_as_analyzed(game, answer, lists, judged_from=1)
     rough = cli("assist", "--optimal", stdin="fuzzy ggggg\nquit\n")  # solved at once: no search after it
     line = next(line for line in rough.stdout.splitlines() if line.startswith("FUZZY: skill"))
     assert "cost at least +" in line and "luck" not in line
+
+
+@pytest.mark.slow
+def test_assist__optimal_judges_the_opener_from_the_shipped_ranking_as_analyze_does() -> None:
+    """On the real lists the first guess is judged too (from the ranking proven over every guess); analyze
+    values the start by search (10 s), hence slow."""
+    _judged_as_analyzed(["salet", "crony", "cigar"], "cigar", [])
 
 
 def test_assist__lists_few_candidates_and_names_the_last() -> None:

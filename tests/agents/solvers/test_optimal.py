@@ -5,9 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
-import os
 import random
-import subprocess
 import sys
 import time
 import zipfile
@@ -18,7 +16,7 @@ import numpy as np
 import pytest
 
 from tests.helpers.lists import SMALL, list_files, list_pair, small_lists, trap_lists
-from tests.helpers.processes import ROOT, interrupt
+from tests.helpers.processes import interrupt, wordle_gym_here
 from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.optimal import main
 from wordle_agents.optimal import main as optimal_main
@@ -216,35 +214,13 @@ def test_without_numba__one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_assist__exact_values_agree_with_the_solver(tmp_path: Path) -> None:
     """``assist --optimal``: after a guess, each suggestion's exact figure is the optimal tree's mean
     over the candidates left when that suggestion is played next (solved here independently)."""
-    import sys
-
     answers, allowed = trap_lists(0)
     (tmp_path / "a.txt").write_text("\n".join(answers))
     (tmp_path / "g.txt").write_text("\n".join(allowed))
     tiles = feedback_ref("catch", answers[0])
     typed = "catch " + "".join(map(str, tiles))
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "wordle_gym",
-            "assist",
-            "--optimal",
-            "--hard",
-            "--answers",
-            str(tmp_path / "a.txt"),
-            "--allowed",
-            str(tmp_path / "g.txt"),
-            "--top",
-            "3",
-        ],
-        input=typed + "\nquit\n",
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt")]
+    out = wordle_gym_here("assist", "--optimal", "--hard", *lists, "--top", "3", stdin=typed + "\nquit\n")
     assert out.returncode == 0, out.stderr
     after = out.stdout.split("> ", 1)[1]
     left = sorted(a for a in answers if feedback_ref("catch", a) == tiles)
