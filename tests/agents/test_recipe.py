@@ -21,8 +21,8 @@ from wordle_gym.core.words import stage_words
 
 # A first stage made tiny: 20 words, a few updates (an A2C update plays batch_games games).
 TINY = {
-    "train-a2c": {"stages": ["20"], "iterations": [12], "eval_every": 6, "batch_games": 64, "hidden": 32},
-    "train-dqn": {"stages": ["20"], "iterations": [16], "eval_every": 8, "learning_starts": 64, "hidden": 32},
+    "train-a2c": {"stages": ["20"], "iterations": [6], "eval_every": 3, "batch_games": 32, "hidden": 32},
+    "train-dqn": {"stages": ["20"], "iterations": [8], "eval_every": 4, "learning_starts": 32, "hidden": 32},
 }
 
 

@@ -124,7 +124,7 @@ def test_maskable_ppo__learns_10_words_beyond_random_play() -> None:
     venv = make_sb3_vec_env(num_envs=32, device="cpu", answers=answers, allowed=allowed, action_mask="hard")
     model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=256, seed=0, device="cpu")
     model.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
-    model.learn(8192)
+    model.learn(4096)  # 100 % and 2.1 here (8192 steps: 1.9)
     result = evaluate(SB3Policy(model), **kwargs)
     assert result.win_rate >= 0.95 and result.mean_guesses_wins <= 2.5
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from tests.helpers.processes import ROOT
+from tests.helpers.processes import ROOT, wordle_gym_here
 from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer, QNet
 from wordle_gym import WordleVectorEnv
 from wordle_gym.core.words import stage_words
@@ -89,26 +89,7 @@ def test_dqn__checkpoint_roundtrip_and_cli(tmp_path: Path) -> None:
     env = WordleVectorEnv(20, device="cpu", answers=answers, allowed=None)
     obs, infos = env.reset(seed=0)
     assert torch.equal(agent.act(obs, infos["action_mask"], env), loaded.act(obs, infos["action_mask"], env))
-    env_vars = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "wordle_gym",
-            "eval",
-            "--agent",
-            "dqn",
-            "--checkpoint",
-            str(tmp_path / "dqn.pt"),
-            "--device",
-            "cpu",
-        ],
-        cwd=ROOT,
-        env=env_vars,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    out = wordle_gym_here("eval", "--agent", "dqn", "--checkpoint", str(tmp_path / "dqn.pt"), "--device", "cpu")
     assert out.returncode == 0, out.stderr
     assert "| dqn (dqn.pt) |" in out.stdout and "/20 won" in out.stdout
     with pytest.raises(ValueError, match="holds 'dqn', expected an 'a2c' checkpoint"):
