@@ -3,6 +3,7 @@
     python -m wordle_agents.optimal salet [--hard] [--save tree.npz]       # the optimal tree from an opener
     python -m wordle_agents.optimal best-of-10                              # the best of the 10 best greedy openers
     python -m wordle_agents.optimal --all-openers [--save ranking.json]     # every opener ranked, the best proven
+    python -m wordle_agents.optimal --all-openers --losses --top 1          # the same, a loss costing limit + 1
 
 The search is :mod:`wordle_agents.solvers.optimal` (a tree from one opener) and
 :mod:`wordle_agents.solvers.openers` (every first guess ranked; resumable from its journal beside --save).
@@ -34,6 +35,9 @@ class OptimalRun:
     """Rank every allowed first guess, proving the --top best (resumable with --save)."""
     top: int = 10
     """With --all-openers: how many to rank exactly."""
+    losses: bool = False
+    """With --all-openers: an answer not found within the limit costs limit + 1 instead of ruling the tree out
+    (the oracle's values; what the multi-board bound needs: python -m wordle_agents.solvers.boards_bound)."""
     max_minutes: float | None = None
     """With --all-openers: stop after this long (the same command continues)."""
     hard: bool = False
@@ -58,6 +62,8 @@ class OptimalRun:
             raise ValueError("give an opener or --all-openers (one of them)")
         if self.all_openers and self.time_limit is not None:
             raise ValueError("--time-limit is for one opener; --all-openers stops with --max-minutes")
+        if not self.all_openers and self.losses:
+            raise ValueError("--losses goes with --all-openers")
         if not self.all_openers and self.max_minutes is not None:
             raise ValueError("--max-minutes goes with --all-openers (a single opener takes --time-limit)")
         if self.save is not None and not self.save.strip():
@@ -138,6 +144,7 @@ def _all_openers(args: OptimalRun) -> int:
             args.max_minutes,
             args.max_cache_entries,
             progress=not args.quiet,
+            lose=args.losses,
         )
         if data["finished"] and args.save:
             ranking.save(data, args.save)

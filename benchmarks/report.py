@@ -632,6 +632,7 @@ def multi_board_section(result: dict) -> list[str]:
             f"| {r['name']} | {r['boards']} | {r['agent']} | {r['games']:,} | {100 * r['win_rate']:.2f} | "
             f"{r['mean_guesses_wins']:.4f} | {r['boards_solved']:.4f} | {worst} | {r['eval_s']:.0f} s |"
         )
+    lines += _bound_lines(result["rows"])
     lines += ["", "| vector env, mask `all`, random actions | games | game-steps/s | board-steps/s | ms a step |"]
     lines.append("| --- | ---: | ---: | ---: | ---: |")
     for t in result["throughput"]:
@@ -641,6 +642,36 @@ def multi_board_section(result: dict) -> list[str]:
             f"{t['ms_per_step']:.2f} |"
         )
     return [*lines, ""]
+
+
+def _bound_lines(rows: list[dict]) -> list[str]:
+    """The proven lower bound on each board count's optimum beside the best mean measured above (a loss counted
+    as K + 6), from the shipped ranking with losses (:mod:`wordle_agents.solvers.boards_bound`)."""
+    from wordle_agents.solvers.boards_bound import shipped_bounds
+
+    bounds = {b["boards"]: b for b in shipped_bounds(sorted({r["boards"] for r in rows}))}
+    if not bounds:
+        return []
+    single = next(iter(bounds.values()))["single_board"]
+    lines = [
+        "",
+        "Proven lower bounds on the optimal mean (`python -m wordle_agents.solvers.boards_bound`; the proof is in its "
+        f"docstring): from one board's optimum with losses counted ({single['total']} guesses over "
+        f"{single['answers']} answers, {single['max_guesses']} guesses, a loss costing "
+        f"{single['max_guesses'] + 1}: every opener ranked, `python -m wordle_agents.optimal --all-openers --losses "
+        "--top 1`) and the boards finishing at different guesses. The optimum is over the game's distribution; "
+        "the measured means are over the evaluation set.",
+        "",
+        "| game | boards | proven lower bound | best mean measured (loss = K + 6) | gap at most |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for k, bound in sorted(bounds.items()):
+        best = min(r["mean_guesses_all"] for r in rows if r["boards"] == k)
+        lines.append(
+            f"| {BOARD_NAMES.get(k, f'{k} boards')} | {k} | {bound['lower_bound']:.4f} | {best:.4f} | "
+            f"{best - bound['lower_bound']:.4f} |"
+        )
+    return lines
 
 
 def text_env_section(result: dict) -> list[str]:

@@ -112,8 +112,10 @@ class _Board:
                 self._exact.sort()
 
 
-def _header(vocab: Vocabulary, hard_mode: bool, max_guesses: int, top: int) -> dict[str, Any]:
-    return {"format": FORMAT, "lists": vocab.digest, "hard_mode": hard_mode, "max_guesses": max_guesses, "top": top}
+def _header(vocab: Vocabulary, hard_mode: bool, max_guesses: int, top: int, lose: bool = False) -> dict[str, Any]:
+    header = {"format": FORMAT, "lists": vocab.digest, "hard_mode": hard_mode, "max_guesses": max_guesses, "top": top}
+    # The shipped rankings (no losses) keep their header; one with losses names its answers (the multi-board bound).
+    return {**header, "losses": True, "num_answers": vocab.num_answers} if lose else header
 
 
 def _read_journal(path: Path, header: dict[str, Any], words: set[str]) -> tuple[list[dict[str, Any]], float, int]:
@@ -168,18 +170,21 @@ def rank_openers(
     max_minutes: float | None = None,
     max_cache_entries: int = 5_000_000,
     progress: bool = True,
+    lose: bool = False,
 ) -> dict[str, Any]:
     """Rank every allowed first guess (see the module docstring). Returns the ranking's data (see
     :func:`summary`); ``"finished"`` is false when ``max_minutes`` or Ctrl-C stopped it first (the
-    journal, if any, keeps what was done)."""
+    journal, if any, keeps what was done). ``lose``: an answer not found within ``max_guesses`` costs
+    ``max_guesses + 1`` instead of ruling the tree out (the oracle's values; what
+    :mod:`wordle_agents.solvers.boards_bound` needs)."""
     vocab = vocab or Vocabulary()
     check_limits(max_guesses, None, max_cache_entries)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
         raise ValueError(f"top must be an integer from 1 to {MAX_TOP}; got {quoted(str(top))}")
     if max_minutes is not None and not (isinstance(max_minutes, int | float) and 0 < max_minutes < math.inf):
         raise ValueError(f"max_minutes must be a positive number; got {quoted(str(max_minutes))}")
-    search = _Search(vocab, hard_mode, max_guesses)
-    header = _header(vocab, hard_mode, max_guesses, top)
+    search = _Search(vocab, hard_mode, max_guesses, lose=lose)
+    header = _header(vocab, hard_mode, max_guesses, top, lose)
     path = Path(journal) if journal is not None else None
     if path is not None:
         check_writable(path)

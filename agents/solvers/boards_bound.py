@@ -1,0 +1,127 @@
+"""A proven lower bound on the optimum of K-board Wordle (Dordle, Quordle, ...), from one board's optimum.
+
+    python -m wordle_agents.solvers.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--json FILE]
+
+The game: K boards with K distinct answers drawn uniformly from the N answers, every guess applied to every
+board not yet solved, ``L`` guesses (K + 5 by default); a game counts the guess that solves its last board,
+or ``L + 1`` when it is lost (the harness's ``mean_guesses_all``). The bound holds for every policy, the
+optimal one included:
+
+**Claim 1.** Let ``t_k`` be the guess that solves board ``k`` (one guess solves at most one board: the
+answers differ) and ``c_k = t_k``, or ``u`` for a board left unsolved. Then the game's count ``T`` is at least
+``mean(c) + (K - 1) / 2`` whenever ``u <= u_K = min over j < K of (K(L + 1) - K(K - 1)/2 - S_j) / (K - j)``,
+``S_j = jL - j(j - 1)/2``. A won game's ``t_k`` are K distinct integers, whose largest is at least their mean
+plus ``(K - 1)/2``; a lost game (``T = L + 1``) with ``j`` boards solved has ``sum(c) <= S_j + (K - j)u``.
+
+**Claim 2.** Let ``V`` be the optimal mean of one-board Wordle with ``m <= L`` guesses where a loss costs
+``m + 1`` (:class:`~wordle_agents.solvers.oracle.Oracle`'s values; ``u_K >= m + 1`` is required). Then for each
+board ``E[c_k] >= (N V - (K - 1) C) / (N - K + 1)``, ``C = max(L, u_K)``. The policy seen from board ``k``,
+the other boards simulated from ``K - 1`` distinct answers drawn uniformly from all ``N``, is a randomised
+one-board policy; its cost ``c_k`` is at least its cost in the ``m``-guess game (anything after guess ``m``
+costs at least ``m + 1``), so its mean is at least ``V``. With probability ``(K - 1)/N`` the draw holds the
+board's own answer (a cost of at most ``C``); otherwise the boards are distributed as in the real game.
+
+Together: **optimum >= (N V - (K - 1) C) / (N - K + 1) + (K - 1)/2**. ``V`` comes from a ranking of every
+opener with losses counted (``python -m wordle_agents.optimal --all-openers --losses --top 1``; the real
+lists' ships as ``openers_normal_losses.json``). The bound is loose (it only uses that boards finish at
+different guesses); ``tests/agents/solvers/test_boards_bound.py`` holds it against the exact optimum of small
+games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from wordle_agents.common.checkpoint import shipped_dir
+from wordle_gym.core.files import atomic_write_json, one_line, quoted
+
+PROG = "python -m wordle_agents.solvers.boards_bound"
+SHIPPED = "openers_normal_losses.json"
+"""The real lists' ranking with losses counted, six guesses (the certificate of ``V``)."""
+
+
+def loss_cap(boards: int, max_guesses: int) -> float:
+    """``u_K`` of Claim 1: the most a board left unsolved may count for ``T >= mean(c) + (K - 1)/2`` to hold."""
+    k, limit = boards, max_guesses
+    return min((k * (limit + 1) - k * (k - 1) / 2 - (j * limit - j * (j - 1) / 2)) / (k - j) for j in range(k))
+
+
+def lower_bound(single_total: int, num_answers: int, single_guesses: int, boards: int, max_guesses: int) -> float:
+    """The bound on the optimal mean count of ``boards``-board games with ``max_guesses`` guesses, from
+    ``single_total``: the optimal total over the ``num_answers`` answers of one-board games with
+    ``single_guesses`` guesses, a loss costing ``single_guesses + 1`` (see the module docstring)."""
+    n, k, m, limit = num_answers, boards, single_guesses, max_guesses
+    if not 1 <= k <= n:
+        raise ValueError(f"boards must be from 1 to the {n} answers; got {k}")
+    if limit < m:
+        raise ValueError(f"the games need at least the one-board game's {m} guesses; got {limit}")
+    cap = loss_cap(k, limit)
+    if cap < m + 1:
+        raise ValueError(f"{k} boards with {limit} guesses: an unsolved board may count only {cap:.4g} < {m + 1}")
+    return (single_total - (k - 1) * max(limit, cap)) / (n - k + 1) + (k - 1) / 2
+
+
+def from_ranking(data: dict[str, Any], boards: int, max_guesses: int | None = None) -> dict[str, Any]:
+    """The bound for ``boards`` boards (``max_guesses`` default ``boards + 5``) from a finished ranking of
+    every opener with losses counted."""
+    if not data.get("losses") or data.get("hard_mode") or not data.get("finished") or not data.get("ranking"):
+        raise ValueError("the bound needs a finished normal-mode ranking of every opener with losses counted")
+    word, total = data["ranking"][0]
+    n, m = int(data["num_answers"]), int(data["max_guesses"])
+    limit = boards + 5 if max_guesses is None else max_guesses
+    return {
+        "boards": boards,
+        "max_guesses": limit,
+        "lower_bound": lower_bound(int(total), int(n), m, boards, limit),
+        "single_board": {"opener": word, "total": int(total), "answers": int(n), "max_guesses": m},
+    }
+
+
+def shipped_bounds(boards: list[int]) -> list[dict[str, Any]]:
+    """The bounds on the real lists from the shipped ranking; empty where it does not ship."""
+    from wordle_agents.solvers import openers as ranking
+
+    path = shipped_dir() / SHIPPED
+    return [from_ranking(ranking.load(path), k) for k in boards] if path.is_file() else []
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
+    parser.add_argument("--boards", default="2,4,8,16,32", help="board counts, comma-separated (default 2,4,8,16,32)")
+    parser.add_argument("--ranking", default=None, help=f"a ranking with losses (default: the shipped {SHIPPED})")
+    parser.add_argument("--json", default=None, help="also write the bounds here")
+    args = parser.parse_args(argv)
+    try:
+        boards = [int(v) for v in args.boards.split(",")]
+        if not boards or any(not 1 <= k <= 32 for k in boards):
+            raise ValueError
+    except ValueError:
+        print(f"{PROG}: error: --boards takes board counts from 1 to 32; got {quoted(args.boards)}", file=sys.stderr)
+        return 2
+    try:
+        from wordle_agents.solvers import openers as ranking
+
+        path = Path(args.ranking) if args.ranking else shipped_dir() / SHIPPED
+        data = ranking.load(path)
+        rows = [from_ranking(data, k) for k in boards]
+        if args.json:
+            atomic_write_json(args.json, rows)
+    except (ValueError, OSError) as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    single = rows[0]["single_board"]
+    print(
+        f"one board, {single['max_guesses']} guesses, losses counted: optimum {single['total']} over "
+        f"{single['answers']} answers (mean {single['total'] / single['answers']:.4f}, from {single['opener'].upper()})"
+    )
+    print("| boards | guesses | proven lower bound on the optimal mean |\n| ---: | ---: | ---: |")
+    for row in rows:
+        print(f"| {row['boards']} | {row['max_guesses']} | {row['lower_bound']:.4f} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
