@@ -129,6 +129,7 @@ AGENTS: dict[str, Agent] = {
                 "optimal_outer_normal.npz",
                 "openers_normal.json",
                 "openers_hard.json",
+                "openers_normal_losses.json",  # the multi-board bound's one-board optimum (solvers.boards_bound)
             ),
         ),
         Agent(

@@ -83,7 +83,7 @@ def brute_force(
 @pytest.mark.parametrize(
     ("lists", "seed", "opener", "hard", "max_guesses"),
     [
-        ("random", 1, None, False, 6),
+        pytest.param("random", 1, None, False, 6, marks=pytest.mark.slow),  # normal mode, 6 guesses: below too
         ("random", 5, None, False, 3),  # some openers cannot make it in 3
         ("traps", 0, "catch", True, 6),  # hard mode costs 4 guesses more than normal here
         ("traps", 0, "catch", False, 6),

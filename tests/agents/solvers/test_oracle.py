@@ -50,7 +50,10 @@ def _position_of(oracle: Oracle, words: list[str], history: tuple, answer: str):
     return position
 
 
-@pytest.mark.parametrize(("seed", "hard", "max_guesses"), [(0, False, 3), (1, True, 3), (2, False, 4), (3, True, 4)])
+@pytest.mark.parametrize(
+    ("seed", "hard", "max_guesses"),
+    [(0, False, 3), (1, True, 3), pytest.param(2, False, 4, marks=pytest.mark.slow), (3, True, 4)],
+)
 def test_oracle__values_equal_exhaustive_search(seed: int, hard: bool, max_guesses: int) -> None:
     rng = random.Random(seed)
     words = few_letter_words(rng, "abcd", 3, 9)
