@@ -48,7 +48,7 @@ def test_multi__every_board_follows_the_reference_rules(boards: int) -> None:
     rng = random.Random(boards)
     histories = [[[] for _ in range(boards)] for _ in range(vec.num_envs)]
     games = turns = 0
-    for step in range(150):
+    for step in range(100):
         words = [[answers[i] for i in row] for row in vec.state.answers.tolist()]
         was_solved = vec.state.solved.clone()
         turn_before = vec.state.turn.clone()
@@ -87,7 +87,7 @@ def test_multi__every_board_follows_the_reference_rules(boards: int) -> None:
             vec.reset(options={"reset_mask": terminated})
             for n in terminated.nonzero().flatten().tolist():
                 histories[n] = [[] for _ in range(boards)]
-    assert games > 10 and turns == 150
+    assert games > 10 and turns == 100
 
 
 def test_multi__one_board_plays_exactly_as_wordle() -> None:
