@@ -127,6 +127,7 @@ AGENTS: dict[str, Agent] = {
                 "optimal_learn_normal.npz",
                 "optimal_shine_normal.npz",
                 "optimal_outer_normal.npz",
+                "optimal_learn_hard.npz",
                 "openers_normal.json",
                 "openers_hard.json",
                 "openers_normal_losses.json",  # the multi-board bound's one-board optimum (solvers.boards_bound)
@@ -217,8 +218,8 @@ AGENTS: dict[str, Agent] = {
             _network("dqn_explored.pt"),
             "the dqn network improved by its own rollouts with exploring starts and a critic of answers left "
             "(the game's reward only): 100 % / 3.4898, the strongest reward-only agent",
-            _rows(("dqn_explored.pt", "full")),
-            ("dqn_explored.pt",),
+            _rows(("dqn_explored.pt", "full"), ("training/dqn_explored_hard.pt", "full")),
+            ("dqn_explored.pt", "training/dqn_explored_hard.pt"),
         ),
         Agent(
             "llm",
