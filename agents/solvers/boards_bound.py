@@ -36,6 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from wordle_agents.common.checkpoint import shipped_dir
+from wordle_agents.solvers import openers as ranking
 from wordle_gym.core.files import atomic_write_json, one_line, quoted
 
 PROG = "python -m wordle_agents.solvers.boards_bound"
@@ -75,17 +76,20 @@ def from_ranking(data: dict[str, Any], boards: int, max_guesses: int | None = No
     return {
         "boards": boards,
         "max_guesses": limit,
-        "lower_bound": lower_bound(int(total), int(n), m, boards, limit),
-        "single_board": {"opener": word, "total": int(total), "answers": int(n), "max_guesses": m},
+        "lower_bound": lower_bound(int(total), n, m, boards, limit),
+        "single_board": {"opener": word, "total": int(total), "answers": n, "max_guesses": m},
     }
+
+
+def bounds(boards: list[int], path: str | Path | None = None) -> list[dict[str, Any]]:
+    """:func:`from_ranking` for each board count, from the ranking at ``path`` (default: the shipped one)."""
+    data = ranking.load(path or shipped_dir() / SHIPPED)
+    return [from_ranking(data, k) for k in boards]
 
 
 def shipped_bounds(boards: list[int]) -> list[dict[str, Any]]:
     """The bounds on the real lists from the shipped ranking; empty where it does not ship."""
-    from wordle_agents.solvers import openers as ranking
-
-    path = shipped_dir() / SHIPPED
-    return [from_ranking(ranking.load(path), k) for k in boards] if path.is_file() else []
+    return bounds(boards) if (shipped_dir() / SHIPPED).is_file() else []
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -102,11 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: --boards takes board counts from 1 to 32; got {quoted(args.boards)}", file=sys.stderr)
         return 2
     try:
-        from wordle_agents.solvers import openers as ranking
-
-        path = Path(args.ranking) if args.ranking else shipped_dir() / SHIPPED
-        data = ranking.load(path)
-        rows = [from_ranking(data, k) for k in boards]
+        rows = bounds(boards, args.ranking)
         if args.json:
             atomic_write_json(args.json, rows)
     except (ValueError, OSError) as exc:

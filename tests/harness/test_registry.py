@@ -171,7 +171,10 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     assert "[wordle_gym.agents]" in points.read_text() and "a2c = wordle_agents.zoo:a2c" in points.read_text()
     code = "from wordle_agents.recipe import load_recipe; print([s.ships for s in load_recipe('dqn-explored').stages])"
     out = run(["-c", code], env, cwd=tmp_path)  # the recipes are read from the installed package
-    assert "'dqn_explored.pt'" in out.stdout, out.stderr
+    from wordle_agents.recipe import load_recipe
+
+    ships = [s.ships for s in load_recipe("dqn-explored").stages]
+    assert out.stdout.strip() == str(ships) and "dqn_explored.pt" in ships, out.stderr
     # The main job from the wheel, in a folder of the user's: everything goes into wordle-gym-bench/, the
     # user's own BENCHMARKS.md is untouched, and no optimal tree is solved (the agents' openers' trees ship).
     user = tmp_path / "user"
