@@ -35,6 +35,7 @@ from wordle_gym import WordleEnv
 from wordle_gym.cli import throughput
 from wordle_gym.core.rules import build_pattern_table
 from wordle_gym.core.words import Vocabulary, load_word_list
+from wordle_gym.envs.multi import make_vector_env
 
 
 class PlainPythonWordle:
@@ -260,6 +261,39 @@ def _side_by_side_flags(parser) -> None:
     parser.add_argument("--peer-path", help="put on that python's PYTHONPATH (gym 0.19's unpacked source)")
 
 
+def profile_step(num_envs: int, device: torch.device, steps: int = 10) -> dict[str, object]:
+    """Where a batched step's time goes, mask "all": torch's profiler over ``steps`` steps (after 3 warm-up
+    steps), the 15 operators with the most self time on the device (the CPU here), per step, and the number
+    of operator calls per step (on CUDA, each is one or more kernel launches)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    env = make_vector_env(num_envs, device=device, action_mask="all")
+    env.reset(seed=0)
+    action = torch.randint(env.vocabulary.num_allowed, (num_envs,), device=device)
+    for _ in range(3):
+        env.step(action)
+    cuda = device.type == "cuda"
+    activities = [ProfilerActivity.CPU, *([ProfilerActivity.CUDA] if cuda else [])]
+    with profile(activities=activities) as prof:
+        for _ in range(steps):
+            env.step(action)
+        if cuda:
+            torch.cuda.synchronize(device)
+    events = [e for e in prof.key_averages() if e.key.startswith("aten::")]  # operators, not kernels
+    key = "self_device_time_total" if cuda else "self_cpu_time_total"
+    top = sorted(events, key=lambda e: getattr(e, key), reverse=True)[:15]
+    return {
+        "num_envs": num_envs,
+        "steps": steps,
+        "time": "device" if cuda else "cpu",
+        "calls_per_step": sum(e.count for e in events) / steps,
+        "ops": [
+            {"name": e.key, "calls_per_step": e.count / steps, "self_ms_per_step": getattr(e, key) / 1e3 / steps}
+            for e in top
+        ],
+    }
+
+
 def main() -> None:
     args, device, result = parse_args(__doc__, "short timings (a smoke run)", extra=_side_by_side_flags)
     budget = 0.3 if args.quick else 2.0
@@ -286,6 +320,8 @@ def main() -> None:
         result["side_by_side"] = side_by_side(args, args.quick)
 
     result["vector"] = throughput.measure(device, throughput.default_sizes(device), budget)  # what bench --env does
+    big = throughput.default_sizes(device)[-1]
+    result["profile"] = profile_step(big, device)
     if device.type == "cpu":
         result["sync_vector"] = [time_sync_vector(n, budget) for n in (1, 8, 64)]
         result["mask_breakdown"] = mask_breakdown(16384, budget)

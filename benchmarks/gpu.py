@@ -1,21 +1,31 @@
 """Everything ``../shared/GPU.md`` asks of a GPU, in order, in one command: the first GPU minutes go to GPU work.
 
-    python -m benchmarks.gpu --out gpu-run [--device cuda] [--train-minutes 8] [--dry-run]
+    python -m benchmarks.gpu --out gpu-run [--device cuda] [--train-minutes 0] [--quick] [--dry-run]
 
 Steps (each a fresh process with its own time limit; its output goes to ``<out>/<step>.log``, and
 ``<out>/summary.json`` records every step's command, exit status and seconds as soon as it ends):
 
-1. ``cuda-tests``: ``pytest -m cuda`` (the CPU-vs-CUDA equality tests and the CUDA-only ones);
-2. ``env-throughput``: ``python -m benchmarks.env_throughput --device cuda`` (writes
-   ``benchmarks/results/env_throughput_cuda.json`` and rewrites BENCHMARKS.md's CUDA rows);
-3. ``bench``: ``wordle-gym bench --device cuda --out <out>/bench`` (every agent's row on CUDA);
-4. ``train-a2c`` and ``train-dqn``: the examples' training scripts from the shipped full-game weights, on
-   the full game, ``--max-minutes`` each, resumable from ``<out>/runs/<agent>`` (the same command continues);
-5. ``benchmarks``: ``python -m benchmarks.make_table`` (BENCHMARKS.md from every result, CUDA rows included).
+1. ``cuda-tests``: ``pytest -m cuda`` over the modules that hold CUDA tests (the CPU-vs-CUDA equality
+   tests, the hot loops with CUDA's sync check);
+2. ``env-throughput``: ``python -m benchmarks.env_throughput --device cuda`` (1 to 2^20 games, every mask,
+   torch's profile of a step at 2^20); ``cuda-graph``: ``python -m benchmarks.cuda_graph`` (the step eager and
+   captured as a CUDA graph);
+3. ``training``: ``python -m benchmarks.training --device cuda`` (A2C and DQN updates per second, fresh and
+   from the shipped weights, each in a fresh process; every shipped network through the harness on CUDA);
+4. ``multi-board``: ``python -m benchmarks.multi_board --device cuda --boards 2,4`` (Quordle game-steps per
+   second beside Wordle's; the greedy solver on the standard Dordle and Quordle sets);
+5. ``bench``: ``wordle-gym bench --device cuda --optimal-agent none --out <out>/bench`` (every agent's row),
+   then ``bench-device``: ``python -m benchmarks.bench_device`` (those rows beside the CPU rows);
+6. with ``--train-minutes M``: ``train-a2c`` and ``train-dqn``, the examples' training scripts from the shipped
+   full-game weights, ``--max-minutes M`` each, resumable from ``<out>/runs/<agent>``;
+7. ``benchmarks``: ``python -m benchmarks.make_table`` (BENCHMARKS.md, CUDA rows included).
 
-A failing step is recorded and the next one runs. ``--dry-run`` runs every step on the CPU with tiny sizes
-(the test suite does, so that the script works the first time a GPU is at hand); it writes nothing outside
-``--out``.
+Steps 1-5 and 7 took 4.5 minutes on an H200 (2026-11-26): they fit a 15-minute device lease. Each
+benchmark writes ``benchmarks/results/<name>_cuda.json``; copied back into a checkout, ``python -m
+benchmarks.make_table`` renders them. A failing step is recorded and the next one runs. ``--quick`` passes
+``--quick`` to the benchmarks (a rehearsal on the CPU: ``--device cpu --quick``). ``--dry-run`` runs every step
+on the CPU with tiny sizes (the test suite does, so that the script works the first time a GPU is at hand); it
+writes nothing outside ``--out``.
 """
 
 from __future__ import annotations
@@ -33,7 +43,14 @@ from wordle_gym.core.files import atomic_write_json
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def steps(out: Path, device: str, train_minutes: float, dry: bool) -> list[tuple[str, list[str], float]]:
+# The test modules that hold tests marked ``cuda`` (the others need no GPU and would only be collected).
+ROWS = Path("benchmarks") / "results" / "agents"  # where a bench run's rows go under its --out
+CUDA_TEST_MODULES = ["tests/envs/test_vector.py", "tests/agents/rl/test_hot_loops.py"]
+
+
+def steps(
+    out: Path, device: str, train_minutes: float, dry: bool, quick_run: bool = False
+) -> list[tuple[str, list[str], float]]:
     """(name, command, time limit in seconds) of every step, in order."""
     python = sys.executable
     checkpoints = ROOT / "agents" / "checkpoints"
@@ -41,14 +58,41 @@ def steps(out: Path, device: str, train_minutes: float, dry: bool) -> list[tuple
     if dry:  # the same commands, on the CPU, with tiny sizes
         tiny = ["--stages", "20", "--iterations", "3", "--eval-every", "2", "--checkpoint-every", "1"]
         return [
-            ("cuda-tests", [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "cuda", "tests/envs"], 600),
+            (
+                "cuda-tests",
+                [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "cuda", *CUDA_TEST_MODULES],
+                600,
+            ),
             (
                 "env-throughput",
                 [
                     python,
                     "-c",
-                    "import wordle_gym.cli.throughput as t, torch; "
-                    "print(t.table(t.measure(torch.device('cpu'), [8], 0.05, progress=False)))",
+                    "import wordle_gym.cli.throughput as t, torch, benchmarks.env_throughput as e; "
+                    "d = torch.device('cpu'); "
+                    "print(t.table(t.measure(d, [8], 0.05, progress=False))); print(e.profile_step(8, d, steps=2))",
+                ],
+                300,
+            ),
+            ("cuda-graph", [python, "-m", "benchmarks.cuda_graph", "--help"], 60),  # needs CUDA: imports, parses
+            (
+                "training",
+                [
+                    python,
+                    "-c",
+                    "import benchmarks.training as t; from benchmarks.common import run_fresh; "
+                    "agents = str(t.Path(t.wordle_agents.__file__).parent); "
+                    "print(run_fresh(t.TIMING, [agents, 'dqn', '20', 'cpu', '1', '-'])[0])",
+                ],
+                300,
+            ),
+            (
+                "multi-board",
+                [
+                    python,
+                    "-c",
+                    "import torch; from wordle_gym.cli.throughput import time_vector; "
+                    "print([time_vector(8, torch.device('cpu'), 'all', 0.05, boards=k) for k in (1, 4)])",
                 ],
                 300,
             ),
@@ -68,6 +112,7 @@ def steps(out: Path, device: str, train_minutes: float, dry: bool) -> list[tuple
                 ],
                 600,
             ),
+            ("bench-device", [python, "-m", "benchmarks.bench_device", "--help"], 60),  # it writes to the repository
             (
                 "train-a2c",
                 [
@@ -104,74 +149,83 @@ def steps(out: Path, device: str, train_minutes: float, dry: bool) -> list[tuple
             ),
             ("benchmarks", [python, "-c", "import benchmarks.report as r; print(len(r.RENDERERS))"], 120),
         ]
-    minutes = str(train_minutes)
-    limit = 60 * train_minutes + 600
-    return [
-        ("cuda-tests", [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "cuda"], 1800),
-        ("env-throughput", [python, "-m", "benchmarks.env_throughput", "--device", device], 1800),
-        ("bench", [python, "-m", "wordle_gym", "bench", "--device", device, "--out", str(out / "bench")], 1800),
+    quick = ["--quick"] if quick_run else []
+    plan = [
         (
-            "train-a2c",
+            "cuda-tests",
+            [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "cuda", *CUDA_TEST_MODULES],
+            90,
+        ),
+        ("env-throughput", [python, "-m", "benchmarks.env_throughput", "--device", device, *quick], 150),
+        ("cuda-graph", [python, "-m", "benchmarks.cuda_graph", "--device", device, *quick], 60),
+        ("training", [python, "-m", "benchmarks.training", "--device", device, *quick], 120),
+        ("multi-board", [python, "-m", "benchmarks.multi_board", "--device", device, "--boards", "2,4", *quick], 75),
+        (
+            "bench",
             [
                 python,
-                "examples/train_a2c.py",
-                "--stages",
-                "full",
-                "--iterations",
-                "1000000",
-                "--init",
-                str(checkpoints / "a2c_full.pt"),
+                "-m",
+                "wordle_gym",
+                "bench",
                 "--device",
                 device,
-                "--run-dir",
-                str(runs / "a2c"),
-                "--max-minutes",
-                minutes,
-                "--tensorboard",
+                "--optimal-agent",
+                "none",
+                "--out",
+                str(out / "bench"),
             ],
-            limit,
+            90,
         ),
-        (
-            "train-dqn",
-            [
-                python,
-                "examples/train_dqn.py",
-                "--stages",
-                "full",
-                "--iterations",
-                "1000000",
-                "--init",
-                str(checkpoints / "dqn_full.pt"),
-                "--device",
-                device,
-                "--run-dir",
-                str(runs / "dqn"),
-                "--max-minutes",
-                minutes,
-                "--tensorboard",
-            ],
-            limit,
-        ),
-        ("benchmarks", [python, "-m", "benchmarks.make_table"], 600),
+        ("bench-device", [python, "-m", "benchmarks.bench_device", "--rows", str(out / "bench" / ROWS)], 30),
     ]
+    if train_minutes > 0:
+        minutes, limit = str(train_minutes), 60 * train_minutes + 120
+        for kind in ("a2c", "dqn"):
+            plan.append(
+                (
+                    f"train-{kind}",
+                    [
+                        python,
+                        f"examples/train_{kind}.py",
+                        "--stages",
+                        "full",
+                        "--iterations",
+                        "1000000",
+                        "--init",
+                        str(checkpoints / f"{kind}_full.pt"),
+                        "--device",
+                        device,
+                        "--run-dir",
+                        str(runs / kind),
+                        "--max-minutes",
+                        minutes,
+                        "--tensorboard",
+                    ],
+                    limit,
+                )
+            )
+    return [*plan, ("benchmarks", [python, "-m", "benchmarks.make_table"], 30)]
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", required=True, help="folder of the logs, results and training runs")
     parser.add_argument("--device", default="cuda", help="the GPU (default: cuda)")
-    parser.add_argument("--train-minutes", type=float, default=8.0, help="minutes of each training run (default 8)")
+    parser.add_argument(
+        "--train-minutes", type=float, default=0.0, help="minutes of each training run; 0, the default, runs none"
+    )
+    parser.add_argument("--quick", action="store_true", help="pass --quick to the benchmarks (a rehearsal)")
     parser.add_argument("--dry-run", action="store_true", help="every step on the CPU with tiny sizes")
-    parser.add_argument("--only", help="run only the steps whose name holds this text")
+    parser.add_argument("--only", help="run only the steps whose name holds one of these comma-separated texts")
     args = parser.parse_args(argv)
-    if not args.train_minutes > 0:
-        parser.error(f"--train-minutes must be > 0; got {args.train_minutes}")
+    if not args.train_minutes >= 0:
+        parser.error(f"--train-minutes must be >= 0; got {args.train_minutes}")
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     summary: dict = {"device": "cpu" if args.dry_run else args.device, "dry_run": args.dry_run, "steps": []}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(":")}
-    for name, command, limit in steps(out, args.device, args.train_minutes, args.dry_run):
-        if args.only and args.only not in name:
+    for name, command, limit in steps(out, args.device, args.train_minutes, args.dry_run, args.quick):
+        if args.only and not any(part in name for part in args.only.split(",")):
             continue
         print(f"[{name}] {shlex.join(command)} (limit {limit / 60:.0f} min)", flush=True)
         start, status = time.perf_counter(), None

@@ -59,6 +59,23 @@ def env_section(result: dict) -> list[str]:
             for m in masks
         ]
         lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
+    if result.get("profile"):
+        profile = result["profile"]
+        lines += [
+            "",
+            f"Where a step's time goes, mask `all`, {profile['num_envs']:,} games (torch's profiler over "
+            f"{profile['steps']} steps; {profile['calls_per_step']:.0f} operator calls a step; self time on the "
+            f"{'GPU' if profile['time'] == 'device' else 'CPU'}, ms per step):",
+            "",
+            "| operator | calls a step | ms a step |",
+            "| --- | ---: | ---: |",
+            *(
+                f"| `{op['name']}` | {op['calls_per_step']:g} | {op['self_ms_per_step']:.3f} |"
+                for op in [op for op in profile["ops"] if op["name"].startswith("aten::")][
+                    :10
+                ]  # operators, not kernels
+            ),
+        ]
     if result.get("mask_breakdown"):
         lines += [
             "",
@@ -93,6 +110,58 @@ def env_section(result: dict) -> list[str]:
                 f"| {run['num_envs']:,} | {_si(run['env_steps_per_s'])} ({run['ms_per_step']:.2f} ms) | {other} |"
             )
     return [*lines, ""]
+
+
+def cuda_graph_section(result: dict) -> list[str]:
+    """The eager step against one step captured as a CUDA graph (``benchmarks/cuda_graph.py``)."""
+    lines = [
+        f"### The vector env's step as a CUDA graph: {result['device']} ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `{result['command']}`. Mask `all`, a fixed action tensor; "
+        "ms per batched step (env-steps per second). `check_actions` (the default) reads one value back from the "
+        "device each step to refuse an out-of-range action with a clear error; without it the step makes no "
+        "synchronising call, and captures as a CUDA graph. The graph replays its captured action: an upper "
+        "bound for a fused step.",
+        "",
+        "| num_envs | eager | eager, `check_actions=False` | CUDA graph, replayed |",
+        "| ---: | ---: | ---: | ---: |",
+    ]
+    for row in result["rows"]:
+        n = row["num_envs"]
+        cells = [row["eager_check_actions_true"], row["eager_check_actions_false"], row["graph"]]
+        lines.append(f"| {n:,} | " + " | ".join(f"{ms:.3f} ms ({_si(n / ms * 1e3)})" for ms in cells) + " |")
+    if any(row["syncs_without_check"] for row in result["rows"]):
+        lines += ["", "**A synchronising call was found in the step without `check_actions`.**"]
+    return [*lines, ""]
+
+
+def bench_device_section(result: dict) -> list[str]:
+    """``wordle-gym bench`` on another device beside the CPU rows (``benchmarks/bench_device.py``)."""
+    lines = [
+        f"### Every agent on {result['device']}, beside its CPU row ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Commands: `wordle-gym bench --device {result['device']} --optimal-agent "
+        f"none --out gpu-run/bench`, then `python -m benchmarks.bench_device --rows "
+        f"gpu-run/bench/benchmarks/results/agents`. The CPU column is the row in the table above. Where the games "
+        "differ it says so: the random agents draw from each device's own generator, and float rounding differs "
+        "between devices.",
+        "",
+        f"| agent | games | wins, CPU | wins, {result['device']} | eval, CPU | eval, {result['device']} |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    agents = HERE / "results" / "agents"
+    for row in result["rows"]:
+        path = agents / row["file"]
+        cpu = _read(path) if path.exists() else None
+        same = cpu is not None and (cpu["wins"], cpu["histogram"]) == (row["wins"], row["histogram"])
+        mark = "" if cpu is None or same else " (other games)"
+        cpu_wins, cpu_time = (cpu["wins"], f"{cpu['wall_time_s']:.2f} s") if cpu else ("n/a", "n/a")
+        lines.append(
+            f"| {row['agent']} | {row['games']:,} | {cpu_wins} | {row['wins']}{mark} | {cpu_time} | "
+            f"{row['wall_time_s']:.2f} s |"
+        )
+    total = sum(row["wall_time_s"] for row in result["rows"])
+    return [*lines, "", f"Evaluation time of every row together on {result['device']}: {total:.1f} s.", ""]
 
 
 def _side_by_side(result: dict | None) -> list[str]:
@@ -714,6 +783,8 @@ def regret_reward_section(result: dict) -> list[str]:
 
 RENDERERS = [
     ("env_throughput", env_section),
+    ("cuda_graph", cuda_graph_section),
+    ("bench", bench_device_section),
     ("solvers", solver_section),
     ("openers", openers_section),
     ("training", training_section),

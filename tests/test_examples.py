@@ -66,6 +66,10 @@ def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> N
     assert set(result["side_by_side"]["single_env"]) == {"this checkout", "before"}
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| 16,384 |" in table and "plain-Python" in table and "| 1,024 |" in table and "speed-up" in table
+    profile = result["profile"]  # torch's profile of a step: operators, each with its calls and time a step
+    assert profile["num_envs"] == 16384 and profile["calls_per_step"] > 10
+    assert profile["ops"] and all(op["name"].startswith("aten::") and op["calls_per_step"] > 0 for op in profile["ops"])
+    assert "Where a step's time goes, mask `all`, 16,384 games" in table
 
 
 @pytest.mark.slow
@@ -223,6 +227,55 @@ def test_report__bad_results_json_names_the_file(tmp_path: Path, content: str, m
 
 
 @pytest.mark.slow
+def test_bench_device__rows_of_another_device_beside_the_cpu_rows(tmp_path: Path) -> None:
+    """``benchmarks.bench_device`` keeps a bench run's rows on another device; the table sets each beside the CPU
+    row of the same file, saying where the games differ."""
+    bench = tmp_path / "benchmarks"
+    (bench / "results" / "agents").mkdir(parents=True)
+    for name in ("bench_device.py", "make_table.py", "common.py", "report.py", "__init__.py"):
+        (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
+    cpu = json.loads((ROOT / "benchmarks" / "results" / "agents" / "optimal-salet.json").read_text())  # a real row
+    cpu["wall_time_s"] = 2.0
+    histogram = list(cpu["histogram"])
+    rows = tmp_path / "rows"
+    rows.mkdir()
+    for name, wins in (("same.json", 3), ("other.json", 2)):
+        (bench / "results" / "agents" / name).write_text(json.dumps({**cpu, "agent": name}))
+        other = histogram if wins == 3 else [*histogram[:2], histogram[2] - 1, *histogram[3:-1], histogram[-1] + 1]
+        row = {**cpu, "agent": name, "wins": cpu["wins"] - 3 + wins, "histogram": other, "device": "cuda"}
+        row["wall_time_s"] = 0.5
+        (rows / name).write_text(json.dumps(row))
+    out = run("-m", "benchmarks.bench_device", "--rows", str(rows), "--machine", "a GPU", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    result = json.loads((bench / "results" / "bench_cuda.json").read_text())
+    assert result["device"] == "cuda" and [r["file"] for r in result["rows"]] == ["other.json", "same.json"]
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "### Every agent on cuda, beside its CPU row" in table and "Machine: a GPU." in table
+    assert "| same.json | 2,315 | 2315 | 2315 | 2.00 s | 0.50 s |" in table
+    assert "| other.json | 2,315 | 2315 | 2314 (other games) | 2.00 s | 0.50 s |" in table
+
+
+def test_bench_device__bad_rows_folder_gets_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    from benchmarks import bench_device
+
+    row = {"agent": "a", "games": 1, "wins": 1, "histogram": [1], "wall_time_s": 1.0}
+    for name, device in (("a.json", "cpu"), ("b.json", "cuda")):
+        (tmp_path / name).write_text(json.dumps({**row, "device": device}))
+    for folder, message in ((tmp_path, "mixes devices ['cpu', 'cuda']"), (tmp_path / "nothing", "holds no row files")):
+        with pytest.raises(SystemExit) as info:
+            bench_device.main(["--rows", str(folder)])
+        assert info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_cuda_graph_benchmark__without_cuda_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    from benchmarks import cuda_graph
+
+    monkeypatch.setattr(sys, "argv", ["cuda_graph", "--device", "cpu"])
+    with pytest.raises(SystemExit, match="needs a CUDA device: run it with --device cuda on a GPU"):
+        cuda_graph.main()
+
+
+@pytest.mark.slow
 def test_regret_reward_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "regret_reward.py")
     assert [r["play"] for r in result["rows"]] == ["random words", "random candidates", "mixed"]
@@ -259,7 +312,18 @@ def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     summary = json.loads((tmp_path / "gpu" / "summary.json").read_text())
     names = [s["name"] for s in summary["steps"]]
-    assert names == ["cuda-tests", "env-throughput", "bench", "train-a2c", "train-dqn", "benchmarks"]
+    assert names == [
+        "cuda-tests",
+        "env-throughput",
+        "cuda-graph",
+        "training",
+        "multi-board",
+        "bench",
+        "bench-device",
+        "train-a2c",
+        "train-dqn",
+        "benchmarks",
+    ]
     assert all(s["exit"] == 0 for s in summary["steps"]) and summary["dry_run"]
     assert all((tmp_path / "gpu" / f"{name}.log").stat().st_size > 0 for name in names)
     assert (tmp_path / "gpu" / "runs" / "a2c" / "last.pt").exists() and (tmp_path / "gpu" / "bench").is_dir()

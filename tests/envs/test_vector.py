@@ -229,19 +229,36 @@ def test_vector__render_first_games() -> None:
     assert [f.shape for f in images.render()] == [(268, 224, 3)] * 2
 
 
-@pytest.mark.cuda
-def test_cuda__same_results_as_cpu() -> None:
-    rng = random.Random(3)
-    cpu = WordleVectorEnv(256, device="cpu", action_mask="candidates", reward="seed001")
-    gpu = WordleVectorEnv(256, device="cuda", action_mask="candidates", reward="seed001")
-    answers = torch.tensor([rng.randrange(2315) for _ in range(256)])
-    outs = [env.reset(options={"answers": answers}) for env in (cpu, gpu)]
+@pytest.mark.parametrize("device", DEVICES)
+def test_vector__same_results_as_on_the_cpu(device: str) -> None:
+    """The env on ``device`` plays exactly as on the CPU, every game and every new game's answer chosen by the
+    test (each device draws its own random answers, so autoreset is off and the test resets the games that
+    ended). On the CPU it checks itself: it first ran on a GPU in issue 47, and failed there, reading the
+    reward as the mask."""
+    rng, n = random.Random(3), 64
+    make = lambda d: WordleVectorEnv(  # noqa: E731
+        n, device=d, action_mask="candidates", reward="seed001", autoreset_mode="disabled"
+    )
+    cpu, other = make("cpu"), make(device)
+    answers = torch.tensor([rng.randrange(2315) for _ in range(n)])
+    outs = [env.reset(options={"answers": answers.to(env.device)}) for env in (cpu, other)]
+    ended = 0
     for _ in range(12):
-        actions = pick_actions(rng, outs[0][1]["action_mask"], cpu)
-        outs = [env.step(actions.to(env.device)) for env in (cpu, gpu)]
-        for x, y in zip(outs[0][:4], outs[1][:4], strict=True):
+        actions = pick_actions(rng, outs[0][-1]["action_mask"], cpu)
+        steps = [env.step(actions.to(env.device)) for env in (cpu, other)]
+        for x, y in zip(steps[0][:4], steps[1][:4], strict=True):
             assert torch.equal(x, y.cpu())
-        assert torch.equal(outs[0][4]["action_mask"], outs[1][4]["action_mask"].cpu())
+        for key in ("tiles", "turn", "won", "invalid", "action_mask"):
+            assert torch.equal(steps[0][4][key], steps[1][4][key].cpu()), key
+        done = steps[0][2] | steps[0][3]
+        ended += int(done.sum())
+        answers = torch.tensor([rng.randrange(2315) for _ in range(n)])
+        outs = [
+            env.reset(options={"reset_mask": done.to(env.device), "answers": answers.to(env.device)})
+            for env in (cpu, other)
+        ]
+        assert torch.equal(outs[0][0], outs[1][0].cpu())
+    assert ended > n  # the games ended and new ones were played
 
 
 def test_vector__answer_weights_steer_new_games() -> None:
