@@ -90,6 +90,30 @@ def test_multi__every_board_follows_the_reference_rules(boards: int) -> None:
     assert games > 10 and turns == 100
 
 
+@pytest.mark.parametrize("mask", ["all", "candidates"])
+def test_multi__compiled_step_equals_torch_step_by_step(mask: str) -> None:
+    """On the CPU, big batches run the step's compiled copies (wordle_gym.core._kernels: feedback, knowledge,
+    resets, the observation with its solved block); here every step of a small Quordle batch runs them, held to
+    the torch engine step by step, with autoreset."""
+    rng = random.Random(4)
+    answers, allowed = small_lists(seed=4, answers=40, guesses=120)
+    make = lambda: MultiWordleVectorEnv(32, answers=answers, allowed=allowed, boards=4, action_mask=mask)  # noqa: E731
+    compiled, torch_ = make(), make()
+    compiled.game.game.compiled_from, torch_.game.game.compiled_from = 0, 10**9
+    outs = [env.reset(seed=9) for env in (compiled, torch_)]
+    finished = 0
+    for t in range(40):
+        assert torch.equal(outs[0][0], outs[1][0]), t
+        actions = random_actions(rng, compiled)
+        outs = [env.step(actions) for env in (compiled, torch_)]
+        for a, b in zip(outs[0][1:4], outs[1][1:4], strict=True):
+            assert torch.equal(a, b), t
+        for key in ("tiles", "solved", "won", "turn", "action_mask"):
+            assert torch.equal(outs[0][4][key], outs[1][4][key]), (t, key)
+        finished += int(outs[0][2].sum())
+    assert finished > 32
+
+
 def test_multi__one_board_plays_exactly_as_wordle() -> None:
     """boards=1 through the multi-board engine equals the Wordle vector env, step by step."""
     answers, allowed = small_lists(seed=5, answers=30, guesses=80)

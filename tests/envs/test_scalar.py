@@ -109,15 +109,16 @@ def _assert_same_state(env: WordleEnv, state, row: int) -> None:
         assert torch.equal(mine.candidates[0], state.candidates[row])
 
 
-# Masks "candidates" and "hard" have two batched engines on the CPU: the torch reference and the compiled
-# copies of wordle_gym.core._kernels; both are held to the scalar engine, 2 x 10^3 steps each in the default run.
-# The slow run takes 3 x 10^4 steps of the torch engine in every configuration, and of the compiled one on
-# the real lists with each of its masks.
+# The batched engine has two forms on the CPU: the torch reference and the compiled copies of
+# wordle_gym.core._kernels (the masks, and from Game.compiled_from rows the step's feedback, knowledge update,
+# resets and observation); both are held to the scalar engine, 2 x 10^3 steps each in the default run. The slow
+# run takes 3 x 10^4 steps of the torch engine in every configuration, and of the compiled one on the real lists
+# with each of its masks.
 CASES = [
     *(
         pytest.param(name, engine, 50, 40, id=f"{name}-{engine}-2e3")
-        for name, config in CONFIGS.items()
-        for engine in (["torch", "compiled"] if config.mask_mode != "all" else ["torch"])
+        for name in CONFIGS
+        for engine in ("torch", "compiled")
     ),
     *(
         pytest.param(name, "torch", 100, 300, id=f"{name}-torch-3e4", marks=pytest.mark.slow)
@@ -126,7 +127,7 @@ CASES = [
     ),
     *(
         pytest.param(name, "compiled", 100, 300, id=f"{name}-compiled-3e4", marks=pytest.mark.slow)
-        for name in ("real+candidates", "real+hard")
+        for name in ("default", "real+candidates", "real+hard")
     ),
 ]
 
@@ -136,7 +137,8 @@ def test_scalar__equals_batched_engine_step_by_step(name: str, engine: str, game
     config = CONFIGS[name]
     envs = [WordleEnv(config) for _ in range(games)]
     game = Game(config, torch.device("cpu"))
-    game.compiled = engine == "compiled"
+    game.compiled = engine == "compiled" and config.mask_mode != "all"
+    game.compiled_from = 0 if engine == "compiled" else games + 1  # every step compiled, or none
     if engine == "compiled" and not _kernels.available():
         pytest.skip("numba does not import here")
     encode_obs = OBSERVATIONS[config.observation](game)

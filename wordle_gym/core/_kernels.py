@@ -6,7 +6,11 @@ the mask exactly once. On 16384 games of the real game they cut a step with eith
 0.2 s to 0.03 s (``benchmarks/env_throughput.py``).
 
 They are copies of :class:`wordle_gym.core.game.Game`'s torch code (the reference, which CUDA and CPUs without
-numba run): ``narrow_candidates`` of the candidate update in ``Game._advance``, ``fill_rows`` of the
+numba run): from ``STEP_MIN_ROWS`` rows in every mask mode (``Game.compiled_from``), ``score`` of :func:`wordle_gym.core.rules.feedback`,
+``learn`` of ``Game._learn`` and ``Game._deduce``, ``reset_rows`` of ``Game.reset`` with a row mask, and
+``encode_knowledge`` of the "knowledge" observations (``wordle_gym.envs.observation``; together about 60 small
+whole-batch torch calls and a concatenation a step, three quarters of a big CPU step with mask "all");
+``narrow_candidates`` of the candidate update in ``Game._advance``, ``fill_rows`` of the
 candidates' reset in ``Game.reset``, ``candidates_mask`` of ``Game.action_mask`` in mode "candidates",
 ``hard_mask`` of ``Game.hard_mask``. ``Game.compiled`` picks them; ``tests/test_scalar.py`` holds both
 engines to the scalar one step by step, ``tests/test_vector.py`` the two to each other. Each kernel does
@@ -29,6 +33,7 @@ import numpy as np
 import torch
 
 MIN_SPLIT_BYTES = 1 << 20  # below this much mask a batch runs on the calling thread
+STEP_MIN_ROWS = 512  # from this many rows (boards) a CPU step runs the step's compiled copies (fewer: torch)
 KEEP_BUFFERS = 4  # mask arrays a game keeps for reuse
 
 
@@ -182,3 +187,135 @@ def fill_rows(start, stop, candidates, rows):  # pragma: no cover (compiled)
     for n in range(start, stop):
         if rows[n]:
             candidates[n][:] = True
+
+
+@Kernel
+def learn(start, stop, codes, tiles, scored, green, excluded, min_count, max_count):  # pragma: no cover (compiled)
+    """``Game._learn`` then ``Game._deduce`` in the ``scored`` rows (the others are left as they are: the
+    deductions are idempotent, so torch's pass over them changes nothing). ``codes``/``tiles`` (N, L) uint8:
+    the guesses' letters and their feedback; the knowledge arrays are updated in place."""
+    length = codes.shape[1]
+    shown = np.zeros(26, np.int64)
+    greys = np.zeros(26, np.int64)
+    greens_of = np.zeros(26, np.int64)
+    low = np.zeros(26, np.int64)
+    high = np.zeros(26, np.int64)
+    for n in range(start, stop):
+        if not scored[n]:
+            continue
+        shown[:] = 0
+        greys[:] = 0
+        greens_of[:] = 0
+        for i in range(length):
+            c = codes[n, i]
+            excluded[n, i] |= np.int32(1) << c  # not where it was yellow or grey (a green is rewritten below)
+            if tiles[n, i] == 2:  # GREEN
+                green[n, i] = c
+            if tiles[n, i] == 0:  # GREY
+                greys[c] += 1
+            else:
+                shown[c] += 1
+        for i in range(length):
+            if green[n, i] != 26:
+                greens_of[green[n, i]] += 1
+        total = 0
+        for c in range(26):
+            low[c] = max(max(np.int64(min_count[n, c]), shown[c]), greens_of[c])
+            high[c] = min(np.int64(max_count[n, c]), shown[c]) if greys[c] > 0 else np.int64(max_count[n, c])
+            total += low[c]
+        slack = length - total
+        dead = np.int32(0)
+        for c in range(26):
+            cap = (low[c] + slack) & 255  # torch's cast to uint8 wraps a negative slack (contradictory feedback)
+            high[c] = min(high[c], cap)
+            min_count[n, c] = low[c]
+            max_count[n, c] = high[c]
+            if greens_of[c] >= high[c]:
+                dead |= np.int32(1) << c
+        for i in range(length):
+            g = green[n, i]
+            if g != 26:
+                excluded[n, i] = np.int32((1 << 26) - 1) ^ (np.int32(1) << g)
+            else:
+                excluded[n, i] |= dead
+
+
+@Kernel
+def score(start, stop, guesses, answers, out):  # pragma: no cover (compiled)
+    """``out[n]``: the tiles of ``guesses[n]`` against ``answers[n]`` ((N, L) letter codes), as
+    :func:`wordle_gym.core.rules.feedback`: green where equal; then, left to right, yellow while the answer
+    has a copy of the letter not matched green and not yet taken by an earlier yellow; else grey."""
+    length = guesses.shape[1]
+    spare = np.zeros(32, np.int64)
+    for n in range(start, stop):
+        for i in range(length):
+            if guesses[n, i] != answers[n, i]:
+                spare[answers[n, i]] += 1
+        for i in range(length):
+            g = guesses[n, i]
+            if g == answers[n, i]:
+                out[n, i] = 2  # GREEN
+            elif spare[g] > 0:
+                spare[g] -= 1
+                out[n, i] = 1  # YELLOW
+            else:
+                out[n, i] = 0  # GREY
+        for i in range(length):  # leave spare all zero for the next row
+            spare[answers[n, i]] = 0
+
+
+@Kernel
+def reset_rows(  # pragma: no cover (compiled)
+    start, stop, mask, new_answers, answers, turn, won, done, guesses, tiles, green, excluded, low, high
+):
+    """``Game.reset`` of the rows where ``mask``: answer ``new_answers[n]`` and a blank board."""
+    length = green.shape[1]
+    for n in range(start, stop):
+        if not mask[n]:
+            continue
+        answers[n] = new_answers[n]
+        turn[n] = 0
+        won[n] = False
+        done[n] = False
+        guesses[n, :] = -1
+        tiles[n, :, :] = 3  # NO_TILE
+        green[n, :] = 26  # NO_LETTER
+        excluded[n, :] = 0
+        low[n, :] = 0
+        high[n, :] = length
+
+
+@Kernel
+def encode_knowledge(start, stop, green, excluded, low, high, solved, turn, out):  # pragma: no cover (compiled)
+    """The "knowledge" observation of games ``start:stop`` into ``out`` (N, D) uint8, each row written once:
+    K boards to a game (``green``/``excluded`` (N K, L), ``low``/``high`` (N K, 26)), blocks in the order of
+    ``KnowledgeLayout`` (K = 1, ``solved`` (N, 0)) and ``MultiKnowledgeLayout``: green one-hot, excluded bits,
+    count bounds, ``solved`` (N, K), then the one-hot of ``turn`` (N,)."""
+    boards = solved.shape[1] if solved.shape[1] else 1
+    length = green.shape[1]
+    block = 26 * length * boards
+    at_low = 2 * block
+    at_high = at_low + 26 * boards
+    at_solved = at_high + 26 * boards
+    at_turn = at_solved + solved.shape[1]
+    turns = out.shape[1] - at_turn
+    for n in range(start, stop):
+        row = out[n]
+        for k in range(boards):
+            r = n * boards + k
+            for i in range(length):
+                base = (k * length + i) * 26
+                g = green[r, i]
+                bits = np.uint32(excluded[r, i])
+                row[base : base + 26] = 0
+                if g < 26:
+                    row[base + g] = 1
+                for c in range(26):
+                    row[block + base + c] = np.uint8((bits >> np.uint32(c)) & np.uint32(1))
+            for c in range(26):
+                row[at_low + k * 26 + c] = low[r, c]
+                row[at_high + k * 26 + c] = high[r, c]
+        for k in range(solved.shape[1]):
+            row[at_solved + k] = solved[n, k]
+        for t in range(turns):
+            row[at_turn + t] = 1 if turn[n] == t else 0

@@ -139,6 +139,9 @@ class Game:
         self.compiled = self.device.type == "cpu" and self.mask_mode != "all" and _kernels.available()
         self._answer_actions_np = self.answer_actions.numpy().astype(np.uint32) if self.compiled else None
         self._mask_buffers = _kernels.MaskBuffers()
+        # From this many rows a CPU step, reset and observation run the step's compiled copies (the tests set it
+        # to 0, or past any batch, to hold them to each other).
+        self.compiled_from = _kernels.STEP_MIN_ROWS
 
     # ----------------------------------------------------------------------------- state
     def new_state(self, num_games: int) -> GameState:
@@ -170,17 +173,23 @@ class Game:
             for f in fields(state):
                 setattr(state, f.name, getattr(fresh, f.name))
             return
+        if self._compiled_rows(state.num_games):
+            state.answers = state.answers.clone()  # a new tensor, as torch's path makes
+            fields_ = (state.turn, state.won, state.done, state.guesses, state.tiles, state.green, state.excluded)
+            arrays = [t.contiguous().numpy() for t in (mask, answers)]
+            _kernels.run(
+                _kernels.reset_rows,
+                mask.shape[0],
+                64 * mask.shape[0],
+                *arrays,
+                state.answers.numpy(),
+                *(t.numpy() for t in fields_),
+                state.min_count.numpy(),
+                state.max_count.numpy(),
+            )
+        else:
+            self._reset_rows(state, mask, answers)
         m1 = mask[:, None]
-        state.answers = torch.where(mask, answers, state.answers)
-        state.turn.masked_fill_(mask, 0)
-        state.won.masked_fill_(mask, False)
-        state.done.masked_fill_(mask, False)
-        state.guesses.masked_fill_(m1, -1)
-        state.tiles.masked_fill_(mask[:, None, None], NO_TILE)
-        state.green.masked_fill_(m1, NO_LETTER)
-        state.excluded.masked_fill_(m1, 0)
-        state.min_count.masked_fill_(m1, 0)
-        state.max_count.masked_fill_(m1, self.length)
         if state.candidates is not None:
             if self.compiled:
                 _kernels.run(
@@ -192,6 +201,23 @@ class Game:
                 )
             else:
                 state.candidates.masked_fill_(m1, True)
+
+    def _reset_rows(self, state: GameState, mask: torch.Tensor, answers: torch.Tensor) -> None:
+        m1 = mask[:, None]
+        state.answers = torch.where(mask, answers, state.answers)
+        state.turn.masked_fill_(mask, 0)
+        state.won.masked_fill_(mask, False)
+        state.done.masked_fill_(mask, False)
+        state.guesses.masked_fill_(m1, -1)
+        state.tiles.masked_fill_(mask[:, None, None], NO_TILE)
+        state.green.masked_fill_(m1, NO_LETTER)
+        state.excluded.masked_fill_(m1, 0)
+        state.min_count.masked_fill_(m1, 0)
+        state.max_count.masked_fill_(m1, self.length)
+
+    def _compiled_rows(self, rows: int) -> bool:
+        """Whether a step or reset of ``rows`` rows runs the compiled copies (:mod:`wordle_gym.core._kernels`)."""
+        return self.device.type == "cpu" and rows >= self.compiled_from and _kernels.available()
 
     def check_actions(self, actions: torch.Tensor) -> None:
         """Raise a clear error for actions outside ``0 .. num_allowed - 1``."""
@@ -214,7 +240,14 @@ class Game:
             scored = active & ~invalid
         else:
             invalid, scored = torch.zeros_like(active), active
-        tiles = feedback(codes, self.answer_codes[state.answers])  # (N, L) uint8
+        if self._compiled_rows(actions.shape[0]):
+            tiles = torch.empty_like(codes)
+            answer_codes = self.answer_codes[state.answers].numpy()
+            _kernels.run(
+                _kernels.score, actions.shape[0], 16 * actions.shape[0], codes.numpy(), answer_codes, tiles.numpy()
+            )
+        else:
+            tiles = feedback(codes, self.answer_codes[state.answers])  # (N, L) uint8
         is_green = tiles == GREEN
         won = scored & is_green.all(-1)
         greens = yellows = repeats = None
@@ -315,6 +348,14 @@ class Game:
         and grey copies (26..51) in the scored games (the others count into slot 52, never read),
         then the known greens (53..78; 79 is NO_LETTER's)."""
         n, keep = codes.shape[0], scored[:, None]
+        if self._compiled_rows(n):
+            # New tensors, as torch's path makes: whoever holds the last step's keeps them unchanged.
+            state.green, state.excluded = state.green.clone(), state.excluded.clone()
+            state.min_count, state.max_count = state.min_count.clone(), state.max_count.clone()
+            arrays = [t.contiguous().numpy() for t in (codes, tiles, scored)]
+            knowledge = [t.numpy() for t in (state.green, state.excluded, state.min_count, state.max_count)]
+            _kernels.run(_kernels.learn, n, 64 * n, *arrays, *knowledge)
+            return
         state.green = torch.where(keep & (tiles == GREEN), codes, state.green)
         # A letter is not where it was yellow or grey (nor, for now, where green: _deduce rewrites those).
         state.excluded = state.excluded | self._allowed_bits[actions] * keep
