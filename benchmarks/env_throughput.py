@@ -132,12 +132,13 @@ model.learn(total_timesteps=steps)
 print(json.dumps({"dummy_vec_env_steps_per_s": stepping, "ppo_steps_per_s": steps / (time.perf_counter() - start)}))
 """
 
-# The torch vector env; argv = num_envs, seconds, mask mode. Prints ms per batched step.
+# The torch vector env; argv = num_envs, seconds, mask mode, boards. Prints ms per batched step.
 VECTOR_STEP = """
 import json, sys, time
-import torch, wordle_gym
-n, budget, mask = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
-env = wordle_gym.WordleVectorEnv(n, device="cpu", action_mask=mask)
+import torch
+from wordle_gym.envs.multi import make_vector_env
+n, budget, mask, boards = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+env = make_vector_env(n, device="cpu", action_mask=mask, boards=boards)
 env.reset(seed=0)
 gen = torch.Generator().manual_seed(0)
 actions = [torch.randint(12972, (n,), generator=gen) for _ in range(8)]
@@ -149,17 +150,23 @@ while time.perf_counter() - start < budget:
     steps += 1
 print(json.dumps(1e3 * (time.perf_counter() - start) / steps))
 """
-# (num_envs, mask) timed side by side with --before: a few games (the fixed cost of a step's torch calls)
-# and the big batch with each mask.
+# (num_envs, mask, boards) timed side by side with --before: a few games (the fixed cost of a step's torch
+# calls), the big batch with each mask, and Quordle's.
 SIDE_BY_SIDE_VECTOR = (
-    (1, "all"),
-    (8, "all"),
-    (64, "all"),
-    (1024, "all"),
-    (16384, "all"),
-    (16384, "candidates"),
-    (16384, "hard"),
+    (1, "all", 1),
+    (8, "all", 1),
+    (64, "all", 1),
+    (1024, "all", 1),
+    (16384, "all", 1),
+    (16384, "candidates", 1),
+    (16384, "hard", 1),
+    (16384, "all", 4),
 )
+
+
+def _config(n: int, mask: str, boards: int) -> str:
+    """A side-by-side row's key: "16384 all", or "16384 all 4" for 4 boards."""
+    return f"{n} {mask}" + (f" {boards}" if boards > 1 else "")
 
 
 def side_by_side(args, quick: bool) -> dict[str, object]:
@@ -176,14 +183,14 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
             single[name].append(run_fresh(SINGLE_ENV, [api, env_id, str(steps)], python, path)[0])
     vector: dict[str, dict[int, list[float]]] = {}
     if args.before:
-        vector = {name: {f"{n} {m}": [] for n, m in SIDE_BY_SIDE_VECTOR} for name in ("this checkout", "before")}
+        vector = {name: {_config(*c): [] for c in SIDE_BY_SIDE_VECTOR} for name in ("this checkout", "before")}
         seconds = "0.3" if quick else "3"
         for _ in tqdm(range(1 if quick else 3), desc="vector env, side by side", unit="round"):
-            for n, mask in SIDE_BY_SIDE_VECTOR:
+            for n, mask, boards in SIDE_BY_SIDE_VECTOR:
                 for name in vector:
                     python, path, _, _ = contenders[name]
-                    ms = run_fresh(VECTOR_STEP, [str(n), seconds, mask], python, path)[0]
-                    vector[name][f"{n} {mask}"].append(ms)
+                    ms = run_fresh(VECTOR_STEP, [str(n), seconds, mask, str(boards)], python, path)[0]
+                    vector[name][_config(n, mask, boards)].append(ms)
     sb3: dict[str, dict] = {}
     ppo_steps = 1024 if quick else 8192
     for name, (python, path, api, _) in contenders.items():
@@ -230,12 +237,12 @@ def time_sync_vector(num_envs: int, budget_s: float) -> dict[str, float]:
 
 
 def mask_breakdown(num_envs: int, budget_s: float) -> list[dict[str, object]]:
-    """Where a step's time goes with masks "candidates" and "hard" on the CPU: each compiled kernel of
-    ``wordle_gym.core._kernels`` (timed around its ``run``) and the rest of the step, in ms per step."""
+    """Where a step's time goes on the CPU, every mask: each compiled kernel of ``wordle_gym.core._kernels``
+    (timed around its ``run``) and the rest of the step, in ms per step."""
     from wordle_gym.core import _kernels
 
     rows = []
-    for mask in ("candidates", "hard"):
+    for mask in ("all", "candidates", "hard"):
         throughput.time_vector(num_envs, torch.device("cpu"), mask, 0.05)  # the kernels compiled (or loaded) first
         spent: dict[str, float] = {}
         plain = _kernels.run

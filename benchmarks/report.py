@@ -65,7 +65,14 @@ def env_section(result: dict) -> list[str]:
             "",
             f"Where a step's time goes, mask `all`, {profile['num_envs']:,} games (torch's profiler over "
             f"{profile['steps']} steps; {profile['calls_per_step']:.0f} operator calls a step; self time on the "
-            f"{'GPU' if profile['time'] == 'device' else 'CPU'}, ms per step):",
+            f"{'GPU' if profile['time'] == 'device' else 'CPU'}, ms per step"
+            + (
+                "; torch's operators only: from 512 games the CPU step's compiled kernels do most of the work, "
+                "timed in the next table)"
+                if profile["time"] != "device"
+                else ")"
+            )
+            + ":",
             "",
             "| operator | calls a step | ms a step |",
             "| --- | ---: | ---: |",
@@ -79,9 +86,8 @@ def env_section(result: dict) -> list[str]:
     if result.get("mask_breakdown"):
         lines += [
             "",
-            "Where a step's time goes with a computed mask, 16384 games (ms per step; each compiled kernel "
-            "of `wordle_gym/core/_kernels.py` timed around its call, the rest is the step's torch work, shared "
-            "with mask `all`):",
+            "Where a step's time goes on the CPU, 16384 games (ms per step; each compiled kernel "
+            "of `wordle_gym/core/_kernels.py` timed around its call, the rest is the step's torch work):",
             "",
             "| mask | step | kernels | the rest |",
             "| --- | ---: | --- | ---: |",
@@ -205,11 +211,12 @@ def _side_by_side(result: dict | None) -> list[str]:
             "| ---: | --- | ---: | ---: | ---: |",
         ]
         for key, now in vector["this checkout"].items():
-            n, mask = key.split() if " " in key else (key, "all")  # older results: mask "all" only
+            n, mask, *boards = key.split() if " " in key else (key, "all")  # older results: mask "all" only
             old = vector["before"][key]
             rate = int(n) * 1e3
+            game = f", {boards[0]} boards (game-steps)" if boards else ""
             lines.append(
-                f"| {int(n):,} | `{mask}` | {old:.3f} ms ({_si(rate / old)}/s) | {now:.3f} ms "
+                f"| {int(n):,} | `{mask}`{game} | {old:.3f} ms ({_si(rate / old)}/s) | {now:.3f} ms "
                 f"({_si(rate / now)}/s) | {old / now:.2f}x |"
             )
         lines.append("")

@@ -61,7 +61,7 @@ def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> N
         assert row["env_steps_per_s"] == pytest.approx(row["num_envs"] / (row["ms_per_step"] / 1000), rel=1e-9)
     vector = result["side_by_side"]["vector_ms_per_step"]
     assert set(vector) == {"this checkout", "before"}
-    configs = {"1 all", "8 all", "64 all", "1024 all", "16384 all", "16384 candidates", "16384 hard"}
+    configs = {"1 all", "8 all", "64 all", "1024 all", "16384 all", "16384 candidates", "16384 hard", "16384 all 4"}
     assert all(set(runs) == configs for runs in vector.values())
     assert set(result["side_by_side"]["single_env"]) == {"this checkout", "before"}
     table = (tmp_path / "BENCHMARKS.md").read_text()
