@@ -1,4 +1,4 @@
-"""Compiled CPU copies of the vector env's per-step mask work (numba), for big batches on the CPU.
+"""Compiled CPU copies of the vector env's per-step work (numba), for big batches on the CPU.
 
 Torch computes a "candidates" or "hard" mask as a few whole-batch passes over a (games x 12972) array,
 most of them strided; these kernels do one game's row at a time while it sits in the cache, and write
@@ -6,12 +6,13 @@ the mask exactly once. On 16384 games of the real game they cut a step with eith
 0.2 s to 0.03 s (``benchmarks/env_throughput.py``).
 
 They are copies of :class:`wordle_gym.core.game.Game`'s torch code (the reference, which CUDA and CPUs without
-numba run): from ``STEP_MIN_ROWS`` rows in every mask mode (``Game.compiled_from``), ``score`` of :func:`wordle_gym.core.rules.feedback`,
-``learn`` of ``Game._learn`` and ``Game._deduce``, ``reset_rows`` of ``Game.reset`` with a row mask, and
-``encode_knowledge`` of the "knowledge" observations (``wordle_gym.envs.observation``; together about 60 small
-whole-batch torch calls and a concatenation a step, three quarters of a big CPU step with mask "all");
-``narrow_candidates`` of the candidate update in ``Game._advance``, ``fill_rows`` of the
-candidates' reset in ``Game.reset``, ``candidates_mask`` of ``Game.action_mask`` in mode "candidates",
+numba run). From ``STEP_MIN_ROWS`` rows in every mask mode (``Game.compiled_from``): ``score`` of
+:func:`wordle_gym.core.rules.feedback`, ``learn`` of ``Game._learn`` and ``Game._deduce``, ``reset_rows`` of
+``Game.reset`` with a row mask, and ``encode_knowledge`` of the "knowledge" observations
+(``wordle_gym.envs.observation``); together they replace about 60 small whole-batch torch calls and a
+concatenation a step, three quarters of a big CPU step with mask "all". The masks: ``narrow_candidates`` of
+the candidate update in ``Game._advance``, ``fill_rows`` of the candidates' reset in ``Game.reset``,
+``candidates_mask`` of ``Game.action_mask`` in mode "candidates",
 ``hard_mask`` of ``Game.hard_mask``. ``Game.compiled`` picks them; ``tests/test_scalar.py`` holds both
 engines to the scalar one step by step, ``tests/test_vector.py`` the two to each other. Each kernel does
 rows ``start:stop`` and releases the GIL; :func:`run` splits a batch over ``torch.get_num_threads()``
@@ -312,10 +313,10 @@ def encode_knowledge(start, stop, green, excluded, low, high, solved, turn, out)
                     row[base + g] = 1
                 for c in range(26):
                     row[block + base + c] = np.uint8((bits >> np.uint32(c)) & np.uint32(1))
-            for c in range(26):
-                row[at_low + k * 26 + c] = low[r, c]
-                row[at_high + k * 26 + c] = high[r, c]
+            row[at_low + k * 26 : at_low + k * 26 + 26] = low[r]
+            row[at_high + k * 26 : at_high + k * 26 + 26] = high[r]
         for k in range(solved.shape[1]):
             row[at_solved + k] = solved[n, k]
-        for t in range(turns):
-            row[at_turn + t] = 1 if turn[n] == t else 0
+        row[at_turn:] = 0
+        if turn[n] < turns:
+            row[at_turn + turn[n]] = 1
