@@ -43,8 +43,8 @@ from wordle_gym.core.files import atomic_write_json
 ROOT = Path(__file__).resolve().parent.parent
 
 
-# The test modules that hold tests marked ``cuda`` (the others need no GPU and would only be collected).
 ROWS = Path("benchmarks") / "results" / "agents"  # where a bench run's rows go under its --out
+# The test modules that hold tests marked ``cuda`` (the others need no GPU and would only be collected).
 CUDA_TEST_MODULES = ["tests/envs/test_vector.py", "tests/agents/rl/test_hot_loops.py"]
 
 

@@ -61,6 +61,7 @@ def env_section(result: dict) -> list[str]:
         lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
     if result.get("profile"):
         profile = result["profile"]
+        operators = [op for op in profile["ops"] if op["name"].startswith("aten::")]  # older results list kernels too
         lines += [
             "",
             f"Where a step's time goes, mask `all`, {profile['num_envs']:,} games (torch's profiler over "
@@ -76,12 +77,7 @@ def env_section(result: dict) -> list[str]:
             "",
             "| operator | calls a step | ms a step |",
             "| --- | ---: | ---: |",
-            *(
-                f"| `{op['name']}` | {op['calls_per_step']:g} | {op['self_ms_per_step']:.3f} |"
-                for op in [op for op in profile["ops"] if op["name"].startswith("aten::")][
-                    :10
-                ]  # operators, not kernels
-            ),
+            *(f"| `{op['name']}` | {op['calls_per_step']:g} | {op['self_ms_per_step']:.3f} |" for op in operators[:10]),
         ]
     if result.get("mask_breakdown"):
         lines += [

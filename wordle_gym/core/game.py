@@ -173,7 +173,7 @@ class Game:
             for f in fields(state):
                 setattr(state, f.name, getattr(fresh, f.name))
             return
-        if self._compiled_rows(state.num_games):
+        if self.compiled_rows(state.num_games):
             state.answers = state.answers.clone()  # a new tensor, as torch's path makes
             fields_ = (state.turn, state.won, state.done, state.guesses, state.tiles, state.green, state.excluded)
             arrays = [t.contiguous().numpy() for t in (mask, answers)]
@@ -189,7 +189,6 @@ class Game:
             )
         else:
             self._reset_rows(state, mask, answers)
-        m1 = mask[:, None]
         if state.candidates is not None:
             if self.compiled:
                 _kernels.run(
@@ -200,7 +199,7 @@ class Game:
                     mask.contiguous().numpy(),
                 )
             else:
-                state.candidates.masked_fill_(m1, True)
+                state.candidates.masked_fill_(mask[:, None], True)
 
     def _reset_rows(self, state: GameState, mask: torch.Tensor, answers: torch.Tensor) -> None:
         m1 = mask[:, None]
@@ -215,7 +214,7 @@ class Game:
         state.min_count.masked_fill_(m1, 0)
         state.max_count.masked_fill_(m1, self.length)
 
-    def _compiled_rows(self, rows: int) -> bool:
+    def compiled_rows(self, rows: int) -> bool:
         """Whether a step or reset of ``rows`` rows runs the compiled copies (:mod:`wordle_gym.core._kernels`)."""
         return self.device.type == "cpu" and rows >= self.compiled_from and _kernels.available()
 
@@ -240,7 +239,7 @@ class Game:
             scored = active & ~invalid
         else:
             invalid, scored = torch.zeros_like(active), active
-        if self._compiled_rows(actions.shape[0]):
+        if self.compiled_rows(actions.shape[0]):
             tiles = torch.empty_like(codes)
             answer_codes = self.answer_codes[state.answers].numpy()
             _kernels.run(
@@ -348,7 +347,7 @@ class Game:
         and grey copies (26..51) in the scored games (the others count into slot 52, never read),
         then the known greens (53..78; 79 is NO_LETTER's)."""
         n, keep = codes.shape[0], scored[:, None]
-        if self._compiled_rows(n):
+        if self.compiled_rows(n):
             # New tensors, as torch's path makes: whoever holds the last step's keeps them unchanged.
             state.green, state.excluded = state.green.clone(), state.excluded.clone()
             state.min_count, state.max_count = state.min_count.clone(), state.max_count.clone()

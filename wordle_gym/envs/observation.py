@@ -133,7 +133,7 @@ class KnowledgeObservation:
     def __call__(self, state: GameState) -> torch.Tensor:
         """Observations of every game: (N, D) in the configured dtype."""
         n, length = state.num_games, self.game.length
-        if self.game._compiled_rows(n):
+        if self.game.compiled_rows(n):
             none = torch.zeros((n, 0), dtype=torch.bool)
             return _compiled_knowledge(state, none, state.turn, self.layout.size, self.dtype)
         # Table look-ups, not comparisons with every letter: a third of the time on big batches.
@@ -285,7 +285,7 @@ class MultiKnowledgeObservation:
     def __call__(self, state: MultiState) -> torch.Tensor:
         """Observations of every game: (N, D) in the configured dtype."""
         n, rows, length = state.num_games, state.boards, self.game.length
-        if self.game.game._compiled_rows(rows.num_games):
+        if self.game.game.compiled_rows(rows.num_games):
             return _compiled_knowledge(rows, state.solved, state.turn, self.layout.size, self.dtype)
         green = self._one_hot.index_select(0, rows.green.reshape(-1).long())  # (N K L, 26)
         excluded = self.game.game.unpack_bits(rows.excluded).view(-1, length, 32)[:, :, :ALPHABET]
