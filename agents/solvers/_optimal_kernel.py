@@ -11,6 +11,13 @@ opener quickly, :mod:`wordle_agents.solvers.openers`).
   at least ``3n - [g in S] - buckets(g)``. Guesses are tried in order of that bound and the
   search stops when the bound reaches the best total found; inside a guess, the buckets are
   solved largest first with the budget that is left, and it stops as soon as the bound exceeds it.
+* Shortcuts that return what the ordered search would: a candidate telling every other candidate apart
+  reaches the floor ``2n - 1`` (looked for first, in n x n work); failing that, the first guess whose
+  bound is ``2n`` with no bucket of more than two answers is exact. A guess that tells a node's candidates
+  nothing tells its children's nothing either: each node passes down only the guesses that told.
+* The pattern table is read answer-major (``by_answer[answer, guess]``): a node's few answers are a few
+  rows read along the guesses, a cache line per 64 guesses, where the guess-major table costs one per
+  (guess, answer).
 * A cache keyed by the candidate set (two 64-bit sums of random keys per answer), the guesses
   left and, in hard mode, the revealed constraint holds exact values and the best guess, or lower
   bounds learnt from cutoffs.
@@ -111,9 +118,42 @@ def constraint_key(green, need) -> np.int64:
 
 
 @njit(cache=True, nogil=True)
-def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, green, need, stats, stop, lose):
+def buckets_of(by_answer, S, g, stamp, mark) -> int:
+    """How many feedback patterns guess ``g`` splits ``S`` into; each one's ``stamp`` is then ``mark``."""
+    buckets = 0
+    for s in S:
+        p = by_answer[s, g]
+        if stamp[p] != mark:
+            stamp[p] = mark
+            buckets += 1
+    return buckets
+
+
+@njit(cache=True, nogil=True)
+def solve(
+    by_answer,
+    S,
+    r,
+    beta,
+    cache,
+    keys_a,
+    keys_b,
+    hard,
+    codes,
+    counts,
+    tiles,
+    green,
+    need,
+    stats,
+    stop,
+    lose,
+    actions,
+    guesses,
+):
     """See the module docstring. ``stats[0]`` counts searched nodes; ``stop[0] != 0`` abandons the search
-    (the value returned is then meaningless). A cache holds values of one ``lose`` setting only."""
+    (the value returned is then meaningless). A cache holds values of one ``lose`` setting only.
+    ``actions[s]`` is answer ``s``'s guess; ``guesses`` the guesses worth trying, increasing (every guess
+    at the root; a node passes its children the ones that told its candidates apart)."""
     if stop[0] != 0:
         return INF
     n = S.shape[0]
@@ -135,38 +175,58 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
             return value
         floor = max(floor, value)
     stats[0] += 1
-    num_guesses, num_patterns = table.shape[0], tiles.shape[0]
+    num_guesses, num_patterns = guesses.shape[0], tiles.shape[0]
     solved = num_patterns - 1  # all green
-    bounds = np.full(num_guesses, INF, np.int64)
     stamp = np.full(num_patterns, -1, np.int64)
-    for g in range(num_guesses):
+    # The floor 2n - 1 is reached only by a candidate that tells every other apart: look at those first
+    # (n x n work), the least such guess being the one the ordered search below would pick.
+    perfect = np.int64(-1)
+    for i in range(n):
+        g = actions[S[i]]
+        if (perfect >= 0 and g >= perfect) or (hard and not valid(g, codes, counts, green, need)):
+            continue
+        if buckets_of(by_answer, S, g, stamp, i) == n:
+            perfect = g
+    if perfect >= 0:
+        cache[key] = (floor, np.int64(1), perfect)
+        return floor
+    stamp[:] = -1
+    # Otherwise 2n is the least bound: the first guess to reach it with no bucket of more than two (a
+    # non-candidate telling all apart, or a candidate leaving one pair) is exact and the search's pick.
+    pair_ok = r >= 3 or lose
+    bounds = np.full(num_guesses, INF, np.int64)
+    for k in range(num_guesses):
+        g = guesses[k]
         if hard and not valid(g, codes, counts, green, need):
             continue
-        row = table[g]
-        buckets = 0
-        for s in S:
-            p = row[s]
-            if stamp[p] != g:
-                stamp[p] = g
-                buckets += 1
-        hit = 1 if stamp[solved] == g else 0
+        buckets = buckets_of(by_answer, S, g, stamp, k)
+        hit = 1 if stamp[solved] == k else 0
         if buckets == 1 and hit == 0:
-            continue  # tells nothing
-        bounds[g] = 3 * n - hit - buckets
+            continue  # tells nothing, here and below
+        bounds[k] = 3 * n - hit - buckets
+        if bounds[k] == 2 * n and (hit == 0 or pair_ok):
+            cache[key] = (bounds[k], np.int64(1), g)
+            return bounds[k]
     # Counting sort by bound (they lie in [2n - 1, 3n - 1]); ties keep the word order.
     span = n + 1
     tally = np.zeros(span + 1, np.int64)
-    for g in range(num_guesses):
-        if bounds[g] < INF:
-            tally[bounds[g] - (2 * n - 1) + 1] += 1
+    useful = 0
+    for k in range(num_guesses):
+        if bounds[k] < INF:
+            tally[bounds[k] - (2 * n - 1) + 1] += 1
+            useful += 1
     for b in range(span):
         tally[b + 1] += tally[b]
-    order = np.empty(tally[span], np.int64)
-    for g in range(num_guesses):
-        if bounds[g] < INF:
-            b = bounds[g] - (2 * n - 1)
-            order[tally[b]] = g
+    order = np.empty(useful, np.int64)  # positions in guesses
+    below = np.empty(useful, guesses.dtype)  # the guesses that tell something, for the children
+    useful = 0
+    for k in range(num_guesses):
+        if bounds[k] < INF:
+            b = bounds[k] - (2 * n - 1)
+            order[tally[b]] = k
             tally[b] += 1
+            below[useful] = guesses[k]
+            useful += 1
     best, best_guess = beta, np.int64(-1)
     low = INF  # fail-soft: the least lower bound proven over the guesses cut off (when none beats beta)
     sizes = np.zeros(num_patterns, np.int64)
@@ -175,16 +235,15 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
     grouped = np.empty(n, S.dtype)
     child_green = green.copy()
     child_need = need.copy()
-    for k in range(order.shape[0]):
-        g = order[k]
-        bound = bounds[g]
+    for t in range(order.shape[0]):
+        g = guesses[order[t]]
+        bound = bounds[order[t]]
         if bound >= best:
             low = min(low, bound)  # and every guess after this one is bounded as high
             break
-        row = table[g]
         sizes[:] = 0
         for s in S:
-            sizes[row[s]] += 1
+            sizes[by_answer[s, g]] += 1
         if r == 2 and not lose:  # the next guess must be the last: every bucket a single answer
             single = True
             for p in range(num_patterns):
@@ -199,7 +258,7 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
             fill[p] = total
             total += sizes[p]
         for s in S:
-            p = row[s]
+            p = by_answer[s, g]
             grouped[fill[p]] = s
             fill[p] += 1
         by_size = np.argsort(-sizes)
@@ -217,7 +276,7 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
                 advance_constraint(g, p, codes, tiles, green, need, child_green, child_need)
             sub = grouped[starts[p] : starts[p] + size].copy()
             total += solve(
-                table,
+                by_answer,
                 sub,
                 r - 1,
                 best - total - rest,
@@ -233,6 +292,8 @@ def solve(table, S, r, beta, cache, keys_a, keys_b, hard, codes, counts, tiles, 
                 stats,
                 stop,
                 lose,
+                actions,
+                below,
             )
             if stop[0] != 0:
                 return INF  # abandoned: nothing cached from here up
