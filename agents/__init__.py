@@ -10,13 +10,42 @@ learned agents are data files in ``recipes/``). Stable-Baselines3 models live in
 :mod:`wordle_agents.rl.sb3` (needs the ``sb3`` extra), so importing this package does not import SB3.
 """
 
-from wordle_agents.common.checkpoint import CheckpointInfo
-from wordle_agents.common.training import RunConfig
-from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer
-from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
-from wordle_agents.rl.replay import PrioritizedReplay, ReplaySample, UniformReplay
-from wordle_agents.solvers.baselines import RandomPolicy
-from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported on first use (torch with them): ``python -m wordle_agents.optimal`` loads no torch
+    from wordle_agents.common.checkpoint import CheckpointInfo
+    from wordle_agents.common.training import RunConfig
+    from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer
+    from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
+    from wordle_agents.rl.replay import PrioritizedReplay, ReplaySample, UniformReplay
+    from wordle_agents.solvers.baselines import RandomPolicy
+    from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
+
+_LAZY = {
+    "CheckpointInfo": "wordle_agents.common.checkpoint",
+    "RunConfig": "wordle_agents.common.training",
+    **dict.fromkeys(["A2CAgent", "A2CConfig", "A2CTrainer"], "wordle_agents.rl.a2c"),
+    **dict.fromkeys(["DQNAgent", "DQNConfig", "DQNTrainer"], "wordle_agents.rl.dqn"),
+    **dict.fromkeys(["PrioritizedReplay", "ReplaySample", "UniformReplay"], "wordle_agents.rl.replay"),
+    "RandomPolicy": "wordle_agents.solvers.baselines",
+    **dict.fromkeys(["SCORES", "MaxEntropySolver"], "wordle_agents.solvers.max_entropy"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'wordle_agents' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "SCORES",

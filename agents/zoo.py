@@ -26,7 +26,7 @@ from wordle_agents.rl.sb3 import load as load_sb3
 from wordle_agents.solvers.baselines import RandomPolicy
 from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
 from wordle_agents.solvers.optimal import OptimalSolver
-from wordle_gym.core.boards import BOARD_NAMES
+from wordle_gym.core.config import BOARD_NAMES
 from wordle_gym.harness.registry import BenchRun
 
 MULTI_BOARD_BENCH = {2: 2000, 4: 2000, 8: 500, 16: 200, 32: 100}

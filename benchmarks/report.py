@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from wordle_gym.core.boards import BOARD_NAMES
+from wordle_gym.core.config import BOARD_NAMES
 from wordle_gym.core.files import atomic_write, atomic_write_text
 
 HERE = Path(__file__).resolve().parent
@@ -306,7 +306,6 @@ CITED_SOLVERS = [
 ]
 
 
-CITED_EXACT = {"normal": "1.54 s", "hard": "2.38 s"}  # issue 27's figures: measured beside our solver on a busy host
 PHASES = ("imports", "lists", "setup", "search", "extract", "replay")
 
 
@@ -329,43 +328,6 @@ def solver_section(result: dict) -> list[str]:
     ]
     for run in result["cold_start"]:
         lines.append(f"| {run['opener']} | {run['eval_s']:.2f} s | {run['process_s']:.2f} s | {run['mean']:.4f} |")
-    if result.get("exact"):
-        lines += [
-            "",
-            "Exact optimal play from SALET (`python -m wordle_agents.optimal salet [--hard]`, agent `optimal`): "
-            "a depth-first search over every allowed guess with lower bounds, cutoffs and a cache "
-            "(`agents/solvers/_optimal_kernel.py`, numba), the first guess's buckets on both cores. The command's work "
-            "(solve, then replay every answer) in a fresh process, start-up and the pattern table (read from disk) "
-            "included; the cold run compiles the kernel and builds the table first.",
-            "",
-            "| mode | total guesses | mean | max | answers solved | nodes searched | fresh process | "
-            "cold (compiling, building) | anchor: alex1770/wordle C++, whole command (cited) |",
-            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-        ]
-        for run in result["exact"]:
-            mode = "hard" if run["hard_mode"] else "normal"
-            lines.append(
-                f"| {mode} | {run['total']:,} | {run['mean']:.4f} | {run['max']} | {run['solved']:,} "
-                f"| {run['nodes']:,} | {run['process_s']:.1f} s | {run['cold_process_s']:.1f} s "
-                f"| {CITED_EXACT['hard' if run['hard_mode'] else 'normal']} |"
-            )
-        phased = [run for run in result["exact"] if "phases_s" in run]
-        if phased:
-            lines += [
-                "",
-                "Where the fresh process's time goes: interpreter start-up (the process's time less the "
-                "script's), imports (torch, numpy, numba), the lists, setup (the pattern table from disk, the "
-                "kernel from numba's cache), the search, reading the tree out of its cache, replaying every "
-                "answer:",
-                "",
-                "| mode | start-up | imports | lists | setup | search | extract | replay |",
-                "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
-            ]
-            for run in phased:
-                p = run["phases_s"]
-                cells = [run["process_s"] - run["in_process_s"], *(p[k] for k in PHASES)]
-                mode = "hard" if run["hard_mode"] else "normal"
-                lines.append(f"| {mode} | " + " | ".join(f"{c:.2f} s" for c in cells) + " |")
     lines += [
         "",
         "| rule | opener | hard mode | win % | mean guesses (wins) | max | histogram 1..6 + X | eval time (warm) |",
@@ -389,6 +351,49 @@ def solver_section(result: dict) -> list[str]:
         "| --- | ---: | ---: |",
     ]
     lines += [f"| {name} (cited) | {mean} | {worst} |" for name, mean, worst in CITED_SOLVERS]
+    return [*lines, ""]
+
+
+def exact_section(result: dict) -> list[str]:
+    before = f"before ({result['before']})" if result.get("before") else None
+    names = ["this checkout", *(["before"] if before else []), *(["C++"] if result.get("cpp") else [])]
+    lines = [
+        "",
+        f"### The exact solver beside alex1770's C++: {result['device']} ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `python -m benchmarks.exact --cpp wordle --before PATH`: "
+        "`python -m wordle_agents.optimal salet [--hard]` (prove the optimal tree from SALET, then replay every "
+        "answer) in a fresh process, this checkout and the code before it, and alex1770/wordle's C++ "
+        "(`wordle -w salet -a allowed -h answers [-H]`, built with its Makefile, single-threaded) on the same lists, "
+        f"alternating, best of {result['rounds']}. Ours searches the first guess's buckets on both cores; "
+        "the cold column is ours on a fresh machine (numba compiles the kernel, the pattern table is built).",
+        "",
+        "| mode | " + " | ".join(before if n == "before" else n for n in names) + " | ours / C++ | nodes searched "
+        "(ours" + (", before" if before else "") + ") | cold |",
+        "| --- | " + " | ".join("---:" for _ in names) + " | ---: | ---: | ---: |",
+    ]
+    for row in result["modes"]:
+        best = row["best_s"]
+        ratio = f"{best['this checkout'] / best['C++']:.2f}x" if "C++" in best else ""
+        nodes = ", ".join(f"{row['nodes'][n]:,}" for n in names if n in row["nodes"])
+        cells = " | ".join(f"{best[n]:.2f} s" for n in names)
+        mode = "hard" if row["hard_mode"] else "normal"
+        lines.append(f"| {mode} | {cells} | {ratio} | {nodes} | {row['cold_process_s']:.1f} s |")
+    lines += [
+        "",
+        "Where this checkout's process spends its time: interpreter start-up and exit (the process's time less the "
+        "script's), imports (numpy, numba; torch is not imported), the lists, setup (the pattern table from disk, "
+        "the kernel from numba's cache), the search, reading the tree out of its cache, replaying every answer:",
+        "",
+        "| mode | start-up and exit | imports | lists | setup | search | extract | replay | torch imported |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for row in result["modes"]:
+        run = row["phased"]
+        cells = [run["process_s"] - run["in_process_s"], *(run["phases_s"][k] for k in PHASES)]
+        mode = "hard" if row["hard_mode"] else "normal"
+        torch_in = "yes" if run["torch_imported"] else "no"
+        lines.append(f"| {mode} | " + " | ".join(f"{c:.2f} s" for c in cells) + f" | {torch_in} |")
     return [*lines, ""]
 
 
@@ -789,6 +794,7 @@ RENDERERS = [
     ("cuda_graph", cuda_graph_section),
     ("bench", bench_device_section),
     ("solvers", solver_section),
+    ("exact", exact_section),
     ("openers", openers_section),
     ("training", training_section),
     ("replay", replay_section),

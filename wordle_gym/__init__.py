@@ -20,20 +20,25 @@ Each id has both entry points: ``gym.make(id)`` gives a :class:`WordleEnv` (a :c
 
 from __future__ import annotations
 
+import importlib
 import os
+import sys
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
-import torch
 
-from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.rewards import PRESETS as REWARD_PRESETS
-from wordle_gym.core.rewards import RewardScheme
-from wordle_gym.core.rules import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
-from wordle_gym.core.words import Vocabulary, decode, encode, load_word_list
-from wordle_gym.envs.multi import BOARD_NAMES, MultiWordleEnv, MultiWordleVectorEnv
-from wordle_gym.envs.text import WordleTextEnv
-from wordle_gym.envs.vector import WordleVectorEnv
-from wordle_gym.envs.wordle import WordleEnv
+from wordle_gym.core.config import BOARD_NAMES
+
+if TYPE_CHECKING:  # the names below are imported on first use (torch with them): see __getattr__
+    from wordle_gym.core.config import WordleConfig
+    from wordle_gym.core.rewards import PRESETS as REWARD_PRESETS
+    from wordle_gym.core.rewards import RewardScheme
+    from wordle_gym.core.rules import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
+    from wordle_gym.core.words import Vocabulary, decode, encode, load_word_list
+    from wordle_gym.envs.multi import MultiWordleEnv, MultiWordleVectorEnv
+    from wordle_gym.envs.text import WordleTextEnv
+    from wordle_gym.envs.vector import WordleVectorEnv
+    from wordle_gym.envs.wordle import WordleEnv
 
 __version__ = "0.2.0"
 
@@ -78,11 +83,50 @@ for _id, _kwargs in _VARIANTS.items():
         )
 
 
+_LAZY = {
+    "GREEN": "wordle_gym.core.rules",
+    "GREY": "wordle_gym.core.rules",
+    "YELLOW": "wordle_gym.core.rules",
+    "feedback": "wordle_gym.core.rules",
+    "pattern_ids": "wordle_gym.core.rules",
+    "pattern_table": "wordle_gym.core.rules",
+    "REWARD_PRESETS": "wordle_gym.core.rewards",
+    "RewardScheme": "wordle_gym.core.rewards",
+    "WordleConfig": "wordle_gym.core.config",
+    "Vocabulary": "wordle_gym.core.words",
+    "decode": "wordle_gym.core.words",
+    "encode": "wordle_gym.core.words",
+    "load_word_list": "wordle_gym.core.words",
+    "MultiWordleEnv": "wordle_gym.envs.multi",
+    "MultiWordleVectorEnv": "wordle_gym.envs.multi",
+    "WordleTextEnv": "wordle_gym.envs.text",
+    "WordleVectorEnv": "wordle_gym.envs.vector",
+    "WordleEnv": "wordle_gym.envs.wordle",
+}
+
+
+def __getattr__(name: str) -> Any:
+    """The public names, imported on first use: ``import wordle_gym`` registers the ids and loads no torch, so
+    that what needs none (the exact solver's command, the word lists) starts fast."""
+    if name not in _LAZY:
+        raise AttributeError(f"module 'wordle_gym' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), "PRESETS" if name == "REWARD_PRESETS" else name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
+
 def _one_thread_after_fork() -> None:
     """A forked child inherits torch's intra-op thread pool in a state it cannot use: its first
     parallel op waits forever (Gymnasium's AsyncVectorEnv forks workers after the parent built an
-    env). One thread per forked worker is what torch's own DataLoader workers use."""
-    torch.set_num_threads(1)
+    env). One thread per forked worker is what torch's own DataLoader workers use. (Torch not yet
+    imported: nothing to do.)"""
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(1)
 
 
 if hasattr(os, "register_at_fork"):

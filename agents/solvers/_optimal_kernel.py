@@ -15,9 +15,12 @@ opener quickly, :mod:`wordle_agents.solvers.openers`).
   reaches the floor ``2n - 1`` (looked for first, in n x n work); failing that, the first guess whose
   bound is ``2n`` with no bucket of more than two answers is exact. A guess that tells a node's candidates
   nothing tells its children's nothing either: each node passes down only the guesses that told.
-* The pattern table is read answer-major (``by_answer[answer, guess]``): a node's few answers are a few
-  rows read along the guesses, a cache line per 64 guesses, where the guess-major table costs one per
-  (guess, answer).
+* Guesses that differ only in letters no candidate has split the candidates alike: a node tries the first
+  of each such class (:func:`distinct_guesses`; below the first guess's buckets, a third to a sixth of them).
+* The pattern table is read answer-major (``by_answer[answer, guess]``): each candidate's row is read once
+  along the guesses (:func:`split_counts`), where the guess-major table cost a cache line per (guess, answer).
+* Loading the compiled kernel from numba's cache costs about 0.5 s in a fresh process (numba's code
+  generator starting), whatever the functions: the fixed cost that is left.
 * A cache keyed by the candidate set (two 64-bit sums of random keys per answer), the guesses
   left and, in hard mode, the revealed constraint holds exact values and the best guess, or lower
   bounds learnt from cutoffs.
@@ -130,6 +133,73 @@ def buckets_of(by_answer, S, g, stamp, mark) -> int:
 
 
 @njit(cache=True, nogil=True)
+def distinct_guesses(S, guesses, codes, actions):
+    """The first of each class of ``guesses`` that split ``S`` alike, in ``guesses``' order: a letter no
+    candidate has is grey wherever it stands, so guesses that differ only in such letters get the same
+    feedback from every candidate (and are valid alike in hard mode, and reveal the same). Below the first
+    guess's buckets, this leaves a third to a sixth of the guesses."""
+    length = codes.shape[1]
+    present = np.zeros(27, np.bool_)
+    for s in S:
+        for i in range(length):
+            present[codes[actions[s], i]] = True
+    bits = 1
+    while (1 << bits) < 2 * guesses.shape[0]:
+        bits += 1
+    mask = (1 << bits) - 1
+    seen = np.full(1 << bits, -1, np.int64)  # open addressing: the classes' keys
+    kept = np.empty_like(guesses)
+    m = 0
+    for k in range(guesses.shape[0]):
+        g = guesses[k]
+        key = np.int64(0)
+        wild = False
+        for i in range(length):
+            c = codes[g, i]
+            if present[c]:
+                key = key * 27 + c
+            else:
+                key = key * 27 + 26
+                wild = True
+        if not wild:  # a word of the candidates' letters only: alone in its class
+            kept[m] = g
+            m += 1
+            continue
+        h = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)) & mask
+        while seen[h] != -1 and seen[h] != key:
+            h = (h + 1) & mask
+        if seen[h] == -1:
+            seen[h] = key
+            kept[m] = g
+            m += 1
+    return kept[:m]
+
+
+@njit(cache=True, nogil=True)
+def split_counts(by_answer, S, guesses, num_patterns):
+    """For each of ``guesses``: how many feedback patterns it splits ``S`` into, and 1 where one of them is all
+    green. Answer-major and branch-free: each answer's row is read once along the guesses, setting each
+    guess's bit for the pattern it gets (a count goes up where the bit was new)."""
+    words = (num_patterns + 63) // 64
+    num_guesses = guesses.shape[0]
+    bits = np.zeros((num_guesses, words), np.uint64)
+    splits = np.zeros(num_guesses, np.int64)
+    one = np.uint64(1)
+    for s in S:
+        row = by_answer[s]
+        for k in range(num_guesses):
+            p = np.int64(row[guesses[k]])
+            w = p >> 6
+            old = bits[k, w]
+            new = old | (one << np.uint64(p & 63))
+            bits[k, w] = new
+            splits[k] += old != new
+    solved = num_patterns - 1
+    hits = ((bits[:, solved >> 6] >> np.uint64(solved & 63)) & one).astype(np.int64)
+    return splits, hits
+
+
+@njit(cache=True, nogil=True)
 def solve(
     by_answer,
     S,
@@ -195,12 +265,15 @@ def solve(
     # non-candidate telling all apart, or a candidate leaving one pair) is exact and the search's pick.
     pair_ok = r >= 3 or lose
     bounds = np.full(num_guesses, INF, np.int64)
+    guesses = distinct_guesses(S, guesses, codes, actions)
+    num_guesses = guesses.shape[0]
+    splits, hits = split_counts(by_answer, S, guesses, num_patterns)
     for k in range(num_guesses):
         g = guesses[k]
         if hard and not valid(g, codes, counts, green, need):
             continue
-        buckets = buckets_of(by_answer, S, g, stamp, k)
-        hit = 1 if stamp[solved] == k else 0
+        buckets = splits[k]
+        hit = hits[k]
         if buckets == 1 and hit == 0:
             continue  # tells nothing, here and below
         bounds[k] = 3 * n - hit - buckets

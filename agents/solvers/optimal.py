@@ -27,19 +27,22 @@ from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_gym.core.config import MAX_GUESSES
 from wordle_gym.core.files import atomic_write, quoted
-from wordle_gym.core.game import NO_TILE
-from wordle_gym.core.rules import ALPHABET, num_patterns, pattern_ids, pattern_table, tiles_from_ids
+from wordle_gym.core.patterns import ALPHABET, letter_codes, num_patterns, pattern_array, pattern_tiles
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.harness.evaluation import bool_mask
+
+if TYPE_CHECKING:
+    import torch
+
+# Solving and saving a tree never imports torch (``python -m wordle_agents.optimal``: torch's import took longer
+# than the search); playing one through the harness does, inside the methods that need it.
 
 FORMAT = "wordle-gym optimal tree 1"
 POLL_S = 0.2
@@ -92,7 +95,7 @@ class OptimalTree:
 
     def play(self, vocab: Vocabulary) -> np.ndarray:
         """Guesses the tree takes on each answer of ``vocab`` (0 where it fails within its limit)."""
-        table = pattern_table(vocab).numpy()
+        table = pattern_array(vocab)
         solved = num_patterns(vocab.length) - 1
         used = np.zeros(vocab.num_answers, dtype=np.int64)
         for answer in range(vocab.num_answers):
@@ -241,16 +244,16 @@ class _Search:
         self.kernel = _kernel()
         self.lose = lose
         self.vocab, self.hard_mode, self.max_guesses = vocab, hard_mode, max_guesses
-        self.table = pattern_table(vocab).numpy()  # (allowed, answers)
+        self.table = pattern_array(vocab)  # (allowed, answers)
         # The kernel reads it answer-major: a node's few answers are then a few rows read along the guesses,
         # where (allowed, answers) costs a cache line per (guess, answer) (the search ran 4x slower).
         self.by_answer = np.ascontiguousarray(self.table.T)
-        self.actions = vocab.answer_actions.numpy()
+        self.actions = np.array([vocab.allowed_index[w] for w in vocab.answers], dtype=np.int64)
         self.everything = np.arange(vocab.num_allowed, dtype=np.int32)
-        self.codes = vocab.allowed_codes.numpy().astype(np.int64)
+        self.codes = letter_codes(vocab.allowed).astype(np.int64)
         self.counts = np.zeros((vocab.num_allowed, ALPHABET), dtype=np.int64)
         np.add.at(self.counts, (np.arange(vocab.num_allowed)[:, None], self.codes), 1)
-        self.tiles = tiles_from_ids(torch.arange(num_patterns(vocab.length)), vocab.length).numpy().astype(np.int64)
+        self.tiles = pattern_tiles(vocab.length).astype(np.int64)
         rng = np.random.default_rng(20220101)
         self.keys_a = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
         self.keys_b = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
@@ -387,7 +390,7 @@ class _Search:
     def best_guess(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any) -> int:
         """The optimal guess at a node the search solved exactly (as an action)."""
         if len(members) <= 2:
-            return int(self.vocab.answer_actions[members[0]])
+            return int(self.actions[members[0]])
         hard = self.kernel.constraint_key(green, need) if self.hard_mode else np.int64(0)
         members = members.astype(np.int32)
         found = self.kernel.cached(cache, members, self.keys_a, self.keys_b, left, hard)
@@ -774,6 +777,12 @@ class OptimalSolver:
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         """Follow each game's history down the tree."""
+        import torch
+
+        from wordle_gym.core.game import NO_TILE
+        from wordle_gym.core.rules import pattern_ids
+        from wordle_gym.harness.evaluation import bool_mask
+
         bool_mask(action_masks)
         tree = self.tree_for(env.vocabulary, env.config.hard_mode, env.config.max_guesses)
         state = env.state

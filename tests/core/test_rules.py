@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers.reference import feedback_ref, few_letter_words
+from wordle_gym.core import patterns
 from wordle_gym.core import rules as core
 from wordle_gym.core.rules import (
     build_pattern_table,
@@ -162,6 +163,12 @@ def test_pattern_table__entries_match_reference(rng: random.Random) -> None:
     assert bool((table[vocab.answer_actions, torch.arange(2315)] == 242).all())
 
 
+def _forget_tables() -> None:
+    """The in-memory caches of the pattern table emptied, as in a new process."""
+    core._cached_table.cache_clear()
+    patterns.pattern_array.cache_clear()
+
+
 def test_pattern_table__disk_cache_is_reused_and_refused_when_wrong(tmp_path, monkeypatch) -> None:
     """The CPU table is kept under $WORDLE_GYM_CACHE: a second process loads it instead of building; a
     truncated file, one of another shape or one whose entries disagree with feedback() is rebuilt."""
@@ -173,7 +180,7 @@ def test_pattern_table__disk_cache_is_reused_and_refused_when_wrong(tmp_path, mo
     expected = build_pattern_table(vocab.allowed_codes, vocab.answer_codes)
 
     def fresh() -> torch.Tensor:  # as a new process would: the in-memory cache emptied
-        core._cached_table.cache_clear()
+        _forget_tables()
         return pattern_table(vocab)
 
     assert torch.equal(fresh(), expected)
@@ -198,7 +205,7 @@ def test_pattern_table__disk_cache_is_reused_and_refused_when_wrong(tmp_path, mo
     monkeypatch.setenv("HOME", str(tmp_path / "home"))
     assert torch.equal(fresh(), expected) and len(built) == 2
     assert not (tmp_path / "xdg").exists() and not (tmp_path / "home").exists()
-    core._cached_table.cache_clear()
+    _forget_tables()
 
 
 def test_pattern_table__chunking_does_not_change_it() -> None:
@@ -278,7 +285,7 @@ def test_pattern_table__a_damaged_row_or_a_fifo_in_the_cache(tmp_path, monkeypat
     expected = build_pattern_table(vocab.allowed_codes, vocab.answer_codes)
 
     def fresh() -> torch.Tensor:
-        core._cached_table.cache_clear()
+        _forget_tables()
         return pattern_table(vocab)
 
     fresh()
@@ -292,3 +299,18 @@ def test_pattern_table__a_damaged_row_or_a_fifo_in_the_cache(tmp_path, monkeypat
     os.mkfifo(saved)
     assert torch.equal(fresh(), expected)  # returns (a read of the FIFO would wait for a writer for ever)
     assert saved.is_fifo()
+
+
+@pytest.mark.parametrize("length", [2, 3, 5, 6])
+def test_patterns__the_numpy_forms_equal_the_torch_reference(length: int) -> None:
+    """What the exact solver uses without torch (patterns.py) is the reference's: every pattern's tiles, the
+    id dtype, the letter codes and the table itself."""
+    ids = torch.arange(num_patterns(length))
+    assert torch.equal(torch.from_numpy(patterns.pattern_tiles(length)), tiles_from_ids(ids, length))
+    assert patterns.id_dtype(length) == torch.empty(0, dtype=core.pattern_dtype(length)).numpy().dtype
+    words = few_letter_words(random.Random(length), "abcdeor", length, 60)
+    assert torch.equal(torch.from_numpy(patterns.letter_codes(words)), encode(words))
+    vocab = Vocabulary(words[:20], words)
+    _forget_tables()
+    table = patterns.pattern_array(vocab)
+    assert torch.equal(torch.from_numpy(table), build_pattern_table(vocab.allowed_codes, vocab.answer_codes))

@@ -15,7 +15,8 @@ from gymnasium.utils.env_checker import check_env
 from tests.helpers.lists import small_lists
 from tests.helpers.reference import consistent, feedback_ref
 from wordle_gym import MultiWordleEnv, MultiWordleVectorEnv, WordleEnv, WordleVectorEnv
-from wordle_gym.core.boards import BOARD_NAMES, distinct_answers
+from wordle_gym.core.boards import distinct_answers
+from wordle_gym.core.config import BOARD_NAMES
 from wordle_gym.core.game import NO_TILE
 
 

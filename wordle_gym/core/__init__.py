@@ -2,9 +2,10 @@
 and the batched engine that steps a batch of games as tensors.
 
 Modules, each importing only those before it: ``files`` (atomic outputs, locks, one-line errors, the
-disk cache), ``device``, ``words`` -> ``rules`` (the reference feedback) -> ``rewards`` -> ``config``
-(``WordleConfig``) -> ``_kernels`` (numba copies of the engine's masks) -> ``game`` (``Game``, the
-reference engine).
+disk cache), ``device``, ``words`` -> ``patterns`` (the pattern table as numpy and the rule's plain Python
+copy: what needs no torch; a missing table is built by ``rules``, imported then) -> ``rules`` (the
+reference feedback) -> ``rewards`` -> ``config`` (``WordleConfig``) -> ``_kernels`` (numba copies of the
+engine's masks) -> ``game`` (``Game``, the reference engine).
 
 May import: wordle_gym.core; numpy, torch, numba, filelock.
 """

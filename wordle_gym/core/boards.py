@@ -28,8 +28,6 @@ from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import Game, GameState, write_turn
 from wordle_gym.core.rules import GREEN, YELLOW
 
-BOARD_NAMES = {2: "Dordle", 4: "Quordle", 8: "Octordle", 16: "Sedecordle", 32: "Duotrigordle"}
-
 
 @dataclass
 class MultiState:

@@ -4,17 +4,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from functools import cached_property
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from wordle_gym.core.rewards import RewardScheme, get_reward_scheme
 from wordle_gym.core.words import Vocabulary, WordSource
 
+if TYPE_CHECKING:
+    import torch
+
 MAX_GUESSES = 1000  # bound on the guess limit (every game keeps T rows of history)
 MAX_BOARDS = 32  # Duotrigordle
+BOARD_NAMES = {2: "Dordle", 4: "Quordle", 8: "Octordle", 16: "Sedecordle", 32: "Duotrigordle"}
 MASK_MODES = ("all", "hard", "candidates")
-OBS_DTYPES = {"int8": torch.int8, "float32": torch.float32}
+OBS_DTYPES = ("int8", "float32")  # torch's dtypes of the same names
 MASK_DTYPES = ("int8", "bool", "native")
 
 
@@ -137,4 +139,6 @@ class WordleConfig:
     @property
     def torch_obs_dtype(self) -> torch.dtype:
         """Observation dtype as a torch dtype."""
-        return OBS_DTYPES[self.obs_dtype]
+        import torch  # here: the configuration alone (the exact solver's limits) needs no torch
+
+        return getattr(torch, self.obs_dtype)

@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
-import torch
 
 
 def quoted(text: str, limit: int = 24) -> str:
@@ -116,6 +115,8 @@ def atomic_torch_save(path: str | os.PathLike[str], data: Any) -> Path:
 
     Serialised in memory first, so that a failed write (a full disk) is the file's own ``OSError``
     rather than torch's ``RuntimeError`` from inside its writer."""
+    import torch  # here: what reads no checkpoint (the exact solver's command) runs without torch
+
     buffer = io.BytesIO()
     torch.save(data, buffer)
     return atomic_write(path, lambda handle: handle.write(buffer.getbuffer()))

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
+
+if TYPE_CHECKING:
+    import torch
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,8 @@ class RewardScheme:
             greens, yellows, repeats: tile counts of this guess, ``(N,)`` (repeats are re-entered
                 greens); needed only when :attr:`uses_tiles`.
         """
+        import torch  # here: the schemes themselves (read by the exact solver's command) need no torch
+
         if active is None:
             reward = torch.full(turn.shape, self.step, dtype=torch.float32, device=turn.device)
         else:  # won, lost, invalid and the tile counts are already 0 where inactive
@@ -102,6 +107,8 @@ class RewardScheme:
 @lru_cache(maxsize=64)
 def _win_table(win: tuple[float, ...], device: torch.device) -> torch.Tensor:
     """The win bonuses as a tensor, made once per device (not copied to the device every step)."""
+    import torch
+
     return torch.tensor(win, dtype=torch.float32, device=device)
 
 

@@ -18,14 +18,28 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-import numpy as np
 import torch
 
-from wordle_gym.core.files import disk_cached_array, quoted
+from wordle_gym.core.files import quoted
+from wordle_gym.core.patterns import ALPHABET, GREEN, GREY, YELLOW, feedback_one, num_patterns, pattern_array
 from wordle_gym.core.words import Vocabulary
 
-GREY, YELLOW, GREEN = 0, 1, 2
-ALPHABET = 26
+__all__ = [  # the constants, the plain Python copy and the numpy table live in patterns (no torch there)
+    "ALPHABET",
+    "GREEN",
+    "GREY",
+    "YELLOW",
+    "build_pattern_table",
+    "feedback",
+    "feedback_one",
+    "num_patterns",
+    "parse_tiles",
+    "pattern_dtype",
+    "pattern_ids",
+    "pattern_table",
+    "tiles_from_ids",
+    "tiles_string",
+]
 
 _TILE_LETTERS = {
     **dict.fromkeys("b.-x0", GREY),
@@ -65,27 +79,6 @@ def feedback(guesses: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
     if green.numel() <= _SMALL_BATCH:
         return _tiles(green, *_needs_small(g, a, green))
     return _tiles(green, *_needs_large(g, a, green))
-
-
-def feedback_one(guess: tuple[int, ...], answer: tuple[int, ...]) -> list[int]:
-    """:func:`feedback` for one pair of words given as letter-code tuples, in plain Python.
-
-    The one-game engine (:mod:`wordle_gym.envs.scalar`) uses it where a torch call costs more than
-    the work; ``tests/test_scalar.py`` holds it to :func:`feedback` on every repeat structure and real words.
-    """
-    spare = [a for g, a in zip(guess, answer, strict=True) if g != a]  # answer letters not matched green
-    if not spare:
-        return [GREEN] * len(guess)
-    tiles = []
-    for g, a in zip(guess, answer, strict=True):
-        if g == a:
-            tiles.append(GREEN)
-        elif g in spare:  # left to right, each unmatched copy colours one guess letter
-            spare.remove(g)
-            tiles.append(YELLOW)
-        else:
-            tiles.append(GREY)
-    return tiles
 
 
 # Below this many tiles, a few (L, L)-shaped ops beat the O(L^2) loop of tiny ops (measured).
@@ -132,11 +125,6 @@ def _needs_large(g: torch.Tensor, a: torch.Tensor, green: torch.Tensor) -> tuple
     for i, j in pairs:
         needed[..., i] += same[i, j] & green[..., j]
     return in_answer, needed
-
-
-def num_patterns(length: int) -> int:
-    """How many distinct tile patterns words of ``length`` letters have (``3**length``)."""
-    return 3**length
 
 
 def pattern_dtype(length: int) -> torch.dtype:
@@ -211,27 +199,11 @@ def build_pattern_table(guesses: torch.Tensor, answers: torch.Tensor, chunk_pair
     return table
 
 
-_PATTERN_FORMAT = 1  # part of the disk cache file's name: a change to the ids or their layout gets new files
-
-
 @lru_cache(maxsize=8)
 def _cached_table(vocab: Vocabulary, device: torch.device) -> torch.Tensor:
     if device.type != "cpu":  # built on the device, where it is fast
         return build_pattern_table(vocab.allowed_codes, vocab.answer_codes.to(device))
-    # On a CPU the build takes about 1 s for the real lists; a file under files.cache_folder() loads in 0.05 s.
-    shape = (vocab.num_allowed, vocab.num_answers)
-    sample = torch.Generator().manual_seed(int(vocab.digest[:8], 16))
-    rows, cols = (torch.randint(n, (4096,), generator=sample) for n in shape)
-
-    def valid(table: np.ndarray) -> bool:  # the right file, and 4096 entries held to feedback()
-        if table.shape != shape or table.dtype != torch.empty(0, dtype=pattern_dtype(vocab.length)).numpy().dtype:
-            return False
-        fresh = pattern_ids(feedback(vocab.allowed_codes[rows], vocab.answer_codes[cols]))
-        return bool((torch.from_numpy(table[rows.numpy(), cols.numpy()]) == fresh).all())
-
-    name = f"patterns-v{_PATTERN_FORMAT}-{vocab.digest}.npy"
-    build = lambda: build_pattern_table(vocab.allowed_codes, vocab.answer_codes).numpy()  # noqa: E731
-    return torch.from_numpy(disk_cached_array(name, build, valid))
+    return torch.from_numpy(pattern_array(vocab))  # the disk cache (a build takes about 1 s for the real lists)
 
 
 def pattern_table(vocab: Vocabulary, device: torch.device | str = "cpu") -> torch.Tensor:

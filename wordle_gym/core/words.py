@@ -16,10 +16,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
-
-import torch
+from typing import TYPE_CHECKING
 
 from wordle_gym.core.files import quoted
+
+if TYPE_CHECKING:
+    import torch
 
 #: Names of the word lists shipped in ``wordle_gym/data``.
 BUILTIN_LISTS: dict[str, str] = {
@@ -125,6 +127,8 @@ def encode(words: Sequence[str] | str, device: torch.device | str | None = None)
     if not batch:
         raise ValueError("cannot encode an empty list of words")
     validate_words(batch, unique=False)
+    import torch  # here, as in the functions below: the lists alone (the exact solver's command) need no torch
+
     raw = torch.frombuffer(bytearray("".join(batch).encode("ascii")), dtype=torch.uint8)
     codes = (raw - ord("a")).view(len(batch), len(batch[0])).to(device)
     return codes[0] if single else codes
@@ -136,6 +140,8 @@ def letter_position_one_hot(words: Sequence[str]) -> torch.Tensor:
     A (B, 26 L) score over letters and positions times its transpose gives one value per word:
     the policies of the A2C and DQN agents use it so that their weights serve any vocabulary.
     """
+    import torch
+
     codes = encode(list(words)).long()
     one_hot = torch.zeros(codes.shape[0], 26, codes.shape[1])
     one_hot.scatter_(1, codes[:, None, :], 1.0)
@@ -144,6 +150,8 @@ def letter_position_one_hot(words: Sequence[str]) -> torch.Tensor:
 
 def decode(codes: torch.Tensor) -> list[str] | str:
     """Inverse of :func:`encode`: ``(N, L)`` codes to a list of words, ``(L,)`` to one word."""
+    import torch
+
     arr = codes.detach().to("cpu", torch.uint8)
     if arr.ndim == 1:
         return bytes((arr + ord("a")).tolist()).decode("ascii")
@@ -207,6 +215,8 @@ class Vocabulary:
     @cached_property
     def answer_actions(self) -> torch.Tensor:
         """Action index of each answer, ``(num_answers,)`` int64 on the CPU."""
+        import torch
+
         index = self.allowed_index
         return torch.tensor([index[w] for w in self.answers], dtype=torch.int64)
 

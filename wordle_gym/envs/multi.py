@@ -10,8 +10,8 @@ import numpy as np
 import torch
 from gymnasium import spaces
 
-from wordle_gym.core.boards import BOARD_NAMES, MultiOutcome, MultiState, distinct_answers
-from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.boards import MultiOutcome, MultiState, distinct_answers
+from wordle_gym.core.config import BOARD_NAMES, WordleConfig
 from wordle_gym.core.game import NO_TILE
 from wordle_gym.envs.base import one_reset_option
 from wordle_gym.envs.render import RENDER_MODES, game_rows, render_ansi, render_rgb

@@ -5,7 +5,9 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import random
+import subprocess
 import sys
 import time
 import zipfile
@@ -20,7 +22,15 @@ from tests.helpers.processes import interrupt, wordle_gym_here
 from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.optimal import main
 from wordle_agents.optimal import main as optimal_main
-from wordle_agents.solvers.optimal import OptimalSolver, OptimalTree, best_of, check_limits, shipped_tree, solve
+from wordle_agents.solvers.optimal import (
+    OptimalSolver,
+    OptimalTree,
+    _Search,
+    best_of,
+    check_limits,
+    shipped_tree,
+    solve,
+)
 from wordle_gym.core.words import Vocabulary, word_source
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.evaluation import evaluate
@@ -413,3 +423,51 @@ ARRAYS = {
     "child_pattern": np.zeros(0, np.int32),
     "child_node": np.zeros(0, np.int32),
 }
+
+
+def test_command__solves_and_saves_without_importing_torch(tmp_path: Path) -> None:
+    """``python -m wordle_agents.optimal`` loads no torch (its import took longer than the search it runs): the
+    package inits import lazily and the solver reads the numpy pattern table. A fresh process, as a user runs it."""
+    answers, allowed = trap_lists(0)
+    (tmp_path / "answers.txt").write_text("\n".join(answers))
+    (tmp_path / "allowed.txt").write_text("\n".join(allowed))
+    code = (
+        "import sys\nfrom wordle_agents.optimal import main\n"
+        "code = main(['catch', '--answers', 'answers.txt', '--allowed', 'allowed.txt', '--save', 'tree.npz',"
+        " '--quiet'])\n"
+        "print(code, 'torch' in sys.modules, 'wordle_gym.core.game' in sys.modules)"
+    )
+    env = {**os.environ, "WORDLE_GYM_CACHE": str(tmp_path / "cache")}
+    seen = []
+    for _ in range(2):  # the first builds the pattern table (by the torch reference), the second reads it
+        out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True)
+        assert out.returncode == 0, out.stderr
+        seen.append(out.stdout.split("\n")[-2])
+    assert seen == ["0 True False", "0 False False"], seen
+    tree = OptimalTree.load(tmp_path / "tree.npz")
+    assert tree.total == brute_force(answers, allowed, "catch", False, 6)
+
+
+def test_kernel__guesses_merged_as_alike_split_the_candidates_alike() -> None:
+    """The search tries one guess of each class that letters no candidate has cannot tell apart: every guess it
+    drops must get exactly the feedback of an earlier guess it keeps, from every candidate (else the search
+    would miss a better guess). Real lists, candidate sets after SALET and after a second guess."""
+    vocab = Vocabulary()
+    search = _Search(vocab, False, 6)
+    kernel, table = search.kernel, search.table
+    rng = np.random.default_rng(0)
+    everything = np.arange(vocab.num_allowed, dtype=np.int32)
+    first = vocab.action("salet")
+    for p, group in search.buckets(first, np.arange(vocab.num_answers, dtype=np.int32))[:3]:
+        second = int(rng.integers(vocab.num_allowed))
+        for S in [group, *(g for _, g in search.buckets(second, group)[:2])]:
+            S = np.sort(S).astype(np.int32)
+            kept = kernel.distinct_guesses(S, everything, search.codes, search.actions)
+            assert kept[0] == 0 and np.all(np.diff(kept) > 0), p
+            rows = [row.tobytes() for row in np.ascontiguousarray(table[:, S])]  # each guess's feedback
+            first_with: dict[bytes, int] = {}
+            for g in kept.tolist():
+                first_with.setdefault(rows[g], g)
+            for g, row in enumerate(rows):
+                h = first_with.get(row)
+                assert h is not None and h <= g, (p, vocab.allowed[g], len(S))

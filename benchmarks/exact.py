@@ -1,0 +1,144 @@
+"""The exact solver's whole command beside the C++ it is measured against and the code before, in one run.
+
+    python -m benchmarks.exact [--cpp BINARY] [--before PATH] [--rounds 3]
+
+``python -m wordle_agents.optimal salet [--hard]`` in a fresh process (this checkout, and with ``--before``
+an older checkout: ``git worktree add PATH COMMIT``), and with ``--cpp`` alex1770/wordle's solver on the same
+lists (``wordle -w salet -a allowed -h answers [-H]``; build it with ``make`` in a checkout of that
+repository), alternating, best of ``--rounds``; then where this checkout's process spends its time. Writes
+``benchmarks/results/exact_cpu.json`` and regenerates BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import torch
+
+from benchmarks.common import describe, run_fresh, save
+from wordle_gym.core.words import Vocabulary
+
+ROOT = Path(__file__).resolve().parent.parent
+# This checkout's command, timed in phases (the same work: solve, then replay every answer).
+PHASED = """
+import json, sys, time
+start = time.perf_counter()
+from wordle_agents.solvers.optimal import solve
+from wordle_gym.core.words import Vocabulary
+imported = time.perf_counter()
+vocab = Vocabulary()
+listed = time.perf_counter()
+tree = solve(vocab, "salet", {hard}, progress=False)
+solved = time.perf_counter()
+used = tree.play(vocab)
+print(json.dumps({{"total": tree.total, "mean": tree.mean, "max": int(used.max()), "solved": int((used > 0).sum()),
+                  "nodes": tree.nodes_searched, "in_process_s": time.perf_counter() - start,
+                  "torch_imported": "torch" in sys.modules,
+                  "phases_s": {{"imports": imported - start, "lists": listed - imported, **tree.seconds,
+                               "replay": time.perf_counter() - solved}}}}))
+"""
+_REPORT = re.compile(r"(\d+) guesses over .*?; ([\d,]+) nodes searched")
+
+
+def _timed(command: list[str], env: dict[str, str], cwd: str) -> tuple[float, str]:
+    start = time.perf_counter()
+    out = subprocess.run(command, capture_output=True, text=True, env=env, cwd=cwd, check=False)
+    seconds = time.perf_counter() - start
+    if out.returncode:
+        raise SystemExit(f"{' '.join(command)} failed:\n{out.stderr[-2000:]}")
+    return seconds, out.stdout
+
+
+def _python_env(before: str | None, links: Path) -> dict[str, str]:
+    """This checkout's installed packages, or the older checkout first on the path (``wordle_agents`` is its
+    ``agents`` folder: a link in ``links`` names it)."""
+    env = dict(os.environ)
+    if before:
+        (links / "wordle_agents").symlink_to(Path(before, "agents").resolve())
+        env["PYTHONPATH"] = os.pathsep.join([before, str(links)])
+    return env
+
+
+def _cold(hard: bool) -> float:
+    """This checkout's phased command as on a fresh machine: numba compiles the kernel, the table is built."""
+    from wordle_agents.solvers import _optimal_kernel
+
+    for stale in Path(_optimal_kernel.__file__).parent.glob("__pycache__/_optimal_kernel*.nb[ci]"):
+        stale.unlink()
+    with tempfile.TemporaryDirectory() as cache:
+        return run_fresh(PHASED.format(hard=hard), cwd=ROOT, extra_env={"WORDLE_GYM_CACHE": cache})[1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--cpp", help="alex1770/wordle's built solver (the `wordle` binary)")
+    parser.add_argument("--before", help="an older checkout of this repository, timed side by side")
+    parser.add_argument("--rounds", type=int, default=3, help="fresh processes per contender and mode (best kept)")
+    args = parser.parse_args()
+    vocab = Vocabulary()
+    with tempfile.TemporaryDirectory() as tmp:
+        lists = Path(tmp)
+        (lists / "answers").write_text("\n".join(vocab.answers) + "\n")
+        (lists / "allowed").write_text("\n".join(vocab.allowed) + "\n")
+        (lists / "links").mkdir()
+        contenders = {"this checkout": _python_env(None, lists)}
+        if args.before:
+            contenders["before"] = _python_env(args.before, lists / "links")
+        rows = []
+        for hard in (False, True):
+            cold = _cold(hard)
+            flag = ["--hard"] if hard else []
+            times: dict[str, list[float]] = {name: [] for name in contenders}
+            nodes: dict[str, int] = {}
+            if args.cpp:
+                times["C++"] = []
+            for env in contenders.values():  # each checkout's kernel loaded from numba's cache from here on
+                _timed([sys.executable, "-m", "wordle_agents.optimal", "salet", *flag], env, tmp)
+            for _ in range(args.rounds):
+                for name, env in contenders.items():
+                    command = [sys.executable, "-m", "wordle_agents.optimal", "salet", *flag]
+                    seconds, out = _timed(command, env, tmp)
+                    total, searched = _REPORT.search(out).groups()
+                    assert int(total) == (8122 if hard else 7920), out
+                    times[name].append(seconds)
+                    nodes[name] = int(searched.replace(",", ""))
+                if args.cpp:
+                    cpp = [args.cpp, "-w", "salet", "-a", "allowed", "-h", "answers", *(["-H"] if hard else [])]
+                    times["C++"].append(_timed(cpp, dict(os.environ), tmp)[0])
+            phases, process_s = run_fresh(PHASED.format(hard=hard), cwd=ROOT)
+            rows.append(
+                {
+                    "hard_mode": hard,
+                    "best_s": {name: min(t) for name, t in times.items()},
+                    "nodes": nodes,
+                    "phased": {**phases, "process_s": process_s},
+                    "cold_process_s": cold,
+                }
+            )
+            print(json.dumps(rows[-1]["best_s"]))
+    before = None
+    if args.before:
+        log = ["git", "-C", args.before, "log", "-1", "--format=%h"]
+        before = subprocess.run(log, capture_output=True, text=True, check=False).stdout.strip()
+    result = {
+        "device": "cpu",
+        "machine": describe(torch.device("cpu")),
+        "date": time.strftime("%Y-%m-%d"),
+        "rounds": args.rounds,
+        "before": before,
+        "cpp": "alex1770/wordle" if args.cpp else None,
+        "modes": rows,
+    }
+    save("exact", result)
+
+
+if __name__ == "__main__":
+    main()
