@@ -245,7 +245,7 @@ def solve(
             return value
         floor = max(floor, value)
     stats[0] += 1
-    num_guesses, num_patterns = guesses.shape[0], tiles.shape[0]
+    num_patterns = tiles.shape[0]
     solved = num_patterns - 1  # all green
     stamp = np.full(num_patterns, -1, np.int64)
     # The floor 2n - 1 is reached only by a candidate that tells every other apart: look at those first
@@ -260,13 +260,12 @@ def solve(
     if perfect >= 0:
         cache[key] = (floor, np.int64(1), perfect)
         return floor
-    stamp[:] = -1
     # Otherwise 2n is the least bound: the first guess to reach it with no bucket of more than two (a
     # non-candidate telling all apart, or a candidate leaving one pair) is exact and the search's pick.
     pair_ok = r >= 3 or lose
-    bounds = np.full(num_guesses, INF, np.int64)
     guesses = distinct_guesses(S, guesses, codes, actions)
     num_guesses = guesses.shape[0]
+    bounds = np.full(num_guesses, INF, np.int64)
     splits, hits = split_counts(by_answer, S, guesses, num_patterns)
     for k in range(num_guesses):
         g = guesses[k]

@@ -21,7 +21,16 @@ from functools import lru_cache
 import torch
 
 from wordle_gym.core.files import quoted
-from wordle_gym.core.patterns import ALPHABET, GREEN, GREY, YELLOW, feedback_one, num_patterns, pattern_array
+from wordle_gym.core.patterns import (
+    ALPHABET,
+    GREEN,
+    GREY,
+    YELLOW,
+    feedback_one,
+    id_dtype,
+    num_patterns,
+    pattern_array,
+)
 from wordle_gym.core.words import Vocabulary
 
 __all__ = [  # the constants, the plain Python copy and the numpy table live in patterns (no torch there)
@@ -128,8 +137,8 @@ def _needs_large(g: torch.Tensor, a: torch.Tensor, green: torch.Tensor) -> tuple
 
 
 def pattern_dtype(length: int) -> torch.dtype:
-    """The smallest dtype that holds every pattern id: uint8 up to 5 letters, else int32."""
-    return torch.uint8 if num_patterns(length) <= 256 else torch.int32
+    """The smallest dtype that holds every pattern id: uint8 up to 5 letters, else int32 (``patterns.id_dtype``)."""
+    return getattr(torch, id_dtype(length).name)
 
 
 def pattern_ids(tiles: torch.Tensor) -> torch.Tensor:
