@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import random
 import tempfile
+from collections.abc import Iterator
 
 import pytest
 import torch
@@ -12,6 +13,12 @@ from hypothesis import settings
 # user's ~/.cache; the test processes this session starts inherit it.
 _CACHE = tempfile.TemporaryDirectory(prefix="wordle_gym_test_cache_")
 os.environ.setdefault("WORDLE_GYM_CACHE", _CACHE.name)
+
+# pytest-xdist's workers (pyproject's addopts) share the cores: each worker's torch gets its share of the
+# threads (two workers each running torch on both cores of a 2-core machine took longer than one process).
+_WORKERS = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+if _WORKERS > 1:
+    torch.set_num_threads(max(1, (os.cpu_count() or 1) // _WORKERS))
 
 settings.register_profile("ci", max_examples=200, deadline=None)
 settings.load_profile("ci")
@@ -25,6 +32,16 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "cuda" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture
+def two_torch_threads() -> Iterator[None]:
+    """Two torch threads for one test (whatever the worker's share), restored after it: the CPU step's
+    compiled kernels split a batch over torch's threads, and a test of that split needs two."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture

@@ -279,6 +279,7 @@ def test_vector__answer_weights_steer_new_games() -> None:
 @pytest.mark.parametrize(
     "config", [{"action_mask": "candidates"}, {"hard_mode": True}, {"hard_mode": True, "action_mask": "candidates"}]
 )
+@pytest.mark.usefixtures("two_torch_threads")
 def test_vector__compiled_masks_equal_torch_masks_step_by_step(config: dict) -> None:
     """The CPU's compiled mask kernels (wordle_gym.core._kernels) against the torch engine, on the real lists,
     in batches big enough to split over threads; every output and the candidates after each step."""
@@ -302,6 +303,34 @@ def test_vector__compiled_masks_equal_torch_masks_step_by_step(config: dict) -> 
         *got, info = compiled.step(actions)
         *expected, want = reference.step(actions)
         assert all(torch.equal(a, b) for a, b in zip(got, expected, strict=True)), t
+
+
+@pytest.mark.parametrize("width", [13, 64, 203])
+def test_kernels__mask_rows_are_exact_for_any_rows_and_touch_nothing_else(width: int) -> None:
+    """The mask kernels called on rows [start, stop), as the thread split calls them, with widths that are
+    and are not multiples of 64: those rows get exactly the reference's values, every other byte keeps
+    its own."""
+    if not wordle_gym.core._kernels.available():
+        pytest.skip("numba does not import here")
+    kernels, rng = wordle_gym.core._kernels, np.random.default_rng(width)
+    games, answers = 9, width // 3 + 1
+    actions = np.sort(rng.choice(width, answers, replace=False)).astype(np.uint32)
+    candidates = rng.random((games, answers)) < 0.5
+    sets = rng.integers(0, 2**63, (5, -(-width // 64)), dtype=np.int64).view(np.uint64)
+    rows = rng.integers(0, 5, (games, 3))
+    expected_candidates = np.zeros((games, width), dtype=bool)
+    expected_candidates[:, actions] = candidates
+    words = np.bitwise_and.reduce(sets[rows], axis=1).view(np.uint8)  # (games, 8 * words), little-endian
+    expected_hard = np.unpackbits(words, axis=1, bitorder="little")[:, :width].astype(bool)
+    for start, stop in [(0, games), (1, 8), (3, 4), (2, 7), (5, 5)]:
+        for kernel, inputs, expected in [
+            (kernels.candidates_mask, (candidates, actions), expected_candidates),
+            (kernels.hard_mask, (sets, rows), expected_hard),
+        ]:
+            out = np.ones((games, width), dtype=bool)
+            kernel.compiled()(start, stop, *inputs, out)
+            assert np.array_equal(out[start:stop], expected[start:stop]), (kernel, start, stop)
+            assert out[:start].all() and out[stop:].all(), (kernel, start, stop)
 
 
 def test_vector__masks_are_never_overwritten_while_held_and_recycled_once_dropped() -> None:
