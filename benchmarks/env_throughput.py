@@ -132,13 +132,14 @@ model.learn(total_timesteps=steps)
 print(json.dumps({"dummy_vec_env_steps_per_s": stepping, "ppo_steps_per_s": steps / (time.perf_counter() - start)}))
 """
 
-# The torch vector env; argv = num_envs, seconds, mask mode, boards. Prints ms per batched step.
+# The torch vector env; argv = num_envs, seconds, mask mode, boards[, "packed"]. Prints ms per batched step.
 VECTOR_STEP = """
 import json, sys, time
 import torch
 from wordle_gym.envs.multi import make_vector_env
 n, budget, mask, boards = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-env = make_vector_env(n, device="cpu", action_mask=mask, boards=boards)
+packed = {"mask_dtype": "packed"} if sys.argv[5:] == ["packed"] else {}  # older checkouts have no such option
+env = make_vector_env(n, device="cpu", action_mask=mask, boards=boards, **packed)
 env.reset(seed=0)
 gen = torch.Generator().manual_seed(0)
 actions = [torch.randint(12972, (n,), generator=gen) for _ in range(8)]
@@ -150,22 +151,27 @@ while time.perf_counter() - start < budget:
     steps += 1
 print(json.dumps(1e3 * (time.perf_counter() - start) / steps))
 """
-# (num_envs, mask, boards) timed side by side with --before: a few games (the fixed cost of a step's torch
-# calls), the big batch with each mask, and Quordle's.
+# (num_envs, mask, boards, mask dtype) timed side by side with --before: a few games (the fixed cost of a
+# step's torch calls), the big batch with each mask, the packed masks (the older checkout: its int8 masks),
+# and Quordle's.
 SIDE_BY_SIDE_VECTOR = (
-    (1, "all", 1),
-    (8, "all", 1),
-    (64, "all", 1),
-    (1024, "all", 1),
-    (16384, "all", 1),
-    (16384, "candidates", 1),
-    (16384, "hard", 1),
-    (16384, "all", 4),
+    (1, "all", 1, "int8"),
+    (8, "all", 1, "int8"),
+    (64, "all", 1, "int8"),
+    (1024, "all", 1, "int8"),
+    (16384, "all", 1, "int8"),
+    (16384, "candidates", 1, "int8"),
+    (16384, "candidates", 1, "packed"),
+    (16384, "hard", 1, "int8"),
+    (16384, "hard", 1, "packed"),
+    (16384, "all", 4, "int8"),
 )
 
 
-def _config(n: int, mask: str, boards: int) -> str:
-    """A side-by-side row's key: "16384 all", or "16384 all 4" for 4 boards."""
+def _config(n: int, mask: str, boards: int, dtype: str) -> str:
+    """A side-by-side row's key: "16384 all", "16384 all 4" for 4 boards, "16384 hard 1 packed"."""
+    if dtype == "packed":
+        return f"{n} {mask} {boards} packed"
     return f"{n} {mask}" + (f" {boards}" if boards > 1 else "")
 
 
@@ -186,11 +192,12 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
         vector = {name: {_config(*c): [] for c in SIDE_BY_SIDE_VECTOR} for name in ("this checkout", "before")}
         seconds = "0.3" if quick else "3"
         for _ in tqdm(range(1 if quick else 3), desc="vector env, side by side", unit="round"):
-            for n, mask, boards in SIDE_BY_SIDE_VECTOR:
+            for n, mask, boards, dtype in SIDE_BY_SIDE_VECTOR:
                 for name in vector:
                     python, path, _, _ = contenders[name]
-                    ms = run_fresh(VECTOR_STEP, [str(n), seconds, mask, str(boards)], python, path)[0]
-                    vector[name][_config(n, mask, boards)].append(ms)
+                    argv = [str(n), seconds, mask, str(boards)] + ([dtype] if name == "this checkout" else [])
+                    ms = run_fresh(VECTOR_STEP, argv, python, path)[0]
+                    vector[name][_config(n, mask, boards, dtype)].append(ms)
     sb3: dict[str, dict] = {}
     ppo_steps = 1024 if quick else 8192
     for name, (python, path, api, _) in contenders.items():

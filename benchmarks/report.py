@@ -201,16 +201,19 @@ def _side_by_side(result: dict | None) -> list[str]:
         lines += [
             "The torch vector env `WordleVectorEnv` the same way (each configuration in a fresh process, "
             "alternating, best of three; random actions): ms per batched step and env-steps per second. At a "
-            "few games the fixed cost of each step's torch calls dominates; at 16,384 the masks' memory.",
+            "few games the fixed cost of each step's torch calls dominates; at 16,384 the masks' memory. "
+            '`mask_dtype="packed"` rows: the masks packed 8 actions to a byte (the older checkout: its int8 masks).',
             "",
             f"| num_envs | mask | {before} | this checkout | speed-up |",
             "| ---: | --- | ---: | ---: | ---: |",
         ]
         for key, now in vector["this checkout"].items():
-            n, mask, *boards = key.split() if " " in key else (key, "all")  # older results: mask "all" only
+            n, mask, *rest = key.split() if " " in key else (key, "all")  # older results: mask "all" only
             old = vector["before"][key]
             rate = int(n) * 1e3
-            game = f", {boards[0]} boards (game-steps)" if boards else ""
+            boards = int(rest[0]) if rest else 1
+            game = f", {boards} boards (game-steps)" if boards > 1 else ""
+            game += ', `mask_dtype="packed"`' if rest[1:] == ["packed"] else ""
             lines.append(
                 f"| {int(n):,} | `{mask}`{game} | {old:.3f} ms ({_si(rate / old)}/s) | {now:.3f} ms "
                 f"({_si(rate / now)}/s) | {old / now:.2f}x |"

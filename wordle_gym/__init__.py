@@ -61,6 +61,7 @@ __all__ = [
     "load_word_list",
     "pattern_ids",
     "pattern_table",
+    "unpack_mask",
 ]
 
 _VARIANTS: dict[str, dict] = {
@@ -102,6 +103,7 @@ _LAZY = {
     "WordleTextEnv": "wordle_gym.envs.text",
     "WordleVectorEnv": "wordle_gym.envs.vector",
     "WordleEnv": "wordle_gym.envs.wordle",
+    "unpack_mask": "wordle_gym.core.game",
 }
 
 

@@ -343,3 +343,23 @@ def test_reset__options_that_are_not_a_dict_or_a_bool_answer_are_refused() -> No
         envs.reset(options="cigar")
     with pytest.raises(TypeError, match="an answer must be a word or an index; got True"):
         envs.reset(options={"answers": [True, 0]})
+
+
+@pytest.mark.parametrize(
+    "config", [{"action_mask": "all"}, {"action_mask": "candidates"}, {"hard_mode": True}, {"boards": 2}]
+)
+def test_env__packed_info_masks_are_the_action_masks_packed(config: dict) -> None:
+    """The single envs' ``mask_dtype="packed"``: ``info["action_mask"]`` is ``action_masks()`` packed 8 to a byte
+    (numpy's bit order "little"), fresh each step, and check_env passes."""
+    env = gym.make("Wordle-v1", mask_dtype="packed", **config).unwrapped
+    check_env(env, skip_render_check=True)
+    _, info = env.reset(seed=1)
+    for _ in range(4):
+        mask = env.action_masks()
+        assert info["action_mask"].dtype == np.uint8
+        assert np.array_equal(info["action_mask"], np.packbits(mask, bitorder="little"))
+        assert np.array_equal(wordle_gym.unpack_mask(info["action_mask"], mask.size), mask)
+        info["action_mask"][:] = 0  # the caller's to keep or change
+        _, _, terminated, _, info = env.step(int(np.flatnonzero(mask)[-1]))
+        if terminated:
+            _, info = env.reset()

@@ -11,6 +11,7 @@ import torch
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode
 
+import wordle_gym
 import wordle_gym.core._kernels
 from wordle_gym import WordleEnv, WordleVectorEnv
 from wordle_gym.core.words import stage_words
@@ -317,20 +318,73 @@ def test_kernels__mask_rows_are_exact_for_any_rows_and_touch_nothing_else(width:
     actions = np.sort(rng.choice(width, answers, replace=False)).astype(np.uint32)
     candidates = rng.random((games, answers)) < 0.5
     sets = rng.integers(0, 2**63, (5, -(-width // 64)), dtype=np.int64).view(np.uint64)
+    sets.view(np.uint8).reshape(5, -1)[:, width // 8 :] &= (1 << width % 8) - 1  # no word past the last, as in
+    sets.view(np.uint8).reshape(5, -1)[:, width // 8 + 1 :] = 0  # Game.requirement_sets
     rows = rng.integers(0, 5, (games, 3))
     expected_candidates = np.zeros((games, width), dtype=bool)
     expected_candidates[:, actions] = candidates
     words = np.bitwise_and.reduce(sets[rows], axis=1).view(np.uint8)  # (games, 8 * words), little-endian
     expected_hard = np.unpackbits(words, axis=1, bitorder="little")[:, :width].astype(bool)
     for start, stop in [(0, games), (1, 8), (3, 4), (2, 7), (5, 5)]:
+        bytes_, bits = actions >> 3, (actions & 7).astype(np.uint8)
         for kernel, inputs, expected in [
             (kernels.candidates_mask, (candidates, actions), expected_candidates),
-            (kernels.hard_mask, (sets, rows), expected_hard),
+            (kernels.hard_mask, (sets, rows, False), expected_hard),
+            (kernels.candidates_bits, (candidates, bytes_, bits), packbits(expected_candidates)),
+            (kernels.hard_mask, (sets, rows, True), packbits(expected_hard)),
         ]:
-            out = np.ones((games, width), dtype=bool)
+            out = np.full_like(expected, True if expected.dtype == bool else 0xA5)
             kernel.compiled()(start, stop, *inputs, out)
-            assert np.array_equal(out[start:stop], expected[start:stop]), (kernel, start, stop)
-            assert out[:start].all() and out[stop:].all(), (kernel, start, stop)
+            assert np.array_equal(out[start:stop], expected[start:stop]), (kernel.__name__, start, stop)
+            untouched = np.full_like(expected, True if expected.dtype == bool else 0xA5)
+            assert np.array_equal(out[:start], untouched[:start]) and np.array_equal(out[stop:], untouched[stop:])
+
+
+def packbits(mask: np.ndarray) -> np.ndarray:
+    return np.packbits(mask, axis=-1, bitorder="little")
+
+
+@pytest.mark.parametrize(
+    "config",
+    [
+        {"action_mask": "all"},
+        {"action_mask": "candidates"},
+        {"hard_mode": True},
+        {"action_mask": "candidates", "boards": 4},
+        {"action_mask": "all", "boards": 2},
+    ],
+)
+@pytest.mark.parametrize("compiled", [True, False])
+def test_vector__packed_masks_are_the_bool_masks_packed_step_by_step(config: dict, compiled: bool) -> None:
+    """``mask_dtype="packed"``: every step's info mask is numpy's ``packbits(..., bitorder="little")`` of the
+    bool mask of an env that plays the same games (the compiled kernels and torch's packing alike), and
+    ``wordle_gym.unpack_mask`` gives the bools back, as a tensor or an array."""
+    n = 64
+    packed, plain = (
+        gym.make_vec("Wordle-v0", num_envs=n, device="cpu", mask_dtype=dtype, **config) for dtype in ("packed", "bool")
+    )
+    for env in (packed, plain):
+        if hasattr(env.unwrapped.game, "compiled"):  # the multi-board mask is torch's
+            env.unwrapped.game.compiled = compiled and env.unwrapped.game.compiled
+    (_, info), (_, want) = packed.reset(seed=2), plain.reset(seed=2)
+    gen = torch.Generator().manual_seed(2)
+    for t in range(12):
+        bools = want["action_mask"]
+        assert info["action_mask"].dtype == torch.uint8 and info["action_mask"].shape == (n, -(-bools.shape[1] // 8))
+        assert np.array_equal(info["action_mask"].numpy(), packbits(bools.numpy())), t
+        assert torch.equal(wordle_gym.unpack_mask(info["action_mask"], bools.shape[1]), bools), t
+        assert np.array_equal(wordle_gym.unpack_mask(info["action_mask"].numpy(), bools.shape[1]), bools.numpy()), t
+        scores = torch.rand(bools.shape, generator=gen).masked_fill_(~bools, -1.0)  # an allowed word each
+        *_, info = packed.step(scores.argmax(1))
+        *_, want = plain.step(scores.argmax(1))
+
+
+def test_unpack_mask__a_mask_that_is_not_packed_is_a_one_line_error() -> None:
+    match = r"expected a packed mask \(uint8, at least 2 bytes a row\); got bool \(3, 9\)"
+    with pytest.raises(ValueError, match=match):
+        wordle_gym.unpack_mask(np.zeros((3, 9), dtype=bool), 9)
+    with pytest.raises(ValueError, match=r"at least 3 bytes a row\); got torch.uint8 \(2,\)"):
+        wordle_gym.unpack_mask(torch.zeros(2, dtype=torch.uint8), 17)
 
 
 def test_vector__masks_are_never_overwritten_while_held_and_recycled_once_dropped() -> None:

@@ -5,19 +5,19 @@ most of them strided; these kernels do one game's row at a time while it sits in
 the mask exactly once. On 16384 games of the real game they cut a step with either mask from about
 0.2 s to 0.03 s (``benchmarks/env_throughput.py``).
 
-They are copies of :class:`wordle_gym.core.game.Game`'s torch code (the reference, which CUDA and CPUs without
-numba run). From ``STEP_MIN_ROWS`` rows in every mask mode (``Game.compiled_from``): ``score`` of
+They are copies of :class:`wordle_gym.core.game.Game`'s torch code (the reference, which CUDA and CPUs
+without numba run). From ``STEP_MIN_ROWS`` rows in every mask mode (``Game.compiled_from``): ``score`` of
 :func:`wordle_gym.core.rules.feedback`, ``learn`` of ``Game._learn`` and ``Game._deduce``, ``reset_rows`` of
 ``Game.reset`` with a row mask, and ``encode_knowledge`` of the "knowledge" observations
 (``wordle_gym.envs.observation``); together they replace about 60 small whole-batch torch calls and a
 concatenation a step, three quarters of a big CPU step with mask "all". The masks: ``narrow_candidates`` of
 the candidate update in ``Game._advance``, ``fill_rows`` of the candidates' reset in ``Game.reset``,
-``candidates_mask`` of ``Game.action_mask`` in mode "candidates",
-``hard_mask`` of ``Game.hard_mask``. ``Game.compiled`` picks them; ``tests/test_scalar.py`` holds both
-engines to the scalar one step by step, ``tests/test_vector.py`` the two to each other. Each kernel does
-rows ``start:stop`` and releases the GIL; :func:`run` splits a batch over ``torch.get_num_threads()``
-threads (numba's own thread pools are left alone: they are not fork-safe everywhere, and one knob,
-torch's, sets the threads of the whole step).
+``candidates_mask`` of ``Game.action_mask`` in mode "candidates", ``hard_mask`` of ``Game.hard_mask``, and
+their packed forms (``candidates_bits``, ``hard_mask`` with ``packed``) of ``Game.packed_action_mask`` (``pack_bits`` of
+the masks). ``Game.compiled`` picks them; ``tests/test_scalar.py`` holds both engines to the scalar one step
+by step, ``tests/test_vector.py`` the two to each other. Each kernel does rows ``start:stop`` and releases
+the GIL; :func:`run` splits a batch over ``torch.get_num_threads()`` threads (numba's own thread pools are
+left alone: they are not fork-safe everywhere, and one knob, torch's, sets the threads of the whole step).
 """
 
 from __future__ import annotations
@@ -98,16 +98,16 @@ class MaskBuffers:
     def __init__(self) -> None:
         self._arrays: list[np.ndarray] = []
 
-    def take(self, rows: int, width: int) -> torch.Tensor:
-        """A (rows, width) bool tensor whose contents are stale: the kernel writes every element."""
+    def take(self, rows: int, width: int, dtype: type = np.bool_) -> torch.Tensor:
+        """A (rows, width) tensor whose contents are stale: the kernel writes every element."""
         arrays = self._arrays
         for i in range(len(arrays)):
-            if arrays[i].shape == (rows, width) and _references(arrays, i) == _UNUSED:
+            if arrays[i].shape == (rows, width) and arrays[i].dtype == dtype and _references(arrays, i) == _UNUSED:
                 return torch.from_numpy(arrays[i])
         # Keep the arrays still in use (newest last), to recycle when they come free; drop the free ones
         # of another shape.
         held = [arrays[i] for i in range(len(arrays)) if _references(arrays, i) > _UNUSED]
-        self._arrays = [*held[-(KEEP_BUFFERS - 1) :], np.empty((rows, width), dtype=np.bool_)]
+        self._arrays = [*held[-(KEEP_BUFFERS - 1) :], np.empty((rows, width), dtype=dtype)]
         return torch.from_numpy(self._arrays[-1])
 
 
@@ -162,9 +162,10 @@ def candidates_mask(start, stop, candidates, answer_actions, out):  # pragma: no
 
 
 @Kernel
-def hard_mask(start, stop, sets, rows, out):  # pragma: no cover (compiled)
+def hard_mask(start, stop, sets, rows, packed, out):  # pragma: no cover (compiled)
     """``out[n]``: the bits of the AND of the word sets ``sets[rows[n]]`` (64 words to a uint64, least
-    significant bit first), one bool per allowed word."""
+    significant bit first), one bool per allowed word; with ``packed``, the AND's bytes (``Game.packed_action_mask``,
+    ``out`` uint8)."""
     width = out.shape[1]
     full = width // 64
     for n in range(start, stop):
@@ -174,12 +175,28 @@ def hard_mask(start, stop, sets, rows, out):  # pragma: no cover (compiled)
             for w in range(words.shape[0]):
                 words[w] &= other[w]
         row = out[n]
+        if packed:
+            for i in range(width):
+                row[i] = (words[i >> 3] >> np.uint64(8 * (i & 7))) & np.uint64(255)
+            continue
         for w in range(full):  # 64 stores of constant shifts: the compiler vectorises this loop
             bits = words[w]
             for b in range(64):
                 row[64 * w + b] = (bits >> np.uint64(b)) & np.uint64(1)
         for a in range(64 * full, width):
             row[a] = (words[full] >> np.uint64(a - 64 * full)) & np.uint64(1)
+
+
+@Kernel
+def candidates_bits(start, stop, candidates, answer_bytes, answer_bits, out):  # pragma: no cover (compiled)
+    """``candidates_mask``'s rows packed 8 actions to a byte: answer ``k`` is bit ``answer_bits[k]`` of byte
+    ``answer_bytes[k]`` (``Game.packed_action_mask``)."""
+    for n in range(start, stop):
+        row = out[n]
+        keep = candidates[n]
+        row[:] = 0
+        for k in range(answer_bytes.shape[0]):
+            row[answer_bytes[k]] |= np.uint8(keep[k]) << answer_bits[k]
 
 
 @Kernel

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import torch
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import Game, GameState, write_turn
+from wordle_gym.core.game import Game, GameState, pack_bits, write_turn
 from wordle_gym.core.rules import GREEN, YELLOW
 
 
@@ -167,6 +167,12 @@ class MultiGame:
         possible = (candidates.view(n, self.num_boards, -1) & open_boards[:, :, None]).any(1)  # (N, num_answers)
         mask = torch.zeros((n, self.num_allowed), dtype=torch.bool, device=self.device)
         return mask.index_copy_(1, self.game.answer_actions, possible)
+
+    def packed_action_mask(self, state: MultiState) -> torch.Tensor:
+        """:meth:`action_mask` packed 8 actions to a byte (:func:`~wordle_gym.core.game.pack_bits`)."""
+        if self.mask_mode == "all":  # one row expanded over the games, as the bool mask
+            return pack_bits(self.action_mask(state)[:1]).expand(state.num_games, -1)
+        return pack_bits(self.action_mask(state))
 
     def consistent(self, state: MultiState) -> torch.Tensor:
         """Answers consistent with each board's feedback: (N, K, num_answers) bool (for a few games)."""

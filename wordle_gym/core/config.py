@@ -17,7 +17,7 @@ MAX_BOARDS = 32  # Duotrigordle
 BOARD_NAMES = {2: "Dordle", 4: "Quordle", 8: "Octordle", 16: "Sedecordle", 32: "Duotrigordle"}
 MASK_MODES = ("all", "hard", "candidates")
 OBS_DTYPES = ("int8", "float32")  # torch's dtypes of the same names
-MASK_DTYPES = ("int8", "bool", "native")
+MASK_DTYPES = ("int8", "bool", "native", "packed")
 
 
 @dataclass(frozen=True)
@@ -50,8 +50,11 @@ class WordleConfig:
     obs_dtype: str = "int8"
     """"int8" (compact; SB3 and torch models cast it) or "float32" (what default MLPs take: ``-v1``)."""
     mask_dtype: str = "int8"
-    """dtype of ``info["action_mask"]``: "int8" (1 = allowed; Gymnasium samples with it), "bool", or
-    "native": int8 in the numpy single env, bool in the torch vector env (torch masks with bool; ``-v1``)."""
+    """dtype of ``info["action_mask"]``: "int8" (1 = allowed; Gymnasium samples with it), "bool", "native":
+    int8 in the numpy single env, bool in the torch vector env (torch masks with bool; ``-v1``), or
+    "packed": uint8, 8 actions to a byte (action ``a`` is bit ``a % 8`` of byte ``a // 8``, numpy's
+    ``packbits(..., bitorder="little")``; ``wordle_gym.unpack_mask`` gives the bools back), an eighth of
+    the memory, for big batches that read the mask seldom or on another device. ``action_masks()`` stays bool."""
     boards: int = 1
     """Boards played at once, 1..32, each with its own answer (distinct), sharing every guess: 1 is Wordle,
     2 Dordle, 4 Quordle, 8 Octordle, 16 Sedecordle, 32 Duotrigordle (see :mod:`wordle_gym.core.boards`)."""

@@ -20,7 +20,7 @@ knowledge always has an equal encoding.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 import torch
@@ -408,10 +408,32 @@ class Game:
             return mask.index_copy_(1, self.answer_actions, state.candidates)
         return self.hard_mask(state)
 
-    def _compiled_mask(self, kernel: _kernels.Kernel, games: int, *inputs: np.ndarray) -> torch.Tensor:
-        """The (games, num_allowed) mask that ``kernel(start, stop, *inputs, out)`` of :mod:`wordle_gym.core._kernels`
-        writes, in recycled memory."""
-        mask = self._mask_buffers.take(games, self.num_allowed)
+    def packed_action_mask(self, state: GameState) -> torch.Tensor:
+        """:meth:`action_mask` packed 8 actions to a byte (:func:`pack_bits`): (N, ceil(num_allowed / 8)) uint8,
+        an eighth of the memory; the CPU's compiled kernels write it directly. Mode "all": one row expanded."""
+        n = state.num_games
+        if self.mask_mode == "all":
+            return pack_bits(torch.ones((1, self.num_allowed), dtype=torch.bool, device=self.device)).expand(n, -1)
+        if not self.compiled:
+            return pack_bits(self.action_mask(state))
+        if self.mask_mode == "candidates":
+            assert state.candidates is not None
+            actions = self._answer_actions_np
+            bytes_, bits = actions >> 3, (actions & 7).astype(np.uint8)
+            return self._compiled_mask(_kernels.candidates_bits, n, state.candidates.numpy(), bytes_, bits, packed=True)
+        sets = self.requirement_sets.numpy().view(np.uint64)
+        rows = self._hard_rows(state).numpy()
+        return self._compiled_mask(_kernels.hard_mask, n, sets, rows, True, packed=True)
+
+    def _compiled_mask(
+        self, kernel: _kernels.Kernel, games: int, *inputs: np.ndarray, packed: bool = False
+    ) -> torch.Tensor:
+        """The (games, num_allowed) bool mask, or with ``packed`` its (games, ceil(num_allowed / 8)) uint8 form,
+        that ``kernel(start, stop, *inputs, out)`` of :mod:`wordle_gym.core._kernels` writes, in recycled memory."""
+        if packed:
+            mask = self._mask_buffers.take(games, -(-self.num_allowed // 8), np.uint8)
+        else:
+            mask = self._mask_buffers.take(games, self.num_allowed)
         _kernels.run(kernel, games, mask.numel(), *inputs, mask.numpy())
         return mask
 
@@ -432,27 +454,31 @@ class Game:
         rows = torch.cat([at.reshape(-1, length * ALPHABET), at_least.reshape(-1, length * ALPHABET)], dim=1).T
         rows = torch.cat([rows, torch.ones_like(rows[:1])])  # (R, A)
         width = -(-self.num_allowed // 64) * 64
-        bits = torch.zeros((rows.shape[0], width), dtype=torch.uint8)
+        bits = torch.zeros((rows.shape[0], width), dtype=torch.bool)
         bits[:, : self.num_allowed] = rows
-        packed = (bits.view(rows.shape[0], -1, 8) << torch.arange(8, dtype=torch.uint8)).sum(-1, dtype=torch.uint8)
-        return packed.view(torch.int64)  # (R, width / 64)
+        return pack_bits(bits).view(torch.int64)  # (R, width / 64)
 
     def hard_mask(self, state: GameState) -> torch.Tensor:
         """Which allowed words obey hard mode in each game: (N, num_allowed) bool."""
-        sets, length = self.requirement_sets, self.length
-        none = sets.shape[0] - 1
+        sets, rows = self.requirement_sets, self._hard_rows(state)
+        if self.compiled:
+            return self._compiled_mask(
+                _kernels.hard_mask, rows.shape[0], sets.numpy().view(np.uint64), rows.numpy(), False
+            )
+        packed = sets[rows[:, 0]]
+        for k in range(1, rows.shape[1]):
+            packed = packed & sets[rows[:, k]]
+        return self.unpack_bits(packed)[:, : self.num_allowed]
+
+    def _hard_rows(self, state: GameState) -> torch.Tensor:
+        """The rows of :attr:`requirement_sets` whose AND is each game's hard-mode mask: (N, 2L) int64."""
+        length, none = self.length, self.requirement_sets.shape[0] - 1
         letters = torch.arange(length, device=self.device) * ALPHABET
         green_rows = torch.where(state.green != NO_LETTER, letters + state.green, none)  # (N, L)
         # At most L letters have a positive minimum count (they sum to <= L): only those matter.
         need, which = state.min_count.to(torch.int16).topk(min(length, ALPHABET), dim=1)
         count_rows = torch.where(need > 0, length * ALPHABET + (need.long() - 1) * ALPHABET + which, none)
-        rows = torch.cat([green_rows, count_rows], dim=1)  # (N, 2L)
-        if self.compiled:
-            return self._compiled_mask(_kernels.hard_mask, rows.shape[0], sets.numpy().view(np.uint64), rows.numpy())
-        packed = sets[rows[:, 0]]
-        for k in range(1, rows.shape[1]):
-            packed = packed & sets[rows[:, k]]
-        return self.unpack_bits(packed)[:, : self.num_allowed]
+        return torch.cat([green_rows, count_rows], dim=1)
 
     def unpack_bits(self, packed: torch.Tensor) -> torch.Tensor:
         """The bits of packed integers, least significant first: ``(N, k)`` -> ``(N, 8 k itemsize)`` bool.
@@ -462,3 +488,31 @@ class Game:
         device torch runs on."""
         bits = self._byte_bits.index_select(0, packed.contiguous().view(torch.uint8).reshape(-1).long())
         return bits.view(torch.bool).view(packed.shape[0], -1)
+
+
+def pack_bits(mask: torch.Tensor) -> torch.Tensor:
+    """Bools packed 8 to a byte: (..., A) -> (..., ceil(A / 8)) uint8, ``mask[..., 8 j + i]`` at bit ``i`` of
+    byte ``j`` (numpy's ``packbits(..., bitorder="little")``); the last byte's spare bits are 0."""
+    spare = -mask.shape[-1] % 8
+    if spare:
+        mask = torch.cat([mask, mask.new_zeros((*mask.shape[:-1], spare))], dim=-1)
+    shifts = torch.arange(8, dtype=torch.uint8, device=mask.device)
+    bits = mask.reshape(*mask.shape[:-1], -1, 8).to(torch.uint8) << shifts
+    return bits.sum(-1, dtype=torch.uint8)
+
+
+def unpack_mask(packed: Any, num_actions: int) -> Any:
+    """A mask of ``mask_dtype="packed"`` back to bools: (..., ceil(num_actions / 8)) uint8 -> (..., num_actions)
+    bool, a torch tensor (on its device) or a numpy array, as given.
+
+    >>> unpack_mask(np.array([5, 1], dtype=np.uint8), 9).nonzero()[0].tolist()
+    [0, 2, 8]
+    """
+    width = packed.shape[-1] if hasattr(packed, "shape") and len(packed.shape) else None
+    if width is None or packed.dtype not in (np.uint8, torch.uint8) or not 0 <= num_actions <= 8 * width:
+        kind = f"{packed.dtype} {tuple(packed.shape)}" if hasattr(packed, "dtype") else type(packed).__name__
+        raise ValueError(f"expected a packed mask (uint8, at least {-(-num_actions // 8)} bytes a row); got {kind}")
+    if isinstance(packed, np.ndarray):
+        return np.unpackbits(packed, axis=-1, count=num_actions, bitorder="little").astype(bool)
+    shifts = torch.arange(8, dtype=torch.uint8, device=packed.device)
+    return ((packed[..., None] >> shifts) & 1).flatten(-2)[..., :num_actions].bool()

@@ -143,8 +143,10 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
 
     def _info(self, infos: dict[str, torch.Tensor]) -> dict[str, Any]:
         mask = infos["action_mask"][0].numpy()
+        if self.config.mask_dtype != "packed":
+            mask = mask.astype(bool if self._bool_info_mask else np.int8)
         return {
-            "action_mask": mask.astype(bool if self._bool_info_mask else np.int8),
+            "action_mask": mask.copy(),
             "turn": infos["turn"][0].numpy(),
             "tiles": infos["tiles"][0].numpy(),
             "solved": infos["solved"][0].numpy(),

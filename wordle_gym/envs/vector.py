@@ -54,7 +54,8 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     caller may modify them):
 
     * ``action_mask`` (N, num_allowed) int8, 1 = allowed (Gymnasium's convention, as in the single
-      env), or bool with ``mask_dtype`` "bool" or "native" (``-v1``); ``action_masks()`` gives it as
+      env), or bool with ``mask_dtype`` "bool" or "native" (``-v1``), or (N, ceil(num_allowed / 8)) uint8
+      with "packed" (8 actions to a byte; ``wordle_gym.unpack_mask``); ``action_masks()`` gives it as
       bool (sb3-contrib's). In mask mode "all" it is one
       row expanded over the games: its rows share memory, so ``clone()`` it before editing one game's.
     * ``turn``: guesses made in the game the returned observation shows (0 for a game just started).
@@ -118,6 +119,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         self._generator.seed()
         self._needs_reset = True
         self._bool_info_mask = self.config.mask_dtype in ("bool", "native")  # torch masks with bool
+        self._packed_mask = self.config.mask_dtype == "packed"
 
     def _check_memory(self, num_envs: int) -> None:
         """Refuse at once a batch whose state, masks and observations alone exceed the device's memory
@@ -271,9 +273,13 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             ended = won
         else:
             tiles, invalid, won, ended = outcome.tiles, outcome.invalid, outcome.won, outcome.terminated
-        mask = self.game.action_mask(self.state)
+        if self._packed_mask:
+            mask = self.game.packed_action_mask(self.state)
+        else:
+            mask = self.game.action_mask(self.state)
+            mask = mask if self._bool_info_mask else mask.view(torch.int8)  # zero-copy: 1 = allowed
         infos: dict[str, Any] = {
-            "action_mask": mask if self._bool_info_mask else mask.view(torch.int8),  # zero-copy: 1 = allowed
+            "action_mask": mask,
             "turn": self.state.turn.clone(),
             "tiles": tiles,
             "invalid": invalid,

@@ -73,8 +73,9 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
     ## Action masks
 
-    ``info["action_mask"]`` (int8, 1 = allowed; bool with ``mask_dtype="bool"``) on reset and every
-    step, and ``env.action_masks()`` (bool, the sb3-contrib convention). ``action_mask="all"``: every
+    ``info["action_mask"]`` (int8, 1 = allowed; bool with ``mask_dtype="bool"``; with ``"packed"``, uint8,
+    8 actions to a byte, ``wordle_gym.unpack_mask`` unpacks it) on reset and every step, and
+    ``env.action_masks()`` (bool, the sb3-contrib convention). ``action_mask="all"``: every
     word; ``"hard"`` (default in hard mode): words that keep revealed greens in place and reuse
     revealed letters; ``"candidates"``: answers still consistent with all feedback.
 
@@ -133,6 +134,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         self._mask_shape = (self._num_allowed,)
         self._every_action = self.config.mask_mode == "all"
         self._bool_info_mask = self.config.mask_dtype == "bool"  # "native" is int8 here (Gymnasium samples)
+        self._packed_mask = self.config.mask_dtype == "packed"
         self._needs_reset = True
 
     def reset(
@@ -162,7 +164,9 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
     def _info(self, tiles: np.ndarray, invalid: bool, won: bool) -> dict[str, Any]:
         """The same keys after reset and every step; numbers and arrays only (no strings)."""
-        if self._bool_info_mask:
+        if self._packed_mask:
+            mask = np.packbits(self.action_masks(), bitorder="little")
+        elif self._bool_info_mask:
             mask = self._every(bool) if self._every_action else self._one.mask().copy()
         else:
             mask = self._every(np.int8) if self._every_action else self._one.mask().astype(np.int8)
