@@ -233,7 +233,8 @@ class Game:
     # ------------------------------------------------------------------------------ step
     def step(self, state: GameState, actions: torch.Tensor, active: torch.Tensor) -> StepOutcome:
         """Play ``actions`` (N,) int64 in the games where ``active`` (N,) bool; others stay as they are."""
-        codes = self.allowed_codes[actions]  # (N, L) uint8
+        # index_select, not indexing: a quarter of the time on 16384 CPU rows (the same on CUDA)
+        codes = self.allowed_codes.index_select(0, actions)  # (N, L) uint8
         if self.hard_mode:
             invalid = active & ~self.hard_valid(state, codes)
             scored = active & ~invalid
@@ -241,12 +242,12 @@ class Game:
             invalid, scored = torch.zeros_like(active), active
         if self.compiled_rows(actions.shape[0]):
             tiles = torch.empty_like(codes)
-            answer_codes = self.answer_codes[state.answers].numpy()
+            answer_codes = self.answer_codes.index_select(0, state.answers).numpy()
             _kernels.run(
                 _kernels.score, actions.shape[0], 16 * actions.shape[0], codes.numpy(), answer_codes, tiles.numpy()
             )
         else:
-            tiles = feedback(codes, self.answer_codes[state.answers])  # (N, L) uint8
+            tiles = feedback(codes, self.answer_codes.index_select(0, state.answers))  # (N, L) uint8
         is_green = tiles == GREEN
         won = scored & is_green.all(-1)
         greens = yellows = repeats = None
