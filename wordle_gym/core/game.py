@@ -138,6 +138,10 @@ class Game:
         # Masks on the CPU: the compiled copies in wordle_gym.core._kernels (False: this class's torch code).
         self.compiled = self.device.type == "cpu" and self.mask_mode != "all" and _kernels.available()
         self._answer_actions_np = self.answer_actions.numpy().astype(np.uint32) if self.compiled else None
+        # The answers' places in a packed mask row: (byte, bit) of each answer's action.
+        self._answer_bits_np = (
+            (self._answer_actions_np >> 3, (self._answer_actions_np & 7).astype(np.uint8)) if self.compiled else None
+        )
         self._mask_buffers = _kernels.MaskBuffers()
         # From this many rows a CPU step, reset and observation run the step's compiled copies (the tests set it
         # to 0, or past any batch, to hold them to each other).
@@ -419,8 +423,8 @@ class Game:
             return pack_bits(self.action_mask(state))
         if self.mask_mode == "candidates":
             assert state.candidates is not None
-            actions = self._answer_actions_np
-            bytes_, bits = actions >> 3, (actions & 7).astype(np.uint8)
+            assert self._answer_bits_np is not None
+            bytes_, bits = self._answer_bits_np
             return self._compiled_mask(_kernels.candidates_bits, n, state.candidates.numpy(), bytes_, bits, packed=True)
         sets = self.requirement_sets.numpy().view(np.uint64)
         rows = self._hard_rows(state).numpy()

@@ -143,10 +143,12 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
 
     def _info(self, infos: dict[str, torch.Tensor]) -> dict[str, Any]:
         mask = infos["action_mask"][0].numpy()
-        if self.config.mask_dtype != "packed":
-            mask = mask.astype(bool if self._bool_info_mask else np.int8)
+        if self.config.mask_dtype == "packed":
+            mask = mask.copy()
+        else:
+            mask = mask.astype(bool if self._bool_info_mask else np.int8)  # a copy, as the one above
         return {
-            "action_mask": mask.copy(),
+            "action_mask": mask,
             "turn": infos["turn"][0].numpy(),
             "tiles": infos["tiles"][0].numpy(),
             "solved": infos["solved"][0].numpy(),
