@@ -98,6 +98,7 @@ def test_hand_game__knowledge_after_error_against_parry() -> None:
         # green R (-0.1) - 5 + 15.
         ("seed001", [-3.0, -3.0, 13.9]),
         ("sparse", [0.0, 0.0, 1.0]),
+        ("win-first", [-1.0, -1.0, -1.0]),
     ],
 )
 def test_hand_game__rewards_of_presets(reward: str, expected: list[float]) -> None:
@@ -107,6 +108,15 @@ def test_hand_game__rewards_of_presets(reward: str, expected: list[float]) -> No
     assert [s[1] for s in steps] == pytest.approx(expected)
     assert [s[2] for s in steps] == [False, False, True]
     assert steps[-1][4]["won"] and steps[-1][4]["is_success"] and env.unwrapped.answer == "parry"
+
+
+@pytest.mark.parametrize(("reward", "last"), [("default", -6.0), ("win-first", -21.0), ("sparse", 0.0)])
+def test_hand_game__a_loss_costs_the_presets_loss_penalty(reward: str, last: float) -> None:
+    env = WordleEnv(reward=reward)
+    env.reset(options={"answer": "parry"})
+    steps = play(env, ["error", "crane", "cigar", "rebut", "sissy", "humph"])
+    assert [s[2] for s in steps] == [False] * 5 + [True] and not steps[-1][4]["won"]
+    assert steps[-1][1] == pytest.approx(last)
 
 
 @pytest.mark.parametrize(

@@ -122,6 +122,9 @@ PRESETS: dict[str, RewardScheme] = {
     "seed001": RewardScheme(step=-5.0, win=(15.0,), loss=-15.0, green=1.0, yellow=1.0, repeat_green=-0.1, invalid=-5.0),
     # +1 for a win, nothing else.
     "sparse": RewardScheme(step=0.0, win=(1.0,)),
+    # -1 per guess and -20 more for a loss: winning every game first (a loss costs as much as 20 guesses
+    # elsewhere), then few guesses.
+    "win-first": RewardScheme(step=-1.0, loss=-20.0, invalid=-1.0),
 }
 ALIASES = {"a2c": "seed000", "dqn": "seed001"}
 

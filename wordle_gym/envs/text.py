@@ -185,8 +185,8 @@ class WordleTextEnv(gym.Env[str, str]):
     ## Rewards
 
     Wordle's presets (``reward="default"``: -1 per reply, -5 more for a loss; ``"seed000"``, ``"seed001"``,
-    ``"sparse"``, or a :class:`~wordle_gym.core.rewards.RewardScheme`); a refused reply earns the scheme's
-    ``step + invalid``.
+    ``"sparse"``, ``"win-first"``, or a :class:`~wordle_gym.core.rewards.RewardScheme`); a refused reply earns
+    the scheme's ``step + invalid``.
 
     ``reward="regret"``: the exact cost of each move, ``-(Q*(s, a) - V*(s))`` in expected guesses, from the
     oracle of ``wordle_agents`` (reached through the entry point group ``wordle_gym.oracles``): 0 for an

@@ -58,7 +58,8 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ``reward="default"``: -1 per guess and -5 more for a loss (a win on guess k returns -k).
     ``"seed000"``: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss. ``"seed001"``:
     +1 per green or yellow tile (-0.1 instead for a green re-entered where it was already
-    known), -5 per guess, +15 win, -15 loss. ``"sparse"``: +1 for a win. Or any
+    known), -5 per guess, +15 win, -15 loss. ``"sparse"``: +1 for a win. ``"win-first"``: as
+    ``"default"`` but -20 more for a loss (no loss is worth 20 guesses saved elsewhere). Or any
     :class:`~wordle_gym.core.rewards.RewardScheme`.
 
     ## Starting State
