@@ -354,14 +354,16 @@ def packbits(mask: np.ndarray) -> np.ndarray:
         {"action_mask": "all", "boards": 2},
     ],
 )
-@pytest.mark.parametrize("compiled", [True, False])
-def test_vector__packed_masks_are_the_bool_masks_packed_step_by_step(config: dict, compiled: bool) -> None:
+@pytest.mark.parametrize(
+    ("device", "compiled"), [("cpu", True), ("cpu", False), pytest.param("cuda", False, marks=pytest.mark.cuda)]
+)
+def test_vector__packed_masks_are_the_bool_masks_packed_step_by_step(config: dict, device: str, compiled: bool) -> None:
     """``mask_dtype="packed"``: every step's info mask is numpy's ``packbits(..., bitorder="little")`` of the
-    bool mask of an env that plays the same games (the compiled kernels and torch's packing alike), and
-    ``wordle_gym.unpack_mask`` gives the bools back, as a tensor or an array."""
+    bool mask of an env that plays the same games (the compiled kernels and torch's packing alike, on the CPU
+    and on CUDA), and ``wordle_gym.unpack_mask`` gives the bools back, as a tensor or an array."""
     n = 64
     packed, plain = (
-        gym.make_vec("Wordle-v0", num_envs=n, device="cpu", mask_dtype=dtype, **config) for dtype in ("packed", "bool")
+        gym.make_vec("Wordle-v0", num_envs=n, device=device, mask_dtype=dtype, **config) for dtype in ("packed", "bool")
     )
     for env in (packed, plain):
         if hasattr(env.unwrapped.game, "compiled"):  # the multi-board mask is torch's
@@ -369,14 +371,15 @@ def test_vector__packed_masks_are_the_bool_masks_packed_step_by_step(config: dic
     (_, info), (_, want) = packed.reset(seed=2), plain.reset(seed=2)
     gen = torch.Generator().manual_seed(2)
     for t in range(12):
-        bools = want["action_mask"]
-        assert info["action_mask"].dtype == torch.uint8 and info["action_mask"].shape == (n, -(-bools.shape[1] // 8))
-        assert np.array_equal(info["action_mask"].numpy(), packbits(bools.numpy())), t
-        assert torch.equal(wordle_gym.unpack_mask(info["action_mask"], bools.shape[1]), bools), t
-        assert np.array_equal(wordle_gym.unpack_mask(info["action_mask"].numpy(), bools.shape[1]), bools.numpy()), t
+        assert info["action_mask"].device == want["action_mask"].device == torch.device(device)
+        got, bools = info["action_mask"].cpu(), want["action_mask"].cpu()
+        assert got.dtype == torch.uint8 and got.shape == (n, -(-bools.shape[1] // 8))
+        assert np.array_equal(got.numpy(), packbits(bools.numpy())), t
+        assert torch.equal(wordle_gym.unpack_mask(info["action_mask"], bools.shape[1]).cpu(), bools), t
+        assert np.array_equal(wordle_gym.unpack_mask(got.numpy(), bools.shape[1]), bools.numpy()), t
         scores = torch.rand(bools.shape, generator=gen).masked_fill_(~bools, -1.0)  # an allowed word each
-        *_, info = packed.step(scores.argmax(1))
-        *_, want = plain.step(scores.argmax(1))
+        *_, info = packed.step(scores.argmax(1).to(device))
+        *_, want = plain.step(scores.argmax(1).to(device))
 
 
 def test_unpack_mask__a_mask_that_is_not_packed_is_a_one_line_error() -> None:
