@@ -186,7 +186,7 @@ def _write(run: Run, config: WordleConfig, args: ImproveRun, options: ImproveOpt
             "history": [asdict(h) for h in run.history],
         },
         curriculum=_curriculum(run, args, options),
-        machine=machine(agent.device),
+        machine=_machines(init, run.seconds, machine(agent.device)),
     )
     data = half_weights(data)
     agent.net.load_state_dict(data["model"])  # the figures recorded are what the float16 weights play
@@ -198,6 +198,15 @@ def _write(run: Run, config: WordleConfig, args: ImproveRun, options: ImproveOpt
     atomic_torch_save(args.out, data)
     print(f"wrote {args.out}: {100 * win_rate:.2f} % wins, mean {mean:.4f}")
     return 0
+
+
+def _machines(init: Any, seconds: float, here: str) -> str:
+    """Where the training time went: this run's machine, or, when the weights improved trained elsewhere, each
+    machine with its hours (a run on a GPU from weights a CPU trained is not 'hours on the GPU')."""
+    before, hours = getattr(init, "machine", None), float(getattr(init, "training_s", None) or 0.0) / 3600
+    if not before or before == here or not hours:
+        return here
+    return f"{before}: {hours:.2f} h; {here}: {seconds / 3600:.2f} h"
 
 
 def _curriculum(run: Run, args: ImproveRun, options: ImproveOptions) -> str:

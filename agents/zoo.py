@@ -127,7 +127,6 @@ AGENTS: dict[str, Agent] = {
                 "optimal_learn_normal.npz",
                 "optimal_shine_normal.npz",
                 "optimal_outer_normal.npz",
-                "optimal_learn_hard.npz",
                 "openers_normal.json",
                 "openers_hard.json",
                 "openers_normal_losses.json",  # the multi-board bound's one-board optimum (solvers.boards_bound)

@@ -528,12 +528,14 @@ def improve_section(result: dict) -> list[str]:
         "every position it reaches, its top guesses are each played and the game finished by its own greedy "
         "play on every answer still possible; the best by the env's reward (-1 a guess, -5 for a loss) becomes "
         "the label, and the network is trained on the labels of the improved policy. No solver, no teacher. "
-        "Times are wall time on the 2-core CPU, shared at times with tests.",
+        "Times are wall time on the machine each run names (this 2-core CPU, shared at times with tests, unless "
+        "it says otherwise).",
         "",
     ]
     for run in result["runs"]:
         lines += [
-            f"`{run['file']}` ({run['kind'].upper()}): {run['curriculum']}. Command: `{run['command']}`.",
+            f"`{run['file']}` ({run['kind'].upper()}): {run['curriculum']}. Command: `{run['command']}`."
+            + (f" Trained on: {run['machine']}." if run.get("machine") else ""),
             "",
             "| iteration | the network: win % / mean guesses (wins) | positions changed | guesses tried "
             "| time so far |",

@@ -5,12 +5,13 @@ from __future__ import annotations
 import itertools
 import random
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import torch
 
 from tests.helpers.reference import feedback_ref, few_letter_words
-from wordle_agents.improve import main
+from wordle_agents.improve import _machines, main
 from wordle_agents.methods.improve import (
     EXPLORED,
     METHOD,
@@ -494,3 +495,13 @@ def test_command__improving_taught_weights_keeps_their_teacher(tmp_path) -> None
     assert (
         agent.provenance["learned_from"] == "taught by the exact solver, then own-policy rollouts on reward 'default'"
     )
+
+
+def test_improve_machines__a_run_elsewhere_names_each_machine_with_its_hours() -> None:
+    """Weights a CPU trained for hours, improved for minutes on a GPU: the checkpoint's machine says both, with
+    their hours (it said only the GPU, and the bench row read '15.47 h (NVIDIA H100 ...)')."""
+    cpu = SimpleNamespace(machine="CPU, 2 cores, 2 torch threads", training_s=55_224.0)
+    h100 = "NVIDIA H100 80GB HBM3 (CUDA)"
+    assert _machines(cpu, 461.0, h100) == f"CPU, 2 cores, 2 torch threads: 15.34 h; {h100}: 0.13 h"
+    assert _machines(cpu, 461.0, "CPU, 2 cores, 2 torch threads") == "CPU, 2 cores, 2 torch threads"
+    assert _machines(SimpleNamespace(machine=None, training_s=None), 461.0, h100) == h100
