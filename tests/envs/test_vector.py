@@ -382,6 +382,17 @@ def test_vector__packed_masks_are_the_bool_masks_packed_step_by_step(config: dic
         *_, want = plain.step(scores.argmax(1).to(device))
 
 
+@pytest.mark.parametrize("shape", [(3, 9), (5, 12972), (2, 3, 17), (4, 64), (7, 1)])
+def test_pack_bits__is_numpys_little_packbits_for_any_layout(shape: tuple[int, ...]) -> None:
+    """The torch packing (CUDA's masks, and the CPU's without the compiled kernels) reads each bool's byte in
+    place: contiguous, expanded (mode "all"'s one row) and sliced masks all pack as numpy packs them."""
+    from wordle_gym.core.game import pack_bits
+
+    mask = torch.rand(shape, generator=torch.Generator().manual_seed(len(shape))) < 0.5
+    for layout in (mask, mask[..., :1, :].expand(shape), mask[..., 1:] if shape[-1] > 1 else mask):
+        assert np.array_equal(pack_bits(layout).numpy(), packbits(layout.numpy())), layout.stride()
+
+
 def test_unpack_mask__a_mask_that_is_not_packed_is_a_one_line_error() -> None:
     match = r"expected a packed mask \(uint8, at least 2 bytes a row\); got bool \(3, 9\)"
     with pytest.raises(ValueError, match=match):

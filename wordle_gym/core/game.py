@@ -419,8 +419,13 @@ class Game:
         n = state.num_games
         if self.mask_mode == "all":
             return pack_bits(torch.ones((1, self.num_allowed), dtype=torch.bool, device=self.device)).expand(n, -1)
-        if not self.compiled:
-            return pack_bits(self.action_mask(state))
+        if not self.compiled:  # torch's path (CUDA's): no bool mask to pack where it can be helped
+            width = -(-self.num_allowed // 8)
+            if self.mask_mode == "hard":  # the AND of packed word sets is the packed mask, in memory order
+                return self._hard_words(state).view(torch.uint8)[:, :width].contiguous()
+            assert state.candidates is not None
+            mask = torch.zeros((n, 8 * width), dtype=torch.bool, device=self.device)  # rows padded: no copy
+            return pack_bits(mask.index_copy_(1, self.answer_actions, state.candidates))
         if self.mask_mode == "candidates":
             assert state.candidates is not None
             assert self._answer_bits_np is not None
@@ -465,15 +470,21 @@ class Game:
 
     def hard_mask(self, state: GameState) -> torch.Tensor:
         """Which allowed words obey hard mode in each game: (N, num_allowed) bool."""
-        sets, rows = self.requirement_sets, self._hard_rows(state)
         if self.compiled:
+            sets, rows = self.requirement_sets, self._hard_rows(state)
             return self._compiled_mask(
                 _kernels.hard_mask, rows.shape[0], sets.numpy().view(np.uint64), rows.numpy(), False
             )
+        return self.unpack_bits(self._hard_words(state))[:, : self.num_allowed]
+
+    def _hard_words(self, state: GameState) -> torch.Tensor:
+        """Each game's hard-mode mask as packed words (torch's path): the AND of its requirement sets' rows,
+        (N, ceil(num_allowed / 64)) int64, word ``w`` bit ``i`` for action ``64 w + i``; spare bits are 0."""
+        sets, rows = self.requirement_sets, self._hard_rows(state)
         packed = sets[rows[:, 0]]
         for k in range(1, rows.shape[1]):
-            packed = packed & sets[rows[:, k]]
-        return self.unpack_bits(packed)[:, : self.num_allowed]
+            packed &= sets[rows[:, k]]
+        return packed
 
     def _hard_rows(self, state: GameState) -> torch.Tensor:
         """The rows of :attr:`requirement_sets` whose AND is each game's hard-mode mask: (N, 2L) int64."""
@@ -502,7 +513,7 @@ def pack_bits(mask: torch.Tensor) -> torch.Tensor:
     if spare:
         mask = torch.cat([mask, mask.new_zeros((*mask.shape[:-1], spare))], dim=-1)
     shifts = torch.arange(8, dtype=torch.uint8, device=mask.device)
-    bits = mask.reshape(*mask.shape[:-1], -1, 8).to(torch.uint8) << shifts
+    bits = mask.reshape(*mask.shape[:-1], -1, 8).view(torch.uint8) << shifts  # a bool's byte is 0 or 1: no copy
     return bits.sum(-1, dtype=torch.uint8)
 
 
