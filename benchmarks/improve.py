@@ -40,7 +40,7 @@ RUNS = {
     "weights (the iterations below): python -m wordle_agents.improve --init agents/checkpoints/dqn_explored.pt --out "
     "dqn_explored3.pt --run-dir runs/explore3 --top 24 --screen 24 --explore 4 --epochs 40 --iterations 12 "
     "--max-minutes 110 (stopped after 2 for time, written with --iterations 2; shipped)",
-    "training/dqn_explored_hard.pt": "hard mode, from dqn_explored.pt: recipe stages explore-hard and "
+    "dqn_explored_hard.pt": "hard mode, from dqn_explored.pt: recipe stages explore-hard and "
     "explore-hard-2 on this CPU (agents/checkpoints/README.md), then from those weights (the iterations below): "
     "python -m wordle_agents.improve --init agents/checkpoints/training/dqn_explored_hard.pt --out "
     "dqn_explored_hard.pt --run-dir runs/hardgpu --hard --top 24 --screen 24 --explore 4 --epochs 40 "

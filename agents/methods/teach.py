@@ -19,7 +19,6 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import torch
@@ -193,25 +192,3 @@ def teach(
         label(seen)  # DAgger: the oracle labels where the student went
     assert best_state is not None
     return best_state, history
-
-
-class Taught:
-    """A2C weights taught by the exact solver, as one policy: ``hard``'s weights in a hard-mode game,
-    ``normal``'s elsewhere (``normal``'s everywhere when ``hard`` is None)."""
-
-    def __init__(self, normal: str | Path, hard: str | Path | None = None, device: Any = "cpu") -> None:
-        self.normal = A2CAgent.load(normal, device)
-        self.hard = self.normal if hard is None else A2CAgent.load(hard, device)
-        self.checkpoint = self.normal.checkpoint
-
-    @property
-    def name(self) -> str:
-        return "A2C taught by the exact solver"
-
-    @property
-    def provenance(self) -> dict[str, Any]:
-        return self.normal.provenance
-
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        agent = self.hard if env.config.hard_mode else self.normal
-        return agent.act(observations, action_masks, env)

@@ -49,3 +49,32 @@ def test_zoo__rows_and_descriptions() -> None:
     assert taught == ["A2C `a2c_taught.pt` (stage full)", "A2C `a2c_taught_hard.pt` (stage full)"]
     assert all(run.section == TAUGHT for run in AGENTS["a2c-taught"].rows)
     assert not any(run.section for name in ("a2c", "dqn", "dqn-explored") for run in AGENTS[name].rows)
+
+
+@pytest.mark.parametrize(
+    ("name", "normal", "hard"),
+    [
+        ("a2c-taught", "a2c_taught.pt", "a2c_taught_hard.pt"),
+        ("dqn-explored", "dqn_explored.pt", "dqn_explored_hard.pt"),
+    ],
+)
+def test_zoo__an_agent_with_hard_mode_weights_plays_them_in_hard_mode_only(name: str, normal: str, hard: str) -> None:
+    """Its hard-mode network plays every hard-mode game and its other network every other game (it played the
+    normal weights in hard mode before, 96.67 % wins for dqn-explored against 99.96 % for its hard weights)."""
+    import gymnasium as gym
+    import torch
+
+    from wordle_agents.rl.networks import load_network
+
+    policy = AGENTS[name](device="cpu")
+    assert Path(policy.normal.checkpoint.path).name == normal and not policy.normal.checkpoint.hard_mode
+    assert Path(policy.hard.checkpoint.path).name == hard and policy.hard.checkpoint.hard_mode
+    for hard_mode, weights in ((True, hard), (False, normal)):
+        alone = load_network(shipped_dir() / weights)
+        env = gym.make_vec("Wordle-v0", num_envs=8, device="cpu", hard_mode=hard_mode).unwrapped
+        obs, info = env.reset(seed=3)
+        for _ in range(3):
+            action = policy.act(obs, info["action_mask"], env)
+            assert torch.equal(action, alone.act(obs, info["action_mask"], env)), (name, hard_mode)
+            obs, _, _, _, info = env.step(action)
+    assert AGENTS[name](checkpoint=str(shipped_dir() / normal)).hard.checkpoint.path == policy.normal.checkpoint.path
