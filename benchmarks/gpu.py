@@ -1,6 +1,7 @@
 """Everything ``../shared/GPU.md`` asks of a GPU, in order, in one command: the first GPU minutes go to GPU work.
 
-    python -m benchmarks.gpu --out gpu-run [--device cuda] [--train-minutes 0] [--quick] [--dry-run]
+    python -m benchmarks.gpu --out gpu-run [--device cuda] [--train-minutes 0] [--improve-minutes 0] [--quick]
+        [--dry-run]
 
 Steps (each a fresh process with its own time limit; its output goes to ``<out>/<step>.log``, and
 ``<out>/summary.json`` records every step's command, exit status and seconds as soon as it ends):
@@ -18,11 +19,17 @@ Steps (each a fresh process with its own time limit; its output goes to ``<out>/
    then ``bench-device``: ``python -m benchmarks.bench_device`` (those rows beside the CPU rows);
 6. with ``--train-minutes M``: ``train-a2c`` and ``train-dqn``, the examples' training scripts from the shipped
    full-game weights, ``--max-minutes M`` each, resumable from ``<out>/runs/<agent>``;
-7. ``benchmarks``: ``python -m benchmarks.make_table`` (BENCHMARKS.md, CUDA rows included).
+7. with ``--improve-minutes M``: ``improve`` and ``improve-hard``, own-policy rollouts
+   (``python -m wordle_agents.improve``) from the shipped ``dqn_explored.pt`` and, in hard mode with the reward
+   ``win-first``, ``dqn_explored_hard.pt``, ``--max-minutes M`` each; the best networks go to
+   ``<out>/dqn_explored.pt`` and ``<out>/dqn_explored_hard.pt``, the runs (resumable by the same command) to
+   ``<out>/runs/improve*``. On an H100 an iteration took 25-35 s (35-100 min on this 2-core CPU);
+8. ``benchmarks``: ``python -m benchmarks.make_table`` (BENCHMARKS.md, CUDA rows included).
 
-Steps 1-5 and 7 took 4.5 minutes on an H200 (2026-11-26): they fit a 15-minute device lease. Each
-benchmark writes ``benchmarks/results/<name>_cuda.json``; copied back into a checkout, ``python -m
-benchmarks.make_table`` renders them. A failing step is recorded and the next one runs. ``--quick`` passes
+Steps 1-5 and 8 took 4.5 minutes on an H200 (2026-11-26): they fit a 15-minute device lease, with room for
+``--improve-minutes 2`` (each run ends its last iteration after the minutes: about a minute more). Each benchmark
+writes ``benchmarks/results/<name>_cuda.json``; copied back into a checkout, ``python -m benchmarks.make_table``
+renders them. A failing step is recorded and the next one runs. ``--quick`` passes
 ``--quick`` to the benchmarks (a rehearsal on the CPU: ``--device cpu --quick``). ``--dry-run`` runs every step
 on the CPU with tiny sizes (the test suite does, so that the script works the first time a GPU is at hand); it
 writes nothing outside ``--out``.
@@ -49,7 +56,7 @@ CUDA_TEST_MODULES = ["tests/envs/test_vector.py", "tests/agents/rl/test_hot_loop
 
 
 def steps(
-    out: Path, device: str, train_minutes: float, dry: bool, quick_run: bool = False
+    out: Path, device: str, train_minutes: float, dry: bool, quick_run: bool = False, improve_minutes: float = 0.0
 ) -> list[tuple[str, list[str], float]]:
     """(name, command, time limit in seconds) of every step, in order."""
     python = sys.executable
@@ -147,6 +154,23 @@ def steps(
                 ],
                 300,
             ),
+            *[
+                (
+                    name,
+                    [
+                        python,
+                        "-c",
+                        "import sys, torch; from wordle_agents.improve import main; "
+                        f"words = torch.load({str(runs / 'a2c' / 'best_20.pt')!r}, weights_only=True)['answers']; "
+                        f"open({str(out / 'words20.txt')!r}, 'w').write(chr(10).join(words)); "
+                        f"sys.exit(main({_improve_args(out, name, str(runs / 'a2c' / 'best_20.pt'), 'cpu', 1)!r} + "
+                        f"['--answers', {str(out / 'words20.txt')!r}, '--allowed', {str(out / 'words20.txt')!r}, "
+                        "'--top', '2', '--screen', '2', '--explore', '1', '--epochs', '1', '--iterations', '1']))",
+                    ],
+                    300,
+                )
+                for name in ("improve", "improve-hard")
+            ],
             ("benchmarks", [python, "-c", "import benchmarks.report as r; print(len(r.RENDERERS))"], 120),
         ]
     quick = ["--quick"] if quick_run else []
@@ -204,7 +228,23 @@ def steps(
                     limit,
                 )
             )
+    if improve_minutes > 0:
+        for name, weights in (("improve", "dqn_explored.pt"), ("improve-hard", "dqn_explored_hard.pt")):
+            command = _improve_args(out, name, str(checkpoints / weights), device, improve_minutes)
+            plan.append((name, [python, "-m", "wordle_agents.improve", *command], 60 * improve_minutes + 240))
     return [*plan, ("benchmarks", [python, "-m", "benchmarks.make_table"], 30)]
+
+
+def _improve_args(out: Path, name: str, init: str, device: str, minutes: float) -> list[str]:
+    """``python -m wordle_agents.improve``'s options of step ``name`` ("improve" or "improve-hard"): the recipe's
+    options of dqn-explored's last stages, as many iterations as ``minutes`` allow."""
+    hard = ["--hard", "--reward", "win-first"] if name == "improve-hard" else []
+    weights = "dqn_explored_hard.pt" if hard else "dqn_explored.pt"
+    return [
+        "--init", init, "--out", str(out / weights), "--run-dir", str(out / "runs" / name), *hard,
+        "--top", "24", "--screen", "24", "--explore", "4", "--epochs", "40", "--iterations", "1000",
+        "--max-minutes", str(minutes), "--device", device,
+    ]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -214,17 +254,22 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--train-minutes", type=float, default=0.0, help="minutes of each training run; 0, the default, runs none"
     )
+    parser.add_argument(
+        "--improve-minutes", type=float, default=0.0, help="minutes of each own-policy rollout run; 0 runs none"
+    )
     parser.add_argument("--quick", action="store_true", help="pass --quick to the benchmarks (a rehearsal)")
     parser.add_argument("--dry-run", action="store_true", help="every step on the CPU with tiny sizes")
     parser.add_argument("--only", help="run only the steps whose name holds one of these comma-separated texts")
     args = parser.parse_args(argv)
-    if not args.train_minutes >= 0:
-        parser.error(f"--train-minutes must be >= 0; got {args.train_minutes}")
+    for option in ("train_minutes", "improve_minutes"):
+        if not getattr(args, option) >= 0:
+            parser.error(f"--{option.replace('_', '-')} must be >= 0; got {getattr(args, option)}")
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     summary: dict = {"device": "cpu" if args.dry_run else args.device, "dry_run": args.dry_run, "steps": []}
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(":")}
-    for name, command, limit in steps(out, args.device, args.train_minutes, args.dry_run, args.quick):
+    plan = steps(out, args.device, args.train_minutes, args.dry_run, args.quick, args.improve_minutes)
+    for name, command, limit in plan:
         if args.only and not any(part in name for part in args.only.split(",")):
             continue
         print(f"[{name}] {shlex.join(command)} (limit {limit / 60:.0f} min)", flush=True)

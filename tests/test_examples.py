@@ -324,9 +324,13 @@ def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
         "bench-device",
         "train-a2c",
         "train-dqn",
+        "improve",
+        "improve-hard",
         "benchmarks",
     ]
     assert all(s["exit"] == 0 for s in summary["steps"]) and summary["dry_run"]
     assert all((tmp_path / "gpu" / f"{name}.log").stat().st_size > 0 for name in names)
     assert (tmp_path / "gpu" / "runs" / "a2c" / "last.pt").exists() and (tmp_path / "gpu" / "bench").is_dir()
+    for weights in ("dqn_explored.pt", "dqn_explored_hard.pt"):  # improved from the tiny A2C's weights
+        assert torch.load(tmp_path / "gpu" / weights, weights_only=True)["improving"]["iterations"] == 1
     assert sorted((ROOT / "benchmarks" / "results").glob("*.json")) == before
