@@ -383,12 +383,13 @@ def test_positions__the_shipped_network_plays_its_recorded_figures() -> None:
     """The one play loop (``wordle_gym.harness.play``) replays what the run recorded when it wrote the weights."""
     from wordle_agents.zoo import dqn_explored
 
-    agent = dqn_explored()
-    _, games = positions(agent, WordleConfig())
-    assert (games.win_rate, games.mean_guesses_wins) == (
-        agent.checkpoint.figures["win_rate"],
-        agent.checkpoint.figures["mean_guesses"],
-    )
+    policy = dqn_explored()  # its normal and its hard-mode weights, each on its own game
+    for agent, hard_mode in ((policy.normal, False), (policy.hard, True)):
+        _, games = positions(agent, WordleConfig(hard_mode=hard_mode))
+        assert (games.win_rate, games.mean_guesses_wins) == (
+            agent.checkpoint.figures["win_rate"],
+            agent.checkpoint.figures["mean_guesses"],
+        ), hard_mode
 
 
 def _small_run(tmp_path: Path, seed: int = 6) -> tuple[list[str], Path]:
