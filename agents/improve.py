@@ -201,12 +201,21 @@ def _write(run: Run, config: WordleConfig, args: ImproveRun, options: ImproveOpt
 
 
 def _machines(init: Any, seconds: float, here: str) -> str:
-    """Where the training time went: this run's machine, or, when the weights improved trained elsewhere, each
-    machine with its hours (a run on a GPU from weights a CPU trained is not 'hours on the GPU')."""
+    """Where the training time went: this run's machine, or, when the weights improved trained elsewhere too,
+    each machine with its hours (a run on a GPU from weights a CPU trained is not 'hours on the GPU')."""
     before, hours = getattr(init, "machine", None), float(getattr(init, "training_s", None) or 0.0) / 3600
     if not before or before == here or not hours:
         return here
-    return f"{before}: {hours:.2f} h; {here}: {seconds / 3600:.2f} h"
+    spent: dict[str, float] = {}
+    for part in before.split("; "):  # "machine: 1.50 h; other: 0.10 h", as this writes it, or one machine
+        name, _, figure = part.rpartition(": ")
+        if name and figure.endswith(" h") and figure[:-2].replace(".", "", 1).isdigit():
+            spent[name] = spent.get(name, 0.0) + float(figure[:-2])
+        else:
+            spent = {before: hours}
+            break
+    spent[here] = spent.get(here, 0.0) + seconds / 3600
+    return "; ".join(f"{name}: {h:.2f} h" for name, h in spent.items())
 
 
 def _curriculum(run: Run, args: ImproveRun, options: ImproveOptions) -> str:

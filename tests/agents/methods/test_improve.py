@@ -506,3 +506,6 @@ def test_improve_machines__a_run_elsewhere_names_each_machine_with_its_hours() -
     assert _machines(cpu, 461.0, h100) == f"CPU, 2 cores, 2 torch threads: 15.34 h; {h100}: 0.13 h"
     assert _machines(cpu, 461.0, "CPU, 2 cores, 2 torch threads") == "CPU, 2 cores, 2 torch threads"
     assert _machines(SimpleNamespace(machine=None, training_s=None), 461.0, h100) == h100
+    both = SimpleNamespace(machine=f"CPU, 2 cores, 2 torch threads: 15.34 h; {h100}: 0.13 h", training_s=55_700.0)
+    again = _machines(both, 3600.0, "CPU, 2 cores, 2 torch threads")  # back on the CPU: its hours add up
+    assert again == f"CPU, 2 cores, 2 torch threads: 16.34 h; {h100}: 0.13 h"
