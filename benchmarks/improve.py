@@ -40,11 +40,11 @@ RUNS = {
     "weights (the iterations below): python -m wordle_agents.improve --init agents/checkpoints/dqn_explored.pt --out "
     "dqn_explored3.pt --run-dir runs/explore3 --top 24 --screen 24 --explore 4 --epochs 40 --iterations 12 "
     "--max-minutes 110 (stopped after 2 for time, written with --iterations 2; shipped)",
-    "dqn_explored_hard.pt": "hard mode, from dqn_explored.pt: recipe stages explore-hard and "
-    "explore-hard-2 on this CPU (agents/checkpoints/README.md), then from those weights (the iterations below): "
-    "python -m wordle_agents.improve --init agents/checkpoints/training/dqn_explored_hard.pt --out "
-    "dqn_explored_hard.pt --run-dir runs/hardgpu --hard --top 24 --screen 24 --explore 4 --epochs 40 "
-    "--iterations 15 --device cuda (on an NVIDIA H100)",
+    "dqn_explored_hard.pt": "hard mode, from dqn_explored.pt: recipe stages explore-hard, explore-hard-2 (this "
+    "CPU) and explore-hard-3 (15 iterations on an NVIDIA H100: 99.96 % / 3.5169; agents/checkpoints/README.md), "
+    "then from those weights (the iteration below): python -m wordle_agents.improve --init "
+    "agents/checkpoints/dqn_explored_hard.pt --out dqn_explored_hard.pt --run-dir runs/hard-wf --hard --reward "
+    "win-first --top 24 --screen 24 --explore 4 --epochs 40 --iterations 1",
 }
 
 
