@@ -133,6 +133,7 @@ AGENTS: dict[str, Agent] = {
                 "optimal_learn_normal.npz",
                 "optimal_shine_normal.npz",
                 "optimal_outer_normal.npz",
+                "optimal_reast_hard.npz",
                 "openers_normal.json",
                 "openers_hard.json",
                 "openers_normal_losses.json",  # the multi-board bound's one-board optimum (solvers.boards_bound)
