@@ -171,6 +171,10 @@ def test_eval__shipped_agents_are_told_apart_by_their_labels(tmp_path: Path) -> 
         rows[agent] = out.stdout.splitlines()[2]
     assert rows["dqn"].startswith("| dqn (dqn_full.pt) |")
     assert rows["dqn-explored"].startswith("| dqn-explored (dqn_explored.pt) |")
+    # In hard mode it plays its hard-mode weights, and the label named the normal file.
+    hard = cli_here("eval", "--agent", "dqn-explored", "--hard", "--device", "cpu", "--answers", str(few))
+    assert hard.returncode == 0, hard.stderr
+    assert hard.stdout.splitlines()[2].startswith("| dqn-explored (dqn_explored_hard.pt) |")
 
 
 def test_eval__full_list_with_salet() -> None:

@@ -329,7 +329,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         hard_mode=args.hard,
         max_guesses=args.max_guesses,
         histories=args.regret,
-        agent=agent_label(args.agent, policy),
+        agent=agent_label(args.agent, policy, args.hard),
         boards=args.boards,
         games=args.games,
     )
@@ -372,10 +372,12 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def agent_label(agent: str, policy: Any) -> str:
+def agent_label(agent: str, policy: Any, hard_mode: bool = False) -> str:
     """The row label of an installed agent's policy: its name, with the weights file it plays where it has one
-    (``dqn-explored (dqn_explored.pt)``), else its own name where that names the agent."""
-    path = getattr(getattr(policy, "checkpoint", None), "path", None)
+    (``dqn-explored (dqn_explored.pt)``; in hard mode its hard-mode weights' where it has them, ``hard``), else
+    its own name where that names the agent."""
+    plays = getattr(policy, "hard", None) if hard_mode else None
+    path = getattr(getattr(plays or policy, "checkpoint", None), "path", None)
     if path:
         return f"{agent} ({os.path.basename(str(path))})"
     name = str(getattr(policy, "name", "") or "")
