@@ -117,19 +117,28 @@ class TrainingSpec:
     """The run options of this agent's training script."""
 
 
-def main(spec: TrainingSpec, argv: Sequence[str] | None = None, doc: str | None = None) -> int:
-    """The command line of a training script: options from RunConfig and the agent's config."""
-    prog = Path(sys.argv[0]).name
+def parse_command(
+    spec: TrainingSpec, argv: Sequence[str] | None = None, prog: str | None = None, doc: str | None = None
+) -> tuple[RunConfig, Any]:
+    """A training script's options (RunConfig's and the agent's config's) from ``argv``; a bad value exits with
+    a one-line error. The agent's options default to the config class's field defaults, not to a default
+    instance's values: fields its checks resolve from others (A2C's ``max_guesses``: 0 is the game's default,
+    ``boards + 5``) are resolved from the options given."""
     parser = OneLineParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
     config_class = spec.agent_class.config_class
     add_options(parser, RunConfig, spec.defaults, "run")
-    add_options(parser, config_class, config_class(), f"{spec.agent_class.kind} settings")
+    add_options(parser, config_class, None, f"{spec.agent_class.kind} settings")
     args = parser.parse_args(argv)
     try:
-        run = options_from(RunConfig, args, spec.defaults)
-        config = options_from(config_class, args, config_class())
+        return options_from(RunConfig, args, spec.defaults), options_from(config_class, args)
     except ValueError as exc:
         parser.error(str(exc))
+
+
+def main(spec: TrainingSpec, argv: Sequence[str] | None = None, doc: str | None = None) -> int:
+    """The command line of a training script: options from RunConfig and the agent's config."""
+    prog = Path(sys.argv[0]).name
+    run, config = parse_command(spec, argv, prog, doc)
     try:
         run_curriculum(run, spec, config)
     except (ValueError, OSError) as exc:  # OSError: a full disk, a folder that went away (last.pt stays whole)

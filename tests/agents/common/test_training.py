@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 from dataclasses import asdict, fields
@@ -12,11 +11,11 @@ import pytest
 import torch
 
 from wordle_agents.common.checkpoint import config_from_dict
-from wordle_agents.common.training import RunConfig, main
+from wordle_agents.common.training import RunConfig, main, parse_command
 from wordle_agents.rl.a2c import TRAINING, A2CAgent, A2CConfig
 from wordle_agents.rl.dqn import DQNAgent, DQNConfig
 from wordle_gym import WordleConfig, WordleEnv, WordleVectorEnv
-from wordle_gym.core.commandline import add_options, field_docs, options_from
+from wordle_gym.core.commandline import field_docs
 from wordle_gym.core.files import (
     folder_lock,
 )
@@ -64,11 +63,16 @@ def test_config__every_field_is_documented(cls: type) -> None:
 
 
 def _parse(argv: list[str]) -> tuple[RunConfig, A2CConfig]:
-    parser = argparse.ArgumentParser()
-    add_options(parser, RunConfig, TRAINING.defaults, "run")
-    add_options(parser, A2CConfig, A2CConfig(), "a2c")
-    args = parser.parse_args(argv)
-    return options_from(RunConfig, args, TRAINING.defaults), options_from(A2CConfig, args, A2CConfig())
+    return parse_command(TRAINING, argv)
+
+
+def test_command_line__a_multi_board_run_gets_the_games_guesses() -> None:
+    """Regression: the options defaulted to a default config's values, whose max_guesses its check had
+    already resolved for one board (6), so ``--boards 2`` trained a 6-guess Dordle (the game's is 7)."""
+    assert _parse(["--boards", "2"])[1].max_guesses == 7
+    assert _parse(["--boards", "4"])[1].max_guesses == 9
+    assert _parse(["--boards", "2", "--max-guesses", "8"])[1].max_guesses == 8
+    assert _parse([])[1].max_guesses == 6
 
 
 def test_command_line__generated_from_the_dataclasses() -> None:
