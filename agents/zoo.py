@@ -19,8 +19,7 @@ from typing import Any
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.llm.agent import LLMAgent
-from wordle_agents.rl.a2c import A2CAgent, BoardMixture
-from wordle_agents.rl.networks import ByMode, load_network
+from wordle_agents.rl.networks import BoardMixture, ByMode, load_network
 from wordle_agents.rl.sb3 import load as load_sb3
 from wordle_agents.solvers.baselines import RandomPolicy
 from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
@@ -32,9 +31,18 @@ MULTI_BOARD_BENCH = {2: 2000, 4: 2000, 8: 500, 16: 200, 32: 100}
 """Games of each board count's standard set that ``wordle-gym bench`` plays (its first N: the whole set of 2000
 for Dordle and Quordle; ``python -m benchmarks.multi_board`` plays every set whole)."""
 
-A2C_BOARDS_BENCH = {2: 2000, 4: 500}
-"""Games of the standard sets that ``a2c-boards`` plays in ``wordle-gym bench`` (a mixture of 12972-word
-softmaxes per board: the whole Dordle set, a quarter of Quordle's)."""
+MIXTURE_BENCH = {2: 2000, 4: 500}
+"""Games of the standard sets that one-board networks played on several boards (:class:`BoardMixture`: a mixture
+of 12972-word softmaxes per board) play in ``wordle-gym bench``: the whole Dordle set, a quarter of Quordle's."""
+
+
+def _mixture_rows(label: str) -> tuple[BenchRun, ...]:
+    """The multi-board bench rows of an agent that plays a one-board network as a :class:`BoardMixture`."""
+    return tuple(
+        BenchRun(f"{label}, a mixture over the boards, {BOARD_NAMES[k]}", {}, {"boards": k, "games": games})
+        for k, games in MIXTURE_BENCH.items()
+    )
+
 
 TAUGHT = "Taught by a teacher (imitation, not reward)"
 """The bench section of networks that imitated a player instead of learning from the game's reward."""
@@ -94,12 +102,8 @@ def _rows(*files: tuple[str, str], section: str | None = None) -> tuple[BenchRun
 
 
 def _mixture(checkpoint: str | None = None, device: Any = "cpu") -> BoardMixture:
-    """The one-board A2C network of ``a2c_full.pt`` (or of ``checkpoint``) on any board count."""
-    path = checkpoint or shipped_dir() / "a2c_full.pt"
-    network = load_network(path, device)
-    if not isinstance(network, A2CAgent):
-        raise ValueError(f"checkpoint {str(path)!r} holds a {network.kind} network; a2c-boards plays an A2C network")
-    return BoardMixture(network)
+    """The one-board network of ``a2c_full.pt`` (or of ``checkpoint``: any A2C or DQN one) on any board count."""
+    return BoardMixture(load_network(checkpoint or shipped_dir() / "a2c_full.pt", device))
 
 
 def _by_mode(normal: str, hard: str, name: str | None = None) -> Callable[..., Any]:
@@ -181,14 +185,7 @@ AGENTS: dict[str, Agent] = {
             _mixture,
             "the a2c network on several boards: each guess the likeliest word of the mixture of the unsolved "
             "boards' policies (trained on one board only): Dordle 80.80 % / 5.6590, Quordle 41.60 % (500 games)",
-            tuple(
-                BenchRun(
-                    f"A2C `a2c_full.pt`, a mixture over the boards, {BOARD_NAMES[k]}",
-                    {},
-                    {"boards": k, "games": games},
-                )
-                for k, games in A2C_BOARDS_BENCH.items()
-            ),
+            _mixture_rows("A2C `a2c_full.pt`"),
             ("a2c_full.pt",),
         ),
         Agent(
@@ -223,9 +220,12 @@ AGENTS: dict[str, Agent] = {
             "dqn-explored",
             _by_mode("dqn_explored.pt", "dqn_explored_hard.pt"),
             "the dqn network improved by its own rollouts with exploring starts and a critic of answers left "
-            "(the game's reward only; hard-mode weights in hard mode): 100 % / 3.4898, hard mode 100 % / 3.5235; "
-            "the strongest reward-only agent",
-            _rows(("dqn_explored.pt", "full"), ("dqn_explored_hard.pt", "full")),
+            "(the game's reward only; hard-mode weights in hard mode; on several boards a mixture of the boards' "
+            "policies): 100 % / 3.4898, hard mode 100 % / 3.5235, Dordle 92.45 %; the strongest reward-only agent",
+            (
+                *_rows(("dqn_explored.pt", "full"), ("dqn_explored_hard.pt", "full")),
+                *_mixture_rows("DQN `dqn_explored.pt`"),
+            ),
             ("dqn_explored.pt", "dqn_explored_hard.pt"),
         ),
         Agent(

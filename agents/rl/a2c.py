@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import torch
@@ -68,8 +68,9 @@ class A2CConfig:
     """Guesses per game (the network's turn input has this many entries); 0: the game's default, 6 for one
     board and boards + 5 for more."""
     boards: int = 1
-    """Boards per game (2 Dordle, 4 Quordle, ...): one board network scores each board; the word logits
-    are the sum of the unsolved boards' scores and a critic of the boards' pooled features values the game."""
+    """Boards per game (2 Dordle, 4 Quordle, ...): one board network scores each board; the policy is the
+    mixture of the unsolved boards' softmaxes, weighted by a learned priority of each board, and a critic of
+    the boards' pooled features values the game (:class:`MultiBoardA2CNet`)."""
     queue_prob: float = 0.1
     """Chance that a new game takes its answer from the recent-losses FIFO (when not empty)."""
     queue_size: int = 10_000
@@ -306,47 +307,6 @@ class A2CAgent(WordAgent):
 
     def letter_scores(self, observations: torch.Tensor) -> torch.Tensor:
         return self.letter_scores_values(observations)[0]
-
-
-class BoardMixture:
-    """A one-board A2C network played on any board count (a harness Policy): on K boards, the
-    :class:`MultiBoardA2CNet` that it starts (:meth:`MultiBoardA2CNet.adopt`; the boards weigh the same), so
-    each guess is the likeliest word of the mixture of the unsolved boards' policies. No multi-board update:
-    what it learned, it learned on one board."""
-
-    def __init__(self, agent: A2CAgent) -> None:
-        if agent.config.boards != 1:
-            raise ValueError(f"BoardMixture takes a one-board A2C network; this one plays {agent.config.boards} boards")
-        self.agent = agent
-        self._boards: dict[tuple[int, int], A2CAgent] = {}
-
-    @property
-    def name(self) -> str:
-        return f"{self.agent.name}, a mixture over the boards"
-
-    @property
-    def provenance(self) -> dict[str, Any]:
-        found = dict(self.agent.provenance)
-        if found.get("learned_from"):
-            found["learned_from"] += " (on one board)"
-        return found
-
-    def for_game(self, boards: int, max_guesses: int) -> A2CAgent:
-        """The network that plays ``boards`` boards and ``max_guesses`` guesses (built once)."""
-        if boards == 1:
-            return self.agent
-        key = (boards, max_guesses)
-        if key not in self._boards:
-            config = A2CConfig(**{**asdict(self.agent.config), "boards": boards, "max_guesses": max_guesses})
-            multi = A2CAgent(config, self.agent.length, self.agent.device)
-            multi.net.load_state_dict(multi.net.adopt(self.agent.net.state_dict()))
-            multi.checkpoint = self.agent.checkpoint
-            self._boards[key] = multi
-        return self._boards[key]
-
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        config = env.config
-        return self.for_game(getattr(config, "boards", 1), config.max_guesses).act(observations, action_masks, env)
 
 
 @dataclass
