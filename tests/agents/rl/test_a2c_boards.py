@@ -119,6 +119,30 @@ def test_trainer__boards_resume_exactly_and_answers_are_distinct(tmp_path: Path)
         assert torch.equal(a, b)
 
 
+def test_trainer__the_critic_warms_up_alone_then_the_whole_network_learns() -> None:
+    """critic_warmup: its first updates move the game's critic only (the board network, whose policy a new
+    critic would flatten, and the board priority stay as they were); the updates after it move everything."""
+    answers, allowed = stage_words("20")
+    agent = A2CAgent(A2CConfig(boards=2, hidden=32, batch_games=32, critic_warmup=2, seed=4), device="cpu")
+    trainer = A2CTrainer(agent, answers, allowed)
+    before = {name: weight.clone() for name, weight in agent.net.named_parameters()}
+
+    def moved() -> set[str]:
+        return {
+            name.split(".")[0] for name, weight in agent.net.named_parameters() if not torch.equal(weight, before[name])
+        }
+
+    for _ in range(2):
+        trainer.step()
+    assert moved() == {"critic"}
+    trainer.step()
+    assert moved() == {"critic", "board", "priority"}
+    with pytest.raises(ValueError, match="critic_warmup is for several boards .* got critic_warmup=5 with 1 board"):
+        A2CConfig(critic_warmup=5)
+    with pytest.raises(ValueError, match="critic_warmup must be >= 0; got -1"):
+        A2CConfig(boards=2, critic_warmup=-1)
+
+
 def test_trainer__live_games_only_and_all_games_make_the_same_update_on_two_boards() -> None:
     answers, allowed = stage_words("20")
     config = A2CConfig(boards=2, hidden=32, batch_games=48, dropout=0.0, seed=6)
