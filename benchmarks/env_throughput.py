@@ -168,6 +168,11 @@ SIDE_BY_SIDE_VECTOR = (
 )
 
 
+PASSIVE = "this checkout, OMP_WAIT_POLICY=PASSIVE"
+"""The side-by-side vector rows again with torch's OpenMP threads sleeping when idle instead of spinning: a spinning
+thread takes the core that a step's compiled kernels split their rows onto (2 cores here)."""
+
+
 def _config(n: int, mask: str, boards: int, dtype: str) -> str:
     """A side-by-side row's key: "16384 all", "16384 all 4" for 4 boards, "16384 hard 1 packed"."""
     if dtype == "packed":
@@ -189,14 +194,16 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
             single[name].append(run_fresh(SINGLE_ENV, [api, env_id, str(steps)], python, path)[0])
     vector: dict[str, dict[int, list[float]]] = {}
     if args.before:
-        vector = {name: {_config(*c): [] for c in SIDE_BY_SIDE_VECTOR} for name in ("this checkout", "before")}
+        names = ("this checkout", "before", PASSIVE)
+        vector = {name: {_config(*c): [] for c in SIDE_BY_SIDE_VECTOR} for name in names}
         seconds = "0.3" if quick else "3"
         for _ in tqdm(range(1 if quick else 3), desc="vector env, side by side", unit="round"):
             for n, mask, boards, dtype in SIDE_BY_SIDE_VECTOR:
                 for name in vector:
-                    python, path, _, _ = contenders[name]
-                    argv = [str(n), seconds, mask, str(boards)] + ([dtype] if name == "this checkout" else [])
-                    ms = run_fresh(VECTOR_STEP, argv, python, path)[0]
+                    python, path, _, _ = contenders["this checkout" if name == PASSIVE else name]
+                    argv = [str(n), seconds, mask, str(boards)] + ([dtype] if name != "before" else [])
+                    extra = {"OMP_WAIT_POLICY": "PASSIVE"} if name == PASSIVE else None
+                    ms = run_fresh(VECTOR_STEP, argv, python, path, extra_env=extra)[0]
                     vector[name][_config(n, mask, boards, dtype)].append(ms)
     sb3: dict[str, dict] = {}
     ppo_steps = 1024 if quick else 8192

@@ -60,7 +60,7 @@ def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> N
     for row in result["vector"]:  # the two figures of a row come from one timing: they must agree
         assert row["env_steps_per_s"] == pytest.approx(row["num_envs"] / (row["ms_per_step"] / 1000), rel=1e-9)
     vector = result["side_by_side"]["vector_ms_per_step"]
-    assert set(vector) == {"this checkout", "before"}
+    assert set(vector) == {"this checkout", "before", "this checkout, OMP_WAIT_POLICY=PASSIVE"}
     configs = {"1 all", "8 all", "64 all", "1024 all", "16384 all", "16384 candidates", "16384 hard", "16384 all 4"}
     configs |= {"16384 candidates 1 packed", "16384 hard 1 packed"}  # mask_dtype="packed" (before: its int8 masks)
     assert all(set(runs) == configs for runs in vector.values())
@@ -68,6 +68,7 @@ def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> N
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| 16,384 |" in table and "plain-Python" in table and "| 1,024 |" in table and "speed-up" in table
     assert '| 16,384 | `hard`, `mask_dtype="packed"` |' in table
+    assert "`OMP_WAIT_POLICY=PASSIVE` |" in table  # its column
     profile = result["profile"]  # torch's profile of a step: operators, each with its calls and time a step
     assert profile["num_envs"] == 16384 and profile["calls_per_step"] > 10
     assert profile["ops"] and all(op["name"].startswith("aten::") and op["calls_per_step"] > 0 for op in profile["ops"])
