@@ -101,7 +101,7 @@ class ByMode:
     ) -> None:
         self.normal = load_network(normal, device)
         self.hard = self.normal if hard is None else load_network(hard, device)
-        self.boards = BoardMixture(self.normal)
+        self.mixture = BoardMixture(self.normal)
         self.checkpoint = self.normal.checkpoint
         self._name = name
 
@@ -114,5 +114,5 @@ class ByMode:
         return self.normal.provenance
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        agent = self.hard if env.config.hard_mode else self.boards
+        agent = self.hard if env.config.hard_mode else self.mixture
         return agent.act(observations, action_masks, env)

@@ -296,6 +296,27 @@ def test_provenance__names_the_information_gain_shaping() -> None:
     assert shaped.provenance["learned_from"] == "reward 'seed000' + 0.05 x bits of information per guess"
 
 
+def test_bench__a_multi_board_row_of_a_one_board_network_is_labelled_and_credited_as_such(tmp_path: Path) -> None:
+    """Regression: dqn-explored's Dordle and Quordle rows were labelled "..., real game" (the one-board rows'
+    split by training lists) and their learned-from column lacked "(on one board)"."""
+    from types import SimpleNamespace
+
+    from wordle_agents.rl.dqn import DQNAgent, DQNConfig
+    from wordle_agents.rl.networks import ByMode
+    from wordle_gym.cli.bench import _provenance, _settings
+
+    DQNAgent(DQNConfig(hidden=8, layers=1)).save(tmp_path / "q.pt")
+    policy = ByMode(tmp_path / "q.pt")
+    policy.normal.checkpoint = SimpleNamespace(
+        teacher=None, machine="CPU", method=None, method_reward=None, training_s=60.0
+    )
+    real = SimpleNamespace(answers=stage_words("full")[0], allowed=stage_words("full")[1], hard_mode=False)
+    assert [row[0] for row in _settings("Q", policy, real)] == ["Q, real game"]
+    assert _settings("Q, Dordle", policy, real, boards=2) == [("Q, Dordle", policy, {})]
+    assert _provenance(policy)["learned_from"] == "reward 'default'"
+    assert _provenance(policy, boards=2)["learned_from"] == "reward 'default' (on one board)"
+
+
 def test_provenance__names_an_improvement_after_the_reward_training() -> None:
     """Weights improved by their own rollouts say so, with the rollouts' reward; they stay reward-learned."""
     from types import SimpleNamespace

@@ -84,13 +84,13 @@ def jobs(extra_models: list[str]) -> list[tuple[str, BenchRun]]:
     return found
 
 
-def _settings(label: str, policy: Any, info: Any) -> list[tuple[str, Any, dict[str, Any]]]:
+def _settings(label: str, policy: Any, info: Any, boards: int = 1) -> list[tuple[str, Any, dict[str, Any]]]:
     """(row label, policy, word lists) to evaluate. An agent trained on other lists gets two rows, so
     that no stage figure passes for a Wordle result: its training lists, and the real game (2315
     answers, the 12972 allowed guesses) in which it guesses only words it was trained on. An agent
-    trained on the real game gets the one row."""
+    trained on the real game gets the one row, as does a multi-board row (its table is the real lists')."""
     answers = getattr(info, "answers", None)
-    if answers is None:
+    if answers is None or boards > 1:
         return [(label, policy, {})]
     guesses = info.allowed if info.allowed is not None else answers
     if (list(answers), list(guesses)) == stage_words("full"):  # trained on the real game itself
@@ -168,13 +168,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"skipped {run.label}: {exc}")
             continue
         info = getattr(policy, "checkpoint", None)
-        for label, play, lists in _settings(run.label, policy, info):
+        boards = run.env.get("boards", 1)
+        for label, play, lists in _settings(run.label, policy, info, boards):
             try:
                 result = evaluate(play, agent=label, device=device, progress=None, **{**lists, **run.env})
             except Exception as exc:  # one failing agent costs its row, not the table
                 print(f"skipped {label}: {type(exc).__name__}: {exc}")
                 continue
-            result.extra.update(_provenance(play))
+            result.extra.update(_provenance(play, boards))
             if run.section:
                 result.extra["section"] = run.section
             written[result.save(layout.results / f"{_slug(label)}.json")] = result
@@ -215,9 +216,12 @@ def _env_throughput(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     return 0
 
 
-def _provenance(policy: Any) -> dict[str, Any]:
+def _provenance(policy: Any, boards: int = 1) -> dict[str, Any]:
     """A policy's ``provenance`` (what it learned from, its training time and machine), checked to be what the
-    table shows: ``learned_from`` and ``machine`` text, ``training_s`` a number of seconds."""
+    table shows: ``learned_from`` and ``machine`` text, ``training_s`` a number of seconds. On several boards a
+    by-mode agent's is its ``mixture``'s (which plays them): what it learned, it learned on one board."""
+    if boards > 1:
+        policy = getattr(policy, "mixture", policy)
     found = getattr(policy, "provenance", None) or {}
     kept = {key: str(found[key]) for key in ("learned_from", "machine") if found.get(key)}
     if isinstance(found.get("training_s"), int | float) and found["training_s"] > 0:
