@@ -220,15 +220,15 @@ def _side_by_side(result: dict | None) -> list[str]:
             lines.append(
                 f"| {int(n):,} | `{mask}`{game} | {old:.3f} ms ({_si(rate / old)}/s) | {now:.3f} ms "
                 f"({_si(rate / now)}/s) | {old / now:.2f}x |"
-                + ("" if quiet is None else f" {quiet:.3f} ms ({_si(rate / quiet)}/s) |")
+                + ("" if not passive[0] else " |" if quiet is None else f" {quiet:.3f} ms ({_si(rate / quiet)}/s) |")
             )
         if passive[0]:
             lines += [
                 "",
-                "The last column runs this checkout again with `OMP_WAIT_POLICY=PASSIVE` in the environment (set "
-                "before Python starts): torch's OpenMP threads then sleep when idle instead of spinning for a while "
-                "after each parallel operation, which on a small CPU takes the core that a big step's compiled "
-                "kernels split their rows onto. It changes nothing else (the rules, the results).",
+                "The last column (16,384 games) runs this checkout again with `OMP_WAIT_POLICY=PASSIVE` in the "
+                "environment (set before Python starts): torch's OpenMP threads then sleep when idle instead of "
+                "spinning for a while after each parallel operation, which on a small CPU takes the core that a big "
+                "step's compiled kernels split their rows onto. It changes nothing else (the rules, the results).",
             ]
         lines.append("")
     return lines
