@@ -119,6 +119,12 @@ def test_trainer__boards_resume_exactly_and_answers_are_distinct(tmp_path: Path)
         assert torch.equal(a, b)
 
 
+def _moved(agent: A2CAgent, before: dict[str, torch.Tensor]) -> set[str]:
+    """The parts of the network (its top-level modules) whose weights differ from ``before``."""
+    named = agent.net.named_parameters()
+    return {name.split(".")[0] for name, weight in named if not torch.equal(weight, before[name])}
+
+
 def test_trainer__the_critic_warms_up_alone_then_the_whole_network_learns() -> None:
     """critic_warmup: its first updates move the game's critic only (the board network, whose policy a new
     critic would flatten, and the board priority stay as they were); the updates after it move everything."""
@@ -127,20 +133,32 @@ def test_trainer__the_critic_warms_up_alone_then_the_whole_network_learns() -> N
     trainer = A2CTrainer(agent, answers, allowed)
     before = {name: weight.clone() for name, weight in agent.net.named_parameters()}
 
-    def moved() -> set[str]:
-        return {
-            name.split(".")[0] for name, weight in agent.net.named_parameters() if not torch.equal(weight, before[name])
-        }
-
     for _ in range(2):
         trainer.step()
-    assert moved() == {"critic"}
+    assert _moved(agent, before) == {"critic"}
     trainer.step()
-    assert moved() == {"critic", "board", "priority"}
+    assert _moved(agent, before) == {"critic", "board", "priority"}
     with pytest.raises(ValueError, match="critic_warmup is for several boards .* got critic_warmup=5 with 1 board"):
         A2CConfig(critic_warmup=5)
     with pytest.raises(ValueError, match="critic_warmup must be >= 0; got -1"):
         A2CConfig(boards=2, critic_warmup=-1)
+
+
+def test_trainer__a_frozen_board_network_leaves_the_priority_and_the_critic_to_learn() -> None:
+    """freeze_board: every update moves the critic and (after the critic's warm-up) the board priority only."""
+    answers, allowed = stage_words("20")
+    config = A2CConfig(boards=2, hidden=32, batch_games=32, critic_warmup=1, freeze_board=True, seed=4)
+    agent = A2CAgent(config, device="cpu")
+    trainer = A2CTrainer(agent, answers, allowed)
+    before = {name: weight.clone() for name, weight in agent.net.named_parameters()}
+
+    trainer.step()
+    assert _moved(agent, before) == {"critic"}
+    for _ in range(2):
+        trainer.step()
+    assert _moved(agent, before) == {"critic", "priority"}
+    with pytest.raises(ValueError, match="freeze_board is for several boards .*; got 1 board"):
+        A2CConfig(freeze_board=True)
 
 
 def test_trainer__live_games_only_and_all_games_make_the_same_update_on_two_boards() -> None:
