@@ -113,6 +113,10 @@ class ByMode:
     def provenance(self) -> dict[str, Any]:
         return self.normal.provenance
 
+    def plays(self, hard_mode: bool, boards: int = 1) -> WordAgent | BoardMixture:
+        """What plays a game of this mode and board count (``wordle_gym.harness.registry.playing``)."""
+        return self.hard if hard_mode else self.mixture if boards > 1 else self.normal
+
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        agent = self.hard if env.config.hard_mode else self.mixture
-        return agent.act(observations, action_masks, env)
+        config = env.config
+        return self.plays(config.hard_mode, config.boards).act(observations, action_masks, env)

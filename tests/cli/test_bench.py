@@ -304,6 +304,7 @@ def test_bench__a_multi_board_row_of_a_one_board_network_is_labelled_and_credite
     from wordle_agents.rl.dqn import DQNAgent, DQNConfig
     from wordle_agents.rl.networks import ByMode
     from wordle_gym.cli.bench import _provenance, _settings
+    from wordle_gym.harness.registry import playing
 
     DQNAgent(DQNConfig(hidden=8, layers=1)).save(tmp_path / "q.pt")
     policy = ByMode(tmp_path / "q.pt")
@@ -313,8 +314,8 @@ def test_bench__a_multi_board_row_of_a_one_board_network_is_labelled_and_credite
     real = SimpleNamespace(answers=stage_words("full")[0], allowed=stage_words("full")[1], hard_mode=False)
     assert [row[0] for row in _settings("Q", policy, real)] == ["Q, real game"]
     assert _settings("Q, Dordle", policy, real, boards=2) == [("Q, Dordle", policy, {})]
-    assert _provenance(policy)["learned_from"] == "reward 'default'"
-    assert _provenance(policy, boards=2)["learned_from"] == "reward 'default' (on one board)"
+    assert _provenance(playing(policy))["learned_from"] == "reward 'default'"
+    assert _provenance(playing(policy, boards=2))["learned_from"] == "reward 'default' (on one board)"
 
 
 def test_provenance__names_an_improvement_after_the_reward_training() -> None:

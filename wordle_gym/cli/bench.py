@@ -23,7 +23,7 @@ from wordle_gym.core.device import resolve_device
 from wordle_gym.core.files import atomic_write, atomic_write_text, check_writable
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import EvalResult, GuessesFrom, evaluate
-from wordle_gym.harness.registry import AgentError, BenchRun, agent_names, bench_runs, make_agent
+from wordle_gym.harness.registry import AgentError, BenchRun, agent_names, bench_runs, make_agent, playing
 
 DESCRIPTION = """\
 Evaluate every installed agent on every answer (greedy play, one batched pass each) and write
@@ -170,12 +170,13 @@ def main(argv: list[str] | None = None) -> int:
         info = getattr(policy, "checkpoint", None)
         boards = run.env.get("boards", 1)
         for label, play, lists in _settings(run.label, policy, info, boards):
+            game = {**lists, **run.env}
             try:
-                result = evaluate(play, agent=label, device=device, progress=None, **{**lists, **run.env})
+                result = evaluate(play, agent=label, device=device, progress=None, **game)
             except Exception as exc:  # one failing agent costs its row, not the table
                 print(f"skipped {label}: {type(exc).__name__}: {exc}")
                 continue
-            result.extra.update(_provenance(play, boards))
+            result.extra.update(_provenance(playing(play, game.get("hard_mode", False), boards)))
             if run.section:
                 result.extra["section"] = run.section
             written[result.save(layout.results / f"{_slug(label)}.json")] = result
@@ -216,12 +217,9 @@ def _env_throughput(parser: argparse.ArgumentParser, args: argparse.Namespace) -
     return 0
 
 
-def _provenance(policy: Any, boards: int = 1) -> dict[str, Any]:
+def _provenance(policy: Any) -> dict[str, Any]:
     """A policy's ``provenance`` (what it learned from, its training time and machine), checked to be what the
-    table shows: ``learned_from`` and ``machine`` text, ``training_s`` a number of seconds. On several boards a
-    by-mode agent's is its ``mixture``'s (which plays them): what it learned, it learned on one board."""
-    if boards > 1:
-        policy = getattr(policy, "mixture", policy)
+    table shows: ``learned_from`` and ``machine`` text, ``training_s`` a number of seconds."""
     found = getattr(policy, "provenance", None) or {}
     kept = {key: str(found[key]) for key in ("learned_from", "machine") if found.get(key)}
     if isinstance(found.get("training_s"), int | float) and found["training_s"] > 0:

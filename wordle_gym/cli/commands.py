@@ -36,7 +36,7 @@ from wordle_gym.core.words import WordSource, word_source
 from wordle_gym.envs.render import ansi_row
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv
-from wordle_gym.harness.registry import agent_names, make_agent
+from wordle_gym.harness.registry import agent_names, make_agent, playing
 
 DEFAULT_AGENT = "max-entropy"
 # Command-line flags that become agent options (the keyword the agent's callable takes).
@@ -329,7 +329,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         hard_mode=args.hard,
         max_guesses=args.max_guesses,
         histories=args.regret,
-        agent=agent_label(args.agent, policy, args.hard),
+        agent=agent_label(args.agent, policy, args.hard, args.boards),
         boards=args.boards,
         games=args.games,
     )
@@ -372,12 +372,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def agent_label(agent: str, policy: Any, hard_mode: bool = False) -> str:
-    """The row label of an installed agent's policy: its name, with the weights file it plays where it has one
-    (``dqn-explored (dqn_explored.pt)``; in hard mode its hard-mode weights' where it has them, ``hard``), else
+def agent_label(agent: str, policy: Any, hard_mode: bool = False, boards: int = 1) -> str:
+    """The row label of an installed agent's policy: its name, with the weights file it plays in this game where
+    it has one (``dqn-explored (dqn_explored.pt)``; in hard mode its hard-mode weights', :func:`playing`), else
     its own name where that names the agent."""
-    plays = getattr(policy, "hard", None) if hard_mode else None
-    path = getattr(getattr(plays or policy, "checkpoint", None), "path", None)
+    path = getattr(getattr(playing(policy, hard_mode, boards), "checkpoint", None), "path", None)
     if path:
         return f"{agent} ({os.path.basename(str(path))})"
     name = str(getattr(policy, "name", "") or "")

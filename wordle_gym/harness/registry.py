@@ -14,7 +14,9 @@ class with a no-argument constructor works as it is. Optionally the callable has
 for it; without one, bench evaluates it once with no options. A ``description`` attribute (one line:
 what the agent is, how it learned) is what ``wordle-gym agents`` shows. A policy may carry a
 ``provenance`` dict (``learned_from``: text, ``training_s``: seconds, ``machine``: where it trained),
-which bench puts in its row.
+which bench puts in its row. A policy that plays some games with a part of itself (a network per game
+mode, a mixture on several boards) may have ``plays(hard_mode, boards)`` returning that part: a row's
+label and provenance are then that part's (:func:`playing`).
 
 Looking agents up imports nothing until one is asked for, and an agent that fails to import
 gives an :class:`AgentError` naming its entry point without affecting the others: ``import
@@ -30,6 +32,13 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any, NamedTuple
 
 GROUP = "wordle_gym.agents"
+
+
+def playing(policy: Any, hard_mode: bool = False, boards: int = 1) -> Any:
+    """The part of ``policy`` that plays games of this mode and board count: ``policy.plays(hard_mode, boards)``
+    where it has one, else the policy itself."""
+    plays = getattr(policy, "plays", None)
+    return policy if plays is None else plays(hard_mode, boards)
 
 
 class AgentError(ValueError):
