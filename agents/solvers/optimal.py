@@ -260,6 +260,17 @@ class _Search:
         self.new_cache = self.kernel.new_cache
         self.solved = num_patterns(vocab.length) - 1
         self.stop = np.zeros(1, dtype=np.int64)  # set to abandon every running search (time limit, Ctrl-C)
+        self._compile()
+
+    def _compile(self) -> None:
+        """Every kernel the searches call, compiled (or loaded from numba's cache) here, on the calling thread,
+        where Ctrl-C stops it: a worker thread that compiles a kernel on its first call cannot be stopped, and
+        an interrupt then waited for the compiler (11 s on a fresh checkout here; in CI, over 120 s)."""
+        cache, green, need = self.new_cache(), *self.root()
+        self.kernel.clear_cache(cache)
+        self.kernel.cache_size(cache)
+        self.kernel.advance_constraint(0, 0, self.codes, self.tiles, green, need, green.copy(), need.copy())
+        self.value(np.zeros(1, dtype=np.int32), 1, green, need, cache, np.zeros(1, dtype=np.int64))
 
     def root(self) -> tuple[np.ndarray, np.ndarray]:
         return np.full(self.vocab.length, -1, dtype=np.int64), np.zeros(ALPHABET, dtype=np.int64)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from tests.helpers.lists import SMALL, list_files, list_pair, small_lists, trap_lists
-from tests.helpers.processes import interrupt, wordle_gym_here
+from tests.helpers.processes import ROOT, interrupt, wordle_gym_here
 from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.optimal import main
 from wordle_agents.optimal import main as optimal_main
@@ -329,6 +329,25 @@ def test_solver__ctrl_c_stops_a_long_search_at_once() -> None:
     code, took, err = interrupt([sys.executable, "-m", "wordle_agents.optimal", "fuzzy"], "nodes]")
     assert code == 130 and "interrupted" in err and "Traceback" not in err
     assert took < 30  # a search left alone runs for minutes
+
+
+def test_search__compiles_its_kernels_on_the_thread_that_builds_it() -> None:
+    """Regression: Ctrl-C on a fresh checkout waited for numba to finish compiling the kernel on a worker thread
+    (which nothing can stop: 11 s here, over 120 s in CI). A search, once built, has every kernel its workers call
+    compiled (or loaded), so none compiles on a worker. A fresh process: numba's dispatchers live as long as it."""
+    code = (
+        "from tests.helpers.lists import small_lists\n"
+        "from wordle_gym.core.words import Vocabulary\n"
+        "from wordle_agents.solvers import _optimal_kernel as k\n"
+        "from wordle_agents.solvers.optimal import _Search\n"
+        "kernels = [k.solve, k.cache_size, k.clear_cache, k.new_cache, k.advance_constraint]\n"
+        "before = [len(f.signatures) for f in kernels]\n"
+        "_Search(Vocabulary(*small_lists(2, 20, 60)), True, 6)\n"
+        "print(before, [len(f.signatures) for f in kernels])"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split("\n")[-2] == "[0, 0, 0, 0, 0] [1, 1, 1, 1, 1]", out.stdout
 
 
 # ----------------------------------------------------------------------------- 6 and 7. crafted trees
