@@ -228,7 +228,10 @@ def _side_by_side(result: dict | None) -> list[str]:
                 "The last column (16,384 games) runs this checkout again with `OMP_WAIT_POLICY=PASSIVE` in the "
                 "environment (set before Python starts): torch's OpenMP threads then sleep when idle instead of "
                 "spinning for a while after each parallel operation, which on a small CPU takes the core that a big "
-                "step's compiled kernels split their rows onto. It changes nothing else (the rules, the results).",
+                "step's compiled kernels split their rows onto. It changes nothing else (the rules, the results). "
+                "A big CPU batch's reset and step run their torch calls on one thread "
+                "(the kernels still split over torch's threads), so no worker is left spinning: the two columns "
+                "should agree.",
             ]
         lines.append("")
     return lines

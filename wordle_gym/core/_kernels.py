@@ -22,11 +22,12 @@ left alone: they are not fork-safe everywhere, and one knob, torch's, sets the t
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -73,7 +74,7 @@ def run(kernel: Kernel, rows: int, cost: int, *args: Any) -> None:
     """``kernel(start, stop, *args)`` over ``rows`` rows, split over torch's thread count when the
     work (``cost`` bytes of mask) is worth it."""
     function = kernel.compiled()
-    threads = min(torch.get_num_threads(), rows)
+    threads = min(getattr(_split, "threads", 0) or torch.get_num_threads(), rows)
     if threads <= 1 or cost < MIN_SPLIT_BYTES:
         function(0, rows, *args)
         return
@@ -84,6 +85,33 @@ def run(kernel: Kernel, rows: int, cost: int, *args: Any) -> None:
     function(bounds[0], bounds[1], *args)
     for future in futures:
         future.result()
+
+
+_split = threading.local()  # in torch_on_one_thread: torch's thread count, for run()
+
+
+@contextlib.contextmanager
+def torch_on_one_thread() -> Iterator[None]:
+    """Torch calls on the calling thread alone (``torch.set_num_threads(1)``), while :func:`run` still splits
+    the compiled kernels over torch's thread count; restored on the way out, re-entrant.
+
+    A big CPU step runs both: compiled kernels, split over the cores, and torch calls on the batch (gathers,
+    copies and compares of a few MB, memory-bound). After each parallel torch call torch's idle OpenMP
+    workers spin for a while (libgomp's default wait policy), on the cores where the next kernel's rows go:
+    on 2 cores, 16384 games with mask "hard" took 20-23 ms a step with the torch calls on both cores and
+    13.6 ms on one (Quordle 18.6-19.9 ms and 13.4-14.7 ms; every mask and size gained or stayed; as fast as
+    ``OMP_WAIT_POLICY=PASSIVE``, which only works when set before Python starts). BENCHMARKS.md has the figures."""
+    threads = torch.get_num_threads()
+    if threads <= 1 or getattr(_split, "threads", 0):
+        yield
+        return
+    _split.threads = threads
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+        _split.threads = 0
 
 
 class MaskBuffers:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cached_property
 from typing import Any
 
@@ -14,6 +15,7 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from wordle_gym.core import _kernels
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.device import device_generator, resolve_device
 from wordle_gym.core.game import NO_TILE, StepOutcome
@@ -27,6 +29,22 @@ _MODES = {
 }
 _AUTORESET = {**_MODES, **{mode: mode for mode in _MODES.values()}}
 RENDER_LIMIT = 16  # render() draws at most this many games
+
+
+def _batch_work(method: Callable[..., Any]) -> Callable[..., Any]:
+    """``method`` with its torch calls on one thread where its batch runs the compiled kernels (a big batch on
+    the CPU; the kernels still split over torch's threads): torch's spinning idle workers took the cores the
+    kernels run on (see :func:`wordle_gym.core._kernels.torch_on_one_thread`). Smaller batches run torch
+    alone, whose calls on so few rows stay on one thread anyway (the switch cost them 3-6 %)."""
+
+    @functools.wraps(method)
+    def wrapped(self: WordleVectorEnv, *args: Any, **kwargs: Any) -> Any:
+        if self.device.type != "cpu" or self.num_envs * self.config.boards < _kernels.STEP_MIN_ROWS:
+            return method(self, *args, **kwargs)
+        with _kernels.torch_on_one_thread():
+            return method(self, *args, **kwargs)
+
+    return wrapped
 
 
 class WordleVectorEnv(WordleBase, VectorEnv):
@@ -144,6 +162,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         return batch_space(self.single_action_space, self.num_envs)
 
     @torch.no_grad()
+    @_batch_work
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
@@ -175,6 +194,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         return observations, self._infos(None, observations, self.state.turn)
 
     @torch.no_grad()
+    @_batch_work
     def step(
         self, actions: torch.Tensor | np.ndarray | Sequence[int]
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, dict[str, torch.Tensor]]:
@@ -211,6 +231,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         truncations = torch.zeros_like(outcome.terminated)
         return observations, outcome.reward, outcome.terminated, truncations, infos
 
+    @_batch_work
     def action_masks(self) -> torch.Tensor:
         """Allowed actions of every game: (num_envs, num_allowed) bool tensor (sb3-contrib convention)."""
         return self.game.action_mask(self.state)
