@@ -269,7 +269,8 @@ class _Search:
         cache, green, need = self.new_cache(), *self.root()
         self.kernel.clear_cache(cache)
         self.kernel.cache_size(cache)
-        self.kernel.advance_constraint(0, 0, self.codes, self.tiles, green, need, green.copy(), need.copy())
+        if self.hard_mode:
+            self.kernel.advance_constraint(0, 0, self.codes, self.tiles, green, need, green.copy(), need.copy())
         self.value(np.zeros(1, dtype=np.int32), 1, green, need, cache, np.zeros(1, dtype=np.int64))
 
     def root(self) -> tuple[np.ndarray, np.ndarray]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import math
+import os
 import random
 import subprocess
 import sys
@@ -466,6 +467,32 @@ def test_command__solves_and_saves_without_importing_torch(tmp_path: Path, monke
     tree = OptimalTree.load(tmp_path / "tree.npz")
     assert tree.total == brute_force(answers, allowed, "catch", False, 6)
     patterns.pattern_array.cache_clear()
+
+
+def test_command__as_its_own_process_imports_no_torch_nor_scipy_linalg(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Speed (issue 47): ``python -m wordle_agents.optimal`` imports numba's array support with scipy's BLAS hidden
+    (numba imported scipy.linalg to look for BLAS: 0.2 s of a 1.5 s solve) and exits without the interpreter's
+    teardown; what it prints and saves is complete, and scipy.linalg still imports in a process that asks."""
+    answers, allowed = trap_lists(0)
+    (tmp_path / "answers.txt").write_text("\n".join(answers))
+    (tmp_path / "allowed.txt").write_text("\n".join(allowed))
+    monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path / "cache"))
+    patterns.pattern_array.cache_clear()
+    patterns.pattern_array(Vocabulary(answers, allowed))  # on disk: only building it takes torch
+    patterns.pattern_array.cache_clear()
+    command = [sys.executable, "-X", "importtime", "-m", "wordle_agents.optimal", "catch", "--answers", "answers.txt"]
+    command += ["--allowed", "allowed.txt", "--save", "tree.npz", "--quiet"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    out = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env, check=False)
+    assert out.returncode == 0, out.stderr[-2000:]
+    imported = {line.split("|")[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "numba.np.arraymath" in imported and "scipy.linalg" not in imported and "torch" not in imported
+    total = brute_force(answers, allowed, "catch", False, 6)
+    assert OptimalTree.load(tmp_path / "tree.npz").total == total and f": {total} guesses over" in out.stdout
+    code = "import scipy.linalg, numba.np.arraymath; print(numba.np.arraymath._HAVE_BLAS)"  # the library leaves it
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "True"
 
 
 def test_kernel__guesses_merged_as_alike_split_the_candidates_alike() -> None:
