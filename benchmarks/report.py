@@ -400,8 +400,10 @@ def exact_section(result: dict) -> list[str]:
     lines += [
         "",
         "Where this checkout's process spends its time: interpreter start-up and exit (the process's time less the "
-        "script's), imports (numpy, numba; torch is not imported), the lists, setup (the pattern table from disk, "
-        "the kernel from numba's cache), the search, reading the tree out of its cache, replaying every answer:",
+        "script's; the command exits without the interpreter's teardown), imports (numpy, numba, numba's array "
+        "support without scipy's BLAS, as the command does; torch is not imported), the lists, setup (the pattern "
+        "table from disk, the kernels from numba's cache), the search, reading the tree out of its cache, replaying "
+        "every answer:",
         "",
         "| mode | start-up and exit | imports | lists | setup | search | extract | replay | torch imported |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
