@@ -221,6 +221,16 @@ def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:
     assert "| optimal (SALET, hard mode) | 2315 x 12972 | 100.00 | 3.5084 |" in table
 
 
+def test_bench__only_repeated_selects_the_rows_matching_any(tmp_path: Path) -> None:
+    out = wordle_gym_here("bench", "--only", "optimal (SALET)", "--only", "Remaining", "--out", str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    rows = [line.split(" | ")[0] for line in (tmp_path / "BENCHMARKS.md").read_text().splitlines()]
+    assert "| optimal (SALET)" in rows and "| optimal (SALET, hard mode)" not in rows  # the text, not a prefix
+    assert "| random (remaining candidates)" in rows and not any("A2C" in row or "all words" in row for row in rows)
+    out = wordle_gym_here("bench", "--only", "zz-1", "--only", "zz-2", "--out", str(tmp_path))
+    assert out.returncode == 2 and "--only 'zz-1' --only 'zz-2' matches no agent" in out.stderr
+
+
 @pytest.mark.slow
 def test_bench__folders_sections_prune_and_a_table_it_did_not_write(tmp_path: Path, monkeypatch) -> None:
     """The package's choices are options: where rows, plots and extra sections live, the gap's agent;

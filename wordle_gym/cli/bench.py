@@ -120,7 +120,12 @@ def main(argv: list[str] | None = None) -> int:
         "--sections", default=None, help="markdown appended to the table (default OUT/benchmarks/sections)"
     )
     parser.add_argument("--model", action="append", default=[], help="also evaluate this SB3 model zip (repeatable)")
-    parser.add_argument("--only", default=None, help="evaluate only agents whose name contains this text")
+    parser.add_argument(
+        "--only",
+        action="append",
+        default=[],
+        help="evaluate only agents whose name contains this text (repeatable: any of them)",
+    )
     parser.add_argument(
         "--optimal-agent", default="optimal", help="agent that measures the gap to perfect play ('none': no gap)"
     )
@@ -154,11 +159,11 @@ def main(argv: list[str] | None = None) -> int:
     _check_ours(layout.table)
     for folder in (layout.table.parent, layout.results, layout.plots):
         check_writable(folder, folder=True)  # before the work, not after it
-    selected = [
-        (name, run) for name, run in jobs(args.model) if not args.only or args.only.lower() in run.label.lower()
-    ]
+    only = [text.lower() for text in args.only]
+    selected = [(name, run) for name, run in jobs(args.model) if not only or any(t in run.label.lower() for t in only)]
     if not selected:
-        raise ValueError(f"--only {args.only!r} matches no agent; run without --only to see every row")
+        texts = " ".join(f"--only {text!r}" for text in args.only)
+        raise ValueError(f"{texts} matches no agent; run without --only to see every row")
     start = time.perf_counter()
     written: dict[Path, EvalResult] = {}
     for name, run in selected:
