@@ -166,6 +166,8 @@ SIDE_BY_SIDE_VECTOR = (
     (16384, "hard", 1, "packed"),
     (16384, "all", 4, "int8"),
 )
+QUICK_SIDE_BY_SIDE = (SIDE_BY_SIDE_VECTOR[2], SIDE_BY_SIDE_VECTOR[8], SIDE_BY_SIDE_VECTOR[9])
+"""With ``--quick`` (a smoke run): a few games, a packed mask, Quordle (each row is a fresh process per contender)."""
 
 
 PASSIVE = "this checkout, OMP_WAIT_POLICY=PASSIVE"
@@ -196,11 +198,12 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
     vector: dict[str, dict[int, list[float]]] = {}
     if args.before:
         names = ("this checkout", "before", PASSIVE)
-        vector = {name: {_config(*c): [] for c in SIDE_BY_SIDE_VECTOR} for name in names}
-        vector[PASSIVE] = {_config(*c): [] for c in SIDE_BY_SIDE_VECTOR if c[0] >= BIG}
+        configs = QUICK_SIDE_BY_SIDE if quick else SIDE_BY_SIDE_VECTOR
+        vector = {name: {_config(*c): [] for c in configs} for name in names}
+        vector[PASSIVE] = {_config(*c): [] for c in configs if c[0] >= BIG}
         seconds = "0.3" if quick else "3"
         for _ in tqdm(range(1 if quick else 3), desc="vector env, side by side", unit="round"):
-            for n, mask, boards, dtype in SIDE_BY_SIDE_VECTOR:
+            for n, mask, boards, dtype in configs:
                 for name in (name for name in vector if _config(n, mask, boards, dtype) in vector[name]):
                     python, path, _, _ = contenders["this checkout" if name == PASSIVE else name]
                     argv = [str(n), seconds, mask, str(boards)] + ([dtype] if name != "before" else [])
