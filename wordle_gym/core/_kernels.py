@@ -17,7 +17,8 @@ their packed forms (``candidates_bits``, ``hard_mask`` with ``packed``) of ``Gam
 the masks). ``Game.compiled`` picks them; ``tests/test_scalar.py`` holds both engines to the scalar one step
 by step, ``tests/test_vector.py`` the two to each other. Each kernel does rows ``start:stop`` and releases
 the GIL; :func:`run` splits a batch over ``torch.get_num_threads()`` threads (numba's own thread pools are
-left alone: they are not fork-safe everywhere, and one knob, torch's, sets the threads of the whole step).
+left alone: they are not fork-safe everywhere, and one knob, torch's, sets the threads of the whole step),
+while the step's own torch calls run on one thread (:func:`torch_on_one_thread`, from the vector env).
 """
 
 from __future__ import annotations
