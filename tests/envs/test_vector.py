@@ -463,5 +463,9 @@ def test_vector__a_big_cpu_step_runs_torch_on_one_thread_its_kernels_on_all(
         small.reset(seed=0)
         small.step(torch.zeros(8, dtype=torch.int64))
         assert not seen and torch.get_num_threads() == 2  # torch alone, on its threads
+        assert kernels.openmp_backend()  # the usual wheels; another backend is left alone:
+        monkeypatch.setattr(kernels, "openmp_backend", lambda: False)
+        big.step(torch.zeros(big.num_envs, dtype=torch.int64))
+        assert set(seen) == {(2, 0)}
     finally:
         torch.set_num_threads(threads)

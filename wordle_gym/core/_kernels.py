@@ -91,6 +91,12 @@ def run(kernel: Kernel, rows: int, cost: int, *args: Any) -> None:
 _split = threading.local()  # in torch_on_one_thread: torch's thread count, for run()
 
 
+@functools.cache
+def openmp_backend() -> bool:
+    """Whether torch's CPU operators run on OpenMP (``torch.__config__.parallel_info()``)."""
+    return "ATen parallel backend: OpenMP" in torch.__config__.parallel_info()
+
+
 @contextlib.contextmanager
 def torch_on_one_thread() -> Iterator[None]:
     """Torch calls on the calling thread alone (``torch.set_num_threads(1)``), while :func:`run` still splits
@@ -101,9 +107,11 @@ def torch_on_one_thread() -> Iterator[None]:
     workers spin for a while (libgomp's default wait policy), on the cores where the next kernel's rows go:
     on 2 cores, 16384 games with mask "hard" took 20-23 ms a step with the torch calls on both cores and
     13.6 ms on one (Quordle 18.6-19.9 ms and 13.4-14.7 ms; every mask and size gained or stayed; as fast as
-    ``OMP_WAIT_POLICY=PASSIVE``, which only works when set before Python starts). BENCHMARKS.md has the figures."""
+    ``OMP_WAIT_POLICY=PASSIVE``, which only works when set before Python starts). BENCHMARKS.md has the figures.
+    Only where torch's parallel backend is OpenMP (the usual wheels): the spinning is OpenMP's, and torch's
+    native backend warns when its thread count changes after parallel work."""
     threads = torch.get_num_threads()
-    if threads <= 1 or getattr(_split, "threads", 0):
+    if threads <= 1 or not openmp_backend() or getattr(_split, "threads", 0):
         yield
         return
     _split.threads = threads
