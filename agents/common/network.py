@@ -98,6 +98,42 @@ class _LogPartition(torch.autograd.Function):
         return grad_log_z[:, None] * expected, None, None, None
 
 
+class _LogPartitionEntropy(torch.autograd.Function):
+    """:class:`_LogPartition` and the softmax's entropy ``H = logZ - E[s]`` (``s`` the word scores), in the same
+    pass over the blocks. Its gradient needs no (B, W) tensor either: ``dH / d scores = -(E[s x] - E[s] E[x])``
+    (``x`` a word's one-hot; the covariance of one-hots and scores under the softmax), two (B, 26 L) sums made
+    in the pass. Scores are measured from each row's best (the covariance does not change) and, like the
+    softmax, raised to :data:`EXP_FLOOR` under it."""
+
+    @staticmethod
+    def forward(ctx: Any, scores: torch.Tensor, one_hot: torch.Tensor, u: torch.Tensor, block: int) -> Any:
+        log_z, entropy = scores.new_empty(scores.shape[0]), scores.new_empty(scores.shape[0])
+        expected, covariance = torch.empty_like(scores), torch.empty_like(scores)
+        drawn = torch.empty(scores.shape[0], dtype=torch.int64, device=scores.device)
+        for rows, shifted in _word_blocks(scores, one_hot, block):
+            top = shifted.amax(1, keepdim=True)
+            shifted.sub_(top).clamp_(min=EXP_FLOOR)
+            weights = shifted.exp()
+            cdf = weights.cumsum(1)
+            total = cdf[:, -1:]
+            drawn[rows] = inverse_cdf(cdf, u[rows])
+            weights.div_(total)  # the softmax
+            mean_shifted = (weights * shifted).sum(1, keepdim=True)  # E[s] - top
+            torch.mm(weights, one_hot, out=expected[rows])
+            torch.mm(weights.mul_(shifted), one_hot, out=covariance[rows])  # E[(s - top) x]
+            covariance[rows] -= mean_shifted * expected[rows]
+            log_z[rows] = top.squeeze(1) + total.squeeze(1).log()
+            entropy[rows] = (total.log() - mean_shifted).squeeze(1)
+        ctx.save_for_backward(expected, covariance)
+        ctx.mark_non_differentiable(drawn)
+        return log_z, drawn, entropy
+
+    @staticmethod
+    def backward(ctx: Any, grad_log_z: torch.Tensor, _grad_drawn: Any, grad_entropy: torch.Tensor) -> Any:
+        expected, covariance = ctx.saved_tensors
+        return grad_log_z[:, None] * expected - grad_entropy[:, None] * covariance, None, None, None
+
+
 class WordScorer(nn.Module):
     """Letter-position scores ``(B, 26 L)`` -> word scores ``(B, W)``: each word's letters summed."""
 
@@ -137,6 +173,12 @@ class WordScorer(nn.Module):
 
         ``block`` rows are scored at a time (:meth:`_block`)."""
         return _LogPartition.apply(scores, self.one_hot, u, self._block(scores, block))
+
+    def log_partition_entropy(
+        self, scores: torch.Tensor, u: torch.Tensor, block: int | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """:meth:`log_partition` and the entropy of the softmax (B,), differentiable, in the same blocked pass."""
+        return _LogPartitionEntropy.apply(scores, self.one_hot, u, self._block(scores, block))
 
     @torch.no_grad()
     def best(self, scores: torch.Tensor, allowed: torch.Tensor | None = None, block: int | None = None) -> torch.Tensor:

@@ -447,6 +447,74 @@ def test_word_head__log_partition_and_draws_match_plain_ops(block: int | None) -
     assert torch.allclose(log_pi, plain_log_pi, atol=1e-5)
 
 
+@pytest.mark.parametrize("block", [1, 5, None])
+def test_word_head__entropy_and_its_gradient_are_the_full_softmaxs(block: int | None) -> None:
+    """Issue 46: the entropy of the whole word softmax from the blocked pass (no (B, W) logits kept), and its
+    gradient, against torch's Categorical over the full logits (float64); the same log normaliser and draws
+    as log_partition."""
+    from wordle_agents.common.network import WordScorer
+
+    head = WordScorer(5)
+    head.set_words(stage_words("1000")[0])
+    head = head.double()
+    scores = (torch.randn(23, 130, dtype=torch.float64) * 2).requires_grad_()
+    u = torch.rand(23, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    log_z, drawn, entropy = head.log_partition_entropy(scores, u, block)
+    reference = scores.detach().requires_grad_()
+    plain = torch.distributions.Categorical(logits=head(reference))
+    assert torch.allclose(entropy, plain.entropy(), atol=1e-10) and entropy.min() > 0.1
+    weights, other = torch.rand(23, dtype=torch.float64), torch.rand(23, dtype=torch.float64)
+    (entropy * weights + log_z * other).sum().backward()
+    (plain.entropy() * weights + torch.logsumexp(head(reference), 1) * other).sum().backward()
+    assert torch.allclose(scores.grad, reference.grad, atol=1e-10)
+    same_z, same_drawn = head.log_partition(scores.detach(), u, block)
+    assert torch.equal(drawn, same_drawn) and torch.allclose(log_z, same_z, atol=1e-12)
+
+
+def test_loss__the_entropy_bonus_is_coef_times_the_entropy_of_the_turns_played() -> None:
+    from wordle_agents.rl.a2c import Rollout
+
+    def loss(coef: float, entropies: torch.Tensor) -> torch.Tensor:
+        trainer = A2CTrainer(A2CAgent(A2CConfig(hidden=8, batch_games=1, entropy_coef=coef)), *stage_words("20"))
+        alives = torch.tensor([[True], [True], [True], [False]])
+        ends = torch.tensor([[False], [False], [True], [False]])
+        rewards, values = torch.tensor([[0.0], [0.0], [1.0], [5.0]]), torch.tensor([[0.2], [0.5], [0.7], [9.0]])
+        return trainer.loss(
+            Rollout(
+                torch.zeros(4, 1), values, rewards, alives, ends, torch.tensor([True]), torch.tensor([3.0]), entropies
+            )
+        )
+
+    entropies = torch.tensor([[2.0], [1.0], [0.5], [7.0]], requires_grad=True)
+    with_bonus = loss(0.1, entropies)
+    with_bonus.backward()
+    assert torch.isclose(with_bonus, loss(0.0, None) - 0.1 * 3.5 / 3)  # the 3 turns played, averaged
+    assert torch.allclose(entropies.grad[:, 0], torch.tensor([-0.1 / 3] * 3 + [0.0]))
+    for bad, match in (
+        ({"entropy_coef": -0.1}, "entropy_coef must be >= 0"),
+        ({"entropy_coef": 0.1, "boards": 2}, "one board"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            A2CConfig(**bad)
+
+
+def test_trainer__the_entropy_bonus_keeps_the_policy_open() -> None:
+    """The same seeded run of 150 updates on a 30-word game without and with the bonus: with it, the policy's
+    entropy at the first guess stays higher (ln 30 = 3.40 is the uniform policy's)."""
+    answers, allowed = stage_words("30")
+    entropies = []
+    for coef in (0.0, 1.0):
+        agent = A2CAgent(A2CConfig(hidden=32, batch_games=64, lr=3e-3, entropy_coef=coef, seed=1), device="cpu")
+        trainer = A2CTrainer(agent, answers, allowed)
+        for _ in range(150):
+            trainer.step()
+        obs, _ = trainer.env.reset(seed=0)
+        with torch.no_grad():
+            logits, _ = agent.logits_values(obs)
+        entropies.append(float(torch.distributions.Categorical(logits=logits).entropy().mean()))
+    assert entropies[0] < 3.3 and entropies[1] > entropies[0] + 0.08, entropies
+
+
 @pytest.mark.parametrize("kind", ["a2c", "dqn"])
 def test_greedy_play__the_best_allowed_word_by_score(kind: str) -> None:
     """``act`` (letter scores, a block of rows at a time) plays the masked argmax of ``scores``."""
