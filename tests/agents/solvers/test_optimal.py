@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 import zipfile
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -445,16 +446,27 @@ ARRAYS = {
 }
 
 
-def test_command__solves_and_saves_without_importing_torch(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """``python -m wordle_agents.optimal`` loads no torch (its import took longer than the search it runs): the
-    package inits import lazily and the solver reads the numpy pattern table. A fresh process, as a user runs it,
-    with the table on disk (only building it takes torch)."""
+@pytest.fixture
+def lists_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[str], list[str]]]:
+    """A trap game's lists as answers.txt and allowed.txt in ``tmp_path``, its pattern table on disk in a cache of
+    the test's own (only building it takes torch): (answers, allowed)."""
     answers, allowed = trap_lists(0)
     (tmp_path / "answers.txt").write_text("\n".join(answers))
     (tmp_path / "allowed.txt").write_text("\n".join(allowed))
     monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path / "cache"))
     patterns.pattern_array.cache_clear()
     patterns.pattern_array(Vocabulary(answers, allowed))  # built here and saved
+    yield answers, allowed
+    patterns.pattern_array.cache_clear()
+
+
+def test_command__solves_and_saves_without_importing_torch(
+    tmp_path: Path, lists_on_disk: tuple[list[str], list[str]]
+) -> None:
+    """``python -m wordle_agents.optimal`` loads no torch (its import took longer than the search it runs): the
+    package inits import lazily and the solver reads the numpy pattern table. A fresh process, as a user runs it,
+    with the table on disk (only building it takes torch)."""
+    answers, allowed = lists_on_disk
     code = (
         "import sys\nfrom wordle_agents.optimal import main\n"
         "code = main(['catch', '--answers', 'answers.txt', '--allowed', 'allowed.txt', '--save', 'tree.npz',"
@@ -466,22 +478,15 @@ def test_command__solves_and_saves_without_importing_torch(tmp_path: Path, monke
     assert out.stdout.split("\n")[-2] == "0 False False", out.stdout
     tree = OptimalTree.load(tmp_path / "tree.npz")
     assert tree.total == brute_force(answers, allowed, "catch", False, 6)
-    patterns.pattern_array.cache_clear()
 
 
 def test_command__as_its_own_process_imports_no_torch_nor_scipy_linalg(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, lists_on_disk: tuple[list[str], list[str]]
 ) -> None:
     """Speed (issue 47): ``python -m wordle_agents.optimal`` imports numba's array support with scipy's BLAS hidden
     (numba imported scipy.linalg to look for BLAS: 0.2 s of a 1.5 s solve) and exits without the interpreter's
     teardown; what it prints and saves is complete, and scipy.linalg still imports in a process that asks."""
-    answers, allowed = trap_lists(0)
-    (tmp_path / "answers.txt").write_text("\n".join(answers))
-    (tmp_path / "allowed.txt").write_text("\n".join(allowed))
-    monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path / "cache"))
-    patterns.pattern_array.cache_clear()
-    patterns.pattern_array(Vocabulary(answers, allowed))  # on disk: only building it takes torch
-    patterns.pattern_array.cache_clear()
+    answers, allowed = lists_on_disk
     command = [sys.executable, "-X", "importtime", "-m", "wordle_agents.optimal", "catch", "--answers", "answers.txt"]
     command += ["--allowed", "allowed.txt", "--save", "tree.npz", "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
