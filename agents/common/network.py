@@ -73,65 +73,49 @@ class _LogPartition(torch.autograd.Function):
     """``logsumexp(scores @ one_hot.T, 1)`` and one word drawn from its softmax per row, never keeping
     the (B, W) word logits: they are made and used a block of rows at a time (so a block stays in
     cache on a CPU), and the backward pass needs only the (B, 26 L) expected one-hot under the softmax,
-    since d logZ / d scores = softmax(scores @ one_hot.T) @ one_hot."""
+    since d logZ / d scores = softmax(scores @ one_hot.T) @ one_hot.
+
+    With ``entropy``, also the softmax's entropy ``H = logZ - E[s]`` (``s`` the word scores) from the same
+    pass; its gradient needs no (B, W) tensor either: ``dH / d scores = -(E[s x] - E[s] E[x])`` (``x`` a
+    word's one-hot: the covariance of one-hots and scores under the softmax), one more (B, 26 L) sum. Scores
+    are measured from each row's best (the covariance does not change) and, like the softmax, raised to
+    :data:`EXP_FLOOR` under it. Without it the entropy returned is empty."""
 
     @staticmethod
-    def forward(ctx: Any, scores: torch.Tensor, one_hot: torch.Tensor, u: torch.Tensor, block: int) -> Any:
-        log_z = scores.new_empty(scores.shape[0])
-        expected = torch.empty_like(scores)
+    def forward(
+        ctx: Any, scores: torch.Tensor, one_hot: torch.Tensor, u: torch.Tensor, block: int, entropy: bool
+    ) -> Any:
+        rows_out = scores.shape[0] if entropy else 0
+        log_z, entropies = scores.new_empty(scores.shape[0]), scores.new_empty(rows_out)
+        expected, covariance = torch.empty_like(scores), scores.new_empty(rows_out, scores.shape[1])
         drawn = torch.empty(scores.shape[0], dtype=torch.int64, device=scores.device)
-        for rows, weights in _word_blocks(scores, one_hot, block):
-            top = weights.amax(1, keepdim=True)
-            weights.sub_(top).clamp_(min=EXP_FLOOR).exp_()  # unnormalised softmax, in place
+        for rows, shifted in _word_blocks(scores, one_hot, block):
+            top = shifted.amax(1, keepdim=True)
+            shifted.sub_(top).clamp_(min=EXP_FLOOR)
+            weights = shifted.exp() if entropy else shifted.exp_()  # unnormalised softmax
             cdf = weights.cumsum(1)
             total = cdf[:, -1:]
             drawn[rows] = inverse_cdf(cdf, u[rows])
             torch.mm(weights, one_hot, out=expected[rows]).div_(total)
             log_z[rows] = top.squeeze(1) + total.squeeze(1).log()
-        ctx.save_for_backward(expected)
-        ctx.mark_non_differentiable(drawn)
-        return log_z, drawn
-
-    @staticmethod
-    def backward(ctx: Any, grad_log_z: torch.Tensor, _grad_drawn: Any) -> Any:
-        (expected,) = ctx.saved_tensors
-        return grad_log_z[:, None] * expected, None, None, None
-
-
-class _LogPartitionEntropy(torch.autograd.Function):
-    """:class:`_LogPartition` and the softmax's entropy ``H = logZ - E[s]`` (``s`` the word scores), in the same
-    pass over the blocks. Its gradient needs no (B, W) tensor either: ``dH / d scores = -(E[s x] - E[s] E[x])``
-    (``x`` a word's one-hot; the covariance of one-hots and scores under the softmax), two (B, 26 L) sums made
-    in the pass. Scores are measured from each row's best (the covariance does not change) and, like the
-    softmax, raised to :data:`EXP_FLOOR` under it."""
-
-    @staticmethod
-    def forward(ctx: Any, scores: torch.Tensor, one_hot: torch.Tensor, u: torch.Tensor, block: int) -> Any:
-        log_z, entropy = scores.new_empty(scores.shape[0]), scores.new_empty(scores.shape[0])
-        expected, covariance = torch.empty_like(scores), torch.empty_like(scores)
-        drawn = torch.empty(scores.shape[0], dtype=torch.int64, device=scores.device)
-        for rows, shifted in _word_blocks(scores, one_hot, block):
-            top = shifted.amax(1, keepdim=True)
-            shifted.sub_(top).clamp_(min=EXP_FLOOR)
-            weights = shifted.exp()
-            cdf = weights.cumsum(1)
-            total = cdf[:, -1:]
-            drawn[rows] = inverse_cdf(cdf, u[rows])
-            weights.div_(total)  # the softmax
-            mean_shifted = (weights * shifted).sum(1, keepdim=True)  # E[s] - top
-            torch.mm(weights, one_hot, out=expected[rows])
-            torch.mm(weights.mul_(shifted), one_hot, out=covariance[rows])  # E[(s - top) x]
-            covariance[rows] -= mean_shifted * expected[rows]
-            log_z[rows] = top.squeeze(1) + total.squeeze(1).log()
-            entropy[rows] = (total.log() - mean_shifted).squeeze(1)
+            if entropy:
+                weights.div_(total)  # the softmax
+                mean_shifted = (weights * shifted).sum(1, keepdim=True)  # E[s] - top
+                torch.mm(weights.mul_(shifted), one_hot, out=covariance[rows])  # E[(s - top) x]
+                covariance[rows] -= mean_shifted * expected[rows]
+                entropies[rows] = (total.log() - mean_shifted).squeeze(1)
         ctx.save_for_backward(expected, covariance)
+        ctx.entropy = entropy
         ctx.mark_non_differentiable(drawn)
-        return log_z, drawn, entropy
+        return log_z, drawn, entropies
 
     @staticmethod
     def backward(ctx: Any, grad_log_z: torch.Tensor, _grad_drawn: Any, grad_entropy: torch.Tensor) -> Any:
         expected, covariance = ctx.saved_tensors
-        return grad_log_z[:, None] * expected - grad_entropy[:, None] * covariance, None, None, None
+        grad = grad_log_z[:, None] * expected
+        if ctx.entropy and grad_entropy is not None:
+            grad = grad - grad_entropy[:, None] * covariance
+        return grad, None, None, None, None
 
 
 class WordScorer(nn.Module):
@@ -172,13 +156,14 @@ class WordScorer(nn.Module):
         :func:`inverse_cdf` as :func:`sample_categorical`. ``pick(scores, a) - log_partition(...)[0]`` is ``log pi(a)``.
 
         ``block`` rows are scored at a time (:meth:`_block`)."""
-        return _LogPartition.apply(scores, self.one_hot, u, self._block(scores, block))
+        log_z, drawn, _ = _LogPartition.apply(scores, self.one_hot, u, self._block(scores, block), False)
+        return log_z, drawn
 
     def log_partition_entropy(
         self, scores: torch.Tensor, u: torch.Tensor, block: int | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """:meth:`log_partition` and the entropy of the softmax (B,), differentiable, in the same blocked pass."""
-        return _LogPartitionEntropy.apply(scores, self.one_hot, u, self._block(scores, block))
+        return _LogPartition.apply(scores, self.one_hot, u, self._block(scores, block), True)
 
     @torch.no_grad()
     def best(self, scores: torch.Tensor, allowed: torch.Tensor | None = None, block: int | None = None) -> torch.Tensor:
