@@ -60,6 +60,17 @@ class A2CConfig:
     from the blocked pass of its log-partition) at each turn played, averaged as the rest (0: none, as seed
     000). It keeps exploration open from the start of training, where without it the shipped policy's
     turn-2 top word reached p = 0.994. One board."""
+    clip_range: float = 0.0
+    """PPO: above 0, each batch of games makes ``ppo_epochs`` passes over its turns in ``minibatches``
+    minibatches, each an Adam step on PPO's clipped surrogate ``-min(rho A, clip(rho, 1 - c, 1 + c) A)``
+    (``rho``: the guess's probability over its probability when played) plus A2C's critic loss, with the
+    advantages and targets of the A2C loss computed once from the games played. The network then runs
+    without dropout (the games' and the update's probabilities are one policy's). 0: one A2C step a batch, as
+    seed 000. One board."""
+    ppo_epochs: int = 4
+    """PPO: passes over each batch's turns (``clip_range`` > 0)."""
+    minibatches: int = 4
+    """PPO: Adam steps in each pass, each on an equal share of the batch's turns in a random order."""
     lr: float = 1e-3
     """Adam learning rate (seed: 1e-3)."""
     betas: tuple[float, float] = (0.9, 0.999)
@@ -122,6 +133,12 @@ class A2CConfig:
             raise ValueError(
                 f"entropy_coef is for one board; got entropy_coef={self.entropy_coef} with {self.boards} boards"
             )
+        if not self.clip_range >= 0.0:
+            raise ValueError(f"clip_range must be >= 0; got {self.clip_range}")
+        if self.clip_range and self.boards > 1:
+            raise ValueError(f"clip_range is for one board; got clip_range={self.clip_range} with {self.boards} boards")
+        check_width("ppo_epochs", self.ppo_epochs, 1000)
+        check_width("minibatches", self.minibatches, 1 << 20)
         if not self.info_gain >= 0.0:
             raise ValueError(f"info_gain must be >= 0; got {self.info_gain}")
         for name in ("queue_prob", "force_prob", "dropout", "gae_lambda"):
@@ -359,6 +376,8 @@ class Rollout(NamedTuple):
     wins: torch.Tensor  # (N,) bool
     guesses: torch.Tensor  # (N,) float: the turn each game ended on
     entropies: torch.Tensor | None = None  # (T, N): the policy's entropy where it was played (``entropy_coef``)
+    observations: torch.Tensor | None = None  # (T, N, D): what each game showed before each guess (PPO)
+    actions: torch.Tensor | None = None  # (T, N): each game's guesses (PPO)
 
 
 class A2CTrainer:
@@ -413,8 +432,13 @@ class A2CTrainer:
         """Play one batch of games to the end and make one update."""
         answers, queued = self._draw_answers()
         obs, _ = self.env.reset(options={"answers": answers})
-        batch = self.rollout(obs, answers, queued)
-        loss = self.update(self.loss(batch))
+        if self.config.clip_range:
+            with torch.no_grad():
+                batch = self.rollout(obs, answers, queued)
+            loss = self.ppo_update(batch)
+        else:
+            batch = self.rollout(obs, answers, queued)
+            loss = self.update(self.loss(batch))
         wins = batch.wins
         if self.config.boards == 1:
             self.queue.extend(answers[(~wins).nonzero().flatten()].tolist())
@@ -438,13 +462,14 @@ class A2CTrainer:
         numbers are drawn for every game either way); only the work differs."""
         cfg, env, net = self.config, self.env, self.agent.net
         compact = self.device.type == "cpu" if compact is None else compact
-        net.train()
+        record = bool(cfg.clip_range)  # PPO replays the turns: it keeps what each game saw and played
+        net.train(not record)
         n = cfg.batch_games
         answer_actions = env.game.answer_actions[answers] if cfg.boards == 1 else None
         alive = torch.ones(n, dtype=torch.bool, device=self.device)
         wins = torch.zeros_like(alive)
         guesses = torch.zeros(n, device=self.device)
-        logps, values, rewards, alives, ends, entropies = [], [], [], [], [], []
+        logps, values, rewards, alives, ends, entropies, seen, played = [], [], [], [], [], [], [], []
         candidates = (
             None if self.table is None else torch.ones((n, self.table.shape[1]), dtype=torch.bool, device=self.device)
         )
@@ -473,6 +498,9 @@ class A2CTrainer:
                     actions = torch.where(queued & (coin < cfg.force_prob), answer_actions, actions)
                 logp = net.words.pick(scores, actions if rows is None else actions[rows]) - log_z
             logp, value = _spread(logp, rows, n), _spread(value, rows, n)
+            if record:
+                seen.append(obs.clone())
+                played.append(actions)
             obs, reward, terminated, _, infos = env.step(actions)
             if candidates is not None:
                 reward = reward + self._information(candidates, actions, answers) * alive
@@ -485,8 +513,18 @@ class A2CTrainer:
             ends.append(terminated & alive)
             alive = alive & ~terminated
         stack = torch.stack
-        played = stack(entropies) if entropies else None
-        return Rollout(stack(logps), stack(values), stack(rewards), stack(alives), stack(ends), wins, guesses, played)
+        return Rollout(
+            stack(logps),
+            stack(values),
+            stack(rewards),
+            stack(alives),
+            stack(ends),
+            wins,
+            guesses,
+            stack(entropies) if entropies else None,
+            stack(seen) if record else None,
+            stack(played) if record else None,
+        )
 
     def _information(self, candidates: torch.Tensor, actions: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
         """``info_gain`` times the bits each game's guess ``actions`` gives: log2 of how many ``candidates``
@@ -503,6 +541,14 @@ class A2CTrainer:
         averaged over the turns played. The seed's TD(0) advantage is A_t = r_t + gamma V(s_{t+1})
         (detached; 0 after the end) - V(s_t); with ``gae_lambda`` > 0 the detached part also adds
         gamma lambda A_{t+1} while the game goes on (GAE)."""
+        advantage = self.targets(batch) - batch.values
+        total = (batch.alives * (-batch.logps * advantage.detach() + advantage**2)).sum()
+        if batch.entropies is not None:
+            total = total - self.config.entropy_coef * (batch.alives * batch.entropies).sum()
+        return total / batch.alives.sum()
+
+    def targets(self, batch: Rollout) -> torch.Tensor:
+        """The critic's targets (T, N), detached: the advantage of :meth:`loss` is these minus ``values``."""
         cfg = self.config
         following = torch.cat([batch.values[1:].detach(), torch.zeros_like(batch.values[:1])])
         target = batch.rewards + cfg.gamma * torch.where(batch.ends, 0.0, following)
@@ -513,14 +559,48 @@ class A2CTrainer:
                 carried.append(torch.where(batch.ends[t], 0.0, later))
                 later = deltas[t] + decay * carried[-1]  # A_t
             target = target + decay * torch.stack(carried[::-1])
-        advantage = target - batch.values
-        total = (batch.alives * (-batch.logps * advantage.detach() + advantage**2)).sum()
-        if batch.entropies is not None:
-            total = total - cfg.entropy_coef * (batch.alives * batch.entropies).sum()
-        return total / batch.alives.sum()
+        return target.detach()
+
+    def ppo_update(self, batch: Rollout) -> torch.Tensor:
+        """PPO's update from a rollout played without gradients (``clip_range`` > 0): ``ppo_epochs`` passes over
+        the turns played, ``minibatches`` Adam steps each, on :func:`clipped_surrogate` plus the critic's
+        squared error to :meth:`targets` (and the entropy bonus); one update. The minibatches' mean loss."""
+        cfg, net = self.config, self.agent.net
+        assert batch.observations is not None and batch.actions is not None
+        turn, game = batch.alives.nonzero(as_tuple=True)
+        observations, actions = batch.observations[turn, game], batch.actions[turn, game]
+        targets = self.targets(batch)[turn, game]
+        old_logps, advantages = batch.logps[turn, game], targets - batch.values[turn, game]
+        net.eval()  # no dropout: the same policy as the games'
+        no_draws = torch.zeros(len(turn), device=self.device)
+        losses = []
+        for _ in range(cfg.ppo_epochs):
+            order = torch.randperm(len(turn), generator=self.draws).to(self.device)
+            for rows in order.tensor_split(cfg.minibatches):
+                scores, values = self.agent.letter_scores_values(observations[rows])
+                if cfg.temperature != 1.0:
+                    scores = scores / cfg.temperature
+                if cfg.entropy_coef:
+                    log_z, _, entropy = net.words.log_partition_entropy(scores, no_draws[rows])
+                else:
+                    log_z, _ = net.words.log_partition(scores, no_draws[rows])
+                logps = net.words.pick(scores, actions[rows]) - log_z
+                surrogate = clipped_surrogate(logps, old_logps[rows], advantages[rows], cfg.clip_range)
+                loss = (surrogate + (targets[rows] - values) ** 2).mean()
+                if cfg.entropy_coef:
+                    loss = loss - cfg.entropy_coef * entropy.mean()
+                losses.append(self._optimize(loss))
+        self.iteration += 1
+        return torch.stack(losses).mean()
 
     def update(self, loss: torch.Tensor) -> torch.Tensor:
-        """One optimizer step on ``loss``; the loss, detached."""
+        """One optimizer step on ``loss``, one update; the loss, detached."""
+        loss = self._optimize(loss)
+        self.iteration += 1
+        return loss
+
+    def _optimize(self, loss: torch.Tensor) -> torch.Tensor:
+        """One Adam step on ``loss`` (the critic alone while it warms up; no board network when frozen)."""
         self.optimizer.zero_grad()
         loss.backward()
         warming = self.iteration < self.config.critic_warmup  # the critic alone
@@ -529,7 +609,6 @@ class A2CTrainer:
                 if name.startswith("board.") or (warming and not name.startswith("critic.")):
                     weight.grad = None
         self.optimizer.step()
-        self.iteration += 1
         return loss.detach()
 
     def state_dict(self) -> dict[str, Any]:
@@ -557,6 +636,16 @@ class A2CTrainer:
         torch.set_rng_state(state["torch_rng"])
         if "cuda_rng" in state and self.device.type == "cuda":
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)
+
+
+def clipped_surrogate(
+    logps: torch.Tensor, old_logps: torch.Tensor, advantages: torch.Tensor, clip_range: float
+) -> torch.Tensor:
+    """PPO's policy loss at each position: ``-min(rho A, clip(rho, 1 - c, 1 + c) A)``, ``rho = pi / pi_old``
+    (``exp(logps - old_logps)``). Its gradient is the policy gradient's ``-rho A grad log pi`` until ``rho`` has
+    moved past the clip in the advantage's direction, then 0."""
+    ratio = (logps - old_logps).exp()
+    return -torch.min(ratio * advantages, ratio.clamp(1.0 - clip_range, 1.0 + clip_range) * advantages)
 
 
 def _spread(live: torch.Tensor, rows: torch.Tensor | None, n: int) -> torch.Tensor:

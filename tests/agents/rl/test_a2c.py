@@ -83,9 +83,11 @@ def test_checkpoint__save_load_gives_identical_actions(tmp_path: Path) -> None:
         A2CAgent.load(tmp_path / "missing.pt")
 
 
-def test_trainer__resume_continues_exactly(tmp_path: Path) -> None:
+@pytest.mark.parametrize("clip_range", [0.0, 0.2])
+def test_trainer__resume_continues_exactly(tmp_path: Path, clip_range: float) -> None:
+    """A2C, and PPO (whose minibatch order is drawn too)."""
     answers, allowed = stage_words("30")
-    config = A2CConfig(hidden=32, batch_games=64, seed=3)
+    config = A2CConfig(hidden=32, batch_games=64, clip_range=clip_range, ppo_epochs=2, minibatches=3, seed=3)
 
     def trainer() -> A2CTrainer:
         return A2CTrainer(A2CAgent(config, device="cpu"), answers, allowed)
@@ -212,10 +214,12 @@ def test_trainer__information_gain_adds_the_bits_of_each_feedback() -> None:
 
 
 @pytest.mark.slow
-def test_a2c__learns_a_20_word_wordle() -> None:
-    """A smaller, faster-learning setting than the seed's (hidden 128, lr 3e-3), same algorithm."""
+@pytest.mark.parametrize("ppo", [{}, {"clip_range": 0.2, "ppo_epochs": 2, "minibatches": 2}], ids=["a2c", "ppo"])
+def test_a2c__learns_a_20_word_wordle(ppo: dict[str, float]) -> None:
+    """A smaller, faster-learning setting than the seed's (hidden 128, lr 3e-3), same algorithm; and PPO's
+    clipped updates on the same network."""
     answers, allowed = stage_words("20")
-    agent = A2CAgent(A2CConfig(hidden=128, batch_games=512, lr=3e-3), device="cpu")
+    agent = A2CAgent(A2CConfig(hidden=128, batch_games=512, lr=3e-3, **ppo), device="cpu")
     trainer = A2CTrainer(agent, answers, allowed)
     best = 0.0
     while trainer.iteration < 600 and best < 0.95:
@@ -513,6 +517,52 @@ def test_trainer__the_entropy_bonus_keeps_the_policy_open() -> None:
             logits, _ = agent.logits_values(obs)
         entropies.append(float(torch.distributions.Categorical(logits=logits).entropy().mean()))
     assert entropies[0] < 3.3 and entropies[1] > entropies[0] + 0.08, entropies
+
+
+def test_ppo__one_pass_in_one_minibatch_is_the_a2c_step() -> None:
+    """Issue 46: PPO with one epoch of one minibatch starts at rho = 1, where the clipped surrogate's gradient is
+    the policy gradient (its value is not: -A against -A log pi): from the same seed it plays the same games and
+    makes the same update as A2C (without dropout, which PPO turns off), the entropy bonus and GAE included;
+    more passes make a different one."""
+    answers, allowed = stage_words("40")
+    nets = {}
+    for clip_range, epochs in ((0.0, 1), (0.2, 1), (0.2, 3)):
+        config = A2CConfig(
+            hidden=48, batch_games=96, dropout=0.0, gae_lambda=0.5, entropy_coef=0.05, queue_prob=0.5, seed=4,
+            clip_range=clip_range, ppo_epochs=epochs, minibatches=1,
+        )  # fmt: skip
+        trainer = A2CTrainer(A2CAgent(config, device="cpu"), answers, allowed)
+        stats = trainer.step()
+        assert trainer.iteration == 1 and 0.0 < stats.win_rate < 1.0
+        nets[clip_range, epochs] = (stats, list(trainer.agent.net.parameters()))
+    (a2c, a2c_net), (ppo, ppo_net), (_, more_net) = nets[0.0, 1], nets[0.2, 1], nets[0.2, 3]
+    assert (a2c.win_rate, a2c.mean_guesses) == (ppo.win_rate, ppo.mean_guesses)
+    for a, b in zip(a2c_net, ppo_net, strict=True):
+        assert torch.allclose(a, b, rtol=1e-4, atol=1e-6)
+    assert any(not torch.allclose(a, b, rtol=1e-3, atol=1e-5) for a, b in zip(a2c_net, more_net, strict=True))
+    for bad, match in (
+        ({"clip_range": -0.1}, "clip_range must be >= 0"),
+        ({"clip_range": 0.2, "boards": 2}, "one board"),
+        ({"ppo_epochs": 0}, "ppo_epochs must be an integer"),
+        ({"minibatches": 0}, "minibatches must be an integer"),
+    ):
+        with pytest.raises(ValueError, match=match):
+            A2CConfig(**bad)
+
+
+def test_clipped_surrogate__the_gradient_stops_once_the_ratio_leaves_the_clip_in_the_advantages_direction() -> None:
+    from wordle_agents.rl.a2c import clipped_surrogate
+
+    ratios = torch.tensor([0.5, 0.9, 1.0, 1.1, 1.5, 0.5, 0.9, 1.0, 1.1, 1.5])
+    advantages = torch.tensor([2.0] * 5 + [-2.0] * 5)
+    logps = ratios.log().requires_grad_()
+    loss = clipped_surrogate(logps, torch.zeros(10), advantages, 0.2)
+    loss.sum().backward()
+    clipped = ratios.clamp(0.8, 1.2)
+    assert torch.allclose(loss, -torch.minimum(ratios * advantages, clipped * advantages))
+    # d/dlogp of -rho A is -rho A; zero where rho passed 1.2 with A > 0 or 0.8 with A < 0 (clip wins the min)
+    moving = torch.tensor([True, True, True, True, False, False, True, True, True, True])
+    assert torch.allclose(logps.grad, torch.where(moving, -ratios * advantages, torch.zeros(10)))
 
 
 @pytest.mark.parametrize("kind", ["a2c", "dqn"])
