@@ -96,6 +96,22 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
         "--batch-games 2048 --init runs/a2c_full_prev.pt --iterations 500 --lr 0.0001 --gamma 0.8 "
         "--gae-lambda 0.9 --eval-every 250",
     ),
+    "entropy0.01-shipped": (
+        "lr 1e-4, gamma 0.8, entropy bonus 0.01, from the shipped weights; stopped at 243 updates (beside "
+        "another run: its wall time is not comparable)",
+        NOW,
+        (0.9974, 3.7739),
+        "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 5000 --lr 0.0001 --gamma 0.8 "
+        "--entropy-coef 0.01 --eval-every 100",
+    ),
+    "ppo0.2-shipped": (
+        "PPO (clip 0.2, 2 passes of 4 minibatches), lr 1e-4, gamma 0.8, from the shipped weights (one thread, "
+        "beside another run)",
+        NOW,
+        (0.9974, 3.7739),
+        "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 2000 --lr 0.0001 --gamma 0.8 "
+        "--clip-range 0.2 --ppo-epochs 2 --minibatches 4 --eval-every 25",
+    ),
 }
 
 

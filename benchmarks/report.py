@@ -526,10 +526,13 @@ def a2c_ablation_section(result: dict) -> list[str]:
         "| --- | --- | --- | ---: | --- |",
     ]
     for run in result["runs"]:
+        points = run["curve"]
+        step = max(1, -(-(len(points) - 1) // 8))  # at most 9 points shown: the start, evenly spaced ones, the last
+        shown = points[::step] if (len(points) - 1) % step == 0 else [*points[::step], points[-1]]
         curve = "; ".join(
-            f"{p['games'] / 1e6:.2f} M: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}" for p in run["curve"]
+            f"{p['games'] / 1e6:.2f} M: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}" for p in shown
         )
-        last = run["curve"][-1]
+        last = points[-1]
         lines.append(
             f"| {run['change']} | {run['start']} | {curve} | {last['seconds'] / 3600:.2f} h | `{run['command']}` |"
         )

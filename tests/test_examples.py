@@ -137,16 +137,34 @@ def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> No
         {"stage": "full", "iteration": 250, "elapsed_s": 20, "win_rate": 0.998, "mean_guesses": 3.77},
     ]
     (run_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    long_dir = tmp_path / "runs" / "long"  # evaluated every 25 updates: the table shows every third of its 21 points and the last
+    long_dir.mkdir()
+    rows = [
+        {"iteration": 25 * i, "elapsed_s": i, "win_rate": 0.997, "mean_guesses": 3.7 + i / 1e4} for i in range(1, 21)
+    ]
+    (long_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     result = _quick_benchmark(
-        tmp_path, "a2c_ablation.py", "--collect", f"lr1e-4={run_dir}", "--collect", f"batch4096={run_dir}"
+        tmp_path,
+        "a2c_ablation.py",
+        *(
+            "--collect",
+            f"lr1e-4={run_dir}",
+            "--collect",
+            f"batch4096={run_dir}",
+            "--collect",
+            f"ppo0.2-shipped={long_dir}",
+        ),
     )
-    kept, bigger = result["runs"]
+    kept, bigger, long = result["runs"]
+    assert len(long["curve"]) == 21
     points = [(p["update"], p["games"], p["mean_guesses"]) for p in kept["curve"]]
     assert points == [(0, 0, 3.7812), (250, 512_000, 3.77)]
     assert [p["games"] for p in bigger["curve"]] == [0, 1_024_000]  # games counted with each run's batch
     assert "--lr 0.0001" in kept["command"] and (tmp_path / "benchmarks" / "plots" / "a2c_ablation.png").stat().st_size
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| lr 1e-4 |" in table
+    shown = next(line for line in table.splitlines() if line.startswith("| PPO")).split(" | ")[2].split("; ")
+    assert len(shown) == 8 and shown[0].startswith("0.00 M") and shown[-1] == "1.02 M: 99.70 / 3.7020", shown
     assert "| Greedy max-entropy, opener SALET (seed 002) (cited) | 100 | 3.4423 | 5 |" in table
     bad = run("-m", "benchmarks.a2c_ablation", "--collect", f"nope={run_dir}", cwd=tmp_path)
     assert bad.returncode != 0 and "unknown run 'nope'" in bad.stderr and "Traceback" not in bad.stderr
