@@ -9,6 +9,11 @@ guesses against games played and against wall time.
 
     python -m benchmarks.a2c_ablation                              # table + plot from the kept logs
     python -m benchmarks.a2c_ablation --collect NAME=runs/FOLDER   # keep (or refresh) one run's log first
+    python -m benchmarks.a2c_ablation --collect scratch-NAME=runs/recipes/FOLDER   # a from-scratch recipe run
+
+From scratch (``scratch-NAME``): the ``a2c`` recipe run whole with one change at every stage (its run folder:
+one log per recipe stage), beside the shipped run's own log (``agents/checkpoints/training/a2c.metrics.jsonl``)
+at the same updates of the same stages.
 
 Writes ``benchmarks/results/a2c_ablation_cpu.json``, ``benchmarks/plots/a2c_ablation.png`` and
 regenerates BENCHMARKS.md.
@@ -21,9 +26,19 @@ import shutil
 from pathlib import Path
 
 from benchmarks.common import HERE, RESULTS, parse_args, save
-from wordle_gym.core.files import atomic_write
+from wordle_agents.common.checkpoint import shipped_dir
+from wordle_gym.core.files import atomic_write, atomic_write_text
 
 LOGS = RESULTS / "a2c_ablation"
+RECIPE = "python -m wordle_agents.recipe a2c"
+A2C_STAGES = ("vocab-1000", "answers-2315", "answers-2315-lr3e-4", "full", "full-gamma0.8")
+# name: (the change, the recipe's own options)
+SCRATCH: dict[str, tuple[str, str]] = {
+    "entropy0.01": (
+        "entropy bonus 0.01 at every stage",
+        " ".join(f"--set {stage}.entropy_coef=0.01" for stage in A2C_STAGES),
+    ),
+}
 PREV = "`a2c_full.pt` after its lr 3e-4 stage (`git show 7a4b498^:agents/checkpoints/a2c_full.pt`)"
 NOW = "the shipped `a2c_full.pt`"
 TRAIN = "python examples/train_a2c.py --stages full --device cpu"
@@ -123,13 +138,66 @@ def batch_games(options: str) -> int:
 
 def collect(spec: str) -> None:
     name, _, folder = spec.partition("=")
-    if name not in RUNS:
-        raise SystemExit(f"--collect: unknown run {name!r}; expected one of {', '.join(RUNS)}")
-    source = Path(folder) / "metrics.jsonl"
-    if not source.is_file():
-        raise SystemExit(f"--collect: {source} does not exist")
+    known = [*RUNS, *(f"scratch-{key}" for key in SCRATCH)]
+    if name not in known:
+        raise SystemExit(f"--collect: unknown run {name!r}; expected one of {', '.join(known)}")
     LOGS.mkdir(parents=True, exist_ok=True)
-    shutil.copyfile(source, LOGS / f"{name}.jsonl")
+    if name in RUNS:
+        source = Path(folder) / "metrics.jsonl"
+        if not source.is_file():
+            raise SystemExit(f"--collect: {source} does not exist")
+        shutil.copyfile(source, LOGS / f"{name}.jsonl")
+        return
+    lines = []  # a recipe run: each stage's log, in the recipe's order, each row marked with its stage
+    for stage in A2C_STAGES:
+        source = Path(folder) / stage / "metrics.jsonl"
+        if source.is_file():
+            lines += [
+                json.dumps({"recipe_stage": stage, **json.loads(line)}) for line in source.read_text().splitlines()
+            ]
+    if not lines:
+        raise SystemExit(f"--collect: {folder} holds no stage log of the a2c recipe ({', '.join(A2C_STAGES)})")
+    atomic_write_text(LOGS / f"{name}.jsonl", "".join(line + "\n" for line in lines))
+
+
+def shipped_stage(row: dict) -> tuple[str, int]:
+    """The ``a2c`` recipe stage and its own update count of a row of the shipped run's log, which names the
+    curriculum's stages ("100", "1000", "2315", "2315 (lr 3e-4)") and counts the last two stages' updates on."""
+    stage, update = row["stage"], row["iteration"]
+    if stage in ("100", "1000"):
+        return "vocab-1000", update
+    if stage.startswith("2315"):
+        return ("answers-2315" if stage == "2315" else "answers-2315-lr3e-4"), update
+    return ("full", update) if update <= 3978 else ("full-gamma0.8", update - 3978)
+
+
+def scratch(name: str) -> dict:
+    """A from-scratch run beside the shipped run: one point per evaluation of the run, with the shipped run's
+    evaluation at the same update of the same stage where its log has one."""
+    change, options = SCRATCH[name]
+    shipped = {}
+    for line in (shipped_dir() / "training" / "a2c.metrics.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        stage, update = shipped_stage(row)
+        shipped[stage, row["stage"].split()[0], update] = row
+    points = []
+    for line in (LOGS / f"scratch-{name}.jsonl").read_text().splitlines():
+        row = json.loads(line)
+        if "train_win_rate" not in row:
+            continue
+        key = (row["recipe_stage"], row["stage"], row["iteration"])
+        other = shipped.get(key, {})
+        points.append(
+            {
+                "recipe_stage": key[0],
+                "stage": key[1],
+                "update": key[2],
+                "run": {k: row.get(k) for k in ("win_rate", "mean_guesses", "train_win_rate", "elapsed_s")},
+                "shipped": {k: other.get(k) for k in ("win_rate", "mean_guesses", "train_win_rate")},
+            }
+        )
+    command = f"{RECIPE} {options} --run-dir runs/recipes/a2c-{name}"
+    return {"name": name, "change": change, "command": command, "points": points}
 
 
 def curve(name: str) -> list[dict]:
@@ -202,7 +270,8 @@ def main() -> None:
                 "command": f"{TRAIN} {options} --run-dir runs/a2c_abl_{name}",
             }
         )
-    result.update({"device": "cpu", "runs": runs})
+    scratches = [scratch(name) for name in SCRATCH if (LOGS / f"scratch-{name}.jsonl").is_file()]
+    result.update({"device": "cpu", "runs": runs, "scratch": scratches})
     plot(runs, HERE / "plots" / "a2c_ablation.png")
     save("a2c_ablation", result)
 

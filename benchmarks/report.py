@@ -527,16 +527,52 @@ def a2c_ablation_section(result: dict) -> list[str]:
     ]
     for run in result["runs"]:
         points = run["curve"]
-        step = max(1, -(-(len(points) - 1) // 8))  # at most 9 points shown: the start, evenly spaced ones, the last
-        shown = points[::step] if (len(points) - 1) % step == 0 else [*points[::step], points[-1]]
         curve = "; ".join(
-            f"{p['games'] / 1e6:.2f} M: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}" for p in shown
+            f"{p['games'] / 1e6:.2f} M: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}" for p in _thin(points, 8)
         )
         last = points[-1]
         lines.append(
             f"| {run['change']} | {run['start']} | {curve} | {last['seconds'] / 3600:.2f} h | `{run['command']}` |"
         )
-    return [*lines, "", "![A2C ablation](benchmarks/plots/a2c_ablation.png)", ""]
+    lines += ["", "![A2C ablation](benchmarks/plots/a2c_ablation.png)", ""]
+    for run in result.get("scratch", []):
+        lines += a2c_scratch_lines(run)
+    return lines
+
+
+def _thin(points: list, spans: int) -> list:
+    """At most ``spans + 1`` of ``points``: the first, evenly spaced ones, and the last."""
+    step = max(1, -(-(len(points) - 1) // spans))
+    return points[::step] if (len(points) - 1) % step == 0 else [*points[::step], points[-1]]
+
+
+def a2c_scratch_lines(run: dict) -> list[str]:
+    """A from-scratch run of the ``a2c`` recipe with one change, beside the shipped run at the same updates."""
+
+    def figures(point: dict) -> str:
+        greedy = "" if point["win_rate"] is None else f"{100 * point['win_rate']:.2f} / {point['mean_guesses']:.4f}; "
+        sampled = "-" if point["train_win_rate"] is None else f"{100 * point['train_win_rate']:.1f}"
+        return f"{greedy}sampled {sampled}"
+
+    lines = [
+        f"From scratch, {run['change']}: the `a2c` recipe run whole with the change at every stage, beside the "
+        "shipped run's own log at the same update of the same stage (greedy win % / mean guesses on the stage's "
+        "answers, where evaluated; sampled: the training games' win %). Command: "
+        f"`{run['command']}` (`--max-minutes N`: the same command continues).",
+        "",
+        "| recipe stage | vocabulary | update | the shipped run | this run | wall time (its stage's command) |",
+        "| --- | --- | ---: | --- | --- | ---: |",
+    ]
+    stages: dict[tuple[str, str], list[dict]] = {}
+    for point in run["points"]:
+        stages.setdefault((point["recipe_stage"], point["stage"]), []).append(point)
+    for points in stages.values():
+        for point in _thin(points, 5):
+            lines.append(
+                f"| {point['recipe_stage']} | {point['stage']} | {point['update']} | {figures(point['shipped'])} "
+                f"| {figures(point['run'])} | {point['run']['elapsed_s'] / 3600:.2f} h |"
+            )
+    return [*lines, ""]
 
 
 def improve_section(result: dict) -> list[str]:

@@ -137,24 +137,42 @@ def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> No
         {"stage": "full", "iteration": 250, "elapsed_s": 20, "win_rate": 0.998, "mean_guesses": 3.77},
     ]
     (run_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    long_dir = tmp_path / "runs" / "long"  # evaluated every 25 updates: the table shows every third of its 21 points and the last
+    long_dir = (
+        tmp_path / "runs" / "long"
+    )  # evaluated every 25 updates: the table shows every third of its 21 points and the last
     long_dir.mkdir()
     rows = [
         {"iteration": 25 * i, "elapsed_s": i, "win_rate": 0.997, "mean_guesses": 3.7 + i / 1e4} for i in range(1, 21)
     ]
     (long_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    result = _quick_benchmark(
-        tmp_path,
-        "a2c_ablation.py",
-        *(
-            "--collect",
-            f"lr1e-4={run_dir}",
-            "--collect",
-            f"batch4096={run_dir}",
-            "--collect",
-            f"ppo0.2-shipped={long_dir}",
-        ),
-    )
+    recipe_dir = tmp_path / "runs" / "recipe"  # a from-scratch recipe run: one log per recipe stage
+    logs = {
+        "vocab-1000": [
+            {
+                "stage": "100",
+                "iteration": 100,
+                "elapsed_s": 30,
+                "win_rate": 0.02,
+                "mean_guesses": 2,
+                "train_win_rate": 0.2,
+            },
+            {"stage": "1000", "iteration": 200, "elapsed_s": 90, "train_win_rate": 0.3},
+        ],
+        "answers-2315": [{"stage": "2315", "iteration": 7, "elapsed_s": 3.0, "train_win_rate": 0.5}],
+    }
+    for stage, rows in logs.items():
+        (recipe_dir / stage).mkdir(parents=True)
+        (recipe_dir / stage / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    collected = {"lr1e-4": run_dir, "batch4096": run_dir, "ppo0.2-shipped": long_dir, "scratch-entropy0.01": recipe_dir}
+    flags = [flag for name, folder in collected.items() for flag in ("--collect", f"{name}={folder}")]
+    result = _quick_benchmark(tmp_path, "a2c_ablation.py", *flags)
+    (scratch,) = result["scratch"]
+    assert [(p["recipe_stage"], p["stage"], p["update"]) for p in scratch["points"]] == [
+        ("vocab-1000", "100", 100),
+        ("vocab-1000", "1000", 200),
+        ("answers-2315", "2315", 7),
+    ]
+    assert "--set full-gamma0.8.entropy_coef=0.01" in scratch["command"]
     kept, bigger, long = result["runs"]
     assert len(long["curve"]) == 21
     points = [(p["update"], p["games"], p["mean_guesses"]) for p in kept["curve"]]
@@ -164,6 +182,10 @@ def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> No
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| lr 1e-4 |" in table
     shown = next(line for line in table.splitlines() if line.startswith("| PPO")).split(" | ")[2].split("; ")
+    # beside the shipped run's log at the same update of the same stage (a 100-word evaluation; a sampled win rate)
+    assert "| vocab-1000 | 100 | 100 | 1.00 / 1.0000; sampled 10.4 | 2.00 / 2.0000; sampled 20.0 | 0.01 h |" in table
+    assert "| vocab-1000 | 1000 | 200 | sampled 15.4 | sampled 30.0 |" in table
+    assert "| answers-2315 | 2315 | 7 | sampled - | sampled 50.0 |" in table  # the shipped log has no update 7
     assert len(shown) == 8 and shown[0].startswith("0.00 M") and shown[-1] == "1.02 M: 99.70 / 3.7020", shown
     assert "| Greedy max-entropy, opener SALET (seed 002) (cited) | 100 | 3.4423 | 5 |" in table
     bad = run("-m", "benchmarks.a2c_ablation", "--collect", f"nope={run_dir}", cwd=tmp_path)
