@@ -233,6 +233,9 @@ def _curriculum(run: Run, args: ImproveRun, options: ImproveOptions) -> str:
     if explored:
         others = "/".join(map(str, sorted({h.explore for h in explored})))
         more += f"; {len(explored)} with exploring starts ({others} other guesses where >= {options.explore_answers})"
+    openers = sorted({h.opener.upper() for h in history if h.opener})
+    if openers:
+        more += f"; the first guess fixed by hand: {', '.join(openers)}"
     return (
         f"policy iteration by its own rollouts (the best of its top {tops} guesses at every position by reward "
         f"{args.reward!r}, distilled), {len(history)} iterations{more}, from {args.init}"

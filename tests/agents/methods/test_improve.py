@@ -14,11 +14,13 @@ from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.improve import _machines, main
 from wordle_agents.methods.improve import (
     EXPLORED,
+    EXPLORING,
     METHOD,
     ImproveOptions,
     Run,
     improve,
     iterate,
+    method,
     positions,
     rollouts,
 )
@@ -147,6 +149,36 @@ def test_iterate__a_fresh_network_learns_to_win_every_game_from_its_own_rollouts
     optimum = optimum.value(optimum.start())
     assert -run.best_key[1] <= optimum + 0.2  # the optimum is 2.07: a local optimum of one-guess improvements
     assert lines[-1].startswith("iteration 4: the network wins")
+
+
+def test_iterate__a_first_guess_fixed_by_hand_is_learned_never_improved_and_named(monkeypatch) -> None:
+    """Issue 46: with ``opener`` the network learns to open with that word and to play after it from its own
+    rollouts; the first position is neither improved nor explored (every position valued starts with the
+    opener), and the method names the opener. An opener outside the list is a clear error."""
+    import wordle_agents.methods.improve as module
+
+    torch.manual_seed(0)
+    words = few_letter_words(random.Random(5), "abcdefg", 4, 14)
+    config = WordleConfig(answers=words, allowed=None)
+    run = Run(A2CAgent(A2CConfig(hidden=32, seed=5), 4, "cpu"))
+    own = positions(run.agent, config)[0][0].greedy  # the network's own first guess
+    opener = next(w for i, w in enumerate(words) if i != own)
+    valued: list[list[int]] = []
+    real = module.candidate_values
+    monkeypatch.setattr(
+        module,
+        "candidate_values",
+        lambda agent, c, found, *a, **k: valued.extend(p.prefix for p in found) or real(agent, c, found, *a, **k),
+    )
+    options = ImproveOptions(top=14, epochs=150, lr=3e-3, explore=2, explore_answers=2, opener=opener.upper())
+    iterate(run, config, 2, options, log=lambda _: None)
+    first = words.index(opener)
+    assert valued and all(prefix and prefix[0] == first for prefix in valued)  # never the first position
+    assert positions(run.agent, config)[0][0].greedy == first  # learned
+    assert [h.opener for h in run.history] == [opener, opener]
+    assert method(run.history) == f"{METHOD} ({EXPLORING}; the first guess fixed by hand: {opener.upper()})"
+    with pytest.raises(ValueError, match="'zzzz' is not an allowed guess"):
+        iterate(Run(run.agent), config, 1, ImproveOptions(opener="zzzz"), log=lambda _: None)
 
 
 def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_path, capsys) -> None:
