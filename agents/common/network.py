@@ -264,6 +264,16 @@ class WordAgent:
             )
 
     @torch.no_grad()
+    def best_words(self, observations: torch.Tensor, allowed: torch.Tensor | None = None) -> torch.Tensor:
+        """The best-scoring word at each observation (B,), among ``allowed`` (B, W) where given. Without
+        ``allowed`` the network scores each distinct observation once: games at one position share theirs (a
+        batch of own-policy rollouts holds about half as many distinct ones as games)."""
+        if allowed is None:
+            rows, inverse = torch.unique(observations, dim=0, return_inverse=True)
+            if len(rows) < len(observations):
+                return self.net.words.best(self.letter_scores(rows))[inverse]
+        return self.net.words.best(self.letter_scores(observations), allowed)
+
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         """Greedy: the best-scoring allowed word of each game."""
         self.check_env(env)

@@ -155,8 +155,7 @@ class Forced:
         actions = torch.where(turn < self.lengths, forced, 0)
         free = (~env.state.done & (turn >= self.lengths)).nonzero().flatten()
         if len(free):
-            scores = self.agent.letter_scores(observations[free])
-            actions[free] = self.agent.net.words.best(scores, action_masks[free] if self.hard_mode else None)
+            actions[free] = self.agent.best_words(observations[free], action_masks[free] if self.hard_mode else None)
         return actions
 
 
@@ -264,7 +263,7 @@ def _replay(agent: WordAgent, config: WordleConfig, answers: list[int], prefixes
 
 def _best(agent: WordAgent, hard_mode: bool, obs: torch.Tensor, action_masks: torch.Tensor) -> torch.Tensor:
     """The network's greedy guess at each observation (among those the position allows in hard mode)."""
-    return agent.net.words.best(agent.letter_scores(obs), action_masks if hard_mode else None).cpu()
+    return agent.best_words(obs, action_masks if hard_mode else None).cpu()
 
 
 class Critic:

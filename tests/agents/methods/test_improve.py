@@ -74,6 +74,25 @@ def test_rollouts__forced_guesses_then_greedy_play_as_the_harness_plays_them(har
         assert 1 <= int(used[i]) <= width + 1
 
 
+def test_best_words__the_network_scores_each_distinct_observation_once() -> None:
+    """The rollouts' greedy guesses: the network runs on the distinct observations only (games at one position
+    share theirs), with the same guesses as scoring every game; with a hard-mode mask, on every game."""
+    agent, config = _setup(1)
+    env = WordleVectorEnv(60, config, device="cpu")
+    env.reset(options={"answers": torch.arange(60) % 24})
+    obs = env.step(torch.full((60,), 3))[0]  # 60 games, 24 answers: a few feedbacks
+    distinct = len(torch.unique(obs, dim=0))
+    scored: list[int] = []
+    real = agent.letter_scores
+    agent.letter_scores = lambda rows: scored.append(len(rows)) or real(rows)  # type: ignore[method-assign]
+    expected = agent.net.words.best(real(obs))
+    assert torch.equal(agent.best_words(obs), expected) and scored == [distinct] and distinct < 24
+    allowed = torch.rand(60, 24, generator=torch.Generator().manual_seed(0)) < 0.5
+    allowed[:, 0] = True
+    assert torch.equal(agent.best_words(obs, allowed), agent.net.words.best(real(obs), allowed))
+    assert scored[1] == 60
+
+
 def test_positions__each_holds_exactly_the_answers_its_guesses_leave() -> None:
     agent, config = _setup(3)
     words = list(config.vocabulary.answers)
