@@ -120,8 +120,8 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
         "--entropy-coef 0.01 --eval-every 100",
     ),
     "ppo0.2-shipped": (
-        "PPO (clip 0.2, 2 passes of 4 minibatches), lr 1e-4, gamma 0.8, from the shipped weights (one thread, "
-        "beside another run)",
+        "PPO (clip 0.2, 2 passes of 4 minibatches), lr 1e-4, gamma 0.8, from the shipped weights; stopped at "
+        "650 updates (one thread, beside two other runs: its wall time is not comparable)",
         NOW,
         (0.9974, 3.7739),
         "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 2000 --lr 0.0001 --gamma 0.8 "
