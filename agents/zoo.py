@@ -226,7 +226,7 @@ AGENTS: dict[str, Agent] = {
                 *_rows(("dqn_explored.pt", "full"), ("dqn_explored_hard.pt", "full")),
                 *_mixture_rows("DQN `dqn_explored.pt`"),
             ),
-            ("dqn_explored.pt", "dqn_explored_hard.pt", "training/dqn_salet.pt"),
+            ("dqn_explored.pt", "dqn_explored_hard.pt"),
         ),
         Agent(
             "llm",
