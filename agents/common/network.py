@@ -79,23 +79,27 @@ class _LogPartition(torch.autograd.Function):
     pass; its gradient needs no (B, W) tensor either: ``dH / d scores = -(E[s x] - E[s] E[x])`` (``x`` a
     word's one-hot: the covariance of one-hots and scores under the softmax), one more (B, 26 L) sum. Scores
     are measured from each row's best (the covariance does not change) and, like the softmax, raised to
-    :data:`EXP_FLOOR` under it. Without it the entropy returned is empty."""
+    :data:`EXP_FLOOR` under it. Without it the entropy returned is empty; without uniform numbers ``u`` (None)
+    nothing is drawn (no cumulative sum: the draws returned are empty)."""
 
     @staticmethod
     def forward(
-        ctx: Any, scores: torch.Tensor, one_hot: torch.Tensor, u: torch.Tensor, block: int, entropy: bool
+        ctx: Any, scores: torch.Tensor, one_hot: torch.Tensor, u: torch.Tensor | None, block: int, entropy: bool
     ) -> Any:
         rows_out = scores.shape[0] if entropy else 0
         log_z, entropies = scores.new_empty(scores.shape[0]), scores.new_empty(rows_out)
         expected, covariance = torch.empty_like(scores), scores.new_empty(rows_out, scores.shape[1])
-        drawn = torch.empty(scores.shape[0], dtype=torch.int64, device=scores.device)
+        drawn = torch.empty(0 if u is None else scores.shape[0], dtype=torch.int64, device=scores.device)
         for rows, shifted in _word_blocks(scores, one_hot, block):
             top = shifted.amax(1, keepdim=True)
             shifted.sub_(top).clamp_(min=EXP_FLOOR)
             weights = shifted.exp() if entropy else shifted.exp_()  # unnormalised softmax
-            cdf = weights.cumsum(1)
-            total = cdf[:, -1:]
-            drawn[rows] = inverse_cdf(cdf, u[rows])
+            if u is None:
+                total = weights.sum(1, keepdim=True)
+            else:
+                cdf = weights.cumsum(1)
+                total = cdf[:, -1:]
+                drawn[rows] = inverse_cdf(cdf, u[rows])
             torch.mm(weights, one_hot, out=expected[rows]).div_(total)
             log_z[rows] = top.squeeze(1) + total.squeeze(1).log()
             if entropy:
@@ -149,18 +153,19 @@ class WordScorer(nn.Module):
         return scores.gather(1, self.cells[words]).sum(1)
 
     def log_partition(
-        self, scores: torch.Tensor, u: torch.Tensor, block: int | None = None
+        self, scores: torch.Tensor, u: torch.Tensor | None, block: int | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """``(logsumexp(forward(scores), 1), draws)``: the softmax's log normaliser (differentiable) and
         one word per row drawn from the softmax with the uniform numbers ``u`` (B,) in [0, 1), by
-        :func:`inverse_cdf` as :func:`sample_categorical`. ``pick(scores, a) - log_partition(...)[0]`` is ``log pi(a)``.
+        :func:`inverse_cdf` as :func:`sample_categorical` (``u`` None: no draws, an empty tensor).
+        ``pick(scores, a) - log_partition(...)[0]`` is ``log pi(a)``.
 
         ``block`` rows are scored at a time (:meth:`_block`)."""
         log_z, drawn, _ = _LogPartition.apply(scores, self.one_hot, u, self._block(scores, block), False)
         return log_z, drawn
 
     def log_partition_entropy(
-        self, scores: torch.Tensor, u: torch.Tensor, block: int | None = None
+        self, scores: torch.Tensor, u: torch.Tensor | None, block: int | None = None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """:meth:`log_partition` and the entropy of the softmax (B,), differentiable, in the same blocked pass."""
         return _LogPartition.apply(scores, self.one_hot, u, self._block(scores, block), True)

@@ -572,7 +572,6 @@ class A2CTrainer:
         targets = self.targets(batch)[turn, game]
         old_logps, advantages = batch.logps[turn, game], targets - batch.values[turn, game]
         net.eval()  # no dropout: the same policy as the games'
-        no_draws = torch.zeros(len(turn), device=self.device)
         losses = []
         for _ in range(cfg.ppo_epochs):
             order = torch.randperm(len(turn), generator=self.draws).to(self.device)
@@ -581,9 +580,9 @@ class A2CTrainer:
                 if cfg.temperature != 1.0:
                     scores = scores / cfg.temperature
                 if cfg.entropy_coef:
-                    log_z, _, entropy = net.words.log_partition_entropy(scores, no_draws[rows])
+                    log_z, _, entropy = net.words.log_partition_entropy(scores, None)
                 else:
-                    log_z, _ = net.words.log_partition(scores, no_draws[rows])
+                    log_z, _ = net.words.log_partition(scores, None)
                 logps = net.words.pick(scores, actions[rows]) - log_z
                 surrogate = clipped_surrogate(logps, old_logps[rows], advantages[rows], cfg.clip_range)
                 loss = (surrogate + (targets[rows] - values) ** 2).mean()

@@ -449,6 +449,12 @@ def test_word_head__log_partition_and_draws_match_plain_ops(block: int | None) -
     log_pi = head.pick(scores, drawn) - log_z
     plain_log_pi = torch.log_softmax(head(scores.detach()), 1).gather(1, drawn[:, None])[:, 0]
     assert torch.allclose(log_pi, plain_log_pi, atol=1e-5)
+    # Without uniform numbers (PPO's passes): the same normaliser and gradient, nothing drawn.
+    undrawn = scores.detach().requires_grad_()
+    free_z, none = head.log_partition(undrawn, None, block)
+    (free_z * weights).sum().backward()
+    assert torch.allclose(free_z, log_z.detach(), atol=1e-5) and none.numel() == 0  # a sum, not a cumulative one
+    assert torch.allclose(undrawn.grad, reference.grad, atol=1e-6)
 
 
 @pytest.mark.parametrize("block", [1, 5, None])
@@ -473,6 +479,9 @@ def test_word_head__entropy_and_its_gradient_are_the_full_softmaxs(block: int | 
     assert torch.allclose(scores.grad, reference.grad, atol=1e-10)
     same_z, same_drawn = head.log_partition(scores.detach(), u, block)
     assert torch.equal(drawn, same_drawn) and torch.allclose(log_z, same_z, atol=1e-12)
+    free_z, none, free_entropy = head.log_partition_entropy(scores.detach(), None, block)
+    assert torch.allclose(free_z, log_z, atol=1e-12) and torch.allclose(free_entropy, entropy, atol=1e-12)
+    assert none.numel() == 0
 
 
 def test_loss__the_entropy_bonus_is_coef_times_the_entropy_of_the_turns_played() -> None:
