@@ -26,7 +26,7 @@ import torch
 
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint, read_checkpoint
 from wordle_agents.common.training import machine
-from wordle_agents.methods.improve import ImproveOptions, Run, iterate, method, positions
+from wordle_agents.methods.improve import ImproveOptions, Run, fixed_openers, iterate, method, positions
 from wordle_agents.rl.networks import load_network
 from wordle_gym.core.commandline import OneLineParser, add_options, options_from
 from wordle_gym.core.config import WordleConfig
@@ -233,9 +233,8 @@ def _curriculum(run: Run, args: ImproveRun, options: ImproveOptions) -> str:
     if explored:
         others = "/".join(map(str, sorted({h.explore for h in explored})))
         more += f"; {len(explored)} with exploring starts ({others} other guesses where >= {options.explore_answers})"
-    openers = sorted({h.opener.upper() for h in history if h.opener})
-    if openers:
-        more += f"; the first guess fixed by hand: {', '.join(openers)}"
+    if fixed := fixed_openers(history):
+        more += f"; {fixed}"
     return (
         f"policy iteration by its own rollouts (the best of its top {tops} guesses at every position by reward "
         f"{args.reward!r}, distilled), {len(history)} iterations{more}, from {args.init}"

@@ -566,9 +566,14 @@ def method(history: list[Iteration]) -> str:
         for name, on in ((EXPLORING, any(h.explore for h in history)), (SCREENING, any(h.screen for h in history)))
         if on
     ]
-    openers = sorted({h.opener.upper() for h in history if h.opener})
-    used += [f"the first guess fixed by hand: {', '.join(openers)}"] if openers else []
+    used += [fixed] if (fixed := fixed_openers(history)) else []
     return f"{METHOD} ({'; '.join(used)})" if used else METHOD
+
+
+def fixed_openers(history: list[Iteration]) -> str:
+    """How a run's method and account name the first guesses it fixed by hand ("" for none)."""
+    openers = sorted({h.opener.upper() for h in history if h.opener})
+    return f"the first guess fixed by hand: {', '.join(openers)}" if openers else ""
 
 
 def _fixed_first_guess(agent: WordAgent, config: WordleConfig, opener: str) -> dict[bytes, int]:
@@ -674,8 +679,6 @@ def iterate(
         it = len(run.history)
         found, games = positions(agent, config)
         figures = (games.win_rate, games.mean_guesses_wins, games.mean_guesses_all)
-        if fixed:  # the positions the opener leads to, played by the network: the first one stays fixed
-            found = [p for p in positions(agent, config, fixed)[0] if p.prefix]
         key = (figures[0], -figures[1])
         if run.best_key is None or key > run.best_key:
             run.best_key = key
@@ -687,6 +690,10 @@ def iterate(
         if it >= iterations or (time.perf_counter() > deadline and len(run.history) > done):
             log(said)
             break
+        if fixed:  # the positions the opener leads to, played by the network: the first one stays fixed
+            if found[0].greedy not in fixed.values():  # the network does not open with it (yet)
+                found = positions(agent, config, fixed)[0]
+            found = [p for p in found if p.prefix]
         critic = Critic.fit(found, games.guesses.cpu(), config) if options.screen else None
         labels, gain, chosen, values = improve(
             agent,

@@ -195,6 +195,13 @@ def test_iterate__a_first_guess_fixed_by_hand_is_learned_never_improved_and_name
     assert valued and all(prefix and prefix[0] == first for prefix in valued)  # never the first position
     assert positions(run.agent, config)[0][0].greedy == first  # learned
     assert [h.opener for h in run.history] == [opener, opener]
+    # Now that the network opens with it, its own games are the opener's: an iteration plays them once (its own
+    # play, the exploring starts, the improved policy; then the last measurement), not again with the opener.
+    played = []
+    real_positions = module.positions
+    monkeypatch.setattr(module, "positions", lambda *a, **k: played.append(1) or real_positions(*a, **k))
+    iterate(run, config, 3, options, log=lambda _: None)
+    assert len(played) == 4
     assert method(run.history) == f"{METHOD} ({EXPLORING}; the first guess fixed by hand: {opener.upper()})"
     with pytest.raises(ValueError, match="'zzzz' is not an allowed guess"):
         iterate(Run(run.agent), config, 1, ImproveOptions(opener="zzzz"), log=lambda _: None)
