@@ -690,11 +690,11 @@ def iterate(
         if it >= iterations or (time.perf_counter() > deadline and len(run.history) > done):
             log(said)
             break
+        critic = Critic.fit(found, games.guesses.cpu(), config) if options.screen else None  # its own games
         if fixed:  # the positions the opener leads to, played by the network: the first one stays fixed
             if found[0].greedy not in fixed.values():  # the network does not open with it (yet)
                 found = positions(agent, config, fixed)[0]
             found = [p for p in found if p.prefix]
-        critic = Critic.fit(found, games.guesses.cpu(), config) if options.screen else None
         labels, gain, chosen, values = improve(
             agent,
             config,

@@ -16,6 +16,7 @@ from wordle_agents.methods.improve import (
     EXPLORED,
     EXPLORING,
     METHOD,
+    SCREENING,
     ImproveOptions,
     Run,
     improve,
@@ -189,8 +190,14 @@ def test_iterate__a_first_guess_fixed_by_hand_is_learned_never_improved_and_name
         "candidate_values",
         lambda agent, c, found, *a, **k: valued.extend(p.prefix for p in found) or real(agent, c, found, *a, **k),
     )
-    options = ImproveOptions(top=14, epochs=150, lr=3e-3, explore=2, explore_answers=2, opener=opener.upper())
+    fitted: list[list[int]] = []  # the critic's positions: the network's own games (their guess counts fit it)
+    real_fit = module.Critic.fit
+    monkeypatch.setattr(
+        module.Critic, "fit", lambda found, *a: fitted.append([p.prefix[:1] for p in found]) or real_fit(found, *a)
+    )
+    options = ImproveOptions(top=14, epochs=150, lr=3e-3, explore=2, explore_answers=2, screen=3, opener=opener.upper())
     iterate(run, config, 2, options, log=lambda _: None)
+    assert {tuple(first) for first in fitted[0]} == {(), (own,)}  # before it opened with the opener: its own
     first = words.index(opener)
     assert valued and all(prefix and prefix[0] == first for prefix in valued)  # never the first position
     assert positions(run.agent, config)[0][0].greedy == first  # learned
@@ -202,7 +209,9 @@ def test_iterate__a_first_guess_fixed_by_hand_is_learned_never_improved_and_name
     monkeypatch.setattr(module, "positions", lambda *a, **k: played.append(1) or real_positions(*a, **k))
     iterate(run, config, 3, options, log=lambda _: None)
     assert len(played) == 4
-    assert method(run.history) == f"{METHOD} ({EXPLORING}; the first guess fixed by hand: {opener.upper()})"
+    assert (
+        method(run.history) == f"{METHOD} ({EXPLORING}; {SCREENING}; the first guess fixed by hand: {opener.upper()})"
+    )
     with pytest.raises(ValueError, match="'zzzz' is not an allowed guess"):
         iterate(Run(run.agent), config, 1, ImproveOptions(opener="zzzz"), log=lambda _: None)
 
