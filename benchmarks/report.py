@@ -812,6 +812,33 @@ def _bound_lines(rows: list[dict]) -> list[str]:
     return lines
 
 
+def dordle_bound_section(result: dict) -> list[str]:
+    lines = [
+        f"### Dordle from a fixed opener: a proven lower bound beside the best policy measured ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `{result['command']}`. Lists: {result['lists']}; 2 boards, 7 "
+        "guesses. The bound holds for every policy that opens with the word (`python -m "
+        "wordle_agents.solvers.boards_bound --opener WORD`; the proof is in its docstring): the exact search finds "
+        "the most games any such policy finishes by the second, third and fourth guess, over every pair of "
+        "distinct answers, and the mean count is at least 5 minus those three shares. The solver plays the first "
+        "games of the standard Dordle set from the same opener (its mean with a 95 % interval; a loss counts 8).",
+        "",
+        "| opener | bound | search time | second guesses counted exactly | solver | games | solver's mean | gap "
+        "at most | finished by guess 3: most possible / solver | by guess 4: most possible / solver |",
+        "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in result["rows"]:
+        s, pairs = r["solver"], r["pairs"]
+        lines.append(
+            f"| {r['opener'].upper()} | {r['lower_bound']:.4f} | {r['bound_s'] / 60:.1f} min | "
+            f"{r['second_guesses_counted_exactly']:,} | {s['agent']} | {s['games']:,} | {s['mean_guesses_all']:.4f} "
+            f"± {1.96 * s['standard_error']:.4f} | {s['mean_guesses_all'] - r['lower_bound']:.4f} | "
+            f"{100 * r['finished_by']['3'] / pairs:.2f} % / {100 * s['finished_by']['3']:.2f} % | "
+            f"{100 * r['finished_by']['4'] / pairs:.2f} % / {100 * s['finished_by']['4']:.2f} % |"
+        )
+    return [*lines, ""]
+
+
 def text_env_section(result: dict) -> list[str]:
     lines = [
         f"### The text env for language-model agents ({result['date']})",
@@ -865,6 +892,7 @@ RENDERERS = [
     ("profile_training", profile_section),
     ("oracle", oracle_section),
     ("multi_board", multi_board_section),
+    ("dordle_bound", dordle_bound_section),
     ("text_env", text_env_section),
     ("regret_reward", regret_reward_section),
 ]

@@ -347,6 +347,19 @@ def test_multi_board_benchmark__quick_run_writes_results(tmp_path: Path) -> None
 
 
 @pytest.mark.slow
+def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tmp_path: Path) -> None:
+    result = _quick_benchmark(tmp_path, "dordle_bound.py")
+    (row,) = result["rows"]
+    solver, pairs = row["solver"], row["pairs"]
+    assert row["opener"] == "salet" and pairs == 300 * 299 and solver["games"] == 200
+    for t in "34":  # no policy finishes more games by a guess than the search's most
+        assert solver["finished_by"][t] <= row["finished_by"][t] / pairs + 3 * (0.25 / 200) ** 0.5
+    assert 3 < row["lower_bound"] < solver["mean_guesses_all"] + 3 * solver["standard_error"]
+    table = (tmp_path / "BENCHMARKS.md").read_text()
+    assert "### Dordle from a fixed opener" in table and f"| SALET | {row['lower_bound']:.4f} |" in table
+
+
+@pytest.mark.slow
 def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
     """The one-command GPU run (issue 47): every step dry-run on the CPU with tiny sizes, its logs and summary
     under --out, nothing written elsewhere."""

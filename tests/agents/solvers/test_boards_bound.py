@@ -15,7 +15,7 @@ import pytest
 from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.optimal import main as optimal_main
 from wordle_agents.solvers import openers as ranking
-from wordle_agents.solvers.boards_bound import from_ranking, loss_cap, lower_bound, main
+from wordle_agents.solvers.boards_bound import dordle_finish, from_ranking, loss_cap, lower_bound, main
 from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.words import Vocabulary
 
@@ -42,9 +42,10 @@ def test_loss_cap__claim_one_holds_and_the_cap_is_the_largest_that_does(boards: 
         assert not _finish_bound_holds(boards, limit, cap + 1e-6), (boards, limit)
 
 
-def _multi_optimum(answers: list[str], guesses: list[str], boards: int, limit: int) -> float:
+def _multi_optimum(answers: list[str], guesses: list[str], boards: int, limit: int, opener: str | None = None) -> float:
     """The exact optimal mean count of ``boards``-board games (distinct answers, each tuple equally likely,
-    a loss counting limit + 1), by exhaustive search over every guess at every position."""
+    a loss counting limit + 1), by exhaustive search over every guess at every position (the first guess
+    ``opener`` where given)."""
     solved_tiles = (2,) * len(answers[0])
     tuples = frozenset(itertools.permutations(range(len(answers)), boards))
 
@@ -55,11 +56,11 @@ def _multi_optimum(answers: list[str], guesses: list[str], boards: int, limit: i
         if turn == limit:
             return (limit + 1) * len(members)
         best = None
-        for g in guesses:
+        for g in [opener] if opener and turn == 0 else guesses:
             groups = defaultdict(set)
             for tup in members:
                 groups[tuple(None if solved[k] else feedback_ref(g, answers[tup[k]]) for k in range(boards))].add(tup)
-            if len(groups) == 1 and all(t is None or t != solved_tiles for t in next(iter(groups))):
+            if len(groups) == 1 and g != opener and all(t is None or t != solved_tiles for t in next(iter(groups))):
                 continue  # learns nothing and solves nothing: never better than a guess that does
             cost = 0
             for key, group in groups.items():
@@ -83,6 +84,79 @@ def test_lower_bound__below_the_exact_optimum_of_small_games(seed: int, boards: 
     assert bound <= optimum + 1e-9, (bound, optimum)
     if boards == 2:  # on so few answers the collision term is large; with 2 boards it still says more than 1
         assert bound > v
+
+
+def _most_finished(answers: list[str], guesses: list[str], opener: str, by: int) -> int:
+    """The most ordered answer pairs a two-board policy opening with ``opener`` finishes within ``by``
+    guesses, by exhaustive search over every guess at every position."""
+    solved_tiles = (2,) * len(answers[0])
+
+    @functools.cache
+    def most(members: frozenset, solved: tuple, turn: int) -> int:
+        if all(solved):
+            return len(members)
+        if turn == by:
+            return 0
+        best = 0
+        for g in [opener] if turn == 0 else guesses:
+            groups = defaultdict(set)
+            for tup in members:
+                groups[tuple(None if solved[k] else feedback_ref(g, answers[tup[k]]) for k in range(2))].add(tup)
+            after = {key: tuple(s or key[k] == solved_tiles for k, s in enumerate(solved)) for key in groups}
+            best = max(best, sum(most(frozenset(group), after[key], turn + 1) for key, group in groups.items()))
+        return best
+
+    return most(frozenset(itertools.permutations(range(len(answers)), 2)), (False, False), 0)
+
+
+def _small_game(seed: int) -> tuple[list[str], list[str]]:
+    """Two-letter words over six letters: few patterns, so the opener's cells stay large and some pairs
+    cannot be finished by the fourth guess; three allowed words that are no answer."""
+    rng = random.Random(seed)
+    words = few_letter_words(rng, "abcdef", 2, 18)
+    extra = [w for w in few_letter_words(rng, "abcdef", 2, 40) if w not in words][:3]
+    return words, sorted({*words, *extra})
+
+
+@pytest.mark.parametrize("seed", [4, 11])
+def test_dordle_finish__the_most_pairs_finished_are_the_exhaustive_searchs(seed: int) -> None:
+    """The kernel's counts are the maxima over every policy: exact for an opener that is no answer; for an
+    answer opener, exact by the second and third guess and an over-count by the fourth (as documented)."""
+    words, allowed = _small_game(seed)
+    vocab = Vocabulary(words, allowed)
+    opener = next(w for w in allowed if w not in words)
+    got = dordle_finish(vocab, opener)
+    want = [_most_finished(words, allowed, opener, by) for by in (2, 3, 4)]
+    assert [got["finished_by"][k] for k in "234"] == want
+    assert want[2] < got["pairs"]  # the case the fourth-guess search is for: not every pair finishes
+    assert got["lower_bound"] == pytest.approx(5 - sum(want) / got["pairs"])
+    hit = dordle_finish(vocab, words[1])
+    want = [_most_finished(words, allowed, words[1], by) for by in (2, 3, 4)]
+    assert [hit["finished_by"]["2"], hit["finished_by"]["3"]] == want[:2] and want[0] > 0
+    assert hit["finished_by"]["4"] >= want[2]
+
+
+@pytest.mark.parametrize("seed", [0, 2])
+def test_dordle_finish__the_bound_is_below_the_exact_optimum_from_the_opener(seed: int) -> None:
+    words, allowed = _small_game(seed)
+    vocab = Vocabulary(words, allowed)
+    for opener in (allowed[0], next(w for w in allowed if w not in words)):
+        bound = dordle_finish(vocab, opener)["lower_bound"]
+        optimum = _multi_optimum(words, allowed, 2, 5, opener=opener)
+        assert bound <= optimum + 1e-9, (opener, bound, optimum)
+        assert bound > 3  # it says more than "two boards, most finished by the third guess"
+
+
+def test_dordle_finish__command_prints_and_writes_the_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    words, allowed = _small_game(4)
+    (tmp_path / "a.txt").write_text("\n".join(words) + "\n")
+    (tmp_path / "g.txt").write_text("\n".join(allowed) + "\n")
+    lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt")]
+    out = tmp_path / "bound.json"
+    assert main(["--opener", allowed[0].upper(), *lists, "--json", str(out), "--quiet"]) == 0
+    row = json.loads(out.read_text())
+    assert row == dordle_finish(Vocabulary(words, allowed), allowed[0])
+    assert f"proven lower bound on the mean count: {row['lower_bound']:.4f}" in capsys.readouterr().out
 
 
 def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_bound(tmp_path: Path) -> None:
@@ -123,6 +197,10 @@ def test_command__bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["--ranking", str(tmp_path / "r.json")]) == 2
     err = capsys.readouterr().err
     assert "is not an opener ranking" in err and err.count("\n") == 1
+    assert main(["--opener", "xyzzq"]) == 2
+    assert "the opener must be an allowed word; got 'xyzzq'" in capsys.readouterr().err
+    assert main(["--opener", "salet", "--answers", str(tmp_path / "none.txt")]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
     with pytest.raises(ValueError, match="an unsolved board may count only"):
         lower_bound(100, 30, 6, 2, 6)  # with no guess more than one board's game, the bound does not apply
 

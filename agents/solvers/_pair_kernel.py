@@ -1,0 +1,272 @@
+"""The search behind :func:`wordle_agents.solvers.boards_bound.dordle_finish`, compiled by numba (imported
+only there).
+
+Two boards, answers ``a != b``, the opener fixed. For each pair of the opener's cells ``(A, B)`` (the
+answers of each board that agree with its feedback) it finds the most ordered answer pairs of ``A x B`` a
+policy can finish by the third and by the fourth guess (the module docstring of ``boards_bound`` proves
+what each count is). The second guess ``g`` is searched over every allowed word: an upper bound from the
+class sizes alone (:func:`_size_bound`) orders them and stops the search once no guess left can beat the
+best found; the exact count is taken only for the guesses that pass it.
+
+* ``table[g, n]``: the pattern of guess ``g`` on answer ``n``; ``aa[x, n]``: of answer ``x`` guessed.
+* ``answer_of[g]``: the answer that guess ``g`` is, or -1; ``cell_of[n]``: the opener's cell of answer ``n``.
+* ``sizes[g, starts[c]:starts[c] + nclass[c, g]]``: the class sizes of cell ``c`` under guess ``g``,
+  ascending, ``g``'s own answer left out (a board it solves is counted apart).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def class_sizes(table, answer_of, order, starts, num_patterns):  # pragma: no cover (compiled)
+    """``(sizes, nclass)`` for every cell and guess (see the module docstring)."""
+    num_guesses = table.shape[0]
+    num_cells = starts.shape[0] - 1
+    sizes = np.zeros((num_guesses, order.shape[0]), dtype=np.int32)
+    nclass = np.zeros((num_cells, num_guesses), dtype=np.int32)
+    slot = np.full(num_patterns, -1, dtype=np.int64)
+    pats = np.zeros(num_patterns, dtype=np.int64)
+    longest = np.max(starts[1:] - starts[:-1])
+    out = np.zeros(longest, dtype=np.int64)
+    bounds = np.zeros(longest + 1, dtype=np.int64)
+    for g in range(num_guesses):
+        for c in range(num_cells):
+            k = _group(table[g], order[starts[c] : starts[c + 1]], answer_of[g], slot, pats, out, bounds)
+            sizes[g, starts[c] : starts[c] + k] = np.sort(bounds[1 : k + 1] - bounds[:k])
+            nclass[c, g] = k
+    return sizes, nclass
+
+
+@njit(cache=True)
+def _size_bound(s, t) -> np.int64:  # pragma: no cover (compiled)
+    """The sum over every class pair of ``max(|A'|, |B'|)``: class sizes ``s``, ``t``, both ascending."""
+    total = np.int64(0)
+    j = 0
+    for i in range(s.shape[0]):
+        while j < t.shape[0] and t[j] <= s[i]:
+            j += 1
+        total += s[i] * j
+    i = 0
+    for j in range(t.shape[0]):
+        while i < s.shape[0] and s[i] < t[j]:
+            i += 1
+        total += t[j] * i
+    return total
+
+
+@njit(cache=True)
+def _group(row, members, own, slot, pats, out, bounds) -> int:  # pragma: no cover (compiled)
+    """Group ``members`` (but ``own``) by ``row[member]``: class ``q`` is ``out[bounds[q]:bounds[q + 1]]``."""
+    k = 0
+    for n in members:
+        if n == own:
+            continue
+        p = row[n]
+        if slot[p] < 0:
+            slot[p] = k
+            pats[k] = p
+            bounds[k + 1] = 0
+            k += 1
+        bounds[slot[p] + 1] += 1
+    bounds[0] = 0
+    for q in range(k):
+        bounds[q + 1] += bounds[q]
+    fill = bounds[:k].copy()
+    for n in members:
+        if n == own:
+            continue
+        q = slot[row[n]]
+        out[fill[q]] = n
+        fill[q] += 1
+    for q in range(k):
+        slot[pats[q]] = -1
+    return k
+
+
+@njit(cache=True)
+def _split(row, members, skip, stamp, epoch) -> int:  # pragma: no cover (compiled)
+    """How many patterns ``row`` gives over ``members`` but ``skip`` (``stamp``: marks, ``epoch``: fresh)."""
+    k = 0
+    for n in members:
+        if n == skip:
+            continue
+        p = row[n]
+        if stamp[p] != epoch:
+            stamp[p] = epoch
+            k += 1
+    return k
+
+
+@njit(cache=True)
+def _best_split(table, members, stamp, epoch) -> int:  # pragma: no cover (compiled)
+    """The most classes any allowed guess splits ``members`` into (at most their number)."""
+    m = members.shape[0]
+    if m <= 2:
+        return m
+    best = 0
+    for g in range(table.shape[0]):
+        epoch[0] += 1
+        k = _split(table[g], members, -1, stamp, epoch[0])
+        if k > best:
+            best = k
+            if best == m:
+                break
+    return best
+
+
+@njit(cache=True)
+def _exact(g, ca, cb, same, table, aa, answer_of, work) -> np.int64:  # pragma: no cover (compiled)
+    """The pairs of ``A x B`` (``a != b``) finished by the fourth guess at best after second guess ``g``,
+    a board that ``g`` solves counted with the best third guess over every allowed word."""
+    slot, pats, stamp, epoch, out_a, bnd_a, out_b, bnd_b = work
+    row = table[g]
+    own = answer_of[g]
+    total = np.int64(0)
+    ka = _group(row, ca, own, slot, pats, out_a, bnd_a)
+    if same:
+        for qa in range(ka):
+            sa = out_a[bnd_a[qa] : bnd_a[qa + 1]]
+            for qb in range(ka):
+                sb = out_a[bnd_a[qb] : bnd_a[qb + 1]]
+                if qa == qb:
+                    if sa.shape[0] >= 2:  # both answers here: a third guess must be one of them
+                        best = 0
+                        for x in sa:
+                            epoch[0] += 1
+                            k = _split(aa[x], sa, x, stamp, epoch[0])
+                            best = max(best, 2 * k)
+                        total += best
+                    continue
+                total += _cross(sa, sb, aa, stamp, epoch)
+        own_hit = False
+        for n in ca:
+            own_hit = own_hit or n == own
+        if own_hit:  # g solves one board (either): the other's class, split at best by a third guess
+            for qa in range(ka):
+                total += 2 * _best_split(table, out_a[bnd_a[qa] : bnd_a[qa + 1]], stamp, epoch)
+        return total
+    kb = _group(row, cb, own, slot, pats, out_b, bnd_b)
+    for qa in range(ka):
+        sa = out_a[bnd_a[qa] : bnd_a[qa + 1]]
+        for qb in range(kb):
+            total += _cross(sa, out_b[bnd_b[qb] : bnd_b[qb + 1]], aa, stamp, epoch)
+    for n in ca:
+        if n == own:
+            for qb in range(kb):
+                total += _best_split(table, out_b[bnd_b[qb] : bnd_b[qb + 1]], stamp, epoch)
+    for n in cb:
+        if n == own:
+            for qa in range(ka):
+                total += _best_split(table, out_a[bnd_a[qa] : bnd_a[qa + 1]], stamp, epoch)
+    return total
+
+
+@njit(cache=True)
+def _cross(sa, sb, aa, stamp, epoch) -> int:  # pragma: no cover (compiled)
+    """Neither board solved by the second guess, answers in classes ``sa`` and ``sb``: the third guess must
+    solve one (a word of its class), the fourth the other; the most pairs finished: ``max over x in sa of
+    classes(sb under x)``, or the same the other way round."""
+    cap = max(sa.shape[0], sb.shape[0])
+    best = 0
+    first, second = (sb, sa) if sb.shape[0] < sa.shape[0] else (sa, sb)  # the larger class first
+    for x in second:
+        epoch[0] += 1
+        best = max(best, _split(aa[x], first, -1, stamp, epoch[0]))
+        if best == cap:
+            return best
+    for x in first:
+        epoch[0] += 1
+        best = max(best, _split(aa[x], second, -1, stamp, epoch[0]))
+        if best == cap:
+            return best
+    return best
+
+
+@njit(cache=True)
+def pair_counts(  # pragma: no cover (compiled)
+    i, order, starts, cell_of, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns
+):
+    """For cell ``i`` and every cell ``j >= i``: the most ordered answer pairs of cell ``i`` x cell ``j``
+    (``a != b``) finished by the third guess and by the fourth, and how many second guesses were counted
+    exactly. ``cell_of[n]``: the cell of answer ``n``; ``cell_solved``: the opener's own cell (an answer it
+    solves), or -1."""
+    num_guesses = table.shape[0]
+    num_cells = starts.shape[0] - 1
+    by3 = np.zeros(num_cells, dtype=np.int64)
+    by4 = np.zeros(num_cells, dtype=np.int64)
+    exact = np.zeros(num_cells, dtype=np.int64)
+    slot = np.full(num_patterns, -1, dtype=np.int64)
+    pats = np.zeros(num_patterns, dtype=np.int64)
+    stamp = np.zeros(num_patterns, dtype=np.int64)
+    epoch = np.zeros(1, dtype=np.int64)
+    longest = 0
+    for c in range(num_cells):
+        longest = max(longest, starts[c + 1] - starts[c])
+    work = (
+        slot,
+        pats,
+        stamp,
+        epoch,
+        np.zeros(longest, dtype=np.int64),
+        np.zeros(longest + 1, dtype=np.int64),
+        np.zeros(longest, dtype=np.int64),
+        np.zeros(longest + 1, dtype=np.int64),
+    )
+    bound = np.zeros(num_guesses, dtype=np.int64)
+    ca = order[starts[i] : starts[i + 1]]
+    guess_cell = np.full(num_guesses, -1, dtype=np.int64)  # the cell of the answer a guess is
+    for g in range(num_guesses):
+        if answer_of[g] >= 0:
+            guess_cell[g] = cell_of[answer_of[g]]
+    for j in range(i, num_cells):
+        cb = order[starts[j] : starts[j + 1]]
+        same = i == j
+        na, nb = ca.shape[0], cb.shape[0]
+        if same and na < 2:
+            continue
+        if i == cell_solved or j == cell_solved:
+            # the opener solved one board: the other, within two more guesses (the most classes a second
+            # guess makes, its own answer solved at once); within three, counted as finished (a bound)
+            other = j if i == cell_solved else i
+            members = order[starts[other] : starts[other + 1]]
+            best = 0
+            for g in range(num_guesses):
+                best = max(best, nclass[other, g] + (1 if guess_cell[g] == other else 0))
+            by3[j] = best
+            by4[j] = members.shape[0]
+            continue
+        best3 = 0
+        for g in range(num_guesses):
+            a_hit = guess_cell[g] == i
+            b_hit = guess_cell[g] == j
+            if same:
+                if a_hit:
+                    best3 = max(best3, 2 * nclass[i, g])
+                sa = sizes[g, starts[i] : starts[i] + nclass[i, g]]
+                full = _size_bound(sa, sa)
+                for s in sa:
+                    full += s - 2
+                bound[g] = full + (2 * (na - 1) if a_hit else 0)
+            else:
+                if a_hit:
+                    best3 = max(best3, nclass[j, g])
+                if b_hit:
+                    best3 = max(best3, nclass[i, g])
+                sa = sizes[g, starts[i] : starts[i] + nclass[i, g]]
+                sb = sizes[g, starts[j] : starts[j] + nclass[j, g]]
+                bound[g] = _size_bound(sa, sb) + (nb if a_hit else 0) + (na if b_hit else 0)
+        by3[j] = best3
+        ranked = np.argsort(-bound)
+        best4 = np.int64(0)
+        count = 0
+        for g in ranked:
+            if bound[g] <= best4:
+                break
+            count += 1
+            best4 = max(best4, _exact(g, ca, cb, same, table, aa, answer_of, work))
+        by4[j] = best4
+        exact[j] = count
+    return by3, by4, exact

@@ -1,0 +1,64 @@
+"""Dordle from a fixed opener: the proven lower bound on every policy that opens with it, what the bound's
+search costs, and the max-entropy solver from the same opener beside it, in one run.
+
+    python -m benchmarks.dordle_bound [--openers salet] [--games 20000] [--quick]
+
+The bound (:func:`wordle_agents.solvers.boards_bound.dordle_finish`; the proof is in the module docstring):
+no policy opening with the word finishes more games by the second, third and fourth guess than the exact
+search finds, so its mean count is at least ``5 - p2 - p3 - p4``. The solver plays the first ``--games``
+games of the standard Dordle set (seeded pairs of distinct answers; the first 2000 are the set every agent
+plays), with the share of its games finished by each guess beside the bound's. ``--quick``: the first 300
+answers (and the openers allowed), 200 games. Writes ``benchmarks/results/dordle_bound_<device>.json``.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+import time
+
+from benchmarks.common import parse_args, save
+from wordle_agents.solvers.boards_bound import dordle_finish
+from wordle_agents.solvers.max_entropy import MaxEntropySolver
+from wordle_gym.core.words import Vocabulary
+from wordle_gym.harness.evaluation import evaluate
+
+
+def main() -> None:
+    def extra(parser) -> None:
+        parser.add_argument("--openers", default="salet", help="first guesses, comma-separated (default salet)")
+        parser.add_argument("--games", type=int, default=20000, help="solver games per opener (default 20000)")
+
+    args, device, result = parse_args(__doc__, "the first 300 answers (and the openers allowed), 200 games", extra)
+    result["command"] = "python -m benchmarks.dordle_bound " + " ".join(sys.argv[1:])
+    openers = [w.strip().lower() for w in args.openers.split(",")]
+    full = Vocabulary()
+    vocab = Vocabulary(full.answers[:300], sorted({*full.answers[:300], *openers})) if args.quick else full
+    games = 200 if args.quick else args.games
+    lists = {"answers": list(vocab.answers), "allowed": list(vocab.allowed)} if args.quick else {}
+    result["lists"] = f"{vocab.num_answers} answers, {vocab.num_allowed} allowed"
+    result["rows"] = []
+    for opener in openers:
+        start = time.perf_counter()
+        bound = dordle_finish(vocab, opener, progress=sys.stderr.isatty())
+        bound["bound_s"] = time.perf_counter() - start
+        solver = MaxEntropySolver(opener=opener)
+        r = evaluate(solver, boards=2, games=games, device=device, progress=None, **lists)
+        counts = r.histogram  # games finished at guess 1, 2, ..., then the losses
+        mean = r.mean_guesses_all
+        second = sum(c * (t + 1) ** 2 for t, c in enumerate(counts)) / r.games
+        bound["solver"] = {
+            "agent": f"max-entropy (entropy, {opener.upper()})",
+            "games": r.games,
+            "win_rate": r.win_rate,
+            "mean_guesses_all": mean,
+            "standard_error": math.sqrt(max(second - mean**2, 0.0) / r.games),
+            "finished_by": {str(t): sum(counts[:t]) / r.games for t in (2, 3, 4, 5)},
+            "eval_s": r.wall_time_s,
+        }
+        result["rows"].append(bound)
+        save("dordle_bound", result)
+
+
+if __name__ == "__main__":
+    main()
