@@ -8,9 +8,10 @@
 A recipe is the chain of commands that made a shipped checkpoint, kept as data (``recipes/NAME.toml`` in
 this package, as RL Baselines3 Zoo keeps its hyperparameter files): each stage is one command of the
 project (``train-a2c``, ``train-dqn``, ``improve``, ``teach``) with its options, and starts from the
-previous stage's weights. A recipe may ``extends`` another (its stages come first); a stage that
-``continues`` an earlier improve stage goes on in that stage's run folder with new options, as the
-shipped runs did; ``ships`` names the shipped file a stage's result stands for.
+previous stage's weights (or, with ``after``, an earlier stage's: a branch). A recipe may ``extends``
+another (its stages come first); a stage that ``continues`` an earlier improve stage goes on in that
+stage's run folder with new options, as the shipped runs did; ``ships`` names the shipped file a stage's
+result stands for.
 
 The run folder holds ``recipe.json`` (the stages as first run: a later command with other stages is
 refused), one folder per command run (its own ``last.pt``), ``STAGE.pt`` (each stage's weights) and
@@ -66,6 +67,8 @@ class Stage:
     """The file under ``checkpoints/`` that this stage's result stands for."""
     continues: str | None = None
     """An earlier improve stage whose run this one continues (its run folder and its start)."""
+    after: str | None = None
+    """An earlier stage whose weights this one starts from, in place of the previous stage's (a branch)."""
     note: str = ""
     """What the stage did when the shipped file was made."""
 
@@ -170,6 +173,11 @@ def _check(recipe: Recipe) -> None:
             )
         if index == 0 and stage.command == "improve":
             raise ValueError(f"recipe {recipe.name!r}: the first stage has no weights to improve")
+        if stage.after is not None and (stage.after not in seen or stage.continues is not None):
+            raise ValueError(
+                f"recipe {recipe.name!r}, stage {stage.name!r}: starts after {stage.after!r}, which is no earlier "
+                "stage (or the stage also continues a run)"
+            )
         if stage.continues is not None:
             before = seen.get(stage.continues)
             if before is None or before.command != "improve" or stage.command != "improve":
@@ -265,10 +273,13 @@ class RecipeRun:
 
 
 def _start(recipe: Recipe, index: int, run: RecipeRun) -> str | None:
-    """The weights stage ``index`` starts from: the previous stage's (a continued run's own start)."""
+    """The weights stage ``index`` starts from: the previous stage's, or its ``after`` stage's (a continued
+    run's own start)."""
     stage = recipe.stages[index]
     if stage.continues is not None:
         return _start(recipe, recipe.names.index(stage.continues), run)
+    if stage.after is not None:
+        return str(run.weights(recipe.stage(stage.after)))
     return str(run.weights(recipe.stages[index - 1])) if index > 0 else None
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -150,6 +151,23 @@ def _tiny_chain(tmp_path: Path) -> Recipe:
             Stage("better-more", "improve", {**on_words, "iterations": 2}, continues="better"),
         ),
     )
+
+
+def test_recipe__a_branch_starts_from_the_weights_of_its_after_stage(tmp_path: Path) -> None:
+    from wordle_agents.recipe import _check, _start
+
+    chain = _tiny_chain(tmp_path)
+    branch = Stage("branch", "improve", chain.stage("better").options, after="two")
+    recipe = Recipe("tiny", "", (*chain.stages, branch))
+    _check(recipe)
+    run = RecipeRun(tmp_path)
+    assert _start(recipe, 4, run) == str(run.weights(recipe.stage("two")))  # not the previous stage's
+    assert _start(recipe, 3, run) == str(run.weights(recipe.stage("two")))  # a continued run: its own start
+    after_later = Recipe("tiny", "", (chain.stages[0], replace(branch, after="two"), chain.stages[1]))
+    both = Recipe("tiny", "", (*chain.stages, replace(branch, continues="better")))
+    for bad in (after_later, both):
+        with pytest.raises(ValueError, match="starts after 'two', which is no earlier stage"):
+            _check(bad)
 
 
 @pytest.mark.slow
