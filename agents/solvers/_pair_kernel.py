@@ -17,7 +17,7 @@ best found; the exact count is taken only for the guesses that pass it.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 
 @njit(cache=True)
@@ -270,3 +270,78 @@ def pair_counts(  # pragma: no cover (compiled)
         by4[j] = best4
         exact[j] = count
     return by3, by4, exact
+
+
+@njit(cache=True)
+def class_counts(table, answer_of, order, starts, num_patterns):  # pragma: no cover (compiled)
+    """``nclass`` alone (see :func:`class_sizes`): how many classes each guess splits each cell into."""
+    num_guesses = table.shape[0]
+    num_cells = starts.shape[0] - 1
+    nclass = np.zeros((num_cells, num_guesses), dtype=np.int32)
+    stamp = np.zeros(num_patterns, dtype=np.int64)
+    epoch = 0
+    for g in range(num_guesses):
+        row = table[g]
+        for c in range(num_cells):
+            epoch += 1
+            nclass[c, g] = _split(row, order[starts[c] : starts[c + 1]], answer_of[g], stamp, epoch)
+    return nclass
+
+
+@njit(cache=True, parallel=True)
+def count_bounds(starts, cell_of, cell_solved, nclass, answer_of):  # pragma: no cover (compiled)
+    """For every cell pair: the most pairs finished by the third guess (exact) and, by the fourth, a bound
+    from the class counts alone: a class pair finishes at most ``max(s, t) <= s + t - 1`` pairs, so a second
+    guess at most ``|A||B| - (|A| - k_A)(|B| - k_B)`` (classes ``k``; answers in one cell: ``2kn - k^2 - k``)
+    besides the boards it solves. Returns the totals over ordered cell pairs."""
+    num_guesses = nclass.shape[1]
+    num_cells = starts.shape[0] - 1
+    guess_cell = np.full(num_guesses, -1, dtype=np.int64)
+    for g in range(num_guesses):
+        if answer_of[g] >= 0:
+            guess_cell[g] = cell_of[answer_of[g]]
+    by3 = np.zeros(num_cells, dtype=np.int64)
+    by4 = np.zeros(num_cells, dtype=np.int64)
+    for p in prange(num_cells):
+        i = np.int64(p)  # prange's index is unsigned: mixed with signed ones, numba would make floats
+        na = starts[i + 1] - starts[i]
+        for j in range(i, num_cells):
+            nb = starts[j + 1] - starts[j]
+            if i == j and na < 2:
+                continue
+            twice = 1 if i == j else 2
+            if i == cell_solved or j == cell_solved:  # as pair_counts: exact by the third, all by the fourth
+                other = j if i == cell_solved else i
+                best = 0
+                for g in range(num_guesses):
+                    best = max(best, nclass[other, g] + (1 if guess_cell[g] == other else 0))
+                by3[i] += twice * best
+                by4[i] += twice * (nb if i == cell_solved else na)
+                continue
+            best3 = 0
+            best4 = 0
+            for g in range(num_guesses):
+                a_hit = guess_cell[g] == i
+                b_hit = guess_cell[g] == j
+                ka = nclass[i, g]
+                if i == j:
+                    n = na - 1 if a_hit else na
+                    v = 2 * ka * n - ka * ka - ka
+                    if a_hit:
+                        v += 2 * (na - 1)
+                        best3 = max(best3, 2 * ka)
+                else:
+                    kb = nclass[j, g]
+                    a = na - 1 if a_hit else na
+                    b = nb - 1 if b_hit else nb
+                    v = a * b - (a - ka) * (b - kb)
+                    if a_hit:
+                        v += nb
+                        best3 = max(best3, kb)
+                    if b_hit:
+                        v += na
+                        best3 = max(best3, ka)
+                best4 = max(best4, v)
+            by3[i] += twice * best3
+            by4[i] += twice * best4
+    return by3.sum(), by4.sum()

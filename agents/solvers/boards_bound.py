@@ -2,6 +2,7 @@
 
     python -m wordle_agents.solvers.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--json FILE]
     python -m wordle_agents.solvers.boards_bound --opener salet [--json FILE]   # Dordle from one opener
+    python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M]   # Dordle
 
 The game: K boards with K distinct answers drawn uniformly from the N answers, every guess applied to every
 board not yet solved, ``L`` guesses (K + 5 by default); a game counts the guess that solves its last board,
@@ -55,7 +56,10 @@ bound stays per opener.
 from __future__ import annotations
 
 import argparse
+import json
+import math
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -64,7 +68,7 @@ from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers import openers as ranking
-from wordle_gym.core.files import atomic_write_json, one_line, quoted
+from wordle_gym.core.files import atomic_write_json, check_writable, one_line, quoted
 from wordle_gym.core.patterns import num_patterns, pattern_array
 from wordle_gym.core.words import Vocabulary, word_source
 
@@ -121,6 +125,31 @@ def shipped_bounds(boards: list[int]) -> list[dict[str, Any]]:
     return bounds(boards) if (shipped_dir() / SHIPPED).is_file() else []
 
 
+def _tables(vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pattern table, each answer's guess index and each guess's answer index (or -1)."""
+    table = np.ascontiguousarray(pattern_array(vocab))
+    actions = np.array([vocab.allowed_index[w] for w in vocab.answers], dtype=np.int64)
+    answer_of = np.full(vocab.num_allowed, -1, dtype=np.int64)
+    answer_of[actions] = np.arange(vocab.num_answers)
+    return table, actions, answer_of
+
+
+def _cells(table: np.ndarray, answer_of: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The opener's cells: the answers in cell order, where each cell starts, each answer's cell, and the
+    cell of the answer the opener is (or -1)."""
+    row = table[first].astype(np.int64)
+    order = np.argsort(row, kind="stable").astype(np.int64)
+    cell_of = np.unique(row, return_inverse=True)[1].astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(np.bincount(cell_of))]).astype(np.int64)
+    cell_solved = int(cell_of[answer_of[first]]) if answer_of[first] >= 0 else -1
+    return order, starts, cell_of, cell_solved
+
+
+def _check_two(vocab: Vocabulary) -> None:
+    if vocab.num_answers < 2:
+        raise ValueError(f"two boards need two answers at least; the list has {vocab.num_answers}")
+
+
 def dordle_finish(vocab: Vocabulary, opener: str, progress: bool = False) -> dict[str, Any]:
     """The most ordered answer pairs ``(a, b)``, ``a != b``, that a two-board policy opening with ``opener``
     finishes by the second, third and fourth guess, and the lower bound they give on its mean count
@@ -130,23 +159,14 @@ def dordle_finish(vocab: Vocabulary, opener: str, progress: bool = False) -> dic
     word = opener.strip().lower()
     if word not in vocab.allowed_index:
         raise ValueError(f"the opener must be an allowed word; got {quoted(opener)}")
-    if vocab.num_answers < 2:
-        raise ValueError(f"two boards need two answers at least; the list has {vocab.num_answers}")
-    table = np.ascontiguousarray(pattern_array(vocab))
-    first = vocab.allowed_index[word]
-    actions = np.array([vocab.allowed_index[w] for w in vocab.answers], dtype=np.int64)
-    answer_of = np.full(vocab.num_allowed, -1, dtype=np.int64)  # the answer each guess is, or -1
-    answer_of[actions] = np.arange(vocab.num_answers)
-    row = table[first].astype(np.int64)
-    order = np.argsort(row, kind="stable").astype(np.int64)
-    patterns, cell_of = np.unique(row, return_inverse=True)
-    starts = np.concatenate([[0], np.cumsum(np.bincount(cell_of))]).astype(np.int64)
-    cell_solved = int(cell_of[answer_of[first]]) if answer_of[first] >= 0 else -1
+    _check_two(vocab)
+    table, actions, answer_of = _tables(vocab)
+    order, starts, cell_of, cell_solved = _cells(table, answer_of, vocab.allowed_index[word])
     sizes, nclass = kernel.class_sizes(table, answer_of, order, starts, num_patterns(vocab.length))
     aa = np.ascontiguousarray(table[actions])  # the answers guessed
     by3 = by4 = searched = 0
-    cells = len(patterns)
-    arrays = (order, starts, cell_of.astype(np.int64), cell_solved, sizes, nclass, table, aa, answer_of)
+    cells = len(starts) - 1
+    arrays = (order, starts, cell_of, cell_solved, sizes, nclass, table, aa, answer_of)
     for i in tqdm(range(cells), desc=f"Dordle from {word.upper()}", unit="cell", disable=not progress):
         c3, c4, exact = kernel.pair_counts(i, *arrays, num_patterns(vocab.length))
         twice = np.full(cells, 2, dtype=np.int64)
@@ -169,6 +189,64 @@ def dordle_finish(vocab: Vocabulary, opener: str, progress: bool = False) -> dic
     }
 
 
+def dordle_openers(
+    vocab: Vocabulary, save: str | Path | None = None, progress: bool = False, max_minutes: float | None = None
+) -> dict[str, Any]:
+    """The bound on every two-board policy, whatever its opener: for each allowed first guess, ``5 - p2 - p3
+    - p4`` with ``p4`` bounded from the class counts alone (:func:`~wordle_agents.solvers._pair_kernel.
+    count_bounds`, well under a second an opener; :func:`dordle_finish` searches it exactly, minutes an
+    opener), and the least over the openers. ``save``: a journal, written every minute and read back, so
+    the same call continues a stopped one; ``max_minutes`` stops it after the opener it is on (``finished``
+    false)."""
+    from wordle_agents.solvers import _pair_kernel as kernel  # numba: only here
+
+    _check_two(vocab)
+    n = vocab.num_answers
+    pairs = n * (n - 1)
+    counts: dict[str, list[int]] = {}
+    if save is not None and Path(save).is_file():
+        data = json.loads(Path(save).read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or data.get("lists") != vocab.digest or "counts" not in data:
+            raise ValueError(f"{quoted(str(save))} is no Dordle opener bound of these lists; use another file")
+        counts = {w: list(v) for w, v in data["counts"].items()}
+    elif save is not None:
+        check_writable(save)
+    table, _, answer_of = _tables(vocab)
+    deadline = time.monotonic() + 60 * max_minutes if max_minutes else math.inf
+    written = time.monotonic()
+
+    def result() -> dict[str, Any]:
+        bounds = {w: 5 - sum(c) / pairs for w, c in counts.items()}
+        weakest = sorted(bounds, key=lambda w: (bounds[w], w))
+        return {
+            "lists": vocab.digest,
+            "answers": n,
+            "allowed": vocab.num_allowed,
+            "pairs": pairs,
+            "finished": len(counts) == vocab.num_allowed,
+            "lower_bound": bounds[weakest[0]] if weakest else None,
+            "weakest": [[w, bounds[w]] for w in weakest[:10]],
+            "counts": counts,
+        }
+
+    todo = [w for w in vocab.allowed if w not in counts]
+    for word in tqdm(todo, desc="Dordle openers", unit="opener", disable=not progress):
+        order, starts, cell_of, cell_solved = _cells(table, answer_of, vocab.allowed_index[word])
+        nclass = kernel.class_counts(table, answer_of, order, starts, num_patterns(vocab.length))
+        by3, by4 = kernel.count_bounds(starts, cell_of, cell_solved, nclass, answer_of)
+        by2 = 2 * (len(starts) - 2) if cell_solved >= 0 else 0
+        counts[word] = [by2, int(by3), int(by4)]
+        if save is not None and time.monotonic() - written > 60:
+            atomic_write_json(save, result())
+            written = time.monotonic()
+        if time.monotonic() > deadline:  # one opener at least
+            break
+    out = result()
+    if save is not None:
+        atomic_write_json(save, out)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     parser.add_argument("--boards", default="2,4,8,16,32", help="board counts, comma-separated (default 2,4,8,16,32)")
@@ -177,12 +255,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--opener", default=None, help="instead: the bound on Dordle policies that open with this word (minutes)"
     )
-    parser.add_argument("--answers", default="answers", help="with --opener: the answer list (name or file)")
-    parser.add_argument("--allowed", default="allowed", help="with --opener: the allowed list (name or file)")
+    parser.add_argument(
+        "--all-openers", action="store_true", help="instead: the bound on every Dordle policy, each opener bounded"
+    )
+    parser.add_argument("--save", default=None, help="with --all-openers: its journal (the same command continues)")
+    parser.add_argument("--max-minutes", type=float, default=None, help="with --all-openers: stop after this long")
+    parser.add_argument("--answers", default="answers", help="with --opener or --all-openers: the answer list")
+    parser.add_argument("--allowed", default="allowed", help="with --opener or --all-openers: the allowed list")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
-    if args.opener is not None:
-        return _from_opener(args, progress=not args.quiet and sys.stderr.isatty())
+    if args.opener is not None or args.all_openers:
+        return _dordle(args, progress=not args.quiet and sys.stderr.isatty())
     try:
         boards = [int(v) for v in args.boards.split(",")]
         if not boards or any(not 1 <= k <= 32 for k in boards):
@@ -208,15 +291,31 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _from_opener(args: argparse.Namespace, progress: bool) -> int:
+def _dordle(args: argparse.Namespace, progress: bool) -> int:
     try:
+        if args.max_minutes is not None and not (math.isfinite(args.max_minutes) and args.max_minutes > 0):
+            raise ValueError(f"--max-minutes must be a number of minutes > 0; got {args.max_minutes}")
         vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
-        row = dordle_finish(vocab, args.opener, progress=progress)
+        if args.all_openers:
+            row = dordle_openers(vocab, args.save, progress, args.max_minutes)
+        else:
+            row = dordle_finish(vocab, args.opener, progress=progress)
         if args.json:
             atomic_write_json(args.json, row)
     except (ValueError, OSError) as exc:
         print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
         return 2
+    if args.all_openers:
+        done = len(row["counts"])
+        if not row["finished"]:
+            print(f"{done:,} of {row['allowed']:,} openers bounded; the same command continues")
+            return 0
+        weakest = ", ".join(f"{w.upper()} {b:.4f}" for w, b in row["weakest"][:5])
+        print(
+            f"Dordle, every opener bounded ({row['answers']} answers, {row['allowed']} allowed): the weakest {weakest}"
+        )
+        print(f"proven lower bound on the optimal mean count: {row['lower_bound']:.4f}")
+        return 0
     counts, pairs = row["finished_by"], row["pairs"]
     print(
         f"Dordle opening with {row['opener'].upper()} ({row['answers']} answers, {row['allowed']} allowed): at most "

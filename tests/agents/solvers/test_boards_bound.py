@@ -15,7 +15,7 @@ import pytest
 from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.optimal import main as optimal_main
 from wordle_agents.solvers import openers as ranking
-from wordle_agents.solvers.boards_bound import dordle_finish, from_ranking, loss_cap, lower_bound, main
+from wordle_agents.solvers.boards_bound import dordle_finish, dordle_openers, from_ranking, loss_cap, lower_bound, main
 from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.words import Vocabulary
 
@@ -147,6 +147,40 @@ def test_dordle_finish__the_bound_is_below_the_exact_optimum_from_the_opener(see
         assert bound > 3  # it says more than "two boards, most finished by the third guess"
 
 
+@pytest.mark.parametrize("seed", [0, 4])
+def test_dordle_openers__every_openers_bound_holds_and_the_least_is_below_the_optimum(seed: int) -> None:
+    """The count bound of each opener: exact by the second and third guess, at least the exact search's
+    count by the fourth; the least over the openers lies below the exact optimum over every policy."""
+    words, allowed = _small_game(seed)
+    vocab = Vocabulary(words, allowed)
+    got = dordle_openers(vocab)
+    assert got["finished"] and sorted(got["counts"]) == allowed
+    loose = 0
+    for word in allowed:
+        exact = dordle_finish(vocab, word)["finished_by"]
+        by2, by3, by4 = got["counts"][word]
+        assert [by2, by3] == [exact["2"], exact["3"]] and by4 >= exact["4"], word
+        loose += by4 > exact["4"]
+    assert loose > 0  # a bound, not the search
+    assert got["lower_bound"] == min(5 - sum(c) / got["pairs"] for c in got["counts"].values())
+    assert got["weakest"][0][1] == got["lower_bound"]
+    assert 3 < got["lower_bound"] <= _multi_optimum(words, allowed, 2, 7) + 1e-9
+
+
+def test_dordle_openers__a_stopped_run_continues_from_its_journal(tmp_path: Path) -> None:
+    words, allowed = _small_game(4)
+    vocab = Vocabulary(words, allowed)
+    journal = tmp_path / "journal.json"
+    calls, row = 0, {"finished": False}
+    while not row["finished"]:
+        row = dordle_openers(vocab, journal, max_minutes=1e-9)  # one opener a call
+        calls += 1
+        assert len(row["counts"]) == calls and json.loads(journal.read_text())["counts"] == row["counts"]
+    assert calls == len(allowed) and row == dordle_openers(vocab)
+    with pytest.raises(ValueError, match="is no Dordle opener bound of these lists"):
+        dordle_openers(Vocabulary(words[1:], allowed), journal)
+
+
 def test_dordle_finish__command_prints_and_writes_the_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     words, allowed = _small_game(4)
     (tmp_path / "a.txt").write_text("\n".join(words) + "\n")
@@ -157,6 +191,14 @@ def test_dordle_finish__command_prints_and_writes_the_bound(tmp_path: Path, caps
     row = json.loads(out.read_text())
     assert row == dordle_finish(Vocabulary(words, allowed), allowed[0])
     assert f"proven lower bound on the mean count: {row['lower_bound']:.4f}" in capsys.readouterr().out
+    journal = tmp_path / "journal.json"
+    assert main(["--all-openers", *lists, "--save", str(journal), "--max-minutes", "1e-9", "--quiet"]) == 0
+    assert f"1 of {len(allowed)} openers bounded; the same command continues" in capsys.readouterr().out
+    assert main(["--all-openers", *lists, "--save", str(journal), "--quiet"]) == 0
+    least = dordle_openers(Vocabulary(words, allowed))["lower_bound"]
+    assert f"proven lower bound on the optimal mean count: {least:.4f}" in capsys.readouterr().out
+    assert main(["--all-openers", "--max-minutes", "0"]) == 2
+    assert "--max-minutes must be a number of minutes > 0; got 0.0" in capsys.readouterr().err
 
 
 def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_bound(tmp_path: Path) -> None:
