@@ -42,7 +42,8 @@ def real_game_rows() -> list[tuple[str, Any, dict[str, Any]]]:
             continue
         policy = make_agent(name, run.options, device="cpu")
         for label, play, lists in _settings(run.label, policy, getattr(policy, "checkpoint", None)):
-            if "answers" not in lists:  # the real game (a stage's own lists are not Wordle)
+            # the real game: a stage's own lists are not Wordle, and the oracle values one board
+            if "answers" not in lists and run.env.get("boards", 1) == 1:
                 rows.append((label, play, {**lists, **run.env}))
     return rows
 

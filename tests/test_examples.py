@@ -236,6 +236,21 @@ def test_oracle_benchmark__quick_run_writes_regrets(tmp_path: Path) -> None:
     assert "### Every decision against the optimum: regret by turn" in table and "| max-entropy (entropy) |" in table
 
 
+@pytest.mark.slow
+def test_oracle_benchmark__rows_are_one_board_real_games() -> None:
+    """Regression: the multi-board mixture rows of the bench were taken for real-game rows, and the oracle
+    (one board) failed on their 2000 games."""
+    code = (
+        "import json; from benchmarks.oracle import real_game_rows; "
+        "print(json.dumps([[label, options.get('boards', 1)] for label, _, options in real_game_rows()]))"
+    )
+    out = run("-c", code)
+    assert out.returncode == 0, out.stderr
+    rows = json.loads(out.stdout.splitlines()[-1])
+    assert all(boards == 1 for _, boards in rows) and not any("mixture" in label for label, _ in rows)
+    assert "DQN `dqn_explored.pt` (stage full), real game" in [label for label, _ in rows]
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
