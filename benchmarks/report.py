@@ -446,6 +446,8 @@ def training_section(result: dict) -> list[str]:
         lines.append(cells)
     if result["checkpoints"]:
         note = "Shipped checkpoints, evaluated greedily on the word lists they were trained on (training: wall time)."
+        if result.get("checkpoints_date"):
+            note += f" Evaluated again on {result['checkpoints_date']} (`--checkpoints-only`)."
         lines += ["", note, ""]
         header = result["checkpoints"][0]
         lines += [EVAL_HEADER.format(x=header["max_guesses"] + 1, t=header["max_guesses"])]

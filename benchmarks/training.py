@@ -10,18 +10,20 @@ the full vocabulary also from the shipped ``a2c_2315.pt`` (where its full stage 
 ``--before PATH`` (a checkout of an older commit: ``git worktree add PATH COMMIT``) the same
 measurement runs on that code too, alternating with this checkout, with the same settings.
 Checkpoints: every shipped ``a2c*.pt`` and ``dqn*.pt``, evaluated greedily through the harness on
-the word lists it was trained on. Writes ``benchmarks/results/training_<device>.json`` and
+the word lists it was trained on (``--checkpoints-only``: those alone, the last run's throughput kept,
+after a shipped file changed). Writes ``benchmarks/results/training_<device>.json`` and
 regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
+import json
 import subprocess
 from pathlib import Path
 
 import wordle_agents
 import wordle_gym
-from benchmarks.common import parse_args, run_fresh, save
+from benchmarks.common import RESULTS, parse_args, run_fresh, save
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.rl.networks import load_network
 from wordle_gym.harness.evaluation import evaluate
@@ -99,8 +101,14 @@ def throughput(args, device) -> list[dict]:
 
 
 def main() -> None:
-    args, device, result = parse_args(__doc__, "two steps per row (a smoke run)", extra=_before_flag)
-    result["throughput"] = throughput(args, device)
+    args, device, result = parse_args(__doc__, "two steps per row (a smoke run)", extra=_flags)
+    if args.checkpoints_only and args.before:
+        raise SystemExit("--before times the throughput; --checkpoints-only keeps the last run's: give one")
+    if args.checkpoints_only:  # the throughput of the last run, its date named; the checkpoints again
+        last = json.loads((RESULTS / f"training_{device.type}.json").read_text())
+        result = {**last, "checkpoints_date": result["date"]}
+    else:
+        result["throughput"] = throughput(args, device)
     if args.before:
         commit = subprocess.run(
             ["git", "-C", args.before, "log", "-1", "--format=%h"], capture_output=True, text=True, check=False
@@ -125,8 +133,11 @@ def network_files() -> list[Path]:
     return sorted((path for path in files if path.is_file()), key=lambda path: path.name)
 
 
-def _before_flag(parser) -> None:
+def _flags(parser) -> None:
     parser.add_argument("--before", help="an older checkout of this repository, timed side by side")
+    parser.add_argument(
+        "--checkpoints-only", action="store_true", help="evaluate the checkpoints again; keep the last throughput"
+    )
 
 
 if __name__ == "__main__":
