@@ -58,7 +58,7 @@ from wordle_gym.harness.play import Played, bool_mask, play
 
 METHOD = "own-policy rollouts"
 EXPLORING, SCREENING = "exploring starts", "guesses also from a critic of answers left"
-EXPLORED = f"{METHOD} ({EXPLORING}; {SCREENING})"  # the dqn-explored agent's
+EXPLORED = f"{METHOD} ({EXPLORING}; {SCREENING})"  # the dqn-explored runs'
 
 
 @dataclass
