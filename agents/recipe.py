@@ -432,7 +432,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 print(f"{name}: {recipe.description}")
                 for stage in recipe.stages:
                     ships = f"  -> {stage.ships}" if stage.ships else ""
-                    print(f"  {stage.name}: {stage.command} {' '.join(stage.argv())}{ships}")
+                    start = f" (from {stage.after}'s weights)" if stage.after else ""
+                    start += f" (continues {stage.continues})" if stage.continues else ""
+                    print(f"  {stage.name}{start}: {stage.command} {' '.join(stage.argv())}{ships}")
             return 0
         if args.name is None:
             parser.error(f"name a recipe: {', '.join(recipe_names())}")

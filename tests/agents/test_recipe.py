@@ -153,6 +153,13 @@ def _tiny_chain(tmp_path: Path) -> Recipe:
     )
 
 
+def test_recipe__list_names_each_stage_with_where_it_starts(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--list"]) == 0
+    out = capsys.readouterr().out
+    assert "  explore-salet (from explore-third's weights): improve --opener salet " in out
+    assert "  explore-2 (continues explore): improve " in out and out.count("-> dqn_explored.pt") == 1
+
+
 def test_recipe__a_branch_starts_from_the_weights_of_its_after_stage(tmp_path: Path) -> None:
     from wordle_agents.recipe import _check, _start
 
