@@ -838,6 +838,21 @@ def dordle_bound_section(result: dict) -> list[str]:
             f"{100 * r['finished_by']['3'] / pairs:.2f} % / {100 * s['finished_by']['3']:.2f} % | "
             f"{100 * r['finished_by']['4'] / pairs:.2f} % / {100 * s['finished_by']['4']:.2f} % |"
         )
+    every = result.get("every_opener")
+    if every:
+        from wordle_agents.solvers.boards_bound import shipped_bounds
+
+        single = shipped_bounds([2])
+        before = f" The bound from one board's optimum: {single[0]['lower_bound']:.4f}." if single else ""
+        weakest = ", ".join(f"{w.upper()} {b:.4f}" for w, b in every["weakest"][:5])
+        lines += [
+            "",
+            f"**Every policy, whatever its opener: at least {every['lower_bound']:.4f}.** Each of the "
+            f"{every['openers']:,} allowed openers bounded the same way, the fourth guess's share bounded from "
+            "the class counts alone (`python -m wordle_agents.solvers.boards_bound --all-openers --save JOURNAL`, "
+            f"{every['per_opener_s']:.2f} s an opener on {every['threads']} threads, timed on 200 of them here), "
+            f"and the least taken. The weakest openers: {weakest}.{before}",
+        ]
     return [*lines, ""]
 
 

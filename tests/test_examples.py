@@ -363,7 +363,19 @@ def test_multi_board_benchmark__quick_run_writes_results(tmp_path: Path) -> None
 
 @pytest.mark.slow
 def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tmp_path: Path) -> None:
-    result = _quick_benchmark(tmp_path, "dordle_bound.py")
+    from wordle_gym.core.words import Vocabulary
+
+    words = Vocabulary().answers[:300]  # the quick run's lists: every opener of them bounded first
+    (tmp_path / "a.txt").write_text("\n".join(words) + "\n")
+    (tmp_path / "g.txt").write_text("\n".join(sorted({*words, "salet"})) + "\n")
+    journal = tmp_path / "journal.json"
+    lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt"), "--quiet"]
+    out = run("-m", "wordle_agents.solvers.boards_bound", "--all-openers", *lists, "--save", str(journal))
+    assert out.returncode == 0, out.stderr
+    result = _quick_benchmark(tmp_path, "dordle_bound.py", "--every-opener", str(journal))
+    every = result["every_opener"]
+    assert every["openers"] == 301 and every["per_opener_s"] > 0
+    assert every["lower_bound"] == min(b for _, b in every["weakest"]) <= result["rows"][0]["lower_bound"]
     (row,) = result["rows"]
     solver, pairs = row["solver"], row["pairs"]
     assert row["opener"] == "salet" and pairs == 300 * 299 and solver["games"] == 200
@@ -372,6 +384,7 @@ def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tm
     assert 3 < row["lower_bound"] < solver["mean_guesses_all"] + 3 * solver["standard_error"]
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "### Dordle from a fixed opener" in table and f"| SALET | {row['lower_bound']:.4f} |" in table
+    assert f"**Every policy, whatever its opener: at least {every['lower_bound']:.4f}.**" in table
 
 
 @pytest.mark.slow

@@ -187,12 +187,12 @@ def _cross(sa, sb, aa, stamp, epoch) -> int:  # pragma: no cover (compiled)
 
 @njit(cache=True)
 def pair_counts(  # pragma: no cover (compiled)
-    i, order, starts, cell_of, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns
+    i, order, starts, cell_of, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns, search=True
 ):
     """For cell ``i`` and every cell ``j >= i``: the most ordered answer pairs of cell ``i`` x cell ``j``
     (``a != b``) finished by the third guess and by the fourth, and how many second guesses were counted
     exactly. ``cell_of[n]``: the cell of answer ``n``; ``cell_solved``: the opener's own cell (an answer it
-    solves), or -1."""
+    solves), or -1. ``search`` false: by the fourth guess, the class-size bound's best alone (no search)."""
     num_guesses = table.shape[0]
     num_cells = starts.shape[0] - 1
     by3 = np.zeros(num_cells, dtype=np.int64)
@@ -259,6 +259,9 @@ def pair_counts(  # pragma: no cover (compiled)
                 sb = sizes[g, starts[j] : starts[j] + nclass[j, g]]
                 bound[g] = _size_bound(sa, sb) + (nb if a_hit else 0) + (na if b_hit else 0)
         by3[j] = best3
+        if not search:
+            by4[j] = bound.max()
+            continue
         ranked = np.argsort(-bound)
         best4 = np.int64(0)
         count = 0

@@ -2,7 +2,7 @@
 
     python -m wordle_agents.solvers.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--json FILE]
     python -m wordle_agents.solvers.boards_bound --opener salet [--json FILE]   # Dordle from one opener
-    python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M]   # Dordle
+    python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M] [--refine-below B]
 
 The game: K boards with K distinct answers drawn uniformly from the N answers, every guess applied to every
 board not yet solved, ``L`` guesses (K + 5 by default); a game counts the guess that solves its last board,
@@ -190,25 +190,38 @@ def dordle_finish(vocab: Vocabulary, opener: str, progress: bool = False) -> dic
 
 
 def dordle_openers(
-    vocab: Vocabulary, save: str | Path | None = None, progress: bool = False, max_minutes: float | None = None
+    vocab: Vocabulary,
+    save: str | Path | None = None,
+    progress: bool = False,
+    max_minutes: float | None = None,
+    openers: list[str] | None = None,
+    refine_below: float | None = None,
 ) -> dict[str, Any]:
     """The bound on every two-board policy, whatever its opener: for each allowed first guess, ``5 - p2 - p3
     - p4`` with ``p4`` bounded from the class counts alone (:func:`~wordle_agents.solvers._pair_kernel.
     count_bounds`, well under a second an opener; :func:`dordle_finish` searches it exactly, minutes an
     opener), and the least over the openers. ``save``: a journal, written every minute and read back, so
     the same call continues a stopped one; ``max_minutes`` stops it after the opener it is on (``finished``
-    false)."""
+    false). ``openers``: only these first guesses (a sample; its least bound bounds only the policies opening
+    with one of them). ``refine_below``: then, for each opener whose bound is below it, ``p4`` bounded from the
+    class sizes instead (a class pair finishes at most ``max(s, t)`` pairs: tighter, seconds an opener)."""
     from wordle_agents.solvers import _pair_kernel as kernel  # numba: only here
 
     _check_two(vocab)
+    words = list(vocab.allowed) if openers is None else [w.strip().lower() for w in openers]
+    unknown = [w for w in words if w not in vocab.allowed_index]
+    if unknown:
+        raise ValueError(f"openers must be allowed words; got {quoted(unknown[0])}")
     n = vocab.num_answers
     pairs = n * (n - 1)
     counts: dict[str, list[int]] = {}
+    refined: set[str] = set()
     if save is not None and Path(save).is_file():
         data = json.loads(Path(save).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("lists") != vocab.digest or "counts" not in data:
             raise ValueError(f"{quoted(str(save))} is no Dordle opener bound of these lists; use another file")
         counts = {w: list(v) for w, v in data["counts"].items()}
+        refined = set(data.get("refined", []))
     elif save is not None:
         check_writable(save)
     table, _, answer_of = _tables(vocab)
@@ -223,28 +236,52 @@ def dordle_openers(
             "answers": n,
             "allowed": vocab.num_allowed,
             "pairs": pairs,
-            "finished": len(counts) == vocab.num_allowed,
+            "finished": all(w in counts for w in words) and not below(),
             "lower_bound": bounds[weakest[0]] if weakest else None,
             "weakest": [[w, bounds[w]] for w in weakest[:10]],
+            "refined_below": refine_below,
+            "refined": sorted(refined),
             "counts": counts,
         }
 
-    todo = [w for w in vocab.allowed if w not in counts]
+    def below() -> list[str]:  # the openers still to refine, weakest first
+        if refine_below is None:
+            return []
+        bounds = {w: 5 - sum(c) / pairs for w, c in counts.items() if w not in refined}
+        return sorted((w for w, b in bounds.items() if b < refine_below), key=bounds.__getitem__)
+
+    def checkpoint(force: bool = False) -> None:
+        nonlocal written
+        if save is not None and (force or time.monotonic() - written > 60):
+            atomic_write_json(save, result())
+            written = time.monotonic()
+
+    todo = [w for w in words if w not in counts]
     for word in tqdm(todo, desc="Dordle openers", unit="opener", disable=not progress):
         order, starts, cell_of, cell_solved = _cells(table, answer_of, vocab.allowed_index[word])
         nclass = kernel.class_counts(table, answer_of, order, starts, num_patterns(vocab.length))
         by3, by4 = kernel.count_bounds(starts, cell_of, cell_solved, nclass, answer_of)
         by2 = 2 * (len(starts) - 2) if cell_solved >= 0 else 0
         counts[word] = [by2, int(by3), int(by4)]
-        if save is not None and time.monotonic() - written > 60:
-            atomic_write_json(save, result())
-            written = time.monotonic()
+        checkpoint()
         if time.monotonic() > deadline:  # one opener at least
+            checkpoint(force=True)
+            return result()
+    for word in tqdm(below(), desc="Dordle openers, refined", unit="opener", disable=not progress):
+        order, starts, cell_of, cell_solved = _cells(table, answer_of, vocab.allowed_index[word])
+        sizes, nclass = kernel.class_sizes(table, answer_of, order, starts, num_patterns(vocab.length))
+        arrays = (order, starts, cell_of, cell_solved, sizes, nclass, table, table, answer_of)  # no search: no aa
+        by4 = 0
+        for i in range(len(starts) - 1):
+            _, c4, _ = kernel.pair_counts(i, *arrays, num_patterns(vocab.length), False)
+            by4 += int(2 * c4[i + 1 :].sum() + c4[i])
+        counts[word][2] = by4
+        refined.add(word)
+        checkpoint()
+        if time.monotonic() > deadline:
             break
-    out = result()
-    if save is not None:
-        atomic_write_json(save, out)
-    return out
+    checkpoint(force=True)
+    return result()
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -260,6 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--save", default=None, help="with --all-openers: its journal (the same command continues)")
     parser.add_argument("--max-minutes", type=float, default=None, help="with --all-openers: stop after this long")
+    parser.add_argument(
+        "--refine-below", type=float, default=None, help="with --all-openers: a tighter bound where one is below this"
+    )
     parser.add_argument("--answers", default="answers", help="with --opener or --all-openers: the answer list")
     parser.add_argument("--allowed", default="allowed", help="with --opener or --all-openers: the allowed list")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -297,7 +337,7 @@ def _dordle(args: argparse.Namespace, progress: bool) -> int:
             raise ValueError(f"--max-minutes must be a number of minutes > 0; got {args.max_minutes}")
         vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
         if args.all_openers:
-            row = dordle_openers(vocab, args.save, progress, args.max_minutes)
+            row = dordle_openers(vocab, args.save, progress, args.max_minutes, refine_below=args.refine_below)
         else:
             row = dordle_finish(vocab, args.opener, progress=progress)
         if args.json:

@@ -165,6 +165,23 @@ def test_dordle_openers__every_openers_bound_holds_and_the_least_is_below_the_op
     assert got["lower_bound"] == min(5 - sum(c) / got["pairs"] for c in got["counts"].values())
     assert got["weakest"][0][1] == got["lower_bound"]
     assert 3 < got["lower_bound"] <= _multi_optimum(words, allowed, 2, 7) + 1e-9
+    bounds = {w: 5 - sum(c) / got["pairs"] for w, c in got["counts"].items()}
+    some = dordle_openers(vocab, refine_below=got["weakest"][3][1])  # the weakest refined
+    assert some["finished"] and some["refined"] == sorted(w for w, b in bounds.items() if b < got["weakest"][3][1])
+    assert 0 < len(some["refined"]) < len(allowed)
+    tighter = dordle_openers(vocab, refine_below=10)  # every opener refined
+    assert tighter["refined"] == allowed
+    for word in allowed:
+        exact = dordle_finish(vocab, word)["finished_by"]["4"]
+        mine, count = tighter["counts"][word], got["counts"][word]
+        assert exact <= mine[2] <= count[2] and mine[:2] == count[:2]
+        assert word in tighter["refined"] or mine == count
+    assert any(tighter["counts"][w][2] < got["counts"][w][2] for w in tighter["refined"])  # tighter somewhere
+    assert got["lower_bound"] <= tighter["lower_bound"] <= _multi_optimum(words, allowed, 2, 7) + 1e-9
+    sample = dordle_openers(vocab, openers=[allowed[3].upper(), allowed[1]])
+    assert sample["finished"] and sample["counts"] == {w: got["counts"][w] for w in (allowed[3], allowed[1])}
+    with pytest.raises(ValueError, match="openers must be allowed words; got 'zz'"):
+        dordle_openers(vocab, openers=["zz"])
 
 
 def test_dordle_openers__a_stopped_run_continues_from_its_journal(tmp_path: Path) -> None:
@@ -177,6 +194,11 @@ def test_dordle_openers__a_stopped_run_continues_from_its_journal(tmp_path: Path
         calls += 1
         assert len(row["counts"]) == calls and json.loads(journal.read_text())["counts"] == row["counts"]
     assert calls == len(allowed) and row == dordle_openers(vocab)
+    calls, row = 0, {"finished": False}
+    while not row["finished"]:  # then every opener refined, one a call, from the same journal
+        row = dordle_openers(vocab, journal, max_minutes=1e-9, refine_below=10)
+        calls += 1
+    assert calls == len(allowed) and row == dordle_openers(vocab, refine_below=10)
     with pytest.raises(ValueError, match="is no Dordle opener bound of these lists"):
         dordle_openers(Vocabulary(words[1:], allowed), journal)
 
