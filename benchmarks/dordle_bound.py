@@ -11,9 +11,10 @@ plays), with the share of its games finished by each guess beside the bound's. `
 answers (and the openers allowed), 200 games.
 
 ``--every-opener JOURNAL``: the bound on every policy, whatever its opener, from a finished journal of
-``python -m wordle_agents.solvers.boards_bound --all-openers --save JOURNAL`` (its least bound and weakest
-openers; the run takes about half an hour here and continues where stopped, so it is not run here), and what
-one opener's bound costs, timed on the first 200 allowed openers in this run. Writes
+``python -m wordle_agents.solvers.boards_bound --all-openers --save JOURNAL [--refine-below B]`` with every
+opener bounded (its least bound, weakest openers and how many were refined; the run takes about half an hour
+here and continues where stopped, so it is not run here), and what one opener's bound costs, timed on the
+first 200 allowed openers in this run. Writes
 ``benchmarks/results/dordle_bound_<device>.json``.
 """
 
@@ -71,8 +72,8 @@ def main() -> None:
         save("dordle_bound", result)
     if args.every_opener:
         every = json.loads(Path(args.every_opener).read_text(encoding="utf-8"))
-        if not every.get("finished") or every.get("lists") != vocab.digest:
-            raise SystemExit(f"{args.every_opener}: not a finished --all-openers journal of these lists")
+        if every.get("lists") != vocab.digest or len(every.get("counts", {})) != vocab.num_allowed:
+            raise SystemExit(f"{args.every_opener}: not an --all-openers journal of these lists with every opener")
         sample = list(vocab.allowed[:200])
         start = time.perf_counter()
         dordle_openers(vocab, openers=sample)
@@ -80,6 +81,8 @@ def main() -> None:
             "lower_bound": every["lower_bound"],
             "weakest": every["weakest"],
             "openers": len(every["counts"]),
+            "refined_below": every.get("refined_below"),
+            "refined": len(every.get("refined", [])),
             "per_opener_s": (time.perf_counter() - start) / len(sample),
             "threads": numba.get_num_threads(),
         }

@@ -805,11 +805,18 @@ def _bound_lines(rows: list[dict]) -> list[str]:
         "| game | boards | proven lower bound | best mean measured (loss = K + 6) | gap at most |",
         "| --- | ---: | ---: | ---: | ---: |",
     ]
+    dordle = HERE / "results" / "dordle_bound_cpu.json"  # every opener bounded by the pair search, if run
+    every = json.loads(dordle.read_text()).get("every_opener") if dordle.is_file() else None
     for k, bound in sorted(bounds.items()):
         best = min(r["mean_guesses_all"] for r in rows if r["boards"] == k)
+        value, how = bound["lower_bound"], ""
+        if k == 2 and every and every["lower_bound"] > value:
+            value, how = (
+                every["lower_bound"],
+                f" (every opener bounded by the pair search, below; from one board: {value:.4f})",
+            )
         lines.append(
-            f"| {BOARD_NAMES.get(k, f'{k} boards')} | {k} | {bound['lower_bound']:.4f} | {best:.4f} | "
-            f"{best - bound['lower_bound']:.4f} |"
+            f"| {BOARD_NAMES.get(k, f'{k} boards')} | {k} | {value:.4f}{how} | {best:.4f} | {best - value:.4f} |"
         )
     return lines
 
@@ -850,8 +857,14 @@ def dordle_bound_section(result: dict) -> list[str]:
             f"**Every policy, whatever its opener: at least {every['lower_bound']:.4f}.** Each of the "
             f"{every['openers']:,} allowed openers bounded the same way, the fourth guess's share bounded from "
             "the class counts alone (`python -m wordle_agents.solvers.boards_bound --all-openers --save JOURNAL`, "
-            f"{every['per_opener_s']:.2f} s an opener on {every['threads']} threads, timed on 200 of them here), "
-            f"and the least taken. The weakest openers: {weakest}.{before}",
+            f"{every['per_opener_s']:.2f} s an opener on {every['threads']} threads, timed on 200 of them here)"
+            + (
+                f"; the {every['refined']:,} openers whose bound was below {every['refined_below']} bounded again "
+                "from the class sizes (`--refine-below`)"
+                if every.get("refined")
+                else ""
+            )
+            + f"; the least taken. The weakest openers: {weakest}.{before}",
         ]
     return [*lines, ""]
 
