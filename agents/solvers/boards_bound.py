@@ -197,14 +197,14 @@ def dordle_openers(
     openers: list[str] | None = None,
     refine_below: float | None = None,
 ) -> dict[str, Any]:
-    """The bound on every two-board policy, whatever its opener: for each allowed first guess, ``5 - p2 - p3
-    - p4`` with ``p4`` bounded from the class counts alone (:func:`~wordle_agents.solvers._pair_kernel.
-    count_bounds`, well under a second an opener; :func:`dordle_finish` searches it exactly, minutes an
-    opener), and the least over the openers. ``save``: a journal, written every minute and read back, so
-    the same call continues a stopped one; ``max_minutes`` stops it after the opener it is on (``finished``
-    false). ``openers``: only these first guesses (a sample; its least bound bounds only the policies opening
-    with one of them). ``refine_below``: then, for each opener whose bound is below it, ``p4`` bounded from the
-    class sizes instead (a class pair finishes at most ``max(s, t)`` pairs: tighter, seconds an opener)."""
+    """The bound on every two-board policy, whatever its opener: the least over the allowed first guesses of
+    ``5 - p2 - p3 - p4``, with ``p4`` bounded from the class counts alone (``count_bounds`` of the kernel,
+    well under a second an opener; :func:`dordle_finish` searches it exactly, minutes an opener). ``save``: a
+    journal, written every minute and read back, so the same call continues a stopped one; ``max_minutes``
+    stops it after the opener it is on (``finished`` false). ``openers``: only these first guesses (a sample;
+    its least bound bounds only the policies opening with one of them). ``refine_below``: then, for each
+    opener whose bound is below it, ``p4`` bounded from the class sizes instead (a class pair finishes at most
+    ``max(s, t)`` pairs: tighter, seconds an opener)."""
     from wordle_agents.solvers import _pair_kernel as kernel  # numba: only here
 
     _check_two(vocab)
