@@ -9,7 +9,8 @@ class sizes alone (:func:`_size_bound`) orders them and stops the search once no
 best found; the exact count is taken only for the guesses that pass it.
 
 * ``table[g, n]``: the pattern of guess ``g`` on answer ``n``; ``aa[x, n]``: of answer ``x`` guessed.
-* ``answer_of[g]``: the answer that guess ``g`` is, or -1; ``cell_of[n]``: the opener's cell of answer ``n``.
+* ``answer_of[g]``: the answer that guess ``g`` is, or -1; ``guess_cell[g]``: the opener's cell of that
+  answer, or -1.
 * ``sizes[g, starts[c]:starts[c] + nclass[c, g]]``: the class sizes of cell ``c`` under guess ``g``,
   ascending, ``g``'s own answer left out (a board it solves is counted apart).
 """
@@ -118,9 +119,10 @@ def _best_split(table, members, stamp, epoch) -> int:  # pragma: no cover (compi
 
 
 @njit(cache=True)
-def _exact(g, ca, cb, same, table, aa, answer_of, work) -> np.int64:  # pragma: no cover (compiled)
-    """The pairs of ``A x B`` (``a != b``) finished by the fourth guess at best after second guess ``g``,
-    a board that ``g`` solves counted with the best third guess over every allowed word."""
+def _exact(g, ca, cb, same, a_hit, b_hit, table, aa, answer_of, work) -> np.int64:  # pragma: no cover (compiled)
+    """The pairs of ``A x B`` (``a != b``) finished by the fourth guess at best after second guess ``g``
+    (``a_hit``, ``b_hit``: ``g`` is an answer of ``A``, of ``B``), a board that ``g`` solves counted with the
+    best third guess over every allowed word."""
     slot, pats, stamp, epoch, out_a, bnd_a, out_b, bnd_b = work
     row = table[g]
     own = answer_of[g]
@@ -141,10 +143,7 @@ def _exact(g, ca, cb, same, table, aa, answer_of, work) -> np.int64:  # pragma: 
                         total += best
                     continue
                 total += _cross(sa, sb, aa, stamp, epoch)
-        own_hit = False
-        for n in ca:
-            own_hit = own_hit or n == own
-        if own_hit:  # g solves one board (either): the other's class, split at best by a third guess
+        if a_hit:  # g solves one board (either): the other's class, split at best by a third guess
             for qa in range(ka):
                 total += 2 * _best_split(table, out_a[bnd_a[qa] : bnd_a[qa + 1]], stamp, epoch)
         return total
@@ -153,14 +152,12 @@ def _exact(g, ca, cb, same, table, aa, answer_of, work) -> np.int64:  # pragma: 
         sa = out_a[bnd_a[qa] : bnd_a[qa + 1]]
         for qb in range(kb):
             total += _cross(sa, out_b[bnd_b[qb] : bnd_b[qb + 1]], aa, stamp, epoch)
-    for n in ca:
-        if n == own:
-            for qb in range(kb):
-                total += _best_split(table, out_b[bnd_b[qb] : bnd_b[qb + 1]], stamp, epoch)
-    for n in cb:
-        if n == own:
-            for qa in range(ka):
-                total += _best_split(table, out_a[bnd_a[qa] : bnd_a[qa + 1]], stamp, epoch)
+    if a_hit:  # g solves board A: B's class, split at best by a third guess
+        for qb in range(kb):
+            total += _best_split(table, out_b[bnd_b[qb] : bnd_b[qb + 1]], stamp, epoch)
+    if b_hit:
+        for qa in range(ka):
+            total += _best_split(table, out_a[bnd_a[qa] : bnd_a[qa + 1]], stamp, epoch)
     return total
 
 
@@ -186,13 +183,23 @@ def _cross(sa, sb, aa, stamp, epoch) -> int:  # pragma: no cover (compiled)
 
 
 @njit(cache=True)
+def _after_solved(other, nclass, guess_cell) -> int:  # pragma: no cover (compiled)
+    """The opener solved one board: the most answers of cell ``other`` a second guess leaves alone in their
+    class (found by the third guess) or solves itself."""
+    best = 0
+    for g in range(nclass.shape[1]):
+        best = max(best, nclass[other, g] + (1 if guess_cell[g] == other else 0))
+    return best
+
+
+@njit(cache=True)
 def pair_counts(  # pragma: no cover (compiled)
-    i, order, starts, cell_of, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns, search=True
+    i, order, starts, guess_cell, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns, search=True
 ):
     """For cell ``i`` and every cell ``j >= i``: the most ordered answer pairs of cell ``i`` x cell ``j``
     (``a != b``) finished by the third guess and by the fourth, and how many second guesses were counted
-    exactly. ``cell_of[n]``: the cell of answer ``n``; ``cell_solved``: the opener's own cell (an answer it
-    solves), or -1. ``search`` false: by the fourth guess, the class-size bound's best alone (no search)."""
+    exactly. ``cell_solved``: the opener's own cell (an answer it solves), or -1. ``search`` false: by the
+    fourth guess, the class-size bound's best alone (no search; ``aa`` is not read)."""
     num_guesses = table.shape[0]
     num_cells = starts.shape[0] - 1
     by3 = np.zeros(num_cells, dtype=np.int64)
@@ -202,9 +209,7 @@ def pair_counts(  # pragma: no cover (compiled)
     pats = np.zeros(num_patterns, dtype=np.int64)
     stamp = np.zeros(num_patterns, dtype=np.int64)
     epoch = np.zeros(1, dtype=np.int64)
-    longest = 0
-    for c in range(num_cells):
-        longest = max(longest, starts[c + 1] - starts[c])
+    longest = np.max(starts[1:] - starts[:-1])
     work = (
         slot,
         pats,
@@ -217,10 +222,6 @@ def pair_counts(  # pragma: no cover (compiled)
     )
     bound = np.zeros(num_guesses, dtype=np.int64)
     ca = order[starts[i] : starts[i + 1]]
-    guess_cell = np.full(num_guesses, -1, dtype=np.int64)  # the cell of the answer a guess is
-    for g in range(num_guesses):
-        if answer_of[g] >= 0:
-            guess_cell[g] = cell_of[answer_of[g]]
     for j in range(i, num_cells):
         cb = order[starts[j] : starts[j + 1]]
         same = i == j
@@ -231,12 +232,8 @@ def pair_counts(  # pragma: no cover (compiled)
             # the opener solved one board: the other, within two more guesses (the most classes a second
             # guess makes, its own answer solved at once); within three, counted as finished (a bound)
             other = j if i == cell_solved else i
-            members = order[starts[other] : starts[other + 1]]
-            best = 0
-            for g in range(num_guesses):
-                best = max(best, nclass[other, g] + (1 if guess_cell[g] == other else 0))
-            by3[j] = best
-            by4[j] = members.shape[0]
+            by3[j] = _after_solved(other, nclass, guess_cell)
+            by4[j] = starts[other + 1] - starts[other]
             continue
         best3 = 0
         for g in range(num_guesses):
@@ -269,7 +266,8 @@ def pair_counts(  # pragma: no cover (compiled)
             if bound[g] <= best4:
                 break
             count += 1
-            best4 = max(best4, _exact(g, ca, cb, same, table, aa, answer_of, work))
+            hits = (guess_cell[g] == i, guess_cell[g] == j)
+            best4 = max(best4, _exact(g, ca, cb, same, *hits, table, aa, answer_of, work))
         by4[j] = best4
         exact[j] = count
     return by3, by4, exact
@@ -292,17 +290,13 @@ def class_counts(table, answer_of, order, starts, num_patterns):  # pragma: no c
 
 
 @njit(cache=True, parallel=True)
-def count_bounds(starts, cell_of, cell_solved, nclass, answer_of):  # pragma: no cover (compiled)
+def count_bounds(starts, guess_cell, cell_solved, nclass):  # pragma: no cover (compiled)
     """For every cell pair: the most pairs finished by the third guess (exact) and, by the fourth, a bound
     from the class counts alone: a class pair finishes at most ``max(s, t) <= s + t - 1`` pairs, so a second
     guess at most ``|A||B| - (|A| - k_A)(|B| - k_B)`` (classes ``k``; answers in one cell: ``2kn - k^2 - k``)
     besides the boards it solves. Returns the totals over ordered cell pairs."""
     num_guesses = nclass.shape[1]
     num_cells = starts.shape[0] - 1
-    guess_cell = np.full(num_guesses, -1, dtype=np.int64)
-    for g in range(num_guesses):
-        if answer_of[g] >= 0:
-            guess_cell[g] = cell_of[answer_of[g]]
     by3 = np.zeros(num_cells, dtype=np.int64)
     by4 = np.zeros(num_cells, dtype=np.int64)
     for p in prange(num_cells):
@@ -315,10 +309,7 @@ def count_bounds(starts, cell_of, cell_solved, nclass, answer_of):  # pragma: no
             twice = 1 if i == j else 2
             if i == cell_solved or j == cell_solved:  # as pair_counts: exact by the third, all by the fourth
                 other = j if i == cell_solved else i
-                best = 0
-                for g in range(num_guesses):
-                    best = max(best, nclass[other, g] + (1 if guess_cell[g] == other else 0))
-                by3[i] += twice * best
+                by3[i] += twice * _after_solved(other, nclass, guess_cell)
                 by4[i] += twice * (nb if i == cell_solved else na)
                 continue
             best3 = 0

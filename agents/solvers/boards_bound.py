@@ -135,14 +135,44 @@ def _tables(vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def _cells(table: np.ndarray, answer_of: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The opener's cells: the answers in cell order, where each cell starts, each answer's cell, and the
-    cell of the answer the opener is (or -1)."""
+    """The opener's cells: the answers in cell order, where each cell starts, the cell of the answer each guess
+    is (-1 for a guess that is no answer), and the cell of the opener itself (-1 for no answer)."""
     row = table[first].astype(np.int64)
     order = np.argsort(row, kind="stable").astype(np.int64)
     cell_of = np.unique(row, return_inverse=True)[1].astype(np.int64)
     starts = np.concatenate([[0], np.cumsum(np.bincount(cell_of))]).astype(np.int64)
-    cell_solved = int(cell_of[answer_of[first]]) if answer_of[first] >= 0 else -1
-    return order, starts, cell_of, cell_solved
+    guess_cell = np.where(answer_of >= 0, cell_of[np.maximum(answer_of, 0)], -1)
+    return order, starts, guess_cell, int(guess_cell[first])
+
+
+def _finished_by_two(starts: np.ndarray, cell_solved: int) -> int:
+    """The ordered pairs finished by the second guess: the opener solves one board (an answer opener) and the
+    second guess the other, at best one answer of each of the other cells, each way round."""
+    return 2 * (len(starts) - 2) if cell_solved >= 0 else 0
+
+
+def _pair_search(
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray], first: int, length: int, search: bool, progress: str | None
+) -> tuple[int, int, int, int, int]:
+    """``(cells, by2, by3, by4, second guesses counted exactly)`` over the ordered pairs of the opener's cells:
+    the kernel's ``pair_counts`` for each cell, searched (``search``) or from the class sizes alone; a bar
+    named ``progress``, where given."""
+    from wordle_agents.solvers import _pair_kernel as kernel  # numba: only here
+
+    table, actions, answer_of = tables
+    order, starts, guess_cell, cell_solved = _cells(table, answer_of, first)
+    sizes, nclass = kernel.class_sizes(table, answer_of, order, starts, num_patterns(length))
+    aa = np.ascontiguousarray(table[actions]) if search else table  # the answers guessed: the search reads it
+    arrays = (order, starts, guess_cell, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns(length))
+    cells = len(starts) - 1
+    by3 = by4 = searched = 0
+    for i in tqdm(range(cells), desc=progress, unit="cell", disable=progress is None):
+        c3, c4, exact = kernel.pair_counts(i, *arrays, search)
+        # an ordered pair of two cells counts once each way round
+        by3 += int(2 * c3[i + 1 :].sum() + c3[i])
+        by4 += int(2 * c4[i + 1 :].sum() + c4[i])
+        searched += int(exact[i:].sum())
+    return cells, _finished_by_two(starts, cell_solved), by3, by4, searched
 
 
 def _check_two(vocab: Vocabulary) -> None:
@@ -154,29 +184,14 @@ def dordle_finish(vocab: Vocabulary, opener: str, progress: bool = False) -> dic
     """The most ordered answer pairs ``(a, b)``, ``a != b``, that a two-board policy opening with ``opener``
     finishes by the second, third and fourth guess, and the lower bound they give on its mean count
     (``5 - p2 - p3 - p4``; the module docstring proves it)."""
-    from wordle_agents.solvers import _pair_kernel as kernel  # numba: only here
-
     word = opener.strip().lower()
     if word not in vocab.allowed_index:
         raise ValueError(f"the opener must be an allowed word; got {quoted(opener)}")
     _check_two(vocab)
-    table, actions, answer_of = _tables(vocab)
-    order, starts, cell_of, cell_solved = _cells(table, answer_of, vocab.allowed_index[word])
-    sizes, nclass = kernel.class_sizes(table, answer_of, order, starts, num_patterns(vocab.length))
-    aa = np.ascontiguousarray(table[actions])  # the answers guessed
-    by3 = by4 = searched = 0
-    cells = len(starts) - 1
-    arrays = (order, starts, cell_of, cell_solved, sizes, nclass, table, aa, answer_of)
-    for i in tqdm(range(cells), desc=f"Dordle from {word.upper()}", unit="cell", disable=not progress):
-        c3, c4, exact = kernel.pair_counts(i, *arrays, num_patterns(vocab.length))
-        twice = np.full(cells, 2, dtype=np.int64)
-        twice[i] = 1  # an ordered pair of two cells is counted once each way round
-        by3 += int((twice[i:] * c3[i:]).sum())
-        by4 += int((twice[i:] * c4[i:]).sum())
-        searched += int(exact[i:].sum())
+    bar = f"Dordle from {word.upper()}" if progress else None
+    cells, by2, by3, by4, searched = _pair_search(_tables(vocab), vocab.allowed_index[word], vocab.length, True, bar)
     n = vocab.num_answers
     pairs = n * (n - 1)
-    by2 = 2 * (cells - 1) if cell_solved >= 0 else 0
     return {
         "opener": word,
         "answers": n,
@@ -224,7 +239,8 @@ def dordle_openers(
         refined = set(data.get("refined", []))
     elif save is not None:
         check_writable(save)
-    table, _, answer_of = _tables(vocab)
+    tables = _tables(vocab)
+    table, _, answer_of = tables
     deadline = time.monotonic() + 60 * max_minutes if max_minutes else math.inf
     written = time.monotonic()
 
@@ -258,24 +274,16 @@ def dordle_openers(
 
     todo = [w for w in words if w not in counts]
     for word in tqdm(todo, desc="Dordle openers", unit="opener", disable=not progress):
-        order, starts, cell_of, cell_solved = _cells(table, answer_of, vocab.allowed_index[word])
+        order, starts, guess_cell, cell_solved = _cells(table, answer_of, vocab.allowed_index[word])
         nclass = kernel.class_counts(table, answer_of, order, starts, num_patterns(vocab.length))
-        by3, by4 = kernel.count_bounds(starts, cell_of, cell_solved, nclass, answer_of)
-        by2 = 2 * (len(starts) - 2) if cell_solved >= 0 else 0
-        counts[word] = [by2, int(by3), int(by4)]
+        by3, by4 = kernel.count_bounds(starts, guess_cell, cell_solved, nclass)
+        counts[word] = [_finished_by_two(starts, cell_solved), int(by3), int(by4)]
         checkpoint()
         if time.monotonic() > deadline:  # one opener at least
             checkpoint(force=True)
             return result()
     for word in tqdm(below(), desc="Dordle openers, refined", unit="opener", disable=not progress):
-        order, starts, cell_of, cell_solved = _cells(table, answer_of, vocab.allowed_index[word])
-        sizes, nclass = kernel.class_sizes(table, answer_of, order, starts, num_patterns(vocab.length))
-        arrays = (order, starts, cell_of, cell_solved, sizes, nclass, table, table, answer_of)  # no search: no aa
-        by4 = 0
-        for i in range(len(starts) - 1):
-            _, c4, _ = kernel.pair_counts(i, *arrays, num_patterns(vocab.length), False)
-            by4 += int(2 * c4[i + 1 :].sum() + c4[i])
-        counts[word][2] = by4
+        counts[word][2] = _pair_search(tables, vocab.allowed_index[word], vocab.length, False, None)[3]
         refined.add(word)
         checkpoint()
         if time.monotonic() > deadline:
