@@ -37,6 +37,13 @@ def _boards(text: str) -> list[int]:
     return values
 
 
+def merged_command(earlier: str, now: str) -> str:
+    """The commands that made a table, in order, each once: ``now`` after the ``earlier`` ones (joined by "; then
+    "), a command run again moving to the end."""
+    parts = [part for part in earlier.split("; then ") if part != now]
+    return "; then ".join([*dict.fromkeys(parts), now])
+
+
 def main() -> None:
     def extra(parser) -> None:
         parser.add_argument(
@@ -57,7 +64,7 @@ def main() -> None:
     earlier = json.loads(path.read_text()) if path.exists() and not args.quick else {}
     kept = {r["boards"]: r for r in earlier.get("rows", []) if r["games"] == (games or MULTI_BOARD_GAMES)}
     if set(kept) - set(boards):  # rows of an earlier run stay: both commands made the table
-        result["command"] = f"{earlier['command']}; then {result['command']}"
+        result["command"] = merged_command(earlier["command"], result["command"])
     for k in tqdm(boards, desc="boards", unit="count"):
         everything = k <= ALL_WORDS_UP_TO
         solver = MaxEntropySolver(opener="salet", candidates_only=not everything)

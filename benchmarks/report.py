@@ -756,7 +756,7 @@ def _read(path: Path) -> dict[str, Any]:
 
 def multi_board_section(result: dict) -> list[str]:
     lines = [
-        f"### Multi-board Wordle: the greedy solver and the vector env ({result['date']})",
+        f"### Multi-board Wordle: the greedy solver and the vector env: {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. Each row plays the standard evaluation set "
         "of its board count (`wordle_gym.harness.play.standard_games`: seeded K-tuples of distinct answers, the "

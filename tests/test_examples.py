@@ -358,7 +358,17 @@ def test_multi_board_benchmark__quick_run_writes_results(tmp_path: Path) -> None
     assert rows[4]["mean_guesses_wins"] > rows[2]["mean_guesses_wins"] > 3
     assert [t["boards"] for t in result["throughput"]] == [1, 4]
     table = (tmp_path / "BENCHMARKS.md").read_text()
-    assert "### Multi-board Wordle: the greedy solver and the vector env" in table and "| Quordle | 4 |" in table
+    assert "### Multi-board Wordle: the greedy solver and the vector env: cpu (" in table and "| Quordle | 4 |" in table
+
+
+def test_multi_board_benchmark__a_command_run_again_is_named_once() -> None:
+    """The CPU table's command named the same run three times, one after the other (each rerun appended)."""
+    from benchmarks.multi_board import merged_command
+
+    first, second = "python -m benchmarks.multi_board --boards 2,4,8", "python -m benchmarks.multi_board --boards 2"
+    assert merged_command(first, second) == f"{first}; then {second}"
+    assert merged_command(f"{first}; then {second}", second) == f"{first}; then {second}"
+    assert merged_command(f"{second}; then {first}", second) == f"{first}; then {second}"
 
 
 @pytest.mark.slow
