@@ -90,6 +90,27 @@ def _read_last(last: Path) -> Any:
         raise ValueError(f"{str(last)!r} is damaged ({type(exc).__name__}); delete it to start over") from None
 
 
+def resume(run: Any, last: Path, settings: dict[str, Any]) -> Any:
+    """Continue ``run`` (its ``load_state_dict``) from the run folder's ``last.pt`` when there is one, and
+    return that state (None: a new run). A file of another run (other ``settings``) or of no run is a
+    ``ValueError`` that says so in one line; a setting the file lacks (a run from before it was kept) is not
+    checked."""
+    if not last.exists():
+        return None
+    state = _read_last(last)
+    theirs = state.get("settings") if isinstance(state, dict) else None
+    if not isinstance(theirs, dict):
+        raise ValueError(f"{str(last)!r} is not an improvement run's state; delete it to start over")
+    differ = sorted(k for k in settings if k in theirs and theirs[k] != settings[k])
+    if differ:
+        raise ValueError(f"{last} is a run with other settings ({', '.join(differ)}); use another --run-dir")
+    try:
+        run.load_state_dict(state)
+    except ValueError as exc:
+        raise ValueError(f"{str(last)!r}: {exc}; use the run's --init or another --run-dir") from None
+    return state
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -134,19 +155,8 @@ def _improve(args: ImproveRun, options: ImproveOptions, start: float) -> tuple[R
     }
     with folder_lock(run_dir, "improving"):
         last = run_dir / "last.pt"
-        if last.exists():
-            state = _read_last(last)
-            theirs = state.get("settings") if isinstance(state, dict) else None
-            if not isinstance(theirs, dict):
-                raise ValueError(f"{str(last)!r} is not an improvement run's state; delete it to start over")
-            # a run written before the init file's fingerprint was kept is checked on the rest
-            differ = sorted(k for k in settings if k in theirs and theirs[k] != settings[k])
-            if differ:
-                raise ValueError(f"{last} is a run with other settings ({', '.join(differ)}); use another --run-dir")
-            try:
-                run.load_state_dict(state)
-            except ValueError as exc:
-                raise ValueError(f"{str(last)!r}: {exc}; use the run's --init or another --run-dir") from None
+        state = resume(run, last, settings)
+        if state is not None:
             print(f"resuming {last}: {len(run.history)} iterations done, {len(run.data)} labels")
             if "rng" not in state:
                 torch.manual_seed(options.seed + len(run.history))  # dropout, as runs before its state was kept

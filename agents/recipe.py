@@ -46,8 +46,11 @@ else:  # pragma: no cover - Python 3.10
 
 PROG = "python -m wordle_agents.recipe"
 
-COMMANDS = ("train-a2c", "train-dqn", "improve", "teach")
+COMMANDS = ("train-a2c", "train-dqn", "improve", "improve-boards", "teach")
 """The commands a stage may run."""
+IMPROVING = ("improve", "improve-boards")
+"""The commands that improve a network (a stage of them needs weights to start from; one may continue another
+stage's run of the same command)."""
 
 RESERVED = ("init", "out", "export", "run_dir", "device", "max_minutes", "half", "fresh")
 """Options the runner sets itself (where a stage's weights come from and go, the device, the time)."""
@@ -171,7 +174,7 @@ def _check(recipe: Recipe) -> None:
                 f"recipe {recipe.name!r}, stage {stage.name!r}: unknown command {stage.command!r}; "
                 f"expected one of {', '.join(COMMANDS)}"
             )
-        if index == 0 and stage.command == "improve":
+        if index == 0 and stage.command in IMPROVING:
             raise ValueError(f"recipe {recipe.name!r}: the first stage has no weights to improve")
         if stage.after is not None and (stage.after not in seen or stage.continues is not None):
             raise ValueError(
@@ -180,7 +183,7 @@ def _check(recipe: Recipe) -> None:
             )
         if stage.continues is not None:
             before = seen.get(stage.continues)
-            if before is None or before.command != "improve" or stage.command != "improve":
+            if before is None or before.command not in IMPROVING or stage.command != before.command:
                 raise ValueError(
                     f"recipe {recipe.name!r}, stage {stage.name!r}: continues {stage.continues!r}, which is no "
                     f"earlier improve stage"
@@ -202,6 +205,11 @@ def _option_classes(command: str) -> tuple[type, ...]:
         from wordle_agents.methods.improve import ImproveOptions
 
         return (ImproveRun, ImproveOptions)
+    if command == "improve-boards":
+        from wordle_agents.improve_boards import BoardsRun
+        from wordle_agents.methods.boards import BoardsOptions
+
+        return (BoardsRun, BoardsOptions)
     from wordle_agents.methods.teach import TeachOptions
     from wordle_agents.teach import TeachRun
 
@@ -238,6 +246,10 @@ def _command(name: str) -> Callable[[list[str]], int]:
         from wordle_agents.improve import main as improve
 
         return improve
+    if name == "improve-boards":
+        from wordle_agents.improve_boards import main as improve_boards
+
+        return improve_boards
     from wordle_agents.teach import main as teach
 
     return teach
@@ -295,7 +307,7 @@ def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None 
         argv += ["--max-minutes", f"{max(minutes, 1e-6):.6g}"]  # what is left, however little
     if stage.command == "teach":
         argv += ["--out", str(out)]
-    elif stage.command == "improve":
+    elif stage.command in IMPROVING:
         argv += ["--out", str(out), "--run-dir", str(folder)]
     else:
         argv += ["--export", str(out), "--run-dir", str(folder)]
@@ -308,23 +320,28 @@ def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None 
     if stage.command == "teach":
         return True
     state = _state(folder / "last.pt")
-    if stage.command == "improve":
-        from wordle_agents.improve import ImproveRun
-
-        wanted = stage.options.get("iterations", ImproveRun.__dataclass_fields__["iterations"].default)
+    if stage.command in IMPROVING:
+        run_class = _option_classes(stage.command)[0]
+        wanted = stage.options.get("iterations", run_class.__dataclass_fields__["iterations"].default)
         return len(state["history"]) >= int(wanted)
     return int(state["stage_index"]) >= len(state["stages"])
 
 
 def _figures(path: Path) -> dict[str, float]:
     figures = read_checkpoint(path, None).get("figures") or {}
-    return {k: float(v) for k, v in figures.items() if k in ("win_rate", "mean_guesses")}
+    wanted = ("win_rate", "mean_guesses")
+    return {k: float(v) for k, v in figures.items() if k in wanted or (k.startswith("boards") and k.endswith(wanted))}
 
 
 def _describe(figures: dict[str, float]) -> str:
+    """One board's figures, or each board count's (on the validation games of ``improve-boards``)."""
     if not figures:
         return "no figures recorded"
-    return f"{100 * figures.get('win_rate', math.nan):.2f} % / {figures.get('mean_guesses', math.nan):.4f}"
+    if "win_rate" in figures:
+        return f"{100 * figures['win_rate']:.2f} % / {figures.get('mean_guesses', math.nan):.4f}"
+    counts = sorted({int(k[len("boards") :].split("_")[0]) for k in figures})
+    each = [(k, figures[f"boards{k}_win_rate"], figures.get(f"boards{k}_mean_guesses", math.nan)) for k in counts]
+    return ", ".join(f"{k} boards {100 * win:.2f} % / {mean:.4f}" for k, win, mean in each)
 
 
 def run_recipe(recipe: Recipe, run: RecipeRun) -> bool:

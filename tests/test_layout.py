@@ -71,7 +71,7 @@ def test_layout__every_module_sits_in_a_subpackage() -> None:
         body = [node for node in tree.body if not isinstance(node, ast.Expr)]  # the docstring aside
         assert all(isinstance(node, ast.ImportFrom) for node in body), f"wordle_gym/{name}.py should only re-export"
     # wordle_agents: the package's __init__, the table of shipped agents and the commands (python -m wordle_agents.X).
-    commands = {"optimal", "improve", "teach", "recipe"}
+    commands = {"optimal", "improve", "improve_boards", "teach", "recipe"}
     assert {p.stem for p in (ROOT / "agents").glob("*.py")} == {"__init__", "zoo"} | commands
 
 

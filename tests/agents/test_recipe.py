@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 from pathlib import Path
 
@@ -197,3 +198,37 @@ def test_recipe__a_stopped_run_continues_to_the_same_weights(tmp_path: Path) -> 
     assert commands > len(recipe.stages)
     for stage in recipe.stages:
         assert _same(whole.weights(stage), stopped.weights(stage)), stage.name
+
+
+def test_recipe__an_improve_boards_stage_runs_continues_and_reports_each_board_count(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44's learned row has a recipe stage: ``improve-boards`` starts from the previous stage's one-board
+    weights, a later stage continues its run, and its figures are each board count's."""
+    from wordle_agents.recipe import _check, _describe
+
+    words = stage_words("20")[0]
+    lists = tmp_path / "words.txt"
+    lists.write_text("\n".join(words) + "\n")
+    small = {"answers": str(lists), "allowed": str(lists), "boards": "2", "games": 4, "top": 3, "samples": 3}
+    small |= {"epochs": 1, "validation": 10}
+    recipe = Recipe(
+        "tiny",
+        "",
+        (
+            Stage("one", "train-dqn", TINY["train-dqn"]),
+            Stage("boards", "improve-boards", {**small, "iterations": 1}),
+            Stage("boards-more", "improve-boards", {**small, "iterations": 2}, continues="boards"),
+        ),
+    )
+    run = RecipeRun(tmp_path / "run")
+    assert run_recipe(recipe, run)
+    state = torch.load(run.folder(recipe.stage("boards-more")) / "last.pt", weights_only=True)
+    assert len(state["history"]) == 2 and not (tmp_path / "run" / "boards-more").exists()
+    figures = json.loads(run.done(recipe.stage("boards-more")).read_text())["figures"]
+    assert set(figures) == {"boards2_win_rate", "boards2_mean_guesses"}
+    assert _describe(figures).startswith("2 boards ") and " % / " in _describe(figures)
+    with pytest.raises(ValueError, match="continues 'boards', which is no"):
+        _check(replace(recipe, stages=(*recipe.stages, Stage("x", "improve", {}, continues="boards"))))
+    with pytest.raises(ValueError, match="the first stage has no weights to improve"):
+        _check(Recipe("tiny", "", (recipe.stages[1],)))

@@ -1,0 +1,186 @@
+"""``python -m wordle_agents.improve_boards``: a one-board network taught Dordle and Quordle by its own rollouts.
+
+    python -m wordle_agents.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
+        [--boards 2,4] [--run-dir runs/boards] [--iterations 10] [--games 200] [--top 8] [--samples 16] \\
+        [--max-minutes 60]
+
+No solver and no teacher: only the game and its reward (:mod:`wordle_agents.methods.boards` says how). The best
+network (by wins on the validation games, then mean guesses) is written to ``--out``, float16, with what it
+learned from and its figures on the validation games. The run folder's ``last.pt`` holds everything: the same
+command continues the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+
+from wordle_agents.common.checkpoint import half_weights, network_checkpoint, read_checkpoint
+from wordle_agents.common.training import machine
+from wordle_agents.improve import _fingerprint, _machines, resume
+from wordle_agents.methods.boards import METHOD, BoardsOptions, Run, iterate, validate
+from wordle_agents.rl.networks import load_network
+from wordle_gym.core.commandline import OneLineParser, add_options, options_from
+from wordle_gym.core.config import MAX_BOARDS, WordleConfig
+from wordle_gym.core.device import resolve_device
+from wordle_gym.core.files import atomic_torch_save, check_writable, folder_lock, one_line
+from wordle_gym.core.words import word_source
+
+PROG = "python -m wordle_agents.improve_boards"
+
+
+@dataclass(frozen=True)
+class BoardsRun:
+    """What a run is (how each iteration works is :class:`BoardsOptions`)."""
+
+    init: str
+    """The one-board A2C or DQN weights to teach."""
+    out: str
+    """Write the best network here (.pt, float16)."""
+    boards: str = "2,4"
+    """Board counts trained on, comma-separated (2 to 32)."""
+    run_dir: str = "runs/boards"
+    """Folder of last.pt: the same command continues the run."""
+    iterations: int = 10
+    """Iterations in all."""
+    reward: str = "default"
+    """The env's reward preset the rollouts earn ('default': -1 a guess, -5 for a loss)."""
+    answers: str = "answers"
+    """Answer list: a name or a file."""
+    allowed: str = "allowed"
+    """Allowed guesses: a name or a file."""
+    device: str = "cpu"
+    """cpu, cuda or auto."""
+    max_minutes: float | None = None
+    """Start no new iteration after this many minutes (at least one is done); the same command continues."""
+
+    def __post_init__(self) -> None:
+        if isinstance(self.iterations, bool) or not self.iterations >= 1:
+            raise ValueError(f"iterations must be >= 1; got {self.iterations!r}")
+        if self.max_minutes is not None and not (math.isfinite(self.max_minutes) and self.max_minutes > 0):
+            raise ValueError(f"max-minutes must be a number of minutes > 0; got {self.max_minutes!r}")
+        self.counts()
+
+    def counts(self) -> list[int]:
+        """The board counts, checked."""
+        parts = [p.strip() for p in self.boards.split(",")]
+        if not all(p.isdigit() and 2 <= int(p) <= MAX_BOARDS for p in parts) or len(set(parts)) < len(parts):
+            expected = f"distinct board counts from 2 to {MAX_BOARDS}, e.g. 2,4"
+            raise ValueError(f"boards must be {expected}; got {self.boards!r}")
+        return [int(p) for p in parts]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_options(parser, BoardsRun, title="the run")
+    add_options(parser, BoardsOptions, title="each iteration (may change from one command to the next)")
+    args = parser.parse_args(argv)
+    try:
+        run_options = options_from(BoardsRun, args)
+        options = options_from(BoardsOptions, args)
+    except (ValueError, TypeError) as exc:
+        print(f"{PROG}: error: {one_line(exc)} (see {PROG} --help)", file=sys.stderr)
+        return 2
+    try:
+        run, configs = _teach(run_options, options, time.perf_counter())
+        _write(run, configs, run_options, options)
+    except (ValueError, OSError, ImportError) as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted; the same command continues from the last iteration", file=sys.stderr)
+        return 130
+    return 0
+
+
+def _teach(args: BoardsRun, options: BoardsOptions, start: float) -> tuple[Run, dict[int, WordleConfig]]:
+    run_dir = Path(args.run_dir)
+    check_writable(args.out)
+    check_writable(run_dir, folder=True)
+    answers, allowed = word_source(args.answers), word_source(args.allowed)
+    configs = {k: WordleConfig(answers=answers, allowed=allowed, boards=k, reward=args.reward) for k in args.counts()}
+    read_checkpoint(args.init, None)  # a clear error for a file that is no checkpoint
+    agent = load_network(args.init, resolve_device(args.device))
+    if agent.boards != 1:
+        raise ValueError(f"{args.init!r} is a network of {agent.boards} boards; this teaches a one-board network")
+    vocabulary = next(iter(configs.values())).vocabulary
+    agent.use_words(list(vocabulary.allowed))
+    run = Run(agent)
+    settings = {
+        "init": args.init,
+        "boards": args.counts(),
+        "reward": args.reward,
+        "answers": list(vocabulary.answers),
+        "allowed": list(vocabulary.allowed),
+        "init_sha256": _fingerprint(args.init),
+    }
+    with folder_lock(run_dir, "improving"):
+        last = run_dir / "last.pt"
+        if resume(run, last, settings) is not None:
+            print(f"resuming {last}: {len(run.history)} iterations done")
+        else:
+            torch.manual_seed(0)
+        deadline = start + 60 * args.max_minutes if args.max_minutes else math.inf
+
+        def save(run: Run) -> None:
+            atomic_torch_save(last, {**run.state_dict(), "settings": settings})
+
+        iterate(run, configs, args.iterations, options, deadline, save=save)
+    return run, configs
+
+
+def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options: BoardsOptions) -> None:
+    """The best network, float16, with its figures on the validation games (played by the float16 weights)."""
+    agent = run.agent
+    assert run.best_state is not None
+    agent.net.load_state_dict(run.best_state)
+    init = agent.checkpoint
+    vocabulary = next(iter(configs.values())).vocabulary
+    real = args.answers == "answers" and args.allowed == "allowed"
+    before = getattr(init, "method", None) or "reward only"
+    data = network_checkpoint(
+        agent,
+        vocabulary,
+        False,
+        real,
+        figures={},
+        training_s=run.seconds + float(getattr(init, "training_s", None) or 0.0),
+        teacher=getattr(init, "teacher", None),
+        method=f"{before}, then {METHOD} ({', '.join(str(k) for k in configs)} boards)",
+        method_reward=args.reward,
+        boards_training={
+            "boards": list(configs),
+            "iterations": len(run.history),
+            "options": asdict(options),
+            "seconds": run.seconds,
+            "history": [asdict(h) for h in run.history],
+        },
+        curriculum=(
+            f"own-policy rollouts on {', '.join(str(k) for k in configs)} boards (the best of its top {options.top} "
+            f"guesses at every position of {options.games} fresh games a board count by reward {args.reward!r} over "
+            f"{options.samples} answer tuples, distilled through the mixture), {len(run.history)} iterations, "
+            f"from {args.init}"
+        ),
+        machine=_machines(init, run.seconds, machine(agent.device)),
+    )
+    data = half_weights(data)
+    agent.net.load_state_dict(data["model"])
+    figures = validate(agent, configs, options.validation)
+    data["figures"] = {
+        "validation_games": options.validation,
+        **{f"boards{k}_win_rate": f[0] for k, f in figures.items()},
+        **{f"boards{k}_mean_guesses": f[1] for k, f in figures.items()},
+    }
+    atomic_torch_save(args.out, data)
+    said = ", ".join(f"{k} boards {100 * w:.2f} % / {m:.4f}" for k, (w, m, _) in figures.items())
+    print(f"wrote {args.out}: on {options.validation} validation games, {said}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,420 @@
+"""Policy iteration by own rollouts on several boards: a one-board network learns to play Dordle and Quordle.
+
+    python -m wordle_agents.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
+        [--boards 2,4] [--games 400] [--top 8] [--samples 8] [--iterations 10] [--max-minutes 60]
+
+A one-board network plays K boards as :class:`~wordle_agents.rl.networks.BoardMixture` plays it: each guess the
+likeliest word of the unsolved boards' softmaxes mixed. What it learned on one board serves it poorly there (it
+plays for one board at a time, and believes a game has six guesses). Each iteration, for each board count:
+
+1. **Play.** The network plays ``--games`` fresh training games (K-tuples of distinct answers drawn with a
+   training seed; never the standard evaluation set), and every turn after the first of every game still on
+   is a position.
+2. **Improve.** At each position, each of the network's ``--top`` likeliest guesses is played, then the game
+   is finished by the network's own greedy play, on answer tuples the position allows: the game's own, and
+   ``--samples`` - 1 more, each board's answer drawn uniformly from the answers its feedback allows (given the
+   guesses so far, every tuple of distinct answers they allow is equally likely); every tuple when there are
+   no more than ``--samples``. Every guess plays the same tuples. The guess whose games earn the most reward
+   (the env's ``--reward``: "default" is -1 a guess and -5 for a loss) is the position's label, or the
+   network's own guess where none earns more (by a significant margin where the tuples were drawn). Positions
+   where each unsolved board has one answer left are valued too: the one-board network, shown a board at a
+   turn it rarely reached alone, can replay a guess that its feedback has ruled out.
+3. **Distil.** The network is trained on every label so far (the latest at each observation): the
+   cross-entropy of the label under the mixture, so the label becomes the likeliest word of the mixture.
+
+Reward only: the rollouts are the network's own games, scored by the env's reward; no solver, no teacher, no
+hand rule. The best network (by wins on fixed validation games of each board count, drawn with another
+training seed; then mean guesses) is kept. The run folder's ``last.pt`` holds everything: the same command
+continues the run.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from wordle_agents.common.network import WordAgent
+from wordle_agents.rl.networks import BoardMixture, one_board_observations
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.patterns import pattern_array
+from wordle_gym.envs.observation import MultiKnowledgeLayout
+from wordle_gym.harness.play import Played, play
+
+METHOD = "own-policy rollouts on several boards"
+TRAINING_SEED = 20261127
+"""The seed of the training and validation games (the standard evaluation sets use another)."""
+VALIDATION_STREAM = 2**31
+"""The validation games' stream of that seed (iteration ``i``'s training games are stream ``i``)."""
+
+
+@dataclass(frozen=True)
+class BoardsOptions:
+    """How each iteration plays, improves and distils; any of them may change from one command to the next."""
+
+    games: int = 200
+    """Training games per board count and iteration (fresh each iteration)."""
+    top: int = 8
+    """The network's likeliest guesses tried at each position."""
+    samples: int = 16
+    """Answer tuples each guess is played on at a position (the game's own among them)."""
+    epochs: int = 4
+    """Epochs over all labels per iteration."""
+    lr: float = 1e-4
+    """Adam learning rate of the distillation."""
+    validation: int = 1000
+    """Validation games per board count (the same every iteration): the best network is chosen on them."""
+
+    def __post_init__(self) -> None:
+        for name in ("games", "top", "samples", "epochs", "validation"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+        if not (isinstance(self.lr, float | int) and math.isfinite(self.lr) and 0 < self.lr <= 1):
+            raise ValueError(f"lr must be a number in (0, 1]; got {self.lr!r}")
+
+
+def training_games(num_answers: int, boards: int, games: int, stream: int) -> torch.Tensor:
+    """``games`` K-tuples of distinct answers (games, K), drawn from the training seed's stream ``stream``."""
+    rng = np.random.default_rng([TRAINING_SEED, boards, stream])
+    keys = rng.random((games, num_answers))
+    return torch.from_numpy(np.argpartition(keys, boards, axis=1)[:, :boards].astype(np.int64))
+
+
+def mixture_log_pi(agent: WordAgent, observations: torch.Tensor, layout: MultiKnowledgeLayout) -> torch.Tensor:
+    """The log-probability of every word under the mixture of the unsolved boards' softmaxes (B, W), as
+    :class:`BoardMixture` plays it (its argmax), differentiable in the network's weights."""
+    boards, unsolved = one_board_observations(observations, layout, agent.layout.max_guesses)
+    log_pi = agent.scores(boards.flatten(0, 1)).log_softmax(1).view(*unsolved.shape, -1)
+    log_pi = log_pi.masked_fill(~unsolved[..., None], -torch.inf).logsumexp(1)
+    return log_pi - unsolved.sum(1, keepdim=True).clamp(min=1).log()
+
+
+class _Forced:
+    """Game ``i`` plays ``forced[i, :lengths[i]]`` first, then the mixture's greedy guess (a harness policy)."""
+
+    def __init__(self, mixture: BoardMixture, forced: torch.Tensor, lengths: torch.Tensor) -> None:
+        self.mixture, self.forced, self.lengths = mixture, forced, lengths
+
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        turn = env.state.turn
+        width = self.forced.shape[1]
+        actions = self.forced.gather(1, turn.clamp(max=width - 1)[:, None]).squeeze(1).clone()
+        free = (~env.state.done & (turn >= self.lengths)).nonzero().flatten()
+        if len(free):
+            actions[free] = self.mixture.act(observations[free], action_masks[free], env)
+        return torch.where(turn < self.lengths, actions, actions)
+
+
+@dataclass
+class Position:
+    """A turn of a training game: the guesses before it, what the network saw, the game's answers, the network's
+    own guess and the answer tuples its guesses are valued on."""
+
+    prefix: list[int]
+    observation: torch.Tensor
+    answers: list[int]
+    greedy: int
+    tuples: list[list[int]]
+    exact: bool  # the tuples are every one the position allows (else drawn)
+
+
+def _tuples(
+    table: np.ndarray, prefix: list[int], answers: list[int], samples: int, rng: Any
+) -> tuple[list[list[int]], bool]:
+    """The answer tuples a position is valued on: the game's own first, then ``samples`` - 1 drawn (each unsolved
+    board's answer uniform among those its feedback allows, tuples of distinct answers), or every allowed tuple
+    when there are no more than ``samples`` (then True: exact)."""
+    rows = table[prefix]  # (t, answers)
+    sets = []
+    for answer in answers:
+        if answer in prefix:
+            sets.append(np.array([answer]))
+        else:
+            sets.append(np.flatnonzero((rows == rows[:, answer : answer + 1]).all(0)))
+    total = math.prod(len(s) for s in sets)
+    if total <= samples:
+        every = np.stack(np.meshgrid(*sets, indexing="ij"), -1).reshape(-1, len(sets))
+        distinct = [list(map(int, t)) for t in every if len(set(t.tolist())) == len(sets)]
+        own = list(answers)
+        return [own] + [t for t in distinct if t != own], True
+    found = [list(answers)]
+    for _ in range(samples - 1):
+        for _try in range(20):
+            pick = [int(s[rng.integers(len(s))]) for s in sets]
+            if len(set(pick)) == len(pick):
+                found.append(pick)
+                break
+    return found, False
+
+
+@torch.no_grad()
+def positions(
+    agent: WordAgent, config: WordleConfig, games: torch.Tensor, samples: int, seed: int
+) -> tuple[list[Position], Played]:
+    """The positions of the network's greedy games on ``games`` (every turn after the first of a game still
+    on), each with the tuples it is valued on, and the games."""
+    mixture = BoardMixture(agent)
+    played = play(mixture, config, games=games, device=agent.device, check=False, record=True)
+    table = pattern_array(config.vocabulary)
+    rng = np.random.default_rng([TRAINING_SEED, seed])
+    actions, found = played.actions.cpu(), []
+    for turn, step in enumerate(played.steps):
+        if turn == 0:
+            continue
+        for g in step.playing.cpu().nonzero().flatten().tolist():
+            prefix, answers = actions[g, :turn].tolist(), games[g].tolist()
+            tuples, exact = _tuples(table, prefix, answers, samples, rng)
+            found.append(Position(prefix, step.observations[g].cpu(), answers, int(step.actions[g]), tuples, exact))
+    return found, played
+
+
+@torch.no_grad()
+def values(
+    agent: WordAgent, config: WordleConfig, found: list[Position], top: int, chunk: int = 8192
+) -> list[dict[int, np.ndarray]]:
+    """For each position, ``{guess: reward of each of its tuples' games}`` for its ``top`` likeliest guesses (its
+    own among them): the guess played, then the network's greedy play."""
+    if not found:
+        return []
+    layout = MultiKnowledgeLayout(config.vocabulary.length, config.max_guesses, config.boards)
+    agent.use_words(list(config.vocabulary.allowed))
+    candidates = []
+    for start in range(0, len(found), 256):
+        block = torch.stack([p.observation for p in found[start : start + 256]]).to(agent.device)
+        candidates += mixture_log_pi(agent, block, layout).topk(top, dim=1).indices.cpu().tolist()
+    width = config.max_guesses
+    rows, forced, lengths, owner = [], [], [], []
+    for index, (position, guesses) in enumerate(zip(found, candidates, strict=True)):
+        if position.greedy not in guesses:
+            guesses[-1] = position.greedy
+        for guess in guesses:
+            prefix = position.prefix + [guess] + [0] * (width - len(position.prefix) - 1)
+            for answers in position.tuples:
+                rows.append(answers)
+                forced.append(prefix)
+                lengths.append(len(position.prefix) + 1)
+                owner.append((index, guess))
+    mixture = BoardMixture(agent)
+    returns = []
+    games, forced_t, lengths_t = torch.tensor(rows), torch.tensor(forced), torch.tensor(lengths)
+    bar = tqdm(total=len(rows), desc="rollouts", unit="game", leave=False, disable=None)
+    for start in range(0, len(rows), chunk):
+        part = slice(start, start + chunk)
+        policy = _Forced(mixture, forced_t[part].to(agent.device), lengths_t[part].to(agent.device))
+        returns.append(play(policy, config, games=games[part], device=agent.device, check=False).returns.cpu())
+        bar.update(len(games[part]))
+    bar.close()
+    earned: list[dict[int, list[float]]] = [{} for _ in found]
+    for (index, guess), reward in zip(owner, torch.cat(returns).tolist(), strict=True):
+        earned[index].setdefault(guess, []).append(reward)
+    return [{g: np.array(r) for g, r in e.items()} for e in earned]
+
+
+def label(valued: dict[int, np.ndarray], own: int, exact: bool, z: float = 2.0) -> int:
+    """The guess whose games earn the most on average; ``own`` unless another earns strictly more, and, where
+    the tuples were drawn (not ``exact``), more by ``z`` standard errors of the paired difference (every guess
+    plays the same tuples): a guess that only won the draw is not learned."""
+    best = max(valued, key=lambda guess: (valued[guess].mean(), guess == own))
+    gain = valued[best] - valued[own]
+    if gain.mean() <= 1e-9:
+        return own
+    if exact:
+        return best
+    return best if gain.mean() > z * gain.std(ddof=1) / math.sqrt(len(gain)) else own
+
+
+def distil(
+    agent: WordAgent,
+    data: dict[int, tuple[torch.Tensor, torch.Tensor]],
+    configs: dict[int, WordleConfig],
+    epochs: int,
+    lr: float,
+    seed: int,
+    batch: int = 256,
+) -> float:
+    """Train the network on every board count's labels (observations, labels): the mean cross-entropy of each
+    label under the mixture (:func:`mixture_log_pi`); the last epoch's mean loss."""
+    net = agent.net
+    net.train()
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr, foreach=True)
+    generator = torch.Generator().manual_seed(seed)
+    layouts = {
+        k: MultiKnowledgeLayout(c.vocabulary.length, c.max_guesses, c.boards) for k, c in configs.items() if k in data
+    }
+    loss_sum, count = 0.0, 0
+    for _ in range(epochs):
+        batches = []
+        for k, (_, labels) in data.items():
+            order = torch.randperm(len(labels), generator=generator)
+            batches += [(k, order[s : s + batch]) for s in range(0, len(labels), batch)]
+        loss_sum, count = 0.0, 0
+        for i in torch.randperm(len(batches), generator=generator).tolist():
+            k, rows = batches[i]
+            observations, labels = data[k]
+            log_pi = mixture_log_pi(agent, observations[rows].to(agent.device), layouts[k])
+            loss = -log_pi.gather(1, labels[rows].to(agent.device)[:, None]).mean()
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            loss_sum, count = loss_sum + float(loss.detach()) * len(rows), count + len(rows)
+    net.eval()
+    return loss_sum / max(count, 1)
+
+
+@dataclass
+class Iteration:
+    """What one iteration did, per board count: the network's figures on the validation games before its
+    training, positions valued and improved, labels so far."""
+
+    iteration: int
+    boards: list[int]
+    win_rate: list[float]
+    mean_guesses: list[float]  # on wins
+    positions: list[int]
+    changed: list[int]
+    labels: int
+    loss: float
+    seconds: float
+
+
+class Run:
+    """A run's whole state: the network, the labels of each board count, the best weights and their figures,
+    each iteration's figures and the time spent."""
+
+    def __init__(self, agent: WordAgent) -> None:
+        self.agent = agent
+        self.data: dict[int, dict[bytes, tuple[torch.Tensor, int]]] = {}
+        self.history: list[Iteration] = []
+        self.best_state: dict[str, torch.Tensor] | None = None
+        self.best_key: tuple[float, float] | None = None
+        self.best_figures: dict[int, tuple[float, float, float]] = {}
+        self.seconds = 0.0
+
+    def tensors(self) -> dict[int, tuple[torch.Tensor, torch.Tensor]]:
+        return {
+            k: (torch.stack([r for r, _ in rows.values()]), torch.tensor([a for _, a in rows.values()]))
+            for k, rows in self.data.items()
+            if rows
+        }
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "model": self.agent.net.state_dict(),
+            "best": self.best_state,
+            "best_key": list(self.best_key or ()),
+            "best_figures": {k: list(v) for k, v in self.best_figures.items()},
+            "data": {k: {"observations": o, "labels": a} for k, (o, a) in self.tensors().items()},
+            "history": [asdict(h) for h in self.history],
+            "seconds": self.seconds,
+            "rng": torch.get_rng_state(),
+        }
+
+    def load_state_dict(self, state: Any) -> None:
+        needed = ("model", "best", "best_key", "best_figures", "data", "history", "seconds")
+        if not isinstance(state, dict) or any(key not in state for key in needed):
+            raise ValueError("not a several-board improvement run's state")
+        try:
+            self.agent.net.load_state_dict(state["model"])
+            self.best_state, self.best_key = state["best"], tuple(state["best_key"]) or None
+            figures = state["best_figures"].items()
+            self.best_figures = {int(k): (float(v[0]), float(v[1]), float(v[2])) for k, v in figures}
+            self.data = {
+                int(k): {o.numpy().tobytes(): (o, int(a)) for o, a in zip(d["observations"], d["labels"], strict=True)}
+                for k, d in state["data"].items()
+            }
+            self.history = [Iteration(**h) for h in state["history"]]
+            self.seconds = float(state["seconds"])
+        except (RuntimeError, TypeError, ValueError, KeyError, AttributeError) as exc:
+            raise ValueError(f"its state does not fit this network ({exc})") from None
+        if "rng" in state:
+            torch.set_rng_state(state["rng"])
+
+
+def validate(agent: WordAgent, configs: dict[int, WordleConfig], games: int) -> dict[int, tuple[float, float, float]]:
+    """The mixture's win rate, mean guesses on wins and mean guesses of all games (a loss as ``max_guesses +
+    1``) on each board count's validation games."""
+    found = {}
+    for k, config in configs.items():
+        answers = training_games(config.vocabulary.num_answers, k, games, stream=VALIDATION_STREAM)
+        played = play(BoardMixture(agent), config, games=answers, device=agent.device, check=False)
+        found[k] = (played.win_rate, played.mean_guesses_wins, played.mean_guesses_all)
+    return found
+
+
+def _key(figures: dict[int, tuple[float, float, float]]) -> tuple[float, float]:
+    """Better networks first: the mean win rate over the board counts, then fewer mean guesses (a loss as
+    ``max_guesses + 1``)."""
+    return (float(np.mean([f[0] for f in figures.values()])), -float(np.mean([f[2] for f in figures.values()])))
+
+
+def iterate(
+    run: Run,
+    configs: dict[int, WordleConfig],
+    iterations: int,
+    options: BoardsOptions,
+    deadline: float = math.inf,
+    log: Any = print,
+    save: Any = None,
+) -> None:
+    """Play, improve, distil until ``run`` has ``iterations`` iterations, then validate once more; the best
+    network (by :func:`_key` on the validation games) is ``run.best_state``. No new iteration starts after
+    ``deadline`` (at least one is done); ``save(run)`` after each."""
+    agent = run.agent
+    start, before, done = time.perf_counter(), run.seconds, len(run.history)
+    while True:
+        it = len(run.history)
+        figures = validate(agent, configs, options.validation)
+        key = _key(figures)
+        if run.best_key is None or key > run.best_key:
+            run.best_key, run.best_figures = key, figures
+            run.best_state = {k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()}
+        said = f"iteration {it}: " + ", ".join(
+            f"{k} boards {100 * w:.2f} % / {m:.4f} ({a:.4f})" for k, (w, m, a) in figures.items()
+        )
+        if it >= iterations or (time.perf_counter() > deadline and len(run.history) > done):
+            log(said)
+            break
+        counts, changes = [], []
+        for k, config in configs.items():
+            games = training_games(config.vocabulary.num_answers, k, options.games, stream=it)
+            found, _ = positions(agent, config, games, options.samples, seed=it * 64 + k)
+            valued = values(agent, config, found, options.top)
+            rows = run.data.setdefault(k, {})
+            changed = 0
+            for position, v in zip(found, valued, strict=True):
+                best = label(v, position.greedy, position.exact)
+                changed += best != position.greedy
+                rows[position.observation.numpy().tobytes()] = (position.observation, best)
+            counts.append(len(found))
+            changes.append(changed)
+        loss = distil(agent, run.tensors(), configs, options.epochs, options.lr, seed=it)
+        if not math.isfinite(loss):
+            raise ValueError(f"the distillation diverged at iteration {it} (loss {loss}); lower --lr ({options.lr:g})")
+        run.seconds = before + time.perf_counter() - start
+        labels = sum(len(rows) for rows in run.data.values())
+        run.history.append(
+            Iteration(
+                it,
+                list(configs),
+                [f[0] for f in figures.values()],
+                [f[1] for f in figures.values()],
+                counts,
+                changes,
+                labels,
+                loss,
+                run.seconds,
+            )
+        )
+        improved = ", ".join(
+            f"{k} boards {c} of {n} improved" for k, n, c in zip(configs, counts, changes, strict=True)
+        )
+        log(f"{said}; {improved}; {labels} labels; loss {loss:.4f}; {run.seconds:.0f} s")
+        if save is not None:
+            save(run)
+    run.seconds = before + time.perf_counter() - start

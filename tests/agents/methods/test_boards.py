@@ -1,0 +1,185 @@
+"""Own-policy rollouts on several boards (issue 44's learned row): tuples, values, labels, learning, command."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from tests.helpers.reference import consistent, feedback_ref, few_letter_words
+from wordle_agents.improve_boards import main
+from wordle_agents.methods.boards import (
+    METHOD,
+    BoardsOptions,
+    Run,
+    _tuples,
+    iterate,
+    label,
+    mixture_log_pi,
+    positions,
+    training_games,
+    validate,
+    values,
+)
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig
+from wordle_agents.rl.networks import BoardMixture
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.patterns import pattern_array
+from wordle_gym.envs.multi import make_vector_env
+from wordle_gym.envs.observation import MultiKnowledgeLayout
+
+
+def _setup(seed: int, boards: int = 2, count: int = 12) -> tuple[A2CAgent, WordleConfig]:
+    words = few_letter_words(random.Random(seed), "abcdefg", 4, count)
+    config = WordleConfig(answers=words, allowed=None, boards=boards)
+    agent = A2CAgent(A2CConfig(hidden=32, seed=seed), 4, "cpu")
+    agent.use_words(words)
+    agent.net.eval()
+    return agent, config
+
+
+def test_training_games__distinct_answers_seeded_and_not_the_standard_set() -> None:
+    from wordle_gym.harness.play import standard_games
+
+    config = WordleConfig(boards=4)
+    games = training_games(config.vocabulary.num_answers, 4, 300, 0)
+    assert games.shape == (300, 4) and all(len(set(g)) == 4 for g in games.tolist())
+    assert torch.equal(games, training_games(config.vocabulary.num_answers, 4, 300, 0))
+    assert not torch.equal(games, training_games(config.vocabulary.num_answers, 4, 300, 1))
+    standard = {tuple(g) for g in standard_games(config).tolist()}
+    assert not standard & {tuple(g) for g in games.tolist()}
+
+
+def test_tuples__every_answer_tuple_the_feedback_allows_and_only_those() -> None:
+    words = few_letter_words(random.Random(3), "abcde", 4, 30)
+    config = WordleConfig(answers=words, allowed=None, boards=2)
+    table = pattern_array(config.vocabulary)
+    rng = np.random.default_rng(0)
+    for prefix, answers in [([0], [3, 7]), ([5, 9], [1, 2]), ([2], [2, 11]), ([4, 6], [20, 25]), ([1], [0, 1])]:
+        seen = [[(words[g], feedback_ref(words[g], words[answer])) for g in prefix] for answer in answers]
+        sets = [
+            [answer] if answer in prefix else [a for a in range(len(words)) if consistent(words[a], history)]
+            for answer, history in zip(answers, seen, strict=True)
+        ]
+        allowed = [list(t) for t in itertools.product(*sets) if t[0] != t[1]]
+        found, exact = _tuples(table, prefix, answers, 1000, rng)
+        assert exact and found[0] == answers and sorted(found) == sorted(allowed)  # every one, the game's own first
+        drawn, exact = _tuples(table, prefix, answers, 3, rng)
+        if len(allowed) > 3:
+            assert not exact and len(drawn) == 3 and drawn[0] == answers and all(t in allowed for t in drawn)
+
+
+def test_mixture_log_pi__the_mixture_boardmixture_plays_as_probabilities() -> None:
+    agent, config = _setup(4)
+    games = training_games(config.vocabulary.num_answers, 2, 20, 0)
+    played = positions(agent, config, games, 8, 0)[1]
+    layout = MultiKnowledgeLayout(4, config.max_guesses, 2)
+    env = played.env
+    for step in played.steps:
+        log_pi = mixture_log_pi(agent, step.observations, layout)
+        on = step.playing
+        assert torch.allclose(log_pi[on].exp().sum(1), torch.ones(int(on.sum())), atol=1e-5)
+        masks = torch.ones((len(log_pi), config.vocabulary.num_allowed), dtype=torch.bool)
+        chosen = BoardMixture(agent).act(step.observations, masks, env)
+        assert torch.equal(log_pi.argmax(1)[on], chosen[on])
+
+
+def _slow(agent: A2CAgent, config: WordleConfig, answers: list[int], forced: list[int]) -> float:
+    """One game the slow way: ``forced`` first, then BoardMixture's act, a turn at a time."""
+    env = make_vector_env(1, config, device="cpu", autoreset_mode="disabled")
+    obs, infos = env.reset(options={"answers": torch.tensor([answers])})
+    total, turn = 0.0, 0
+    while not bool(env.state.done[0]):
+        action = forced[turn] if turn < len(forced) else int(BoardMixture(agent).act(obs, infos["action_mask"], env)[0])
+        obs, reward, _, _, infos = env.step(torch.tensor([action]))
+        total, turn = total + float(reward[0]), turn + 1
+    return total
+
+
+def test_values__each_guess_then_the_network_as_the_harness_plays_them() -> None:
+    agent, config = _setup(5)
+    games = training_games(config.vocabulary.num_answers, 2, 12, 0)
+    found, _ = positions(agent, config, games, 4, 0)
+    valued = values(agent, config, found, 3, chunk=7)  # chunks that split positions
+    assert len(valued) == len(found) > 5
+    for position, v in list(zip(found, valued, strict=True))[:8]:
+        assert position.greedy in v and len(v) == 3
+        for guess, earned in v.items():
+            assert len(earned) == len(position.tuples)
+            for answers, reward in zip(position.tuples, earned, strict=True):
+                assert reward == _slow(agent, config, answers, [*position.prefix, guess])
+
+
+def test_label__exact_values_take_any_gain_drawn_ones_a_significant_one() -> None:
+    own, other = 1, 2
+    small = {own: np.array([-5.0, -5.0, -5.0, -5.0]), other: np.array([-4.0, -5.0, -5.0, -5.0])}
+    assert label(small, own, exact=True) == other
+    assert label(small, own, exact=False) == own  # one tuple of four: not significant
+    clear = {own: np.array([-6.0] * 8), other: np.array([-5.0] * 7 + [-5.5])}
+    assert label(clear, own, exact=False) == other
+    tie = {own: np.array([-5.0, -4.0]), other: np.array([-4.0, -5.0])}
+    assert label(tie, own, exact=True) == own
+
+
+def test_iterate__a_fresh_network_learns_two_and_three_boards_from_its_own_rollouts() -> None:
+    """A network taught one board by its own rollouts plays two and three boards as a mixture; trying every
+    guess at every position on every tuple allowed, it learns to finish them in fewer guesses."""
+    from wordle_agents.methods import improve
+
+    torch.manual_seed(0)
+    agent, one = _setup(7, count=10)
+    one_board = WordleConfig(answers=one.answers, allowed=None)
+    improve.iterate(improve.Run(agent), one_board, 3, improve.ImproveOptions(top=10, epochs=100, lr=3e-3), log=print)
+    configs = {k: _setup(7, boards=k, count=10)[1] for k in (2, 3)}
+    run = Run(agent)
+    lines: list[str] = []
+    saved: list[int] = []
+    options = BoardsOptions(games=40, top=10, samples=200, epochs=60, lr=3e-3, validation=200)
+    before = validate(agent, configs, 200)
+    iterate(run, configs, 3, options, log=lines.append, save=lambda r: saved.append(len(r.history)))
+    after = run.best_figures
+    assert saved == [1, 2, 3] and lines[-1].startswith("iteration 3: 2 boards")
+    for k in (2, 3):
+        assert after[k][0] >= before[k][0]
+        assert after[k][2] <= before[k][2] - 0.3, (k, before, after)  # mean guesses, a loss as K + 6
+    assert sum(sum(h.changed) for h in run.history) > 0 and run.history[-1].labels >= run.history[0].labels
+
+
+def test_command__writes_float16_weights_resumes_and_refuses_bad_options(tmp_path, capsys) -> None:
+    words = few_letter_words(random.Random(6), "abcdefg", 4, 12)
+    (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
+    init = tmp_path / "init.pt"
+    A2CAgent(A2CConfig(hidden=16), 4, "cpu").save(init)
+    out, run_dir = tmp_path / "boards.pt", tmp_path / "run"
+    args = ["--init", str(init), "--out", str(out), "--run-dir", str(run_dir), "--boards", "2"]
+    args += ["--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt")]
+    args += ["--games", "6", "--top", "3", "--samples", "4", "--epochs", "2", "--validation", "20"]
+    assert main([*args, "--iterations", "1"]) == 0
+    assert main([*args, "--iterations", "2"]) == 0
+    said = capsys.readouterr().out
+    assert "resuming" in said and "1 iterations done" in said and "on 20 validation games, 2 boards" in said
+    data = torch.load(out, weights_only=True)
+    assert data["teacher"] is None and data["method"] == f"reward only, then {METHOD} (2 boards)"
+    assert data["model"]["trunk.0.weight"].dtype == torch.float16 and len(data["boards_training"]["history"]) == 2
+    agent = A2CAgent.load(out)
+    config = WordleConfig(answers=words, allowed=None, boards=2)
+    win, mean, _ = validate(agent, {2: config}, 20)[2]
+    assert (win, mean) == (
+        data["figures"]["boards2_win_rate"],
+        pytest.approx(data["figures"]["boards2_mean_guesses"], nan_ok=True),
+    )
+    assert main([*args, "--iterations", "3", "--reward", "seed000"]) == 2
+    err = capsys.readouterr().err
+    assert "other settings (reward)" in err and err.count("\n") == 1
+    bad_options = [
+        (["--boards", "1"], "boards must be"),
+        (["--boards", "2,2"], "boards must"),
+        (["--samples", "0"], "samples"),
+    ]
+    for bad, said in bad_options:
+        assert main([*args, *bad]) == 2
+        err = capsys.readouterr().err
+        assert said in err and err.count("\n") == 1
