@@ -7,5 +7,7 @@ the best proven), ``oracle`` (``V*``, ``Q*`` and the regret of any decision, on 
 ``boards_bound`` (a proven lower bound on the multi-board optimum) and ``baselines`` (random play).
 
 May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_agents.common,
-wordle_agents.solvers; numpy, torch, numba, tqdm.
+wordle_agents.solvers; numpy, torch, numba, tqdm, ray.
+
+(Ray is optional: only the every-opener Dordle bound's ``--ray`` imports it.)
 """

@@ -2,7 +2,8 @@
 
     python -m wordle_agents.solvers.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--json FILE]
     python -m wordle_agents.solvers.boards_bound --opener salet [--json FILE]   # Dordle from one opener
-    python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M] [--refine-below B]
+    python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M] [--refine-below B] \\
+        [--ray]   # every Dordle policy; --ray: the openers as Ray tasks (RAY_ADDRESS's cluster, or a local one)
 
 The game: K boards with K distinct answers drawn uniformly from the N answers, every guess applied to every
 board not yet solved, ``L`` guesses (K + 5 by default); a game counts the guess that solves its last board,
@@ -60,6 +61,8 @@ import json
 import math
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -211,6 +214,7 @@ def dordle_openers(
     max_minutes: float | None = None,
     openers: list[str] | None = None,
     refine_below: float | None = None,
+    use_ray: bool = False,
 ) -> dict[str, Any]:
     """The bound on every two-board policy, whatever its opener: the least over the allowed first guesses of
     ``5 - p2 - p3 - p4``, with ``p4`` bounded from the class counts alone (``count_bounds`` of the kernel,
@@ -219,9 +223,8 @@ def dordle_openers(
     stops it after the opener it is on (``finished`` false). ``openers``: only these first guesses (a sample;
     its least bound bounds only the policies opening with one of them). ``refine_below``: then, for each
     opener whose bound is below it, ``p4`` bounded from the class sizes instead (a class pair finishes at most
-    ``max(s, t)`` pairs: tighter, seconds an opener)."""
-    from wordle_agents.solvers import _pair_kernel as kernel  # numba: only here
-
+    ``max(s, t)`` pairs: tighter, seconds an opener). ``use_ray``: the openers run as Ray tasks, on the
+    cluster at ``RAY_ADDRESS`` or else a local Ray instance (:func:`bound_openers`; the same counts)."""
     _check_two(vocab)
     words = list(vocab.allowed) if openers is None else [w.strip().lower() for w in openers]
     unknown = [w for w in words if w not in vocab.allowed_index]
@@ -239,8 +242,6 @@ def dordle_openers(
         refined = set(data.get("refined", []))
     elif save is not None:
         check_writable(save)
-    tables = _tables(vocab)
-    table, _, answer_of = tables
     deadline = time.monotonic() + 60 * max_minutes if max_minutes else math.inf
     written = time.monotonic()
 
@@ -273,23 +274,83 @@ def dordle_openers(
             written = time.monotonic()
 
     todo = [w for w in words if w not in counts]
-    for word in tqdm(todo, desc="Dordle openers", unit="opener", disable=not progress):
-        order, starts, guess_cell, cell_solved = _cells(table, answer_of, vocab.allowed_index[word])
-        nclass = kernel.class_counts(table, answer_of, order, starts, num_patterns(vocab.length))
-        by3, by4 = kernel.count_bounds(starts, guess_cell, cell_solved, nclass)
-        counts[word] = [_finished_by_two(starts, cell_solved), int(by3), int(by4)]
-        checkpoint()
-        if time.monotonic() > deadline:  # one opener at least
-            checkpoint(force=True)
-            return result()
-    for word in tqdm(below(), desc="Dordle openers, refined", unit="opener", disable=not progress):
-        counts[word][2] = _pair_search(tables, vocab.allowed_index[word], vocab.length, False, None)[3]
-        refined.add(word)
-        checkpoint()
-        if time.monotonic() > deadline:
-            break
+    with closing(_each(vocab, todo, False, use_ray)) as found:
+        for word, count in tqdm(found, desc="Dordle openers", unit="opener", total=len(todo), disable=not progress):
+            counts[word] = count
+            checkpoint()
+            if time.monotonic() > deadline:  # one opener at least
+                checkpoint(force=True)
+                return result()
+    refine = below()
+    with closing(_each(vocab, refine, True, use_ray)) as found:
+        bar = tqdm(found, desc="Dordle openers, refined", unit="opener", total=len(refine), disable=not progress)
+        for word, by4 in bar:
+            counts[word][2] = by4
+            refined.add(word)
+            checkpoint()
+            if time.monotonic() > deadline:
+                break
     checkpoint(force=True)
     return result()
+
+
+def _opener_counts(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int) -> list[int]:
+    """One opener's ``[by2, by3, by4]``, ``by4`` bounded from the class counts alone (well under a second)."""
+    from wordle_agents.solvers import _pair_kernel as kernel  # numba: only here
+
+    table, _, answer_of = tables
+    order, starts, guess_cell, cell_solved = _cells(table, answer_of, first)
+    nclass = kernel.class_counts(table, answer_of, order, starts, num_patterns(length))
+    by3, by4 = kernel.count_bounds(starts, guess_cell, cell_solved, nclass)
+    return [_finished_by_two(starts, cell_solved), int(by3), int(by4)]
+
+
+def _opener_refined(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int) -> int:
+    """One opener's ``by4`` bounded from the class sizes (tighter; seconds)."""
+    return _pair_search(tables, first, length, False, None)[3]
+
+
+def bound_openers(lists: tuple[list[str], list[str]], words: list[str], refine: bool) -> dict[str, Any]:
+    """The work of one Ray task: each opener's counts (``refine``: its refined ``by4``) for the lists
+    ``(answers, allowed)``, on one thread (Ray gives a task one CPU)."""
+    import numba
+
+    numba.set_num_threads(1)
+    vocab = Vocabulary(lists[0], lists[1])
+    tables, count = _tables(vocab), _opener_refined if refine else _opener_counts
+    return {w: count(tables, vocab.length, vocab.allowed_index[w]) for w in words}
+
+
+RAY_CHUNK = {False: 64, True: 2}
+"""Openers in one Ray task: the count pass takes 0.1-0.3 s an opener, the refinement seconds."""
+
+
+def _each(vocab: Vocabulary, words: list[str], refine: bool, use_ray: bool) -> Iterator[tuple[str, Any]]:
+    """``(opener, its counts)`` (``refine``: its refined ``by4``) for each of ``words``: here, one at a time,
+    or from Ray tasks (:func:`bound_openers`) as they finish, on the cluster at ``RAY_ADDRESS`` or else a local
+    Ray instance. Closing the iterator cancels the tasks not finished."""
+    if not words:
+        return
+    if not use_ray:
+        tables, count = _tables(vocab), _opener_refined if refine else _opener_counts
+        for word in words:
+            yield word, count(tables, vocab.length, vocab.allowed_index[word])
+        return
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(log_to_driver=False, include_dashboard=False)
+    task = ray.remote(num_cpus=1)(bound_openers)
+    lists = ray.put((list(vocab.answers), list(vocab.allowed)))
+    chunk = RAY_CHUNK[refine]
+    pending = [task.remote(lists, words[i : i + chunk], refine) for i in range(0, len(words), chunk)]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            yield from ray.get(done[0]).items()
+    finally:
+        for ref in pending:
+            ray.cancel(ref)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -310,6 +371,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--answers", default="answers", help="with --opener or --all-openers: the answer list")
     parser.add_argument("--allowed", default="allowed", help="with --opener or --all-openers: the allowed list")
+    parser.add_argument(
+        "--ray",
+        action="store_true",
+        help="with --all-openers: the openers as Ray tasks, on the cluster at RAY_ADDRESS or a local Ray instance",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
     if args.opener is not None or args.all_openers:
@@ -344,8 +410,17 @@ def _dordle(args: argparse.Namespace, progress: bool) -> int:
         if args.max_minutes is not None and not (math.isfinite(args.max_minutes) and args.max_minutes > 0):
             raise ValueError(f"--max-minutes must be a number of minutes > 0; got {args.max_minutes}")
         vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
+        if args.ray and not args.all_openers:
+            raise ValueError("--ray runs the openers of --all-openers; --opener searches one opener here")
         if args.all_openers:
-            row = dordle_openers(vocab, args.save, progress, args.max_minutes, refine_below=args.refine_below)
+            if args.ray:
+                try:
+                    import ray  # noqa: F401
+                except ImportError:
+                    raise ValueError("--ray needs Ray: pip install ray") from None
+            row = dordle_openers(
+                vocab, args.save, progress, args.max_minutes, refine_below=args.refine_below, use_ray=args.ray
+            )
         else:
             row = dordle_finish(vocab, args.opener, progress=progress)
         if args.json:

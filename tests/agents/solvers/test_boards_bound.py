@@ -265,6 +265,17 @@ def test_command__bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert "the opener must be an allowed word; got 'xyzzq'" in capsys.readouterr().err
     assert main(["--opener", "salet", "--answers", str(tmp_path / "none.txt")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+    assert main(["--opener", "salet", "--ray"]) == 2
+    assert "--ray runs the openers of --all-openers" in capsys.readouterr().err
+
+
+def test_command__ray_without_ray_installed_is_one_line(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as where Ray is not installed: importing it fails
+    assert main(["--all-openers", "--ray", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "--ray needs Ray: pip install ray" in err and err.count("\n") == 1
     with pytest.raises(ValueError, match="an unsolved board may count only"):
         lower_bound(100, 30, 6, 2, 6)  # with no guess more than one board's game, the bound does not apply
 
