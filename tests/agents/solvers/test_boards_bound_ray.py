@@ -15,9 +15,12 @@ from wordle_gym.core.words import Vocabulary
 @pytest.fixture(scope="module")
 def ray():
     ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    started = not ray.is_initialized()  # another test of the session may have started one
+    if started:
+        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     yield ray
-    ray.shutdown()
+    if started:
+        ray.shutdown()
 
 
 def _lists() -> Vocabulary:
