@@ -62,7 +62,6 @@ import math
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -274,22 +273,21 @@ def dordle_openers(
             written = time.monotonic()
 
     todo = [w for w in words if w not in counts]
-    with closing(_each(vocab, todo, False, use_ray)) as found:
-        for word, count in tqdm(found, desc="Dordle openers", unit="opener", total=len(todo), disable=not progress):
-            counts[word] = count
-            checkpoint()
-            if time.monotonic() > deadline:  # one opener at least
-                checkpoint(force=True)
-                return result()
+    bar = tqdm(_each(vocab, todo, False, use_ray, deadline), "Dordle openers", len(todo), disable=not progress)
+    for word, count in bar:
+        counts[word] = count
+        checkpoint()
+    if any(w not in counts for w in todo):  # stopped by the time limit
+        checkpoint(force=True)
+        return result()
     refine = below()
-    with closing(_each(vocab, refine, True, use_ray)) as found:
-        bar = tqdm(found, desc="Dordle openers, refined", unit="opener", total=len(refine), disable=not progress)
-        for word, by4 in bar:
-            counts[word][2] = by4
-            refined.add(word)
-            checkpoint()
-            if time.monotonic() > deadline:
-                break
+    bar = tqdm(
+        _each(vocab, refine, True, use_ray, deadline), "Dordle openers, refined", len(refine), disable=not progress
+    )
+    for word, by4 in bar:
+        counts[word][2] = by4
+        refined.add(word)
+        checkpoint()
     checkpoint(force=True)
     return result()
 
@@ -325,16 +323,22 @@ RAY_CHUNK = {False: 64, True: 2}
 """Openers in one Ray task: the count pass takes 0.1-0.3 s an opener, the refinement seconds."""
 
 
-def _each(vocab: Vocabulary, words: list[str], refine: bool, use_ray: bool) -> Iterator[tuple[str, Any]]:
+def _each(
+    vocab: Vocabulary, words: list[str], refine: bool, use_ray: bool, deadline: float = math.inf
+) -> Iterator[tuple[str, Any]]:
     """``(opener, its counts)`` (``refine``: its refined ``by4``) for each of ``words``: here, one at a time,
     or from Ray tasks (:func:`bound_openers`) as they finish, on the cluster at ``RAY_ADDRESS`` or else a local
-    Ray instance. Closing the iterator cancels the tasks not finished."""
+    Ray instance, two tasks a CPU at a time. None is started after ``deadline`` (a ``time.monotonic()``; one
+    opener here at least), and the tasks started then are still waited for (Ray 2.60 aborts the driver when a
+    task is cancelled as it ends, so none is)."""
     if not words:
         return
     if not use_ray:
         tables, count = _tables(vocab), _opener_refined if refine else _opener_counts
         for word in words:
             yield word, count(tables, vocab.length, vocab.allowed_index[word])
+            if time.monotonic() > deadline:
+                return
         return
     import ray
 
@@ -343,14 +347,16 @@ def _each(vocab: Vocabulary, words: list[str], refine: bool, use_ray: bool) -> I
     task = ray.remote(num_cpus=1)(bound_openers)
     lists = ray.put((list(vocab.answers), list(vocab.allowed)))
     chunk = RAY_CHUNK[refine]
-    pending = [task.remote(lists, words[i : i + chunk], refine) for i in range(0, len(words), chunk)]
-    try:
-        while pending:
-            done, pending = ray.wait(pending, num_returns=1)
-            yield from ray.get(done[0]).items()
-    finally:
-        for ref in pending:
-            ray.cancel(ref)
+    chunks = [words[i : i + chunk] for i in range(0, len(words), chunk)]
+    window = 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
+    pending: list[Any] = []
+    while chunks or pending:
+        while chunks and len(pending) < window and (time.monotonic() <= deadline or not pending):
+            pending.append(task.remote(lists, chunks.pop(0), refine))
+        if time.monotonic() > deadline:
+            chunks = []
+        done, pending = ray.wait(pending, num_returns=1)
+        yield from ray.get(done[0]).items()
 
 
 def main(argv: list[str] | None = None) -> int:
