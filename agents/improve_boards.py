@@ -143,7 +143,7 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
     init = agent.checkpoint
     vocabulary = next(iter(configs.values())).vocabulary
     real = args.answers == "answers" and args.allowed == "allowed"
-    before = getattr(init, "method", None) or "reward only"
+    before = getattr(init, "method", None)
     data = network_checkpoint(
         agent,
         vocabulary,
@@ -152,7 +152,9 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
         figures={},
         training_s=run.seconds + float(getattr(init, "training_s", None) or 0.0),
         teacher=getattr(init, "teacher", None),
-        method=f"{before}, then {METHOD} ({', '.join(str(k) for k in configs)} boards)",
+        method=", then ".join(
+            [*([before] if before else []), f"{METHOD} ({', '.join(str(k) for k in configs)} boards)"]
+        ),
         method_reward=args.reward,
         boards_training={
             "boards": list(configs),

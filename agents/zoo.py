@@ -101,9 +101,16 @@ def _rows(*files: tuple[str, str], section: str | None = None) -> tuple[BenchRun
     )
 
 
-def _mixture(checkpoint: str | None = None, device: Any = "cpu") -> BoardMixture:
-    """The one-board network of ``a2c_full.pt`` (or of ``checkpoint``: any A2C or DQN one) on any board count."""
-    return BoardMixture(load_network(checkpoint or shipped_dir() / "a2c_full.pt", device))
+def _mixture(default: str) -> Callable[..., BoardMixture]:
+    """The factory of a shipped one-board network played on any board count (:class:`BoardMixture`)."""
+
+    def build(checkpoint: str | None = None, device: Any = "cpu") -> BoardMixture:
+        return BoardMixture(load_network(checkpoint or shipped_dir() / default, device))
+
+    build.__doc__ = (
+        f"The one-board network of ``{default}`` (or of ``checkpoint``: any A2C or DQN one) on any board count."
+    )
+    return build
 
 
 def _by_mode(normal: str, hard: str, name: str | None = None) -> Callable[..., Any]:
@@ -182,7 +189,7 @@ AGENTS: dict[str, Agent] = {
         ),
         Agent(
             "a2c-boards",
-            _mixture,
+            _mixture("a2c_full.pt"),
             "the a2c network on several boards: each guess the likeliest word of the mixture of the unsolved "
             "boards' policies (trained on one board only): Dordle 80.80 % / 5.6590, Quordle 41.60 % (500 games)",
             _mixture_rows("A2C `a2c_full.pt`"),

@@ -47,8 +47,9 @@ class BoardMixture:
     board is shown to the network as the one-board game it would be alone (:func:`one_board_observations`), its
     word scores give a softmax over the words, and each guess is the likeliest word of the unsolved boards'
     softmaxes mixed with equal weights. (A DQN's softmax is over its action values: a dueling network's state
-    value and mean advantage cancel in it.) No multi-board update: what it learned, it learned on one board.
-    On one board it plays as the network does."""
+    value and mean advantage cancel in it.) It has no update of its own: the network learned on one board, or
+    on several through this mixture (:mod:`wordle_agents.methods.boards`). On one board it plays as the network
+    does."""
 
     def __init__(self, agent: WordAgent, block: int = 256) -> None:
         if agent.boards != 1:
@@ -63,8 +64,8 @@ class BoardMixture:
     @property
     def provenance(self) -> dict[str, Any]:
         found = dict(self.agent.provenance)
-        if found.get("learned_from"):
-            found["learned_from"] += " (on one board)"
+        if found.get("learned_from") and "on several boards" not in found["learned_from"]:
+            found["learned_from"] += " (on one board)"  # not taught several boards (methods.boards)
         return found
 
     @torch.no_grad()

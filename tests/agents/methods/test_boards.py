@@ -162,9 +162,11 @@ def test_command__writes_float16_weights_resumes_and_refuses_bad_options(tmp_pat
     said = capsys.readouterr().out
     assert "resuming" in said and "1 iterations done" in said and "on 20 validation games, 2 boards" in said
     data = torch.load(out, weights_only=True)
-    assert data["teacher"] is None and data["method"] == f"reward only, then {METHOD} (2 boards)"
+    assert data["teacher"] is None and data["method"] == f"{METHOD} (2 boards)"
     assert data["model"]["trunk.0.weight"].dtype == torch.float16 and len(data["boards_training"]["history"]) == 2
     agent = A2CAgent.load(out)
+    learned = BoardMixture(agent).provenance["learned_from"]  # a bench row's "learned from"
+    assert learned.endswith(f"then {METHOD} (2 boards) on reward 'default'"), learned  # not "(on one board)"
     config = WordleConfig(answers=words, allowed=None, boards=2)
     win, mean, _ = validate(agent, {2: config}, 20)[2]
     assert (win, mean) == (
