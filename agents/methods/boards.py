@@ -21,6 +21,8 @@ plays for one board at a time, and believes a game has six guesses). Each iterat
    turn it rarely reached alone, can replay a guess that its feedback has ruled out.
 3. **Distil.** The network is trained on every label so far (the latest at each observation): the
    cross-entropy of the label under the mixture, so the label becomes the likeliest word of the mixture.
+   ``--anchors N`` adds the positions of N more greedy games a board count, labelled with the network's own
+   guess: a few hundred games' labels say nothing of the rest of the game, which the network should keep.
 
 Reward only: the rollouts are the network's own games, scored by the env's reward; no solver, no teacher, no
 hand rule. The best network (by wins on fixed validation games of each board count, drawn with another
@@ -51,6 +53,8 @@ TRAINING_SEED = 20261127
 """The seed of the training and validation games (the standard evaluation sets use another)."""
 VALIDATION_STREAM = 2**31
 """The validation games' stream of that seed (iteration ``i``'s training games are stream ``i``)."""
+ANCHOR_STREAM = 2**30
+"""Iteration ``i``'s anchor games are stream ``ANCHOR_STREAM + i``."""
 
 
 @dataclass(frozen=True)
@@ -69,8 +73,13 @@ class BoardsOptions:
     """Adam learning rate of the distillation."""
     validation: int = 1000
     """Validation games per board count (the same every iteration): the best network is chosen on them."""
+    anchors: int = 0
+    """More games a board count each iteration whose positions are labelled with the network's own guess (no
+    rollouts): they hold its play where the rollouts' few games say nothing (a label there wins over them)."""
 
     def __post_init__(self) -> None:
+        if isinstance(self.anchors, bool) or not isinstance(self.anchors, int) or self.anchors < 0:
+            raise ValueError(f"anchors must be an integer >= 0; got {self.anchors!r}")
         for name in ("games", "top", "samples", "epochs", "validation"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -296,12 +305,16 @@ class Run:
         self.best_figures: dict[int, tuple[float, float, float]] = {}
         self.seconds = 0.0
 
-    def tensors(self) -> dict[int, tuple[torch.Tensor, torch.Tensor]]:
-        return {
-            k: (torch.stack([r for r, _ in rows.values()]), torch.tensor([a for _, a in rows.values()]))
-            for k, rows in self.data.items()
-            if rows
-        }
+    def tensors(
+        self, anchors: dict[int, dict[bytes, tuple[torch.Tensor, int]]] | None = None
+    ) -> dict[int, tuple[torch.Tensor, torch.Tensor]]:
+        """Each board count's labelled observations and labels; ``anchors`` add positions no label holds."""
+        found = {}
+        for k in sorted({*self.data, *(anchors or {})}):
+            rows = {**(anchors or {}).get(k, {}), **self.data.get(k, {})}
+            if rows:
+                found[k] = (torch.stack([r for r, _ in rows.values()]), torch.tensor([a for _, a in rows.values()]))
+        return found
 
     def state_dict(self) -> dict[str, Any]:
         return {
@@ -334,6 +347,23 @@ class Run:
             raise ValueError(f"its state does not fit this network ({exc})") from None
         if "rng" in state:
             torch.set_rng_state(state["rng"])
+
+
+@torch.no_grad()
+def own_guesses(
+    agent: WordAgent, config: WordleConfig, games: int, stream: int
+) -> dict[bytes, tuple[torch.Tensor, int]]:
+    """The network's own guess at every position after the first of ``games`` greedy games (by observation)."""
+    if not games:
+        return {}
+    answers = training_games(config.vocabulary.num_answers, config.boards, games, stream)
+    played = play(BoardMixture(agent), config, games=answers, device=agent.device, check=False, record=True)
+    found = {}
+    for step in played.steps[1:]:
+        rows, actions = step.observations.cpu(), step.actions.cpu()
+        for g in step.playing.cpu().nonzero().flatten().tolist():
+            found[rows[g].numpy().tobytes()] = (rows[g], int(actions[g]))
+    return found
 
 
 def validate(agent: WordAgent, configs: dict[int, WordleConfig], games: int) -> dict[int, tuple[float, float, float]]:
@@ -393,7 +423,10 @@ def iterate(
                 rows[position.observation.numpy().tobytes()] = (position.observation, best)
             counts.append(len(found))
             changes.append(changed)
-        loss = distil(agent, run.tensors(), configs, options.epochs, options.lr, seed=it)
+        anchors = {
+            k: own_guesses(agent, config, options.anchors, stream=ANCHOR_STREAM + it) for k, config in configs.items()
+        }
+        loss = distil(agent, run.tensors(anchors), configs, options.epochs, options.lr, seed=it)
         if not math.isfinite(loss):
             raise ValueError(f"the distillation diverged at iteration {it} (loss {loss}); lower --lr ({options.lr:g})")
         run.seconds = before + time.perf_counter() - start

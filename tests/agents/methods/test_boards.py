@@ -185,3 +185,20 @@ def test_command__writes_float16_weights_resumes_and_refuses_bad_options(tmp_pat
         assert main([*args, *bad]) == 2
         err = capsys.readouterr().err
         assert said in err and err.count("\n") == 1
+
+
+def test_anchors__the_networks_own_guesses_where_no_rollout_label_is() -> None:
+    from wordle_agents.methods.boards import own_guesses
+
+    agent, config = _setup(8)
+    found = own_guesses(agent, config, 30, stream=5)
+    assert len(found) > 10
+    layout = MultiKnowledgeLayout(4, config.max_guesses, 2)
+    rows = torch.stack([row for row, _ in found.values()])
+    assert mixture_log_pi(agent, rows, layout).argmax(1).tolist() == [a for _, a in found.values()]
+    run = Run(agent)
+    (key, (row, own)), (other, (row2, own2)) = list(found.items())[:2]
+    run.data = {2: {key: (row, own + 1)}}  # a rollout label wins over the anchor at its observation
+    observations, labels = run.tensors({2: {key: (row, own), other: (row2, own2)}})[2]
+    assert sorted(labels.tolist()) == sorted([own + 1, own2]) and len(observations) == 2
+    assert own_guesses(agent, config, 0, stream=5) == {}
