@@ -24,7 +24,7 @@ import torch
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint, read_checkpoint
 from wordle_agents.common.training import machine
 from wordle_agents.improve import _fingerprint, _machines, resume
-from wordle_agents.methods.boards import METHOD, BoardsOptions, Run, iterate, validate
+from wordle_agents.methods.boards import BoardsOptions, Run, iterate, method, validate
 from wordle_agents.rl.networks import load_network
 from wordle_gym.core.commandline import OneLineParser, add_options, options_from
 from wordle_gym.core.config import MAX_BOARDS, WordleConfig
@@ -152,9 +152,7 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
         figures={},
         training_s=run.seconds + float(getattr(init, "training_s", None) or 0.0),
         teacher=getattr(init, "teacher", None),
-        method=", then ".join(
-            [*([before] if before else []), f"{METHOD} ({', '.join(str(k) for k in configs)} boards)"]
-        ),
+        method=", then ".join([*([before] if before else []), method(run.history, list(configs))]),
         method_reward=args.reward,
         boards_training={
             "boards": list(configs),

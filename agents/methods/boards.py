@@ -10,7 +10,8 @@ plays for one board at a time, and believes a game has six guesses). Each iterat
 1. **Play.** The network plays ``--games`` fresh training games (K-tuples of distinct answers drawn with a
    training seed; never the standard evaluation set), and every turn after the first of every game still on
    is a position.
-2. **Improve.** At each position, each of the network's ``--top`` likeliest guesses is played, then the game
+2. **Improve.** At each position, each of the network's ``--top`` likeliest guesses (and with ``--possible
+   P`` every answer still possible on a board with at most P left) is played, then the game
    is finished by the network's own greedy play, on answer tuples the position allows: the game's own, and
    ``--samples`` - 1 more, each board's answer drawn uniformly from the answers its feedback allows (given the
    guesses so far, every tuple of distinct answers they allow is equally likely); every tuple when there are
@@ -49,6 +50,7 @@ from wordle_gym.envs.observation import MultiKnowledgeLayout
 from wordle_gym.harness.play import Played, play
 
 METHOD = "own-policy rollouts on several boards"
+POSSIBLE = "; guesses also from the answers left on a board"
 TRAINING_SEED = 20261127
 """The seed of the training and validation games (the standard evaluation sets use another)."""
 VALIDATION_STREAM = 2**31
@@ -73,6 +75,9 @@ class BoardsOptions:
     """Adam learning rate of the distillation."""
     validation: int = 1000
     """Validation games per board count (the same every iteration): the best network is chosen on them."""
+    possible: int = 0
+    """Also try, at each position, every answer still possible on an unsolved board that has at most this many
+    left (the network's likeliest guesses may hold none of them: it can replay a guess ruled out)."""
     anchors: int = 0
     """More games a board count each iteration whose positions are labelled with the network's own guess (no
     rollouts): they hold its play where the rollouts' few games say nothing (a label there wins over them)."""
@@ -80,6 +85,8 @@ class BoardsOptions:
     def __post_init__(self) -> None:
         if isinstance(self.anchors, bool) or not isinstance(self.anchors, int) or self.anchors < 0:
             raise ValueError(f"anchors must be an integer >= 0; got {self.anchors!r}")
+        if isinstance(self.possible, bool) or not isinstance(self.possible, int) or self.possible < 0:
+            raise ValueError(f"possible must be an integer >= 0; got {self.possible!r}")
         for name in ("games", "top", "samples", "epochs", "validation"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -131,21 +138,20 @@ class Position:
     greedy: int
     tuples: list[list[int]]
     exact: bool  # the tuples are every one the position allows (else drawn)
+    possible: list[int]  # guesses also tried: the answers left on boards of few (``BoardsOptions.possible``)
 
 
-def _tuples(
-    table: np.ndarray, prefix: list[int], answers: list[int], samples: int, rng: Any
-) -> tuple[list[list[int]], bool]:
-    """The answer tuples a position is valued on: the game's own first, then ``samples`` - 1 drawn (each unsolved
-    board's answer uniform among those its feedback allows, tuples of distinct answers), or every allowed tuple
-    when there are no more than ``samples`` (then True: exact)."""
+def _sets(table: np.ndarray, prefix: list[int], answers: list[int]) -> list[np.ndarray]:
+    """Each board's answers that the feedback of ``prefix`` allows (a solved board's: its answer alone, the only
+    one its winning guess shows all green)."""
     rows = table[prefix]  # (t, answers)
-    sets = []
-    for answer in answers:
-        if answer in prefix:
-            sets.append(np.array([answer]))
-        else:
-            sets.append(np.flatnonzero((rows == rows[:, answer : answer + 1]).all(0)))
+    return [np.flatnonzero((rows == rows[:, answer : answer + 1]).all(0)) for answer in answers]
+
+
+def _tuples(sets: list[np.ndarray], answers: list[int], samples: int, rng: Any) -> tuple[list[list[int]], bool]:
+    """The answer tuples a position is valued on: the game's own first, then ``samples`` - 1 drawn (each board's
+    answer uniform among ``sets``, its answers allowed, tuples of distinct answers), or every allowed tuple when
+    there are no more than ``samples`` (then True: exact)."""
     total = math.prod(len(s) for s in sets)
     if total <= samples:
         every = np.stack(np.meshgrid(*sets, indexing="ij"), -1).reshape(-1, len(sets))
@@ -164,13 +170,16 @@ def _tuples(
 
 @torch.no_grad()
 def positions(
-    agent: WordAgent, config: WordleConfig, games: torch.Tensor, samples: int, seed: int
+    agent: WordAgent, config: WordleConfig, games: torch.Tensor, samples: int, seed: int, possible: int = 0
 ) -> tuple[list[Position], Played]:
     """The positions of the network's greedy games on ``games`` (every turn after the first of a game still
-    on), each with the tuples it is valued on, and the games."""
+    on), each with the tuples it is valued on and, as guesses to try, the answers still possible on each
+    unsolved board that has at most ``possible`` left; and the games."""
     mixture = BoardMixture(agent)
     played = play(mixture, config, games=games, device=agent.device, check=False, record=True)
-    table = pattern_array(config.vocabulary)
+    vocabulary = config.vocabulary
+    table = pattern_array(vocabulary)
+    as_guess = [vocabulary.allowed_index[w] for w in vocabulary.answers]
     rng = np.random.default_rng([TRAINING_SEED, seed])
     actions, found = played.actions.cpu(), []
     for turn, step in enumerate(played.steps):
@@ -178,8 +187,11 @@ def positions(
             continue
         for g in step.playing.cpu().nonzero().flatten().tolist():
             prefix, answers = actions[g, :turn].tolist(), games[g].tolist()
-            tuples, exact = _tuples(table, prefix, answers, samples, rng)
-            found.append(Position(prefix, step.observations[g].cpu(), answers, int(step.actions[g]), tuples, exact))
+            sets = _sets(table, prefix, answers)
+            tuples, exact = _tuples(sets, answers, samples, rng)
+            few = [as_guess[a] for s in sets if len(s) <= possible for a in s if as_guess[a] not in prefix]
+            row = step.observations[g].cpu()
+            found.append(Position(prefix, row, answers, int(step.actions[g]), tuples, exact, few))
     return found, played
 
 
@@ -202,6 +214,7 @@ def values(
     for index, (position, guesses) in enumerate(zip(found, candidates, strict=True)):
         if position.greedy not in guesses:
             guesses[-1] = position.greedy
+        guesses += [g for g in dict.fromkeys(position.possible) if g not in guesses]
         for guess in guesses:
             prefix = position.prefix + [guess] + [0] * (width - len(position.prefix) - 1)
             for answers in position.tuples:
@@ -290,6 +303,8 @@ class Iteration:
     labels: int
     loss: float
     seconds: float
+    possible: int = 0  # the answers left tried where a board had at most this many
+    anchors: int = 0  # games of the network's own guesses among the labels
 
 
 class Run:
@@ -366,6 +381,13 @@ def own_guesses(
     return found
 
 
+def method(history: list[Iteration], boards: list[int]) -> str:
+    """What a run learned from, for its checkpoint's ``method``: :data:`METHOD` on its board counts, and the
+    guesses the rules proposed (the answers left on a board), where a run tried them."""
+    counts = ", ".join(str(k) for k in boards)
+    return f"{METHOD} ({counts} boards{POSSIBLE if any(h.possible for h in history) else ''})"
+
+
 def validate(agent: WordAgent, configs: dict[int, WordleConfig], games: int) -> dict[int, tuple[float, float, float]]:
     """The mixture's win rate, mean guesses on wins and mean guesses of all games (a loss as ``max_guesses +
     1``) on each board count's validation games."""
@@ -413,7 +435,7 @@ def iterate(
         counts, changes = [], []
         for k, config in configs.items():
             games = training_games(config.vocabulary.num_answers, k, options.games, stream=it)
-            found, _ = positions(agent, config, games, options.samples, seed=it * 64 + k)
+            found, _ = positions(agent, config, games, options.samples, it * 64 + k, options.possible)
             valued = values(agent, config, found, options.top)
             rows = run.data.setdefault(k, {})
             changed = 0
@@ -442,6 +464,8 @@ def iterate(
                 labels,
                 loss,
                 run.seconds,
+                options.possible,
+                options.anchors,
             )
         )
         improved = ", ".join(

@@ -15,6 +15,7 @@ from wordle_agents.methods.boards import (
     METHOD,
     BoardsOptions,
     Run,
+    _sets,
     _tuples,
     iterate,
     label,
@@ -65,9 +66,10 @@ def test_tuples__every_answer_tuple_the_feedback_allows_and_only_those() -> None
             for answer, history in zip(answers, seen, strict=True)
         ]
         allowed = [list(t) for t in itertools.product(*sets) if t[0] != t[1]]
-        found, exact = _tuples(table, prefix, answers, 1000, rng)
+        assert [sorted(x.tolist()) for x in _sets(table, prefix, answers)] == [sorted(x) for x in sets]
+        found, exact = _tuples(_sets(table, prefix, answers), answers, 1000, rng)
         assert exact and found[0] == answers and sorted(found) == sorted(allowed)  # every one, the game's own first
-        drawn, exact = _tuples(table, prefix, answers, 3, rng)
+        drawn, exact = _tuples(_sets(table, prefix, answers), answers, 3, rng)
         if len(allowed) > 3:
             assert not exact and len(drawn) == 3 and drawn[0] == answers and all(t in allowed for t in drawn)
 
@@ -102,11 +104,16 @@ def _slow(agent: A2CAgent, config: WordleConfig, answers: list[int], forced: lis
 def test_values__each_guess_then_the_network_as_the_harness_plays_them() -> None:
     agent, config = _setup(5)
     games = training_games(config.vocabulary.num_answers, 2, 12, 0)
-    found, _ = positions(agent, config, games, 4, 0)
+    found, _ = positions(agent, config, games, 4, 0, possible=2)
     valued = values(agent, config, found, 3, chunk=7)  # chunks that split positions
-    assert len(valued) == len(found) > 5
+    assert len(valued) == len(found) > 5 and any(p.possible for p in found)
+    table = pattern_array(config.vocabulary)
+    for position, v in zip(found, valued, strict=True):
+        left = [s.tolist() for s in _sets(table, position.prefix, position.answers)]
+        unsolved = [s for s, a in zip(left, position.answers, strict=True) if a not in position.prefix]
+        assert sorted(position.possible) == sorted(a for s in unsolved if len(s) <= 2 for a in s)  # words = answers
+        assert position.greedy in v and set(position.possible) <= set(v) and len(v) >= 3
     for position, v in list(zip(found, valued, strict=True))[:8]:
-        assert position.greedy in v and len(v) == 3
         for guess, earned in v.items():
             assert len(earned) == len(position.tuples)
             for answers, reward in zip(position.tuples, earned, strict=True):
@@ -202,3 +209,24 @@ def test_anchors__the_networks_own_guesses_where_no_rollout_label_is() -> None:
     observations, labels = run.tensors({2: {key: (row, own), other: (row2, own2)}})[2]
     assert sorted(labels.tolist()) == sorted([own + 1, own2]) and len(observations) == 2
     assert own_guesses(agent, config, 0, stream=5) == {}
+
+
+def test_sets__answer_and_guess_lists_apart() -> None:
+    """A board counted as solved when a guess's index in the allowed list equalled its answer's index in the
+    answer list (the lists differ in the real game): its answers left were wrong. Held to the reference."""
+    rng = random.Random(9)
+    answers = few_letter_words(rng, "abcde", 4, 25)
+    allowed = sorted({*answers, *few_letter_words(rng, "abcdef", 4, 40)})
+    config = WordleConfig(answers=answers, allowed=allowed, boards=2)
+    table = pattern_array(config.vocabulary)
+    hit = 0
+    for _ in range(300):
+        pair = rng.sample(range(len(answers)), 2)
+        prefix = rng.sample(range(len(allowed)), rng.randint(1, 3))
+        hit += any(a in prefix and allowed[a] != answers[a] for a in pair)  # what misled the old check
+        expected = []
+        for a in pair:
+            history = [(allowed[g], feedback_ref(allowed[g], answers[a])) for g in prefix]
+            expected.append([b for b in range(len(answers)) if consistent(answers[b], history)])
+        assert [x.tolist() for x in _sets(table, prefix, pair)] == expected
+    assert hit >= 3
