@@ -2,8 +2,8 @@
 
     python -m wordle_agents.solvers.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--json FILE]
     python -m wordle_agents.solvers.boards_bound --opener salet [--json FILE]   # Dordle from one opener
-    python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M] [--refine-below B] \\
-        [--ray]   # every Dordle policy; --ray: the openers as Ray tasks (RAY_ADDRESS's cluster, or a local one)
+    python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M] [--refine-below B]
+    python -m wordle_agents.solvers.boards_bound --all-openers --ray [...]   # the openers as Ray tasks
 
 The game: K boards with K distinct answers drawn uniformly from the N answers, every guess applied to every
 board not yet solved, ``L`` guesses (K + 5 by default); a game counts the guess that solves its last board,
