@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-from wordle_agents.common.checkpoint import half_weights, network_checkpoint, read_checkpoint
+from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.training import machine
 from wordle_agents.methods.improve import ImproveOptions, Run, fixed_openers, iterate, method, positions
 from wordle_agents.rl.networks import load_network
@@ -38,8 +38,8 @@ PROG = "python -m wordle_agents.improve"
 
 
 @dataclass(frozen=True)
-class ImproveRun:
-    """What a run is (the improvement options are :class:`ImproveOptions`)."""
+class NetworkRun:
+    """What a run of a command that improves a network is (``improve``'s, ``improve_boards``')."""
 
     init: str
     """The A2C or DQN weights to improve."""
@@ -51,8 +51,6 @@ class ImproveRun:
     """Iterations in all."""
     reward: str = "default"
     """The env's reward preset the rollouts earn ('default': -1 a guess, -5 for a loss)."""
-    hard: bool = False
-    """Hard mode."""
     answers: str = "answers"
     """Answer list: a name or a file."""
     allowed: str = "allowed"
@@ -67,6 +65,14 @@ class ImproveRun:
             raise ValueError(f"iterations must be >= 1; got {self.iterations!r}")
         if self.max_minutes is not None and not (math.isfinite(self.max_minutes) and self.max_minutes > 0):
             raise ValueError(f"max-minutes must be a number of minutes > 0; got {self.max_minutes!r}")
+
+
+@dataclass(frozen=True)
+class ImproveRun(NetworkRun):
+    """What a run is (the improvement options are :class:`ImproveOptions`)."""
+
+    hard: bool = False
+    """Hard mode."""
 
 
 def _parser() -> OneLineParser:
@@ -139,8 +145,7 @@ def _improve(args: ImproveRun, options: ImproveOptions, start: float) -> tuple[R
     config = WordleConfig(
         answers=word_source(args.answers), allowed=word_source(args.allowed), hard_mode=args.hard, reward=args.reward
     )
-    read_checkpoint(args.init, None)  # a clear error for a file that is no checkpoint
-    agent = load_network(args.init, resolve_device(args.device))
+    agent = load_network(args.init, resolve_device(args.device))  # clear errors for a file that is no checkpoint
     agent.check_game(config)
     agent.use_words(list(config.vocabulary.allowed))
     run = Run(agent)

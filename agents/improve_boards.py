@@ -21,9 +21,9 @@ from pathlib import Path
 
 import torch
 
-from wordle_agents.common.checkpoint import half_weights, network_checkpoint, read_checkpoint
+from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.training import machine
-from wordle_agents.improve import _fingerprint, _machines, resume
+from wordle_agents.improve import NetworkRun, _fingerprint, _machines, resume
 from wordle_agents.methods.boards import BoardsOptions, Run, iterate, method, validate
 from wordle_agents.rl.networks import load_network
 from wordle_gym.core.commandline import OneLineParser, add_options, options_from
@@ -36,35 +36,16 @@ PROG = "python -m wordle_agents.improve_boards"
 
 
 @dataclass(frozen=True)
-class BoardsRun:
+class BoardsRun(NetworkRun):
     """What a run is (how each iteration works is :class:`BoardsOptions`)."""
 
-    init: str
-    """The one-board A2C or DQN weights to teach."""
-    out: str
-    """Write the best network here (.pt, float16)."""
-    boards: str = "2,4"
-    """Board counts trained on, comma-separated (2 to 32)."""
     run_dir: str = "runs/boards"
     """Folder of last.pt: the same command continues the run."""
-    iterations: int = 10
-    """Iterations in all."""
-    reward: str = "default"
-    """The env's reward preset the rollouts earn ('default': -1 a guess, -5 for a loss)."""
-    answers: str = "answers"
-    """Answer list: a name or a file."""
-    allowed: str = "allowed"
-    """Allowed guesses: a name or a file."""
-    device: str = "cpu"
-    """cpu, cuda or auto."""
-    max_minutes: float | None = None
-    """Start no new iteration after this many minutes (at least one is done); the same command continues."""
+    boards: str = "2,4"
+    """Board counts trained on, comma-separated (2 to 32)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.iterations, bool) or not self.iterations >= 1:
-            raise ValueError(f"iterations must be >= 1; got {self.iterations!r}")
-        if self.max_minutes is not None and not (math.isfinite(self.max_minutes) and self.max_minutes > 0):
-            raise ValueError(f"max-minutes must be a number of minutes > 0; got {self.max_minutes!r}")
+        super().__post_init__()
         self.counts()
 
     def counts(self) -> list[int]:
@@ -105,8 +86,7 @@ def _teach(args: BoardsRun, options: BoardsOptions, start: float) -> tuple[Run, 
     check_writable(run_dir, folder=True)
     answers, allowed = word_source(args.answers), word_source(args.allowed)
     configs = {k: WordleConfig(answers=answers, allowed=allowed, boards=k, reward=args.reward) for k in args.counts()}
-    read_checkpoint(args.init, None)  # a clear error for a file that is no checkpoint
-    agent = load_network(args.init, resolve_device(args.device))
+    agent = load_network(args.init, resolve_device(args.device))  # clear errors for a file that is no checkpoint
     if agent.boards != 1:
         raise ValueError(f"{args.init!r} is a network of {agent.boards} boards; this teaches a one-board network")
     vocabulary = next(iter(configs.values())).vocabulary

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -43,11 +44,12 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.common.network import WordAgent
+from wordle_agents.methods.improve import Forced
 from wordle_agents.rl.networks import BoardMixture, one_board_observations
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.patterns import pattern_array
 from wordle_gym.envs.observation import MultiKnowledgeLayout
-from wordle_gym.harness.play import Played, play
+from wordle_gym.harness.play import Played, Step, play
 
 METHOD = "own-policy rollouts on several boards"
 POSSIBLE = "; guesses also from the answers left on a board"
@@ -83,14 +85,11 @@ class BoardsOptions:
     rollouts): they hold its play where the rollouts' few games say nothing (a label there wins over them)."""
 
     def __post_init__(self) -> None:
-        if isinstance(self.anchors, bool) or not isinstance(self.anchors, int) or self.anchors < 0:
-            raise ValueError(f"anchors must be an integer >= 0; got {self.anchors!r}")
-        if isinstance(self.possible, bool) or not isinstance(self.possible, int) or self.possible < 0:
-            raise ValueError(f"possible must be an integer >= 0; got {self.possible!r}")
-        for name in ("games", "top", "samples", "epochs", "validation"):
+        least = {"games": 1, "top": 1, "samples": 1, "epochs": 1, "validation": 1, "possible": 0, "anchors": 0}
+        for name, low in least.items():
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1; got {value!r}")
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
         if not (isinstance(self.lr, float | int) and math.isfinite(self.lr) and 0 < self.lr <= 1):
             raise ValueError(f"lr must be a number in (0, 1]; got {self.lr!r}")
 
@@ -111,20 +110,15 @@ def mixture_log_pi(agent: WordAgent, observations: torch.Tensor, layout: MultiKn
     return log_pi - unsolved.sum(1, keepdim=True).clamp(min=1).log()
 
 
-class _Forced:
+class _Forced(Forced):
     """Game ``i`` plays ``forced[i, :lengths[i]]`` first, then the mixture's greedy guess (a harness policy)."""
 
     def __init__(self, mixture: BoardMixture, forced: torch.Tensor, lengths: torch.Tensor) -> None:
-        self.mixture, self.forced, self.lengths = mixture, forced, lengths
+        super().__init__(mixture.agent, forced, lengths, hard_mode=False)
+        self.mixture = mixture
 
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        turn = env.state.turn
-        width = self.forced.shape[1]
-        actions = self.forced.gather(1, turn.clamp(max=width - 1)[:, None]).squeeze(1).clone()
-        free = (~env.state.done & (turn >= self.lengths)).nonzero().flatten()
-        if len(free):
-            actions[free] = self.mixture.act(observations[free], action_masks[free], env)
-        return torch.where(turn < self.lengths, actions, actions)
+    def greedy(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        return self.mixture.act(observations, action_masks, env)
 
 
 @dataclass
@@ -168,6 +162,14 @@ def _tuples(sets: list[np.ndarray], answers: list[int], samples: int, rng: Any) 
     return found, False
 
 
+def _turns(played: Played) -> Iterator[tuple[int, int, Step]]:
+    """``(turn, game, that turn's step)`` for every turn after the first of every game still on then (the games
+    of ``play(..., record=True)``)."""
+    for turn, step in enumerate(played.steps[1:], start=1):
+        for g in step.playing.cpu().nonzero().flatten().tolist():
+            yield turn, g, step
+
+
 @torch.no_grad()
 def positions(
     agent: WordAgent, config: WordleConfig, games: torch.Tensor, samples: int, seed: int, possible: int = 0
@@ -182,16 +184,13 @@ def positions(
     as_guess = [vocabulary.allowed_index[w] for w in vocabulary.answers]
     rng = np.random.default_rng([TRAINING_SEED, seed])
     actions, found = played.actions.cpu(), []
-    for turn, step in enumerate(played.steps):
-        if turn == 0:
-            continue
-        for g in step.playing.cpu().nonzero().flatten().tolist():
-            prefix, answers = actions[g, :turn].tolist(), games[g].tolist()
-            sets = _sets(table, prefix, answers)
-            tuples, exact = _tuples(sets, answers, samples, rng)
-            few = [as_guess[a] for s in sets if len(s) <= possible for a in s if as_guess[a] not in prefix]
-            row = step.observations[g].cpu()
-            found.append(Position(prefix, row, answers, int(step.actions[g]), tuples, exact, few))
+    for turn, g, step in _turns(played):
+        prefix, answers = actions[g, :turn].tolist(), games[g].tolist()
+        sets = _sets(table, prefix, answers)
+        tuples, exact = _tuples(sets, answers, samples, rng)
+        few = [as_guess[a] for s in sets if len(s) <= possible for a in s if as_guess[a] not in prefix]
+        row = step.observations[g].cpu()
+        found.append(Position(prefix, row, answers, int(step.actions[g]), tuples, exact, few))
     return found, played
 
 
@@ -374,10 +373,9 @@ def own_guesses(
     answers = training_games(config.vocabulary.num_answers, config.boards, games, stream)
     played = play(BoardMixture(agent), config, games=answers, device=agent.device, check=False, record=True)
     found = {}
-    for step in played.steps[1:]:
-        rows, actions = step.observations.cpu(), step.actions.cpu()
-        for g in step.playing.cpu().nonzero().flatten().tolist():
-            found[rows[g].numpy().tobytes()] = (rows[g], int(actions[g]))
+    for _, g, step in _turns(played):
+        row = step.observations[g].cpu()
+        found[row.numpy().tobytes()] = (row, int(step.actions[g]))
     return found
 
 

@@ -155,8 +155,12 @@ class Forced:
         actions = torch.where(turn < self.lengths, forced, 0)
         free = (~env.state.done & (turn >= self.lengths)).nonzero().flatten()
         if len(free):
-            actions[free] = self.agent.best_words(observations[free], action_masks[free] if self.hard_mode else None)
+            actions[free] = self.greedy(observations[free], action_masks[free], env)
         return actions
+
+    def greedy(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+        """The network's greedy guess in the games past their forced guesses."""
+        return self.agent.best_words(observations, action_masks if self.hard_mode else None)
 
 
 @torch.no_grad()

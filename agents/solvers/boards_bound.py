@@ -308,6 +308,10 @@ def _opener_refined(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: i
     return _pair_search(tables, first, length, False, None)[3]
 
 
+COUNT = {False: _opener_counts, True: _opener_refined}
+"""One opener's counts, by pass: the count pass (``[by2, by3, by4]``) and the refinement (``by4``)."""
+
+
 def bound_openers(lists: tuple[list[str], list[str]], words: list[str], refine: bool) -> dict[str, Any]:
     """The work of one Ray task: each opener's counts (``refine``: its refined ``by4``) for the lists
     ``(answers, allowed)``, on one thread (Ray gives a task one CPU)."""
@@ -315,7 +319,7 @@ def bound_openers(lists: tuple[list[str], list[str]], words: list[str], refine: 
 
     numba.set_num_threads(1)
     vocab = Vocabulary(lists[0], lists[1])
-    tables, count = _tables(vocab), _opener_refined if refine else _opener_counts
+    tables, count = _tables(vocab), COUNT[refine]
     return {w: count(tables, vocab.length, vocab.allowed_index[w]) for w in words}
 
 
@@ -334,7 +338,7 @@ def _each(
     if not words:
         return
     if not use_ray:
-        tables, count = _tables(vocab), _opener_refined if refine else _opener_counts
+        tables, count = _tables(vocab), COUNT[refine]
         for word in words:
             yield word, count(tables, vocab.length, vocab.allowed_index[word])
             if time.monotonic() > deadline:
