@@ -11,10 +11,10 @@ plays), with the share of its games finished by each guess beside the bound's. `
 answers (and the openers allowed), 200 games.
 
 ``--every-opener JOURNAL``: the bound on every policy, whatever its opener, from a finished journal of
-``python -m wordle_agents.solvers.boards_bound --all-openers --save JOURNAL [--refine-below B]`` with every
-opener bounded (its least bound, weakest openers and how many were refined; the run takes about half an hour
-here and continues where stopped, so it is not run here), and what one opener's bound costs, timed on the
-first 200 allowed openers in this run. Writes
+``python -m wordle_agents.solvers.boards_bound --all-openers --save JOURNAL [--refine-below B] [--search-below
+B]`` with every opener bounded (its least bound, weakest openers and how many were refined and searched; the
+count takes about half an hour here, a search minutes an opener, and the run continues where stopped, so it is
+not run here), and what one opener's bound costs, timed on the first 200 allowed openers in this run. Writes
 ``benchmarks/results/dordle_bound_<device>.json``.
 """
 
@@ -83,6 +83,11 @@ def main() -> None:
             "openers": len(every["counts"]),
             "refined_below": every.get("refined_below"),
             "refined": len(every.get("refined", [])),
+            "searched_below": every.get("searched_below"),
+            "searched": len(every.get("searched", [])),
+            "searched_least": min(
+                (5 - sum(every["counts"][w]) / every["pairs"] for w in every.get("searched", [])), default=None
+            ),
             "per_opener_s": (time.perf_counter() - start) / len(sample),
             "threads": numba.get_num_threads(),
         }

@@ -864,6 +864,12 @@ def dordle_bound_section(result: dict) -> list[str]:
                 if every.get("refined")
                 else ""
             )
+            + (
+                f"; the {every['searched']:,} still below {every['searched_below']} searched exactly as above "
+                f"(`--search-below`; each now at least {every['searched_least']:.4f})"
+                if every.get("searched")
+                else ""
+            )
             + f"; the least taken. The weakest openers: {weakest}.{before}",
         ]
     return [*lines, ""]

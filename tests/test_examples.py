@@ -382,9 +382,23 @@ def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tm
     lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt"), "--quiet"]
     out = run("-m", "wordle_agents.solvers.boards_bound", "--all-openers", *lists, "--save", str(journal))
     assert out.returncode == 0, out.stderr
+    cut = f"{json.loads(journal.read_text())['weakest'][2][1]:.6f}"  # then the weakest refined and searched
+    out = run(
+        "-m",
+        "wordle_agents.solvers.boards_bound",
+        "--all-openers",
+        *lists,
+        "--save",
+        str(journal),
+        "--search-below",
+        cut,
+    )
+    assert out.returncode == 0, out.stderr
     result = _quick_benchmark(tmp_path, "dordle_bound.py", "--every-opener", str(journal))
     every = result["every_opener"]
     assert every["openers"] == 301 and every["per_opener_s"] > 0
+    assert every["searched"] == len(json.loads(journal.read_text())["searched"]) >= 1
+    assert every["searched_below"] == float(cut) and every["searched_least"] >= every["lower_bound"]
     assert every["lower_bound"] == min(b for _, b in every["weakest"]) <= result["rows"][0]["lower_bound"]
     (row,) = result["rows"]
     solver, pairs = row["solver"], row["pairs"]
@@ -395,6 +409,7 @@ def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tm
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "### Dordle from a fixed opener" in table and f"| SALET | {row['lower_bound']:.4f} |" in table
     assert f"**Every policy, whatever its opener: at least {every['lower_bound']:.4f}.**" in table
+    assert f"the {every['searched']:,} still below {float(cut)} searched exactly as above" in table
 
 
 @pytest.mark.slow

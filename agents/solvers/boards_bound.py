@@ -3,6 +3,7 @@
     python -m wordle_agents.solvers.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--json FILE]
     python -m wordle_agents.solvers.boards_bound --opener salet [--json FILE]   # Dordle from one opener
     python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M] [--refine-below B]
+        [--search-below B]   # every Dordle policy: each opener bounded, the weakest searched
     python -m wordle_agents.solvers.boards_bound --all-openers --ray [...]   # the openers as Ray tasks
 
 The game: K boards with K distinct answers drawn uniformly from the N answers, every guess applied to every
@@ -49,9 +50,13 @@ the largest probability of ``T <= t`` any policy reaches (two boards take two gu
 * Where the opener itself solves a board (an answer opener), the other board's pairs count as finished by
   the fourth guess: an over-count, so the bound still holds.
 
-The first guess could be searched the same way for a bound over every policy; one opener costs minutes
-here (SALET: about 11,000 pairs of its 148 cells, each searched over the 12,972 second guesses), so the
-bound stays per opener.
+**Every Dordle policy** (``--all-openers``, :func:`dordle_openers`): the optimal policy opens with some
+word, so the least bound over the allowed openers bounds it. Searching one opener costs minutes here (SALET:
+about 11,000 pairs of its 148 cells, each searched over the 12,972 second guesses), so each opener is first
+bounded with ``p4`` from the class counts alone (a class pair of sizes ``s`` and ``t`` finishes at most
+``s + t - 1`` pairs, so a second guess with ``k`` classes of ``A`` and ``l`` of ``B`` finishes at most
+``|A||B| - (|A| - k)(|B| - l)``); ``--refine-below`` bounds the openers still below it from the class sizes
+(the search's own bound, without the search) and ``--search-below`` searches those still below it exactly.
 """
 
 from __future__ import annotations
@@ -213,6 +218,7 @@ def dordle_openers(
     max_minutes: float | None = None,
     openers: list[str] | None = None,
     refine_below: float | None = None,
+    search_below: float | None = None,
     use_ray: bool = False,
 ) -> dict[str, Any]:
     """The bound on every two-board policy, whatever its opener: the least over the allowed first guesses of
@@ -222,8 +228,11 @@ def dordle_openers(
     stops it after the opener it is on (``finished`` false). ``openers``: only these first guesses (a sample;
     its least bound bounds only the policies opening with one of them). ``refine_below``: then, for each
     opener whose bound is below it, ``p4`` bounded from the class sizes instead (a class pair finishes at most
-    ``max(s, t)`` pairs: tighter, seconds an opener). ``use_ray``: the openers run as Ray tasks, on the
-    cluster at ``RAY_ADDRESS`` or else a local Ray instance (:func:`bound_openers`; the same counts)."""
+    ``max(s, t)`` pairs: tighter, seconds an opener). ``search_below``: then each opener still below it
+    (refined first) searched exactly as :func:`dordle_finish` does (minutes an opener, weakest first; the
+    journal keeps each one searched). ``use_ray``: the openers run as Ray tasks, on the cluster at
+    ``RAY_ADDRESS`` or else a local Ray instance (:func:`bound_openers`; the same counts). The least bound is
+    proven as soon as every opener is counted, whether or not the refinement and the search are finished."""
     _check_two(vocab)
     words = list(vocab.allowed) if openers is None else [w.strip().lower() for w in openers]
     unknown = [w for w in words if w not in vocab.allowed_index]
@@ -233,12 +242,14 @@ def dordle_openers(
     pairs = n * (n - 1)
     counts: dict[str, list[int]] = {}
     refined: set[str] = set()
+    searched: set[str] = set()
     if save is not None and Path(save).is_file():
         data = json.loads(Path(save).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("lists") != vocab.digest or "counts" not in data:
             raise ValueError(f"{quoted(str(save))} is no Dordle opener bound of these lists; use another file")
         counts = {w: list(v) for w, v in data["counts"].items()}
         refined = set(data.get("refined", []))
+        searched = set(data.get("searched", []))
     elif save is not None:
         check_writable(save)
     deadline = time.monotonic() + 60 * max_minutes if max_minutes else math.inf
@@ -252,19 +263,22 @@ def dordle_openers(
             "answers": n,
             "allowed": vocab.num_allowed,
             "pairs": pairs,
-            "finished": all(w in counts for w in words) and not below(),
+            "finished": all(w in counts for w in words) and not below(REFINE) and not below(SEARCH),
             "lower_bound": bounds[weakest[0]] if weakest else None,
             "weakest": [[w, bounds[w]] for w in weakest[:10]],
             "refined_below": refine_below,
             "refined": sorted(refined),
+            "searched_below": search_below,
+            "searched": sorted(searched),
             "counts": counts,
         }
 
-    def below() -> list[str]:  # the openers still to refine, weakest first
-        if refine_below is None:
-            return []
-        bounds = {w: 5 - sum(c) / pairs for w, c in counts.items() if w not in refined}
-        return sorted((w for w, b in bounds.items() if b < refine_below), key=bounds.__getitem__)
+    def below(step: str) -> list[str]:  # the openers still to refine or to search, weakest first
+        limits = {REFINE: [refine_below, search_below], SEARCH: [search_below]}[step]
+        limit = max((b for b in limits if b is not None), default=-math.inf)
+        done = searched if step == SEARCH else refined | searched  # a search is tighter than the refinement
+        bounds = {w: 5 - sum(c) / pairs for w, c in counts.items() if w not in done}
+        return sorted((w for w, b in bounds.items() if b < limit), key=lambda w: (bounds[w], w))
 
     def checkpoint(force: bool = False) -> None:
         nonlocal written
@@ -273,21 +287,22 @@ def dordle_openers(
             written = time.monotonic()
 
     todo = [w for w in words if w not in counts]
-    bar = tqdm(_each(vocab, todo, False, use_ray, deadline), "Dordle openers", len(todo), disable=not progress)
+    bar = tqdm(_each(vocab, todo, COUNT, use_ray, deadline), "Dordle openers", len(todo), disable=not progress)
+    worked = False  # an opener done in this call: then no pass starts after the time limit
     for word, count in bar:
-        counts[word] = count
+        counts[word], worked = count, True
         checkpoint()
-    if any(w not in counts for w in todo):  # stopped by the time limit
-        checkpoint(force=True)
-        return result()
-    refine = below()
-    bar = tqdm(
-        _each(vocab, refine, True, use_ray, deadline), "Dordle openers, refined", len(refine), disable=not progress
-    )
-    for word, by4 in bar:
-        counts[word][2] = by4
-        refined.add(word)
-        checkpoint()
+    stopped = any(w not in counts for w in todo)
+    for step, kept, name in ((REFINE, refined, "refined"), (SEARCH, searched, "searched")):
+        if stopped or (worked and time.monotonic() > deadline):
+            break
+        todo = below(step)
+        each = _each(vocab, todo, step, use_ray, deadline)
+        for word, by4 in tqdm(each, f"Dordle openers, {name}", len(todo), disable=not progress):
+            counts[word][2], worked = by4, True
+            kept.add(word)
+            checkpoint(force=step == SEARCH)  # minutes an opener: each one kept
+        stopped = any(w not in kept for w in todo)
     checkpoint(force=True)
     return result()
 
@@ -308,37 +323,45 @@ def _opener_refined(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: i
     return _pair_search(tables, first, length, False, None)[3]
 
 
-COUNT = {False: _opener_counts, True: _opener_refined}
-"""One opener's counts, by pass: the count pass (``[by2, by3, by4]``) and the refinement (``by4``)."""
+def _opener_searched(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int) -> int:
+    """One opener's ``by4`` searched exactly, as :func:`dordle_finish` does (minutes)."""
+    return _pair_search(tables, first, length, True, None)[3]
 
 
-def bound_openers(lists: tuple[list[str], list[str]], words: list[str], refine: bool) -> dict[str, Any]:
-    """The work of one Ray task: each opener's counts (``refine``: its refined ``by4``) for the lists
+COUNT, REFINE, SEARCH = "count", "refine", "search"
+PASSES = {COUNT: _opener_counts, REFINE: _opener_refined, SEARCH: _opener_searched}
+"""One opener's counts, by pass: the count pass (``[by2, by3, by4]``), the refinement and the exact search
+(each ``by4``)."""
+
+
+def bound_openers(lists: tuple[list[str], list[str]], words: list[str], step: str) -> dict[str, Any]:
+    """The work of one Ray task: each opener's counts by the pass ``step`` (:data:`PASSES`) for the lists
     ``(answers, allowed)``, on one thread (Ray gives a task one CPU)."""
     import numba
 
     numba.set_num_threads(1)
     vocab = Vocabulary(lists[0], lists[1])
-    tables, count = _tables(vocab), COUNT[refine]
+    tables, count = _tables(vocab), PASSES[step]
     return {w: count(tables, vocab.length, vocab.allowed_index[w]) for w in words}
 
 
-RAY_CHUNK = {False: 64, True: 2}
-"""Openers in one Ray task: the count pass takes 0.1-0.3 s an opener, the refinement seconds."""
+RAY_CHUNK = {COUNT: 64, REFINE: 2, SEARCH: 1}
+"""Openers in one Ray task: the count pass takes 0.1-0.3 s an opener, the refinement seconds, the search
+minutes."""
 
 
 def _each(
-    vocab: Vocabulary, words: list[str], refine: bool, use_ray: bool, deadline: float = math.inf
+    vocab: Vocabulary, words: list[str], step: str, use_ray: bool, deadline: float = math.inf
 ) -> Iterator[tuple[str, Any]]:
-    """``(opener, its counts)`` (``refine``: its refined ``by4``) for each of ``words``: here, one at a time,
-    or from Ray tasks (:func:`bound_openers`) as they finish, on the cluster at ``RAY_ADDRESS`` or else a local
-    Ray instance, two tasks a CPU at a time. None is started after ``deadline`` (a ``time.monotonic()``; one
-    opener here at least), and the tasks started then are still waited for (Ray 2.60 aborts the driver when a
-    task is cancelled as it ends, so none is)."""
+    """``(opener, its counts)`` by the pass ``step`` (:data:`PASSES`) for each of ``words``: here, one at a
+    time, or from Ray tasks (:func:`bound_openers`) as they finish, on the cluster at ``RAY_ADDRESS`` or else
+    a local Ray instance, two tasks a CPU at a time. None is started after ``deadline`` (a
+    ``time.monotonic()``; one opener here at least), and the tasks started then are still waited for (Ray 2.60
+    aborts the driver when a task is cancelled as it ends, so none is)."""
     if not words:
         return
     if not use_ray:
-        tables, count = _tables(vocab), COUNT[refine]
+        tables, count = _tables(vocab), PASSES[step]
         for word in words:
             yield word, count(tables, vocab.length, vocab.allowed_index[word])
             if time.monotonic() > deadline:
@@ -350,13 +373,13 @@ def _each(
         ray.init(log_to_driver=False, include_dashboard=False)
     task = ray.remote(num_cpus=1)(bound_openers)
     lists = ray.put((list(vocab.answers), list(vocab.allowed)))
-    chunk = RAY_CHUNK[refine]
+    chunk = RAY_CHUNK[step]
     chunks = [words[i : i + chunk] for i in range(0, len(words), chunk)]
     window = 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
     pending: list[Any] = []
     while chunks or pending:
         while chunks and len(pending) < window and (time.monotonic() <= deadline or not pending):
-            pending.append(task.remote(lists, chunks.pop(0), refine))
+            pending.append(task.remote(lists, chunks.pop(0), step))
         if time.monotonic() > deadline:
             chunks = []
         done, pending = ray.wait(pending, num_returns=1)
@@ -378,6 +401,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-minutes", type=float, default=None, help="with --all-openers: stop after this long")
     parser.add_argument(
         "--refine-below", type=float, default=None, help="with --all-openers: a tighter bound where one is below this"
+    )
+    parser.add_argument(
+        "--search-below",
+        type=float,
+        default=None,
+        help="with --all-openers: search each opener still below this exactly (minutes an opener)",
     )
     parser.add_argument("--answers", default="answers", help="with --opener or --all-openers: the answer list")
     parser.add_argument("--allowed", default="allowed", help="with --opener or --all-openers: the allowed list")
@@ -429,7 +458,13 @@ def _dordle(args: argparse.Namespace, progress: bool) -> int:
                 except ImportError:
                     raise ValueError("--ray needs Ray: pip install ray") from None
             row = dordle_openers(
-                vocab, args.save, progress, args.max_minutes, refine_below=args.refine_below, use_ray=args.ray
+                vocab,
+                args.save,
+                progress,
+                args.max_minutes,
+                refine_below=args.refine_below,
+                search_below=args.search_below,
+                use_ray=args.ray,
             )
         else:
             row = dordle_finish(vocab, args.opener, progress=progress)
@@ -440,14 +475,18 @@ def _dordle(args: argparse.Namespace, progress: bool) -> int:
         return 2
     if args.all_openers:
         done = len(row["counts"])
-        if not row["finished"]:
+        if done < row["allowed"]:
             print(f"{done:,} of {row['allowed']:,} openers bounded; the same command continues")
             return 0
         weakest = ", ".join(f"{w.upper()} {b:.4f}" for w, b in row["weakest"][:5])
+        searched = f", {len(row['searched'])} searched" if row["searched"] else ""
         print(
-            f"Dordle, every opener bounded ({row['answers']} answers, {row['allowed']} allowed): the weakest {weakest}"
+            f"Dordle, every opener bounded ({row['answers']} answers, {row['allowed']} allowed{searched}): "
+            f"the weakest {weakest}"
         )
         print(f"proven lower bound on the optimal mean count: {row['lower_bound']:.4f}")
+        if not row["finished"]:
+            print("the refinement or the search is not finished; the same command continues")
         return 0
     counts, pairs = row["finished_by"], row["pairs"]
     print(

@@ -178,6 +178,17 @@ def test_dordle_openers__every_openers_bound_holds_and_the_least_is_below_the_op
         assert word in tighter["refined"] or mine == count
     assert any(tighter["counts"][w][2] < got["counts"][w][2] for w in tighter["refined"])  # tighter somewhere
     assert got["lower_bound"] <= tighter["lower_bound"] <= _multi_optimum(words, allowed, 2, 7) + 1e-9
+    cut = sorted(5 - sum(c) / got["pairs"] for c in tighter["counts"].values())[3]
+    searched = dordle_openers(vocab, refine_below=cut - 0.5, search_below=cut)  # the weakest refined, searched
+    below = sorted(w for w, c in tighter["counts"].items() if 5 - sum(c) / got["pairs"] < cut)
+    assert searched["finished"] and searched["searched"] == below and 0 < len(below) < len(allowed)
+    assert searched["refined"] == sorted(w for w, b in bounds.items() if b < cut)  # refined first, to the cut
+    for word in allowed:
+        exact = dordle_finish(vocab, word)["finished_by"]["4"]
+        other = tighter if word in searched["refined"] else got
+        assert searched["counts"][word][2] == (exact if word in below else other["counts"][word][2]), word
+    assert searched["lower_bound"] >= tighter["lower_bound"]
+    assert searched["lower_bound"] <= _multi_optimum(words, allowed, 2, 7) + 1e-9
     sample = dordle_openers(vocab, openers=[allowed[3].upper(), allowed[1]])
     assert sample["finished"] and sample["counts"] == {w: got["counts"][w] for w in (allowed[3], allowed[1])}
     with pytest.raises(ValueError, match="openers must be allowed words; got 'zz'"):
@@ -199,6 +210,12 @@ def test_dordle_openers__a_stopped_run_continues_from_its_journal(tmp_path: Path
         row = dordle_openers(vocab, journal, max_minutes=1e-9, refine_below=10)
         calls += 1
     assert calls == len(allowed) and row == dordle_openers(vocab, refine_below=10)
+    calls, row = 0, {"finished": False}
+    while not row["finished"]:  # then every opener searched, one a call
+        row = dordle_openers(vocab, journal, max_minutes=1e-9, refine_below=10, search_below=10)
+        calls += 1
+        assert len(row["searched"]) == calls and json.loads(journal.read_text())["searched"] == row["searched"]
+    assert calls == len(allowed) and row == dordle_openers(vocab, refine_below=10, search_below=10)
     with pytest.raises(ValueError, match="is no Dordle opener bound of these lists"):
         dordle_openers(Vocabulary(words[1:], allowed), journal)
 
@@ -219,6 +236,15 @@ def test_dordle_finish__command_prints_and_writes_the_bound(tmp_path: Path, caps
     assert main(["--all-openers", *lists, "--save", str(journal), "--quiet"]) == 0
     least = dordle_openers(Vocabulary(words, allowed))["lower_bound"]
     assert f"proven lower bound on the optimal mean count: {least:.4f}" in capsys.readouterr().out
+    assert main(["--all-openers", *lists, "--save", str(journal), "--refine-below", "10"]) == 0
+    capsys.readouterr()
+    search = [*lists, "--save", str(journal), "--search-below", "10", "--max-minutes", "1e-9"]
+    assert main(["--all-openers", *search]) == 0  # one opener searched: the bound so far, proven, and more to do
+    out = capsys.readouterr().out
+    row = json.loads(journal.read_text())
+    assert len(row["searched"]) == 1 and f"allowed, 1 searched): the weakest {row['weakest'][0][0].upper()}" in out
+    assert f"proven lower bound on the optimal mean count: {row['lower_bound']:.4f}" in out
+    assert "the refinement or the search is not finished; the same command continues" in out
     assert main(["--all-openers", "--max-minutes", "0"]) == 2
     assert "--max-minutes must be a number of minutes > 0; got 0.0" in capsys.readouterr().err
 

@@ -47,18 +47,20 @@ def test_dordle_openers__ray_tasks_give_one_machines_counts_and_resume(tmp_path:
 
     counted = dordle_openers(vocab)
     cut = sorted(5 - sum(c) / counted["pairs"] for c in counted["counts"].values())[12]  # a dozen openers refined
-    here = dordle_openers(vocab, refine_below=cut)
+    bounds = {"refine_below": cut, "search_below": cut}  # and those still below searched
+    here = dordle_openers(vocab, **bounds)
     assert 0 < len(here["refined"]) < len(vocab.allowed) and here["finished"] and not made
+    assert 0 < len(here["searched"]) <= len(here["refined"])
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    there = dordle_openers(vocab, refine_below=cut, use_ray=True)
-    assert there == here and made == ["bound_openers"] * 2, made  # the count pass and the refinement, on Ray
+    there = dordle_openers(vocab, **bounds, use_ray=True)
+    assert there == here and made == ["bound_openers"] * 3, made  # the count pass, the refinement, the search
     journal = Path(sys.argv[1])  # stopped after the first task's openers, then continued
-    row = dordle_openers(vocab, journal, max_minutes=1e-9, refine_below=cut, use_ray=True)
+    row = dordle_openers(vocab, journal, max_minutes=1e-9, **bounds, use_ray=True)
     assert not row["finished"] and 0 < len(row["counts"]) < len(vocab.allowed)
     while not row["finished"]:
-        row = dordle_openers(vocab, journal, max_minutes=1e-9, refine_below=cut, use_ray=True)
+        row = dordle_openers(vocab, journal, max_minutes=1e-9, **bounds, use_ray=True)
     assert row == here
-    print("same on Ray", len(here["refined"]))
+    print("same on Ray", len(here["refined"]), len(here["searched"]))
     """,
         str(tmp_path / "journal.json"),
     )
