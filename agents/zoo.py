@@ -148,6 +148,7 @@ AGENTS: dict[str, Agent] = {
                 "openers_normal.json",
                 "openers_hard.json",
                 "openers_normal_losses.json",  # the multi-board bound's one-board optimum (solvers.boards_bound)
+                "dordle_openers_most.json",  # the maxima over every Dordle opener: its order bound (the same)
             ),
         ),
         Agent(

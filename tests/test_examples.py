@@ -359,6 +359,11 @@ def test_multi_board_benchmark__quick_run_writes_results(tmp_path: Path) -> None
     assert [t["boards"] for t in result["throughput"]] == [1, 4]
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "### Multi-board Wordle: the greedy solver and the vector env: cpu (" in table and "| Quordle | 4 |" in table
+    from wordle_agents.solvers.boards_bound import shipped_bounds
+
+    (quordle,) = shipped_bounds([4])  # its bounds beside the solver: both, and the better
+    one, order = quordle["one_board_bound"], quordle["order_bound"]["lower_bound"]
+    assert f"| Quordle | 4 | {one:.4f} | {order:.4f} | {max(one, order):.4f} |" in table
 
 
 def test_multi_board_benchmark__a_command_run_again_is_named_once() -> None:

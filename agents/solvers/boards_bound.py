@@ -1,9 +1,10 @@
-"""A proven lower bound on the optimum of K-board Wordle (Dordle, Quordle, ...), from one board's optimum.
+"""Proven lower bounds on the optimum of K-board Wordle (Dordle, Quordle, ...), from one board's optimum and
+from the order in which the boards are solved.
 
-    python -m wordle_agents.solvers.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--json FILE]
+    python -m wordle_agents.solvers.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--most FILE] [--json FILE]
     python -m wordle_agents.solvers.boards_bound --opener salet [--json FILE]   # Dordle from one opener
-    python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M] [--refine-below B]
-        [--search-below B]   # every Dordle policy: each opener bounded, the weakest searched
+    python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M]   # every policy
+    python -m wordle_agents.solvers.boards_bound --all-openers --save FILE [--refine-below B] [--search-below B]
     python -m wordle_agents.solvers.boards_bound --all-openers --ray [...]   # the openers as Ray tasks
 
 The game: K boards with K distinct answers drawn uniformly from the N answers, every guess applied to every
@@ -28,8 +29,28 @@ board's own answer (a cost of at most ``C``); otherwise the boards are distribut
 Together: **optimum >= (N V - (K - 1) C) / (N - K + 1) + (K - 1)/2**. ``V`` comes from a ranking of every
 opener with losses counted (``python -m wordle_agents.optimal --all-openers --losses --top 1``; the real
 lists' ships as ``openers_normal_losses.json``). The bound is loose (it only uses that boards finish at
-different guesses); ``tests/agents/solvers/test_boards_bound.py`` holds it against the exact optimum of small
-games.
+different guesses, and for many boards it is below ``K``); ``tests/agents/solvers/test_boards_bound.py``
+holds it against the exact optimum of small games.
+
+**Claim 3 (the order the boards are solved in).** Let ``N_t`` be the boards solved by guess ``t`` and
+``t_(j)`` the guess that solves the ``j``-th board. A won game's last ``K - j`` boards take ``K - j`` more
+guesses, so ``T >= K - j + min(t_(j), m_j)`` with ``m_j = L + 1 - (K - j)`` (a lost game counts
+``L + 1``), and ``E[T] >= K - j + sum over t < m_j of (1 - P(N_t >= j))`` for every ``j``. Upper bounds on
+``P(N_t >= j)``, each capped at 1:
+
+* ``0`` for ``t < j`` (one guess solves one board), and ``P(N_{t-1} >= j - 1)`` (the same reason);
+* ``j = 1``: ``E[N_1] <= K/N`` (the first guess is fixed); ``E[N_2] <= K q2 / k_1``, where ``q2`` is the most
+  answers any opener's classes number, over ``N`` (one board solved by the second guess: one answer a class);
+* ``j = 2``: ``E[C(N_t, 2)] <= C(K, 2) d_t / k_2`` for ``t = 2, 3``, where ``d_t`` is the largest share of
+  ordered answer pairs any two-board policy finishes by guess ``t`` (the most over every opener of the
+  count pass of ``--all-openers``, exact for ``t <= 3``).
+
+``k_s`` corrects for the other boards, as in Claim 2: seen from ``s`` of the boards, the policy with the other
+``K - s`` answers drawn from all ``N`` (a distinct tuple, apart from the ``s``) is an ``s``-board policy; it
+is the real game whenever the draw misses the ``s`` answers, with probability ``k_s = prod over i < K - s of
+(N - s - i) / (N - i)``. The bound is the best ``j``; with many boards it is about ``K + 1``, since the first
+guesses rarely solve a board. It reads ``q2``, ``d2`` and ``d3`` from a summary of every opener
+(:func:`dordle_most`; the real lists' ships as ``dordle_openers_most.json``).
 
 **Dordle from a fixed opener** (``--opener WORD``, :func:`dordle_finish`): a bound on every two-board policy
 that opens with ``WORD``, from the most games any such policy finishes by the second, third and fourth guess.
@@ -62,11 +83,12 @@ bounded with ``p4`` from the class counts alone (a class pair of sizes ``s`` and
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import math
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -82,6 +104,9 @@ from wordle_gym.core.words import Vocabulary, word_source
 PROG = "python -m wordle_agents.solvers.boards_bound"
 SHIPPED = "openers_normal_losses.json"
 """The real lists' ranking with losses counted, six guesses (the certificate of ``V``)."""
+SHIPPED_MOST = "dordle_openers_most.json"
+"""The real lists' maxima over every opener (:func:`dordle_most`; the certificate of ``q2``, ``d2``, ``d3``)."""
+MOST_FORMAT = "wordle-gym Dordle opener maxima 1"
 
 
 def loss_cap(boards: int, max_guesses: int) -> float:
@@ -105,30 +130,125 @@ def lower_bound(single_total: int, num_answers: int, single_guesses: int, boards
     return (single_total - (k - 1) * max(limit, cap)) / (n - k + 1) + (k - 1) / 2
 
 
-def from_ranking(data: dict[str, Any], boards: int, max_guesses: int | None = None) -> dict[str, Any]:
+def solved_by(boards: int, most: dict[str, Any]) -> Callable[[int, int], float]:
+    """Claim 3's ``u(j, t)``: at least the probability that ``j`` boards or more are solved by guess ``t``,
+    for every ``boards``-board policy, from ``most`` (:func:`dordle_most`)."""
+    k, n = boards, int(most["answers"])
+    if not 1 <= k <= n:
+        raise ValueError(f"boards must be from 1 to the {n} answers; got {k}")
+
+    def kept(s: int) -> float:  # the K - s simulated answers miss the s real ones
+        return math.prod((n - s - i) / (n - i) for i in range(k - s))
+
+    cells, by = most["most_cells"][0], most["most_finished_by"]
+    one = {1: k / n, 2: k * cells / n / kept(1)}
+    two = {int(t): math.comb(k, 2) * c / (n * (n - 1)) / kept(2) for t, (c, _) in by.items()} if k >= 2 else {}
+
+    @functools.cache
+    def u(j: int, t: int) -> float:
+        if t < j:
+            return 0.0
+        bound = {1: one, 2: two}.get(j, {}).get(t, 1.0)
+        return min(1.0, bound, u(j - 1, t - 1) if j > 1 else 1.0)
+
+    return u
+
+
+def order_bound(boards: int, max_guesses: int, most: dict[str, Any]) -> dict[str, Any]:
+    """Claim 3's bound for ``boards`` boards and ``max_guesses`` guesses, from ``most`` (:func:`dordle_most`):
+    the best over ``j`` of ``B_j``, each listed (``by_order``)."""
+    k, limit, u = boards, max_guesses, solved_by(boards, most)
+    if limit < k:
+        raise ValueError(f"{k} boards need {k} guesses at least; got {limit}")
+    terms = [k - j + sum(1 - u(j, t) for t in range(limit + 1 - (k - j))) for j in range(1, k + 1)]
+    best = max(range(k), key=terms.__getitem__)
+    return {"lower_bound": terms[best], "order": best + 1, "by_order": terms}
+
+
+def dordle_most(vocab: Vocabulary, journal: dict[str, Any]) -> dict[str, Any]:
+    """What Claim 3 reads, from a journal of :func:`dordle_openers` with every opener counted: the most answers
+    one board finishes by the second guess (the most classes an opener makes, ``q2 N``) and the most ordered
+    answer pairs two boards finish by the second and third guess (``d2``, ``d3`` times the pairs; the count
+    pass's by2 and by3 are the exact search's), each with an opener that reaches it."""
+    counts = journal.get("counts") if isinstance(journal, dict) else None
+    if not isinstance(counts, dict) or journal.get("lists") != vocab.digest or len(counts) != vocab.num_allowed:
+        raise ValueError("the maxima need a journal of --all-openers on these lists with every opener counted")
+    table = pattern_array(vocab)
+    classes = np.array([np.unique(row).size for row in table])
+    first = int(classes.argmax())
+    most = {}
+    for t, i in (("2", 0), ("3", 1)):
+        word = min(counts, key=lambda w: (-counts[w][i], w))
+        most[t] = [int(counts[word][i]), word]
+    return {
+        "format": MOST_FORMAT,
+        "lists": vocab.digest,
+        "answers": vocab.num_answers,
+        "allowed": vocab.num_allowed,
+        "most_cells": [int(classes[first]), vocab.allowed[first]],
+        "most_finished_by": most,
+    }
+
+
+def load_most(path: str | Path, vocab: Vocabulary | None = None) -> dict[str, Any]:
+    """A summary written by :func:`dordle_most`, or a journal of ``--all-openers`` on ``vocab``'s lists (default
+    the real ones) made into one (plain JSON: nothing in it runs)."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = None
+    if isinstance(data, dict) and data.get("format") == MOST_FORMAT:
+        return data
+    vocab = vocab or Vocabulary()
+    if isinstance(data, dict) and isinstance(data.get("counts"), dict) and data.get("lists") == vocab.digest:
+        return dordle_most(vocab, data)
+    raise ValueError(
+        f"{quoted(str(path))} is neither a summary of Dordle openers ({MOST_FORMAT!r}) nor a journal of "
+        "--all-openers on the lists"
+    )
+
+
+def from_ranking(
+    data: dict[str, Any], boards: int, max_guesses: int | None = None, most: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """The bound for ``boards`` boards (``max_guesses`` default ``boards + 5``) from a finished ranking of
-    every opener with losses counted."""
+    every opener with losses counted (Claims 1 and 2), and where ``most`` (:func:`dordle_most`) is of the same
+    lists, Claim 3's; ``lower_bound`` is the better."""
     if not data.get("losses") or data.get("hard_mode") or not data.get("finished") or not data.get("ranking"):
         raise ValueError("the bound needs a finished normal-mode ranking of every opener with losses counted")
     word, total = data["ranking"][0]
     n, m = int(data["num_answers"]), int(data["max_guesses"])
     limit = boards + 5 if max_guesses is None else max_guesses
-    return {
+    one = lower_bound(int(total), n, m, boards, limit)
+    row = {
         "boards": boards,
         "max_guesses": limit,
-        "lower_bound": lower_bound(int(total), n, m, boards, limit),
+        "lower_bound": one,
+        "one_board_bound": one,
         "single_board": {"opener": word, "total": int(total), "answers": n, "max_guesses": m},
     }
+    if most is not None and most.get("lists") == data.get("lists"):
+        row["order_bound"] = order_bound(boards, limit, most)
+        row["lower_bound"] = max(one, row["order_bound"]["lower_bound"])
+    return row
 
 
-def bounds(boards: list[int], path: str | Path | None = None) -> list[dict[str, Any]]:
-    """:func:`from_ranking` for each board count, from the ranking at ``path`` (default: the shipped one)."""
+def bounds(
+    boards: list[int], path: str | Path | None = None, most: str | Path | None = None, vocab: Vocabulary | None = None
+) -> list[dict[str, Any]]:
+    """:func:`from_ranking` for each board count, from the ranking at ``path`` (default: the shipped one) and
+    the maxima at ``most`` (:func:`load_most`, a journal of ``vocab``'s lists; default: the shipped maxima,
+    used where their lists are the ranking's)."""
     data = ranking.load(path or shipped_dir() / SHIPPED)
-    return [from_ranking(data, k) for k in boards]
+    shipped = shipped_dir() / SHIPPED_MOST
+    found = load_most(most, vocab) if most is not None else load_most(shipped) if shipped.is_file() else None
+    if most is not None and found.get("lists") != data.get("lists"):
+        raise ValueError(f"{quoted(str(most))} is of other lists than the ranking's")
+    return [from_ranking(data, k, most=found) for k in boards]
 
 
 def shipped_bounds(boards: list[int]) -> list[dict[str, Any]]:
-    """The bounds on the real lists from the shipped ranking; empty where it does not ship."""
+    """The bounds on the real lists from the shipped ranking and maxima; empty where they do not ship."""
     return bounds(boards) if (shipped_dir() / SHIPPED).is_file() else []
 
 
@@ -390,6 +510,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
     parser.add_argument("--boards", default="2,4,8,16,32", help="board counts, comma-separated (default 2,4,8,16,32)")
     parser.add_argument("--ranking", default=None, help=f"a ranking with losses (default: the shipped {SHIPPED})")
+    parser.add_argument(
+        "--most",
+        default=None,
+        help=f"the maxima over every Dordle opener: a summary, or a journal of --all-openers (default: the shipped "
+        f"{SHIPPED_MOST})",
+    )
+    parser.add_argument("--save-most", default=None, help="also write the maxima read, as a summary, here")
     parser.add_argument("--json", default=None, help="also write the bounds here")
     parser.add_argument(
         "--opener", default=None, help="instead: the bound on Dordle policies that open with this word (minutes)"
@@ -408,8 +535,8 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="with --all-openers: search each opener still below this exactly (minutes an opener)",
     )
-    parser.add_argument("--answers", default="answers", help="with --opener or --all-openers: the answer list")
-    parser.add_argument("--allowed", default="allowed", help="with --opener or --all-openers: the allowed list")
+    parser.add_argument("--answers", default="answers", help="the answer list (of --opener, --all-openers, --most)")
+    parser.add_argument("--allowed", default="allowed", help="the allowed list (of --opener, --all-openers, --most)")
     parser.add_argument(
         "--ray",
         action="store_true",
@@ -427,7 +554,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: --boards takes board counts from 1 to 32; got {quoted(args.boards)}", file=sys.stderr)
         return 2
     try:
-        rows = bounds(boards, args.ranking)
+        vocab = Vocabulary(word_source(args.answers), word_source(args.allowed)) if args.most else None
+        rows = bounds(boards, args.ranking, args.most, vocab)
+        if args.save_most:
+            if not args.most:
+                raise ValueError("--save-most writes the maxima of --most: give it a journal of --all-openers")
+            atomic_write_json(args.save_most, load_most(args.most, vocab))
         if args.json:
             atomic_write_json(args.json, rows)
     except (ValueError, OSError) as exc:
@@ -438,9 +570,17 @@ def main(argv: list[str] | None = None) -> int:
         f"one board, {single['max_guesses']} guesses, losses counted: optimum {single['total']} over "
         f"{single['answers']} answers (mean {single['total'] / single['answers']:.4f}, from {single['opener'].upper()})"
     )
-    print("| boards | guesses | proven lower bound on the optimal mean |\n| ---: | ---: | ---: |")
+    print(
+        "| boards | guesses | from one board's optimum | from the order of the solves | proven lower bound on the "
+        "optimal mean |\n| ---: | ---: | ---: | ---: | ---: |"
+    )
     for row in rows:
-        print(f"| {row['boards']} | {row['max_guesses']} | {row['lower_bound']:.4f} |")
+        order = row.get("order_bound")
+        by_order = f"{order['lower_bound']:.4f}" if order else "(no maxima of these lists)"
+        print(
+            f"| {row['boards']} | {row['max_guesses']} | {row['one_board_bound']:.4f} | {by_order} | "
+            f"{row['lower_bound']:.4f} |"
+        )
     return 0
 
 

@@ -15,7 +15,18 @@ import pytest
 from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.optimal import main as optimal_main
 from wordle_agents.solvers import openers as ranking
-from wordle_agents.solvers.boards_bound import dordle_finish, dordle_openers, from_ranking, loss_cap, lower_bound, main
+from wordle_agents.solvers.boards_bound import (
+    dordle_finish,
+    dordle_most,
+    dordle_openers,
+    from_ranking,
+    load_most,
+    loss_cap,
+    lower_bound,
+    main,
+    order_bound,
+    solved_by,
+)
 from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.words import Vocabulary
 
@@ -84,6 +95,91 @@ def test_lower_bound__below_the_exact_optimum_of_small_games(seed: int, boards: 
     assert bound <= optimum + 1e-9, (bound, optimum)
     if boards == 2:  # on so few answers the collision term is large; with 2 boards it still says more than 1
         assert bound > v
+
+
+@pytest.mark.parametrize(
+    ("seed", "boards", "count", "letters", "length"),
+    [
+        (0, 2, 7, "abcde", 3),
+        (1, 3, 6, "abcde", 3),
+        (3, 4, 6, "abcde", 3),
+        (0, 3, 10, "abcdef", 2),
+        (1, 3, 12, "abcdef", 2),
+    ],
+)
+def test_order_bound__each_order_is_below_the_exact_optimum_of_small_games(
+    seed: int, boards: int, count: int, letters: str, length: int
+) -> None:
+    """Claim 3 for every ``j``, from the maxima of every opener: at most the exact optimum (equal to it on the
+    three-letter games, where one guess tells every answer apart; below it on the two-letter ones)."""
+    words = few_letter_words(random.Random(seed), letters, length, count)
+    vocab = Vocabulary(words, None)
+    limit = boards + 2
+    got = order_bound(boards, limit, dordle_most(vocab, dordle_openers(vocab)))
+    optimum = _multi_optimum(words, words, boards, limit)
+    assert len(got["by_order"]) == boards and got["lower_bound"] == max(got["by_order"])
+    assert all(b <= optimum + 1e-9 for b in got["by_order"]), (got, optimum)
+    assert got["lower_bound"] > boards  # it says more than "one guess a board"
+    with pytest.raises(ValueError, match=f"{boards} boards need {boards} guesses at least; got {boards - 1}"):
+        order_bound(boards, boards - 1, dordle_most(vocab, dordle_openers(vocab)))
+
+
+def _most_solved(answers: list[str], guesses: list[str], boards: int, at_least: int, by: int) -> float:
+    """The largest share of answer tuples any ``boards``-board policy solves ``at_least`` boards of by guess
+    ``by``, by exhaustive search over every guess at every position."""
+    solved_tiles = (2,) * len(answers[0])
+
+    @functools.cache
+    def most(members: frozenset, solved: tuple, turn: int) -> int:
+        if sum(solved) >= at_least:
+            return len(members)
+        if turn == by:
+            return 0
+        best = 0
+        for g in guesses:
+            groups = defaultdict(set)
+            for tup in members:
+                groups[tuple(None if solved[k] else feedback_ref(g, answers[tup[k]]) for k in range(boards))].add(tup)
+            after = {key: tuple(s or key[k] == solved_tiles for k, s in enumerate(solved)) for key in groups}
+            best = max(best, sum(most(frozenset(group), after[key], turn + 1) for key, group in groups.items()))
+        return best
+
+    tuples = list(itertools.permutations(range(len(answers)), boards))
+    return most(frozenset(tuples), (False,) * boards, 0) / len(tuples)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_solved_by__each_bound_is_at_least_the_most_any_policy_solves(seed: int) -> None:
+    """Claim 3's ingredients one by one: no policy solves a board by the second guess, or two by the second or
+    the third, more often than ``u(j, t)`` says, on two boards and (fewer answers) three."""
+    rng = random.Random(seed)
+    words = few_letter_words(rng, "abcdef", 2, 26)
+    extra = few_letter_words(rng, "abcdef", 2, 4)
+    said = 0
+    for boards, answers, cases in ((2, words, [(1, 2), (2, 2), (2, 3)]), (3, words[:10], [(2, 2), (2, 3)])):
+        allowed = sorted({*answers, *extra})
+        vocab = Vocabulary(answers, allowed)
+        u = solved_by(boards, dordle_most(vocab, dordle_openers(vocab)))
+        for j, t in cases:
+            exact = _most_solved(answers, allowed, boards, j, t)
+            assert exact <= u(j, t) + 1e-12, (boards, j, t, exact, u(j, t))
+            said += u(j, t) < 1  # where the bound says something
+    assert said >= 4
+
+
+def test_dordle_most__the_maxima_are_the_exhaustive_searchs() -> None:
+    words = few_letter_words(random.Random(2), "abcdef", 2, 9)
+    allowed = sorted({*words, "fa", "ab"})
+    vocab = Vocabulary(words, allowed)
+    most = dordle_most(vocab, dordle_openers(vocab))
+    classes = {g: len({feedback_ref(g, a) for a in words}) for g in allowed}
+    assert most["most_cells"] == [max(classes.values()), min(g for g in allowed if classes[g] == max(classes.values()))]
+    for by in (2, 3):
+        exact = {g: _most_finished(words, allowed, g, by) for g in allowed}
+        assert most["most_finished_by"][str(by)][0] == max(exact.values()), by
+        assert exact[most["most_finished_by"][str(by)][1]] == max(exact.values())
+    with pytest.raises(ValueError, match="with every opener counted"):
+        dordle_most(vocab, dordle_openers(vocab, openers=allowed[:3]))
 
 
 def _most_finished(answers: list[str], guesses: list[str], opener: str, by: int) -> int:
@@ -249,7 +345,9 @@ def test_dordle_finish__command_prints_and_writes_the_bound(tmp_path: Path, caps
     assert "--max-minutes must be a number of minutes > 0; got 0.0" in capsys.readouterr().err
 
 
-def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_bound(tmp_path: Path) -> None:
+def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_bound(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """``--all-openers --losses``: the best opener's total is the oracle's value of the start (losses cost
     limit + 1), the ranking names its answers, and the bound follows from the saved file."""
     words = few_letter_words(random.Random(3), "abcdefg", 4, 30)
@@ -278,6 +376,22 @@ def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_boun
     out = tmp_path / "bounds.json"
     assert main(["--ranking", str(path), "--boards", "2,3", "--json", str(out)]) == 0
     assert [row["boards"] for row in json.loads(out.read_text())] == [2, 3]
+    assert "| 2 | 7 | " in capsys.readouterr().out and "order_bound" not in json.loads(out.read_text())[0]
+    journal, summary = tmp_path / "journal.json", tmp_path / "most.json"  # then Claim 3 from every opener
+    dordle_openers(vocab, journal)
+    lists = ["--answers", str(words_file), "--allowed", str(words_file)]
+    args = ["--ranking", str(path), "--boards", "2,3", "--most", str(journal), *lists, "--json", str(out)]
+    assert main([*args, "--save-most", str(summary)]) == 0
+    rows, most = json.loads(out.read_text()), json.loads(summary.read_text())
+    assert most == dordle_most(vocab, json.loads(journal.read_text())) == load_most(summary)
+    for row in rows:
+        order = order_bound(row["boards"], row["max_guesses"], most)
+        assert row["order_bound"] == order and row["lower_bound"] == max(row["one_board_bound"], order["lower_bound"])
+        assert row["one_board_bound"] == from_ranking(ranking.load(path), row["boards"])["lower_bound"]
+    printed = capsys.readouterr().out
+    assert f"| 3 | 8 | {rows[1]['one_board_bound']:.4f} | {rows[1]['order_bound']['lower_bound']:.4f} |" in printed
+    assert main(["--ranking", str(path), "--boards", "2", "--most", str(summary), "--json", str(out)]) == 0
+    assert json.loads(out.read_text())[0] == rows[0]  # the summary gives what the journal gave
 
 
 def test_command__bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -293,6 +407,12 @@ def test_command__bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr().err.count("\n") == 1
     assert main(["--opener", "salet", "--ray"]) == 2
     assert "--ray runs the openers of --all-openers" in capsys.readouterr().err
+    assert main(["--boards", "2", "--save-most", str(tmp_path / "m.json")]) == 2
+    assert "--save-most writes the maxima of --most: give it a journal of --all-openers" in capsys.readouterr().err
+    assert main(["--boards", "2", "--most", str(tmp_path / "r.json")]) == 2
+    err = capsys.readouterr().err
+    assert "is neither a summary of Dordle openers" in err and err.count("\n") == 1
+    assert not (tmp_path / "m.json").exists()
 
 
 def test_command__ray_without_ray_installed_is_one_line(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -320,5 +440,32 @@ def test_shipped__the_real_lists_ranking_with_losses_gives_every_board_counts_bo
     bounds = shipped_bounds([2, 4, 8, 16, 32])
     assert [b["boards"] for b in bounds] == [2, 4, 8, 16, 32]
     assert all(a["lower_bound"] < b["lower_bound"] for a, b in itertools.pairwise(bounds))
+    assert all(
+        b["lower_bound"] > b["boards"] and b["order_bound"]["lower_bound"] > b["one_board_bound"] for b in bounds
+    )
     assert main(["--boards", "2"]) == 0
-    assert f"| 2 | 7 | {bounds[0]['lower_bound']:.4f} |" in capsys.readouterr().out
+    assert f"| 2 | 7 | {bounds[0]['one_board_bound']:.4f} | {bounds[0]['lower_bound']:.4f} |" in capsys.readouterr().out
+
+
+def test_shipped__the_maxima_over_every_opener_are_reached_by_the_openers_named() -> None:
+    """The shipped summary of every opener's Dordle counts (made by ``--most JOURNAL --save-most`` from
+    ``--all-openers``; the count pass over every opener takes half an hour): each maximum is the count of the
+    opener it names, the most classes and the most pairs finished by the second guess (twice the classes of
+    an answer opener but one) are the largest over every opener."""
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.solvers.boards_bound import SHIPPED_MOST, _opener_counts, _tables
+    from wordle_gym.core.patterns import pattern_array
+
+    vocab = Vocabulary()
+    most = load_most(shipped_dir() / SHIPPED_MOST)
+    assert most["lists"] == vocab.digest and (most["answers"], most["allowed"]) == (2315, 12972)
+    classes = [len(set(row.tolist())) for row in pattern_array(vocab)]
+    cells, word = most["most_cells"]
+    assert cells == max(classes) == classes[vocab.allowed_index[word]]
+    answers = set(vocab.answers)
+    assert most["most_finished_by"]["2"][0] == max(
+        2 * (c - 1) for w, c in zip(vocab.allowed, classes, strict=True) if w in answers
+    )
+    tables = _tables(vocab)
+    for t, (count, word) in most["most_finished_by"].items():
+        assert _opener_counts(tables, vocab.length, vocab.allowed_index[word])[int(t) - 2] == count
