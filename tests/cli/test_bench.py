@@ -328,6 +328,20 @@ def test_bench__a_multi_board_row_of_a_one_board_network_is_labelled_and_credite
     assert _provenance(playing(policy, boards=2))["learned_from"] == "reward 'default' (on one board)"
 
 
+def test_bench__a_multi_board_row_says_how_long_its_network_trained() -> None:
+    """Regression (issue 44: a learned row names how it learned and how long): the multi-board table had no
+    training column, so dqn-explored's Dordle and Quordle rows said what it learned from but not for how long."""
+    from wordle_gym.cli.bench import MULTI_COLUMNS, _multi_row
+
+    extra = {"boards_solved": 1.9, "learned_from": "reward 'default' (on one board)", "training_s": 9000.0}
+    row = {"agent": "Q, Dordle", "boards": 2, "games": 200, "histogram": [0, 0, 0, 100, 90, 0, 0, 10]}
+    row |= {"derived": {"win_rate": 0.95, "mean_guesses_wins": 5.0, "mean_guesses_all": 5.15, "worst": 7}}
+    line = _multi_row({**row, "wall_time_s": 1.0, "extra": {**extra, "machine": "CPU, 2 cores"}})
+    assert line.endswith("| reward 'default' (on one board) | 2.50 h (CPU, 2 cores) |")
+    assert line.count("|") == MULTI_COLUMNS[0].count("|") == MULTI_COLUMNS[1].count("|")
+    assert _multi_row({**row, "wall_time_s": 1.0, "extra": {"boards_solved": 2.0}}).endswith("| 1.00 s |  |  |")
+
+
 def test_provenance__names_an_improvement_after_the_reward_training() -> None:
     """Weights improved by their own rollouts say so, with the rollouts' reward; they stay reward-learned."""
     from types import SimpleNamespace

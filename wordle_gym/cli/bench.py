@@ -333,20 +333,25 @@ AGENT_COLUMNS = [
 ]
 
 
+def _training(extra: dict) -> str:
+    """The "training" column: the training time, and on what machine, where the row has them."""
+    seconds = extra.get("training_s")
+    training = f"{seconds / 3600:.2f} h" if seconds else ""
+    if seconds and extra.get("machine"):
+        training += f" ({extra['machine']})"
+    return training
+
+
 def _agent_row(r: dict) -> str:
     d = r["derived"]
     hist = " ".join(map(str, r["histogram"]))
     worst = "X" if r["histogram"][-1] else str(d["worst"])
     extra = r.get("extra", {})
-    seconds = extra.get("training_s")
-    training = f"{seconds / 3600:.2f} h" if seconds else ""
-    if seconds and extra.get("machine"):
-        training += f" ({extra['machine']})"
     return (
         f"| {r['agent']} | {r['games']} x {r['num_allowed']} | {100 * d['win_rate']:.2f} "
         f"| {d['mean_guesses_wins']:.4f} | {d['mean_guesses_all']:.4f} | {worst} | {hist} "
         f"| {r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | {extra.get('learned_from', '')} "
-        f"| {training} |"
+        f"| {_training(extra)} |"
     )
 
 
@@ -388,8 +393,8 @@ def _gap_table(results: list[dict]) -> list[str]:
 
 MULTI_COLUMNS = [
     "| agent | boards | games | win % | mean guesses (wins) | mean (loss = K + 6) | boards solved | max "
-    "| eval time | learned from |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    "| eval time | learned from | training |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
 ]
 
 
@@ -400,7 +405,7 @@ def _multi_row(r: dict) -> str:
     return (
         f"| {r['agent']} | {r['boards']} | {r['games']:,} | {100 * d['win_rate']:.2f} | {d['mean_guesses_wins']:.4f} "
         f"| {d['mean_guesses_all']:.4f} | {extra.get('boards_solved', float('nan')):.4f} | {worst} "
-        f"| {r['wall_time_s']:.2f} s | {extra.get('learned_from', '')} |"
+        f"| {r['wall_time_s']:.2f} s | {extra.get('learned_from', '')} | {_training(extra)} |"
     )
 
 
