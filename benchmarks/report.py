@@ -854,7 +854,12 @@ def dordle_bound_section(result: dict) -> list[str]:
         from wordle_agents.solvers.boards_bound import shipped_bounds
 
         single = shipped_bounds([2])
-        before = f" The bound from one board's optimum: {single[0]['lower_bound']:.4f}." if single else ""
+        before = (
+            f" The bound from one board's optimum: {single[0]['one_board_bound']:.4f}; from the order of the solves: "
+            f"{single[0]['order_bound']['lower_bound']:.4f}."
+            if single and "order_bound" in single[0]
+            else ""
+        )
         weakest = ", ".join(f"{w.upper()} {b:.4f}" for w, b in every["weakest"][:5])
         lines += [
             "",

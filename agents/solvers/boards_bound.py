@@ -363,6 +363,7 @@ def dordle_openers(
     counts: dict[str, list[int]] = {}
     refined: set[str] = set()
     searched: set[str] = set()
+    complete: dict[str, float | None] = {REFINE: None, SEARCH: None}  # each pass done below these, over the calls
     if save is not None and Path(save).is_file():
         data = json.loads(Path(save).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("lists") != vocab.digest or "counts" not in data:
@@ -370,6 +371,7 @@ def dordle_openers(
         counts = {w: list(v) for w, v in data["counts"].items()}
         refined = set(data.get("refined", []))
         searched = set(data.get("searched", []))
+        complete = {REFINE: data.get("refined_below"), SEARCH: data.get("searched_below")}
     elif save is not None:
         check_writable(save)
     deadline = time.monotonic() + 60 * max_minutes if max_minutes else math.inf
@@ -386,19 +388,24 @@ def dordle_openers(
             "finished": all(w in counts for w in words) and not below(REFINE) and not below(SEARCH),
             "lower_bound": bounds[weakest[0]] if weakest else None,
             "weakest": [[w, bounds[w]] for w in weakest[:10]],
-            "refined_below": refine_below,
+            "refined_below": complete[REFINE],
             "refined": sorted(refined),
-            "searched_below": search_below,
+            "searched_below": complete[SEARCH],
             "searched": sorted(searched),
             "counts": counts,
         }
 
-    def below(step: str) -> list[str]:  # the openers still to refine or to search, weakest first
+    def limit(step: str) -> float | None:
         limits = {REFINE: [refine_below, search_below], SEARCH: [search_below]}[step]
-        limit = max((b for b in limits if b is not None), default=-math.inf)
+        return max((b for b in limits if b is not None), default=None)
+
+    def below(step: str) -> list[str]:  # the openers still to refine or to search, weakest first
+        cut = limit(step)
+        if cut is None:
+            return []
         done = searched if step == SEARCH else refined | searched  # a search is tighter than the refinement
         bounds = {w: 5 - sum(c) / pairs for w, c in counts.items() if w not in done}
-        return sorted((w for w, b in bounds.items() if b < limit), key=lambda w: (bounds[w], w))
+        return sorted((w for w, b in bounds.items() if b < cut), key=lambda w: (bounds[w], w))
 
     def checkpoint(force: bool = False) -> None:
         nonlocal written
@@ -423,6 +430,8 @@ def dordle_openers(
             kept.add(word)
             checkpoint(force=step == SEARCH)  # minutes an opener: each one kept
         stopped = any(w not in kept for w in todo)
+        if not stopped and limit(step) is not None:  # every opener below it done: the journal says so
+            complete[step] = max(b for b in (complete[step], limit(step)) if b is not None)
     checkpoint(force=True)
     return result()
 

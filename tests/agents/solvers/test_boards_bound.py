@@ -303,6 +303,7 @@ def test_dordle_openers__a_stopped_run_continues_from_its_journal(tmp_path: Path
     assert calls == len(allowed) and row == dordle_openers(vocab)
     calls, row = 0, {"finished": False}
     while not row["finished"]:  # then every opener refined, one a call, from the same journal
+        assert row.get("refined_below") is None  # not until every opener below it is refined
         row = dordle_openers(vocab, journal, max_minutes=1e-9, refine_below=10)
         calls += 1
     assert calls == len(allowed) and row == dordle_openers(vocab, refine_below=10)
@@ -312,6 +313,9 @@ def test_dordle_openers__a_stopped_run_continues_from_its_journal(tmp_path: Path
         calls += 1
         assert len(row["searched"]) == calls and json.loads(journal.read_text())["searched"] == row["searched"]
     assert calls == len(allowed) and row == dordle_openers(vocab, refine_below=10, search_below=10)
+    assert (row["refined_below"], row["searched_below"]) == (10, 10)
+    row = dordle_openers(vocab, journal, refine_below=3, search_below=3)  # the journal keeps the larger: done
+    assert (row["refined_below"], row["searched_below"]) == (10, 10) and row["finished"]
     with pytest.raises(ValueError, match="is no Dordle opener bound of these lists"):
         dordle_openers(Vocabulary(words[1:], allowed), journal)
 
