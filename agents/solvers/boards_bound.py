@@ -141,15 +141,17 @@ def solved_by(boards: int, most: dict[str, Any]) -> Callable[[int, int], float]:
         return math.prod((n - s - i) / (n - i) for i in range(k - s))
 
     cells, by = most["most_cells"][0], most["most_finished_by"]
-    one = {1: k / n, 2: k * cells / n / kept(1)}
-    two = {int(t): math.comb(k, 2) * c / (n * (n - 1)) / kept(2) for t, (c, _) in by.items()} if k >= 2 else {}
+    pairs = math.comb(k, 2) / (n * (n - 1)) / kept(2) if k >= 2 else 0.0
+    known = {  # by j, then t: the expectations bounded directly
+        1: {1: k / n, 2: k * cells / n / kept(1)},
+        2: {int(t): pairs * c for t, (c, _) in by.items()},
+    }
 
     @functools.cache
     def u(j: int, t: int) -> float:
         if t < j:
             return 0.0
-        bound = {1: one, 2: two}.get(j, {}).get(t, 1.0)
-        return min(1.0, bound, u(j - 1, t - 1) if j > 1 else 1.0)
+        return min(1.0, known.get(j, {}).get(t, 1.0), u(j - 1, t - 1) if j > 1 else 1.0)
 
     return u
 
@@ -234,17 +236,18 @@ def from_ranking(
 
 
 def bounds(
-    boards: list[int], path: str | Path | None = None, most: str | Path | None = None, vocab: Vocabulary | None = None
+    boards: list[int], path: str | Path | None = None, most: dict[str, Any] | None = None
 ) -> list[dict[str, Any]]:
     """:func:`from_ranking` for each board count, from the ranking at ``path`` (default: the shipped one) and
-    the maxima at ``most`` (:func:`load_most`, a journal of ``vocab``'s lists; default: the shipped maxima,
-    used where their lists are the ranking's)."""
+    the maxima ``most`` (:func:`load_most`; default: the shipped maxima, used where their lists are the
+    ranking's; given ones must be)."""
     data = ranking.load(path or shipped_dir() / SHIPPED)
     shipped = shipped_dir() / SHIPPED_MOST
-    found = load_most(most, vocab) if most is not None else load_most(shipped) if shipped.is_file() else None
-    if most is not None and found.get("lists") != data.get("lists"):
-        raise ValueError(f"{quoted(str(most))} is of other lists than the ranking's")
-    return [from_ranking(data, k, most=found) for k in boards]
+    if most is None:
+        most = load_most(shipped) if shipped.is_file() else None
+    elif most.get("lists") != data.get("lists"):
+        raise ValueError("the maxima (--most) are of other lists than the ranking's")
+    return [from_ranking(data, k, most=most) for k in boards]
 
 
 def shipped_bounds(boards: list[int]) -> list[dict[str, Any]]:
@@ -563,12 +566,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: --boards takes board counts from 1 to 32; got {quoted(args.boards)}", file=sys.stderr)
         return 2
     try:
-        vocab = Vocabulary(word_source(args.answers), word_source(args.allowed)) if args.most else None
-        rows = bounds(boards, args.ranking, args.most, vocab)
+        if args.save_most and not args.most:
+            raise ValueError("--save-most writes the maxima of --most: give it a journal of --all-openers")
+        most = (
+            load_most(args.most, Vocabulary(word_source(args.answers), word_source(args.allowed)))
+            if args.most
+            else None
+        )
+        rows = bounds(boards, args.ranking, most)
         if args.save_most:
-            if not args.most:
-                raise ValueError("--save-most writes the maxima of --most: give it a journal of --all-openers")
-            atomic_write_json(args.save_most, load_most(args.most, vocab))
+            atomic_write_json(args.save_most, most)
         if args.json:
             atomic_write_json(args.json, rows)
     except (ValueError, OSError) as exc:

@@ -396,6 +396,12 @@ def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_boun
     assert f"| 3 | 8 | {rows[1]['one_board_bound']:.4f} | {rows[1]['order_bound']['lower_bound']:.4f} |" in printed
     assert main(["--ranking", str(path), "--boards", "2", "--most", str(summary), "--json", str(out)]) == 0
     assert json.loads(out.read_text())[0] == rows[0]  # the summary gives what the journal gave
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.solvers.boards_bound import SHIPPED_MOST
+
+    assert main(["--ranking", str(path), "--most", str(shipped_dir() / SHIPPED_MOST)]) == 2  # the real lists'
+    err = capsys.readouterr().err
+    assert "the maxima (--most) are of other lists than the ranking's" in err and err.count("\n") == 1
 
 
 def test_command__bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
