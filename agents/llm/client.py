@@ -1,40 +1,62 @@
 """One OpenAI-compatible chat-completions endpoint: a request, retried with backoff, and its token counts.
 
-The standard library's ``urllib`` does the HTTP (a POST of JSON to ``{base_url}/chat/completions``, the route
-every OpenAI-compatible server serves: OpenAI, vLLM, SGLang, llama.cpp, Ollama, LM Studio), so the agent needs
-no client package. Transient failures are retried: no connection, a timeout, HTTP 408, 409, 429 and 5xx (with
-the server's ``Retry-After`` when it sends one), and a body that is not a chat completion; any other HTTP
-error is the request's fault and fails at once, naming the status and the server's message.
+The standard library's ``http.client`` does the HTTP (a POST of JSON to ``{base_url}/chat/completions``, the
+route every OpenAI-compatible server serves: OpenAI, vLLM, SGLang, llama.cpp, Ollama, LM Studio), so the agent
+needs no client package. Transient failures are retried: no connection, a timeout, HTTP 408, 409, 429 and 5xx
+(with the server's ``Retry-After`` when it sends one), and a reply that is not a chat completion; any other HTTP
+error is the request's fault and fails at once, naming the status and the server's message. Redirects are not
+followed (the API key is sent to ``base_url``'s host alone), a reply body is read up to :data:`MAX_BODY` bytes
+and each request ends within ``timeout`` seconds however slowly the server sends.
 """
 
 from __future__ import annotations
 
+import contextlib
+import http.client
 import json
+import re
+import socket
 import threading
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlparse
 
 RETRIED_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
+MAX_BODY = 8 << 20
+"""Bytes of a reply body read at most (a chat completion is a few kilobytes; a longer body is refused)."""
+MAX_SECONDS = 86_400.0
+"""The longest ``timeout`` or backoff taken, in seconds."""
+_CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")
 
 
 class ChatError(OSError):
-    """The endpoint refused the request (HTTP 4xx), or failed on every try."""
+    """The endpoint refused the request (HTTP 4xx, a redirect), or failed on every try."""
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A function call in a reply: the tool's name and its arguments as the model wrote them (JSON text)."""
+
+    name: str
+    arguments: str
 
 
 @dataclass(frozen=True)
 class Reply:
-    """One completion: the assistant's text and what it cost."""
+    """One completion: the assistant's text, its tool calls and reasoning, and what it cost."""
 
     text: str
     prompt_tokens: int
     completion_tokens: int
     tries: int
     """Requests it took (1: no retry)."""
+    tool_calls: tuple[ToolCall, ...] = ()
+    reasoning: str = ""
+    """The reasoning a server returns apart from the content (``reasoning_content`` or ``reasoning``)."""
+    finish_reason: str = ""
+    """Why the model stopped (``stop``, ``length``: cut at ``max_tokens``, ``tool_calls``)."""
 
 
 @dataclass
@@ -53,12 +75,14 @@ class ChatClient:
     """Chat completions from ``model`` at ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``).
 
     Args:
-        base_url: the API's root, ``http://`` or ``https://``, without ``/chat/completions``.
+        base_url: the API's root, ``http://`` or ``https://``, without ``/chat/completions`` (and without a
+            user or password: the key goes in ``api_key``).
         model: the model name the server expects.
-        api_key: sent as ``Authorization: Bearer ...`` when given (servers on your own machine need none).
+        api_key: sent as ``Authorization: Bearer ...`` when given (servers on your own machine need none), to
+            ``base_url``'s host only: redirects are refused.
         temperature: sampling temperature (0: greedy, as far as the server honours it).
         max_tokens: the longest reply, in tokens.
-        timeout: seconds one request may take before it is retried.
+        timeout: seconds one request may take, from connecting to the body's last byte, before it is retried.
         retries: retries after the first try (so ``retries + 1`` requests at most).
         backoff: seconds before the first retry, doubled at each next one, at most ``max_backoff``.
         seed: sent to servers that take one (reproducible sampling where supported).
@@ -81,16 +105,25 @@ class ChatClient:
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
         parsed = urlparse(str(base_url))
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise ValueError(f"base_url must be an http:// or https:// address; got {base_url!r}")
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"base_url must be an http:// or https:// address; got {_clean(str(base_url))!r}")
+        if parsed.username is not None or parsed.password is not None:
+            raise ValueError("base_url must not hold a user or password (user:KEY@host): pass the key as api_key")
+        try:
+            parsed.port  # noqa: B018 (a bad port raises here, not at the first request)
+        except ValueError:
+            raise ValueError(f"base_url has no valid port; got {_clean(str(base_url))!r}") from None
         if not isinstance(model, str) or not model:
             raise ValueError(f"model must be the name the server expects; got {model!r}")
         for name, value in (("timeout", timeout), ("backoff", backoff), ("max_backoff", max_backoff)):
-            if not isinstance(value, int | float) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{name} must be a number of seconds >= 0; got {value!r}")
+            if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= MAX_SECONDS:
+                raise ValueError(f"{name} must be a number of seconds from 0 to {MAX_SECONDS:g}; got {value!r}")
+        if timeout <= 0:
+            raise ValueError(f"timeout must be a number of seconds > 0; got {timeout!r}")
         check_int("retries", retries, 0)
         check_int("max_tokens", max_tokens, 1)
         self.url = str(base_url).rstrip("/") + "/chat/completions"
+        self._parsed = urlparse(self.url)
         self.model = model
         self.api_key = api_key
         self.temperature = float(temperature)
@@ -104,18 +137,21 @@ class ChatClient:
         self.stats = ChatStats()
         self._lock = threading.Lock()
 
-    def complete(self, messages: list[dict[str, str]]) -> Reply:
-        """The assistant's next message after ``messages`` (``[{"role": ..., "content": ...}, ...]``)."""
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> Reply:
+        """The assistant's next message after ``messages`` (``[{"role": ..., "content": ...}, ...]``), with
+        ``tools`` (OpenAI's function-tool schemas) offered when given."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
+        if tools:
+            body["tools"] = tools
         if self.seed is not None:
             body["seed"] = self.seed
         data = json.dumps(body).encode()
-        headers = {"Content-Type": "application/json"}
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
         last = ""
@@ -124,31 +160,36 @@ class ChatClient:
                 self.stats.requests += 1
             wait = self.backoff * 2**attempt
             try:
-                request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
-                with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                    payload = response.read()
-                reply = _parse(payload, attempt + 1)
-                with self._lock:
-                    self.stats.prompt_tokens += reply.prompt_tokens
-                    self.stats.completion_tokens += reply.completion_tokens
-                return reply
-            except urllib.error.HTTPError as exc:
-                message = _error_text(exc)
-                if exc.code not in RETRIED_STATUS:
-                    raise ChatError(f"{self.url} answered HTTP {exc.code}: {message}") from None
-                kind, last = f"HTTP {exc.code}", f"HTTP {exc.code}: {message}"
-                after = _retry_after(exc.headers.get("Retry-After") if exc.headers else None)
-                wait = wait if after is None else after
-            except TimeoutError:
-                kind, last = "timeout", f"no answer within {self.timeout:g} s"
-            except (urllib.error.URLError, ConnectionError) as exc:
-                reason = getattr(exc, "reason", exc)
-                if isinstance(reason, TimeoutError):
-                    kind, last = "timeout", f"no answer within {self.timeout:g} s"
+                status, reply_headers, payload = self._post(data, headers)
+                if 300 <= status < 400:
+                    where = _clean(reply_headers.get("Location") or "", self.api_key)
+                    raise ChatError(
+                        f"{self.url} answered HTTP {status}, a redirect to {where!r}: redirects are not followed "
+                        "(the API key goes to base_url's host only); set base_url to the API's own address"
+                    )
+                if status >= 400:
+                    message = _error_text(payload, self.api_key) or f"HTTP {status}"
+                    if status not in RETRIED_STATUS:
+                        raise ChatError(f"{self.url} answered HTTP {status}: {message}")
+                    kind, last = f"HTTP {status}", f"HTTP {status}: {message}"
+                    after = _retry_after(reply_headers.get("Retry-After"))
+                    wait = wait if after is None else after
                 else:
-                    kind, last = "connection", f"cannot connect: {reason}"
-            except ValueError as exc:  # not a chat completion
-                kind, last = "malformed", str(exc)
+                    reply = _parse(payload, attempt + 1)
+                    with self._lock:
+                        self.stats.prompt_tokens += reply.prompt_tokens
+                        self.stats.completion_tokens += reply.completion_tokens
+                    return reply
+            except TimeoutError:
+                kind, last = "timeout", f"no whole answer within {self.timeout:g} s"
+            except http.client.HTTPException as exc:  # a bad status line, too many or too long headers, cut off
+                kind, last = "malformed", f"not a valid HTTP answer ({type(exc).__name__})"
+            except ValueError as exc:  # not a chat completion, or a body over MAX_BODY
+                kind, last = "malformed", _clean(str(exc), self.api_key)
+            except ChatError:
+                raise
+            except OSError as exc:  # no connection, reset, refused, a certificate not verified
+                kind, last = "connection", f"cannot connect: {_clean(str(exc), self.api_key)}"
             with self._lock:
                 self.stats.failures[kind] = self.stats.failures.get(kind, 0) + 1
                 if attempt < self.retries:
@@ -157,6 +198,44 @@ class ChatClient:
                 self.sleep(min(wait, self.max_backoff))
         raise ChatError(f"{self.url}: {self.retries + 1} tries failed; the last: {last}")
 
+    def _post(self, data: bytes, headers: dict[str, str]) -> tuple[int, Any, bytes]:
+        """One POST: the status, the headers and the body, all of it within ``timeout`` seconds (TimeoutError)."""
+        url = self._parsed
+        kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
+        connection = kind(url.hostname, url.port, timeout=self.timeout)
+        expired = threading.Event()
+
+        def expire() -> None:  # wakes a read blocked on a server that sends slowly
+            expired.set()
+            sock = connection.sock
+            if sock is not None:
+                with contextlib.suppress(OSError):
+                    sock.shutdown(socket.SHUT_RDWR)
+
+        timer = threading.Timer(self.timeout, expire)
+        timer.daemon = True
+        timer.start()
+        try:
+            path = url.path + (f"?{url.query}" if url.query else "")
+            connection.request("POST", path, body=data, headers=headers)
+            response = connection.getresponse()
+            chunks, size = [], 0
+            while chunk := response.read1(1 << 16):
+                size += len(chunk)
+                if size > MAX_BODY:
+                    raise ValueError(f"a reply body over {MAX_BODY >> 20} MiB")
+                chunks.append(chunk)
+            if expired.is_set():
+                raise TimeoutError
+            return response.status, response.headers, b"".join(chunks)
+        except (OSError, http.client.HTTPException):
+            if expired.is_set():
+                raise TimeoutError from None
+            raise
+        finally:
+            timer.cancel()
+            connection.close()
+
 
 def check_int(name: str, value: Any, low: int) -> None:
     """A ValueError naming ``name`` unless ``value`` is an integer (not a bool) of at least ``low``."""
@@ -164,35 +243,65 @@ def check_int(name: str, value: Any, low: int) -> None:
         raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
 
 
+def _count(value: Any) -> int:
+    """A token count from a usage field: a whole number >= 0, else 0 (a server's odd value is not an error)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 2**53:
+        return 0
+    return int(value)
+
+
 def _parse(payload: bytes, tries: int) -> Reply:
     """A chat completion's first choice (ValueError for anything else)."""
     try:
         data = json.loads(payload)
-        message = data["choices"][0]["message"]
-        text = message.get("content") or ""  # None (a refusal, a tool call): an empty reply
-        if not isinstance(text, str):
+        choice = data["choices"][0]
+        message = choice["message"]
+        text = message.get("content") or ""  # None: a tool call or a refusal
+        reasoning = message.get("reasoning_content") or message.get("reasoning") or ""
+        if not isinstance(text, str) or not isinstance(reasoning, str):
             raise TypeError(type(text).__name__)
+        calls = []
+        for call in message.get("tool_calls") or ():
+            function = call["function"]
+            arguments = function.get("arguments")
+            if not isinstance(arguments, str):  # some servers send the object itself
+                arguments = json.dumps(arguments)
+            calls.append(ToolCall(str(function["name"]), arguments))
         usage = data.get("usage") or {}
-        prompt = int(usage.get("prompt_tokens") or 0)
-        completion = int(usage.get("completion_tokens") or 0)
-    except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-        head = payload[:120].decode("utf-8", "replace")
+        if not isinstance(usage, dict):
+            usage = {}
+        finish = choice.get("finish_reason") or ""
+    except (ValueError, KeyError, IndexError, TypeError, AttributeError, RecursionError) as exc:
+        head = _clean(payload[:120].decode("utf-8", "replace"))
         raise ValueError(f"not a chat completion ({type(exc).__name__}): {head!r}") from None
-    return Reply(text, prompt, completion, tries)
+    return Reply(
+        text,
+        _count(usage.get("prompt_tokens")),
+        _count(usage.get("completion_tokens")),
+        tries,
+        tuple(calls),
+        reasoning,
+        finish if isinstance(finish, str) else "",
+    )
 
 
-def _error_text(exc: urllib.error.HTTPError) -> str:
-    """The server's error message, short."""
-    try:
-        body = exc.read()[:2000].decode("utf-8", "replace")
-    except OSError:
-        body = ""
+def _clean(text: str, secret: str | None = None) -> str:
+    """``text`` fit for one line of a terminal: no control characters or escape sequences, ``secret`` hidden,
+    whitespace collapsed, at most 200 characters."""
+    if secret:
+        text = text.replace(secret, "***")
+    return " ".join(_CONTROL.sub(" ", text).split())[:200]
+
+
+def _error_text(payload: bytes, secret: str | None) -> str:
+    """The server's error message, short and clean."""
+    body = payload[:2000].decode("utf-8", "replace")
     try:
         found = json.loads(body).get("error")
         body = found.get("message", body) if isinstance(found, dict) else str(found or body)
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, RecursionError):
         pass
-    return " ".join(str(body).split())[:200] or str(exc.reason)
+    return _clean(str(body), secret)
 
 
 def _retry_after(value: str | None) -> float | None:
@@ -201,4 +310,4 @@ def _retry_after(value: str | None) -> float | None:
         seconds = float(value) if value is not None else None
     except ValueError:
         return None
-    return seconds if seconds is not None and seconds >= 0 else None
+    return seconds if seconds is not None and 0 <= seconds <= MAX_SECONDS else None

@@ -13,9 +13,11 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import socket
+import socketserver
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -147,3 +149,45 @@ def fake_openai(
     finally:
         server.shutdown()
         server.server_close()
+
+
+@contextmanager
+def raw_server(respond: Callable[[bytes, socket.socket], None]) -> Iterator[tuple[str, list[bytes]]]:
+    """``(base_url, requests)`` of a server on 127.0.0.1 that reads each request's head and body (whole, by its
+    Content-Length) and lets ``respond(request, connection)`` write whatever bytes it likes: a hostile server."""
+    received: list[bytes] = []
+
+    class Handler(socketserver.BaseRequestHandler):
+        def handle(self) -> None:
+            sock = self.request
+            sock.settimeout(10)
+            data = b""
+            with contextlib.suppress(OSError):
+                while b"\r\n\r\n" not in data and (chunk := sock.recv(65536)):
+                    data += chunk
+                head, _, rest = data.partition(b"\r\n\r\n")
+                length = re.search(rb"(?i)content-length:\s*(\d+)", head)
+                while length and len(rest) < int(length.group(1)) and (chunk := sock.recv(65536)):
+                    rest += chunk
+                received.append(head + b"\r\n\r\n" + rest)
+                respond(head + b"\r\n\r\n" + rest, sock)
+
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1", received
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def completion(content: str | None, **message: Any) -> dict[str, Any]:
+    """A chat completion whose first choice's message has ``content`` and the fields ``message``."""
+    return {
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content, **message}}],
+        "usage": {"prompt_tokens": 3, "completion_tokens": 2},
+    }
