@@ -36,8 +36,10 @@ opener quickly, :mod:`wordle_agents.solvers.openers`).
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, types
+from numba import types
 from numba.typed import Dict
+
+from wordle_gym.core.files import cached_njit
 
 INF = 1 << 40  # "cannot be solved within the guesses left"
 _ENTRY = types.UniTuple(types.int64, 3)  # a cache key, and a cache value: (value, exact, best guess)
@@ -48,22 +50,22 @@ NOT_CACHED = (np.int64(-1), np.int64(-1), np.int64(-1))
 # of `python -m wordle_agents.optimal salet`, now 0.1 s).
 
 
-@njit(cache=True)
+@cached_njit()
 def new_cache():
     return Dict.empty(_ENTRY, _ENTRY)
 
 
-@njit(cache=True)
+@cached_njit()
 def cache_size(cache) -> int:
     return len(cache)
 
 
-@njit(cache=True)
+@cached_njit()
 def clear_cache(cache) -> None:
     cache.clear()
 
 
-@njit(cache=True)
+@cached_njit()
 def cached(cache, S, keys_a, keys_b, r, constraint_key):
     """The cache's entry for a node (see :func:`set_key`), or :data:`NOT_CACHED`."""
     key = set_key(S, keys_a, keys_b, r, constraint_key)
@@ -72,7 +74,7 @@ def cached(cache, S, keys_a, keys_b, r, constraint_key):
     return NOT_CACHED
 
 
-@njit(cache=True)
+@cached_njit()
 def set_key(S, keys_a, keys_b, r, constraint_key):
     a = np.int64(0)
     b = np.int64(0)
@@ -82,7 +84,7 @@ def set_key(S, keys_a, keys_b, r, constraint_key):
     return (a, b, np.int64(r) * 1_000_003 + constraint_key)
 
 
-@njit(cache=True)
+@cached_njit()
 def valid(g, codes, counts, green, need) -> bool:
     """Hard mode: guess ``g`` keeps the greens in place and uses each letter at least ``need`` times.
 
@@ -96,7 +98,7 @@ def valid(g, codes, counts, green, need) -> bool:
     return True
 
 
-@njit(cache=True)
+@cached_njit()
 def advance_constraint(g, p, codes, tiles, green, need, out_green, out_need) -> None:
     """Hard mode: the constraint after guess ``g`` got pattern ``p`` (written to ``out_*``)."""
     out_green[:] = green
@@ -110,7 +112,7 @@ def advance_constraint(g, p, codes, tiles, green, need, out_green, out_need) -> 
         out_need[c] = max(out_need[c], need[c])
 
 
-@njit(cache=True)
+@cached_njit()
 def constraint_key(green, need) -> np.int64:
     key = np.int64(7)
     for i in range(green.shape[0]):
@@ -120,7 +122,7 @@ def constraint_key(green, need) -> np.int64:
     return key
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def buckets_of(by_answer, S, g, stamp, mark) -> int:
     """How many feedback patterns guess ``g`` splits ``S`` into; each one's ``stamp`` is then ``mark``."""
     buckets = 0
@@ -132,7 +134,7 @@ def buckets_of(by_answer, S, g, stamp, mark) -> int:
     return buckets
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def distinct_guesses(S, guesses, codes, actions):
     """The first of each class of ``guesses`` that split ``S`` alike, in ``guesses``' order: a letter no
     candidate has is grey wherever it stands, so guesses that differ only in such letters get the same
@@ -175,7 +177,7 @@ def distinct_guesses(S, guesses, codes, actions):
     return kept[:m]
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def split_counts(by_answer, S, guesses, num_patterns):
     """For each of ``guesses``: how many feedback patterns it splits ``S`` into, and 1 where one of them is all
     green. Answer-major and branch-free: each answer's row is read once along the guesses, setting each
@@ -199,7 +201,7 @@ def split_counts(by_answer, S, guesses, num_patterns):
     return splits, hits
 
 
-@njit(cache=True, nogil=True)
+@cached_njit(nogil=True)
 def solve(
     by_answer,
     S,

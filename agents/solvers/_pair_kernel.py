@@ -18,10 +18,12 @@ best found; the exact count is taken only for the guesses that pass it.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import prange
+
+from wordle_gym.core.files import cached_njit
 
 
-@njit(cache=True)
+@cached_njit()
 def class_sizes(table, answer_of, order, starts, num_patterns):  # pragma: no cover (compiled)
     """``(sizes, nclass)`` for every cell and guess (see the module docstring)."""
     num_guesses = table.shape[0]
@@ -41,7 +43,7 @@ def class_sizes(table, answer_of, order, starts, num_patterns):  # pragma: no co
     return sizes, nclass
 
 
-@njit(cache=True)
+@cached_njit()
 def _size_bound(s, t) -> np.int64:  # pragma: no cover (compiled)
     """The sum over every class pair of ``max(|A'|, |B'|)``: class sizes ``s``, ``t``, both ascending."""
     total = np.int64(0)
@@ -58,7 +60,7 @@ def _size_bound(s, t) -> np.int64:  # pragma: no cover (compiled)
     return total
 
 
-@njit(cache=True)
+@cached_njit()
 def _group(row, members, own, slot, pats, out, bounds) -> int:  # pragma: no cover (compiled)
     """Group ``members`` (but ``own``) by ``row[member]``: class ``q`` is ``out[bounds[q]:bounds[q + 1]]``."""
     k = 0
@@ -87,7 +89,7 @@ def _group(row, members, own, slot, pats, out, bounds) -> int:  # pragma: no cov
     return k
 
 
-@njit(cache=True)
+@cached_njit()
 def _split(row, members, skip, stamp, epoch) -> int:  # pragma: no cover (compiled)
     """How many patterns ``row`` gives over ``members`` but ``skip`` (``stamp``: marks, ``epoch``: fresh)."""
     k = 0
@@ -101,7 +103,7 @@ def _split(row, members, skip, stamp, epoch) -> int:  # pragma: no cover (compil
     return k
 
 
-@njit(cache=True)
+@cached_njit()
 def _best_split(table, members, stamp, epoch) -> int:  # pragma: no cover (compiled)
     """The most classes any allowed guess splits ``members`` into (at most their number)."""
     m = members.shape[0]
@@ -118,7 +120,7 @@ def _best_split(table, members, stamp, epoch) -> int:  # pragma: no cover (compi
     return best
 
 
-@njit(cache=True)
+@cached_njit()
 def _exact(g, ca, cb, same, a_hit, b_hit, table, aa, answer_of, work) -> np.int64:  # pragma: no cover (compiled)
     """The pairs of ``A x B`` (``a != b``) finished by the fourth guess at best after second guess ``g``
     (``a_hit``, ``b_hit``: ``g`` is an answer of ``A``, of ``B``), a board that ``g`` solves counted with the
@@ -161,7 +163,7 @@ def _exact(g, ca, cb, same, a_hit, b_hit, table, aa, answer_of, work) -> np.int6
     return total
 
 
-@njit(cache=True)
+@cached_njit()
 def _cross(sa, sb, aa, stamp, epoch) -> int:  # pragma: no cover (compiled)
     """Neither board solved by the second guess, answers in classes ``sa`` and ``sb``: the third guess must
     solve one (a word of its class), the fourth the other; the most pairs finished: ``max over x in sa of
@@ -182,7 +184,7 @@ def _cross(sa, sb, aa, stamp, epoch) -> int:  # pragma: no cover (compiled)
     return best
 
 
-@njit(cache=True)
+@cached_njit()
 def _after_solved(other, nclass, guess_cell) -> int:  # pragma: no cover (compiled)
     """The opener solved one board: the most answers of cell ``other`` a second guess leaves alone in their
     class (found by the third guess) or solves itself."""
@@ -192,7 +194,7 @@ def _after_solved(other, nclass, guess_cell) -> int:  # pragma: no cover (compil
     return best
 
 
-@njit(cache=True)
+@cached_njit()
 def pair_counts(  # pragma: no cover (compiled)
     i, order, starts, guess_cell, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns, search=True
 ):
@@ -273,7 +275,7 @@ def pair_counts(  # pragma: no cover (compiled)
     return by3, by4, exact
 
 
-@njit(cache=True)
+@cached_njit()
 def class_counts(table, answer_of, order, starts, num_patterns):  # pragma: no cover (compiled)
     """``nclass`` alone (see :func:`class_sizes`): how many classes each guess splits each cell into."""
     num_guesses = table.shape[0]
@@ -289,7 +291,7 @@ def class_counts(table, answer_of, order, starts, num_patterns):  # pragma: no c
     return nclass
 
 
-@njit(cache=True, parallel=True)
+@cached_njit(parallel=True)
 def count_bounds(starts, guess_cell, cell_solved, nclass):  # pragma: no cover (compiled)
     """For every cell pair: the most pairs finished by the third guess (exact) and, by the fourth, a bound
     from the class counts alone: a class pair finishes at most ``max(s, t) <= s + t - 1`` pairs, so a second

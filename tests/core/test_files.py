@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.processes import drain
+from tests.helpers.processes import ROOT, drain
 from wordle_gym.core.files import (
     atomic_write,
     atomic_write_text,
@@ -84,3 +85,35 @@ def test_outputs__a_link_stays_a_link(tmp_path: Path) -> None:
     (tmp_path / "link.json").symlink_to(tmp_path / "real.json")
     atomic_write_text(tmp_path / "link.json", "new")
     assert (tmp_path / "link.json").is_symlink() and (tmp_path / "real.json").read_text() == "new"
+
+
+@pytest.mark.slow
+def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_package(tmp_path: Path) -> None:
+    """Issue 65: numba wrote its cache files into site-packages/wordle_gym and wordle_agents; an editable
+    install over them then found those folders first as empty packages. A copy of the packages is the install;
+    after the vector env's masks and an exact-solver kernel run, no file is new in it."""
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    skip = shutil.ignore_patterns("__pycache__", "checkpoints", "*.nbi", "*.nbc")
+    shutil.copytree(ROOT / "wordle_gym", site / "wordle_gym", ignore=skip)
+    shutil.copytree(ROOT / "agents", site / "wordle_agents", ignore=skip)
+    before = {p for p in site.rglob("*") if p.is_file()}
+    vector = (
+        "import torch, gymnasium as gym, wordle_gym\n"
+        "env = gym.make_vec('Wordle-v1', num_envs=4096, device='cpu', action_mask='candidates')\n"
+        "env.reset(seed=0); env.step(torch.zeros(4096, dtype=torch.long))\n"
+    )
+    kernel = (
+        "import numpy as np, numba.core.config as config\n"
+        "from wordle_agents.solvers import _pair_kernel\n"
+        "_pair_kernel._size_bound(np.arange(3), np.arange(4))\n"
+        "print(config.CACHE_DIR == '')\n"
+    )
+    for chosen, code in ((str(cache), vector + kernel), ("", kernel)):  # the user cache, then none at all
+        env = {**os.environ, "PYTHONPATH": str(site), "WORDLE_GYM_CACHE": chosen, "PYTHONDONTWRITEBYTECODE": "1"}
+        env.pop("NUMBA_CACHE_DIR", None)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        assert out.returncode == 0, out.stderr[-2000:]
+        assert out.stdout.strip() == "True"  # numba's own setting is left as it was
+        assert {p for p in site.rglob("*") if p.is_file()} == before
+    kept = {p.name.split("-")[0] for p in (cache / "numba").rglob("*.nbi")}
+    assert {"_kernels.candidates_mask", "_pair_kernel._size_bound"} <= kept, kept

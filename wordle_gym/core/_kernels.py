@@ -35,6 +35,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from wordle_gym.core.files import cached_njit
+
 MIN_SPLIT_BYTES = 1 << 20  # below this much mask a batch runs on the calling thread
 STEP_MIN_ROWS = 512  # from this many rows (boards) a CPU step runs the step's compiled copies (fewer: torch)
 KEEP_BUFFERS = 4  # mask arrays a game keeps for reuse
@@ -62,9 +64,7 @@ class Kernel:
     def compiled(self) -> Callable[..., None]:
         with _compile_lock:
             if self._compiled is None:
-                from numba import njit
-
-                self._compiled = njit(nogil=True, cache=True)(self.python)
+                self._compiled = cached_njit(nogil=True)(self.python)
         return self._compiled
 
 

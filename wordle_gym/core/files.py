@@ -19,6 +19,7 @@ import os
 import re
 import secrets
 import stat
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -130,6 +131,44 @@ def cache_folder() -> Path | None:
     if chosen is not None:
         return Path(chosen) if chosen else None
     return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wordle_gym"
+
+
+def numba_cache() -> str | None:
+    """The folder numba keeps this package's compiled kernels in: ``$NUMBA_CACHE_DIR`` if set, else ``numba/`` in
+    :func:`cache_folder`; None (compiled again in each process) when there is no disk cache or it cannot be
+    written. Never beside the installed package: a site-packages may be read-only, and files written there
+    outlive an uninstall."""
+    chosen = os.environ.get("NUMBA_CACHE_DIR")
+    folder = Path(chosen) if chosen else (None if cache_folder() is None else cache_folder() / "numba")
+    if folder is None:
+        return None
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError:
+        return None
+    return str(folder)
+
+
+def cached_njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
+    """``numba.njit(**options)`` with numba's disk cache in :func:`numba_cache` (numba picks a function's cache
+    folder when it is decorated: beside its source file unless one is configured)."""
+
+    def decorate(function: Callable[..., Any]) -> Any:
+        from numba import njit
+        from numba.core import config
+
+        folder = numba_cache()
+        if folder is None:
+            return njit(**options)(function)
+        before = config.CACHE_DIR
+        config.CACHE_DIR = folder
+        try:
+            return njit(cache=True, **options)(function)
+        finally:
+            config.CACHE_DIR = before
+
+    return decorate
 
 
 def disk_cached_array(name: str, build: Callable[[], np.ndarray], valid: Callable[[np.ndarray], bool]) -> np.ndarray:
