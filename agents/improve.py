@@ -25,7 +25,7 @@ from typing import Any
 import torch
 
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint
-from wordle_agents.common.training import machine
+from wordle_agents.common.training import machine, machines
 from wordle_agents.methods.improve import ImproveOptions, Run, fixed_openers, iterate, method, positions
 from wordle_agents.rl.networks import load_network
 from wordle_gym.core.commandline import OneLineParser, add_options, options_from
@@ -201,7 +201,7 @@ def _write(run: Run, config: WordleConfig, args: ImproveRun, options: ImproveOpt
             "history": [asdict(h) for h in run.history],
         },
         curriculum=_curriculum(run, args, options),
-        machine=_machines(init, run.seconds, machine(agent.device)),
+        machine=machines(init, run.seconds, machine(agent.device)),
     )
     data = half_weights(data)
     agent.net.load_state_dict(data["model"])  # the figures recorded are what the float16 weights play
@@ -213,24 +213,6 @@ def _write(run: Run, config: WordleConfig, args: ImproveRun, options: ImproveOpt
     atomic_torch_save(args.out, data)
     print(f"wrote {args.out}: {100 * win_rate:.2f} % wins, mean {mean:.4f}")
     return 0
-
-
-def _machines(init: Any, seconds: float, here: str) -> str:
-    """Where the training time went: this run's machine, or, when the weights improved trained elsewhere too,
-    each machine with its hours (a run on a GPU from weights a CPU trained is not 'hours on the GPU')."""
-    before, hours = getattr(init, "machine", None), float(getattr(init, "training_s", None) or 0.0) / 3600
-    if not before or before == here or not hours:
-        return here
-    spent: dict[str, float] = {}
-    for part in before.split("; "):  # "machine: 1.50 h; other: 0.10 h", as this writes it, or one machine
-        name, _, figure = part.rpartition(": ")
-        if name and figure.endswith(" h") and figure[:-2].replace(".", "", 1).isdigit():
-            spent[name] = spent.get(name, 0.0) + float(figure[:-2])
-        else:
-            spent = {before: hours}
-            break
-    spent[here] = spent.get(here, 0.0) + seconds / 3600
-    return "; ".join(f"{name}: {h:.2f} h" for name, h in spent.items())
 
 
 def _curriculum(run: Run, args: ImproveRun, options: ImproveOptions) -> str:

@@ -22,8 +22,8 @@ from pathlib import Path
 import torch
 
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint
-from wordle_agents.common.training import machine
-from wordle_agents.improve import NetworkRun, _fingerprint, _machines, resume
+from wordle_agents.common.training import machine, machines
+from wordle_agents.improve import NetworkRun, _fingerprint, resume
 from wordle_agents.methods.boards import BoardsOptions, Run, iterate, method, validate
 from wordle_agents.rl.networks import load_network
 from wordle_gym.core.commandline import OneLineParser, add_options, options_from
@@ -147,7 +147,7 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
             f"{options.samples} answer tuples, distilled through the mixture), {len(run.history)} iterations, "
             f"from {args.init}"
         ),
-        machine=_machines(init, run.seconds, machine(agent.device)),
+        machine=machines(init, run.seconds, machine(agent.device)),
     )
     data = half_weights(data)
     agent.net.load_state_dict(data["model"])

@@ -28,6 +28,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import torch
@@ -251,6 +252,7 @@ class _Run:
         # What a shipped checkpoint says of how it was made (the reward is in its config).
         steps = [*([f"--init {self.init}"] if self.init else []), *(f"{stage}:{n} updates" for stage, n in self.plan)]
         self.provenance = {"teacher": None, "machine": machine(device), "curriculum": " -> ".join(steps)}
+        self.before = _trained(self.init)  # what the --init weights cost: their training_s and machine
         self.deadline = math.inf if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
         self.best_path = run_dir / f"best_{self.plan[-1][0]}.pt"
         self.run_dir = run_dir
@@ -416,8 +418,9 @@ class _Run:
                     "answers": answers,
                     "allowed": allowed,
                     "figures": dict(best),
-                    "training_s": now,
                     **self.provenance,
+                    "training_s": float(getattr(self.before, "training_s", 0.0) or 0.0) + now,
+                    "machine": machines(self.before, now, self.provenance["machine"]),
                 },
             )
         return result
@@ -432,8 +435,34 @@ class _Run:
             print(f"exported {self.best_path} -> {self.run.export}")
 
 
+def _trained(path: str | None) -> SimpleNamespace:
+    """The ``training_s`` and ``machine`` recorded in the checkpoint at ``path`` (none without one)."""
+    if not path:
+        return SimpleNamespace(training_s=0.0, machine=None)
+    data = torch.load(path, map_location="cpu", weights_only=True)
+    return SimpleNamespace(training_s=data.get("training_s") or 0.0, machine=data.get("machine"))
+
+
 def machine(device: torch.device) -> str:
     """The hardware a run trained on, for its checkpoint: the GPU's name, or the CPU's cores and threads."""
     if device.type == "cuda":
         return f"{torch.cuda.get_device_name(device)} (CUDA)"
     return f"CPU, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads"
+
+
+def machines(init: Any, seconds: float, here: str) -> str:
+    """Where the training time went: this run's machine, or, when the weights improved trained elsewhere too,
+    each machine with its hours (a run on a GPU from weights a CPU trained is not 'hours on the GPU')."""
+    before, hours = getattr(init, "machine", None), float(getattr(init, "training_s", None) or 0.0) / 3600
+    if not before or before == here or not hours:
+        return here
+    spent: dict[str, float] = {}
+    for part in before.split("; "):  # "machine: 1.50 h; other: 0.10 h", as this writes it, or one machine
+        name, _, figure = part.rpartition(": ")
+        if name and figure.endswith(" h") and figure[:-2].replace(".", "", 1).isdigit():
+            spent[name] = spent.get(name, 0.0) + float(figure[:-2])
+        else:
+            spent = {before: hours}
+            break
+    spent[here] = spent.get(here, 0.0) + seconds / 3600
+    return "; ".join(f"{name}: {h:.2f} h" for name, h in spent.items())

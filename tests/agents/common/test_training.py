@@ -312,3 +312,17 @@ def test_training__a_failed_write_is_one_line(
     errors = [line for line in err.splitlines() if "error:" in line]  # the rest is the progress bar
     assert len(errors) == 1 and "No space left on device" in errors[0] and "Traceback" not in err
     assert not (tmp_path / "run" / "last.pt").exists()
+
+
+def test_training__a_run_from_init_adds_the_hours_and_machines_the_init_trained(tmp_path: Path) -> None:
+    """A run started from weights trained elsewhere (a GPU run from CPU weights) records both machines' hours,
+    not only its own: the tables' training column reads it."""
+    assert main(TRAINING, [*TINY_RUN, "--run-dir", str(tmp_path / "first")]) == 0
+    init = tmp_path / "init.pt"
+    data = torch.load(tmp_path / "first" / "best_10.pt", weights_only=True)
+    torch.save({**data, "training_s": 7200.0, "machine": "NVIDIA H200 (CUDA)"}, init)
+    assert main(TRAINING, [*TINY_RUN, "--run-dir", str(tmp_path / "second"), "--init", str(init)]) == 0
+    info = A2CAgent.load(tmp_path / "second" / "best_10.pt").checkpoint
+    assert 7200.0 < info.training_s < 7200.0 + 600
+    first, second = info.machine.split("; ")
+    assert first == "NVIDIA H200 (CUDA): 2.00 h" and second.startswith("CPU, ") and second.endswith(" h")
