@@ -40,8 +40,9 @@ SCRATCH: dict[str, tuple[str, str]] = {
     ),
 }
 PREV = "`a2c_full.pt` after its lr 3e-4 stage (`git show 7a4b498^:agents/checkpoints/a2c_full.pt`)"
-NOW = "the shipped `a2c_full.pt`"
-TRAIN = "python examples/train_a2c.py --stages full --device cpu"
+NOW = "`a2c_full.pt` as shipped until 2026-11-27 (`git show 415acf6:agents/checkpoints/a2c_full.pt`)"
+TRAIN = "python examples/train_a2c.py --stages full"
+H200 = "--iterations 1000000 --gamma 0.8 --device cuda --max-minutes 7"  # run twice: 7 min, then 4.2 more (B, C)
 # name: (the change, the weights it starts from, their (win rate, mean), the command's own options)
 RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
     "lr3e-4": (
@@ -126,6 +127,24 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
         (0.9974, 3.7739),
         "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 2000 --lr 0.0001 --gamma 0.8 "
         "--clip-range 0.2 --ppo-epochs 2 --minibatches 4 --eval-every 25",
+    ),
+    "h200-2048": (
+        "lr 1e-4, gamma 0.8, continued on an NVIDIA H200 (7 min, beside the two runs below)",
+        NOW,
+        (0.9974, 3.7739),
+        f"--batch-games 2048 --init agents/checkpoints/a2c_full.pt --lr 0.0001 --eval-every 200 {H200}",
+    ),
+    "h200-8192": (
+        "lr 1e-4, gamma 0.8, 8192 games per update, on an NVIDIA H200 (11 min)",
+        NOW,
+        (0.9974, 3.7739),
+        f"--batch-games 8192 --init agents/checkpoints/a2c_full.pt --lr 0.0001 --eval-every 100 {H200}",
+    ),
+    "h200-4096-lr2e-4": (
+        "lr 2e-4, gamma 0.8, 4096 games per update, on an NVIDIA H200 (11 min): shipped since 2026-11-27",
+        NOW,
+        (0.9974, 3.7739),
+        f"--batch-games 4096 --init agents/checkpoints/a2c_full.pt --lr 0.0002 --eval-every 100 {H200}",
     ),
 }
 
@@ -226,19 +245,22 @@ def plot(runs: list[dict], out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4))
-    for run in runs:
+    fig, axes = plt.subplots(1, 3, figsize=(15, 7))
+    for i, run in enumerate(runs):
         points = run["curve"]
-        label = run["change"]
-        axes[0].plot([p["games"] / 1e6 for p in points], [p["mean_guesses"] for p in points], "o-", label=label)
-        axes[1].plot([p["seconds"] / 3600 for p in points], [p["mean_guesses"] for p in points], "o-", label=label)
-        axes[2].plot([p["games"] / 1e6 for p in points], [100 * p["win_rate"] for p in points], "o-", label=label)
-    axes[0].set(xlabel="games played (millions)", ylabel="mean guesses (wins), all 2315 answers", ylim=(3.76, 3.80))
-    axes[1].set(xlabel="training wall time (h, a shared CPU)", ylabel="mean guesses (wins)", ylim=(3.76, 3.80))
+        style = {"label": run["change"], "color": plt.cm.tab20(i % 20), "marker": "o", "markersize": 3}
+        axes[0].plot([p["games"] / 1e6 for p in points], [p["mean_guesses"] for p in points], **style)
+        axes[1].plot([p["seconds"] / 3600 for p in points], [p["mean_guesses"] for p in points], **style)
+        axes[2].plot([p["games"] / 1e6 for p in points], [100 * p["win_rate"] for p in points], **style)
+    axes[0].set(xlabel="games played (millions)", ylabel="mean guesses (wins), all 2315 answers", ylim=(3.75, 3.80))
+    axes[1].set(
+        xlabel="training wall time (h; a shared CPU, or the H200)", ylabel="mean guesses (wins)", ylim=(3.75, 3.80)
+    )
     axes[2].set(xlabel="games played (millions)", ylabel="win %", ylim=(99.5, 100.0))
-    axes[0].legend(fontsize=7)
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False)
     fig.suptitle("A2C on the real game, one change at a time (greedy evaluations)")
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0.32, 1, 1))
     atomic_write(out, lambda handle: fig.savefig(handle, format="png", dpi=100))
     plt.close(fig)
 
@@ -267,7 +289,8 @@ def main() -> None:
                 "start": start,
                 "curve": curve(name),
                 "batch_games": batch_games(options),
-                "command": f"{TRAIN} {options} --run-dir runs/a2c_abl_{name}",
+                "command": f"{TRAIN} {options}{'' if '--device' in options else ' --device cpu'} "
+                f"--run-dir runs/a2c_abl_{name}",
             }
         )
     scratches = [scratch(name) for name in SCRATCH if (LOGS / f"scratch-{name}.jsonl").is_file()]
