@@ -99,7 +99,7 @@ def test_options__hard_mode_nyt_prompts_and_errors() -> None:
     assert WordleTextEnv(prompt=lambda config: f"{config.max_guesses} tries").reset()[0].startswith("6 tries")
     with pytest.raises(ValueError, match="prompt must be a format string of the fields"):
         WordleTextEnv(prompt="{nope}")
-    with pytest.raises(TypeError, match="the action is the agent's reply, a str; got int"):
+    with pytest.raises(TypeError, match=r"a str, an assistant message or a tool call \(dict\); got int"):
         env = WordleTextEnv()
         env.reset()
         env.step(3)
@@ -133,3 +133,28 @@ def test_state__a_snapshot_of_the_game_as_the_engine_holds_it() -> None:
     assert state.turn.tolist() == [2] and state.guesses[0, :2].tolist() == [env.vocabulary.action("salet"), -1]
     fits = env.game.consistent(state)[0]
     assert bool(fits[env.vocabulary.answer_id("cigar")]) and 1 < int(fits.sum()) < 2315
+
+
+def test_replies__reasoning_tool_calls_parsers_and_the_format_reward() -> None:
+    """Issue 61: a reasoning block is never read, a tool call is a move, ``parser`` picks the rules, and the
+    optional format reward is added to every reply the game takes."""
+    env = WordleTextEnv(format_reward=0.5)
+    env.reset(seed=0, options={"answer": "cigar"})
+    *_, info = env.step("<think>maybe <guess>shard</guess></think> Final answer: [crane]")
+    assert info["guess"] == "crane" and not info["invalid"]
+    call = {"type": "function", "function": {"name": "guess", "arguments": '{"word": "slate"}'}}
+    _, reward, *_, info = env.step({"role": "assistant", "content": None, "tool_calls": [call]})
+    assert info["guess"] == "slate" and reward == -1.0 + 0.5
+    _, reward, *_, info = env.step("<think>I would say <guess>cigar</guess> but")  # cut off while reasoning
+    assert info["invalid"] and reward == -2.0 and "no guess found" in info["reason"]  # step + invalid, no bonus
+    assert env.tools[0]["function"]["name"] == "guess"
+    strict = WordleTextEnv(parser="strict")
+    strict.reset(seed=0, options={"answer": "cigar"})
+    assert strict.step("Answer: crane")[-1]["invalid"] and strict.step(call)[-1]["guess"] == "slate"
+    custom = WordleTextEnv(parser=lambda reply: "cigar")
+    custom.reset(seed=0, options={"answer": "cigar"})
+    assert custom.step("anything")[-1]["won"]
+    with pytest.raises(ValueError, match="parser must be one of"):
+        WordleTextEnv(parser="loose")
+    with pytest.raises(ValueError, match="format_reward must be a number"):
+        WordleTextEnv(format_reward=float("nan"))

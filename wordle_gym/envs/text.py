@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import string
 from collections.abc import Callable
 from importlib.metadata import entry_points
@@ -19,6 +18,7 @@ from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.base import reset_answer
 from wordle_gym.envs.render import RENDER_MODES
+from wordle_gym.envs.replies import GUESS_TOOL, parse_guess, resolve_parser
 from wordle_gym.envs.scalar import ScalarGame
 
 MAX_TEXT = 1 << 20  # characters of a reply or an observation (a bound the spaces state; replies are not cut)
@@ -70,20 +70,6 @@ class ReplyText(spaces.Text):
 
     def __repr__(self) -> str:
         return f"ReplyText({self.min_length}, {self.max_length})"
-
-
-def parse_guess(reply: str) -> str | None:
-    """The word a reply guesses: the last ``<guess>...</guess>``, else the last ``[...]``, else the whole reply
-    when it is one word; lower case; None when there is none. Whether the word is allowed is the env's check."""
-    if not isinstance(reply, str):
-        return None
-    for pattern in (r"<guess>(.*?)</guess>", r"\[([^\[\]]*)\]"):
-        found = re.findall(pattern, reply, flags=re.I | re.S)
-        if found:
-            word = found[-1].strip()
-            return word.lower() if word and len(word.split()) == 1 else None
-    words = reply.split()
-    return words[0].strip(".!\"'`*").lower() if len(words) == 1 else None
 
 
 def intro_text(config: WordleConfig, prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT) -> str:
@@ -169,11 +155,15 @@ class WordleTextEnv(gym.Env[str, str]):
     ## Action Space
 
     :class:`ReplyText`: any string (a reply may hold any character, so the space accepts every string up to
-    ``MAX_TEXT`` characters; it samples ASCII letters, for ``check_env``). The guess is the word in the
-    **last** ``<guess>...</guess>`` of the reply, else in its last ``[...]``, else the whole reply when it is
-    one word (case-insensitive) (:func:`parse_guess`). A reply with no guess, or with a word the game does
-    not allow, is refused: ``info["invalid"]`` is True, the turn is spent (as a refused hard-mode guess in
-    Wordle-v0), nothing is revealed, and the next observation says why.
+    ``MAX_TEXT`` characters; it samples ASCII letters, for ``check_env``). ``step`` also takes an assistant
+    message (``{"content": ..., "tool_calls": [...]}``) or one call of the ``guess`` tool
+    (:data:`~wordle_gym.envs.replies.GUESS_TOOL`, also ``env.unwrapped.tools``). The guess is read by
+    ``parser`` (:mod:`wordle_gym.envs.replies`): by default the reasoning (``<think>...</think>``, a reply cut off
+    inside it) is skipped and the answer taken from a ``guess`` tool call, the last ``<guess>...</guess>``,
+    ``\\boxed{}``, an ``Answer:`` line, the last ``[...]``, or a one-word reply; ``parser="strict"`` takes only
+    a tool call or ``<guess>``; a callable ``parser(reply) -> word | None`` replaces both. A reply with no guess,
+    or with a word the game does not allow, is refused: ``info["invalid"]`` is True, the turn is spent (as a
+    refused hard-mode guess in Wordle-v0), nothing is revealed, and the next observation says why.
 
     ## Observation Space
 
@@ -216,7 +206,9 @@ class WordleTextEnv(gym.Env[str, str]):
 
     ## Arguments
 
-    ``prompt``, ``regret_budget_s`` and every :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle
+    ``prompt``, ``parser``, ``format_reward`` (added to the reward of every reply the game takes: a shaping term
+    for the first steps of training a model to answer in form; default 0), ``regret_budget_s`` and every
+    :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle
     (``observation``, ``action_mask``, ``obs_dtype``, ``mask_dtype`` and ``boards`` are not used: the
     observation is text).
 
@@ -234,6 +226,8 @@ class WordleTextEnv(gym.Env[str, str]):
         prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT,
         render_mode: str | None = None,
         regret_budget_s: float | None = 2.0,
+        parser: str | Callable[[Any], str | None] = "lenient",
+        format_reward: float = 0.0,
         **options: Any,
     ) -> None:
         self.regret = options.get("reward") == "regret"
@@ -242,6 +236,16 @@ class WordleTextEnv(gym.Env[str, str]):
         if regret_budget_s is not None and not (isinstance(regret_budget_s, int | float) and regret_budget_s > 0):
             raise ValueError(f"regret_budget_s must be a number of seconds > 0, or None; got {regret_budget_s!r}")
         self.regret_budget_s = regret_budget_s
+        self.parser = resolve_parser(parser)
+        if (
+            isinstance(format_reward, bool)
+            or not isinstance(format_reward, int | float)
+            or not abs(format_reward) < 1e9
+        ):
+            raise ValueError(f"format_reward must be a number; got {format_reward!r}")
+        self.format_reward = float(format_reward)
+        self.tools = [GUESS_TOOL]
+        """The tools a chat model may be offered (OpenAI's format): the ``guess`` tool."""
         self.config = WordleConfig.build(config, **options)
         if self.config.boards != 1:
             raise ValueError(f"WordleText plays one board; got boards={self.config.boards}")
@@ -274,13 +278,16 @@ class WordleTextEnv(gym.Env[str, str]):
             info.update(regret_info({"regret": 0.0, "exact": True, "low": 0.0, "high": 0.0, "seconds": 0.0}))
         return self._text, info
 
-    def step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Play the guess in reply ``action`` (text)."""
+    def step(self, action: str | dict[str, Any]) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Play the guess in reply ``action``: text, an assistant message or a ``guess`` tool call."""
         if self._needs_reset:
             raise RuntimeError("the episode is over (or never started): call reset() before step()")
-        if not isinstance(action, str):
-            raise TypeError(f"the action is the agent's reply, a str; got {type(action).__name__}")
-        word = parse_guess(action)
+        if not isinstance(action, str | dict):
+            raise TypeError(
+                f"the action is the agent's reply: a str, an assistant message or a tool call (dict); "
+                f"got {type(action).__name__}"
+            )
+        word = parse_guess(action, self.parser)
         reason = refusal(self.vocabulary, word)
         judged = None
         if self._oracle is not None:  # valued before the move, from what the player knows
@@ -307,6 +314,8 @@ class WordleTextEnv(gym.Env[str, str]):
         if judged is not None:
             reward = -float(judged["regret"])
             info.update(regret_info(judged))
+        if not reason:
+            reward += self.format_reward
         return self._text, reward, terminated, False, info
 
     def _info(self, tiles: np.ndarray, invalid: bool, won: bool, guess: str, reason: str) -> dict[str, Any]:
