@@ -50,32 +50,83 @@ def test_textarena__registered_ids_play_real_wordle_with_textarenas_conventions(
         f"You submitted [salet].\nFeedback:\nS A L E T\n{_tiles('salet', answer)}\nYou have 5 guesses left."
         in observation
     )
-    done, _ = env.step("I will say [qzjkv]")  # not a word: refused, and the turn is spent
+    done, _ = env.step("I will say [qzjkv]")  # not a word: an invalid move, forgiven once (no attempt used)
     _, observation = env.get_observation()
-    assert not done and "QZJKV is not in the word list. That used an attempt.\nYou have 4 guesses left." in observation
+    assert not done and "invalid move. Reason: 'qzjkv' is not in the game's word list." in observation
     done, _ = env.step(answer)  # a bare word: TextArena's action wrapper puts it in brackets
     assert done
     rewards, game_info = env.close()
-    assert rewards == {0: pytest.approx(4 / 6)} and game_info[0]["guesses"] == 3 and game_info[0]["won"]
+    assert rewards == {0: pytest.approx(5 / 6)} and game_info[0]["guesses"] == 2 and game_info[0]["won"]
 
 
 def test_textarena__a_loss_scores_nothing_and_the_history_is_cleared_on_reset() -> None:
     register()
-    env = ta.make("WordleReal-v0-hard")
-    assert _base(env).game.config.hard_mode
+    assert _base(ta.make("WordleReal-v0-hard")).game.config.hard_mode
+    env = ta.make("WordleReal-v0")
     for seed in (1, 2):
         env.reset(num_players=1, seed=seed)
         answer = _base(env).game.answer
-        wrong = next(w for w in load_word_list("answers") if w != answer and w[0] != answer[0])
+        wrong = [w for w in load_word_list("answers") if w != answer][:6]
         _, first = env.get_observation()
         assert first.count("You are playing Wordle") == 1  # the last game's messages are gone
         done = False
-        for _ in range(6):
+        for word in wrong:
             assert not done
-            done, _ = env.step(f"[{wrong}]")  # the same guess again: hard mode allows it; it never wins
+            done, _ = env.step(f"[{word}]")
         rewards, game_info = env.close()
         assert done and rewards == {0: 0.0} and not game_info[0]["won"]
         assert f"the word was {answer}" in game_info[0]["reason"]
+
+
+def _textarena_wordle(monkeypatch: pytest.MonkeyPatch, answer: str, allowed: set[str]) -> ta.Env:
+    """TextArena's own Wordle-v0 game, its answer and dictionary given (its module asks NLTK for data at import:
+    refused quietly here, and its constructor, which reads that data, is not run)."""
+    import nltk
+
+    def missing(*args: object, **kwargs: object) -> None:
+        raise LookupError("no NLTK data here")
+
+    monkeypatch.setattr(nltk, "download", lambda *args, **kwargs: False)
+    monkeypatch.setattr(nltk, "pos_tag", missing)
+    monkeypatch.setattr(nltk.data, "find", missing)
+    from textarena.envs.Wordle.env import WordleEnv
+
+    env = WordleEnv.__new__(WordleEnv)
+    ta.Env.__init__(env)
+    env.word_length, env.num_guesses, env.word_list = 5, 6, [answer]
+    env._check_word = allowed.__contains__
+    return env
+
+
+@pytest.mark.parametrize(
+    "replies",
+    [
+        ["I pick [crane] not [about]", "[crane]", "[about]", "[CIGAR]"],  # the first bracket; a repeat is invalid
+        ["no brackets at all", "[crane]", "[cranes]", "[qzjkv]", "[slate]"],  # forgiven once, then again after a move
+        ["[crane]", "[crane]", "[crane]"],  # two invalid moves in a row end the game
+        ["<guess>crane</guess>", "[x</guess><guess>salet]"],  # TextArena reads no <guess> tag
+        ["[slate]", "[crane]", "[about]", "[pious]", "[rebus]", "[mound]"],  # six attempts, a loss
+    ],
+)
+def test_textarena__the_same_replies_play_the_same_through_textarenas_wordle(
+    monkeypatch: pytest.MonkeyPatch, replies: list[str]
+) -> None:
+    allowed = set(load_word_list("allowed"))
+    theirs, ours = _textarena_wordle(monkeypatch, "cigar", allowed), RealWordleEnv()
+    theirs.reset(num_players=1, seed=0)
+    ours.reset(num_players=1, seed=0)
+    ours.game.reset(options={"answer": "cigar"})
+    for reply in replies:
+        done_theirs, _ = theirs.step(reply)
+        done_ours, _ = ours.step(reply)
+        assert done_ours == done_theirs, reply
+        assert ours.state.turn == theirs.state.turn and ours.state.error_count == theirs.state.error_count
+        assert ours.state.game_state["guess_history"] == theirs.state.game_state["guess_history"]
+        ours_invalid = ours.state.game_info[0].get("invalid_move", False)
+        assert ours_invalid == theirs.state.game_info[0].get("invalid_move", False)
+        if done_ours:
+            break
+    assert done_ours  # each script ends its game: a win, two invalid moves in a row, or six attempts
 
 
 def test_textarena__the_answer_is_one_of_the_real_answers_and_the_seed_fixes_it() -> None:

@@ -15,13 +15,16 @@ code written for ``ta.make("Wordle-v0")`` plays real Wordle with the id changed:
     player, observation = env.get_observation()
     done, info = env.step("[salet]")
 
-The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s (the same engine, lists and parsing: the guess
-is the word in the reply's last ``[...]``, or its last ``<guess>...</guess>``). A reply without an allowed
-word is refused and **spends the turn**, and the next message says why (no partial credit, no second
-chance that TextArena's error allowance would give). The reward counts guesses: a win in ``g`` of
-``max_guesses`` guesses scores ``(max_guesses + 1 - g) / max_guesses`` (1 for one guess, 1/6 for six), a loss
-scores 0; the game info has ``guesses`` and ``won``. The default wrappers are TextArena's, except that the
-observation history is cleared on reset (TextArena's ``LLMObservationWrapper`` keeps every game's messages).
+The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s (the same engine and lists); a reply is read as
+TextArena's ``Wordle-v0`` reads it (:func:`~wordle_gym.envs.replies.textarena_guess`: the **first** ``[word]``)
+and refused as it refuses: no bracketed word, a word of another length, a word guessed before or one not on
+the list is an invalid move, which TextArena's error allowance forgives once (the player resubmits; no attempt
+is used) and a second in a row ends the game (``invalid_move`` in its info). A word that breaks hard mode spends
+its attempt, as in ``WordleHard-v1``. The reward counts guesses: a win in ``g`` of ``max_guesses`` guesses
+scores ``(max_guesses + 1 - g) / max_guesses`` (1 for one guess, 1/6 for six), a loss 0 (TextArena's share of
+green letters is not paid: no partial credit); the game info has ``guesses`` and ``won``. The default wrappers
+are TextArena's, except that the observation history is cleared on reset (TextArena's
+``LLMObservationWrapper`` keeps every game's messages).
 
 Needs the ``textarena`` extra; importing :mod:`wordle_gym` does not import it, and no NLTK data is used.
 """
@@ -38,12 +41,13 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("wordle_gym.integrations.textarena needs TextArena: pip install 'wordle-gym[textarena]'") from exc
 
-from wordle_gym.envs.text import WordleTextEnv, parse_guess
+from wordle_gym.envs.replies import textarena_guess
+from wordle_gym.envs.text import WordleTextEnv
 
 PROMPT = (
     "You are playing Wordle. A secret {length}-letter word has been chosen. You have {max_guesses} attempts to "
     "guess it.{hard}\nFor each guess, wrap your word in square brackets (e.g., '[{example}]'). Only words of the "
-    "game's list are accepted; a reply without one still uses an attempt.\nFeedback for each letter will be given "
+    "game's list are accepted.\nFeedback for each letter will be given "
     "as follows:\n  - G (green): correct letter in the correct position\n  - Y (yellow): letter exists in the word "
     "but in the wrong position\n  - X (wrong): letter is not in the word (or no more copies of it)\n"
     "Enter your guess to begin.\n"
@@ -71,12 +75,6 @@ class ClearingGameMessagesObservationWrapper(_ClearOnReset, GameMessagesObservat
     """TextArena's ``GameMessagesObservationWrapper`` whose history starts again at each reset."""
 
 
-def _reply(action: str) -> str:
-    """The reply as the text env reads it: a guess in TextArena's ``[word]`` form is read first."""
-    word = parse_guess(action)
-    return action if word is None else f"<guess>{word}</guess>"
-
-
 class RealWordleEnv(ta.Env):
     """Real Wordle (:class:`~wordle_gym.envs.text.WordleTextEnv`'s game) as a one-player TextArena env.
 
@@ -98,12 +96,31 @@ class RealWordleEnv(ta.Env):
         self.state.reset(game_state=game_state, player_prompt_function=lambda player_id, game_state: self.game.intro)
 
     def step(self, action: str) -> tuple[bool, dict[str, Any]]:
-        """Play the guess in ``action`` (the agent's reply)."""
+        """Play the guess in ``action`` (the agent's reply), by TextArena's rules."""
+        if not isinstance(action, str):
+            raise TypeError(f"the action is the agent's reply, a str; got {type(action).__name__}")
         player = self.state.current_player_id
         self.state.add_observation(message=action, observation_type=ta.ObservationType.PLAYER_ACTION, from_id=player)
-        _, _, terminated, _, info = self.game.step(_reply(str(action)))
-        turn = int(info["turn"])
+        word = textarena_guess(action)
         history = self.state.game_state["guess_history"]
+        length = self.game.vocabulary.length
+        if word is None:
+            invalid = "You tried submitting a word in the wrong format. Please make sure to use squared brackets."
+        elif len(word) != length:
+            invalid = f"Your word must be exactly {length} letters."
+        elif word in (guessed for guessed, _ in history):
+            invalid = f"You have already guessed '{word}' before. Please try a different word."
+        elif word not in self.game.vocabulary.allowed_index:
+            invalid = f"'{word}' is not in the game's word list."
+        else:
+            invalid = ""
+        if invalid:
+            self.state.set_invalid_move(reason=invalid, reward=0.0)
+            if self.state.done:
+                self.state.game_info[0].update(guesses=int(self.game.state.turn[0]), won=False)
+            return self.state.step()
+        _, _, terminated, _, info = self.game.step(f"<guess>{word}</guess>")
+        turn = int(info["turn"])
         if info["reason"]:
             reason = info["reason"].replace("inside <guess></guess>", "in square brackets")
             message = f"Your reply was refused: {reason}. That used an attempt."
