@@ -5,7 +5,10 @@ message, the env's opening text as the first user message, the model's replies a
 after each guess, the env's feedback text (``Feedback: CRANE -> X Y X G X``, the board so far, the guesses
 left) as the next user message. Many games are played at once (``concurrency`` requests in flight).
 
-A reply is read as the text env reads it (:func:`~wordle_gym.envs.text.parse_guess`). One the game cannot
+A reply is read as the text env reads it (:func:`~wordle_gym.envs.replies.parse_guess`, with the agent's
+``parser``: the reasoning is never read). With ``tools=True`` the model is offered the ``guess`` tool
+(:data:`~wordle_gym.envs.replies.GUESS_TOOL`) and a move may come as a tool call, answered by a ``tool`` message
+(the feedback); the result counts the moves that came as tool calls and as text. One the game cannot
 take (no guess, a word not on the list) is answered with the text env's refusal and asked again, up to
 ``invalid_retries`` times in a turn; after that the turn is **forfeited**: the harness's games take a word each
 turn, so a forfeited turn plays the game's previous guess again (on the first turn: the first allowed word
@@ -29,18 +32,19 @@ from tqdm import tqdm
 from wordle_agents.llm.client import ChatClient, check_int
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_TILE
+from wordle_gym.envs.replies import GUESS_TOOL, parse_guess, resolve_parser
 from wordle_gym.envs.text import (
     DEFAULT_PROMPT,
     HARD_REFUSAL,
     board_line,
     intro_text,
     opening_text,
-    parse_guess,
     refusal,
     status_text,
 )
 
 RETRY_TEXT = "Your reply was refused: {reason}. Try again: answer with one allowed word inside <guess></guess>."
+TOOL_PROMPT = "\n\nYou may also submit each guess by calling the guess tool with the word."
 
 
 class LLMAgent:
@@ -61,6 +65,9 @@ class LLMAgent:
         system: a system message to open each chat with ("" for none).
         prompt: the opening text, as :class:`~wordle_gym.envs.text.WordleTextEnv` takes it.
         invalid_retries: replies the game cannot take that are asked again in one turn before it is forfeited.
+        parser: how a reply is read: ``"lenient"`` (default), ``"strict"`` or a callable
+            (:mod:`wordle_gym.envs.replies`).
+        tools: offer the ``guess`` tool; a move may then come as a tool call.
         transcripts: keep every chat, for the result's JSON (``extra["transcripts"]``, one per game).
         progress: a bar of replies per turn (None: on a terminal only).
     """
@@ -80,6 +87,8 @@ class LLMAgent:
         system: str = "",
         prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT,
         invalid_retries: int = 2,
+        parser: str | Callable[[Any], str | None] = "lenient",
+        tools: bool = False,
         transcripts: bool = False,
         progress: bool | None = None,
     ) -> None:
@@ -96,6 +105,10 @@ class LLMAgent:
         check_int("invalid_retries", invalid_retries, 0)
         if not isinstance(system, str):
             raise ValueError(f"system must be text; got {system!r}")
+        if not isinstance(tools, bool):
+            raise ValueError(f"tools must be True or False; got {tools!r}")
+        self.parser = resolve_parser(parser)
+        self.tools = [GUESS_TOOL] if tools else None
         self.client = ChatClient(
             base_url,
             model,
@@ -116,6 +129,8 @@ class LLMAgent:
         self.progress = progress
         self.refused = 0
         self.forfeited = 0
+        self.tool_moves = 0
+        self.text_moves = 0
         self._lock = threading.Lock()
         self._env: Any = None
         self._chats: list[list[dict[str, str]]] = []
@@ -147,7 +162,9 @@ class LLMAgent:
         """New games: one empty chat each."""
         count = env.num_envs
         self._env = env
-        self._intro = opening_text(intro_text(env.config, self.prompt), env.config.max_guesses)
+        intro = intro_text(env.config, self.prompt) + (TOOL_PROMPT if self.tools else "")
+        self._intro = opening_text(intro, env.config.max_guesses)
+        self._pending: list[list[str]] = [[] for _ in range(count)]  # per game: the tool calls to answer next
         self._chats = [[{"role": "system", "content": self.system}] if self.system else [] for _ in range(count)]
         self._lines = [[] for _ in range(count)]
         self._forfeits = [{} for _ in range(count)]
@@ -171,24 +188,48 @@ class LLMAgent:
         self._lines[row].append(board_line(turn, word, tiles, reason))
         return status_text(self._lines[row], env.config.max_guesses, False, False, reason, "")
 
+    def _say(self, row: int, text: str) -> None:
+        """The game's next message in chat ``row``: a ``tool`` message when it answers a tool call."""
+        chat, calls = self._chats[row], self._pending[row]
+        self._pending[row] = []
+        if not calls:
+            chat.append({"role": "user", "content": text})
+        for call in calls:  # every call is answered; the last one's answer is the game's message
+            said = text if call == calls[-1] else "Not played: one guess a turn (the last call was taken)."
+            chat.append({"role": "tool", "tool_call_id": call, "content": said})
+
     def _decide(self, env: Any, row: int, turn: int, message: str) -> int:
         """The model's guess in game ``row`` (asked again while the game cannot take its reply)."""
         chat = self._chats[row]
-        chat.append({"role": "user", "content": message})
+        self._say(row, message)
         vocabulary = env.vocabulary
         reason = ""
         for attempt in range(self.invalid_retries + 1):
-            reply = self.client.complete(chat)
-            chat.append({"role": "assistant", "content": reply.text})
-            word = parse_guess(reply.text)
+            reply = self.client.complete(chat, tools=self.tools)
+            said: dict[str, Any] = {"role": "assistant", "content": reply.text}
+            if reply.tool_calls:
+                calls = reply.tool_calls
+                ids = [call.id or f"call_{row}_{turn}_{attempt}_{i}" for i, call in enumerate(calls)]
+                said["tool_calls"] = [
+                    {"id": ident, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+                    for ident, call in zip(ids, calls, strict=True)
+                ]
+                self._pending[row] = ids
+            chat.append(said)
+            word = parse_guess(reply, self.parser)
             reason = refusal(vocabulary, word)
             if not reason:
                 assert word is not None
+                with self._lock:
+                    if reply.tool_calls:
+                        self.tool_moves += 1
+                    else:
+                        self.text_moves += 1
                 return vocabulary.action(word)
             with self._lock:
                 self.refused += 1
             if attempt < self.invalid_retries:
-                chat.append({"role": "user", "content": RETRY_TEXT.format(reason=reason)})
+                self._say(row, RETRY_TEXT.format(reason=reason))
         with self._lock:
             self.forfeited += 1
         self._forfeits[row][turn] = reason
@@ -210,6 +251,8 @@ class LLMAgent:
                 "completion_tokens": client.completion_tokens,
                 "refused_replies": self.refused,
                 "forfeited_turns": self.forfeited,
+                "tool_moves": self.tool_moves,
+                "text_moves": self.text_moves,
             }
         }
         if self.keep_transcripts:

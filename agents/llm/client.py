@@ -41,6 +41,8 @@ class ToolCall:
 
     name: str
     arguments: str
+    id: str = ""
+    """The call's id, which the ``tool`` message that answers it names."""
 
 
 @dataclass(frozen=True)
@@ -266,7 +268,7 @@ def _parse(payload: bytes, tries: int) -> Reply:
             arguments = function.get("arguments")
             if not isinstance(arguments, str):  # some servers send the object itself
                 arguments = json.dumps(arguments)
-            calls.append(ToolCall(str(function["name"]), arguments))
+            calls.append(ToolCall(str(function["name"]), arguments, str(call.get("id") or "")))
         usage = data.get("usage") or {}
         if not isinstance(usage, dict):
             usage = {}

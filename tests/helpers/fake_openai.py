@@ -4,8 +4,10 @@ The model reads the board from the last user message (``N. WORD -> G Y X G X`` l
 reads), keeps the answers that fit every line and guesses the first of them, in ``<guess></guess>``. It
 never sees the answer. ``faults`` scripts failures, taken one per request in order: ``"500"``, ``"429"``
 (with ``Retry-After: 0``), ``"400"``, ``"slow"`` (answers after ``slow_s``), ``"garbage"`` (a body that is
-no chat completion), ``"prose"`` (a reply with no guess), ``"notaword"`` (``<guess>qzjkv</guess>``), None (a
-normal reply). Only 127.0.0.1 is ever bound.
+no chat completion), ``"prose"`` (a reply with no guess), ``"notaword"`` (``<guess>qzjkv</guess>``), ``"tool"``
+(the model's guess as a call of the ``guess`` tool), ``"toolbad"`` (a call whose arguments are not JSON),
+``"think"`` (the guess after a reasoning block that names another word), None (a normal reply). Only 127.0.0.1
+is ever bound.
 """
 
 from __future__ import annotations
@@ -100,13 +102,22 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 time.sleep(state.slow_s)
             canned = {"prose": "Let me think about the letters.", "notaword": "<guess>qzjkv</guess>"}
             text = canned.get(str(fault)) or state.model.reply(request["messages"])
+            message: dict[str, Any] = {"role": "assistant", "content": text}
+            if fault in ("tool", "toolbad"):
+                word = re.search(r"<guess>(.*)</guess>", text).group(1)  # type: ignore[union-attr]
+                arguments = json.dumps({"word": word}) if fault == "tool" else "{not json"
+                call = {"id": f"call_{len(state.requests)}", "type": "function",
+                        "function": {"name": "guess", "arguments": arguments}}  # fmt: skip
+                message = {"role": "assistant", "content": None, "tool_calls": [call]}
+            elif fault == "think":
+                message["content"] = f"<think>Not <guess>qzjkv</guess>.</think>{text}"
             prompt = sum(len(m["content"].split()) for m in request["messages"])
             completion = len(text.split())
             body = {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion",
                 "model": request["model"],
-                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
                 "created": int(time.time()),
                 "usage": {
                     "prompt_tokens": prompt,

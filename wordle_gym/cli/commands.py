@@ -149,6 +149,9 @@ def agent_options(args: argparse.Namespace) -> dict[str, Any]:
             raise UsageError(f"-o device=...: 'wordle-gym {args.command}' runs its agent on the CPU")
         if len(text) > MAX_OPTION_CHARS:
             raise UsageError(f"agent option {key!r} is {len(text):,} characters long; at most {MAX_OPTION_CHARS:,}")
+        if text.strip().lower() in ("true", "false"):  # -o tools=true as well as tools=True
+            options[key] = text.strip().lower() == "true"
+            continue
         try:
             options[key] = ast.literal_eval(text)  # numbers, booleans, None, quoted strings; data only
         except (ValueError, SyntaxError):

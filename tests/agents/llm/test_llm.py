@@ -129,8 +129,35 @@ def test_llm__eval_command_end_to_end(tmp_path: Path, capsys: pytest.CaptureFixt
         data = json.loads(target.read_text())
         assert data["extra"]["llm"]["requests"] == len(server.requests) == sum(data["guesses"])
         assert len(data["extra"]["transcripts"]) == len(answers)
+    with fake_openai(answers, ["tool"]) as (url, server):  # -o tools=true, as users write it
+        code = cli_main(["eval", "--agent", "llm", "-o", f"base_url={url}", "-o", "model=m", "-o", "tools=true",
+                         *lists, "--json", str(target)])  # fmt: skip
+        assert code == 0 and "tools" in server.requests[0], capsys.readouterr().err
+        assert json.loads(target.read_text())["extra"]["llm"]["tool_moves"] == 1
+    capsys.readouterr()
     with fake_openai(answers, ["400"]) as (url, _):
         code = cli_main(["eval", "--agent", "llm", "-o", f"base_url={url}", "-o", "model=m", *lists])
     err = capsys.readouterr().err
     assert code == 2 and "Traceback" not in err
     assert len(err.strip().splitlines()) == 1 and "HTTP 400: scripted 400" in err
+
+
+def test_llm__tool_calls_reasoning_and_the_counts_of_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 61: with tools=True the guess tool is offered, a tool-call move is played and answered by a tool
+    message naming its id, a call with bad arguments is refused and asked again, a reasoning block is not read."""
+    faults = ["tool", "toolbad", "tool", "think", None, "tool"]
+    with fake_openai(ANSWERS, faults) as (url, server):
+        agent = _agent(url, concurrency=1, tools=True, transcripts=True)
+        result = evaluate(agent, answers=ANSWERS, allowed=ALLOWED, device="cpu", progress=False)
+    expected = evaluate(FirstCandidate(), answers=ANSWERS, allowed=ALLOWED, device="cpu", progress=False)
+    assert result.guesses == expected.guesses
+    llm = result.extra["llm"]
+    assert llm["tool_moves"] == 3 and llm["refused_replies"] == 1  # the retry after the bad call was a call
+    assert llm["text_moves"] == sum(result.guesses) - 3
+    assert all(request["tools"][0]["function"]["name"] == "guess" for request in server.requests)
+    chats = result.extra["transcripts"]
+    calls = [m["tool_calls"][0]["id"] for chat in chats for m in chat if m.get("tool_calls")]
+    answered = [m for chat in chats for m in chat if m["role"] == "tool"]
+    assert len(calls) == 4 and {m["tool_call_id"] for m in answered} <= set(calls)
+    assert any("Your reply was refused: no guess found" in m["content"] for m in answered)
+    assert all("guess tool" in chat[0]["content"] for chat in chats)  # the opening text offers the tool
