@@ -4,6 +4,7 @@
     python -m wordle_agents.optimal best-of-10                              # the best of the 10 best greedy openers
     python -m wordle_agents.optimal --all-openers [--save ranking.json]     # every opener ranked, the best proven
     python -m wordle_agents.optimal --all-openers --losses --top 1          # the same, a loss costing limit + 1
+    python -m wordle_agents.optimal --values models --save values.json     # exact first moves for the oracle
 
 The search is :mod:`wordle_agents.solvers.optimal` (a tree from one opener) and
 :mod:`wordle_agents.solvers.openers` (every first guess ranked; resumable from its journal beside --save).
@@ -20,6 +21,7 @@ from pathlib import Path
 
 from wordle_agents.solvers.optimal import check_limits, openers, solve
 from wordle_gym.core.commandline import OneLineParser, add_options, options_from
+from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.files import check_writable, one_line
 from wordle_gym.core.words import Vocabulary, word_source
 
@@ -34,6 +36,9 @@ class OptimalRun:
     """The first guess, or best-of-K (the K best greedy openers)."""
     all_openers: bool = False
     """Rank every allowed first guess, proving the --top best (resumable with --save)."""
+    values: str | None = None
+    """Comma-separated openers, or 'models' (those language models favour): each one's exact first-move total, a
+    loss costing limit + 1 (the oracle's regret reward reads it), added to the table at --save (resumable)."""
     top: int = 10
     """With --all-openers: how many to rank exactly."""
     losses: bool = False
@@ -59,13 +64,15 @@ class OptimalRun:
     """No progress bar."""
 
     def __post_init__(self) -> None:
-        if (self.opener is None) == (not self.all_openers):
-            raise ValueError("give an opener or --all-openers (one of them)")
+        if sum((self.opener is not None, self.all_openers, self.values is not None)) != 1:
+            raise ValueError("give an opener, --all-openers or --values (one of them)")
+        if self.values is not None and not self.save:
+            raise ValueError("--values needs --save FILE (the table, continued if it exists)")
         if self.all_openers and self.time_limit is not None:
             raise ValueError("--time-limit is for one opener; --all-openers stops with --max-minutes")
         if not self.all_openers and self.losses:
             raise ValueError("--losses goes with --all-openers")
-        if not self.all_openers and self.max_minutes is not None:
+        if not (self.all_openers or self.values) and self.max_minutes is not None:
             raise ValueError("--max-minutes goes with --all-openers (a single opener takes --time-limit)")
         if self.save is not None and not self.save.strip():
             raise ValueError("--save needs a file name; got ''")
@@ -85,6 +92,8 @@ def main(argv: list[str] | None = None, own_process: bool = False) -> int:
         _numba_without_blas()
     if args.all_openers:
         return _all_openers(args)
+    if args.values is not None:
+        return _values(args)
     start = time.perf_counter()
     try:
         vocab = _lists_and_output(args)
@@ -128,6 +137,38 @@ def _lists_and_output(args: OptimalRun) -> Vocabulary:
     if args.save:
         check_writable(args.save)
     return vocab
+
+
+def _values(args: OptimalRun) -> int:
+    """``--values``: exact first-move totals of the openers named, into the table at --save."""
+    from wordle_agents.solvers.oracle import MODEL_OPENERS, opener_values
+
+    try:
+        answers, allowed = word_source(args.answers), word_source(args.allowed)
+    except ValueError as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    config = WordleConfig(answers=answers, allowed=allowed, hard_mode=args.hard, max_guesses=args.max_guesses)
+    named = [w.strip().lower() for w in args.values.split(",") if w.strip()]
+    words = MODEL_OPENERS if args.values == "models" else named
+    unknown = [w for w in words if w not in config.vocabulary.allowed_index]
+    if unknown or not words:
+        print(f"{PROG}: error: --values: not allowed guesses: {', '.join(unknown) or '(none given)'}", file=sys.stderr)
+        return 2
+    assert args.save is not None
+    try:
+        check_writable(args.save)
+        values = opener_values(config, words, args.save, args.max_minutes)
+    except (OSError, ValueError) as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 1
+    done = sum(w in values for w in words)
+    n = config.vocabulary.num_answers
+    best = min(values.values())
+    print(f"{done}/{len(words)} openers valued ({len(values)} in {args.save}); the best {best} ({best / n:.4f})")
+    if done < len(words):
+        print("stopped by --max-minutes: the same command continues")
+    return 0
 
 
 def _all_openers(args: OptimalRun) -> int:

@@ -12,7 +12,10 @@ calls, so positions that share subproblems get cheaper as an evaluation goes on.
 The start of a game is the one position this oracle does not search: its value is the best opener's,
 a search over every allowed first guess (alex1770 proved SALET best on the real lists: a day of CPU).
 By default ``V*`` there is ``Q*`` of ``root_opener`` (SALET on the real lists, the reference of
-``wordle-gym bench``); ``root_opener=None`` searches it exactly, which small lists afford.
+``wordle-gym bench``); ``root_opener=None`` searches it exactly, which small lists afford. For the lists
+they were made on, two shipped tables answer the first move without a search: exact ``Q*`` of the openers
+models favour (:data:`OPENER_VALUES`, made by :func:`opener_values`) and a proven lower bound of every
+opener's (the every-opener ranking with losses, ``openers_normal_losses.json``).
 
     oracle = Oracle(WordleConfig())                      # the real game
     report = oracle.regrets(histories)                   # histories[i]: the actions played on answer i
@@ -25,18 +28,22 @@ wherever it knows the same (every deterministic agent of the harness): ``report.
 
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections import Counter
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 import torch
 from tqdm.auto import tqdm
 
+from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers.optimal import _Search
 from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.files import atomic_write_text
 from wordle_gym.core.game import NO_LETTER
 from wordle_gym.core.rules import ALPHABET, num_patterns
 from wordle_gym.core.words import Vocabulary
@@ -191,6 +198,140 @@ def _history(oracle: Oracle, per_answer_actions: list[int], answer: int) -> list
     return out
 
 
+VALUES_FORMAT = "wordle-gym opener values 1"
+OPENER_VALUES = "opener_values_{mode}.json"
+"""The shipped table of exact first-move totals (``Q*`` at the start times the answers), in the checkpoints."""
+MODEL_OPENERS = [
+    "salet",
+    "crane",
+    "slate",
+    "adieu",
+    "audio",
+    "raise",
+    "arise",
+    "stare",
+    "crate",
+    "trace",
+    "roate",
+    "soare",
+    "irate",
+    "tears",
+    "later",
+    "alert",
+    "alter",
+    "least",
+    "steal",
+    "aisle",
+    "ouija",
+    "house",
+    "plant",
+    "chair",
+    "table",
+    "apple",
+    "sound",
+    "heart",
+    "earth",
+    "beast",
+    "ratio",
+    "radio",
+    "route",
+    "cares",
+    "snare",
+    "saint",
+    "stone",
+    "tread",
+    "react",
+    "learn",
+    "share",
+    "spare",
+    "train",
+    "trice",
+    "grape",
+    "pride",
+    "brave",
+    "shine",
+    "smart",
+    "cloud",
+    "light",
+    "night",
+    "world",
+    "words",
+    "guess",
+    "about",
+    "first",
+    "great",
+    "where",
+    "think",
+    "money",
+    "music",
+    "water",
+    "happy",
+    "party",
+    "place",
+    "point",
+]
+"""The openers language models favour (the first guesses they play most), valued exactly in the shipped table."""
+
+
+def _values_header(vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> dict[str, Any]:
+    return {"format": VALUES_FORMAT, "lists": vocab.digest, "hard_mode": hard_mode, "max_guesses": max_guesses}
+
+
+def read_opener_values(
+    path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int
+) -> tuple[dict[str, int], dict[str, int]]:
+    """The exact totals of a table :func:`opener_values` wrote for these lists and rules, and those with one guess
+    fewer (({}, {}) when the file is missing or of other lists; ValueError when it is not such a table)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}, {}
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = None
+    if not isinstance(data, dict) or data.get("format") != VALUES_FORMAT or not isinstance(data.get("values"), dict):
+        raise ValueError(f"{path} is not a table of opener values (expected {VALUES_FORMAT!r})")
+    if {k: data.get(k) for k in ("lists", "hard_mode", "max_guesses")} != {
+        k: v for k, v in _values_header(vocab, hard_mode, max_guesses).items() if k != "format"
+    }:
+        return {}, {}
+    n = vocab.num_answers
+
+    def valid(table: Any) -> dict[str, int]:
+        table = table if isinstance(table, dict) else {}
+        return {
+            word: total
+            for word, total in table.items()
+            if word in vocab.allowed_index and type(total) is int and n <= total <= (max_guesses + 1) * n
+        }
+
+    return valid(data["values"]), valid(data.get("one_fewer"))
+
+
+def opener_values(
+    config: WordleConfig, words: list[str], save: str | Path, max_minutes: float | None = None
+) -> dict[str, int]:
+    """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``, added to the
+    table at ``save`` one opener at a time (atomically: a stopped run keeps what it finished, and the same call
+    continues); returns the whole table. The first word (the oracle's root opener, SALET) is also valued with one
+    guess fewer: what a turn spent without a guess leaves at the start."""
+    oracle = Oracle(config, root_opener=None, opener_table=save)
+    vocab, path, start = oracle.vocab, Path(save), oracle.start()
+    values, one_fewer = read_opener_values(path, vocab, oracle.hard_mode, oracle.max_guesses)
+    deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
+    todo = [w for w in dict.fromkeys(words) if w not in values or (w == words[0] and w not in one_fewer)]
+    for word in tqdm(todo, desc="opener values", unit="opener"):
+        if time.perf_counter() >= deadline:
+            break
+        action = vocab.action(word)
+        values[word] = oracle._q_total(start, action)
+        if word == words[0] and oracle.max_guesses > 1:  # the first (the root opener): with one guess fewer too
+            one_fewer[word] = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
+        header = _values_header(vocab, oracle.hard_mode, oracle.max_guesses)
+        data = {**header, "values": values, "one_fewer": one_fewer}
+        atomic_write_text(path, json.dumps(data, indent=1) + "\n")
+    return values
+
+
 class Oracle:
     """Exact ``V*`` and ``Q*`` for the game of ``config`` (or its fields as keywords). See the module doc."""
 
@@ -200,12 +341,14 @@ class Oracle:
         *,
         root_opener: str | None = "salet",
         avoid_losses: bool = False,
+        opener_table: str | Path | None = None,
         **options: Any,
     ):
         """``avoid_losses``: :meth:`best_action` plays the best tree that wins every answer where one exists (a
         teacher that never gives a game up), and the best tree counting losses only where none does. Values
         always count a loss as the limit + 1: in hard mode that optimum can give games up (from SALET, 8116
-        guesses with 3 losses against 8122 winning all)."""
+        guesses with 3 losses against 8122 winning all). ``opener_table``: a table of exact first-move totals
+        (:func:`opener_values`) instead of the shipped one."""
         self.avoid_losses = avoid_losses
         self._strict: _Search | None = None
         self.config = WordleConfig.build(config, **options)
@@ -220,6 +363,29 @@ class Oracle:
         self._totals: dict[Position, int] = {}
         length = self.vocab.length
         self._start = Position(tuple(range(self.vocab.num_answers)), self.max_guesses, (-1,) * length, (0,) * ALPHABET)
+        self.root_exact, self.root_floor = self._root_tables(opener_table)
+        if self.root_opener is not None and self.root_opener in self.root_exact:
+            self._totals[self._start] = self.root_exact[self.root_opener]
+
+    def _root_tables(self, opener_table: str | Path | None) -> tuple[dict[int, int], np.ndarray | None]:
+        """Exact ``Q*`` totals at the start by action (the shipped table, or ``opener_table``), and every
+        opener's proven lower bound (the shipped ranking with losses, for its lists), where they apply."""
+        mode = "hard" if self.hard_mode else "normal"
+        path = Path(opener_table) if opener_table is not None else shipped_dir() / OPENER_VALUES.format(mode=mode)
+        found, one_fewer = read_opener_values(path, self.vocab, self.hard_mode, self.max_guesses)
+        exact = {self.vocab.action(word): total for word, total in found.items()}
+        self.root_one_fewer = {self.vocab.action(word): total for word, total in one_fewer.items()}
+        floor = None
+        ranking = shipped_dir() / f"openers_{mode}_losses.json"
+        if ranking.is_file():
+            data = json.loads(ranking.read_text(encoding="utf-8"))
+            same = (data.get("lists"), data.get("hard_mode"), data.get("max_guesses"), data.get("losses"))
+            if same == (self.vocab.digest, self.hard_mode, self.max_guesses, True):
+                floor = np.array([self.vocab.num_answers if v is None else v for v in data["values"]], np.int64)
+                for i, flag in enumerate(data["exact_flags"]):
+                    if flag == "1":
+                        exact.setdefault(i, int(data["values"][i]))
+        return exact, floor
 
     # ------------------------------------------------------------------ positions
     def start(self) -> Position:
@@ -328,6 +494,9 @@ class Oracle:
             raise ValueError("a position with no possible answer has no value (feedback no answer fits)")
         if self.root_opener is not None and position == self._start:
             total = self._q_total(position, self.root_opener)
+        elif position == self._start._replace(left=self.max_guesses - 1) and self.root_opener in self.root_one_fewer:
+            total = self.root_one_fewer[self.root_opener]  # V* at the start after a spent turn: as V* itself, by
+            # the root opener (the table's exact value of that opener with one guess fewer)
         else:
             members, green, need = position.arrays()
             total = self.search.value(members, position.left, green, need, self.cache, self.stats)
@@ -338,6 +507,8 @@ class Oracle:
 
     def _q_total(self, position: Position, action: int) -> int:
         """Total further guesses over the position's answers when ``action`` comes next."""
+        if position == self._start and action in self.root_exact:
+            return self.root_exact[action]
         n = len(position.members)
         if position.left <= 0:
             raise ValueError("no guess is left in this position")
@@ -421,6 +592,8 @@ class Oracle:
                 continue
             low += 2 * c - 1
             high += self._playout(self._child(position, action, pattern, group, green, need))
+        if position == self._start and self.root_floor is not None:
+            low = max(low, int(self.root_floor[action]))
         return low, high
 
     def _value_floor(self, position: Position) -> int:

@@ -305,3 +305,45 @@ def test_cli_analyze__a_table_the_identity_and_json(tmp_path) -> None:
     for args, message in [([words[0]], "--answer WORD is required"), (["zzzz", "--answer", words[0]], "'zzzz' is not")]:
         bad = wordle_gym_here("analyze", *args, *lists)
         assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_at_once(tmp_path) -> None:
+    """Issue 61: the first move of every game was bounded, not exact (CRANE earned 0.0 under the default budget).
+    A table of exact first-move totals (made by the search, kept one opener at a time, continued) answers it
+    without a search, and a turn spent without a guess at the start costs exactly one guess."""
+    from tests.helpers.lists import small_lists
+    from wordle_agents.optimal import main as optimal_main
+    from wordle_agents.solvers.oracle import opener_values
+    from wordle_gym.core.config import WordleConfig
+
+    answers, allowed = small_lists(4, 60, 150)
+    config = WordleConfig(answers=answers, allowed=allowed)
+    searched = Oracle(config, root_opener=None)
+    root = answers[0]  # the oracle's root opener: first in the table
+    words = [root, *allowed[:5]]
+    table = tmp_path / "values.json"
+    assert opener_values(config, words[:3], table) == {
+        w: searched._q_total(searched.start(), searched.vocab.action(w)) for w in words[:3]
+    }
+    assert opener_values(config, words, table, max_minutes=0).keys() == set(words[:3])  # stopped: kept
+    values = opener_values(config, words, table)  # continued
+    assert values == {w: searched._q_total(searched.start(), searched.vocab.action(w)) for w in words}
+    oracle = Oracle(config, root_opener=root, opener_table=table)
+    start, n = oracle.start(), len(answers)
+    v = values[root]
+    for word in words:
+        judged = oracle.move_regret(start, oracle.vocab.action(word), budget_s=1e-9)  # no time to search
+        assert judged["exact"] and judged["regret"] == pytest.approx((values[word] - v) / n)
+    spent = oracle.move_regret(start, None, budget_s=1e-9)
+    five = searched._q_total(start._replace(left=5), searched.vocab.action(root))  # one guess fewer, searched
+    assert spent["exact"] and spent["regret"] == pytest.approx(1.0 + (five - v) / n)
+    # the command: --values, continued, and its one-line errors
+    files = tmp_path / "a.txt", tmp_path / "b.txt"
+    files[0].write_text("\n".join(answers) + "\n")
+    files[1].write_text("\n".join(allowed) + "\n")
+    lists = ["--answers", str(files[0]), "--allowed", str(files[1])]
+    out = tmp_path / "cmd.json"
+    assert optimal_main(["--values", ",".join(words), "--save", str(out), "--quiet", *lists]) == 0
+    assert opener_values(config, words, out) == values
+    assert optimal_main(["--values", "qqqqq", "--save", str(out), *lists]) == 2
+    assert optimal_main(["--values", root, *lists]) == 2  # no --save
