@@ -158,3 +158,43 @@ def test_replies__reasoning_tool_calls_parsers_and_the_format_reward() -> None:
         WordleTextEnv(parser="loose")
     with pytest.raises(ValueError, match="format_reward must be a number"):
         WordleTextEnv(format_reward=float("nan"))
+
+
+def test_regret__one_shared_oracle_copies_and_threads() -> None:
+    """Issue 61/62: every env of one game shares its oracle (what it solved serves later games; its lock, not
+    a global one, orders the searches); a regret env deep-copies and pickles; envs stepped on threads at once
+    get the rewards of the same moves stepped one at a time."""
+    import copy
+    import pickle
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.helpers.lists import small_lists
+
+    answers, allowed = small_lists(6, 40, 100)
+    make = lambda: WordleTextEnv(answers=answers, allowed=allowed, reward="regret", regret_budget_s=None)  # noqa: E731
+    first, second = make(), make()
+    assert first._oracle is second._oracle and first._oracle.lock is second._oracle.lock
+    games = [(answer, [allowed[(i * 7 + k) % len(allowed)] for k in range(3)]) for i, answer in enumerate(answers)]
+
+    def play(game: tuple[str, list[str]]) -> list[float]:
+        env = make()
+        env.reset(options={"answer": game[0]})
+        rewards = []
+        for reply in [*(f"<guess>{word}</guess>" for word in game[1]), "no guess"]:
+            _, reward, over, *_ = env.step(reply)
+            rewards.append(reward)
+            if over:
+                break
+        return rewards
+
+    alone = [play(game) for game in games]
+    with ThreadPoolExecutor(4) as pool:
+        assert list(pool.map(play, games)) == alone
+    first.reset(options={"answer": answers[0]})
+    first.step(f"<guess>{next(w for w in allowed if w != answers[0])}</guess>")
+    for clone in (copy.deepcopy(first), pickle.loads(pickle.dumps(first))):
+        assert (
+            clone._oracle is first._oracle
+            and clone.step("<guess>zzzzz</guess>")[1] == first.step("<guess>zzzzz</guess>")[1]
+        )
+        first = clone

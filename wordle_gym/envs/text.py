@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import string
+import threading
 from collections.abc import Callable
 from importlib.metadata import entry_points
 from typing import Any
@@ -38,17 +39,30 @@ ORACLES = "wordle_gym.oracles"
 """The entry-point group of oracles (``reward="regret"`` loads ``exact``, which ``wordle_agents`` registers)."""
 
 
+_ORACLES: dict[tuple[Any, ...], Any] = {}
+_ORACLES_LOCK = threading.Lock()
+
+
 def load_oracle(config: WordleConfig) -> Any:
     """The exact oracle for ``config``'s game, through the entry point ``exact`` of :data:`ORACLES` (the env
     package imports no agent code): an object with ``positions(game, state)`` and ``move_regret(position,
-    action, budget_s)``."""
-    found = [point for point in entry_points(group=ORACLES) if point.name == "exact"]
-    if not found:
-        raise ValueError(
-            f'reward="regret" needs the exact oracle: no entry point "exact" in the group {ORACLES!r} '
-            "(it comes with wordle_agents, which installs with wordle-gym)"
-        )
-    return found[0].load()(config)
+    action, budget_s)``. One per game (lists, mode, limit) in a process, shared by every env of that game, so
+    the positions it solved serve every later game; its ``lock`` serialises its searches."""
+    key = (config.vocabulary.digest, config.hard_mode, config.max_guesses)
+    with _ORACLES_LOCK:
+        found = _ORACLES.get(key)
+        if found is not None:
+            return found
+        points = [point for point in entry_points(group=ORACLES) if point.name == "exact"]
+        if not points:
+            raise ValueError(
+                f'reward="regret" needs the exact oracle: no entry point "exact" in the group {ORACLES!r} '
+                "(it comes with wordle_agents, which installs with wordle-gym)"
+            )
+        oracle = points[0].load()(config)
+        oracle.lock = threading.Lock()
+        _ORACLES[key] = oracle
+        return oracle
 
 
 def regret_info(judged: dict[str, Any]) -> dict[str, Any]:
@@ -291,9 +305,10 @@ class WordleTextEnv(gym.Env[str, str]):
         reason = refusal(self.vocabulary, word)
         judged = None
         if self._oracle is not None:  # valued before the move, from what the player knows
-            position = self._oracle.positions(self.game, self.state)[0]
             move = None if reason else self.vocabulary.action(word)
-            judged = self._oracle.move_regret(position, move, self.regret_budget_s)
+            with self._oracle.lock:
+                position = self._oracle.positions(self.game, self.state)[0]
+                judged = self._oracle.move_regret(position, move, self.regret_budget_s)
         one = self._one
         if reason:
             reward, terminated = one.spend()
@@ -328,6 +343,17 @@ class WordleTextEnv(gym.Env[str, str]):
             "guess": guess,
             "reason": reason,
         }
+
+    def __getstate__(self) -> dict[str, Any]:
+        """A copy (deepcopy, pickle) leaves the shared oracle out and finds it again when restored."""
+        state = dict(self.__dict__)
+        state["_oracle"] = None
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        if self.regret:
+            self._oracle = load_oracle(self.config)
 
     @property
     def state(self) -> GameState:

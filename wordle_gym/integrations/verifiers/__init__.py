@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import threading
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -46,14 +45,6 @@ from wordle_gym.core.words import load_word_list
 from wordle_gym.envs.text import WordleTextEnv, opening_text
 
 __all__ = ["WordleVerifiersEnv", "WordleVerifiersTaskset"]
-
-_ORACLE = threading.Lock()  # one oracle search at a time: rollouts run concurrently, each move on a thread
-
-
-def _step(game: WordleTextEnv, reply: str) -> tuple[Any, ...]:
-    with _ORACLE:
-        return game.step(reply)
-
 
 class WordleTasksetConfig(vf.TasksetConfig):
     """Which answers the tasks are (``--env.taskset.*``)."""
@@ -147,8 +138,9 @@ class WordleVerifiersEnv(vf.Env[WordleVerifiersEnvConfig]):
         async with agents.player.interaction(task) as interaction:
             segment = await interaction.turn()  # the prompt is the game's opening text: the model moves first
             while not segment.terminated:
-                if config.regret:  # an exact search can take its budget: off the event loop
-                    step = await asyncio.to_thread(_step, game, segment.last_reply)
+                if config.regret:  # an exact search can take its budget: off the event loop (the game's shared
+                    # oracle keeps what it solved for every rollout of this process, and locks its own searches)
+                    step = await asyncio.to_thread(game.step, segment.last_reply)
                 else:
                     step = game.step(segment.last_reply)
                 observation, reward, terminated, truncated, info = step
