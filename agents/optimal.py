@@ -57,7 +57,7 @@ class OptimalRun:
     save: str | None = None
     """Write the tree (.npz), or with --all-openers the ranking (.json), here."""
     time_limit: float | None = None
-    """One opener: give up after this many seconds."""
+    """One opener (each opener, with --values): give up after this many seconds."""
     max_cache_entries: int = 5_000_000
     """Bound on the search's cache."""
     quiet: bool = False
@@ -158,7 +158,7 @@ def _values(args: OptimalRun) -> int:
     assert args.save is not None
     try:
         check_writable(args.save)
-        values = opener_values(config, words, args.save, args.max_minutes)
+        values = opener_values(config, words, args.save, args.max_minutes, args.time_limit)
     except (OSError, ValueError) as exc:
         print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
         return 1

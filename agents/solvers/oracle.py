@@ -308,12 +308,17 @@ def read_opener_values(
 
 
 def opener_values(
-    config: WordleConfig, words: list[str], save: str | Path, max_minutes: float | None = None
+    config: WordleConfig,
+    words: list[str],
+    save: str | Path,
+    max_minutes: float | None = None,
+    opener_s: float | None = None,
 ) -> dict[str, int]:
     """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``, added to the
     table at ``save`` one opener at a time (atomically: a stopped run keeps what it finished, and the same call
     continues); returns the whole table. The first word (the oracle's root opener, SALET) is also valued with one
-    guess fewer: what a turn spent without a guess leaves at the start."""
+    guess fewer: what a turn spent without a guess leaves at the start. An opener whose search outlasts
+    ``opener_s`` seconds is left out (the oracle then bounds it from the ranking)."""
     oracle = Oracle(config, root_opener=None, opener_table=save)
     vocab, path, start = oracle.vocab, Path(save), oracle.start()
     values, one_fewer = read_opener_values(path, vocab, oracle.hard_mode, oracle.max_guesses)
@@ -323,7 +328,11 @@ def opener_values(
         if time.perf_counter() >= deadline:
             break
         action = vocab.action(word)
-        values[word] = oracle._q_total(start, action)
+        limit = min(deadline, time.perf_counter() + (math.inf if opener_s is None else opener_s))
+        try:
+            values[word] = oracle.search.run(lambda a=action: oracle._q_total(start, a), deadline=limit)
+        except TimeoutError:
+            continue
         if word == words[0] and oracle.max_guesses > 1:  # the first (the root opener): with one guess fewer too
             one_fewer[word] = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
         header = _values_header(vocab, oracle.hard_mode, oracle.max_guesses)

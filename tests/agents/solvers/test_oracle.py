@@ -326,6 +326,7 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
         w: searched._q_total(searched.start(), searched.vocab.action(w)) for w in words[:3]
     }
     assert opener_values(config, words, table, max_minutes=0).keys() == set(words[:3])  # stopped: kept
+    assert opener_values(config, words, tmp_path / "none.json", opener_s=0.0) == {}  # each search over its limit
     values = opener_values(config, words, table)  # continued
     assert values == {w: searched._q_total(searched.start(), searched.vocab.action(w)) for w in words}
     oracle = Oracle(config, root_opener=root, opener_table=table)
