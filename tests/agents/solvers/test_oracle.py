@@ -4,6 +4,7 @@ regret identity: an agent's regrets, summed per game and averaged, are its mean 
 from __future__ import annotations
 
 import random
+import time
 from functools import cache
 
 import numpy as np
@@ -307,7 +308,7 @@ def test_cli_analyze__a_table_the_identity_and_json(tmp_path) -> None:
         assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr
 
 
-def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_at_once(tmp_path) -> None:
+def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_at_once(tmp_path, monkeypatch) -> None:
     """Issue 61: the first move of every game was bounded, not exact (CRANE earned 0.0 under the default budget).
     A table of exact first-move totals (made by the search, kept one opener at a time, continued) answers it
     without a search, and a turn spent without a guess at the start costs exactly one guess."""
@@ -326,8 +327,17 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
         w: searched._q_total(searched.start(), searched.vocab.action(w)) for w in words[:3]
     }
     assert opener_values(config, words, table, max_minutes=0).keys() == set(words[:3])  # stopped: kept
-    assert opener_values(config, words, tmp_path / "none.json", opener_s=0.0) == {}  # each search over its limit
     values = opener_values(config, words, table)  # continued
+    slow, search = words[2], Oracle._q_total
+
+    def slowly(oracle: Oracle, position, action: int) -> int:
+        if action == oracle.vocab.action(slow) and position.left == oracle.max_guesses:
+            time.sleep(1.0)
+        return search(oracle, position, action)
+
+    with monkeypatch.context() as patch:
+        patch.setattr(Oracle, "_q_total", slowly)
+        assert opener_values(config, words, tmp_path / "limited.json", opener_s=0.5).keys() == set(words) - {slow}
     assert values == {w: searched._q_total(searched.start(), searched.vocab.action(w)) for w in words}
     oracle = Oracle(config, root_opener=root, opener_table=table)
     start, n = oracle.start(), len(answers)
