@@ -7,6 +7,7 @@ weight, so one set of weights serves any vocabulary of the same word length.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -35,6 +36,18 @@ def check_width(name: str, value: Any, upper: int = MAX_WIDTH) -> None:
     """``value`` must be an int in [1, upper] (configs call this in ``__post_init__``)."""
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= upper:
         raise ValueError(f"{name} must be an integer from 1 to {upper}; got {value!r}")
+
+
+def check_finite(config: Any, positive: tuple[str, ...] = ("lr",)) -> None:
+    """Every float field of the dataclass ``config`` (and each float of a tuple field) must be finite, and the
+    fields named in ``positive`` above 0 (an ``lr`` of inf trained to NaN weights and exported them)."""
+    for field in dataclasses.fields(config):
+        value = getattr(config, field.name)
+        numbers = value if isinstance(value, tuple) else (value,)
+        if any(isinstance(v, float) and not math.isfinite(v) for v in numbers):
+            raise ValueError(f"{field.name} must be a finite number; got {value!r}")
+        if field.name in positive and not value > 0:
+            raise ValueError(f"{field.name} must be > 0; got {value!r}")
 
 
 def sample_categorical(weights: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:

@@ -87,9 +87,9 @@ class BoardsOptions:
     def __post_init__(self) -> None:
         least = {"games": 1, "top": 1, "samples": 1, "epochs": 1, "validation": 1, "possible": 0, "anchors": 0}
         for name, low in least.items():
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
+            value, high = getattr(self, name), 1_000 if name == "epochs" else 1_000_000
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                raise ValueError(f"{name} must be an integer from {low} to {high:,}; got {value!r}")
         if not (isinstance(self.lr, float | int) and math.isfinite(self.lr) and 0 < self.lr <= 1):
             raise ValueError(f"lr must be a number in (0, 1]; got {self.lr!r}")
 

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import torch
 from torch import nn
 
-from wordle_agents.common.network import WordAgent, WordScorer, check_width, inverse_cdf
+from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width, inverse_cdf
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_gym.core.boards import distinct_answers
 from wordle_gym.core.device import device_generator, resolve_device
@@ -105,6 +105,7 @@ class A2CConfig:
     """Seed of the initial weights, the answer draws and the action sampling."""
 
     def __post_init__(self) -> None:
+        check_finite(self)
         if self.encoding not in ENCODINGS:
             raise ValueError(f"unknown encoding {self.encoding!r}; expected one of {ENCODINGS}")
         check_width("hidden", self.hidden)

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from wordle_agents.common.network import WordAgent, WordScorer, check_width, sample_categorical
+from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width, sample_categorical
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_agents.rl.replay import PrioritizedReplay, UniformReplay
 from wordle_gym.core.device import device_generator, resolve_device
@@ -92,6 +92,7 @@ class DQNConfig:
     """Seed of the initial weights, exploration and the env."""
 
     def __post_init__(self) -> None:
+        check_finite(self)
         check_width("hidden", self.hidden)
         check_width("layers", self.layers, 64)
         check_width("max_guesses", self.max_guesses, 100)

@@ -330,6 +330,19 @@ def test_cli__bad_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFix
         assert message in err and len(err.strip().splitlines()) == 1 and len(err) < 400, (extra[1][:20], err)
     assert cli_main(["eval", "--agent", "random", "--answers", "x" * 120_000]) == 2
     assert len(capsys.readouterr().err) < 300  # a 120 kB argument is not echoed back whole
+    # issue 62: a billion games built a list for hours; one-board agents on boards failed after their work
+    for argv, message in (
+        (["--boards", "4", "--games", "1000000000"], "from 1 to 1000000"),
+        (["--boards", "2", "--agent", "optimal"], "--agent optimal plays one board"),
+        (["--boards", "2", "--agent", "sb3"], "--agent sb3 plays one board"),
+    ):
+        try:
+            code = cli_main(["eval", "--agent", "random", *argv])
+        except SystemExit as exc:  # argparse's own refusal of a value
+            code = exc.code
+        assert code == 2, argv
+        err = capsys.readouterr().err
+        assert message in err and len(err.strip().splitlines()) == 1, err
     from wordle_agents.solvers.baselines import RandomPolicy
 
     for seed in ("abc", 1.5, True, -1):

@@ -158,6 +158,9 @@ def test_replies__reasoning_tool_calls_parsers_and_the_format_reward() -> None:
         WordleTextEnv(parser="loose")
     with pytest.raises(ValueError, match="format_reward must be a number"):
         WordleTextEnv(format_reward=float("nan"))
+    with pytest.raises(ValueError, match="regret_budget_s must be a number"):
+        WordleTextEnv(regret_budget_s=True)  # issue 62: a bool was taken for 1 second
+    assert WordleConfig(boards=np.int64(4)).boards == 4  # issue 62: numpy's integers were refused
 
 
 def test_regret__one_shared_oracle_copies_and_threads() -> None:

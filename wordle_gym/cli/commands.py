@@ -322,6 +322,11 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise ValueError(f"--{'regret' if args.regret else 'hard'} is for one board; --boards {args.boards} has none")
     if args.games is not None and args.boards == 1:
         raise ValueError("--games sizes the multi-board evaluation set (with --boards K); one board plays every answer")
+    if args.boards > 1 and args.agent in ONE_BOARD_AGENTS:
+        raise ValueError(
+            f"--agent {args.agent} plays one board; with --boards {args.boards} use max-entropy, random or a network "
+            "agent (a2c, dqn, dqn-explored, ...)"
+        )
     policy, answers, allowed = _policy(args)
     oracle = _oracle() if args.regret else None  # before the evaluation: an oracle that cannot load fails first
     result = evaluate(
@@ -536,6 +541,10 @@ def _integer(low: int, high: int | None = None) -> Callable[[str], int]:
 
 
 _positive = _integer(1)
+ONE_BOARD_AGENTS = ("optimal", "sb3", "llm")
+"""Installed agents that play one board only (their trees, models and chats are of one game)."""
+MAX_GAMES = 1_000_000
+"""The most games of a multi-board evaluation set (a billion built its list for hours)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -589,7 +598,10 @@ def build_parser() -> argparse.ArgumentParser:
         help="boards per game: 2 Dordle, 4 Quordle, ..., 32 (default 1); plays the standard set of K-tuples",
     )
     p.add_argument(
-        "--games", type=_positive, default=None, help="with --boards K: games of the standard set (default 2000)"
+        "--games",
+        type=_integer(1, MAX_GAMES),
+        default=None,
+        help=f"with --boards K: games of the standard set (default 2000, at most {MAX_GAMES:,})",
     )
     p.add_argument(
         "--regret",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -60,6 +61,10 @@ class WordleConfig:
     2 Dordle, 4 Quordle, 8 Octordle, 16 Sedecordle, 32 Duotrigordle (see :mod:`wordle_gym.core.boards`)."""
 
     def __post_init__(self) -> None:
+        for name in ("boards", "max_guesses"):  # numpy's integers too (np.int64(4) was refused)
+            value = getattr(self, name)
+            if isinstance(value, numbers.Integral) and not isinstance(value, bool | int):
+                object.__setattr__(self, name, int(value))
         if isinstance(self.boards, bool) or not isinstance(self.boards, int) or not 1 <= self.boards <= MAX_BOARDS:
             raise ValueError(f"boards must be an integer from 1 to {MAX_BOARDS}; got {self.boards!r}")
         if self.max_guesses is None:

@@ -247,7 +247,8 @@ class WordleTextEnv(gym.Env[str, str]):
         self.regret = options.get("reward") == "regret"
         if self.regret:
             del options["reward"]  # the engine keeps its default scheme; the reward is the oracle's
-        if regret_budget_s is not None and not (isinstance(regret_budget_s, int | float) and regret_budget_s > 0):
+        budget_ok = isinstance(regret_budget_s, int | float) and not isinstance(regret_budget_s, bool)
+        if regret_budget_s is not None and not (budget_ok and 0 < regret_budget_s < 1e9):
             raise ValueError(f"regret_budget_s must be a number of seconds > 0, or None; got {regret_budget_s!r}")
         self.regret_budget_s = regret_budget_s
         self.parser = resolve_parser(parser)

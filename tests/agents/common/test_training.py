@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 from dataclasses import asdict, fields
 from pathlib import Path
@@ -326,3 +327,15 @@ def test_training__a_run_from_init_adds_the_hours_and_machines_the_init_trained(
     assert 7200.0 < info.training_s < 7200.0 + 600
     first, second = info.machine.split("; ")
     assert first == "NVIDIA H200 (CUDA): 2.00 h" and second.startswith("CPU, ") and second.endswith(" h")
+
+
+@pytest.mark.parametrize("agent", ["a2c", "dqn"])
+def test_config__an_infinite_or_zero_learning_rate_is_refused(agent: str) -> None:
+    """Issue 62: --lr inf trained to NaN weights and exported them (rc 0)."""
+    from wordle_agents.rl.a2c import A2CConfig
+    from wordle_agents.rl.dqn import DQNConfig
+
+    config = {"a2c": A2CConfig, "dqn": DQNConfig}[agent]
+    for bad, message in ((math.inf, "finite"), (math.nan, "finite"), (0.0, "> 0"), (-1e-3, "> 0")):
+        with pytest.raises(ValueError, match=f"lr must be .*{message}"):
+            config(lr=bad)

@@ -46,6 +46,7 @@ from wordle_gym.envs.text import WordleTextEnv, opening_text
 
 __all__ = ["WordleVerifiersEnv", "WordleVerifiersTaskset"]
 
+
 class WordleTasksetConfig(vf.TasksetConfig):
     """Which answers the tasks are (``--env.taskset.*``)."""
 
