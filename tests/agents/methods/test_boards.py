@@ -230,3 +230,10 @@ def test_sets__answer_and_guess_lists_apart() -> None:
             expected.append([b for b in range(len(answers)) if consistent(answers[b], history)])
         assert [x.tolist() for x in _sets(table, prefix, pair)] == expected
     assert hit >= 3
+
+
+def test_options__counts_are_bounded_before_anything_is_allocated() -> None:
+    """Issue 62: --games 100000000 ended in a numpy allocation traceback (1.68 TiB)."""
+    for bad in ({"games": 100_000_000}, {"anchors": 10**9}, {"epochs": 10**6}, {"games": 0}, {"games": True}):
+        with pytest.raises(ValueError, match=f"{next(iter(bad))} must be an integer from"):
+            BoardsOptions(**bad)
