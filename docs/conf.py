@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib.metadata
 import importlib.util
 from pathlib import Path
 
@@ -11,7 +12,7 @@ HERE = Path(__file__).resolve().parent
 project = "wordle_gym"
 author = "wordle_gym developers"
 copyright = "wordle_gym developers, MIT licence"
-release = "0.2.0"
+release = importlib.metadata.version("wordle-gym")
 
 extensions = [
     "myst_parser",

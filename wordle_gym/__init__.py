@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the names below are imported on first use (torch with them)
     from wordle_gym.envs.vector import WordleVectorEnv
     from wordle_gym.envs.wordle import WordleEnv
 
-__version__ = "0.2.0"
+from wordle_gym.core import __version__ as __version__  # written once, there
 
 __all__ = [
     "GREEN",

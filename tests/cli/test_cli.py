@@ -359,3 +359,28 @@ def test_cli__optimal_without_numba_is_one_line(
     assert cli_main(["eval", "--agent", "optimal", "--opener", allowed[1], *lists]) == 2
     err = capsys.readouterr().err
     assert "pip install numba" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli__version_and_a_run_with_no_win(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 65: ``wordle-gym --version`` was a usage error; a run with no win printed ``mean nan``. The version
+    is written once (the package's), and the installed metadata reads it."""
+    import importlib.metadata
+
+    import torch
+
+    import wordle_gym
+    from wordle_gym.harness.evaluation import evaluate
+
+    with pytest.raises(SystemExit) as exited:
+        cli_main(["--version"])
+    assert exited.value.code == 0
+    assert capsys.readouterr().out.strip() == f"wordle-gym {wordle_gym.__version__}"
+    assert importlib.metadata.version("wordle-gym") == wordle_gym.__version__
+
+    class Cigar:  # always the first allowed word, which is no answer here
+        def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: object) -> torch.Tensor:
+            return torch.zeros(len(observations), dtype=torch.long)
+
+    words = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve"]
+    result = evaluate(Cigar(), answers=words[1:], allowed=words, max_guesses=2, device="cpu", progress=False)
+    assert result.wins == 0 and "no game won" in result.summary() and "nan" not in result.summary()

@@ -548,7 +548,10 @@ MAX_GAMES = 1_000_000
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from wordle_gym.core import __version__
+
     parser = OneLineParser(prog="wordle-gym", description="Wordle: play, get hints, evaluate agents.")
+    parser.add_argument("--version", action="version", version=f"wordle-gym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
         ("play", "play a game in the terminal", cmd_play),

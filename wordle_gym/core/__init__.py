@@ -9,3 +9,6 @@ engine's masks) -> ``game`` (``Game``, the reference engine).
 
 May import: wordle_gym.core; numpy, torch, numba, filelock.
 """
+
+__version__ = "0.2.0"
+"""The version of wordle-gym: written here only (pyproject and the docs read it)."""

@@ -204,9 +204,10 @@ class EvalResult:
         )
 
     def summary(self) -> str:
+        wins = f"mean {self.mean_guesses_wins:.4f} guesses on wins" if self.wins else "no game won"
         return (
             f"{self.agent}: {self.wins}/{self.games} won ({100 * self.win_rate:.2f} %), "
-            f"mean {self.mean_guesses_wins:.4f} guesses on wins, {self.mean_guesses_all:.4f} with losses as "
+            f"{wins}, {self.mean_guesses_all:.4f} with losses as "
             f"{self.max_guesses + 1}; {self.wall_time_s:.2f} s on {self.device}"
         )
 
