@@ -904,21 +904,27 @@ def text_env_section(result: dict) -> list[str]:
 
 
 def regret_reward_section(result: dict) -> list[str]:
+    before = {r["play"]: r for r in result.get("before", [])}
     lines = [
-        f"### The text env's regret reward on poor play ({result['date']})",
+        f"### The text env's regret reward on LLM-like and poor play ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. `WordleText-v0`, real lists, "
         f'`reward="regret"` with a budget of {result["budget_s"]:g} s a move; each step timed as the caller '
-        "sees it. Past the budget the reward is the proven lower bound of the move's cost.",
+        "sees it. Past the budget the reward is the proven lower bound of the move's cost."
+        + (" Each row, then the same games on the code before (`--before`)." if before else ""),
         "",
-        "| play | games | moves | p50 | p99 | max | exact within the budget | mean reward |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| play | code | games | moves | p50 | p99 | max | exact within the budget | mean reward |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in result["rows"]:
-        lines.append(
-            f"| {r['play']} | {r['games']} | {r['moves']} | {r['p50_s']:.3f} s | {r['p99_s']:.3f} s | "
-            f"{r['max_s']:.3f} s | {100 * r['exact_share']:.1f} % | {r['mean_reward']:+.4f} |"
-        )
+        for code, row in (("this", r), ("before", before.get(r["play"]))):
+            if row is None:
+                continue
+            lines.append(
+                f"| {r['play']} | {code} | {row['games']} | {row['moves']} | {row['p50_s']:.3f} s | "
+                f"{row['p99_s']:.3f} s | {row['max_s']:.3f} s | {100 * row['exact_share']:.1f} % | "
+                f"{row['mean_reward']:+.4f} |"
+            )
     return [*lines, ""]
 
 

@@ -769,11 +769,26 @@ class OptimalSolver:
         value is the optimum from this solver's opener (SALET by default), or, on lists without that word, found by
         searching every first guess (small lists only). ``wordle-gym eval --regret``."""
         from wordle_agents.solvers.oracle import Oracle, allowed_opener
+        from wordle_gym.core.config import WordleConfig
 
-        oracle = Oracle(config, root_opener=allowed_opener(config.vocabulary, self.opener))
-        report = oracle.regrets(histories)
-        # The identity needs a policy that plays the same guess wherever it knows the same (not a random agent).
-        return {**report.to_json(oracle, costliest), "identity_holds": report.identity_holds(1e-6)}
+        vocab, answers = config.vocabulary, None
+        real = WordleConfig(hard_mode=config.hard_mode, max_guesses=config.max_guesses)
+        subset = set(vocab.answers) < set(real.vocabulary.answers) and vocab.allowed == real.vocabulary.allowed
+        if subset:  # some of the real answers with the real guesses: the game the agent was told it plays
+            answers = [real.vocabulary.answer_id(word) for word in vocab.answers]
+            config, vocab = real, real.vocabulary
+        oracle = Oracle(config, root_opener=allowed_opener(vocab, self.opener))
+        report = oracle.regrets(histories, answers=answers)
+        game = (
+            f"the real lists ({vocab.num_answers} answers, {vocab.num_allowed} guesses), of which "
+            f"{len(histories)} answers were played"
+            if subset
+            else f"these lists ({vocab.num_answers} answers, {vocab.num_allowed} guesses)"
+        )
+        # The identity needs a policy that plays the same guess wherever it knows the same (not a random agent),
+        # and every answer: over some of them the luck of the feedback does not average out.
+        identity = not subset and report.identity_holds(1e-6)
+        return {**report.to_json(oracle, costliest), "identity_holds": identity, "valued_in": game}
 
     def analyze(self, guesses: list[str], answer: str, config: Any) -> dict[str, Any]:
         """The exact skill (regret) and luck of each guess of one game

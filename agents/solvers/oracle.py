@@ -90,6 +90,7 @@ class RegretReport:
     num_games: int
     root_value: float  # V* of the start
     mean_cost: float  # the agent's mean guesses, a loss counted as the limit + 1
+    answers: list[int] | None = None  # the answer of each game (None: every answer, in order)
 
     @property
     def mean_regret(self) -> float:
@@ -130,8 +131,9 @@ class RegretReport:
         and the ``k`` costliest positions with the words so far, their feedback, the candidates left, the
         agent's guess and an optimal one."""
         per_answer: list[list[float]] = [[] for _ in range(self.num_games)]
+        game_of = {answer: i for i, answer in enumerate(self.answers or range(self.num_games))}
         for d in self.decisions:
-            per_answer[d.answer].append(round(d.regret, 6))
+            per_answer[game_of[d.answer]].append(round(d.regret, 6))
         words, answers = oracle.vocab.allowed, oracle.vocab.answers
         games_at = Counter((d.position, d.action) for d in self.decisions)
         costly = []
@@ -695,16 +697,22 @@ class Oracle:
         }
 
     # ---------------------------------------------------------------- evaluations
-    def regrets(self, histories: list[list[int]], progress: bool | None = None) -> RegretReport:
+    def regrets(
+        self, histories: list[list[int]], progress: bool | None = None, answers: list[int] | None = None
+    ) -> RegretReport:
         """The regret of every decision of games played once per answer: ``histories[i]`` is the actions
-        played on answer ``i`` (in the answer list's order), up to the win or the limit. ``progress``: a bar of
-        the games valued (None: on a terminal only)."""
-        if len(histories) != self.vocab.num_answers:
+        played on answer ``i`` (in the answer list's order), up to the win or the limit; with ``answers``, on
+        answer ``answers[i]`` (some of the answers: a subset's games valued in this game). ``progress``: a bar
+        of the games valued (None: on a terminal only)."""
+        if answers is None and len(histories) != self.vocab.num_answers:
             raise ValueError(f"expected one history per answer ({self.vocab.num_answers}); got {len(histories)}")
+        if answers is not None and len(answers) != len(histories):
+            raise ValueError(f"expected one history per answer given ({len(answers)}); got {len(histories)}")
+        played = list(range(len(histories))) if answers is None else answers
         answer_actions = self.vocab.answer_actions.tolist()
         decisions, cost = [], 0
         games = tqdm(
-            enumerate(histories),
+            zip(played, histories, strict=True),
             total=len(histories),
             desc="regret",
             unit="game",
@@ -727,4 +735,4 @@ class Oracle:
             if not won and len(actions) < self.max_guesses:
                 raise ValueError(f"answer {answer}: the game stops before its end ({len(actions)} guesses, not won)")
             cost += len(actions) if won else self.max_guesses + 1
-        return RegretReport(decisions, len(histories), self.value(self.start()), cost / len(histories))
+        return RegretReport(decisions, len(histories), self.value(self.start()), cost / len(histories), answers)

@@ -351,9 +351,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         turns = "  ".join(f"{t}: {r:+.4f}" for t, r in regret["by_turn"].items())
         print(
             f"regret per game {regret['mean_regret']:+.4f} guesses beyond the optimum {regret['root_value']:.4f} "
-            f"(by turn  {turns})"
+            f"(by turn  {turns}); each move valued in {regret['valued_in']}"
         )
-        if not regret["identity_holds"]:
+        if not regret["identity_holds"] and "of which" not in regret["valued_in"]:
             gap = regret["mean_cost"] - regret["root_value"]
             print(
                 f"  (they do not sum to the mean minus the optimum, {gap:+.4f}: the agent played differently "

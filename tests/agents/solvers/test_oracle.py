@@ -358,3 +358,22 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
     assert opener_values(config, words, out) == values
     assert optimal_main(["--values", "qqqqq", "--save", str(out), *lists]) == 2
     assert optimal_main(["--values", root, *lists]) == 2  # no --save
+
+
+@pytest.mark.slow
+def test_eval_regret__a_subset_of_the_real_answers_is_valued_in_the_real_game(tmp_path) -> None:
+    """Issue 61: ``--answers SUBSET --regret`` valued each move in the subset's game (10 answers left), not in
+    the real game the agent was told it plays; the JSON says which game valued them."""
+    import json
+
+    from wordle_gym.cli import main as cli_main
+
+    subset = tmp_path / "some.txt"
+    subset.write_text("cigar\nrebut\nsissy\n")
+    out = tmp_path / "r.json"
+    argv = ["eval", "--agent", "max-entropy", "--opener", "crane", "--answers", str(subset), "--regret"]
+    assert cli_main([*argv, "--json", str(out)]) == 0
+    regret = json.loads(out.read_text())["extra"]["regret"]
+    assert regret["valued_in"].startswith("the real lists (2315 answers, 12972 guesses)")
+    assert [game[0] for game in regret["per_answer"]] == [pytest.approx(10 / 2315, abs=1e-6)] * 3  # CRANE: 7930
+    assert regret["root_value"] == pytest.approx(7920 / 2315)
