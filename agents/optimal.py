@@ -167,7 +167,8 @@ def _values(args: OptimalRun) -> int:
     best = min(values.values())
     print(f"{done}/{len(words)} openers valued ({len(values)} in {args.save}); the best {best} ({best / n:.4f})")
     if done < len(words):
-        print("stopped by --max-minutes: the same command continues")
+        missing = ", ".join(w for w in words if w not in values)
+        print(f"not valued (past --time-limit or --max-minutes; the same command tries again): {missing}")
     return 0
 
 

@@ -97,7 +97,7 @@ from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers import openers as ranking
-from wordle_gym.core.files import atomic_write_json, check_writable, one_line, quoted
+from wordle_gym.core.files import atomic_write_json, check_writable, file_lock, one_line, quoted
 from wordle_gym.core.patterns import num_patterns, pattern_array
 from wordle_gym.core.words import Vocabulary, word_source
 
@@ -192,15 +192,21 @@ def dordle_most(vocab: Vocabulary, journal: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+MAX_JOURNAL = 256 << 20
+"""The largest journal or summary read (the real lists' journal is under 1 MB)."""
+
+
 def load_most(path: str | Path, vocab: Vocabulary | None = None) -> dict[str, Any]:
     """A summary written by :func:`dordle_most`, or a journal of ``--all-openers`` on ``vocab``'s lists (default
     the real ones) made into one (plain JSON: nothing in it runs)."""
+    if not Path(path).is_file() or Path(path).stat().st_size > MAX_JOURNAL:
+        raise ValueError(f"{quoted(str(path))} is not a file of maxima or a journal (a regular file of at most 256 MB)")
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         data = None
     if isinstance(data, dict) and data.get("format") == MOST_FORMAT:
-        return data
+        return _checked_most(data, path)
     vocab = vocab or Vocabulary()
     if isinstance(data, dict) and isinstance(data.get("counts"), dict) and data.get("lists") == vocab.digest:
         return dordle_most(vocab, data)
@@ -208,6 +214,28 @@ def load_most(path: str | Path, vocab: Vocabulary | None = None) -> dict[str, An
         f"{quoted(str(path))} is neither a summary of Dordle openers ({MOST_FORMAT!r}) nor a journal of "
         "--all-openers on the lists"
     )
+
+
+def _whole(value: Any, low: int, high: int) -> bool:
+    return type(value) is int and low <= value <= high
+
+
+def _checked_most(data: dict[str, Any], path: str | Path) -> dict[str, Any]:
+    """A summary of maxima whose numbers can be what they claim (a bound is only as sound as them): counts in
+    range, the pair maxima growing with the guess, an opener named for each."""
+    n = data.get("answers")
+    ok = _whole(n, 2, 10**6) and _whole(data.get("allowed"), 1, 10**7)
+    cells, finished = data.get("most_cells"), data.get("most_finished_by")
+    ok = ok and isinstance(cells, list) and len(cells) == 2 and _whole(cells[0], 1, n) and isinstance(cells[1], str)
+    ok = ok and isinstance(finished, dict) and set(finished) == {"2", "3"}
+    if ok:
+        pairs = n * (n - 1)
+        rows = [finished["2"], finished["3"]]
+        ok = all(isinstance(r, list) and len(r) == 2 and _whole(r[0], 0, pairs) and isinstance(r[1], str) for r in rows)
+        ok = ok and rows[0][0] <= rows[1][0]
+    if not ok:
+        raise ValueError(f"{quoted(str(path))} holds maxima that cannot be right (counts out of range); not used")
+    return data
 
 
 def from_ranking(
@@ -218,8 +246,12 @@ def from_ranking(
     lists, Claim 3's; ``lower_bound`` is the better."""
     if not data.get("losses") or data.get("hard_mode") or not data.get("finished") or not data.get("ranking"):
         raise ValueError("the bound needs a finished normal-mode ranking of every opener with losses counted")
-    word, total = data["ranking"][0]
-    n, m = int(data["num_answers"]), int(data["max_guesses"])
+    best = data["ranking"][0]
+    n, m = data.get("num_answers"), data.get("max_guesses")
+    valid = _whole(n, 1, 10**6) and _whole(m, 1, 100) and isinstance(best, list) and len(best) == 2
+    if not (valid and isinstance(best[0], str) and _whole(best[1], n, (m + 1) * n)):
+        raise ValueError("the ranking's best opener and total cannot be right (a total is between N and (limit + 1) N)")
+    word, total = best
     limit = boards + 5 if max_guesses is None else max_guesses
     one = lower_bound(int(total), n, m, boards, limit)
     row = {
@@ -334,7 +366,16 @@ def dordle_finish(vocab: Vocabulary, opener: str, progress: bool = False) -> dic
     }
 
 
-def dordle_openers(
+def dordle_openers(vocab: Vocabulary, save: str | Path | None = None, *args: Any, **options: Any) -> dict[str, Any]:
+    """:func:`_dordle_openers` (its documentation), the journal ``save`` locked for the whole run: a second run
+    on it is refused at once (two runs on one journal kept the last writer's, losing hours of the other's)."""
+    if save is None:
+        return _dordle_openers(vocab, save, *args, **options)
+    with file_lock(f"{save}.lock", "boards_bound --all-openers run on this journal", quoted(str(save))):
+        return _dordle_openers(vocab, save, *args, **options)
+
+
+def _dordle_openers(
     vocab: Vocabulary,
     save: str | Path | None = None,
     progress: bool = False,
@@ -371,7 +412,12 @@ def dordle_openers(
         data = json.loads(Path(save).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("lists") != vocab.digest or "counts" not in data:
             raise ValueError(f"{quoted(str(save))} is no Dordle opener bound of these lists; use another file")
-        counts = {w: list(v) for w, v in data["counts"].items()}
+        counts = {w: list(v) for w, v in data["counts"].items() if isinstance(v, list)}
+        valid = len(counts) == len(data["counts"]) and all(
+            w in vocab.allowed_index and len(c) == 3 and all(_whole(x, 0, pairs) for x in c) for w, c in counts.items()
+        )
+        if not valid:
+            raise ValueError(f"{quoted(str(save))} holds counts that cannot be right (out of range); use another file")
         refined = set(data.get("refined", []))
         searched = set(data.get("searched", []))
         complete = {REFINE: data.get("refined_below"), SEARCH: data.get("searched_below")}
@@ -568,6 +614,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.save_most and not args.most:
             raise ValueError("--save-most writes the maxima of --most: give it a journal of --all-openers")
+        for output in (args.save_most, args.json):
+            if output:
+                check_writable(output)
         most = (
             load_most(args.most, Vocabulary(word_source(args.answers), word_source(args.allowed)))
             if args.most
@@ -602,6 +651,9 @@ def main(argv: list[str] | None = None) -> int:
 
 def _dordle(args: argparse.Namespace, progress: bool) -> int:
     try:
+        for output in (args.json, args.save):  # before minutes of search, not after them
+            if output:
+                check_writable(output)
         if args.max_minutes is not None and not (math.isfinite(args.max_minutes) and args.max_minutes > 0):
             raise ValueError(f"--max-minutes must be a number of minutes > 0; got {args.max_minutes}")
         vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.reference import feedback_ref, few_letter_words
+from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.optimal import main as optimal_main
 from wordle_agents.solvers import openers as ranking
 from wordle_agents.solvers.boards_bound import (
@@ -479,3 +480,61 @@ def test_shipped__the_maxima_over_every_opener_are_reached_by_the_openers_named(
     tables = _tables(vocab)
     for t, (count, word) in most["most_finished_by"].items():
         assert _opener_counts(tables, vocab.length, vocab.allowed_index[word])[int(t) - 2] == count
+
+
+def test_certificates__numbers_that_cannot_be_right_are_refused_before_a_bound(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 62: negative maxima printed a 'proven' bound of 1050983.0159, a ranking total of 99999999 one of
+    43215.7081, a journal of huge counts -902.4410; --most /dev/zero grew to 8.4 GB."""
+    shipped = json.loads((shipped_dir() / "dordle_openers_most.json").read_text())
+    bad_most = [
+        {**shipped, "most_cells": [-5, "trace"]},
+        {**shipped, "most_cells": [0, "trace"]},
+        {**shipped, "most_finished_by": {"2": [-1, "trace"], "3": [106552, "trace"]}},
+        {**shipped, "most_finished_by": {"2": [10**12, "trace"], "3": [106552, "trace"]}},
+        {**shipped, "most_finished_by": {"2": [500, "trace"], "3": [400, "trace"]}},  # fewer by 3 than by 2
+    ]
+    for i, data in enumerate(bad_most):
+        path = tmp_path / f"most{i}.json"
+        path.write_text(json.dumps(data))
+        assert main(["--boards", "4", "--most", str(path)]) == 2
+        err = capsys.readouterr().err
+        assert "maxima that cannot be right" in err and err.count("\n") == 1, err
+    ranking_data = ranking.load(shipped_dir() / "openers_normal_losses.json")
+    for best in (["salet", 99999999], ["salet", 5], ["salet", -1]):
+        path = tmp_path / "ranking.json"
+        path.write_text(json.dumps({**ranking_data, "ranking": [best]}))
+        assert main(["--boards", "4", "--ranking", str(path)]) == 2
+        assert "cannot be right" in capsys.readouterr().err
+    assert main(["--boards", "4", "--most", "/dev/zero"]) == 2
+    assert "not a file of maxima" in capsys.readouterr().err
+    words, allowed = _small_game(4)
+    vocab = Vocabulary(words, allowed)
+    journal = tmp_path / "journal.json"
+    dordle_openers(vocab, journal, max_minutes=1e-9)
+    data = json.loads(journal.read_text())
+    word = next(iter(data["counts"]))
+    journal.write_text(json.dumps({**data, "counts": {word: [10**15, 0, 0]}}))
+    with pytest.raises(ValueError, match="counts that cannot be right"):
+        dordle_openers(vocab, journal)
+
+
+def test_journal__a_second_run_on_one_journal_is_refused_and_outputs_are_checked_first(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 62: two runs on one --save kept the last writer's journal (hours of search lost); --json to a
+    folder that cannot be written failed after the search."""
+    from wordle_gym.core.files import file_lock
+
+    words, allowed = _small_game(4)
+    vocab = Vocabulary(words, allowed)
+    journal = tmp_path / "journal.json"
+    with file_lock(f"{journal}.lock", "test"), pytest.raises(ValueError, match="is in use by another"):
+        dordle_openers(vocab, journal)
+    assert not journal.exists()
+    row = dordle_openers(vocab, journal)  # the lock is free again
+    assert row["finished"]
+    (tmp_path / "a-file").write_text("")
+    assert main(["--opener", "salet", "--json", str(tmp_path / "a-file" / "o.json")]) == 2  # not a folder
+    assert capsys.readouterr().err.count("\n") == 1
