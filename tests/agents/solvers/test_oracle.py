@@ -377,3 +377,37 @@ def test_eval_regret__a_subset_of_the_real_answers_is_valued_in_the_real_game(tm
     assert regret["valued_in"].startswith("the real lists (2315 answers, 12972 guesses)")
     assert [game[0] for game in regret["per_answer"]] == [pytest.approx(10 / 2315, abs=1e-6)] * 3  # CRANE: 7930
     assert regret["root_value"] == pytest.approx(7920 / 2315)
+
+
+def test_shipped_opener_values__the_first_move_of_the_real_game_is_exact_at_once() -> None:
+    """Issue 61: CRANE as the first guess earned 0.0 under the default budget (regret_exact False); from the
+    shipped table it is exact with no time to search, -10/2315, and a reply without a guess there costs 1."""
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.solvers.oracle import MODEL_OPENERS, read_opener_values
+    from wordle_gym.core.config import WordleConfig
+
+    config = WordleConfig()
+    values, one_fewer = read_opener_values(shipped_dir() / "opener_values_normal.json", config.vocabulary, False, 6)
+    assert len(values) >= 60 and set(values) <= set(MODEL_OPENERS) and one_fewer == {"salet": 7920}
+    known = {"salet": 7920, "crate": 7926, "trace": 7926, "slate": 7928, "crane": 7930}  # alex1770's proven list
+    assert {w: values[w] for w in known} == known
+    oracle = Oracle(config)
+    start = oracle.start()
+    crane = oracle.move_regret(start, oracle.vocab.action("crane"), budget_s=1e-9)
+    assert crane["exact"] and crane["regret"] == pytest.approx(10 / 2315)
+    spent = oracle.move_regret(start, None, budget_s=1e-9)
+    assert spent["exact"] and spent["regret"] == 1.0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("word", ["adieu", "audio"])
+def test_shipped_opener_values__entries_equal_the_search(word: str) -> None:
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.solvers.oracle import read_opener_values
+    from wordle_gym.core.config import WordleConfig
+
+    config = WordleConfig()
+    values, _ = read_opener_values(shipped_dir() / "opener_values_normal.json", config.vocabulary, False, 6)
+    searched = Oracle(config, opener_table="/nonexistent.json")
+    searched.root_exact.clear()  # the ranking's exact entries too: search every value here
+    assert searched._q_total(searched.start(), searched.vocab.action(word)) == values[word]
