@@ -148,6 +148,7 @@ AGENTS: dict[str, Agent] = {
                 "openers_normal.json",
                 "openers_hard.json",
                 "openers_normal_losses.json",  # the multi-board bound's one-board optimum (solvers.boards_bound)
+                "opener_values_normal.json",  # the regret reward's exact first moves (solvers.oracle)
                 "dordle_openers_most.json",  # the maxima over every Dordle opener: its order bound (the same)
             ),
         ),

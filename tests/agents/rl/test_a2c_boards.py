@@ -171,7 +171,11 @@ def test_trainer__live_games_only_and_all_games_make_the_same_update_on_two_boar
         assert torch.equal(drawn_a, drawn_b) and torch.equal(wins_a, wins_b)
         assert float(loss_a) == pytest.approx(float(loss_b), rel=1e-5)
     for (name, a), b in zip(agents[0].net.named_parameters(), agents[1].net.parameters(), strict=True):
-        assert torch.allclose(a, b, rtol=1e-4, atol=1e-5), name
+        # The priority's bias is added to every board's logit before a softmax over the boards: its gradient is
+        # zero up to rounding, which Adam's normalised step turns into steps of about lr (the two ways differed
+        # by 3.7e-5 on one machine's floating point, 0 on another). It can only drift within lr a step.
+        tolerance = 3 * config.lr if name == "priority.bias" else 1e-5
+        assert torch.allclose(a, b, rtol=1e-4, atol=tolerance), name
 
 
 def test_checkpoint_and_harness__a_two_board_agent_plays_dordle_and_refuses_wordle(tmp_path: Path) -> None:

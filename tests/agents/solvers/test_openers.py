@@ -154,8 +154,8 @@ def test_command__ranks_saves_and_reports_errors(tmp_path: Path, capsys: pytest.
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err
     for argv, message in (
-        (["salet", "--all-openers"], "give an opener or --all-openers (one of them)"),
-        ([], "give an opener or --all-openers (one of them)"),
+        (["salet", "--all-openers"], "give an opener, --all-openers or --values (one of them)"),
+        ([], "give an opener, --all-openers or --values (one of them)"),
         (["salet", "--max-minutes", "3"], "--max-minutes goes with --all-openers"),
     ):
         assert main([*argv, *lists]) == 2
