@@ -336,9 +336,9 @@ def test_cuda_graph_benchmark__without_cuda_says_so(monkeypatch: pytest.MonkeyPa
 @pytest.mark.slow
 def test_regret_reward_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "regret_reward.py")
-    assert [r["play"] for r in result["rows"]] == ["random words", "random candidates", "mixed"]
+    assert [r["play"] for r in result["rows"]] == ["LLM-like", "random words", "random candidates", "mixed"]
     assert all(r["moves"] >= 2 and r["max_s"] >= r["p50_s"] > 0 for r in result["rows"])
-    assert "### The text env's regret reward on poor play" in (tmp_path / "BENCHMARKS.md").read_text()
+    assert "### The text env's regret reward on LLM-like and poor play" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
 @pytest.mark.slow
