@@ -146,20 +146,26 @@ def _events(body: dict[str, Any]) -> bytes:
 
 
 @contextmanager
+def _serving(server: socketserver.BaseServer) -> Iterator[str]:
+    """The base URL of ``server`` (bound on 127.0.0.1) served on a thread for the duration of the block."""
+    server.daemon_threads = True  # type: ignore[attr-defined]
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@contextmanager
 def fake_openai(
     answers: list[str], faults: list[str | None] | None = None, slow_s: float = 2.0
 ) -> Iterator[tuple[str, FakeOpenAI]]:
     """``(base_url, state)`` of a server on 127.0.0.1 for the duration of the block."""
     state = FakeOpenAI(ScriptedModel(answers), faults, slow_s)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", state
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _serving(server) as url:
+        yield url, state
 
 
 @contextmanager
@@ -184,14 +190,8 @@ def raw_server(respond: Callable[[bytes, socket.socket], None]) -> Iterator[tupl
                 respond(head + b"\r\n\r\n" + rest, sock)
 
     server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/v1", received
-    finally:
-        server.shutdown()
-        server.server_close()
+    with _serving(server) as url:
+        yield url, received
 
 
 def completion(content: str | None, **message: Any) -> dict[str, Any]:
