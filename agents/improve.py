@@ -230,6 +230,9 @@ def _curriculum(run: Run, args: ImproveRun, options: ImproveOptions) -> str:
     if explored:
         others = "/".join(map(str, sorted({h.explore for h in explored})))
         more += f"; {len(explored)} with exploring starts ({others} other guesses where >= {options.explore_answers})"
+    rooted = sorted({h.explore_root for h in history if h.explore_root})
+    if rooted:
+        more += f"; {sum(h.explore_root > 0 for h in history)} with {'/'.join(map(str, rooted))} other first guesses"
     if fixed := fixed_openers(history):
         more += f"; {fixed}"
     return (

@@ -93,6 +93,7 @@ class Iteration:
     epochs: int = 0  # of distillation (0: not recorded, runs before it was)
     path_copies: int = 0  # extra copies of the improved policy's path among the labels
     opener: str = ""  # the first guess fixed by hand ("": the network's own, improved as any position)
+    explore_root: int = 0  # other first guesses played (0: as many as ``explore``)
 
 
 @dataclass(frozen=True)
@@ -115,6 +116,11 @@ class ImproveOptions:
     best valued) and label the positions met after them too."""
     explore_answers: int = 10
     """See --explore."""
+    explore_root: int = 0
+    """Exploring starts at the first position: play this many other first guesses there (the best valued) and
+    label the positions met after them (0: as many as --explore). Without a fixed opener, the network values
+    other openers by its own play after them, which is poor where it never played: trained after many, it
+    can find a better one."""
     path_copies: int = 8
     """With --explore, the improved policy's own positions count this many times more in distillation."""
     epochs: int = 150
@@ -135,7 +141,7 @@ class ImproveOptions:
         for name in at_least_one:
             if isinstance(getattr(self, name), bool) or not getattr(self, name) >= 1:
                 raise ValueError(f"{name.replace('_', '-')} must be >= 1; got {getattr(self, name)!r}")
-        for name in ("deep_top", "deep_random", "screen", "explore", "path_copies", "seed"):
+        for name in ("deep_top", "deep_random", "screen", "explore", "explore_root", "path_copies", "seed"):
             if isinstance(getattr(self, name), bool) or not getattr(self, name) >= 0:
                 raise ValueError(f"{name.replace('_', '-')} must be >= 0; got {getattr(self, name)!r}")
         if not (math.isfinite(self.lr) and 0 < self.lr <= 1):
@@ -529,6 +535,7 @@ def explore(
     screen: int = 0,
     critic: Critic | None = None,
     chunk: int = 32768,
+    root: int = 0,
 ) -> tuple[list[Position], list[int]]:
     """Exploring starts: the network also learns to play where other guesses lead.
 
@@ -542,6 +549,7 @@ def explore(
         screen: the ``critic``'s best guesses tried too.
         critic: see ``screen``.
         chunk: games played at once.
+        root: at the first position, this many alternatives instead (0: ``alternatives``).
 
     Returns:
         The positions those games meet (off the network's path) and the best guess at each, by rollouts.
@@ -552,7 +560,8 @@ def explore(
     starts = []
     for position, valued in zip(found, values, strict=True):
         if len(position.answers) >= min_answers:
-            others = sorted((g for g in valued if g != position.greedy), key=lambda g: -valued[g])[:alternatives]
+            count = root if root and not position.prefix else alternatives
+            others = sorted((g for g in valued if g != position.greedy), key=lambda g: -valued[g])[:count]
             starts += [([*position.prefix, guess], position.answers) for guess in others]
     if not starts:
         return [], []
@@ -565,11 +574,8 @@ def method(history: list[Iteration]) -> str:
     """What a run learned from, for its checkpoint's ``method``: :data:`METHOD`, the critic's one-step
     lookahead (a value of the answers left, fitted to the network's games) where it brought guesses, and the
     first guess where it was fixed by hand."""
-    used = [
-        name
-        for name, on in ((EXPLORING, any(h.explore for h in history)), (SCREENING, any(h.screen for h in history)))
-        if on
-    ]
+    explored, screened = any(h.explore or h.explore_root for h in history), any(h.screen for h in history)
+    used = [name for name, on in ((EXPLORING, explored), (SCREENING, screened)) if on]
     used += [fixed] if (fixed := fixed_openers(history)) else []
     return f"{METHOD} ({'; '.join(used)})" if used else METHOD
 
@@ -712,7 +718,16 @@ def iterate(
             critic=critic,
         )
         met, met_labels = explore(
-            agent, config, found, values, options.explore, options.explore_answers, top, options.screen, critic
+            agent,
+            config,
+            found,
+            values,
+            options.explore,
+            options.explore_answers,
+            top,
+            options.screen,
+            critic,
+            root=options.explore_root,
         )
         for q, label in zip(met, met_labels, strict=True):  # the network's own path's labels come after
             run.data[q.observation.numpy().tobytes()] = (q.observation, label)
@@ -761,6 +776,7 @@ def iterate(
                 epochs,
                 copies,
                 options.opener.lower(),
+                options.explore_root if met else 0,
             )
         )
         log(f"  distilled: loss {loss:.4f}; {run.seconds:.0f} s")

@@ -412,6 +412,24 @@ def test_explore__labels_positions_off_the_networks_path_with_better_guesses() -
         assert v[label] >= v[q.greedy] and v[label] == max(v.values())
 
 
+def test_explore__the_first_position_plays_its_own_count_of_other_guesses() -> None:
+    from wordle_agents.methods.improve import candidate_values, explore
+
+    agent, config = _setup(11)
+    found, _ = positions(agent, config)
+    values = candidate_values(agent, config, found, top=6)
+    root = values[0]
+    assert not found[0].prefix and len(root) > 4
+    ranked = sorted((c for c in root if c != found[0].greedy), key=lambda c: -root[c])
+    assert any(p.prefix and len(p.answers) >= 2 for p in found)
+    for alternatives, at_root, expected in ((0, 4, 4), (2, 4, 4), (2, 0, 2), (1, 3, 3)):
+        met, _ = explore(agent, config, found, values, alternatives, min_answers=2, top=6, root=at_root)
+        openers = {q.prefix[0] for q in met} - {found[0].greedy}
+        assert openers == set(ranked[:expected])
+        later = [q for q in met if q.prefix[0] == found[0].greedy]
+        assert bool(later) == bool(alternatives)  # the other positions keep ``alternatives``
+
+
 @pytest.mark.slow
 def test_iterate__exploring_starts_escape_the_local_optimum_of_one_guess_improvements() -> None:
     """Where the network's own continuation makes every other guess look worse, exploring starts train it
