@@ -185,7 +185,7 @@ AGENTS: dict[str, Agent] = {
             "a2c",
             _network("a2c_full.pt"),
             "A2C, word one-hot policy (seed 000), reward only, curriculum 100 -> 1000 -> 2315 -> full: "
-            "99.78 % / 3.7554",
+            "99.78 % / 3.7481",
             _rows(("training/a2c_1000.pt", "1000"), ("training/a2c_2315.pt", "2315"), ("a2c_full.pt", "full")),
             ("a2c_full.pt", "training/a2c_1000.pt", "training/a2c_2315.pt", "training/a2c.metrics.jsonl"),
         ),
@@ -193,7 +193,7 @@ AGENTS: dict[str, Agent] = {
             "a2c-boards",
             _mixture("a2c_full.pt"),
             "the a2c network on several boards: each guess the likeliest word of the mixture of the unsolved "
-            "boards' policies (trained on one board only): Dordle 80.30 % / 5.6438, Quordle 39.40 % (500 games)",
+            "boards' policies (trained on one board only): Dordle 77.55 % / 5.6202, Quordle 36.80 % (500 games)",
             _mixture_rows("A2C `a2c_full.pt`"),
             ("a2c_full.pt",),
         ),

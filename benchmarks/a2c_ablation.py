@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import textwrap
 from pathlib import Path
 
 from benchmarks.common import HERE, RESULTS, parse_args, save
@@ -43,6 +44,13 @@ PREV = "`a2c_full.pt` after its lr 3e-4 stage (`git show 7a4b498^:agents/checkpo
 NOW = "`a2c_full.pt` as shipped until 2026-11-27 (`git show 415acf6:agents/checkpoints/a2c_full.pt`)"
 TRAIN = "python examples/train_a2c.py --stages full"
 H200 = "--iterations 1000000 --gamma 0.8 --device cuda --max-minutes 7"  # run twice: 7 min, then 4.2 more (B, C)
+THEN = "`a2c_full.pt` as shipped 2026-11-27, fifth session (`git show 2bcf7af:agents/checkpoints/a2c_full.pt`)"
+CPU50 = "the run above on this CPU at its best, update 50 (99.78 % / 3.7550), rounded to float16"
+# four runs at once on one NVIDIA H200, 7.6 min each (`.gpu`-style script; the sixth session's 15 device-minutes)
+H200B = (
+    "--init runs/a2c-c-cpu/best_full.pt --iterations 1000000 --gamma 0.8 --eval-every 50 --device cuda "
+    "--max-minutes 7.6"
+)
 # name: (the change, the weights it starts from, their (win rate, mean), the command's own options)
 RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
     "lr3e-4": (
@@ -141,10 +149,42 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
         f"--batch-games 8192 --init agents/checkpoints/a2c_full.pt --lr 0.0001 --eval-every 100 {H200}",
     ),
     "h200-4096-lr2e-4": (
-        "lr 2e-4, gamma 0.8, 4096 games per update, on an NVIDIA H200 (11 min): shipped since 2026-11-27",
+        "lr 2e-4, gamma 0.8, 4096 games per update, on an NVIDIA H200 (11 min): shipped 2026-11-27 (fifth session)",
         NOW,
         (0.9974, 3.7739),
         f"--batch-games 4096 --init agents/checkpoints/a2c_full.pt --lr 0.0002 --eval-every 100 {H200}",
+    ),
+    "cpu-4096-lr2e-4": (
+        "the same, continued on this CPU (one thread, beside other work; 500 updates in 1.5 h)",
+        THEN,
+        (0.9978, 3.7554),
+        "--batch-games 4096 --init agents/checkpoints/a2c_full.pt --lr 0.0002 --gamma 0.8 --eval-every 50 "
+        "--iterations 1000000 --run-dir runs/a2c-c-cpu",
+    ),
+    "h200b-4096-lr2e-4": (
+        "from that, lr 2e-4, 4096 games per update, on an NVIDIA H200 (7.6 min, beside the three runs below)",
+        CPU50,
+        (0.9978, 3.7550),
+        f"--batch-games 4096 --lr 0.0002 {H200B}",
+    ),
+    "h200b-4096-lr1e-4": (
+        "from that, lr 1e-4, 4096 games per update, on an NVIDIA H200 (7.6 min)",
+        CPU50,
+        (0.9978, 3.7550),
+        f"--batch-games 4096 --lr 0.0001 {H200B}",
+    ),
+    "h200b-4096-lr3e-4": (
+        "from that, lr 3e-4, 4096 games per update, on an NVIDIA H200 (7.6 min)",
+        CPU50,
+        (0.9978, 3.7550),
+        f"--batch-games 4096 --lr 0.0003 {H200B}",
+    ),
+    "h200b-8192-lr2e-4": (
+        "from that, lr 2e-4, 8192 games per update, on an NVIDIA H200 (7.6 min): shipped since 2026-11-27 (sixth "
+        "session), 99.78 % / 3.7481",
+        CPU50,
+        (0.9978, 3.7550),
+        f"--batch-games 8192 --lr 0.0002 {H200B}",
     ),
 }
 
@@ -252,15 +292,16 @@ def plot(runs: list[dict], out: Path) -> None:
         axes[0].plot([p["games"] / 1e6 for p in points], [p["mean_guesses"] for p in points], **style)
         axes[1].plot([p["seconds"] / 3600 for p in points], [p["mean_guesses"] for p in points], **style)
         axes[2].plot([p["games"] / 1e6 for p in points], [100 * p["win_rate"] for p in points], **style)
-    axes[0].set(xlabel="games played (millions)", ylabel="mean guesses (wins), all 2315 answers", ylim=(3.75, 3.80))
+    axes[0].set(xlabel="games played (millions)", ylabel="mean guesses (wins), all 2315 answers", ylim=(3.74, 3.80))
     axes[1].set(
-        xlabel="training wall time (h; a shared CPU, or the H200)", ylabel="mean guesses (wins)", ylim=(3.75, 3.80)
+        xlabel="training wall time (h; a shared CPU, or the H200)", ylabel="mean guesses (wins)", ylim=(3.74, 3.80)
     )
     axes[2].set(xlabel="games played (millions)", ylabel="win %", ylim=(99.5, 100.0))
     handles, labels = axes[0].get_legend_handles_labels()
+    labels = [textwrap.fill(label, 95) for label in labels]  # two columns that fit the figure's width
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False)
     fig.suptitle("A2C on the real game, one change at a time (greedy evaluations)")
-    fig.tight_layout(rect=(0, 0.32, 1, 1))
+    fig.tight_layout(rect=(0, 0.38, 1, 1))
     atomic_write(out, lambda handle: fig.savefig(handle, format="png", dpi=100))
     plt.close(fig)
 
