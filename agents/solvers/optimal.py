@@ -777,11 +777,13 @@ class OptimalSolver:
         if subset:  # some of the real answers with the real guesses: the game the agent was told it plays
             answers = [real.vocabulary.answer_id(word) for word in vocab.answers]
             config, vocab = real, real.vocabulary
+        elif getattr(config, "answer_pool", None) is not None:  # a split's answers (eval --split), in its game
+            subset, answers = True, list(config.answer_pool)
         oracle = Oracle(config, root_opener=allowed_opener(vocab, self.opener))
         report = oracle.regrets(histories, answers=answers)
         game = (
-            f"the real lists ({vocab.num_answers} answers, {vocab.num_allowed} guesses), of which "
-            f"{len(histories)} answers were played"
+            f"{'the real' if vocab == real.vocabulary else 'these'} lists ({vocab.num_answers} answers, "
+            f"{vocab.num_allowed} guesses), of which {len(histories)} answers were played"
             if subset
             else f"these lists ({vocab.num_answers} answers, {vocab.num_allowed} guesses)"
         )

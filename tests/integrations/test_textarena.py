@@ -144,3 +144,17 @@ def test_textarena__the_answer_is_one_of_the_real_answers_and_the_seed_fixes_it(
     nyt = RealWordleEnv(answers="nyt")
     nyt.reset(num_players=1, seed=0)
     assert nyt.game.answer in set(load_word_list("nyt"))
+
+
+@pytest.mark.parametrize("split", ["train", "eval"])
+def test_textarena__the_split_ids_draw_their_secrets_from_the_shared_split(split: str) -> None:
+    from wordle_gym.core.words import split_answers
+
+    register()
+    part = set(split_answers(load_word_list("answers"), split))
+    env = ta.make(f"WordleReal-v0-split-{split}")
+    drawn = set()
+    for seed in range(60):
+        env.reset(num_players=1, seed=seed)
+        drawn.add(_base(env).game.answer)
+    assert drawn <= part and len(drawn) > 30

@@ -69,7 +69,7 @@ def test_taskset__disjoint_seeded_splits_found_by_verifiers_from_the_id() -> Non
     env = WordleTextEnv()
     opening, _ = env.reset(options={"answer": first.data.answer})
     assert first.data.prompt == opening == env.reset(options={"answer": "cigar"})[0]  # the game's, no answer in it
-    with pytest.raises(ValueError, match="eval_size must be between 1 and 2314; got 0"):
+    with pytest.raises(ValueError, match="eval_size must be an integer from 1 to 2314; got 0"):
         list(WordleVerifiersTaskset(WordleTasksetConfig(id="x", eval_size=0)))
     # Importing wordle_gym never imports verifiers.
     code = "import sys, wordle_gym, gymnasium; gymnasium.make('WordleText-v0'); print('verifiers' in sys.modules)"

@@ -32,7 +32,7 @@ from wordle_gym.core.config import MAX_GUESSES, WordleConfig
 from wordle_gym.core.files import one_line, quoted
 from wordle_gym.core.game import hard_breaches
 from wordle_gym.core.rules import GREEN, parse_tiles
-from wordle_gym.core.words import WordSource, word_source
+from wordle_gym.core.words import SPLITS, WordSource, word_source
 from wordle_gym.envs.render import ansi_row
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv
@@ -306,6 +306,7 @@ def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
 def _game_config(args: argparse.Namespace, answers: WordSource, allowed: WordSource) -> WordleConfig:
     """The game ``eval`` plays (answers None: the default list, as :func:`evaluate` takes it)."""
     game = {"answers": answers, "allowed": allowed, "hard_mode": args.hard, "max_guesses": args.max_guesses}
+    game |= {"split": getattr(args, "split", None), "split_seed": getattr(args, "split_seed", 0)}
     return WordleConfig.build(**{k: v for k, v in game.items() if k != "answers" or v is not None})
 
 
@@ -340,6 +341,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
         agent=agent_label(args.agent, policy, args.hard, args.boards),
         boards=args.boards,
         games=args.games,
+        split=args.split,
+        split_seed=args.split_seed,
     )
     print(result.markdown_header())
     print(result.markdown_row())
@@ -594,6 +597,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--candidates-only", action="store_true", help="max-entropy: guess only possible answers")
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
     p.add_argument("--seed", type=_integer(0), help="random: seed (default 0)")
+    p.add_argument(
+        "--split",
+        choices=SPLITS,
+        help="play only this part of the answers' seeded train/eval split (eval: 315 held out), in the whole game",
+    )
+    p.add_argument("--split-seed", type=_integer(0), default=0, help="seed of the split's shuffle (default 0)")
     p.add_argument(
         "--boards",
         type=_integer(1, 32),

@@ -8,7 +8,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from wordle_gym.core.rewards import RewardScheme, get_reward_scheme
-from wordle_gym.core.words import Vocabulary, WordSource
+from wordle_gym.core.words import SPLITS, Vocabulary, WordSource, split_answers
 
 if TYPE_CHECKING:
     import torch
@@ -59,6 +59,15 @@ class WordleConfig:
     boards: int = 1
     """Boards played at once, 1..32, each with its own answer (distinct), sharing every guess: 1 is Wordle,
     2 Dordle, 4 Quordle, 8 Octordle, 16 Sedecordle, 32 Duotrigordle (see :mod:`wordle_gym.core.boards`)."""
+    split: str | None = None
+    """"train" or "eval": the answers the env draws, a seeded split of the answer list
+    (:func:`~wordle_gym.core.words.split_answers`: ``split_eval_size`` held out as "eval", the rest "train");
+    None draws from every answer. The game stays the whole list's (candidates, masks and the regret reward
+    know every answer); ``reset(options={"answer": ...})`` still plays any answer."""
+    split_seed: int = 0
+    """Seed of the split's shuffle."""
+    split_eval_size: int = 315
+    """Answers held out as "eval"."""
 
     def __post_init__(self) -> None:
         for name in ("boards", "max_guesses"):  # numpy's integers too (np.int64(4) was refused)
@@ -96,6 +105,15 @@ class WordleConfig:
         if self.boards > 1 and self.action_mask == "hard":
             raise ValueError(f"action_mask 'hard' needs hard_mode, which boards={self.boards} does not have")
         _ = self.vocabulary  # validate the word lists now, not on first use
+        if self.split is not None and self.split not in SPLITS:
+            raise ValueError(f"unknown split {self.split!r}; expected one of {SPLITS} or None")
+        if isinstance(self.split_seed, bool) or not isinstance(self.split_seed, numbers.Integral):
+            raise TypeError(f"split_seed must be an integer; got {self.split_seed!r}")
+        size, most = self.split_eval_size, self.vocabulary.num_answers - 1
+        if isinstance(size, bool) or not isinstance(size, numbers.Integral) or (self.split and not 0 < size <= most):
+            raise ValueError(f"split_eval_size must be an integer from 1 to {most} (answers - 1); got {size!r}")
+        if self.split and len(self.answer_pool) < self.boards:
+            raise ValueError(f"boards={self.boards} needs as many answers; the {self.split!r} split has {size}")
         if self.boards > self.vocabulary.num_answers:
             raise ValueError(
                 f"boards={self.boards} needs as many distinct answers; "
@@ -131,6 +149,15 @@ class WordleConfig:
     def vocabulary(self) -> Vocabulary:
         """The validated word lists."""
         return Vocabulary(self.answers, self.allowed)
+
+    @cached_property
+    def answer_pool(self) -> list[int] | None:
+        """The answer indices the env draws from (``split``), in list order; None: every answer."""
+        if self.split is None:
+            return None
+        words = self.vocabulary.answers
+        held = set(split_answers(words, self.split, int(self.split_eval_size), int(self.split_seed)))
+        return [i for i, word in enumerate(words) if word in held]
 
     @property
     def reward_scheme(self) -> RewardScheme:

@@ -49,6 +49,27 @@ def load_word_list(name: str) -> list[str]:
     return text.split()
 
 
+SPLITS = ("train", "eval")
+EVAL_SIZE = 315
+"""Answers held out for the ``eval`` split by default (the rest, 2000 of the 2315, are ``train``)."""
+
+
+def split_answers(words: Sequence[str], split: str, eval_size: int = EVAL_SIZE, seed: int = 0) -> list[str]:
+    """The answers of a seeded train/eval split: ``words`` shuffled once by ``seed``, the last ``eval_size``
+    held out as ``eval``, the rest ``train`` (in shuffled order). Disjoint, and the same on every machine: the
+    envs' ``split=``, ``wordle-gym eval --split``, the TextArena ids and the verifiers module use it."""
+    if split not in SPLITS:
+        raise ValueError(f"unknown split {split!r}; expected one of {SPLITS}")
+    if isinstance(eval_size, bool) or not isinstance(eval_size, int) or not 0 < eval_size < len(words):
+        raise ValueError(f"eval_size must be an integer from 1 to {len(words) - 1}; got {eval_size!r}")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise TypeError(f"the split's seed must be an integer; got {seed!r}")
+    order = list(words)
+    random.Random(seed).shuffle(order)
+    cut = len(order) - eval_size
+    return order[:cut] if split == "train" else order[cut:]
+
+
 def word_source(value: str) -> WordSource:
     """A word list named on a command line: a built-in list's name (kept as the name), or the path of a
     UTF-8 text file with one word per line (read; a byte-order mark is skipped). Anything else, or a

@@ -7,6 +7,7 @@ keywords (the ``gym.make`` form), resolved here once.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -32,11 +33,16 @@ def one_reset_option(options: Any, key: str, example: str) -> Any:
     return value
 
 
-def reset_answer(options: Any, vocabulary: Vocabulary, rng: np.random.Generator) -> int:
+def reset_answer(
+    options: Any, vocabulary: Vocabulary, rng: np.random.Generator, pool: Sequence[int] | None = None
+) -> int:
     """The answer index a one-answer env's reset plays: ``options={"answer": word_or_index}`` (checked as
-    :func:`one_reset_option` checks it), else one drawn uniformly with ``rng``."""
+    :func:`one_reset_option` checks it), else one drawn uniformly with ``rng`` (from ``pool``, the config's
+    ``answer_pool``, where there is one)."""
     answer = one_reset_option(options, "answer", "...")
     if answer is None:
+        if pool is not None:
+            return int(pool[int(rng.integers(len(pool)))])
         return int(rng.integers(vocabulary.num_answers))
     return vocabulary.answer_id(answer)
 

@@ -120,7 +120,10 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
         super().reset(seed=seed)
         answers = one_reset_option(options, "answers", "[...]")
         if answers is None:
-            picked = self.np_random.choice(self.vocabulary.num_answers, self.config.boards, replace=False)
+            pool = self.config.answer_pool
+            picked = self.np_random.choice(
+                self.vocabulary.num_answers if pool is None else pool, self.config.boards, replace=False
+            )
             answers = [int(i) for i in picked]
         elif isinstance(answers, str) or not isinstance(answers, Sequence | np.ndarray | torch.Tensor):
             raise TypeError(f"answers must be a list of {self.config.boards} words or indices; got {answers!r}")
@@ -218,6 +221,8 @@ class MultiWordleVectorEnv(WordleVectorEnv):
         if answers is None and self._answer_weights is not None:
             weights = self._answer_weights.expand(n, -1)
             answers = torch.multinomial(weights, k, replacement=False, generator=self._generator)
+        elif answers is None and self._pool is not None:
+            answers = self._pool[distinct_answers(n, k, len(self._pool), self._generator, self.device)]
         elif answers is None:
             answers = distinct_answers(n, k, self.vocabulary.num_answers, self._generator, self.device)
         self.game.reset(self.state, mask, answers)

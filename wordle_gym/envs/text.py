@@ -282,7 +282,7 @@ class WordleTextEnv(gym.Env[str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
-        self._one.new(reset_answer(options, self.vocabulary, self.np_random))
+        self._one.new(reset_answer(options, self.vocabulary, self.np_random, self.config.answer_pool))
         self._lines = []
         self._needs_reset = False
         self._text = opening_text(self.intro, self.config.max_guesses)

@@ -133,6 +133,8 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         self._autoreset = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
         self._all = torch.ones(num_envs, dtype=torch.bool, device=self.device)
         self._answer_weights: torch.Tensor | None = None
+        pool = self.config.answer_pool  # the split's answers (config.split), drawn when no weights are set
+        self._pool = None if pool is None else torch.tensor(pool, dtype=torch.int64, device=self.device)
         self._generator = device_generator(self.device)
         self._generator.seed()
         self._needs_reset = True
@@ -277,6 +279,9 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             answers = torch.multinomial(
                 self._answer_weights, self.num_envs, replacement=True, generator=self._generator
             )
+        elif answers is None and self._pool is not None:
+            draw = torch.randint(len(self._pool), (self.num_envs,), generator=self._generator, device=self.device)
+            answers = self._pool[draw]
         elif answers is None:
             answers = torch.randint(
                 self.vocabulary.num_answers, (self.num_envs,), generator=self._generator, device=self.device

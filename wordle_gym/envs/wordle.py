@@ -143,7 +143,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
-        self._one.new(reset_answer(options, self.vocabulary, self.np_random))
+        self._one.new(reset_answer(options, self.vocabulary, self.np_random, self.config.answer_pool))
         self._needs_reset = False
         if self.render_mode == "human":
             self.render()

@@ -247,6 +247,8 @@ def evaluate(
     openers = Counter(env.words[a] for a in games.actions[:, 0].tolist())
     name = agent or getattr(policy, "name", None) or type(policy).__name__
     answers_name = config.answers if isinstance(config.answers, str) else f"custom ({env.vocabulary.num_answers} words)"
+    if config.answer_pool is not None:
+        answers_name += f" ({config.split} split, seed {config.split_seed}: {len(config.answer_pool)} answers)"
     extra: dict[str, Any] = {}
     if config.boards > 1:
         words = env.vocabulary.answers

@@ -32,10 +32,13 @@ def standard_games(config: WordleConfig, games: int | None = None) -> torch.Tens
     """The standard evaluation set of a game: every answer once for one board ((num_answers,) answer indices);
     for ``K > 1`` boards, ``games`` (default :data:`MULTI_BOARD_GAMES`) K-tuples of distinct answers, the same
     for every agent: game ``g`` is ``numpy.random.default_rng([MULTI_BOARD_SEED, K, g]).choice(num_answers, K,
-    replace=False)``, so the first games of a bigger set are the smaller set ((games, K) answer indices)."""
-    num_answers, boards = config.vocabulary.num_answers, config.boards
+    replace=False)``, so the first games of a bigger set are the smaller set ((games, K) answer indices). With
+    ``config.split``, the split's answers stand for the answer list (the indices stay the whole list's)."""
+    pool = config.answer_pool
+    num_answers, boards = config.vocabulary.num_answers if pool is None else len(pool), config.boards
+    index = torch.arange(config.vocabulary.num_answers) if pool is None else torch.tensor(pool, dtype=torch.int64)
     if boards == 1 and games is None:
-        return torch.arange(num_answers)
+        return index
     count = MULTI_BOARD_GAMES if games is None else games
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ValueError(f"games must be a positive integer; got {games!r}")
@@ -43,7 +46,7 @@ def standard_games(config: WordleConfig, games: int | None = None) -> torch.Tens
         np.random.default_rng([MULTI_BOARD_SEED, boards, g]).choice(num_answers, boards, replace=False)
         for g in range(count)
     ]
-    picks = torch.from_numpy(np.stack(rows).astype(np.int64))
+    picks = index[torch.from_numpy(np.stack(rows).astype(np.int64))]
     return picks[:, 0] if boards == 1 else picks
 
 

@@ -9,7 +9,7 @@ code written for ``ta.make("Wordle-v0")`` plays real Wordle with the id changed:
     import textarena as ta
     from wordle_gym.integrations.textarena import register
 
-    register()                                # WordleReal-v0, -hard, -nyt (each also -train and -raw)
+    register()                 # WordleReal-v0, -hard, -nyt, -split-train, -split-eval (each also -train, -raw)
     env = ta.make("WordleReal-v0")
     env.reset(num_players=1, seed=0)
     player, observation = env.get_observation()
@@ -52,8 +52,17 @@ PROMPT = (
     "but in the wrong position\n  - X (wrong): letter is not in the word (or no more copies of it)\n"
     "Enter your guess to begin.\n"
 )
-IDS = {"WordleReal-v0": {}, "WordleReal-v0-hard": {"hard_mode": True}, "WordleReal-v0-nyt": {"answers": "nyt"}}
-"""The ids :func:`register` adds (each also with ``-train`` and ``-raw`` wrapper sets, as TextArena's own)."""
+IDS = {
+    "WordleReal-v0": {},
+    "WordleReal-v0-hard": {"hard_mode": True},
+    "WordleReal-v0-nyt": {"answers": "nyt"},
+    "WordleReal-v0-split-train": {"split": "train"},
+    "WordleReal-v0-split-eval": {"split": "eval"},
+}
+"""The ids :func:`register` adds (each also with ``-train`` and ``-raw`` wrapper sets, as TextArena's own: those
+suffixes name TextArena's observation wrappers, not answers). ``-split-train`` and ``-split-eval`` draw their
+secrets from the seeded train/eval split of the answers that the envs' ``split=``, ``wordle-gym eval --split``
+and the verifiers module share (:func:`~wordle_gym.core.words.split_answers`: 2000 and 315 answers)."""
 
 
 class _ClearOnReset:

@@ -32,7 +32,6 @@ which this distribution installs.
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -42,6 +41,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("wordle_gym_verifiers needs verifiers: pip install 'wordle-gym[verifiers]'") from exc
 
 from wordle_gym.core.words import load_word_list
+from wordle_gym.core.words import split_answers as split_answers_of
 from wordle_gym.envs.text import WordleTextEnv, opening_text
 
 __all__ = ["WordleVerifiersEnv", "WordleVerifiersTaskset"]
@@ -82,12 +82,7 @@ def split_answers(config: WordleTasksetConfig) -> list[str]:
     words = load_word_list(config.answers)
     if config.split == "all":
         return list(words)
-    if not 0 < config.eval_size < len(words):
-        raise ValueError(f"eval_size must be between 1 and {len(words) - 1}; got {config.eval_size}")
-    order = list(words)
-    random.Random(config.seed).shuffle(order)
-    cut = len(order) - config.eval_size
-    return order[:cut] if config.split == "train" else order[cut:]
+    return split_answers_of(words, config.split, config.eval_size, config.seed)  # the envs' split=, the same
 
 
 def _game(data: WordleData, regret: bool, budget: float | None) -> WordleTextEnv:
