@@ -38,6 +38,7 @@ writes nothing outside ``--out``.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import os
 import shlex
 import subprocess
@@ -228,6 +229,10 @@ def steps(
                     limit,
                 )
             )
+    if importlib.util.find_spec("trl") is not None:  # the language-model loop (the "trl" extra): the tiny model
+        grpo = ["examples/train_grpo.py", "--tiny", "--steps", "4", "--device", device]
+        grpo += ["--output-dir", str(runs / "grpo")]
+        plan.append(("grpo-tiny", [python, *grpo], 600))
     if improve_minutes > 0:
         for name, weights in (("improve", "dqn_explored.pt"), ("improve-hard", "dqn_explored_hard.pt")):
             command = _improve_args(out, name, str(checkpoints / weights), device, improve_minutes)

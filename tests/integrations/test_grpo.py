@@ -1,0 +1,59 @@
+"""The GRPO example (``examples/train_grpo.py``): TRL's ``GRPOTrainer`` plays real Wordle through the ``guess``
+tool, offline, with a tiny model built from a config. Needs the ``trl`` extra (CI runs it in a venv of its own,
+with the OpenEnv tests)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from wordle_gym.core.words import load_word_list, split_answers
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.slow
+
+
+def _example():  # type: ignore[no-untyped-def]
+    spec = importlib.util.spec_from_file_location("train_grpo", ROOT / "examples" / "train_grpo.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_grpo_example__trains_on_whole_games_played_through_the_tool(tmp_path: Path, capsys) -> None:
+    pytest.importorskip("trl")
+    example = _example()
+    assert example.main(["--tiny", "--steps", "2", "--output-dir", str(tmp_path / "out")]) == 0
+    printed = capsys.readouterr().out
+    assert "step 1: mean reward" in printed and "step 2: mean reward" in printed
+    games = example.WordleGame.finished
+    assert len(games) == 8  # 2 steps of 4 games
+    train = set(split_answers(load_word_list("answers"), "train"))
+    assert all(g["answer"] in train for g in games)
+    played = [g for g in games if g["guesses"]]
+    assert len(played) >= 4  # the tiny model was taught the call format: most of its games are real games
+    assert all(set(g["guesses"][:1]) <= set(example.TINY_WORDS) for g in played)
+    for g in games:  # each score is the game's: 1 for a win, minus the regret of its moves (a repeat costs 1)
+        assert g["reward"] <= 1.0 + 1e-9 and (g["won"] or g["reward"] <= 0.0)
+        repeats = len(g["guesses"]) - len(set(g["guesses"]))
+        assert g["reward"] <= float(g["won"]) - repeats + 1e-9
+    assert len({g["answer"] for g in games}) == 2  # one answer per prompt: the group of 4 shares it
+
+
+def test_grpo_example__bad_arguments_fail_in_one_line() -> None:
+    import subprocess
+    import sys
+
+    for args, message in (
+        ([], "give --model ID or --tiny"),
+        (["--tiny", "--steps", "0"], "--steps must be >= 1"),
+        (["--tiny", "--batch-size", "6"], "must be a multiple of --num-generations"),
+        (["--tiny", "--reward", "nonsense"], "nonsense"),
+    ):
+        command = [sys.executable, str(ROOT / "examples" / "train_grpo.py"), *args]
+        out = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert out.returncode != 0 and message in out.stderr, (args, out.stderr[-500:])
+        assert "Traceback" not in out.stderr, (args, out.stderr[-500:])
