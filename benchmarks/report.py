@@ -928,6 +928,31 @@ def regret_reward_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
+def contention_section(result: dict) -> list[str]:
+    counts = list(result["rows"][0]["seconds"])
+    cores = result["cores"]
+    lines = [
+        f"### The hot paths on a busy machine ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `{result['command']}`. Wall time of a fresh process (best of two) "
+        f"beside N other CPU-bound processes; in brackets, the slowdown against N = 0 and the machine's fair share "
+        f"((N + {cores}) / {cores} on {cores} cores). `import wordle_gym` sets `OMP_WAIT_POLICY=PASSIVE` unless it "
+        "is set: OpenMP's threads then sleep while they wait instead of spinning on the cores others need.",
+        "",
+        "| path | code | " + " | ".join(f"N = {n}" for n in counts) + " |",
+        "| --- | --- | " + " | ".join("---:" for _ in counts) + " |",
+    ]
+    for r in result["rows"]:
+        idle = r["seconds"][counts[0]]
+        cells = []
+        for n in counts:
+            t = r["seconds"][n]
+            share = max(1.0, (int(n) + cores) / cores)
+            cells.append(f"{t:.2f} s" if n == counts[0] else f"{t:.2f} s ({t / idle:.1f}x; fair {share:.1f}x)")
+        lines.append(f"| {r['path']} | {r['policy']} | " + " | ".join(cells) + " |")
+    return [*lines, ""]
+
+
 RENDERERS = [
     ("env_throughput", env_section),
     ("cuda_graph", cuda_graph_section),
@@ -946,6 +971,7 @@ RENDERERS = [
     ("dordle_bound", dordle_bound_section),
     ("text_env", text_env_section),
     ("regret_reward", regret_reward_section),
+    ("contention", contention_section),
 ]
 
 

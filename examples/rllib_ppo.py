@@ -1,6 +1,6 @@
 """PPO with action masking in Ray RLlib (new API stack) on Wordle-v1.
 
-    pip install "wordle-gym[rllib]"
+    pip install ".[rllib]"   # in the repository
     python examples/rllib_ppo.py [--words 20] [--iterations 20] [--env-runners 0]
 
 The env is :func:`wordle_gym.integrations.rllib.rllib_env`: ``Wordle-v1`` (float observations, which RLlib's
@@ -22,15 +22,6 @@ import wordle_gym
 from wordle_gym.core.commandline import parse_options
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.integrations.rllib import rllib_env
-
-try:
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.columns import Columns
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-    from ray.tune.registry import register_env
-except ImportError as exc:
-    raise SystemExit(f"this example needs Ray RLlib ({exc}): pip install 'wordle-gym[rllib]'") from None
 
 
 @dataclass(frozen=True)
@@ -54,7 +45,15 @@ class Args:
 
 
 def main() -> None:
-    args = parse_options(Args, None, "rllib_ppo.py", __doc__)
+    args = parse_options(Args, None, "rllib_ppo.py", __doc__)  # --help works without Ray
+    try:
+        from ray.rllib.algorithms.ppo import PPOConfig
+        from ray.rllib.core.columns import Columns
+        from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+        from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+        from ray.tune.registry import register_env
+    except ImportError as exc:
+        raise SystemExit(f"this example needs Ray RLlib ({exc}): pip install '.[rllib]' in the repository") from None
 
     words = wordle_gym.load_word_list("answers")[: args.words]
     register_env("wordle", rllib_env)

@@ -1,6 +1,6 @@
 """PPO with TorchRL's own modules on the torch vector env, tensors on the device throughout.
 
-    pip install "wordle-gym[torchrl]"
+    pip install ".[torchrl]"   # in the repository
     python examples/torchrl_ppo.py [--words 100] [--iterations 300] [--num-envs 256] [--device auto]
 
 :class:`wordle_gym.integrations.torchrl.WordleTorchRLEnv` is an ``EnvBase``: ``ActionMask`` reads its bool

@@ -25,7 +25,13 @@ import os
 import sys
 from typing import TYPE_CHECKING, Any
 
-import gymnasium as gym
+if "torch" not in sys.modules:
+    # OpenMP's threads (torch's pool, numba's "omp" layer) wait for work by spinning under libgomp's default,
+    # which stalls a busy machine: a two-board eval ran 2.3x slower beside one other process on 2 cores
+    # (BENCHMARKS.md, contention). OpenMP reads this once, when torch loads it; a value already set wins.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import gymnasium as gym  # after the wait policy: nothing above loads OpenMP
 
 from wordle_gym.core.config import BOARD_NAMES
 

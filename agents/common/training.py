@@ -331,7 +331,7 @@ class _Run:
         bar = tqdm(total=iterations, initial=trainer.iteration, desc=f"stage {stage}", unit="update")
         while trainer.iteration < iterations:
             before = trainer.iteration
-            raw = trainer.step()  # may hold device tensors: read only when logged (a host sync)
+            raw = trainer.step(iterations - trainer.iteration)  # device tensors: read only when logged (a sync)
             bar.update(trainer.iteration - before)
             now, step = self.elapsed + time.perf_counter() - clock, self.offset + trainer.iteration
             out_of_time = self.out_of_time() and trainer.iteration > started

@@ -429,8 +429,8 @@ class A2CTrainer:
         queued[takers] = True
         return uniform.to(self.device), queued.to(self.device)
 
-    def step(self) -> IterationStats:
-        """Play one batch of games to the end and make one update."""
+    def step(self, most: int | None = None) -> IterationStats:
+        """Play one batch of games to the end and make one update (``most``, at least 1, changes nothing)."""
         answers, queued = self._draw_answers()
         obs, _ = self.env.reset(options={"answers": answers})
         if self.config.clip_range:

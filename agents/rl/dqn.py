@@ -239,8 +239,9 @@ class DQNTrainer:
         for group in self.optimizer.param_groups:
             group["lr"] = cfg.lr * (1.0 + progress * (cfg.lr_final_fraction - 1.0))
 
-    def step(self) -> dict[str, float | torch.Tensor]:
-        """One batched env step (epsilon-greedy), then ``updates_per_step`` updates once warm.
+    def step(self, most: int | None = None) -> dict[str, float | torch.Tensor]:
+        """One batched env step (epsilon-greedy), then ``updates_per_step`` updates once warm (at most ``most``:
+        a stage of N updates makes exactly N).
 
         Nothing here reads a value back from the device; the loss in the stats is a device tensor."""
         cfg, env = self.config, self.env
@@ -266,7 +267,7 @@ class DQNTrainer:
         self.observations, self.infos = obs, infos
         stats: dict[str, float | torch.Tensor] = {"epsilon": self.epsilon}
         if len(self.buffer) >= cfg.learning_starts:
-            for _ in range(cfg.updates_per_step):
+            for _ in range(cfg.updates_per_step if most is None else min(cfg.updates_per_step, most)):
                 stats["loss"] = self._learn()
         return stats
 

@@ -1,6 +1,6 @@
 """Stable-Baselines3 / sb3-contrib models as harness policies (the ``sb3`` agent).
 
-Needs the ``sb3`` extra (``pip install 'wordle-gym[sb3]'``). The env side of SB3 (a
+Needs the ``sb3`` extra (``pip install '.[sb3]'``). The env side of SB3 (a
 ``VecEnv`` over the torch vector env) is :mod:`wordle_gym.integrations.sb3`.
 """
 
@@ -98,7 +98,7 @@ class SB3Policy:
             from sb3_contrib import MaskablePPO
             from stable_baselines3 import DQN, PPO
         except ImportError as exc:
-            raise DependencyNotInstalled(f"{exc}. The sb3 agent needs: pip install 'wordle-gym[sb3]'") from exc
+            raise DependencyNotInstalled(f"{exc}. The sb3 agent needs: pip install '.[sb3]'") from exc
 
         classes = {"ppo": PPO, "dqn": DQN, "maskable_ppo": MaskablePPO}
         path = Path(path)

@@ -365,7 +365,7 @@ class Oracle:
 
 class NeedsExtra:
     def __init__(self):
-        raise ImportError("No module named 'sb3_contrib': pip install 'wordle-gym[sb3]'")
+        raise ImportError("No module named 'sb3_contrib': pip install '.[sb3]'")
 
 
 class Raising:

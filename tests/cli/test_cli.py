@@ -206,6 +206,10 @@ BAD_ARGUMENTS = [
     (("play", "--max-guesses", "0"), "expected an integer from 1 to 1000, got '0'"),
     (("play", "--max-guesses", "99999999999999999999"), "expected an integer from 1 to 1000, got '9999"),
     (("play", "--seed", "-1"), "expected an integer >= 0, got '-1'"),
+    (("eval", "--boards", "\u0662"), "expected an integer from 1 to 32, got '\u0662'"),  # regression: int() reads '٢'
+    (("eval", "--boards", " 2"), "expected an integer from 1 to 32, got ' 2'"),
+    (("eval", "--boards", "02"), "expected an integer from 1 to 32, got '02'"),
+    (("eval", "--games", "1_000"), "expected an integer"),
     (("eval", "--device", "mps"), "device 'mps' is not supported; expected 'cpu', 'cuda', 'cuda:N' or 'auto'"),
     (("eval", "--device", "meta"), "device 'meta' is not supported"),
     (("eval", "--json", "/tmp"), "'/tmp' is a folder; expected a file name"),

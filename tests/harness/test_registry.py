@@ -140,7 +140,7 @@ def test_import_wordle_gym__loads_no_agent_code_and_sb3_only_when_asked() -> Non
     assert out.returncode == 0, out.stderr
     loaded, refused = out.stdout.strip().splitlines()
     assert loaded == "[]"
-    assert refused.startswith("DependencyNotInstalled") and "pip install 'wordle-gym[sb3]'" in refused
+    assert refused.startswith("DependencyNotInstalled") and "pip install '.[sb3]'" in refused
 
 
 @pytest.mark.slow

@@ -279,7 +279,7 @@ def plot(layout: Layout) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib is not installed (pip install 'wordle-gym[plot]'): no plots this time")
+        print("matplotlib is not installed (pip install '.[plot]' in the repository): no plots this time")
         return
     rows = (_read(p) for p in layout.results.glob("*.json"))
     results = sorted((r for r in rows if _real_game(r)), key=_table_order)  # training stages are not Wordle results

@@ -20,6 +20,7 @@ import argparse
 import ast
 import math
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -531,10 +532,8 @@ def _integer(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argparse type: an integer in [low, high]."""
 
     def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            value = None
+        # Plain ASCII digits only: int() also takes ' 2', '02', '1_0' and other scripts' digits ('٢')
+        value = int(text) if re.fullmatch(r"-?(0|[1-9][0-9]*)", text, flags=re.ASCII) else None
         if value is None or value < low or (high is not None and value > high):
             span = f"from {low} to {high}" if high is not None else f">= {low}"
             raise argparse.ArgumentTypeError(f"expected an integer {span}, got {text[:40]!r}")

@@ -233,8 +233,19 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
 
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike[str], what: str) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder`` (its ``.lock`` file) for the duration; see :func:`file_lock`."""
-    with file_lock(Path(folder) / ".lock", what, f"{str(folder)!r}"):
+    """Hold an exclusive lock on ``folder`` for the duration; see :func:`file_lock`. The lock file lives in
+    :func:`cache_folder`'s ``locks/`` (named by the folder's resolved path), so a run folder holds only the
+    run's own files; without a writable cache, it is the folder's ``.lock``."""
+    where = Path(folder) / ".lock"
+    cache = cache_folder()
+    if cache is not None:
+        key = hashlib.sha256(str(Path(folder).resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        try:
+            (cache / "locks").mkdir(parents=True, exist_ok=True)
+            where = cache / "locks" / f"{key}.lock"
+        except OSError:
+            pass
+    with file_lock(where, what, f"{str(folder)!r}"):
         yield
 
 

@@ -1,5 +1,5 @@
 """Offline-RL datasets: every answer played once by an agent (optionally epsilon-noisy), written as a
-Minari dataset (``pip install 'wordle-gym[minari]'``) whose env spec rebuilds the env it was played in.
+Minari dataset (``pip install '.[minari]'``) whose env spec rebuilds the env it was played in.
 
     wordle-gym dataset --agent optimal --id wordle/optimal-v0 [--epsilon 0.1] [--hard] [--answers LIST]
 
@@ -37,7 +37,7 @@ def _minari() -> Any:
         import minari
         from minari.data_collector import EpisodeBuffer
     except ImportError as exc:
-        raise ImportError(f"datasets need Minari ({exc}): pip install 'wordle-gym[minari]'") from None
+        raise ImportError(f"datasets need Minari ({exc}): pip install '.[minari]'") from None
     return minari, EpisodeBuffer
 
 

@@ -42,7 +42,7 @@ try:
     from openenv.core.env_server import Environment, create_app
     from openenv.core.env_server.types import Action, Observation, State
 except ImportError as exc:  # pragma: no cover - the extra is missing
-    raise ImportError("wordle_gym.integrations.openenv needs OpenEnv: pip install 'wordle-gym[openenv]'") from exc
+    raise ImportError("wordle_gym.integrations.openenv needs OpenEnv: pip install '.[openenv]'") from exc
 from pydantic import BaseModel, Field
 
 from wordle_gym.envs.text import WordleTextEnv

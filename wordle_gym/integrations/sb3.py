@@ -27,7 +27,7 @@ try:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise DependencyNotInstalled(
-        f"{exc}. wordle_gym.integrations.sb3 needs Stable-Baselines3 and sb3-contrib: pip install 'wordle-gym[sb3]'"
+        f"{exc}. wordle_gym.integrations.sb3 needs Stable-Baselines3 and sb3-contrib: pip install '.[sb3]'"
     ) from exc
 
 from wordle_gym.envs.multi import make_vector_env

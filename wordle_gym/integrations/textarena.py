@@ -39,7 +39,7 @@ try:
     from textarena.envs.registration import register as ta_register
     from textarena.wrappers import ActionFormattingWrapper, GameMessagesObservationWrapper, LLMObservationWrapper
 except ImportError as exc:  # pragma: no cover - the extra is missing
-    raise ImportError("wordle_gym.integrations.textarena needs TextArena: pip install 'wordle-gym[textarena]'") from exc
+    raise ImportError("wordle_gym.integrations.textarena needs TextArena: pip install '.[textarena]'") from exc
 
 from wordle_gym.envs.replies import textarena_guess
 from wordle_gym.envs.text import WordleTextEnv

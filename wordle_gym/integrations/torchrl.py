@@ -11,7 +11,7 @@ allowed words, or ``OneHot`` with ``categorical_action_encoding=False``), ``rewa
 ``done`` / ``terminated`` / ``truncated`` (N, 1; never truncated: a game ends by its own rules), and
 ``turn``, ``won`` (the info keys a training loop wants). Partial resets (``"_reset"``, what
 ``rollout`` and the collectors send) restart only the finished games; the env underneath runs with
-autoreset ``"disabled"``. Needs the ``torchrl`` extra (``pip install "wordle-gym[torchrl]"``).
+autoreset ``"disabled"``. Needs the ``torchrl`` extra (``pip install ".[torchrl]"`` in the repository).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ try:
     from torchrl.envs import EnvBase
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise ImportError(
-        f"wordle_gym.integrations.torchrl needs TorchRL ({exc}); install it with: pip install 'wordle-gym[torchrl]'"
+        f"wordle_gym.integrations.torchrl needs TorchRL ({exc}); install it with: pip install '.[torchrl]'"
     ) from None
 
 from wordle_gym.envs.multi import make_vector_env

@@ -268,6 +268,8 @@ def test_training__a_second_training_in_the_same_folder_is_refused(tmp_path: Pat
     assert f"'{run_dir}' is in use by another training (pid {os.getpid()})" in capsys.readouterr().err
     assert not (run_dir / "metrics.jsonl").exists()
     assert main(TRAINING, [*SHORT_RUN, "--run-dir", str(run_dir)]) == 0  # the lock goes with its holder
+    # regression (issue 65): the lock file stayed in the run folder after training ended
+    assert not [p.name for p in run_dir.iterdir() if p.name.startswith(".lock")]
 
 
 def test_training_log__win_rate_is_the_greedy_evaluation(tmp_path: Path) -> None:

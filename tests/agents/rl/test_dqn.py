@@ -295,3 +295,19 @@ def test_dqn_curriculum__later_stages_and_init_start_with_little_exploration(tmp
     assert started == [1.0, 0.2, 0.2]
     with pytest.raises(ValueError, match="eps_warm_start must be in \\[0, 1\\]; got 1.5"):
         DQNConfig(eps_warm_start=1.5)
+
+
+def test_dqn_stage__makes_exactly_its_updates(tmp_path: Path, capsys) -> None:
+    """Regression (issue 65): two updates a step made a stage of 5 updates end at update 6 (and say so)."""
+    import json
+
+    from wordle_agents.common import training
+    from wordle_agents.rl import dqn
+
+    tiny = ["--stages", "10", "--iterations", "5", "--eval-every", "5", "--device", "cpu", "--hidden", "16"]
+    tiny += ["--layers", "1", "--num-games", "8", "--batch-size", "8", "--learning-starts", "8"]
+    assert dqn.DQNConfig().updates_per_step == 2
+    assert training.main(dqn.TRAINING, [*tiny, "--run-dir", str(tmp_path / "run")]) == 0
+    rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    assert rows[-1]["iteration"] == 5
+    assert "at update 5 ->" in capsys.readouterr().out

@@ -38,7 +38,7 @@ from typing import Any, Literal
 try:
     import verifiers.v1 as vf
 except ImportError as exc:  # pragma: no cover - the extra is missing
-    raise ImportError("wordle_gym_verifiers needs verifiers: pip install 'wordle-gym[verifiers]'") from exc
+    raise ImportError("wordle_gym_verifiers needs verifiers: pip install '.[verifiers]'") from exc
 
 from wordle_gym.core.words import load_word_list
 from wordle_gym.core.words import split_answers as split_answers_of

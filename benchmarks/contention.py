@@ -1,0 +1,78 @@
+"""The hot paths on a busy machine: each one's wall time beside N other CPU-bound processes (N = 0, 1, 2, 4).
+
+Each path runs as a user runs it (a fresh ``wordle-gym`` or ``python -m`` process) while N busy loops hold the
+cores, twice: with this code's OpenMP wait policy (``OMP_WAIT_POLICY=PASSIVE``, set by ``import wordle_gym``
+unless already set) and with OpenMP's default (the code before it: spinning waits). The machine's fair share
+is about (N + cores) / cores times the idle time; a slowdown far above it is threads waiting on each other.
+
+    python -m benchmarks.contention            # every path, N = 0, 1, 2, 4 (about 15 minutes on 2 cores)
+    python -m benchmarks.contention --quick    # one path, N = 0 and 1
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from benchmarks.common import parse_args, save
+
+COMMAND = "python -m benchmarks.contention"
+PATHS = {
+    "eval, one board (max-entropy from SALET, 2315 games)": ["eval", "--agent", "max-entropy", "--opener", "salet"],
+    "eval, Dordle (max-entropy from SALET, 300 games)": [
+        "eval", "--agent", "max-entropy", "--opener", "salet", "--boards", "2", "--games", "300",
+    ],
+    "eval, the vector env (random, 2315 games)": ["eval", "--agent", "random"],
+    "the exact solver (optimal tree from SALET)": ["-m", "wordle_agents.optimal", "salet"],
+}  # fmt: skip
+POLICIES = {"this code (PASSIVE)": "PASSIVE", "before (OpenMP's default)": ""}  # "" is no policy to OpenMP
+
+
+@contextmanager
+def busy(count: int) -> Iterator[None]:
+    """``count`` processes that each keep a core busy."""
+    loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        time.sleep(0.5 if count else 0)
+        yield
+    finally:
+        for loop in loops:
+            loop.kill()
+            loop.wait()
+
+
+def timed(args: list[str], policy: str) -> float:
+    """Wall time of one fresh process (``wordle-gym ARGS``, or ``python ARGS`` for a module)."""
+    command = [sys.executable, *args] if args[0] == "-m" else [shutil.which("wordle-gym") or "wordle-gym", *args]
+    env = {**os.environ, "OMP_WAIT_POLICY": policy}
+    start = time.perf_counter()
+    out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=3600)
+    if out.returncode:
+        raise RuntimeError(f"{' '.join(args)} failed: {out.stderr[-500:]}")
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    args, _, result = parse_args(__doc__, "one path, N = 0 and 1")
+    counts = (0, 1) if args.quick else (0, 1, 2, 4)
+    paths = dict(list(PATHS.items())[:1]) if args.quick else PATHS
+    rows = []
+    for name, command in paths.items():
+        for policy_name, policy in POLICIES.items():
+            times = {}
+            for n in counts:
+                with busy(n):
+                    times[str(n)] = min(timed(command, policy) for _ in range(2))  # best of two
+                print(f"{name} | {policy_name} | {n} busy: {times[str(n)]:.2f} s", flush=True)
+            rows.append({"path": name, "policy": policy_name, "seconds": times})
+    result.update({"command": COMMAND + (" --quick" if args.quick else ""), "cores": os.cpu_count(), "rows": rows})
+    save("contention", result)
+
+
+if __name__ == "__main__":
+    main()
