@@ -298,6 +298,8 @@ def train_and_report(run: SB3Run, build: Any) -> Any:
     result = evaluate(
         SB3Policy(model), answers=answers, allowed=allowed, action_mask=run.mask, device="cpu", progress=False
     )
-    print(f"trained {run.timesteps:,} steps in {seconds:.1f} s; saved {run.save}")
+    played = int(model.num_timesteps)  # SB3 plays whole rollouts: at least one, even past --timesteps
+    more = f" (whole rollouts: asked {run.timesteps:,})" if played != run.timesteps else ""
+    print(f"trained {played:,} steps{more} in {seconds:.1f} s; saved {run.save}")
     print(result.summary())
     return model

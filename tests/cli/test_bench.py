@@ -34,9 +34,15 @@ def run(*args: str) -> subprocess.CompletedProcess[str]:
 )
 def test_sb3_examples__train_save_and_evaluate(script: str, algorithm: str, tmp_path: Path) -> None:
     model = tmp_path / f"{algorithm}.zip"
-    out = run(f"examples/{script}", "--stage", "10", "--timesteps", "512", "--num-envs", "8", "--save", str(model))
+    out = run(f"examples/{script}", "--stage", "10", "--timesteps", "200", "--num-envs", "8", "--save", str(model))
     assert out.returncode == 0, out.stderr
     assert f"saved {model}" in out.stdout and "/10 won" in out.stdout
+    # regression (issue 65): it said "trained 200 steps" after a whole rollout of more (the bar showed 4,096/200)
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    played = int(out.stdout.split("trained ")[1].split(" steps")[0].replace(",", ""))
+    assert played == load_from_zip_file(model)[0]["num_timesteps"] >= 200
+    assert played == 200 or "(whole rollouts: asked 200)" in out.stdout
     words = tmp_path / "words.txt"
     words.write_text("\n".join(stage_words("10")[0]) + "\n")
     cli = run(
