@@ -69,6 +69,18 @@ def test_check_writable__refuses_what_cannot_be_written(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["file", "new"]  # no probe left behind
 
 
+@pytest.mark.parametrize("empty", ["", " "])
+def test_check_writable__refuses_an_empty_path(empty: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (issue 62): ``--run-dir ""`` trained into the working folder (``Path("")`` is ``.``) and
+    ``--out ""`` said "'.' is a folder"."""
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ValueError, match="is an empty path; expected a folder"):
+        check_writable(empty, folder=True)
+    with pytest.raises(ValueError, match="is an empty path; expected a file name"):
+        check_writable(empty)
+    assert not list(tmp_path.iterdir())
+
+
 # ----------------------------------------------------------------------------- 1. outputs and devices
 def test_outputs__a_fifo_is_written_into_never_replaced(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"

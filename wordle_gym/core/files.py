@@ -207,6 +207,8 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
 
     Creates missing folders. Run it before long work whose result goes to ``path``.
     """
+    if not os.fspath(path).strip():  # Path("") is the working folder: an empty option would write there
+        raise ValueError(f"{os.fspath(path)!r} is an empty path; expected {'a folder' if folder else 'a file name'}")
     target = Path(path)
     where = target if folder else target.parent
     if not folder and _special(Path(os.path.realpath(target))):  # a device or FIFO: written into directly
