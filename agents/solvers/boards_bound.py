@@ -612,10 +612,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{PROG}: error: --boards takes board counts from 1 to 32; got {quoted(args.boards)}", file=sys.stderr)
         return 2
     try:
-        if args.save_most and not args.most:
+        if args.save_most is not None and not args.most:
             raise ValueError("--save-most writes the maxima of --most: give it a journal of --all-openers")
         for output in (args.save_most, args.json):
-            if output:
+            if output is not None:  # "" is refused by name, not taken for "not given"
                 check_writable(output)
         most = (
             load_most(args.most, Vocabulary(word_source(args.answers), word_source(args.allowed)))
@@ -652,7 +652,7 @@ def main(argv: list[str] | None = None) -> int:
 def _dordle(args: argparse.Namespace, progress: bool) -> int:
     try:
         for output in (args.json, args.save):  # before minutes of search, not after them
-            if output:
+            if output is not None:
                 check_writable(output)
         if args.max_minutes is not None and not (math.isfinite(args.max_minutes) and args.max_minutes > 0):
             raise ValueError(f"--max-minutes must be a number of minutes > 0; got {args.max_minutes}")

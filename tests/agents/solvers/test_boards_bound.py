@@ -386,6 +386,8 @@ def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_boun
     dordle_openers(vocab, journal)
     lists = ["--answers", str(words_file), "--allowed", str(words_file)]
     args = ["--ranking", str(path), "--boards", "2,3", "--most", str(journal), *lists, "--json", str(out)]
+    assert main([*args, "--save-most", ""]) == 2  # regression (issue 62): "" was taken for "not given"
+    assert "'' is an empty path; expected a file name" in capsys.readouterr().err
     assert main([*args, "--save-most", str(summary)]) == 0
     rows, most = json.loads(out.read_text()), json.loads(summary.read_text())
     assert most == dordle_most(vocab, json.loads(journal.read_text())) == load_most(summary)
