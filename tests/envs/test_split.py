@@ -31,7 +31,20 @@ def test_split_answers__disjoint_halves_of_one_seeded_shuffle() -> None:
         ({"split": "eval", "split_eval_size": 0}, "split_eval_size must be an integer from 1 to 2314"),
         ({"split": "eval", "split_eval_size": 2315}, "split_eval_size must be an integer from 1 to 2314"),
         ({"split": "eval", "split_seed": "0"}, "split_seed must be an integer"),
-        ({"split": "eval", "split_eval_size": 3, "boards": 4}, "boards=4 needs as many answers"),
+        (
+            {"split": "eval", "split_eval_size": 3, "boards": 4},
+            "boards=4 needs as many answers; the 'eval' split has 3",
+        ),
+        (  # the train split's own size (the message gave the eval size)
+            {
+                "answers": ["cigar", "rebut", "sissy", "humph", "awake"],
+                "allowed": None,
+                "split": "train",
+                "split_eval_size": 4,
+                "boards": 2,
+            },
+            "boards=2 needs as many answers; the 'train' split has 1",
+        ),
     ],
 )
 def test_config__a_bad_split_names_itself(options: dict, message: str) -> None:

@@ -113,7 +113,8 @@ class WordleConfig:
         if isinstance(size, bool) or not isinstance(size, numbers.Integral) or (self.split and not 0 < size <= most):
             raise ValueError(f"split_eval_size must be an integer from 1 to {most} (answers - 1); got {size!r}")
         if self.split and len(self.answer_pool) < self.boards:
-            raise ValueError(f"boards={self.boards} needs as many answers; the {self.split!r} split has {size}")
+            count = len(self.answer_pool)
+            raise ValueError(f"boards={self.boards} needs as many answers; the {self.split!r} split has {count}")
         if self.boards > self.vocabulary.num_answers:
             raise ValueError(
                 f"boards={self.boards} needs as many distinct answers; "
