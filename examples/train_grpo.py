@@ -18,7 +18,8 @@ games are real games)::
 
     python examples/train_grpo.py --tiny --steps 2 --output-dir runs/grpo-tiny
 
-Prints each step's mean reward and the games' guesses; ``--split eval`` plays the held-out answers.
+Prints each step's mean reward and the games' guesses, and saves the trained model to ``--output-dir``;
+``--split eval`` plays the held-out answers.
 """
 
 from __future__ import annotations
@@ -26,7 +27,6 @@ from __future__ import annotations
 import json
 import math
 import sys
-from pathlib import Path
 from typing import Any
 
 from wordle_gym.core.commandline import OneLineParser
@@ -234,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     for g in games[-4:]:
         print(f"  {g['answer']}: {' '.join(g['guesses']) or '(no guess)'} ({g['reward']:+.4f})")
-    Path(args.output_dir).mkdir(parents=True, exist_ok=True)
+    trainer.save_model(args.output_dir)  # the trained model (and its tokenizer), once, at the end
+    print(f"saved the model to {args.output_dir}")
     return 0
 
 

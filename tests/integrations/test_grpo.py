@@ -29,6 +29,7 @@ def test_grpo_example__trains_on_whole_games_played_through_the_tool(tmp_path: P
     assert example.main(["--tiny", "--steps", "2", "--output-dir", str(tmp_path / "out")]) == 0
     printed = capsys.readouterr().out
     assert "step 1: mean reward" in printed and "step 2: mean reward" in printed
+    assert (tmp_path / "out" / "config.json").is_file() and f"saved the model to {tmp_path / 'out'}" in printed
     games = example.WordleGame.finished
     assert len(games) == 8  # 2 steps of 4 games
     train = set(split_answers(load_word_list("answers"), "train"))
