@@ -3,10 +3,9 @@
 Each agent is a harness Policy (``act(observations, action_masks, env)``) and is registered in the
 ``wordle_gym.agents`` entry-point group exactly as a third-party agent would be (see
 :mod:`wordle_gym.harness.registry`); :mod:`wordle_agents.zoo` is the table of them. The subpackages, by
-layer: ``common`` (checkpoints, the network base, the training runner), ``solvers``, ``rl`` and ``methods``
-(applied to a trained network); the top-level modules are the table and the commands
-(``python -m wordle_agents.optimal``, ``.improve``, ``.teach``, ``.recipe``; the recipes of the shipped
-learned agents are data files in ``recipes/``). Stable-Baselines3 models live in
+layer: ``common`` (checkpoints, the network base, the training runner), ``solvers``, ``rl``, ``methods``
+(applied to a trained network) and ``commands`` (``python -m wordle_agents.commands.NAME``, in one table; the
+recipes of the shipped learned agents are data files in ``recipes/``). Stable-Baselines3 models live in
 :mod:`wordle_agents.rl.sb3` (needs the ``sb3`` extra), so importing this package does not import SB3.
 """
 
@@ -15,7 +14,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # imported on first use (torch with them): ``python -m wordle_agents.optimal`` loads no torch
+if TYPE_CHECKING:  # imported on first use (torch with them): the exact solver's command loads no torch
     from wordle_agents.common.checkpoint import CheckpointInfo
     from wordle_agents.common.training import RunConfig
     from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer

@@ -31,7 +31,7 @@ from wordle_agents.common.checkpoint import shipped_dir
 from wordle_gym.core.files import atomic_write, atomic_write_text
 
 LOGS = RESULTS / "a2c_ablation"
-RECIPE = "python -m wordle_agents.recipe a2c"
+RECIPE = "python -m wordle_agents.commands.recipe a2c"
 A2C_STAGES = ("vocab-1000", "answers-2315", "answers-2315-lr3e-4", "full", "full-gamma0.8")
 # name: (the change, the recipe's own options)
 SCRATCH: dict[str, tuple[str, str]] = {

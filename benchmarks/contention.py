@@ -28,7 +28,7 @@ PATHS = {
         "eval", "--agent", "max-entropy", "--opener", "salet", "--boards", "2", "--games", "300",
     ],
     "eval, the vector env (random, 2315 games)": ["eval", "--agent", "random"],
-    "the exact solver (optimal tree from SALET)": ["-m", "wordle_agents.optimal", "salet"],
+    "the exact solver (optimal tree from SALET)": ["-m", "wordle_agents.commands.optimal", "salet"],
 }  # fmt: skip
 POLICIES = {"this code (PASSIVE)": "PASSIVE", "before (OpenMP's default)": ""}  # "" is no policy to OpenMP
 

@@ -3,7 +3,7 @@ search costs, and the max-entropy solver from the same opener beside it, in one 
 
     python -m benchmarks.dordle_bound [--openers salet] [--games 20000] [--every-opener JOURNAL] [--quick]
 
-The bound (:func:`wordle_agents.solvers.boards_bound.dordle_finish`; the proof is in the module docstring):
+The bound (:func:`research.boards_bound.dordle_finish`; the proof is in the module docstring):
 no policy opening with the word finishes more games by the second, third and fourth guess than the exact
 search finds, so its mean count is at least ``5 - p2 - p3 - p4``. The solver plays the first ``--games``
 games of the standard Dordle set (seeded pairs of distinct answers; the first 2000 are the set every agent
@@ -11,7 +11,7 @@ plays), with the share of its games finished by each guess beside the bound's. `
 answers (and the openers allowed), 200 games.
 
 ``--every-opener JOURNAL``: the bound on every policy, whatever its opener, from a finished journal of
-``python -m wordle_agents.solvers.boards_bound --all-openers --save JOURNAL [--refine-below B] [--search-below
+``python -m research.boards_bound --all-openers --save JOURNAL [--refine-below B] [--search-below
 B]`` with every opener bounded (its least bound, weakest openers and how many were refined and searched; the
 count takes about half an hour here, a search minutes an opener, and the run continues where stopped, so it is
 not run here), and what one opener's bound costs, timed on the first 200 allowed openers in this run. Writes
@@ -29,7 +29,7 @@ from pathlib import Path
 import numba
 
 from benchmarks.common import parse_args, save
-from wordle_agents.solvers.boards_bound import dordle_finish, dordle_openers
+from research.boards_bound import dordle_finish, dordle_openers
 from wordle_agents.solvers.max_entropy import MaxEntropySolver
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.harness.evaluation import evaluate

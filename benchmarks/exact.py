@@ -2,7 +2,7 @@
 
     python -m benchmarks.exact [--cpp BINARY] [--before PATH] [--rounds 3]
 
-``python -m wordle_agents.optimal salet [--hard]`` in a fresh process (this checkout, and with ``--before``
+``python -m wordle_agents.commands.optimal salet [--hard]`` in a fresh process (this checkout, and with ``--before``
 an older checkout: ``git worktree add PATH COMMIT``), and with ``--cpp`` alex1770/wordle's solver on the same
 lists (``wordle -w salet -a allowed -h answers [-H]``; build it with ``make`` in a checkout of that
 repository), alternating, best of ``--rounds``; then where this checkout's process spends its time. Writes
@@ -32,7 +32,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PHASED = """
 import json, os, sys, time
 start = time.perf_counter()
-from wordle_agents.optimal import _numba_without_blas
+from wordle_agents.commands.optimal import _numba_without_blas
 from wordle_agents.solvers.optimal import solve
 from wordle_gym.core.words import Vocabulary
 _numba_without_blas()
@@ -106,10 +106,10 @@ def main() -> None:
             if args.cpp:
                 times["C++"] = []
             for env in contenders.values():  # each checkout's kernel loaded from numba's cache from here on
-                _timed([sys.executable, "-m", "wordle_agents.optimal", "salet", *flag], env, tmp)
+                _timed([sys.executable, "-m", "wordle_agents.commands.optimal", "salet", *flag], env, tmp)
             for _ in range(args.rounds):
                 for name, env in contenders.items():
-                    command = [sys.executable, "-m", "wordle_agents.optimal", "salet", *flag]
+                    command = [sys.executable, "-m", "wordle_agents.commands.optimal", "salet", *flag]
                     seconds, out = _timed(command, env, tmp)
                     total, searched = _REPORT.search(out).groups()
                     assert int(total) == (8122 if hard else 7920), out

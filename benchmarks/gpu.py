@@ -20,7 +20,7 @@ Steps (each a fresh process with its own time limit; its output goes to ``<out>/
 6. with ``--train-minutes M``: ``train-a2c`` and ``train-dqn``, the examples' training scripts from the shipped
    full-game weights, ``--max-minutes M`` each, resumable from ``<out>/runs/<agent>``;
 7. with ``--improve-minutes M``: ``improve`` and ``improve-hard``, own-policy rollouts
-   (``python -m wordle_agents.improve``) from the shipped ``dqn_explored.pt`` and, in hard mode with the reward
+   (``python -m wordle_agents.commands.improve``) from the shipped ``dqn_explored.pt`` and, in hard mode with the reward
    ``win-first``, ``dqn_explored_hard.pt``, ``--max-minutes M`` each; the best networks go to
    ``<out>/dqn_explored.pt`` and ``<out>/dqn_explored_hard.pt``, the runs (resumable by the same command) to
    ``<out>/runs/improve*``. On an H100 an iteration took 25-35 s (35-100 min on this 2-core CPU);
@@ -161,7 +161,7 @@ def steps(
                     [
                         python,
                         "-c",
-                        "import sys, torch; from wordle_agents.improve import main; "
+                        "import sys, torch; from wordle_agents.commands.improve import main; "
                         f"words = torch.load({str(runs / 'a2c' / 'best_20.pt')!r}, weights_only=True)['answers']; "
                         f"open({str(out / 'words20.txt')!r}, 'w').write(chr(10).join(words)); "
                         f"sys.exit(main({_improve_args(out, name, str(runs / 'a2c' / 'best_20.pt'), 'cpu', 1)!r} + "
@@ -236,13 +236,13 @@ def steps(
     if improve_minutes > 0:
         for name, weights in (("improve", "dqn_explored.pt"), ("improve-hard", "dqn_explored_hard.pt")):
             command = _improve_args(out, name, str(checkpoints / weights), device, improve_minutes)
-            plan.append((name, [python, "-m", "wordle_agents.improve", *command], 60 * improve_minutes + 240))
+            plan.append((name, [python, "-m", "wordle_agents.commands.improve", *command], 60 * improve_minutes + 240))
     return [*plan, ("benchmarks", [python, "-m", "benchmarks.make_table"], 30)]
 
 
 def _improve_args(out: Path, name: str, init: str, device: str, minutes: float) -> list[str]:
-    """``python -m wordle_agents.improve``'s options of step ``name`` ("improve" or "improve-hard"): the recipe's
-    options of dqn-explored's last stages, as many iterations as ``minutes`` allow."""
+    """``python -m wordle_agents.commands.improve``'s options of step ``name`` ("improve" or "improve-hard"): the
+    recipe's options of dqn-explored's last stages, as many iterations as ``minutes`` allow."""
     hard = ["--hard", "--reward", "win-first"] if name == "improve-hard" else []
     weights = "dqn_explored_hard.pt" if hard else "dqn_explored.pt"
     return [

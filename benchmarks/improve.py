@@ -1,4 +1,4 @@
-"""Policy iteration by a network's own rollouts (``python -m wordle_agents.improve``), from the shipped runs.
+"""Policy iteration by a network's own rollouts (``python -m wordle_agents.commands.improve``), from the shipped runs.
 
 The runs take hours on this CPU, so this script does not improve anything: it reads each shipped
 improved checkpoint's own record (``improving.history``: every iteration's greedy play on all 2315
@@ -25,24 +25,27 @@ from wordle_gym.core.config import WordleConfig
 
 # the shipped improved checkpoint: the command that made it (the same command continues its run folder)
 RUNS = {
-    "a2c_improved.pt": "python -m wordle_agents.improve --init agents/checkpoints/a2c_full.pt --out a2c_improved.pt "
-    "--run-dir runs/improve_a2c --top 64 --iterations 3; then --top 64 --deep-top 8 --deep-random 64 --iterations 4",
-    "dqn_improved.pt": "python -m wordle_agents.improve --init agents/checkpoints/dqn_full.pt --out dqn_improved.pt "
-    "--run-dir runs/improve_dqn --top 64 --iterations 5; then --top 128 --deep-top 4 --deep-answers 30 "
+    "a2c_improved.pt": "python -m wordle_agents.commands.improve --init agents/checkpoints/a2c_full.pt "
+    "--out a2c_improved.pt --run-dir runs/improve_a2c --top 64 --iterations 3; then --top 64 --deep-top 8 "
+    "--deep-random 64 --iterations 4",
+    "dqn_improved.pt": "python -m wordle_agents.commands.improve --init agents/checkpoints/dqn_full.pt "
+    "--out dqn_improved.pt --run-dir runs/improve_dqn --top 64 --iterations 5; then --top 128 "
+    "--deep-top 4 --deep-answers 30 "
     "--deep-random 128 --iterations 8",
-    "dqn_explored.pt": "python -m wordle_agents.improve --init agents/checkpoints/dqn_improved.pt --out "
+    "dqn_explored.pt": "python -m wordle_agents.commands.improve --init agents/checkpoints/dqn_improved.pt --out "
     "dqn_explored.pt --run-dir runs/explore1 --top 32 --screen 32 --explore 4 --epochs 150 --path-copies 0 "
     "--iterations 1; then --top 24 --screen 24 --explore 4 --epochs 50 --path-copies 3 --iterations 2; then "
     "--top 24 --screen 24 --explore 4 --epochs 40 --path-copies 8 --iterations 5 (the best network, after 4: "
-    "3.5197); then from those weights (the iterations below): python -m wordle_agents.improve --init "
+    "3.5197); then from those weights (the iterations below): python -m wordle_agents.commands.improve --init "
     "agents/checkpoints/dqn_explored.pt --out dqn_explored2.pt --run-dir runs/explore2 --top 24 --screen 24 "
     "--explore 4 --epochs 40 --iterations 12 --max-minutes 400 (stopped after 3 for time: 3.4968); then from those "
-    "weights (the iterations below): python -m wordle_agents.improve --init agents/checkpoints/dqn_explored.pt --out "
-    "dqn_explored3.pt --run-dir runs/explore3 --top 24 --screen 24 --explore 4 --epochs 40 --iterations 12 "
+    "weights (the iterations below): python -m wordle_agents.commands.improve --init "
+    "agents/checkpoints/dqn_explored.pt --out dqn_explored3.pt --run-dir runs/explore3 --top 24 --screen 24 "
+    "--explore 4 --epochs 40 --iterations 12 "
     "--max-minutes 110 (stopped after 2 for time, written with --iterations 2; shipped)",
     "dqn_explored_hard.pt": "hard mode, from dqn_explored.pt: recipe stages explore-hard, explore-hard-2 (this "
     "CPU) and explore-hard-3 (15 iterations on an NVIDIA H100: 99.96 % / 3.5169; agents/checkpoints/README.md), "
-    "then from those weights (the iteration below): python -m wordle_agents.improve --init "
+    "then from those weights (the iteration below): python -m wordle_agents.commands.improve --init "
     "agents/checkpoints/dqn_explored_hard.pt --out dqn_explored_hard.pt --run-dir runs/hard-wf --hard --reward "
     "win-first --top 24 --screen 24 --explore 4 --epochs 40 --iterations 1",
 }

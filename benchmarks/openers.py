@@ -2,7 +2,7 @@
 
     python -m benchmarks.openers [--modes normal hard] [--skip-run]
 
-Runs ``python -m wordle_agents.optimal --all-openers [--hard] --save agents/checkpoints/openers_<mode>.json``
+Runs ``python -m wordle_agents.commands.optimal --all-openers [--hard] --save agents/checkpoints/openers_<mode>.json``
 (the shipped rankings are its output; the command's own clock, summed over its sessions, is the time
 reported), then checks every figure against alex1770/wordle's published proven lists (cited below):
 each exact total it lists must be ours, and each opener we ruled out must have a lower bound at most its
@@ -89,7 +89,7 @@ def main() -> None:
     for mode in args.modes:
         path = shipped_ranking(mode == "hard")
         if not args.skip_run:
-            command = [sys.executable, "-m", "wordle_agents.optimal", "--all-openers", "--save", str(path)]
+            command = [sys.executable, "-m", "wordle_agents.commands.optimal", "--all-openers", "--save", str(path)]
             subprocess.run(command + (["--hard"] if mode == "hard" else []), cwd=ROOT, check=True)
         data = load(path)
         if not data["finished"]:

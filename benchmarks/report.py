@@ -380,8 +380,8 @@ def exact_section(result: dict) -> list[str]:
         f"### The exact solver beside alex1770's C++: {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `python -m benchmarks.exact --cpp wordle --before PATH`: "
-        "`python -m wordle_agents.optimal salet [--hard]` (prove the optimal tree from SALET, then replay every "
-        "answer) in a fresh process, this checkout and the code before it, and alex1770/wordle's C++ "
+        "`python -m wordle_agents.commands.optimal salet [--hard]` (prove the optimal tree from SALET, "
+        "then replay every answer) in a fresh process, this checkout and the code before it, and alex1770/wordle's C++ "
         "(`wordle -w salet -a allowed -h answers [-H]`, built with its Makefile, single-threaded) on the same lists, "
         f"alternating, best of {result['rounds']}. Ours searches the first guess's buckets on both cores; "
         "the cold column is ours on a fresh machine (numba compiles the kernel, the pattern table is built).",
@@ -704,8 +704,8 @@ def openers_section(result: dict) -> list[str]:
     lines = [
         f"### The best opener over all 12972 allowed guesses, proven: {result['device']} ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `python -m wordle_agents.optimal --all-openers [--hard] --save "
-        "openers.json` (reproduced by `python -m benchmarks.openers`; the shipped rankings are "
+        f"Machine: {result['machine']}. Command: `python -m wordle_agents.commands.optimal --all-openers "
+        "[--hard] --save openers.json` (reproduced by `python -m benchmarks.openers`; the shipped rankings are "
         "`agents/checkpoints/openers_{normal,hard}.json`). Every allowed first guess gets its exact optimal total "
         "or a proof that it is not among the 10 best (ties stay in): the root bound (each bucket of c answers "
         "needs 2c - 1 more guesses), then the second-level bound (each bucket searched with a budget one over its "
@@ -787,8 +787,8 @@ def multi_board_section(result: dict) -> list[str]:
 def _bound_lines(rows: list[dict]) -> list[str]:
     """The proven lower bound on each board count's optimum beside the best mean measured above (a loss counted
     as K + 6), from the shipped ranking with losses and maxima over every Dordle opener
-    (:mod:`wordle_agents.solvers.boards_bound`)."""
-    from wordle_agents.solvers.boards_bound import shipped_bounds
+    (:mod:`research.boards_bound`)."""
+    from research.boards_bound import shipped_bounds
 
     bounds = {b["boards"]: b for b in shipped_bounds(sorted({r["boards"] for r in rows}))}
     if not bounds:
@@ -796,11 +796,12 @@ def _bound_lines(rows: list[dict]) -> list[str]:
     single = next(iter(bounds.values()))["single_board"]
     lines = [
         "",
-        "Proven lower bounds on the optimal mean (`python -m wordle_agents.solvers.boards_bound`; the proofs are in "
+        "Proven lower bounds on the optimal mean (`python -m research.boards_bound`; the proofs are in "
         "its docstring), the better of two: from one board's optimum with losses counted "
         f"({single['total']} guesses over {single['answers']} answers, {single['max_guesses']} guesses, a loss "
-        f"costing {single['max_guesses'] + 1}: every opener ranked, `python -m wordle_agents.optimal --all-openers "
-        "--losses --top 1`) and the boards finishing at different guesses; and from the order the boards are "
+        f"costing {single['max_guesses'] + 1}: every opener ranked, `python -m wordle_agents.commands.optimal "
+        "--all-openers --losses --top 1`) and the boards finishing at different guesses; and from the order the "
+        "boards are "
         "solved in (the j-th solved board leaves K - j more guesses, and few boards can be solved by the second "
         "and third guess: the most any opener allows, from the count of every Dordle opener, "
         "`--all-openers`). The optimum is over the game's distribution; the measured means are over the "
@@ -831,7 +832,7 @@ def dordle_bound_section(result: dict) -> list[str]:
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. Lists: {result['lists']}; 2 boards, 7 "
         "guesses. The bound holds for every policy that opens with the word (`python -m "
-        "wordle_agents.solvers.boards_bound --opener WORD`; the proof is in its docstring): the exact search finds "
+        "research.boards_bound --opener WORD`; the proof is in its docstring): the exact search finds "
         "the most games any such policy finishes by the second, third and fourth guess, over every pair of "
         "distinct answers, and the mean count is at least 5 minus those three shares. The solver plays the first "
         "games of the standard Dordle set from the same opener (its mean with a 95 % interval; a loss counts 8).",
@@ -851,7 +852,7 @@ def dordle_bound_section(result: dict) -> list[str]:
         )
     every = result.get("every_opener")
     if every:
-        from wordle_agents.solvers.boards_bound import shipped_bounds
+        from research.boards_bound import shipped_bounds
 
         single = shipped_bounds([2])
         before = (
@@ -865,7 +866,7 @@ def dordle_bound_section(result: dict) -> list[str]:
             "",
             f"**Every policy, whatever its opener: at least {every['lower_bound']:.4f}.** Each of the "
             f"{every['openers']:,} allowed openers bounded the same way, the fourth guess's share bounded from "
-            "the class counts alone (`python -m wordle_agents.solvers.boards_bound --all-openers --save JOURNAL`, "
+            "the class counts alone (`python -m research.boards_bound --all-openers --save JOURNAL`, "
             f"{every['per_opener_s']:.2f} s an opener on {every['threads']} threads, timed on 200 of them here)"
             + (
                 f"; the {every['refined']:,} openers whose bound was below {every['refined_below']} bounded again "

@@ -359,7 +359,7 @@ def test_multi_board_benchmark__quick_run_writes_results(tmp_path: Path) -> None
     assert [t["boards"] for t in result["throughput"]] == [1, 4]
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "### Multi-board Wordle: the greedy solver and the vector env: cpu (" in table and "| Quordle | 4 |" in table
-    from wordle_agents.solvers.boards_bound import shipped_bounds
+    from research.boards_bound import shipped_bounds
 
     (quordle,) = shipped_bounds([4])  # its bounds beside the solver: both, and the better
     one, order = quordle["one_board_bound"], quordle["order_bound"]["lower_bound"]
@@ -385,12 +385,12 @@ def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tm
     (tmp_path / "g.txt").write_text("\n".join(sorted({*words, "salet"})) + "\n")
     journal = tmp_path / "journal.json"
     lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt"), "--quiet"]
-    out = run("-m", "wordle_agents.solvers.boards_bound", "--all-openers", *lists, "--save", str(journal))
+    out = run("-m", "research.boards_bound", "--all-openers", *lists, "--save", str(journal))
     assert out.returncode == 0, out.stderr
     cut = f"{json.loads(journal.read_text())['weakest'][2][1]:.6f}"  # then the weakest refined and searched
     out = run(
         "-m",
-        "wordle_agents.solvers.boards_bound",
+        "research.boards_bound",
         "--all-openers",
         *lists,
         "--save",

@@ -70,9 +70,37 @@ def test_layout__every_module_sits_in_a_subpackage() -> None:
         tree = ast.parse((ROOT / "wordle_gym" / f"{name}.py").read_text())
         body = [node for node in tree.body if not isinstance(node, ast.Expr)]  # the docstring aside
         assert all(isinstance(node, ast.ImportFrom) for node in body), f"wordle_gym/{name}.py should only re-export"
-    # wordle_agents: the package's __init__, the table of shipped agents and the commands (python -m wordle_agents.X).
-    commands = {"optimal", "improve", "improve_boards", "teach", "recipe"}
-    assert {p.stem for p in (ROOT / "agents").glob("*.py")} == {"__init__", "zoo"} | commands
+    # wordle_agents: the package's __init__, the table of shipped agents and, for one release, the commands' old
+    # paths (python -m wordle_agents.X), each a shim of a few lines over wordle_agents.commands.X.
+    shims = {"optimal", "improve", "teach", "recipe"}
+    assert {p.stem for p in (ROOT / "agents").glob("*.py")} == {"__init__", "zoo"} | shims
+    for name in shims:
+        text = (ROOT / "agents" / f"{name}.py").read_text()
+        assert f"from wordle_agents.commands.{name} import main" in text and len(text.splitlines()) <= 10, name
+
+
+def test_layout__the_commands_table_names_every_command_module() -> None:
+    """One home for commands: every module of ``wordle_agents.commands`` with a ``main`` is a row of its table,
+    and every row's module and option classes import."""
+    from wordle_agents.commands import COMMANDS
+
+    modules = {p.stem for p in (ROOT / "agents" / "commands").glob("*.py")} - {"__init__"}
+    assert {command.module.rsplit(".", 1)[1] for command in COMMANDS.values()} == modules
+    for name, command in COMMANDS.items():
+        assert callable(command.main()), name
+        for cls in command.option_classes():
+            assert cls.__dataclass_fields__, (name, cls)
+
+
+def test_layout__the_lab_is_not_in_the_wheel() -> None:
+    """Research (the multi-board bounds, the multi-board improvement experiments) sits in ``research/``, beside
+    the product: no module of the installed packages imports it, and the wheel's package list leaves it out."""
+    for folder in ("wordle_gym", "agents"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for name in imports(path):
+                assert name.split(".")[0] != "research", f"{path.relative_to(ROOT)} imports {name}"
+    text = (ROOT / "pyproject.toml").read_text()
+    assert '"research' not in text.split("[tool.setuptools]", 1)[1].split("[tool.setuptools.package-data]")[0]
 
 
 def test_layout__wordle_gym_imports_no_agent_code() -> None:
@@ -84,7 +112,7 @@ def test_layout__wordle_gym_imports_no_agent_code() -> None:
 def test_layout__agents_use_only_public_wordle_gym_modules() -> None:
     """The package boundary: ``wordle_agents`` imports documented ``wordle_gym`` modules, never a
     ``_private`` one or the command line (the CLI sits above the agents and reaches them by the registry)."""
-    for path in sorted((ROOT / "agents").rglob("*.py")):
+    for path in sorted([*(ROOT / "agents").rglob("*.py"), *(ROOT / "research").rglob("*.py")]):
         for name in imports(path):
             if name.startswith("wordle_gym."):
                 parts = name.split(".")[1:]
@@ -98,13 +126,14 @@ def test_layout__tests_mirror_the_subpackages() -> None:
     for package, folder in subpackages():
         tests = ROOT / "tests" / ("agents" if package.startswith("wordle_agents") else "") / folder.name
         assert list(tests.glob("test_*.py")), f"{package}: no tests in {tests.relative_to(ROOT)}"
+    assert list((ROOT / "tests" / "research").glob("test_*.py")), "research/: no tests in tests/research"
     top = {p.name for p in (ROOT / "tests").glob("test_*.py")}
     assert top == {"test_layout.py", "test_docs.py", "test_examples.py"}
 
 
 def test_layout__no_sys_path_edits() -> None:
     """Scripts run as modules or import installed packages; tests import their helpers as a package."""
-    for folder in ("wordle_gym", "agents", "benchmarks", "examples", "tests"):
+    for folder in ("wordle_gym", "agents", "research", "benchmarks", "examples", "tests"):
         for path in (ROOT / folder).rglob("*.py"):
             edit = "sys.path." + "insert"  # spelled in two parts: this file is checked too
             assert edit not in path.read_text(), path.relative_to(ROOT)

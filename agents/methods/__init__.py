@@ -1,9 +1,8 @@
 """Methods applied to a trained network: teaching it by the exact solver, and improving it by its own
 rollouts.
 
-``teach`` (behaviour cloning and DAgger from the oracle), ``improve`` (policy iteration by the
-network's own rollouts, the game's reward only: exploring starts, a critic of answers left) and ``boards``
-(the same on several boards: a one-board network's mixture learns Dordle and Quordle from its own rollouts).
+``teach`` (behaviour cloning and DAgger from the oracle) and ``improve`` (policy iteration by the
+network's own rollouts, the game's reward only: exploring starts, a critic of answers left).
 
 May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_agents.common,
 wordle_agents.solvers, wordle_agents.rl, wordle_agents.methods; numpy, torch, tqdm.

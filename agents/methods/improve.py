@@ -1,6 +1,6 @@
 """Policy iteration by the network's own rollouts: no solver, no teacher, only the game and its reward.
 
-    python -m wordle_agents.improve --init agents/checkpoints/dqn_full.pt --out dqn_improved.pt \\
+    python -m wordle_agents.commands.improve --init agents/checkpoints/dqn_full.pt --out dqn_improved.pt \\
         [--run-dir runs/improve] [--iterations 10] [--top 32] [--screen 32] [--explore 4] [--epochs 150] \\
         [--hard] [--max-minutes 60]
 

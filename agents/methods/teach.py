@@ -2,7 +2,7 @@
 (the student plays every answer, the oracle labels every position it reaches, the student trains on
 all labels so far) until a round brings nothing better.
 
-    python -m wordle_agents.teach --init agents/checkpoints/a2c_full.pt --out a2c_taught.pt \\
+    python -m wordle_agents.commands.teach --init agents/checkpoints/a2c_full.pt --out a2c_taught.pt \\
         [--rounds 8] [--epochs 40] [--hard] [--max-minutes 60]
 
 The student is the project's A2C word-scoring network (a sum of letter-position scores per word; any

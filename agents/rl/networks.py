@@ -48,7 +48,7 @@ class BoardMixture:
     word scores give a softmax over the words, and each guess is the likeliest word of the unsolved boards'
     softmaxes mixed with equal weights. (A DQN's softmax is over its action values: a dueling network's state
     value and mean advantage cancel in it.) It has no update of its own: the network learned on one board, or
-    on several through this mixture (:mod:`wordle_agents.methods.boards`). On one board it plays as the network
+    on several through this mixture (:mod:`research.boards`). On one board it plays as the network
     does."""
 
     def __init__(self, agent: WordAgent, block: int = 256) -> None:

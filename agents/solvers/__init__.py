@@ -2,12 +2,10 @@
 the random floors.
 
 ``max_entropy`` (greedy: entropy, expected size, minimax, splits), ``optimal`` (the exact solver: the
-optimal tree from an opener), ``_kernel`` (its numba search), ``openers`` (every first guess ranked and
-the best proven), ``oracle`` (``V*``, ``Q*`` and the regret of any decision, on the same search),
-``boards_bound`` (a proven lower bound on the multi-board optimum) and ``baselines`` (random play).
+optimal tree from an opener), ``_optimal_kernel`` (its numba search), ``openers`` (every first guess ranked and
+the best proven), ``oracle`` (``V*``, ``Q*`` and the regret of any decision, on the same search) and
+``baselines`` (random play).
 
 May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_agents.common,
-wordle_agents.solvers; numpy, torch, numba, tqdm, ray.
-
-(Ray is optional: only the every-opener Dordle bound's ``--ray`` imports it.)
+wordle_agents.solvers; numpy, torch, numba, tqdm.
 """

@@ -47,7 +47,7 @@ NOT_CACHED = (np.int64(-1), np.int64(-1), np.int64(-1))
 
 # The cache is only touched from Python through these compiled functions: a typed Dict's own methods,
 # called from Python, are compiled anew in every process (reading the tree out of the cache took 1.7 s
-# of `python -m wordle_agents.optimal salet`, now 0.1 s).
+# of `python -m wordle_agents.commands.optimal salet`, now 0.1 s).
 
 
 @cached_njit()

@@ -1,4 +1,4 @@
-"""Every allowed first guess ranked by its exact optimum: ``python -m wordle_agents.optimal --all-openers``.
+"""Every allowed first guess ranked by its exact optimum: ``python -m wordle_agents.commands.optimal --all-openers``.
 
 Proving the best opener means, for each of the 12972 allowed guesses, either its exact optimal total or
 a proof that it cannot be among the ``top`` best. The cutoff is one more than the ``top``-th best exact
@@ -176,7 +176,7 @@ def rank_openers(
     :func:`summary`); ``"finished"`` is false when ``max_minutes`` or Ctrl-C stopped it first (the
     journal, if any, keeps what was done). ``lose``: an answer not found within ``max_guesses`` costs
     ``max_guesses + 1`` instead of ruling the tree out (the oracle's values; what
-    :mod:`wordle_agents.solvers.boards_bound` needs)."""
+    :mod:`research.boards_bound` needs)."""
     vocab = vocab or Vocabulary()
     check_limits(max_guesses, None, max_cache_entries)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:

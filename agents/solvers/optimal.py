@@ -41,8 +41,8 @@ from wordle_gym.core.words import Vocabulary
 if TYPE_CHECKING:
     import torch
 
-# Solving and saving a tree never imports torch (``python -m wordle_agents.optimal``: torch's import took longer
-# than the search); playing one through the harness does, inside the methods that need it.
+# Solving and saving a tree never imports torch (``python -m wordle_agents.commands.optimal``: torch's import
+# took longer than the search); playing one through the harness does, inside the methods that need it.
 
 FORMAT = "wordle-gym optimal tree 1"
 POLL_S = 0.2

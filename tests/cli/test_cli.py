@@ -16,7 +16,7 @@ import pytest
 from tests.helpers.lists import list_pair
 from tests.helpers.processes import ROOT, drain, interrupt, wordle_gym_here, wordle_gym_process
 from tests.helpers.reference import feedback_ref
-from wordle_agents.optimal import main as optimal_main
+from wordle_agents.commands.optimal import main as optimal_main
 from wordle_gym.cli.commands import main as cli_main
 
 SMALL = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve", "parry", "error"]

@@ -116,8 +116,8 @@ def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_pac
     )
     kernel = (
         "import numpy as np, numba.core.config as config\n"
-        "from wordle_agents.solvers import _pair_kernel\n"
-        "_pair_kernel._size_bound(np.arange(3), np.arange(4))\n"
+        "from wordle_agents.solvers import _optimal_kernel\n"
+        "_optimal_kernel.constraint_key(np.zeros(5, np.int8), np.zeros(26, np.int8))\n"
         "print(config.CACHE_DIR == '')\n"
     )
     for chosen, code in ((str(cache), vector + kernel), ("", kernel)):  # the user cache, then none at all
@@ -128,4 +128,4 @@ def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_pac
         assert out.stdout.strip() == "True"  # numba's own setting is left as it was
         assert {p for p in site.rglob("*") if p.is_file()} == before
     kept = {p.name.split("-")[0] for p in (cache / "numba").rglob("*.nbi")}
-    assert {"_kernels.candidates_mask", "_pair_kernel._size_bound"} <= kept, kept
+    assert {"_kernels.candidates_mask", "_optimal_kernel.constraint_key"} <= kept, kept

@@ -169,9 +169,10 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     assert out.stdout.strip() == "True", out.stderr
     points = next(site.glob("wordle_gym-*.dist-info")) / "entry_points.txt"
     assert "[wordle_gym.agents]" in points.read_text() and "a2c = wordle_agents.zoo:a2c" in points.read_text()
-    code = "from wordle_agents.recipe import load_recipe; print([s.ships for s in load_recipe('dqn-explored').stages])"
+    code = "from wordle_agents.commands.recipe import load_recipe\n"
+    code += "print([s.ships for s in load_recipe('dqn-explored').stages])"
     out = run(["-c", code], env, cwd=tmp_path)  # the recipes are read from the installed package
-    from wordle_agents.recipe import load_recipe
+    from wordle_agents.commands.recipe import load_recipe
 
     ships = [s.ships for s in load_recipe("dqn-explored").stages]
     assert out.stdout.strip() == str(ships) and "dqn_explored.pt" in ships, out.stderr

@@ -11,8 +11,8 @@ import pytest
 import torch
 
 from tests.helpers.reference import feedback_ref, few_letter_words
+from wordle_agents.commands.improve import main
 from wordle_agents.common.training import machines as _machines
-from wordle_agents.improve import main
 from wordle_agents.methods.improve import (
     EXPLORED,
     EXPLORING,

@@ -11,10 +11,10 @@ import torch
 pytest.importorskip("numba")
 
 from tests.helpers.reference import few_letter_words
+from wordle_agents.commands.teach import main
 from wordle_agents.methods.teach import TeachOptions, teach
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.solvers.oracle import Oracle
-from wordle_agents.teach import main
 from wordle_gym.core.config import WordleConfig
 
 

@@ -14,7 +14,7 @@ import pytest
 
 from tests.helpers.lists import list_files, small_lists, trap_lists
 from tests.helpers.processes import interrupt
-from wordle_agents.optimal import main
+from wordle_agents.commands.optimal import main
 from wordle_agents.solvers import openers
 from wordle_agents.solvers.openers import STAGES, load, rank_openers, root_bounds, shipped_ranking
 from wordle_agents.solvers.optimal import _Search, solve
@@ -245,7 +245,7 @@ def test_command__ctrl_c_exits_at_once_every_time(tmp_path: Path) -> None:
     """Regression (issue 42): Ctrl-C could hang --all-openers for ever (2 of 7 tries on the real lists): a wait
     over 13k futures took their locks, and an interrupt left some held. Five tries on the real lists, each from
     its own start and interrupted at another moment: each exits with status 130 at once."""
-    command = [sys.executable, "-m", "wordle_agents.optimal", "--all-openers"]
+    command = [sys.executable, "-m", "wordle_agents.commands.optimal", "--all-openers"]
     for attempt in range(5):
         save = ["--save", str(tmp_path / f"k{attempt}.json")]
         code, took, err = interrupt([*command, *save], "openers ranked", delay=0.5 + 0.5 * attempt)

@@ -21,8 +21,8 @@ import pytest
 from tests.helpers.lists import SMALL, list_files, list_pair, small_lists, trap_lists
 from tests.helpers.processes import ROOT, interrupt, wordle_gym_here
 from tests.helpers.reference import feedback_ref, few_letter_words
-from wordle_agents.optimal import main
-from wordle_agents.optimal import main as optimal_main
+from wordle_agents.commands.optimal import main
+from wordle_agents.commands.optimal import main as optimal_main
 from wordle_agents.solvers.optimal import (
     OptimalSolver,
     OptimalTree,
@@ -328,7 +328,7 @@ def test_solver__the_time_limit_holds() -> None:
 
 @pytest.mark.slow
 def test_solver__ctrl_c_stops_a_long_search_at_once() -> None:
-    code, took, err = interrupt([sys.executable, "-m", "wordle_agents.optimal", "fuzzy"], "nodes]")
+    code, took, err = interrupt([sys.executable, "-m", "wordle_agents.commands.optimal", "fuzzy"], "nodes]")
     assert code == 130 and "interrupted" in err and "Traceback" not in err
     assert took < 30  # a search left alone runs for minutes
 
@@ -463,12 +463,12 @@ def lists_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[t
 def test_command__solves_and_saves_without_importing_torch(
     tmp_path: Path, lists_on_disk: tuple[list[str], list[str]]
 ) -> None:
-    """``python -m wordle_agents.optimal`` loads no torch (its import took longer than the search it runs): the
+    """``python -m wordle_agents.commands.optimal`` loads no torch (its import took longer than the search it runs): the
     package inits import lazily and the solver reads the numpy pattern table. A fresh process, as a user runs it,
     with the table on disk (only building it takes torch)."""
     answers, allowed = lists_on_disk
     code = (
-        "import sys\nfrom wordle_agents.optimal import main\n"
+        "import sys\nfrom wordle_agents.commands.optimal import main\n"
         "code = main(['catch', '--answers', 'answers.txt', '--allowed', 'allowed.txt', '--save', 'tree.npz',"
         " '--quiet'])\n"
         "print(code, 'torch' in sys.modules, 'wordle_gym.core.game' in sys.modules)"
@@ -483,12 +483,13 @@ def test_command__solves_and_saves_without_importing_torch(
 def test_command__as_its_own_process_imports_no_torch_nor_scipy_linalg(
     tmp_path: Path, lists_on_disk: tuple[list[str], list[str]]
 ) -> None:
-    """Speed (issue 47): ``python -m wordle_agents.optimal`` imports numba's array support with scipy's BLAS hidden
-    (numba imported scipy.linalg to look for BLAS: 0.2 s of a 1.5 s solve) and exits without the interpreter's
-    teardown; what it prints and saves is complete, and scipy.linalg still imports in a process that asks."""
+    """Speed (issue 47): ``python -m wordle_agents.commands.optimal`` imports numba's array support with scipy's
+    BLAS hidden (numba imported scipy.linalg to look for BLAS: 0.2 s of a 1.5 s solve) and exits without the
+    interpreter's teardown; what it prints and saves is complete, and scipy.linalg still imports in a process
+    that asks."""
     answers, allowed = lists_on_disk
-    command = [sys.executable, "-X", "importtime", "-m", "wordle_agents.optimal", "catch", "--answers", "answers.txt"]
-    command += ["--allowed", "allowed.txt", "--save", "tree.npz", "--quiet"]
+    command = [sys.executable, "-X", "importtime", "-m", "wordle_agents.commands.optimal", "catch"]
+    command += ["--answers", "answers.txt", "--allowed", "allowed.txt", "--save", "tree.npz", "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     out = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env, check=False)
     assert out.returncode == 0, out.stderr[-2000:]

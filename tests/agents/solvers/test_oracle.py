@@ -313,7 +313,7 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
     A table of exact first-move totals (made by the search, kept one opener at a time, continued) answers it
     without a search, and a turn spent without a guess at the start costs exactly one guess."""
     from tests.helpers.lists import small_lists
-    from wordle_agents.optimal import main as optimal_main
+    from wordle_agents.commands.optimal import main as optimal_main
     from wordle_agents.solvers.oracle import opener_values
     from wordle_gym.core.config import WordleConfig
 

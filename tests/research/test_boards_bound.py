@@ -12,11 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.reference import feedback_ref, few_letter_words
-from wordle_agents.common.checkpoint import shipped_dir
-from wordle_agents.optimal import main as optimal_main
-from wordle_agents.solvers import openers as ranking
-from wordle_agents.solvers.boards_bound import (
+from research.boards_bound import (
     dordle_finish,
     dordle_most,
     dordle_openers,
@@ -28,6 +24,10 @@ from wordle_agents.solvers.boards_bound import (
     order_bound,
     solved_by,
 )
+from tests.helpers.reference import feedback_ref, few_letter_words
+from wordle_agents.commands.optimal import main as optimal_main
+from wordle_agents.common.checkpoint import shipped_dir
+from wordle_agents.solvers import openers as ranking
 from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.words import Vocabulary
 
@@ -399,8 +399,8 @@ def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_boun
     assert f"| 3 | 8 | {rows[1]['one_board_bound']:.4f} | {rows[1]['order_bound']['lower_bound']:.4f} |" in printed
     assert main(["--ranking", str(path), "--boards", "2", "--most", str(summary), "--json", str(out)]) == 0
     assert json.loads(out.read_text())[0] == rows[0]  # the summary gives what the journal gave
+    from research.boards_bound import SHIPPED_MOST
     from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.solvers.boards_bound import SHIPPED_MOST
 
     assert main(["--ranking", str(path), "--most", str(shipped_dir() / SHIPPED_MOST)]) == 2  # the real lists'
     err = capsys.readouterr().err
@@ -442,8 +442,8 @@ def test_command__ray_without_ray_installed_is_one_line(monkeypatch, capsys: pyt
 def test_shipped__the_real_lists_ranking_with_losses_gives_every_board_counts_bound(capsys) -> None:
     """The shipped certificate: every opener of the real lists ranked with losses counted; its best is no
     worse than the shipped ranking without losses (counting losses can only lower a tree's total)."""
+    from research.boards_bound import SHIPPED, shipped_bounds
     from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.solvers.boards_bound import SHIPPED, shipped_bounds
 
     data = ranking.load(shipped_dir() / SHIPPED)
     strict = ranking.load(ranking.shipped_ranking(False))
@@ -465,8 +465,8 @@ def test_shipped__the_maxima_over_every_opener_are_reached_by_the_openers_named(
     ``--all-openers``; the count pass over every opener takes half an hour): each maximum is the count of the
     opener it names, the most classes and the most pairs finished by the second guess (twice the classes of
     an answer opener but one) are the largest over every opener."""
+    from research.boards_bound import SHIPPED_MOST, _opener_counts, _tables
     from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.solvers.boards_bound import SHIPPED_MOST, _opener_counts, _tables
     from wordle_gym.core.patterns import pattern_array
 
     vocab = Vocabulary()

@@ -1,15 +1,15 @@
-"""The training recipes of the shipped learned agents (``python -m wordle_agents.recipe``), run on tiny lists."""
+"""The training recipes of the shipped learned agents (``python -m wordle_agents.commands.recipe``), run on tiny
+lists."""
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import torch
 
-from wordle_agents.recipe import (
+from wordle_agents.commands.recipe import (
     Recipe,
     RecipeRun,
     Stage,
@@ -69,7 +69,7 @@ def test_recipe__bad_recipes_and_options_are_one_line_errors(capsys: pytest.Capt
     assert "--max-minutes must be a number of minutes > 0; got -1.0" in capsys.readouterr().err
     with pytest.raises(ValueError, match="continues 'vocab-1000', which is no earlier improve stage"):
         bad = Stage("again", "improve", {}, continues="vocab-1000")
-        from wordle_agents.recipe import _check
+        from wordle_agents.commands.recipe import _check
 
         _check(Recipe("x", "", (load_recipe("dqn").stages[0], bad)))
 
@@ -77,7 +77,7 @@ def test_recipe__bad_recipes_and_options_are_one_line_errors(capsys: pytest.Capt
 def test_recipe__a_stage_stopped_by_ctrl_c_stops_the_recipe_as_interrupted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import wordle_agents.recipe as recipe_module
+    import wordle_agents.commands.recipe as recipe_module
 
     monkeypatch.setattr(recipe_module, "_command", lambda name: lambda argv: 130)  # what a command returns on Ctrl-C
     assert main(["dqn", "--run-dir", str(tmp_path)]) == 130
@@ -162,7 +162,7 @@ def test_recipe__list_names_each_stage_with_where_it_starts(capsys: pytest.Captu
 
 
 def test_recipe__a_branch_starts_from_the_weights_of_its_after_stage(tmp_path: Path) -> None:
-    from wordle_agents.recipe import _check, _start
+    from wordle_agents.commands.recipe import _check, _start
 
     chain = _tiny_chain(tmp_path)
     branch = Stage("branch", "improve", chain.stage("better").options, after="two")
@@ -200,35 +200,18 @@ def test_recipe__a_stopped_run_continues_to_the_same_weights(tmp_path: Path) -> 
         assert _same(whole.weights(stage), stopped.weights(stage)), stage.name
 
 
-def test_recipe__an_improve_boards_stage_runs_continues_and_reports_each_board_count(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """Issue 44's learned row has a recipe stage: ``improve-boards`` starts from the previous stage's one-board
-    weights, a later stage continues its run, and its figures are each board count's."""
-    from wordle_agents.recipe import _check, _describe
+def test_recipe__improve_stages_need_weights_and_continue_only_an_earlier_improve_stage() -> None:
+    """A recipe whose first stage improves has nothing to start from; a stage continues only an earlier improve
+    stage (of the same command); the research command ``improve-boards`` is no stage (it left the wheel)."""
+    from wordle_agents.commands.recipe import STAGES, _check
 
-    words = stage_words("20")[0]
-    lists = tmp_path / "words.txt"
-    lists.write_text("\n".join(words) + "\n")
-    small = {"answers": str(lists), "allowed": str(lists), "boards": "2", "games": 4, "top": 3, "samples": 3}
-    small |= {"epochs": 1, "validation": 10}
-    recipe = Recipe(
-        "tiny",
-        "",
-        (
-            Stage("one", "train-dqn", TINY["train-dqn"]),
-            Stage("boards", "improve-boards", {**small, "iterations": 1}),
-            Stage("boards-more", "improve-boards", {**small, "iterations": 2}, continues="boards"),
-        ),
-    )
-    run = RecipeRun(tmp_path / "run")
-    assert run_recipe(recipe, run)
-    state = torch.load(run.folder(recipe.stage("boards-more")) / "last.pt", weights_only=True)
-    assert len(state["history"]) == 2 and not (tmp_path / "run" / "boards-more").exists()
-    figures = json.loads(run.done(recipe.stage("boards-more")).read_text())["figures"]
-    assert set(figures) == {"boards2_win_rate", "boards2_mean_guesses"}
-    assert _describe(figures).startswith("2 boards ") and " % / " in _describe(figures)
-    with pytest.raises(ValueError, match="continues 'boards', which is no"):
-        _check(replace(recipe, stages=(*recipe.stages, Stage("x", "improve", {}, continues="boards"))))
+    improve = Stage("better", "improve", {"iterations": 1})
     with pytest.raises(ValueError, match="the first stage has no weights to improve"):
-        _check(Recipe("tiny", "", (recipe.stages[1],)))
+        _check(Recipe("tiny", "", (improve,)))
+    first = Stage("one", "train-dqn", TINY["train-dqn"])
+    _check(Recipe("tiny", "", (first, improve, Stage("more", "improve", {}, continues="better"))))
+    with pytest.raises(ValueError, match="continues 'one', which is no"):
+        _check(Recipe("tiny", "", (first, Stage("x", "improve", {}, continues="one"))))
+    assert "improve-boards" not in STAGES
+    with pytest.raises(ValueError, match="unknown command 'improve-boards'; expected one of train-a2c, train-dqn, "):
+        _check(Recipe("tiny", "", (first, Stage("b", "improve-boards", {}))))

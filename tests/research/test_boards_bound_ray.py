@@ -36,7 +36,7 @@ def test_dordle_openers__ray_tasks_give_one_machines_counts_and_resume(tmp_path:
     import sys
     from pathlib import Path
     import ray
-    from wordle_agents.solvers.boards_bound import dordle_openers
+    from research.boards_bound import dordle_openers
 
     made = []  # the functions made Ray tasks
     remote = ray.remote
@@ -75,7 +75,7 @@ def test_command__all_openers_on_ray(tmp_path: Path) -> None:
         + """
     import sys
     from pathlib import Path
-    from wordle_agents.solvers.boards_bound import dordle_openers
+    from research.boards_bound import dordle_openers
     Path(sys.argv[1], "a.txt").write_text("\\n".join(vocab.answers) + "\\n")
     Path(sys.argv[1], "g.txt").write_text("\\n".join(vocab.allowed) + "\\n")
     print(f"{dordle_openers(vocab)['lower_bound']:.4f}")
@@ -86,7 +86,7 @@ def test_command__all_openers_on_ray(tmp_path: Path) -> None:
     bound = out.stdout.split()[-1]
     lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt"), "--quiet"]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_AUTH_MODE": "disabled", "OMP_NUM_THREADS": "1"}
-    command = [sys.executable, "-m", "wordle_agents.solvers.boards_bound", "--all-openers", "--ray", *lists]
+    command = [sys.executable, "-m", "research.boards_bound", "--all-openers", "--ray", *lists]
     out = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
     assert f"proven lower bound on the optimal mean count: {bound}" in out.stdout

@@ -1,10 +1,10 @@
-"""``python -m wordle_agents.improve_boards``: a one-board network taught Dordle and Quordle by its own rollouts.
+"""``python -m research.improve_boards``: a one-board network taught Dordle and Quordle by its own rollouts.
 
-    python -m wordle_agents.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
+    python -m research.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
         [--boards 2,4] [--run-dir runs/boards] [--iterations 10] [--games 200] [--top 8] [--samples 16] \\
         [--max-minutes 60]
 
-No solver and no teacher: only the game and its reward (:mod:`wordle_agents.methods.boards` says how). The best
+No solver and no teacher: only the game and its reward (:mod:`research.boards` says how). The best
 network (by wins on the validation games, then mean guesses) is written to ``--out``, float16, with what it
 learned from and its figures on the validation games. The run folder's ``last.pt`` holds everything: the same
 command continues the run.
@@ -21,10 +21,10 @@ from pathlib import Path
 
 import torch
 
+from research.boards import BoardsOptions, Run, iterate, method, validate
+from wordle_agents.commands.improve import NetworkRun, _fingerprint, resume
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.training import machine, machines
-from wordle_agents.improve import NetworkRun, _fingerprint, resume
-from wordle_agents.methods.boards import BoardsOptions, Run, iterate, method, validate
 from wordle_agents.rl.networks import load_network
 from wordle_gym.core.commandline import OneLineParser, add_options, options_from
 from wordle_gym.core.config import MAX_BOARDS, WordleConfig
@@ -32,7 +32,7 @@ from wordle_gym.core.device import resolve_device
 from wordle_gym.core.files import atomic_torch_save, check_writable, folder_lock, one_line
 from wordle_gym.core.words import word_source
 
-PROG = "python -m wordle_agents.improve_boards"
+PROG = "python -m research.improve_boards"
 
 
 @dataclass(frozen=True)

@@ -9,9 +9,7 @@ import numpy as np
 import pytest
 import torch
 
-from tests.helpers.reference import consistent, feedback_ref, few_letter_words
-from wordle_agents.improve_boards import main
-from wordle_agents.methods.boards import (
+from research.boards import (
     METHOD,
     BoardsOptions,
     Run,
@@ -25,6 +23,8 @@ from wordle_agents.methods.boards import (
     validate,
     values,
 )
+from research.improve_boards import main
+from tests.helpers.reference import consistent, feedback_ref, few_letter_words
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.rl.networks import BoardMixture
 from wordle_gym.core.config import WordleConfig
@@ -195,7 +195,7 @@ def test_command__writes_float16_weights_resumes_and_refuses_bad_options(tmp_pat
 
 
 def test_anchors__the_networks_own_guesses_where_no_rollout_label_is() -> None:
-    from wordle_agents.methods.boards import own_guesses
+    from research.boards import own_guesses
 
     agent, config = _setup(8)
     found = own_guesses(agent, config, 30, stream=5)

@@ -1,6 +1,6 @@
 """Policy iteration by own rollouts on several boards: a one-board network learns to play Dordle and Quordle.
 
-    python -m wordle_agents.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
+    python -m research.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
         [--boards 2,4] [--games 400] [--top 8] [--samples 8] [--iterations 10] [--max-minutes 60]
 
 A one-board network plays K boards as :class:`~wordle_agents.rl.networks.BoardMixture` plays it: each guess the

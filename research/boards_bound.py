@@ -1,11 +1,11 @@
 """Proven lower bounds on the optimum of K-board Wordle (Dordle, Quordle, ...), from one board's optimum and
 from the order in which the boards are solved.
 
-    python -m wordle_agents.solvers.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--most FILE] [--json FILE]
-    python -m wordle_agents.solvers.boards_bound --opener salet [--json FILE]   # Dordle from one opener
-    python -m wordle_agents.solvers.boards_bound --all-openers [--save FILE] [--max-minutes M]   # every policy
-    python -m wordle_agents.solvers.boards_bound --all-openers --save FILE [--refine-below B] [--search-below B]
-    python -m wordle_agents.solvers.boards_bound --all-openers --ray [...]   # the openers as Ray tasks
+    python -m research.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--most FILE] [--json FILE]
+    python -m research.boards_bound --opener salet [--json FILE]   # Dordle from one opener
+    python -m research.boards_bound --all-openers [--save FILE] [--max-minutes M]   # every policy
+    python -m research.boards_bound --all-openers --save FILE [--refine-below B] [--search-below B]
+    python -m research.boards_bound --all-openers --ray [...]   # the openers as Ray tasks
 
 The game: K boards with K distinct answers drawn uniformly from the N answers, every guess applied to every
 board not yet solved, ``L`` guesses (K + 5 by default); a game counts the guess that solves its last board,
@@ -27,9 +27,9 @@ costs at least ``m + 1``), so its mean is at least ``V``. With probability ``(K 
 board's own answer (a cost of at most ``C``); otherwise the boards are distributed as in the real game.
 
 Together: **optimum >= (N V - (K - 1) C) / (N - K + 1) + (K - 1)/2**. ``V`` comes from a ranking of every
-opener with losses counted (``python -m wordle_agents.optimal --all-openers --losses --top 1``; the real
+opener with losses counted (``python -m wordle_agents.commands.optimal --all-openers --losses --top 1``; the real
 lists' ships as ``openers_normal_losses.json``). The bound is loose (it only uses that boards finish at
-different guesses, and for many boards it is below ``K``); ``tests/agents/solvers/test_boards_bound.py``
+different guesses, and for many boards it is below ``K``); ``tests/research/test_boards_bound.py``
 holds it against the exact optimum of small games.
 
 **Claim 3 (the order the boards are solved in).** Let ``N_t`` be the boards solved by guess ``t`` and
@@ -101,7 +101,7 @@ from wordle_gym.core.files import atomic_write_json, check_writable, file_lock, 
 from wordle_gym.core.patterns import num_patterns, pattern_array
 from wordle_gym.core.words import Vocabulary, word_source
 
-PROG = "python -m wordle_agents.solvers.boards_bound"
+PROG = "python -m research.boards_bound"
 SHIPPED = "openers_normal_losses.json"
 """The real lists' ranking with losses counted, six guesses (the certificate of ``V``)."""
 SHIPPED_MOST = "dordle_openers_most.json"
@@ -319,7 +319,7 @@ def _pair_search(
     """``(cells, by2, by3, by4, second guesses counted exactly)`` over the ordered pairs of the opener's cells:
     the kernel's ``pair_counts`` for each cell, searched (``search``) or from the class sizes alone; a bar
     named ``progress``, where given."""
-    from wordle_agents.solvers import _pair_kernel as kernel  # numba: only here
+    from research import _pair_kernel as kernel  # numba: only here
 
     table, actions, answer_of = tables
     order, starts, guess_cell, cell_solved = _cells(table, answer_of, first)
@@ -487,7 +487,7 @@ def _dordle_openers(
 
 def _opener_counts(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int) -> list[int]:
     """One opener's ``[by2, by3, by4]``, ``by4`` bounded from the class counts alone (well under a second)."""
-    from wordle_agents.solvers import _pair_kernel as kernel  # numba: only here
+    from research import _pair_kernel as kernel  # numba: only here
 
     table, _, answer_of = tables
     order, starts, guess_cell, cell_solved = _cells(table, answer_of, first)

@@ -1,0 +1,246 @@
+"""``python -m wordle_agents.commands.optimal``: the exact solver, from the command line.
+
+    python -m wordle_agents.commands.optimal salet [--hard] [--save tree.npz]    # the optimal tree from an opener
+    python -m wordle_agents.commands.optimal best-of-10                          # the best of the 10 best greedy ones
+    python -m wordle_agents.commands.optimal --all-openers [--save ranking.json] # every opener ranked, the best proven
+    python -m wordle_agents.commands.optimal --all-openers --losses --top 1      # the same, a loss costing limit + 1
+    python -m wordle_agents.commands.optimal --values models --save values.json  # exact first moves for the oracle
+
+The search is :mod:`wordle_agents.solvers.optimal` (a tree from one opener) and
+:mod:`wordle_agents.solvers.openers` (every first guess ranked; resumable from its journal beside --save).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from wordle_agents.solvers.optimal import check_limits, openers, solve
+from wordle_gym.core.commandline import OneLineParser, add_options, options_from
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.files import check_writable, one_line
+from wordle_gym.core.words import Vocabulary, word_source
+
+PROG = "python -m wordle_agents.commands.optimal"
+
+
+@dataclass(frozen=True)
+class OptimalRun:
+    """What to solve."""
+
+    opener: str | None = field(default=None, metadata={"positional": True})
+    """The first guess, or best-of-K (the K best greedy openers)."""
+    all_openers: bool = False
+    """Rank every allowed first guess, proving the --top best (resumable with --save)."""
+    values: str | None = None
+    """Comma-separated openers, or 'models' (those language models favour): each one's exact first-move total, a
+    loss costing limit + 1 (the oracle's regret reward reads it), added to the table at --save (resumable)."""
+    top: int = 10
+    """With --all-openers: how many to rank exactly."""
+    losses: bool = False
+    """With --all-openers: an answer not found within the limit costs limit + 1 instead of ruling the tree out
+    (the oracle's values; what the multi-board bound needs: python -m research.boards_bound)."""
+    max_minutes: float | None = None
+    """With --all-openers: stop after this long (the same command continues)."""
+    hard: bool = False
+    """Hard mode."""
+    max_guesses: int = 6
+    """The guess limit."""
+    answers: str = "answers"
+    """Answer list: a name or a file."""
+    allowed: str = "allowed"
+    """Allowed guesses: a name or a file."""
+    save: str | None = None
+    """Write the tree (.npz), or with --all-openers the ranking (.json), here."""
+    time_limit: float | None = None
+    """One opener (each opener, with --values): give up after this many seconds."""
+    max_cache_entries: int = 5_000_000
+    """Bound on the search's cache."""
+    quiet: bool = False
+    """No progress bar."""
+
+    def __post_init__(self) -> None:
+        if sum((self.opener is not None, self.all_openers, self.values is not None)) != 1:
+            raise ValueError("give an opener, --all-openers or --values (one of them)")
+        if self.values is not None and not self.save:
+            raise ValueError("--values needs --save FILE (the table, continued if it exists)")
+        if self.all_openers and self.time_limit is not None:
+            raise ValueError("--time-limit is for one opener; --all-openers stops with --max-minutes")
+        if not self.all_openers and self.losses:
+            raise ValueError("--losses goes with --all-openers")
+        if not (self.all_openers or self.values) and self.max_minutes is not None:
+            raise ValueError("--max-minutes goes with --all-openers (a single opener takes --time-limit)")
+        if self.save is not None and not self.save.strip():
+            raise ValueError("--save needs a file name; got ''")
+        check_limits(self.max_guesses, self.time_limit, self.max_cache_entries)
+
+
+def main(argv: list[str] | None = None, own_process: bool = False) -> int:
+    """The command; ``own_process``: run as ``python -m``, in a process of its own (see :func:`_numba_without_blas`)."""
+    parser = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_options(parser, OptimalRun)
+    try:
+        args = options_from(OptimalRun, parser.parse_args(argv))
+    except (ValueError, TypeError) as exc:
+        print(f"{PROG}: error: {one_line(exc)} (see {PROG} --help)", file=sys.stderr)
+        return 2
+    if own_process:
+        _numba_without_blas()
+    if args.all_openers:
+        return _all_openers(args)
+    if args.values is not None:
+        return _values(args)
+    start = time.perf_counter()
+    try:
+        vocab = _lists_and_output(args)
+        trees = []
+        for opener in openers(vocab, args.opener):
+            tree = solve(
+                vocab,
+                opener,
+                args.hard,
+                args.max_guesses,
+                args.time_limit,
+                args.max_cache_entries,
+                progress=not args.quiet,
+            )
+            trees.append(tree)
+            if len(trees) > 1 or args.opener.startswith("best-of"):  # one line per opener tried
+                print(f"{opener.upper()}: {tree.total} guesses over {tree.num_answers} answers (mean {tree.mean:.4f})")
+        tree = min(trees, key=lambda t: t.total)
+        used = tree.play(vocab)
+        if args.save:
+            tree.save(args.save)
+    except (ValueError, OSError, ImportError, TimeoutError) as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        return 130
+    mode = "hard mode" if args.hard else "normal mode"
+    seconds = time.perf_counter() - start
+    print(
+        f"optimal from {tree.opener.upper()} ({mode}, {args.max_guesses} guesses): {tree.total} guesses over "
+        f"{tree.num_answers} answers, mean {tree.mean:.4f}, max {used.max()}, every answer solved: "
+        f"{bool(used.min() > 0)}; {tree.nodes_searched:,} nodes searched; {seconds:.1f} s"
+    )
+    return 0
+
+
+def _lists_and_output(args: OptimalRun) -> Vocabulary:
+    """The command's word lists, after checking that ``--save`` (if given) names a file that can be written."""
+    vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
+    if args.save:
+        check_writable(args.save)
+    return vocab
+
+
+def _values(args: OptimalRun) -> int:
+    """``--values``: exact first-move totals of the openers named, into the table at --save."""
+    from wordle_agents.solvers.oracle import MODEL_OPENERS, opener_values
+
+    try:
+        answers, allowed = word_source(args.answers), word_source(args.allowed)
+    except ValueError as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    config = WordleConfig(answers=answers, allowed=allowed, hard_mode=args.hard, max_guesses=args.max_guesses)
+    named = [w.strip().lower() for w in args.values.split(",") if w.strip()]
+    words = MODEL_OPENERS if args.values == "models" else named
+    unknown = [w for w in words if w not in config.vocabulary.allowed_index]
+    if unknown or not words:
+        print(f"{PROG}: error: --values: not allowed guesses: {', '.join(unknown) or '(none given)'}", file=sys.stderr)
+        return 2
+    assert args.save is not None
+    try:
+        check_writable(args.save)
+        values = opener_values(config, words, args.save, args.max_minutes, args.time_limit)
+    except (OSError, ValueError) as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 1
+    done = sum(w in values for w in words)
+    n = config.vocabulary.num_answers
+    best = min(values.values())
+    print(f"{done}/{len(words)} openers valued ({len(values)} in {args.save}); the best {best} ({best / n:.4f})")
+    if done < len(words):
+        missing = ", ".join(w for w in words if w not in values)
+        print(f"not valued (past --time-limit or --max-minutes; the same command tries again): {missing}")
+    return 0
+
+
+def _all_openers(args: OptimalRun) -> int:
+    """``--all-openers``: the ranking, printed, and saved with ``--save`` (its journal beside it)."""
+    from wordle_agents.solvers import openers as ranking
+
+    journal = None
+    try:
+        vocab = _lists_and_output(args)
+        if args.save:
+            journal = Path(f"{args.save}.journal")
+        data = ranking.rank_openers(
+            vocab,
+            args.hard,
+            args.max_guesses,
+            args.top,
+            journal,
+            args.max_minutes,
+            args.max_cache_entries,
+            progress=not args.quiet,
+            lose=args.losses,
+        )
+        if data["finished"] and args.save:
+            ranking.save(data, args.save)
+            for leftover in (journal, Path(f"{journal}.lock"), Path(f"{journal}.lock.pid")):
+                leftover.unlink(missing_ok=True)  # the run is done: its journal and the journal's lock
+    except (ValueError, OSError, ImportError) as exc:
+        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        kept = f"; what was done is kept in {journal}: the same command continues" if journal else ""
+        print(f"\n{PROG}: interrupted{kept}", file=sys.stderr)
+        return 130
+    for rank, (word, value) in enumerate(data["ranking"], start=1):
+        print(f"{rank:>4}. {word.upper()}  {value} guesses (mean {value / vocab.num_answers:.4f})")
+    out = data["ruled_out"]
+    print(
+        f"{data['openers_done']:,} of {vocab.num_allowed:,} openers: {len(data['ranking'])} ranked exactly below "
+        f"the cutoff {data['cutoff']}; ruled out by the root bound {out['root bound']:,}, the second-level bound "
+        f"{out['second-level bound']:,}, the search {out['search']:,}; {data['nodes']:,} nodes; "
+        f"{data['wall_s']:.0f} s"
+    )
+    if not data["finished"]:
+        how = f"kept in {journal}: the same command continues" if journal else "nothing kept (add --save PATH)"
+        print(f"stopped before every opener was ranked; {how}")
+    elif args.save:
+        print(f"saved {args.save}")
+    return 0
+
+
+def _numba_without_blas() -> None:
+    """numba's array support imported with scipy's BLAS hidden: where scipy is installed, importing
+    ``numba.np.arraymath`` imports ``scipy.linalg`` to look for BLAS (0.17-0.27 s here, an eighth of solving
+    from SALET), and the solver's kernels do no linear algebra. numba then has no BLAS in this process, so only
+    the command's own process does it, never the library."""
+    name = "scipy.linalg.cython_blas"
+    if "numba.np.arraymath" in sys.modules or name in sys.modules:
+        return
+    sys.modules[name] = None  # type: ignore[assignment]  # importing it raises ImportError
+    try:
+        import numba.np.arraymath  # noqa: F401
+    except ImportError:
+        pass  # no numba: the solver says so in one line
+    finally:
+        del sys.modules[name]
+
+
+if __name__ == "__main__":
+    code = main(own_process=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    # Everything is written (trees and journals atomically, before main returns): the interpreter's teardown of
+    # numba's, llvmlite's and scipy's modules (0.2 s of a 1.5 s solve) has nothing left to do.
+    os._exit(code)

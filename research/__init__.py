@@ -1,0 +1,10 @@
+"""The lab beside the product: experiments and proofs that measure the game and the agents, kept and tested but
+not installed (the wheel holds only what users run). Run them as modules from the repository root.
+
+``boards_bound`` (+ ``_pair_kernel``, its numba search): proven lower bounds on the multi-board optimum
+(``python -m research.boards_bound``; the proofs are its docstring, the figures are in BENCHMARKS.md).
+``boards`` and ``improve_boards``: a one-board network improved on Dordle and Quordle by its own rollouts
+(``python -m research.improve_boards``; it has not yet beaten the mixture it starts from).
+
+May import: wordle_gym (its public modules), wordle_agents, research; numpy, torch, numba, tqdm, ray.
+"""
