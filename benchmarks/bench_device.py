@@ -25,7 +25,7 @@ def _machine(device: str) -> str:
     """This machine, described as the other benchmarks describe theirs, where it has that device; else ""."""
     import torch
 
-    from wordle_gym.cli.throughput import describe
+    from wordle_gym.harness.throughput import describe
 
     return describe(torch.device(device)) if device == "cpu" or torch.cuda.is_available() else ""
 

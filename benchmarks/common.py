@@ -15,9 +15,9 @@ from typing import Any
 
 import torch
 
-from wordle_gym.cli.throughput import describe
 from wordle_gym.core.device import resolve_device
 from wordle_gym.core.files import atomic_write_json
+from wordle_gym.harness.throughput import describe
 
 HERE = Path(__file__).resolve().parent
 

@@ -32,10 +32,10 @@ from tqdm import tqdm
 
 from benchmarks.common import parse_args, run_fresh, save
 from wordle_gym import WordleEnv
-from wordle_gym.cli import throughput
 from wordle_gym.core.rules import build_pattern_table
 from wordle_gym.core.words import Vocabulary, load_word_list
 from wordle_gym.envs.multi import make_vector_env
+from wordle_gym.harness import throughput
 
 
 class PlainPythonWordle:

@@ -76,7 +76,7 @@ def steps(
                 [
                     python,
                     "-c",
-                    "import wordle_gym.cli.throughput as t, torch, benchmarks.env_throughput as e; "
+                    "import wordle_gym.harness.throughput as t, torch, benchmarks.env_throughput as e; "
                     "d = torch.device('cpu'); "
                     "print(t.table(t.measure(d, [8], 0.05, progress=False))); print(e.profile_step(8, d, steps=2))",
                 ],
@@ -99,7 +99,7 @@ def steps(
                 [
                     python,
                     "-c",
-                    "import torch; from wordle_gym.cli.throughput import time_vector; "
+                    "import torch; from wordle_gym.harness.throughput import time_vector; "
                     "print([time_vector(8, torch.device('cpu'), 'all', 0.05, boards=k) for k in (1, 4)])",
                 ],
                 300,

@@ -22,10 +22,10 @@ from tqdm import tqdm
 
 from benchmarks.common import RESULTS, parse_args, save
 from wordle_agents.solvers.max_entropy import MaxEntropySolver
-from wordle_gym.cli.throughput import time_vector
 from wordle_gym.core.config import BOARD_NAMES
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.harness.play import MULTI_BOARD_GAMES
+from wordle_gym.harness.throughput import time_vector
 
 ALL_WORDS_UP_TO = 4  # boards up to this many: every allowed word is a guess; more: the possible answers only
 

@@ -20,8 +20,8 @@ from typing import Any
 
 from benchmarks.common import RESULTS, parse_args, save
 from wordle_agents.solvers.oracle import Oracle
-from wordle_gym.cli.bench import _settings, jobs
 from wordle_gym.core.words import load_word_list
+from wordle_gym.harness.bench import jobs, settings
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.harness.registry import make_agent
 
@@ -41,7 +41,7 @@ def real_game_rows() -> list[tuple[str, Any, dict[str, Any]]]:
         if name in SKIPPED:
             continue
         policy = make_agent(name, run.options, device="cpu")
-        for label, play, lists in _settings(run.label, policy, getattr(policy, "checkpoint", None)):
+        for label, play, lists in settings(run.label, policy, getattr(policy, "checkpoint", None)):
             # the real game: a stage's own lists are not Wordle, and the oracle values one board
             if "answers" not in lists and run.env.get("boards", 1) == 1:
                 rows.append((label, play, {**lists, **run.env}))

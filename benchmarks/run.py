@@ -2,18 +2,18 @@
 
     python -m benchmarks.run [--device cuda] [--model runs/sb3/maskable_ppo.zip] [--only TEXT]
 
-The same as ``wordle-gym bench --out . --prune`` run from the repository root (see wordle_gym/cli/bench.py).
+The same as ``wordle-gym bench --out . --prune`` run from the repository root: it runs that command.
 """
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
-
-from wordle_gym.cli.bench import main
 
 ROOT = Path(__file__).resolve().parent.parent
 
 if __name__ == "__main__":
     prune = [] if any(arg.startswith("--only") for arg in sys.argv[1:]) else ["--prune"]  # rows of agents gone
-    sys.exit(main(["--out", str(ROOT), *prune, *sys.argv[1:]]))
+    command = [sys.executable, "-m", "wordle_gym", "bench", "--out", str(ROOT), *prune, *sys.argv[1:]]
+    sys.exit(subprocess.run(command, check=False).returncode)

@@ -131,6 +131,15 @@ def test_layout__tests_mirror_the_subpackages() -> None:
     assert top == {"test_layout.py", "test_docs.py", "test_examples.py"}
 
 
+def test_layout__benchmarks_measure_through_the_harness_not_the_command_line() -> None:
+    """What the benchmarks measure with (the agents table, the vector env's steps/s) is the harness's; a benchmark
+    that wants the command runs it as a process."""
+    for path in sorted((ROOT / "benchmarks").rglob("*.py")):
+        for name in imports(path):
+            assert not name.startswith("wordle_gym.cli"), f"{path.relative_to(ROOT)} imports the command line {name}"
+        assert "wordle_gym.cli" not in path.read_text(), f"{path.relative_to(ROOT)} names the command line's modules"
+
+
 def test_layout__no_sys_path_edits() -> None:
     """Scripts run as modules or import installed packages; tests import their helpers as a package."""
     for folder in ("wordle_gym", "agents", "research", "benchmarks", "examples", "tests"):

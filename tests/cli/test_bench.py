@@ -274,7 +274,7 @@ def test_bench_table__rows_with_a_section_go_to_their_own_table() -> None:
     """A row whose agent puts it in a section of its own (``BenchRun.section``: the taught networks) goes to
     that section's table, never among the agents that learned from the reward."""
     from wordle_agents.zoo import TAUGHT
-    from wordle_gym.cli.bench import agents_section
+    from wordle_gym.harness.bench import agents_section
     from wordle_gym.harness.evaluation import EvalResult
 
     def row(agent: str, **extra: str) -> dict:
@@ -319,7 +319,7 @@ def test_bench__a_multi_board_row_of_a_one_board_network_is_labelled_and_credite
 
     from wordle_agents.rl.dqn import DQNAgent, DQNConfig
     from wordle_agents.rl.networks import ByMode
-    from wordle_gym.cli.bench import _provenance, _settings
+    from wordle_gym.harness.bench import provenance, settings
     from wordle_gym.harness.registry import playing
 
     DQNAgent(DQNConfig(hidden=8, layers=1)).save(tmp_path / "q.pt")
@@ -328,16 +328,16 @@ def test_bench__a_multi_board_row_of_a_one_board_network_is_labelled_and_credite
         teacher=None, machine="CPU", method=None, method_reward=None, training_s=60.0
     )
     real = SimpleNamespace(answers=stage_words("full")[0], allowed=stage_words("full")[1], hard_mode=False)
-    assert [row[0] for row in _settings("Q", policy, real)] == ["Q, real game"]
-    assert _settings("Q, Dordle", policy, real, boards=2) == [("Q, Dordle", policy, {})]
-    assert _provenance(playing(policy))["learned_from"] == "reward 'default'"
-    assert _provenance(playing(policy, boards=2))["learned_from"] == "reward 'default' (on one board)"
+    assert [row[0] for row in settings("Q", policy, real)] == ["Q, real game"]
+    assert settings("Q, Dordle", policy, real, boards=2) == [("Q, Dordle", policy, {})]
+    assert provenance(playing(policy))["learned_from"] == "reward 'default'"
+    assert provenance(playing(policy, boards=2))["learned_from"] == "reward 'default' (on one board)"
 
 
 def test_bench__a_multi_board_row_says_how_long_its_network_trained() -> None:
     """Regression (issue 44: a learned row names how it learned and how long): the multi-board table had no
     training column, so dqn-explored's Dordle and Quordle rows said what it learned from but not for how long."""
-    from wordle_gym.cli.bench import MULTI_COLUMNS, _multi_row
+    from wordle_gym.harness.bench import MULTI_COLUMNS, _multi_row
 
     extra = {"boards_solved": 1.9, "learned_from": "reward 'default' (on one board)", "training_s": 9000.0}
     row = {"agent": "Q, Dordle", "boards": 2, "games": 200, "histogram": [0, 0, 0, 100, 90, 0, 0, 10]}

@@ -1,7 +1,7 @@
 """The ``wordle-gym`` command: play, assist, eval, solve, dataset, agents, and ``bench``.
 
-``commands`` (every command but bench), ``bench`` (every installed agent's row, the table and its plots)
-and ``throughput`` (the vector env's steps/s, ``wordle-gym bench --env``). Agents are reached through the
+``commands`` (every command but bench) and ``bench`` (the agents table's command and its plot; the table is
+:mod:`wordle_gym.harness.bench`, ``--env`` :mod:`wordle_gym.harness.throughput`). Agents are reached through the
 registry only: the command imports no agent code.
 
 May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_gym.integrations, wordle_gym.cli;
