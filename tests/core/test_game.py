@@ -23,3 +23,25 @@ def test_write_turn__equals_a_select_over_every_turn_and_leaves_the_old_history(
         assert torch.equal(got, want) and got.dtype == dtype
         assert torch.equal(history, before)  # a new tensor: a reference to the old history reads the old one
         assert not torch.equal(got, history)  # (the comparison can fail: something was written)
+
+
+def test_make_game__the_compiled_copy_on_a_cpu_with_numba_the_reference_elsewhere(monkeypatch) -> None:
+    """``Game`` is the rules in torch; ``make_game`` picks its compiled copy only on a CPU where numba imports."""
+    import pytest
+
+    from wordle_gym.core import _kernels
+    from wordle_gym.core.compiled import CompiledGame
+    from wordle_gym.core.config import WordleConfig
+    from wordle_gym.core.game import Game, make_game
+
+    config = WordleConfig(action_mask="candidates")
+    assert type(make_game(config, torch.device("meta"))) is Game
+    reference = Game(config, torch.device("cpu"))
+    assert not reference.compiled and not reference.compiled_rows(10**9)
+    if _kernels.available():
+        game = make_game(config, torch.device("cpu"))
+        assert type(game) is CompiledGame and game.compiled and game.compiled_rows(game.compiled_from)
+    monkeypatch.setattr(_kernels, "available", lambda: False)
+    assert type(make_game(config, torch.device("cpu"))) is Game
+    with pytest.raises(ValueError, match="CompiledGame runs on a CPU with numba; got device cpu"):
+        CompiledGame(config, torch.device("cpu"))

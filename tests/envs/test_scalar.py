@@ -19,6 +19,7 @@ from tests.helpers.reference import few_letter_words
 from wordle_gym import WordleEnv
 from wordle_gym.core import _kernels
 from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.compiled import CompiledGame
 from wordle_gym.core.game import Game
 from wordle_gym.core.rewards import RewardScheme
 from wordle_gym.core.rules import feedback, feedback_one
@@ -110,7 +111,7 @@ def _assert_same_state(env: WordleEnv, state, row: int) -> None:
 
 
 # The batched engine has two forms on the CPU: the torch reference and the compiled copies of
-# wordle_gym.core._kernels (the masks, and from Game.compiled_from rows the step's feedback, knowledge update,
+# wordle_gym.core._kernels (CompiledGame: the masks, and from its compiled_from rows the step's feedback, knowledge update,
 # resets and observation); both are held to the scalar engine, 2 x 10^3 steps each in the default run. The slow
 # run takes 3 x 10^4 steps of the torch engine in every configuration, and of the compiled one on the real lists
 # with each of its masks.
@@ -136,11 +137,11 @@ CASES = [
 def test_scalar__equals_batched_engine_step_by_step(name: str, engine: str, games: int, steps: int) -> None:
     config = CONFIGS[name]
     envs = [WordleEnv(config) for _ in range(games)]
-    game = Game(config, torch.device("cpu"))
-    game.compiled = engine == "compiled" and config.mask_mode != "all"
-    game.compiled_from = 0 if engine == "compiled" else games + 1  # every step compiled, or none
     if engine == "compiled" and not _kernels.available():
         pytest.skip("numba does not import here")
+    game = CompiledGame(config, torch.device("cpu")) if engine == "compiled" else Game(config, torch.device("cpu"))
+    if isinstance(game, CompiledGame):
+        game.compiled_from = 0  # every step compiled
     encode_obs = OBSERVATIONS[config.observation](game)
     gen = torch.Generator().manual_seed(7)
     state = game.new_state(games)

@@ -25,7 +25,7 @@ from typing import NamedTuple
 import torch
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import Game, GameState, pack_bits, write_turn
+from wordle_gym.core.game import GameState, make_game, pack_bits, write_turn
 from wordle_gym.core.rules import GREEN, YELLOW
 
 
@@ -87,7 +87,7 @@ class MultiGame:
         self.config = config
         self.device = device
         self.num_boards = config.boards
-        self.game = Game(config, device)  # the rules of every board
+        self.game = make_game(config, device)  # the rules of every board
         self.vocabulary = config.vocabulary
         self.length = self.game.length
         self.max_guesses = config.max_guesses

@@ -2,9 +2,10 @@
 
 :class:`GameState` is plain data: a few tensors, one row per game. :class:`Game` holds the
 constant tensors of one configuration on one device and moves states forward. The vector env
-is this engine with ``num_envs`` rows; it is the reference for the rules. The single env runs
-:class:`~wordle_gym.envs.scalar.ScalarGame`, a plain-Python copy for one game that
-``tests/test_scalar.py`` holds to this engine step by step (where they differ, this one is right).
+is this engine with ``num_envs`` rows; it is the reference for the rules, in torch only. Its named copies:
+:class:`~wordle_gym.core.compiled.CompiledGame` (numba kernels for big CPU batches; :func:`make_game` picks it)
+and :class:`~wordle_gym.envs.scalar.ScalarGame` (plain Python for one game), held to this engine step by step
+by ``tests/envs/test_scalar.py`` (where they differ, this one is right).
 
 What the player knows is kept as a compact, lossless summary of every constraint the
 feedback so far implies (it is exactly as strong as the full history):
@@ -25,7 +26,6 @@ from typing import Any, NamedTuple
 import numpy as np
 import torch
 
-from wordle_gym.core import _kernels
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.rules import ALPHABET, GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
 
@@ -103,7 +103,10 @@ def write_turn(history: torch.Tensor, turn: torch.Tensor, active: torch.Tensor, 
 
 
 class Game:
-    """The rules of one :class:`WordleConfig` on one device, applied to batches of games."""
+    """The rules of one :class:`WordleConfig` on one device, applied to batches of games (torch only)."""
+
+    compiled = False
+    """Whether the masks run compiled copies (:class:`~wordle_gym.core.compiled.CompiledGame`); never here."""
 
     def __init__(self, config: WordleConfig, device: torch.device) -> None:
         self.config = config
@@ -135,17 +138,6 @@ class Game:
         none = torch.zeros(1, dtype=torch.int32, device=device)
         self._green_exclusions = torch.cat([ALL_LETTERS ^ self.letter_bits, none])  # (27,) int32
         self._ones = torch.ones((1, self.length), dtype=torch.uint8, device=device)
-        # Masks on the CPU: the compiled copies in wordle_gym.core._kernels (False: this class's torch code).
-        self.compiled = self.device.type == "cpu" and self.mask_mode != "all" and _kernels.available()
-        self._answer_actions_np = self.answer_actions.numpy().astype(np.uint32) if self.compiled else None
-        # The answers' places in a packed mask row: (byte, bit) of each answer's action.
-        self._answer_bits_np = (
-            (self._answer_actions_np >> 3, (self._answer_actions_np & 7).astype(np.uint8)) if self.compiled else None
-        )
-        self._mask_buffers = _kernels.MaskBuffers()
-        # From this many rows a CPU step, reset and observation run the step's compiled copies (the tests set it
-        # to 0, or past any batch, to hold them to each other).
-        self.compiled_from = _kernels.STEP_MIN_ROWS
 
     # ----------------------------------------------------------------------------- state
     def new_state(self, num_games: int) -> GameState:
@@ -177,33 +169,13 @@ class Game:
             for f in fields(state):
                 setattr(state, f.name, getattr(fresh, f.name))
             return
-        if self.compiled_rows(state.num_games):
-            state.answers = state.answers.clone()  # a new tensor, as torch's path makes
-            fields_ = (state.turn, state.won, state.done, state.guesses, state.tiles, state.green, state.excluded)
-            arrays = [t.contiguous().numpy() for t in (mask, answers)]
-            _kernels.run(
-                _kernels.reset_rows,
-                mask.shape[0],
-                64 * mask.shape[0],
-                *arrays,
-                state.answers.numpy(),
-                *(t.numpy() for t in fields_),
-                state.min_count.numpy(),
-                state.max_count.numpy(),
-            )
-        else:
-            self._reset_rows(state, mask, answers)
+        self._reset_rows(state, mask, answers)
         if state.candidates is not None:
-            if self.compiled:
-                _kernels.run(
-                    _kernels.fill_rows,
-                    mask.shape[0],
-                    state.candidates.numel(),
-                    state.candidates.numpy(),
-                    mask.contiguous().numpy(),
-                )
-            else:
-                state.candidates.masked_fill_(mask[:, None], True)
+            self._fill_candidates(state, mask)
+
+    def _fill_candidates(self, state: GameState, mask: torch.Tensor) -> None:
+        assert state.candidates is not None
+        state.candidates.masked_fill_(mask[:, None], True)
 
     def _reset_rows(self, state: GameState, mask: torch.Tensor, answers: torch.Tensor) -> None:
         m1 = mask[:, None]
@@ -219,8 +191,8 @@ class Game:
         state.max_count.masked_fill_(m1, self.length)
 
     def compiled_rows(self, rows: int) -> bool:
-        """Whether a step or reset of ``rows`` rows runs the compiled copies (:mod:`wordle_gym.core._kernels`)."""
-        return self.device.type == "cpu" and rows >= self.compiled_from and _kernels.available()
+        """Whether a step or reset of ``rows`` rows runs compiled copies (never here; see ``CompiledGame``)."""
+        return False
 
     def check_actions(self, actions: torch.Tensor) -> None:
         """Raise a clear error for actions outside ``0 .. num_allowed - 1``."""
@@ -244,14 +216,7 @@ class Game:
             scored = active & ~invalid
         else:
             invalid, scored = torch.zeros_like(active), active
-        if self.compiled_rows(actions.shape[0]):
-            tiles = torch.empty_like(codes)
-            answer_codes = self.answer_codes.index_select(0, state.answers).numpy()
-            _kernels.run(
-                _kernels.score, actions.shape[0], 16 * actions.shape[0], codes.numpy(), answer_codes, tiles.numpy()
-            )
-        else:
-            tiles = feedback(codes, self.answer_codes.index_select(0, state.answers))  # (N, L) uint8
+        tiles = self._score(codes, state.answers)  # (N, L) uint8
         is_green = tiles == GREEN
         won = scored & is_green.all(-1)
         greens = yellows = repeats = None
@@ -263,6 +228,10 @@ class Game:
         row_tiles, lost = self._advance(state, actions, codes, tiles, scored, active, won)
         reward = self.reward.compute(state.turn, won, lost, greens, yellows, repeats, invalid, active)
         return StepOutcome(row_tiles, reward, won | lost, won, invalid)
+
+    def _score(self, codes: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
+        """The feedback of guesses ``codes`` (N, L) against answers ``answers`` (N,): (N, L) uint8 tiles."""
+        return feedback(codes, self.answer_codes.index_select(0, answers))
 
     def spend(self, state: GameState, active: torch.Tensor | None = None) -> StepOutcome:
         """A turn spent without a guess in the ``active`` (N,) games (all if None): what a refused reply of the
@@ -300,21 +269,7 @@ class Game:
         """Fold one guess into the ``active`` games (tiles count where ``scored``); returns the
         history row written (N, L) and which games were lost (N,)."""
         if state.candidates is not None:
-            assert self.table is not None
-            if self.compiled:
-                _kernels.run(
-                    _kernels.narrow_candidates,
-                    actions.shape[0],
-                    state.candidates.numel(),
-                    state.candidates.numpy(),
-                    self.table.numpy(),
-                    actions.contiguous().numpy(),
-                    pattern_ids(tiles).numpy(),
-                    scored.contiguous().numpy(),
-                )
-            else:
-                consistent = self.table[actions] == pattern_ids(tiles)[:, None]  # (N, K)
-                state.candidates &= consistent | ~scored[:, None]
+            self._narrow(state, actions, tiles, scored)
         self._learn(state, actions, codes, tiles, scored)
         # This turn's row of the history, in the games that play (a game still playing has turn < T).
         row_tiles = tiles.masked_fill(~scored[:, None], NO_TILE)
@@ -325,6 +280,12 @@ class Game:
         state.won |= won
         state.done |= won | lost
         return row_tiles, lost
+
+    def _narrow(self, state: GameState, actions: torch.Tensor, tiles: torch.Tensor, scored: torch.Tensor) -> None:
+        """Drop the candidates that the ``scored`` games' feedback ``tiles`` rules out."""
+        assert self.table is not None and state.candidates is not None
+        consistent = self.table[actions] == pattern_ids(tiles)[:, None]  # (N, K)
+        state.candidates &= consistent | ~scored[:, None]
 
     def consistent(self, state: GameState) -> torch.Tensor:
         """Answers consistent with all feedback so far, from the knowledge summary: (N, num_answers) bool.
@@ -352,14 +313,6 @@ class Game:
         and grey copies (26..51) in the scored games (the others count into slot 52, never read),
         then the known greens (53..78; 79 is NO_LETTER's)."""
         n, keep = codes.shape[0], scored[:, None]
-        if self.compiled_rows(n):
-            # New tensors, as torch's path makes: whoever holds the last step's keeps them unchanged.
-            state.green, state.excluded = state.green.clone(), state.excluded.clone()
-            state.min_count, state.max_count = state.min_count.clone(), state.max_count.clone()
-            arrays = [t.contiguous().numpy() for t in (codes, tiles, scored)]
-            knowledge = [t.numpy() for t in (state.green, state.excluded, state.min_count, state.max_count)]
-            _kernels.run(_kernels.learn, n, 64 * n, *arrays, *knowledge)
-            return
         state.green = torch.where(keep & (tiles == GREEN), codes, state.green)
         # A letter is not where it was yellow or grey (nor, for now, where green: _deduce rewrites those).
         state.excluded = state.excluded | self._allowed_bits[actions] * keep
@@ -405,47 +358,27 @@ class Game:
         if self.mask_mode == "all":
             return torch.ones((1, self.num_allowed), dtype=torch.bool, device=self.device).expand(n, -1)
         if self.mask_mode == "candidates":
-            assert state.candidates is not None
-            if self.compiled:
-                kernel = _kernels.candidates_mask
-                return self._compiled_mask(kernel, n, state.candidates.numpy(), self._answer_actions_np)
-            mask = torch.zeros((n, self.num_allowed), dtype=torch.bool, device=self.device)
-            return mask.index_copy_(1, self.answer_actions, state.candidates)
+            return self._candidates_mask(state)
         return self.hard_mask(state)
+
+    def _candidates_mask(self, state: GameState) -> torch.Tensor:
+        """Mode "candidates": the answers still possible, as actions (N, num_allowed) bool."""
+        assert state.candidates is not None
+        mask = torch.zeros((state.num_games, self.num_allowed), dtype=torch.bool, device=self.device)
+        return mask.index_copy_(1, self.answer_actions, state.candidates)
 
     def packed_action_mask(self, state: GameState) -> torch.Tensor:
         """:meth:`action_mask` packed 8 actions to a byte (:func:`pack_bits`): (N, ceil(num_allowed / 8)) uint8,
-        an eighth of the memory; the CPU's compiled kernels write it directly. Mode "all": one row expanded."""
+        an eighth of the memory (no bool mask is made where it can be helped). Mode "all": one row expanded."""
         n = state.num_games
         if self.mask_mode == "all":
             return pack_bits(torch.ones((1, self.num_allowed), dtype=torch.bool, device=self.device)).expand(n, -1)
-        if not self.compiled:  # torch's path (CUDA's): no bool mask to pack where it can be helped
-            width = -(-self.num_allowed // 8)
-            if self.mask_mode == "hard":  # the AND of packed word sets is the packed mask, in memory order
-                return self._hard_words(state).view(torch.uint8)[:, :width].contiguous()
-            assert state.candidates is not None
-            mask = torch.zeros((n, 8 * width), dtype=torch.bool, device=self.device)  # rows padded: no copy
-            return pack_bits(mask.index_copy_(1, self.answer_actions, state.candidates))
-        if self.mask_mode == "candidates":
-            assert state.candidates is not None
-            assert self._answer_bits_np is not None
-            bytes_, bits = self._answer_bits_np
-            return self._compiled_mask(_kernels.candidates_bits, n, state.candidates.numpy(), bytes_, bits, packed=True)
-        sets = self.requirement_sets.numpy().view(np.uint64)
-        rows = self._hard_rows(state).numpy()
-        return self._compiled_mask(_kernels.hard_mask, n, sets, rows, True, packed=True)
-
-    def _compiled_mask(
-        self, kernel: _kernels.Kernel, games: int, *inputs: np.ndarray, packed: bool = False
-    ) -> torch.Tensor:
-        """The (games, num_allowed) bool mask, or with ``packed`` its (games, ceil(num_allowed / 8)) uint8 form,
-        that ``kernel(start, stop, *inputs, out)`` of :mod:`wordle_gym.core._kernels` writes, in recycled memory."""
-        if packed:
-            mask = self._mask_buffers.take(games, -(-self.num_allowed // 8), np.uint8)
-        else:
-            mask = self._mask_buffers.take(games, self.num_allowed)
-        _kernels.run(kernel, games, mask.numel(), *inputs, mask.numpy())
-        return mask
+        width = -(-self.num_allowed // 8)
+        if self.mask_mode == "hard":  # the AND of packed word sets is the packed mask, in memory order
+            return self._hard_words(state).view(torch.uint8)[:, :width].contiguous()
+        assert state.candidates is not None
+        mask = torch.zeros((n, 8 * width), dtype=torch.bool, device=self.device)  # rows padded: no copy
+        return pack_bits(mask.index_copy_(1, self.answer_actions, state.candidates))
 
     # Hard-mode masks are ANDs of precomputed word sets, packed 64 words to an int64:
     # row i*26 + c = words with letter c at position i; row 26L + (k-1)*26 + c = words with
@@ -470,11 +403,6 @@ class Game:
 
     def hard_mask(self, state: GameState) -> torch.Tensor:
         """Which allowed words obey hard mode in each game: (N, num_allowed) bool."""
-        if self.compiled:
-            sets, rows = self.requirement_sets, self._hard_rows(state)
-            return self._compiled_mask(
-                _kernels.hard_mask, rows.shape[0], sets.numpy().view(np.uint64), rows.numpy(), False
-            )
         return self.unpack_bits(self._hard_words(state))[:, : self.num_allowed]
 
     def _hard_words(self, state: GameState) -> torch.Tensor:
@@ -532,3 +460,14 @@ def unpack_mask(packed: Any, num_actions: int) -> Any:
         return np.unpackbits(packed, axis=-1, count=num_actions, bitorder="little").astype(bool)
     shifts = torch.arange(8, dtype=torch.uint8, device=packed.device)
     return ((packed[..., None] >> shifts) & 1).flatten(-2)[..., :num_actions].bool()
+
+
+def make_game(config: WordleConfig, device: torch.device) -> Game:
+    """The engine for ``config`` on ``device``: :class:`Game`, or on a CPU with numba its compiled copy."""
+    from wordle_gym.core import _kernels
+
+    if device.type != "cpu" or not _kernels.available():
+        return Game(config, device)
+    from wordle_gym.core.compiled import CompiledGame
+
+    return CompiledGame(config, device)

@@ -15,7 +15,7 @@ import torch
 
 from wordle_gym.core.boards import MultiGame
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import Game
+from wordle_gym.core.game import Game, make_game
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.observation import MULTI_OBSERVATIONS, OBSERVATIONS, MultiObservation, Observation
 from wordle_gym.envs.render import check_render_mode
@@ -83,5 +83,5 @@ class WordleBase:
             self.game = MultiGame(self.config, device)
             self.observation = MULTI_OBSERVATIONS[self.config.observation](self.game)
         else:
-            self.game = Game(self.config, device)
+            self.game = make_game(self.config, device)
             self.observation = OBSERVATIONS[self.config.observation](self.game)

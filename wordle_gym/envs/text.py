@@ -14,7 +14,7 @@ import torch
 from gymnasium import spaces
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import NO_TILE, Game, GameState
+from wordle_gym.core.game import NO_TILE, GameState, make_game
 from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.base import reset_answer
@@ -267,7 +267,7 @@ class WordleTextEnv(gym.Env[str, str]):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
-        self.game = Game(self.config, torch.device("cpu"))
+        self.game = make_game(self.config, torch.device("cpu"))
         self.vocabulary = self.config.vocabulary
         self.words = self.vocabulary.allowed
         self.intro = intro_text(self.config, prompt)
