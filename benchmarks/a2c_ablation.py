@@ -28,7 +28,7 @@ from pathlib import Path
 
 from benchmarks.common import HERE, RESULTS, parse_args, save
 from wordle_agents.common.checkpoint import shipped_dir
-from wordle_gym.core.files import atomic_write, atomic_write_text
+from wordle_gym.utils.files import atomic_write, atomic_write_text
 
 LOGS = RESULTS / "a2c_ablation"
 RECIPE = "python -m wordle_agents.commands.recipe a2c"

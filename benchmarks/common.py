@@ -15,9 +15,9 @@ from typing import Any
 
 import torch
 
-from wordle_gym.core.device import resolve_device
-from wordle_gym.core.files import atomic_write_json
 from wordle_gym.harness.throughput import describe
+from wordle_gym.utils.device import resolve_device
+from wordle_gym.utils.files import atomic_write_json
 
 HERE = Path(__file__).resolve().parent
 

@@ -46,7 +46,7 @@ import sys
 import time
 from pathlib import Path
 
-from wordle_gym.core.files import atomic_write_json
+from wordle_gym.utils.files import atomic_write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from wordle_gym.core.config import BOARD_NAMES
-from wordle_gym.core.files import atomic_write, atomic_write_text
+from wordle_gym.utils.files import atomic_write, atomic_write_text
 
 HERE = Path(__file__).resolve().parent
 

@@ -19,8 +19,8 @@ import torch
 from torch import nn
 
 import wordle_gym
-from wordle_gym.core.commandline import parse_options
 from wordle_gym.harness.evaluation import evaluate
+from wordle_gym.utils.commandline import parse_options
 
 
 @dataclass(frozen=True)

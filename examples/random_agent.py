@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import torch
 
 import wordle_gym
-from wordle_gym.core.commandline import OneLineParser, parse_options
+from wordle_gym.utils.commandline import OneLineParser, parse_options
 
 
 @dataclass(frozen=True)

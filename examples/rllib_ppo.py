@@ -19,9 +19,9 @@ from dataclasses import dataclass
 import torch
 
 import wordle_gym
-from wordle_gym.core.commandline import parse_options
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.integrations.rllib import rllib_env
+from wordle_gym.utils.commandline import parse_options
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ wordle-gym eval --agent sb3 --checkpoint runs/sb3/ppo.zip
 from stable_baselines3 import PPO
 
 from wordle_agents.rl.sb3 import SB3Run, train_and_report
-from wordle_gym.core.commandline import parse_options
+from wordle_gym.utils.commandline import parse_options
 
 if __name__ == "__main__":
     run = parse_options(SB3Run, None, "sb3_ppo.py", __doc__, SB3Run(save="runs/sb3/ppo.zip"))

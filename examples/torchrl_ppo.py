@@ -22,9 +22,9 @@ from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
 import wordle_gym
-from wordle_gym.core.commandline import parse_options
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.integrations.torchrl import WordleTorchRLEnv
+from wordle_gym.utils.commandline import parse_options
 
 
 @dataclass(frozen=True)

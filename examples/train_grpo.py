@@ -29,8 +29,8 @@ import math
 import sys
 from typing import Any
 
-from wordle_gym.core.commandline import OneLineParser
 from wordle_gym.envs.text import WordleTextEnv
+from wordle_gym.utils.commandline import OneLineParser
 
 PROMPT = (
     "Let's play Wordle. Find the secret 5-letter word in at most 6 guesses. Make each guess by calling the "

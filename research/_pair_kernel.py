@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from wordle_gym.core.files import cached_njit
+from wordle_gym.utils.files import cached_njit
 
 
 @cached_njit()

@@ -9,13 +9,13 @@ import pytest
 import torch
 from hypothesis import settings
 
-# The pattern table's disk cache (wordle_gym.core.files.cache_folder) goes to a folder of this run, not the
+# The pattern table's disk cache (wordle_gym.utils.files.cache_folder) goes to a folder of this run, not the
 # user's ~/.cache; the test processes this session starts inherit it.
 _CACHE = tempfile.TemporaryDirectory(prefix="wordle_gym_test_cache_")
 # numba's compiled kernels depend on no list: they stay where a user's go (the default cache folder), so that a
 # test session loads them instead of compiling every kernel again (minutes on 2 cores).
 if "NUMBA_CACHE_DIR" not in os.environ:
-    from wordle_gym.core.files import cache_folder
+    from wordle_gym.utils.files import cache_folder
 
     _user = cache_folder()
     os.environ["NUMBA_CACHE_DIR"] = str(_user / "numba") if _user is not None else _CACHE.name

@@ -1,10 +1,10 @@
 """The commands of ``wordle_agents`` (``python -m wordle_agents.commands.NAME``), in one table.
 
 Each takes its options as documented dataclasses (one ``--field-name`` per field,
-:mod:`wordle_gym.core.commandline`) and has ``main(argv) -> exit status``. :data:`COMMANDS` names them, their
+:mod:`wordle_gym.utils.commandline`) and has ``main(argv) -> exit status``. :data:`COMMANDS` names them, their
 modules and their option classes; the recipe runner (``recipe``) reads it to check and run its stages.
 
-May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_gym.integrations,
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness, wordle_gym.integrations,
 wordle_agents.common, wordle_agents.solvers, wordle_agents.rl, wordle_agents.methods, wordle_agents.commands;
 numpy, torch, numba, tqdm, tomli.
 """

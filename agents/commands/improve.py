@@ -28,11 +28,11 @@ from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.training import machine, machines
 from wordle_agents.methods.improve import ImproveOptions, Run, fixed_openers, iterate, method, positions
 from wordle_agents.rl.networks import load_network
-from wordle_gym.core.commandline import OneLineParser, add_options, options_from
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.device import resolve_device
-from wordle_gym.core.files import atomic_torch_save, check_writable, folder_lock, one_line
 from wordle_gym.core.words import word_source
+from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
+from wordle_gym.utils.device import resolve_device
+from wordle_gym.utils.files import atomic_torch_save, check_writable, folder_lock, one_line
 
 PROG = "python -m wordle_agents.commands.improve"
 

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from wordle_agents.solvers.optimal import check_limits, openers, solve
-from wordle_gym.core.commandline import OneLineParser, add_options, options_from
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.files import check_writable, one_line
 from wordle_gym.core.words import Vocabulary, word_source
+from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
+from wordle_gym.utils.files import check_writable, one_line
 
 PROG = "python -m wordle_agents.commands.optimal"
 

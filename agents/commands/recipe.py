@@ -37,8 +37,8 @@ import torch
 
 from wordle_agents.commands import COMMANDS
 from wordle_agents.common.checkpoint import half_weights, read_checkpoint, shipped_dir
-from wordle_gym.core.commandline import OneLineParser
-from wordle_gym.core.files import atomic_torch_save, atomic_write_json, check_writable, folder_lock, one_line
+from wordle_gym.utils.commandline import OneLineParser
+from wordle_gym.utils.files import atomic_torch_save, atomic_write_json, check_writable, folder_lock, one_line
 
 if sys.version_info >= (3, 11):
     import tomllib

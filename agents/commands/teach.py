@@ -23,11 +23,11 @@ from wordle_agents.common.training import machine
 from wordle_agents.methods.teach import Round, TeachOptions, teach
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.solvers.oracle import Oracle, allowed_opener
-from wordle_gym.core.commandline import OneLineParser, add_options, options_from
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.device import resolve_device
-from wordle_gym.core.files import atomic_torch_save, check_writable, one_line
 from wordle_gym.core.words import word_source
+from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
+from wordle_gym.utils.device import resolve_device
+from wordle_gym.utils.files import atomic_torch_save, check_writable, one_line
 
 PROG = "python -m wordle_agents.commands.teach"
 

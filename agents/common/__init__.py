@@ -5,5 +5,6 @@ training runner.
 a network scoring each allowed word from the "knowledge" observation, greedy masked play, loading) and
 ``training`` (``RunConfig`` and the resumable run folder: stages, evaluation, best weights, logs).
 
-May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_agents.common; numpy, torch, tqdm.
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness, wordle_agents.common;
+numpy, torch, tqdm.
 """

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from wordle_gym.core.files import atomic_torch_save
+from wordle_gym.utils.files import atomic_torch_save
 
 
 def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:

@@ -22,12 +22,12 @@ from wordle_agents.common.checkpoint import (
     read_checkpoint,
     save_checkpoint,
 )
-from wordle_gym.core.device import resolve_device
-from wordle_gym.core.files import quoted
 from wordle_gym.core.rules import ALPHABET
 from wordle_gym.core.words import MAX_LENGTH, MIN_LENGTH, letter_position_one_hot
 from wordle_gym.envs.observation import KnowledgeLayout, MultiKnowledgeLayout
 from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.utils.device import resolve_device
+from wordle_gym.utils.files import quoted
 
 MAX_WIDTH = 16_384  # bound on a network's width read from a file: checked before anything is allocated
 

@@ -35,11 +35,11 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import config_from_dict, half_weights, read_checkpoint
-from wordle_gym.core.commandline import OneLineParser, add_options, options_from, show
-from wordle_gym.core.device import resolve_device
-from wordle_gym.core.files import atomic_torch_save, check_writable, folder_lock, one_line
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import EvalResult, evaluate
+from wordle_gym.utils.commandline import OneLineParser, add_options, options_from, show
+from wordle_gym.utils.device import resolve_device
+from wordle_gym.utils.files import atomic_torch_save, check_writable, folder_lock, one_line
 
 
 @dataclass

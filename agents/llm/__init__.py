@@ -4,5 +4,6 @@
 ``agent`` (:class:`~wordle_agents.llm.agent.LLMAgent`: each game one chat, in the words of
 :class:`~wordle_gym.envs.text.WordleTextEnv`, many games at once).
 
-May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_agents.llm; numpy, torch, tqdm.
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness, wordle_agents.llm; numpy,
+torch, tqdm.
 """

@@ -4,6 +4,6 @@ rollouts.
 ``teach`` (behaviour cloning and DAgger from the oracle) and ``improve`` (policy iteration by the
 network's own rollouts, the game's reward only: exploring starts, a critic of answers left).
 
-May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_agents.common,
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness, wordle_agents.common,
 wordle_agents.solvers, wordle_agents.rl, wordle_agents.methods; numpy, torch, tqdm.
 """

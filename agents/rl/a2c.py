@@ -25,12 +25,12 @@ from torch import nn
 from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width, inverse_cdf
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_gym.core.boards import distinct_answers
-from wordle_gym.core.device import device_generator, resolve_device
 from wordle_gym.core.rules import ALPHABET, pattern_table
 from wordle_gym.envs.multi import MultiWordleVectorEnv
 from wordle_gym.envs.observation import KnowledgeLayout, MultiKnowledgeLayout
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.utils.device import device_generator, resolve_device
 
 ENCODINGS = ("seed", "knowledge")
 

@@ -22,9 +22,9 @@ from torch.nn import functional as F
 from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width, sample_categorical
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_agents.rl.replay import PrioritizedReplay, UniformReplay
-from wordle_gym.core.device import device_generator, resolve_device
 from wordle_gym.core.rules import ALPHABET
 from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.utils.device import device_generator, resolve_device
 
 
 @dataclass

@@ -21,9 +21,9 @@ import torch
 from gymnasium.error import DependencyNotInstalled
 
 from wordle_agents.common.checkpoint import CheckpointInfo, shipped_dir
-from wordle_gym.core.files import atomic_write
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import bool_mask, evaluate, word_actions
+from wordle_gym.utils.files import atomic_write
 
 ALGORITHMS = ("ppo", "dqn", "maskable_ppo")
 # Where each algorithm's MlpPolicy class lives, and its name (as recorded, readable, in the zip's "data").

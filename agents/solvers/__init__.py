@@ -6,6 +6,6 @@ optimal tree from an opener), ``_optimal_kernel`` (its numba search), ``openers`
 the best proven), ``oracle`` (``V*``, ``Q*`` and the regret of any decision, on the same search) and
 ``baselines`` (random play).
 
-May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness, wordle_agents.common,
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness, wordle_agents.common,
 wordle_agents.solvers; numpy, torch, numba, tqdm.
 """

@@ -39,7 +39,7 @@ import numpy as np
 from numba import types
 from numba.typed import Dict
 
-from wordle_gym.core.files import cached_njit
+from wordle_gym.utils.files import cached_njit
 
 INF = 1 << 40  # "cannot be solved within the guesses left"
 _ENTRY = types.UniTuple(types.int64, 3)  # a cache key, and a cache value: (value, exact, best guess)

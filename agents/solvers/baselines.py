@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from wordle_gym.core.device import device_generator
 from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.utils.device import device_generator
 
 
 class RandomPolicy:

@@ -35,8 +35,8 @@ from tqdm import tqdm
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers.max_entropy import bucket_sizes
 from wordle_agents.solvers.optimal import _Search, check_limits
-from wordle_gym.core.files import atomic_write_text, check_writable, file_lock, quoted
 from wordle_gym.core.words import Vocabulary
+from wordle_gym.utils.files import atomic_write_text, check_writable, file_lock, quoted
 
 FORMAT = "wordle-gym opener ranking 1"
 STAGES = ("root bound", "second-level bound", "search", "exact")

@@ -34,9 +34,9 @@ from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_gym.core.config import MAX_GUESSES
-from wordle_gym.core.files import atomic_write, quoted
 from wordle_gym.core.patterns import ALPHABET, letter_codes, num_patterns, pattern_array, pattern_tiles
 from wordle_gym.core.words import Vocabulary
+from wordle_gym.utils.files import atomic_write, quoted
 
 if TYPE_CHECKING:
     import torch

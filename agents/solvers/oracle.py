@@ -43,10 +43,10 @@ from tqdm.auto import tqdm
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers.optimal import _Search
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.files import atomic_write_text
 from wordle_gym.core.game import NO_LETTER
 from wordle_gym.core.rules import ALPHABET, num_patterns
 from wordle_gym.core.words import Vocabulary
+from wordle_gym.utils.files import atomic_write_text
 
 
 class Position(NamedTuple):

@@ -18,8 +18,8 @@ import torch
 from tests.helpers.reference import few_letter_words
 from wordle_gym import WordleEnv
 from wordle_gym.core import _kernels
-from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.compiled import CompiledGame
+from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import Game
 from wordle_gym.core.rewards import RewardScheme
 from wordle_gym.core.rules import feedback, feedback_one
@@ -111,10 +111,10 @@ def _assert_same_state(env: WordleEnv, state, row: int) -> None:
 
 
 # The batched engine has two forms on the CPU: the torch reference and the compiled copies of
-# wordle_gym.core._kernels (CompiledGame: the masks, and from its compiled_from rows the step's feedback, knowledge update,
-# resets and observation); both are held to the scalar engine, 2 x 10^3 steps each in the default run. The slow
-# run takes 3 x 10^4 steps of the torch engine in every configuration, and of the compiled one on the real lists
-# with each of its masks.
+# wordle_gym.core._kernels (CompiledGame: the masks, and from its compiled_from rows the step's feedback,
+# knowledge update, resets and observation); both are held to the scalar engine, 2 x 10^3 steps each in the
+# default run. The slow run takes 3 x 10^4 steps of the torch engine in every configuration, and of the compiled
+# one on the real lists with each of its masks.
 CASES = [
     *(
         pytest.param(name, engine, 50, 40, id=f"{name}-{engine}-2e3")

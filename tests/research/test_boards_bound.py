@@ -527,7 +527,7 @@ def test_journal__a_second_run_on_one_journal_is_refused_and_outputs_are_checked
 ) -> None:
     """Issue 62: two runs on one --save kept the last writer's journal (hours of search lost); --json to a
     folder that cannot be written failed after the search."""
-    from wordle_gym.core.files import file_lock
+    from wordle_gym.utils.files import file_lock
 
     words, allowed = _small_game(4)
     vocab = Vocabulary(words, allowed)

@@ -11,9 +11,6 @@ import json
 import time
 from pathlib import Path
 
-from wordle_gym.core.commandline import OneLineParser
-from wordle_gym.core.device import resolve_device
-from wordle_gym.core.files import atomic_write, atomic_write_text, check_writable
 from wordle_gym.harness.bench import (
     Layout,
     check_ours,
@@ -29,6 +26,9 @@ from wordle_gym.harness.bench import (
 )
 from wordle_gym.harness.evaluation import EvalResult, evaluate
 from wordle_gym.harness.registry import AgentError, make_agent, playing
+from wordle_gym.utils.commandline import OneLineParser
+from wordle_gym.utils.device import resolve_device
+from wordle_gym.utils.files import atomic_write, atomic_write_text, check_writable
 
 DESCRIPTION = """\
 Evaluate every installed agent on every answer (greedy play, one batched pass each) and write

@@ -28,9 +28,7 @@ from typing import Any
 import torch
 from gymnasium.error import DependencyNotInstalled
 
-from wordle_gym.core.commandline import OneLineParser
 from wordle_gym.core.config import MAX_GUESSES, WordleConfig
-from wordle_gym.core.files import one_line, quoted
 from wordle_gym.core.game import hard_breaches
 from wordle_gym.core.rules import GREEN, parse_tiles
 from wordle_gym.core.words import SPLITS, WordSource, word_source
@@ -38,6 +36,8 @@ from wordle_gym.envs.render import ansi_row
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv
 from wordle_gym.harness.registry import agent_names, make_agent, playing
+from wordle_gym.utils.commandline import OneLineParser
+from wordle_gym.utils.files import one_line, quoted
 
 DEFAULT_AGENT = "max-entropy"
 # Command-line flags that become agent options (the keyword the agent's callable takes).
@@ -315,8 +315,8 @@ LOST_SHOWN = 10  # eval lists at most this many lost answers (all of them go to 
 
 
 def cmd_eval(args: argparse.Namespace) -> int:
-    from wordle_gym.core.files import check_writable
     from wordle_gym.harness.evaluation import evaluate
+    from wordle_gym.utils.files import check_writable
 
     if args.json:
         check_writable(args.json)  # before the evaluation, not after it
@@ -427,7 +427,7 @@ def _probability(text: str) -> float:
 # ---------------------------------------------------------------------------- analyze
 def cmd_analyze(args: argparse.Namespace) -> int:
     """The exact skill (regret) and luck of each guess of one game, by the optimal agent's oracle."""
-    from wordle_gym.core.files import atomic_write_json, check_writable
+    from wordle_gym.utils.files import atomic_write_json, check_writable
 
     if args.json:
         check_writable(args.json)

@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from wordle_gym.core.files import cached_njit
+from wordle_gym.utils.files import cached_njit
 
 MIN_SPLIT_BYTES = 1 << 20  # below this much mask a batch runs on the calling thread
 STEP_MIN_ROWS = 512  # from this many rows (boards) a CPU step runs the step's compiled copies (fewer: torch)

@@ -15,8 +15,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from wordle_gym.core.files import disk_cached_array
 from wordle_gym.core.words import Vocabulary
+from wordle_gym.utils.files import disk_cached_array
 
 GREY, YELLOW, GREEN = 0, 1, 2
 ALPHABET = 26
@@ -70,7 +70,7 @@ def id_dtype(length: int) -> np.dtype:
 @lru_cache(maxsize=8)
 def pattern_array(vocab: Vocabulary) -> np.ndarray:
     """The (allowed, answers) pattern table of ``vocab`` (read-only by contract), from the disk cache under
-    :func:`wordle_gym.core.files.cache_folder` when a file there is sound (about 0.05 s for the real lists),
+    :func:`wordle_gym.utils.files.cache_folder` when a file there is sound (about 0.05 s for the real lists),
     else built by :func:`wordle_gym.core.rules.build_pattern_table` (about 1 s) and saved there."""
     shape = (vocab.num_allowed, vocab.num_answers)
     answers = letter_codes(vocab.answers)

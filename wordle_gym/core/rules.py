@@ -20,7 +20,6 @@ from functools import lru_cache
 
 import torch
 
-from wordle_gym.core.files import quoted
 from wordle_gym.core.patterns import (
     ALPHABET,
     GREEN,
@@ -32,6 +31,7 @@ from wordle_gym.core.patterns import (
     pattern_array,
 )
 from wordle_gym.core.words import Vocabulary
+from wordle_gym.utils.files import quoted
 
 __all__ = [  # the constants, the plain Python copy and the numpy table live in patterns (no torch there)
     "ALPHABET",

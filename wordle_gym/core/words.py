@@ -18,7 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wordle_gym.core.files import quoted
+from wordle_gym.utils.files import quoted
 
 if TYPE_CHECKING:
     import torch

@@ -5,5 +5,5 @@ plain-Python copy of the engine, held to it by the tests), ``base`` (``WordleBas
 share), ``wordle`` (``WordleEnv``: one game, numpy at its edge) and ``vector`` (``WordleVectorEnv``: N games
 as torch tensors on a device).
 
-May import: wordle_gym.core, wordle_gym.envs; gymnasium, numpy, torch.
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs; gymnasium, numpy, torch.
 """

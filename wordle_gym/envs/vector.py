@@ -17,10 +17,10 @@ from gymnasium.vector.utils import batch_space
 
 from wordle_gym.core import _kernels
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.device import device_generator, resolve_device
 from wordle_gym.core.game import NO_TILE, StepOutcome
 from wordle_gym.envs.base import WordleBase
 from wordle_gym.envs.render import RENDER_MODES, game_rows, render_ansi, render_rgb
+from wordle_gym.utils.device import device_generator, resolve_device
 
 _MODES = {
     "next_step": AutoresetMode.NEXT_STEP,

@@ -5,5 +5,5 @@ batched pass; ``EvalResult``; the ``Policy`` protocol), ``registry`` (agents fou
 ``wordle_gym.agents``; no agent code is imported until one is asked for), ``bench`` (the agents table: its rows
 and BENCHMARKS.md) and ``throughput`` (the vector env's steps/s).
 
-May import: wordle_gym.core, wordle_gym.envs, wordle_gym.harness; numpy, torch, tqdm.
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness; numpy, torch, tqdm.
 """

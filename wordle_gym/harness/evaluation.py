@@ -29,9 +29,9 @@ from typing import Any, Protocol, runtime_checkable
 import torch
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.files import atomic_write_json
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.play import PolicyError, bool_mask, play, standard_games
+from wordle_gym.utils.files import atomic_write_json
 
 __all__ = ["EvalResult", "GuessesFrom", "Policy", "PolicyError", "bool_mask", "evaluate", "word_actions"]
 

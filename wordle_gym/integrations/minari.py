@@ -27,9 +27,9 @@ import numpy as np
 import torch
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.device import resolve_device
 from wordle_gym.harness.play import Step, play
 from wordle_gym.harness.registry import make_agent
+from wordle_gym.utils.device import resolve_device
 
 
 def _minari() -> Any:

@@ -196,7 +196,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m wordle_gym.integrations.openenv``: serve the game over HTTP and WebSocket (uvicorn)."""
     import uvicorn
 
-    from wordle_gym.core.commandline import OneLineParser
+    from wordle_gym.utils.commandline import OneLineParser
 
     parser = OneLineParser(prog="python -m wordle_gym.integrations.openenv", description=main.__doc__)
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")

@@ -14,7 +14,7 @@ import torch
 
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.rl.dqn import DQNAgent, DQNConfig
-from wordle_gym.core.files import atomic_torch_save
+from wordle_gym.utils.files import atomic_torch_save
 
 
 # ------------------------------------------------------------------------------ 4 and 6. weights

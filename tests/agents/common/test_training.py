@@ -16,8 +16,8 @@ from wordle_agents.common.training import RunConfig, main, parse_command
 from wordle_agents.rl.a2c import TRAINING, A2CAgent, A2CConfig
 from wordle_agents.rl.dqn import DQNAgent, DQNConfig
 from wordle_gym import WordleConfig, WordleEnv, WordleVectorEnv
-from wordle_gym.core.commandline import field_docs
-from wordle_gym.core.files import (
+from wordle_gym.utils.commandline import field_docs
+from wordle_gym.utils.files import (
     folder_lock,
 )
 
@@ -302,7 +302,7 @@ def test_training__a_tiny_time_limit_still_makes_progress(tmp_path: Path, capsys
 def test_training__a_failed_write_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import wordle_gym.core.files as io_module
+    import wordle_gym.utils.files as io_module
     from wordle_agents.common.training import main
     from wordle_agents.rl.a2c import TRAINING
 

@@ -117,9 +117,9 @@ def test_a2c_turns__no_host_sync(device: str) -> None:
 
 @pytest.fixture
 def meta(monkeypatch: pytest.MonkeyPatch) -> str:
-    import wordle_gym.core.device
+    import wordle_gym.utils.device
 
-    monkeypatch.setattr(wordle_gym.core.device, "DEVICE_TYPES", ("cpu", "cuda", "meta"))
+    monkeypatch.setattr(wordle_gym.utils.device, "DEVICE_TYPES", ("cpu", "cuda", "meta"))
     return "meta"
 
 

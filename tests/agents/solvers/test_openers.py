@@ -178,7 +178,7 @@ def test_shipped_ranking__matches_the_shipped_salet_tree() -> None:
 def test_ranking__a_second_run_on_the_same_journal_is_refused(tmp_path: Path) -> None:
     """Regression (issue 42): two --all-openers runs on one --save wrote one journal together (3692 records for
     1865 words, a wrong cutoff and a short proven top). The journal is locked: a second run is refused."""
-    from wordle_gym.core.files import file_lock
+    from wordle_gym.utils.files import file_lock
 
     vocab = Vocabulary(*small_lists(2, 30, 90))
     journal = tmp_path / "ranking.json.journal"

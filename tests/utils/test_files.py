@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.processes import ROOT, drain
-from wordle_gym.core.files import (
+from wordle_gym.utils.files import (
     atomic_write,
     atomic_write_text,
     check_writable,
