@@ -4,7 +4,7 @@ Every agent of ``wordle_agents`` is a row of :data:`AGENTS`: its name (the entry
 ``pyproject.toml`` names the factory of the same name below), what builds it, a one-line description
 (what it is and how it learned; ``wordle-gym agents`` shows it), the weights it plays by default and the
 rows it gets in ``wordle-gym bench``. Nothing is found by matching file names or the text stored in a
-checkpoint: a shipped file plays only where a row of this table names it, and ``tests/test_zoo.py``
+checkpoint: a shipped file plays only where a row of this table names it, and ``tests/agents/test_zoo.py``
 checks that each named file exists, that every shipped file is named, and that the entry points are
 exactly these names.
 """
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from wordle_agents.common.checkpoint import shipped_dir
+from wordle_agents.common.checkpoint import read_checkpoint, shipped_dir
 from wordle_agents.llm.agent import LLMAgent
 from wordle_agents.rl.networks import BoardMixture, ByMode, load_network
 from wordle_agents.rl.sb3 import load as load_sb3
@@ -56,8 +56,8 @@ class Agent:
     """Its name: ``wordle-gym eval --agent NAME`` (and its entry point)."""
     build: Callable[..., Any]
     """Builds the policy from the agent's options (its signature is what ``wordle-gym agents`` lists)."""
-    description: str
-    """One line: what it is, how it learned, its figure on the real game."""
+    about: str
+    """One line: what it is and how it learned (its figures are read from its weights: :attr:`description`)."""
     rows: tuple[BenchRun, ...] = ()
     """Its rows in ``wordle-gym bench``."""
     weights: tuple[str, ...] = ()
@@ -66,6 +66,25 @@ class Agent:
 
     def __call__(self, **options: Any) -> Any:
         return self.build(**options)
+
+    @property
+    def description(self) -> str:
+        """:attr:`about`, then the real-game figures its shipped networks recorded when they were made."""
+        figures = self.figures()
+        return f"{self.about}: {figures}" if figures else self.about
+
+    def figures(self) -> str:
+        """Win rate and mean guesses of each shipped network it plays by default (``win % / mean``; the hard-mode
+        weights' marked), as the checkpoints record them; empty for an agent with no network."""
+        found = []
+        for file in self.weights:
+            if not file.endswith(".pt") or file.startswith("training/"):
+                continue
+            recorded = read_checkpoint(shipped_dir() / file, None).get("figures") or {}
+            if "win_rate" in recorded and "mean_guesses" in recorded:
+                mode = "hard mode " if "_hard" in file else ""
+                found.append(f"{mode}{100 * recorded['win_rate']:.2f} % / {recorded['mean_guesses']:.4f}")
+        return ", ".join(found)
 
     @property
     def __signature__(self) -> inspect.Signature:
@@ -132,7 +151,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "optimal",
             OptimalSolver,
-            "the exact solver: plays the optimal tree from its opener (SALET: 3.4212, the proven optimum; hard 3.5084)",
+            "the exact solver: plays the optimal tree from its opener (by default SALET, the proven optimum)",
             (
                 BenchRun("optimal (SALET)", {"opener": "salet"}),
                 BenchRun("optimal (SALET, hard mode)", {"opener": "salet"}, {"hard_mode": True}),
@@ -155,7 +174,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "max-entropy",
             MaxEntropySolver,
-            "greedy solver: the guess of most information (or another --score) over all allowed words (SALET: 3.4324)",
+            "greedy solver: the guess of most information (or another --score) over all allowed words",
             (
                 BenchRun("max-entropy (entropy, SALET)", {"opener": "salet"}),
                 BenchRun("max-entropy (entropy, own opener)", {}),
@@ -184,8 +203,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "a2c",
             _network("a2c_full.pt"),
-            "A2C, word one-hot policy (seed 000), reward only, curriculum 100 -> 1000 -> 2315 -> full: "
-            "99.78 % / 3.7481",
+            "A2C, word one-hot policy (seed 000), reward only, curriculum 100 -> 1000 -> 2315 -> full",
             _rows(("training/a2c_1000.pt", "1000"), ("training/a2c_2315.pt", "2315"), ("a2c_full.pt", "full")),
             ("a2c_full.pt", "training/a2c_1000.pt", "training/a2c_2315.pt", "training/a2c.metrics.jsonl"),
         ),
@@ -193,35 +211,35 @@ AGENTS: dict[str, Agent] = {
             "a2c-boards",
             _mixture("a2c_full.pt"),
             "the a2c network on several boards: each guess the likeliest word of the mixture of the unsolved "
-            "boards' policies (trained on one board only): Dordle 77.55 % / 5.6202, Quordle 36.80 % (500 games)",
+            "boards' policies (trained on one board only; its one-board figures)",
             _mixture_rows("A2C `a2c_full.pt`"),
             ("a2c_full.pt",),
         ),
         Agent(
             "a2c-improved",
             _network("a2c_improved.pt"),
-            "the a2c network improved by its own rollouts (the game's reward only): 99.87 % / 3.7167",
+            "the a2c network improved by its own rollouts (the game's reward only)",
             _rows(("a2c_improved.pt", "full")),
             ("a2c_improved.pt",),
         ),
         Agent(
             "a2c-taught",
             _by_mode("a2c_taught.pt", "a2c_taught_hard.pt", "A2C taught by the exact solver"),
-            "the a2c network taught by the exact solver (imitation; hard-mode weights in hard mode): 100 % / 3.4225",
+            "the a2c network taught by the exact solver (imitation; hard-mode weights in hard mode)",
             _rows(("a2c_taught.pt", "full"), ("a2c_taught_hard.pt", "full"), section=TAUGHT),
             ("a2c_taught.pt", "a2c_taught_hard.pt"),
         ),
         Agent(
             "dqn",
             _network("dqn_full.pt"),
-            "DQN, letter-decomposed Q, prioritized replay (seed 001), reward only: 100 % / 3.6886",
+            "DQN, letter-decomposed Q, prioritized replay (seed 001), reward only",
             _rows(("training/dqn_1000.pt", "1000"), ("training/dqn_2315.pt", "2315"), ("dqn_full.pt", "full")),
             ("dqn_full.pt", "training/dqn_1000.pt", "training/dqn_2315.pt", "training/dqn.metrics.jsonl"),
         ),
         Agent(
             "dqn-improved",
             _network("dqn_improved.pt"),
-            "the dqn network improved by its own rollouts (the game's reward only): 100 % / 3.5758",
+            "the dqn network improved by its own rollouts (the game's reward only)",
             _rows(("dqn_improved.pt", "full")),
             ("dqn_improved.pt",),
         ),
@@ -230,8 +248,7 @@ AGENTS: dict[str, Agent] = {
             _by_mode("dqn_explored.pt", "dqn_explored_hard.pt"),
             "the dqn network improved by its own rollouts with exploring starts and a critic of answers left "
             "(the game's reward only, the first guess SALET fixed by hand in training; hard-mode weights in hard "
-            "mode; on several boards a mixture of the boards' policies): 100 % / 3.4441, hard mode 100 % / 3.5235, "
-            "Dordle 92.95 %; the strongest reward-only agent",
+            "mode; on several boards a mixture of the boards' policies), the strongest reward-only agent",
             (
                 *_rows(("dqn_explored.pt", "full"), ("dqn_explored_hard.pt", "full")),
                 *_mixture_rows("DQN `dqn_explored.pt`"),

@@ -88,7 +88,7 @@ def set_key(S, keys_a, keys_b, r, constraint_key):
 def valid(g, codes, counts, green, need) -> bool:
     """Hard mode: guess ``g`` keeps the greens in place and uses each letter at least ``need`` times.
 
-    A copy of ``wordle_gym.core.game.hard_breaches`` (the reference), held to it by tests/test_rules.py."""
+    A copy of ``wordle_gym.core.game.hard_breaches`` (the reference), held to it by tests/core/test_rules.py."""
     for i in range(green.shape[0]):
         if green[i] >= 0 and codes[g, i] != green[i]:
             return False

@@ -9,7 +9,7 @@ import pytest
 import tomllib
 
 from tests.helpers.processes import ROOT
-from wordle_agents.common.checkpoint import shipped_dir
+from wordle_agents.common.checkpoint import read_checkpoint, shipped_dir
 from wordle_agents.zoo import AGENTS, TAUGHT
 from wordle_gym.harness.registry import accepted_options, load_factory
 
@@ -37,6 +37,27 @@ def test_zoo__a_network_agent_plays_its_first_weights_by_default(name: str) -> N
     policy = agent(device="cpu")
     assert Path(policy.checkpoint.path) == shipped_dir() / agent.weights[0]
     assert accepted_options(agent) == {"checkpoint", "device"}  # the registry reads build's options
+
+
+def test_zoo__descriptions_read_their_figures_from_the_shipped_weights(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 63: the descriptions held 16 figures that BENCHMARKS.md also held; now they say what the agent is
+    and how it learned, and the figures are the ones each shipped checkpoint recorded."""
+    import re
+
+    import wordle_agents.zoo as zoo
+
+    for agent in AGENTS.values():
+        assert not re.search(r"\d %|\d\.\d{3}", agent.about), agent.name  # no figure written by hand
+    recorded = read_checkpoint(shipped_dir() / "dqn_explored.pt", None)["figures"]
+    hard = read_checkpoint(shipped_dir() / "dqn_explored_hard.pt", None)["figures"]
+    want = f"{100 * recorded['win_rate']:.2f} % / {recorded['mean_guesses']:.4f}, hard mode "
+    assert AGENTS["dqn-explored"].description.endswith(
+        want + f"{100 * hard['win_rate']:.2f} % / {hard['mean_guesses']:.4f}"
+    )
+    assert AGENTS["optimal"].description == AGENTS["optimal"].about  # no network, no recorded figures
+    fake = {"figures": {"win_rate": 0.5, "mean_guesses": 4.25}}
+    monkeypatch.setattr(zoo, "read_checkpoint", lambda path, kind: fake)
+    assert AGENTS["dqn"].description == AGENTS["dqn"].about + ": 50.00 % / 4.2500"
 
 
 def test_zoo__rows_and_descriptions() -> None:

@@ -222,7 +222,7 @@ def test_reference__counts_tiles_like_the_rule() -> None:
 
 
 def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(rng: random.Random) -> None:
-    """``game.hard_breaches`` (the reference) against the history-based rule of tests/reference.py,
+    """``game.hard_breaches`` (the reference) against the history-based rule of tests/helpers/reference.py,
     and each copy against the reference: ``Game.hard_mask``, ``ScalarGame.hard_valid`` and the exact
     solver's kernel (with its own constraint, built turn by turn as the search builds it)."""
     import numpy as np

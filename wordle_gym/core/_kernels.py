@@ -1,24 +1,14 @@
-"""Compiled CPU copies of the vector env's per-step work (numba), for big batches on the CPU.
+"""Numba kernels of the engine's per-step work for big CPU batches, run by
+:class:`~wordle_gym.core.compiled.CompiledGame` (the named copy of :class:`~wordle_gym.core.game.Game`).
 
-Torch computes a "candidates" or "hard" mask as a few whole-batch passes over a (games x 12972) array,
-most of them strided; these kernels do one game's row at a time while it sits in the cache, and write
-the mask exactly once. On 16384 games of the real game they cut a step with either mask from about
-0.2 s to 0.03 s (``benchmarks/env_throughput.py``).
-
-They are copies of :class:`wordle_gym.core.game.Game`'s torch code (the reference, which CUDA and CPUs
-without numba run). From ``STEP_MIN_ROWS`` rows in every mask mode (``Game.compiled_from``): ``score`` of
-:func:`wordle_gym.core.rules.feedback`, ``learn`` of ``Game._learn`` and ``Game._deduce``, ``reset_rows`` of
-``Game.reset`` with a row mask, and ``encode_knowledge`` of the "knowledge" observations
-(``wordle_gym.envs.observation``); together they replace about 60 small whole-batch torch calls and a
-concatenation a step, three quarters of a big CPU step with mask "all". The masks: ``narrow_candidates`` of
-the candidate update in ``Game._advance``, ``fill_rows`` of the candidates' reset in ``Game.reset``,
-``candidates_mask`` of ``Game.action_mask`` in mode "candidates", ``hard_mask`` of ``Game.hard_mask``, and
-their packed forms (``candidates_bits``, ``hard_mask`` with ``packed``) of ``Game.packed_action_mask`` (``pack_bits`` of
-the masks). ``Game.compiled`` picks them; ``tests/test_scalar.py`` holds both engines to the scalar one step
-by step, ``tests/test_vector.py`` the two to each other. Each kernel does rows ``start:stop`` and releases
-the GIL; :func:`run` splits a batch over ``torch.get_num_threads()`` threads (numba's own thread pools are
-left alone: they are not fork-safe everywhere, and one knob, torch's, sets the threads of the whole step),
-while the step's own torch calls run on one thread (:func:`torch_on_one_thread`, from the vector env).
+Each is a copy of ``Game``'s torch code, one game's row at a time: ``score`` (:func:`~wordle_gym.core.rules.feedback`),
+``learn`` (``Game._learn`` and ``_deduce``), ``reset_rows`` and ``fill_rows`` (``Game.reset``),
+``narrow_candidates`` (``Game._narrow``), ``candidates_mask``, ``candidates_bits`` and ``hard_mask`` (the masks,
+bool or packed) and ``encode_knowledge`` (the "knowledge" observation). ``tests/envs/test_scalar.py`` holds them
+to the scalar engine step by step, ``tests/envs/test_vector.py`` to torch. Each kernel does rows ``start:stop``
+and releases the GIL; :func:`run` splits a batch over ``torch.get_num_threads()`` threads (numba's own thread
+pools are left alone: they are not fork-safe everywhere), while the step's own torch calls run on one thread
+(:func:`torch_on_one_thread`).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ same state as :class:`~wordle_gym.core.game.GameState` in Python lists and ints,
 observation in a ``bytearray`` that each step edits where it changed.
 
 It is a second implementation of the rules (``Game.step``, ``_learn``, ``_deduce``, the masks,
-the two observation encodings, the reward): ``tests/test_scalar.py`` holds it to the batched
+the two observation encodings, the reward): ``tests/envs/test_scalar.py`` holds it to the batched
 engine step by step over 10^5 random steps in each configuration it tests, and
 :func:`~wordle_gym.core.rules.feedback_one` to :func:`~wordle_gym.core.rules.feedback` on every repeat
 structure (all word pairs over a 3-letter alphabet) and on real words. When the two disagree,
