@@ -23,6 +23,7 @@ the resumable commands (training and improving) as their own ``--max-minutes``; 
 from __future__ import annotations
 
 import argparse
+import datetime
 import json
 import math
 import sys
@@ -356,6 +357,8 @@ def _check_same(recipe: Recipe, path: Path) -> None:
     try:
         saved = json.loads(path.read_text(encoding="utf-8"))
         before = saved["stages"]
+        if not isinstance(before, list) or not all(isinstance(old, dict) for old in before):
+            raise TypeError("its stages are no list of stages")
     except (ValueError, KeyError, TypeError):
         raise ValueError(f"{str(path)!r} is no recipe run's record; use another --run-dir") from None
     for old, new in zip(before, stages, strict=False):
@@ -391,6 +394,11 @@ def _parse_set(recipe: Recipe, items: Sequence[str]) -> Recipe:
             value = tomllib.loads(f"v = {text}")["v"]
         except tomllib.TOMLDecodeError:
             value = text
+        if isinstance(value, datetime.date | datetime.time):  # (a datetime is a date)
+            raise ValueError(
+                f"--set {item!r}: {text!r} reads as a TOML date or time; expected a number, a boolean, a string "
+                "or a list of them (quote it for a string)"
+            )
         recipe = recipe.with_options(name, **{key: value})
     return recipe
 

@@ -215,3 +215,27 @@ def test_recipe__improve_stages_need_weights_and_continue_only_an_earlier_improv
     assert "improve-boards" not in STAGES
     with pytest.raises(ValueError, match="unknown command 'improve-boards'; expected one of train-a2c, train-dqn, "):
         _check(Recipe("tiny", "", (first, Stage("b", "improve-boards", {}))))
+
+
+@pytest.mark.parametrize("record", ['{"recipe": "dqn", "stages": "x"}', '{"recipe": "dqn", "stages": [1, 2]}'])
+def test_recipe__a_run_folder_whose_record_is_no_stage_list_is_one_line(
+    tmp_path: Path, record: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression (issue 62): ``recipe.json`` with ``"stages": "x"`` ended in an AttributeError traceback."""
+    (tmp_path / "recipe.json").write_text(record)
+    assert main(["dqn", "--run-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "recipe.json' is no recipe run's record; use another --run-dir" in err and err.count("\n") == 1
+
+
+def test_recipe__a_toml_date_in_set_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Regression (issue 62): ``--set full.lr=1979-05-27`` reached the run folder's JSON record as a date and
+    ended in 'datetime is not JSON serializable'; a quoted date is a string."""
+    assert main(["dqn", "--run-dir", str(tmp_path), "--set", "full.lr=1979-05-27T07:32:00"]) == 2
+    err = capsys.readouterr().err
+    assert "'1979-05-27T07:32:00' reads as a TOML date or time; expected a number" in err and err.count("\n") == 1
+    assert not (tmp_path / "recipe.json").exists()
+    from wordle_agents.commands.recipe import _parse_set, load_recipe
+
+    recipe = _parse_set(load_recipe("dqn"), ['full.reward="1979-05-27"'])
+    assert recipe.stage("full").options["reward"] == "1979-05-27"
