@@ -14,7 +14,7 @@ from wordle_agents.rl.dqn import TRAINING
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train from the command line's options; the exit status."""
-    return train(TRAINING, argv, doc=__doc__)
+    return train(TRAINING, argv, doc=__doc__, prog="python -m wordle_agents.commands.train_dqn")
 
 
 if __name__ == "__main__":

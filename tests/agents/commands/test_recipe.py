@@ -3,6 +3,7 @@ lists."""
 
 from __future__ import annotations
 
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -239,3 +240,17 @@ def test_recipe__a_toml_date_in_set_is_one_line(tmp_path: Path, capsys: pytest.C
 
     recipe = _parse_set(load_recipe("dqn"), ['full.reward="1979-05-27"'])
     assert recipe.stage("full").options["reward"] == "1979-05-27"
+
+
+def test_recipe__a_stages_error_names_its_command_not_the_recipe_module(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (issue 62): a training stage's errors were prefixed with the running script's name,
+    ``recipe.py``, which is no command a user can run with those options."""
+    monkeypatch.setattr(sys, "argv", ["/somewhere/recipe.py"])
+    with pytest.raises(SystemExit) as stopped:  # the stage's own parser stops the command
+        main(["dqn", "--run-dir", str(tmp_path), "--set", "vocab-1000.lr=-1"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "python -m wordle_agents.commands.train_dqn: error: lr must be > 0; got -1.0" in err
+    assert "recipe.py" not in err
