@@ -388,3 +388,19 @@ def test_cli__version_and_a_run_with_no_win(capsys: pytest.CaptureFixture[str]) 
     words = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve"]
     result = evaluate(Cigar(), answers=words[1:], allowed=words, max_guesses=2, device="cpu", progress=False)
     assert result.wins == 0 and "no game won" in result.summary() and "nan" not in result.summary()
+
+
+def test_analyze__a_guess_that_breaks_hard_mode_is_refused_naming_the_rule(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (issue 62): ``analyze --hard salet bumph --answer cigar`` scored BUMPH as a spent turn without
+    saying that it breaks hard mode (after SALET the answer holds an A); the game refuses it, so analyze does."""
+    import wordle_gym.cli.commands as commands
+
+    monkeypatch.setattr(commands, "_oracle", lambda: pytest.fail("the search should not start"))
+    assert cli_main(["analyze", "--hard", "salet", "bumph", "--answer", "cigar"]) == 2
+    err = capsys.readouterr().err
+    assert "guess 2, BUMPH, breaks hard mode: the guess must use A once" in err and err.count("\n") == 1
+    monkeypatch.setattr(commands, "_oracle", lambda: (_ for _ in ()).throw(RuntimeError("searched")))
+    with pytest.raises(RuntimeError, match="searched"):  # a legal hard-mode game goes on to the search
+        cli_main(["analyze", "--hard", "salet", "brain", "--answer", "cigar"])

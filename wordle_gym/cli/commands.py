@@ -425,6 +425,31 @@ def _probability(text: str) -> float:
 
 
 # ---------------------------------------------------------------------------- analyze
+def _check_hard_mode(args: argparse.Namespace, guesses: list[str]) -> None:
+    """Refuse a game whose guess breaks hard mode (the game would have refused it), naming the rule it breaks."""
+    env = WordleVectorEnv(
+        1,
+        device="cpu",
+        answers=word_source(args.answers),
+        allowed=word_source(args.allowed),
+        hard_mode=True,
+        max_guesses=args.max_guesses,
+    )
+    try:
+        env.reset(options={"answers": [args.answer.lower()]})
+    except ValueError:  # not an answer of the list: the oracle says so
+        return
+    for number, word in enumerate(guesses, 1):
+        if word not in env.vocabulary.allowed_index or bool(env.state.done[0]):
+            return  # a word the list lacks, or a guess after the game ended: the oracle says so
+        problem = _hard_mode_problem(env, word)
+        if problem is not None:
+            raise UsageError(
+                f"guess {number}, {word.upper()}, breaks {problem} (the game refuses it: leave it out, or drop --hard)"
+            )
+        env.step(torch.tensor([env.vocabulary.action(word)]))
+
+
 def cmd_analyze(args: argparse.Namespace) -> int:
     """The exact skill (regret) and luck of each guess of one game, by the optimal agent's oracle."""
     from wordle_gym.utils.files import atomic_write_json, check_writable
@@ -434,6 +459,8 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if args.answer is None:
         raise UsageError("--answer WORD is required: the answer of the game analysed")
     config = _game_config(args, word_source(args.answers), word_source(args.allowed))
+    if args.hard:
+        _check_hard_mode(args, [g.lower() for g in args.guesses])
     print("valuing each position exactly (the optimal agent's search; a minute or so on a CPU)...", file=sys.stderr)
     report = _oracle().analyze([g.lower() for g in args.guesses], args.answer, config)
     print("| guess | regret | luck | candidates | optimal |\n| --- | ---: | ---: | --- | --- |")
