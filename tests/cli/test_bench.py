@@ -227,6 +227,7 @@ def test_bench__optimal_rows_are_measured(tmp_path: Path) -> None:
     assert "| optimal (SALET, hard mode) | 2315 x 12972 | 100.00 | 3.5084 |" in table
 
 
+@pytest.mark.slow
 def test_bench__only_repeated_selects_the_rows_matching_any(tmp_path: Path) -> None:
     out = wordle_gym_here("bench", "--only", "optimal (SALET)", "--only", "Remaining", "--out", str(tmp_path))
     assert out.returncode == 0, out.stderr

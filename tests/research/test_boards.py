@@ -32,6 +32,9 @@ from wordle_gym.core.patterns import pattern_array
 from wordle_gym.envs.multi import make_vector_env
 from wordle_gym.envs.observation import MultiKnowledgeLayout
 
+# The lab's tests run with the slow suite (CI runs both): the product's suite stays fast.
+pytestmark = pytest.mark.slow
+
 
 def _setup(seed: int, boards: int = 2, count: int = 12) -> tuple[A2CAgent, WordleConfig]:
     words = few_letter_words(random.Random(seed), "abcdefg", 4, count)

@@ -31,6 +31,9 @@ from wordle_agents.solvers import openers as ranking
 from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.words import Vocabulary
 
+# The lab's tests run with the slow suite (CI runs both): the product's suite stays fast.
+pytestmark = pytest.mark.slow
+
 
 def _finish_bound_holds(boards: int, limit: int, cap: float) -> bool:
     """Claim 1 over every outcome: each board solved at a distinct guess 1..limit, or unsolved (then the game

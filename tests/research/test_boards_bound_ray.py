@@ -15,6 +15,9 @@ import pytest
 
 from tests.helpers.processes import ROOT
 
+# The lab's tests run with the slow suite (CI runs both): the product's suite stays fast.
+pytestmark = pytest.mark.slow
+
 LISTS = """
     from wordle_gym.core.words import Vocabulary
     answers = list(Vocabulary().answers[:80])

@@ -93,6 +93,7 @@ def _tiny_first(name: str) -> Recipe:
     return recipe.with_options(first.name, **TINY[first.command])
 
 
+@pytest.mark.slow
 def test_recipe__each_first_stage_on_a_tiny_list_is_deterministic(tmp_path: Path) -> None:
     """Same seed, same weights: every recipe's first stage, run twice (the recipes share two first stages)."""
     runs: dict[str, Path] = {}

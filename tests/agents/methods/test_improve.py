@@ -151,6 +151,7 @@ def test_improve__the_improved_policy_earns_more_than_the_network(hard: bool, de
             assert hard_valid(words[label], history)
 
 
+@pytest.mark.slow
 def test_iterate__a_fresh_network_learns_to_win_every_game_from_its_own_rollouts() -> None:
     """From random weights (it wins 1 game of 14), trying every guess at every position it reaches, the
     network learns to win all 14 near the optimum."""
@@ -172,6 +173,7 @@ def test_iterate__a_fresh_network_learns_to_win_every_game_from_its_own_rollouts
     assert lines[-1].startswith("iteration 4: the network wins")
 
 
+@pytest.mark.slow
 def test_iterate__a_first_guess_fixed_by_hand_is_learned_never_improved_and_named(monkeypatch) -> None:
     """Issue 46: with ``opener`` the network learns to open with that word and to play after it from its own
     rollouts; the first position is neither improved nor explored (every position valued starts with the
@@ -466,6 +468,7 @@ def test_entry_points__each_improved_agent_gets_its_own_shipped_weights() -> Non
     assert a2c_improved().checkpoint.method == METHOD
 
 
+@pytest.mark.slow
 def test_positions__the_shipped_network_plays_its_recorded_figures() -> None:
     """The one play loop (``wordle_gym.harness.play``) replays what the run recorded when it wrote the weights."""
     from wordle_agents.zoo import dqn_explored

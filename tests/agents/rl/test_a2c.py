@@ -515,6 +515,7 @@ def test_loss__the_entropy_bonus_is_coef_times_the_entropy_of_the_turns_played()
             A2CConfig(**bad)
 
 
+@pytest.mark.slow
 def test_trainer__the_entropy_bonus_keeps_the_policy_open() -> None:
     """The same seeded run of 150 updates on a 30-word game without and with the bonus: with it, the policy's
     entropy at the first guess stays higher (ln 30 = 3.40 is the uniform policy's)."""

@@ -99,7 +99,7 @@ def brute_force(
         ("random", 5, None, False, 3),  # some openers cannot make it in 3
         ("traps", 0, "catch", True, 6),  # hard mode costs 4 guesses more than normal here
         ("traps", 0, "catch", False, 6),
-        ("traps", 1, "catch", True, 6),  # impossible in hard mode
+        pytest.param("traps", 1, "catch", True, 6, marks=pytest.mark.slow),  # impossible in hard mode
         ("traps", 1, "schwa", True, 5),
         ("traps", 2, "mebos", False, 4),
     ],
@@ -132,7 +132,9 @@ def test_solver__with_one_guess_only_the_opener_can_win() -> None:
     assert solve(Vocabulary(["crane"], ["crane", "salet"]), "crane", False, 1, progress=False).total == 1
 
 
-@pytest.mark.parametrize(("length", "hard"), [(4, False), (4, True), (6, False), (3, True)])
+@pytest.mark.parametrize(
+    ("length", "hard"), [(4, False), (4, True), pytest.param(6, False, marks=pytest.mark.slow), (3, True)]
+)
 def test_solver__other_word_lengths(length: int, hard: bool) -> None:
     """Other lengths (3**6 patterns no longer fit a byte) against the same exhaustive search."""
     rng = random.Random(length)
@@ -333,6 +335,7 @@ def test_solver__ctrl_c_stops_a_long_search_at_once() -> None:
     assert took < 30  # a search left alone runs for minutes
 
 
+@pytest.mark.slow
 def test_search__compiles_its_kernels_on_the_thread_that_builds_it() -> None:
     """Regression: Ctrl-C on a fresh checkout waited for numba to finish compiling the kernel on a worker thread
     (which nothing can stop: 11 s here, over 120 s in CI). A search, once built, has every kernel its workers call
