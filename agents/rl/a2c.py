@@ -25,6 +25,7 @@ from torch import nn
 from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width, inverse_cdf
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_gym.core.boards import distinct_answers
+from wordle_gym.core.rewards import information_bits
 from wordle_gym.core.rules import ALPHABET, pattern_table
 from wordle_gym.envs.multi import MultiWordleVectorEnv
 from wordle_gym.envs.observation import KnowledgeLayout, MultiKnowledgeLayout
@@ -531,11 +532,7 @@ class A2CTrainer:
         """``info_gain`` times the bits each game's guess ``actions`` gives: log2 of how many ``candidates``
         (N, K) were consistent before it over how many are after; narrows ``candidates`` in place."""
         assert self.table is not None
-        before = candidates.sum(1)
-        rows = self.table[actions]  # (N, K): the pattern each answer would show
-        candidates &= rows == rows.gather(1, answers[:, None])
-        bits = torch.log2(before.float()) - torch.log2(candidates.sum(1).float())
-        return self.config.info_gain * bits
+        return self.config.info_gain * information_bits(self.table, candidates, actions, answers)
 
     def loss(self, batch: Rollout) -> torch.Tensor:
         """The A2C loss of a rollout: policy gradient with the advantage, plus its square for the critic,

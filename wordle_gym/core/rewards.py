@@ -1,15 +1,27 @@
-"""Reward schemes: one small dataclass, evaluated on whole batches, plus named presets."""
+"""The rewards, in one place: each a named, documented function of a step's outcome.
+
+* :class:`RewardScheme` (linear in the step's outcome: per guess, win by turn, loss, tiles, refusals) and its
+  named :data:`PRESETS`: every env's ``reward=`` (a preset's name or a scheme) and the trainers' ``reward``.
+* :func:`information_bits`: the bits a guess's feedback gives about the answer, the shaping the A2C trainer adds
+  (``info_gain`` times it) to the scheme's reward.
+* The exact regret of a move (``reward="regret"`` in the text env): :func:`load_oracle` reaches the oracle through
+  the entry-point group :data:`ORACLES` (the env package imports no agent code); :func:`regret_info` is its info.
+"""
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from importlib.metadata import entry_points
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 if TYPE_CHECKING:
     import torch
+
+    from wordle_gym.core.config import WordleConfig
 
 
 @dataclass(frozen=True)
@@ -146,3 +158,57 @@ def get_reward_scheme(reward: str | RewardScheme | dict) -> RewardScheme:
             f"unknown reward scheme {reward!r}; expected a RewardScheme or one of {sorted([*PRESETS, *ALIASES])}"
         )
     return PRESETS[key]
+
+
+def information_bits(
+    table: torch.Tensor, candidates: torch.Tensor, actions: torch.Tensor, answers: torch.Tensor
+) -> torch.Tensor:
+    """The bits each game's guess ``actions`` (N,) gives about its answer ``answers`` (N,): log2 of how many
+    ``candidates`` ((N, K) bool) were consistent before it over how many are after, with the pattern ``table``
+    ((A, K): the pattern each answer shows each guess). Narrows ``candidates`` in place."""
+    import torch
+
+    before = candidates.sum(1)
+    rows = table[actions]  # (N, K): the pattern each answer would show
+    candidates &= rows == rows.gather(1, answers[:, None])
+    return torch.log2(before.float()) - torch.log2(candidates.sum(1).float())
+
+
+ORACLES = "wordle_gym.oracles"
+"""The entry-point group of oracles (``reward="regret"`` loads ``exact``, which ``wordle_agents`` registers)."""
+
+
+_ORACLES: dict[tuple[Any, ...], Any] = {}
+_ORACLES_LOCK = threading.Lock()
+
+
+def load_oracle(config: WordleConfig) -> Any:
+    """The exact oracle for ``config``'s game, through the entry point ``exact`` of :data:`ORACLES` (the env
+    package imports no agent code): an object with ``positions(game, state)`` and ``move_regret(position,
+    action, budget_s)``. One per game (lists, mode, limit) in a process, shared by every env of that game, so
+    the positions it solved serve every later game; its ``lock`` serialises its searches."""
+    key = (config.vocabulary.digest, config.hard_mode, config.max_guesses)
+    with _ORACLES_LOCK:
+        found = _ORACLES.get(key)
+        if found is not None:
+            return found
+        points = [point for point in entry_points(group=ORACLES) if point.name == "exact"]
+        if not points:
+            raise ValueError(
+                f'reward="regret" needs the exact oracle: no entry point "exact" in the group {ORACLES!r} '
+                "(it comes with wordle_agents, which installs with wordle-gym)"
+            )
+        oracle = points[0].load()(config)
+        oracle.lock = threading.Lock()
+        _ORACLES[key] = oracle
+        return oracle
+
+
+def regret_info(judged: dict[str, Any]) -> dict[str, Any]:
+    """The info keys of ``reward="regret"``: ``regret`` (float64), ``regret_exact`` (bool) and ``regret_bounds``
+    ((2,) float64: proven low and high)."""
+    return {
+        "regret": np.array(judged["regret"], np.float64),
+        "regret_exact": np.array(bool(judged["exact"])),
+        "regret_bounds": np.array([judged["low"], judged["high"]], np.float64),
+    }

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import string
-import threading
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import Any
 
 import gymnasium as gym
@@ -15,6 +13,7 @@ from gymnasium import spaces
 
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_TILE, GameState, make_game
+from wordle_gym.core.rewards import ORACLES, load_oracle, regret_info  # noqa: F401 (ORACLES: its old home)
 from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.base import reset_answer
@@ -33,46 +32,6 @@ DEFAULT_PROMPT = (
     "Answer with your guess inside <guess></guess>, for example <guess>{example}</guess>."
 )
 HARD_RULE = " Hard mode: every revealed green must stay in place and every revealed letter must be used again."
-
-
-ORACLES = "wordle_gym.oracles"
-"""The entry-point group of oracles (``reward="regret"`` loads ``exact``, which ``wordle_agents`` registers)."""
-
-
-_ORACLES: dict[tuple[Any, ...], Any] = {}
-_ORACLES_LOCK = threading.Lock()
-
-
-def load_oracle(config: WordleConfig) -> Any:
-    """The exact oracle for ``config``'s game, through the entry point ``exact`` of :data:`ORACLES` (the env
-    package imports no agent code): an object with ``positions(game, state)`` and ``move_regret(position,
-    action, budget_s)``. One per game (lists, mode, limit) in a process, shared by every env of that game, so
-    the positions it solved serve every later game; its ``lock`` serialises its searches."""
-    key = (config.vocabulary.digest, config.hard_mode, config.max_guesses)
-    with _ORACLES_LOCK:
-        found = _ORACLES.get(key)
-        if found is not None:
-            return found
-        points = [point for point in entry_points(group=ORACLES) if point.name == "exact"]
-        if not points:
-            raise ValueError(
-                f'reward="regret" needs the exact oracle: no entry point "exact" in the group {ORACLES!r} '
-                "(it comes with wordle_agents, which installs with wordle-gym)"
-            )
-        oracle = points[0].load()(config)
-        oracle.lock = threading.Lock()
-        _ORACLES[key] = oracle
-        return oracle
-
-
-def regret_info(judged: dict[str, Any]) -> dict[str, Any]:
-    """The info keys of ``reward="regret"``: ``regret`` (float64), ``regret_exact`` (bool) and ``regret_bounds``
-    ((2,) float64: proven low and high)."""
-    return {
-        "regret": np.array(judged["regret"], np.float64),
-        "regret_exact": np.array(bool(judged["exact"])),
-        "regret_bounds": np.array([judged["low"], judged["high"]], np.float64),
-    }
 
 
 class ReplyText(spaces.Text):
