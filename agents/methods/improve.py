@@ -26,9 +26,8 @@ Each iteration:
    old guess, which is what the rollouts measured, so the distilled network plays what they valued.
    ``--explore K`` (exploring starts) also plays, at each position of at least ``--explore-answers``
    answers, its K best valued other guesses, and labels every position met after them with its best
-   guess by rollouts (:func:`explore`). Without them the network plays well only on its own path: the
-   optimum's second guesses after its own opener, followed by its own play, cost the shipped DQN 0.55
-   guesses a game more than its own, so one-guess improvements stop at a local optimum.
+   guess by rollouts (:func:`explore`). Without them the network plays well only on its own path (a
+   better guess followed by its own play can lose), so one-guess improvements stop at a local optimum.
 
 The best network (by wins, then mean guesses) is written to ``--out``, float16, with the figures its float16
 weights play. What it learned from is recorded as ``method: "own-policy rollouts"`` (with exploring starts

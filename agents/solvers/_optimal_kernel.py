@@ -16,11 +16,9 @@ opener quickly, :mod:`wordle_agents.solvers.openers`).
   bound is ``2n`` with no bucket of more than two answers is exact. A guess that tells a node's candidates
   nothing tells its children's nothing either: each node passes down only the guesses that told.
 * Guesses that differ only in letters no candidate has split the candidates alike: a node tries the first
-  of each such class (:func:`distinct_guesses`; below the first guess's buckets, a third to a sixth of them).
+  of each such class (:func:`distinct_guesses`).
 * The pattern table is read answer-major (``by_answer[answer, guess]``): each candidate's row is read once
-  along the guesses (:func:`split_counts`), where the guess-major table cost a cache line per (guess, answer).
-* Loading the compiled kernel from numba's cache costs about 0.5 s in a fresh process (numba's code
-  generator starting), whatever the functions: the fixed cost that is left.
+  along the guesses (:func:`split_counts`).
 * A cache keyed by the candidate set (two 64-bit sums of random keys per answer), the guesses
   left and, in hard mode, the revealed constraint holds exact values and the best guess, or lower
   bounds learnt from cutoffs.
@@ -46,8 +44,7 @@ _ENTRY = types.UniTuple(types.int64, 3)  # a cache key, and a cache value: (valu
 NOT_CACHED = (np.int64(-1), np.int64(-1), np.int64(-1))
 
 # The cache is only touched from Python through these compiled functions: a typed Dict's own methods,
-# called from Python, are compiled anew in every process (reading the tree out of the cache took 1.7 s
-# of `python -m wordle_agents.commands.optimal salet`, now 0.1 s).
+# called from Python, are compiled anew in every process.
 
 
 @cached_njit()

@@ -35,7 +35,7 @@ def _batch_work(method: Callable[..., Any]) -> Callable[..., Any]:
     """``method`` with its torch calls on one thread where its batch runs the compiled kernels (a big batch on
     the CPU; the kernels still split over torch's threads): torch's spinning idle workers took the cores the
     kernels run on (see :func:`wordle_gym.core._kernels.torch_on_one_thread`). Smaller batches run torch
-    alone, whose calls on so few rows stay on one thread anyway (the switch cost them 3-6 %)."""
+    alone, whose calls on so few rows stay on one thread anyway (switching would only cost them)."""
 
     @functools.wraps(method)
     def wrapped(self: WordleVectorEnv, *args: Any, **kwargs: Any) -> Any:
