@@ -1,6 +1,6 @@
 """DQN ablation on the 100-word stage: one setting changed at a time against the seed-001 settings.
 
-The base is what DQNConfig's defaults were before this ablation (width 512, seed 001's reward);
+The base is what DQNConfig's defaults were before this ablation (width 512, the tile-shaped reward);
 the defaults now are its winning row (width 1024, the "default" reward).
 
     python -m benchmarks.dqn_ablation [--device cpu|cuda] [--quick] [--only NAME,NAME]
@@ -25,7 +25,7 @@ from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate
 
-BASE = {"hidden": 512, "reward": "seed001", "learning_starts": 2000}  # the seed-001 settings
+BASE = {"hidden": 512, "reward": "tile-shaped", "learning_starts": 2000}  # the first DQN write-up's settings
 # (name, changes to BASE)
 SETTINGS: list[tuple[str, dict]] = [
     ("seed-001 settings (prioritized, dueling, double, lr 5e-4, width 512)", {}),

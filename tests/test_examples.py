@@ -120,7 +120,7 @@ def test_dqn_ablation_benchmark__quick_run_writes_results(tmp_path: Path) -> Non
     result = _quick_benchmark(tmp_path, "dqn_ablation.py")
     seed001 = "seed-001 settings (prioritized, dueling, double, lr 5e-4, width 512)"
     assert [r["setting"] for r in result["runs"]] == [seed001]
-    assert result["runs"][0]["config"]["hidden"] == 512 and result["runs"][0]["config"]["reward"] == "seed001"
+    assert result["runs"][0]["config"]["hidden"] == 512 and result["runs"][0]["config"]["reward"] == "tile-shaped"
     run = result["runs"][0]
     assert run["curve"][-1][0] == 250 and 0.0 <= run["final_win_rate"] <= run["best_win_rate"] <= 1.0
     assert "### DQN ablation, 100-word stage" in (tmp_path / "BENCHMARKS.md").read_text()

@@ -25,7 +25,7 @@ from torch import nn
 from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width, inverse_cdf
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_gym.core.boards import distinct_answers
-from wordle_gym.core.rewards import information_bits
+from wordle_gym.core.rewards import canonical_reward, information_bits
 from wordle_gym.core.rules import ALPHABET, pattern_table
 from wordle_gym.envs.multi import MultiWordleVectorEnv
 from wordle_gym.envs.observation import KnowledgeLayout, MultiKnowledgeLayout
@@ -33,16 +33,18 @@ from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.evaluation import bool_mask
 from wordle_gym.utils.device import device_generator, resolve_device
 
-ENCODINGS = ("seed", "knowledge")
+ENCODINGS = ("positional", "knowledge")
+ENCODING_ALIASES = {"seed": "positional"}
+"""Old names of encodings (saved checkpoints name them)."""
 
 
 @dataclass
 class A2CConfig:
     """Everything that defines an A2C run. Every field is saved with each checkpoint."""
 
-    encoding: str = "seed"
-    """"seed": 26 x 5 x 2 bits per letter and position {unknown, here, not here, elsewhere} (260 inputs,
-    drops the exact letter counts, as in seed 000); "knowledge": the env's lossless observation (with counts)."""
+    encoding: str = "positional"
+    """"positional" (once "seed"): 26 x 5 x 2 bits per letter and position {unknown, here, not here, elsewhere}
+    (260 inputs, no exact letter counts, as in the A2C write-up); "knowledge": the env's lossless observation."""
     hidden: int = 512
     """Width of the trunk and policy head (seed: 512)."""
     dropout: float = 0.05
@@ -76,8 +78,8 @@ class A2CConfig:
     """Adam learning rate (seed: 1e-3)."""
     betas: tuple[float, float] = (0.9, 0.999)
     """Adam betas (seed: 0.9, 0.999)."""
-    reward: str = "seed000"
-    """Reward preset: +1 for a win in 1-4 guesses, +0.5 in 5-6, -10 for a loss."""
+    reward: str = "win-bonus"
+    """Reward preset ("win-bonus": +1 for a win in 1-4 guesses, +0.5 in 5-6, -10 for a loss; once "seed000")."""
     info_gain: float = 0.0
     """Shaping added to each guess's reward: this many times the bits its feedback gives about the answer,
     log2(answers consistent before it / after it) (0: the preset's reward alone)."""
@@ -107,6 +109,8 @@ class A2CConfig:
 
     def __post_init__(self) -> None:
         check_finite(self)
+        self.encoding = ENCODING_ALIASES.get(self.encoding, self.encoding)
+        self.reward = canonical_reward(self.reward)  # a checkpoint's old name equals the new
         if self.encoding not in ENCODINGS:
             raise ValueError(f"unknown encoding {self.encoding!r}; expected one of {ENCODINGS}")
         check_width("hidden", self.hidden)
@@ -151,7 +155,7 @@ class A2CConfig:
 
 def input_size(encoding: str, length: int) -> int:
     """Size of the state input for ``encoding`` and word length."""
-    return ALPHABET * length * 2 + (0 if encoding == "seed" else 2 * ALPHABET)
+    return ALPHABET * length * 2 + (0 if encoding == "positional" else 2 * ALPHABET)
 
 
 def encode_observations(obs: torch.Tensor, encoding: str, layout: KnowledgeLayout) -> tuple[torch.Tensor, torch.Tensor]:

@@ -1,10 +1,10 @@
-"""DQN with letter-decomposed action values and prioritized replay (seeds 001 and 003).
+"""DQN with letter-decomposed action values and prioritized replay (as the DQN write-ups it reproduces).
 
-The Q network reads the env's observation (seed 001's 313 hand-made features are all derivable
+The Q network reads the env's observation (the first write-up's 313 hand-made features are all derivable
 from it: letters tried, known present, known here, known not here, guesses left) and outputs
 26 x L letter-position values; a word's value is the sum of its letters' values (the output times
-the words x 26L one-hot matrix, a buffer, so the weights serve any vocabulary). Options follow seed
-003: a target network, Double-DQN targets, a dueling head (value + advantage - mean advantage),
+the words x 26L one-hot matrix, a buffer, so the weights serve any vocabulary). Options follow the second
+write-up: a target network, Double-DQN targets, a dueling head (value + advantage - mean advantage),
 gradient clipping. Games run batched on the vector env; answers the agent loses are drawn more
 often; epsilon falls linearly from 1.0 to 0.05 and the learning rate decays for a final polish.
 """
@@ -22,6 +22,7 @@ from torch.nn import functional as F
 from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width, sample_categorical
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_agents.rl.replay import PrioritizedReplay, UniformReplay
+from wordle_gym.core.rewards import canonical_reward
 from wordle_gym.core.rules import ALPHABET
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.utils.device import device_generator, resolve_device
@@ -83,7 +84,8 @@ class DQNConfig:
     """Importance-weight exponent, annealed to 1 over ``total_updates``."""
     reward: str = "default"
     """A reward preset: "default" (-1 per guess, -5 for a loss) learns fastest in the ablation;
-    "seed001" is seed 001's shaped reward (+1 per green or yellow tile, -5 per guess, +15 win, -15 loss)."""
+    "tile-shaped" (once "seed001") is the DQN write-up's (+1 per green or yellow tile, -5 per guess, +15 win,
+    -15 loss)."""
     max_guesses: int = 6
     """Guesses per game."""
     game_priority: float = 1.0
@@ -93,6 +95,7 @@ class DQNConfig:
 
     def __post_init__(self) -> None:
         check_finite(self)
+        self.reward = canonical_reward(self.reward)  # a checkpoint's old name equals the new
         check_width("hidden", self.hidden)
         check_width("layers", self.layers, 64)
         check_width("max_guesses", self.max_guesses, 100)

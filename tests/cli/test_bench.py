@@ -213,9 +213,9 @@ def test_bench__an_agent_trained_on_the_real_game_gets_one_real_game_row(tmp_pat
     assert [r["agent"] for r in rows] == ["A2C `a2c_full.pt` (stage full), real game"]
     assert (rows[0]["games"], rows[0]["num_allowed"]) == (2315, 12972)
     # The row says what it learned from and where it trained (the checkpoint records both).
-    assert rows[0]["extra"]["learned_from"] == "reward 'seed000'" and "CPU" in rows[0]["extra"]["machine"]
+    assert rows[0]["extra"]["learned_from"] == "reward 'win-bonus'" and "CPU" in rows[0]["extra"]["machine"]
     table = (tmp_path / "BENCHMARKS.md").read_text()
-    assert re.search(r"\| reward 'seed000' \| [0-9.]+ h \(CPU, [0-9]+ cores", table)
+    assert re.search(r"\| reward 'win-bonus' \| [0-9.]+ h \(CPU, [0-9]+ cores", table)
     assert "### Training stages" not in table and "A2C `a2c_full.pt`" in table  # in the real-game table
 
 
@@ -294,7 +294,7 @@ def test_bench_table__rows_with_a_section_go_to_their_own_table() -> None:
         ).to_dict()
 
     taught = row("A2C taught", learned_from="taught by the exact solver", section=TAUGHT)
-    lines = agents_section([row("A2C learned", learned_from="reward 'seed000'"), taught])
+    lines = agents_section([row("A2C learned", learned_from="reward 'win-bonus'"), taught])
     text = "\n".join(lines)
     taught_at = text.index("### Taught by a teacher (imitation, not reward)")
     assert text.index("| A2C learned |") < taught_at < text.index("| A2C taught |")
@@ -309,8 +309,8 @@ def test_provenance__names_the_information_gain_shaping() -> None:
         agent.checkpoint = SimpleNamespace(
             teacher=None, machine="CPU", method=None, method_reward=None, training_s=60.0
         )
-    assert plain.provenance == {"learned_from": "reward 'seed000'", "machine": "CPU", "training_s": 60.0}
-    assert shaped.provenance["learned_from"] == "reward 'seed000' + 0.05 x bits of information per guess"
+    assert plain.provenance == {"learned_from": "reward 'win-bonus'", "machine": "CPU", "training_s": 60.0}
+    assert shaped.provenance["learned_from"] == "reward 'win-bonus' + 0.05 x bits of information per guess"
 
 
 def test_bench__a_multi_board_row_of_a_one_board_network_is_labelled_and_credited_as_such(tmp_path: Path) -> None:
@@ -357,7 +357,7 @@ def test_provenance__names_an_improvement_after_the_reward_training() -> None:
     agent.checkpoint = SimpleNamespace(
         teacher=None, machine="CPU", method="own-policy rollouts", method_reward="default", training_s=None
     )
-    assert agent.provenance["learned_from"] == "reward 'seed000', then own-policy rollouts on reward 'default'"
+    assert agent.provenance["learned_from"] == "reward 'win-bonus', then own-policy rollouts on reward 'default'"
 
 
 PLUGINS = """

@@ -27,7 +27,7 @@ def play(env: WordleEnv, words: list[str]) -> list[tuple]:
         {"obs_dtype": "float32"},
         {"hard_mode": True},
         {"action_mask": "candidates"},
-        {"reward": "seed001", "max_guesses": 3},
+        {"reward": "tile-shaped", "max_guesses": 3},
         {"answers": ["cat", "dog"], "allowed": ["cat", "dog", "eel"]},
     ],
 )
@@ -50,7 +50,7 @@ def test_registration__make_and_module_prefix() -> None:
 
 def test_seeding__same_seed_same_rollout() -> None:
     def rollout(seed: int) -> list:
-        env = WordleEnv(reward="seed001")
+        env = WordleEnv(reward="tile-shaped")
         env.action_space.seed(seed)
         out = [env.reset(seed=seed)[0].tolist()]
         for _ in range(20):
@@ -93,10 +93,10 @@ def test_hand_game__knowledge_after_error_against_parry() -> None:
     ("reward", "expected"),
     [
         ("default", [-1.0, -1.0, -1.0]),
-        ("seed000", [0.0, 0.0, 1.0]),
+        ("win-bonus", [0.0, 0.0, 1.0]),
         # ERROR: 1 green + 1 yellow - 5; CRANE: 2 yellows - 5; PARRY: 4 new greens + a re-entered
         # green R (-0.1) - 5 + 15.
-        ("seed001", [-3.0, -3.0, 13.9]),
+        ("tile-shaped", [-3.0, -3.0, 13.9]),
         ("sparse", [0.0, 0.0, 1.0]),
         ("win-first", [-1.0, -1.0, -1.0]),
     ],
@@ -110,6 +110,26 @@ def test_hand_game__rewards_of_presets(reward: str, expected: list[float]) -> No
     assert steps[-1][4]["won"] and steps[-1][4]["is_success"] and env.unwrapped.answer == "parry"
 
 
+def test_rewards__the_old_preset_names_are_aliases_of_the_new() -> None:
+    """Issue 63: the presets are named by what they are; their old names (the write-ups' seed numbers) still
+    build the same scheme, so saved env specs load, and the agents' configs read an old name as the new one, so
+    saved checkpoints and runs resume (the shipped a2c weights were saved with "seed000" and "seed")."""
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.rl.a2c import A2CAgent, A2CConfig
+    from wordle_agents.rl.dqn import DQNConfig
+    from wordle_gym.core.rewards import PRESETS, get_reward_scheme
+
+    assert "seed000" not in PRESETS and "seed001" not in PRESETS
+    assert get_reward_scheme("seed000") is PRESETS["win-bonus"] is get_reward_scheme("a2c")
+    assert get_reward_scheme("seed001") is PRESETS["tile-shaped"] is get_reward_scheme("dqn")
+    assert WordleEnv(reward="seed001").unwrapped.config.reward_scheme == PRESETS["tile-shaped"]
+    old = A2CConfig(reward="seed000", encoding="seed")
+    assert (old.reward, old.encoding) == ("win-bonus", "positional") and old == A2CConfig()
+    assert DQNConfig(reward="seed001").reward == "tile-shaped"
+    shipped = A2CAgent.load(shipped_dir() / "a2c_full.pt", device="cpu")
+    assert (shipped.config.reward, shipped.config.encoding) == ("win-bonus", "positional")
+
+
 @pytest.mark.parametrize(("reward", "last"), [("default", -6.0), ("win-first", -21.0), ("sparse", 0.0)])
 def test_hand_game__a_loss_costs_the_presets_loss_penalty(reward: str, last: float) -> None:
     env = WordleEnv(reward=reward)
@@ -121,7 +141,7 @@ def test_hand_game__a_loss_costs_the_presets_loss_penalty(reward: str, last: flo
 
 @pytest.mark.parametrize(
     ("reward", "win_on", "expected_last"),
-    [("default", None, -6.0), ("seed000", None, -10.0), ("seed000", 5, 0.5), ("seed000", 4, 1.0)],
+    [("default", None, -6.0), ("win-bonus", None, -10.0), ("win-bonus", 5, 0.5), ("win-bonus", 4, 1.0)],
 )
 def test_hand_game__loss_and_late_win(reward: str, win_on: int | None, expected_last: float) -> None:
     env = WordleEnv(reward=reward)

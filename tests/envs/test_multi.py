@@ -118,7 +118,7 @@ def test_multi__compiled_step_equals_torch_step_by_step(mask: str) -> None:
 def test_multi__one_board_plays_exactly_as_wordle() -> None:
     """boards=1 through the multi-board engine equals the Wordle vector env, step by step."""
     answers, allowed = small_lists(seed=5, answers=30, guesses=80)
-    kwargs = {"answers": answers, "allowed": allowed, "action_mask": "candidates", "reward": "seed001"}
+    kwargs = {"answers": answers, "allowed": allowed, "action_mask": "candidates", "reward": "tile-shaped"}
     multi = MultiWordleVectorEnv(16, boards=1, device="cpu", **kwargs)
     single = WordleVectorEnv(16, device="cpu", **kwargs)
     start = torch.randint(len(answers), (16,), generator=torch.Generator().manual_seed(0))

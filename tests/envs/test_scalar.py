@@ -39,9 +39,9 @@ CONFIGS = {
     "default": WordleConfig(),
     "real+candidates": WordleConfig(action_mask="candidates"),
     "real+hard": WordleConfig(hard_mode=True),
-    "answers-only+hard+seed001": WordleConfig(allowed=None, hard_mode=True, reward="seed001"),
-    "answers-only+candidates+board+seed000": WordleConfig(
-        allowed=None, action_mask="candidates", observation="board", reward="seed000"
+    "answers-only+hard+tile-shaped": WordleConfig(allowed=None, hard_mode=True, reward="tile-shaped"),
+    "answers-only+candidates+board+win-bonus": WordleConfig(
+        allowed=None, action_mask="candidates", observation="board", reward="win-bonus"
     ),
     "answers-only+hard+candidates+float+sparse": WordleConfig(
         allowed=None, hard_mode=True, action_mask="candidates", obs_dtype="float32", reward="sparse"
@@ -57,13 +57,13 @@ CONFIGS = {
     "6-letter+hard+board+float": WordleConfig(
         answers=_words(6, 400, 2), allowed=None, max_guesses=5, hard_mode=True, observation="board", obs_dtype="float32"
     ),
-    "3-letter+hard+candidates+seed001": WordleConfig(
+    "3-letter+hard+candidates+tile-shaped": WordleConfig(
         answers=_words(3, 120, 3),
         allowed=None,
         max_guesses=4,
         hard_mode=True,
         action_mask="candidates",
-        reward="seed001",
+        reward="tile-shaped",
     ),
 }
 
@@ -185,7 +185,7 @@ def test_scalar__equals_batched_engine_step_by_step(name: str, engine: str, game
 
 
 @pytest.mark.parametrize(
-    "name", ["default", "real+hard", "answers-only+candidates+board+seed000", "hard+all+board+odd"]
+    "name", ["default", "real+hard", "answers-only+candidates+board+win-bonus", "hard+all+board+odd"]
 )
 def test_scalar_spend__equals_the_batched_engines_turn_without_a_guess(name: str) -> None:
     """``ScalarGame.spend`` (the text env's refused reply, in the one-game engine) against ``Game.spend``, steps

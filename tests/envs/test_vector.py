@@ -20,8 +20,8 @@ DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.cuda)]
 CONFIGS = [
     {},
     {"hard_mode": True},
-    {"action_mask": "candidates", "reward": "seed001"},
-    {"observation": "board", "reward": "seed000", "hard_mode": True, "action_mask": "all"},
+    {"action_mask": "candidates", "reward": "tile-shaped"},
+    {"observation": "board", "reward": "win-bonus", "hard_mode": True, "action_mask": "all"},
     {"answers": ["cat", "act", "tac", "cot"], "allowed": ["cat", "act", "tac", "cot", "tic"], "max_guesses": 3},
 ]
 
@@ -238,7 +238,7 @@ def test_vector__same_results_as_on_the_cpu(device: str) -> None:
     reward as the mask."""
     rng, n = random.Random(3), 64
     make = lambda d: WordleVectorEnv(  # noqa: E731
-        n, device=d, action_mask="candidates", reward="seed001", autoreset_mode="disabled"
+        n, device=d, action_mask="candidates", reward="tile-shaped", autoreset_mode="disabled"
     )
     cpu, other = make("cpu"), make(device)
     answers = torch.tensor([rng.randrange(2315) for _ in range(n)])

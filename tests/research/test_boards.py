@@ -183,7 +183,7 @@ def test_command__writes_float16_weights_resumes_and_refuses_bad_options(tmp_pat
         data["figures"]["boards2_win_rate"],
         pytest.approx(data["figures"]["boards2_mean_guesses"], nan_ok=True),
     )
-    assert main([*args, "--iterations", "3", "--reward", "seed000"]) == 2
+    assert main([*args, "--iterations", "3", "--reward", "win-bonus"]) == 2
     err = capsys.readouterr().err
     assert "other settings (reward)" in err and err.count("\n") == 1
     bad_options = [

@@ -41,8 +41,8 @@ class WordleConfig:
     """Revealed greens must stay in place and revealed letters must be reused (at least their known
     counts); a guess that breaks this is refused: it reveals nothing but spends the turn."""
     reward: str | RewardScheme | dict = "default"
-    """A preset name ("default", "seed000"/"a2c", "seed001"/"dqn", "sparse", "win-first") or a RewardScheme (its fields
-    as a dict are taken too, and made a RewardScheme)."""
+    """A preset name ("default", "win-bonus"/"a2c", "tile-shaped"/"dqn", "sparse", "win-first") or a RewardScheme
+    (its fields as a dict are taken too, and made a RewardScheme)."""
     observation: str = "knowledge"
     """"knowledge" (flat, lossless summary of every constraint) or "board" (raw guesses and tiles)."""
     action_mask: str | None = None

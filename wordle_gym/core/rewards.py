@@ -127,22 +127,32 @@ def _win_table(win: tuple[float, ...], device: torch.device) -> torch.Tensor:
 PRESETS: dict[str, RewardScheme] = {
     # -1 per guess and -5 more for a loss: the return of a win on guess k is -k.
     "default": RewardScheme(step=-1.0, loss=-5.0, invalid=-1.0),
-    # Seed 000 (A2C): +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss, 0 otherwise.
-    "seed000": RewardScheme(step=0.0, win=(1.0, 1.0, 1.0, 1.0, 0.5), loss=-10.0, invalid=-1.0),
-    # Seed 001 (DQN): +1 per green or yellow tile, -5 per guess, +15 win, -15 loss,
-    # -0.1 (instead of +1) for re-entering a letter already known green at its position.
-    "seed001": RewardScheme(step=-5.0, win=(15.0,), loss=-15.0, green=1.0, yellow=1.0, repeat_green=-0.1, invalid=-5.0),
+    # A bonus for winning early: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss, 0 otherwise (the
+    # A2C write-up's reward, once named "seed000").
+    "win-bonus": RewardScheme(step=0.0, win=(1.0, 1.0, 1.0, 1.0, 0.5), loss=-10.0, invalid=-1.0),
+    # Shaped by the tiles: +1 per green or yellow tile, -5 per guess, +15 win, -15 loss, -0.1 (instead of +1)
+    # for re-entering a letter already known green at its position (the DQN write-up's, once "seed001").
+    "tile-shaped": RewardScheme(
+        step=-5.0, win=(15.0,), loss=-15.0, green=1.0, yellow=1.0, repeat_green=-0.1, invalid=-5.0
+    ),
     # +1 for a win, nothing else.
     "sparse": RewardScheme(step=0.0, win=(1.0,)),
     # -1 per guess and -20 more for a loss: winning every game first (a loss costs as much as 20 guesses
     # elsewhere), then few guesses.
     "win-first": RewardScheme(step=-1.0, loss=-20.0, invalid=-1.0),
 }
-ALIASES = {"a2c": "seed000", "dqn": "seed001"}
+ALIASES = {"a2c": "win-bonus", "dqn": "tile-shaped", "seed000": "win-bonus", "seed001": "tile-shaped"}
+"""Other names of presets: the agents they were written for, and their old names (saved specs and checkpoints
+name them)."""
+
+
+def canonical_reward(name: str) -> str:
+    """A preset's name, an alias resolved (another string as it is)."""
+    return ALIASES.get(name, name)
 
 
 def get_reward_scheme(reward: str | RewardScheme | dict) -> RewardScheme:
-    """A preset by name (see :data:`PRESETS`; aliases ``a2c``, ``dqn``), a scheme as given, or a scheme's
+    """A preset by name (see :data:`PRESETS`; :data:`ALIASES`), a scheme as given, or a scheme's
     fields as a dict (how a scheme comes back from an env spec's JSON)."""
     if isinstance(reward, RewardScheme):
         return reward

@@ -147,7 +147,7 @@ class WordleTextEnv(gym.Env[str, str]):
 
     ## Rewards
 
-    Wordle's presets (``reward="default"``: -1 per reply, -5 more for a loss; ``"seed000"``, ``"seed001"``,
+    Wordle's presets (``reward="default"``: -1 per reply, -5 more for a loss; ``"win-bonus"``, ``"tile-shaped"``,
     ``"sparse"``, ``"win-first"``, or a :class:`~wordle_gym.core.rewards.RewardScheme`); a refused reply earns
     the scheme's ``step + invalid``.
 

@@ -56,7 +56,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ## Rewards
 
     ``reward="default"``: -1 per guess and -5 more for a loss (a win on guess k returns -k).
-    ``"seed000"``: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss. ``"seed001"``:
+    ``"win-bonus"``: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss. ``"tile-shaped"``:
     +1 per green or yellow tile (-0.1 instead for a green re-entered where it was already
     known), -5 per guess, +15 win, -15 loss. ``"sparse"``: +1 for a win. ``"win-first"``: as
     ``"default"`` but -20 more for a loss (no loss is worth 20 guesses saved elsewhere). Or any

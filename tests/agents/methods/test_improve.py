@@ -255,7 +255,7 @@ def test_command__writes_float16_weights_resumes_and_refuses_other_settings(tmp_
     result = evaluate(agent, device="cpu", answers=words, allowed=None, progress=False)
     assert result.win_rate == data["figures"]["win_rate"]
     assert result.mean_guesses_wins == pytest.approx(data["figures"]["mean_guesses"], abs=1e-9)
-    assert main([*args, "--iterations", "3", "--reward", "seed000"]) == 2  # another run's folder
+    assert main([*args, "--iterations", "3", "--reward", "win-bonus"]) == 2  # another run's folder
     err = capsys.readouterr().err
     assert "other settings (reward)" in err and err.count("\n") == 1
     deeper = ["--deep-top", "1", "--deep-answers", "2", "--deep-random", "3"]

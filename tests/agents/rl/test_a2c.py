@@ -48,7 +48,7 @@ def test_seed_encoding__four_states_per_letter_and_position() -> None:
     env = WordleEnv()
     env.reset(options={"answer": "parry"})
     obs, *_ = env.step(env.vocabulary.action("crane"))  # c grey, R yellow, A yellow, n grey, e grey
-    state, turn = encode_observations(torch.as_tensor(obs)[None], "seed", KnowledgeLayout(5, 6))
+    state, turn = encode_observations(torch.as_tensor(obs)[None], "positional", KnowledgeLayout(5, 6))
     bits = state.view(26, 5, 2)
     code = {(0, 0): "-", (1, 0): "here", (0, 1): "not here", (1, 1): "elsewhere"}
 

@@ -183,7 +183,7 @@ def test_checkpoint_and_harness__a_two_board_agent_plays_dordle_and_refuses_word
     agent = A2CAgent(A2CConfig(boards=2, hidden=32, seed=5))
     agent.save(tmp_path / "a.pt")
     loaded = A2CAgent.load(tmp_path / "a.pt")
-    assert loaded.config.boards == 2 and loaded.name == "A2C (seed encoding, 2 boards)"
+    assert loaded.config.boards == 2 and loaded.name == "A2C (positional encoding, 2 boards)"
     results = [evaluate(a, answers=words, allowed=None, boards=2, games=40, device="cpu") for a in (agent, loaded)]
     assert results[0].guesses == results[1].guesses and results[0].games == 40
     with pytest.raises(ValueError, match="the a2c agent plays 2 boards; the game has 1"):
@@ -196,13 +196,13 @@ def test_encode_boards__each_board_as_one_board_would_see_it() -> None:
     words = stage_words("30")[0]
     env, obs = _game(2, words, [[words[0], words[1]]])
     obs, *_ = env.step(torch.tensor([env.words.index(words[2])]))
-    state, turn, unsolved = encode_boards(obs, "seed", env.observation.layout)
+    state, turn, unsolved = encode_boards(obs, "positional", env.observation.layout)
     assert state.shape == (1, 2, 260) and turn.tolist() == [[0, 1, 0, 0, 0, 0, 0]] and unsolved.all()
     for board in range(2):
         one = WordleVectorEnv(1, answers=words, allowed=None)
         one.reset(options={"answers": [board]})
         one_obs, *_ = one.step(torch.tensor([one.words.index(words[2])]))
-        expected, _ = encode_observations(one_obs, "seed", one.observation.layout)
+        expected, _ = encode_observations(one_obs, "positional", one.observation.layout)
         assert torch.equal(state[:, board], expected)
 
 
