@@ -761,21 +761,23 @@ def iterate(
         run.seconds = before + time.perf_counter() - start
         run.history.append(
             Iteration(
-                it,
-                len(run.data),
-                changed,
-                top,
-                options.deep_top,
-                options.deep_random,
-                *figures,
-                run.seconds,
-                options.screen,
-                options.explore if met else 0,
-                len(met),
-                epochs,
-                copies,
-                options.opener.lower(),
-                options.explore_root if met else 0,
+                iteration=it,
+                positions=len(run.data),
+                changed=changed,
+                top=top,
+                deep_top=options.deep_top,
+                deep_random=options.deep_random,
+                win_rate=figures[0],
+                mean_guesses=figures[1],
+                mean_all=figures[2],
+                seconds=run.seconds,
+                screen=options.screen,
+                explore=options.explore if met else 0,
+                explored=len(met),
+                epochs=epochs,
+                path_copies=copies,
+                opener=options.opener.lower(),
+                explore_root=options.explore_root if met else 0,
             )
         )
         log(f"  distilled: loss {loss:.4f}; {run.seconds:.0f} s")

@@ -487,7 +487,7 @@ class A2CTrainer:
                 pick = torch.rand(n, generator=self.sampler, device=self.device)
                 live_u = (u, pick) if rows is None else (u[rows], pick[rows])
                 drawn, logp, value = net.sample(self.agent.board_inputs(live), *live_u, cfg.temperature)
-                actions = _spread(drawn, rows, n)
+                actions = _per_game(drawn, rows, n)
             else:
                 scores, value = self.agent.letter_scores_values(live)
                 if cfg.temperature != 1.0:
@@ -495,15 +495,15 @@ class A2CTrainer:
                 live_u = u if rows is None else u[rows]
                 if cfg.entropy_coef:
                     log_z, drawn, entropy = net.words.log_partition_entropy(scores, live_u)
-                    entropies.append(_spread(entropy, rows, n))
+                    entropies.append(_per_game(entropy, rows, n))
                 else:
                     log_z, drawn = net.words.log_partition(scores, live_u)
-                actions = _spread(drawn, rows, n)
+                actions = _per_game(drawn, rows, n)
                 if answer_actions is not None and turn == cfg.max_guesses - 1:
                     coin = torch.rand(n, generator=self.sampler, device=self.device)
                     actions = torch.where(queued & (coin < cfg.force_prob), answer_actions, actions)
                 logp = net.words.pick(scores, actions if rows is None else actions[rows]) - log_z
-            logp, value = _spread(logp, rows, n), _spread(value, rows, n)
+            logp, value = _per_game(logp, rows, n), _per_game(value, rows, n)
             if record:
                 seen.append(obs.clone())
                 played.append(actions)
@@ -649,7 +649,7 @@ def clipped_surrogate(
     return -torch.min(ratio * advantages, ratio.clamp(1.0 - clip_range, 1.0 + clip_range) * advantages)
 
 
-def _spread(live: torch.Tensor, rows: torch.Tensor | None, n: int) -> torch.Tensor:
+def _per_game(live: torch.Tensor, rows: torch.Tensor | None, n: int) -> torch.Tensor:
     """One entry per game from the entries of the games in ``rows`` (0 for the others; all if None)."""
     return live if rows is None else live.new_zeros(n).index_copy(0, rows, live)
 

@@ -232,7 +232,7 @@ class WordleTextEnv(gym.Env[str, str]):
         self.intro = intro_text(self.config, prompt)
         self.observation_space = ReplyText(MAX_TEXT, min_length=1, charset=string.printable)
         self.action_space = ReplyText(MAX_TEXT, charset=string.ascii_lowercase)
-        self._one = ScalarGame(self.game, "text")  # one game in plain Python, held to `game` by the tests
+        self._scalar = ScalarGame(self.game, "text")  # one game in plain Python, held to `game` by the tests
         self._oracle = load_oracle(self.config) if self.regret else None
         self._lines: list[str] = []
         self._text = ""
@@ -241,7 +241,7 @@ class WordleTextEnv(gym.Env[str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
-        self._one.new(reset_answer(options, self.vocabulary, self.np_random, self.config.answer_pool))
+        self._scalar.new(reset_answer(options, self.vocabulary, self.np_random, self.config.answer_pool))
         self._lines = []
         self._needs_reset = False
         self._text = opening_text(self.intro, self.config.max_guesses)
@@ -269,7 +269,7 @@ class WordleTextEnv(gym.Env[str, str]):
             with self._oracle.lock:
                 position = self._oracle.positions(self.game, self.state)[0]
                 judged = self._oracle.move_regret(position, move, self.regret_budget_s)
-        one = self._one
+        one = self._scalar
         if reason:
             reward, terminated = one.spend()
             played, won = None, False
@@ -295,7 +295,7 @@ class WordleTextEnv(gym.Env[str, str]):
 
     def _info(self, tiles: np.ndarray, invalid: bool, won: bool, guess: str, reason: str) -> dict[str, Any]:
         return {
-            "turn": np.array(self._one.turn, np.int64),
+            "turn": np.array(self._scalar.turn, np.int64),
             "tiles": tiles.astype(np.uint8),
             "invalid": np.array(invalid),
             "won": np.array(won),
@@ -318,12 +318,12 @@ class WordleTextEnv(gym.Env[str, str]):
     @property
     def state(self) -> GameState:
         """The game as a one-row :class:`~wordle_gym.core.game.GameState` (a snapshot, as ``WordleEnv.state``)."""
-        return self._one.state()
+        return self._scalar.state()
 
     @property
     def answer(self) -> str:
         """The current answer (for tests and debugging; an agent should not peek)."""
-        return self.vocabulary.answers[self._one.answer]
+        return self.vocabulary.answers[self._scalar.answer]
 
     def render(self) -> str | None:
         """The last observation: returned (``ansi``) or printed (``human``)."""

@@ -128,7 +128,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         self.observation_space = self.observation.space
         self.action_space = spaces.Discrete(self.vocabulary.num_allowed)
         # One game in plain Python (wordle_gym.envs.scalar), held to self.game by the tests.
-        self._one = ScalarGame(self.game, self.config.observation)
+        self._scalar = ScalarGame(self.game, self.config.observation)
         self._obs_dtype = self.observation_space.dtype.type
         self._blank = np.full(self.game.length, NO_TILE, dtype=np.uint8)
         self._num_allowed = self.vocabulary.num_allowed
@@ -143,7 +143,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
-        self._one.new(reset_answer(options, self.vocabulary, self.np_random, self.config.answer_pool))
+        self._scalar.new(reset_answer(options, self.vocabulary, self.np_random, self.config.answer_pool))
         self._needs_reset = False
         if self.render_mode == "human":
             self.render()
@@ -155,7 +155,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
             raise RuntimeError("the episode is over (or never started): call reset() before step()")
         if type(action) is not int or not 0 <= action < self._num_allowed:
             action = self._check_action(action)
-        tiles, reward, terminated, won = self._one.step(action)
+        tiles, reward, terminated, won = self._scalar.step(action)
         row = self._blank.copy() if tiles is None else np.frombuffer(bytearray(tiles), dtype=np.uint8)
         info = self._info(row, invalid=tiles is None, won=won)
         self._needs_reset = terminated
@@ -168,13 +168,13 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         if self._packed_mask:
             mask = np.packbits(self.action_masks(), bitorder="little")
         elif self._bool_info_mask:
-            mask = self._every(bool) if self._every_action else self._one.mask().copy()
+            mask = self._every(bool) if self._every_action else self._scalar.mask().copy()
         else:
-            mask = self._every(np.int8) if self._every_action else self._one.mask().astype(np.int8)
+            mask = self._every(np.int8) if self._every_action else self._scalar.mask().astype(np.int8)
         array = np.array  # 0-d arrays: Gymnasium's SyncVectorEnv and TorchRL batch them by dtype
         return {
             "action_mask": mask,
-            "turn": array(self._one.turn, np.int64),
+            "turn": array(self._scalar.turn, np.int64),
             "tiles": tiles,
             "invalid": array(invalid),
             "won": array(won),
@@ -186,7 +186,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
         In mask mode "all", as ``info["action_mask"]``, a read-only view of a single fresh 1 (no
         ``num_allowed`` bytes written per step; ``np.array(mask)`` gives an editable copy)."""
-        mask = self._one.mask()
+        mask = self._scalar.mask()
         return self._every(bool) if mask is None else mask.copy()
 
     def _every(self, dtype: type) -> np.ndarray:
@@ -199,20 +199,20 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     def state(self) -> GameState:
         """The game as a one-row :class:`~wordle_gym.core.game.GameState` (a snapshot: to change the game,
         edit it and assign it back, ``env.state = state``)."""
-        return self._one.state()
+        return self._scalar.state()
 
     @state.setter
     def state(self, state: GameState) -> None:
         if state.num_games != 1:
             raise ValueError(f"a WordleEnv holds one game; got a state of {state.num_games}")
-        encoded = self.observation(state)[0] if self._one.encoding is not None else None
-        self._one.load(state, encoded)
+        encoded = self.observation(state)[0] if self._scalar.encoding is not None else None
+        self._scalar.load(state, encoded)
         self._needs_reset = bool(state.done[0])
 
     @property
     def answer(self) -> str:
         """The current answer (for rendering, tests and debugging; an agent should not peek)."""
-        return self.vocabulary.answers[self._one.answer]
+        return self.vocabulary.answers[self._scalar.answer]
 
     def render(self) -> str | np.ndarray | None:
         """Render per ``render_mode``: ``ansi`` returns text, ``rgb_array`` an image, ``human`` prints."""
@@ -229,9 +229,9 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         return text
 
     def _observation(self) -> np.ndarray:
-        if self._one.encoding is None:  # an encoding the one-game engine does not know
+        if self._scalar.encoding is None:  # an encoding the one-game engine does not know
             return self.observation(self.state)[0].numpy()
-        return self._one.observation(self._obs_dtype)
+        return self._scalar.observation(self._obs_dtype)
 
     def _check_action(self, action: Any) -> int:
         return as_action(action, self.vocabulary.num_allowed)
