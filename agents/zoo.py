@@ -99,7 +99,13 @@ def _network(default: str) -> Callable[..., Any]:
     """The factory of a shipped network: ``checkpoint`` or the shipped ``default``."""
 
     def build(checkpoint: str | None = None, device: Any = "cpu") -> Any:
-        return load_network(checkpoint or shipped_dir() / default, device)
+        path = Path(checkpoint) if checkpoint else shipped_dir() / default
+        if path.parent == shipped_dir() / "training" and not path.is_file():
+            raise FileNotFoundError(
+                f"{path.name} is not in this install: the curriculum's intermediate weights stay in the "
+                "repository (agents/checkpoints/training/; the wheel ships the final ones)"
+            )
+        return load_network(path, device)
 
     build.__doc__ = f"The network of ``{default}``, or of ``checkpoint`` (any A2C or DQN checkpoint)."
     return build
@@ -108,7 +114,8 @@ def _network(default: str) -> Callable[..., Any]:
 def _rows(*files: tuple[str, str], section: str | None = None) -> tuple[BenchRun, ...]:
     """One bench row per (weights file under ``checkpoints/``, its stage), labelled as the table has always
     labelled them. Files under ``training/`` (intermediate curriculum stages, kept in the repository for its
-    tables, not in the wheel) get their rows only where they are present."""
+    tables, not in the wheel) keep their rows: where they are missing, ``wordle-gym bench`` names them as
+    skipped."""
     return tuple(
         BenchRun(
             f"{Path(file).name.split('_')[0].upper()} `{Path(file).name}` (stage {stage})",
@@ -116,7 +123,6 @@ def _rows(*files: tuple[str, str], section: str | None = None) -> tuple[BenchRun
             section=section,
         )
         for file, stage in files
-        if not file.startswith("training/") or (shipped_dir() / file).is_file()
     )
 
 

@@ -454,3 +454,59 @@ def test_bench__multi_board_rows_get_a_table_of_their_own(tmp_path: Path, monkey
     assert "Dordle" not in real and "Quordle" not in real
     data = json.loads((tmp_path / "benchmarks/results/agents/max-entropy-quordle-from-salet.json").read_text())
     assert (data["boards"], data["games"], data["extra"]["boards_solved"]) == (4, 30, 4.0)
+
+
+def test_bench__rows_an_install_lacks_are_named_and_the_rest_go_on(tmp_path: Path, monkeypatch) -> None:
+    """Issue 65: an install's bench had 8 rows fewer than BENCHMARKS.md, silently (the curriculum's intermediate
+    weights are not in the wheel). Their rows stay declared, and a missing file's row is named as skipped."""
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.zoo import AGENTS
+    from wordle_gym.cli import bench
+    from wordle_gym.harness.registry import BenchRun
+
+    labels = [run.label for run in AGENTS["a2c"].rows]
+    assert any("a2c_1000.pt" in label for label in labels) and any("a2c_2315.pt" in label for label in labels)
+    gone = BenchRun("A2C `a2c_0.pt` (stage 0)", {"checkpoint": str(shipped_dir() / "training" / "a2c_0.pt")})
+    floor = BenchRun("random (remaining candidates)", {"seed": 0}, {"action_mask": "candidates"})
+    monkeypatch.setattr(bench, "jobs", lambda models: [("a2c", gone), ("random", floor)])
+    out = wordle_gym_here("bench", "--out", str(tmp_path), "--optimal-agent", "none")
+    assert out.returncode == 0, out.stderr
+    assert "skipped A2C `a2c_0.pt` (stage 0): agent 'a2c': a2c_0.pt is not in this install" in out.stdout
+    assert "| random (remaining candidates) |" in (tmp_path / "BENCHMARKS.md").read_text()
+
+
+@pytest.mark.slow
+def test_bench__shows_the_rows_done_on_a_terminal(tmp_path: Path) -> None:
+    """Issue 65: ``wordle-gym bench`` showed no overall progress (a Quordle row printed nothing for minutes); on a
+    terminal a bar counts the rows done (and the time left), the rows still print as they come."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import sys
+    import termios
+
+    from tests.helpers.processes import ROOT
+
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # a 120-column terminal
+    command = [sys.executable, "-m", "wordle_gym", "bench", "--only", "random (", "--out", str(tmp_path)]
+    command += ["--optimal-agent", "none"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=follower, env=env, text=True)
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed with the process
+            break
+        if not chunk:
+            break
+        shown += chunk
+    stdout = process.communicate(timeout=300)[0]
+    os.close(leader)
+    assert process.returncode == 0
+    assert "bench: 100%" in shown.decode(errors="replace") and "2/2" in shown.decode(errors="replace")
+    assert stdout.count("| random (") == 2

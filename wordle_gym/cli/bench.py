@@ -8,8 +8,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
+
+from tqdm import tqdm
 
 from wordle_gym.harness.bench import (
     Layout,
@@ -112,11 +115,14 @@ def main(argv: list[str] | None = None) -> int:
         raise ValueError(f"{texts} matches no agent; run without --only to see every row")
     start = time.perf_counter()
     written: dict[Path, EvalResult] = {}
-    for name, run in selected:
+    # The rows done and the time left, on a terminal (each row's own games show beneath it); lines go above it.
+    rows = tqdm(selected, desc="bench", unit="row", disable=None, file=sys.stderr, dynamic_ncols=True)
+    for name, run in rows:
+        rows.set_postfix_str(run.label[:40], refresh=False)
         try:
             policy = make_agent(name, run.options, device=str(device))
         except (AgentError, ImportError) as exc:  # a missing extra, a broken plugin: the rest of the table goes on
-            print(f"skipped {run.label}: {exc}")
+            tqdm.write(f"skipped {run.label}: {exc}")
             continue
         info = getattr(policy, "checkpoint", None)
         boards = run.env.get("boards", 1)
@@ -125,15 +131,16 @@ def main(argv: list[str] | None = None) -> int:
             try:
                 result = evaluate(play, agent=label, device=device, progress=None, **game)
             except Exception as exc:  # one failing agent costs its row, not the table
-                print(f"skipped {label}: {type(exc).__name__}: {exc}")
+                tqdm.write(f"skipped {label}: {type(exc).__name__}: {exc}")
                 continue
             result.extra.update(provenance(playing(play, game.get("hard_mode", False), boards)))
             if run.section:
                 result.extra["section"] = run.section
             written[result.save(layout.results / f"{slug(label)}.json")] = result
             if len(written) == 1:  # the rows printed as they come get the table's header first
-                print(result.markdown_header())
-            print(result.markdown_row(), flush=True)
+                tqdm.write(result.markdown_header())
+            tqdm.write(result.markdown_row())
+    rows.close()
     if args.optimal_agent.lower() != "none":
         optimal_gaps(written, layout.trees, args.optimal_agent, args.reference_opener.lower())
     if args.prune:
