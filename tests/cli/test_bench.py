@@ -454,6 +454,9 @@ def test_bench__multi_board_rows_get_a_table_of_their_own(tmp_path: Path, monkey
     assert "Dordle" not in real and "Quordle" not in real
     data = json.loads((tmp_path / "benchmarks/results/agents/max-entropy-quordle-from-salet.json").read_text())
     assert (data["boards"], data["games"], data["extra"]["boards_solved"]) == (4, 30, 4.0)
+    # Issue 65: the plot had no multi-board rows; they have a figure of their own, linked from the table.
+    assert (tmp_path / "benchmarks" / "plots" / "multi_board.png").stat().st_size > 1000
+    assert "![Multi-board rows](benchmarks/plots/multi_board.png)" in table
 
 
 def test_bench__rows_an_install_lacks_are_named_and_the_rest_go_on(tmp_path: Path, monkeypatch) -> None:

@@ -11,6 +11,7 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from tqdm import tqdm
 
@@ -176,7 +177,7 @@ def _env_throughput(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 
 
 def plot(layout: Layout) -> None:
-    """The guess-count distribution of every row (PNG)."""
+    """The guess-count distribution of every real-game row, and the multi-board rows' wins and means (PNG)."""
     try:
         import matplotlib
 
@@ -185,17 +186,30 @@ def plot(layout: Layout) -> None:
     except ImportError:
         print("matplotlib is not installed (pip install '.[plot]' in the repository): no plots this time")
         return
-    rows = (read_row(p) for p in layout.results.glob("*.json"))
+    rows = [read_row(p) for p in layout.results.glob("*.json")]
     results = sorted((r for r in rows if real_game(r)), key=table_order)  # training stages are not Wordle results
-    if not results:
-        return
-    layout.plots.mkdir(parents=True, exist_ok=True)
+    multi = sorted((r for r in rows if r.get("boards", 1) > 1), key=lambda r: (r["boards"], r["agent"]))
+    if results:
+        layout.plots.mkdir(parents=True, exist_ok=True)
+        _distribution(plt, results, layout.plots / "guess_distribution.png")
+    if multi:
+        layout.plots.mkdir(parents=True, exist_ok=True)
+        _multi_board(plt, multi, layout.plots / "multi_board.png")
+
+
+def _save(plt: Any, fig: Any, path: Path) -> None:
+    atomic_write(path, lambda handle: fig.savefig(handle, format="png", dpi=110))
+    plt.close(fig)
+
+
+def _distribution(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
+    """One bar per row: the share of games won in 1, 2, ... guesses and lost; its mean on the right."""
     turns = max(r["max_guesses"] for r in results)
     labels = [*(str(k) for k in range(1, turns + 1)), "X"]
     names = [r["agent"].replace("`", "") for r in results]  # the table's markdown is not the plot's
-    fig, ax = plt.subplots(figsize=(12, 0.42 * len(results) + 1.6))
+    fig, ax = plt.subplots(figsize=(12, 0.42 * len(results) + 2.0))
     left = [0.0] * len(results)
-    colors = plt.get_cmap("viridis")
+    shades = plt.get_cmap("YlGnBu_r")  # dark (few guesses) to light (many): every share visible on white
     for k, label in enumerate(labels):
         # The share won in k guesses (a row with fewer turns has none); the last column is the share lost.
         shares = [
@@ -204,16 +218,52 @@ def plot(layout: Layout) -> None:
             / r["games"]
             for r in results
         ]
-        color = "#b03a2e" if label == "X" else colors(k / max(1, len(labels) - 2))
-        ax.barh(names, shares, left=left, label=label, color=color)
+        color = "#c0392b" if label == "X" else shades(0.05 + 0.8 * k / max(1, turns - 1))
+        ax.barh(names, shares, left=left, label=label, color=color, edgecolor="white", linewidth=0.3)
         left = [a + b for a, b in zip(left, shares, strict=True)]
     hard = [i for i, r in enumerate(results) if r["hard_mode"]]
     if hard and len(hard) < len(results):  # hard-mode rows come last, below a line
         ax.axhline(hard[0] - 0.5, color="black", linewidth=0.8)
     ax.set_ylim(len(results) - 0.5, -0.5)  # the table's order, top to bottom
     ax.set_xlim(0, 100)
-    ax.set_xlabel("% of the real game's 2315 games won in k guesses (X = lost); normal mode, then hard mode")
-    fig.legend(*ax.get_legend_handles_labels(), ncol=len(labels), loc="upper center", frameon=False)
-    fig.tight_layout(rect=(0, 0, 1, 1 - 0.5 / fig.get_figheight()))
-    atomic_write(layout.plots / "guess_distribution.png", lambda handle: fig.savefig(handle, format="png", dpi=110))
-    plt.close(fig)
+    ax.set_xlabel("% of the games won in k guesses (X: lost); normal mode, then hard mode")
+    means = ax.twinx()  # each row's mean guesses on wins (and its win rate where it lost any) at its right
+    means.set_ylim(ax.get_ylim())
+    means.set_yticks(range(len(results)))
+    means.set_yticklabels(
+        [
+            f"{r['derived']['mean_guesses_wins']:.3f}"
+            + ("" if r["derived"]["win_rate"] >= 1 else f" ({100 * r['derived']['win_rate']:.1f} %)")
+            for r in results
+        ]
+    )
+    means.set_ylabel("mean guesses on wins (win % where below 100)")
+    ax.set_title("Guesses needed, the real game (2315 answers, 12972 allowed guesses)", pad=28)
+    ax.legend(ncol=len(labels), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    fig.tight_layout()
+    _save(plt, fig, path)
+
+
+def _multi_board(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
+    """The multi-board rows: win % and mean guesses on wins, one bar each, grouped by board count."""
+    names = [r["agent"].replace("`", "") for r in results]
+    fig, (wins, means) = plt.subplots(1, 2, figsize=(12, 0.4 * len(results) + 1.8), sharey=True)
+    shades = plt.get_cmap("tab10")
+    by_boards = {k: shades(i % 10) for i, k in enumerate(sorted({r["boards"] for r in results}))}
+    color = [by_boards[r["boards"]] for r in results]
+    rate = [100 * r["derived"]["win_rate"] for r in results]
+    mean = [r["derived"]["mean_guesses_wins"] for r in results]
+    wins.barh(names, rate, color=color)
+    means.barh(names, mean, color=color)
+    for axis, values, fmt in ((wins, rate, "{:.1f}"), (means, mean, "{:.2f}")):
+        for i, value in enumerate(values):
+            if value == value:  # (no wins: no mean)
+                axis.text(value, i, " " + fmt.format(value), va="center", fontsize=8)
+    wins.set_ylim(len(results) - 0.5, -0.5)
+    wins.set_xlim(0, 112)
+    wins.set_xlabel("win %")
+    means.set_xlim(0, max((m for m in mean if m == m), default=1) * 1.15)
+    means.set_xlabel("mean guesses on wins")
+    fig.suptitle("Multi-board Wordle: K boards share every guess (K + 5 guesses; colour: K)")
+    fig.tight_layout()
+    _save(plt, fig, path)

@@ -299,10 +299,14 @@ def render(layout: Layout) -> Path:
     if agents:
         agents.sort(key=lambda r: (-r["derived"]["win_rate"], r["derived"]["mean_guesses_wins"]))
         sections += agents_section(agents)
-        image = layout.plots / "guess_distribution.png"
-        if image.exists():
-            link = Path(os.path.relpath(image, layout.table.parent)).as_posix()
-            sections += [f"![Guess distribution per agent]({link})", ""]
+        for name, alt in (
+            ("guess_distribution.png", "Guess distribution per agent"),
+            ("multi_board.png", "Multi-board rows"),
+        ):
+            image = layout.plots / name
+            if image.exists():
+                link = Path(os.path.relpath(image, layout.table.parent)).as_posix()
+                sections += [f"![{alt}]({link})", ""]
     for extra in sorted(layout.sections.glob("*.md")) if layout.sections.is_dir() else []:
         sections += [extra.read_text(encoding="utf-8").rstrip("\n"), ""]
     atomic_write_text(layout.table, "\n".join(sections))
