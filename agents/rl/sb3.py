@@ -42,22 +42,39 @@ def _constant(value: float) -> Any:
 class SB3Policy:
     """Any Stable-Baselines3 / sb3-contrib model as a harness policy (greedy actions).
 
-    Models with action-mask support (sb3-contrib ``MaskablePPO``) get the env's masks; others
-    do not, and may pick a masked word (the env decides what that means, e.g. refusal in hard mode).
+    Models with action-mask support (sb3-contrib ``MaskablePPO``) get the env's masks, and the mask they were
+    trained with (``trained_mask``, recorded in the zips this project writes) where the env's is wider: a model
+    trained among the candidates still plays among them in an env whose mask is "all". Others get no mask, and
+    may pick a masked word (the env decides what that means, e.g. refusal in hard mode).
     """
 
-    def __init__(self, model: Any, name: str | None = None, checkpoint: CheckpointInfo | None = None) -> None:
+    def __init__(
+        self,
+        model: Any,
+        name: str | None = None,
+        checkpoint: CheckpointInfo | None = None,
+        trained_mask: str | None = None,
+    ) -> None:
         self.model = model
         self.name = name or f"SB3 {type(model).__name__}"
         self.masked = "action_masks" in inspect.signature(model.predict).parameters
         self.checkpoint = checkpoint
         """The zip the model came from, with the lists it was trained on when the zip records them."""
+        if trained_mask not in (None, "all", "hard", "candidates"):
+            raise ValueError(f"unknown action mask {trained_mask!r}; expected all, hard or candidates")
+        self.trained_mask = trained_mask
+        """The env's action mask when the model was trained (None: not recorded)."""
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         """Greedy actions. A model that records its words (zips this project writes) plays any env whose
         allowed guesses include them: its action i is mapped to that word's index in the env."""
         words = self._action_words(env)
         mask = bool_mask(action_masks)
+        if self.masked and self.trained_mask == "candidates":  # the answers the feedback allows, as actions
+            allowed = torch.zeros_like(mask).index_copy_(1, env.game.answer_actions, env.game.consistent(env.state))
+            mask = mask & allowed
+        elif self.masked and self.trained_mask == "hard":
+            mask = mask & env.game.hard_mask(env.state)
         if words is not None:
             mask = mask[:, words]  # the env's mask, read in the model's action order
         kwargs = {"action_masks": mask.cpu().numpy()} if self.masked else {}
@@ -127,7 +144,10 @@ class SB3Policy:
             answers=meta.get("answers"),
             allowed=meta.get("allowed"),
         )
-        return cls(model, name=f"SB3 {type(model).__name__} ({path.name})", checkpoint=info)
+        mask = meta.get("action_mask")
+        if mask not in (None, "all", "hard", "candidates"):
+            raise ValueError(f"{str(path)!r} records an unknown action mask {mask!r}")
+        return cls(model, name=f"SB3 {type(model).__name__} ({path.name})", checkpoint=info, trained_mask=mask)
 
 
 def _read_zip(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -291,15 +311,16 @@ def train_and_report(run: SB3Run, build: Any) -> Any:
     model = build(env)
     if not run.tensorboard:  # SB3's default logger makes an empty /tmp/SB3-<date> folder per run
         model.set_logger(Logger(folder=None, output_formats=[]))
+    game = {"answers": answers, "allowed": allowed, "action_mask": run.mask, "device": "cpu", "progress": False}
+    untrained = evaluate(SB3Policy(model), **game)  # what the mask alone plays, beside what training added
     start = time.perf_counter()
     model.learn(run.timesteps, progress_bar=True)
     seconds = time.perf_counter() - start
     save_model(model, run.save, stage=run.stage, answers=list(answers), allowed=allowed, action_mask=run.mask)
-    result = evaluate(
-        SB3Policy(model), answers=answers, allowed=allowed, action_mask=run.mask, device="cpu", progress=False
-    )
+    result = evaluate(SB3Policy(model), **game)
     played = int(model.num_timesteps)  # SB3 plays whole rollouts: at least one, even past --timesteps
     more = f" (whole rollouts: asked {run.timesteps:,})" if played != run.timesteps else ""
     print(f"trained {played:,} steps{more} in {seconds:.1f} s; saved {run.save}")
-    print(result.summary())
+    print(f"untrained, with mask {run.mask!r}: {untrained.summary()}")
+    print(f"trained: {result.summary()}")
     return model

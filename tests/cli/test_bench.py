@@ -37,6 +37,7 @@ def test_sb3_examples__train_save_and_evaluate(script: str, algorithm: str, tmp_
     out = run(f"examples/{script}", "--stage", "10", "--timesteps", "200", "--num-envs", "8", "--save", str(model))
     assert out.returncode == 0, out.stderr
     assert f"saved {model}" in out.stdout and "/10 won" in out.stdout
+    assert "untrained, with mask " in out.stdout and "trained: " in out.stdout  # what training added (issue 65)
     # regression (issue 65): it said "trained 200 steps" after a whole rollout of more (the bar showed 4,096/200)
     from stable_baselines3.common.save_util import load_from_zip_file
 
@@ -513,3 +514,23 @@ def test_bench__shows_the_rows_done_on_a_terminal(tmp_path: Path) -> None:
     assert process.returncode == 0
     assert "bench: 100%" in shown.decode(errors="replace") and "2/2" in shown.decode(errors="replace")
     assert stdout.count("| random (") == 2
+
+
+def test_sb3_policy__plays_with_the_mask_its_zip_records(tmp_path: Path) -> None:
+    """Regression (issue 65): a MaskablePPO trained with the candidates mask was evaluated by ``wordle-gym eval``
+    with mask "all" (0.17 % where the harness with its mask gave 99.35 %). The zip records the mask, and the
+    loaded policy plays among the candidates whatever the env's mask: the same games as with that mask."""
+    from wordle_agents.rl.sb3 import save_model
+
+    answers, allowed = stage_words("20")
+    venv = make_sb3_vec_env(num_envs=8, device="cpu", answers=answers, allowed=allowed, action_mask="candidates")
+    model = MaskablePPO("MlpPolicy", venv, n_steps=8, batch_size=64, seed=3, device="cpu")
+    save_model(model, tmp_path / "m.zip", stage="20", answers=answers, allowed=allowed, action_mask="candidates")
+    loaded = SB3Policy.load(tmp_path / "m.zip")
+    assert loaded.trained_mask == "candidates"
+    game = {"answers": answers, "allowed": allowed, "device": "cpu", "progress": False}
+    wide = evaluate(loaded, action_mask="all", **game)
+    own = evaluate(loaded, action_mask="candidates", **game)
+    assert wide.histogram == own.histogram and wide.win_rate == 1.0
+    unaware = evaluate(SB3Policy(model), action_mask="all", **game)  # what eval did before
+    assert unaware.histogram != own.histogram
