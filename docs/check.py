@@ -6,7 +6,9 @@ The build is ``sphinx-build -W`` (a broken internal link or anchor, a docstring 
 no table of contents: each is an error). The site is then served on the loopback address only, and Chromium
 (Debian's package; driven by Playwright, whose own browser download is never used) opens the home page, the
 Wordle env page and the search page: each must load without a console error, and the search must find
-``Wordle-v1`` on the env page. Exit status 0 when all of it holds; one line per failure otherwise.
+``Wordle-v1`` on the env page. Then every page of the site is opened at 1280 x 900: nothing may run past the
+right edge (the page, a code block, a table, an image). Exit status 0 when all of it holds; one line per failure
+otherwise.
 """
 
 from __future__ import annotations
@@ -58,7 +60,34 @@ class QuietHandler(http.server.SimpleHTTPRequestHandler):
         pass
 
 
-def browse(base: str, browser: str, screenshots: Path | None) -> list[str]:
+OVERFLOW = """() => {
+  const found = [];
+  if (document.documentElement.scrollWidth > window.innerWidth) found.push('the page');
+  for (const el of document.querySelectorAll('article pre, article table, article img, article .table-wrapper')) {
+    if (el.scrollWidth > el.clientWidth + 1 || el.getBoundingClientRect().right > window.innerWidth) {
+      found.push(el.tagName.toLowerCase() + ' "' + (el.textContent || el.getAttribute('src') || '').trim()
+        .replace(/\\s+/g, ' ').slice(0, 40) + '"');
+    }
+  }
+  return found;
+}"""
+"""What runs past the right edge of a page (JavaScript, evaluated in the browser)."""
+
+
+def overflowing(page: object, base: str, out: Path) -> list[str]:
+    """Every page of the site at the viewport's width: the pages and elements that run past the right edge."""
+    failures = []
+    for path in sorted(out.rglob("*.html")):
+        if {"_static", "_sources"} & set(path.relative_to(out).parts):
+            continue
+        page.goto(f"{base}/{path.relative_to(out).as_posix()}", wait_until="load")  # type: ignore[attr-defined]
+        wide = page.evaluate(OVERFLOW)  # type: ignore[attr-defined]
+        if wide:
+            failures.append(f"{path.relative_to(out)}: runs past the right edge at 1280 px: {', '.join(wide[:3])}")
+    return failures
+
+
+def browse(base: str, browser: str, screenshots: Path | None, out: Path) -> list[str]:
     """Open the pages; the failures, one line each."""
     from playwright.sync_api import sync_playwright
 
@@ -91,6 +120,7 @@ def browse(base: str, browser: str, screenshots: Path | None) -> list[str]:
             if screenshots is not None:
                 screenshots.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(screenshots / f"{name}.png"), full_page=False)
+        failures += overflowing(page, base, out)
         chromium.close()
     return failures
 
@@ -107,13 +137,16 @@ def main() -> int:
         build(out)
     server, base = serve(out)
     try:
-        failures = browse(base, args.browser, Path(args.screenshots) if args.screenshots else None)
+        failures = browse(base, args.browser, Path(args.screenshots) if args.screenshots else None, out)
     finally:
         server.shutdown()
     for failure in failures:
         print(f"docs: {failure}", file=sys.stderr)
     if not failures:
-        print(f"docs: built in {out} without warnings; home, env and search pages load cleanly, search finds Wordle-v1")
+        print(
+            f"docs: built in {out} without warnings; home, env and search pages load cleanly, search finds "
+            "Wordle-v1; no page runs past the right edge at 1280 px"
+        )
     return 1 if failures else 0
 
 

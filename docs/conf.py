@@ -38,7 +38,8 @@ nitpicky = False
 
 html_theme = "furo"
 html_title = "wordle_gym"
-html_static_path: list[str] = []
+html_static_path = ["_static"]
+html_css_files = ["custom.css"]  # wide tables and code stay inside the page
 # A favicon of its own: a browser asks for /favicon.ico otherwise, which the checks' server answers 404
 # (a console error in docs/check.py on the pages where the request lands before the load event).
 html_favicon = "_static/favicon.svg"

@@ -188,8 +188,109 @@ def write_agent_pages(app: Any) -> None:
         stale.unlink()
 
 
+RESULT_PAGES = {
+    "agents": ("Agents", "Every agent through the same harness, the published figures, and the training stages."),
+    "optimum": ("The gap to perfect play", "The greedy and exact solvers, the openers, and every decision's regret."),
+    "multi-board": ("Multi-board Wordle", "Dordle to Duotrigordle: the solvers, the learned agents, the bounds."),
+    "speed": ("Speed", "The vector env on the CPU and CUDA, every agent on CUDA, and on a busy machine."),
+    "training": ("Training", "Throughput, learning curves, ablations and the improvement by own rollouts."),
+    "language-models": ("Language models", "The text env's speed and its regret reward."),
+}
+"""The results pages (``results/NAME.md``): a title and a line each; BENCHMARKS.md's sections go to them by topic."""
+
+
+def _result_page(title: str) -> str:
+    """Which results page a section of BENCHMARKS.md belongs on, by its title."""
+    lowered = title.lower()
+    if "multi-board" in lowered or "dordle" in lowered or lowered.startswith("![multi-board"):
+        return "multi-board"
+    if "text env" in lowered:
+        return "language-models"
+    topics = {
+        "optimum": ("solvers:", "exact solver", "best opener", "against the optimum"),
+        "speed": ("throughput: c", "cuda graph", "every agent on cuda", "busy machine"),
+        "training": ("training throughput", "learning curves", "replay", "ablation", "policy iteration", "update"),
+    }
+    for page, words in topics.items():
+        if any(word in lowered for word in words):
+            return page
+    return "agents"
+
+
+def write_result_pages(app: Any) -> None:
+    """BENCHMARKS.md split by topic into ``results/NAME.md`` (:data:`RESULT_PAGES`), each section whole, its images'
+    paths made relative to the page; rewritten only when they change."""
+    text = (ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
+    head, _, body = text.partition("\n## Agents\n")
+    pages: dict[str, list[str]] = {name: [] for name in RESULT_PAGES}
+    page, intro = "agents", head.split("\n", 1)[1].strip()
+    for line in body.splitlines():
+        line = line.replace("](benchmarks/", "](../../benchmarks/")
+        if line.startswith("### "):
+            page = _result_page(line[4:])
+            line = "## " + line[4:]
+        elif line.startswith("![") and "multi_board" in line:
+            pages["multi-board"] += [line, ""]
+            continue
+        pages[page].append(line)
+    folder = DOCS / "results"
+    for name, (title, summary) in RESULT_PAGES.items():
+        lines = [f"# {title}", "", summary, "", intro, "", *pages[name]]
+        content = "\n".join(lines).rstrip() + "\n"
+        path = folder / f"{name}.md"
+        if not path.exists() or path.read_text(encoding="utf-8") != content:
+            path.write_text(content, encoding="utf-8")
+
+
+def _png(rgb: Any) -> bytes:
+    """An (H, W, 3) uint8 array as PNG bytes (the standard library's zlib: no imaging package)."""
+    import struct
+    import zlib
+
+    height, width = rgb.shape[:2]
+    raw = b"".join(b"\x00" + row.tobytes() for row in rgb)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+
+
+def write_env_pictures(app: Any) -> None:
+    """``envs/_pictures/``: a game of each env as it renders (``rgb_array``; the text env's text), for its page."""
+    import gymnasium as gym
+
+    import wordle_gym  # noqa: F401  (registers the ids)
+
+    folder = DOCS / "envs" / "_pictures"
+    folder.mkdir(exist_ok=True)
+    files: dict[str, bytes] = {}
+    env = gym.make("Wordle-v1", render_mode="rgb_array")
+    env.reset(seed=0, options={"answer": "cigar"})
+    for word in ("salet", "brain", "cigar"):
+        env.step(env.unwrapped.vocabulary.action(word))
+    files["wordle.png"] = _png(env.render())
+    env = gym.make("Dordle-v1", render_mode="rgb_array")
+    env.reset(seed=0, options={"answers": ["cigar", "humph"]})
+    for word in ("salet", "brain", "cigar", "thump", "humph"):
+        env.step(env.unwrapped.vocabulary.action(word))
+    files["dordle.png"] = _png(env.render())
+    env = gym.make("WordleText-v0", render_mode="ansi")
+    env.reset(seed=0, options={"answer": "cigar"})
+    env.step("<think>S and T are common.</think> My guess: <guess>salet</guess>")
+    env.step("<guess>brain</guess>")
+    files["text.txt"] = (env.render().rstrip() + "\n").encode()
+    for name, data in files.items():
+        path = folder / name
+        if not path.exists() or path.read_bytes() != data:
+            path.write_bytes(data)
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.add_directive("wordle-registrations", Registrations)
     app.add_directive("wordle-docstring", Docstring)
     app.connect("builder-inited", write_agent_pages)
+    app.connect("builder-inited", write_result_pages)
+    app.connect("builder-inited", write_env_pictures)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
