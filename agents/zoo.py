@@ -209,7 +209,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "a2c",
             _network("a2c_full.pt"),
-            "A2C, word one-hot policy (seed 000), reward only, curriculum 100 -> 1000 -> 2315 -> full",
+            "A2C, word one-hot policy (the A2C write-up's), reward only, curriculum 100 -> 1000 -> 2315 -> full",
             _rows(("training/a2c_1000.pt", "1000"), ("training/a2c_2315.pt", "2315"), ("a2c_full.pt", "full")),
             ("a2c_full.pt", "training/a2c_1000.pt", "training/a2c_2315.pt", "training/a2c.metrics.jsonl"),
         ),
@@ -238,7 +238,7 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "dqn",
             _network("dqn_full.pt"),
-            "DQN, letter-decomposed Q, prioritized replay (seed 001), reward only",
+            "DQN, letter-decomposed Q, prioritized replay (the DQN write-up's), reward only",
             _rows(("training/dqn_1000.pt", "1000"), ("training/dqn_2315.pt", "2315"), ("dqn_full.pt", "full")),
             ("dqn_full.pt", "training/dqn_1000.pt", "training/dqn_2315.pt", "training/dqn.metrics.jsonl"),
         ),
