@@ -3,6 +3,7 @@ envs held to each other and to one-board Wordle step by step, the registrations,
 
 from __future__ import annotations
 
+import math
 import random
 import warnings
 
@@ -275,5 +276,54 @@ def test_vector__autoreset_modes_and_memory_check() -> None:
             if mode == "same_step":
                 assert torch.equal(obs[terminated], vec.observation.initial.expand(int(terminated.sum()), -1))
         assert ended >= 64  # every game ends within 7 random guesses
-    with pytest.raises(ValueError, match="needs at least .* GiB"):
+    with pytest.raises(ValueError, match="needs about .* GiB at its steps' peak"):
         MultiWordleVectorEnv(10**9, boards=32, device="cpu")
+
+
+def test_memory_guard__counts_a_steps_peak_against_the_memory_available(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Regression (issue 62): Duotrigordle peaked at about twice the guard's estimate (its state, masks and
+    observations), and 160,000 games with "candidates" passed the guard on total memory, then met the OOM killer.
+    The guard counts the step's peak (PEAK_FACTOR) against the memory available now."""
+    import wordle_gym.envs.vector as vector
+
+    small = MultiWordleVectorEnv(1, boards=32, device="cpu", action_mask="candidates")
+    per_game = vector._nbytes(small.game.new_state(1))
+    per_game += small.vocabulary.num_allowed + 4 * math.prod(small.single_observation_space.shape)
+    kept = 1000 * per_game
+    monkeypatch.setattr(vector, "_device_memory", lambda device: int(1.5 * kept))  # the old guard passed this
+    with pytest.raises(ValueError, match=r"num_envs=1,000 needs about .* GiB at its steps' peak .* available"):
+        MultiWordleVectorEnv(1000, boards=32, device="cpu", action_mask="candidates")
+    monkeypatch.setattr(vector, "_device_memory", lambda device: int(vector.PEAK_FACTOR * kept) + 1)
+    MultiWordleVectorEnv(1000, boards=32, device="cpu", action_mask="candidates")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mask", ["all", "candidates"])
+def test_memory_guard__a_steps_real_peak_is_within_its_estimate(mask: str) -> None:
+    """The peak resident memory of 4,000 Duotrigordle games stepping (in a fresh process) stays within the
+    guard's estimate of it."""
+    import subprocess
+    import sys
+
+    from tests.helpers.processes import ROOT
+
+    code = f"""
+import math, resource, torch, gymnasium as gym, wordle_gym
+import wordle_gym.envs.vector as vector
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+env = gym.make_vec("Duotrigordle-v1", num_envs=4000, device="cpu", action_mask={mask!r})
+u = env.unwrapped
+per_game = vector._nbytes(u.game.new_state(1)) + u.vocabulary.num_allowed
+per_game += 4 * math.prod(u.single_observation_space.shape)
+env.reset(seed=0)
+generator = torch.Generator().manual_seed(0)
+for _ in range(4):
+    env.step(torch.randint(12972, (4000,), generator=generator))
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - before
+print(peak / (4000 * per_game))
+"""
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    import wordle_gym.envs.vector as vector
+
+    assert 0.5 < float(out.stdout.strip().splitlines()[-1]) <= vector.PEAK_FACTOR

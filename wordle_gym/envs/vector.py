@@ -142,15 +142,16 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         self._packed_mask = self.config.mask_dtype == "packed"
 
     def _check_memory(self, num_envs: int) -> None:
-        """Refuse at once a batch whose state, masks and observations alone exceed the device's memory
-        (rather than fail after seconds of allocating, with torch's raw error)."""
+        """Refuse at once a batch whose steps would not fit in the device's available memory (rather than fail
+        after seconds of allocating, with torch's raw error or the OOM killer)."""
         per_game = _nbytes(self.game.new_state(1))
         per_game += self.vocabulary.num_allowed + 4 * math.prod(self.single_observation_space.shape)
-        need, have = num_envs * per_game, _device_memory(self.device)
+        need, have = PEAK_FACTOR * num_envs * per_game, _device_memory(self.device)
         if have is not None and need > have:
             raise ValueError(
-                f"num_envs={num_envs:,} needs at least {need / 2**30:,.1f} GiB for its games' state, masks and "
-                f"observations; this {self.device.type} has {have / 2**30:,.1f} GiB"
+                f"num_envs={num_envs:,} needs about {need / 2**30:,.1f} GiB at its steps' peak (its games' state, "
+                f"masks and observations, {PEAK_FACTOR:g} times over); this {self.device.type} has "
+                f"{have / 2**30:,.1f} GiB available"
             )
 
     # The batched spaces hold num_envs copies of the bounds in numpy; build them on demand
@@ -357,13 +358,27 @@ def _nbytes(state: Any) -> int:
     return sum(v.nbytes if isinstance(v, torch.Tensor) else _nbytes(v) for v in values if hasattr(v, "__dict__"))
 
 
+PEAK_FACTOR = 2.5
+"""A step's peak memory over the state, masks and observations a batch keeps (its temporaries: measured 1.3 to
+2.1 times on Duotrigordle, ``tests/envs/test_multi.py``)."""
+
+
 def _device_memory(device: torch.device) -> int | None:
-    """Bytes of memory of ``device`` (None where unknown, e.g. the meta device)."""
+    """Bytes of memory ``device`` has available now (None where unknown, e.g. the meta device): on Linux the
+    kernel's MemAvailable, on CUDA the free memory plus what torch holds unused."""
     try:
         if device.type == "cuda":
-            return torch.cuda.mem_get_info(device)[1]
+            free = torch.cuda.mem_get_info(device)[0]
+            return free + torch.cuda.memory_reserved(device) - torch.cuda.memory_allocated(device)
         if device.type == "cpu":
-            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+            try:
+                with open("/proc/meminfo", encoding="ascii") as meminfo:
+                    for line in meminfo:
+                        if line.startswith("MemAvailable:"):
+                            return int(line.split()[1]) * 1024
+            except OSError:
+                pass
+            return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_AVPHYS_PAGES")
     except (ValueError, OSError, AttributeError, RuntimeError):
         pass
     return None
