@@ -86,7 +86,9 @@ import argparse
 import functools
 import json
 import math
+import signal
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -463,26 +465,56 @@ def _dordle_openers(
             written = time.monotonic()
 
     todo = [w for w in words if w not in counts]
-    bar = tqdm(_each(vocab, todo, COUNT, use_ray, deadline), "Dordle openers", len(todo), disable=not progress)
-    worked = False  # an opener done in this call: then no pass starts after the time limit
-    for word, count in bar:
-        counts[word], worked = count, True
-        checkpoint()
-    stopped = any(w not in counts for w in todo)
-    for step, kept, name in ((REFINE, refined, "refined"), (SEARCH, searched, "searched")):
-        if stopped or (worked and time.monotonic() > deadline):
-            break
-        todo = below(step)
-        each = _each(vocab, todo, step, use_ray, deadline)
-        for word, by4 in tqdm(each, f"Dordle openers, {name}", len(todo), disable=not progress):
-            counts[word][2], worked = by4, True
-            kept.add(word)
-            checkpoint(force=step == SEARCH)  # minutes an opener: each one kept
-        stopped = any(w not in kept for w in todo)
-        if not stopped and limit(step) is not None:  # every opener below it done: the journal says so
-            complete[step] = max(b for b in (complete[step], limit(step)) if b is not None)
+    with _DeferredInterrupt() as interrupt:
+
+        def kept(force: bool = False) -> None:  # the journal after each opener; a Ctrl-C stops here, journal written
+            checkpoint(force=force or interrupt.asked)
+            if interrupt.asked:
+                raise KeyboardInterrupt
+
+        bar = tqdm(_each(vocab, todo, COUNT, use_ray, deadline), "Dordle openers", len(todo), disable=not progress)
+        worked = False  # an opener done in this call: then no pass starts after the time limit
+        for word, count in bar:
+            counts[word], worked = count, True
+            kept()
+        stopped = any(w not in counts for w in todo)
+        for step, done, name in ((REFINE, refined, "refined"), (SEARCH, searched, "searched")):
+            if stopped or (worked and time.monotonic() > deadline):
+                break
+            todo = below(step)
+            each = _each(vocab, todo, step, use_ray, deadline)
+            for word, by4 in tqdm(each, f"Dordle openers, {name}", len(todo), disable=not progress):
+                counts[word][2], worked = by4, True
+                done.add(word)
+                kept(force=step == SEARCH)  # minutes an opener: each one kept
+            stopped = any(w not in done for w in todo)
+            if not stopped and limit(step) is not None:  # every opener below it done: the journal says so
+                complete[step] = max(b for b in (complete[step], limit(step)) if b is not None)
     checkpoint(force=True)
     return result()
+
+
+class _DeferredInterrupt:
+    """Ctrl-C while the compiled kernels search is noted, not raised there (raised inside numba's code it came
+    out as a ``SystemError``, and the journal of the last minute was lost): the run stops after the opener at
+    work, its journal written. Only in the main thread (where Python runs signal handlers)."""
+
+    asked = False
+
+    def __enter__(self) -> _DeferredInterrupt:
+        self.previous = None
+        if threading.current_thread() is threading.main_thread():
+            self.previous = signal.signal(signal.SIGINT, self._note)
+        return self
+
+    def _note(self, signum: int, frame: Any) -> None:
+        if not self.asked:
+            print("\nstopping after the opener at work; its journal keeps every opener done", file=sys.stderr)
+        self.asked = True
+
+    def __exit__(self, *exc: object) -> None:
+        if self.previous is not None:
+            signal.signal(signal.SIGINT, self.previous)
 
 
 def _opener_counts(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int) -> list[int]:
@@ -650,6 +682,15 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dordle(args: argparse.Namespace, progress: bool) -> int:
+    try:
+        return _dordle_run(args, progress)
+    except KeyboardInterrupt:
+        kept = f"; {args.save} keeps the openers done" if args.all_openers and args.save else ""
+        print(f"{PROG}: interrupted{kept}: the same command continues", file=sys.stderr)
+        return 130
+
+
+def _dordle_run(args: argparse.Namespace, progress: bool) -> int:
     try:
         for output in (args.json, args.save):  # before minutes of search, not after them
             if output is not None:

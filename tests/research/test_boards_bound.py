@@ -543,3 +543,23 @@ def test_journal__a_second_run_on_one_journal_is_refused_and_outputs_are_checked
     (tmp_path / "a-file").write_text("")
     assert main(["--opener", "salet", "--json", str(tmp_path / "a-file" / "o.json")]) == 2  # not a folder
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_all_openers__ctrl_c_stops_after_the_opener_at_work_with_its_journal(tmp_path: Path) -> None:
+    """Regression (issue 62): Ctrl-C during ``--all-openers`` came out of the compiled kernel as a traceback
+    (``SystemError: CPUDispatcher(...) returned a result with an exception set``, rc 1), and the journal, written
+    once a minute, kept nothing of the last minute. Now: one line, rc 130, every opener done is in the journal."""
+    import subprocess
+    import sys
+
+    from tests.helpers.processes import ROOT, interrupt
+
+    journal = tmp_path / "dordle.json"
+    command = [sys.executable, "-m", "research.boards_bound", "--all-openers", "--save", str(journal)]
+    first = subprocess.run([*command, "--max-minutes", "0.02"], cwd=ROOT, capture_output=True, text=True, check=False)
+    assert first.returncode == 0, first.stderr  # (the kernels compiled, a few openers done)
+    before = len(json.loads(journal.read_text())["counts"])
+    code, _, err = interrupt(command, "", delay=8.0)
+    assert code == 130 and "Traceback" not in err and "SystemError" not in err, err[-2000:]
+    assert f"interrupted; {journal} keeps the openers done: the same command continues" in err
+    assert len(json.loads(journal.read_text())["counts"]) > before  # the last seconds' openers were kept
