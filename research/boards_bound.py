@@ -685,8 +685,15 @@ def _dordle(args: argparse.Namespace, progress: bool) -> int:
     try:
         return _dordle_run(args, progress)
     except KeyboardInterrupt:
-        kept = f"; {args.save} keeps the openers done" if args.all_openers and args.save else ""
-        print(f"{PROG}: interrupted{kept}: the same command continues", file=sys.stderr)
+        if args.all_openers and args.save:
+            print(
+                f"{PROG}: interrupted; {args.save} keeps the openers done: the same command continues", file=sys.stderr
+            )
+        else:
+            print(
+                f"{PROG}: interrupted (nothing kept: --all-openers --save FILE keeps a run to continue)",
+                file=sys.stderr,
+            )
         return 130
 
 
@@ -725,7 +732,10 @@ def _dordle_run(args: argparse.Namespace, progress: bool) -> int:
     if args.all_openers:
         done = len(row["counts"])
         if done < row["allowed"]:
-            print(f"{done:,} of {row['allowed']:,} openers bounded; the same command continues")
+            again = (
+                "the same command continues" if args.save else "nothing was kept: --save FILE keeps a run to continue"
+            )
+            print(f"{done:,} of {row['allowed']:,} openers bounded; {again}")
             return 0
         weakest = ", ".join(f"{w.upper()} {b:.4f}" for w, b in row["weakest"][:5])
         searched = f", {len(row['searched'])} searched" if row["searched"] else ""

@@ -337,6 +337,9 @@ def test_dordle_finish__command_prints_and_writes_the_bound(tmp_path: Path, caps
     journal = tmp_path / "journal.json"
     assert main(["--all-openers", *lists, "--save", str(journal), "--max-minutes", "1e-9", "--quiet"]) == 0
     assert f"1 of {len(allowed)} openers bounded; the same command continues" in capsys.readouterr().out
+    # Regression (issue 62): without --save it said the same, though nothing was kept to continue.
+    assert main(["--all-openers", *lists, "--max-minutes", "1e-9", "--quiet"]) == 0
+    assert "openers bounded; nothing was kept: --save FILE keeps a run to continue" in capsys.readouterr().out
     assert main(["--all-openers", *lists, "--save", str(journal), "--quiet"]) == 0
     least = dordle_openers(Vocabulary(words, allowed))["lower_bound"]
     assert f"proven lower bound on the optimal mean count: {least:.4f}" in capsys.readouterr().out
