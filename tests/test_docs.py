@@ -29,7 +29,13 @@ for number, code in enumerate(blocks, start=1):
     print(f"--- block {number}", flush=True)
     exec(compile(code, f"<block {number}>", "exec"), {"__name__": "__main__"})
 """
-PAGES = sorted((ROOT / "docs").rglob("*.md"))
+GENERATED = {"agents", "_build"}  # written from the code and BENCHMARKS.md when the docs are built (not kept)
+PAGES = sorted(
+    p
+    for p in (ROOT / "docs").rglob("*.md")
+    if not GENERATED & set(p.relative_to(ROOT / "docs").parts)
+    and not (p.parent.name == "results" and p.name not in ("index.md", "weights.md"))
+)
 
 
 def blocks(page: Path) -> list[str]:

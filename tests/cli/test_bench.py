@@ -471,12 +471,13 @@ def test_bench__rows_an_install_lacks_are_named_and_the_rest_go_on(tmp_path: Pat
     labels = [run.label for run in AGENTS["a2c"].rows]
     assert any("a2c_1000.pt" in label for label in labels) and any("a2c_2315.pt" in label for label in labels)
     gone = BenchRun("A2C `a2c_0.pt` (stage 0)", {"checkpoint": str(shipped_dir() / "training" / "a2c_0.pt")})
-    floor = BenchRun("random (remaining candidates)", {"seed": 0}, {"action_mask": "candidates"})
+    small = {"answers": stage_words("20")[0], "allowed": None, "action_mask": "candidates"}
+    floor = BenchRun("random (remaining candidates)", {"seed": 0}, small)
     monkeypatch.setattr(bench, "jobs", lambda models: [("a2c", gone), ("random", floor)])
     out = wordle_gym_here("bench", "--out", str(tmp_path), "--optimal-agent", "none")
     assert out.returncode == 0, out.stderr
     assert "skipped A2C `a2c_0.pt` (stage 0): agent 'a2c': a2c_0.pt is not in this install" in out.stdout
-    assert "| random (remaining candidates) |" in (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| random (remaining candidates) | 20 x 20 |" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
 @pytest.mark.slow

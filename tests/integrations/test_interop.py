@@ -71,6 +71,7 @@ def test_same_step__final_info_describes_the_game_that_ended() -> None:
     assert not torch.equal(infos["final_obs"][0], obs[0])
 
 
+@pytest.mark.slow
 def test_async_vector_env__default_lists_and_start_method() -> None:
     code = textwrap.dedent("""
         import gymnasium as gym, torch, wordle_gym
@@ -218,6 +219,7 @@ def test_env_spec__round_trips_through_json_with_custom_rewards_and_configs() ->
         gym.make("Wordle-v0", reward={"bonus": 1.0})
 
 
+@pytest.mark.slow
 def test_torchrl__gym_env_as_written_with_infos_and_specs() -> None:
     """TorchRL users write ``GymEnv("Wordle-v0")``: it builds (TorchRL's frameskip retry), its specs pass
     ``check_env_specs``, and ``auto_register_info_dict`` reads every info key (arrays, not Python ints)."""

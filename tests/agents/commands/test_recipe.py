@@ -128,6 +128,7 @@ def test_recipe__each_first_stage_on_a_tiny_list_is_deterministic(tmp_path: Path
     assert runs[next(iter(runs))].stat().st_mtime_ns == before
 
 
+@pytest.mark.slow
 def test_recipe__a_run_folder_keeps_its_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     recipe = _tiny_first("dqn")
     assert run_recipe(recipe, RecipeRun(tmp_path, until="vocab-1000"))
