@@ -136,9 +136,7 @@ def parse_command(
         parser.error(str(exc))
 
 
-def main(
-    spec: TrainingSpec, argv: Sequence[str] | None = None, doc: str | None = None, prog: str | None = None
-) -> int:
+def main(spec: TrainingSpec, argv: Sequence[str] | None = None, doc: str | None = None, prog: str | None = None) -> int:
     """The command line of a training script: options from RunConfig and the agent's config (``prog``: its name
     in messages; by default the running script's)."""
     prog = prog or Path(sys.argv[0]).name
