@@ -70,10 +70,11 @@ class SB3Policy:
         allowed guesses include them: its action i is mapped to that word's index in the env."""
         words = self._action_words(env)
         mask = bool_mask(action_masks)
-        if self.masked and self.trained_mask == "candidates":  # the answers the feedback allows, as actions
+        wider = self.masked and self.trained_mask in ("candidates", "hard") and env.game.mask_mode != self.trained_mask
+        if wider and self.trained_mask == "candidates":  # the answers the feedback allows, as actions
             allowed = torch.zeros_like(mask).index_copy_(1, env.game.answer_actions, env.game.consistent(env.state))
             mask = mask & allowed
-        elif self.masked and self.trained_mask == "hard":
+        elif wider:  # hard mode's words, where the env's mask is not already its
             mask = mask & env.game.hard_mask(env.state)
         if words is not None:
             mask = mask[:, words]  # the env's mask, read in the model's action order

@@ -189,11 +189,11 @@ def plot(layout: Layout) -> None:
     rows = [read_row(p) for p in layout.results.glob("*.json")]
     results = sorted((r for r in rows if real_game(r)), key=table_order)  # training stages are not Wordle results
     multi = sorted((r for r in rows if r.get("boards", 1) > 1), key=lambda r: (r["boards"], r["agent"]))
-    if results:
+    if results or multi:
         layout.plots.mkdir(parents=True, exist_ok=True)
+    if results:
         _distribution(plt, results, layout.plots / "guess_distribution.png")
     if multi:
-        layout.plots.mkdir(parents=True, exist_ok=True)
         _multi_board(plt, multi, layout.plots / "multi_board.png")
 
 
