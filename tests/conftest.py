@@ -20,6 +20,9 @@ if "NUMBA_CACHE_DIR" not in os.environ:
     _user = cache_folder()
     os.environ["NUMBA_CACHE_DIR"] = str(_user / "numba") if _user is not None else _CACHE.name
 os.environ.setdefault("WORDLE_GYM_CACHE", _CACHE.name)
+# Stable-Baselines3's default logger makes an empty /tmp/SB3-<date> folder for every model that learns without
+# one (the examples learn as SB3's users write it): in this run's folder instead.
+os.environ.setdefault("SB3_LOGDIR", os.path.join(_CACHE.name, "sb3"))
 
 # pytest-xdist's workers (pyproject's addopts) share the cores: each worker's torch gets its share of the
 # threads (two workers each running torch on both cores of a 2-core machine took longer than one process).

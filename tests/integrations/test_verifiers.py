@@ -121,7 +121,9 @@ def test_env__a_reply_without_an_allowed_word_spends_the_turn_and_is_counted() -
 
 
 def test_vf_eval__verifiers_own_command_finds_and_scores_the_env(tmp_path) -> None:
-    """``vf-eval wordle-gym-verifiers`` as its users run it, with the model on the loopback address."""
+    """``vf-eval wordle-gym-verifiers`` as its users run it, with the model on the loopback address, on a machine
+    with no ``uv`` and nothing to fetch from (issue 61: every rollout ended ``HarnessError: failed to prepare uv
+    script`` where verifiers could not download ``uv`` and its program's packages)."""
     pytest.importorskip("verifiers.v1")
     import json
     import shutil
@@ -129,7 +131,12 @@ def test_vf_eval__verifiers_own_command_finds_and_scores_the_env(tmp_path) -> No
     command = shutil.which("vf-eval", path=os.path.dirname(sys.executable)) or shutil.which("vf-eval")
     assert command is not None
     with fake_openai(load_word_list("answers")) as (url, server):
-        env = {**os.environ, "WORDLE_FAKE_KEY": "not-a-secret"}
+        home = tmp_path / "home"  # a fresh user: no ~/.local/bin/uv; every download refused, but the loopback's
+        offline = {"HOME": str(home), "PATH": f"{os.path.dirname(sys.executable)}:/usr/bin:/bin", "UV_OFFLINE": "1"}
+        offline |= {k: "http://127.0.0.1:9" for k in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")}
+        offline |= {"no_proxy": "127.0.0.1,localhost", "NO_PROXY": "127.0.0.1,localhost", "PIP_NO_INDEX": "1"}
+        assert shutil.which("uv", path=offline["PATH"]) is None
+        env = {**os.environ, **offline, "WORDLE_FAKE_KEY": "not-a-secret"}
         options = ["--client.base-url", url, "--client.api-key-var", "WORDLE_FAKE_KEY", "--no-push"]
         args = [command, "wordle-gym-verifiers", "--env.taskset.split", "eval", "-m", "scripted", "-n", "2"]
         args += [*options, "-o", str(tmp_path), "--env.regret-budget-s", "0.5"]

@@ -8,9 +8,9 @@ the module its id names (``wordle-gym-verifiers`` -> ``wordle_gym_verifiers``) a
     # in Python: verifiers.v1.utils.loaders.load_environment(WordleVerifiersEnvConfig(taskset=...))
 
 The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s: the real lists (2315 answers, 12972 allowed
-guesses; ``answers="nyt"`` for the NYT's 2309), the exact feedback rule, the guess read from the reply's last
-``<guess>...</guess>`` (else its last ``[...]``, else a one-word reply), a reply without an allowed word refused
-and its turn spent. Each task is one answer; the task's prompt is the env's opening text and every later
+guesses; ``answers="nyt"`` for the NYT's 2309), the exact feedback rule, the guess read from the reply by
+:func:`~wordle_gym.envs.replies.parse_guess` (reasoning never read), a reply without an allowed word refused and
+its turn spent. Each task is one answer; the task's prompt is the env's opening text and every later
 user turn is the env's observation (the feedback, the board so far, the guesses left, why a reply was
 refused).
 
@@ -25,6 +25,11 @@ the guesses used, a loss counting ``max_guesses + 1``; weight ``guesses_weight``
 ``guesses``, ``refused`` (replies without an allowed word), ``regret_exact`` (1 when every move's regret was
 exact). No letter-counting partial credit: a lost game's letters earn nothing.
 
+The player is verifiers' plain chat program (its ``null`` harness) run by :class:`LocalChatHarness` with this
+interpreter, whose packages (verifiers' own) are all the program needs: nothing is fetched at run time, no
+``uv``, no network but the model's endpoint. ``--env.player.harness.id null`` runs verifiers' own way instead
+(``uv`` prepares the program's environment from the package index first).
+
 Needs the ``verifiers`` extra (Python 3.11 or newer); ``regret=True`` (the default) needs ``wordle_agents``,
 which this distribution installs.
 """
@@ -32,6 +37,8 @@ which this distribution installs.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import sys
 from collections.abc import Iterator
 from typing import Any, Literal
 
@@ -39,12 +46,43 @@ try:
     import verifiers.v1 as vf
 except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("wordle_gym_verifiers needs verifiers: pip install '.[verifiers]'") from exc
+from verifiers.v1.harnesses.null.harness import NullHarness
+from verifiers.v1.runtimes.subprocess import SubprocessRuntime
 
 from wordle_gym.core.words import load_word_list
 from wordle_gym.core.words import split_answers as split_answers_of
 from wordle_gym.envs.text import WordleTextEnv, opening_text
 
-__all__ = ["WordleVerifiersEnv", "WordleVerifiersTaskset"]
+__all__ = ["LocalChatHarness", "WordleVerifiersEnv", "WordleVerifiersTaskset"]
+
+
+class _ThisInterpreter:
+    """A subprocess runtime whose PEP 723 programs run with this Python (their packages are verifiers' own)."""
+
+    def __init__(self, runtime: Any) -> None:
+        self._runtime = runtime
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._runtime, name)
+
+    async def prepare_uv_script(self, script: str | bytes, env: Any = None, *, activate: bool = True) -> list[str]:
+        data = script.encode() if isinstance(script, str) else script
+        name = f".vf-chat-{hashlib.sha256(data).hexdigest()[:16]}.py"
+        await self._runtime.write(name, data)
+        return [sys.executable, name]
+
+
+class LocalChatHarness(NullHarness):
+    """verifiers' ``null`` harness (a plain chat) with its program run by this interpreter on a subprocess
+    runtime, instead of in an environment ``uv`` prepares from the package index (other runtimes: as ``null``)."""
+
+    async def setup(self, runtime: Any) -> None:
+        if not isinstance(runtime, SubprocessRuntime):
+            await super().setup(runtime)
+
+    async def launch(self, ctx: Any, trace: Any, runtime: Any, *args: Any, **kwargs: Any) -> Any:
+        local = _ThisInterpreter(runtime) if isinstance(runtime, SubprocessRuntime) else runtime
+        return await super().launch(ctx, trace, local, *args, **kwargs)
 
 
 class WordleTasksetConfig(vf.TasksetConfig):
@@ -108,9 +146,11 @@ class WordleVerifiersTaskset(vf.Taskset[WordleTask, WordleTasksetConfig]):
 class WordleVerifiersEnvConfig(vf.EnvConfig):
     """The player and how a game is scored (``--env.*``)."""
 
-    player: vf.AgentConfig = vf.AgentConfig(harness=vf.HarnessConfig(id="null"), runtime=vf.SubprocessConfig())
-    """The model that plays: a plain chat (verifiers' ``null`` harness) on this machine (no sandbox: the game
-    runs in this process)."""
+    player: vf.AgentConfig = vf.AgentConfig(
+        harness=vf.HarnessConfig(id="wordle-gym-verifiers"), runtime=vf.SubprocessConfig()
+    )
+    """The model that plays: a plain chat (:class:`LocalChatHarness`) on this machine (no sandbox: the game runs
+    in this process)."""
     regret: bool = True
     """Measure each move's exact regret (the ``regret`` reward and metric); False skips the oracle."""
     regret_budget_s: float | None = 2.0
