@@ -3,7 +3,11 @@
 Each game is one chat, in the words of :class:`~wordle_gym.envs.text.WordleTextEnv`: an optional system
 message, the env's opening text as the first user message, the model's replies as assistant messages and,
 after each guess, the env's feedback text (``Feedback: CRANE -> X Y X G X``, the board so far, the guesses
-left) as the next user message. Many games are played at once (``concurrency`` requests in flight).
+left) as the next user message. Many games are played at once (``concurrency`` games in flight), each at its
+own pace: a game whose replies come fast goes on to its next turns (and a new game starts when one ends)
+without waiting for the slowest reply of the turn. To run ahead of the harness, which moves every game one
+turn at a time, the agent keeps its own copy of the games and steps it with the env's own rules (the model
+never sees the answers).
 
 A reply is read as the text env reads it (:func:`~wordle_gym.envs.replies.parse_guess`, with the agent's
 ``parser``: the reasoning is never read). With ``tools=True`` the model is offered the ``guess`` tool
@@ -24,6 +28,7 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import fields
 from typing import Any
 
 import torch
@@ -31,7 +36,7 @@ from tqdm import tqdm
 
 from wordle_agents.llm.client import ChatClient, check_int
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import NO_TILE
+from wordle_gym.core.game import NO_TILE, Game, GameState
 from wordle_gym.envs.replies import GUESS_TOOL, parse_guess, resolve_parser
 from wordle_gym.envs.text import (
     DEFAULT_PROMPT,
@@ -54,7 +59,7 @@ class LLMAgent:
         base_url: the OpenAI-compatible API's root (``http://127.0.0.1:8000/v1``); default ``$OPENAI_BASE_URL``.
         model: the model's name on that server; default ``$OPENAI_MODEL``.
         api_key: default ``$OPENAI_API_KEY`` (none is sent if neither is set).
-        concurrency: games whose requests are in flight at once.
+        concurrency: games in flight at once (each at its own pace).
         temperature: sampling temperature.
         max_tokens: the longest reply, in tokens.
         timeout: seconds a request may take before it is retried.
@@ -132,6 +137,8 @@ class LLMAgent:
         self.tool_moves = 0
         self.text_moves = 0
         self._lock = threading.Lock()
+        self._ready = threading.Condition()
+        self._pool: ThreadPoolExecutor | None = None
         self._env: Any = None
         self._chats: list[list[dict[str, str]]] = []
         self._lines: list[list[str]] = []
@@ -139,7 +146,8 @@ class LLMAgent:
 
     # ------------------------------------------------------------------------ policy
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        """One word per game: the model's, for each game still playing."""
+        """One word per game: the model's, for each game still playing (games run ahead; this waits for the
+        turn's moves only)."""
         if getattr(env, "multi_board", False):
             raise ValueError("the llm agent plays one board (the text env's game)")
         state = env.state
@@ -148,45 +156,82 @@ class LLMAgent:
             self._start(env)
         actions = state.guesses[:, 0].clamp(min=0).clone().cpu()  # rows of ended games: ignored by the harness
         rows = [row for row in range(len(turns)) if not done[row]]
-        messages = {row: self._message(env, row, turns[row]) for row in rows}
         disable = None if self.progress is None else not self.progress
         bar = tqdm(total=len(rows), desc=f"llm turn {max(turns) + 1}", unit="reply", disable=disable, leave=False)
-        with bar, ThreadPoolExecutor(self.concurrency) as pool:
-            decided = pool.map(lambda row: (row, self._decide(env, row, turns[row], messages[row])), rows)
-            for row, action in decided:
-                actions[row] = action
-                bar.update(1)
+        with bar, self._ready:
+            while True:
+                for row in rows:  # a game that failed (its requests out of retries) fails the evaluation
+                    if self._games[row].done() and self._games[row].exception() is not None:
+                        raise self._games[row].exception()  # type: ignore[misc]
+                ready = sum(len(self._moves[row]) > turns[row] for row in rows)
+                bar.update(ready - bar.n)
+                if ready == len(rows):
+                    break
+                self._ready.wait(0.5)
+        for row in rows:
+            actions[row] = self._moves[row][turns[row]]
         return actions.to(env.device)
 
     def _start(self, env: Any) -> None:
-        """New games: one empty chat each."""
+        """New games: one empty chat each, and every game started in the pool (``concurrency`` at a time)."""
+        if self._pool is not None:  # the games of an earlier batch: those not started are dropped
+            self._pool.shutdown(wait=False, cancel_futures=True)
         count = env.num_envs
         self._env = env
+        self._config, self._vocabulary = env.config, env.vocabulary
+        self._game = Game(env.config, torch.device("cpu"))  # the rules, in torch: a copy of the env's
+        state = env.state
+        self._states = [  # the agent's own copy of each game, stepped as its moves come
+            GameState(**{f.name: None if (v := getattr(state, f.name)) is None else v[row : row + 1].cpu().clone()
+                         for f in fields(GameState)})
+            for row in range(env.num_envs)
+        ]  # fmt: skip
         intro = intro_text(env.config, self.prompt) + (TOOL_PROMPT if self.tools else "")
         self._intro = opening_text(intro, env.config.max_guesses)
         self._pending: list[list[str]] = [[] for _ in range(count)]  # per game: the tool calls to answer next
         self._chats = [[{"role": "system", "content": self.system}] if self.system else [] for _ in range(count)]
         self._lines = [[] for _ in range(count)]
         self._forfeits = [{} for _ in range(count)]
+        self._moves: list[list[int]] = [[] for _ in range(count)]
         # a forfeited first turn plays a word that cannot win (the first allowed word not an answer)
         vocabulary = env.vocabulary
         answers = set(vocabulary.answers)
         self._filler = next((a for a, word in enumerate(vocabulary.allowed) if word not in answers), 0)
+        self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="llm-game")
+        done = env.state.done.tolist()
+        self._games = [self._pool.submit(self._play, row, int(env.state.turn[row])) for row in range(count)]
+        for row in range(count):
+            if done[row]:
+                self._games[row].cancel()
 
-    def _message(self, env: Any, row: int, turn: int) -> str:
+    def _play(self, row: int, turn: int) -> None:
+        """Game ``row`` from ``turn`` to its end: each move decided, then played on the agent's copy."""
+        limit = self._config.max_guesses
+        while turn < limit:
+            action = self._decide(row, turn, self._message(row, turn))
+            state = self._states[row]
+            self._game.step(state, torch.tensor([action]), torch.ones(1, dtype=torch.bool))
+            over = bool(state.done[0])
+            with self._ready:
+                self._moves[row].append(action)
+                self._ready.notify_all()
+            turn += 1
+            if over:
+                return
+
+    def _message(self, row: int, turn: int) -> str:
         """The user message of game ``row`` at ``turn``: the opening text, or the feedback of the last turn."""
         if turn == 0:
             return self._intro
-        state, vocabulary = env.state, env.vocabulary
         last = turn - 1
-        guess = int(state.guesses[row, last])
-        tiles = state.tiles[row, last].tolist()
-        word = vocabulary.allowed[guess] if guess >= 0 else None
+        guess = int(self._states[row].guesses[0, last])
+        tiles = self._states[row].tiles[0, last].tolist()
+        word = self._vocabulary.allowed[guess] if guess >= 0 else None
         reason = self._forfeits[row].get(last, "")
         if not reason and (guess < 0 or tiles[0] == NO_TILE):  # the env refused it: hard mode
             reason = HARD_REFUSAL.format(word=(word or "?").upper())
         self._lines[row].append(board_line(turn, word, tiles, reason))
-        return status_text(self._lines[row], env.config.max_guesses, False, False, reason, "")
+        return status_text(self._lines[row], self._config.max_guesses, False, False, reason, "")
 
     def _say(self, row: int, text: str) -> None:
         """The game's next message in chat ``row``: a ``tool`` message when it answers a tool call."""
@@ -198,11 +243,11 @@ class LLMAgent:
             said = text if call == calls[-1] else "Not played: one guess a turn (the last call was taken)."
             chat.append({"role": "tool", "tool_call_id": call, "content": said})
 
-    def _decide(self, env: Any, row: int, turn: int, message: str) -> int:
+    def _decide(self, row: int, turn: int, message: str) -> int:
         """The model's guess in game ``row`` (asked again while the game cannot take its reply)."""
         chat = self._chats[row]
         self._say(row, message)
-        vocabulary = env.vocabulary
+        vocabulary = self._vocabulary
         reason = ""
         for attempt in range(self.invalid_retries + 1):
             reply = self.client.complete(chat, tools=self.tools)
@@ -233,7 +278,7 @@ class LLMAgent:
         with self._lock:
             self.forfeited += 1
         self._forfeits[row][turn] = reason
-        previous = int(env.state.guesses[row, turn - 1]) if turn > 0 else -1
+        previous = int(self._states[row].guesses[0, turn - 1]) if turn > 0 else -1
         return previous if previous >= 0 else self._filler
 
     # ------------------------------------------------------------------------ results

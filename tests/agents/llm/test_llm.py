@@ -5,6 +5,7 @@ reaches any other address."""
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -161,3 +162,34 @@ def test_llm__tool_calls_reasoning_and_the_counts_of_each(monkeypatch: pytest.Mo
     assert len(calls) == 4 and {m["tool_call_id"] for m in answered} <= set(calls)
     assert any("Your reply was refused: no guess found" in m["content"] for m in answered)
     assert all("guess tool" in chat[0]["content"] for chat in chats)  # the opening text offers the tool
+
+
+def test_llm__fast_games_go_ahead_of_a_slow_one(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 61: every game moved one turn at a time together, so one slow reply held the whole batch. Now a
+    game whose replies come fast plays on (and the next game starts) while a slow reply is awaited: the fast
+    games end before the slow game's first reply comes, and the results are those of lockstep play."""
+    from tests.helpers.fake_openai import ScriptedModel
+    from wordle_agents.llm.client import Reply
+
+    model = ScriptedModel(ANSWERS)
+    log: list[str] = []
+    release = threading.Event()
+
+    def complete(messages, tools=None):
+        slow = len(messages) == 1 and threading.current_thread().name.endswith("_0")  # the first worker's opener
+        if slow:
+            release.wait(30)
+            log.append("slow reply")
+        else:
+            log.append("reply")
+            if len(log) >= len(ANSWERS) + 2:
+                release.set()  # more replies than the other games' first turns: now the slow reply comes
+        return Reply(model.reply(messages), 1, 1, 1)
+
+    agent = _agent("http://127.0.0.1:9/v1", concurrency=2)
+    monkeypatch.setattr(agent.client, "complete", complete)
+    result = evaluate(agent, answers=ANSWERS, allowed=ALLOWED, device="cpu", progress=False)
+    expected = evaluate(FirstCandidate(), answers=ANSWERS, allowed=ALLOWED, device="cpu", progress=False)
+    assert result.guesses == expected.guesses
+    # in lockstep, no game had a second turn before every game's first reply: at most N - 1 replies came first
+    assert log.index("slow reply") >= len(ANSWERS) + 2
