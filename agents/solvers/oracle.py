@@ -42,11 +42,12 @@ from tqdm.auto import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers.optimal import _Search
+from wordle_agents.solvers.store import PositionStore
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_LETTER
 from wordle_gym.core.rules import ALPHABET, num_patterns
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.utils.files import atomic_write_text
+from wordle_gym.utils.files import atomic_write_text, cache_folder
 
 
 class Position(NamedTuple):
@@ -167,10 +168,21 @@ class RegretReport:
         return [d.action for d in self.decisions if d.answer == answer]
 
 
+STORE_MIN, STORE_S = 8, 0.005
+"""Positions of at least this many answers whose search took at least this long go to the position store
+(smaller ones are searched faster than they are looked up)."""
+
+
 def regret_oracle(config: WordleConfig) -> Oracle:
     """The oracle ``reward="regret"`` of the text env reaches through the entry point group
-    ``wordle_gym.oracles`` (name ``exact``): the start valued from SALET where the lists allow it."""
-    return Oracle(config, root_opener=allowed_opener(config.vocabulary, "salet"))
+    ``wordle_gym.oracles`` (name ``exact``): the start valued from SALET where the lists allow it, solved
+    positions kept in the disk cache (:func:`~wordle_gym.utils.files.cache_folder`; none when it is off)."""
+    folder = cache_folder()
+    vocab = config.vocabulary
+    store = (
+        None if folder is None else PositionStore.for_game(folder, vocab.digest, config.hard_mode, config.max_guesses)
+    )
+    return Oracle(config, root_opener=allowed_opener(vocab, "salet"), store=store)
 
 
 def allowed_opener(vocab: Vocabulary, word: str) -> str | None:
@@ -279,15 +291,24 @@ def _values_header(vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> dict
     return {"format": VALUES_FORMAT, "lists": vocab.digest, "hard_mode": hard_mode, "max_guesses": max_guesses}
 
 
-def read_opener_values(
-    path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int
-) -> tuple[dict[str, int], dict[str, int]]:
-    """The exact totals of a table :func:`opener_values` wrote for these lists and rules, and those with one guess
-    fewer (({}, {}) when the file is missing or of other lists; ValueError when it is not such a table)."""
+class OpenerValues(NamedTuple):
+    """A table of :func:`opener_values` read for one game: exact first-move totals by opener, those with one
+    guess fewer, and the exact ``V*`` total of each position a first guess leads to (by opener, then feedback
+    pattern: the total with the guesses left after it, and with one fewer, what a turn spent there leaves)."""
+
+    values: dict[str, int]
+    one_fewer: dict[str, int]
+    children: dict[str, dict[int, tuple[int, int]]]
+
+
+def read_opener_values(path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> OpenerValues:
+    """The table :func:`opener_values` wrote at ``path`` for these lists and rules (empty when the file is
+    missing or of other lists; ValueError when it is not such a table)."""
+    empty = OpenerValues({}, {}, {})
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        return {}, {}
+        return empty
     except (UnicodeDecodeError, json.JSONDecodeError):
         data = None
     if not isinstance(data, dict) or data.get("format") != VALUES_FORMAT or not isinstance(data.get("values"), dict):
@@ -295,7 +316,7 @@ def read_opener_values(
     if {k: data.get(k) for k in ("lists", "hard_mode", "max_guesses")} != {
         k: v for k, v in _values_header(vocab, hard_mode, max_guesses).items() if k != "format"
     }:
-        return {}, {}
+        return empty
     n = vocab.num_answers
 
     def valid(table: Any) -> dict[str, int]:
@@ -306,7 +327,19 @@ def read_opener_values(
             if word in vocab.allowed_index and type(total) is int and n <= total <= (max_guesses + 1) * n
         }
 
-    return valid(data["values"]), valid(data.get("one_fewer"))
+    def rows(found: Any) -> dict[int, tuple[int, int]]:
+        found = found if isinstance(found, list) else []
+        fine = (r for r in found if isinstance(r, list) and len(r) == 3 and all(type(x) is int for x in r))
+        return {r[0]: (r[1], r[2]) for r in fine if r[1] > 0 and r[2] > 0}  # one fewer can cost less: a loss is
+        # the limit + 1 whatever the turn
+
+    children = data.get("children")
+    children = (
+        {w: rows(found) for w, found in children.items() if w in vocab.allowed_index}
+        if isinstance(children, dict)
+        else {}
+    )
+    return OpenerValues(valid(data["values"]), valid(data.get("one_fewer")), children)
 
 
 def opener_values(
@@ -318,29 +351,52 @@ def opener_values(
 ) -> dict[str, int]:
     """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``, added to the
     table at ``save`` one opener at a time (atomically: a stopped run keeps what it finished, and the same call
-    continues); returns the whole table. The first word (the oracle's root opener, SALET) is also valued with one
-    guess fewer: what a turn spent without a guess leaves at the start. An opener whose search outlasts
-    ``opener_s`` seconds is left out (the oracle then bounds it from the ranking)."""
+    continues); returns the whole table. With each opener, the ``V*`` total of every position it leads to, with
+    the guesses left and with one fewer (the second move's values: the costliest searches of a game). The first
+    word (the oracle's root opener, SALET) is also valued with one guess fewer: what a turn spent without a guess
+    leaves at the start. An opener whose searches outlast ``opener_s`` seconds is left out (the oracle then
+    bounds it from the ranking)."""
     oracle = Oracle(config, root_opener=None, opener_table=save)
     vocab, path, start = oracle.vocab, Path(save), oracle.start()
-    values, one_fewer = read_opener_values(path, vocab, oracle.hard_mode, oracle.max_guesses)
+    values, one_fewer, children = read_opener_values(path, vocab, oracle.hard_mode, oracle.max_guesses)
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
-    todo = [w for w in dict.fromkeys(words) if w not in values or (w == words[0] and w not in one_fewer)]
+    want_children = oracle.max_guesses > 2
+
+    def missing(w: str) -> bool:
+        return w not in values or (want_children and w not in children) or (w == words[0] and w not in one_fewer)
+
+    todo = [w for w in dict.fromkeys(words) if missing(w)]
     for word in tqdm(todo, desc="opener values", unit="opener"):
         if time.perf_counter() >= deadline:
             break
         action = vocab.action(word)
         limit = min(deadline, time.perf_counter() + (math.inf if opener_s is None else opener_s))
         try:
-            values[word] = oracle.search.run(lambda a=action: oracle._q_total(start, a), deadline=limit)
+            total = oracle.search.run(lambda a=action: oracle._q_total(start, a), deadline=limit)
+            kids = (
+                oracle.search.run(lambda a=action: oracle._children(start, a), deadline=limit) if want_children else {}
+            )
+            fewer = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action) if word == words[0] else None
         except TimeoutError:
             continue
-        if word == words[0] and oracle.max_guesses > 1:  # the first (the root opener): with one guess fewer too
-            one_fewer[word] = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
+        values[word] = total
+        if want_children:
+            children[word] = kids
+        if fewer is not None and oracle.max_guesses > 1:
+            one_fewer[word] = fewer
         header = _values_header(vocab, oracle.hard_mode, oracle.max_guesses)
-        data = {**header, "values": values, "one_fewer": one_fewer}
-        atomic_write_text(path, json.dumps(data, indent=1) + "\n")
+        rows = {w: [[p, *t] for p, t in sorted(found.items())] for w, found in children.items()}
+        data = {**header, "values": values, "one_fewer": one_fewer, "children": rows}
+        atomic_write_text(path, _compact_json(data))
     return values
+
+
+def _compact_json(data: dict[str, Any]) -> str:
+    """``data`` as JSON with one line for each opener's children (the table stays readable and small)."""
+    rows = data.pop("children")
+    head = json.dumps(data, indent=1)[:-2]
+    lines = ",\n".join(f"  {json.dumps(w)}: {json.dumps(r, separators=(',', ':'))}" for w, r in rows.items())
+    return head + ',\n "children": {\n' + lines + "\n }\n}\n"
 
 
 class Oracle:
@@ -353,14 +409,17 @@ class Oracle:
         root_opener: str | None = "salet",
         avoid_losses: bool = False,
         opener_table: str | Path | None = None,
+        store: PositionStore | None = None,
         **options: Any,
     ):
         """``avoid_losses``: :meth:`best_action` plays the best tree that wins every answer where one exists (a
         teacher that never gives a game up), and the best tree counting losses only where none does. Values
         always count a loss as the limit + 1: in hard mode that optimum can give games up (from SALET, 8116
         guesses with 3 losses against 8122 winning all). ``opener_table``: a table of exact first-move totals
-        (:func:`opener_values`) instead of the shipped one."""
+        (:func:`opener_values`) instead of the shipped one. ``store``: solved positions kept on disk across
+        processes (:class:`~wordle_agents.solvers.store.PositionStore`; :func:`regret_oracle` uses one)."""
         self.avoid_losses = avoid_losses
+        self.store = store
         self._strict: _Search | None = None
         self.config = WordleConfig.build(config, **options)
         self.vocab: Vocabulary = self.config.vocabulary
@@ -383,9 +442,10 @@ class Oracle:
         opener's proven lower bound (the shipped ranking with losses, for its lists), where they apply."""
         mode = "hard" if self.hard_mode else "normal"
         path = Path(opener_table) if opener_table is not None else shipped_dir() / OPENER_VALUES.format(mode=mode)
-        found, one_fewer = read_opener_values(path, self.vocab, self.hard_mode, self.max_guesses)
+        found, one_fewer, children = read_opener_values(path, self.vocab, self.hard_mode, self.max_guesses)
         exact = {self.vocab.action(word): total for word, total in found.items()}
         self.root_one_fewer = {self.vocab.action(word): total for word, total in one_fewer.items()}
+        self._learn_children(children)
         floor = None
         ranking = shipped_dir() / f"openers_{mode}_losses.json"
         if ranking.is_file():
@@ -397,6 +457,34 @@ class Oracle:
                     if flag == "1":
                         exact.setdefault(i, int(data["values"][i]))
         return exact, floor
+
+    def _learn_children(self, children: dict[str, dict[int, tuple[int, int]]]) -> None:
+        """Take the table's values of the positions after each opener (with the guesses left, and one fewer)."""
+        start = self._start
+        _, green, need = start.arrays()
+        for word, found in children.items():
+            action = self.vocab.action(word)
+            if not found or not self.search.hard_valid(action, green, need):
+                continue
+            for pattern, group in self.search.buckets(action, start.arrays()[0]):
+                if pattern in found:
+                    child = (  # outside hard mode the constraint stays the start's (the buckets come sorted)
+                        self._child(start, action, pattern, group, green, need)
+                        if self.hard_mode
+                        else Position(tuple(group.tolist()), start.left - 1, start.green, start.need)
+                    )
+                    self._totals[child], self._totals[child._replace(left=child.left - 1)] = found[pattern]
+
+    def _children(self, position: Position, action: int) -> dict[int, tuple[int, int]]:
+        """``V*`` totals of each position ``action`` leads to from ``position`` (by feedback pattern): with the
+        guesses left after it, and with one fewer."""
+        _, green, need = position.arrays()
+        out = {}
+        for pattern, group in self.search.buckets(action, position.arrays()[0]):
+            if pattern != self.solved and position.left > 2:
+                child = self._child(position, action, pattern, group, green, need)
+                out[pattern] = (self._total(child), self._total(child._replace(left=child.left - 1)))
+        return out
 
     # ------------------------------------------------------------------ positions
     def start(self) -> Position:
@@ -509,10 +597,17 @@ class Oracle:
             total = self.root_one_fewer[self.root_opener]  # V* at the start after a spent turn: as V* itself, by
             # the root opener (the table's exact value of that opener with one guess fewer)
         else:
-            members, green, need = position.arrays()
-            total = self.search.value(members, position.left, green, need, self.cache, self.stats)
-            if self.search.stop[0]:  # abandoned (a budget, Ctrl-C): the value is meaningless and is not kept
-                raise TimeoutError("the search was stopped")
+            stored = self.store is not None and n >= STORE_MIN and self.store.get(position)
+            if stored:
+                total = stored
+            else:
+                searched = time.perf_counter()
+                members, green, need = position.arrays()
+                total = self.search.value(members, position.left, green, need, self.cache, self.stats)
+                if self.search.stop[0]:  # abandoned (a budget, Ctrl-C): the value is meaningless and is not kept
+                    raise TimeoutError("the search was stopped")
+                if self.store is not None and n >= STORE_MIN and time.perf_counter() - searched >= STORE_S:
+                    self.store.put(position, total)
         self._totals[position] = total
         return total
 

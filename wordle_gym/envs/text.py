@@ -158,9 +158,10 @@ class WordleTextEnv(gym.Env[str, str]):
     to ``V*(start)`` minus the guesses used, minus the luck of the feedback (which averages to zero over the
     answers): their mean is the optimum minus the agent's mean, and no letter-counting trick raises it.
     Each move's searches get ``regret_budget_s`` seconds (default 2; None: no limit); past it the reward is a
-    proven lower bound of the cost (it never charges a move more than it cost), and the bounds take up to
-    about a second more on the real lists (BENCHMARKS.md, poor play with the default budget on a 2-core CPU:
-    p50 0.01-0.02 s, p99 2.7 s, 62-74 % of moves exact). ``info`` then has ``regret`` (float64),
+    proven lower bound of the cost (it never charges a move more than it cost; BENCHMARKS.md has the time a
+    move takes and the share valued exactly). The first and second moves after the openers models favour are
+    valued from shipped tables, and solved positions are kept on disk for every process on the machine (the
+    position store, in the cache folder: ``WORDLE_GYM_CACHE``). ``info`` then has ``regret`` (float64),
     ``regret_exact`` (bool) and ``regret_bounds`` ((2,) float64, proven low and high).
 
     ## Starting State

@@ -348,6 +348,22 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
     spent = oracle.move_regret(start, None, budget_s=1e-9)
     five = searched._q_total(start._replace(left=5), searched.vocab.action(root))  # one guess fewer, searched
     assert spent["exact"] and spent["regret"] == pytest.approx(1.0 + (five - v) / n)
+    # the second move: every position an opener leads to is valued from the table, as the search values it
+    second = 0
+    for word in words:
+        action = oracle.vocab.action(word)
+        for pattern, group in oracle.search.buckets(action, np.arange(n, dtype=np.int32)):
+            if pattern == oracle.solved:
+                continue
+            child = oracle.after(start, action, int(group[0]))
+            for left in (5, 4):
+                assert oracle._totals[child._replace(left=left)] == searched._total(child._replace(left=left))
+            spent = oracle.move_regret(child, None, budget_s=1e-9)  # a turn spent there: exact with no search
+            assert spent["exact"] and spent["regret"] == pytest.approx(
+                1.0 + (searched._total(child._replace(left=4)) - searched._total(child)) / len(group)
+            )
+            second += 1
+    assert second > len(words)
     # the command: --values, continued, and its one-line errors
     files = tmp_path / "a.txt", tmp_path / "b.txt"
     files[0].write_text("\n".join(answers) + "\n")
@@ -387,8 +403,13 @@ def test_shipped_opener_values__the_first_move_of_the_real_game_is_exact_at_once
     from wordle_gym.core.config import WordleConfig
 
     config = WordleConfig()
-    values, one_fewer = read_opener_values(shipped_dir() / "opener_values_normal.json", config.vocabulary, False, 6)
+    values, one_fewer, children = read_opener_values(
+        shipped_dir() / "opener_values_normal.json", config.vocabulary, False, 6
+    )
     assert len(values) >= 60 and set(values) <= set(MODEL_OPENERS) and one_fewer == {"salet": 7920}
+    assert children.keys() == values.keys()  # every second move after them valued too
+    for word, total in values.items():  # Q* = one guess for each answer + the V* of each position it leads to
+        assert 2315 + sum(t for t, _ in children[word].values()) == total, word
     known = {"salet": 7920, "crate": 7926, "trace": 7926, "slate": 7928, "crane": 7930}  # alex1770's proven list
     assert {w: values[w] for w in known} == known
     oracle = Oracle(config)
@@ -407,7 +428,7 @@ def test_shipped_opener_values__entries_equal_the_search(word: str) -> None:
     from wordle_gym.core.config import WordleConfig
 
     config = WordleConfig()
-    values, _ = read_opener_values(shipped_dir() / "opener_values_normal.json", config.vocabulary, False, 6)
+    values = read_opener_values(shipped_dir() / "opener_values_normal.json", config.vocabulary, False, 6).values
     searched = Oracle(config, opener_table="/nonexistent.json")
     searched.root_exact.clear()  # the ranking's exact entries too: search every value here
     assert searched._q_total(searched.start(), searched.vocab.action(word)) == values[word]

@@ -1,0 +1,103 @@
+"""Solved positions on disk, shared by every process on the machine: the exact oracle's ``V*`` totals, so that a
+position one env, rollout worker or earlier run searched is never searched again.
+
+One SQLite file per game (the lists' digest, mode and limit are in its name: other lists never read it),
+written one small transaction at a time, so that several processes read and write it at once without
+corrupting it; bounded (past ``max_rows``, the rows written longest ago go). A file that cannot be opened or
+read turns the store off with one warning: the oracle then searches, as it would without it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import threading
+import time
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+FORMAT = 1
+"""Raised when what a row means changes: older files are then left alone."""
+
+
+class PositionStore:
+    """``get(position)`` / ``put(position, total)`` of exact totals in the SQLite file ``path``."""
+
+    def __init__(self, path: str | Path, max_rows: int = 1_000_000):
+        if max_rows < 1:
+            raise ValueError(f"max_rows must be at least 1, got {max_rows}")
+        self.path, self.max_rows = Path(path), max_rows
+        self._lock = threading.Lock()
+        self._db: sqlite3.Connection | None = None
+        self._pid = -1
+        self.broken = False
+
+    @classmethod
+    def for_game(cls, folder: Path, digest: str, hard_mode: bool, max_guesses: int, **options: Any) -> PositionStore:
+        """The store of one game's positions in ``folder``."""
+        mode = "hard" if hard_mode else "normal"
+        return cls(folder / f"positions-{digest}-{mode}-{max_guesses}-v{FORMAT}.sqlite", **options)
+
+    @staticmethod
+    def key(position: Any) -> bytes:
+        """16 bytes naming a position (its answers, guesses left and hard mode's constraint)."""
+        parts = np.array(position.members, np.int16).tobytes(), bytes([position.left]), repr(position[2:]).encode()
+        return hashlib.blake2b(b"|".join(parts), digest_size=16).digest()
+
+    def _connection(self) -> sqlite3.Connection | None:
+        if self.broken:
+            return None
+        if self._db is None or self._pid != os.getpid():  # a forked child opens its own
+            for attempt in range(100):  # processes opening a new file at once: the switch to WAL can be refused
+                try:
+                    self.path.parent.mkdir(parents=True, exist_ok=True)
+                    db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+                    db.execute("PRAGMA journal_mode=WAL")  # readers never wait on a writer
+                    db.execute("PRAGMA synchronous=NORMAL")  # a crash loses the last rows at worst, never the file
+                    db.execute("CREATE TABLE IF NOT EXISTS totals (key BLOB PRIMARY KEY, total INTEGER NOT NULL)")
+                    break
+                except sqlite3.OperationalError as error:
+                    if "locked" not in str(error) or attempt == 99:
+                        return self._broken(error)
+                    time.sleep(0.05)
+                except (OSError, sqlite3.Error) as error:
+                    return self._broken(error)
+            self._db, self._pid = db, os.getpid()
+        return self._db
+
+    def _broken(self, error: Exception) -> None:
+        self.broken = True
+        warnings.warn(f"the oracle's position store {self.path} is off: {error}", RuntimeWarning, stacklevel=3)
+
+    def get(self, position: Any) -> int | None:
+        """The stored total of ``position``, or None."""
+        with self._lock:
+            db = self._connection()
+            if db is None:
+                return None
+            try:
+                row = db.execute("SELECT total FROM totals WHERE key = ?", (self.key(position),)).fetchone()
+            except sqlite3.Error as error:
+                return self._broken(error)
+            return None if row is None else int(row[0])
+
+    def put(self, position: Any, total: int) -> None:
+        """Store ``total`` for ``position`` (past ``max_rows``, the oldest rows go)."""
+        with self._lock:
+            db = self._connection()
+            if db is None:
+                return
+            try:
+                db.execute("INSERT OR REPLACE INTO totals (key, total) VALUES (?, ?)", (self.key(position), total))
+                db.execute("DELETE FROM totals WHERE rowid <= (SELECT MAX(rowid) FROM totals) - ?", (self.max_rows,))
+            except sqlite3.Error as error:
+                self._broken(error)
+
+    def __len__(self) -> int:
+        with self._lock:
+            db = self._connection()
+            return 0 if db is None else int(db.execute("SELECT COUNT(*) FROM totals").fetchone()[0])

@@ -1,0 +1,108 @@
+"""The oracle's position store: solved positions shared on disk by processes, bounded, per game (issue 61)."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from tests.helpers.lists import small_lists
+from wordle_agents.solvers import oracle as oracle_module
+from wordle_agents.solvers.oracle import Oracle, Position
+from wordle_agents.solvers.store import PositionStore
+from wordle_gym.core.config import WordleConfig
+
+
+def _position(i: int) -> Position:
+    return Position((i, i + 1, i + 2), 4, (-1,) * 5, (0,) * 26)
+
+
+_WRITER = """
+import sys
+from typing import NamedTuple
+from wordle_agents.solvers.store import PositionStore
+
+class Position(NamedTuple):  # the oracle's, without importing torch
+    members: tuple
+    left: int
+    green: tuple
+    need: tuple
+
+store, start = PositionStore(sys.argv[1]), int(sys.argv[2])
+for i in range(start, start + 200):
+    position = Position((i, i + 1, i + 2), 4, (-1,) * 5, (0,) * 26)
+    store.put(position, 1000 + i)
+    assert store.get(position) == 1000 + i
+"""
+
+
+def test_store__processes_write_at_once_and_each_reads_all(tmp_path) -> None:
+    path = tmp_path / "p.sqlite"
+    workers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path), str(200 * k)]) for k in range(3)]
+    assert [w.wait(120) for w in workers] == [0] * 3
+    store = PositionStore(path)
+    assert len(store) == 600 and all(store.get(_position(i)) == 1000 + i for i in range(600))
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_store__bounded_the_oldest_go_first_and_each_game_has_its_own_file(tmp_path) -> None:
+    store = PositionStore(tmp_path / "p.sqlite", max_rows=50)
+    for i in range(200):
+        store.put(_position(i), i + 3)
+    assert len(store) == 50
+    assert store.get(_position(149)) is None and store.get(_position(150)) == 153
+    assert store.get(_position(10)._replace(left=3)) is None  # another position: other guesses left
+    names = {
+        PositionStore.for_game(tmp_path, digest, hard, limit).path.name
+        for digest, hard, limit in [("aa", False, 6), ("bb", False, 6), ("aa", True, 6), ("aa", False, 5)]
+    }
+    assert len(names) == 4
+    with pytest.raises(ValueError, match="max_rows must be at least 1, got 0"):
+        PositionStore(tmp_path / "q.sqlite", max_rows=0)
+
+
+def test_store__a_broken_file_turns_it_off_with_one_warning(tmp_path) -> None:
+    path = tmp_path / "p.sqlite"
+    path.write_bytes(b"not a database at all" * 100)
+    store = PositionStore(path)
+    with pytest.warns(RuntimeWarning, match="position store .* is off"):
+        assert store.get(_position(1)) is None
+    store.put(_position(1), 5)  # off: no second warning, no error
+    assert store.get(_position(1)) is None and store.broken
+
+
+def test_oracle__a_second_process_finds_what_the_first_solved(tmp_path, monkeypatch) -> None:
+    """A fresh oracle on the same store reads a position's value instead of searching it."""
+    answers, allowed = small_lists(5, 80, 200)
+    config = WordleConfig(answers=answers, allowed=allowed)
+    monkeypatch.setattr(oracle_module, "STORE_S", 0.0)
+    store = PositionStore.for_game(tmp_path, config.vocabulary.digest, False, 6)
+    first = Oracle(config, root_opener=None, store=store)
+    start = first.start()
+    biggest = first.search.buckets(0, start.arrays()[0])[0][1]  # the largest group of answers the first word leaves
+    position = first.after(start, 0, int(biggest[0]))
+    assert len(position.members) >= oracle_module.STORE_MIN
+    value = first.value(position)
+    second = Oracle(config, root_opener=None, store=PositionStore(store.path))
+
+    def no_search(*args, **kwargs):
+        raise AssertionError("searched a stored position")
+
+    monkeypatch.setattr(second.search, "value", no_search)
+    assert second.value(position) == value
+    fresh = Oracle(config, root_opener=None)  # no store: the same value, searched
+    assert fresh.value(position) == value
+
+
+def test_regret_oracle__keeps_its_positions_in_the_cache_folder_unless_it_is_off(tmp_path, monkeypatch) -> None:
+    from wordle_agents.solvers.oracle import regret_oracle
+
+    answers, allowed = small_lists(6, 40, 90)
+    config = WordleConfig(answers=answers, allowed=allowed)
+    monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path))
+    store = regret_oracle(config).store
+    assert store is not None and store.path.parent == tmp_path and config.vocabulary.digest in store.path.name
+    monkeypatch.setenv("WORDLE_GYM_CACHE", "")
+    assert regret_oracle(config).store is None
