@@ -174,8 +174,10 @@ class LLMAgent:
 
     def _start(self, env: Any) -> None:
         """New games: one empty chat each, and every game started in the pool (``concurrency`` at a time)."""
-        if self._pool is not None:  # the games of an earlier batch: those not started are dropped
-            self._pool.shutdown(wait=False, cancel_futures=True)
+        if self._pool is not None:  # an earlier batch's games: those not started dropped, the others stopped at
+            self._stop.set()  # their next turn (waited for: they write into the agent's lists)
+            self._pool.shutdown(wait=True, cancel_futures=True)
+        self._stop = threading.Event()
         count = env.num_envs
         self._env = env
         self._config, self._vocabulary = env.config, env.vocabulary
@@ -199,15 +201,16 @@ class LLMAgent:
         self._filler = next((a for a, word in enumerate(vocabulary.allowed) if word not in answers), 0)
         self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="llm-game")
         done = env.state.done.tolist()
-        self._games = [self._pool.submit(self._play, row, int(env.state.turn[row])) for row in range(count)]
+        self._games = [self._pool.submit(self._play, row, int(env.state.turn[row]), self._stop) for row in range(count)]
         for row in range(count):
             if done[row]:
                 self._games[row].cancel()
 
-    def _play(self, row: int, turn: int) -> None:
-        """Game ``row`` from ``turn`` to its end: each move decided, then played on the agent's copy."""
+    def _play(self, row: int, turn: int, stop: threading.Event) -> None:
+        """Game ``row`` from ``turn`` to its end (or until ``stop``): each move decided, then played on the
+        agent's copy."""
         limit = self._config.max_guesses
-        while turn < limit:
+        while turn < limit and not stop.is_set():
             action = self._decide(row, turn, self._message(row, turn))
             state = self._states[row]
             self._game.step(state, torch.tensor([action]), torch.ones(1, dtype=torch.bool))

@@ -193,3 +193,17 @@ def test_llm__fast_games_go_ahead_of_a_slow_one(monkeypatch: pytest.MonkeyPatch)
     assert result.guesses == expected.guesses
     # in lockstep, no game had a second turn before every game's first reply: at most N - 1 replies came first
     assert log.index("slow reply") >= len(ANSWERS) + 2
+
+
+def test_llm__a_batch_cut_short_leaves_the_next_one_whole() -> None:
+    """The games of a batch the harness stopped early (``turns=1``) are stopped, not left writing into the next
+    batch's chats: the next evaluation plays as lockstep play does."""
+    from wordle_gym.harness.play import play
+
+    with fake_openai(ANSWERS) as (url, _):
+        agent = _agent(url, concurrency=3)
+        play(agent, answers=ANSWERS, allowed=ALLOWED, device="cpu", turns=1)
+        result = evaluate(agent, answers=ANSWERS, allowed=ALLOWED, device="cpu", progress=False)
+    expected = evaluate(FirstCandidate(), answers=ANSWERS, allowed=ALLOWED, device="cpu", progress=False)
+    assert result.guesses == expected.guesses
+    assert result.extra["llm"]["forfeited_turns"] == 0
