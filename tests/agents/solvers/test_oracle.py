@@ -418,6 +418,14 @@ def test_shipped_opener_values__the_first_move_of_the_real_game_is_exact_at_once
     assert crane["exact"] and crane["regret"] == pytest.approx(10 / 2315)
     spent = oracle.move_regret(start, None, budget_s=1e-9)
     assert spent["exact"] and spent["regret"] == 1.0
+    # an opener no table holds is bounded from the ranking at once: its search (minutes) is not started in vain
+    searched = []
+    q_total = oracle._q_total
+    oracle._q_total = lambda position, action: searched.append(action) or q_total(position, action)
+    whort = oracle.vocab.action("whort")
+    assert whort not in oracle.root_exact
+    judged = oracle.move_regret(start, whort, budget_s=30.0)
+    assert not judged["exact"] and searched == [] and judged["low"] >= (oracle.root_floor[whort] - 7920) / 2315 > 0
 
 
 @pytest.mark.slow
