@@ -1,6 +1,6 @@
 """The time ``reward="regret"`` takes per move on LLM-like and poor play, the positions language models reach.
 
-    python -m benchmarks.regret_reward [--games 20] [--budget 2.0] [--quick]
+    python -m benchmarks.regret_reward [--games 20] [--llm-games 200] [--budget 2.0] [--before PATH] [--quick]
 
 ``WordleText-v0`` on the real lists with ``reward="regret"`` and a per-move budget (``regret_budget_s``), played
 by LLM-like play (a first guess among the openers language models favour, then 80 % a random candidate, 12 % a
@@ -8,9 +8,12 @@ random word, 8 % a reply cut off inside its reasoning) and three kinds of poor p
 12972), random candidates (a word still possible, as a weak model that follows the feedback plays), and a mix
 (60 % a random candidate, 25 % a random word, 15 % a reply with no guess). Each step is timed as a caller sees
 it (the env's step, the oracle's searches included): p50, p99 and max, the share of moves valued exactly within
-the budget, and the mean reward. The oracle keeps its cache across games, as a long training run's env would.
-``--before PATH`` (a checkout of an older commit) plays the same games on that code too, first. Writes
-``benchmarks/results/regret_reward_cpu.json`` and regenerates BENCHMARKS.md.
+the budget, and the mean reward; and the first ``make`` (the env built and reset once, in a fresh process).
+
+Each run is a fresh process. ``this, cold``: the position store (the oracle's disk cache) empty; ``this, warm``:
+another process playing the same games with the store the cold run filled, as a second rollout worker or the
+next run of a training would; ``before`` (``--before PATH``, a checkout of an older commit): the same games on
+that code. Writes ``benchmarks/results/regret_reward_cpu.json`` and regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -52,14 +55,23 @@ def _reply(env: WordleTextEnv, policy: str, rng: random.Random) -> str:
     return f"<guess>{env.vocabulary.answers[rng.choice(candidates)]}</guess>"
 
 
-def measure(games: int, budget: float) -> list[dict]:
-    """Every kind of play's row: ``games`` seeded games each, ``budget`` seconds a move."""
+def measure(games: dict[str, int], budget: float, store: str | None = None) -> dict:
+    """Every kind of play's row (``games[kind]`` seeded games each, ``budget`` seconds a move), and the first
+    make's seconds; ``store``: the position store's file (None: the code's default)."""
+    start = time.perf_counter()
     env = WordleTextEnv(reward="regret", regret_budget_s=budget)
+    env.reset(seed=0)
+    make_s = time.perf_counter() - start
+    if store is not None:
+        from wordle_agents.solvers.store import PositionStore
+        from wordle_gym.core.rewards import load_oracle
+
+        load_oracle(env.config).store = PositionStore(store)
     rows = []
-    for policy in tqdm(POLICIES, desc="kinds of play", unit="kind"):
+    for policy in tqdm([p for p in POLICIES if games[p]], desc="kinds of play", unit="kind", disable=None):
         rng = random.Random(20261125)
         times, rewards, exact = [], [], []
-        for game in range(games):
+        for game in range(games[policy]):
             env.reset(seed=game)
             done = False
             while not done:
@@ -73,7 +85,7 @@ def measure(games: int, budget: float) -> list[dict]:
         rows.append(
             {
                 "play": policy,
-                "games": games,
+                "games": games[policy],
                 "moves": len(times),
                 "p50_s": float(np.percentile(seconds, 50)),
                 "p99_s": float(np.percentile(seconds, 99)),
@@ -82,31 +94,46 @@ def measure(games: int, budget: float) -> list[dict]:
                 "mean_reward": float(np.mean(rewards)),
             }
         )
-    return rows
+    return {"make_s": make_s, "rows": rows}
 
 
-def _before(path: str, games: int, budget: float) -> list[dict]:
-    """:func:`measure` of this script on the code of the checkout at ``path`` (its agents as wordle_agents)."""
-    with tempfile.TemporaryDirectory() as folder:
-        shutil.copy(__file__, Path(folder) / "regret_measure.py")
-        (Path(folder) / "wordle_agents").symlink_to(Path(path).resolve() / "agents")
-        code = f"import json, regret_measure; print(json.dumps(regret_measure.measure({games}, {budget})))"
-        rows, _ = run_fresh(code, path=os.pathsep.join([folder, str(Path(path).resolve())]))
-    return rows
+def _fresh(games: dict[str, int], budget: float, store: str | None, checkout: str | None = None) -> dict:
+    """:func:`measure` in a fresh process: of the installed code, or of the checkout at ``checkout`` (its agents as
+    wordle_agents, from a folder kept in it so that numba's cache of its kernels serves the next process)."""
+    code = f"import json, regret_measure; print(json.dumps(regret_measure.measure({games!r}, {budget}, {store!r})))"
+    if checkout is None:
+        with tempfile.TemporaryDirectory() as folder:
+            shutil.copy(__file__, Path(folder) / "regret_measure.py")
+            return run_fresh(code, path=os.pathsep.join([folder, str(Path(__file__).parents[1])]))[0]
+    root = Path(checkout).resolve()
+    folder = root / ".regret_measure"
+    folder.mkdir(exist_ok=True)
+    shutil.copy(__file__, folder / "regret_measure.py")
+    if not (folder / "wordle_agents").exists():
+        (folder / "wordle_agents").symlink_to(root / "agents")
+    return run_fresh(code, path=os.pathsep.join([str(folder), str(root)]))[0]
 
 
 def main() -> None:
     def extra(parser) -> None:
-        parser.add_argument("--games", type=int, default=20, help="games per kind of play (default 20)")
+        parser.add_argument("--games", type=int, default=20, help="games of each kind of poor play (default 20)")
+        parser.add_argument("--llm-games", type=int, default=200, help="games of LLM-like play (default 200)")
         parser.add_argument("--budget", type=float, default=2.0, help="regret_budget_s, seconds (default 2.0)")
-        parser.add_argument("--before", help="a checkout of an older commit: the same games on its code first")
+        parser.add_argument("--before", help="a checkout of an older commit: the same games on its code too")
 
-    args, _, result = parse_args(__doc__, "2 games per kind, a 0.2 s budget", extra)
-    games, budget = (2, 0.2) if args.quick else (args.games, args.budget)
+    args, _, result = parse_args(__doc__, "2 games of each kind, a 0.2 s budget", extra)
+    poor, llm, budget = (2, 2, 0.2) if args.quick else (args.games, args.llm_games, args.budget)
+    games = {policy: llm if policy == "LLM-like" else poor for policy in POLICIES}
     result["command"] = " ".join(["python -m benchmarks.regret_reward", *sys.argv[1:]])
+    runs = {}
+    with tempfile.TemporaryDirectory() as folder:
+        store = str(Path(folder) / "positions.sqlite")
+        runs["this, cold"] = _fresh(games, budget, store)
+        runs["this, warm"] = _fresh(games, budget, store)
     if args.before:
-        result["before"] = _before(args.before, games, budget)
-    result.update(budget_s=budget, rows=measure(games, budget))
+        _fresh(dict.fromkeys(POLICIES, 0), budget, None, args.before)  # its kernels compiled once, not timed
+        runs["before"] = _fresh(games, budget, None, args.before)
+    result.update(budget_s=budget, runs=runs)
     save("regret_reward", result)
 
 

@@ -886,43 +886,50 @@ def dordle_bound_section(result: dict) -> list[str]:
 
 
 def text_env_section(result: dict) -> list[str]:
+    before = {r["env"]: r for r in result.get("before", [])}
     lines = [
         f"### The text env for language-model agents ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. Whole games of replies written as a model "
         "writes them (a random answer in `<guess></guess>` or `[...]`, one reply in ten without a guess), one "
-        "process.",
+        "process" + ("; each row, then the same on the code before (`--before`, a fresh process)." if before else "."),
         "",
-        "| env | steps/s | us a step | games |",
-        "| --- | ---: | ---: | ---: |",
+        "| env | code | steps/s | us a step | games |",
+        "| --- | --- | ---: | ---: | ---: |",
     ]
     for r in result["rows"]:
-        if "error" in r:
-            lines.append(f"| {r['env']} | cannot be built here: {r['error']} | | |")
-        else:
-            lines.append(f"| {r['env']} | {r['steps_per_s']:,.0f} | {r['us_per_step']:,.0f} | {r['games']:,} |")
+        for code, row in (("this", r), ("before", before.get(r["env"]))):
+            if row is None:
+                continue
+            if "error" in row:
+                lines.append(f"| {r['env']} | {code} | cannot be built here: {row['error']} | | |")
+            else:
+                speed = f"{row['steps_per_s']:,.0f} | {row['us_per_step']:,.0f}"
+                lines.append(f"| {r['env']} | {code} | {speed} | {row['games']:,} |")
     return [*lines, ""]
 
 
 def regret_reward_section(result: dict) -> list[str]:
-    before = {r["play"]: r for r in result.get("before", [])}
+    runs = result["runs"]
+    makes = "; ".join(f"{code}: {run['make_s']:.2f} s" for code, run in runs.items())
     lines = [
         f"### The text env's regret reward on LLM-like and poor play ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. `WordleText-v0`, real lists, "
         f'`reward="regret"` with a budget of {result["budget_s"]:g} s a move; each step timed as the caller '
-        "sees it. Past the budget the reward is the proven lower bound of the move's cost."
-        + (" Each row, then the same games on the code before (`--before`)." if before else ""),
+        "sees it. Past the budget the reward is the proven lower bound of the move's cost. Each run a fresh "
+        "process: `this, cold` with the position store (the oracle's disk cache) empty, `this, warm` a second "
+        "process with the store the first filled (as a second rollout worker, or a training's next run, sees it), "
+        f"`before` the code before. The first make (the env built and reset, in a fresh process): {makes}.",
         "",
         "| play | code | games | moves | p50 | p99 | max | exact within the budget | mean reward |",
         "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for r in result["rows"]:
-        for code, row in (("this", r), ("before", before.get(r["play"]))):
-            if row is None:
-                continue
+    for i, first in enumerate(next(iter(runs.values()))["rows"]):
+        for code, run in runs.items():
+            row = run["rows"][i]
             lines.append(
-                f"| {r['play']} | {code} | {row['games']} | {row['moves']} | {row['p50_s']:.3f} s | "
+                f"| {first['play']} | {code} | {row['games']} | {row['moves']} | {row['p50_s']:.3f} s | "
                 f"{row['p99_s']:.3f} s | {row['max_s']:.3f} s | {100 * row['exact_share']:.1f} % | "
                 f"{row['mean_reward']:+.4f} |"
             )

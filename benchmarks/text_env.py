@@ -1,24 +1,29 @@
 """The text env's speed: ``WordleText-v0`` steps per second, and the same game behind TextArena's interface
 (``WordleReal-v0``, its default wrappers), with TextArena's own ``Wordle-v0`` where it can be built.
 
-    python -m benchmarks.text_env [--quick]
+    python -m benchmarks.text_env [--before PATH] [--quick]
 
 Each env plays whole games of replies written as a language model writes them (``"I will try <guess>word</guess>"``
 for the text env, ``"[word]"`` for TextArena), the words drawn from the answers, about 10 % of replies with no
 guess; steps per second over the games of a time budget, one process. TextArena's ``Wordle-v0`` downloads NLTK
 data when its module is imported; on a machine without that data and without the network (this one), it cannot
-be built, and its row says so. Writes ``benchmarks/results/text_env_cpu.json`` and regenerates BENCHMARKS.md.
+be built, and its row says so. ``--before PATH`` (a checkout of an older commit): the same in a fresh process on
+that code, each row beside this code's. Writes ``benchmarks/results/text_env_cpu.json`` and regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-from benchmarks.common import parse_args, save
+from benchmarks.common import parse_args, run_fresh, save
 from wordle_gym.core.words import load_word_list
 
 
@@ -66,10 +71,8 @@ def _play_textarena(env: Any, reply: Callable[[], str], game: int) -> int:
     return steps
 
 
-def main() -> None:
-    args, _, result = parse_args(__doc__, "a 0.5 s budget per env", None)
-    budget = 0.5 if args.quick else 10.0
-    result["command"] = " ".join(["python -m benchmarks.text_env", *sys.argv[1:]])
+def measure(budget: float) -> list[dict]:
+    """Each env's row, ``budget`` seconds of games each."""
     import gymnasium as gym
 
     import wordle_gym  # noqa: F401 (registers the ids)
@@ -95,7 +98,22 @@ def main() -> None:
             rows.append({"env": "Wordle-v0 (TextArena)", "error": f"{type(exc).__name__}: {first[:160]}"})
     except ImportError:
         rows.append({"env": "TextArena", "error": "not installed (pip install -e '.[textarena]')"})
-    result["rows"] = rows
+    return rows
+
+
+def main() -> None:
+    def extra(parser) -> None:
+        parser.add_argument("--before", help="a checkout of an older commit: the same on its code, side by side")
+
+    args, _, result = parse_args(__doc__, "a 0.5 s budget per env", extra)
+    budget = 0.5 if args.quick else 10.0
+    result["command"] = " ".join(["python -m benchmarks.text_env", *sys.argv[1:]])
+    if args.before:
+        with tempfile.TemporaryDirectory() as folder:
+            shutil.copy(__file__, Path(folder) / "text_measure.py")
+            code = f"import json, text_measure; print(json.dumps(text_measure.measure({budget})))"
+            result["before"], _ = run_fresh(code, path=os.pathsep.join([folder, str(Path(args.before).resolve())]))
+    result["rows"] = measure(budget)
     save("text_env", result)
 
 
