@@ -37,8 +37,9 @@ class OptimalRun:
     all_openers: bool = False
     """Rank every allowed first guess, proving the --top best (resumable with --save)."""
     values: str | None = None
-    """Comma-separated openers, or 'models' (those language models favour): each one's exact first-move total, a
-    loss costing limit + 1 (the oracle's regret reward reads it), added to the table at --save (resumable)."""
+    """Comma-separated openers, or 'models' (those language models favour), 'answers' or 'allowed' (those, then
+    every word of that list): each one's exact first-move total, a loss costing limit + 1 (the oracle's regret
+    reward reads it), added to the table at --save (resumable)."""
     top: int = 10
     """With --all-openers: how many to rank exactly."""
     losses: bool = False
@@ -150,7 +151,10 @@ def _values(args: OptimalRun) -> int:
         return 2
     config = WordleConfig(answers=answers, allowed=allowed, hard_mode=args.hard, max_guesses=args.max_guesses)
     named = [w.strip().lower() for w in args.values.split(",") if w.strip()]
-    words = MODEL_OPENERS if args.values == "models" else named
+    vocab = config.vocabulary
+    lists = {"models": [], "answers": list(vocab.answers), "allowed": list(vocab.allowed)}
+    models = [w for w in MODEL_OPENERS if w in vocab.allowed_index] if args.values in lists else []
+    words = list(dict.fromkeys(models + lists[args.values])) if args.values in lists else named
     unknown = [w for w in words if w not in config.vocabulary.allowed_index]
     if unknown or not words:
         print(f"{PROG}: error: --values: not allowed guesses: {', '.join(unknown) or '(none given)'}", file=sys.stderr)
@@ -167,8 +171,9 @@ def _values(args: OptimalRun) -> int:
     best = min(values.values())
     print(f"{done}/{len(words)} openers valued ({len(values)} in {args.save}); the best {best} ({best / n:.4f})")
     if done < len(words):
-        missing = ", ".join(w for w in words if w not in values)
-        print(f"not valued (past --time-limit or --max-minutes; the same command tries again): {missing}")
+        missing = [w for w in words if w not in values]
+        shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
+        print(f"not valued (past --time-limit or --max-minutes; the same command tries again): {shown}")
     return 0
 
 
