@@ -314,7 +314,7 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
     without a search, and a turn spent without a guess at the start costs exactly one guess."""
     from tests.helpers.lists import small_lists
     from wordle_agents.commands.optimal import main as optimal_main
-    from wordle_agents.solvers.oracle import opener_values, read_opener_values
+    from wordle_agents.solvers.oracle import MODEL_OPENERS, opener_values, read_opener_values
     from wordle_gym.core.config import WordleConfig
 
     answers, allowed = small_lists(4, 60, 150)
@@ -373,11 +373,16 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
     assert optimal_main(["--values", ",".join(words), "--save", str(out), "--quiet", *lists]) == 0
     assert opener_values(config, words, out) == values
     assert optimal_main(["--values", "qqqqq", "--save", str(out), *lists]) == 2
-    every = tmp_path / "answers.json"  # --values answers: every answer word as an opener
-    assert optimal_main(["--values", "answers", "--save", str(every), "--quiet", *lists]) == 0
-    table = read_opener_values(every, oracle.vocab, False, 6).values
-    assert table.keys() == set(answers) and all(table[w] == values[w] for w in words if w in table)
-    assert table[answers[7]] == searched._q_total(start, searched.vocab.action(answers[7]))
+    few, more = small_lists(5, 20, 50)  # --values answers: every answer word as an opener
+    (tmp_path / "c.txt").write_text("\n".join(few) + "\n")
+    (tmp_path / "d.txt").write_text("\n".join(more) + "\n")
+    every = tmp_path / "answers.json"
+    small = ["--answers", str(tmp_path / "c.txt"), "--allowed", str(tmp_path / "d.txt")]
+    assert optimal_main(["--values", "answers", "--save", str(every), "--quiet", *small]) == 0
+    small_oracle = Oracle(WordleConfig(answers=few, allowed=more), root_opener=None, opener_table="/nonexistent.json")
+    table = read_opener_values(every, small_oracle.vocab, False, 6).values
+    assert set(few) <= table.keys() and table.keys() - set(few) <= set(MODEL_OPENERS)  # the models' openers first
+    assert table[few[7]] == small_oracle._q_total(small_oracle.start(), small_oracle.vocab.action(few[7]))
     assert optimal_main(["--values", root, *lists]) == 2  # no --save
 
 
