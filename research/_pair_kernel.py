@@ -194,14 +194,15 @@ def _after_solved(other, nclass, guess_cell) -> int:  # pragma: no cover (compil
     return best
 
 
-@cached_njit()
+@cached_njit(nogil=True)
 def pair_counts(  # pragma: no cover (compiled)
-    i, order, starts, guess_cell, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns, search=True
+    i, order, starts, guess_cell, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns, search, stop
 ):
     """For cell ``i`` and every cell ``j >= i``: the most ordered answer pairs of cell ``i`` x cell ``j``
     (``a != b``) finished by the third guess and by the fourth, and how many second guesses were counted
     exactly. ``cell_solved``: the opener's own cell (an answer it solves), or -1. ``search`` false: by the
-    fourth guess, the class-size bound's best alone (no search; ``aa`` is not read)."""
+    fourth guess, the class-size bound's best alone (no search; ``aa`` is not read). ``stop[0]`` set (from
+    another thread: the GIL is released) ends it early with the counts unfinished."""
     num_guesses = table.shape[0]
     num_cells = starts.shape[0] - 1
     by3 = np.zeros(num_cells, dtype=np.int64)
@@ -225,6 +226,8 @@ def pair_counts(  # pragma: no cover (compiled)
     bound = np.zeros(num_guesses, dtype=np.int64)
     ca = order[starts[i] : starts[i + 1]]
     for j in range(i, num_cells):
+        if stop[0]:
+            break
         cb = order[starts[j] : starts[j + 1]]
         same = i == j
         na, nb = ca.shape[0], cb.shape[0]
@@ -265,7 +268,7 @@ def pair_counts(  # pragma: no cover (compiled)
         best4 = np.int64(0)
         count = 0
         for g in ranked:
-            if bound[g] <= best4:
+            if bound[g] <= best4 or stop[0]:
                 break
             count += 1
             hits = (guess_cell[g] == i, guess_cell[g] == j)

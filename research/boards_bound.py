@@ -91,6 +91,8 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any
 
@@ -330,13 +332,31 @@ def _pair_search(
     arrays = (order, starts, guess_cell, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns(length))
     cells = len(starts) - 1
     by3 = by4 = searched = 0
-    for i in tqdm(range(cells), desc=progress, unit="cell", disable=progress is None):
-        c3, c4, exact = kernel.pair_counts(i, *arrays, search)
-        # an ordered pair of two cells counts once each way round
-        by3 += int(2 * c3[i + 1 :].sum() + c3[i])
-        by4 += int(2 * c4[i + 1 :].sum() + c4[i])
-        searched += int(exact[i:].sum())
+    stop = np.zeros(1, dtype=np.int64)
+    with ThreadPoolExecutor(1) as pool:  # the kernel on a worker (it releases the GIL): Ctrl-C is taken at once
+        for i in tqdm(range(cells), desc=progress, unit="cell", disable=progress is None):
+            c3, c4, exact = _stoppable(pool, stop, kernel.pair_counts, i, *arrays, search, stop)
+            # an ordered pair of two cells counts once each way round
+            by3 += int(2 * c3[i + 1 :].sum() + c3[i])
+            by4 += int(2 * c4[i + 1 :].sum() + c4[i])
+            searched += int(exact[i:].sum())
     return cells, _finished_by_two(starts, cell_solved), by3, by4, searched
+
+
+def _stoppable(pool: ThreadPoolExecutor, stop: np.ndarray, call: Any, *args: Any) -> Any:
+    """``call(*args)`` on ``pool``'s worker, waited for so that a Ctrl-C here sets ``stop`` (which the call
+    polls), waits for it to end and is raised: a KeyboardInterrupt, never a result half counted."""
+    future = pool.submit(call, *args)
+    try:
+        while True:
+            try:
+                return future.result(timeout=0.25)
+            except FutureTimeout:
+                continue
+    except BaseException:
+        stop[0] = 1
+        wait([future])
+        raise
 
 
 def _check_two(vocab: Vocabulary) -> None:

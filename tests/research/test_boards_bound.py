@@ -566,3 +566,41 @@ def test_all_openers__ctrl_c_stops_after_the_opener_at_work_with_its_journal(tmp
     assert code == 130 and "Traceback" not in err and "SystemError" not in err, err[-2000:]
     assert f"interrupted; {journal} keeps the openers done: the same command continues" in err
     assert len(json.loads(journal.read_text())["counts"]) > before  # the last seconds' openers were kept
+
+
+def test_pair_search__ctrl_c_inside_the_kernel_stops_it_at_once() -> None:
+    """Issue 62: ``--opener W``'s search ignored Ctrl-C for minutes (the kernel held the main thread). The kernel
+    runs on a worker and polls ``stop``; a Ctrl-C on the main thread sets it and is raised once the call ends."""
+    import _thread
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    import numpy as np
+
+    from research import _pair_kernel as kernel
+    from research.boards_bound import _cells, _stoppable, _tables
+
+    vocab = Vocabulary(few_letter_words(random.Random(3), "abcdefg", 3, 40), None)
+    table, actions, answer_of = _tables(vocab)
+    order, starts, guess_cell, cell_solved = _cells(table, answer_of, 0)
+    sizes, nclass = kernel.class_sizes(table, answer_of, order, starts, 27)
+    aa = np.ascontiguousarray(table[actions])
+    arrays = (order, starts, guess_cell, cell_solved, sizes, nclass, table, aa, answer_of, 27)
+    stopped = kernel.pair_counts(0, *arrays, True, np.ones(1, dtype=np.int64))
+    assert all(not part.any() for part in stopped)  # the kernel polls stop: nothing counted once it is set
+    counted = kernel.pair_counts(0, *arrays, True, np.zeros(1, dtype=np.int64))
+    assert counted[0].any()
+
+    stop, ended = np.zeros(1, dtype=np.int64), []
+
+    def long_call() -> str:  # as the kernel: runs until stop is set
+        while not stop[0]:
+            time.sleep(0.01)
+        ended.append(True)
+        return "half counted"
+
+    threading.Timer(0.3, _thread.interrupt_main).start()
+    with ThreadPoolExecutor(1) as pool, pytest.raises(KeyboardInterrupt):
+        _stoppable(pool, stop, long_call)
+    assert stop[0] == 1 and ended == [True]  # stopped and waited for, its result never used
