@@ -24,6 +24,10 @@ FORMAT = 1
 """Raised when what a row means changes: older files are then left alone."""
 
 
+_INHERITED: list[sqlite3.Connection] = []
+"""Connections a forked process inherited: kept, never used nor closed."""
+
+
 class PositionStore:
     """``get(position)`` / ``put(position, total)`` of exact totals in the SQLite file ``path``."""
 
@@ -51,7 +55,10 @@ class PositionStore:
     def _connection(self) -> sqlite3.Connection | None:
         if self.broken:
             return None
-        if self._db is None or self._pid != os.getpid():  # a forked child opens its own
+        if self._db is not None and self._pid != os.getpid():  # a forked child opens its own, and never closes
+            _INHERITED.append(self._db)  # the parent's (SQLite: closing it in the child can harm the parent's file)
+            self._db = None
+        if self._db is None:
             for attempt in range(100):  # processes opening a new file at once: the switch to WAL can be refused
                 try:
                     self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -106,3 +106,28 @@ def test_regret_oracle__keeps_its_positions_in_the_cache_folder_unless_it_is_off
     assert store is not None and store.path.parent == tmp_path and config.vocabulary.digest in store.path.name
     monkeypatch.setenv("WORDLE_GYM_CACHE", "")
     assert regret_oracle(config).store is None
+
+
+def _child_uses(store: PositionStore) -> None:
+    from wordle_agents.solvers import store as module
+
+    inherited = store._db
+    store.put(_position(501), 7)
+    assert store.get(_position(500)) == 6
+    assert store._db is not inherited and module._INHERITED[-1] is inherited  # its own; the parent's kept open
+
+
+def test_store__a_forked_child_opens_its_own_connection_and_leaves_the_parents(tmp_path) -> None:
+    """SQLite connections must not cross a fork: the child (a forked rollout worker) opens its own, and the
+    parent's, inherited, is never closed there."""
+    import multiprocessing
+
+    store = PositionStore(tmp_path / "p.sqlite")
+    store.put(_position(500), 6)
+    child = multiprocessing.get_context("fork").Process(target=_child_uses, args=(store,))
+    child.start()
+    child.join(60)
+    assert child.exitcode == 0
+    store.put(_position(502), 8)  # the parent's connection still works
+    assert [store.get(_position(i)) for i in (500, 501, 502)] == [6, 7, 8]
+    assert sqlite3.connect(store.path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
