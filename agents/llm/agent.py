@@ -28,7 +28,6 @@ import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import fields
 from typing import Any
 
 import torch
@@ -36,7 +35,7 @@ from tqdm import tqdm
 
 from wordle_agents.llm.client import ChatClient, check_int
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import NO_TILE, Game, GameState
+from wordle_gym.core.game import NO_TILE, Game
 from wordle_gym.envs.replies import GUESS_TOOL, parse_guess, resolve_parser
 from wordle_gym.envs.text import (
     DEFAULT_PROMPT,
@@ -182,12 +181,8 @@ class LLMAgent:
         self._env = env
         self._config, self._vocabulary = env.config, env.vocabulary
         self._game = Game(env.config, torch.device("cpu"))  # the rules, in torch: a copy of the env's
-        state = env.state
-        self._states = [  # the agent's own copy of each game, stepped as its moves come
-            GameState(**{f.name: None if (v := getattr(state, f.name)) is None else v[row : row + 1].cpu().clone()
-                         for f in fields(GameState)})
-            for row in range(env.num_envs)
-        ]  # fmt: skip
+        # the agent's own copy of each game, stepped as its moves come
+        self._states = [env.state.row(row) for row in range(count)]
         intro = intro_text(env.config, self.prompt) + (TOOL_PROMPT if self.tools else "")
         self._intro = opening_text(intro, env.config.max_guesses)
         self._pending: list[list[str]] = [[] for _ in range(count)]  # per game: the tool calls to answer next
@@ -200,11 +195,10 @@ class LLMAgent:
         answers = set(vocabulary.answers)
         self._filler = next((a for a, word in enumerate(vocabulary.allowed) if word not in answers), 0)
         self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="llm-game")
-        done = env.state.done.tolist()
-        self._games = [self._pool.submit(self._play, row, int(env.state.turn[row]), self._stop) for row in range(count)]
-        for row in range(count):
-            if done[row]:
-                self._games[row].cancel()
+        turns, done = env.state.turn.tolist(), env.state.done.tolist()
+        self._games = {
+            row: self._pool.submit(self._play, row, turns[row], self._stop) for row in range(count) if not done[row]
+        }
 
     def _play(self, row: int, turn: int, stop: threading.Event) -> None:
         """Game ``row`` from ``turn`` to its end (or until ``stop``): each move decided, then played on the

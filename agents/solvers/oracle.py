@@ -379,13 +379,15 @@ def opener_values(
             kids = (
                 oracle.search.run(lambda a=action: oracle._children(start, a), deadline=limit) if want_children else {}
             )
-            fewer = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action) if word == words[0] else None
+            fewer = None  # the first (the root opener) with one guess fewer too, where there is one to spare
+            if word == words[0] and oracle.max_guesses > 1:
+                fewer = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
         except TimeoutError:
             continue
         values[word] = total
         if want_children:
             children[word] = kids
-        if fewer is not None and oracle.max_guesses > 1:
+        if fewer is not None:
             one_fewer[word] = fewer
         header = _values_header(vocab, oracle.hard_mode, oracle.max_guesses)
         rows = {w: [[p, *t] for p, t in sorted(found.items())] for w, found in children.items()}
@@ -396,8 +398,8 @@ def opener_values(
 
 def _compact_json(data: dict[str, Any]) -> str:
     """``data`` as JSON with one line for each opener's children (the table stays readable and small)."""
-    rows = data.pop("children")
-    head = json.dumps(data, indent=1)[:-2]
+    rows = data["children"]
+    head = json.dumps({k: v for k, v in data.items() if k != "children"}, indent=1)[:-2]
     lines = ",\n".join(f"  {json.dumps(w)}: {json.dumps(r, separators=(',', ':'))}" for w, r in rows.items())
     return head + ',\n "children": {\n' + lines + "\n }\n}\n"
 
@@ -471,20 +473,18 @@ class Oracle:
                 continue
             for pattern, group in self.search.buckets(action, start.arrays()[0]):
                 if pattern in found:
-                    child = (  # outside hard mode the constraint stays the start's (the buckets come sorted)
-                        self._child(start, action, pattern, group, green, need)
-                        if self.hard_mode
-                        else Position(tuple(group.tolist()), start.left - 1, start.green, start.need)
-                    )
+                    child = self._child(start, action, pattern, group, green, need)
                     self._totals[child], self._totals[child._replace(left=child.left - 1)] = found[pattern]
 
     def _children(self, position: Position, action: int) -> dict[int, tuple[int, int]]:
         """``V*`` totals of each position ``action`` leads to from ``position`` (by feedback pattern): with the
         guesses left after it, and with one fewer."""
-        _, green, need = position.arrays()
-        out = {}
-        for pattern, group in self.search.buckets(action, position.arrays()[0]):
-            if pattern != self.solved and position.left > 2:
+        members, green, need = position.arrays()
+        out: dict[int, tuple[int, int]] = {}
+        if position.left <= 2:
+            return out
+        for pattern, group in self.search.buckets(action, members):
+            if pattern != self.solved:
                 child = self._child(position, action, pattern, group, green, need)
                 out[pattern] = (self._total(child), self._total(child._replace(left=child.left - 1)))
         return out
@@ -538,13 +538,11 @@ class Oracle:
     def _child(self, position: Position, action: int, pattern: int, members: Any, green: Any, need: Any) -> Position:
         """The position after ``action`` got feedback ``pattern``: ``members`` (answer indices), one guess fewer,
         hard mode's constraint advanced."""
+        answers = tuple(sorted(np.asarray(members, dtype=np.int64).tolist()))
+        if not self.hard_mode:  # the constraint is the start's all game long
+            return Position(answers, position.left - 1, position.green, position.need)
         child_green, child_need = self.search.child_constraint(action, pattern, green, need)
-        return Position(
-            tuple(sorted(int(m) for m in members)),
-            position.left - 1,
-            tuple(child_green.tolist()),
-            tuple(child_need.tolist()),
-        )
+        return Position(answers, position.left - 1, tuple(child_green.tolist()), tuple(child_need.tolist()))
 
     # --------------------------------------------------------------------- values
     def value(self, position: Position) -> float:
@@ -600,17 +598,16 @@ class Oracle:
             total = self.root_one_fewer[self.root_opener]  # V* at the start after a spent turn: as V* itself, by
             # the root opener (the table's exact value of that opener with one guess fewer)
         else:
-            stored = self.store is not None and n >= STORE_MIN and self.store.get(position)
-            if stored:
-                total = stored
-            else:
+            store = self.store if n >= STORE_MIN else None
+            total = None if store is None else store.get(position)
+            if total is None:
                 searched = time.perf_counter()
                 members, green, need = position.arrays()
                 total = self.search.value(members, position.left, green, need, self.cache, self.stats)
                 if self.search.stop[0]:  # abandoned (a budget, Ctrl-C): the value is meaningless and is not kept
                     raise TimeoutError("the search was stopped")
-                if self.store is not None and n >= STORE_MIN and time.perf_counter() - searched >= STORE_S:
-                    self.store.put(position, total)
+                if store is not None and time.perf_counter() - searched >= STORE_S:
+                    store.put(position, total)
         self._totals[position] = total
         return total
 

@@ -45,3 +45,19 @@ def test_make_game__the_compiled_copy_on_a_cpu_with_numba_the_reference_elsewher
     assert type(make_game(config, torch.device("cpu"))) is Game
     with pytest.raises(ValueError, match="CompiledGame runs on a CPU with numba; got device cpu"):
         CompiledGame(config, torch.device("cpu"))
+
+
+def test_game_state_row__one_game_copied_that_steps_as_it_did_in_the_batch() -> None:
+    from wordle_gym.core.config import WordleConfig
+    from wordle_gym.core.game import Game
+
+    game = Game(WordleConfig(action_mask="candidates"), torch.device("cpu"))
+    state = game.new_state(3)
+    game.reset(state, None, torch.tensor([5, 17, 40]))
+    actions = torch.tensor([100, 200, 300])
+    one = state.row(1)
+    game.step(state, actions, torch.ones(3, dtype=torch.bool))
+    game.step(one, actions[1:2], torch.ones(1, dtype=torch.bool))
+    for name, value in vars(one).items():
+        assert torch.equal(value, getattr(state, name)[1:2]), name
+    assert one.guesses.data_ptr() != state.guesses.data_ptr()  # a copy, not a view of the batch

@@ -61,6 +61,15 @@ class GameState:
         """A deep copy (for undo, or to look ahead without touching the env)."""
         return GameState(**{f.name: None if (v := getattr(self, f.name)) is None else v.clone() for f in fields(self)})
 
+    def row(self, index: int) -> GameState:
+        """Game ``index`` alone, a copy on the CPU (a batch of one)."""
+        return GameState(
+            **{
+                f.name: None if (v := getattr(self, f.name)) is None else v[index : index + 1].cpu().clone()
+                for f in fields(self)
+            }
+        )
+
 
 class StepOutcome(NamedTuple):
     """What one batched step produced."""
