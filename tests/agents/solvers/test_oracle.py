@@ -373,6 +373,10 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
     assert optimal_main(["--values", ",".join(words), "--save", str(out), "--quiet", *lists]) == 0
     assert opener_values(config, words, out) == values
     assert optimal_main(["--values", "qqqqq", "--save", str(out), *lists]) == 2
+    one = WordleConfig(answers=answers, allowed=allowed, max_guesses=1)  # no guess to spare: no one-fewer value
+    assert opener_values(one, words[:2], tmp_path / "one.json") == {
+        w: 2 * len(answers) - (w in answers) for w in words[:2]
+    }
     few, more = small_lists(5, 20, 50)  # --values answers: every answer word as an opener
     (tmp_path / "c.txt").write_text("\n".join(few) + "\n")
     (tmp_path / "d.txt").write_text("\n".join(more) + "\n")
