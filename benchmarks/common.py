@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -66,6 +67,24 @@ def run_fresh(
     if out.returncode:
         raise SystemExit(f"{python} failed:\n{out.stderr[-2000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1]), seconds
+
+
+def measure_fresh(script: str, call: str, checkout: str | None = None) -> Any:
+    """What ``call`` (an expression on the module, e.g. ``"measure(10.0)"``) returns, run in a fresh process where
+    the benchmark ``script`` imports as a module: on this code, or on the checkout at ``checkout`` (its agents as
+    ``wordle_agents``, from a folder kept in it so that numba's cache of its kernels serves its next process)."""
+    code = f"import json, fresh_measure; print(json.dumps(fresh_measure.{call}))"
+    if checkout is None:
+        with tempfile.TemporaryDirectory() as folder:
+            shutil.copy(script, Path(folder) / "fresh_measure.py")
+            return run_fresh(code, path=os.pathsep.join([folder, str(HERE.parent)]))[0]
+    root = Path(checkout).resolve()
+    folder = root / ".fresh_measure"
+    folder.mkdir(exist_ok=True)
+    shutil.copy(script, folder / "fresh_measure.py")
+    if not (folder / "wordle_agents").exists():
+        (folder / "wordle_agents").symlink_to(root / "agents")
+    return run_fresh(code, path=os.pathsep.join([str(folder), str(root)]))[0]
 
 
 def save(name: str, result: dict[str, Any]) -> None:

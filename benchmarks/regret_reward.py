@@ -18,9 +18,7 @@ that code. Writes ``benchmarks/results/regret_reward_cpu.json`` and regenerates 
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
 import sys
 import tempfile
 import time
@@ -29,7 +27,7 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from benchmarks.common import parse_args, run_fresh, save
+from benchmarks.common import parse_args, save
 from wordle_gym import WordleTextEnv
 
 POLICIES = ("LLM-like", "random words", "random candidates", "mixed")
@@ -98,20 +96,10 @@ def measure(games: dict[str, int], budget: float, store: str | None = None) -> d
 
 
 def _fresh(games: dict[str, int], budget: float, store: str | None, checkout: str | None = None) -> dict:
-    """:func:`measure` in a fresh process: of the installed code, or of the checkout at ``checkout`` (its agents as
-    wordle_agents, from a folder kept in it so that numba's cache of its kernels serves the next process)."""
-    code = f"import json, regret_measure; print(json.dumps(regret_measure.measure({games!r}, {budget}, {store!r})))"
-    if checkout is None:
-        with tempfile.TemporaryDirectory() as folder:
-            shutil.copy(__file__, Path(folder) / "regret_measure.py")
-            return run_fresh(code, path=os.pathsep.join([folder, str(Path(__file__).parents[1])]))[0]
-    root = Path(checkout).resolve()
-    folder = root / ".regret_measure"
-    folder.mkdir(exist_ok=True)
-    shutil.copy(__file__, folder / "regret_measure.py")
-    if not (folder / "wordle_agents").exists():
-        (folder / "wordle_agents").symlink_to(root / "agents")
-    return run_fresh(code, path=os.pathsep.join([str(folder), str(root)]))[0]
+    """:func:`measure` in a fresh process, on this code or on the checkout at ``checkout``."""
+    from benchmarks.common import measure_fresh  # here: this file also runs against older checkouts' common
+
+    return measure_fresh(__file__, f"measure({games!r}, {budget}, {store!r})", checkout)
 
 
 def main() -> None:

@@ -13,17 +13,13 @@ that code, each row beside this code's. Writes ``benchmarks/results/text_env_cpu
 
 from __future__ import annotations
 
-import os
 import random
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from benchmarks.common import parse_args, run_fresh, save
+from benchmarks.common import parse_args, save
 from wordle_gym.core.words import load_word_list
 
 
@@ -109,10 +105,9 @@ def main() -> None:
     budget = 0.5 if args.quick else 10.0
     result["command"] = " ".join(["python -m benchmarks.text_env", *sys.argv[1:]])
     if args.before:
-        with tempfile.TemporaryDirectory() as folder:
-            shutil.copy(__file__, Path(folder) / "text_measure.py")
-            code = f"import json, text_measure; print(json.dumps(text_measure.measure({budget})))"
-            result["before"], _ = run_fresh(code, path=os.pathsep.join([folder, str(Path(args.before).resolve())]))
+        from benchmarks.common import measure_fresh  # here: this file also runs against older checkouts' common
+
+        result["before"] = measure_fresh(__file__, f"measure({budget})", args.before)
     result["rows"] = measure(budget)
     save("text_env", result)
 
