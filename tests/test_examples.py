@@ -336,8 +336,10 @@ def test_cuda_graph_benchmark__without_cuda_says_so(monkeypatch: pytest.MonkeyPa
 @pytest.mark.slow
 def test_regret_reward_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "regret_reward.py")
-    assert [r["play"] for r in result["rows"]] == ["LLM-like", "random words", "random candidates", "mixed"]
-    assert all(r["moves"] >= 2 and r["max_s"] >= r["p50_s"] > 0 for r in result["rows"])
+    assert list(result["runs"]) == ["this, cold", "this, warm"]
+    for run in result["runs"].values():
+        assert [r["play"] for r in run["rows"]] == ["LLM-like", "random words", "random candidates", "mixed"]
+        assert all(r["moves"] >= 2 and r["max_s"] >= r["p50_s"] > 0 for r in run["rows"])
     assert "### The text env's regret reward on LLM-like and poor play" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
@@ -347,7 +349,7 @@ def test_text_env_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     rows = {r["env"]: r for r in result["rows"]}
     assert rows["WordleText-v0 (wordle_gym)"]["steps_per_s"] > 0
     assert rows["WordleReal-v0 (wordle_gym, through TextArena)"]["games"] > 0
-    assert "| env | steps/s |" in (tmp_path / "BENCHMARKS.md").read_text()
+    assert "| env | code | steps/s | us a step | games |" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
 @pytest.mark.slow
