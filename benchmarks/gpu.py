@@ -53,7 +53,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 ROWS = Path("benchmarks") / "results" / "agents"  # where a bench run's rows go under its --out
 # The test modules that hold tests marked ``cuda`` (the others need no GPU and would only be collected).
-CUDA_TEST_MODULES = ["tests/envs/test_vector.py", "tests/agents/rl/test_hot_loops.py"]
+CUDA_TEST_MODULES = [
+    "tests/envs/test_vector.py",
+    "tests/agents/rl/test_hot_loops.py",
+    "tests/agents/common/test_checkpoint.py",
+]
 
 
 def steps(

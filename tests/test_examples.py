@@ -419,6 +419,14 @@ def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tm
     assert f"the {every['searched']:,} still below {float(cut)} searched exactly as above" in table
 
 
+def test_gpu_script__runs_every_module_that_holds_cuda_tests() -> None:
+    from benchmarks.gpu import CUDA_TEST_MODULES
+
+    mark = ".".join(("pytest", "mark", "cuda"))  # spelled so that this file holds no such mark
+    marked = {str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py") if mark in p.read_text()}
+    assert marked == set(CUDA_TEST_MODULES)
+
+
 @pytest.mark.slow
 def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
     """The one-command GPU run (issue 47): every step dry-run on the CPU with tiny sizes, its logs and summary

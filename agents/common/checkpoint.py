@@ -70,12 +70,13 @@ def save_checkpoint(path: str | Path, kind: str, config: Any, length: int, model
 
 def network_checkpoint(agent: Any, vocabulary: Any, hard_mode: bool, real: bool, **meta: Any) -> dict[str, Any]:
     """The checkpoint dict of a network agent trained on ``vocabulary``'s lists (``real``: the real game's,
-    stage "full"), with ``meta`` (figures, training time, provenance) added."""
+    stage "full"), with ``meta`` (figures, training time, provenance) added. The weights are a copy on the CPU
+    (a file written on a GPU loads anywhere)."""
     return {
         "kind": agent.kind,
         "config": asdict(agent.config),
         "length": agent.length,
-        "model": agent.net.state_dict(),
+        "model": {k: v.detach().to("cpu", copy=True) for k, v in agent.net.state_dict().items()},
         "stage": "full" if real else "custom",
         "hard_mode": hard_mode,
         "answers": list(vocabulary.answers),

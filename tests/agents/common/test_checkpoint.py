@@ -94,3 +94,29 @@ def test_load__a_device_this_machine_lacks_is_named_not_the_checkpoint(
     with pytest.raises(ValueError, match="device 'cuda' was asked for but CUDA is not available") as caught:
         A2CAgent.load(path, "cuda")
     assert "do not fit" not in str(caught.value) and "checkpoint" not in str(caught.value)
+
+
+# ------------------------------------------------------------------------------ the checkpoint a command writes
+def _checkpoint_of(device: str) -> tuple[DQNAgent, dict]:
+    from types import SimpleNamespace
+
+    from wordle_agents.common.checkpoint import network_checkpoint
+
+    agent = DQNAgent(DQNConfig(hidden=16, layers=1), device=device)
+    words = SimpleNamespace(answers=["cigar", "rebut"], allowed=["cigar", "rebut"])
+    return agent, network_checkpoint(agent, words, hard_mode=False, real=False)
+
+
+def test_network_checkpoint__the_weights_are_a_copy_not_the_live_network() -> None:
+    agent, data = _checkpoint_of("cpu")
+    saved = {k: v.clone() for k, v in data["model"].items()}
+    with torch.no_grad():
+        for p in agent.net.parameters():
+            p.add_(1.0)
+    assert all(torch.equal(data["model"][k], saved[k]) for k in saved)
+
+
+@pytest.mark.cuda
+def test_network_checkpoint__weights_of_a_network_on_cuda_are_stored_on_the_cpu() -> None:
+    _, data = _checkpoint_of("cuda")  # written on a GPU, the file loaded on a CPU-only machine raised
+    assert {v.device.type for v in data["model"].values()} == {"cpu"}
