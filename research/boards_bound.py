@@ -654,6 +654,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
+    if ignored := _ignored_option(parser, args):
+        print(f"{PROG}: error: {ignored}", file=sys.stderr)
+        return 2
     if args.opener is not None or args.all_openers:
         return _dordle(args, progress=not args.quiet and sys.stderr.isatty())
     try:
@@ -701,6 +704,36 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# The options each mode reads; one given to a mode that does not read it is refused rather than ignored.
+_COMMON = {"json", "answers", "allowed", "quiet"}
+BOUNDS = "the multi-board bounds (no --opener or --all-openers)"
+MODE_OPTIONS = {
+    "--opener": {"opener", *_COMMON},
+    "--all-openers": {"all_openers", "save", "max_minutes", "refine_below", "search_below", "ray", *_COMMON},
+    BOUNDS: {"boards", "ranking", "most", "save_most", *_COMMON},
+}
+
+
+def _ignored_option(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
+    """The error for an option given (not its default) that the chosen mode would ignore, or None."""
+    if args.opener is not None and args.all_openers:
+        return "--opener and --all-openers are two modes; give one"
+    mode = "--opener" if args.opener is not None else "--all-openers" if args.all_openers else BOUNDS
+    used = MODE_OPTIONS[mode]
+    if mode == BOUNDS and not args.most:  # the lists are those of --most's maxima
+        used = used - {"answers", "allowed"}
+    for action in parser._actions:
+        if action.dest in used or not action.option_strings or action.dest == "help":
+            continue
+        if getattr(args, action.dest) != action.default:
+            owners = [m for m, options in MODE_OPTIONS.items() if action.dest in options]
+            if action.dest in ("answers", "allowed"):
+                owners = ["--most", "--opener", "--all-openers"]
+            where = f"with {mode}" if mode != BOUNDS else f"by {BOUNDS}"
+            return f"{action.option_strings[0]} is not used {where}; it goes with {' or '.join(owners)}"
+    return None
+
+
 def _dordle(args: argparse.Namespace, progress: bool) -> int:
     try:
         return _dordle_run(args, progress)
@@ -725,8 +758,6 @@ def _dordle_run(args: argparse.Namespace, progress: bool) -> int:
         if args.max_minutes is not None and not (math.isfinite(args.max_minutes) and args.max_minutes > 0):
             raise ValueError(f"--max-minutes must be a number of minutes > 0; got {args.max_minutes}")
         vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
-        if args.ray and not args.all_openers:
-            raise ValueError("--ray runs the openers of --all-openers; --opener searches one opener here")
         if args.all_openers:
             if args.ray:
                 try:

@@ -73,6 +73,8 @@ class OptimalRun:
             raise ValueError("--time-limit is for one opener; --all-openers stops with --max-minutes")
         if not self.all_openers and self.losses:
             raise ValueError("--losses goes with --all-openers")
+        if not self.all_openers and self.top != OptimalRun.top:
+            raise ValueError("--top goes with --all-openers")
         if not (self.all_openers or self.values) and self.max_minutes is not None:
             raise ValueError("--max-minutes goes with --all-openers (a single opener takes --time-limit)")
         if self.save is not None and not self.save.strip():

@@ -425,13 +425,32 @@ def test_command__bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["--opener", "salet", "--answers", str(tmp_path / "none.txt")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
     assert main(["--opener", "salet", "--ray"]) == 2
-    assert "--ray runs the openers of --all-openers" in capsys.readouterr().err
+    assert "--ray is not used with --opener; it goes with --all-openers" in capsys.readouterr().err
     assert main(["--boards", "2", "--save-most", str(tmp_path / "m.json")]) == 2
     assert "--save-most writes the maxima of --most: give it a journal of --all-openers" in capsys.readouterr().err
     assert main(["--boards", "2", "--most", str(tmp_path / "r.json")]) == 2
     err = capsys.readouterr().err
     assert "is neither a summary of Dordle openers" in err and err.count("\n") == 1
     assert not (tmp_path / "m.json").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--opener", "salet", "--save", "j.json"], "--save is not used with --opener; it goes with --all-openers"),
+        (["--opener", "salet", "--all-openers"], "--opener and --all-openers are two modes; give one"),
+        (["--all-openers", "--boards", "2"], "--boards is not used with --all-openers; it goes with the multi-board"),
+        (["--boards", "2", "--max-minutes", "3"], "--max-minutes is not used by the multi-board bounds"),
+        (["--answers", "a.txt"], "--answers is not used by the multi-board bounds (no --opener or --all-openers); "),
+    ],
+)
+def test_command__an_option_the_mode_would_ignore_is_refused(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression (issue 62): each was ignored; --opener with --all-openers ran --all-openers."""
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
 
 
 def test_command__ray_without_ray_installed_is_one_line(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:

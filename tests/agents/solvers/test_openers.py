@@ -157,6 +157,7 @@ def test_command__ranks_saves_and_reports_errors(tmp_path: Path, capsys: pytest.
         (["salet", "--all-openers"], "give an opener, --all-openers or --values (one of them)"),
         ([], "give an opener, --all-openers or --values (one of them)"),
         (["salet", "--max-minutes", "3"], "--max-minutes goes with --all-openers"),
+        (["salet", "--top", "3"], "--top goes with --all-openers"),  # regression (issue 62): it was ignored
     ):
         assert main([*argv, *lists]) == 2
         err = capsys.readouterr().err
