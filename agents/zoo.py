@@ -257,9 +257,10 @@ AGENTS: dict[str, Agent] = {
             "mode; on several boards a mixture of the boards' policies), the strongest reward-only agent",
             (
                 *_rows(("dqn_explored.pt", "full"), ("dqn_explored_hard.pt", "full")),
+                *_rows(("training/dqn_root.pt", "full")),  # the same method, its first guess found by exploring
                 *_mixture_rows("DQN `dqn_explored.pt`"),
             ),
-            ("dqn_explored.pt", "dqn_explored_hard.pt"),
+            ("dqn_explored.pt", "dqn_explored_hard.pt", "training/dqn_root.pt"),
         ),
         Agent(
             "llm",

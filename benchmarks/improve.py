@@ -48,6 +48,12 @@ RUNS = {
     "then from those weights (the iteration below): python -m wordle_agents.commands.improve --init "
     "agents/checkpoints/dqn_explored_hard.pt --out dqn_explored_hard.pt --run-dir runs/hard-wf --hard --reward "
     "win-first --top 24 --screen 24 --explore 4 --epochs 40 --iterations 1",
+    "training/dqn_root.pt": "from git show c60a893:agents/checkpoints/dqn_explored.pt (100 % / 3.4898, opener "
+    "LEARN, nothing fixed by hand): python -m wordle_agents.commands.improve --init dqn_learn.pt --out dqn_root3.pt "
+    "--run-dir runs/root --top 24 --screen 24 --explore 4 --explore-root 16 --epochs 40 --iterations 3 (this "
+    "CPU); then from those weights (the iterations below, on an NVIDIA H200): the same options with --init "
+    "dqn_root3.pt --run-dir runs/rootgpu --iterations 1000 --max-minutes 5.5 --device cuda, run twice (the second "
+    "--max-minutes 4.3; the best network, iteration 10, kept)",
 }
 
 
@@ -70,7 +76,7 @@ def off_path(path: Path, config: WordleConfig, oracle: Oracle) -> dict[str, floa
     _, then = rollouts(agent, config, torch.tensor(answers), torch.tensor(forced), torch.full((len(answers),), 2))
     won_first = num - len(answers)  # answers the opener itself guessed
     return {
-        "file": path.name,
+        "file": str(path.relative_to(shipped_dir())),
         "opener": config.vocabulary.allowed[opener],
         "own": float(used.double().mean()),
         "off_path": (won_first + float(then.double().sum())) / num,
@@ -100,7 +106,7 @@ def main() -> None:
         )
     config = WordleConfig(answers="answers", allowed="allowed")
     oracle = Oracle(config, root_opener=None)
-    names = ["dqn_full.pt", "dqn_improved.pt", "dqn_explored.pt"]
+    names = ["dqn_full.pt", "dqn_improved.pt", "dqn_explored.pt", "training/dqn_root.pt"]
     paths = [shipped_dir() / name for name in names if (shipped_dir() / name).is_file()]
     result.update({"device": "cpu", "runs": runs, "off_path": [off_path(p, config, oracle) for p in paths]})
     save("improve", result)

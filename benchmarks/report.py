@@ -607,12 +607,15 @@ def improve_section(result: dict) -> list[str]:
                 tried += f", the critic's best {h['screen']}"
             if h.get("explore"):
                 tried += f"; {h['explore']} other guesses explored ({h['explored']} positions after them labelled)"
+            if h.get("explore_root"):
+                tried += f"; {h['explore_root']} other first guesses"
             lines.append(
                 f"| {h['iteration']} | {100 * h['win_rate']:.2f} / {h['mean_guesses']:.4f} | {h['changed']} "
                 f"| {tried} | {h['seconds'] / 60:.0f} min |"
             )
         figures = run["figures"]
-        lines += [f"| shipped | **{100 * figures['win_rate']:.2f} / {figures['mean_guesses']:.4f}** | | | |", ""]
+        kept = "kept (the repository's, not the wheel's)" if run["file"].startswith("training/") else "shipped"
+        lines += [f"| {kept} | **{100 * figures['win_rate']:.2f} / {figures['mean_guesses']:.4f}** | | | |", ""]
     if result.get("off_path"):
         lines += [
             "Off the network's own path (the same command; `benchmarks/improve.py:off_path`): after the network's "
