@@ -289,3 +289,18 @@ def test_env__returns_fresh_data_and_no_constant_mask_copies() -> None:
         mine, theirs = env.step(action), twin.step(action)
         assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[4]["tiles"], theirs[4]["tiles"])
         mine[0][:] = 1
+
+
+def test_make__one_env_plays_without_importing_numba() -> None:
+    """Regression (issue 65): every CPU game imported numba when it was built (half a second of
+    ``gym.make``'s start-up) although one env runs none of its kernels."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, gymnasium as gym, wordle_gym\n"
+        "env = gym.make('Wordle-v1'); env.reset(seed=0); env.step(env.action_space.sample())\n"
+        "print('numba' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False"]

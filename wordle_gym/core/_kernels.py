@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.util
 import os
 import sys
 import threading
@@ -34,13 +35,10 @@ KEEP_BUFFERS = 4  # mask arrays a game keeps for reuse
 
 @functools.cache
 def available() -> bool:
-    """Whether numba imports (a dependency; without it, on a Python it does not support yet, torch runs
-    the masks). Imported on first use only: a game without these masks never pays its second of start-up."""
-    try:
-        import numba  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Whether numba is installed (a dependency; without it, on a Python it does not support yet, torch runs
+    the masks). Found, not imported: numba is imported at a kernel's first call, so a game that calls none
+    (one env) never pays its half second of start-up."""
+    return importlib.util.find_spec("numba") is not None
 
 
 class Kernel:
