@@ -19,11 +19,13 @@ Steps (each a fresh process with its own time limit; its output goes to ``<out>/
    then ``bench-device``: ``python -m benchmarks.bench_device`` (those rows beside the CPU rows);
 6. with ``--train-minutes M``: ``train-a2c`` and ``train-dqn``, the examples' training scripts from the shipped
    full-game weights, ``--max-minutes M`` each, resumable from ``<out>/runs/<agent>``;
-7. with ``--improve-minutes M``: ``improve`` and ``improve-hard``, own-policy rollouts
-   (``python -m wordle_agents.commands.improve``) from the shipped ``dqn_explored.pt`` and, in hard mode with the reward
-   ``win-first``, ``dqn_explored_hard.pt``, ``--max-minutes M`` each; the best networks go to
-   ``<out>/dqn_explored.pt`` and ``<out>/dqn_explored_hard.pt``, the runs (resumable by the same command) to
-   ``<out>/runs/improve*``. On an H100 an iteration took 25-35 s (35-100 min on this 2-core CPU);
+7. with ``--improve-minutes M``: ``improve``, ``improve-hard`` and ``improve-root``, own-policy rollouts
+   (``python -m wordle_agents.commands.improve``) from the shipped ``dqn_explored.pt``, in hard mode with the reward
+   ``win-first`` from ``dqn_explored_hard.pt``, and with exploring starts at the root from the repository's
+   ``training/dqn_root.pt`` (no opener fixed by hand), ``--max-minutes M`` each; the best networks go to
+   ``<out>/<the same file name>``, the runs (resumable by the same command) to ``<out>/runs/improve*``
+   (``--only improve-root`` runs one). On an H100 an iteration took 25-35 s (35-100 min on this 2-core CPU); with
+   the root explored about 55 s on an H200 (2-4 h here);
 8. ``benchmarks``: ``python -m benchmarks.make_table`` (BENCHMARKS.md, CUDA rows included).
 
 Steps 1-5 and 8 took 4.5 minutes on an H200 (2026-11-26): they fit a 15-minute device lease, with room for
@@ -52,6 +54,12 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 ROWS = Path("benchmarks") / "results" / "agents"  # where a bench run's rows go under its --out
+# The own-policy rollout runs (``--improve-minutes``): step name, the weights under agents/checkpoints it improves.
+IMPROVE = {
+    "improve": "dqn_explored.pt",
+    "improve-hard": "dqn_explored_hard.pt",
+    "improve-root": "training/dqn_root.pt",  # no opener fixed by hand: exploring starts at the root (issue 64)
+}
 # The test modules that hold tests marked ``cuda`` (the others need no GPU and would only be collected).
 CUDA_TEST_MODULES = [
     "tests/envs/test_vector.py",
@@ -174,7 +182,7 @@ def steps(
                     ],
                     300,
                 )
-                for name in ("improve", "improve-hard")
+                for name in IMPROVE
             ],
             ("benchmarks", [python, "-c", "import benchmarks.report as r; print(len(r.RENDERERS))"], 120),
         ]
@@ -238,19 +246,21 @@ def steps(
         grpo += ["--output-dir", str(runs / "grpo")]
         plan.append(("grpo-tiny", [python, *grpo], 600))
     if improve_minutes > 0:
-        for name, weights in (("improve", "dqn_explored.pt"), ("improve-hard", "dqn_explored_hard.pt")):
+        for name, weights in IMPROVE.items():
             command = _improve_args(out, name, str(checkpoints / weights), device, improve_minutes)
             plan.append((name, [python, "-m", "wordle_agents.commands.improve", *command], 60 * improve_minutes + 240))
     return [*plan, ("benchmarks", [python, "-m", "benchmarks.make_table"], 30)]
 
 
 def _improve_args(out: Path, name: str, init: str, device: str, minutes: float) -> list[str]:
-    """``python -m wordle_agents.commands.improve``'s options of step ``name`` ("improve" or "improve-hard"): the
-    recipe's options of dqn-explored's last stages, as many iterations as ``minutes`` allow."""
+    """``python -m wordle_agents.commands.improve``'s options of step ``name`` (a key of :data:`IMPROVE`): the
+    recipe's options of dqn-explored's last stages (with exploring starts at the root too for "improve-root"),
+    as many iterations as ``minutes`` allow."""
     hard = ["--hard", "--reward", "win-first"] if name == "improve-hard" else []
-    weights = "dqn_explored_hard.pt" if hard else "dqn_explored.pt"
+    root = ["--explore-root", "16"] if name == "improve-root" else []
     return [
-        "--init", init, "--out", str(out / weights), "--run-dir", str(out / "runs" / name), *hard,
+        "--init", init, "--out", str(out / Path(IMPROVE[name]).name), "--run-dir", str(out / "runs" / name),
+        *hard, *root,
         "--top", "24", "--screen", "24", "--explore", "4", "--epochs", "40", "--iterations", "1000",
         "--max-minutes", str(minutes), "--device", device,
     ]  # fmt: skip

@@ -448,12 +448,13 @@ def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
         "train-dqn",
         "improve",
         "improve-hard",
+        "improve-root",
         "benchmarks",
     ]
     assert all(s["exit"] == 0 for s in summary["steps"]) and summary["dry_run"]
     assert all((tmp_path / "gpu" / f"{name}.log").stat().st_size > 0 for name in names)
     assert (tmp_path / "gpu" / "runs" / "a2c" / "last.pt").exists() and (tmp_path / "gpu" / "bench").is_dir()
-    for weights in ("dqn_explored.pt", "dqn_explored_hard.pt"):  # improved from the tiny A2C's weights
+    for weights in ("dqn_explored.pt", "dqn_explored_hard.pt", "dqn_root.pt"):  # improved from the tiny A2C's
         assert torch.load(tmp_path / "gpu" / weights, weights_only=True)["improving"]["iterations"] == 1
     assert sorted((ROOT / "benchmarks" / "results").glob("*.json")) == before
 
