@@ -58,7 +58,8 @@ class OptimalRun:
     save: str | None = None
     """Write the tree (.npz), or with --all-openers the ranking (.json), here."""
     time_limit: float | None = None
-    """One opener (each opener, with --values): give up after this many seconds."""
+    """One opener (each opener, with --values): give up after this many seconds (with --values the table notes
+    the opener, and a run with no longer limit passes it by)."""
     max_cache_entries: int = 5_000_000
     """Bound on the search's cache."""
     quiet: bool = False

@@ -358,14 +358,18 @@ def opener_values(
     the guesses left and with one fewer (the second move's values: the costliest searches of a game). The first
     word (the oracle's root opener, SALET) is also valued with one guess fewer: what a turn spent without a guess
     leaves at the start. An opener whose searches outlast ``opener_s`` seconds is left out (the oracle then
-    bounds it from the ranking)."""
+    bounds it from the ranking), and the table notes the limit it ran out of (``timed_out``): a run with no
+    longer limit passes it by instead of searching it in vain again."""
     oracle = Oracle(config, root_opener=None, opener_table=save)
     vocab, path, start = oracle.vocab, Path(save), oracle.start()
     values, one_fewer, children = read_opener_values(path, vocab, oracle.hard_mode, oracle.max_guesses)
+    timed_out = _timed_out(path, _values_header(vocab, oracle.hard_mode, oracle.max_guesses))
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
     want_children = oracle.max_guesses > 2
 
     def missing(w: str) -> bool:
+        if opener_s is not None and timed_out.get(w, -1.0) >= opener_s:
+            return False  # it ran out of this long a limit before
         return w not in values or (want_children and w not in children) or (w == words[0] and w not in one_fewer)
 
     todo = [w for w in dict.fromkeys(words) if missing(w)]
@@ -383,17 +387,36 @@ def opener_values(
             if word == words[0] and oracle.max_guesses > 1:
                 fewer = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
         except TimeoutError:
-            continue
-        values[word] = total
-        if want_children:
-            children[word] = kids
-        if fewer is not None:
-            one_fewer[word] = fewer
+            if limit >= deadline:  # the run's own end, not the opener's limit
+                break
+            timed_out[word] = float(opener_s)  # type: ignore[arg-type]
+        else:
+            timed_out.pop(word, None)
+            values[word] = total
+            if want_children:
+                children[word] = kids
+            if fewer is not None:
+                one_fewer[word] = fewer
         header = _values_header(vocab, oracle.hard_mode, oracle.max_guesses)
         rows = {w: [[p, *t] for p, t in sorted(found.items())] for w, found in children.items()}
-        data = {**header, "values": values, "one_fewer": one_fewer, "children": rows}
+        data = {**header, "values": values, "one_fewer": one_fewer, "timed_out": timed_out, "children": rows}
         atomic_write_text(path, _compact_json(data))
     return values
+
+
+def _timed_out(path: Path, header: dict[str, Any]) -> dict[str, float]:
+    """The openers the table at ``path`` (of the game ``header`` names) notes as having outlasted a limit, with
+    that limit in seconds."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict) or any(data.get(k) != v for k, v in header.items()):
+        return {}
+    found = data.get("timed_out")
+    if not isinstance(found, dict):
+        return {}
+    return {w: float(s) for w, s in found.items() if isinstance(w, str) and type(s) in (int, float) and s >= 0}
 
 
 def _compact_json(data: dict[str, Any]) -> str:

@@ -3,6 +3,7 @@ regret identity: an agent's regrets, summed per game and averaged, are its mean 
 
 from __future__ import annotations
 
+import json
 import random
 import time
 from functools import cache
@@ -338,6 +339,12 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
     with monkeypatch.context() as patch:
         patch.setattr(Oracle, "_q_total", slowly)
         assert opener_values(config, words, tmp_path / "limited.json", opener_s=0.5).keys() == set(words) - {slow}
+        assert json.loads((tmp_path / "limited.json").read_text())["timed_out"] == {slow: 0.5}
+        # Regression: the same command searched it in vain again (each resumed run, first of all, before the new).
+        patch.setattr(Oracle, "_q_total", lambda *_: pytest.fail("searched again"))
+        assert opener_values(config, words, tmp_path / "limited.json", opener_s=0.5).keys() == set(words) - {slow}
+    assert opener_values(config, words, tmp_path / "limited.json", opener_s=30).keys() == set(words)  # longer: tried
+    assert json.loads((tmp_path / "limited.json").read_text())["timed_out"] == {}
     assert values == {w: searched._q_total(searched.start(), searched.vocab.action(w)) for w in words}
     oracle = Oracle(config, root_opener=root, opener_table=table)
     start, n = oracle.start(), len(answers)
