@@ -431,6 +431,7 @@ def test_bench_and_agents__survive_broken_plugins(tmp_path: Path) -> None:
     assert len(out.stderr.strip().splitlines()) == 1
 
 
+@pytest.mark.slow
 def test_bench__multi_board_rows_get_a_table_of_their_own(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The greedy solver's rows for K = 2..32 boards (issue 44): the first N games of each standard set, in the
     multi-board table, not among the real game's rows nor the training stages."""

@@ -150,6 +150,7 @@ def test_checkpoint__bounds_checked_before_building_and_shapes_checked(agent_cla
         agent_class.load(tmp_path / "empty.pt")
 
 
+@pytest.mark.slow
 def test_resume__refuses_other_settings_and_extends_by_appending_stages(tmp_path, capsys) -> None:
     run_dir = ["--run-dir", str(tmp_path / "run")]
     assert main(TRAINING, [*TINY_RUN, *run_dir]) == 0

@@ -463,6 +463,7 @@ def lists_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[t
     patterns.pattern_array.cache_clear()
 
 
+@pytest.mark.slow
 def test_command__solves_and_saves_without_importing_torch(
     tmp_path: Path, lists_on_disk: tuple[list[str], list[str]]
 ) -> None:
@@ -483,6 +484,7 @@ def test_command__solves_and_saves_without_importing_torch(
     assert tree.total == brute_force(answers, allowed, "catch", False, 6)
 
 
+@pytest.mark.slow
 def test_command__as_its_own_process_imports_no_torch_nor_scipy_linalg(
     tmp_path: Path, lists_on_disk: tuple[list[str], list[str]]
 ) -> None:
