@@ -168,9 +168,9 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         if self._packed_mask:
             mask = np.packbits(self.action_masks(), bitorder="little")
         elif self._bool_info_mask:
-            mask = self._every(bool) if self._every_action else self._scalar.mask().copy()
+            mask = self._all_allowed_mask(bool) if self._every_action else self._scalar.mask().copy()
         else:
-            mask = self._every(np.int8) if self._every_action else self._scalar.mask().astype(np.int8)
+            mask = self._all_allowed_mask(np.int8) if self._every_action else self._scalar.mask().astype(np.int8)
         array = np.array  # 0-d arrays: Gymnasium's SyncVectorEnv and TorchRL batch them by dtype
         return {
             "action_mask": mask,
@@ -187,9 +187,9 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         In mask mode "all", as ``info["action_mask"]``, a read-only view of a single fresh 1 (no
         ``num_allowed`` bytes written per step; ``np.array(mask)`` gives an editable copy)."""
         mask = self._scalar.mask()
-        return self._every(bool) if mask is None else mask.copy()
+        return self._all_allowed_mask(bool) if mask is None else mask.copy()
 
-    def _every(self, dtype: type) -> np.ndarray:
+    def _all_allowed_mask(self, dtype: type) -> np.ndarray:
         """Every action allowed: a fresh, read-only, stride-0 view of one element."""
         mask = np.ndarray(self._mask_shape, dtype, bytearray(b"\x01"), 0, (0,))
         mask.flags.writeable = False
