@@ -20,6 +20,7 @@ knowledge always has an equal encoding.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from typing import Any, NamedTuple
 
@@ -59,16 +60,15 @@ class GameState:
 
     def clone(self) -> GameState:
         """A deep copy (for undo, or to look ahead without touching the env)."""
-        return GameState(**{f.name: None if (v := getattr(self, f.name)) is None else v.clone() for f in fields(self)})
+        return self._map(torch.Tensor.clone)
 
     def row(self, index: int) -> GameState:
         """Game ``index`` alone, a copy on the CPU (a batch of one)."""
-        return GameState(
-            **{
-                f.name: None if (v := getattr(self, f.name)) is None else v[index : index + 1].cpu().clone()
-                for f in fields(self)
-            }
-        )
+        return self._map(lambda v: v[index : index + 1].cpu().clone())
+
+    def _map(self, copy: Callable[[torch.Tensor], torch.Tensor]) -> GameState:
+        """A state of ``copy`` applied to each field (None stays None)."""
+        return GameState(**{f.name: None if (v := getattr(self, f.name)) is None else copy(v) for f in fields(self)})
 
 
 class StepOutcome(NamedTuple):
