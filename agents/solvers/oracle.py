@@ -296,18 +296,20 @@ def _values_header(vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> dict
 
 class OpenerValues(NamedTuple):
     """A table of :func:`opener_values` read for one game: exact first-move totals by opener, those with one
-    guess fewer, and the exact ``V*`` total of each position a first guess leads to (by opener, then feedback
-    pattern: the total with the guesses left after it, and with one fewer, what a turn spent there leaves)."""
+    guess fewer, the exact ``V*`` total of each position a first guess leads to (by opener, then feedback
+    pattern: the total with the guesses left after it, and with one fewer, what a turn spent there leaves), and
+    the openers whose search outlasted a limit (seconds)."""
 
     values: dict[str, int]
     one_fewer: dict[str, int]
     children: dict[str, dict[int, tuple[int, int]]]
+    timed_out: dict[str, float]
 
 
 def read_opener_values(path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> OpenerValues:
     """The table :func:`opener_values` wrote at ``path`` for these lists and rules (empty when the file is
     missing or of other lists; ValueError when it is not such a table)."""
-    empty = OpenerValues({}, {}, {})
+    empty = OpenerValues({}, {}, {}, {})
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -336,13 +338,19 @@ def read_opener_values(path: Path, vocab: Vocabulary, hard_mode: bool, max_guess
         return {r[0]: (r[1], r[2]) for r in fine if r[1] > 0 and r[2] > 0}  # one fewer can cost less: a loss is
         # the limit + 1 whatever the turn
 
+    def limits(found: Any) -> dict[str, float]:
+        found = found if isinstance(found, dict) else {}
+        return {
+            w: float(t) for w, t in found.items() if w in vocab.allowed_index and type(t) in (int, float) and t >= 0
+        }
+
     children = data.get("children")
     children = (
         {w: rows(found) for w, found in children.items() if w in vocab.allowed_index}
         if isinstance(children, dict)
         else {}
     )
-    return OpenerValues(valid(data["values"]), valid(data.get("one_fewer")), children)
+    return OpenerValues(valid(data["values"]), valid(data.get("one_fewer")), children, limits(data.get("timed_out")))
 
 
 def opener_values(
@@ -362,8 +370,8 @@ def opener_values(
     longer limit passes it by instead of searching it in vain again."""
     oracle = Oracle(config, root_opener=None, opener_table=save)
     vocab, path, start = oracle.vocab, Path(save), oracle.start()
-    values, one_fewer, children = read_opener_values(path, vocab, oracle.hard_mode, oracle.max_guesses)
-    timed_out = _timed_out(path, _values_header(vocab, oracle.hard_mode, oracle.max_guesses))
+    values, one_fewer, children, timed_out = read_opener_values(path, vocab, oracle.hard_mode, oracle.max_guesses)
+    header = _values_header(vocab, oracle.hard_mode, oracle.max_guesses)
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
     want_children = oracle.max_guesses > 2
 
@@ -397,26 +405,10 @@ def opener_values(
                 children[word] = kids
             if fewer is not None:
                 one_fewer[word] = fewer
-        header = _values_header(vocab, oracle.hard_mode, oracle.max_guesses)
         rows = {w: [[p, *t] for p, t in sorted(found.items())] for w, found in children.items()}
         data = {**header, "values": values, "one_fewer": one_fewer, "timed_out": timed_out, "children": rows}
         atomic_write_text(path, _compact_json(data))
     return values
-
-
-def _timed_out(path: Path, header: dict[str, Any]) -> dict[str, float]:
-    """The openers the table at ``path`` (of the game ``header`` names) notes as having outlasted a limit, with
-    that limit in seconds."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(data, dict) or any(data.get(k) != v for k, v in header.items()):
-        return {}
-    found = data.get("timed_out")
-    if not isinstance(found, dict):
-        return {}
-    return {w: float(s) for w, s in found.items() if isinstance(w, str) and type(s) in (int, float) and s >= 0}
 
 
 def _compact_json(data: dict[str, Any]) -> str:
@@ -470,7 +462,7 @@ class Oracle:
         opener's proven lower bound (the shipped ranking with losses, for its lists), where they apply."""
         mode = "hard" if self.hard_mode else "normal"
         path = Path(opener_table) if opener_table is not None else shipped_dir() / OPENER_VALUES.format(mode=mode)
-        found, one_fewer, children = read_opener_values(path, self.vocab, self.hard_mode, self.max_guesses)
+        found, one_fewer, children, _ = read_opener_values(path, self.vocab, self.hard_mode, self.max_guesses)
         exact = {self.vocab.action(word): total for word, total in found.items()}
         self.root_one_fewer = {self.vocab.action(word): total for word, total in one_fewer.items()}
         self._learn_children(children)
@@ -489,12 +481,12 @@ class Oracle:
     def _learn_children(self, children: dict[str, dict[int, tuple[int, int]]]) -> None:
         """Take the table's values of the positions after each opener (with the guesses left, and one fewer)."""
         start = self._start
-        _, green, need = start.arrays()
+        members, green, need = start.arrays()
         for word, found in children.items():
             action = self.vocab.action(word)
             if not found or not self.search.hard_valid(action, green, need):
                 continue
-            for pattern, group in self.search.buckets(action, start.arrays()[0]):
+            for pattern, group in self.search.buckets(action, members):
                 if pattern in found:
                     child = self._child(start, action, pattern, group, green, need)
                     self._totals[child], self._totals[child._replace(left=child.left - 1)] = found[pattern]

@@ -424,7 +424,7 @@ def test_shipped_opener_values__the_first_move_of_the_real_game_is_exact_at_once
     from wordle_gym.core.config import WordleConfig
 
     config = WordleConfig()
-    values, one_fewer, children = read_opener_values(
+    values, one_fewer, children, _ = read_opener_values(
         shipped_dir() / "opener_values_normal.json", config.vocabulary, False, 6
     )
     assert len(values) >= 60 and set(values) <= set(MODEL_OPENERS) and one_fewer == {"salet": 7920}
