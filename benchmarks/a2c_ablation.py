@@ -1,6 +1,7 @@
 """A2C ablation on the real game: one change at a time, the same budget of games each, from the logs.
 
-Each row is a run of ``examples/train_a2c.py`` on the full game (2315 answers, 12972 allowed guesses)
+Each row is a run of ``python -m research.a2c_variants`` (the A2C trainer with the ablations' options)
+on the full game (2315 answers, 12972 allowed guesses)
 from the same weights, with one setting changed; its greedy evaluations on all 2315 answers (every
 250 updates, or 125) are its learning curve. The runs train for hours on this CPU, so this script
 does not train: it reads their ``metrics.jsonl``, kept in ``benchmarks/results/a2c_ablation/``
@@ -31,7 +32,7 @@ from wordle_agents.common.checkpoint import shipped_dir
 from wordle_gym.utils.files import atomic_write, atomic_write_text
 
 LOGS = RESULTS / "a2c_ablation"
-RECIPE = "python -m wordle_agents.commands.recipe a2c"
+RECIPE = "python -m research.a2c_variants recipe a2c"
 A2C_STAGES = ("vocab-1000", "answers-2315", "answers-2315-lr3e-4", "full", "full-gamma0.8")
 # name: (the change, the recipe's own options)
 SCRATCH: dict[str, tuple[str, str]] = {
@@ -42,7 +43,7 @@ SCRATCH: dict[str, tuple[str, str]] = {
 }
 PREV = "`a2c_full.pt` after its lr 3e-4 stage (`git show 7a4b498^:agents/checkpoints/a2c_full.pt`)"
 NOW = "`a2c_full.pt` as shipped until 2026-11-27 (`git show 415acf6:agents/checkpoints/a2c_full.pt`)"
-TRAIN = "python examples/train_a2c.py --stages full"
+TRAIN = "python -m research.a2c_variants --stages full"
 H200 = "--iterations 1000000 --gamma 0.8 --device cuda --max-minutes 7"  # run twice: 7 min, then 4.2 more (B, C)
 THEN = "`a2c_full.pt` as shipped 2026-11-27, fifth session (`git show 2bcf7af:agents/checkpoints/a2c_full.pt`)"
 CPU50 = "the run above on this CPU at its best, update 50 (99.78 % / 3.7550), rounded to float16"
@@ -330,8 +331,8 @@ def main() -> None:
                 "start": start,
                 "curve": curve(name),
                 "batch_games": batch_games(options),
-                "command": f"{TRAIN} {options}{'' if '--device' in options else ' --device cpu'} "
-                f"--run-dir runs/a2c_abl_{name}",
+                "command": f"{TRAIN} {options}{'' if '--device' in options else ' --device cpu'}"
+                + ("" if "--run-dir" in options else f" --run-dir runs/a2c_abl_{name}"),
             }
         )
     scratches = [scratch(name) for name in SCRATCH if (LOGS / f"scratch-{name}.jsonl").is_file()]

@@ -370,6 +370,11 @@ class WordAgent:
                 f"{where}: the weights do not fit its {cls.kind} config (unexpected {quoted(str(extra), 80)})"
             )
 
+    def reward_learned(self) -> str | None:
+        """The reward the network learned from, as a bench row names it (None: no reward preset)."""
+        reward = getattr(self.config, "reward", None)
+        return repr(reward) if reward else None
+
     @property
     def provenance(self) -> dict[str, Any]:
         """What the weights learned from, where and how long they trained, as their checkpoint records it
@@ -377,11 +382,7 @@ class WordAgent:
         info = self.checkpoint
         if info is None:
             return {}
-        reward = getattr(self.config, "reward", None)
-        if reward and getattr(self.config, "info_gain", 0.0):
-            reward = f"{reward!r} + {self.config.info_gain:g} x bits of information per guess"
-        elif reward:
-            reward = repr(reward)
+        reward = self.reward_learned()
         if reward and info.method:
             reward = f"{reward}, then {info.method}"
             if info.method_reward:

@@ -17,7 +17,7 @@ import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 import torch
 from torch import nn
@@ -25,8 +25,8 @@ from torch import nn
 from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width, inverse_cdf
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_gym.core.boards import distinct_answers
-from wordle_gym.core.rewards import canonical_reward, information_bits
-from wordle_gym.core.rules import ALPHABET, pattern_table
+from wordle_gym.core.rewards import canonical_reward
+from wordle_gym.core.rules import ALPHABET
 from wordle_gym.envs.multi import MultiWordleVectorEnv
 from wordle_gym.envs.observation import KnowledgeLayout, MultiKnowledgeLayout
 from wordle_gym.envs.vector import WordleVectorEnv
@@ -42,6 +42,20 @@ ENCODING_ALIASES = {"seed": "positional"}
 class A2CConfig:
     """Everything that defines an A2C run. Every field is saved with each checkpoint."""
 
+    RETIRED: ClassVar[dict[str, tuple[Any, ...] | None]] = {
+        "gae_lambda": (0.0,),
+        "temperature": (1.0,),
+        "entropy_coef": (0.0,),
+        "clip_range": (0.0,),
+        "ppo_epochs": None,
+        "minibatches": None,
+        "info_gain": (0.0,),
+    }
+    """Fields of earlier versions, now the research trainer's (``research/a2c_variants.py``), with the values
+    that meant "not used" (None: any). A saved config's retired field with such a value is dropped on loading;
+    any other value is refused, naming the research trainer."""
+    RETIRED_TO: ClassVar[str] = "research.a2c_variants"
+
     encoding: str = "positional"
     """"positional" (once "seed"): 26 x 5 x 2 bits per letter and position {unknown, here, not here, elsewhere}
     (260 inputs, no exact letter counts, as in the A2C write-up); "knowledge": the env's lossless observation."""
@@ -53,36 +67,12 @@ class A2CConfig:
     """Games played at once for each update (seed: 1024; 2048 for the full vocabulary)."""
     gamma: float = 0.9
     """Discount of the TD(0) advantage (seed: 0.9)."""
-    gae_lambda: float = 0.0
-    """lambda of a GAE advantage: 0 is the seed's TD(0) advantage, 1 the return to the end minus V(s)."""
-    temperature: float = 1.0
-    """Training samples from, and learns, softmax(word scores / temperature); greedy play is the same argmax.
-    Above 1 it re-opens exploration for sharp weights (the shipped policy's turn-2 top word has p = 0.994)."""
-    entropy_coef: float = 0.0
-    """Entropy bonus: the loss subtracts this many times the policy's entropy (nats, the whole word softmax,
-    from the blocked pass of its log-partition) at each turn played, averaged as the rest (0: none, as seed
-    000). It keeps exploration open from the start of training, where without it the shipped policy's
-    turn-2 top word reached p = 0.994. One board."""
-    clip_range: float = 0.0
-    """PPO: above 0, each batch of games makes ``ppo_epochs`` passes over its turns in ``minibatches``
-    minibatches, each an Adam step on PPO's clipped surrogate ``-min(rho A, clip(rho, 1 - c, 1 + c) A)``
-    (``rho``: the guess's probability over its probability when played) plus A2C's critic loss, with the
-    advantages and targets of the A2C loss computed once from the games played. The network then runs
-    without dropout (the games' and the update's probabilities are one policy's). 0: one A2C step a batch, as
-    seed 000. One board."""
-    ppo_epochs: int = 4
-    """PPO: passes over each batch's turns (``clip_range`` > 0)."""
-    minibatches: int = 4
-    """PPO: Adam steps in each pass, each on an equal share of the batch's turns in a random order."""
     lr: float = 1e-3
     """Adam learning rate (seed: 1e-3)."""
     betas: tuple[float, float] = (0.9, 0.999)
     """Adam betas (seed: 0.9, 0.999)."""
     reward: str = "win-bonus"
     """Reward preset ("win-bonus": +1 for a win in 1-4 guesses, +0.5 in 5-6, -10 for a loss; once "seed000")."""
-    info_gain: float = 0.0
-    """Shaping added to each guess's reward: this many times the bits its feedback gives about the answer,
-    log2(answers consistent before it / after it) (0: the preset's reward alone)."""
     max_guesses: int = 0
     """Guesses per game (the network's turn input has this many entries); 0: the game's default, 6 for one
     board and boards + 5 for more."""
@@ -128,26 +118,8 @@ class A2CConfig:
             raise ValueError("freeze_board is for several boards (one board has no priority to train); got 1 board")
         if self.critic_warmup < 0:
             raise ValueError(f"critic_warmup must be >= 0; got {self.critic_warmup}")
-        if self.boards > 1 and self.info_gain:
-            raise ValueError(f"info_gain is for one board; got info_gain={self.info_gain} with {self.boards} boards")
         check_width("queue_size", self.queue_size, 1 << 24)
-        if not self.temperature > 0.0:
-            raise ValueError(f"temperature must be > 0; got {self.temperature}")
-        if not self.entropy_coef >= 0.0:
-            raise ValueError(f"entropy_coef must be >= 0; got {self.entropy_coef}")
-        if self.entropy_coef and self.boards > 1:
-            raise ValueError(
-                f"entropy_coef is for one board; got entropy_coef={self.entropy_coef} with {self.boards} boards"
-            )
-        if not self.clip_range >= 0.0:
-            raise ValueError(f"clip_range must be >= 0; got {self.clip_range}")
-        if self.clip_range and self.boards > 1:
-            raise ValueError(f"clip_range is for one board; got clip_range={self.clip_range} with {self.boards} boards")
-        check_width("ppo_epochs", self.ppo_epochs, 1000)
-        check_width("minibatches", self.minibatches, 1 << 20)
-        if not self.info_gain >= 0.0:
-            raise ValueError(f"info_gain must be >= 0; got {self.info_gain}")
-        for name in ("queue_prob", "force_prob", "dropout", "gae_lambda"):
+        for name in ("queue_prob", "force_prob", "dropout"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} must be in [0, 1]; got {getattr(self, name)}")
         self.betas = tuple(self.betas)  # type: ignore[assignment]
@@ -261,13 +233,11 @@ class MultiBoardA2CNet(nn.Module):
         return scores, priority.log_softmax(1), self.critic(torch.cat(pooled, dim=1)).squeeze(1)
 
     def sample(
-        self, inputs: tuple[torch.Tensor, ...], u_word: torch.Tensor, u_board: torch.Tensor, temperature: float = 1.0
+        self, inputs: tuple[torch.Tensor, ...], u_word: torch.Tensor, u_board: torch.Tensor
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """(words drawn from the mixture with the uniform numbers ``u_board`` (the board) and ``u_word`` (its
         word), their log-probabilities under the mixture (differentiable), the game values), all (B,)."""
         scores, log_alpha, value = self.board_scores(*inputs)
-        if temperature != 1.0:
-            scores = scores / temperature
         batch, boards = log_alpha.shape
         flat = scores.reshape(batch * boards, -1)
         log_z, drawn = self.words.log_partition(flat, u_word.repeat_interleave(boards))
@@ -381,9 +351,6 @@ class Rollout(NamedTuple):
     ends: torch.Tensor
     wins: torch.Tensor  # (N,) bool
     guesses: torch.Tensor  # (N,) float: the turn each game ended on
-    entropies: torch.Tensor | None = None  # (T, N): the policy's entropy where it was played (``entropy_coef``)
-    observations: torch.Tensor | None = None  # (T, N, D): what each game showed before each guess (PPO)
-    actions: torch.Tensor | None = None  # (T, N): each game's guesses (PPO)
 
 
 class A2CTrainer:
@@ -409,8 +376,6 @@ class A2CTrainer:
         )
         agent.check_env(self.env)
         agent.use_words(self.env.words)
-        # Feedback pattern of each guess against each answer: narrows each game's candidates for the shaping.
-        self.table = pattern_table(self.env.vocabulary, self.device) if cfg.info_gain else None
         self.optimizer = torch.optim.Adam(agent.net.parameters(), lr=cfg.lr, betas=cfg.betas)
         self.iteration = 0
         self.queue: deque[int] = deque(maxlen=cfg.queue_size)
@@ -438,13 +403,7 @@ class A2CTrainer:
         """Play one batch of games to the end and make one update (``most``, at least 1, changes nothing)."""
         answers, queued = self._draw_answers()
         obs, _ = self.env.reset(options={"answers": answers})
-        if self.config.clip_range:
-            with torch.no_grad():
-                batch = self.rollout(obs, answers, queued)
-            loss = self.ppo_update(batch)
-        else:
-            batch = self.rollout(obs, answers, queued)
-            loss = self.update(self.loss(batch))
+        batch, loss = self.learn(obs, answers, queued)
         wins = batch.wins
         if self.config.boards == 1:
             self.queue.extend(answers[(~wins).nonzero().flatten()].tolist())
@@ -455,6 +414,11 @@ class A2CTrainer:
             queue=len(self.queue),
             games=self.config.batch_games,
         )
+
+    def learn(self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor) -> tuple[Rollout, torch.Tensor]:
+        """Play the games just reset and make one update from them: the rollout and the loss."""
+        batch = self.rollout(obs, answers, queued)
+        return batch, self.update(self.loss(batch))
 
     def rollout(
         self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor, compact: bool | None = None
@@ -468,17 +432,13 @@ class A2CTrainer:
         numbers are drawn for every game either way); only the work differs."""
         cfg, env, net = self.config, self.env, self.agent.net
         compact = self.device.type == "cpu" if compact is None else compact
-        record = bool(cfg.clip_range)  # PPO replays the turns: it keeps what each game saw and played
-        net.train(not record)
+        net.train(self.dropout_in_rollout)
         n = cfg.batch_games
         answer_actions = env.game.answer_actions[answers] if cfg.boards == 1 else None
         alive = torch.ones(n, dtype=torch.bool, device=self.device)
         wins = torch.zeros_like(alive)
         guesses = torch.zeros(n, device=self.device)
-        logps, values, rewards, alives, ends, entropies, seen, played = [], [], [], [], [], [], [], []
-        candidates = (
-            None if self.table is None else torch.ones((n, self.table.shape[1]), dtype=torch.bool, device=self.device)
-        )
+        logps, values, rewards, alives, ends = [], [], [], [], []
         for turn in range(cfg.max_guesses):
             u = torch.rand(n, generator=self.sampler, device=self.device)
             rows = alive.nonzero().squeeze(1) if compact else None
@@ -486,30 +446,20 @@ class A2CTrainer:
             if cfg.boards > 1:  # the mixture of the boards' policies; no forced guesses
                 pick = torch.rand(n, generator=self.sampler, device=self.device)
                 live_u = (u, pick) if rows is None else (u[rows], pick[rows])
-                drawn, logp, value = net.sample(self.agent.board_inputs(live), *live_u, cfg.temperature)
+                drawn, logp, value = net.sample(self.agent.board_inputs(live), *live_u)
                 actions = _per_game(drawn, rows, n)
             else:
                 scores, value = self.agent.letter_scores_values(live)
-                if cfg.temperature != 1.0:
-                    scores = scores / cfg.temperature
-                live_u = u if rows is None else u[rows]
-                if cfg.entropy_coef:
-                    log_z, drawn, entropy = net.words.log_partition_entropy(scores, live_u)
-                    entropies.append(_per_game(entropy, rows, n))
-                else:
-                    log_z, drawn = net.words.log_partition(scores, live_u)
+                scores, log_z, drawn = self.sample(scores, u if rows is None else u[rows], rows)
                 actions = _per_game(drawn, rows, n)
                 if answer_actions is not None and turn == cfg.max_guesses - 1:
                     coin = torch.rand(n, generator=self.sampler, device=self.device)
                     actions = torch.where(queued & (coin < cfg.force_prob), answer_actions, actions)
                 logp = net.words.pick(scores, actions if rows is None else actions[rows]) - log_z
             logp, value = _per_game(logp, rows, n), _per_game(value, rows, n)
-            if record:
-                seen.append(obs.clone())
-                played.append(actions)
+            self.record(obs, actions)
             obs, reward, terminated, _, infos = env.step(actions)
-            if candidates is not None:
-                reward = reward + self._information(candidates, actions, answers) * alive
+            reward = self.shape(reward, actions, answers, alive)
             wins |= infos["won"] & alive
             guesses = torch.where(terminated & alive, float(turn + 1), guesses)
             logps.append(logp)
@@ -519,80 +469,39 @@ class A2CTrainer:
             ends.append(terminated & alive)
             alive = alive & ~terminated
         stack = torch.stack
-        return Rollout(
-            stack(logps),
-            stack(values),
-            stack(rewards),
-            stack(alives),
-            stack(ends),
-            wins,
-            guesses,
-            stack(entropies) if entropies else None,
-            stack(seen) if record else None,
-            stack(played) if record else None,
-        )
+        return Rollout(stack(logps), stack(values), stack(rewards), stack(alives), stack(ends), wins, guesses)
 
-    def _information(self, candidates: torch.Tensor, actions: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
-        """``info_gain`` times the bits each game's guess ``actions`` gives: log2 of how many ``candidates``
-        (N, K) were consistent before it over how many are after; narrows ``candidates`` in place."""
-        assert self.table is not None
-        return self.config.info_gain * information_bits(self.table, candidates, actions, answers)
+    # The rollout's hooks (a variant trainer changes how it samples, what it keeps, the reward it learns from).
+    dropout_in_rollout = True
+    """The network samples the games in training mode (dropout on)."""
+
+    def sample(
+        self, scores: torch.Tensor, u: torch.Tensor, rows: torch.Tensor | None
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """The letter scores the policy samples from, the log-partition of its word softmax and the words drawn
+        with the uniform numbers ``u``, for the games in ``rows`` (all if None)."""
+        return (scores, *self.agent.net.words.log_partition(scores, u))
+
+    def record(self, obs: torch.Tensor, actions: torch.Tensor) -> None:
+        """Sees what every game showed (``obs``) and the guesses played on it, before the step."""
+
+    def shape(
+        self, reward: torch.Tensor, actions: torch.Tensor, answers: torch.Tensor, alive: torch.Tensor
+    ) -> torch.Tensor:
+        """The reward the update learns from, given the env's (the preset's) and the guesses played."""
+        return reward
 
     def loss(self, batch: Rollout) -> torch.Tensor:
         """The A2C loss of a rollout: policy gradient with the advantage, plus its square for the critic,
         averaged over the turns played. The seed's TD(0) advantage is A_t = r_t + gamma V(s_{t+1})
-        (detached; 0 after the end) - V(s_t); with ``gae_lambda`` > 0 the detached part also adds
-        gamma lambda A_{t+1} while the game goes on (GAE)."""
+        (detached; 0 after the end) - V(s_t)."""
         advantage = self.targets(batch) - batch.values
-        total = (batch.alives * (-batch.logps * advantage.detach() + advantage**2)).sum()
-        if batch.entropies is not None:
-            total = total - self.config.entropy_coef * (batch.alives * batch.entropies).sum()
-        return total / batch.alives.sum()
+        return (batch.alives * (-batch.logps * advantage.detach() + advantage**2)).sum() / batch.alives.sum()
 
     def targets(self, batch: Rollout) -> torch.Tensor:
         """The critic's targets (T, N), detached: the advantage of :meth:`loss` is these minus ``values``."""
-        cfg = self.config
         following = torch.cat([batch.values[1:].detach(), torch.zeros_like(batch.values[:1])])
-        target = batch.rewards + cfg.gamma * torch.where(batch.ends, 0.0, following)
-        if cfg.gae_lambda:
-            deltas, decay = (target - batch.values).detach(), cfg.gamma * cfg.gae_lambda
-            later, carried = torch.zeros_like(target[0]), []  # A_{t+1} while the game goes on, from the end back
-            for t in range(len(deltas) - 1, -1, -1):
-                carried.append(torch.where(batch.ends[t], 0.0, later))
-                later = deltas[t] + decay * carried[-1]  # A_t
-            target = target + decay * torch.stack(carried[::-1])
-        return target.detach()
-
-    def ppo_update(self, batch: Rollout) -> torch.Tensor:
-        """PPO's update from a rollout played without gradients (``clip_range`` > 0): ``ppo_epochs`` passes over
-        the turns played, ``minibatches`` Adam steps each, on :func:`clipped_surrogate` plus the critic's
-        squared error to :meth:`targets` (and the entropy bonus); one update. The minibatches' mean loss."""
-        cfg, net = self.config, self.agent.net
-        assert batch.observations is not None and batch.actions is not None
-        turn, game = batch.alives.nonzero(as_tuple=True)
-        observations, actions = batch.observations[turn, game], batch.actions[turn, game]
-        targets = self.targets(batch)[turn, game]
-        old_logps, advantages = batch.logps[turn, game], targets - batch.values[turn, game]
-        net.eval()  # no dropout: the same policy as the games'
-        losses = []
-        for _ in range(cfg.ppo_epochs):
-            order = torch.randperm(len(turn), generator=self.draws).to(self.device)
-            for rows in order.tensor_split(cfg.minibatches):
-                scores, values = self.agent.letter_scores_values(observations[rows])
-                if cfg.temperature != 1.0:
-                    scores = scores / cfg.temperature
-                if cfg.entropy_coef:
-                    log_z, _, entropy = net.words.log_partition_entropy(scores, None)
-                else:
-                    log_z, _ = net.words.log_partition(scores, None)
-                logps = net.words.pick(scores, actions[rows]) - log_z
-                surrogate = clipped_surrogate(logps, old_logps[rows], advantages[rows], cfg.clip_range)
-                loss = (surrogate + (targets[rows] - values) ** 2).mean()
-                if cfg.entropy_coef:
-                    loss = loss - cfg.entropy_coef * entropy.mean()
-                losses.append(self._optimize(loss))
-        self.iteration += 1
-        return torch.stack(losses).mean()
+        return (batch.rewards + self.config.gamma * torch.where(batch.ends, 0.0, following)).detach()
 
     def update(self, loss: torch.Tensor) -> torch.Tensor:
         """One optimizer step on ``loss``, one update; the loss, detached."""
@@ -637,16 +546,6 @@ class A2CTrainer:
         torch.set_rng_state(state["torch_rng"])
         if "cuda_rng" in state and self.device.type == "cuda":
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)
-
-
-def clipped_surrogate(
-    logps: torch.Tensor, old_logps: torch.Tensor, advantages: torch.Tensor, clip_range: float
-) -> torch.Tensor:
-    """PPO's policy loss at each position: ``-min(rho A, clip(rho, 1 - c, 1 + c) A)``, ``rho = pi / pi_old``
-    (``exp(logps - old_logps)``). Its gradient is the policy gradient's ``-rho A grad log pi`` until ``rho`` has
-    moved past the clip in the advantage's direction, then 0."""
-    ratio = (logps - old_logps).exp()
-    return -torch.min(ratio * advantages, ratio.clamp(1.0 - clip_range, 1.0 + clip_range) * advantages)
 
 
 def _per_game(live: torch.Tensor, rows: torch.Tensor | None, n: int) -> torch.Tensor:

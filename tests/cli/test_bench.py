@@ -302,18 +302,6 @@ def test_bench_table__rows_with_a_section_go_to_their_own_table() -> None:
     assert text.count("| A2C taught |") == 1
 
 
-def test_provenance__names_the_information_gain_shaping() -> None:
-    from types import SimpleNamespace
-
-    plain, shaped = (A2CAgent(A2CConfig(hidden=8, info_gain=g)) for g in (0.0, 0.05))
-    for agent in (plain, shaped):
-        agent.checkpoint = SimpleNamespace(
-            teacher=None, machine="CPU", method=None, method_reward=None, training_s=60.0
-        )
-    assert plain.provenance == {"learned_from": "reward 'win-bonus'", "machine": "CPU", "training_s": 60.0}
-    assert shaped.provenance["learned_from"] == "reward 'win-bonus' + 0.05 x bits of information per guess"
-
-
 def test_bench__a_multi_board_row_of_a_one_board_network_is_labelled_and_credited_as_such(tmp_path: Path) -> None:
     """Regression: dqn-explored's Dordle and Quordle rows were labelled "..., real game" (the one-board rows'
     split by training lists) and their learned-from column lacked "(on one board)"."""

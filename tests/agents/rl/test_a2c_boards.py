@@ -24,13 +24,11 @@ from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate
 
 
-def test_config__boards_set_the_guess_limit_and_refuse_one_board_shaping() -> None:
+def test_config__boards_set_the_guess_limit() -> None:
     assert A2CConfig().max_guesses == 6 and A2CConfig(boards=2).max_guesses == 7
     assert A2CConfig(boards=4, max_guesses=12).max_guesses == 12
     with pytest.raises(ValueError, match="boards must be an integer from 1 to 32; got 33"):
         A2CConfig(boards=33)
-    with pytest.raises(ValueError, match="info_gain is for one board; got info_gain=0.5 with 2 boards"):
-        A2CConfig(boards=2, info_gain=0.5)
 
 
 def _game(boards: int, words: list[str], answers: list[list[str]]) -> tuple[MultiWordleVectorEnv, torch.Tensor]:
