@@ -8,7 +8,7 @@
 The first form is ``python -m wordle_agents.commands.train_a2c`` with :class:`A2CVariantConfig`'s options; the
 second runs a shipped recipe (``python -m wordle_agents.commands.recipe``'s options) with this trainer in
 ``train-a2c``'s place, so a stage may set the options below. Each option's neutral value is the shipped trainer;
-none of them made a shipped network. One board.
+none of them made a shipped network.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, NamedTuple
 from unittest import mock
 
 import torch
@@ -30,15 +30,10 @@ from wordle_gym.core.rules import pattern_table
 
 PROG = "python -m research.a2c_variants"
 
-NEUTRAL = {"gae_lambda": 0.0, "temperature": 1.0, "entropy_coef": 0.0, "clip_range": 0.0, "info_gain": 0.0}
-"""Each variant's value that leaves the shipped trainer's update as it is."""
-
 
 @dataclass
 class A2CVariantConfig(A2CConfig):
     """:class:`A2CConfig` and the variants' options (each neutral by default: the shipped trainer)."""
-
-    RETIRED: ClassVar[dict[str, tuple[Any, ...] | None]] = {}
 
     gae_lambda: float = 0.0
     """lambda of a GAE advantage: 0 is the seed's TD(0) advantage, 1 the return to the end minus V(s)."""
@@ -71,10 +66,6 @@ class A2CVariantConfig(A2CConfig):
             raise ValueError(f"gae_lambda must be in [0, 1]; got {self.gae_lambda}")
         check_width("ppo_epochs", self.ppo_epochs, 1000)
         check_width("minibatches", self.minibatches, 1 << 20)
-        if self.boards > 1:
-            used = [f"{name}={getattr(self, name)}" for name, value in NEUTRAL.items() if getattr(self, name) != value]
-            if used:
-                raise ValueError(f"the variants are for one board; got {', '.join(used)} with {self.boards} boards")
 
 
 class A2CVariantAgent(A2CAgent):

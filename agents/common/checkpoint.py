@@ -20,22 +20,22 @@ from wordle_gym.utils.files import atomic_torch_save
 
 def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:
     """Rebuild a config dataclass saved with ``asdict``; unknown fields and bad values are errors. A field the
-    class has retired (its ``RETIRED``: name -> the values that meant "not used", None for any) is dropped when
-    it holds such a value, and refused, naming where it went (``RETIRED_TO``), when it holds another."""
+    class has retired (its ``RETIRED``: name -> (the values that meant "not used", None for any; the class that
+    reads it)) and does not have is dropped when it holds such a value, and refused, naming that class, when it
+    holds another."""
     if not isinstance(data, dict):
         raise ValueError(f"{source}: config must be a dict of {cls.__name__} fields; got {type(data).__name__}")
-    retired = getattr(cls, "RETIRED", {})
-    if any(name in data for name in retired):
-        data = dict(data)
-        for name, unused in retired.items():
-            if name in data:
-                value = data.pop(name)
-                if value is not None and unused is not None and value not in unused:
-                    raise ValueError(
-                        f"{source}: trained with {name}={value!r}, an option {cls.__name__} no longer has; "
-                        f"load it with {cls.RETIRED_TO}"
-                    )
-    unknown = sorted(set(data) - {f.name for f in fields(cls)})
+    names = {f.name for f in fields(cls)}
+    retired = {name: rule for name, rule in getattr(cls, "RETIRED", {}).items() if name in data and name not in names}
+    for name, (unused, reader) in retired.items():
+        value = data[name]
+        if value is not None and unused is not None and value not in unused:
+            raise ValueError(
+                f"{source}: trained with {name}={value!r}, an option {cls.__name__} no longer has; "
+                f"load it with {reader}"
+            )
+    data = {name: value for name, value in data.items() if name not in retired}
+    unknown = sorted(set(data) - names)
     if unknown:
         raise ValueError(f"{source}: unknown {cls.__name__} fields {unknown}")
     try:

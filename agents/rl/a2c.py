@@ -13,7 +13,6 @@ probability 0.1, and for such games the answer is forced on the last guess with 
 
 from __future__ import annotations
 
-import math
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -22,17 +21,16 @@ from typing import Any, ClassVar, NamedTuple
 import torch
 from torch import nn
 
-from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width, inverse_cdf
+from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width
 from wordle_agents.common.training import RunConfig, TrainingSpec
-from wordle_gym.core.boards import distinct_answers
 from wordle_gym.core.rewards import canonical_reward
 from wordle_gym.core.rules import ALPHABET
-from wordle_gym.envs.multi import MultiWordleVectorEnv
-from wordle_gym.envs.observation import KnowledgeLayout, MultiKnowledgeLayout
+from wordle_gym.envs.observation import KnowledgeLayout
 from wordle_gym.envs.vector import WordleVectorEnv
-from wordle_gym.harness.evaluation import bool_mask
 from wordle_gym.utils.device import device_generator, resolve_device
 
+VARIANTS = "research.a2c_variants.A2CVariantAgent"
+BOARDS = "research.a2c_boards.A2CBoardsAgent"
 ENCODINGS = ("positional", "knowledge")
 ENCODING_ALIASES = {"seed": "positional"}
 """Old names of encodings (saved checkpoints name them)."""
@@ -42,19 +40,17 @@ ENCODING_ALIASES = {"seed": "positional"}
 class A2CConfig:
     """Everything that defines an A2C run. Every field is saved with each checkpoint."""
 
-    RETIRED: ClassVar[dict[str, tuple[Any, ...] | None]] = {
-        "gae_lambda": (0.0,),
-        "temperature": (1.0,),
-        "entropy_coef": (0.0,),
-        "clip_range": (0.0,),
-        "ppo_epochs": None,
-        "minibatches": None,
-        "info_gain": (0.0,),
+    RETIRED: ClassVar[dict[str, tuple[tuple[Any, ...] | None, str]]] = {
+        **dict.fromkeys(("gae_lambda", "info_gain", "entropy_coef", "clip_range"), ((0.0,), VARIANTS)),
+        "temperature": ((1.0,), VARIANTS),
+        **dict.fromkeys(("ppo_epochs", "minibatches"), (None, VARIANTS)),
+        "boards": ((1,), BOARDS),
+        "critic_warmup": ((0,), BOARDS),
+        "freeze_board": ((False,), BOARDS),
     }
-    """Fields of earlier versions, now the research trainer's (``research/a2c_variants.py``), with the values
-    that meant "not used" (None: any). A saved config's retired field with such a value is dropped on loading;
-    any other value is refused, naming the research trainer."""
-    RETIRED_TO: ClassVar[str] = "research.a2c_variants"
+    """Fields of earlier versions, now the lab's trainers', each with the values that meant "not used" (None:
+    any) and the class that reads it. A saved config's retired field with such a value is dropped on loading;
+    any other value is refused, naming that class."""
 
     encoding: str = "positional"
     """"positional" (once "seed"): 26 x 5 x 2 bits per letter and position {unknown, here, not here, elsewhere}
@@ -74,26 +70,13 @@ class A2CConfig:
     reward: str = "win-bonus"
     """Reward preset ("win-bonus": +1 for a win in 1-4 guesses, +0.5 in 5-6, -10 for a loss; once "seed000")."""
     max_guesses: int = 0
-    """Guesses per game (the network's turn input has this many entries); 0: the game's default, 6 for one
-    board and boards + 5 for more."""
-    boards: int = 1
-    """Boards per game (2 Dordle, 4 Quordle, ...): one board network scores each board; the policy is the
-    mixture of the unsolved boards' softmaxes, weighted by a learned priority of each board, and a critic of
-    the boards' pooled features values the game (:class:`MultiBoardA2CNet`)."""
+    """Guesses per game (the network's turn input has this many entries); 0: the game's default."""
     queue_prob: float = 0.1
     """Chance that a new game takes its answer from the recent-losses FIFO (when not empty)."""
     queue_size: int = 10_000
     """FIFO capacity; the oldest losses drop out first."""
     force_prob: float = 0.5
     """For games drawn from the FIFO: chance that the answer is forced on the last guess."""
-    critic_warmup: int = 0
-    """Several boards: the first N updates train the game's critic alone (the board network and the board
-    priority frozen). A critic new to a trained board network (``--init`` with one-board weights) values every
-    position alike at first, so every guess played gets the same negative advantage and the policy flattens
-    (the shipped one-board weights fell from 80.8 % to 12.8 % Dordle wins in 100 updates without it)."""
-    freeze_board: bool = False
-    """Several boards: train the board priority and the critic only; the board network keeps the weights it
-    started from (``--init``: what it learned on one board), so the update learns which board to play for."""
     seed: int = 0
     """Seed of the initial weights, the answer draws and the action sampling."""
 
@@ -105,19 +88,9 @@ class A2CConfig:
             raise ValueError(f"unknown encoding {self.encoding!r}; expected one of {ENCODINGS}")
         check_width("hidden", self.hidden)
         check_width("batch_games", self.batch_games, 1 << 24)
-        check_width("boards", self.boards, 32)
         if self.max_guesses == 0:
-            self.max_guesses = 6 if self.boards == 1 else self.boards + 5
+            self.max_guesses = 6
         check_width("max_guesses", self.max_guesses, 100)
-        if self.critic_warmup and self.boards == 1:
-            raise ValueError(
-                f"critic_warmup is for several boards (one board's critic also gates its policy); got "
-                f"critic_warmup={self.critic_warmup} with 1 board"
-            )
-        if self.freeze_board and self.boards == 1:
-            raise ValueError("freeze_board is for several boards (one board has no priority to train); got 1 board")
-        if self.critic_warmup < 0:
-            raise ValueError(f"critic_warmup must be >= 0; got {self.critic_warmup}")
         check_width("queue_size", self.queue_size, 1 << 24)
         for name in ("queue_prob", "force_prob", "dropout"):
             if not 0.0 <= getattr(self, name) <= 1.0:
@@ -134,18 +107,6 @@ def encode_observations(obs: torch.Tensor, encoding: str, layout: KnowledgeLayou
     """(state, turn one-hot over the first T turns) float inputs from "knowledge" observations (B, D)."""
     green, excluded, low, high, turn = layout.fields(obs.float())
     return _board_state(green, excluded, low, high, encoding), turn[:, : layout.max_guesses]
-
-
-def encode_boards(
-    obs: torch.Tensor, encoding: str, layout: MultiKnowledgeLayout
-) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """(each board's state (B, K, S) as :func:`encode_observations` gives it, turn one-hot (B, T), unsolved
-    boards (B, K) bool) from multi-board "knowledge" observations (B, D)."""
-    f = layout.fields(obs.float())
-    batch, boards = obs.shape[0], layout.boards
-    cells = (f.green.flatten(0, 1), f.excluded.flatten(0, 1), f.min_count.flatten(0, 1), f.max_count.flatten(0, 1))
-    state = _board_state(*cells, encoding).view(batch, boards, -1)
-    return state, f.turn[:, : layout.max_guesses], f.solved < 0.5
 
 
 def _board_state(
@@ -192,134 +153,23 @@ class A2CNet(nn.Module):
         return self.words(scores), value
 
 
-class MultiBoardA2CNet(nn.Module):
-    """K boards: one :class:`A2CNet` (``board``) scores each board's letters as it would alone, giving each
-    unsolved board a softmax over the words; the policy is their mixture, weighted by a learned priority of
-    each unsolved board (a softmax over them: a word good for one board is played as that board's guess), and
-    the game's value is a critic over the unsolved boards' trunk features (mean and max), their share and the
-    turn. A one-board network's weights start ``board`` (:meth:`adopt`); the priority starts uniform."""
-
-    def __init__(self, inputs: int, length: int, max_guesses: int, hidden: int = 512, dropout: float = 0.05) -> None:
-        super().__init__()
-        self.board = A2CNet(inputs, length, max_guesses, hidden, dropout)
-        self.priority = nn.Linear(hidden, 1)
-        nn.init.zeros_(self.priority.weight)
-        nn.init.zeros_(self.priority.bias)
-        layers: list[nn.Module] = [nn.Linear(2 * hidden + max_guesses + 1, 128), nn.ReLU(), nn.Dropout(dropout)]
-        self.critic = nn.Sequential(*layers, nn.Linear(128, 32), nn.ReLU(), nn.Dropout(dropout), nn.Linear(32, 1))
-
-    @property
-    def words(self) -> WordScorer:
-        return self.board.words
-
-    def board_scores(
-        self, state: torch.Tensor, turn: torch.Tensor, unsolved: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Each board's letter-position scores (B, K, 26 L), the log mixture weights of the boards (B, K; -inf
-        on a solved board) and the game values (B,), from each board's state (B, K, S), the turn (B, T) and the
-        unsolved boards (B, K) bool (a finished game weighs every board)."""
-        batch, boards, _ = state.shape
-        board = self.board
-        features = board.trunk(state.reshape(batch * boards, -1))  # (B K, H), >= 0 (ReLU)
-        turns = turn[:, None, :].expand(batch, boards, -1).reshape(batch * boards, -1)
-        maps = board.policy(features).view(batch, boards, 2, -1)
-        gate = board.value(torch.cat([features, turns], dim=1)).view(batch, boards, 1)
-        scores = gate * maps[:, :, 0] + maps[:, :, 1]  # p = V * p0 + p1, as for one board
-        unsolved = unsolved | ~unsolved.any(1, keepdim=True)
-        priority = self.priority(features).view(batch, boards).masked_fill(~unsolved, -math.inf)
-        weight = unsolved.to(features.dtype)[..., None]  # (B, K, 1)
-        features = features.view(batch, boards, -1) * weight
-        pooled = [features.sum(1) / weight.sum(1), features.amax(1), turn, weight.mean(1)]
-        return scores, priority.log_softmax(1), self.critic(torch.cat(pooled, dim=1)).squeeze(1)
-
-    def sample(
-        self, inputs: tuple[torch.Tensor, ...], u_word: torch.Tensor, u_board: torch.Tensor
-    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """(words drawn from the mixture with the uniform numbers ``u_board`` (the board) and ``u_word`` (its
-        word), their log-probabilities under the mixture (differentiable), the game values), all (B,)."""
-        scores, log_alpha, value = self.board_scores(*inputs)
-        batch, boards = log_alpha.shape
-        flat = scores.reshape(batch * boards, -1)
-        log_z, drawn = self.words.log_partition(flat, u_word.repeat_interleave(boards))
-        board = inverse_cdf(log_alpha.exp().cumsum(1), u_board)
-        actions = drawn.view(batch, boards).gather(1, board[:, None]).squeeze(1)
-        each = self.words.pick(flat, actions.repeat_interleave(boards)).view(batch, boards) - log_z.view(batch, boards)
-        return actions, torch.logsumexp(log_alpha + each, dim=1), value
-
-    @torch.no_grad()
-    def log_policy(self, inputs: tuple[torch.Tensor, ...], block: int = 256) -> torch.Tensor:
-        """log pi(word) of the mixture, (B, W), ``block`` games at a time."""
-        out = []
-        for start in range(0, inputs[0].shape[0], block):
-            scores, log_alpha, _ = self.board_scores(*(x[start : start + block] for x in inputs))
-            each = self.words(scores).log_softmax(-1)  # (b, K, W)
-            out.append(torch.logsumexp(log_alpha[..., None] + each, dim=1))
-        return torch.cat(out)
-
-    def adopt(self, single: dict[str, torch.Tensor]) -> dict[str, torch.Tensor]:
-        """This network's weights with ``board`` taken from a one-board :class:`A2CNet`'s (``single``), whose
-        turn input may be shorter (the later turns read its last one); the critic keeps its own."""
-        state = self.state_dict()
-        for name, tensor in single.items():
-            key = f"board.{name}"
-            if key not in state:
-                raise ValueError(f"the one-board weights have {name!r}, which the board network lacks")
-            mine = state[key]
-            if tensor.shape != mine.shape and name == "value.0.weight" and tensor.shape[0] == mine.shape[0]:
-                extra = mine.shape[1] - tensor.shape[1]  # more turns: they read the last one's weights
-                if extra > 0:
-                    tensor = torch.cat([tensor, tensor[:, -1:].expand(-1, extra)], dim=1)
-            if tensor.shape != mine.shape:
-                raise ValueError(
-                    f"the one-board weights' {name!r} has shape {tuple(tensor.shape)}; the board network's is "
-                    f"{tuple(mine.shape)}"
-                )
-            state[key] = tensor.to(mine.dtype)
-        return state
-
-
 class A2CAgent(WordAgent):
     """The trained policy: argmax over allowed words (a harness Policy); see :class:`WordAgent`."""
 
     kind = "a2c"
     config_class = A2CConfig
 
-    def build_net(self) -> A2CNet | MultiBoardA2CNet:
+    def build_net(self) -> nn.Module:
         cfg = self.config
-        net = A2CNet if cfg.boards == 1 else MultiBoardA2CNet
-        return net(input_size(cfg.encoding, self.length), self.length, cfg.max_guesses, cfg.hidden, cfg.dropout)
+        return A2CNet(input_size(cfg.encoding, self.length), self.length, cfg.max_guesses, cfg.hidden, cfg.dropout)
 
     @property
     def name(self) -> str:
-        boards = "" if self.config.boards == 1 else f", {self.config.boards} boards"
-        return f"A2C ({self.config.encoding} encoding{boards})"
+        return f"A2C ({self.config.encoding} encoding)"
 
     def letter_scores_values(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Letter-position scores (B, 26 L) and state values (B,) (one board)."""
-        if self.config.boards > 1:
-            raise ValueError("a multi-board network's policy is a mixture of its boards' scores: use board_inputs")
+        """Letter-position scores (B, 26 L) and state values (B,)."""
         return self.net.letter_scores(*encode_observations(observations, self.config.encoding, self.layout))
-
-    def board_inputs(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The multi-board network's inputs (:func:`encode_boards`)."""
-        return encode_boards(observations, self.config.encoding, self.layout)
-
-    def scores(self, observations: torch.Tensor) -> torch.Tensor:
-        """One score per allowed word (B, W): the word logits, or with several boards the mixture's log pi."""
-        if self.config.boards > 1:
-            return self.net.log_policy(self.board_inputs(observations))
-        return super().scores(observations)
-
-    @torch.no_grad()
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        """Greedy: the best-scoring allowed word of each game (several boards: the mixture's most likely)."""
-        if self.config.boards == 1:
-            return super().act(observations, action_masks, env)
-        self.check_env(env)
-        self.use_words(env.words)
-        self.net.eval()
-        log_pi = self.scores(observations.to(self.device))
-        return log_pi.masked_fill_(~bool_mask(action_masks).to(self.device), -math.inf).argmax(1).to(env.device)
 
     def logits_values(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Word logits (B, W) and state values (B,)."""
@@ -362,18 +212,7 @@ class A2CTrainer:
         cfg = agent.config
         self.agent, self.config = agent, cfg
         self.device = agent.device if device is None else resolve_device(device)
-        guesses = None if allowed is None else list(allowed)
-        env_class, boards = (WordleVectorEnv, {}) if cfg.boards == 1 else (MultiWordleVectorEnv, {"boards": cfg.boards})
-        self.env = env_class(
-            cfg.batch_games,
-            device=self.device,
-            answers=list(answers),
-            allowed=guesses,
-            reward=cfg.reward,
-            max_guesses=cfg.max_guesses,
-            check_actions=False,
-            **boards,
-        )
+        self.env = self.make_env(list(answers), None if allowed is None else list(allowed))
         agent.check_env(self.env)
         agent.use_words(self.env.words)
         self.optimizer = torch.optim.Adam(agent.net.parameters(), lr=cfg.lr, betas=cfg.betas)
@@ -383,13 +222,25 @@ class A2CTrainer:
         self.sampler = device_generator(self.device).manual_seed(cfg.seed + 1)  # actions, forcing
         torch.manual_seed(cfg.seed + 2)  # dropout
 
+    def make_env(
+        self, answers: list[str], allowed: list[str] | None, env_class: type = WordleVectorEnv, **options: Any
+    ):
+        """The vector env (``env_class``, with ``options``) of ``batch_games`` games the trainer plays."""
+        cfg = self.config
+        return env_class(
+            cfg.batch_games,
+            device=self.device,
+            answers=answers,
+            allowed=allowed,
+            reward=cfg.reward,
+            max_guesses=cfg.max_guesses,
+            check_actions=False,
+            **options,
+        )
+
     def _draw_answers(self) -> tuple[torch.Tensor, torch.Tensor]:
-        """Each game's answer (N,) and whether it came from the recent losses (N,); with K boards, each
-        game's K distinct answers (N, K), none from the losses (the FIFO holds one board's answers)."""
+        """Each game's answer (N,) and whether it came from the recent losses (N,)."""
         n, k = self.config.batch_games, self.env.vocabulary.num_answers
-        if self.config.boards > 1:
-            answers = distinct_answers(n, self.config.boards, k, self.draws, torch.device("cpu"))
-            return answers.to(self.device), torch.zeros(n, dtype=torch.bool, device=self.device)
         uniform = torch.randint(k, (n,), generator=self.draws)
         coins = torch.rand(n, generator=self.draws)
         # Games whose coin lands under queue_prob take the oldest recent losses, in order, while any are left.
@@ -405,8 +256,7 @@ class A2CTrainer:
         obs, _ = self.env.reset(options={"answers": answers})
         batch, loss = self.learn(obs, answers, queued)
         wins = batch.wins
-        if self.config.boards == 1:
-            self.queue.extend(answers[(~wins).nonzero().flatten()].tolist())
+        self.remember(answers, wins)
         return IterationStats(
             loss=float(loss),
             win_rate=float(wins.float().mean()),
@@ -434,7 +284,6 @@ class A2CTrainer:
         compact = self.device.type == "cpu" if compact is None else compact
         net.train(self.dropout_in_rollout)
         n = cfg.batch_games
-        answer_actions = env.game.answer_actions[answers] if cfg.boards == 1 else None
         alive = torch.ones(n, dtype=torch.bool, device=self.device)
         wins = torch.zeros_like(alive)
         guesses = torch.zeros(n, device=self.device)
@@ -443,20 +292,7 @@ class A2CTrainer:
             u = torch.rand(n, generator=self.sampler, device=self.device)
             rows = alive.nonzero().squeeze(1) if compact else None
             live = obs if rows is None else obs[rows]
-            if cfg.boards > 1:  # the mixture of the boards' policies; no forced guesses
-                pick = torch.rand(n, generator=self.sampler, device=self.device)
-                live_u = (u, pick) if rows is None else (u[rows], pick[rows])
-                drawn, logp, value = net.sample(self.agent.board_inputs(live), *live_u)
-                actions = _per_game(drawn, rows, n)
-            else:
-                scores, value = self.agent.letter_scores_values(live)
-                scores, log_z, drawn = self.sample(scores, u if rows is None else u[rows], rows)
-                actions = _per_game(drawn, rows, n)
-                if answer_actions is not None and turn == cfg.max_guesses - 1:
-                    coin = torch.rand(n, generator=self.sampler, device=self.device)
-                    actions = torch.where(queued & (coin < cfg.force_prob), answer_actions, actions)
-                logp = net.words.pick(scores, actions if rows is None else actions[rows]) - log_z
-            logp, value = _per_game(logp, rows, n), _per_game(value, rows, n)
+            actions, logp, value = self.decide(live, u, rows, turn == cfg.max_guesses - 1, queued, answers)
             self.record(obs, actions)
             obs, reward, terminated, _, infos = env.step(actions)
             reward = self.shape(reward, actions, answers, alive)
@@ -475,12 +311,39 @@ class A2CTrainer:
     dropout_in_rollout = True
     """The network samples the games in training mode (dropout on)."""
 
+    def decide(
+        self,
+        live: torch.Tensor,
+        u: torch.Tensor,
+        rows: torch.Tensor | None,
+        last: bool,
+        queued: torch.Tensor,
+        answers: torch.Tensor,
+    ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Every game's guess, its log-probability and the position's value (N,) (0 off ``rows``), from the
+        observations of the games in ``rows`` (all if None) and one uniform number a game; on the ``last`` turn
+        a game from the recent losses (``queued``) is given its answer with probability ``force_prob``."""
+        cfg, words, n = self.config, self.agent.net.words, self.config.batch_games
+        scores, value = self.agent.letter_scores_values(live)
+        scores, log_z, drawn = self.sample(scores, u if rows is None else u[rows], rows)
+        actions = _per_game(drawn, rows, n)
+        if last:
+            coin = torch.rand(n, generator=self.sampler, device=self.device)
+            forced = self.env.game.answer_actions[answers]
+            actions = torch.where(queued & (coin < cfg.force_prob), forced, actions)
+        logp = words.pick(scores, actions if rows is None else actions[rows]) - log_z
+        return actions, _per_game(logp, rows, n), _per_game(value, rows, n)
+
     def sample(
         self, scores: torch.Tensor, u: torch.Tensor, rows: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """The letter scores the policy samples from, the log-partition of its word softmax and the words drawn
         with the uniform numbers ``u``, for the games in ``rows`` (all if None)."""
         return (scores, *self.agent.net.words.log_partition(scores, u))
+
+    def remember(self, answers: torch.Tensor, wins: torch.Tensor) -> None:
+        """Keeps the answers of the games lost in the recent-losses FIFO."""
+        self.queue.extend(answers[(~wins).nonzero().flatten()].tolist())
 
     def record(self, obs: torch.Tensor, actions: torch.Tensor) -> None:
         """Sees what every game showed (``obs``) and the guesses played on it, before the step."""
@@ -510,16 +373,15 @@ class A2CTrainer:
         return loss
 
     def _optimize(self, loss: torch.Tensor) -> torch.Tensor:
-        """One Adam step on ``loss`` (the critic alone while it warms up; no board network when frozen)."""
+        """One Adam step on ``loss``."""
         self.optimizer.zero_grad()
         loss.backward()
-        warming = self.iteration < self.config.critic_warmup  # the critic alone
-        if warming or self.config.freeze_board:  # Adam skips what has no gradient
-            for name, weight in self.agent.net.named_parameters():
-                if name.startswith("board.") or (warming and not name.startswith("critic.")):
-                    weight.grad = None
+        self.hold()
         self.optimizer.step()
         return loss.detach()
+
+    def hold(self) -> None:
+        """Before each Adam step: drop the gradients of the weights that step leaves as they are (none)."""
 
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to continue exactly (weights_only-loadable)."""

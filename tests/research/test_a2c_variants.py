@@ -160,10 +160,7 @@ def test_loss__the_entropy_bonus_is_coef_times_the_entropy_of_the_turns_played()
     with_bonus.backward()
     assert torch.isclose(with_bonus, loss(0.0, None) - 0.1 * 3.5 / 3)  # the 3 turns played, averaged
     assert torch.allclose(entropies.grad[:, 0], torch.tensor([-0.1 / 3] * 3 + [0.0]))
-    for bad, match in (
-        ({"entropy_coef": -0.1}, "entropy_coef must be >= 0"),
-        ({"entropy_coef": 0.1, "boards": 2}, "one board"),
-    ):
+    for bad, match in (({"entropy_coef": -0.1}, "entropy_coef must be >= 0"),):
         with pytest.raises(ValueError, match=match):
             A2CVariantConfig(**bad)
 
@@ -210,7 +207,6 @@ def test_ppo__one_pass_in_one_minibatch_is_the_a2c_step() -> None:
     assert any(not torch.allclose(a, b, rtol=1e-3, atol=1e-5) for a, b in zip(a2c_net, more_net, strict=True))
     for bad, match in (
         ({"clip_range": -0.1}, "clip_range must be >= 0"),
-        ({"clip_range": 0.2, "boards": 2}, "one board"),
         ({"ppo_epochs": 0}, "ppo_epochs must be an integer"),
         ({"minibatches": 0}, "minibatches must be an integer"),
     ):
@@ -258,7 +254,9 @@ def test_checkpoints__the_shipped_a2c_loads_a_retired_neutral_field_and_refuses_
     A2CVariantAgent(A2CVariantConfig(hidden=8, entropy_coef=0.01)).save(tmp_path / "used.pt")
     A2CVariantAgent(A2CVariantConfig(hidden=8)).save(tmp_path / "neutral.pt")
     assert A2CAgent.load(tmp_path / "neutral.pt").config == A2CConfig(hidden=8)
-    with pytest.raises(ValueError, match=r"trained with entropy_coef=0.01, .*load it with research.a2c_variants"):
+    with pytest.raises(
+        ValueError, match=r"trained with entropy_coef=0.01, .*load it with research.a2c_variants.A2CVariantAgent"
+    ):
         A2CAgent.load(tmp_path / "used.pt")
     assert A2CVariantAgent.load(tmp_path / "used.pt").config.entropy_coef == 0.01
 

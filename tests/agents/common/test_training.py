@@ -67,15 +67,6 @@ def _parse(argv: list[str]) -> tuple[RunConfig, A2CConfig]:
     return parse_command(TRAINING, argv)
 
 
-def test_command_line__a_multi_board_run_gets_the_games_guesses() -> None:
-    """Regression: the options defaulted to a default config's values, whose max_guesses its check had
-    already resolved for one board (6), so ``--boards 2`` trained a 6-guess Dordle (the game's is 7)."""
-    assert _parse(["--boards", "2"])[1].max_guesses == 7
-    assert _parse(["--boards", "4"])[1].max_guesses == 9
-    assert _parse(["--boards", "2", "--max-guesses", "8"])[1].max_guesses == 8
-    assert _parse([])[1].max_guesses == 6
-
-
 def test_command_line__generated_from_the_dataclasses() -> None:
     run, config = _parse(
         [

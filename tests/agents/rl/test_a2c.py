@@ -341,8 +341,7 @@ def update_both_ways(trainers: list[A2CTrainer]) -> list[tuple[torch.Tensor, tor
         obs, _ = trainer.env.reset(options={"answers": drawn})
         batch = trainer.rollout(obs, drawn, queued, compact=compact)
         outs.append((drawn, trainer.update(trainer.loss(batch)), batch.wins, batch.guesses))
-        if trainer.config.boards == 1:
-            trainer.queue.extend(drawn[~batch.wins].tolist())
+        trainer.remember(drawn, batch.wins)
     return outs
 
 

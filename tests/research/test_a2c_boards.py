@@ -1,4 +1,4 @@
-"""A2C on several boards (Dordle, Quordle, ...): the mixture policy, its start from a one-board network,
+"""A2C on several boards (``research.a2c_boards``): the mixture policy, its start from a one-board network,
 the trainer, checkpoints and the harness."""
 
 from __future__ import annotations
@@ -8,38 +8,28 @@ from pathlib import Path
 import pytest
 import torch
 
+from research.a2c_boards import A2CBoardsAgent, A2CBoardsConfig, A2CBoardsTrainer, MultiBoardA2CNet, encode_boards
 from tests.agents.rl.test_a2c import update_both_ways
-from wordle_agents.rl.a2c import (
-    A2CAgent,
-    A2CConfig,
-    A2CTrainer,
-    MultiBoardA2CNet,
-    encode_boards,
-    encode_observations,
-)
-from wordle_agents.rl.dqn import DQNAgent, DQNConfig
-from wordle_agents.rl.networks import BoardMixture, ByMode, load_network
-from wordle_gym import MultiWordleVectorEnv, WordleVectorEnv
+from tests.agents.rl.test_board_mixture import _game
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig, encode_observations
+from wordle_agents.rl.networks import BoardMixture
+from wordle_gym import WordleVectorEnv
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate
 
+pytestmark = pytest.mark.slow  # the lab's tests run with the slow suite
+
 
 def test_config__boards_set_the_guess_limit() -> None:
-    assert A2CConfig().max_guesses == 6 and A2CConfig(boards=2).max_guesses == 7
-    assert A2CConfig(boards=4, max_guesses=12).max_guesses == 12
+    assert A2CBoardsConfig().max_guesses == 6 and A2CBoardsConfig(boards=2).max_guesses == 7
+    assert A2CBoardsConfig(boards=4, max_guesses=12).max_guesses == 12
     with pytest.raises(ValueError, match="boards must be an integer from 1 to 32; got 33"):
-        A2CConfig(boards=33)
-
-
-def _game(boards: int, words: list[str], answers: list[list[str]]) -> tuple[MultiWordleVectorEnv, torch.Tensor]:
-    env = MultiWordleVectorEnv(len(answers), boards=boards, answers=words, allowed=None)
-    obs, _ = env.reset(options={"answers": answers})
-    return env, obs
+        A2CBoardsConfig(boards=33)
 
 
 def test_mixture__sampled_log_probabilities_are_the_dense_mixture() -> None:
     words = stage_words("30")[0]
-    agent = A2CAgent(A2CConfig(boards=3, hidden=32, dropout=0.0, seed=1))
+    agent = A2CBoardsAgent(A2CBoardsConfig(boards=3, hidden=32, dropout=0.0, seed=1))
     net = agent.net
     assert isinstance(net, MultiBoardA2CNet)
     torch.nn.init.normal_(net.priority.weight)  # boards of unequal weight
@@ -68,8 +58,8 @@ def test_mixture__sampled_log_probabilities_are_the_dense_mixture() -> None:
 
 def test_adopt__with_one_board_left_the_mixture_plays_the_one_board_network() -> None:
     words = stage_words("30")[0]
-    single = A2CAgent(A2CConfig(hidden=32, dropout=0.0, seed=2))
-    multi = A2CAgent(A2CConfig(boards=2, hidden=32, dropout=0.0, seed=3))
+    single = A2CBoardsAgent(A2CBoardsConfig(hidden=32, dropout=0.0, seed=2))
+    multi = A2CBoardsAgent(A2CBoardsConfig(boards=2, hidden=32, dropout=0.0, seed=3))
     multi.net.load_state_dict(multi.net.adopt(single.net.state_dict()))
     env, obs = _game(2, words, [[words[0], words[1]]])
     guesses = [words[5], words[0], words[8]]  # board 0 solved on the second guess
@@ -89,15 +79,15 @@ def test_adopt__with_one_board_left_the_mixture_plays_the_one_board_network() ->
     _, log_alpha, _ = multi.net.board_scores(*multi.board_inputs(obs))
     assert torch.allclose(log_alpha.exp(), torch.full((1, 2), 0.5))
     with pytest.raises(ValueError, match="board network's is"):
-        A2CAgent(A2CConfig(boards=2, hidden=16)).net.adopt(single.net.state_dict())
+        A2CBoardsAgent(A2CBoardsConfig(boards=2, hidden=16)).net.adopt(single.net.state_dict())
 
 
 def test_trainer__boards_resume_exactly_and_answers_are_distinct(tmp_path: Path) -> None:
     answers, allowed = stage_words("20")
-    config = A2CConfig(boards=2, hidden=32, batch_games=32, seed=4)
+    config = A2CBoardsConfig(boards=2, hidden=32, batch_games=32, seed=4)
 
-    def trainer() -> A2CTrainer:
-        return A2CTrainer(A2CAgent(config, device="cpu"), answers, allowed)
+    def trainer() -> A2CBoardsTrainer:
+        return A2CBoardsTrainer(A2CBoardsAgent(config, device="cpu"), answers, allowed)
 
     straight = trainer()
     drawn, queued = straight._draw_answers()
@@ -117,7 +107,7 @@ def test_trainer__boards_resume_exactly_and_answers_are_distinct(tmp_path: Path)
         assert torch.equal(a, b)
 
 
-def _moved(agent: A2CAgent, before: dict[str, torch.Tensor]) -> set[str]:
+def _moved(agent: A2CBoardsAgent, before: dict[str, torch.Tensor]) -> set[str]:
     """The parts of the network (its top-level modules) whose weights differ from ``before``."""
     named = agent.net.named_parameters()
     return {name.split(".")[0] for name, weight in named if not torch.equal(weight, before[name])}
@@ -127,8 +117,8 @@ def test_trainer__the_critic_warms_up_alone_then_the_whole_network_learns() -> N
     """critic_warmup: its first updates move the game's critic only (the board network, whose policy a new
     critic would flatten, and the board priority stay as they were); the updates after it move everything."""
     answers, allowed = stage_words("20")
-    agent = A2CAgent(A2CConfig(boards=2, hidden=32, batch_games=32, critic_warmup=2, seed=4), device="cpu")
-    trainer = A2CTrainer(agent, answers, allowed)
+    agent = A2CBoardsAgent(A2CBoardsConfig(boards=2, hidden=32, batch_games=32, critic_warmup=2, seed=4), device="cpu")
+    trainer = A2CBoardsTrainer(agent, answers, allowed)
     before = {name: weight.clone() for name, weight in agent.net.named_parameters()}
 
     for _ in range(2):
@@ -137,17 +127,17 @@ def test_trainer__the_critic_warms_up_alone_then_the_whole_network_learns() -> N
     trainer.step()
     assert _moved(agent, before) == {"critic", "board", "priority"}
     with pytest.raises(ValueError, match="critic_warmup is for several boards .* got critic_warmup=5 with 1 board"):
-        A2CConfig(critic_warmup=5)
+        A2CBoardsConfig(critic_warmup=5)
     with pytest.raises(ValueError, match="critic_warmup must be >= 0; got -1"):
-        A2CConfig(boards=2, critic_warmup=-1)
+        A2CBoardsConfig(boards=2, critic_warmup=-1)
 
 
 def test_trainer__a_frozen_board_network_leaves_the_priority_and_the_critic_to_learn() -> None:
     """freeze_board: every update moves the critic and (after the critic's warm-up) the board priority only."""
     answers, allowed = stage_words("20")
-    config = A2CConfig(boards=2, hidden=32, batch_games=32, critic_warmup=1, freeze_board=True, seed=4)
-    agent = A2CAgent(config, device="cpu")
-    trainer = A2CTrainer(agent, answers, allowed)
+    config = A2CBoardsConfig(boards=2, hidden=32, batch_games=32, critic_warmup=1, freeze_board=True, seed=4)
+    agent = A2CBoardsAgent(config, device="cpu")
+    trainer = A2CBoardsTrainer(agent, answers, allowed)
     before = {name: weight.clone() for name, weight in agent.net.named_parameters()}
 
     trainer.step()
@@ -156,14 +146,14 @@ def test_trainer__a_frozen_board_network_leaves_the_priority_and_the_critic_to_l
         trainer.step()
     assert _moved(agent, before) == {"critic", "priority"}
     with pytest.raises(ValueError, match="freeze_board is for several boards .*; got 1 board"):
-        A2CConfig(freeze_board=True)
+        A2CBoardsConfig(freeze_board=True)
 
 
 def test_trainer__live_games_only_and_all_games_make_the_same_update_on_two_boards() -> None:
     answers, allowed = stage_words("20")
-    config = A2CConfig(boards=2, hidden=32, batch_games=48, dropout=0.0, seed=6)
-    agents = [A2CAgent(config, device="cpu") for _ in range(2)]
-    trainers = [A2CTrainer(agent, answers, allowed) for agent in agents]
+    config = A2CBoardsConfig(boards=2, hidden=32, batch_games=48, dropout=0.0, seed=6)
+    agents = [A2CBoardsAgent(config, device="cpu") for _ in range(2)]
+    trainers = [A2CBoardsTrainer(agent, answers, allowed) for agent in agents]
     for _ in range(3):
         (drawn_a, loss_a, wins_a, _), (drawn_b, loss_b, wins_b, _) = update_both_ways(trainers)
         assert torch.equal(drawn_a, drawn_b) and torch.equal(wins_a, wins_b)
@@ -178,10 +168,12 @@ def test_trainer__live_games_only_and_all_games_make_the_same_update_on_two_boar
 
 def test_checkpoint_and_harness__a_two_board_agent_plays_dordle_and_refuses_wordle(tmp_path: Path) -> None:
     words = stage_words("30")[0]
-    agent = A2CAgent(A2CConfig(boards=2, hidden=32, seed=5))
+    agent = A2CBoardsAgent(A2CBoardsConfig(boards=2, hidden=32, seed=5))
     agent.save(tmp_path / "a.pt")
-    loaded = A2CAgent.load(tmp_path / "a.pt")
+    loaded = A2CBoardsAgent.load(tmp_path / "a.pt")
     assert loaded.config.boards == 2 and loaded.name == "A2C (positional encoding, 2 boards)"
+    with pytest.raises(ValueError, match="trained with boards=2, .*load it with research.a2c_boards.A2CBoardsAgent"):
+        A2CAgent.load(tmp_path / "a.pt")  # the shipped agent plays one board
     results = [evaluate(a, answers=words, allowed=None, boards=2, games=40, device="cpu") for a in (agent, loaded)]
     assert results[0].guesses == results[1].guesses and results[0].games == 40
     with pytest.raises(ValueError, match="the a2c agent plays 2 boards; the game has 1"):
@@ -204,13 +196,13 @@ def test_encode_boards__each_board_as_one_board_would_see_it() -> None:
         assert torch.equal(state[:, board], expected)
 
 
-def test_board_mixture__one_board_plays_as_the_network_and_k_boards_as_the_adopted_mixture() -> None:
+def test_board_mixture__k_boards_play_as_the_adopted_mixture_network() -> None:
+    """A one-board network played on two boards as a :class:`BoardMixture` and adopted by a two-board network
+    (whose priority starts uniform) plays the same games."""
     words = stage_words("30")[0]
     single = A2CAgent(A2CConfig(hidden=32, seed=7))
     mixture = BoardMixture(single, block=16)
-    alone = [evaluate(p, answers=words, allowed=None, device="cpu") for p in (single, mixture)]
-    assert alone[0].guesses == alone[1].guesses
-    adopted = A2CAgent(A2CConfig(boards=2, hidden=32, seed=8))
+    adopted = A2CBoardsAgent(A2CBoardsConfig(boards=2, hidden=32, seed=8))
     adopted.net.load_state_dict(adopted.net.adopt(single.net.state_dict()))
     dordle = [evaluate(p, answers=words, allowed=None, boards=2, games=60, device="cpu") for p in (adopted, mixture)]
     assert dordle[0].guesses == dordle[1].guesses and dordle[1].boards == 2
@@ -219,46 +211,26 @@ def test_board_mixture__one_board_plays_as_the_network_and_k_boards_as_the_adopt
         BoardMixture(adopted)
 
 
-def test_board_mixture__a_dqn_guesses_the_likeliest_word_of_its_unsolved_boards_softmaxes() -> None:
-    """Each unsolved board is the one-board game it would be alone (its knowledge, its turn), and the guess
-    maximizes the sum over those boards of softmax(Q): built here from one-board envs played alongside, over
-    games of random guesses (the first one solving the first board of games 0-7, which then leaves the mixture)."""
-    words, n = stage_words("30")[0], 15
-    agent = DQNAgent(DQNConfig(hidden=32, layers=1, seed=3))
-    agent.use_words(words)
-    with torch.no_grad():  # sharp softmaxes: the mixture's guess is not always the product's
-        agent.net.letters.weight *= 300
-    env, obs = _game(2, words, [[words[g], words[g + n]] for g in range(n)])
-    ones = [WordleVectorEnv(n, answers=words, allowed=None) for _ in range(2)]
-    one_obs = [one.reset(options={"answers": [g + n * board for g in range(n)]})[0] for board, one in enumerate(ones)]
-    mixture, draws, product_differs = BoardMixture(agent, block=4), torch.Generator().manual_seed(0), False
-    for turn in range(4):
-        with torch.no_grad():
-            log_pi = [agent.scores(o).log_softmax(1) for o in one_obs]
-        unsolved = ~env.state.solved
-        expected = sum(torch.where(unsolved[:, b, None], log_pi[b].exp(), 0.0) for b in range(2))
-        assert torch.equal(mixture.act(obs, env.action_masks(), env), expected.argmax(1))
-        product = sum(torch.where(unsolved[:, b, None], log_pi[b], 0.0) for b in range(2))
-        product_differs |= bool((product.argmax(1) != expected.argmax(1)).any())
-        action = torch.randint(len(words), (n,), generator=draws)
-        if turn == 0:
-            action[:8] = torch.tensor([env.words.index(w) for w in words[:8]])
-        obs, *_ = env.step(action)
-        one_obs = [one.step(action)[0] for one in ones]
-        assert env.state.solved[:8, 0].all()
-    assert product_differs  # the test tells a mixture from a product of the boards' policies
+def test_command_line__a_multi_board_run_gets_the_games_guesses() -> None:
+    """Regression: the options defaulted to a default config's values, whose max_guesses its check had
+    already resolved for one board (6), so ``--boards 2`` trained a 6-guess Dordle (the game's is 7)."""
+    from research.a2c_boards import TRAINING
+    from wordle_agents.common.training import parse_command
+
+    assert parse_command(TRAINING, ["--boards", "2"])[1].max_guesses == 7
+    assert parse_command(TRAINING, ["--boards", "4"])[1].max_guesses == 9
+    assert parse_command(TRAINING, ["--boards", "2", "--max-guesses", "8"])[1].max_guesses == 8
+    assert parse_command(TRAINING, [])[1].max_guesses == 6
 
 
-def test_by_mode__several_boards_play_the_normal_network_as_a_mixture(tmp_path: Path) -> None:
-    """A by-mode agent (dqn-explored, a2c-taught) plays any board count: its normal network as a mixture
-    (multi-board games have no hard mode); before, its networks refused a multi-board game."""
-    words = stage_words("30")[0]
-    for seed, name in ((1, "normal"), (2, "hard")):
-        DQNAgent(DQNConfig(hidden=16, layers=1, seed=seed)).save(tmp_path / f"{name}.pt")
-    by_mode = ByMode(tmp_path / "normal.pt", tmp_path / "hard.pt")
-    mixtures = [BoardMixture(load_network(tmp_path / f"{name}.pt")) for name in ("normal", "hard")]
-    played = [
-        evaluate(p, answers=words, allowed=None, boards=2, games=30, device="cpu", histories=True).histories
-        for p in (by_mode, *mixtures)
-    ]
-    assert played[0] == played[1] and played[0] != played[2]
+@pytest.mark.parametrize("module", ["research.a2c_boards:A2CBoardsConfig", "research.a2c_variants:A2CVariantConfig"])
+def test_config__every_field_is_documented(module: str) -> None:
+    import importlib
+    from dataclasses import fields
+
+    from wordle_gym.utils.commandline import field_docs
+
+    name, cls = module.split(":")
+    config = getattr(importlib.import_module(name), cls)
+    docs = field_docs(config)
+    assert [f.name for f in fields(config) if not docs.get(f.name)] == []
