@@ -59,6 +59,15 @@ def test_vocabulary__bad_lists_name_the_offenders(answers: list[str], allowed: l
         Vocabulary(answers, allowed)
 
 
+@pytest.mark.parametrize("answers", [None, 5])
+def test_vocabulary__answers_that_are_no_list_get_a_one_line_error(answers: object) -> None:
+    """Regression: ``gym.make("Wordle-v0", answers=None)`` raised "'NoneType' object is not iterable"."""
+    with pytest.raises(
+        TypeError, match=f"the answer list must be a list name, a file or a list of words; got {answers}"
+    ):
+        Vocabulary(answers, None)  # type: ignore[arg-type]
+
+
 def test_vocabulary__custom_lengths_and_case() -> None:
     vocab = Vocabulary(["Cat", "dog"], ["cat", "dog", "eel", "fox"])
     assert vocab.length == 3 and vocab.answers == ("cat", "dog")

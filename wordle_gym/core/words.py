@@ -98,6 +98,8 @@ def _as_words(source: WordSource, what: str) -> list[str]:
         return load_word_list(source)
     if isinstance(source, set | frozenset):  # word i is action i: an unordered list would change between runs
         raise TypeError(f"the {what} list must be ordered (a list or tuple); got a {type(source).__name__}")
+    if not isinstance(source, Iterable):
+        raise TypeError(f"the {what} list must be a list name, a file or a list of words; got {source!r}")
     words = list(source)
     if not words:
         raise ValueError(f"the {what} list is empty; expected at least one word")
