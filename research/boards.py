@@ -37,18 +37,23 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
+from torch import nn
 from tqdm import tqdm
 
+from wordle_agents.common.checkpoint import read_checkpoint
 from wordle_agents.common.network import WordAgent
 from wordle_agents.methods.improve import Forced
-from wordle_agents.rl.networks import BoardMixture, one_board_observations
+from wordle_agents.rl.networks import NETWORKS, BoardMixture, one_board_observations
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.patterns import pattern_array
+from wordle_gym.core.rules import ALPHABET
 from wordle_gym.envs.observation import MultiKnowledgeLayout
+from wordle_gym.harness.evaluation import bool_mask
 from wordle_gym.harness.play import Played, Step, play
 
 METHOD = "own-policy rollouts on several boards"
@@ -101,9 +106,114 @@ def training_games(num_answers: int, boards: int, games: int, stream: int) -> to
     return torch.from_numpy(np.argpartition(keys, boards, axis=1)[:, :boards].astype(np.int64))
 
 
-def mixture_log_pi(agent: WordAgent, observations: torch.Tensor, layout: MultiKnowledgeLayout) -> torch.Tensor:
+class SeeAll:
+    """A network that sees every board: the one-board network (``agent``) scores each unsolved board's letters as
+    it would alone, and a context network corrects each board's scores and weighs the boards from what it sees of
+    all of them, order-free: each board's encoding (its knowledge and its one-board scores), their mean and max
+    over the unsolved boards, the game's turn and the share of boards left. The policy is the weighted mixture of
+    the corrected boards' word softmaxes. The context's last layer starts at zero, so a new one plays exactly as
+    :class:`BoardMixture` (equal weights, the one-board scores); ``freeze_board`` keeps the one-board network as
+    it came (only the context learns). ``max_guesses``: the longest game it plays (its turn input). A harness
+    policy (greedy: the mixture's likeliest allowed word)."""
+
+    def __init__(
+        self, agent: WordAgent, max_guesses: int, hidden: int = 256, freeze_board: bool = True, block: int = 128
+    ) -> None:
+        if agent.boards != 1:
+            raise ValueError(f"SeeAll takes a one-board network; this one plays {agent.boards} boards")
+        self.agent, self.max_guesses, self.hidden, self.freeze_board, self.block = (
+            agent,
+            max_guesses,
+            hidden,
+            freeze_board,
+            block,
+        )
+        letters = ALPHABET * agent.length
+        board = 2 * letters + 2 * ALPHABET + agent.layout.max_guesses + 1  # one_board_observations' width
+        encode = nn.Sequential(nn.Linear(board + letters, hidden), nn.ReLU())
+        inputs = 3 * hidden + max_guesses + 2  # a board's encoding, their mean and max, the turn, the share left
+        correct = nn.Sequential(nn.Linear(inputs, hidden), nn.ReLU(), nn.Linear(hidden, letters + 1))
+        nn.init.zeros_(correct[-1].weight)
+        nn.init.zeros_(correct[-1].bias)
+        self.context = nn.ModuleDict({"encode": encode, "correct": correct}).to(agent.device)
+        self.net = nn.ModuleDict({"board": agent.net, "context": self.context})
+        self.device, self.checkpoint, self.boards = agent.device, agent.checkpoint, 0
+        for weight in agent.net.parameters():
+            weight.requires_grad_(not freeze_board)
+
+    kind = "see-all"
+    """Its checkpoints' kind: ``{"kind", "board": the one-board network's checkpoint, "context": weights,
+    "max_guesses", "hidden"}``."""
+
+    @classmethod
+    def load(cls, path: str | Path, device: Any = "cpu") -> SeeAll:
+        """A network that sees every board from its checkpoint (written by ``python -m research.improve_boards
+        --see-all``)."""
+        data = read_checkpoint(path, cls.kind)
+        board = data.get("board")
+        if not isinstance(board, dict) or board.get("kind") not in NETWORKS:
+            raise ValueError(f"checkpoint {str(path)!r} holds no one-board network")
+        agent = NETWORKS[board["kind"]].load(path, device, board)
+        seeing = cls(agent, int(data["max_guesses"]), int(data["hidden"]))
+        try:
+            seeing.context.load_state_dict({k: v.float() for k, v in data["context"].items()})
+        except (RuntimeError, KeyError, AttributeError) as exc:
+            raise ValueError(f"checkpoint {str(path)!r}: the context's weights do not fit ({exc})") from None
+        seeing.checkpoint = agent.checkpoint
+        return seeing
+
+    @property
+    def name(self) -> str:
+        return f"{self.agent.name}, seeing every board"
+
+    def use_words(self, words: Any) -> None:
+        self.agent.use_words(words)
+
+    def log_pi(self, observations: torch.Tensor, layout: MultiKnowledgeLayout) -> torch.Tensor:
+        """log pi of every word (B, W), differentiable in the context's weights (and the board network's, unless
+        frozen)."""
+        boards, unsolved = one_board_observations(observations, layout, self.agent.layout.max_guesses)
+        batch, count, _ = boards.shape
+        with torch.set_grad_enabled(torch.is_grad_enabled() and not self.freeze_board):
+            letters = self.agent.letter_scores(boards.flatten(0, 1)).view(batch, count, -1)
+        seen = unsolved | ~unsolved.any(1, keepdim=True)  # a finished game weighs every board
+        weight = seen.to(letters.dtype)[..., None]
+        h = self.context["encode"](torch.cat([boards, letters.detach()], dim=2)) * weight  # (B, K, H) >= 0
+        turn = layout.fields(observations.float()).turn  # (B, the game's max_guesses + 1)
+        if turn.shape[1] > self.max_guesses + 1:
+            raise ValueError(f"a game of {turn.shape[1] - 1} guesses; this network sees at most {self.max_guesses}")
+        turn = nn.functional.pad(turn, (0, self.max_guesses + 1 - turn.shape[1]))
+        pooled = [h.sum(1) / weight.sum(1), h.amax(1), turn, weight.mean(1)]
+        pooled = torch.cat(pooled, dim=1)[:, None].expand(-1, count, -1)
+        out = self.context["correct"](torch.cat([h, pooled], dim=2))  # (B, K, 26 L + 1)
+        log_alpha = out[..., -1].masked_fill(~seen, -torch.inf).log_softmax(1)
+        each = self.agent.net.words((letters + out[..., :-1]).flatten(0, 1)).log_softmax(1).view(batch, count, -1)
+        return (log_alpha[..., None] + each).logsumexp(1)
+
+    @torch.no_grad()
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        if env.config.boards == 1:
+            return self.agent.act(observations, action_masks, env)
+        self.use_words(env.words)
+        self.net.eval()
+        layout, allowed, actions = env.observation.layout, bool_mask(action_masks), []
+        for start in range(0, observations.shape[0], self.block):
+            rows = slice(start, start + self.block)
+            log_pi = self.log_pi(observations[rows].to(self.device), layout)
+            actions.append(log_pi.masked_fill_(~allowed[rows].to(self.device), -torch.inf).argmax(1))
+        return torch.cat(actions).to(env.device)
+
+
+def as_policy(agent: WordAgent | SeeAll) -> BoardMixture | SeeAll:
+    """How the run's network plays several boards: itself when it sees every board, else as a mixture."""
+    return agent if isinstance(agent, SeeAll) else BoardMixture(agent)
+
+
+def mixture_log_pi(agent: WordAgent | SeeAll, observations: torch.Tensor, layout: MultiKnowledgeLayout) -> torch.Tensor:
     """The log-probability of every word under the mixture of the unsolved boards' softmaxes (B, W), as
-    :class:`BoardMixture` plays it (its argmax), differentiable in the network's weights."""
+    :class:`BoardMixture` plays it (its argmax), or :class:`SeeAll`'s; differentiable in the network's weights."""
+    if isinstance(agent, SeeAll):
+        return agent.log_pi(observations, layout)
     boards, unsolved = one_board_observations(observations, layout, agent.layout.max_guesses)
     log_pi = agent.scores(boards.flatten(0, 1)).log_softmax(1).view(*unsolved.shape, -1)
     log_pi = log_pi.masked_fill(~unsolved[..., None], -torch.inf).logsumexp(1)
@@ -113,7 +223,7 @@ def mixture_log_pi(agent: WordAgent, observations: torch.Tensor, layout: MultiKn
 class _Forced(Forced):
     """Game ``i`` plays ``forced[i, :lengths[i]]`` first, then the mixture's greedy guess (a harness policy)."""
 
-    def __init__(self, mixture: BoardMixture, forced: torch.Tensor, lengths: torch.Tensor) -> None:
+    def __init__(self, mixture: BoardMixture | SeeAll, forced: torch.Tensor, lengths: torch.Tensor) -> None:
         super().__init__(mixture.agent, forced, lengths, hard_mode=False)
         self.mixture = mixture
 
@@ -177,8 +287,7 @@ def positions(
     """The positions of the network's greedy games on ``games`` (every turn after the first of a game still
     on), each with the tuples it is valued on and, as guesses to try, the answers still possible on each
     unsolved board that has at most ``possible`` left; and the games."""
-    mixture = BoardMixture(agent)
-    played = play(mixture, config, games=games, device=agent.device, check=False, record=True)
+    played = play(as_policy(agent), config, games=games, device=agent.device, check=False, record=True)
     vocabulary = config.vocabulary
     table = pattern_array(vocabulary)
     as_guess = [vocabulary.allowed_index[w] for w in vocabulary.answers]
@@ -221,7 +330,7 @@ def values(
                 forced.append(prefix)
                 lengths.append(len(position.prefix) + 1)
                 owner.append((index, guess))
-    mixture = BoardMixture(agent)
+    mixture = as_policy(agent)
     returns = []
     games, forced_t, lengths_t = torch.tensor(rows), torch.tensor(forced), torch.tensor(lengths)
     bar = tqdm(total=len(rows), desc="rollouts", unit="game", leave=False, disable=None)
@@ -371,7 +480,7 @@ def own_guesses(
     if not games:
         return {}
     answers = training_games(config.vocabulary.num_answers, config.boards, games, stream)
-    played = play(BoardMixture(agent), config, games=answers, device=agent.device, check=False, record=True)
+    played = play(as_policy(agent), config, games=answers, device=agent.device, check=False, record=True)
     found = {}
     for _, g, step in _turns(played):
         row = step.observations[g].cpu()
@@ -392,7 +501,7 @@ def validate(agent: WordAgent, configs: dict[int, WordleConfig], games: int) -> 
     found = {}
     for k, config in configs.items():
         answers = training_games(config.vocabulary.num_answers, k, games, stream=VALIDATION_STREAM)
-        played = play(BoardMixture(agent), config, games=answers, device=agent.device, check=False)
+        played = play(as_policy(agent), config, games=answers, device=agent.device, check=False)
         found[k] = (played.win_rate, played.mean_guesses_wins, played.mean_guesses_all)
     return found
 

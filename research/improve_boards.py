@@ -21,7 +21,7 @@ from pathlib import Path
 
 import torch
 
-from research.boards import BoardsOptions, Run, iterate, method, validate
+from research.boards import BoardsOptions, Run, SeeAll, iterate, method, validate
 from wordle_agents.commands.improve import NetworkRun, _fingerprint, resume
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.training import machine, machines
@@ -43,10 +43,22 @@ class BoardsRun(NetworkRun):
     """Folder of last.pt: the same command continues the run."""
     boards: str = "2,4"
     """Board counts trained on, comma-separated (2 to 32)."""
+    see_all: bool = False
+    """Train a network that sees every board (:class:`~research.boards.SeeAll`: a context network over the
+    one-board network's scores of each board, starting as the mixture) instead of the mixture's one-board
+    network."""
+    context: int = 256
+    """With ``--see-all``: the context network's width."""
+    train_board: bool = False
+    """With ``--see-all``: the one-board network learns too (by default it stays as it came)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         self.counts()
+        if self.context < 1:
+            raise ValueError(f"context must be >= 1; got {self.context}")
+        if (self.train_board or self.context != 256) and not self.see_all:
+            raise ValueError("--context and --train-board shape the network of --see-all; add --see-all")
 
     def counts(self) -> list[int]:
         """The board counts, checked."""
@@ -91,10 +103,15 @@ def _teach(args: BoardsRun, options: BoardsOptions, start: float) -> tuple[Run, 
         raise ValueError(f"{args.init!r} is a network of {agent.boards} boards; this teaches a one-board network")
     vocabulary = next(iter(configs.values())).vocabulary
     agent.use_words(list(vocabulary.allowed))
+    if args.see_all:
+        longest = max(config.max_guesses for config in configs.values())
+        torch.manual_seed(0)  # the context's first weights
+        agent = SeeAll(agent, longest, args.context, freeze_board=not args.train_board)
     run = Run(agent)
     settings = {
         "init": args.init,
         "boards": args.counts(),
+        **({"see_all": [args.context, args.train_board]} if args.see_all else {}),
         "reward": args.reward,
         "answers": list(vocabulary.answers),
         "allowed": list(vocabulary.allowed),
@@ -117,9 +134,10 @@ def _teach(args: BoardsRun, options: BoardsOptions, start: float) -> tuple[Run, 
 
 def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options: BoardsOptions) -> None:
     """The best network, float16, with its figures on the validation games (played by the float16 weights)."""
-    agent = run.agent
+    seeing = run.agent if isinstance(run.agent, SeeAll) else None
     assert run.best_state is not None
-    agent.net.load_state_dict(run.best_state)
+    run.agent.net.load_state_dict(run.best_state)
+    agent = run.agent.agent if seeing is not None else run.agent
     init = agent.checkpoint
     vocabulary = next(iter(configs.values())).vocabulary
     real = args.answers == "answers" and args.allowed == "allowed"
@@ -151,7 +169,12 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
     )
     data = half_weights(data)
     agent.net.load_state_dict(data["model"])
-    figures = validate(agent, configs, options.validation)
+    if seeing is not None:
+        context = {name: weight.half() for name, weight in seeing.context.state_dict().items()}
+        seeing.context.load_state_dict(context)
+        shape = {"max_guesses": seeing.max_guesses, "hidden": seeing.hidden}
+        data = {"kind": SeeAll.kind, "board": data, "context": context, **shape}
+    figures = validate(run.agent, configs, options.validation)
     data["figures"] = {
         "validation_games": options.validation,
         **{f"boards{k}_win_rate": f[0] for k, f in figures.items()},

@@ -29,7 +29,7 @@ from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.rl.networks import BoardMixture
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.patterns import pattern_array
-from wordle_gym.envs.multi import make_vector_env
+from wordle_gym.envs.multi import MultiWordleVectorEnv, make_vector_env
 from wordle_gym.envs.observation import MultiKnowledgeLayout
 
 # The lab's tests run with the slow suite (CI runs both): the product's suite stays fast.
@@ -240,3 +240,61 @@ def test_options__counts_are_bounded_before_anything_is_allocated() -> None:
     for bad in ({"games": 100_000_000}, {"anchors": 10**9}, {"epochs": 10**6}, {"games": 0}, {"games": True}):
         with pytest.raises(ValueError, match=f"{next(iter(bad))} must be an integer from"):
             BoardsOptions(**bad)
+
+
+def test_see_all__starts_as_the_mixture_and_learns_two_and_three_boards_with_the_board_network_frozen() -> None:
+    """A fresh context plays exactly as the mixture of the same one-board network (taught one board by its own
+    rollouts); iterated by its own rollouts on two and three boards with the one-board network frozen, the
+    context alone finishes them in fewer guesses."""
+    from research.boards import SeeAll, mixture_log_pi
+    from wordle_agents.methods import improve
+
+    torch.manual_seed(0)
+    agent, one = _setup(7, count=10)
+    one_board = WordleConfig(answers=one.answers, allowed=None)
+    improve.iterate(improve.Run(agent), one_board, 3, improve.ImproveOptions(top=10, epochs=100, lr=3e-3), log=print)
+    configs = {k: _setup(7, boards=k, count=10)[1] for k in (2, 3)}
+    seeing = SeeAll(agent, max_guesses=configs[3].max_guesses, hidden=32)
+    frozen = {k: v.clone() for k, v in agent.net.state_dict().items()}
+    env = MultiWordleVectorEnv(16, boards=3, answers=configs[3].answers, allowed=None)
+    obs, _ = env.reset(seed=0)
+    for _ in range(3):
+        mixture = mixture_log_pi(agent, obs, env.observation.layout)
+        assert torch.allclose(seeing.log_pi(obs, env.observation.layout), mixture, atol=1e-5)
+        assert torch.equal(
+            seeing.act(obs, env.action_masks(), env), BoardMixture(agent).act(obs, env.action_masks(), env)
+        )
+        obs, *_ = env.step(seeing.act(obs, env.action_masks(), env))
+    before = validate(seeing, configs, 200)
+    run = Run(seeing)
+    options = BoardsOptions(games=30, top=8, samples=100, epochs=40, lr=3e-3, validation=200)
+    iterate(run, configs, 2, options, log=print)
+    after = run.best_figures
+    for k in (2, 3):
+        assert after[k][2] <= before[k][2] - 0.2, (k, before, after)  # mean guesses, a loss as K + 6
+    assert all(torch.equal(v, frozen[k]) for k, v in agent.net.state_dict().items())
+
+
+def test_see_all__the_command_writes_a_checkpoint_that_loads_and_plays_as_validated(tmp_path, capsys) -> None:
+    from research.boards import SeeAll
+
+    words = few_letter_words(random.Random(6), "abcdefg", 4, 12)
+    (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
+    init = tmp_path / "init.pt"
+    A2CAgent(A2CConfig(hidden=16), 4, "cpu").save(init)
+    out = tmp_path / "see.pt"
+    args = ["--init", str(init), "--out", str(out), "--run-dir", str(tmp_path / "run"), "--boards", "2,3"]
+    args += ["--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt"), "--see-all"]
+    args += ["--context", "16", "--games", "6", "--top", "3", "--samples", "4", "--epochs", "2", "--validation", "20"]
+    assert main([*args, "--iterations", "1"]) == 0
+    data = torch.load(out, weights_only=True)
+    assert data["kind"] == "see-all" and data["board"]["kind"] == "a2c" and data["hidden"] == 16
+    seeing = SeeAll.load(out)
+    configs = {k: WordleConfig(answers=words, allowed=None, boards=k) for k in (2, 3)}
+    figures = validate(seeing, configs, 20)
+    assert [figures[k][0] for k in (2, 3)] == [data["figures"][f"boards{k}_win_rate"] for k in (2, 3)]
+    other = [a if a != "16" else "8" for a in args]  # a context of another width: not this run
+    assert main([*other, "--iterations", "2"]) == 2
+    assert "other settings (see_all)" in capsys.readouterr().err
+    assert main(["--init", str(init), "--out", str(out), "--context", "8"]) == 2
+    assert "add --see-all" in capsys.readouterr().err
