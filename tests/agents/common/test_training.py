@@ -103,6 +103,7 @@ def test_command_line__generated_from_the_dataclasses() -> None:
         (["--iterations", "0"], "iterations must be >= 1"),
         (["--batch-games", "0"], "batch_games must be an integer from 1"),
         (["--stages", "100,1000", "--iterations", "1,2,3"], "iterations has 3 values for 2 stages"),
+        (["--stages", "20"], "stage '20' has no default number of updates (the defaults: 100 5000, "),
         (["--betas", "0.9"], "expected 2 comma-separated values"),
     ],
 )
@@ -112,6 +113,14 @@ def test_command_line__bad_values_exit_2_naming_them(
     with pytest.raises(SystemExit) as exit_info:
         main(TRAINING, argv)
     assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def test_command_line__stages_without_iterations_take_each_stages_default() -> None:
+    """Regression: ``--stages full`` alone was refused ("iterations has 4 values for 1 stages"): the four
+    stages' default update counts were kept for one stage."""
+    assert _parse(["--stages", "full"])[0].plan == [("full", 30000)]
+    assert _parse(["--stages", "2315,full"])[0].plan == [("2315", 15000), ("full", 30000)]
+    assert _parse(["--stages", "full", "--iterations", "7"])[0].plan == [("full", 7)]
 
 
 @pytest.mark.parametrize("cls", [A2CConfig, DQNConfig])
