@@ -137,7 +137,7 @@ class SeeAll:
         nn.init.zeros_(correct[-1].bias)
         self.context = nn.ModuleDict({"encode": encode, "correct": correct}).to(agent.device)
         self.net = nn.ModuleDict({"board": agent.net, "context": self.context})
-        self.device, self.checkpoint, self.boards = agent.device, agent.checkpoint, 0
+        self.device, self.checkpoint = agent.device, agent.checkpoint
         for weight in agent.net.parameters():
             weight.requires_grad_(not freeze_board)
 
