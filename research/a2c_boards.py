@@ -23,6 +23,7 @@ from typing import Any
 import torch
 from torch import nn
 
+from research.boards import pool_boards
 from wordle_agents.common.network import WordScorer, check_width, inverse_cdf
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_agents.common.training import main as train
@@ -30,6 +31,7 @@ from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, _board
 from wordle_gym.core.boards import distinct_answers
 from wordle_gym.envs.multi import MultiWordleVectorEnv
 from wordle_gym.envs.observation import MultiKnowledgeLayout
+from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.evaluation import bool_mask
 
 PROG = "python -m research.a2c_boards"
@@ -110,12 +112,9 @@ class MultiBoardA2CNet(nn.Module):
         maps = board.policy(features).view(batch, boards, 2, -1)
         gate = board.value(torch.cat([features, turns], dim=1)).view(batch, boards, 1)
         scores = gate * maps[:, :, 0] + maps[:, :, 1]  # p = V * p0 + p1, as for one board
-        unsolved = unsolved | ~unsolved.any(1, keepdim=True)
-        priority = self.priority(features).view(batch, boards).masked_fill(~unsolved, -math.inf)
-        weight = unsolved.to(features.dtype)[..., None]  # (B, K, 1)
-        features = features.view(batch, boards, -1) * weight
-        pooled = [features.sum(1) / weight.sum(1), features.amax(1), turn, weight.mean(1)]
-        return scores, priority.log_softmax(1), self.critic(torch.cat(pooled, dim=1)).squeeze(1)
+        seen, _, (mean, top, share) = pool_boards(features.view(batch, boards, -1), unsolved)
+        priority = self.priority(features).view(batch, boards).masked_fill(~seen, -math.inf)
+        return scores, priority.log_softmax(1), self.critic(torch.cat([mean, top, turn, share], dim=1)).squeeze(1)
 
     def sample(
         self, inputs: tuple[torch.Tensor, ...], u_word: torch.Tensor, u_board: torch.Tensor
@@ -211,10 +210,12 @@ class A2CBoardsTrainer(A2CTrainer):
 
     config: A2CBoardsConfig
 
-    def make_env(self, answers: list[str], allowed: list[str] | None, *_: Any, **__: Any):
-        if self.config.boards == 1:
-            return super().make_env(answers, allowed)
-        return super().make_env(answers, allowed, MultiWordleVectorEnv, boards=self.config.boards)
+    def make_env(
+        self, answers: list[str], allowed: list[str] | None, env_class: type = WordleVectorEnv, **options: Any
+    ):
+        if self.config.boards > 1:
+            env_class, options = MultiWordleVectorEnv, {**options, "boards": self.config.boards}
+        return super().make_env(answers, allowed, env_class, **options)
 
     def _draw_answers(self) -> tuple[torch.Tensor, torch.Tensor]:
         n, boards = self.config.batch_games, self.config.boards

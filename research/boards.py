@@ -106,6 +106,18 @@ def training_games(num_answers: int, boards: int, games: int, stream: int) -> to
     return torch.from_numpy(np.argpartition(keys, boards, axis=1)[:, :boards].astype(np.int64))
 
 
+def pool_boards(
+    features: torch.Tensor, unsolved: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """The boards in play (B, K) bool (the unsolved ones; every one of a finished game), the boards' features
+    (B, K, H), >= 0, zeroed on the others, and their order-free summary: the mean and the max over the boards in
+    play and their share (B, 1)."""
+    seen = unsolved | ~unsolved.any(1, keepdim=True)
+    weight = seen.to(features.dtype)[..., None]
+    features = features * weight
+    return seen, features, (features.sum(1) / weight.sum(1), features.amax(1), weight.mean(1))
+
+
 class SeeAll:
     """A network that sees every board: the one-board network (``agent``) scores each unsolved board's letters as
     it would alone, and a context network corrects each board's scores and weighs the boards from what it sees of
@@ -121,13 +133,8 @@ class SeeAll:
     ) -> None:
         if agent.boards != 1:
             raise ValueError(f"SeeAll takes a one-board network; this one plays {agent.boards} boards")
-        self.agent, self.max_guesses, self.hidden, self.freeze_board, self.block = (
-            agent,
-            max_guesses,
-            hidden,
-            freeze_board,
-            block,
-        )
+        self.agent, self.max_guesses, self.hidden = agent, max_guesses, hidden
+        self.freeze_board, self.block = freeze_board, block
         letters = ALPHABET * agent.length
         board = 2 * letters + 2 * ALPHABET + agent.layout.max_guesses + 1  # one_board_observations' width
         encode = nn.Sequential(nn.Linear(board + letters, hidden), nn.ReLU())
@@ -176,15 +183,13 @@ class SeeAll:
         batch, count, _ = boards.shape
         with torch.set_grad_enabled(torch.is_grad_enabled() and not self.freeze_board):
             letters = self.agent.letter_scores(boards.flatten(0, 1)).view(batch, count, -1)
-        seen = unsolved | ~unsolved.any(1, keepdim=True)  # a finished game weighs every board
-        weight = seen.to(letters.dtype)[..., None]
-        h = self.context["encode"](torch.cat([boards, letters.detach()], dim=2)) * weight  # (B, K, H) >= 0
+        encoded = self.context["encode"](torch.cat([boards, letters.detach()], dim=2))  # (B, K, H) >= 0
+        seen, h, (mean, top, share) = pool_boards(encoded, unsolved)
         turn = layout.fields(observations.float()).turn  # (B, the game's max_guesses + 1)
         if turn.shape[1] > self.max_guesses + 1:
             raise ValueError(f"a game of {turn.shape[1] - 1} guesses; this network sees at most {self.max_guesses}")
         turn = nn.functional.pad(turn, (0, self.max_guesses + 1 - turn.shape[1]))
-        pooled = [h.sum(1) / weight.sum(1), h.amax(1), turn, weight.mean(1)]
-        pooled = torch.cat(pooled, dim=1)[:, None].expand(-1, count, -1)
+        pooled = torch.cat([mean, top, turn, share], dim=1)[:, None].expand(-1, count, -1)
         out = self.context["correct"](torch.cat([h, pooled], dim=2))  # (B, K, 26 L + 1)
         log_alpha = out[..., -1].masked_fill(~seen, -torch.inf).log_softmax(1)
         each = self.agent.net.words((letters + out[..., :-1]).flatten(0, 1)).log_softmax(1).view(batch, count, -1)
