@@ -19,7 +19,7 @@ from typing import Any
 
 from wordle_agents.common.checkpoint import read_checkpoint, shipped_dir
 from wordle_agents.llm.agent import LLMAgent
-from wordle_agents.rl.networks import BoardMixture, ByMode, load_network
+from wordle_agents.rl.networks import BoardMixture, ByMode, SeeAll, load_network
 from wordle_agents.rl.sb3 import load as load_sb3
 from wordle_agents.solvers.baselines import RandomPolicy
 from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
@@ -75,7 +75,8 @@ class Agent:
 
     def figures(self) -> str:
         """Win rate and mean guesses of each shipped network it plays by default (``win % / mean``; the hard-mode
-        weights' marked), as the checkpoints record them; empty for an agent with no network."""
+        weights' marked; a network of several boards: each board count's, on its validation games), as the
+        checkpoints record them; empty for an agent with no network."""
         found = []
         for file in self.weights:
             if not file.endswith(".pt") or file.startswith("training/"):
@@ -84,6 +85,10 @@ class Agent:
             if "win_rate" in recorded and "mean_guesses" in recorded:
                 mode = "hard mode " if "_hard" in file else ""
                 found.append(f"{mode}{100 * recorded['win_rate']:.2f} % / {recorded['mean_guesses']:.4f}")
+            for k, name in BOARD_NAMES.items():  # a network of several boards: its validation games' figures
+                if f"boards{k}_win_rate" in recorded and f"boards{k}_mean_guesses" in recorded:
+                    win, mean = recorded[f"boards{k}_win_rate"], recorded[f"boards{k}_mean_guesses"]
+                    found.append(f"{name} {100 * win:.2f} % / {mean:.4f}")
         return ", ".join(found)
 
     @property
@@ -135,6 +140,16 @@ def _mixture(default: str) -> Callable[..., BoardMixture]:
     build.__doc__ = (
         f"The one-board network of ``{default}`` (or of ``checkpoint``: any A2C or DQN one) on any board count."
     )
+    return build
+
+
+def _see_all(default: str) -> Callable[..., SeeAll]:
+    """The factory of a shipped network that sees every board (:class:`SeeAll`)."""
+
+    def build(checkpoint: str | None = None, device: Any = "cpu") -> SeeAll:
+        return SeeAll.load(checkpoint or shipped_dir() / default, device)
+
+    build.__doc__ = f"The network of ``{default}`` (or of ``checkpoint``: one written by ``improve_boards --see-all``)."
     return build
 
 
@@ -263,6 +278,17 @@ AGENTS: dict[str, Agent] = {
             ("dqn_explored.pt", "dqn_explored_hard.pt", "training/dqn_root.pt"),
         ),
         Agent(
+            "dqn-boards",
+            _see_all("dqn_boards.pt"),
+            "the dqn-explored network taught Dordle and Quordle by its own rollouts on several boards, with a context "
+            "network that sees every board (reward only; the first guess SALET fixed by hand in training)",
+            tuple(
+                BenchRun(f"DQN `dqn_boards.pt`, seeing every board, {BOARD_NAMES[k]}", {}, {"boards": k, "games": n})
+                for k, n in MIXTURE_BENCH.items()
+            ),
+            ("dqn_boards.pt",),
+        ),
+        Agent(
             "llm",
             LLMAgent,
             "a language model behind any OpenAI-compatible chat endpoint (-o base_url=URL -o model=NAME), each game "
@@ -290,5 +316,6 @@ a2c_taught = AGENTS["a2c-taught"]
 dqn = AGENTS["dqn"]
 dqn_improved = AGENTS["dqn-improved"]
 dqn_explored = AGENTS["dqn-explored"]
+dqn_boards = AGENTS["dqn-boards"]
 llm = AGENTS["llm"]
 sb3 = AGENTS["sb3"]

@@ -22,10 +22,12 @@ Steps (each a fresh process with its own time limit; its output goes to ``<out>/
 7. with ``--improve-minutes M``: ``improve``, ``improve-hard`` and ``improve-root``, own-policy rollouts
    (``python -m wordle_agents.commands.improve``) from the shipped ``dqn_explored.pt``, in hard mode with the reward
    ``win-first`` from ``dqn_explored_hard.pt``, and with exploring starts at the root from the repository's
-   ``training/dqn_root.pt`` (no opener fixed by hand), ``--max-minutes M`` each; the best networks go to
-   ``<out>/<the same file name>``, the runs (resumable by the same command) to ``<out>/runs/improve*``
-   (``--only improve-root`` runs one). On an H100 an iteration took 25-35 s (35-100 min on this 2-core CPU); with
-   the root explored about 55 s on an H200 (2-4 h here);
+   ``training/dqn_root.pt`` (no opener fixed by hand), and ``improve-boards``, the network that sees every board
+   (``python -m wordle_agents.commands.improve_boards --see-all --train-board``) from the shipped
+   ``dqn_boards.pt``, ``--max-minutes M`` each; the best networks go to ``<out>/<the same file name>``, the runs
+   (resumable by the same command) to ``<out>/runs/improve*`` (``--only improve-root`` runs one). On an H100 an
+   iteration took 25-35 s (35-100 min on this 2-core CPU); with the root explored about 55 s on an H200 (2-4 h
+   here); on several boards 21-33 s on an H200;
 8. ``benchmarks``: ``python -m benchmarks.make_table`` (BENCHMARKS.md, CUDA rows included).
 
 Steps 1-5 and 8 took 4.5 minutes on an H200 (2026-11-26): they fit a 15-minute device lease, with room for
@@ -190,6 +192,19 @@ def steps(
                 )
                 for name in IMPROVE
             ],
+            (
+                "improve-boards",
+                [
+                    python,
+                    "-m",
+                    "wordle_agents.commands.improve_boards",
+                    *_boards_args(out, str(runs / "a2c" / "best_20.pt"), "cpu", 1),
+                    *["--answers", str(out / "words20.txt"), "--allowed", str(out / "words20.txt"), "--boards", "2"],
+                    *["--games", "2", "--top", "2", "--samples", "2", "--epochs", "1", "--anchors", "0"],
+                    *["--validation", "10", "--iterations", "1", "--context", "16"],
+                ],
+                300,
+            ),
             ("benchmarks", [python, "-c", "import benchmarks.report as r; print(len(r.RENDERERS))"], 120),
         ]
     quick = ["--quick"] if quick_run else []
@@ -255,6 +270,14 @@ def steps(
         for name, weights in IMPROVE.items():
             command = _improve_args(out, name, str(checkpoints / weights), device, improve_minutes)
             plan.append((name, [python, "-m", "wordle_agents.commands.improve", *command], 60 * improve_minutes + 240))
+        boards = _boards_args(out, str(checkpoints / "dqn_boards.pt"), device, improve_minutes)
+        plan.append(
+            (
+                "improve-boards",
+                [python, "-m", "wordle_agents.commands.improve_boards", *boards],
+                60 * improve_minutes + 240,
+            )
+        )
     return [*plan, ("benchmarks", [python, "-m", "benchmarks.make_table"], 30)]
 
 
@@ -269,6 +292,17 @@ def _improve_args(out: Path, name: str, init: str, device: str, minutes: float) 
         *hard, *root,
         "--top", "24", "--screen", "24", "--explore", "4", "--epochs", "40", "--iterations", "1000",
         "--max-minutes", str(minutes), "--device", device,
+    ]  # fmt: skip
+
+
+def _boards_args(out: Path, init: str, device: str, minutes: float) -> list[str]:
+    """``python -m wordle_agents.commands.improve_boards``'s options of step ``improve-boards``: a new run of the
+    recipe ``dqn-boards``'s stage from ``init`` (the shipped network that sees every board), as many iterations
+    as ``minutes`` allow; the best network goes to ``<out>/dqn_boards.pt``."""
+    return [
+        "--init", init, "--out", str(out / "dqn_boards.pt"), "--run-dir", str(out / "runs" / "improve-boards"),
+        "--see-all", "--train-board", "--boards", "2,4", "--games", "200", "--lr", "1e-4", "--epochs", "8",
+        "--anchors", "1500", "--iterations", "1000", "--max-minutes", str(minutes), "--device", device,
     ]  # fmt: skip
 
 

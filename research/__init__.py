@@ -7,8 +7,6 @@ not installed (the wheel holds only what users run). Run them as modules from th
 shaping; ``python -m research.a2c_variants``); none made a shipped network.
 ``a2c_boards``: A2C on K boards, one board network mixed by a learned board priority (``python -m
 research.a2c_boards``); it has not beaten the one-board network played as a mixture.
-``boards`` and ``improve_boards``: a one-board network improved on Dordle and Quordle by its own rollouts
-(``python -m research.improve_boards``; it has not yet beaten the mixture it starts from).
 
 May import: wordle_gym (its public modules), wordle_agents, research; numpy, torch, numba, tqdm, ray.
 """

@@ -23,11 +23,11 @@ from typing import Any
 import torch
 from torch import nn
 
-from research.boards import pool_boards
 from wordle_agents.common.network import WordScorer, check_width, inverse_cdf
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_agents.common.training import main as train
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, _board_state, _per_game, input_size
+from wordle_agents.rl.networks import pool_boards
 from wordle_gym.core.boards import distinct_answers
 from wordle_gym.envs.multi import MultiWordleVectorEnv
 from wordle_gym.envs.observation import MultiKnowledgeLayout

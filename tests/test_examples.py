@@ -449,6 +449,7 @@ def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
         "improve",
         "improve-hard",
         "improve-root",
+        "improve-boards",
         "benchmarks",
     ]
     assert all(s["exit"] == 0 for s in summary["steps"]) and summary["dry_run"]
@@ -456,6 +457,8 @@ def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
     assert (tmp_path / "gpu" / "runs" / "a2c" / "last.pt").exists() and (tmp_path / "gpu" / "bench").is_dir()
     for weights in ("dqn_explored.pt", "dqn_explored_hard.pt", "dqn_root.pt"):  # improved from the tiny A2C's
         assert torch.load(tmp_path / "gpu" / weights, weights_only=True)["improving"]["iterations"] == 1
+    seeing = torch.load(tmp_path / "gpu" / "dqn_boards.pt", weights_only=True)  # the network over K boards
+    assert seeing["kind"] == "see-all" and seeing["board"]["boards_training"]["iterations"] == 1
     assert sorted((ROOT / "benchmarks" / "results").glob("*.json")) == before
 
 

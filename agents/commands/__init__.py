@@ -51,6 +51,11 @@ COMMANDS: dict[str, Command] = {
         ("wordle_agents.commands.improve:ImproveRun", "wordle_agents.methods.improve:ImproveOptions"),
         improves=True,
     ),
+    "improve-boards": Command(
+        "wordle_agents.commands.improve_boards",
+        ("wordle_agents.commands.improve_boards:BoardsRun", "wordle_agents.methods.boards:BoardsOptions"),
+        improves=True,
+    ),
     "teach": Command(
         "wordle_agents.commands.teach",
         ("wordle_agents.commands.teach:TeachRun", "wordle_agents.methods.teach:TeachOptions"),

@@ -102,9 +102,15 @@ def half_weights(data: dict[str, Any]) -> dict[str, Any]:
     """A checkpoint dict whose floating-point weights are stored as float16 (half the file).
 
     Loading copies them into the float32 network, so nothing else changes; greedy play can differ
-    only where two words' values were within float16 rounding of each other."""
-    model = {k: v.half() if v.is_floating_point() else v for k, v in data["model"].items()}
-    return {**data, "model": model}
+    only where two words' values were within float16 rounding of each other. A network that sees every board
+    (no ``model``: a ``board`` checkpoint and a ``context``) has both halved."""
+
+    def half(weights: dict[str, Any]) -> dict[str, Any]:
+        return {k: v.half() if v.is_floating_point() else v for k, v in weights.items()}
+
+    if "model" not in data and isinstance(data.get("board"), dict) and isinstance(data.get("context"), dict):
+        return {**data, "board": half_weights(data["board"]), "context": half(data["context"])}
+    return {**data, "model": half(data["model"])}
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,5 @@
-"""Any saved A2C or DQN network, by its checkpoint's kind; one played on several boards; two by game mode."""
+"""Any saved A2C or DQN network, by its checkpoint's kind; one played on several boards (as a mixture, or seeing
+every board); two by game mode."""
 
 from __future__ import annotations
 
@@ -7,11 +8,13 @@ from typing import Any
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 from wordle_agents.common.checkpoint import read_checkpoint
 from wordle_agents.common.network import WordAgent
 from wordle_agents.rl.a2c import A2CAgent
 from wordle_agents.rl.dqn import DQNAgent
+from wordle_gym.core.rules import ALPHABET
 from wordle_gym.envs.observation import MultiKnowledgeLayout
 from wordle_gym.harness.play import bool_mask
 
@@ -48,7 +51,7 @@ class BoardMixture:
     word scores give a softmax over the words, and each guess is the likeliest word of the unsolved boards'
     softmaxes mixed with equal weights. (A DQN's softmax is over its action values: a dueling network's state
     value and mean advantage cancel in it.) It has no update of its own: the network learned on one board, or
-    on several through this mixture (:mod:`research.boards`). On one board it plays as the network
+    on several through this mixture (:mod:`wordle_agents.methods.boards`). On one board it plays as the network
     does."""
 
     def __init__(self, agent: WordAgent, block: int = 256) -> None:
@@ -89,6 +92,120 @@ class BoardMixture:
             log_pi = agent.scores(boards.flatten(0, 1)).log_softmax(1).view(*unsolved.shape, -1)  # (b, K, W)
             log_pi = log_pi.masked_fill_(~unsolved[..., None], -torch.inf).logsumexp(1)
             actions.append(log_pi.masked_fill_(~allowed[rows].to(agent.device), -torch.inf).argmax(1))
+        return torch.cat(actions).to(env.device)
+
+
+def pool_boards(
+    features: torch.Tensor, unsolved: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """The boards in play (B, K) bool (the unsolved ones; every one of a finished game), the boards' features
+    (B, K, H), >= 0, zeroed on the others, and their order-free summary: the mean and the max over the boards in
+    play and their share (B, 1)."""
+    seen = unsolved | ~unsolved.any(1, keepdim=True)
+    weight = seen.to(features.dtype)[..., None]
+    features = features * weight
+    return seen, features, (features.sum(1) / weight.sum(1), features.amax(1), weight.mean(1))
+
+
+class SeeAll:
+    """A network that sees every board: the one-board network (``agent``) scores each unsolved board's letters as
+    it would alone, and a context network corrects each board's scores and weighs the boards from what it sees of
+    all of them, order-free: each board's encoding (its knowledge and its one-board scores), their mean and max
+    over the unsolved boards, the game's turn and the share of boards left. The policy is the weighted mixture of
+    the corrected boards' word softmaxes. The context's last layer starts at zero, so a new one plays exactly as
+    :class:`BoardMixture` (equal weights, the one-board scores); ``freeze_board`` keeps the one-board network as
+    it came (only the context learns). ``max_guesses``: the longest game it plays (its turn input). A harness
+    policy (greedy: the mixture's likeliest allowed word)."""
+
+    def __init__(
+        self,
+        agent: WordAgent,
+        max_guesses: int,
+        hidden: int = 256,
+        freeze_board: bool = True,
+        block: int | None = None,
+    ) -> None:
+        if agent.boards != 1:
+            raise ValueError(f"SeeAll takes a one-board network; this one plays {agent.boards} boards")
+        self.agent, self.max_guesses, self.hidden = agent, max_guesses, hidden
+        # Games scored at once when playing: few on the CPU, many on a GPU (its launches, not its memory, bound it).
+        self.freeze_board = freeze_board
+        self.block = block if block is not None else 4096 if torch.device(agent.device).type == "cuda" else 128
+        letters = ALPHABET * agent.length
+        board = 2 * letters + 2 * ALPHABET + agent.layout.max_guesses + 1  # one_board_observations' width
+        encode = nn.Sequential(nn.Linear(board + letters, hidden), nn.ReLU())
+        inputs = 3 * hidden + max_guesses + 2  # a board's encoding, their mean and max, the turn, the share left
+        correct = nn.Sequential(nn.Linear(inputs, hidden), nn.ReLU(), nn.Linear(hidden, letters + 1))
+        nn.init.zeros_(correct[-1].weight)
+        nn.init.zeros_(correct[-1].bias)
+        self.context = nn.ModuleDict({"encode": encode, "correct": correct}).to(agent.device)
+        self.net = nn.ModuleDict({"board": agent.net, "context": self.context})
+        self.device, self.checkpoint = agent.device, agent.checkpoint
+        for weight in agent.net.parameters():
+            weight.requires_grad_(not freeze_board)
+
+    kind = "see-all"
+    """Its checkpoints' kind: ``{"kind", "board": the one-board network's checkpoint, "context": weights,
+    "max_guesses", "hidden"}``."""
+
+    @classmethod
+    def load(cls, path: str | Path, device: Any = "cpu", freeze_board: bool = True) -> SeeAll:
+        """A network that sees every board from its checkpoint (written by ``python -m
+        wordle_agents.commands.improve_boards --see-all``); ``freeze_board`` as in the constructor."""
+        data = read_checkpoint(path, cls.kind)
+        board = data.get("board")
+        if not isinstance(board, dict) or board.get("kind") not in NETWORKS:
+            raise ValueError(f"checkpoint {str(path)!r} holds no one-board network")
+        agent = NETWORKS[board["kind"]].load(path, device, board)
+        seeing = cls(agent, int(data["max_guesses"]), int(data["hidden"]), freeze_board)
+        try:
+            seeing.context.load_state_dict({k: v.float() for k, v in data["context"].items()})
+        except (RuntimeError, KeyError, AttributeError) as exc:
+            raise ValueError(f"checkpoint {str(path)!r}: the context's weights do not fit ({exc})") from None
+        seeing.checkpoint = agent.checkpoint
+        return seeing
+
+    @property
+    def name(self) -> str:
+        return f"{self.agent.name}, seeing every board"
+
+    @property
+    def provenance(self) -> dict[str, Any]:
+        return dict(self.agent.provenance)  # the board network's checkpoint records the whole training
+
+    def use_words(self, words: Any) -> None:
+        self.agent.use_words(words)
+
+    def log_pi(self, observations: torch.Tensor, layout: MultiKnowledgeLayout) -> torch.Tensor:
+        """log pi of every word (B, W), differentiable in the context's weights (and the board network's, unless
+        frozen)."""
+        boards, unsolved = one_board_observations(observations, layout, self.agent.layout.max_guesses)
+        batch, count, _ = boards.shape
+        with torch.set_grad_enabled(torch.is_grad_enabled() and not self.freeze_board):
+            letters = self.agent.letter_scores(boards.flatten(0, 1)).view(batch, count, -1)
+        encoded = self.context["encode"](torch.cat([boards, letters.detach()], dim=2))  # (B, K, H) >= 0
+        seen, h, (mean, top, share) = pool_boards(encoded, unsolved)
+        turn = layout.fields(observations.float()).turn  # (B, the game's max_guesses + 1)
+        if turn.shape[1] > self.max_guesses + 1:
+            raise ValueError(f"a game of {turn.shape[1] - 1} guesses; this network sees at most {self.max_guesses}")
+        turn = nn.functional.pad(turn, (0, self.max_guesses + 1 - turn.shape[1]))
+        pooled = torch.cat([mean, top, turn, share], dim=1)[:, None].expand(-1, count, -1)
+        out = self.context["correct"](torch.cat([h, pooled], dim=2))  # (B, K, 26 L + 1)
+        log_alpha = out[..., -1].masked_fill(~seen, -torch.inf).log_softmax(1)
+        each = self.agent.net.words((letters + out[..., :-1]).flatten(0, 1)).log_softmax(1).view(batch, count, -1)
+        return (log_alpha[..., None] + each).logsumexp(1)
+
+    @torch.no_grad()
+    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+        if env.config.boards == 1:
+            return self.agent.act(observations, action_masks, env)
+        self.use_words(env.words)
+        self.net.eval()
+        layout, allowed, actions = env.observation.layout, bool_mask(action_masks), []
+        for start in range(0, observations.shape[0], self.block):
+            rows = slice(start, start + self.block)
+            log_pi = self.log_pi(observations[rows].to(self.device), layout)
+            actions.append(log_pi.masked_fill_(~allowed[rows].to(self.device), -torch.inf).argmax(1))
         return torch.cat(actions).to(env.device)
 
 

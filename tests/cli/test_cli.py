@@ -195,8 +195,8 @@ BAD_ARGUMENTS = [
     (("eval", "--answers", "klingon"), "unknown word list 'klingon'"),
     (
         ("eval", "--agent", "nope"),
-        "unknown agent 'nope'; installed agents: a2c, a2c-boards, a2c-improved, a2c-taught, dqn, dqn-explored, "
-        "dqn-improved, llm, max-entropy, optimal, random, sb3",
+        "unknown agent 'nope'; installed agents: a2c, a2c-boards, a2c-improved, a2c-taught, dqn, dqn-boards, "
+        "dqn-explored, dqn-improved, llm, max-entropy, optimal, random, sb3",
     ),
     (("eval", "--agent", "random", "--opener", "salet"), "agent 'random' does not take option(s) ['opener']"),
     (("eval", "-o", "tolerance"), "bad agent option 'tolerance': expected KEY=VALUE"),

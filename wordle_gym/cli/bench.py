@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         "--only",
         action="append",
         default=[],
-        help="evaluate only agents whose name contains this text (repeatable: any of them)",
+        help="evaluate only the rows whose label contains this text, e.g. dqn_boards.pt (repeatable: any of them)",
     )
     parser.add_argument(
         "--optimal-agent", default="optimal", help="agent that measures the gap to perfect play ('none': no gap)"

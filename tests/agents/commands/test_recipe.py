@@ -161,7 +161,9 @@ def test_recipe__list_names_each_stage_with_where_it_starts(capsys: pytest.Captu
     assert main(["--list"]) == 0
     out = capsys.readouterr().out
     assert "  explore-salet (from explore-third's weights): improve --opener salet " in out
-    assert "  explore-2 (continues explore): improve " in out and out.count("-> dqn_explored.pt") == 1
+    assert "  explore-2 (continues explore): improve " in out
+    assert out.count("-> dqn_explored.pt") == 2  # dqn-explored's last stage, and again in dqn-boards (extends it)
+    assert "  boards: improve-boards --boards 2,4 --see-all --train-board " in out and "-> dqn_boards.pt" in out
 
 
 def test_recipe__a_branch_starts_from_the_weights_of_its_after_stage(tmp_path: Path) -> None:
@@ -179,6 +181,32 @@ def test_recipe__a_branch_starts_from_the_weights_of_its_after_stage(tmp_path: P
     for bad in (after_later, both):
         with pytest.raises(ValueError, match="starts after 'two', which is no earlier stage"):
             _check(bad)
+
+
+@pytest.mark.slow
+def test_recipe__an_improve_boards_stage_writes_a_network_that_sees_every_board(tmp_path: Path) -> None:
+    """A stage of ``improve-boards --see-all`` after a training stage (as dqn-boards follows dqn-explored): its
+    weights and the recipe's float16 ``--out`` load as :class:`SeeAll` and play Dordle."""
+    from wordle_agents.commands.recipe import write_final
+    from wordle_agents.rl.networks import SeeAll
+    from wordle_gym.harness.evaluation import evaluate
+
+    words = stage_words("20")[0]
+    lists = tmp_path / "words.txt"
+    lists.write_text("\n".join(words) + "\n")
+    tiny = {"answers": str(lists), "allowed": str(lists), "top": 2, "samples": 2, "games": 4, "validation": 20}
+    boards = {**tiny, "boards": "2", "see_all": True, "train_board": True, "epochs": 1, "iterations": 1}
+    recipe = Recipe("tiny", "", (Stage("one", "train-dqn", TINY["train-dqn"]), Stage("b", "improve-boards", boards)))
+    run = RecipeRun(tmp_path / "run")
+    assert run_recipe(recipe, run)
+    write_final(recipe, run, str(tmp_path / "out.pt"))
+    for path in (run.weights(recipe.stage("b")), tmp_path / "out.pt"):
+        seeing = SeeAll.load(path)
+        assert seeing.hidden == 256 and seeing.max_guesses == 7  # Dordle's game
+        result = evaluate(seeing, answers=words, allowed=words, boards=2, games=10, device="cpu")
+        assert result.games == 10 and 0.0 <= result.win_rate <= 1.0
+    final = torch.load(tmp_path / "out.pt", weights_only=True)
+    assert {v.dtype for v in [*final["board"]["model"].values(), *final["context"].values()]} == {torch.float16}
 
 
 @pytest.mark.slow
@@ -205,7 +233,7 @@ def test_recipe__a_stopped_run_continues_to_the_same_weights(tmp_path: Path) -> 
 
 def test_recipe__improve_stages_need_weights_and_continue_only_an_earlier_improve_stage() -> None:
     """A recipe whose first stage improves has nothing to start from; a stage continues only an earlier improve
-    stage (of the same command); the research command ``improve-boards`` is no stage (it left the wheel)."""
+    stage (of the same command): ``improve-boards`` continues no ``improve`` run; an unknown command is named."""
     from wordle_agents.commands.recipe import STAGES, _check
 
     improve = Stage("better", "improve", {"iterations": 1})
@@ -215,9 +243,13 @@ def test_recipe__improve_stages_need_weights_and_continue_only_an_earlier_improv
     _check(Recipe("tiny", "", (first, improve, Stage("more", "improve", {}, continues="better"))))
     with pytest.raises(ValueError, match="continues 'one', which is no"):
         _check(Recipe("tiny", "", (first, Stage("x", "improve", {}, continues="one"))))
-    assert "improve-boards" not in STAGES
-    with pytest.raises(ValueError, match="unknown command 'improve-boards'; expected one of train-a2c, train-dqn, "):
-        _check(Recipe("tiny", "", (first, Stage("b", "improve-boards", {}))))
+    assert "improve-boards" in STAGES
+    boards = Stage("b", "improve-boards", {"boards": "2"})
+    _check(Recipe("tiny", "", (first, improve, boards, Stage("b2", "improve-boards", {}, continues="b"))))
+    with pytest.raises(ValueError, match="continues 'better', which is no"):
+        _check(Recipe("tiny", "", (first, improve, Stage("b", "improve-boards", {}, continues="better"))))
+    with pytest.raises(ValueError, match="unknown command 'improve-board'; expected one of train-a2c, train-dqn, "):
+        _check(Recipe("tiny", "", (first, Stage("b", "improve-board", {}))))
 
 
 @pytest.mark.parametrize("record", ['{"recipe": "dqn", "stages": "x"}', '{"recipe": "dqn", "stages": [1, 2]}'])

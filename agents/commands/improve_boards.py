@@ -1,10 +1,10 @@
-"""``python -m research.improve_boards``: a one-board network taught Dordle and Quordle by its own rollouts.
+"""``python -m wordle_agents.commands.improve_boards``: a network taught Dordle and Quordle by its own rollouts.
 
-    python -m research.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
+    python -m wordle_agents.commands.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
         [--boards 2,4] [--run-dir runs/boards] [--iterations 10] [--games 200] [--top 8] [--samples 16] \\
         [--max-minutes 60]
 
-No solver and no teacher: only the game and its reward (:mod:`research.boards` says how). The best
+No solver and no teacher: only the game and its reward (:mod:`wordle_agents.methods.boards` says how). The best
 network (by wins on the validation games, then mean guesses) is written to ``--out``, float16, with what it
 learned from and its figures on the validation games. The run folder's ``last.pt`` holds everything: the same
 command continues the run.
@@ -18,21 +18,22 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import torch
 
-from research.boards import BoardsOptions, Run, SeeAll, iterate, method, validate
 from wordle_agents.commands.improve import NetworkRun, _fingerprint, resume
-from wordle_agents.common.checkpoint import half_weights, network_checkpoint
+from wordle_agents.common.checkpoint import half_weights, network_checkpoint, read_checkpoint
 from wordle_agents.common.training import machine, machines
-from wordle_agents.rl.networks import load_network
+from wordle_agents.methods.boards import BoardsOptions, Run, iterate, method, validate
+from wordle_agents.rl.networks import SeeAll, load_network
 from wordle_gym.core.config import MAX_BOARDS, WordleConfig
 from wordle_gym.core.words import word_source
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 from wordle_gym.utils.device import resolve_device
 from wordle_gym.utils.files import atomic_torch_save, check_writable, folder_lock, one_line
 
-PROG = "python -m research.improve_boards"
+PROG = "python -m wordle_agents.commands.improve_boards"
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class BoardsRun(NetworkRun):
     boards: str = "2,4"
     """Board counts trained on, comma-separated (2 to 32)."""
     see_all: bool = False
-    """Train a network that sees every board (:class:`~research.boards.SeeAll`: a context network over the
+    """Train a network that sees every board (:class:`~wordle_agents.rl.networks.SeeAll`: a context network over the
     one-board network's scores of each board, starting as the mixture) instead of the mixture's one-board
     network."""
     context: int = 256
@@ -98,15 +99,10 @@ def _teach(args: BoardsRun, options: BoardsOptions, start: float) -> tuple[Run, 
     check_writable(run_dir, folder=True)
     answers, allowed = word_source(args.answers), word_source(args.allowed)
     configs = {k: WordleConfig(answers=answers, allowed=allowed, boards=k, reward=args.reward) for k in args.counts()}
-    agent = load_network(args.init, resolve_device(args.device))  # clear errors for a file that is no checkpoint
-    if agent.boards != 1:
-        raise ValueError(f"{args.init!r} is a network of {agent.boards} boards; this teaches a one-board network")
     vocabulary = next(iter(configs.values())).vocabulary
+    longest = max(config.max_guesses for config in configs.values())
+    agent = _start(args, longest)
     agent.use_words(list(vocabulary.allowed))
-    if args.see_all:
-        longest = max(config.max_guesses for config in configs.values())
-        torch.manual_seed(0)  # the context's first weights
-        agent = SeeAll(agent, longest, args.context, freeze_board=not args.train_board)
     run = Run(agent)
     settings = {
         "init": args.init,
@@ -132,6 +128,29 @@ def _teach(args: BoardsRun, options: BoardsOptions, start: float) -> tuple[Run, 
     return run, configs
 
 
+def _start(args: BoardsRun, longest: int) -> Any:
+    """The network a run starts from: ``--init``'s one-board network (with a new context over it, ``--see-all``),
+    or, with ``--see-all``, a network that sees every board (a new run from its weights)."""
+    device = resolve_device(args.device)
+    if read_checkpoint(args.init, None).get("kind") == SeeAll.kind:  # (clear errors for a file that is none)
+        if not args.see_all:
+            raise ValueError(f"{args.init!r} is a network that sees every board; add --see-all to go on training it")
+        seeing = SeeAll.load(args.init, device, freeze_board=not args.train_board)
+        if seeing.hidden != args.context or seeing.max_guesses < longest:
+            raise ValueError(
+                f"{args.init!r} has a context {seeing.hidden} wide for games of up to {seeing.max_guesses} guesses; "
+                f"this run asks for --context {args.context} and {longest} guesses"
+            )
+        return seeing
+    agent = load_network(args.init, device)
+    if agent.boards != 1:
+        raise ValueError(f"{args.init!r} is a network of {agent.boards} boards; this teaches a one-board network")
+    if not args.see_all:
+        return agent
+    torch.manual_seed(0)  # the context's first weights
+    return SeeAll(agent, longest, args.context, freeze_board=not args.train_board)
+
+
 def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options: BoardsOptions) -> None:
     """The best network, float16, with its figures on the validation games (played by the float16 weights)."""
     seeing = run.agent if isinstance(run.agent, SeeAll) else None
@@ -142,6 +161,8 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
     vocabulary = next(iter(configs.values())).vocabulary
     real = args.answers == "answers" and args.allowed == "allowed"
     before = getattr(init, "method", None)
+    through = "the network that sees every board" if seeing is not None else "the mixture"
+    done = method(run.history, list(configs), seeing is not None)  # said once for a run from such a run's network
     data = network_checkpoint(
         agent,
         vocabulary,
@@ -150,7 +171,7 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
         figures={},
         training_s=run.seconds + float(getattr(init, "training_s", None) or 0.0),
         teacher=getattr(init, "teacher", None),
-        method=", then ".join([*([before] if before else []), method(run.history, list(configs))]),
+        method=before if before and before.endswith(done) else ", then ".join([*([before] if before else []), done]),
         method_reward=args.reward,
         boards_training={
             "boards": list(configs),
@@ -162,7 +183,7 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
         curriculum=(
             f"own-policy rollouts on {', '.join(str(k) for k in configs)} boards (the best of its top {options.top} "
             f"guesses at every position of {options.games} fresh games a board count by reward {args.reward!r} over "
-            f"{options.samples} answer tuples, distilled through the mixture), {len(run.history)} iterations, "
+            f"{options.samples} answer tuples, distilled through {through}), {len(run.history)} iterations, "
             f"from {args.init}"
         ),
         machine=machines(init, run.seconds, machine(agent.device)),

@@ -9,7 +9,9 @@ import numpy as np
 import pytest
 import torch
 
-from research.boards import (
+from tests.helpers.reference import consistent, feedback_ref, few_letter_words
+from wordle_agents.commands.improve_boards import main
+from wordle_agents.methods.boards import (
     METHOD,
     BoardsOptions,
     Run,
@@ -23,17 +25,12 @@ from research.boards import (
     validate,
     values,
 )
-from research.improve_boards import main
-from tests.helpers.reference import consistent, feedback_ref, few_letter_words
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.rl.networks import BoardMixture
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.patterns import pattern_array
 from wordle_gym.envs.multi import MultiWordleVectorEnv, make_vector_env
 from wordle_gym.envs.observation import MultiKnowledgeLayout
-
-# The lab's tests run with the slow suite (CI runs both): the product's suite stays fast.
-pytestmark = pytest.mark.slow
 
 
 def _setup(seed: int, boards: int = 2, count: int = 12) -> tuple[A2CAgent, WordleConfig]:
@@ -104,6 +101,7 @@ def _slow(agent: A2CAgent, config: WordleConfig, answers: list[int], forced: lis
     return total
 
 
+@pytest.mark.slow  # a learning run (the slow suite; CI runs both)
 def test_values__each_guess_then_the_network_as_the_harness_plays_them() -> None:
     agent, config = _setup(5)
     games = training_games(config.vocabulary.num_answers, 2, 12, 0)
@@ -134,6 +132,7 @@ def test_label__exact_values_take_any_gain_drawn_ones_a_significant_one() -> Non
     assert label(tie, own, exact=True) == own
 
 
+@pytest.mark.slow  # a learning run (the slow suite; CI runs both)
 def test_iterate__a_fresh_network_learns_two_and_three_boards_from_its_own_rollouts() -> None:
     """A network taught one board by its own rollouts plays two and three boards as a mixture; trying every
     guess at every position on every tuple allowed, it learns to finish them in fewer guesses."""
@@ -158,6 +157,7 @@ def test_iterate__a_fresh_network_learns_two_and_three_boards_from_its_own_rollo
     assert sum(sum(h.changed) for h in run.history) > 0 and run.history[-1].labels >= run.history[0].labels
 
 
+@pytest.mark.slow  # a learning run (the slow suite; CI runs both)
 def test_command__writes_float16_weights_resumes_and_refuses_bad_options(tmp_path, capsys) -> None:
     words = few_letter_words(random.Random(6), "abcdefg", 4, 12)
     (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
@@ -198,7 +198,7 @@ def test_command__writes_float16_weights_resumes_and_refuses_bad_options(tmp_pat
 
 
 def test_anchors__the_networks_own_guesses_where_no_rollout_label_is() -> None:
-    from research.boards import own_guesses
+    from wordle_agents.methods.boards import own_guesses
 
     agent, config = _setup(8)
     found = own_guesses(agent, config, 30, stream=5)
@@ -242,12 +242,14 @@ def test_options__counts_are_bounded_before_anything_is_allocated() -> None:
             BoardsOptions(**bad)
 
 
+@pytest.mark.slow  # a learning run (the slow suite; CI runs both)
 def test_see_all__starts_as_the_mixture_and_learns_two_and_three_boards_with_the_board_network_frozen() -> None:
     """A fresh context plays exactly as the mixture of the same one-board network (taught one board by its own
     rollouts); iterated by its own rollouts on two and three boards with the one-board network frozen, the
     context alone finishes them in fewer guesses."""
-    from research.boards import SeeAll, mixture_log_pi
     from wordle_agents.methods import improve
+    from wordle_agents.methods.boards import mixture_log_pi
+    from wordle_agents.rl.networks import SeeAll
 
     torch.manual_seed(0)
     agent, one = _setup(7, count=10)
@@ -276,7 +278,7 @@ def test_see_all__starts_as_the_mixture_and_learns_two_and_three_boards_with_the
 
 
 def test_see_all__the_command_writes_a_checkpoint_that_loads_and_plays_as_validated(tmp_path, capsys) -> None:
-    from research.boards import SeeAll
+    from wordle_agents.rl.networks import SeeAll
 
     words = few_letter_words(random.Random(6), "abcdefg", 4, 12)
     (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
@@ -298,3 +300,47 @@ def test_see_all__the_command_writes_a_checkpoint_that_loads_and_plays_as_valida
     assert "other settings (see_all)" in capsys.readouterr().err
     assert main(["--init", str(init), "--out", str(out), "--context", "8"]) == 2
     assert "add --see-all" in capsys.readouterr().err
+
+
+def test_see_all__a_new_run_starts_from_a_network_that_sees_every_board(tmp_path, capsys) -> None:
+    """``--init`` a see-all checkpoint with ``--see-all``: a new run from its weights (board and context), not a
+    fresh context over its board network; without ``--see-all``, or with another width, one line says so."""
+    words = few_letter_words(random.Random(8), "abcdefg", 4, 10)
+    (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
+    init = tmp_path / "init.pt"
+    A2CAgent(A2CConfig(hidden=16), 4, "cpu").save(init)
+    first, second = tmp_path / "first.pt", tmp_path / "second.pt"
+    tiny = ["--boards", "2", "--answers", str(tmp_path / "w.txt"), "--allowed", str(tmp_path / "w.txt")]
+    tiny += [
+        "--context",
+        "16",
+        "--games",
+        "4",
+        "--top",
+        "3",
+        "--samples",
+        "2",
+        "--validation",
+        "10",
+        "--iterations",
+        "1",
+    ]
+    run = ["--init", str(init), "--out", str(first), "--run-dir", str(tmp_path / "r1"), "--see-all", "--lr", "3e-2"]
+    assert main([*run, *tiny]) == 0
+    data = torch.load(first, weights_only=True)
+    generator = torch.Generator().manual_seed(0)  # a context unlike any new one (whose last layer is zero)
+    trained = {k: torch.randn(v.shape, generator=generator).half() for k, v in data["context"].items()}
+    torch.save({**data, "context": trained}, first)
+    again = ["--init", str(first), "--out", str(second), "--run-dir", str(tmp_path / "r2"), "--see-all"]
+    assert main([*again, *tiny, "--lr", "1e-9", "--train-board"]) == 0
+    data = torch.load(second, weights_only=True)
+    for name, weight in trained.items():
+        assert torch.allclose(data["context"][name].float(), weight.float(), atol=1e-3), name
+    assert data["board"]["method"].count("own-policy rollouts on several boards") == 1  # said once, not per run
+    assert main(["--init", str(first), "--out", str(second), "--run-dir", str(tmp_path / "r3"), *tiny[:6]]) == 2
+    assert "is a network that sees every board; add --see-all" in capsys.readouterr().err
+    wider = [a if a != "16" else "32" for a in tiny]
+    assert (
+        main(["--init", str(first), "--out", str(second), "--run-dir", str(tmp_path / "r4"), "--see-all", *wider]) == 2
+    )
+    assert "has a context 16 wide" in capsys.readouterr().err

@@ -1,6 +1,6 @@
 """Policy iteration by own rollouts on several boards: a one-board network learns to play Dordle and Quordle.
 
-    python -m research.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
+    python -m wordle_agents.commands.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
         [--boards 2,4] [--games 400] [--top 8] [--samples 8] [--iterations 10] [--max-minutes 60]
 
 A one-board network plays K boards as :class:`~wordle_agents.rl.networks.BoardMixture` plays it: each guess the
@@ -37,27 +37,23 @@ import math
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import torch
-from torch import nn
 from tqdm import tqdm
 
-from wordle_agents.common.checkpoint import read_checkpoint
 from wordle_agents.common.network import WordAgent
 from wordle_agents.methods.improve import Forced
-from wordle_agents.rl.networks import NETWORKS, BoardMixture, one_board_observations
+from wordle_agents.rl.networks import BoardMixture, SeeAll, one_board_observations
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.patterns import pattern_array
-from wordle_gym.core.rules import ALPHABET
 from wordle_gym.envs.observation import MultiKnowledgeLayout
-from wordle_gym.harness.evaluation import bool_mask
 from wordle_gym.harness.play import Played, Step, play
 
 METHOD = "own-policy rollouts on several boards"
 POSSIBLE = "; guesses also from the answers left on a board"
+SEEING = "a network that sees every board"
 TRAINING_SEED = 20261127
 """The seed of the training and validation games (the standard evaluation sets use another)."""
 VALIDATION_STREAM = 2**31
@@ -104,109 +100,6 @@ def training_games(num_answers: int, boards: int, games: int, stream: int) -> to
     rng = np.random.default_rng([TRAINING_SEED, boards, stream])
     keys = rng.random((games, num_answers))
     return torch.from_numpy(np.argpartition(keys, boards, axis=1)[:, :boards].astype(np.int64))
-
-
-def pool_boards(
-    features: torch.Tensor, unsolved: torch.Tensor
-) -> tuple[torch.Tensor, torch.Tensor, tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
-    """The boards in play (B, K) bool (the unsolved ones; every one of a finished game), the boards' features
-    (B, K, H), >= 0, zeroed on the others, and their order-free summary: the mean and the max over the boards in
-    play and their share (B, 1)."""
-    seen = unsolved | ~unsolved.any(1, keepdim=True)
-    weight = seen.to(features.dtype)[..., None]
-    features = features * weight
-    return seen, features, (features.sum(1) / weight.sum(1), features.amax(1), weight.mean(1))
-
-
-class SeeAll:
-    """A network that sees every board: the one-board network (``agent``) scores each unsolved board's letters as
-    it would alone, and a context network corrects each board's scores and weighs the boards from what it sees of
-    all of them, order-free: each board's encoding (its knowledge and its one-board scores), their mean and max
-    over the unsolved boards, the game's turn and the share of boards left. The policy is the weighted mixture of
-    the corrected boards' word softmaxes. The context's last layer starts at zero, so a new one plays exactly as
-    :class:`BoardMixture` (equal weights, the one-board scores); ``freeze_board`` keeps the one-board network as
-    it came (only the context learns). ``max_guesses``: the longest game it plays (its turn input). A harness
-    policy (greedy: the mixture's likeliest allowed word)."""
-
-    def __init__(
-        self, agent: WordAgent, max_guesses: int, hidden: int = 256, freeze_board: bool = True, block: int = 128
-    ) -> None:
-        if agent.boards != 1:
-            raise ValueError(f"SeeAll takes a one-board network; this one plays {agent.boards} boards")
-        self.agent, self.max_guesses, self.hidden = agent, max_guesses, hidden
-        self.freeze_board, self.block = freeze_board, block
-        letters = ALPHABET * agent.length
-        board = 2 * letters + 2 * ALPHABET + agent.layout.max_guesses + 1  # one_board_observations' width
-        encode = nn.Sequential(nn.Linear(board + letters, hidden), nn.ReLU())
-        inputs = 3 * hidden + max_guesses + 2  # a board's encoding, their mean and max, the turn, the share left
-        correct = nn.Sequential(nn.Linear(inputs, hidden), nn.ReLU(), nn.Linear(hidden, letters + 1))
-        nn.init.zeros_(correct[-1].weight)
-        nn.init.zeros_(correct[-1].bias)
-        self.context = nn.ModuleDict({"encode": encode, "correct": correct}).to(agent.device)
-        self.net = nn.ModuleDict({"board": agent.net, "context": self.context})
-        self.device, self.checkpoint = agent.device, agent.checkpoint
-        for weight in agent.net.parameters():
-            weight.requires_grad_(not freeze_board)
-
-    kind = "see-all"
-    """Its checkpoints' kind: ``{"kind", "board": the one-board network's checkpoint, "context": weights,
-    "max_guesses", "hidden"}``."""
-
-    @classmethod
-    def load(cls, path: str | Path, device: Any = "cpu") -> SeeAll:
-        """A network that sees every board from its checkpoint (written by ``python -m research.improve_boards
-        --see-all``)."""
-        data = read_checkpoint(path, cls.kind)
-        board = data.get("board")
-        if not isinstance(board, dict) or board.get("kind") not in NETWORKS:
-            raise ValueError(f"checkpoint {str(path)!r} holds no one-board network")
-        agent = NETWORKS[board["kind"]].load(path, device, board)
-        seeing = cls(agent, int(data["max_guesses"]), int(data["hidden"]))
-        try:
-            seeing.context.load_state_dict({k: v.float() for k, v in data["context"].items()})
-        except (RuntimeError, KeyError, AttributeError) as exc:
-            raise ValueError(f"checkpoint {str(path)!r}: the context's weights do not fit ({exc})") from None
-        seeing.checkpoint = agent.checkpoint
-        return seeing
-
-    @property
-    def name(self) -> str:
-        return f"{self.agent.name}, seeing every board"
-
-    def use_words(self, words: Any) -> None:
-        self.agent.use_words(words)
-
-    def log_pi(self, observations: torch.Tensor, layout: MultiKnowledgeLayout) -> torch.Tensor:
-        """log pi of every word (B, W), differentiable in the context's weights (and the board network's, unless
-        frozen)."""
-        boards, unsolved = one_board_observations(observations, layout, self.agent.layout.max_guesses)
-        batch, count, _ = boards.shape
-        with torch.set_grad_enabled(torch.is_grad_enabled() and not self.freeze_board):
-            letters = self.agent.letter_scores(boards.flatten(0, 1)).view(batch, count, -1)
-        encoded = self.context["encode"](torch.cat([boards, letters.detach()], dim=2))  # (B, K, H) >= 0
-        seen, h, (mean, top, share) = pool_boards(encoded, unsolved)
-        turn = layout.fields(observations.float()).turn  # (B, the game's max_guesses + 1)
-        if turn.shape[1] > self.max_guesses + 1:
-            raise ValueError(f"a game of {turn.shape[1] - 1} guesses; this network sees at most {self.max_guesses}")
-        turn = nn.functional.pad(turn, (0, self.max_guesses + 1 - turn.shape[1]))
-        pooled = torch.cat([mean, top, turn, share], dim=1)[:, None].expand(-1, count, -1)
-        out = self.context["correct"](torch.cat([h, pooled], dim=2))  # (B, K, 26 L + 1)
-        log_alpha = out[..., -1].masked_fill(~seen, -torch.inf).log_softmax(1)
-        each = self.agent.net.words((letters + out[..., :-1]).flatten(0, 1)).log_softmax(1).view(batch, count, -1)
-        return (log_alpha[..., None] + each).logsumexp(1)
-
-    @torch.no_grad()
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        if env.config.boards == 1:
-            return self.agent.act(observations, action_masks, env)
-        self.use_words(env.words)
-        self.net.eval()
-        layout, allowed, actions = env.observation.layout, bool_mask(action_masks), []
-        for start in range(0, observations.shape[0], self.block):
-            rows = slice(start, start + self.block)
-            log_pi = self.log_pi(observations[rows].to(self.device), layout)
-            actions.append(log_pi.masked_fill_(~allowed[rows].to(self.device), -torch.inf).argmax(1))
-        return torch.cat(actions).to(env.device)
 
 
 def as_policy(agent: WordAgent | SeeAll) -> BoardMixture | SeeAll:
@@ -493,11 +386,13 @@ def own_guesses(
     return found
 
 
-def method(history: list[Iteration], boards: list[int]) -> str:
+def method(history: list[Iteration], boards: list[int], see_all: bool = False) -> str:
     """What a run learned from, for its checkpoint's ``method``: :data:`METHOD` on its board counts, and the
-    guesses the rules proposed (the answers left on a board), where a run tried them."""
+    guesses the rules proposed (the answers left on a board), where a run tried them; with ``see_all``, that a
+    context network seeing every board learned them."""
     counts = ", ".join(str(k) for k in boards)
-    return f"{METHOD} ({counts} boards{POSSIBLE if any(h.possible for h in history) else ''})"
+    seeing = f"; {SEEING}" if see_all else ""
+    return f"{METHOD} ({counts} boards{POSSIBLE if any(h.possible for h in history) else ''}{seeing})"
 
 
 def validate(agent: WordAgent, configs: dict[int, WordleConfig], games: int) -> dict[int, tuple[float, float, float]]:
