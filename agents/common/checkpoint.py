@@ -3,9 +3,10 @@
 A checkpoint is a ``torch.save`` of a plain dict: ``kind`` ("a2c", "dqn", or "<kind>-run" for a
 run folder's ``last.pt``), ``config`` (the agent's config dataclass as a dict), ``length`` (word
 length), ``model`` (a state dict) and metadata (``stage``, ``answers``, ``allowed``, ``figures``,
-``training_s``). It is read with ``torch.load(weights_only=True)``, so a file from elsewhere can
-hold tensors and plain data but never code; the config is validated (bounds included) before any
-network is built from it.
+``training_s``). A word list that is the built-in list of its name is stored as that name (``"answers"``,
+``"allowed"``): the real game's lists would take a few hundred KB of every file. It is read with
+``torch.load(weights_only=True)``, so a file from elsewhere can hold tensors and plain data but never
+code; the config is validated (bounds included) before any network is built from it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from wordle_gym.core.words import load_word_list
 from wordle_gym.utils.files import atomic_torch_save
 
 
@@ -92,8 +94,8 @@ def network_checkpoint(agent: Any, vocabulary: Any, hard_mode: bool, real: bool,
         "model": {k: v.detach().to("cpu", copy=True) for k, v in agent.net.state_dict().items()},
         "stage": "full" if real else "custom",
         "hard_mode": hard_mode,
-        "answers": list(vocabulary.answers),
-        "allowed": list(vocabulary.allowed),
+        "answers": stored_list(vocabulary.answers, "answers"),
+        "allowed": stored_list(vocabulary.allowed, "allowed"),
         **meta,
     }
 
@@ -184,9 +186,20 @@ MAX_LIST_PAIRS = 10 * 2315 * 12972
 """Bound on answers x guesses of the word lists a checkpoint records (ten times the real game)."""
 
 
+def stored_list(words: Any, name: str) -> list[str] | str | None:
+    """A word list as a checkpoint stores it: ``name`` when the words are the built-in list of that name
+    (``"answers"`` or ``"allowed"``), else the words (None stays None)."""
+    if words is None:
+        return None
+    words = list(words)
+    return name if words == load_word_list(name) else words
+
+
 def _word_list(words: Any, key: str, path: str | Path) -> list[str] | None:
     if words is None:
         return None
+    if words == key:  # the built-in list of that name (stored_list)
+        return load_word_list(key)
     if not isinstance(words, list | tuple) or not all(isinstance(w, str) for w in words):
         raise ValueError(f"checkpoint {str(path)!r}: {key!r} must be a list of words; got {type(words).__name__}")
     return list(words)

@@ -34,7 +34,7 @@ from typing import Any
 import torch
 from tqdm import tqdm
 
-from wordle_agents.common.checkpoint import config_from_dict, half_weights, read_checkpoint
+from wordle_agents.common.checkpoint import config_from_dict, half_weights, read_checkpoint, stored_list
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import EvalResult, evaluate
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from, show
@@ -429,8 +429,8 @@ class _Run:
                 self.best_path,
                 {
                     "stage": stage,
-                    "answers": answers,
-                    "allowed": allowed,
+                    "answers": stored_list(answers, "answers"),
+                    "allowed": stored_list(allowed, "allowed"),
                     "figures": dict(best),
                     **self.provenance,
                     "training_s": float(getattr(self.before, "training_s", 0.0) or 0.0) + now,

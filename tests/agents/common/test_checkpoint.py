@@ -120,3 +120,24 @@ def test_network_checkpoint__the_weights_are_a_copy_not_the_live_network() -> No
 def test_network_checkpoint__weights_of_a_network_on_cuda_are_stored_on_the_cpu() -> None:
     _, data = _checkpoint_of("cuda")  # written on a GPU, the file loaded on a CPU-only machine raised
     assert {v.device.type for v in data["model"].values()} == {"cpu"}
+
+
+def test_network_checkpoint__the_real_lists_are_stored_by_name_and_read_back_whole(tmp_path: Path) -> None:
+    """The real game's lists were stored in full in every checkpoint (a few hundred KB each): now by name, and
+    read back as the words; other lists stay words, and a name under the other key is refused."""
+    from wordle_agents.common.checkpoint import CheckpointInfo, network_checkpoint
+    from wordle_gym.core.config import WordleConfig
+    from wordle_gym.core.words import load_word_list
+
+    agent = DQNAgent(DQNConfig(hidden=16), 5, "cpu")
+    real = network_checkpoint(agent, WordleConfig().vocabulary, False, True)
+    assert (real["answers"], real["allowed"]) == ("answers", "allowed")
+    atomic_torch_save(tmp_path / "real.pt", real)
+    loaded = DQNAgent.load(tmp_path / "real.pt")
+    assert loaded.checkpoint.answers == load_word_list("answers")
+    assert loaded.checkpoint.allowed == load_word_list("allowed")
+    few = load_word_list("answers")[:30]
+    custom = network_checkpoint(agent, WordleConfig(answers=few, allowed=None).vocabulary, False, False)
+    assert custom["answers"] == few and custom["allowed"] == few
+    with pytest.raises(ValueError, match="'allowed' must be a list of words; got str"):
+        CheckpointInfo.of("crafted.pt", {**real, "allowed": "answers"})
