@@ -85,10 +85,14 @@ class Agent:
             if "win_rate" in recorded and "mean_guesses" in recorded:
                 mode = "hard mode " if "_hard" in file else ""
                 found.append(f"{mode}{100 * recorded['win_rate']:.2f} % / {recorded['mean_guesses']:.4f}")
-            for k, name in BOARD_NAMES.items():  # a network of several boards: its validation games' figures
-                if f"boards{k}_win_rate" in recorded and f"boards{k}_mean_guesses" in recorded:
-                    win, mean = recorded[f"boards{k}_win_rate"], recorded[f"boards{k}_mean_guesses"]
-                    found.append(f"{name} {100 * win:.2f} % / {mean:.4f}")
+            boards = [  # a network of several boards: its figures on its validation games
+                f"{name} {100 * recorded[f'boards{k}_win_rate']:.2f} % / {recorded[f'boards{k}_mean_guesses']:.4f}"
+                for k, name in BOARD_NAMES.items()
+                if f"boards{k}_win_rate" in recorded and f"boards{k}_mean_guesses" in recorded
+            ]
+            if boards:
+                games = recorded.get("validation_games")
+                found.append(", ".join(boards) + (f" (its {games} validation games each)" if games else ""))
         return ", ".join(found)
 
     @property

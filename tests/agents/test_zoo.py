@@ -58,6 +58,19 @@ def test_zoo__descriptions_read_their_figures_from_the_shipped_weights(monkeypat
     fake = {"figures": {"win_rate": 0.5, "mean_guesses": 4.25}}
     monkeypatch.setattr(zoo, "read_checkpoint", lambda path, kind: fake)
     assert AGENTS["dqn"].description == AGENTS["dqn"].about + ": 50.00 % / 4.2500"
+    several = {"validation_games": 1000, "boards2_win_rate": 0.953, "boards2_mean_guesses": 5.255}
+    monkeypatch.setattr(zoo, "read_checkpoint", lambda path, kind: {"figures": {**several, "boards4_win_rate": 0.5}})
+    want = ": Dordle 95.30 % / 5.2550 (its 1000 validation games each)"  # Quordle's mean is missing: not said
+    assert AGENTS["dqn-boards"].description == AGENTS["dqn-boards"].about + want
+
+
+def test_zoo__dqn_boards_is_a_network_that_sees_every_board_with_its_provenance() -> None:
+    from wordle_agents.rl.networks import SeeAll
+
+    policy = AGENTS["dqn-boards"](device="cpu")
+    assert isinstance(policy, SeeAll) and Path(policy.checkpoint.path) == shipped_dir() / "dqn_boards.pt"
+    assert "a network that sees every board" in policy.provenance["learned_from"]
+    assert accepted_options(AGENTS["dqn-boards"]) == {"checkpoint", "device"}
 
 
 def test_zoo__rows_and_descriptions() -> None:
