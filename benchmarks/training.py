@@ -24,8 +24,8 @@ from pathlib import Path
 import wordle_agents
 import wordle_gym
 from benchmarks.common import RESULTS, parse_args, run_fresh, save
-from wordle_agents.common.checkpoint import shipped_dir
-from wordle_agents.rl.networks import load_network
+from wordle_agents.common.checkpoint import read_checkpoint, shipped_dir
+from wordle_agents.rl.networks import NETWORKS, load_network
 from wordle_gym.harness.evaluation import evaluate
 
 # Runs in a fresh process with the code's wordle_gym first on PYTHONPATH; its agents folder is
@@ -126,11 +126,13 @@ def main() -> None:
 
 
 def network_files() -> list[Path]:
-    """Every A2C and DQN weights file the table of shipped agents names (training stages included), by name."""
+    """Every A2C and DQN weights file the table of shipped agents names (training stages included), by name (not
+    a network that sees every board: its rows are the multi-board benchmark's)."""
     from wordle_agents.zoo import AGENTS
 
     files = {shipped_dir() / file for agent in AGENTS.values() for file in agent.weights if file.endswith(".pt")}
-    return sorted((path for path in files if path.is_file()), key=lambda path: path.name)
+    networks = [path for path in files if path.is_file() and read_checkpoint(path, None).get("kind") in NETWORKS]
+    return sorted(networks, key=lambda path: path.name)
 
 
 def _flags(parser) -> None:
