@@ -171,8 +171,8 @@ def _values(args: OptimalRun) -> int:
         return 1
     done = sum(w in values for w in words)
     n = config.vocabulary.num_answers
-    best = min(values.values())
-    print(f"{done}/{len(words)} openers valued ({len(values)} in {args.save}); the best {best} ({best / n:.4f})")
+    best = f"; the best {min(values.values())} ({min(values.values()) / n:.4f})" if values else ""
+    print(f"{done}/{len(words)} openers valued ({len(values)} in {args.save}){best}")
     if done < len(words):
         missing = [w for w in words if w not in values]
         shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")

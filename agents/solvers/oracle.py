@@ -306,9 +306,12 @@ class OpenerValues(NamedTuple):
     timed_out: dict[str, float]
 
 
-def read_opener_values(path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> OpenerValues:
+def read_opener_values(
+    path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int, strict: bool = False
+) -> OpenerValues:
     """The table :func:`opener_values` wrote at ``path`` for these lists and rules (empty when the file is
-    missing or of other lists; ValueError when it is not such a table)."""
+    missing or of other lists and rules, or with ``strict`` a ValueError naming the setting that differs;
+    ValueError when it is not such a table)."""
     empty = OpenerValues({}, {}, {}, {})
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -318,9 +321,13 @@ def read_opener_values(path: Path, vocab: Vocabulary, hard_mode: bool, max_guess
         data = None
     if not isinstance(data, dict) or data.get("format") != VALUES_FORMAT or not isinstance(data.get("values"), dict):
         raise ValueError(f"{path} is not a table of opener values (expected {VALUES_FORMAT!r})")
-    if {k: data.get(k) for k in ("lists", "hard_mode", "max_guesses")} != {
-        k: v for k, v in _values_header(vocab, hard_mode, max_guesses).items() if k != "format"
-    }:
+    wanted = _values_header(vocab, hard_mode, max_guesses)
+    differ = [k for k in ("lists", "hard_mode", "max_guesses") if data.get(k) != wanted[k]]
+    if differ and strict:
+        what = {"lists": "word lists", "hard_mode": "hard mode", "max_guesses": "guess limit"}
+        shown = "; ".join(f"{what[k]} {_shown(data.get(k))} there, {_shown(wanted[k])} here" for k in differ)
+        raise ValueError(f"{path} is a table of another game ({shown}): give another --save or the same settings")
+    if differ:
         return empty
     n = vocab.num_answers
 
@@ -353,6 +360,11 @@ def read_opener_values(path: Path, vocab: Vocabulary, hard_mode: bool, max_guess
     return OpenerValues(valid(data["values"]), valid(data.get("one_fewer")), children, limits(data.get("timed_out")))
 
 
+def _shown(value: Any) -> str:
+    """A table setting as the refusal shows it (a list digest shortened)."""
+    return f"{value[:12]}..." if isinstance(value, str) and len(value) > 16 else repr(value)
+
+
 def opener_values(
     config: WordleConfig,
     words: list[str],
@@ -368,9 +380,13 @@ def opener_values(
     leaves at the start. An opener whose searches outlast ``opener_s`` seconds is left out (the oracle then
     bounds it from the ranking), and the table notes the limit it ran out of (``timed_out``): a run with no
     longer limit passes it by instead of searching it in vain again."""
+    config = WordleConfig.build(config)
+    path = Path(save)
+    # a table of another game is refused before anything is read into the search (the run would rewrite it)
+    table = read_opener_values(path, config.vocabulary, config.hard_mode, config.max_guesses, strict=True)
+    values, one_fewer, children, timed_out = table
     oracle = Oracle(config, root_opener=None, opener_table=save)
-    vocab, path, start = oracle.vocab, Path(save), oracle.start()
-    values, one_fewer, children, timed_out = read_opener_values(path, vocab, oracle.hard_mode, oracle.max_guesses)
+    vocab, start = oracle.vocab, oracle.start()
     header = _values_header(vocab, oracle.hard_mode, oracle.max_guesses)
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
     want_children = oracle.max_guesses > 2

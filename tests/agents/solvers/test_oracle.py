@@ -463,3 +463,31 @@ def test_shipped_opener_values__entries_equal_the_search(word: str) -> None:
     searched = Oracle(config, opener_table="/nonexistent.json")
     searched.root_exact.clear()  # the ranking's exact entries too: search every value here
     assert searched._q_total(searched.start(), searched.vocab.action(word)) == values[word]
+
+
+@pytest.mark.parametrize(
+    ("option", "named"),
+    [(["--hard"], "hard mode"), (["--max-guesses", "5"], "guess limit"), (["--answers", "other"], "word lists")],
+)
+def test_opener_values__a_table_of_other_settings_is_refused_and_kept(tmp_path, capsys, option, named) -> None:
+    """Reliability 5, finding 1: ``optimal --values ... --hard --save TABLE`` on a table made in normal mode
+    rewrote it in hard mode (its openers, hours of CPU, gone) and ended in ``min() arg is an empty sequence``;
+    another --answers, --allowed or --max-guesses did the same. It is refused, naming the setting, and the file
+    is left byte for byte."""
+    from tests.helpers.lists import small_lists
+    from wordle_agents.commands.optimal import main as optimal_main
+
+    answers, allowed = small_lists(4, 40, 100)
+    files = {"answers": tmp_path / "a.txt", "other": tmp_path / "o.txt", "allowed": tmp_path / "b.txt"}
+    files["answers"].write_text("\n".join(answers) + "\n")
+    files["other"].write_text("\n".join(answers[:-1]) + "\n")
+    files["allowed"].write_text("\n".join(allowed) + "\n")
+    lists = ["--answers", str(files["answers"]), "--allowed", str(files["allowed"])]
+    table = tmp_path / "t.json"
+    assert optimal_main(["--values", ",".join(answers[:2]), "--save", str(table), "--quiet", *lists]) == 0
+    before = table.read_bytes()
+    option = [str(files["other"]) if o == "other" else o for o in option]  # argparse: the last --answers counts
+    assert optimal_main(["--values", answers[2], "--save", str(table), "--quiet", *lists, *option]) == 1
+    err = capsys.readouterr().err
+    assert named in err and str(table) in err and "Traceback" not in err
+    assert table.read_bytes() == before
