@@ -328,6 +328,27 @@ class _Search:
             )
         )
 
+    def greedy(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray) -> int:
+        """The total of the greedy policy of :func:`_optimal_kernel.greedy` (most buckets at each node) for
+        ``members`` with ``left`` guesses: a proven upper bound on :meth:`value` (kernel.INF where it loses a game
+        and losses are not allowed)."""
+        return int(
+            self.kernel.greedy(
+                self.by_answer,
+                members.astype(np.int32, copy=False),
+                left,
+                self.hard_mode,
+                self.codes,
+                self.counts,
+                self.tiles,
+                green,
+                need,
+                self.lose,
+                self.actions,
+                self.everything,
+            )
+        )
+
     def worker_caches(self) -> tuple[int, queue.Queue[tuple[Any, np.ndarray]], list[np.ndarray]]:
         """For searches on worker threads (the kernel releases the GIL): how many workers, a queue of one
         (cache, node counter) per worker to borrow with :meth:`borrow`, and the counters."""

@@ -12,10 +12,13 @@ calls, so positions that share subproblems get cheaper as an evaluation goes on.
 The start of a game is the one position this oracle does not search: its value is the best opener's,
 a search over every allowed first guess (alex1770 proved SALET best on the real lists: a day of CPU).
 By default ``V*`` there is ``Q*`` of ``root_opener`` (SALET on the real lists, the reference of
-``wordle-gym bench``); ``root_opener=None`` searches it exactly, which small lists afford. For the lists
-they were made on, two shipped tables answer the first move without a search: exact ``Q*`` of the openers
-models favour (:data:`OPENER_VALUES`, made by :func:`opener_values`) and a proven lower bound of every
-opener's (the every-opener ranking with losses, ``openers_normal_losses.json``).
+``wordle-gym bench``); ``root_opener=None`` searches it exactly, which small lists afford; ``"proven"`` takes the opener
+the tables prove best, where they do. For the lists they were made on, shipped tables answer the first move
+without a search: exact ``Q*`` of the openers the project valued (:data:`OPENER_VALUES`, made by
+:func:`opener_values`, with the values of every position they lead to), the published totals of
+:data:`OPENER_TOTALS` (exact ones and real strategies' totals, each source cited) and a proven lower bound of
+every opener's (the every-opener ranking with losses, ``openers_<mode>_losses.json``); each is checked against
+the others and against what the opener's feedback buckets force before it is used.
 
     oracle = Oracle(WordleConfig())                      # the real game
     report = oracle.regrets(histories)                   # histories[i]: the actions played on answer i
@@ -178,14 +181,15 @@ STORE_MIN, STORE_S = 8, 0.005
 
 def regret_oracle(config: WordleConfig) -> Oracle:
     """The oracle ``reward="regret"`` of the text env reaches through the entry point group
-    ``wordle_gym.oracles`` (name ``exact``): the start valued from SALET where the lists allow it, solved
-    positions kept in the disk cache (:func:`~wordle_gym.utils.files.cache_folder`; none when it is off)."""
+    ``wordle_gym.oracles`` (name ``exact``): the start valued from the opener the tables prove best (SALET on the
+    real lists), else searched; solved positions kept in the disk cache
+    (:func:`~wordle_gym.utils.files.cache_folder`; none when it is off)."""
     folder = cache_folder()
     vocab = config.vocabulary
     store = (
         None if folder is None else PositionStore.for_game(folder, vocab.digest, config.hard_mode, config.max_guesses)
     )
-    return Oracle(config, root_opener=allowed_opener(vocab, "salet"), store=store)
+    return Oracle(config, root_opener="proven", store=store)
 
 
 def allowed_opener(vocab: Vocabulary, word: str) -> str | None:
@@ -435,6 +439,47 @@ def _compact_json(data: dict[str, Any]) -> str:
     return head + ',\n "children": {\n' + lines + "\n }\n}\n"
 
 
+TOTALS_FORMAT = "wordle-gym opener totals 1"
+OPENER_TOTALS = "opener_totals_*.json"
+"""Shipped tables of published first-move totals (a game each: exact ones and upper bounds, each source cited),
+in the checkpoints; made by ``python -m benchmarks.opener_totals``."""
+
+
+class OpenerTotals(NamedTuple):
+    """A table of first-move totals for one game: exact ones and proven upper bounds (a real strategy's total)
+    by opener, and each source's citation."""
+
+    exact: dict[str, int]
+    upper: dict[str, int]
+    sources: dict[str, str]
+
+
+def read_opener_totals(path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> OpenerTotals | None:
+    """The table at ``path`` when it is of this game (None when it is of another; ValueError naming the file
+    when it is not such a table)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = None
+    if not isinstance(data, dict) or data.get("format") != TOTALS_FORMAT or not isinstance(data.get("sources"), list):
+        raise ValueError(f"{path} is not a table of opener totals (expected {TOTALS_FORMAT!r})")
+    if (data.get("lists"), data.get("hard_mode"), data.get("max_guesses")) != (vocab.digest, hard_mode, max_guesses):
+        return None
+    out = OpenerTotals({}, {}, {})
+    for source in data["sources"]:
+        if not isinstance(source, dict) or source.get("kind") not in ("exact", "upper"):
+            raise ValueError(f"{path}: a source is not {{'name', 'kind': 'exact' or 'upper', 'cite', 'totals'}}")
+        totals = source.get("totals") if isinstance(source.get("totals"), dict) else {}
+        bad = [w for w, t in totals.items() if w not in vocab.allowed_index or type(t) is not int]
+        if bad:
+            raise ValueError(f"{path}: {source.get('name')}: {bad[0]!r} is not an allowed guess with a total")
+        into = out.exact if source["kind"] == "exact" else out.upper
+        for word, total in totals.items():
+            into[word] = min(total, into.get(word, total))
+        out.sources[str(source.get("name"))] = str(source.get("cite"))
+    return out
+
+
 class Oracle:
     """Exact ``V*`` and ``Q*`` for the game of ``config`` (or its fields as keywords). See the module doc."""
 
@@ -453,7 +498,8 @@ class Oracle:
         always count a loss as the limit + 1: in hard mode that optimum can give games up (from SALET, 8116
         guesses with 3 losses against 8122 winning all). ``opener_table``: a table of exact first-move totals
         (:func:`opener_values`) instead of the shipped one. ``store``: solved positions kept on disk across
-        processes (:class:`~wordle_agents.solvers.store.PositionStore`; :func:`regret_oracle` uses one)."""
+        processes (:class:`~wordle_agents.solvers.store.PositionStore`; :func:`regret_oracle` uses one).
+        ``root_opener="proven"``: the best opener where the tables prove it best, else None (the start searched)."""
         self.avoid_losses = avoid_losses
         self.store = store
         self._strict: _Search | None = None
@@ -465,34 +511,104 @@ class Oracle:
         self.cache = self.search.new_cache()
         self.stats = np.zeros(1, dtype=np.int64)
         self.solved = num_patterns(self.vocab.length) - 1
-        self.root_opener = None if root_opener is None else self.vocab.action(root_opener)
         self._totals: dict[Position, int] = {}
+        self._uppers: dict[Position, int] = {}
         length = self.vocab.length
         self._start = Position(tuple(range(self.vocab.num_answers)), self.max_guesses, (-1,) * length, (0,) * ALPHABET)
+        self.root_upper: dict[int, int] = {}
+        self.root_sources: dict[str, str] = {}
         self.root_exact, self.root_floor = self._root_tables(opener_table)
+        self.root_opener = self.proven_best() if root_opener == "proven" else root_opener
+        if isinstance(self.root_opener, str):
+            self.root_opener = self.vocab.action(self.root_opener)
         if self.root_opener is not None and self.root_opener in self.root_exact:
             self._totals[self._start] = self.root_exact[self.root_opener]
 
-    def _root_tables(self, opener_table: str | Path | None) -> tuple[dict[int, int], np.ndarray | None]:
-        """Exact ``Q*`` totals at the start by action (the shipped table, or ``opener_table``), and every
-        opener's proven lower bound (the shipped ranking with losses, for its lists), where they apply."""
+    def _root_tables(self, opener_table: str | Path | None) -> tuple[dict[int, int], np.ndarray]:
+        """Exact ``Q*`` totals at the start by action (the shipped tables of exact values and of published totals,
+        or ``opener_table``), and every opener's proven lower bound: what its feedback buckets force, raised by
+        the shipped ranking with losses where it is of these lists. Every value read is checked against those
+        bounds (and a published upper bound against the exact value) first: a file that fails says so."""
         mode = "hard" if self.hard_mode else "normal"
-        path = Path(opener_table) if opener_table is not None else shipped_dir() / OPENER_VALUES.format(mode=mode)
-        found, one_fewer, children, _ = read_opener_values(path, self.vocab, self.hard_mode, self.max_guesses)
-        exact = {self.vocab.action(word): total for word, total in found.items()}
-        self.root_one_fewer = {self.vocab.action(word): total for word, total in one_fewer.items()}
-        self._learn_children(children)
-        floor = None
-        ranking = shipped_dir() / f"openers_{mode}_losses.json"
-        if ranking.is_file():
-            data = json.loads(ranking.read_text(encoding="utf-8"))
+        n = self.vocab.num_answers
+        members = self._start.arrays()[0]
+        splits, hits = self.search.kernel.split_counts(
+            self.search.by_answer, members, self.search.everything, self.solved + 1
+        )
+        floor = (3 * n - hits - splits).astype(np.int64) if self.max_guesses > 1 else (2 * n - hits).astype(np.int64)
+        ranking = Path("no ranking")
+        ranked: dict[int, int] = {}
+        self.root_tabled = False  # whether tables bound every opener (then one no table holds is not searched)
+        for path in sorted(shipped_dir().glob("openers_*losses.json")):  # a game's every-opener ranking, losses
+            data = json.loads(path.read_text(encoding="utf-8"))
             same = (data.get("lists"), data.get("hard_mode"), data.get("max_guesses"), data.get("losses"))
             if same == (self.vocab.digest, self.hard_mode, self.max_guesses, True):
-                floor = np.array([self.vocab.num_answers if v is None else v for v in data["values"]], np.int64)
-                for i, flag in enumerate(data["exact_flags"]):
-                    if flag == "1":
-                        exact.setdefault(i, int(data["values"][i]))
+                ranking = path
+                values = np.array([n if v is None else v for v in data["values"]], np.int64)
+                floor = np.maximum(floor, values)
+                ranked = {i: int(values[i]) for i, flag in enumerate(data["exact_flags"]) if flag == "1"}
+                self.root_tabled = True
+        exact: dict[int, int] = {}
+        sources: list[tuple[Path, dict[str, int]]] = []
+        for path in sorted(shipped_dir().glob(OPENER_TOTALS)):
+            table = read_opener_totals(path, self.vocab, self.hard_mode, self.max_guesses)
+            if table is not None:
+                self.root_tabled = True
+                sources.append((path, table.exact))
+                self.root_upper.update({self.vocab.action(w): t for w, t in table.upper.items()})
+                self.root_sources.update(table.sources)
+                self._check_upper(path, table.upper, floor)
+        path = Path(opener_table) if opener_table is not None else shipped_dir() / OPENER_VALUES.format(mode=mode)
+        found, one_fewer, children, _ = read_opener_values(path, self.vocab, self.hard_mode, self.max_guesses)
+        for word, kids in children.items():
+            if word in found and kids and n + sum(t for t, _ in kids.values()) != found[word]:
+                raise ValueError(
+                    f"{path}: {word!r}'s total {found[word]} is not one guess an answer plus its "
+                    f"children's totals ({n + sum(t for t, _ in kids.values())})"
+                )
+        sources.append((path, found))
+        for where, totals in [*sources, (ranking, {self.vocab.allowed[i]: t for i, t in ranked.items()})]:
+            for word, total in totals.items():
+                action = self.vocab.action(word)
+                self._check_exact(where, word, total, int(floor[action]), exact.get(action))
+                exact[action] = total
+        self._check_upper(
+            Path("the tables"), {self.vocab.allowed[a]: t for a, t in self.root_upper.items()}, floor, exact
+        )
+        self.root_one_fewer = {self.vocab.action(word): total for word, total in one_fewer.items()}
+        self._learn_children(children)
+        for action, total in exact.items():
+            floor[action] = total
         return exact, floor
+
+    def _check_exact(self, path: Path, word: str, total: int, floor: int, other: int | None) -> None:
+        """An exact first-move total read from ``path``, held to what is proven (ValueError naming the file)."""
+        n = self.vocab.num_answers
+        if not floor <= total <= (self.max_guesses + 1) * n:
+            raise ValueError(
+                f"{path}: {word!r} totals {total}, outside what is proven for it "
+                f"([{floor}, {(self.max_guesses + 1) * n}]: its feedback buckets and the ranking)"
+            )
+        if other is not None and other != total:
+            raise ValueError(f"{path}: {word!r} totals {total}, another table {other}")
+
+    def _check_upper(
+        self, path: Path, upper: dict[str, int], floor: np.ndarray, exact: dict[int, int] | None = None
+    ) -> None:
+        """Upper bounds read from ``path``, held to the proven lower bounds (ValueError naming the file)."""
+        for word, total in upper.items():
+            action = self.vocab.action(word)
+            least = max(int(floor[action]), (exact or {}).get(action, 0))
+            if total < least:
+                raise ValueError(f"{path}: {word!r}'s upper bound {total} is below what is proven ({least})")
+
+    def proven_best(self) -> int | None:
+        """The opener the tables prove best (its exact total at most every other opener's lower bound), or None."""
+        if not self.root_exact:
+            return None
+        best = min(self.root_exact, key=lambda a: (self.root_exact[a], a))
+        others = np.delete(self.root_floor, best)
+        return best if others.size == 0 or self.root_exact[best] <= int(others.min()) else None
 
     def _learn_children(self, children: dict[str, dict[int, tuple[int, int]]]) -> None:
         """Take the table's values of the positions after each opener (with the guesses left, and one fewer)."""
@@ -631,13 +747,16 @@ class Oracle:
         else:
             store = self.store if n >= STORE_MIN else None
             total = None if store is None else store.get(position)
-            if total is None:
+            wrong = total is not None and not self._value_floor(position) <= total <= n * (position.left + 1)
+            if wrong and store is not None:
+                store.refuse(f"a stored total ({total}) is outside what is proven for its position")
+            if total is None or wrong:
                 searched = time.perf_counter()
                 members, green, need = position.arrays()
                 total = self.search.value(members, position.left, green, need, self.cache, self.stats)
                 if self.search.stop[0]:  # abandoned (a budget, Ctrl-C): the value is meaningless and is not kept
                     raise TimeoutError("the search was stopped")
-                if store is not None and time.perf_counter() - searched >= STORE_S:
+                if store is not None and (wrong or time.perf_counter() - searched >= STORE_S):
                     store.put(position, total)
         self._totals[position] = total
         return total
@@ -665,17 +784,21 @@ class Oracle:
     # ------------------------------------------------------- one move, in bounded time
     def move_regret(self, position: Position, action: int | None, budget_s: float | None = None) -> dict[str, Any]:
         """The regret ``Q*(s, a) - V*(s)`` of one move at ``position`` (``action`` None: a turn spent without a
-        guess, as the text env's refused reply; a guess hard mode refuses is the same), exact when the searches
-        finish within ``budget_s`` seconds less the bounds' share (:data:`BOUNDS_S`; None: no limit), else proven
-        bounds, so that a move takes about ``budget_s`` at most.
+        guess, as the text env's refused reply; a guess hard mode refuses is the same), exact when the tables
+        hold it or the searches finish within ``budget_s`` seconds less the bounds' share (:data:`BOUNDS_S`;
+        None: no limit), else proven bounds, so that a move takes about ``budget_s`` at most.
 
-        Returns ``{"regret", "exact", "low", "high", "seconds"}``: ``low <= Q* - V* <= high`` always, equal when
-        ``exact``; ``regret`` is the exact value, or past the budget the lower bound ``low`` (so a reward of
-        ``-regret`` never charges a move more than it cost). The bounds: ``Q*`` from below by the buckets of the
-        guess (each bucket of c answers needs 2c - 1 more guesses, c on the last turn), ``V*`` from below by the
-        same bound's least over every allowed guess, and both from above by the play-out that guesses the first
-        candidate left, an exact value of a real policy. A search stopped at the budget caches nothing half
-        done; what finished is kept, so later moves in the same subtree get cheaper."""
+        Returns ``{"regret", "exact", "low", "high", "basis", "seconds"}``: ``low <= Q* - V* <= high`` always,
+        equal when ``exact``; ``regret`` is the exact value, or past the budget the upper bound ``high``, never
+        the optimistic one: a move is never charged less than a move it is proven better than, and a search that
+        runs out of time never pays (``basis`` says which: "exact", or the upper bound and where it came from).
+        The bounds: ``Q*`` from below by the buckets of the guess (each bucket of c answers needs 2c - 1 more
+        guesses, c on the last turn) and from above by a real policy's exact total (the greedy play of
+        :meth:`upper`; at the start, a published strategy's total where the tables have one), each bucket the
+        searches finished counted exactly; ``V*`` from below by the buckets' bound's least over every guess and
+        from above by ``Q*`` of the move; a spent turn costs one guess an answer at least. A search stopped at
+        the budget caches nothing half done; what finished is kept, so later moves in the same subtree get
+        cheaper."""
         start = time.perf_counter()
         # the searches stop early enough to leave the proven bounds their time (up to about 0.2 s on the real lists)
         deadline = math.inf if budget_s is None else start + budget_s - min(BOUNDS_S, budget_s / 4)
@@ -685,18 +808,20 @@ class Oracle:
         _, green, need = position.arrays()
         if action is not None and not self.search.hard_valid(action, green, need):
             action = None  # refused by hard mode: the turn is spent
-        # an opener the tables do not hold: its search takes minutes on lists the ranking was made for, so with a
-        # budget it is bounded at once (from the ranking) instead of searched in vain
+        # an opener the tables do not hold: its search takes minutes on lists the tables were made for, so with a
+        # budget it is bounded at once (the tables' bounds) instead of searched in vain
         hopeless = (
             budget_s is not None
             and position == self._start
-            and self.root_floor is not None
+            and self.root_tabled
             and action is not None
             and action not in self.root_exact
         )
+        unproven_start = budget_s is not None and position == self._start and self.root_opener is None
         v = q = None
         try:
-            v = self.search.run(lambda: self._total(position), stats=self.stats, deadline=deadline)
+            if not (unproven_start and self.root_tabled):  # the start of the real lists: a day of search
+                v = self.search.run(lambda: self._total(position), stats=self.stats, deadline=deadline)
             if not hopeless:
                 q = self.search.run(lambda: self._move_total(position, action), stats=self.stats, deadline=deadline)
         except TimeoutError:
@@ -708,12 +833,22 @@ class Oracle:
                 "exact": True,
                 "low": regret,
                 "high": regret,
+                "basis": "exact",
                 "seconds": time.perf_counter() - start,
             }
-        v_low, v_high = (v, v) if v is not None else (self._value_floor(position), self._playout(position))
-        q_low, q_high = self._move_bounds(position, action)
-        low, high = max(0, q_low - v_high) / n, (q_high - v_low) / n
-        return {"regret": low, "exact": False, "low": low, "high": high, "seconds": time.perf_counter() - start}
+        return {**self.bracket(position, action, v, q), "seconds": time.perf_counter() - start}
+
+    def bracket(self, position: Position, action: int | None, v: int | None = None, q: int | None = None) -> dict:
+        """:meth:`move_regret`'s proven bounds of a move (``action`` None: a turn spent) with what is known: ``v``
+        and ``q``, the exact ``V*`` and ``Q*`` totals where the searches finished (None where they did not)."""
+        n = len(position.members)
+        q_low, q_high, basis = (q, q, "exact") if q is not None else self._move_bounds(position, action)
+        v_low, v_high = (v, v) if v is not None else (self._value_floor(position), q_high)
+        least = n if action is None else 0  # V* with a guess fewer is no less than V*: a spent turn costs 1 at least
+        low, high = max(least, q_low - v_high) / n, max(least, q_high - v_low) / n
+        exact = low == high
+        basis = "exact" if exact else f"upper bound ({basis})"
+        return {"regret": high, "exact": exact, "low": low, "high": high, "basis": basis}
 
     def _move_total(self, position: Position, action: int | None) -> int:
         """Q* total of a move (None: the turn spent)."""
@@ -722,14 +857,20 @@ class Oracle:
             return n + self._total(position._replace(left=position.left - 1)) if position.left > 1 else 2 * n
         return self._q_total(position, action)
 
-    def _move_bounds(self, position: Position, action: int | None) -> tuple[int, int]:
-        """Proven (lower, upper) bounds on :meth:`_move_total`."""
+    def _move_bounds(self, position: Position, action: int | None) -> tuple[int, int, str]:
+        """Proven (lower, upper) bounds on :meth:`_move_total`, and what the upper one is."""
         n = len(position.members)
         if action is None:
             if position.left == 1:
-                return 2 * n, 2 * n
+                return 2 * n, 2 * n, "exact"
             after = position._replace(left=position.left - 1)
-            return n + self._value_floor(after), n + self._playout(after)
+            known = self._totals.get(after)
+            if known is not None:
+                return n + known, n + known, "exact"
+            return n + self._value_floor(after), n + self.upper(after), "greedy play"
+        if position == self._start and action in self.root_upper:
+            high, what = self.root_upper[action], "a published strategy's total"
+            return int(self.root_floor[action]), high, what
         low = high = n
         members, green, need = position.arrays()
         for pattern, group in self.search.buckets(action, members):
@@ -739,48 +880,39 @@ class Oracle:
             if position.left == 1:
                 low, high = low + c, high + c  # out of guesses: each lost
                 continue
-            low += 2 * c - 1
-            high += self._playout(self._child(position, action, pattern, group, green, need))
-        if position == self._start and self.root_floor is not None:
+            child = self._child(position, action, pattern, group, green, need)
+            known = self._totals.get(child)
+            low += 2 * c - 1 if known is None else known
+            high += self.upper(child) if known is None else known
+        if position == self._start:
             low = max(low, int(self.root_floor[action]))
-        return low, high
+        return low, high, "greedy play"
+
+    def upper(self, position: Position) -> int:
+        """A proven upper bound on ``V*``'s total: the exact value where known, else the total of the greedy
+        policy that makes the most feedback buckets at each node (a real policy, valued exactly)."""
+        found = self._totals.get(position)
+        if found is None:
+            found = self._uppers.get(position)
+        if found is None:
+            members, green, need = position.arrays()
+            found = self._uppers[position] = self.search.greedy(members, position.left, green, need)
+        return found
 
     def _value_floor(self, position: Position) -> int:
         """A proven lower bound on V*'s total: the bucket bound's least over every allowed guess (hard mode's
         refusals included, which can only lower it)."""
+        if position == self._start:
+            return int(self.root_floor.min())
         members = position.arrays()[0]
-        n, table, size = len(members), self.search.table, self.solved + 1
-        best = None
-        for at in range(0, table.shape[0], 1024):  # 1024 guesses at a time: (1024, n) patterns
-            patterns = table[at : at + 1024, members].astype(np.int64)
-            rows = np.arange(patterns.shape[0])[:, None] * size
-            counts = np.bincount((rows + patterns).ravel(), minlength=patterns.shape[0] * size)
-            distinct = (counts.reshape(patterns.shape[0], size) > 0).sum(1)
-            hit = (patterns == self.solved).any(1)
-            floor = (2 * n - hit) if position.left == 1 else (3 * n - hit - distinct)
-            best = int(floor.min()) if best is None else min(best, int(floor.min()))
-        assert best is not None
-        return best
-
-    def _playout(self, position: Position) -> int:
-        """The exact total of the policy that always guesses the first candidate left (a consistent candidate
-        obeys hard mode): an upper bound on V*'s total."""
-        total, stack = 0, [(np.array(position.members, dtype=np.int64), position.left)]
-        answer_actions = self.vocab.answer_actions.numpy()
-        while stack:
-            members, left = stack.pop()
-            n = len(members)
-            total += n
-            guess = int(answer_actions[members[0]])
-            patterns = self.search.table[guess, members]
-            rest = members[patterns != self.solved]
-            if left == 1:
-                total += len(rest)
-                continue
-            patterns = patterns[patterns != self.solved]
-            for pattern in np.unique(patterns):
-                stack.append((rest[patterns == pattern], left - 1))
-        return total
+        n = len(members)
+        if n == 1:
+            return 1
+        splits, hits = self.search.kernel.split_counts(
+            self.search.by_answer, members, self.search.everything, self.solved + 1
+        )
+        floor = (2 * n - hits) if position.left == 1 else (3 * n - hits - splits)
+        return int(floor.min())
 
     def analyze(self, actions: list[int], answer: int) -> dict[str, Any]:
         """The skill and the luck of one game: the guesses ``actions`` (word indices) played on answer ``answer``

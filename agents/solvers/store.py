@@ -39,6 +39,7 @@ class PositionStore:
         self._db: sqlite3.Connection | None = None
         self._pid = -1
         self.broken = False
+        self._refused = False
 
     @classmethod
     def for_game(cls, folder: Path, digest: str, hard_mode: bool, max_guesses: int, **options: Any) -> PositionStore:
@@ -79,6 +80,14 @@ class PositionStore:
     def _broken(self, error: Exception) -> None:
         self.broken = True
         warnings.warn(f"the oracle's position store {self.path} is off: {error}", RuntimeWarning, stacklevel=3)
+
+    def refuse(self, why: str) -> None:
+        """Say once that a row of this file failed its check (the caller searches instead and rewrites it)."""
+        if not self._refused:
+            self._refused = True
+            warnings.warn(
+                f"the oracle's position store {self.path}: {why}; searched again", RuntimeWarning, stacklevel=3
+            )
 
     def get(self, position: Any) -> int | None:
         """The stored total of ``position``, or None."""

@@ -215,10 +215,11 @@ def load_oracle(config: WordleConfig) -> Any:
 
 
 def regret_info(judged: dict[str, Any]) -> dict[str, Any]:
-    """The info keys of ``reward="regret"``: ``regret`` (float64), ``regret_exact`` (bool) and ``regret_bounds``
-    ((2,) float64: proven low and high)."""
+    """The info keys of ``reward="regret"``: ``regret`` (float64), ``regret_exact`` (bool), ``regret_bounds``
+    ((2,) float64: proven low and high) and ``regret_basis`` (str: "exact", or the upper bound charged)."""
     return {
         "regret": np.array(judged["regret"], np.float64),
         "regret_exact": np.array(bool(judged["exact"])),
         "regret_bounds": np.array([judged["low"], judged["high"]], np.float64),
+        "regret_basis": str(judged.get("basis", "exact" if judged["exact"] else "upper bound")),
     }

@@ -20,7 +20,7 @@ Splits: the answers are shuffled once by ``seed`` and the last ``eval_size`` are
 Rewards (each recorded on the trace, weighted by the env's config): ``win`` (1 for a solved game, else 0;
 weight ``win_weight``), ``regret`` (minus the game's summed exact regret, ``sum(Q*(s, a) - V*(s))`` over its
 moves, in expected guesses: 0 for optimal play, whatever the luck; weight ``regret_weight``; from the oracle of
-``wordle_agents``, each move within ``regret_budget_s`` or else its proven lower bound) and ``guesses`` (minus
+``wordle_agents``, each move within ``regret_budget_s`` or else its proven upper bound) and ``guesses`` (minus
 the guesses used, a loss counting ``max_guesses + 1``; weight ``guesses_weight``, 0 by default). Metrics:
 ``guesses``, ``refused`` (replies without an allowed word), ``regret_exact`` (1 when every move's regret was
 exact). No letter-counting partial credit: a lost game's letters earn nothing.
@@ -154,7 +154,8 @@ class WordleVerifiersEnvConfig(vf.EnvConfig):
     regret: bool = True
     """Measure each move's exact regret (the ``regret`` reward and metric); False skips the oracle."""
     regret_budget_s: float | None = 2.0
-    """Seconds of exact search per move; past it the move's regret is its proven lower bound (None: no limit)."""
+    """Seconds of exact search per move; past it the move's regret is its proven upper bound, never the optimistic
+    one (None: no limit)."""
     win_weight: float = 1.0
     """Weight of the ``win`` reward."""
     regret_weight: float = 1.0
