@@ -41,6 +41,7 @@ from wordle_gym.envs.text import (
     DEFAULT_PROMPT,
     HARD_REFUSAL,
     board_line,
+    example_word,
     intro_text,
     opening_text,
     refusal,
@@ -71,6 +72,8 @@ class LLMAgent:
         invalid_retries: replies the game cannot take that are asked again in one turn before it is forfeited.
         parser: how a reply is read: ``"lenient"`` (default), ``"strict"`` or a callable
             (:mod:`wordle_gym.envs.replies`).
+        think_open: the server's chat template writes ``<think>`` before each reply (a reply that never closes
+            it is all reasoning, no guess).
         tools: offer the ``guess`` tool; a move may then come as a tool call.
         transcripts: keep every chat, for the result's JSON (``extra["transcripts"]``, one per game).
         progress: a bar of replies per turn (None: on a terminal only).
@@ -92,6 +95,7 @@ class LLMAgent:
         prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT,
         invalid_retries: int = 2,
         parser: str | Callable[[Any], str | None] = "lenient",
+        think_open: bool = False,
         tools: bool = False,
         transcripts: bool = False,
         progress: bool | None = None,
@@ -111,7 +115,9 @@ class LLMAgent:
             raise ValueError(f"system must be text; got {system!r}")
         if not isinstance(tools, bool):
             raise ValueError(f"tools must be True or False; got {tools!r}")
-        self.parser = resolve_parser(parser)
+        if not isinstance(think_open, bool):
+            raise ValueError(f"think_open must be True or False; got {think_open!r}")
+        self.parser = resolve_parser(parser, think_open)
         self.tools = [GUESS_TOOL] if tools else None
         self.client = ChatClient(
             base_url,
@@ -184,6 +190,7 @@ class LLMAgent:
         # the agent's own copy of each game, stepped as its moves come
         self._states = [env.state.row(row) for row in range(count)]
         intro = intro_text(env.config, self.prompt) + (TOOL_PROMPT if self.tools else "")
+        self._example = example_word(env.config, self.prompt)
         self._intro = opening_text(intro, env.config.max_guesses)
         self._pending: list[list[str]] = [[] for _ in range(count)]  # per game: the tool calls to answer next
         self._chats = [[{"role": "system", "content": self.system}] if self.system else [] for _ in range(count)]
@@ -236,8 +243,8 @@ class LLMAgent:
         self._pending[row] = []
         if not calls:
             chat.append({"role": "user", "content": text})
-        for call in calls:  # every call is answered; the last one's answer is the game's message
-            said = text if call == calls[-1] else "Not played: one guess a turn (the last call was taken)."
+        for call in calls:  # every call is answered; the first one's answer is the game's message
+            said = text if call == calls[0] else "Not played: one guess a turn (the first guess call was taken)."
             chat.append({"role": "tool", "tool_call_id": call, "content": said})
 
     def _decide(self, row: int, turn: int, message: str) -> int:
@@ -258,7 +265,7 @@ class LLMAgent:
                 ]
                 self._pending[row] = ids
             chat.append(said)
-            word = parse_guess(reply, self.parser)
+            word = parse_guess(reply, self.parser, allowed=vocabulary.allowed_index, example=self._example)
             reason = refusal(vocabulary, word)
             if not reason:
                 assert word is not None

@@ -22,7 +22,7 @@ CALL = {"id": "c1", "type": "function", "function": {"name": "guess", "arguments
         ("<THINKING>x</THINKING><Reasoning>[stare]</Reasoning>Answer: crane", "crane", None),
         # the formats models use
         ("I will play <guess>crane</guess>.", "crane", "crane"),
-        ("<guess>slate</guess> no, better <guess>crane</guess>", "crane", "crane"),
+        ("<guess>crane</guess> or else <guess>slate</guess>", "crane", "crane"),  # one guess a reply: the first
         ('<guess>"crane"</guess>', "crane", "crane"),
         ("<guess>crane.</guess>", "crane", "crane"),
         ("<guess> **Crane** </guess>", "crane", "crane"),
@@ -30,7 +30,7 @@ CALL = {"id": "c1", "type": "function", "function": {"name": "guess", "arguments
         ("Reasoning here.\nAnswer: crane", "crane", None),
         ("Let me see.\n**Final answer:** CRANE", "crane", None),
         ("Guess: `crane`", "crane", None),
-        ("I pick [slate], no: [crane]", "crane", None),
+        ("guess [crane]. If that fails I'll try [slate] next", "crane", None),
         ("crane", "crane", None),
         ("  'Crane!'  ", "crane", None),
         # no guess
@@ -53,11 +53,17 @@ def test_parse_guess__tool_calls_in_every_form() -> None:
     assert parse_guess({"name": "guess", "arguments": {"word": "slate"}}) == "slate"  # arguments as an object
     hermes = '<think>hmm</think><tool_call>\n{"name": "guess", "arguments": {"word": "stare"}}\n</tool_call>'
     assert parse_guess(hermes) == parse_guess(hermes, "strict") == "stare"
-    # a tool call wins over text; the last call wins; another tool or bad arguments is no guess
+    # a tool call wins over text; the first guess call wins; bad arguments are no guess
     both = {"content": "<guess>slate</guess>", "tool_calls": [CALL]}
     assert parse_guess(both) == "crane"
-    other = {"function": {"name": "search", "arguments": '{"word": "crane"}'}}
-    assert parse_guess({"tool_calls": [CALL, other]}) is None
+    # Reliability 5, finding 10: a guess call followed by another tool's call was refused, and the text's <guess>
+    # ignored too: calls of other tools are passed by
+    other = {"function": {"name": "search", "arguments": '{"word": "slate"}'}}
+    assert parse_guess({"tool_calls": [CALL, other]}) == parse_guess({"tool_calls": [other, CALL]}) == "crane"
+    assert parse_guess({"content": "<guess>stare</guess>", "tool_calls": [other]}) == "stare"
+    # content as OpenAI's list of parts was refused
+    parts = {"role": "assistant", "content": [{"type": "text", "text": "<guess>crane</guess>"}]}
+    assert parse_guess(parts) == parse_guess(parts, "strict") == "crane"
     assert parse_guess({"function": {"name": "guess", "arguments": '{"word": 3}'}}) is None
     assert parse_guess({"function": {"name": "guess", "arguments": "{not json"}}) is None
     # a message's separate reasoning field is never read
@@ -82,10 +88,54 @@ def test_textarena_guess__the_first_bracket_as_textarena_reads_it() -> None:
 @pytest.mark.parametrize(
     "attack",
     ["<guess>" * 150_000, "<think>" * 150_000, "<tool_call>" * 90_000, "[" * 1_000_000, "\\boxed{" * 120_000,
-     "<think>" + "<thinking>" * 90_000, "answer:" * 140_000, "<guess>" + "a" * 1_000_000],
+     "<think>" + "<thinking>" * 90_000, "answer:" * 140_000, "<guess>" + "a" * 1_000_000,
+     "<|start|>" + "to=functions.guess " * 50_000, "I'll guess " * 90_000, "**a" * 300_000, "{\"a\": [" * 90_000,
+     "[TOOL_CALLS]" + "[{" * 400_000, "FINAL ANSWER" * 80_000],
+    ids=lambda attack: f"{attack[:12]!r}x{len(attack)}",
 )  # fmt: skip
 def test_parse_guess__linear_on_unclosed_tags(attack: str) -> None:
     """Issue 62: 224 KB of unclosed <guess> took 30 s (quadratic); these are 1 MB (a quadratic parser would run
     for hours here: the suite would not end)."""
-    assert parse_guess(attack) is None and parse_guess(attack, "strict") is None
+    assert parse_guess(attack, "strict") is None
+    found = parse_guess(attack)  # "answer:answer:..." is a line that answers "answer"; no tag is read
+    assert found is None or found.isalpha()
     assert strip_reasoning(attack) is not None
+
+
+def _reply_table() -> list[tuple[str, object, bool, str | None, str | None, str | None]]:
+    """The rows of docs/guides/replies.md: family, reply, template opened <think>, a person reads, lenient, strict."""
+    import ast
+    import re
+    from pathlib import Path
+
+    page = Path(__file__).resolve().parents[2] / "docs" / "guides" / "replies.md"
+    rows = []
+    for line in page.read_text(encoding="utf-8").splitlines():
+        if not line.startswith("| ") or line.startswith(("| family", "| ---")):
+            continue
+        cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        ticks = len(cells[1]) - len(cells[1].lstrip("`"))
+        literal = cells[1][ticks:-ticks].strip().replace("\\|", "|")
+        word = [None if c == "—" else c.lower() for c in cells[3:6]]
+        rows.append((cells[0], ast.literal_eval(literal), cells[2] == "yes", *word))
+    return rows
+
+
+REPLY_TABLE = _reply_table()
+
+
+@pytest.mark.parametrize(("family", "reply", "think_open", "person", "lenient", "strict"), REPLY_TABLE)
+def test_parse_guess__the_documented_table_of_model_replies(family, reply, think_open, person, lenient, strict):
+    """Issue 73: of 65 replies as model families write them, 24 were refused although a person reads CRANE and 3
+    played a word from reasoning cut off mid-thought. The docs' table is the test: each row's lenient and strict
+    readings, and never a word from reasoning (a row a person reads as no guess is none)."""
+    assert parse_guess(reply, "lenient", think_open=think_open) == lenient
+    assert parse_guess(reply, "strict", think_open=think_open) == strict
+    if person is None:
+        assert lenient is None and strict is None
+
+
+def test_parse_guess__the_table_reads_as_a_person_reads_nine_replies_in_ten() -> None:
+    assert len(REPLY_TABLE) >= 65
+    agree = sum(person == lenient for _, _, _, person, lenient, _ in REPLY_TABLE)
+    assert agree >= 0.9 * len(REPLY_TABLE)

@@ -14,26 +14,32 @@ from gymnasium.utils.env_checker import check_env
 from tests.helpers.reference import feedback_ref
 from wordle_gym import WordleConfig, WordleTextEnv
 from wordle_gym.core.game import NO_TILE, Game
-from wordle_gym.envs.text import ReplyText, parse_guess
+from wordle_gym.envs.text import ReplyText
 
 
 @pytest.mark.parametrize(
     ("reply", "word"),
     [
         ("<guess>crane</guess>", "crane"),
-        ("Quoting the example <guess>aahed</guess>, my guess: <GUESS> Salet </GUESS>", "salet"),
-        ("the format is [word]; I play [soare]", "soare"),
+        ("Quoting the example <guess>aahed</guess>, my guess: <GUESS> Salet </GUESS>", "salet"),  # the example
+        ("the format is [word]; I play [soare]", "soare"),  # [word] is no allowed guess: passed by
         ("<guess>roate</guess> and then [crane]", "roate"),  # a <guess> tag wins over brackets
+        ("guess [crane]. If that fails I'll try [slate] next", "crane"),  # one guess a reply: the first allowed
         ("CRANE", "crane"),
         ("  crane.  ", "crane"),
-        ("I guess crane", None),
+        ("I guess crane", "crane"),
         ("<guess>two words</guess>", None),
         ("[]", None),
         ("", None),
     ],
 )
-def test_parse_guess__the_last_tag_else_the_last_bracket_else_one_word(reply: str, word: str | None) -> None:
-    assert parse_guess(reply) == word
+def test_text_env__reads_the_first_allowed_word_of_the_deciding_rule(reply: str, word: str | None) -> None:
+    """The env reads a reply as the parser's table says (docs/guides/replies.md), the first allowed word of the
+    rule that decides, passing by a repeat of its prompt's example (AAHED) when the reply names another word."""
+    env = WordleTextEnv()
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(reply)
+    assert info["guess"] == (word or "")
 
 
 def test_check_env__passes_and_the_reply_space_holds_any_text(capsys: pytest.CaptureFixture[str]) -> None:

@@ -69,6 +69,12 @@ def intro_text(config: WordleConfig, prompt: str | Callable[[WordleConfig], str]
     return text
 
 
+def example_word(config: WordleConfig, prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT) -> str | None:
+    """The word the prompt gives as its example (a reply that only repeats it, naming another word too, plays the
+    other: :func:`~wordle_gym.envs.replies.parse_guess`); None when the prompt gives none."""
+    return config.vocabulary.allowed[0] if isinstance(prompt, str) and "{example}" in prompt else None
+
+
 def opening_text(intro: str, max_guesses: int) -> str:
     """The first observation: the rules, then the call for a first guess."""
     return f"{intro}\n\nYou have {max_guesses} guesses. Your first guess?"
@@ -157,12 +163,15 @@ class WordleTextEnv(gym.Env[str, str]):
     against SALET's 7920); a refused reply costs what spending the turn costs. Over a game the rewards sum
     to ``V*(start)`` minus the guesses used, minus the luck of the feedback (which averages to zero over the
     answers): their mean is the optimum minus the agent's mean, and no letter-counting trick raises it.
-    Each move's searches get ``regret_budget_s`` seconds (default 2; None: no limit); past it the reward is a
-    proven lower bound of the cost (it never charges a move more than it cost; BENCHMARKS.md has the time a
-    move takes and the share valued exactly). The first and second moves after the openers models favour are
-    valued from shipped tables, and solved positions are kept on disk for every process on the machine (the
-    position store, in the cache folder: ``WORDLE_GYM_CACHE``). ``info`` then has ``regret`` (float64),
-    ``regret_exact`` (bool) and ``regret_bounds`` ((2,) float64, proven low and high).
+    Each move's searches get ``regret_budget_s`` seconds (default 2; None: no limit); past it the reward is the
+    proven upper bound of the cost (a real strategy's exact total: never the optimistic bound, so a move is never
+    rewarded above one it is proven worse than, and a search that times out never pays; BENCHMARKS.md has the
+    time a move takes and the share valued exactly). The first move is valued from shipped tables (exact for the
+    openers the project and alex1770 proved, a published strategy's total for the rest of the real game's;
+    exact for every opener of ``WordleNYT``'s lists), the second after the openers models favour too, and solved
+    positions are kept on disk for every process on the machine (the position store, in the cache folder:
+    ``WORDLE_GYM_CACHE``). ``info`` then has ``regret`` (float64), ``regret_exact`` (bool), ``regret_bounds``
+    ((2,) float64, proven low and high) and ``regret_basis`` (str: "exact", or which upper bound was used).
 
     ## Starting State
 
@@ -180,7 +189,10 @@ class WordleTextEnv(gym.Env[str, str]):
 
     ## Arguments
 
-    ``prompt``, ``parser``, ``format_reward`` (added to the reward of every reply the game takes: a shaping term
+    ``prompt``, ``parser`` (``"lenient"``, ``"strict"`` or a callable: :mod:`wordle_gym.envs.replies`, whose
+    documented table says what each reply plays), ``think_open`` (the chat template writes ``<think>`` before each
+    reply, as Qwen3's and DeepSeek-R1's thinking templates do: a reply that never closes it is all reasoning, no
+    guess), ``format_reward`` (added to the reward of every reply the game takes: a shaping term
     for the first steps of training a model to answer in form; default 0), ``regret_budget_s`` and every
     :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle
     (``observation``, ``action_mask``, ``obs_dtype``, ``mask_dtype`` and ``boards`` are not used: the
@@ -201,6 +213,7 @@ class WordleTextEnv(gym.Env[str, str]):
         render_mode: str | None = None,
         regret_budget_s: float | None = 2.0,
         parser: str | Callable[[Any], str | None] = "lenient",
+        think_open: bool = False,
         format_reward: float = 0.0,
         **options: Any,
     ) -> None:
@@ -211,7 +224,9 @@ class WordleTextEnv(gym.Env[str, str]):
         if regret_budget_s is not None and not (budget_ok and 0 < regret_budget_s < 1e9):
             raise ValueError(f"regret_budget_s must be a number of seconds > 0, or None; got {regret_budget_s!r}")
         self.regret_budget_s = regret_budget_s
-        self.parser = resolve_parser(parser)
+        if not isinstance(think_open, bool):
+            raise ValueError(f"think_open must be True or False; got {think_open!r}")
+        self.parser = resolve_parser(parser, think_open)
         if (
             isinstance(format_reward, bool)
             or not isinstance(format_reward, int | float)
@@ -231,6 +246,7 @@ class WordleTextEnv(gym.Env[str, str]):
         self.vocabulary = self.config.vocabulary
         self.words = self.vocabulary.allowed
         self.intro = intro_text(self.config, prompt)
+        self.example = example_word(self.config, prompt)
         self.observation_space = ReplyText(MAX_TEXT, min_length=1, charset=string.printable)
         self.action_space = ReplyText(MAX_TEXT, charset=string.ascii_lowercase)
         self._scalar = ScalarGame(self.game, "text")  # one game in plain Python, held to `game` by the tests
@@ -250,7 +266,7 @@ class WordleTextEnv(gym.Env[str, str]):
             self.render()
         info = self._info(np.full(self.vocabulary.length, NO_TILE, np.uint8), False, False, "", "")
         if self._oracle is not None:
-            info.update(regret_info({"regret": 0.0, "exact": True, "low": 0.0, "high": 0.0, "seconds": 0.0}))
+            info.update(regret_info({"regret": 0.0, "exact": True, "low": 0.0, "high": 0.0, "basis": "exact"}))
         return self._text, info
 
     def step(self, action: str | dict[str, Any]) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -262,7 +278,7 @@ class WordleTextEnv(gym.Env[str, str]):
                 f"the action is the agent's reply: a str, an assistant message or a tool call (dict); "
                 f"got {type(action).__name__}"
             )
-        word = parse_guess(action, self.parser)
+        word = parse_guess(action, self.parser, allowed=self.vocabulary.allowed_index, example=self.example)
         reason = refusal(self.vocabulary, word)
         judged = None
         if self._oracle is not None:  # valued before the move, from what the player knows
