@@ -192,7 +192,13 @@ AGENTS: dict[str, Agent] = {
                 "openers_normal.json",
                 "openers_hard.json",
                 "openers_normal_losses.json",  # the multi-board bound's one-board optimum (solvers.boards_bound)
+                "openers_hard_losses.json",  # the regret reward's proven start in hard mode (solvers.oracle)
+                "openers_nyt_hard_losses.json",  # the same on the NYT lists
                 "opener_values_normal.json",  # the regret reward's exact first moves (solvers.oracle)
+                "opener_totals_normal.json",  # every opener's published total: exact or an upper bound (the same)
+                "opener_totals_hard.json",
+                "opener_totals_nyt.json",
+                "opener_totals_nyt_hard.json",
                 "dordle_openers_most.json",  # the maxima over every Dordle opener: its order bound (the same)
             ),
         ),

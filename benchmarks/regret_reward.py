@@ -60,11 +60,10 @@ def measure(games: dict[str, int], budget: float, store: str | None = None) -> d
     env = WordleTextEnv(reward="regret", regret_budget_s=budget)
     env.reset(seed=0)
     make_s = time.perf_counter() - start
-    if store is not None:
+    if store is not None:  # the env's own oracle (a fork of the process's) reads and fills this store
         from wordle_agents.solvers.store import PositionStore
-        from wordle_gym.core.rewards import load_oracle
 
-        load_oracle(env.config).store = PositionStore(store)
+        env._oracle.store = PositionStore(store)
     rows = []
     for policy in tqdm([p for p in POLICIES if games[p]], desc="kinds of play", unit="kind", disable=None):
         rng = random.Random(20261125)

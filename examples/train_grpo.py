@@ -19,7 +19,9 @@ games are real games)::
     python examples/train_grpo.py --tiny --steps 2 --output-dir runs/grpo-tiny
 
 Prints each step's mean reward and the games' guesses, and saves the trained model to ``--output-dir``;
-``--split eval`` plays the held-out answers.
+``--split eval`` plays the held-out answers. ``--env-url URL`` plays every game on an OpenEnv server instead
+(``python -m wordle_gym.integrations.openenv --reward regret --split train``), through :class:`ServedWordleGame`,
+a class written as TRL's OpenEnv Wordle example writes its own.
 """
 
 from __future__ import annotations
@@ -77,10 +79,79 @@ class WordleGame:
         return text
 
     def get_reward(self) -> float:
-        """1 for a win, plus the game's summed reward (with ``regret``: minus the regret of its moves)."""
+        """1 for a win, plus the game's summed reward (with ``regret``: minus the regret of its moves). A game the
+        model stopped playing (no more tool calls) is played to its end as replies without a guess, each spending a
+        turn as the game's rules say: stopping never scores like playing well."""
+        while not self.done:
+            _, reward, terminated, truncated, _ = self.env.step("")
+            self.total += float(reward)
+            self.done = bool(terminated or truncated)
         score = float(self.won) + self.total
         record = {"answer": self.env.answer, "guesses": list(self.guesses), "won": self.won, "reward": score}
         WordleGame.finished.append(record)
+        return score
+
+
+class ServedWordleGame:
+    """One rollout's game played on a wordle_gym OpenEnv server, written as TRL's OpenEnv Wordle example writes its
+    environment class (a client made once, ``.sync()``; the transcript in ``messages[0].content``, each tool answer
+    the part a step appended; an invalid move told by TextArena's words), with the server's rewards: the game's
+    (``info["game_reward"]``: with ``--reward regret``, minus the regret of its moves) and each move's (``reward``).
+    Its one public method besides ``reset`` and ``get_reward`` is the tool: TRL offers every public method."""
+
+    url = "http://127.0.0.1:8001"
+    finished: list[dict[str, Any]] = []
+
+    def __init__(self) -> None:
+        from wordle_gym.integrations.openenv import WordleEnv
+
+        self.client = WordleEnv(base_url=self.url).sync()
+        self.reward, self.done, self.won, self.guesses, self.feedback = 0.0, False, False, [], []
+
+    def reset(self, **row: Any) -> str:
+        """A new game on the server, its answer drawn from the row's ``seed``; returns its opening text."""
+        seed = row.get("seed")
+        result = self.client.reset(seed=None if seed is None else int(seed))
+        self._last_full_feedback = result.observation.messages[0].content
+        self.reward, self.done, self.won, self.guesses, self.feedback = 0.0, False, False, [], []
+        return self._last_full_feedback
+
+    def guess(self, word: str) -> str:
+        """Guess a word in the game of Wordle.
+
+        Args:
+            word: a 5-letter English word.
+
+        Returns:
+            The feedback on the guess and the board so far.
+        """
+        from wordle_gym.integrations.openenv import WordleAction
+
+        if self.done:
+            return "The game is over."
+        result = self.client.step(WordleAction(message=word))
+        full = result.observation.messages[0].content
+        feedback = full[len(self._last_full_feedback) :]  # only what this step appended
+        self._last_full_feedback = full
+        info = result.observation.info
+        self.reward, self.done, self.won = float(info["game_reward"]), bool(result.done), bool(info["won"])
+        self.guesses.append(str(info["guess"] or word))
+        if "You attempted an invalid move" in feedback:
+            self.guesses[-1] = f"({self.guesses[-1]}: refused)"
+        self.feedback.append(feedback)
+        return feedback
+
+    def get_reward(self) -> float:
+        """1 for a win, plus the game's reward on the server (a game the model stopped playing is played to its end
+        as replies without a guess, as :meth:`WordleGame.get_reward` does)."""
+        from wordle_gym.integrations.openenv import WordleAction
+
+        while not self.done:
+            result = self.client.step(WordleAction(message=""))
+            self.reward, self.done = float(result.observation.info["game_reward"]), bool(result.done)
+        score = float(self.won) + self.reward
+        record = {"guesses": list(self.guesses), "feedback": list(self.feedback), "won": self.won, "reward": score}
+        ServedWordleGame.finished.append(record)
         return score
 
 
@@ -175,6 +246,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--output-dir", default="runs/grpo", help="TRL's output folder (default runs/grpo)")
     parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to train (auto)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--env-url",
+        help="play on this OpenEnv server (python -m wordle_gym.integrations.openenv --reward regret --split train) "
+        "instead of in this process; --reward and --split are then the server's",
+    )
     args = parser.parse_args(argv)
     if bool(args.model) == bool(args.tiny):
         parser.error("give --model ID or --tiny")
@@ -197,6 +273,16 @@ def main(argv: list[str] | None = None) -> int:
     from trl import GRPOConfig, GRPOTrainer
 
     WordleGame.reward, WordleGame.split = args.reward, args.split
+    game_class: type = WordleGame
+    if args.env_url:
+        ServedWordleGame.url, game_class = args.env_url, ServedWordleGame
+        probe = ServedWordleGame().client
+        try:
+            probe.connect()  # an unreachable server fails here, in one line
+        except (ConnectionError, OSError) as exc:
+            parser.error(f"--env-url {args.env_url}: {exc}")
+        finally:
+            probe.close()
     import torch
 
     on_cpu = args.device == "cpu" or (args.device == "auto" and not torch.cuda.is_available())
@@ -221,19 +307,19 @@ def main(argv: list[str] | None = None) -> int:
         chat_template_kwargs={"enable_thinking": False}, temperature=1.0,
     )  # fmt: skip
     trainer = GRPOTrainer(
-        model=model, args=config, train_dataset=data, processing_class=tokenizer, environment_factory=WordleGame
+        model=model, args=config, train_dataset=data, processing_class=tokenizer, environment_factory=game_class
     )
     trainer.train()
     for row in trainer.state.log_history:
         if "reward" in row:
             calls = row.get("tools/call_frequency", 0.0)
             print(f"step {int(row['step'])}: mean reward {row['reward']:+.4f}, {calls:.2f} tool calls a game")
-    games = WordleGame.finished
+    games = game_class.finished
     print(
         f"{len(games)} games: {sum(g['won'] for g in games)} won, {sum(bool(g['guesses']) for g in games)} made guesses"
     )
     for g in games[-4:]:
-        print(f"  {g['answer']}: {' '.join(g['guesses']) or '(no guess)'} ({g['reward']:+.4f})")
+        print(f"  {g.get('answer', 'a game')}: {' '.join(g['guesses']) or '(no guess)'} ({g['reward']:+.4f})")
     trainer.save_model(args.output_dir)  # the trained model (and its tokenizer), once, at the end
     print(f"saved the model to {args.output_dir}")
     return 0

@@ -31,6 +31,7 @@ wherever it knows the same (every deterministic agent of the harness): ``report.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import time
@@ -173,6 +174,10 @@ class RegretReport:
 
 BOUNDS_S = 0.2
 """Seconds of a move's budget kept for its proven bounds when its searches do not finish (a quarter at most)."""
+
+ORACLE_CACHE_ENTRIES = 2_000_000
+"""Past this many entries an oracle's search cache is emptied before a move is valued (about 100 MB; the exact
+values proven stay in its memo and the position store)."""
 
 STORE_MIN, STORE_S = 8, 0.005
 """Positions of at least this many answers whose search took at least this long go to the position store
@@ -524,6 +529,18 @@ class Oracle:
         if self.root_opener is not None and self.root_opener in self.root_exact:
             self._totals[self._start] = self.root_exact[self.root_opener]
 
+    def fork(self) -> Oracle:
+        """An oracle of the same game that searches on its own (its own search cache and stop flag, so that two
+        forks search at once on two cores and neither waits on the other), sharing the tables, the store and the
+        values every fork has proven (exact values only, so sharing them is safe)."""
+        twin = copy.copy(self)
+        twin.search = copy.copy(self.search)
+        twin.search.stop = np.zeros(1, dtype=np.int64)
+        twin.cache = self.search.new_cache()
+        twin.stats = np.zeros(1, dtype=np.int64)
+        twin._strict = None
+        return twin
+
     def _root_tables(self, opener_table: str | Path | None) -> tuple[dict[int, int], np.ndarray]:
         """Exact ``Q*`` totals at the start by action (the shipped tables of exact values and of published totals,
         or ``opener_table``), and every opener's proven lower bound: what its feedback buckets force, raised by
@@ -800,6 +817,8 @@ class Oracle:
         the budget caches nothing half done; what finished is kept, so later moves in the same subtree get
         cheaper."""
         start = time.perf_counter()
+        if self.search.kernel.cache_size(self.cache) > ORACLE_CACHE_ENTRIES:  # a long-lived env's memory stays flat
+            self.search.kernel.clear_cache(self.cache)
         # the searches stop early enough to leave the proven bounds their time (up to about 0.2 s on the real lists)
         deadline = math.inf if budget_s is None else start + budget_s - min(BOUNDS_S, budget_s / 4)
         n = len(position.members)

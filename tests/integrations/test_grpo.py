@@ -44,6 +44,29 @@ def test_grpo_example__trains_on_whole_games_played_through_the_tool(tmp_path: P
     assert len({g["answer"] for g in games}) == 2  # one answer per prompt: the group of 4 shares it
 
 
+def test_grpo_example__trains_against_the_openenv_server_as_trls_example_is_written(tmp_path: Path, capsys) -> None:
+    """Issue 73: TRL's OpenEnv Wordle example pointed at the server read every tool answer as '' (it slices the
+    new part of ``messages[0].content``, TextArena's transcript), its env.reward was the last move's, and a
+    client that stopped playing scored 0 (a perfect regret). ``ServedWordleGame``, written as TRL's example writes
+    its class, trains against the server: each tool answer is the move's feedback, each game's reward the
+    server's game reward (plus 1 for a win), and a game left unfinished is played out as spent turns."""
+    pytest.importorskip("trl")
+    from tests.integrations.test_openenv import _serve
+
+    example = _example()
+    for url in _serve(reward="regret", split="train"):
+        argv = ["--tiny", "--steps", "2", "--env-url", url, "--output-dir", str(tmp_path / "out")]
+        assert example.main(argv) == 0
+    printed = capsys.readouterr().out
+    assert "step 1: mean reward" in printed and "step 2: mean reward" in printed
+    games = example.ServedWordleGame.finished
+    assert len(games) == 8 and sum(bool(g["guesses"]) for g in games) >= 4
+    for g in games:
+        assert all(answer.strip() for answer in g["feedback"])  # the feedback is visible, never ''
+        assert all("->" in a or "You attempted an invalid move" in a for a in g["feedback"])
+        assert g["reward"] <= 1.0 + 1e-9 and (g["won"] or g["reward"] <= -1.0)  # stopping spends turns
+
+
 def test_grpo_example__bad_arguments_fail_in_one_line() -> None:
     import subprocess
     import sys
@@ -53,6 +76,7 @@ def test_grpo_example__bad_arguments_fail_in_one_line() -> None:
         (["--tiny", "--steps", "0"], "--steps must be >= 1"),
         (["--tiny", "--batch-size", "6"], "must be a multiple of --num-generations"),
         (["--tiny", "--reward", "nonsense"], "nonsense"),
+        (["--tiny", "--env-url", "http://127.0.0.1:9"], "--env-url http://127.0.0.1:9"),
     ):
         command = [sys.executable, str(ROOT / "examples" / "train_grpo.py"), *args]
         out = subprocess.run(command, capture_output=True, text=True, timeout=120)

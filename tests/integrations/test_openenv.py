@@ -54,23 +54,30 @@ def test_openenv__a_client_session_plays_real_wordle_with_the_exact_reward(url: 
         result = env.reset(answer="cigar")
         assert not result.done and result.reward is None
         assert "Find the secret 5-letter" in result.observation.prompt
-        assert [m.category for m in result.observation.messages] == ["PROMPT"]
+        (transcript,) = result.observation.messages  # TextArena's layout: one message, the whole game so far
+        assert transcript.content.startswith(result.observation.prompt)
         # reasoning is never read; the guess comes from the answer tag
         result = env.step(WordleAction(message="<think>perhaps [crane]?</think>\n<guess>salet</guess>"))
         assert not result.done and result.reward == pytest.approx(0.0)  # SALET is the optimal opener
         assert result.observation.info["guess"] == "salet" and result.observation.info["regret_exact"]
-        assert f"SALET -> {_tiles('salet', 'cigar')}" in result.observation.messages[-1].content
+        assert result.observation.messages[0].content.startswith(transcript.content)  # appended to
+        assert f"SALET -> {_tiles('salet', 'cigar')}" in result.observation.messages[0].content
+        rewards = [result.reward]
         result = env.step(WordleAction(message="no word here"))  # refused: the turn is spent
-        assert "refused" in result.observation.messages[-1].content and result.observation.info["reason"]
+        last = result.observation.messages[0].content.rsplit("[Player 0]", 1)[1]
+        assert "You attempted an invalid move" in last and result.observation.info["reason"]
+        assert result.reward <= -1.0  # a spent turn costs a guess at least
+        rewards.append(result.reward)
         result = env.step(WordleAction(message="Answer: cigar"))
+        rewards.append(result.reward)
         assert result.done and result.observation.info["won"]
+        assert result.observation.info["game_reward"] == pytest.approx(sum(rewards))  # the game's, and each move's
         state = env.state()
         assert (
             state.turn == 3
             and state.step_count == 3
             and state.raw_state == {"guesses": ["salet", "cigar"], "won": True}
         )
-        assert [m.category for m in result.observation.messages] == ["PROMPT", *["PLAYER_ACTION", "GAME"] * 3]
 
 
 def test_openenv__sessions_are_separate_games_and_the_seed_fixes_the_answer(url: str) -> None:
@@ -105,7 +112,7 @@ def test_openenv__the_payloads_are_textarena_envs_wire_format(url: str) -> None:
         env.step(WordleAction(message="[salet]"))
     step = payloads[-1]
     assert {"observation", "reward", "done"} <= set(step)
-    assert {"sender_id", "content", "category"} <= set(step["observation"]["messages"][-1])
+    assert {"sender_id", "content", "category"} <= set(step["observation"]["messages"][0])
 
 
 def test_openenv__the_split_is_served() -> None:
@@ -137,7 +144,7 @@ def test_openenv__docs_snippet_runs_as_written(tmp_path) -> None:  # type: ignor
     page = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "llm.md"
     text = page.read_text()
     (block,) = re.findall(r"```python openenv\n(.*?)```", text, flags=re.S)
-    (command,) = re.findall(r"^python -m wordle_gym.integrations.openenv .*$", text, flags=re.M)
+    command = re.findall(r"^python -m wordle_gym.integrations.openenv .*$", text, flags=re.M)[0]  # the section's
     server = subprocess.Popen([sys.executable, *command.split()[1:]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 120
@@ -155,3 +162,112 @@ def test_openenv__docs_snippet_runs_as_written(tmp_path) -> None:  # type: ignor
     finally:
         server.terminate()
         server.wait(30)
+
+
+def _mcp_create(http: httpx.Client) -> dict:
+    call = {"jsonrpc": "2.0", "id": 1, "method": "openenv/session/create", "params": {}}
+    return http.post("/mcp", json=call).json()
+
+
+def test_openenv__a_flood_of_sessions_is_refused_by_name_and_idle_ones_are_closed() -> None:
+    """Reliability 5, finding 2: 64 ``openenv/session/create`` calls or 64 idle WebSockets locked the server
+    until a restart (every later client got CAPACITY_REACHED; the 65th client saw only ``ConnectionClosedOK``).
+    A client past ``--sessions`` is refused in words naming it, and a session idle past ``--idle-timeout`` is
+    closed, freeing its place (an idle WebSocket's next step says so)."""
+    for url in _serve(sessions=2, idle_s=1.0):
+        idle = [WordleEnv(base_url=url).sync() for _ in range(2)]
+        for client in idle:
+            client.reset(seed=0)  # each holds a session, then sits idle
+        with pytest.raises(ConnectionError, match="--sessions"):
+            WordleEnv(base_url=url).sync().reset(seed=0)
+        with httpx.Client(base_url=url, timeout=30) as http:
+            assert "error" in _mcp_create(http)  # the same limit over MCP
+            deadline = time.monotonic() + 30
+            while True:  # the idle sessions are closed (the server checks every 5 s at the least)
+                created = _mcp_create(http)
+                if "result" in created:
+                    break
+                assert time.monotonic() < deadline, created
+                time.sleep(0.5)
+        with pytest.raises(RuntimeError, match="idle-timeout"):
+            idle[0].step(WordleAction(message="crane"))
+        for client in idle:
+            client.close()
+
+
+def test_openenv__oversize_bodies_lone_surrogates_and_plain_http_step_fail_cleanly(url: str) -> None:
+    """Reliability 5, findings 4, 6 and 11: replies of 16 MiB were taken and echoed in every later observation
+    (6 x 15 MiB grew the server by 375 MB), a 200 MiB /reset body was read whole; a lone surrogate in a reply
+    played the turn, then every later step of the session failed; HTTP /step was a 500 with a traceback. Bodies
+    and messages over 1.5 MiB are refused, a long reply is echoed cut, a surrogate is read as "?", and /step
+    answers 409 pointing to a session."""
+    with httpx.Client(base_url=url, timeout=60) as http:
+        big = http.post("/reset", content=b"{" + b" " * (2 << 20) + b"}", headers={"content-type": "application/json"})
+        assert big.status_code == 413
+        step = http.post("/step", json={"action": {"message": "<guess>crane</guess>"}})
+        assert step.status_code == 409 and "/ws" in step.json()["detail"]
+    with WordleEnv(base_url=url).sync() as env:
+        env.reset(answer="cigar")
+        result = env.step(WordleAction(message="\ud800 <guess>salet</guess>"))
+        assert result.observation.info["guess"] == "salet"
+        result = env.step(WordleAction(message="<guess>crane</guess>" + "x" * 900_000))  # under the limit
+        assert len(result.observation.messages[0].content) < 10_000  # echoed cut
+        assert env.step(WordleAction(message="<guess>cigar</guess>")).observation.info["won"]
+    with pytest.raises(ConnectionError), WordleEnv(base_url=url).sync() as env:  # over the limit: closed
+        env.reset(answer="cigar")
+        env.step(WordleAction(message="y" * (2 << 20)))
+
+
+def test_openenv__a_token_is_required_when_set_and_a_client_gone_is_one_log_line(caplog) -> None:  # type: ignore[no-untyped-def]
+    """Reliability 5, finding 2 (no token could be required) and issue 73 (each client that left without closing
+    left an ASGI traceback in the log)."""
+    import logging
+
+    for url in _serve(token="s3cret"):
+        with httpx.Client(base_url=url, timeout=30) as http:
+            assert http.get("/health").status_code == 200  # health checks need no token
+            assert http.post("/reset", json={}).status_code == 401
+            assert http.post("/reset", json={}, headers={"Authorization": "Bearer s3cret"}).status_code == 200
+        with pytest.raises(ConnectionError):
+            WordleEnv(base_url=url).sync().reset(seed=0)
+        with WordleEnv(base_url=url, token="s3cret").sync() as env:
+            assert not env.reset(seed=0).done
+        import websockets.sync.client
+
+        with caplog.at_level(logging.INFO, logger="wordle_gym.openenv"):
+            for _ in range(3):  # clients that leave mid-game without closing
+                with websockets.sync.client.connect(
+                    url.replace("http", "ws") + "/ws", additional_headers={"Authorization": "Bearer s3cret"}
+                ) as ws:
+                    ws.send('{"type": "reset", "data": {}}')
+                    ws.socket.close()
+            time.sleep(1.0)
+    assert not [r for r in caplog.records if r.exc_info]  # no traceback logged
+
+
+def test_openenv__sessions_do_not_wait_on_each_others_searches() -> None:
+    """Reliability 5, finding 3: one lock for the process serialised every session's regret search (a session
+    playing SALET waited 0.1-5.3 s a step behind four playing random words). Each session has its own search: one
+    whose search is running does not hold up another's move."""
+    first, second = WordleEnvironment(reward="regret"), WordleEnvironment(reward="regret")
+    assert first.game._oracle.search.stop is not second.game._oracle.search.stop
+    assert first.game._oracle.cache is not second.game._oracle.cache
+    searching, release = threading.Event(), threading.Event()
+    value = first.game._oracle.search.value
+
+    def long_search(*args, **kwargs):  # type: ignore[no-untyped-def]
+        searching.set()
+        release.wait(30)  # a search that runs until released
+        return value(*args, **kwargs)
+
+    first.game._oracle.search.value = long_search  # this session's search only
+    first.reset(answer="cigar")
+    second.reset(answer="cigar")
+    first.step(WordleAction(message="qajaq"))
+    busy = threading.Thread(target=first.step, args=(WordleAction(message="<guess>equal</guess>"),))
+    busy.start()
+    assert searching.wait(30)
+    result = second.step(WordleAction(message="<guess>crane</guess>"))  # a table move: no search of its own
+    assert result.info["regret_exact"] and busy.is_alive()  # answered while the other still searches
+    release.set()
+    busy.join(30)

@@ -195,8 +195,8 @@ _ORACLES_LOCK = threading.Lock()
 def load_oracle(config: WordleConfig) -> Any:
     """The exact oracle for ``config``'s game, through the entry point ``exact`` of :data:`ORACLES` (the env
     package imports no agent code): an object with ``positions(game, state)`` and ``move_regret(position,
-    action, budget_s)``. One per game (lists, mode, limit) in a process, shared by every env of that game, so
-    the positions it solved serve every later game; its ``lock`` serialises its searches."""
+    action, budget_s)``. One per game (lists, mode, limit) in a process; an env takes a ``fork()`` of it (its own
+    search, so envs never wait on each other's searches), and what any fork proves serves every later game."""
     key = (config.vocabulary.digest, config.hard_mode, config.max_guesses)
     with _ORACLES_LOCK:
         found = _ORACLES.get(key)
@@ -209,7 +209,6 @@ def load_oracle(config: WordleConfig) -> Any:
                 "(it comes with wordle_agents, which installs with wordle-gym)"
             )
         oracle = points[0].load()(config)
-        oracle.lock = threading.Lock()
         _ORACLES[key] = oracle
         return oracle
 

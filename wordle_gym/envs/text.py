@@ -250,7 +250,7 @@ class WordleTextEnv(gym.Env[str, str]):
         self.observation_space = ReplyText(MAX_TEXT, min_length=1, charset=string.printable)
         self.action_space = ReplyText(MAX_TEXT, charset=string.ascii_lowercase)
         self._scalar = ScalarGame(self.game, "text")  # one game in plain Python, held to `game` by the tests
-        self._oracle = load_oracle(self.config) if self.regret else None
+        self._oracle = load_oracle(self.config).fork() if self.regret else None  # its own search: no waiting
         self._lines: list[str] = []
         self._text = ""
         self._needs_reset = True
@@ -283,9 +283,8 @@ class WordleTextEnv(gym.Env[str, str]):
         judged = None
         if self._oracle is not None:  # valued before the move, from what the player knows
             move = None if reason else self.vocabulary.action(word)
-            with self._oracle.lock:
-                position = self._oracle.positions(self.game, self.state)[0]
-                judged = self._oracle.move_regret(position, move, self.regret_budget_s)
+            position = self._oracle.positions(self.game, self.state)[0]
+            judged = self._oracle.move_regret(position, move, self.regret_budget_s)
         one = self._scalar
         if reason:
             reward, terminated = one.spend()
@@ -330,7 +329,7 @@ class WordleTextEnv(gym.Env[str, str]):
     def __setstate__(self, state: dict[str, Any]) -> None:
         self.__dict__.update(state)
         if self.regret:
-            self._oracle = load_oracle(self.config)
+            self._oracle = load_oracle(self.config).fork()
 
     @property
     def state(self) -> GameState:

@@ -8,5 +8,5 @@ as an OpenEnv server and client).
 
 May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness, wordle_gym.integrations; gymnasium,
 numpy, torch, stable_baselines3, torchrl, tensordict, ray, minari, textarena, verifiers, openenv, pydantic,
-uvicorn.
+uvicorn, fastapi, websockets.
 """

@@ -2,13 +2,15 @@
 its client and its action and observation types, written as OpenEnv's own envs are.
 
 The wire format is OpenEnv's ``textarena_env``'s (an action ``{"message": reply}``; an observation with
-``prompt``, ``messages`` of ``{sender_id, content, category}``, ``current_player_id``, ``legal_players`` and
-``info``; a state with ``env_id``, ``turn``, ``last_reward``, ...), so code written for
-``TextArenaEnv(base_url=...)``, as TRL's GRPO Wordle example is, plays real Wordle by pointing it at this
-server instead. The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s: the real lists, the exact feedback,
-the reply read by :func:`~wordle_gym.envs.replies.parse_guess` (reasoning never read; ``<guess>``, ``[word]``,
-``\\boxed{}``, ``Answer:`` lines, a bare word), and the env's reward (``reward="regret"``: minus the move's exact
-regret). Serve it::
+``prompt``, ``messages``, ``current_player_id``, ``legal_players`` and ``info``; a state with ``env_id``,
+``turn``, ``last_reward``, ...), and so is the layout TRL's Wordle example reads: ``messages[0].content`` is the
+game's whole transcript, each step's feedback appended at its end (the player's reply echoed, cut to
+:data:`ECHO_CHARS`), and a refused reply says "You attempted an invalid move". Code written for
+``TextArenaEnv(base_url=...)`` plays real Wordle pointed at this server, with :class:`WordleEnv` as its client.
+The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s: the real lists, the exact feedback, the reply read by
+:func:`~wordle_gym.envs.replies.parse_guess` (docs/guides/replies.md), and the env's reward, per move (the
+observation's ``reward``; ``reward="regret"``: minus the move's exact regret) and for the game so far
+(``info["game_reward"]``, their sum). Serve it::
 
     python -m wordle_gym.integrations.openenv --port 8001 [--reward regret] [--split train] [--hard]
 
@@ -19,40 +21,60 @@ and play it::
     with WordleEnv(base_url="http://127.0.0.1:8001").sync() as env:
         result = env.reset(seed=0)
         result = env.step(WordleAction(message="<guess>salet</guess>"))
-        print(result.observation.messages[-1].content, result.reward, result.done)
+        print(result.observation.messages[0].content[-120:], result.reward, result.done)
 
 ``reset`` takes ``seed``, ``episode_id`` and ``answer`` (a word to play, for tests and evaluation). Each
-WebSocket session (the client's connection) has its own game (``SUPPORTS_CONCURRENT_SESSIONS``; ``--sessions``
-at once, 64 by default); the regret oracle is shared by the process. OpenEnv's plain HTTP routes are stateless
-(each request a new game): ``/reset`` shows the opening, and play goes through a session. Needs the ``openenv``
-extra (``openenv-core``); ``import wordle_gym`` never imports it. A Dockerfile that serves it is
+WebSocket session (the client's connection) has its own game and its own search for the regret
+(``SUPPORTS_CONCURRENT_SESSIONS``). Limits, each a command-line option: ``--sessions`` games at once (64 by
+default; past it a new client is refused, naming the option), a session idle for ``--idle-timeout`` seconds is
+closed (300 by default: a client that left without closing, or one that only holds a place, frees it), a request
+or WebSocket message of more than 1.5 MiB is refused (413 or close code 1009), and ``--token`` (or
+``$WORDLE_GYM_TOKEN``) requires ``Authorization: Bearer TOKEN`` of every client but ``/health``
+(:class:`WordleEnv` takes ``token=``). OpenEnv's plain HTTP routes are stateless (each request a new game):
+``/reset`` shows the opening, and ``/step`` answers 409, pointing to a session. Needs the ``openenv`` extra
+(``openenv-core``); ``import wordle_gym`` never imports it. A Dockerfile that serves it is
 ``deploy/openenv/Dockerfile`` in the repository.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
 import uuid
 from collections.abc import Sequence
 from typing import Any
 
 try:
+    from fastapi import FastAPI, HTTPException
     from openenv.core.client_types import StepResult
     from openenv.core.env_client import EnvClient
-    from openenv.core.env_server import Environment, create_app
+    from openenv.core.env_server import ConcurrencyConfig, Environment, HTTPEnvServer
+    from openenv.core.env_server.exceptions import SessionCapacityError
     from openenv.core.env_server.types import Action, Observation, State
 except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("wordle_gym.integrations.openenv needs OpenEnv: pip install '.[openenv]'") from exc
 from pydantic import BaseModel, Field
 
-from wordle_gym.envs.text import WordleTextEnv
+from wordle_gym.envs.text import MAX_TEXT, WordleTextEnv
 
 ENV_NAME = "wordle_gym"
 GAME = -1  # the sender id of the game's messages (the player is 0), as TextArena numbers them
+ECHO_CHARS = 200
+"""How much of a reply the transcript repeats (the rest is cut: a long reply is not sent back every step)."""
+MAX_BODY = MAX_TEXT + MAX_TEXT // 2
+"""The largest request body or WebSocket message the server reads, in bytes (a reply of up to the text env's
+``MAX_TEXT`` characters, with its JSON around it)."""
+IDLE_S = 300.0
+"""Seconds a session may sit idle before the server closes it (``--idle-timeout``)."""
+INVALID = "You attempted an invalid move"
+"""How the transcript starts a refused reply's feedback: TextArena's words, which TRL's example looks for."""
+
+LOG = logging.getLogger("wordle_gym.openenv")
 
 
 class WordleMessage(BaseModel):
-    """One message of the game: the prompt, the player's reply or the game's answer to it."""
+    """One message of the game (TextArena's layout: the first holds the whole transcript)."""
 
     sender_id: int
     content: str
@@ -66,10 +88,10 @@ class WordleAction(Action):
 
 
 class WordleObservation(Observation):
-    """What the player sees: the game's opening text and every message of the game so far."""
+    """What the player sees: the game's opening text, and its transcript so far as the first message."""
 
     prompt: str = Field(default="", description="the game's opening text (the rules)")
-    messages: list[WordleMessage] = Field(default_factory=list, description="the game so far, oldest first")
+    messages: list[WordleMessage] = Field(default_factory=list, description="[the transcript so far]")
     current_player_id: int = 0
     legal_players: list[int] = Field(default_factory=lambda: [0])
     info: dict[str, Any] = Field(default_factory=dict, description="the last step's info, JSON-safe")
@@ -98,6 +120,16 @@ def _plain(info: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _text(message: str) -> str:
+    """``message`` as text that can be sent back (a lone surrogate, which JSON cannot encode, as "?")."""
+    return message.encode("utf-8", "replace").decode("utf-8")
+
+
+def _echo(reply: str) -> str:
+    """A reply as the transcript repeats it: cut to :data:`ECHO_CHARS` characters."""
+    return reply if len(reply) <= ECHO_CHARS else f"{reply[:ECHO_CHARS]}... ({len(reply):,} characters)"
+
+
 class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState]):
     """The server side: one :class:`~wordle_gym.envs.text.WordleTextEnv` game per session.
 
@@ -110,18 +142,22 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
     def __init__(self, **game: Any) -> None:
         super().__init__()
         self.game = WordleTextEnv(**game)
-        self._messages: list[WordleMessage] = []
+        self._transcript = ""
         self._guesses: list[str] = []
+        self._game_reward = 0.0
+        self._playing = False
+        self._closed = False
         self._state = WordleState(max_turns=self.game.config.max_guesses)
 
     def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> WordleObservation:
         """A new game: the answer drawn from ``seed`` (or the game's running generator), or ``answer``."""
+        self._check_open()
         answer = kwargs.pop("answer", None)
         if kwargs:
             raise ValueError(f"unknown reset options {sorted(kwargs)}; expected seed, episode_id or answer")
         text, info = self.game.reset(seed=seed, options=None if answer is None else {"answer": answer})
-        self._messages = [WordleMessage(sender_id=GAME, content=text, category="PROMPT")]
-        self._guesses = []
+        self._transcript = text
+        self._guesses, self._game_reward, self._playing = [], 0.0, True
         self._state = WordleState(
             episode_id=episode_id or str(uuid.uuid4()), max_turns=self.game.config.max_guesses, last_info=_plain(info)
         )
@@ -129,17 +165,36 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
 
     def step(self, action: WordleAction, timeout_s: float | None = None, **kwargs: Any) -> WordleObservation:
         """Play the guess in ``action.message``."""
+        self._check_open()
         if not isinstance(action, WordleAction):
             raise TypeError(f"the action is a WordleAction; got {type(action).__name__}")
-        text, reward, terminated, truncated, info = self.game.step(action.message)
-        self._messages.append(WordleMessage(sender_id=0, content=action.message, category="PLAYER_ACTION"))
-        self._messages.append(WordleMessage(sender_id=GAME, content=text, category="GAME"))
+        if not self._playing:
+            raise HTTPException(
+                409,
+                "no game to play: call reset first; plain HTTP is stateless (each request a new game), so play "
+                "through a WebSocket session (/ws: OpenEnv's clients, such as WordleEnv(base_url=...).sync())",
+            )
+        reply = _text(action.message)
+        text, reward, terminated, truncated, info = self.game.step(reply)
+        said = f"{INVALID}: {text}" if info["reason"] else text
+        self._transcript += f"\n\n[Player 0] {_echo(reply)}\n[GAME] {said}"
         if info["guess"] and not info["reason"]:
             self._guesses.append(str(info["guess"]))
+        self._game_reward += float(reward)
+        self._playing = not (terminated or truncated)
         state = self._state
         state.step_count += 1
         state.turn, state.last_reward, state.last_info = int(info["turn"]), float(reward), _plain(info)
         return self._observation(float(reward), bool(terminated or truncated), info)
+
+    def close(self) -> None:
+        """The session is over (its client left, or it sat idle past the server's timeout)."""
+        self._closed = True
+        self.game.close()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("this session was closed (idle past the server's --idle-timeout): connect again")
 
     @property
     def state(self) -> WordleState:
@@ -149,13 +204,59 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         return self._state
 
     def _observation(self, reward: float | None, done: bool, info: dict[str, Any]) -> WordleObservation:
-        return WordleObservation(
-            prompt=self.game.intro, messages=list(self._messages), info=_plain(info), reward=reward, done=done
-        )
+        transcript = WordleMessage(sender_id=GAME, content=self._transcript, category="MESSAGE")
+        info = {**_plain(info), "game_reward": self._game_reward}
+        return WordleObservation(prompt=self.game.intro, messages=[transcript], info=info, reward=reward, done=done)
 
 
 class WordleEnv(EnvClient[WordleAction, WordleObservation, WordleState]):
-    """The client: ``WordleEnv(base_url=...)`` (async; ``.sync()`` for plain calls), as OpenEnv's clients are."""
+    """The client: ``WordleEnv(base_url=...)`` (async; ``.sync()`` for plain calls), as OpenEnv's clients are.
+    ``token``: the server's ``--token`` (default ``$WORDLE_GYM_TOKEN``). A refusal the server sends as it closes
+    the connection (all ``--sessions`` taken, a wrong token) is raised with the server's words."""
+
+    def __init__(self, base_url: str, *args: Any, token: str | None = None, **kwargs: Any) -> None:
+        super().__init__(base_url, *args, **kwargs)
+        self._token = token if token is not None else os.environ.get("WORDLE_GYM_TOKEN")
+
+    async def connect(self) -> WordleEnv:
+        if self._ws is not None or not self._token:
+            await super().connect()
+            return self
+        from websockets.asyncio.client import connect
+
+        headers = {"Authorization": f"Bearer {self._token}"}
+        try:
+            self._ws = await connect(
+                self._ws_url, open_timeout=self._connect_timeout, max_size=self._max_message_size,
+                additional_headers=headers,
+            )  # fmt: skip
+        except Exception as exc:
+            raise ConnectionError(f"Failed to connect to {self._ws_url}: {exc}") from exc
+        return self
+
+    async def _send_and_receive(self, message: dict[str, Any]) -> dict[str, Any]:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            return await super()._send_and_receive(message)
+        except ConnectionClosed as closed:
+            raise ConnectionError(await self._last_words(closed)) from None
+        except RuntimeError as refused:  # the refusal read before the connection closed: the same error
+            if "CAPACITY_REACHED" not in str(refused):
+                raise
+            self._ws = None
+            raise ConnectionError(f"the server closed the session: {refused}") from None
+
+    async def _last_words(self, closed: Exception) -> str:
+        """What the server said before it closed the connection (its refusal), else why it closed."""
+        try:
+            said = json.loads(await self._ws.recv()) if self._ws is not None else {}  # a message sent before closing
+        except Exception:
+            said = {}
+        self._ws = None
+        message = said.get("data", {}).get("message") if isinstance(said, dict) else None
+        reason = getattr(getattr(closed, "rcvd", None), "reason", "")
+        return f"the server closed the session: {message or reason or closed}"
 
     def _step_payload(self, action: WordleAction) -> dict[str, Any]:
         return {"message": action.message}
@@ -170,14 +271,110 @@ class WordleEnv(EnvClient[WordleAction, WordleObservation, WordleState]):
         return WordleState.model_validate(payload)
 
 
-def make_app(sessions: int = 64, **game: Any) -> Any:
-    """The FastAPI app that serves :class:`WordleEnvironment` with ``game`` (OpenEnv's ``create_app``), up to
-    ``sessions`` WebSocket sessions at once (a GRPO batch plays many games together)."""
-    if isinstance(sessions, bool) or not isinstance(sessions, int) or sessions < 1:
-        raise ValueError(f"sessions must be a positive integer; got {sessions!r}")
+class _Server(HTTPEnvServer):
+    """OpenEnv's server, its refusal of a session past the limit naming the option that sets it."""
+
+    async def _create_session(self) -> Any:
+        try:
+            return await super()._create_session()
+        except SessionCapacityError as full:
+            raise SessionCapacityError(
+                full.active_sessions,
+                full.max_sessions,
+                f"the server plays {full.max_sessions} games at once (its --sessions) and all are in play; close "
+                "finished clients, retry later, or start it with a larger --sessions",
+            ) from None
+
+
+class _Guard:
+    """ASGI middleware: the token (when the server has one), the size of what is read, and one log line (not a
+    traceback) for a WebSocket client that left mid-message."""
+
+    def __init__(self, app: Any, token: str | None, max_body: int) -> None:
+        self.app, self.token, self.max_body = app, token, max_body
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if self.token and scope.get("path") != "/health" and not self._authorised(scope):
+            await self._refuse(scope, receive, send, 401, "a token is required: Authorization: Bearer TOKEN")
+            return
+        if scope["type"] == "http":
+            length = dict(scope.get("headers", [])).get(b"content-length", b"0")
+            if not length.isdigit() or int(length) > self.max_body:
+                await self._refuse(scope, receive, send, 413, f"the body is over {self.max_body:,} bytes")
+                return
+            await self.app(scope, self._counted(receive), send)
+            return
+        try:
+            await self.app(scope, self._sized(receive), send)
+        except Exception as error:  # the client went away while the server answered
+            LOG.info("WebSocket client %s went away: %s", scope.get("client"), type(error).__name__)
+
+    def _authorised(self, scope: dict[str, Any]) -> bool:
+        header = dict(scope.get("headers", [])).get(b"authorization", b"").decode("latin-1")
+        return header == f"Bearer {self.token}"
+
+    def _counted(self, receive: Any) -> Any:
+        """``receive`` for an HTTP body sent without a length: more than the limit ends the request."""
+        seen = 0
+
+        async def counted() -> dict[str, Any]:
+            nonlocal seen
+            message = await receive()
+            seen += len(message.get("body", b""))
+            if seen > self.max_body:
+                raise HTTPException(413, f"the body is over {self.max_body:,} bytes")
+            return message
+
+        return counted
+
+    def _sized(self, receive: Any) -> Any:
+        """``receive`` for a WebSocket: a message over the limit closes the session (code 1009)."""
+
+        async def sized() -> dict[str, Any]:
+            message = await receive()
+            size = len(message.get("text") or "") + len(message.get("bytes") or b"")
+            if message["type"] == "websocket.receive" and size > self.max_body:
+                LOG.info("WebSocket message of %s bytes refused (over %s)", f"{size:,}", f"{self.max_body:,}")
+                return {"type": "websocket.disconnect", "code": 1009}
+            return message
+
+        return sized
+
+    async def _refuse(self, scope: dict[str, Any], receive: Any, send: Any, status: int, why: str) -> None:
+        if scope["type"] == "websocket":
+            await receive()  # the connect
+            await send({"type": "websocket.close", "code": 1008, "reason": why[:120]})
+            return
+        body = json.dumps({"detail": why}).encode()
+        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        await send({"type": "http.response.start", "status": status, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+
+
+def make_app(
+    sessions: int = 64, idle_s: float | None = IDLE_S, token: str | None = None, max_body: int = MAX_BODY, **game: Any
+) -> Any:
+    """The FastAPI app that serves :class:`WordleEnvironment` with ``game``: up to ``sessions`` sessions at once (a
+    GRPO batch plays many games together), each closed after ``idle_s`` seconds idle (None: never), ``token``
+    required of every client but ``/health`` when given, nothing over ``max_body`` bytes read."""
+    for name, value in (("sessions", sessions), ("max_body", max_body)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer; got {value!r}")
+    if idle_s is not None and (isinstance(idle_s, bool) or not isinstance(idle_s, int | float) or not idle_s > 0):
+        raise ValueError(f"idle_s must be a number of seconds > 0, or None; got {idle_s!r}")
+    if token is not None and (not isinstance(token, str) or not token.strip()):
+        raise ValueError("token must be a non-empty string")
     WordleTextEnv(**game).close()  # bad options fail here, once, not in every session
     factory = lambda: WordleEnvironment(**game)  # noqa: E731
-    return create_app(factory, WordleAction, WordleObservation, env_name=ENV_NAME, max_concurrent_envs=sessions)
+    app = FastAPI(title="wordle_gym: real Wordle as an OpenEnv environment")
+    limits = ConcurrencyConfig(max_concurrent_envs=sessions, session_timeout=idle_s)
+    app.state.server = _Server(factory, WordleAction, WordleObservation, concurrency_config=limits)
+    app.state.server.register_routes(app)
+    app.add_middleware(_Guard, token=token, max_body=max_body)
+    return app
 
 
 def _game_from_environ() -> dict[str, Any]:
@@ -204,17 +401,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--reward", help="the text env's reward preset (default: the env's; 'regret': exact)")
     parser.add_argument("--split", choices=("train", "eval"), help="draw answers from this part of the split")
     parser.add_argument("--hard", action="store_true", help="hard mode")
+    parser.add_argument("--think-open", action="store_true", help="the chat template opens <think> before replies")
     parser.add_argument("--sessions", type=int, default=64, help="games played at once (default 64)")
+    idle = f"close a session idle this many seconds (default {IDLE_S:g})"
+    parser.add_argument("--idle-timeout", type=float, default=IDLE_S, help=idle)
+    parser.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default $WORDLE_GYM_TOKEN; none)")
     args = parser.parse_args(argv)
     game = _game_from_environ()
     game.update({k: v for k, v in (("reward", args.reward), ("split", args.split)) if v})
     if args.hard:
         game["hard_mode"] = True
+    if args.think_open:
+        game["think_open"] = True
+    token = args.token if args.token is not None else os.environ.get("WORDLE_GYM_TOKEN") or None
     try:
-        app = make_app(args.sessions, **game)
+        app = make_app(args.sessions, args.idle_timeout, token, **game)
     except (ValueError, TypeError) as exc:
         parser.error(str(exc))
-    uvicorn.run(app, host=args.host, port=args.port)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(message)s")
+    uvicorn.run(app, host=args.host, port=args.port, ws_max_size=MAX_BODY)
     return 0
 
 
