@@ -40,6 +40,7 @@ from wordle_gym.envs.replies import GUESS_TOOL, parse_guess, resolve_parser
 from wordle_gym.envs.text import (
     DEFAULT_PROMPT,
     HARD_REFUSAL,
+    TOOL_PROMPT,
     board_line,
     example_word,
     intro_text,
@@ -49,7 +50,6 @@ from wordle_gym.envs.text import (
 )
 
 RETRY_TEXT = "Your reply was refused: {reason}. Try again: answer with one allowed word inside <guess></guess>."
-TOOL_PROMPT = "\n\nYou may also submit each guess by calling the guess tool with the word."
 
 
 class LLMAgent:

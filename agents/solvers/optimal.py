@@ -272,6 +272,7 @@ class _Search:
         if self.hard_mode:
             self.kernel.advance_constraint(0, 0, self.codes, self.tiles, green, need, green.copy(), need.copy())
         self.value(np.zeros(1, dtype=np.int32), 1, green, need, cache, np.zeros(1, dtype=np.int64))
+        self.greedy(np.zeros(1, dtype=np.int32), 1, green, need)
 
     def root(self) -> tuple[np.ndarray, np.ndarray]:
         return np.full(self.vocab.length, -1, dtype=np.int64), np.zeros(ALPHABET, dtype=np.int64)

@@ -184,7 +184,9 @@ def test_regret__one_shared_oracle_copies_and_threads() -> None:
     make = lambda: WordleTextEnv(answers=answers, allowed=allowed, reward="regret", regret_budget_s=None)  # noqa: E731
     first, second = make(), make()
     assert first._oracle is not second._oracle and first._oracle._totals is second._oracle._totals
-    assert first._oracle.search.stop is not second._oracle.search.stop and first._oracle.cache is not second._oracle.cache
+    assert (
+        first._oracle.search.stop is not second._oracle.search.stop and first._oracle.cache is not second._oracle.cache
+    )
     games = [(answer, [allowed[(i * 7 + k) % len(allowed)] for k in range(3)]) for i, answer in enumerate(answers)]
 
     def play(game: tuple[str, list[str]]) -> list[float]:

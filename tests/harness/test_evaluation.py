@@ -163,3 +163,15 @@ def test_evaluate__the_lists_keep_their_names() -> None:
             return env.game.answer_actions[env.state.answers]
 
     assert evaluate(Answer(), device="cpu", progress=False).answers == "answers"
+
+
+def test_evaluate__a_split_names_the_answers_it_lost() -> None:
+    """Issue 73: ``wordle-gym eval --agent random --split eval`` listed the lost answers by game number from the
+    whole list (aback, abase, abate, ...: not in the eval split)."""
+    from wordle_agents import RandomPolicy
+    from wordle_gym.core.words import load_word_list, split_answers
+
+    result = evaluate(RandomPolicy(seed=0), device="cpu", split="eval")
+    held = split_answers(load_word_list("answers"), "eval")
+    assert result.games == len(held) and len(result.lost_answers) == result.games - result.wins
+    assert set(result.lost_answers) <= set(held)

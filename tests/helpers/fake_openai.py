@@ -41,7 +41,7 @@ class ScriptedModel:
         self.answers = answers
 
     def reply(self, messages: list[dict[str, str]]) -> str:
-        board = BOARD_LINE.findall(messages[-1]["content"])
+        board = BOARD_LINE.findall(str(messages[-1].get("content") or ""))  # a user turn or a tool's answer
         left = [a for a in self.answers if all(self._fits(a, w.lower(), t) for w, t in board)]
         return f"I will try this one. <guess>{(left or self.answers)[0]}</guess>"
 
@@ -111,13 +111,14 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 message = {"role": "assistant", "content": None, "tool_calls": [call]}
             elif fault == "think":
                 message["content"] = f"<think>Not <guess>qzjkv</guess>.</think>{text}"
-            prompt = sum(len(m["content"].split()) for m in request["messages"])
+            end = "tool_calls" if "tool_calls" in message else "stop"
+            prompt = sum(len(str(m.get("content") or "").split()) for m in request["messages"])
             completion = len(text.split())
             body = {
                 "id": "chatcmpl-fake",
                 "object": "chat.completion",
                 "model": request["model"],
-                "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                "choices": [{"index": 0, "message": message, "finish_reason": end}],
                 "created": int(time.time()),
                 "usage": {
                     "prompt_tokens": prompt,
@@ -137,10 +138,13 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 def _events(body: dict[str, Any]) -> bytes:
     """A chat completion as a stream of ``chat.completion.chunk`` events ending in ``[DONE]``."""
     chunk = {key: body[key] for key in ("id", "model", "created")} | {"object": "chat.completion.chunk"}
-    text = body["choices"][0]["message"]["content"]
+    message, end = body["choices"][0]["message"], body["choices"][0]["finish_reason"]
+    delta: dict[str, Any] = {"role": "assistant", "content": message["content"]}
+    if "tool_calls" in message:  # streamed as OpenAI streams them: each call with its index
+        delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]
     events = [
-        chunk | {"choices": [{"index": 0, "delta": {"role": "assistant", "content": text}, "finish_reason": None}]},
-        chunk | {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": body["usage"]},
+        chunk | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
+        chunk | {"choices": [{"index": 0, "delta": {}, "finish_reason": end}], "usage": body["usage"]},
     ]
     return b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in events) + b"data: [DONE]\n\n"
 

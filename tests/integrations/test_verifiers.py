@@ -15,7 +15,7 @@ import pytest
 from tests.helpers.fake_openai import fake_openai
 from tests.helpers.processes import ROOT
 from wordle_gym.core.words import load_word_list
-from wordle_gym.envs.text import WordleTextEnv
+from wordle_gym.envs.text import DEFAULT_PROMPT, TOOL_PROMPT, WordleTextEnv
 
 pytestmark = pytest.mark.slow
 
@@ -66,9 +66,15 @@ def test_taskset__disjoint_seeded_splits_found_by_verifiers_from_the_id() -> Non
     nyt = list(WordleVerifiersTaskset(WordleTasksetConfig(id="x", split="all", answers="nyt", hard=True)))
     assert len(nyt) == 2309 and all(t.data.hard and t.data.answers == "nyt" for t in nyt)
     first = next(iter(load_taskset(WordleTasksetConfig(id="wordle-gym-verifiers", split="eval"))))
-    env = WordleTextEnv()
+    env = WordleTextEnv(prompt=DEFAULT_PROMPT + TOOL_PROMPT)
     opening, _ = env.reset(options={"answer": first.data.answer})
     assert first.data.prompt == opening == env.reset(options={"answer": "cigar"})[0]  # the game's, no answer in it
+    # Reliability 5, finding 11: the task's id and name held the answer (answers:spend, wordle-spend)
+    assert first.data.answer not in f"{first.data.id} {first.data.name}"
+    # Issue 73: the held-out answers given outright (e.g. NeMo Gym's 315), as every surface's split= takes them
+    held = answers[:315:3]
+    given = [t.data.answer for t in WordleVerifiersTaskset(WordleTasksetConfig(id="x", split="eval", held_out=held))]
+    assert given == held
     with pytest.raises(ValueError, match="eval_size must be an integer from 1 to 2314; got 0"):
         list(WordleVerifiersTaskset(WordleTasksetConfig(id="x", eval_size=0)))
     # Importing wordle_gym never imports verifiers.
@@ -118,6 +124,34 @@ def test_env__a_reply_without_an_allowed_word_spends_the_turn_and_is_counted() -
     guesses = trace.metrics["guesses"]
     assert (won and 3 <= guesses <= 6) or (not won and guesses == 7)
     assert trace.rewards["win"].score == float(won) and trace.rewards["guesses"].weight == 0.0
+
+
+def test_env__the_guess_tool_is_offered_and_its_calls_are_the_games_moves() -> None:
+    """Issue 73: a call of the ``guess`` tool got "unknown tool 'guess'" and the game never saw it. The tool is
+    served to the model (one server for the evaluation); each call is a move of the rollout's game, its answer the
+    feedback, and the game is scored on those moves."""
+    answers = load_word_list("answers")
+    with fake_openai(answers, faults=["tool"] * 6) as (url, server):
+        (episode,) = _play(url, "eval", 1, regret_budget_s=1.0)
+    (trace,) = episode.traces
+    assert episode.ok and not trace.errors, trace.errors
+    tools = server.requests[0].get("tools") or []
+    assert "guess" in [t["function"]["name"] for t in tools]  # offered, under its own name
+    answered = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
+    assert answered and "->" in answered[0]["content"] and "unknown tool" not in answered[0]["content"]
+    assert trace.info["won"] and trace.rewards["win"].score == 1.0 and trace.metrics["refused"] == 0
+    assert trace.state.moves and trace.metrics["guesses"] == len(trace.state.moves)
+
+
+def test_env__a_rollout_that_fails_never_scores_like_a_good_one() -> None:
+    """Issue 73: a rollout whose model failed carried regret -0.0 when no move was made (a perfect score for a
+    crash). A game the rollout did not finish is played out as replies without a guess, each spending a turn."""
+    answers = load_word_list("answers")
+    with fake_openai(answers, faults=["400"] * 20) as (url, _):
+        (episode,) = _play(url, "eval", 1, regret_budget_s=0.5)
+    (trace,) = episode.traces
+    assert trace.rewards["win"].score == 0.0 and trace.metrics["guesses"] == 7
+    assert trace.rewards["regret"].score <= -1.0  # at least a guess lost a spent turn
 
 
 def test_vf_eval__verifiers_own_command_finds_and_scores_the_env(tmp_path) -> None:

@@ -129,3 +129,37 @@ def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_pac
         assert {p for p in site.rglob("*") if p.is_file()} == before
     kept = {p.name.split("-")[0] for p in (cache / "numba").rglob("*.nbi")}
     assert {"_kernels.candidates_mask", "_optimal_kernel.constraint_key"} <= kept, kept
+
+
+def test_built_once__processes_that_start_a_build_together_build_it_one_at_a_time(tmp_path) -> None:
+    """Issue 73: four processes making the regret env on an empty cache each compiled the same kernels (95-98 s
+    each against 28.5 s alone). The first build runs in one process at a time; once a process finished it, the
+    others go through without waiting (no lock is taken)."""
+    import subprocess
+    import sys
+
+    log = tmp_path / "log.txt"
+    code = (
+        "import sys, time; from wordle_gym.utils.files import built_once\n"
+        "with built_once('thing'):\n"
+        "    open(sys.argv[1], 'a').write('start\\n'); time.sleep(0.5); open(sys.argv[1], 'a').write('end\\n')\n"
+    )
+    env = {**os.environ, "WORDLE_GYM_CACHE": str(tmp_path / "cache")}
+    runs = [subprocess.Popen([sys.executable, "-c", code, str(log)], env=env) for _ in range(3)]
+    assert [run.wait(120) for run in runs] == [0, 0, 0]
+    assert log.read_text().split() == ["start", "end"] * 3  # never two builds at once
+    assert (tmp_path / "cache" / "locks" / "thing.done").is_file()
+    hold = "import sys, time; from filelock import FileLock; FileLock(sys.argv[1]).acquire(); print(1, flush=True); "
+    hold += "time.sleep(120)"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", hold, str(tmp_path / "cache" / "locks" / "thing.lock")], stdout=subprocess.PIPE
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == b"1"  # the lock is held
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(log)], env=env, capture_output=True, text=True, timeout=60
+        )
+        assert out.returncode == 0, out.stderr  # once built, no lock is taken: it ran while another held it
+        assert holder.poll() is None
+    finally:
+        holder.kill()

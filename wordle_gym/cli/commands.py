@@ -308,6 +308,7 @@ def _game_config(args: argparse.Namespace, answers: WordSource, allowed: WordSou
     """The game ``eval`` plays (answers None: the default list, as :func:`evaluate` takes it)."""
     game = {"answers": answers, "allowed": allowed, "hard_mode": args.hard, "max_guesses": args.max_guesses}
     game |= {"split": getattr(args, "split", None), "split_seed": getattr(args, "split_seed", 0)}
+    game |= {"split_held_out": getattr(args, "held_out", None)}
     return WordleConfig.build(**{k: v for k, v in game.items() if k != "answers" or v is not None})
 
 
@@ -344,6 +345,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         games=args.games,
         split=args.split,
         split_seed=args.split_seed,
+        split_held_out=args.held_out,
     )
     print(result.markdown_header())
     print(result.markdown_row())
@@ -629,6 +631,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="play only this part of the answers' seeded train/eval split (eval: 315 held out), in the whole game",
     )
     p.add_argument("--split-seed", type=_integer(0), default=0, help="seed of the split's shuffle (default 0)")
+    p.add_argument("--held-out", help="with --split: a file of the eval answers (e.g. NeMo Gym's 315), not the seeded")
     p.add_argument(
         "--boards",
         type=_integer(1, 32),

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from wordle_gym.core.rewards import RewardScheme, get_reward_scheme
-from wordle_gym.core.words import SPLITS, Vocabulary, WordSource, split_answers
+from wordle_gym.core.words import SPLITS, Vocabulary, WordSource, held_out_answers, split_answers
 
 if TYPE_CHECKING:
     import torch
@@ -68,6 +69,9 @@ class WordleConfig:
     """Seed of the split's shuffle."""
     split_eval_size: int = 315
     """Answers held out as "eval"."""
+    split_held_out: Sequence[str] | str | None = None
+    """The "eval" answers given outright instead of the seeded shuffle's (a list of words, or the path of a file
+    of them, e.g. NeMo Gym's 315): "eval" draws them, "train" every other answer."""
 
     def __post_init__(self) -> None:
         for name in ("boards", "max_guesses"):  # numpy's integers too (np.int64(4) was refused)
@@ -105,6 +109,10 @@ class WordleConfig:
         if self.boards > 1 and self.action_mask == "hard":
             raise ValueError(f"action_mask 'hard' needs hard_mode, which boards={self.boards} does not have")
         _ = self.vocabulary  # validate the word lists now, not on first use
+        if self.split_held_out is not None and self.split is None:
+            raise ValueError("split_held_out names a split's eval answers: give split='train' or 'eval' with it")
+        if self.split_held_out is not None:
+            object.__setattr__(self, "split_held_out", held_out_answers(self.split_held_out, self.vocabulary.answers))
         if self.split is not None and self.split not in SPLITS:
             raise ValueError(f"unknown split {self.split!r}; expected one of {SPLITS} or None")
         if isinstance(self.split_seed, bool) or not isinstance(self.split_seed, numbers.Integral):
@@ -157,7 +165,9 @@ class WordleConfig:
         if self.split is None:
             return None
         words = self.vocabulary.answers
-        held = set(split_answers(words, self.split, int(self.split_eval_size), int(self.split_seed)))
+        held = set(
+            split_answers(words, self.split, int(self.split_eval_size), int(self.split_seed), self.split_held_out)
+        )
         return [i for i, word in enumerate(words) if word in held]
 
     @property

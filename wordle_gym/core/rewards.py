@@ -18,6 +18,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from wordle_gym.core import __version__
+from wordle_gym.utils.files import built_once
+
 if TYPE_CHECKING:
     import torch
 
@@ -208,7 +211,10 @@ def load_oracle(config: WordleConfig) -> Any:
                 f'reward="regret" needs the exact oracle: no entry point "exact" in the group {ORACLES!r} '
                 "(it comes with wordle_agents, which installs with wordle-gym)"
             )
-        oracle = points[0].load()(config)
+        # the first build on a machine compiles the search and writes the pattern table: one process builds while
+        # the others that start at once wait, then read what it left in the disk cache
+        with built_once(f"oracle-{__version__}-{config.vocabulary.digest}-{config.hard_mode}-{config.max_guesses}"):
+            oracle = points[0].load()(config)
         _ORACLES[key] = oracle
         return oracle
 

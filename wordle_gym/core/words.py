@@ -54,12 +54,19 @@ EVAL_SIZE = 315
 """Answers held out for the ``eval`` split by default (the rest, 2000 of the 2315, are ``train``)."""
 
 
-def split_answers(words: Sequence[str], split: str, eval_size: int = EVAL_SIZE, seed: int = 0) -> list[str]:
+def split_answers(
+    words: Sequence[str], split: str, eval_size: int = EVAL_SIZE, seed: int = 0, held_out: Sequence[str] | None = None
+) -> list[str]:
     """The answers of a seeded train/eval split: ``words`` shuffled once by ``seed``, the last ``eval_size``
     held out as ``eval``, the rest ``train`` (in shuffled order). Disjoint, and the same on every machine: the
-    envs' ``split=``, ``wordle-gym eval --split``, the TextArena ids and the verifiers module use it."""
+    envs' ``split=``, ``wordle-gym eval --split``, the TextArena ids and the verifiers module use it. With
+    ``held_out`` (answers given outright, :func:`held_out_answers`), ``eval`` is those and ``train`` the rest, in
+    list order."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected one of {SPLITS}")
+    if held_out is not None:
+        held = set(held_out_answers(held_out, words))
+        return [w for w in words if (w in held) == (split == "eval")]
     if isinstance(eval_size, bool) or not isinstance(eval_size, int) or not 0 < eval_size < len(words):
         raise ValueError(f"eval_size must be an integer from 1 to {len(words) - 1}; got {eval_size!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -68,6 +75,23 @@ def split_answers(words: Sequence[str], split: str, eval_size: int = EVAL_SIZE, 
     random.Random(seed).shuffle(order)
     cut = len(order) - eval_size
     return order[:cut] if split == "train" else order[cut:]
+
+
+def held_out_answers(held_out: Sequence[str] | str, words: Sequence[str]) -> tuple[str, ...]:
+    """Held-out answers given outright: words, or the path of a file of them (one a line), each one of ``words``,
+    and not all of them (a ValueError names the first that is not)."""
+    if isinstance(held_out, str):
+        source = word_source(held_out)
+        held_out = load_word_list(source) if isinstance(source, str) else source
+    if not isinstance(held_out, Sequence) or not all(isinstance(w, str) for w in held_out):
+        raise ValueError(f"the held-out answers must be words or a file of them; got {quoted(repr(held_out), 80)}")
+    known = set(words)
+    held = tuple(dict.fromkeys(w.strip().lower() for w in held_out))
+    unknown = [w for w in held if w not in known]
+    if unknown or not held or len(held) >= len(known):
+        why = f"{quoted(unknown[0], 40)} is not an answer" if unknown else f"{len(held)} of {len(known)} answers"
+        raise ValueError(f"the held-out answers must be some of the answer list's words; {why}")
+    return held
 
 
 def word_source(value: str) -> WordSource:

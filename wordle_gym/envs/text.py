@@ -31,6 +31,8 @@ DEFAULT_PROMPT = (
     "Only real words from the game's list are accepted; a reply without one still spends a guess.\n"
     "Answer with your guess inside <guess></guess>, for example <guess>{example}</guess>."
 )
+TOOL_PROMPT = "\n\nYou may also submit each guess by calling the guess tool with the word."
+"""What the opening text adds where the model is offered the ``guess`` tool."""
 HARD_RULE = " Hard mode: every revealed green must stay in place and every revealed letter must be used again."
 
 

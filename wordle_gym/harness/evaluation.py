@@ -254,8 +254,9 @@ def evaluate(
         words = env.vocabulary.answers
         lost_answers = ["/".join(words[i] for i in env.state.answers[g].tolist()) for g in lost]
         extra["boards_solved"] = float(env.state.solved.sum()) / num
-    else:
-        lost_answers = [env.vocabulary.answers[i] for i in lost]
+    else:  # game g played answer env.state.answers[g] (with a split, not answer number g)
+        played = env.state.answers.reshape(num, -1)[:, 0].tolist()
+        lost_answers = [env.vocabulary.answers[played[g]] for g in lost]
     stats = getattr(policy, "stats", None)
     if callable(stats):  # what the agent counted itself (a language model's requests and tokens, ...)
         extra.update(stats())

@@ -400,6 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=8001, help="port (default 8001)")
     parser.add_argument("--reward", help="the text env's reward preset (default: the env's; 'regret': exact)")
     parser.add_argument("--split", choices=("train", "eval"), help="draw answers from this part of the split")
+    parser.add_argument("--held-out", help="a file of the eval answers (e.g. NeMo Gym's 315) instead of the seeded")
     parser.add_argument("--hard", action="store_true", help="hard mode")
     parser.add_argument("--think-open", action="store_true", help="the chat template opens <think> before replies")
     parser.add_argument("--sessions", type=int, default=64, help="games played at once (default 64)")
@@ -413,6 +414,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         game["hard_mode"] = True
     if args.think_open:
         game["think_open"] = True
+    if args.held_out:
+        game["split_held_out"] = args.held_out
     token = args.token if args.token is not None else os.environ.get("WORDLE_GYM_TOKEN") or None
     try:
         app = make_app(args.sessions, args.idle_timeout, token, **game)

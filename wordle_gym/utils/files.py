@@ -150,6 +150,34 @@ def numba_cache() -> str | None:
     return str(folder)
 
 
+@contextlib.contextmanager
+def built_once(name: str, timeout_s: float = 900.0) -> Iterator[None]:
+    """Run the block (a build that fills the disk cache: compiled kernels, tables) in one process at a time the
+    first time: others that start it meanwhile wait, then find the cache full instead of building it again. Once
+    the block has finished in some process (a marker ``name`` in the cache's ``locks/``), nothing waits; without
+    a writable cache, the block just runs."""
+    folder = cache_folder()
+    marker = None if folder is None else folder / "locks" / f"{name}.done"
+    if marker is None or marker.is_file():
+        yield
+        return
+    from filelock import FileLock, Timeout
+
+    try:
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(marker.with_suffix(".lock"), timeout=timeout_s)
+        lock.acquire()
+    except (OSError, Timeout):  # no lock to be had: build as if alone
+        yield
+        return
+    try:
+        yield
+        with contextlib.suppress(OSError):
+            marker.touch()
+    finally:
+        lock.release()
+
+
 def cached_njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     """``numba.njit(**options)`` with numba's disk cache in :func:`numba_cache` (numba picks a function's cache
     folder when it is decorated: beside its source file unless one is configured)."""

@@ -47,11 +47,14 @@ try:
 except ImportError as exc:  # pragma: no cover - the extra is missing
     raise ImportError("wordle_gym_verifiers needs verifiers: pip install '.[verifiers]'") from exc
 from verifiers.v1.harnesses.null.harness import NullHarness
+from verifiers.v1.mcp import SharedToolsetConfig
 from verifiers.v1.runtimes.subprocess import SubprocessRuntime
 
 from wordle_gym.core.words import load_word_list
 from wordle_gym.core.words import split_answers as split_answers_of
-from wordle_gym.envs.text import WordleTextEnv, opening_text
+from wordle_gym.envs.text import TOOL_PROMPT, WordleTextEnv, opening_text
+
+from .toolset import WordleState, WordleToolset, call
 
 __all__ = ["LocalChatHarness", "WordleVerifiersEnv", "WordleVerifiersTaskset"]
 
@@ -98,6 +101,11 @@ class WordleTasksetConfig(vf.TasksetConfig):
     """The answer list: Wordle's original 2315, or the NYT's 2309."""
     hard: bool = False
     """Hard mode: every guess must use what the feedback revealed."""
+    held_out: list[str] | str | None = None
+    """The ``eval`` answers given outright (words, or a file of them, e.g. NeMo Gym's 315) instead of the seeded
+    shuffle's; ``train`` is then every other answer."""
+    tools: SharedToolsetConfig = SharedToolsetConfig()
+    """The ``guess`` tool's server (one for the whole evaluation): a model may move by calling it."""
 
 
 class WordleData(vf.TaskData):
@@ -111,8 +119,12 @@ class WordleData(vf.TaskData):
     """Hard mode."""
 
 
-class WordleTask(vf.Task[WordleData, vf.State, vf.TaskConfig]):
-    """A game of Wordle."""
+class WordleTask(vf.Task[WordleData, WordleState, vf.TaskConfig]):
+    """A game of Wordle (its answer and rules go to the rollout's state, where the ``guess`` tool reads them)."""
+
+    async def setup(self, trace: Any, runtime: Any) -> None:
+        state = trace.state
+        state.answer, state.answers, state.hard = self.data.answer, self.data.answers, self.data.hard
 
 
 def split_answers(config: WordleTasksetConfig) -> list[str]:
@@ -120,7 +132,8 @@ def split_answers(config: WordleTasksetConfig) -> list[str]:
     words = load_word_list(config.answers)
     if config.split == "all":
         return list(words)
-    return split_answers_of(words, config.split, config.eval_size, config.seed)  # the envs' split=, the same
+    held = config.held_out
+    return split_answers_of(words, config.split, config.eval_size, config.seed, held)  # the envs' split=, the same
 
 
 def _game(data: WordleData, regret: bool, budget: float | None) -> WordleTextEnv:
@@ -129,15 +142,21 @@ def _game(data: WordleData, regret: bool, budget: float | None) -> WordleTextEnv
 
 
 class WordleVerifiersTaskset(vf.Taskset[WordleTask, WordleTasksetConfig]):
-    """One task per answer of the split, its prompt the text env's opening text."""
+    """One task per answer of the split, its prompt the text env's opening text (and how to use the ``guess``
+    tool); a task's id and name never hold its answer (a trainer that logs them into a prompt would leak it)."""
+
+    @classmethod
+    def toolsets(cls, config: WordleTasksetConfig) -> list[Any]:
+        return [WordleToolset(config.tools)]
 
     def load(self) -> Iterator[WordleTask]:
         config = self.config
         game = _game(WordleData(answer="", answers=config.answers, hard=config.hard), False, None)
-        prompt = opening_text(game.intro, game.config.max_guesses)  # what reset() shows
+        prompt = opening_text(game.intro + TOOL_PROMPT, game.config.max_guesses)  # what reset() shows
         for answer in split_answers(config):
+            tag = hashlib.sha256(f"{config.answers}:{config.hard}:{answer}".encode()).hexdigest()[:12]
             data = WordleData(
-                id=f"{config.answers}:{answer}", name=f"wordle-{answer}", prompt=prompt, answer=answer,
+                id=f"{config.answers}:{tag}", name=f"wordle-{tag}", prompt=prompt, answer=answer,
                 answers=config.answers, hard=config.hard,
             )  # fmt: skip
             yield WordleTask(data, config.task)
@@ -171,24 +190,52 @@ class WordleVerifiersEnv(vf.Env[WordleVerifiersEnvConfig]):
         config = self.config
         game = _game(task.data, config.regret, config.regret_budget_s)
         game.reset(options={"answer": task.data.answer})
-        regret, exact, refused, turns, won = 0.0, True, 0, 0, False
-        async with agents.player.interaction(task) as interaction:
-            segment = await interaction.turn()  # the prompt is the game's opening text: the model moves first
-            while not segment.terminated:
-                if config.regret:  # an exact search can take its budget: off the event loop (the game's shared
-                    # oracle keeps what it solved for every rollout of this process, and locks its own searches)
-                    step = await asyncio.to_thread(game.step, segment.last_reply)
-                else:
-                    step = game.step(segment.last_reply)
-                observation, reward, terminated, truncated, info = step
-                turns, won = int(info["turn"]), bool(info["won"])
-                refused += bool(info["invalid"])
-                if config.regret:
-                    regret += -float(reward)
-                    exact = exact and bool(info["regret_exact"])
-                if terminated or truncated:
-                    break
-                segment = await interaction.turn(observation)
+        regret, exact, refused, turns, won, over = 0.0, True, 0, 0, False, False
+        interaction = None
+
+        async def move(reply: Any) -> str:
+            nonlocal regret, exact, refused, turns, won, over
+            if config.regret:  # an exact search can take its budget: off the event loop (the env's own search)
+                step = await asyncio.to_thread(game.step, reply)
+            else:
+                step = game.step(reply)
+            observation, reward, terminated, truncated, info = step
+            turns, won, over = int(info["turn"]), bool(info["won"]), bool(terminated or truncated)
+            refused += bool(info["invalid"])
+            if config.regret:
+                regret += -float(reward)
+                exact = exact and bool(info["regret_exact"])
+            return observation
+
+        try:
+            async with agents.player.interaction(task) as interaction:
+                segment = await interaction.turn()  # the prompt is the game's opening text: the model moves first
+                played = 0  # the tool's moves already played here
+                while not segment.terminated and not over:
+                    moves = list(getattr(interaction.trace.state, "moves", []))
+                    observation = None
+                    for word in moves[played:]:  # the moves made through the guess tool, in order
+                        if over:
+                            break
+                        observation = await move(call(word))
+                    if len(moves) == played:  # no tool move: the reply is the move
+                        observation = await move(segment.last_reply)
+                    played = len(moves)
+                    if over:
+                        break
+                    segment = await interaction.turn(observation)
+        finally:
+            # A rollout that ended before the game (an error, a model that stopped answering, a limit) is played
+            # to the end as replies without a guess: it never scores like a game played well.
+            while not over:
+                await move("")
+            self._score(task, interaction, game, regret, exact, refused, turns, won)
+
+    def _score(self, task: WordleTask, interaction: Any, game: Any, regret: float, exact: bool, refused: int,
+               turns: int, won: bool) -> None:  # fmt: skip
+        config = self.config
+        if interaction is None:
+            return
         limit = game.config.max_guesses
         guesses = turns if won else limit + 1
         trace = interaction.trace
