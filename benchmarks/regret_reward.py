@@ -18,6 +18,7 @@ that code. Writes ``benchmarks/results/regret_reward_cpu.json`` and regenerates 
 
 from __future__ import annotations
 
+import bisect
 import random
 import sys
 import tempfile
@@ -94,6 +95,55 @@ def measure(games: dict[str, int], budget: float, store: str | None = None) -> d
     return {"make_s": make_s, "rows": rows}
 
 
+def first_moves(budget: float) -> dict:
+    """Every opener's first-move charge on the real lists and on WordleNYT's: how many are exact, how many charged
+    an upper bound, whether any is charged less than an opener proven better, and how far the published strategy's
+    total (the bound charged where the value is not exact) lies from the exact value where both are known."""
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.solvers.oracle import read_opener_totals
+    from wordle_gym.core.config import WordleConfig
+    from wordle_gym.core.rewards import load_oracle
+
+    out = {}
+    for game, answers in (("real", "answers"), ("nyt", "answers_nyt")):
+        config = WordleConfig(answers=answers)
+        oracle = load_oracle(config)
+        start, n = oracle.start(), config.vocabulary.num_answers
+        judged = [oracle.move_regret(start, a, budget) for a in range(config.vocabulary.num_allowed)]
+        exact = [j for j in judged if j["exact"]]
+        # an inversion: opener b charged less than an opener a it is proven worse than (a's upper bound below b's
+        # lower bound); the openers by upper bound, each prefix's largest charge
+        by_high = sorted(judged, key=lambda j: j["high"])
+        highs, most, top = [j["high"] for j in by_high], [], -1.0
+        for j in by_high:
+            top = max(top, j["regret"])
+            most.append(top)
+        inverted = 0
+        for j in judged:
+            below = bisect.bisect_left(highs, j["low"])  # the openers proven better than this one
+            inverted += below > 0 and most[below - 1] > j["regret"]
+        gaps = []
+        totals = read_opener_totals(
+            shipped_dir() / f"opener_totals_{'normal' if game == 'real' else 'nyt'}.json", config.vocabulary, False, 6
+        )
+        for word, upper in totals.upper.items():
+            action = config.vocabulary.action(word)
+            if action in oracle.root_exact:
+                gaps.append((upper - oracle.root_exact[action]) / n)
+        crane = judged[config.vocabulary.action("crane")]["regret"]
+        out[game] = {
+            "openers": len(judged),
+            "exact": len(exact),
+            "upper": len(judged) - len(exact),
+            "charged_below_crane": sum(j["regret"] < crane for j in judged),
+            "inverted": inverted,
+            "published_gap_known": len(gaps),
+            "published_gap_within_0002": sum(g <= 0.002 + 1e-12 for g in gaps),
+            "published_gap_max": max(gaps, default=0.0),
+        }
+    return out
+
+
 def _fresh(games: dict[str, int], budget: float, store: str | None, checkout: str | None = None) -> dict:
     """:func:`measure` in a fresh process, on this code or on the checkout at ``checkout``."""
     from benchmarks.common import measure_fresh  # here: this file also runs against older checkouts' common
@@ -120,7 +170,7 @@ def main() -> None:
     if args.before:
         _fresh(dict.fromkeys(POLICIES, 0), budget, None, args.before)  # its kernels compiled once, not timed
         runs["before"] = _fresh(games, budget, None, args.before)
-    result.update(budget_s=budget, runs=runs)
+    result.update(budget_s=budget, runs=runs, first_move=first_moves(budget))
     save("regret_reward", result)
 
 

@@ -750,6 +750,32 @@ def openers_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
+def opener_totals_section(result: dict) -> list[str]:
+    lines = [
+        f"### Every opener's first move: the published tables, checked ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `{result['command']}`. The shipped tables of first-move totals "
+        f"(`agents/checkpoints/opener_totals_*.json`) hold {result['source']}'s published totals as cited facts: "
+        "exact ones, and real strategies' totals as upper bounds. alex1770 counts trees that lose no game; the "
+        "project's search counts a loss as the limit + 1, so an exact entry must equal the search's value and an "
+        "upper bound must not be below it. A random sample of each source, searched here:",
+        "",
+        "| table | source | kind | openers | sample (cited / searched) | holds |",
+        "| --- | --- | --- | ---: | --- | --- |",
+    ]
+    for game in result["games"].values():
+        for name, (kind, count) in game["sources"].items():
+            rows = [r for r in game["checked"] if r["source"] == name]
+            sample = ", ".join(
+                f"{r['opener'].upper()} {r['cited']} / {'-' if r['searched'] is None else r['searched']}" for r in rows
+            )
+            held = [r["holds"] for r in rows if r["holds"] is not None]
+            late = len(rows) - len(held)
+            verdict = f"{sum(held)} of {len(held)}" + (f" ({late} past the limit)" if late else "")
+            lines.append(f"| `{game['table']}` | {name} | {kind} | {count:,} | {sample} | {verdict} |")
+    return [*lines, ""]
+
+
 def _read(path: Path) -> dict[str, Any]:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -920,7 +946,8 @@ def regret_reward_section(result: dict) -> list[str]:
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. `WordleText-v0`, real lists, "
         f'`reward="regret"` with a budget of {result["budget_s"]:g} s a move; each step timed as the caller '
-        "sees it. Past the budget the reward is the proven lower bound of the move's cost. Each run a fresh "
+        "sees it. Past the budget the reward is the proven upper bound of the move's cost (never the optimistic "
+        "one). Each run a fresh "
         "process: `this, cold` with the position store (the oracle's disk cache) empty, `this, warm` a second "
         "process with the store the first filled (as a second rollout worker, or a training's next run, sees it), "
         f"`before` the code before. The first make (the env built and reset, in a fresh process): {makes}.",
@@ -935,6 +962,29 @@ def regret_reward_section(result: dict) -> list[str]:
                 f"| {first['play']} | {code} | {row['games']} | {row['moves']} | {row['p50_s']:.3f} s | "
                 f"{row['p99_s']:.3f} s | {row['max_s']:.3f} s | {100 * row['exact_share']:.1f} % | "
                 f"{row['mean_reward']:+.4f} |"
+            )
+    first_move = result.get("first_move")
+    if first_move:
+        lines += [
+            "",
+            "The first move over every allowed opener (the same budget): exact where the tables hold the opener's "
+            "value, else charged a proven upper bound; `inverted` counts openers charged less than one they are "
+            "proven worse than; the published strategy's total (alex1770's `normal.n100`, charged where the value "
+            "is not exact) against the exact value, where both are known:",
+            "",
+            "| game | openers | exact | an upper bound | charged less than CRANE | inverted | the bound within 0.002 "
+            "of exact | its largest gap |",
+            "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        ]
+        for game, r in first_move.items():
+            within = (
+                f"{r['published_gap_within_0002']:,} of {r['published_gap_known']:,}"
+                if r["published_gap_known"]
+                else "(none charged)"
+            )
+            lines.append(
+                f"| {game} | {r['openers']:,} | {r['exact']:,} | {r['upper']:,} | {r['charged_below_crane']} | "
+                f"{r['inverted']} | {within} | {r['published_gap_max']:.4f} |"
             )
     return [*lines, ""]
 
@@ -971,6 +1021,7 @@ RENDERERS = [
     ("solvers", solver_section),
     ("exact", exact_section),
     ("openers", openers_section),
+    ("opener_totals", opener_totals_section),
     ("training", training_section),
     ("replay", replay_section),
     ("dqn_ablation", dqn_ablation_section),

@@ -491,3 +491,34 @@ def test_opener_values__a_table_of_other_settings_is_refused_and_kept(tmp_path, 
     err = capsys.readouterr().err
     assert named in err and str(table) in err and "Traceback" not in err
     assert table.read_bytes() == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("table", "source", "words"),
+    [
+        ("opener_totals_normal.json", "alex1770/wordle normal.some3593.proven", ["salet", "crane", "arose"]),
+        ("opener_totals_normal.json", "alex1770/wordle normal.n100", ["reast", "trace"]),
+        ("opener_totals_nyt.json", "alex1770/wordle results_easy_nyt20220316", ["salet", "slate"]),
+        ("opener_totals_hard.json", "alex1770/wordle hard.top101.proven", ["salet", "least"]),
+        ("opener_totals_nyt_hard.json", "alex1770/wordle results_hard_nyt20220316", ["salet", "reast"]),
+    ],
+)
+def test_opener_totals__a_sample_of_every_published_source_holds_to_the_search(table, source, words) -> None:
+    """Issue 73: the published totals seed the first move's table as cited facts, held to the project's own search
+    (which counts a loss as the limit + 1): an exact entry equals it, an upper bound is not below it.
+    ``python -m benchmarks.opener_totals --alex PATH --check N`` samples each source at random."""
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.solvers.oracle import read_opener_totals
+    from wordle_gym.core.config import WordleConfig
+
+    data = json.loads((shipped_dir() / table).read_text())
+    config = WordleConfig(answers="answers_nyt" if "nyt" in table else "answers", hard_mode=data["hard_mode"])
+    (entry,) = [s for s in data["sources"] if s["name"] == source]
+    assert source in read_opener_totals(shipped_dir() / table, config.vocabulary, config.hard_mode, 6).sources
+    searched = Oracle(config, root_opener=None, opener_table="/nonexistent.json")
+    searched.root_exact.clear()  # every value searched here
+    for word in words:
+        total = searched._q_total(searched.start(), searched.vocab.action(word))
+        cited = entry["totals"][word]
+        assert total == cited if entry["kind"] == "exact" else total <= cited, (word, total, cited)
