@@ -63,6 +63,10 @@ class PositionStore:
             for attempt in range(100):  # processes opening a new file at once: the switch to WAL can be refused
                 try:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
+                    for suffix in ("", "-wal", "-shm", "-journal"):  # a link is never followed out of the cache
+                        linked = Path(f"{self.path}{suffix}")
+                        if linked.is_symlink():
+                            linked.unlink()
                     db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
                     db.execute("PRAGMA journal_mode=WAL")  # readers never wait on a writer
                     db.execute("PRAGMA synchronous=NORMAL")  # a crash loses the last rows at worst, never the file

@@ -163,3 +163,31 @@ def test_built_once__processes_that_start_a_build_together_build_it_one_at_a_tim
         assert holder.poll() is None
     finally:
         holder.kill()
+
+
+def test_cache__a_link_in_the_cache_is_never_followed_out_of_it(tmp_path, monkeypatch) -> None:
+    """Reliability 5, finding 7: a ``patterns-v1-*.npy`` link to another file replaced that file with a 30 MB
+    array; a ``positions-*.sqlite`` link created or converted a database at its target. Links in the cache are
+    replaced by the cache's own files; their targets are left byte for byte."""
+    import numpy as np
+
+    from wordle_agents.solvers.store import PositionStore
+    from wordle_gym.utils.files import disk_cached_array
+
+    cache, outside = tmp_path / "cache", tmp_path / "precious.txt"
+    cache.mkdir()
+    outside.write_text("keep me\n")
+    monkeypatch.setenv("WORDLE_GYM_CACHE", str(cache))
+    for name in ("table.npy", "table.npy.blake2b"):
+        (cache / name).symlink_to(outside)
+    array = disk_cached_array("table.npy", lambda: np.arange(6, dtype=np.int8), lambda a: a.shape == (6,))
+    assert array.tolist() == list(range(6)) and outside.read_text() == "keep me\n"
+    assert not (cache / "table.npy").is_symlink() and (cache / "table.npy").is_file()
+    assert disk_cached_array("table.npy", lambda: pytest.fail("built again"), lambda a: True).tolist() == list(range(6))
+    db = cache / "positions.sqlite"
+    db.symlink_to(outside)
+    store = PositionStore(db)
+    from wordle_agents.solvers.oracle import Position
+
+    store.put(Position((1, 2, 3), 4, (-1,) * 5, (0,) * 26), 9)
+    assert outside.read_text() == "keep me\n" and not db.is_symlink() and len(store) == 1

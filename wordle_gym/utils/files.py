@@ -67,12 +67,16 @@ def clean_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
     return removed
 
 
-def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]) -> Path:
+def atomic_write(
+    path: str | os.PathLike[str], write: Callable[[BinaryIO], None], follow_links: bool = True
+) -> Path:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it over ``path``.
 
-    ``path`` may be a link (its target is written) or a device or FIFO (written into directly)."""
-    target = Path(os.path.realpath(path))
-    if _special(target):
+    ``path`` may be a link (its target is written) or a device or FIFO (written into directly); with
+    ``follow_links=False`` (the cache's files) a link is replaced by the file instead, and nothing outside
+    ``path``'s folder is written."""
+    target = Path(os.path.realpath(path)) if follow_links else Path(os.path.abspath(path))
+    if follow_links and _special(target):
         with open(target, "wb") as handle:
             write(handle)
         return Path(path)
@@ -101,9 +105,9 @@ def _special(path: Path) -> bool:
     return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
 
 
-def atomic_write_text(path: str | os.PathLike[str], text: str) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically."""
-    return atomic_write(path, lambda handle: handle.write(text.encode("utf-8")))
+def atomic_write_text(path: str | os.PathLike[str], text: str, follow_links: bool = True) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically (``follow_links``: as :func:`atomic_write`)."""
+    return atomic_write(path, lambda handle: handle.write(text.encode("utf-8")), follow_links)
 
 
 def atomic_write_json(path: str | os.PathLike[str], data: Any) -> Path:
@@ -173,7 +177,7 @@ def built_once(name: str, timeout_s: float = 900.0) -> Iterator[None]:
     try:
         yield
         with contextlib.suppress(OSError):
-            marker.touch()
+            atomic_write_text(marker, "", follow_links=False)
     finally:
         lock.release()
 
@@ -208,9 +212,9 @@ def disk_cached_array(name: str, build: Callable[[], np.ndarray], valid: Callabl
     device), the disk is left alone: reading it could block for ever."""
     folder = cache_folder()
     path = None if folder is None else folder / name
-    if path is not None and path.exists() and not path.is_file():
+    if path is not None and path.exists() and not path.is_file() and not path.is_symlink():
         path = None
-    if path is not None:
+    if path is not None and not path.is_symlink() and not Path(f"{path}.blake2b").is_symlink():
         check = Path(f"{path}.blake2b")
         try:
             array = np.load(path, allow_pickle=False)
@@ -219,10 +223,10 @@ def disk_cached_array(name: str, build: Callable[[], np.ndarray], valid: Callabl
         except (OSError, ValueError, EOFError, UnicodeDecodeError):  # missing, unreadable, truncated: rebuilt
             pass
     array = build()
-    if path is not None:
+    if path is not None:  # a link there is replaced, never followed out of the cache
         with contextlib.suppress(OSError):
-            atomic_write(path, lambda handle: np.save(handle, array, allow_pickle=False))
-            atomic_write_text(check, _checksum(array) + "\n")
+            atomic_write(path, lambda handle: np.save(handle, array, allow_pickle=False), follow_links=False)
+            atomic_write_text(Path(f"{path}.blake2b"), _checksum(array) + "\n", follow_links=False)
     return array
 
 
