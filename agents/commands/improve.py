@@ -112,8 +112,11 @@ def resume(run: Any, last: Path, settings: dict[str, Any]) -> Any:
         raise ValueError(f"{last} is a run with other settings ({', '.join(differ)}); use another --run-dir")
     try:
         run.load_state_dict(state)
-    except ValueError as exc:
-        raise ValueError(f"{str(last)!r}: {exc}; use the run's --init or another --run-dir") from None
+    except (ValueError, RuntimeError, KeyError) as exc:  # torch's own refusal is a RuntimeError listing every key
+        why = one_line(exc, 200)
+        raise ValueError(
+            f"{str(last)!r} holds another network ({why}); use the run's --init or another --run-dir"
+        ) from None
     return state
 
 

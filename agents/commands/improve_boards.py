@@ -107,7 +107,7 @@ def _teach(args: BoardsRun, options: BoardsOptions, start: float) -> tuple[Run, 
     settings = {
         "init": args.init,
         "boards": args.counts(),
-        **({"see_all": [args.context, args.train_board]} if args.see_all else {}),
+        "see_all": [args.context, args.train_board] if args.see_all else False,  # toggled on resume: refused
         "reward": args.reward,
         "answers": list(vocabulary.answers),
         "allowed": list(vocabulary.allowed),

@@ -78,6 +78,10 @@ class OptimalRun:
             raise ValueError("--top goes with --all-openers")
         if not (self.all_openers or self.values) and self.max_minutes is not None:
             raise ValueError("--max-minutes goes with --all-openers (a single opener takes --time-limit)")
+        for name in ("max_minutes", "time_limit"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, int | float) and 0 < value < float("inf")):
+                raise ValueError(f"{name} must be a positive number; got {value!r}")
         if self.save is not None and not self.save.strip():
             raise ValueError("--save needs a file name; got ''")
         check_limits(self.max_guesses, self.time_limit, self.max_cache_entries)
@@ -165,10 +169,14 @@ def _values(args: OptimalRun) -> int:
     assert args.save is not None
     try:
         check_writable(args.save)
-        values = opener_values(config, words, args.save, args.max_minutes, args.time_limit)
+        values = opener_values(config, words, args.save, args.max_minutes, args.time_limit, not args.quiet)
     except (OSError, ValueError) as exc:
         print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"\n{PROG}: interrupted; every opener valued is kept in {args.save}: the same command continues",
+              file=sys.stderr)  # fmt: skip
+        return 130
     done = sum(w in values for w in words)
     n = config.vocabulary.num_answers
     best = f"; the best {min(values.values())} ({min(values.values()) / n:.4f})" if values else ""

@@ -50,6 +50,8 @@ def read_checkpoint(path: str | Path, kind: str | None) -> dict[str, Any]:
     """``torch.load(weights_only=True)`` with clear errors for missing, corrupt or foreign files (a ``kind``
     other than the one asked for, unless that is None)."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"checkpoint {str(path)!r} is a folder; give the checkpoint file in it (a .pt)")
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
     import torch  # here: what only finds shipped files (the exact solver's command) runs without torch

@@ -14,6 +14,7 @@ from wordle_agents.common.checkpoint import read_checkpoint
 from wordle_agents.common.network import WordAgent
 from wordle_agents.rl.a2c import A2CAgent
 from wordle_agents.rl.dqn import DQNAgent
+from wordle_gym.core.config import MAX_GUESSES
 from wordle_gym.core.rules import ALPHABET
 from wordle_gym.envs.observation import MultiKnowledgeLayout
 from wordle_gym.harness.play import bool_mask
@@ -107,6 +108,10 @@ def pool_boards(
     return seen, features, (features.sum(1) / weight.sum(1), features.amax(1), weight.mean(1))
 
 
+MAX_HIDDEN = 1 << 14
+"""The widest context a checkpoint may declare."""
+
+
 class SeeAll:
     """A network that sees every board: the one-board network (``agent``) scores each unsolved board's letters as
     it would alone, and a context network corrects each board's scores and weighs the boards from what it sees of
@@ -131,6 +136,15 @@ class SeeAll:
         # Games scored at once when playing: few on the CPU, many on a GPU (its launches, not its memory, bound it).
         self.freeze_board = freeze_board
         self.block = block if block is not None else 4096 if torch.device(agent.device).type == "cuda" else 128
+        self.context = self.context_net(agent, max_guesses, hidden).to(agent.device)
+        self.net = nn.ModuleDict({"board": agent.net, "context": self.context})
+        self.device, self.checkpoint = agent.device, agent.checkpoint
+        for weight in agent.net.parameters():
+            weight.requires_grad_(not freeze_board)
+
+    @staticmethod
+    def context_net(agent: WordAgent, max_guesses: int, hidden: int) -> nn.ModuleDict:
+        """The context network for ``agent``'s boards, its last layer zero (it starts as the mixture)."""
         letters = ALPHABET * agent.length
         board = 2 * letters + 2 * ALPHABET + agent.layout.max_guesses + 1  # one_board_observations' width
         encode = nn.Sequential(nn.Linear(board + letters, hidden), nn.ReLU())
@@ -138,11 +152,7 @@ class SeeAll:
         correct = nn.Sequential(nn.Linear(inputs, hidden), nn.ReLU(), nn.Linear(hidden, letters + 1))
         nn.init.zeros_(correct[-1].weight)
         nn.init.zeros_(correct[-1].bias)
-        self.context = nn.ModuleDict({"encode": encode, "correct": correct}).to(agent.device)
-        self.net = nn.ModuleDict({"board": agent.net, "context": self.context})
-        self.device, self.checkpoint = agent.device, agent.checkpoint
-        for weight in agent.net.parameters():
-            weight.requires_grad_(not freeze_board)
+        return nn.ModuleDict({"encode": encode, "correct": correct})
 
     kind = "see-all"
     """Its checkpoints' kind: ``{"kind", "board": the one-board network's checkpoint, "context": weights,
@@ -157,11 +167,27 @@ class SeeAll:
         if not isinstance(board, dict) or board.get("kind") not in NETWORKS:
             raise ValueError(f"checkpoint {str(path)!r} holds no one-board network")
         agent = NETWORKS[board["kind"]].load(path, device, board)
-        seeing = cls(agent, int(data["max_guesses"]), int(data["hidden"]), freeze_board)
-        try:
-            seeing.context.load_state_dict({k: v.float() for k, v in data["context"].items()})
-        except (RuntimeError, KeyError, AttributeError) as exc:
-            raise ValueError(f"checkpoint {str(path)!r}: the context's weights do not fit ({exc})") from None
+        where = f"checkpoint {str(path)!r}"
+        sizes = {}
+        for name, most in (("max_guesses", MAX_GUESSES), ("hidden", MAX_HIDDEN)):
+            value = data.get(name)
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+                raise ValueError(f"{where}: {name} must be an integer from 1 to {most}; got {value!r}")
+            sizes[name] = value
+        weights = data.get("context")
+        with torch.device("meta"):  # the declared shapes, nothing allocated: a huge declared network costs nothing
+            declared = cls.context_net(agent, sizes["max_guesses"], sizes["hidden"]).state_dict()
+        if not isinstance(weights, dict) or set(weights) != set(declared):
+            raise ValueError(f"{where}: the context's weights are not {sorted(declared)}")
+        for name, want in declared.items():
+            have = weights[name]
+            if not isinstance(have, torch.Tensor) or not have.is_floating_point() or have.shape != want.shape:
+                shown = tuple(have.shape) if isinstance(have, torch.Tensor) else type(have).__name__
+                raise ValueError(f"{where}: the context's {name!r} is {shown}; expected floats of {tuple(want.shape)}")
+            if not bool(torch.isfinite(have).all()):
+                raise ValueError(f"{where}: the context's {name!r} holds NaN or infinite weights")
+        seeing = cls(agent, sizes["max_guesses"], sizes["hidden"], freeze_board)
+        seeing.context.load_state_dict({k: v.float() for k, v in weights.items()})
         seeing.checkpoint = agent.checkpoint
         return seeing
 

@@ -36,7 +36,7 @@ from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers.max_entropy import bucket_sizes
 from wordle_agents.solvers.optimal import _Search, check_limits
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.utils.files import atomic_write_text, check_writable, file_lock, quoted
+from wordle_gym.utils.files import atomic_write_text, check_writable, file_lock, quoted, read_text_bounded
 
 FORMAT = "wordle-gym opener ranking 1"
 STAGES = ("root bound", "second-level bound", "search", "exact")
@@ -316,8 +316,8 @@ def save(data: dict[str, Any], path: str | Path) -> Path:
 def load(path: str | Path) -> dict[str, Any]:
     """A ranking written by :func:`save` (plain JSON: nothing in it runs)."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = json.loads(read_text_bounded(path, what="opener ranking"))
+    except json.JSONDecodeError:
         data = None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{quoted(str(path))} is not an opener ranking (expected {FORMAT!r})")

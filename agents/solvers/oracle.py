@@ -51,7 +51,7 @@ from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_LETTER
 from wordle_gym.core.rules import ALPHABET, num_patterns
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.utils.files import atomic_write_text, cache_folder
+from wordle_gym.utils.files import atomic_write_text, cache_folder, read_text_bounded
 
 
 class Position(NamedTuple):
@@ -323,10 +323,10 @@ def read_opener_values(
     ValueError when it is not such a table)."""
     empty = OpenerValues({}, {}, {}, {})
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_text_bounded(path, what="table of opener values"))
     except FileNotFoundError:
         return empty
-    except (UnicodeDecodeError, json.JSONDecodeError):
+    except json.JSONDecodeError:
         data = None
     if not isinstance(data, dict) or data.get("format") != VALUES_FORMAT or not isinstance(data.get("values"), dict):
         raise ValueError(f"{path} is not a table of opener values (expected {VALUES_FORMAT!r})")
@@ -380,6 +380,7 @@ def opener_values(
     save: str | Path,
     max_minutes: float | None = None,
     opener_s: float | None = None,
+    progress: bool | None = None,
 ) -> dict[str, int]:
     """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``, added to the
     table at ``save`` one opener at a time (atomically: a stopped run keeps what it finished, and the same call
@@ -388,7 +389,8 @@ def opener_values(
     word (the oracle's root opener, SALET) is also valued with one guess fewer: what a turn spent without a guess
     leaves at the start. An opener whose searches outlast ``opener_s`` seconds is left out (the oracle then
     bounds it from the ranking), and the table notes the limit it ran out of (``timed_out``): a run with no
-    longer limit passes it by instead of searching it in vain again."""
+    longer limit passes it by instead of searching it in vain again. ``progress``: a bar (None: on a terminal
+    only)."""
     config = WordleConfig.build(config)
     path = Path(save)
     # a table of another game is refused before anything is read into the search (the run would rewrite it)
@@ -406,7 +408,7 @@ def opener_values(
         return w not in values or (want_children and w not in children) or (w == words[0] and w not in one_fewer)
 
     todo = [w for w in dict.fromkeys(words) if missing(w)]
-    for word in tqdm(todo, desc="opener values", unit="opener"):
+    for word in tqdm(todo, desc="opener values", unit="opener", disable=None if progress is None else not progress):
         if time.perf_counter() >= deadline:
             break
         action = vocab.action(word)
@@ -463,8 +465,8 @@ def read_opener_totals(path: Path, vocab: Vocabulary, hard_mode: bool, max_guess
     """The table at ``path`` when it is of this game (None when it is of another; ValueError naming the file
     when it is not such a table)."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError):
+        data = json.loads(read_text_bounded(path, what="table of opener totals"))
+    except json.JSONDecodeError:
         data = None
     if not isinstance(data, dict) or data.get("format") != TOTALS_FORMAT or not isinstance(data.get("sources"), list):
         raise ValueError(f"{path} is not a table of opener totals (expected {TOTALS_FORMAT!r})")

@@ -9,6 +9,7 @@ read turns the store off with one warning: the oracle then searches, as it would
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import sqlite3
@@ -40,6 +41,7 @@ class PositionStore:
         self._pid = -1
         self.broken = False
         self._refused = False
+        self._rebuilt = False
 
     @classmethod
     def for_game(cls, folder: Path, digest: str, hard_mode: bool, max_guesses: int, **options: Any) -> PositionStore:
@@ -82,6 +84,26 @@ class PositionStore:
         return self._db
 
     def _broken(self, error: Exception) -> None:
+        """A file that is not a database or is damaged is set aside and made anew (once); any other failure turns
+        the store off, with one warning."""
+        damaged = isinstance(error, sqlite3.DatabaseError) and any(
+            words in str(error) for words in ("not a database", "malformed", "corrupt")
+        )
+        if damaged and not self._rebuilt:
+            self._rebuilt = True
+            with contextlib.suppress(sqlite3.Error):
+                if self._db is not None:
+                    self._db.close()
+            self._db = None
+            for suffix in ("", "-wal", "-shm", "-journal"):
+                with contextlib.suppress(OSError):
+                    Path(f"{self.path}{suffix}").replace(Path(f"{self.path}{suffix}.damaged"))
+            warnings.warn(
+                f"the oracle's position store {self.path} was damaged ({error}): set aside as *.damaged, made anew",
+                RuntimeWarning,
+                stacklevel=3,
+            )
+            return
         self.broken = True
         warnings.warn(f"the oracle's position store {self.path} is off: {error}", RuntimeWarning, stacklevel=3)
 

@@ -393,3 +393,11 @@ def test_env__packed_info_masks_are_the_action_masks_packed(config: dict) -> Non
         _, _, terminated, _, info = env.step(int(np.flatnonzero(mask)[-1]))
         if terminated:
             _, info = env.reset()
+
+
+def test_reset__a_huge_answer_option_is_not_echoed_whole() -> None:
+    """Reliability 5, finding 11: a 1 MB ``answer`` option was echoed whole in its error."""
+    env = gym.make("Wordle-v1")
+    with pytest.raises(ValueError, match="is not one of the 2315 possible answers") as refused:
+        env.reset(options={"answer": "x" * 1_000_000})
+    assert len(str(refused.value)) < 200

@@ -328,3 +328,13 @@ print((peak() - before) / (4000 * per_game))
     import wordle_gym.envs.vector as vector
 
     assert 0.5 < float(out.stdout.strip().splitlines()[-1]) <= vector.PEAK_FACTOR
+
+
+def test_make__a_device_for_the_single_env_is_a_clear_type_error() -> None:
+    """Reliability 5, finding 11: ``gym.make("Quordle-v1", device="cpu")`` raised "got multiple values for keyword
+    argument 'device'" from inside the env; it is the same clear TypeError as Wordle-v1's, pointing to make_vec."""
+    import gymnasium as gym
+
+    for env_id in ("Quordle-v1", "Wordle-v1"):
+        with pytest.raises(TypeError, match=r"unexpected keyword argument 'device'.*make_vec"):
+            gym.make(env_id, device="cpu")

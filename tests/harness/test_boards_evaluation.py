@@ -97,7 +97,11 @@ def test_cli_eval__boards_and_its_errors(tmp_path: Path) -> None:
         (["--boards", "2", "--hard"], "--hard is for one board"),
         (["--games", "5"], "--games sizes the multi-board evaluation set"),
         (["--boards", "33"], "argument --boards: expected an integer from 1 to 32, got '33'"),
-        (["--agent", "a2c", "--boards", "2"], "the a2c agent plays one board; the game has 2"),
+        (
+            ["--agent", "a2c", "--boards", "2"],
+            "the a2c agent plays one board; the game has 2; with --boards 2 use dqn-",
+        ),
+        (["--agent", "optimal", "--boards", "2"], "use dqn-boards, dqn-explored, a2c-boards, max-entropy or random"),
     ]:
         bad = wordle_gym_here("eval", *args)
         assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)

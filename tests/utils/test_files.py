@@ -191,3 +191,27 @@ def test_cache__a_link_in_the_cache_is_never_followed_out_of_it(tmp_path, monkey
 
     store.put(Position((1, 2, 3), 4, (-1,) * 5, (0,) * 26), 9)
     assert outside.read_text() == "keep me\n" and not db.is_symlink() and len(store) == 1
+
+
+def test_reads__devices_and_huge_files_are_refused_not_read_until_memory_runs_out(tmp_path, monkeypatch) -> None:
+    """Reliability 5, finding 9: ``optimal --save /dev/full`` and ``research.boards_bound --ranking /dev/zero`` read
+    until MemoryError; a 200 MB ``--answers`` file peaked at 5.4 GB; a cache folder whose name the system refuses
+    (ENAMETOOLONG) ended ``wordle-gym eval``, although the cache is optional."""
+    import gymnasium as gym
+
+    from wordle_agents.commands.optimal import main as optimal_main
+    from wordle_agents.solvers.openers import load
+    from wordle_gym.core.words import word_source
+
+    with pytest.raises(ValueError, match="not a regular file"):
+        load("/dev/zero")
+    assert optimal_main(["--values", "salet", "--save", "/dev/full", "--quiet"]) == 1
+    big = tmp_path / "big.txt"
+    with open(big, "wb") as handle:
+        handle.truncate(17 << 20)  # sparse: 17 MB of nothing, written in no time
+    with pytest.raises(ValueError, match="is over"):
+        word_source(str(big))
+    monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path / ("x" * 300)))
+    env = gym.make("Wordle-v1")
+    env.reset(seed=0)
+    assert env.step(0)[0] is not None

@@ -326,27 +326,29 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.games is not None and args.boards == 1:
         raise ValueError("--games sizes the multi-board evaluation set (with --boards K); one board plays every answer")
     if args.boards > 1 and args.agent in ONE_BOARD_AGENTS:
-        raise ValueError(
-            f"--agent {args.agent} plays one board; with --boards {args.boards} use max-entropy, random or a network "
-            "agent (a2c, dqn, dqn-explored, ...)"
-        )
+        raise ValueError(f"--agent {args.agent} plays one board; with --boards {args.boards} use {SEVERAL_BOARDS}")
     policy, answers, allowed = _policy(args)
     oracle = _oracle() if args.regret else None  # before the evaluation: an oracle that cannot load fails first
-    result = evaluate(
-        policy,
-        answers=answers,
-        allowed=allowed,
-        device=args.device,
-        hard_mode=args.hard,
-        max_guesses=args.max_guesses,
-        histories=args.regret,
-        agent=agent_label(args.agent, policy, args.hard, args.boards),
-        boards=args.boards,
-        games=args.games,
-        split=args.split,
-        split_seed=args.split_seed,
-        split_held_out=args.held_out,
-    )
+    try:
+        result = evaluate(
+            policy,
+            answers=answers,
+            allowed=allowed,
+            device=args.device,
+            hard_mode=args.hard,
+            max_guesses=args.max_guesses,
+            histories=args.regret,
+            agent=agent_label(args.agent, policy, args.hard, args.boards),
+            boards=args.boards,
+            games=args.games,
+            split=args.split,
+            split_seed=args.split_seed,
+            split_held_out=args.held_out,
+        )
+    except ValueError as exc:  # a network of one board: name the agents that play several
+        if args.boards > 1 and "plays one board" in str(exc):
+            raise ValueError(f"{exc}; with --boards {args.boards} use {SEVERAL_BOARDS}") from None
+        raise
     print(result.markdown_header())
     print(result.markdown_row())
     print(result.summary())
@@ -573,6 +575,8 @@ def _integer(low: int, high: int | None = None) -> Callable[[str], int]:
 
 _positive = _integer(1)
 ONE_BOARD_AGENTS = ("optimal", "sb3", "llm")
+SEVERAL_BOARDS = "dqn-boards, dqn-explored, a2c-boards, max-entropy or random"
+"""The installed agents that play several boards, as a refusal names them."""
 """Installed agents that play one board only (their trees, models and chats are of one game)."""
 MAX_GAMES = 1_000_000
 """The most games of a multi-board evaluation set (a billion built its list for hours)."""

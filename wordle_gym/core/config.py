@@ -139,8 +139,9 @@ class WordleConfig:
             # Worded as Python's own TypeError: wrappers that pass optional keywords (TorchRL's GymEnv passes
             # frameskip) recognise it and retry without.
             what = "argument " if len(unknown) == 1 else "arguments "
+            hint = " (device is the vector env's: gym.make_vec(id, num_envs=N, device=...))" * ("device" in unknown)
             raise TypeError(
-                f"Wordle got an unexpected keyword {what}{', '.join(map(repr, unknown))}; expected any of {names}"
+                f"Wordle got an unexpected keyword {what}{', '.join(map(repr, unknown))}; expected any of {names}{hint}"
             )
         if config is None:
             return cls(**options)

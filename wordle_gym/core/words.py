@@ -18,7 +18,10 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wordle_gym.utils.files import quoted
+from wordle_gym.utils.files import quoted, read_text_bounded
+
+MAX_WORDS_FILE = 16 << 20
+"""The largest file of words read (about 2.7 million five-letter words; the real game's lists are 90 KB)."""
 
 if TYPE_CHECKING:
     import torch
@@ -105,13 +108,8 @@ def word_source(value: str) -> WordSource:
         is_file = path.is_file()
     except OSError:  # e.g. a name too long to be a file
         is_file = False
-    if is_file:
-        try:
-            text = path.read_text(encoding="utf-8-sig")  # a byte-order mark (some editors write one) is not a word
-        except UnicodeDecodeError as exc:
-            raise ValueError(
-                f"{quoted(value, 200)} is not a UTF-8 text file of words ({exc.reason} at byte {exc.start})"
-            ) from None
+    if is_file:  # at most MAX_WORDS_FILE bytes: a huge file is refused, not read until memory runs out
+        text = read_text_bounded(path, MAX_WORDS_FILE, "file of words")  # a byte-order mark is skipped
         return [line.strip() for line in text.splitlines() if line.strip()]
     names = ", ".join(sorted([*BUILTIN_LISTS, *ALIASES]))
     raise ValueError(f"unknown word list {quoted(value)}: expected one of {names} or the path of a file of words")
@@ -289,7 +287,9 @@ class Vocabulary:
         try:
             return self.allowed_index[word.lower()]
         except KeyError:
-            raise ValueError(f"{word!r} is not an allowed guess in this {self.length}-letter vocabulary") from None
+            raise ValueError(
+                f"{quoted(word, 60)} is not an allowed guess in this {self.length}-letter vocabulary"
+            ) from None
 
     def answer_id(self, answer: str | int) -> int:
         """Index into :attr:`answers` of an answer given as a word or an index."""
@@ -297,7 +297,9 @@ class Vocabulary:
             try:
                 return self.answers.index(answer.lower())
             except ValueError:
-                raise ValueError(f"{answer!r} is not one of the {self.num_answers} possible answers") from None
+                raise ValueError(
+                    f"{quoted(answer, 60)} is not one of the {self.num_answers} possible answers"
+                ) from None
         try:
             if isinstance(answer, bool):  # an int to Python, but True is no answer index
                 raise TypeError

@@ -98,6 +98,11 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
 
     def __init__(self, config: WordleConfig | None = None, *, render_mode: str | None = None, **options: Any) -> None:
         """``config``, or its fields as keywords (``boards=4``; 2 if not given); see ## Arguments."""
+        if "device" in options:  # worded as Python's TypeError, which wrappers that pass optional keywords read
+            raise TypeError(
+                "MultiWordleEnv got an unexpected keyword argument 'device': the single env plays on the CPU; "
+                "gym.make_vec(id, num_envs=N, device=...) plays games on a device"
+            )
         if config is None:
             options.setdefault("boards", 2)
         # One game of the batched engine on the CPU; this env converts to numpy at its edge.

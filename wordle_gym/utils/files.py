@@ -67,9 +67,30 @@ def clean_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
     return removed
 
 
-def atomic_write(
-    path: str | os.PathLike[str], write: Callable[[BinaryIO], None], follow_links: bool = True
-) -> Path:
+MAX_READ = 64 << 20
+"""The most bytes a table, ranking or journal read from a user's path may hold (the shipped ones: under 1 MB)."""
+
+
+def read_text_bounded(path: str | os.PathLike[str], limit: int = MAX_READ, what: str = "file") -> str:
+    """The UTF-8 text of ``path`` (a byte-order mark skipped), read only if it is a regular file of at most
+    ``limit`` bytes: a device (``/dev/zero``) or a huge file is a one-line ValueError, never read until memory runs
+    out. A missing file is FileNotFoundError, as ``open`` raises it."""
+    with open(path, "rb") as handle:
+        info = os.fstat(handle.fileno())
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{quoted(str(path), 200)} is not a regular file (a {what} is read from one)")
+        data = handle.read(limit + 1)
+    if len(data) > limit:
+        raise ValueError(f"{quoted(str(path), 200)} is over {limit:,} bytes: not a {what} this reads")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(
+            f"{quoted(str(path), 200)} is not a UTF-8 text {what} ({exc.reason} at byte {exc.start})"
+        ) from None
+
+
+def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], None], follow_links: bool = True) -> Path:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it over ``path``.
 
     ``path`` may be a link (its target is written) or a device or FIFO (written into directly); with
@@ -162,7 +183,11 @@ def built_once(name: str, timeout_s: float = 900.0) -> Iterator[None]:
     a writable cache, the block just runs."""
     folder = cache_folder()
     marker = None if folder is None else folder / "locks" / f"{name}.done"
-    if marker is None or marker.is_file():
+    try:
+        done = marker is None or marker.is_file()
+    except OSError:  # a cache the system cannot name: build as if alone
+        done = True
+    if done:
         yield
         return
     from filelock import FileLock, Timeout
@@ -212,9 +237,13 @@ def disk_cached_array(name: str, build: Callable[[], np.ndarray], valid: Callabl
     device), the disk is left alone: reading it could block for ever."""
     folder = cache_folder()
     path = None if folder is None else folder / name
-    if path is not None and path.exists() and not path.is_file() and not path.is_symlink():
-        path = None
-    if path is not None and not path.is_symlink() and not Path(f"{path}.blake2b").is_symlink():
+    try:
+        if path is not None and path.exists() and not path.is_file() and not path.is_symlink():
+            path = None
+        linked = path is not None and (path.is_symlink() or Path(f"{path}.blake2b").is_symlink())
+    except OSError:  # a cache the system cannot name (a name too long, ...): the cache only saves time
+        path, linked = None, False
+    if path is not None and not linked:
         check = Path(f"{path}.blake2b")
         try:
             array = np.load(path, allow_pickle=False)

@@ -298,8 +298,16 @@ def test_see_all__the_command_writes_a_checkpoint_that_loads_and_plays_as_valida
     other = [a if a != "16" else "8" for a in args]  # a context of another width: not this run
     assert main([*other, "--iterations", "2"]) == 2
     assert "other settings (see_all)" in capsys.readouterr().err
+    # Reliability 5, finding 11: a resume with --see-all toggled printed torch's state_dict dump
+    toggled = [a for a in args if a != "--see-all"]
+    toggled = [a for i, a in enumerate(toggled) if a != "--context" and (i == 0 or toggled[i - 1] != "--context")]
+    assert main([*toggled, "--iterations", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "other settings (see_all)" in err and len(err.strip().splitlines()) == 1
     assert main(["--init", str(init), "--out", str(out), "--context", "8"]) == 2
     assert "add --see-all" in capsys.readouterr().err
+    assert main(["--init", str(tmp_path), "--out", str(out), "--boards", "2"]) == 2  # a folder: said so
+    assert "is a folder" in capsys.readouterr().err
 
 
 def test_see_all__a_new_run_starts_from_a_network_that_sees_every_board(tmp_path, capsys) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import torch
 
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
@@ -73,3 +74,32 @@ def test_by_mode__several_boards_play_the_normal_network_as_a_mixture(tmp_path: 
         for p in (by_mode, *mixtures)
     ]
     assert played[0] == played[1] and played[0] != played[2]
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda d: d["context"]["correct.2.bias"].fill_(float("nan")), "NaN or infinite"),
+        (lambda d: d["context"]["encode.0.weight"].fill_(float("inf")), "NaN or infinite"),
+        (lambda d: d.update(hidden=10**7), "hidden must be an integer from 1 to"),
+        (lambda d: d.update(max_guesses=10**8), "max_guesses must be an integer from 1 to"),
+        (lambda d: d.pop("max_guesses"), "max_guesses must be an integer"),
+        (lambda d: d["context"].update({"correct.2.bias": d["context"]["correct.2.bias"].long()}), "expected floats"),
+    ],
+)
+def test_see_all__a_checkpoint_with_bad_context_weights_or_sizes_is_refused(tmp_path, edit, message) -> None:
+    """Reliability 5, finding 8: NaN or infinite context weights played 0 of 2 boards with exit 0; hidden=10**7 or
+    max_guesses=10**8 allocated 18 GB / 102 GB before any shape check; a missing max_guesses was a bare KeyError;
+    integer weights loaded silently. Each is a one-line error naming the file, before anything is allocated."""
+    import torch
+
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.rl.networks import SeeAll
+
+    data = torch.load(shipped_dir() / "dqn_boards.pt", weights_only=True)
+    edit(data)
+    bad = tmp_path / "bad.pt"
+    torch.save(data, bad)
+    with pytest.raises(ValueError, match=message) as refused:
+        SeeAll.load(bad)
+    assert str(bad) in str(refused.value) and "\n" not in str(refused.value)

@@ -7,6 +7,7 @@ import json
 import random
 import time
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -522,3 +523,32 @@ def test_opener_totals__a_sample_of_every_published_source_holds_to_the_search(t
         total = searched._q_total(searched.start(), searched.vocab.action(word))
         cited = entry["totals"][word]
         assert total == cited if entry["kind"] == "exact" else total <= cited, (word, total, cited)
+
+
+def test_optimal_values__bad_limits_quiet_and_ctrl_c_are_one_line(tmp_path, capsys, monkeypatch) -> None:
+    """Reliability 5, findings 9 and 11: ``optimal --values ... --max-minutes -1`` was a ValueError traceback,
+    Ctrl-C during it a full traceback (the table survived), and ``--quiet`` still drew the progress bar."""
+    from tests.helpers.lists import small_lists
+    from wordle_agents.commands import optimal as command
+    from wordle_agents.solvers import oracle as oracle_module
+
+    answers, allowed = small_lists(4, 40, 100)
+    (tmp_path / "a.txt").write_text("\n".join(answers) + "\n")
+    (tmp_path / "b.txt").write_text("\n".join(allowed) + "\n")
+    lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "b.txt")]
+    table = str(tmp_path / "t.json")
+    for option in (["--max-minutes", "-1"], ["--time-limit", "0"], ["--max-minutes", "nan"]):
+        assert command.main(["--values", answers[0], "--save", table, *lists, *option]) == 2
+        err = capsys.readouterr().err
+        assert "must be a positive number" in err and "Traceback" not in err
+    assert command.main(["--values", ",".join(answers[:2]), "--save", table, "--quiet", *lists]) == 0
+    assert "opener values" not in capsys.readouterr().err  # no bar
+    valued = json.loads(Path(table).read_text())["values"]
+
+    def interrupted(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(oracle_module.Oracle, "_q_total", interrupted)
+    assert command.main(["--values", answers[2], "--save", table, "--quiet", *lists]) == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "Traceback" not in err and json.loads(Path(table).read_text())["values"] == valued

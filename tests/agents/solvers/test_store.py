@@ -63,14 +63,24 @@ def test_store__bounded_the_oldest_go_first_and_each_game_has_its_own_file(tmp_p
         PositionStore(tmp_path / "q.sqlite", max_rows=0)
 
 
-def test_store__a_broken_file_turns_it_off_with_one_warning(tmp_path) -> None:
+def test_store__a_damaged_file_is_set_aside_and_made_anew(tmp_path) -> None:
+    """Reliability 5, finding 11: a corrupt position store was switched off for good and never rebuilt. It is set
+    aside (``*.damaged``) and made anew, once; a store that cannot be opened at all turns off with one warning."""
     path = tmp_path / "p.sqlite"
     path.write_bytes(b"not a database at all" * 100)
     store = PositionStore(path)
-    with pytest.warns(RuntimeWarning, match="position store .* is off"):
+    with pytest.warns(RuntimeWarning, match="damaged"):
         assert store.get(_position(1)) is None
-    store.put(_position(1), 5)  # off: no second warning, no error
-    assert store.get(_position(1)) is None and store.broken
+    store.put(_position(1), 5)
+    assert store.get(_position(1)) == 5 and not store.broken
+    assert (tmp_path / "p.sqlite.damaged").read_bytes().startswith(b"not a database")
+    folder = tmp_path / "a folder"
+    folder.mkdir()
+    off = PositionStore(folder)  # a folder where the file should be: cannot be opened
+    with pytest.warns(RuntimeWarning, match="position store .* is off"):
+        assert off.get(_position(1)) is None
+    off.put(_position(1), 5)  # off: no second warning, no error
+    assert off.get(_position(1)) is None and off.broken
 
 
 def test_oracle__a_second_process_finds_what_the_first_solved(tmp_path, monkeypatch) -> None:
