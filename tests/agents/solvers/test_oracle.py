@@ -552,3 +552,32 @@ def test_optimal_values__bad_limits_quiet_and_ctrl_c_are_one_line(tmp_path, caps
     assert command.main(["--values", answers[2], "--save", table, "--quiet", *lists]) == 130
     err = capsys.readouterr().err
     assert "interrupted" in err and "Traceback" not in err and json.loads(Path(table).read_text())["values"] == valued
+
+
+def test_opener_values__first_move_only_values_the_totals_alone(tmp_path, capsys) -> None:
+    """``optimal --values ... --first-move-only``: each opener's exact total without the values of the positions it
+    leads to (what makes the first move exact, a few times faster); the oracle reads such a table as well."""
+    from tests.helpers.lists import small_lists
+    from wordle_agents.commands.optimal import main as optimal_main
+    from wordle_gym.core.config import WordleConfig
+
+    answers, allowed = small_lists(4, 40, 100)
+    (tmp_path / "a.txt").write_text("\n".join(answers) + "\n")
+    (tmp_path / "b.txt").write_text("\n".join(allowed) + "\n")
+    lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "b.txt")]
+    table = tmp_path / "t.json"
+    words = [answers[0], *allowed[:4]]
+    assert (
+        optimal_main(["--values", ",".join(words), "--save", str(table), "--quiet", "--first-move-only", *lists]) == 0
+    )
+    data = json.loads(table.read_text())
+    assert set(data["values"]) == set(words) and data["children"] == {}
+    config = WordleConfig(answers=answers, allowed=allowed)
+    searched = Oracle(config, root_opener=None, opener_table="/nonexistent.json")
+    for word in words:
+        assert data["values"][word] == searched._q_total(searched.start(), searched.vocab.action(word))
+    oracle = Oracle(config, root_opener=None, opener_table=table)
+    judged = oracle.move_regret(oracle.start(), oracle.vocab.action(words[1]), budget_s=1e-9)
+    assert judged["low"] <= (data["values"][words[1]] - min(data["values"].values())) / len(answers) + 1e-12
+    assert optimal_main(["salet", "--first-move-only"]) == 2
+    assert "--first-move-only goes with --values" in capsys.readouterr().err
