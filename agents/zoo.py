@@ -104,17 +104,22 @@ class Agent:
         return list(self.rows)
 
 
+def _in_this_install(path: Path) -> Path:
+    """``path``, or where it is one of the repository's own weights (``checkpoints/training/``) that an install
+    does not have, a FileNotFoundError that says so (``wordle-gym bench`` then names its row as skipped)."""
+    if path.parent == shipped_dir() / "training" and not path.is_file():
+        raise FileNotFoundError(
+            f"{path.name} is not in this install: the repository keeps these weights (agents/checkpoints/training/: "
+            "curriculum stages and a run's network); the wheel ships the final ones"
+        )
+    return path
+
+
 def _network(default: str) -> Callable[..., Any]:
     """The factory of a shipped network: ``checkpoint`` or the shipped ``default``."""
 
     def build(checkpoint: str | None = None, device: Any = "cpu") -> Any:
-        path = Path(checkpoint) if checkpoint else shipped_dir() / default
-        if path.parent == shipped_dir() / "training" and not path.is_file():
-            raise FileNotFoundError(
-                f"{path.name} is not in this install: the curriculum's intermediate weights stay in the "
-                "repository (agents/checkpoints/training/; the wheel ships the final ones)"
-            )
-        return load_network(path, device)
+        return load_network(_in_this_install(Path(checkpoint) if checkpoint else shipped_dir() / default), device)
 
     build.__doc__ = f"The network of ``{default}``, or of ``checkpoint`` (any A2C or DQN checkpoint)."
     return build
@@ -163,7 +168,7 @@ def _by_mode(normal: str, hard: str, name: str | None = None) -> Callable[..., A
 
     def build(checkpoint: str | None = None, device: Any = "cpu") -> ByMode:
         if checkpoint is not None:
-            return ByMode(checkpoint, device=device, name=name)
+            return ByMode(_in_this_install(Path(checkpoint)), device=device, name=name)
         return ByMode(shipped_dir() / normal, shipped_dir() / hard, device, name)
 
     build.__doc__ = f"``{hard}``'s network in hard mode, ``{normal}``'s elsewhere, or ``checkpoint``'s everywhere."

@@ -460,13 +460,27 @@ def test_bench__rows_an_install_lacks_are_named_and_the_rest_go_on(tmp_path: Pat
     labels = [run.label for run in AGENTS["a2c"].rows]
     assert any("a2c_1000.pt" in label for label in labels) and any("a2c_2315.pt" in label for label in labels)
     gone = BenchRun("A2C `a2c_0.pt` (stage 0)", {"checkpoint": str(shipped_dir() / "training" / "a2c_0.pt")})
+    # Issue 75: dqn-explored's row of a run's network printed a raw "checkpoint ... does not exist"
+    root = BenchRun("DQN `dqn_0.pt` (stage full)", {"checkpoint": str(shipped_dir() / "training" / "dqn_0.pt")})
     small = {"answers": stage_words("20")[0], "allowed": None, "action_mask": "candidates"}
     floor = BenchRun("random (remaining candidates)", {"seed": 0}, small)
-    monkeypatch.setattr(bench, "jobs", lambda models: [("a2c", gone), ("random", floor)])
+    monkeypatch.setattr(bench, "jobs", lambda models: [("a2c", gone), ("dqn-explored", root), ("random", floor)])
     out = wordle_gym_here("bench", "--out", str(tmp_path), "--optimal-agent", "none")
     assert out.returncode == 0, out.stderr
     assert "skipped A2C `a2c_0.pt` (stage 0): agent 'a2c': a2c_0.pt is not in this install" in out.stdout
+    assert "agent 'dqn-explored': dqn_0.pt is not in this install" in out.stdout and "does not exist" not in out.stdout
     assert "| random (remaining candidates) | 20 x 20 |" in (tmp_path / "BENCHMARKS.md").read_text()
+
+
+def test_bench__rows_of_the_repositorys_own_weights_are_marked() -> None:
+    """Issue 75: BENCHMARKS.md had rows an installed bench skips, unmarked; they are marked † and the table says
+    why."""
+    from wordle_gym.harness.bench import REPOSITORY_ONLY, agents_section
+
+    row = json.loads((ROOT / "benchmarks/results/agents/dqn-dqn-root-pt-stage-full-real-game.json").read_text())
+    assert row["extra"]["repository_only"]
+    text = "\n".join(agents_section([row]))
+    assert "real game † |" in text and REPOSITORY_ONLY in text
 
 
 @pytest.mark.slow

@@ -135,6 +135,8 @@ def main(argv: list[str] | None = None) -> int:
                 tqdm.write(f"skipped {label}: {type(exc).__name__}: {exc}")
                 continue
             result.extra.update(provenance(playing(play, game.get("hard_mode", False), boards)))
+            if "training" in Path(str(run.options.get("checkpoint", ""))).parent.parts[-1:]:
+                result.extra["repository_only"] = True  # its weights are the repository's, not the wheel's
             if run.section:
                 result.extra["section"] = run.section
             written[result.save(layout.results / f"{slug(label)}.json")] = result

@@ -157,13 +157,20 @@ def _training(extra: dict) -> str:
     return training
 
 
+REPOSITORY_ONLY = (
+    " Rows marked † play weights the repository keeps (`agents/checkpoints/training/`: curriculum stages and a run's "
+    "network) and the wheel does not ship: an installed `wordle-gym bench` names each as skipped."
+)
+
+
 def _agent_row(r: dict) -> str:
     d = r["derived"]
     hist = " ".join(map(str, r["histogram"]))
     worst = "X" if r["histogram"][-1] else str(d["worst"])
     extra = r.get("extra", {})
+    mark = " †" if extra.get("repository_only") else ""
     return (
-        f"| {r['agent']} | {r['games']} x {r['num_allowed']} | {100 * d['win_rate']:.2f} "
+        f"| {r['agent']}{mark} | {r['games']} x {r['num_allowed']} | {100 * d['win_rate']:.2f} "
         f"| {d['mean_guesses_wins']:.4f} | {d['mean_guesses_all']:.4f} | {worst} | {hist} "
         f"| {r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | {extra.get('learned_from', '')} "
         f"| {_training(extra)} |"
@@ -242,7 +249,8 @@ def agents_section(results: list[dict]) -> list[str]:
         "",
         "### The real game: 2315 answers, 12972 allowed guesses",
         "",
-        "A trained agent that guesses only the words it was trained on says so; that is legal play.",
+        "A trained agent that guesses only the words it was trained on says so; that is legal play."
+        + (REPOSITORY_ONLY if any(r.get("extra", {}).get("repository_only") for r in one) else ""),
         "",
         *AGENT_COLUMNS,
         *(_agent_row(r) for r in real),
