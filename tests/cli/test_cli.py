@@ -404,3 +404,23 @@ def test_analyze__a_guess_that_breaks_hard_mode_is_refused_naming_the_rule(
     monkeypatch.setattr(commands, "_oracle", lambda: (_ for _ in ()).throw(RuntimeError("searched")))
     with pytest.raises(RuntimeError, match="searched"):  # a legal hard-mode game goes on to the search
         cli_main(["analyze", "--hard", "salet", "brain", "--answer", "cigar"])
+
+
+def test_waits__a_wait_over_a_second_says_what_it_is(capsys) -> None:
+    """Issue 75: ``assist --optimal`` showed nothing for 28.5 s after the first feedback on an empty cache, and
+    ``eval --boards 4`` stayed at 0/2000 for 12 s: a long wait says what it is doing, and the games' bar shows the
+    guess the games are at before any game ends."""
+    import time
+
+    from wordle_agents import RandomPolicy
+    from wordle_gym.cli.commands import waiting
+    from wordle_gym.harness.play import play
+
+    with waiting("valuing the guess exactly", after_s=0.05):
+        time.sleep(0.3)
+    assert "valuing the guess exactly" in capsys.readouterr().err
+    with waiting("valuing the guess exactly", after_s=5):
+        pass
+    assert capsys.readouterr().err == ""
+    play(RandomPolicy(seed=0), answers=["cigar", "rebut", "sissy"], allowed=None, device="cpu", progress=True)
+    assert "guess 1 of 6" in capsys.readouterr().err

@@ -189,3 +189,31 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     table = (user / "wordle-gym-bench" / "BENCHMARKS.md").read_text()
     assert "| optimal (SALET) | 2315 x 12972 | 100.00 | 3.4212 |" in table and "A2C `a2c_full.pt`" in table
     assert "optimal tree from" not in out.stderr + out.stdout
+
+
+@pytest.mark.slow
+def test_packaging__the_sdist_builds_and_tests_from_itself(tmp_path: Path) -> None:
+    """Issue 75: the sdist held 3 test files and no docs/ or BENCHMARKS.md although its README links them. It is
+    the whole project: it builds a wheel, and its own tests run from it."""
+    import tarfile
+
+    source = tmp_path / "source"
+    skip = shutil.ignore_patterns(".git", "build", "runs", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis")
+    shutil.copytree(ROOT, source, ignore=skip)
+    built = [sys.executable, "-m", "build", "--sdist", "--no-isolation", "-o", str(tmp_path / "dist"), str(source)]
+    out = subprocess.run(built, capture_output=True, text=True, timeout=600, cwd=tmp_path)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "would be ignored" not in out.stdout + out.stderr and "no previously-included" not in out.stderr
+    (sdist,) = (tmp_path / "dist").glob("wordle_gym-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    (tree,) = (tmp_path / "unpacked").iterdir()
+    for linked in ("BENCHMARKS.md", "docs/guides/replies.md", "tests/conftest.py", "agents/checkpoints/training"):
+        assert (tree / linked).exists(), linked
+    assert not list(tree.rglob("*.pyc"))
+    wheel = [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path)]
+    assert subprocess.run([*wheel, str(tree)], capture_output=True, timeout=600).returncode == 0
+    tests = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "0", "tests/test_layout.py"]
+    tests.append("tests/envs/test_replies.py")
+    out = run(tests, {**os.environ, "PYTHONPATH": str(tree)}, cwd=tree, timeout=600)
+    assert out.returncode == 0 and " passed" in out.stdout, out.stdout[-2000:] + out.stderr[-2000:]

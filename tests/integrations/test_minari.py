@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -45,8 +47,13 @@ def test_dataset__cli_writes_and_refuses_an_existing_id(tmp_path, monkeypatch, c
     words = tmp_path / "words.txt"
     words.write_text("\n".join(WORDS) + "\n")
     args = ["dataset", "--agent", "random", "--answers", str(words), "--allowed", str(words), "--id", "wordle/r-v0"]
-    assert main([*args, "--epsilon", "0.5"]) == 0
-    assert f"{len(WORDS)} episodes" in capsys.readouterr().out
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert main([*args, "--epsilon", "0.5"]) == 0
+    out = capsys.readouterr()
+    assert f"{len(WORDS)} episodes" in out.out
+    # Issue 75: it warned "The environment Wordle-v0 is out of date" (the user never chose v0) and did not say where
+    assert str(tmp_path / "wordle" / "r-v0") in out.out and not [w for w in caught if "out of date" in str(w.message)]
     assert main(args) == 2
     assert "a Minari dataset 'wordle/r-v0' exists already" in capsys.readouterr().err
     with pytest.raises(SystemExit) as exit_:

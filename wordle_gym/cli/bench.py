@@ -186,7 +186,7 @@ def plot(layout: Layout) -> None:
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib is not installed (pip install '.[plot]' in the repository): no plots this time")
+        print("matplotlib is not installed (pip install matplotlib, or the package's [plot] extra): no plots this time")
         return
     rows = [read_row(p) for p in layout.results.glob("*.json")]
     results = sorted((r for r in rows if real_game(r)), key=table_order)  # training stages are not Wordle results

@@ -18,11 +18,13 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import math
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import torch
@@ -186,6 +188,26 @@ def _assistant(args: argparse.Namespace) -> tuple[WordleVectorEnv, Any]:
     return env, solver
 
 
+@contextlib.contextmanager
+def waiting(what: str, after_s: float = 1.0) -> Iterator[None]:
+    """Say what the program is doing when the block takes more than ``after_s`` seconds (one line on stderr; the
+    first exact search on a machine also compiles the search and builds its tables: up to half a minute)."""
+    done = threading.Event()
+
+    def say() -> None:
+        if not done.wait(after_s):
+            print(f"({what}; the first time on a machine this also builds the search: up to half a minute...)",
+                  file=sys.stderr, flush=True)  # fmt: skip
+
+    speaker = threading.Thread(target=say, daemon=True)
+    speaker.start()
+    try:
+        yield
+    finally:
+        done.set()
+        speaker.join()
+
+
 def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None) -> None:
     left = candidates(env)
     if len(left) == 1:
@@ -205,7 +227,8 @@ def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None
     if first:
         print("(Exact expected guesses appear from the second guess on: a first guess takes seconds per word.)")
     elif exact is not None:
-        best, costs = exact.expected_guesses(env, [word for word, _, _ in suggestions])
+        with waiting("valuing the suggestions exactly"):
+            best, costs = exact.expected_guesses(env, [word for word, _, _ in suggestions])
         print(f"Optimal play from here needs {best:.4f} guesses on average (the next one included).")
     unit = getattr(solver, "score_unit", "score")
     print(f"Suggestions ({unit}" + ("; exact: expected guesses to solve, this one included" if costs else "") + "):")
@@ -283,7 +306,9 @@ def cmd_assist(args: argparse.Namespace) -> int:
         history.append(snapshot)
         print(ansi_row(word, tiles))
         if exact is not None and callable(getattr(exact, "judge", None)):
-            _print_judgement(exact.judge(env, snapshot, word), word)
+            with waiting("valuing the guess exactly"):
+                judged = exact.judge(env, snapshot, word)
+            _print_judgement(judged, word)
         if all(t == GREEN for t in tiles):
             print(f"Solved in {int(env.state.turn[0])}!")
             continue
@@ -406,14 +431,14 @@ def _oracle() -> Any:
 
 
 def cmd_dataset(args: argparse.Namespace) -> int:
-    from wordle_gym.integrations.minari import write_dataset
+    from wordle_gym.integrations.minari import dataset_path, write_dataset
 
     policy, answers, allowed = _policy(args)
     config = _game_config(args, answers, allowed)
     dataset = write_dataset(args.id, policy, config, epsilon=args.epsilon, seed=args.seed or 0, device=args.device)
     print(
-        f"wrote Minari dataset {args.id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps "
-        f"(minari.load_dataset({args.id!r}))"
+        f"wrote Minari dataset {args.id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps, in "
+        f"{dataset_path(args.id)} (minari.load_dataset({args.id!r}); MINARI_DATASETS_PATH moves it)"
     )
     return 0
 

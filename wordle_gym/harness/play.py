@@ -165,6 +165,7 @@ def play(
     disable = None if progress is None else not progress  # None: tqdm shows the bar on a terminal only
     with tqdm(total=count, desc=desc, unit="game", disable=disable, leave=False) as bar:
         for turn in range(limit):
+            bar.set_postfix_str(f"guess {turn + 1} of {limit}")  # the bar moves before the first game ends
             actions = _act(policy, observations, infos, env) if check else _fast_act(policy, observations, infos, env)
             played[:, turn] = torch.where(playing, actions, -1)
             seen = observations

@@ -4,8 +4,8 @@ Minari dataset (``pip install '.[minari]'``) whose env spec rebuilds the env it 
     wordle-gym dataset --agent optimal --id wordle/optimal-v0 [--epsilon 0.1] [--hard] [--answers LIST]
 
 or, from Python, ``write_dataset("wordle/optimal-v0", "optimal", epsilon=0.1)``. Then
-``minari.load_dataset("wordle/optimal-v0")`` gives the episodes (observations are the env's, int8
-for ``Wordle-v0``; actions are word indices) and ``.recover_environment()`` gives back the env.
+``minari.load_dataset("wordle/optimal-v0")`` gives the episodes (observations are the env's, of the game's
+``obs_dtype``; actions are word indices) and ``.recover_environment()`` gives back the env.
 Datasets go where Minari keeps them (``MINARI_DATASETS_PATH``, else ``~/.minari/datasets``).
 
 The games are played by the batched harness (every answer at once, as ``wordle-gym eval``); with
@@ -83,6 +83,13 @@ def play_episodes(
     return episodes
 
 
+def dataset_path(dataset_id: str) -> str:
+    """Where Minari keeps the dataset ``dataset_id`` (``MINARI_DATASETS_PATH``, else ``~/.minari/datasets``)."""
+    from minari.storage import get_dataset_path
+
+    return str(get_dataset_path(dataset_id))
+
+
 def write_dataset(
     dataset_id: str,
     agent: Any,
@@ -123,7 +130,7 @@ def write_dataset(
             "mask_dtype",
         )
     }
-    env = gym.make("Wordle-v0", **fields)
+    env = gym.make("Wordle-v1", **fields)  # the fields make the env whatever the id's defaults (no "out of date")
     buffers = [
         episode_buffer(
             id=k,
