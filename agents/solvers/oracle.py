@@ -394,7 +394,7 @@ def opener_values(
     only). ``children=False``: each opener's total alone, not the values of the positions it leads to (a few
     times faster: what makes the first move exact)."""
     config = WordleConfig.build(config)
-    path = Path(save)
+    path, want_children = Path(save), children and config.max_guesses > 2
     # a table of another game is refused before anything is read into the search (the run would rewrite it)
     table = read_opener_values(path, config.vocabulary, config.hard_mode, config.max_guesses, strict=True)
     values, one_fewer, children, timed_out = table
@@ -402,7 +402,6 @@ def opener_values(
     vocab, start = oracle.vocab, oracle.start()
     header = _values_header(vocab, oracle.hard_mode, oracle.max_guesses)
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
-    want_children = children and oracle.max_guesses > 2
 
     def missing(w: str) -> bool:
         if opener_s is not None and timed_out.get(w, -1.0) >= opener_s:

@@ -424,3 +424,25 @@ def test_waits__a_wait_over_a_second_says_what_it_is(capsys) -> None:
     assert capsys.readouterr().err == ""
     play(RandomPolicy(seed=0), answers=["cigar", "rebut", "sissy"], allowed=None, device="cpu", progress=True)
     assert "guess 1 of 6" in capsys.readouterr().err
+
+
+def test_help__says_what_the_commands_do() -> None:
+    """Issue 75: ``--help`` said bench rewrites BENCHMARKS.md (it writes wordle-gym-bench/BENCHMARKS.md), ``bench
+    -h`` named one plot of two, ``analyze -h`` showed ``[--answer ANSWER]`` as optional although it is required,
+    ``--version`` took 2.6 s (it imported torch), and in ``play`` Ctrl-D printed the answer on the prompt's line."""
+    import subprocess
+    import sys
+
+    top = wordle_gym_here("--help").stdout
+    assert "wordle-gym-bench/BENCHMARKS.md" in top and "rewrite BENCHMARKS.md" not in top
+    bench = wordle_gym_here("bench", "-h").stdout
+    assert "guess_distribution.png" in bench and "multi_board.png" in bench
+    usage = wordle_gym_here("analyze", "-h").stdout
+    assert "--answer ANSWER" in usage and "[--answer ANSWER]" not in usage
+    code = "import sys; from wordle_gym.cli import main; main(['--version']); print('torch' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.split() == ["wordle-gym", out.stdout.split()[1], "False"], out.stderr
+    played = subprocess.run(
+        [sys.executable, "-m", "wordle_gym", "play", "--answer", "lanky"], input="", capture_output=True, text=True
+    )
+    assert "guess 1/6: \nThe answer was LANKY." in played.stdout

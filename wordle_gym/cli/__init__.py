@@ -8,6 +8,23 @@ May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harne
 wordle_gym.cli; gymnasium, numpy, torch, tqdm, matplotlib.
 """
 
-from wordle_gym.cli.commands import main
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """The command; ``--version`` answers before anything heavy is imported (torch takes seconds)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["--version"]:
+        from wordle_gym.core import __version__
+
+        print(f"wordle-gym {__version__}")
+        return 0
+    from wordle_gym.cli.commands import main as run
+
+    return run(args)
+
 
 __all__ = ["main"]

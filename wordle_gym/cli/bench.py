@@ -43,7 +43,7 @@ Everything goes under --out (default: wordle-gym-bench/, made here):
 
   BENCHMARKS.md                    the table, then every markdown file of --sections
   benchmarks/results/agents/*.json one result per row, written atomically
-  benchmarks/plots/                guess_distribution.png (needs matplotlib)
+  benchmarks/plots/                guess_distribution.png and multi_board.png (need matplotlib)
 
 Each real-game row gets its gap to perfect play, measured by the agent --optimal-agent (default
 optimal; none skips it) against the optimum from --reference-opener (default salet). A

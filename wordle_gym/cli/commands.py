@@ -63,7 +63,8 @@ def _read(prompt: str) -> str | None:
     """One line of input; None at end of input."""
     try:
         return input(prompt)
-    except EOFError:
+    except EOFError:  # Ctrl-D: what follows starts on a line of its own, not after the prompt
+        print()
         return None
 
 
@@ -485,8 +486,6 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
     if args.json:
         check_writable(args.json)
-    if args.answer is None:
-        raise UsageError("--answer WORD is required: the answer of the game analysed")
     config = _game_config(args, word_source(args.answers), word_source(args.allowed))
     if args.hard:
         _check_hard_mode(args, [g.lower() for g in args.guesses])
@@ -622,7 +621,9 @@ def build_parser() -> argparse.ArgumentParser:
         ("analyze", "the exact skill (regret) and luck of each guess of a game you played", cmd_analyze),
     ]
     sub.add_parser(
-        "bench", help="evaluate every agent and rewrite BENCHMARKS.md (see wordle-gym bench -h)", add_help=False
+        "bench",
+        help="evaluate every agent into wordle-gym-bench/BENCHMARKS.md (see wordle-gym bench -h)",
+        add_help=False,
     )
     listing = sub.add_parser("agents", help="list the installed agents and their options")
     listing.set_defaults(func=cmd_agents)
@@ -634,7 +635,7 @@ def build_parser() -> argparse.ArgumentParser:
         parsers[name] = p
     parsers["play"].add_argument("--answer", help="play this answer (default: random)")
     parsers["analyze"].add_argument("guesses", nargs="+", metavar="GUESS", help="the guesses, in order")
-    parsers["analyze"].add_argument("--answer", help="the game's answer (required)")
+    parsers["analyze"].add_argument("--answer", required=True, help="the game's answer")
     parsers["analyze"].add_argument("--json", metavar="FILE", help="write the analysis as JSON")
     parsers["play"].add_argument("--seed", type=_integer(0), default=None, help="seed for the random answer")
     _add_agent(parsers["assist"])

@@ -305,7 +305,10 @@ def test_cli_analyze__a_table_the_identity_and_json(tmp_path) -> None:
     report = json.loads((tmp_path / "a.json").read_text())
     assert [g["guess"] for g in report["guesses"]] == [words[0], words[5]]
     assert 2 - report["start_value"] == pytest.approx(report["regret"] - report["luck"])
-    for args, message in [([words[0]], "--answer WORD is required"), (["zzzz", "--answer", words[0]], "'zzzz' is not")]:
+    for args, message in [
+        ([words[0]], "the following arguments are required: --answer"),
+        (["zzzz", "--answer", words[0]], "'zzzz' is not"),
+    ]:
         bad = wordle_gym_here("analyze", *args, *lists)
         assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr
 
