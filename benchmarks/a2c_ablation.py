@@ -286,7 +286,7 @@ def plot(runs: list[dict], out: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 7))
+    fig, axes = plt.subplots(3, 1, figsize=(7.2, 16))  # one column: the documentation's width
     for i, run in enumerate(runs):
         points = run["curve"]
         style = {"label": run["change"], "color": plt.cm.tab20(i % 20), "marker": "o", "markersize": 3}
@@ -299,10 +299,10 @@ def plot(runs: list[dict], out: Path) -> None:
     )
     axes[2].set(xlabel="games played (millions)", ylabel="win %", ylim=(99.5, 100.0))
     handles, labels = axes[0].get_legend_handles_labels()
-    labels = [textwrap.fill(label, 95) for label in labels]  # two columns that fit the figure's width
-    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=7, frameon=False)
+    labels = [textwrap.fill(label, 100) for label in labels]  # one column that fits the figure's width
+    fig.legend(handles, labels, loc="lower center", ncol=1, fontsize=7.5, frameon=False)
     fig.suptitle("A2C on the real game, one change at a time (greedy evaluations)")
-    fig.tight_layout(rect=(0, 0.38, 1, 1))
+    fig.tight_layout(rect=(0, 0.27, 1, 1))
     atomic_write(out, lambda handle: fig.savefig(handle, format="png", dpi=100))
     plt.close(fig)
 

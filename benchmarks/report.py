@@ -277,7 +277,7 @@ def learning_curves(logs: list[Path], out: Path) -> Path | None:
         return None
     if not logs:
         return None
-    fig, (ax_win, ax_mean, ax_time) = plt.subplots(1, 3, figsize=(15, 4.8))
+    fig, (ax_win, ax_mean, ax_time) = plt.subplots(3, 1, figsize=(7.2, 12))  # one column: the page's width
     for log in logs:
         rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
         for stage in dict.fromkeys(r["stage"] for r in rows):
@@ -294,10 +294,10 @@ def learning_curves(logs: list[Path], out: Path) -> Path | None:
     ax_mean.set(xlabel="update", ylabel="mean guesses (wins)", title="mean guesses by update")
     ax_time.set(xlabel="training wall time (h)", ylabel="win % on the stage's answers", title="win rate by wall time")
     handles, labels = ax_win.get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower center", ncol=4, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.14, 1, 1))
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     out.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(out, lambda handle: fig.savefig(handle, format="png", dpi=110))
+    atomic_write(out, lambda handle: fig.savefig(handle, format="png", dpi=100))
     plt.close(fig)
     return out
 

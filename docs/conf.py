@@ -31,7 +31,7 @@ autodoc_default_options = {"members": True, "show-inheritance": True}
 autosummary_generate = True
 # verifiers pins an older openai than the dev extras, so the docs are built without it: its module is mocked
 # for the API reference of wordle_gym.integrations.verifiers (installed as wordle_gym_verifiers).
-autodoc_mock_imports = ["verifiers", "openenv"]
+autodoc_mock_imports = ["verifiers", "openenv", "fastapi"]  # fastapi: OpenEnv's server
 napoleon_google_docstring = True
 napoleon_numpy_docstring = False
 nitpicky = False

@@ -104,3 +104,14 @@ def test_docs__every_repository_path_a_module_names_exists() -> None:
                     f"{path.relative_to(ROOT)}:{number} {m}" for m in named.findall(line) if not (ROOT / m).exists()
                 ]
     assert not missing, missing
+
+
+def test_docs__first_screens_show_something_to_use() -> None:
+    """Issue 75: the results page opened with a table of links only, and the LLM tutorial with a 20-line paragraph,
+    its first code 1,100 px down. The results page opens with the headline figures; the tutorial's first code comes
+    within its first dozen lines."""
+    results = (ROOT / "docs" / "results" / "index.md").read_text().splitlines()
+    first_table = next(i for i, line in enumerate(results) if line.startswith("|"))
+    assert "3.4212" in "\n".join(results[first_table : first_table + 10])
+    tutorial = (ROOT / "docs" / "tutorials" / "llm.md").read_text().splitlines()
+    assert next(i for i, line in enumerate(tutorial) if line.startswith("```python")) < 12

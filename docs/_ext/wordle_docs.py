@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -287,7 +288,24 @@ def write_env_pictures(app: Any) -> None:
             path.write_bytes(data)
 
 
+NUMBERED_WORD = re.compile(r"\S*\d\S*")
+"""A token with a digit in it (a date, ``1e-4``, ``2-core``, ``DeepSeek-R1``): its hyphens never end a line."""
+
+
+def keep_numbers_whole(app: Any, doctree: Any, docname: str) -> None:
+    """In table cells, the hyphens of a token with a digit become non-breaking hyphens (U+2011), so that no browser
+    ends a line inside a number or a date; code is left as it is (a reader copies it: it never wraps, by CSS)."""
+    for entry in doctree.findall(nodes.entry):
+        for text in list(entry.findall(nodes.Text)):
+            if isinstance(text.parent, nodes.literal) or "-" not in text:
+                continue
+            joined = NUMBERED_WORD.sub(lambda m: m.group(0).replace("-", "\u2011"), str(text))
+            if joined != str(text):
+                text.parent.replace(text, nodes.Text(joined))
+
+
 def setup(app: Any) -> dict[str, Any]:
+    app.connect("doctree-resolved", keep_numbers_whole)
     app.add_directive("wordle-registrations", Registrations)
     app.add_directive("wordle-docstring", Docstring)
     app.connect("builder-inited", write_agent_pages)

@@ -199,8 +199,21 @@ def plot(layout: Layout) -> None:
         _multi_board(plt, multi, layout.plots / "multi_board.png")
 
 
+WIDTH_IN, DPI = 7.2, 100
+"""The plots' width: 720 px, under the documentation's column (about 736 px), so that they are shown at their size
+and their labels can be read (a 1320 px plot was shown at 56 %: labels about 8 px)."""
+
+
+def _names(results: list[dict[str, Any]]) -> list[str]:
+    """The rows' names as a plot's labels: the table's markdown dropped, wrapped to two short lines (the bars keep
+    the width of the page)."""
+    import textwrap
+
+    return ["\n".join(textwrap.wrap(r["agent"].replace("`", ""), 34)) for r in results]
+
+
 def _save(plt: Any, fig: Any, path: Path) -> None:
-    atomic_write(path, lambda handle: fig.savefig(handle, format="png", dpi=110))
+    atomic_write(path, lambda handle: fig.savefig(handle, format="png", dpi=DPI))
     plt.close(fig)
 
 
@@ -208,8 +221,8 @@ def _distribution(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
     """One bar per row: the share of games won in 1, 2, ... guesses and lost; its mean on the right."""
     turns = max(r["max_guesses"] for r in results)
     labels = [*(str(k) for k in range(1, turns + 1)), "X"]
-    names = [r["agent"].replace("`", "") for r in results]  # the table's markdown is not the plot's
-    fig, ax = plt.subplots(figsize=(12, 0.42 * len(results) + 2.0))
+    names = _names(results)
+    fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.42 * len(results) + 2.2))
     left = [0.0] * len(results)
     shades = plt.get_cmap("YlGnBu_r")  # dark (few guesses) to light (many): every share visible on white
     for k, label in enumerate(labels):
@@ -226,9 +239,10 @@ def _distribution(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
     hard = [i for i, r in enumerate(results) if r["hard_mode"]]
     if hard and len(hard) < len(results):  # hard-mode rows come last, below a line
         ax.axhline(hard[0] - 0.5, color="black", linewidth=0.8)
+    ax.tick_params(axis="y", labelsize=8)
     ax.set_ylim(len(results) - 0.5, -0.5)  # the table's order, top to bottom
     ax.set_xlim(0, 100)
-    ax.set_xlabel("% of the games won in k guesses (X: lost); normal mode, then hard mode")
+    ax.set_xlabel("% of the games won in k guesses (X: lost)")
     means = ax.twinx()  # each row's mean guesses on wins (and its win rate where it lost any) at its right
     means.set_ylim(ax.get_ylim())
     means.set_yticks(range(len(results)))
@@ -239,17 +253,18 @@ def _distribution(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
             for r in results
         ]
     )
-    means.set_ylabel("mean guesses on wins (win % where below 100)")
-    ax.set_title("Guesses needed, the real game (2315 answers, 12972 allowed guesses)", pad=28)
-    ax.legend(ncol=len(labels), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False)
+    means.set_ylabel("mean guesses on wins (win % below 100)")
+    ax.set_title("Guesses needed, the real game\n(normal mode, then hard mode)", pad=30)
+    ax.legend(ncol=len(labels), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False, fontsize=8,
+              handlelength=1.2, columnspacing=0.8)  # fmt: skip
     fig.tight_layout()
     _save(plt, fig, path)
 
 
 def _multi_board(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
     """The multi-board rows: win % and mean guesses on wins, one bar each, grouped by board count."""
-    names = [r["agent"].replace("`", "") for r in results]
-    fig, (wins, means) = plt.subplots(1, 2, figsize=(12, 0.4 * len(results) + 1.8), sharey=True)
+    names = _names(results)
+    fig, (wins, means) = plt.subplots(1, 2, figsize=(WIDTH_IN, 0.42 * len(results) + 1.9), sharey=True)
     shades = plt.get_cmap("tab10")
     by_boards = {k: shades(i % 10) for i, k in enumerate(sorted({r["boards"] for r in results}))}
     color = [by_boards[r["boards"]] for r in results]
@@ -261,11 +276,12 @@ def _multi_board(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
         for i, value in enumerate(values):
             if value == value:  # (no wins: no mean)
                 axis.text(value, i, " " + fmt.format(value), va="center", fontsize=8)
+    wins.tick_params(axis="y", labelsize=8)
     wins.set_ylim(len(results) - 0.5, -0.5)
     wins.set_xlim(0, 112)
     wins.set_xlabel("win %")
     means.set_xlim(0, max((m for m in mean if m == m), default=1) * 1.15)
     means.set_xlabel("mean guesses on wins")
-    fig.suptitle("Multi-board Wordle: K boards share every guess (K + 5 guesses; colour: K)")
+    fig.suptitle("Multi-board Wordle: K boards share every guess\n(K + 5 guesses; colour: K)")
     fig.tight_layout()
     _save(plt, fig, path)
