@@ -103,11 +103,14 @@ BROKEN = """() => {
     const height = pre.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
     const shown = Math.round(height / parseFloat(style.lineHeight));
     const written = pre.textContent.replace(/\\n$/, '').split('\\n').length;
-    if (shown > written) found.push('code "' + pre.textContent.trim().slice(0, 40) + '" (' + written + ' lines shown as ' + shown + ')');
+    if (shown > written) {
+      found.push('code "' + pre.textContent.trim().slice(0, 40) + '" (' + written + ' lines shown as ' + shown + ')');
+    }
   }
   for (const img of document.querySelectorAll('article img')) {
     if (img.naturalWidth && img.clientWidth < 0.75 * img.naturalWidth) {
-      found.push('image ' + img.getAttribute('src') + ' shown at ' + Math.round(100 * img.clientWidth / img.naturalWidth) + ' % of its size');
+      const shown = Math.round(100 * img.clientWidth / img.naturalWidth);
+      found.push('image ' + img.getAttribute('src') + ' shown at ' + shown + ' % of its size');
     }
   }
   return found;
