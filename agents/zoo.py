@@ -45,6 +45,15 @@ def _mixture_rows(label: str) -> tuple[BenchRun, ...]:
 
 
 TAUGHT = "Taught by a teacher (imitation, not reward)"
+TODAY = {"answers": "answers_today", "allowed": "allowed_today"}
+"""The lists of the game as the NYT plays it today (``--game today``): an agent's row on them (issue 78)."""
+
+
+def _today(label: str, options: dict[str, Any] | None = None) -> BenchRun:
+    """A row on today's game (3158 answers, 14855 guesses): the agent as shipped, whatever lists it learned on."""
+    return BenchRun(f"{label}, today's game", options or {}, TODAY)
+
+
 """The bench section of networks that imitated a player instead of learning from the game's reward."""
 
 
@@ -181,10 +190,12 @@ AGENTS: dict[str, Agent] = {
         Agent(
             "optimal",
             OptimalSolver,
-            "the exact solver: plays the optimal tree from its opener (by default SALET, the proven optimum)",
+            "the exact solver: plays the optimal tree from its opener (by default the opener proven best on its "
+            "lists: SALET on the real ones, TARSE on today's)",
             (
                 BenchRun("optimal (SALET)", {"opener": "salet"}),
                 BenchRun("optimal (SALET, hard mode)", {"opener": "salet"}, {"hard_mode": True}),
+                _today("optimal (the opener proven best: TARSE)"),
             ),
             weights=(
                 "optimal_salet_normal.npz",
@@ -204,6 +215,9 @@ AGENTS: dict[str, Agent] = {
                 "opener_totals_hard.json",
                 "opener_totals_nyt.json",
                 "opener_totals_nyt_hard.json",
+                "opener_totals_today.json",  # today's game (issue 78): every opener exact, TARSE best
+                "opener_totals_today_hard.json",
+                "optimal_tarse_today_normal.npz",  # the optimal tree of today's game
                 "dordle_openers_most.json",  # the maxima over every Dordle opener: its order bound (the same)
             ),
         ),
@@ -213,6 +227,7 @@ AGENTS: dict[str, Agent] = {
             "greedy solver: the guess of most information (or another --score) over all allowed words",
             (
                 BenchRun("max-entropy (entropy, SALET)", {"opener": "salet"}),
+                _today("max-entropy (entropy, SALET)", {"opener": "salet"}),
                 BenchRun("max-entropy (entropy, own opener)", {}),
                 *(BenchRun(f"max-entropy ({s}, SALET)", {"score": s, "opener": "salet"}) for s in SCORES[1:]),
                 # Multi-board: every allowed word a guess up to 4 boards; from 8 on, the words still possible on
@@ -240,7 +255,10 @@ AGENTS: dict[str, Agent] = {
             "a2c",
             _network("a2c_full.pt"),
             "A2C, word one-hot policy (the A2C write-up's), reward only, curriculum 100 -> 1000 -> 2315 -> full",
-            _rows(("training/a2c_1000.pt", "1000"), ("training/a2c_2315.pt", "2315"), ("a2c_full.pt", "full")),
+            (
+                *_rows(("training/a2c_1000.pt", "1000"), ("training/a2c_2315.pt", "2315"), ("a2c_full.pt", "full")),
+                _today("A2C `a2c_full.pt`"),
+            ),
             ("a2c_full.pt", "training/a2c_1000.pt", "training/a2c_2315.pt", "training/a2c.metrics.jsonl"),
         ),
         Agent(
@@ -255,28 +273,34 @@ AGENTS: dict[str, Agent] = {
             "a2c-improved",
             _network("a2c_improved.pt"),
             "the a2c network improved by its own rollouts (the game's reward only)",
-            _rows(("a2c_improved.pt", "full")),
+            (*_rows(("a2c_improved.pt", "full")), _today("A2C `a2c_improved.pt`")),
             ("a2c_improved.pt",),
         ),
         Agent(
             "a2c-taught",
             _by_mode("a2c_taught.pt", "a2c_taught_hard.pt", "A2C taught by the exact solver"),
             "the a2c network taught by the exact solver (imitation; hard-mode weights in hard mode)",
-            _rows(("a2c_taught.pt", "full"), ("a2c_taught_hard.pt", "full"), section=TAUGHT),
+            (
+                *_rows(("a2c_taught.pt", "full"), ("a2c_taught_hard.pt", "full"), section=TAUGHT),
+                _today("A2C `a2c_taught.pt`"),
+            ),
             ("a2c_taught.pt", "a2c_taught_hard.pt"),
         ),
         Agent(
             "dqn",
             _network("dqn_full.pt"),
             "DQN, letter-decomposed Q, prioritized replay (the DQN write-up's), reward only",
-            _rows(("training/dqn_1000.pt", "1000"), ("training/dqn_2315.pt", "2315"), ("dqn_full.pt", "full")),
+            (
+                *_rows(("training/dqn_1000.pt", "1000"), ("training/dqn_2315.pt", "2315"), ("dqn_full.pt", "full")),
+                _today("DQN `dqn_full.pt`"),
+            ),
             ("dqn_full.pt", "training/dqn_1000.pt", "training/dqn_2315.pt", "training/dqn.metrics.jsonl"),
         ),
         Agent(
             "dqn-improved",
             _network("dqn_improved.pt"),
             "the dqn network improved by its own rollouts (the game's reward only)",
-            _rows(("dqn_improved.pt", "full")),
+            (*_rows(("dqn_improved.pt", "full")), _today("DQN `dqn_improved.pt`")),
             ("dqn_improved.pt",),
         ),
         Agent(
@@ -289,6 +313,7 @@ AGENTS: dict[str, Agent] = {
                 *_rows(("dqn_explored.pt", "full"), ("dqn_explored_hard.pt", "full")),
                 *_rows(("training/dqn_root.pt", "full")),  # the same method, its first guess found by exploring
                 *_mixture_rows("DQN `dqn_explored.pt`"),
+                _today("DQN `dqn_explored.pt`"),
             ),
             ("dqn_explored.pt", "dqn_explored_hard.pt", "training/dqn_root.pt"),
         ),

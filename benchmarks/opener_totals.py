@@ -1,6 +1,6 @@
 """Every opener's first-move total, from the published tables, checked against the project's own search.
 
-    python -m benchmarks.opener_totals --alex PATH [--check 12] [--time-limit 600] [--skip-build]
+    python -m benchmarks.opener_totals --alex PATH [--check 12] [--best N] [--time-limit 600] [--skip-build]
 
 ``PATH``: alex1770/wordle (a checkout, a folder of its files, or the git directory ``fetch`` brings, read with
 ``git show``) at commit 8fd3f1bdf884ff6757c24ad1227dc561fab7787d. Writes one shipped table a game,
@@ -12,7 +12,10 @@ source cited in it:
   proven upper bound);
 * the real lists in hard mode: ``hard.top101.proven`` (101 openers) as upper bounds;
 * the NYT lists (``WordleNYT-v1``: 2309 answers, the same 12972 guesses): ``results_easy_nyt20220316``, every
-  opener proven; in hard mode ``results_hard_nyt20220316`` as upper bounds.
+  opener proven; in hard mode ``results_hard_nyt20220316`` as upper bounds;
+* today's game (``WordleToday-v1``: 3158 answers, 14855 guesses): ``results_easy_nyt20230701``, every opener
+  proven; in hard mode ``results_hard_nyt20230701`` as upper bounds (its openers that cannot win every game within
+  six have no total there).
 
 alex1770's totals are of trees that never lose a game. The oracle counts a loss as the limit + 1, so a tree that
 gives a game up may cost less: in hard mode it does (SALET 8116 with 3 losses against 8122 winning all), so there
@@ -23,13 +26,14 @@ below it). Writes ``benchmarks/results/opener_totals_cpu.json`` and regenerates 
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from benchmarks.common import parse_args, save
+from benchmarks.common import RESULTS, parse_args, save
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.utils.files import atomic_write_text
 
@@ -61,7 +65,19 @@ GAMES = {
         "hard": True,
         "sources": [("results_hard_nyt20220316", "upper", "every opener's proven total of a tree that loses no game")],
     },
+    "today": {
+        "lists": ("wordlist_nyt20230701_hidden", "wordlist_nyt20220830_all"),
+        "hard": False,
+        "sources": [("results_easy_nyt20230701", "exact", f"every opener's proven {NO_LOSS} where none is cheaper")],
+    },
+    "today_hard": {
+        "lists": ("wordlist_nyt20230701_hidden", "wordlist_nyt20220830_all"),
+        "hard": True,
+        "sources": [("results_hard_nyt20230701", "upper", "every opener's proven total of a tree that loses no game")],
+    },
 }
+OURS = {"nyt": ("answers_nyt", "allowed"), "today": ("answers_today", "allowed_today")}
+"""The env's lists each game's are held to (the others: the original lists)."""
 
 
 def read_source(alex: Path, name: str) -> str:
@@ -89,7 +105,7 @@ def build(alex: Path, game: str) -> tuple[Path, dict, Vocabulary]:
     spec = GAMES[game]
     hidden, every = (sorted(read_source(alex, name).split()) for name in spec["lists"])
     vocab = Vocabulary(hidden, every)
-    ours = Vocabulary("answers_nyt" if "nyt" in game else "answers", "allowed")
+    ours = Vocabulary(*OURS.get(game.removesuffix("_hard"), ("answers", "allowed")))
     if vocab.digest != ours.digest:
         raise SystemExit(f"{spec['lists']} are not the lists of {ours.num_answers} answers, {ours.num_allowed} words")
     sources = []
@@ -121,8 +137,11 @@ def write(path: Path, data: dict) -> None:
     atomic_write_text(path, text)
 
 
-def check(data: dict, vocab: Vocabulary, count: int, seconds: float, seed: int = 0) -> list[dict]:
-    """``count`` entries of each source valued by the project's search (a loss as the limit + 1)."""
+def check(
+    data: dict, vocab: Vocabulary, count: int, seconds: float, seed: int = 0, best: int | None = None
+) -> list[dict]:
+    """``count`` entries of each source valued by the project's search (a loss as the limit + 1), drawn from its
+    ``best`` lowest totals where given (a poor opener's exact search can take many minutes)."""
     from wordle_agents.solvers.oracle import Oracle
 
     oracle = Oracle(
@@ -135,7 +154,12 @@ def check(data: dict, vocab: Vocabulary, count: int, seconds: float, seed: int =
     oracle.root_exact.clear()  # every value searched here, none read from a table
     rows, rng = [], random.Random(seed)
     for source in data["sources"]:
-        for word in rng.sample(sorted(source["totals"]), min(count, len(source["totals"]))):
+        pool = (
+            sorted(source["totals"], key=lambda w: (source["totals"][w], w))[:best]
+            if best
+            else sorted(source["totals"])
+        )
+        for word in rng.sample(pool, min(count, len(pool))):
             start = time.perf_counter()
             try:
                 deadline = time.perf_counter() + seconds
@@ -167,18 +191,27 @@ def main() -> None:
         parser.add_argument("--time-limit", type=float, default=600, help="seconds an entry's search (default 600)")
         parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
         parser.add_argument("--skip-build", action="store_true", help="check the shipped tables only")
+        parser.add_argument("--best", type=int, help="draw the sample from each source's N lowest totals")
 
     args, _, result = parse_args(__doc__, "one entry of each source, 120 s each", extra)
     count, seconds = (1, 120.0) if args.quick else (args.check, args.time_limit)
     result["command"] = " ".join(["python -m benchmarks.opener_totals", *sys.argv[1:]])
     result["source"] = f"{REPO} at {COMMIT}"
     result["games"] = {}
+    earlier = RESULTS / f"opener_totals_{result['device']}.json"
+    if earlier.is_file():  # the games not rerun keep their rows, each with its own command and date
+        before = json.loads(earlier.read_text(encoding="utf-8"))
+        for game, row in before.get("games", {}).items():
+            if game not in args.games:
+                result["games"][game] = {"command": before["command"], "date": before["date"], **row}
     for game in args.games:
         path, data, vocab = build(Path(args.alex), game)
         if not args.skip_build:
             write(path, data)
         counts = {s["name"]: [s["kind"], len(s["totals"])] for s in data["sources"]}
-        result["games"][game] = {"table": path.name, "sources": counts, "checked": check(data, vocab, count, seconds)}
+        checked = check(data, vocab, count, seconds, best=args.best)
+        row = {"table": path.name, "sources": counts, "checked": checked}
+        result["games"][game] = {**row, "command": result["command"], "date": result["date"]}
     save("opener_totals", result)
 
 

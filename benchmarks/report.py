@@ -417,6 +417,46 @@ def exact_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
+def today_section(result: dict) -> list[str]:
+    r, c, tree = result["ranking"], result["check"], result["tree"]
+    out = r["ruled_out"]
+    best = tree["best_s"]
+    sessions = "" if r["sessions"] == 1 else f", {r['sessions']} sessions"
+    cpp = (
+        f" and alex1770's C++ {best['C++']:.1f} s (ours / C++ {best['ours'] / best['C++']:.2f}x)"
+        if "C++" in best
+        else ""
+    )
+    lines = [
+        f"### Today's game proven: the best opener of its 14855 guesses: {result['device']} ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `{result['command']}`: the all-openers ranking "
+        "(`python -m wordle_agents.commands.optimal --all-openers --answers answers_today --allowed allowed_today`, "
+        "as for the original lists above; shipped as `agents/checkpoints/openers_today.json`), every opener's "
+        f"figure held to {c['source']} (every opener's exact total, published), then the optimal tree from the "
+        "best opener in a fresh process, ours and alex1770's C++ (`wordle -w OPENER -a allowed -h answers`, "
+        "built with its Makefile, single-threaded), alternating, best of each. alex1770 publishes no time for "
+        'his run over these lists; his README puts the original lists\' proof at "a day or two on single core".',
+        "",
+        "| ranked exactly (cutoff) | ruled out: root bound | second-level bound | search | nodes | wall time "
+        "(thread time) | every opener beside the published totals |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+        f"| {len(r['ranking'])} (< {r['cutoff']}) | {out['root bound']:,} | {out['second-level bound']:,} "
+        f"| {out['search']:,} | {r['nodes']:,} | {r['wall_s'] / 60:.1f} min ({r['thread_s'] / 60:.1f} min, "
+        f"{r['workers']} threads{sessions}) | {c['exact_agree']} exact equal, {c['bounds_below']:,} ruled out by a "
+        f"bound at most the published total, {len(c['disagree'])} disagree |",
+        "",
+        f"The optimal tree from {tree['opener'].upper()}: {tree['total']:,} guesses over 3158 answers (mean "
+        f"{tree['total'] / 3158:.4f}), ours {best['ours']:.1f} s{cpp}; {tree['nodes']:,} nodes searched.",
+        "",
+        "| rank | opener | total guesses | mean |",
+        "| ---: | --- | ---: | ---: |",
+    ]
+    for rank, (word, value) in enumerate(r["ranking"], start=1):
+        lines.append(f"| {rank} | {word} | {value:,} | {value / 3158:.4f} |")
+    return [*lines, ""]
+
+
 def training_section(result: dict) -> list[str]:
     before = result.get("before")
     lines = [
@@ -754,7 +794,8 @@ def opener_totals_section(result: dict) -> list[str]:
     lines = [
         f"### Every opener's first move: the published tables, checked ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `{result['command']}`. The shipped tables of first-move totals "
+        f"Machine: {result['machine']}. Command: `{result['command']}` (a game rerun alone: its command in its "
+        "row). The shipped tables of first-move totals "
         f"(`agents/checkpoints/opener_totals_*.json`) hold {result['source']}'s published totals as cited facts: "
         "exact ones, and real strategies' totals as upper bounds. alex1770 counts trees that lose no game; the "
         "project's search counts a loss as the limit + 1, so an exact entry must equal the search's value and an "
@@ -772,6 +813,8 @@ def opener_totals_section(result: dict) -> list[str]:
             held = [r["holds"] for r in rows if r["holds"] is not None]
             late = len(rows) - len(held)
             verdict = f"{sum(held)} of {len(held)}" + (f" ({late} past the limit)" if late else "")
+            if game.get("command", result["command"]) != result["command"]:
+                verdict += f" (`{game['command']}`, {game['date']})"
             lines.append(f"| `{game['table']}` | {name} | {kind} | {count:,} | {sample} | {verdict} |")
     return [*lines, ""]
 
@@ -1021,6 +1064,7 @@ RENDERERS = [
     ("solvers", solver_section),
     ("exact", exact_section),
     ("openers", openers_section),
+    ("today", today_section),
     ("opener_totals", opener_totals_section),
     ("training", training_section),
     ("replay", replay_section),

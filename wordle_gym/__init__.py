@@ -4,14 +4,17 @@
 
 * ``Wordle-v0``: the original game (2315 answers, 12972 allowed guesses);
 * ``WordleHard-v0``: the same in hard mode;
-* ``WordleNYT-v0``: the NYT answer list (2309 answers), original allowed guesses;
+* ``WordleNYT-v0``: the NYT answer list of 2022 (2309 answers), original allowed guesses;
+* ``WordleToday-v0``, ``WordleTodayHard-v0``: the game as the NYT plays it today (the 3158 answers its WordleBot
+  judges by, 14855 allowed guesses), normal and hard mode;
 * ``Dordle-v0``, ``Quordle-v0``, ``Octordle-v0``, ``Sedecordle-v0``, ``Duotrigordle-v0``: 2, 4, 8, 16 and
   32 boards sharing every guess, with ``boards + 5`` guesses (:class:`MultiWordleEnv`);
 * the ``-v1`` of each: the same games with float32 observations (the default networks of SB3, RLlib,
   TorchRL and CleanRL scripts take them unchanged) and, in the vector env, a bool
   ``info["action_mask"]`` (``obs_dtype="float32"``, ``mask_dtype="native"``);
 * ``WordleText-v0``: the game as text for language-model agents (:class:`WordleTextEnv`: the reply is the
-  action, the feedback written out is the observation), with every Wordle option.
+  action, the feedback written out is the observation), with every Wordle option; ``WordleTextToday-v0`` the
+  same on today's lists.
 
 Each id has both entry points: ``gym.make(id)`` gives a :class:`WordleEnv` (a :class:`MultiWordleEnv` with
 ``boards=K > 1``, an option of every Wordle id), ``gym.make_vec(id, num_envs=N, device="cuda")`` a
@@ -74,11 +77,19 @@ _VARIANTS: dict[str, dict] = {
     "Wordle-v0": {},
     "WordleHard-v0": {"hard_mode": True},
     "WordleNYT-v0": {"answers": "answers_nyt"},
+    "WordleToday-v0": {"answers": "answers_today", "allowed": "allowed_today"},
+    "WordleTodayHard-v0": {"answers": "answers_today", "allowed": "allowed_today", "hard_mode": True},
 }
 _VARIANTS.update({f"{name}-v0": {"boards": boards} for boards, name in BOARD_NAMES.items()})
 _V1 = {"obs_dtype": "float32", "mask_dtype": "native"}
 _VARIANTS.update({name.replace("-v0", "-v1"): {**kwargs, **_V1} for name, kwargs in list(_VARIANTS.items())})
 gym.register(id="WordleText-v0", entry_point="wordle_gym.envs.text:WordleTextEnv", order_enforce=False)
+gym.register(
+    id="WordleTextToday-v0",
+    entry_point="wordle_gym.envs.text:WordleTextEnv",
+    order_enforce=False,
+    kwargs={"answers": "answers_today", "allowed": "allowed_today"},
+)
 for _id, _kwargs in _VARIANTS.items():
     if _id not in gym.registry:
         gym.register(

@@ -75,8 +75,8 @@ class ImproveRun(NetworkRun):
     """Hard mode."""
 
 
-def _parser() -> OneLineParser:
-    parser = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def _parser(prog: str = PROG) -> OneLineParser:
+    parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_options(parser, ImproveRun, title="the run")
     add_options(parser, ImproveOptions, title="each iteration (may change from one command to the next)")
     return parser
@@ -120,23 +120,23 @@ def resume(run: Any, last: Path, settings: dict[str, Any]) -> Any:
     return state
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = _parser()
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
+    parser = _parser(prog)
     args = parser.parse_args(argv)
     try:
         run_options = options_from(ImproveRun, args)
         options = options_from(ImproveOptions, args)
     except (ValueError, TypeError) as exc:
-        print(f"{PROG}: error: {one_line(exc)} (see {PROG} --help)", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)} (see {prog} --help)", file=sys.stderr)
         return 2
     start = time.perf_counter()
     try:
         run, config = _improve(run_options, options, start)
     except (ValueError, OSError, ImportError) as exc:
-        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted; the same command continues from the last iteration", file=sys.stderr)
+        print(f"\n{prog}: interrupted; the same command continues from the last iteration", file=sys.stderr)
         return 130
     return _write(run, config, run_options, options)
 

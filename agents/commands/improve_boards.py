@@ -70,8 +70,8 @@ class BoardsRun(NetworkRun):
         return [int(p) for p in parts]
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
+    parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_options(parser, BoardsRun, title="the run")
     add_options(parser, BoardsOptions, title="each iteration (may change from one command to the next)")
     args = parser.parse_args(argv)
@@ -79,16 +79,16 @@ def main(argv: list[str] | None = None) -> int:
         run_options = options_from(BoardsRun, args)
         options = options_from(BoardsOptions, args)
     except (ValueError, TypeError) as exc:
-        print(f"{PROG}: error: {one_line(exc)} (see {PROG} --help)", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)} (see {prog} --help)", file=sys.stderr)
         return 2
     try:
         run, configs = _teach(run_options, options, time.perf_counter())
         _write(run, configs, run_options, options)
     except (ValueError, OSError, ImportError) as exc:
-        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted; the same command continues from the last iteration", file=sys.stderr)
+        print(f"\n{prog}: interrupted; the same command continues from the last iteration", file=sys.stderr)
         return 130
     return 0
 

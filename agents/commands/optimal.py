@@ -92,21 +92,22 @@ class OptimalRun:
         check_limits(self.max_guesses, self.time_limit, self.max_cache_entries)
 
 
-def main(argv: list[str] | None = None, own_process: bool = False) -> int:
-    """The command; ``own_process``: run as ``python -m``, in a process of its own (see :func:`_numba_without_blas`)."""
-    parser = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, own_process: bool = False, prog: str = PROG) -> int:
+    """The command (``prog``: its name in messages); ``own_process``: run in a process of its own, as ``python -m``
+    or ``wordle-gym optimal`` (see :func:`_numba_without_blas`)."""
+    parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_options(parser, OptimalRun)
     try:
         args = options_from(OptimalRun, parser.parse_args(argv))
     except (ValueError, TypeError) as exc:
-        print(f"{PROG}: error: {one_line(exc)} (see {PROG} --help)", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)} (see {prog} --help)", file=sys.stderr)
         return 2
     if own_process:
         _numba_without_blas()
     if args.all_openers:
-        return _all_openers(args)
+        return _all_openers(args, prog)
     if args.values is not None:
-        return _values(args)
+        return _values(args, prog)
     start = time.perf_counter()
     try:
         vocab = _lists_and_output(args)
@@ -129,10 +130,10 @@ def main(argv: list[str] | None = None, own_process: bool = False) -> int:
         if args.save:
             tree.save(args.save)
     except (ValueError, OSError, ImportError, TimeoutError) as exc:
-        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130
     mode = "hard mode" if args.hard else "normal mode"
     seconds = time.perf_counter() - start
@@ -152,14 +153,14 @@ def _lists_and_output(args: OptimalRun) -> Vocabulary:
     return vocab
 
 
-def _values(args: OptimalRun) -> int:
+def _values(args: OptimalRun, prog: str) -> int:
     """``--values``: exact first-move totals of the openers named, into the table at --save."""
     from wordle_agents.solvers.oracle import MODEL_OPENERS, opener_values
 
     try:
         answers, allowed = word_source(args.answers), word_source(args.allowed)
     except ValueError as exc:
-        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     config = WordleConfig(answers=answers, allowed=allowed, hard_mode=args.hard, max_guesses=args.max_guesses)
     named = [w.strip().lower() for w in args.values.split(",") if w.strip()]
@@ -169,7 +170,7 @@ def _values(args: OptimalRun) -> int:
     words = list(dict.fromkeys(models + lists[args.values])) if args.values in lists else named
     unknown = [w for w in words if w not in config.vocabulary.allowed_index]
     if unknown or not words:
-        print(f"{PROG}: error: --values: not allowed guesses: {', '.join(unknown) or '(none given)'}", file=sys.stderr)
+        print(f"{prog}: error: --values: not allowed guesses: {', '.join(unknown) or '(none given)'}", file=sys.stderr)
         return 2
     assert args.save is not None
     try:
@@ -178,10 +179,10 @@ def _values(args: OptimalRun) -> int:
             config, words, args.save, args.max_minutes, args.time_limit, not args.quiet, not args.first_move_only
         )
     except (OSError, ValueError) as exc:
-        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted; every opener valued is kept in {args.save}: the same command continues",
+        print(f"\n{prog}: interrupted; every opener valued is kept in {args.save}: the same command continues",
               file=sys.stderr)  # fmt: skip
         return 130
     done = sum(w in values for w in words)
@@ -195,7 +196,7 @@ def _values(args: OptimalRun) -> int:
     return 0
 
 
-def _all_openers(args: OptimalRun) -> int:
+def _all_openers(args: OptimalRun, prog: str) -> int:
     """``--all-openers``: the ranking, printed, and saved with ``--save`` (its journal beside it)."""
     from wordle_agents.solvers import openers as ranking
 
@@ -220,11 +221,11 @@ def _all_openers(args: OptimalRun) -> int:
             for leftover in (journal, Path(f"{journal}.lock"), Path(f"{journal}.lock.pid")):
                 leftover.unlink(missing_ok=True)  # the run is done: its journal and the journal's lock
     except (ValueError, OSError, ImportError) as exc:
-        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         kept = f"; what was done is kept in {journal}: the same command continues" if journal else ""
-        print(f"\n{PROG}: interrupted{kept}", file=sys.stderr)
+        print(f"\n{prog}: interrupted{kept}", file=sys.stderr)
         return 130
     for rank, (word, value) in enumerate(data["ranking"], start=1):
         print(f"{rank:>4}. {word.upper()}  {value} guesses (mean {value / vocab.num_answers:.4f})")
@@ -258,6 +259,11 @@ def _numba_without_blas() -> None:
         pass  # no numba: the solver says so in one line
     finally:
         del sys.modules[name]
+
+
+def command(argv: list[str], prog: str) -> int:
+    """``wordle-gym optimal``: the command in the ``wordle-gym`` process (its own: no library around it)."""
+    return main(argv, own_process=True, prog=prog)
 
 
 if __name__ == "__main__":

@@ -403,8 +403,8 @@ def _parse_set(recipe: Recipe, items: Sequence[str]) -> Recipe:
     return recipe
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
+    parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", help="The recipe (an agent's name; --list shows them).")
     parser.add_argument("--list", action="store_true", help="List the recipes and their stages, then exit.")
     parser.add_argument("--run-dir", help="The run folder (default: runs/recipes/NAME); the same command continues.")
@@ -439,10 +439,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if finished and args.out:
             write_final(recipe, run, args.out)
     except (ValueError, OSError) as exc:
-        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted; the same command continues", file=sys.stderr)
+        print(f"\n{prog}: interrupted; the same command continues", file=sys.stderr)
         return 130
     return 0
 

@@ -62,15 +62,15 @@ class TeachRun:
             raise ValueError(f"seed must be >= 0; got {self.seed!r}")
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog=PROG, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(argv: list[str] | None = None, prog: str = PROG) -> int:
+    parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_options(parser, TeachRun, title="the student")
     add_options(parser, TeachOptions, title="the teaching")
     args = parser.parse_args(argv)
     try:
         run, options = options_from(TeachRun, args), options_from(TeachOptions, args)
     except (ValueError, TypeError) as exc:
-        print(f"{PROG}: error: {one_line(exc)} (see {PROG} --help)", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)} (see {prog} --help)", file=sys.stderr)
         return 2
     start = time.perf_counter()
     try:
@@ -89,10 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         deadline = start + 60 * run.max_minutes if run.max_minutes else math.inf
         state, history = teach(agent, oracle, options, deadline)
     except (ValueError, OSError, ImportError) as exc:
-        print(f"{PROG}: error: {one_line(exc)}", file=sys.stderr)
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\n{PROG}: interrupted", file=sys.stderr)
+        print(f"\n{prog}: interrupted", file=sys.stderr)
         return 130
     agent.net.load_state_dict(state)
     return _write(agent, config, run, options, history, time.perf_counter() - start)

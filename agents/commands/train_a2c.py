@@ -12,9 +12,9 @@ from wordle_agents.common.training import main as train
 from wordle_agents.rl.a2c import TRAINING
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = "python -m wordle_agents.commands.train_a2c") -> int:
     """Train from the command line's options; the exit status."""
-    return train(TRAINING, argv, doc=__doc__, prog="python -m wordle_agents.commands.train_a2c")
+    return train(TRAINING, argv, doc=__doc__, prog=prog)
 
 
 if __name__ == "__main__":

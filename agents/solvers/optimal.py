@@ -48,6 +48,7 @@ FORMAT = "wordle-gym optimal tree 1"
 POLL_S = 0.2
 """How often a waiting search checks its time limit and Ctrl-C (seconds)."""
 MAX_BEST_OF = 100
+FIRST_GUESS_BUDGET_S = 5.0  # assist --optimal: past this a first guess is given its proven bounds
 """The most greedy openers "best-of-K" solves from (each is a full search)."""
 
 
@@ -580,6 +581,35 @@ def shipped_tree(opener: str, hard_mode: bool) -> Path:
     return shipped_dir() / f"optimal_{opener.lower()}_{'hard' if hard_mode else 'normal'}.npz"
 
 
+def shipped_trees(opener: str, hard_mode: bool) -> list[Path]:
+    """Every shipped tree from ``opener`` in this mode, whatever its lists (``optimal_tarse_today_normal.npz``: today's
+    game; each file records its lists)."""
+    mode = "hard" if hard_mode else "normal"
+    return sorted(shipped_dir().glob(f"optimal_{opener.lower()}_*{mode}.npz"))
+
+
+def proven_openers(vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> list[tuple[str, int]] | None:
+    """The openers proven best on these lists and rules, best first, with their exact totals: the shipped ranking
+    of every opener (its 10 best, where both a ranking without and one with losses ship), else a shipped table
+    with every opener's exact total (all of them); None where neither ships."""
+    from wordle_agents.solvers import openers as ranking
+    from wordle_agents.solvers.oracle import OPENER_TOTALS, read_opener_totals
+
+    found = []
+    for path in sorted(shipped_dir().glob("openers_*.json")):
+        data = ranking.load(path)
+        if (data["lists"], data["hard_mode"], data["max_guesses"]) == (vocab.digest, hard_mode, max_guesses):
+            found.append(data)
+    data = min(found, key=lambda d: bool(d.get("losses")), default=None)
+    if data is not None and data["ranking"]:
+        return [(str(word), int(total)) for word, total in data["ranking"]]
+    for path in sorted(shipped_dir().glob(OPENER_TOTALS)):
+        table = read_opener_totals(path, vocab, hard_mode, max_guesses)
+        if table is not None and len(table.exact) == vocab.num_allowed:
+            return sorted(table.exact.items(), key=lambda item: (item[1], item[0]))
+    return None
+
+
 class OptimalSolver:
     """A harness policy that plays the optimal tree for the env's lists and mode.
 
@@ -631,10 +661,15 @@ class OptimalSolver:
             tree = OptimalTree.load(self.tree_path)
             tree.check(vocab, hard_mode, max_guesses, opener, source=f"tree {self.tree_path}")
             self.opener = str(tree.opener).lower()
-        elif not self.best_of and shipped_tree(self.opener, hard_mode).exists():
-            shipped = OptimalTree.load(shipped_tree(self.opener, hard_mode))
-            if (shipped.lists, shipped.hard_mode, shipped.max_guesses) == (vocab.digest, hard_mode, max_guesses):
-                tree = shipped.check(vocab, hard_mode, max_guesses, opener, source=f"shipped tree {shipped.opener}")
+        elif not self.best_of:
+            if not self.asked:  # the best opener of these lists where a ranking proves it, else SALET
+                self.opener = self.default_opener(vocab, hard_mode, max_guesses)
+                opener = self.opener
+            for path in shipped_trees(self.opener, hard_mode):
+                shipped = OptimalTree.load(path)
+                if (shipped.lists, shipped.hard_mode, shipped.max_guesses) == (vocab.digest, hard_mode, max_guesses):
+                    tree = shipped.check(vocab, hard_mode, max_guesses, opener, source=f"shipped tree {path.name}")
+                    break
         kept = None
         if tree is None and self.cache_dir is not None:
             mode = "hard" if hard_mode else "normal"
@@ -650,35 +685,25 @@ class OptimalSolver:
         self.tree, self._context = tree, context
         return tree
 
+    @staticmethod
+    def default_opener(vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> str:
+        """The opener a solver not told one plays: the best one proven on these lists (SALET on the real ones,
+        TARSE on today's; :func:`proven_openers`), else SALET."""
+        best = proven_openers(vocab, hard_mode, max_guesses)
+        return best[0][0] if best else "salet"
+
     def best_openers(self, env: Any, top: int = 5) -> list[tuple[str, float]] | None:
         """The ``top`` best first guesses of ``env``'s game with their exact expected guesses, from the shipped
-        ranking proven over every allowed guess (``openers_{normal,hard}.json``); None where no ranking ships
-        for these lists, mode and guess limit."""
-        data = self._shipped_ranking(env)
-        if data is None:
-            return None
-        return [(word, value / env.vocabulary.num_answers) for word, value in data["ranking"][:top]]
-
-    @staticmethod
-    def _shipped_ranking(env: Any) -> dict[str, Any] | None:
-        """The shipped ranking of every opener for ``env``'s lists, mode and guess limit; None where none ships."""
-        from wordle_agents.solvers import openers as ranking
-
-        mode = "hard" if env.config.hard_mode else "normal"
-        path = shipped_dir() / f"openers_{mode}.json"
-        if not path.is_file():
-            return None
-        data = ranking.load(path)
-        if (data["lists"], data["max_guesses"]) != (env.vocabulary.digest, env.config.max_guesses):
-            return None
-        return data
+        ranking or table that proves them best (:func:`proven_openers`); None where none ships for its lists."""
+        best = proven_openers(env.vocabulary, env.config.hard_mode, env.config.max_guesses)
+        return None if best is None else [(word, total / env.vocabulary.num_answers) for word, total in best[:top]]
 
     def _exact_oracle(self, env: Any) -> Any:
         """The exact oracle of ``env``'s game, kept across calls (``assist --optimal`` asks after every guess)."""
         from wordle_agents.solvers.oracle import Oracle
 
         if self._oracle is None or self._oracle.config != env.config:
-            self._oracle = Oracle(env.config, root_opener=None)
+            self._oracle = Oracle(env.config, root_opener="proven")  # the start from the tables, where they prove it
         return self._oracle
 
     def expected_guesses(self, env: Any, words: list[str]) -> tuple[float, list[float | None]]:
@@ -707,42 +732,34 @@ class OptimalSolver:
                 bar.update()
         return best, costs
 
-    def judge(self, env: Any, before: Any, word: str) -> dict[str, Any] | None:
+    def judge(self, env: Any, before: Any, word: str, budget_s: float = FIRST_GUESS_BUDGET_S) -> dict[str, Any]:
         """The exact skill and luck of ``word``, guessed in game 0 of ``env`` from state ``before`` (``env.state``
         is the state after its feedback), as ``wordle-gym analyze`` measures them: ``regret`` = Q*(s, word) -
         V*(s) (the expected guesses it cost) and ``luck`` = Q*(s, word) - 1 - V*(s') (how many fewer guesses the
-        feedback left than the guess leaves on average); ``exact`` False where ``regret`` is only a lower bound
-        and ``luck`` unknown. The first guess is valued from the shipped ranking of every opener (exact for the
-        openers it solved, a lower bound for the others); None there on lists without one."""
+        feedback left than the guess leaves on average). The first guess is valued from the opener tables, or
+        searched for ``budget_s`` seconds; past that ``exact`` is False, ``regret`` is the proven upper bound
+        (between ``low`` and ``high``, never the optimistic end) and ``luck`` None."""
         oracle, vocab = self._exact_oracle(env), env.vocabulary
         start = oracle.positions(env.game, before)[0]
         after = oracle.positions(env.game, env.state)[0]
         action = vocab.action(word)
         solved = bool(env.state.won[0])
-        n = len(start.members)
         if int(before.turn[0]) == 0:
-            data = self._shipped_ranking(env)
-            if data is None:
-                return None
-            index = data["words"].index(word)
-            total, exact = data["values"][index], data["exact_flags"][index] == "1"
-            best = data["ranking"][0][1]
-            if total is None or total < 0:
-                return None
-            q, v = total / n, best / n
+            judged = oracle.move_regret(start, action, budget_s)
         else:
             v = oracle.search.run(lambda: oracle.value(start), stats=oracle.stats)
             q = oracle.search.run(lambda: oracle.q_value(start, action), stats=oracle.stats)
-            exact = True
-        luck = None
-        if exact:
+            judged = {"regret": q - v, "exact": True, "low": q - v, "high": q - v, "basis": "exact"}
+        judged["luck"] = None
+        if judged["exact"]:  # Q* is known now (tables or a finished search), and so cheap to read again
+            q = oracle.search.run(lambda: oracle.q_value(start, action), stats=oracle.stats)
             rest = (
                 0.0
                 if solved or not after.members
                 else oracle.search.run(lambda: oracle.value(after), stats=oracle.stats)
             )
-            luck = q - 1 - rest
-        return {"regret": q - v, "luck": luck, "exact": exact, "value": v, "q_value": q}
+            judged["luck"] = q - 1 - rest
+        return judged
 
     def optimal_gap(self, result: Any, reference: str = "salet") -> dict[str, Any] | None:
         """How far a real-game evaluation (``EvalResult`` with per-answer ``guesses``, one first guess for every
@@ -788,9 +805,9 @@ class OptimalSolver:
         """The exact regret of every decision of an evaluation (``evaluate(..., histories=True)``), as
         :meth:`wordle_agents.solvers.oracle.RegretReport.to_json` gives it, with ``identity_holds``: whether the regrets
         sum to the mean minus the optimum (they do for any agent that plays by what it knows alone). The start's
-        value is the optimum from this solver's opener (SALET by default), or, on lists without that word, found by
+        value is the optimum from the opener asked for, else from the one the opener tables prove best, else found by
         searching every first guess (small lists only). ``wordle-gym eval --regret``."""
-        from wordle_agents.solvers.oracle import Oracle, allowed_opener
+        from wordle_agents.solvers.oracle import Oracle
         from wordle_gym.core.config import WordleConfig
 
         vocab, answers = config.vocabulary, None
@@ -801,7 +818,7 @@ class OptimalSolver:
             config, vocab = real, real.vocabulary
         elif getattr(config, "answer_pool", None) is not None:  # a split's answers (eval --split), in its game
             subset, answers = True, list(config.answer_pool)
-        oracle = Oracle(config, root_opener=allowed_opener(vocab, self.opener))
+        oracle = Oracle(config, root_opener=self._start_opener(vocab))
         report = oracle.regrets(histories, answers=answers)
         game = (
             f"{'the real' if vocab == real.vocabulary else 'these'} lists ({vocab.num_answers} answers, "
@@ -814,16 +831,23 @@ class OptimalSolver:
         identity = not subset and report.identity_holds(1e-6)
         return {**report.to_json(oracle, costliest), "identity_holds": identity, "valued_in": game}
 
+    def _start_opener(self, vocab: Vocabulary) -> str | None:
+        """How the oracle values the start: from the opener asked for, else from the one the tables prove best
+        (SALET on the real lists, TARSE on today's), else by searching every first guess (small lists only)."""
+        from wordle_agents.solvers.oracle import allowed_opener
+
+        return allowed_opener(vocab, self.opener) if self.asked else "proven"
+
     def analyze(self, guesses: list[str], answer: str, config: Any) -> dict[str, Any]:
         """The exact skill (regret) and luck of each guess of one game
         (:meth:`wordle_agents.solvers.oracle.Oracle.analyze`); ``wordle-gym analyze``."""
-        from wordle_agents.solvers.oracle import Oracle, allowed_opener
+        from wordle_agents.solvers.oracle import Oracle
 
         vocab = config.vocabulary
         unknown = [g for g in guesses if g.lower() not in vocab.allowed_index]
         if unknown:
             raise ValueError(f"{unknown[0]!r} is not an allowed guess of this game")
-        oracle = Oracle(config, root_opener=allowed_opener(vocab, self.opener))
+        oracle = Oracle(config, root_opener=self._start_opener(vocab))
         return oracle.analyze([vocab.action(g) for g in guesses], vocab.answer_id(answer.lower()))
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:

@@ -165,11 +165,14 @@ def test_bench__writes_table_json_and_plots(tmp_path: Path) -> None:
     printed = out.stdout.splitlines()  # regression (issue 41): the rows came without the table's header
     assert printed[0].startswith("| agent | win %") and printed[2].startswith("| max-entropy (entropy, SALET) |")
     results = list((tmp_path / "benchmarks" / "results" / "agents").glob("*.json"))
-    assert [p.name for p in results] == ["max-entropy-entropy-salet.json"]
-    data = json.loads(results[0].read_text())
+    names = sorted(p.name for p in results)  # issue 78: and its row on today's game, in a table of its own
+    assert names == ["max-entropy-entropy-salet-today-s-game.json", "max-entropy-entropy-salet.json"]
+    data = json.loads((results[0].parent / names[1]).read_text())
     assert data["wins"] == 2315 and data["derived"]["mean_guesses_wins"] <= 3.44
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| max-entropy (entropy, SALET) | 2315 x 12972 | 100.00 | 3.4324 |" in table
+    today = table.split("### Today's game: 3158 answers, 14855 allowed guesses")[1]
+    assert "| max-entropy (entropy, SALET), today's game | 3158 x 14855 | 100.00 | 3.5811 |" in today
     assert "(cited)" not in table  # published figures are the repository's section (benchmarks/report.py)
     # The gap to perfect play: SALET's own optimum, so all of it is play (3.4324 - 3.4212).
     gap = data["extra"]["optimal_gap"]

@@ -14,6 +14,8 @@ SHA256 = {
     "answers.txt": "f40e47975cf360ff9febe7d49c8e285054d8fa3fb9644cea575922060951d6ee",
     "allowed.txt": "feacc549249b5dcb43e2799fbbcda14ebc33d55904fb15d043779104e60c1579",
     "answers_nyt.txt": "c495f6cbc36475358a89e30ac16bd5c0c05073c8c7647bb6c35dd01f7bae6e32",
+    "answers_today.txt": "3e443482b78dee0f6f8de4f74dbb67537db781524279b1d40ca3353c592b03ce",
+    "allowed_today.txt": "ba86911aea83d038d53c0999fe6cbe310c8f59d2b79626c73bd0cd0773adc320",
 }
 
 
@@ -30,6 +32,18 @@ def test_load_word_list__sizes_and_aliases() -> None:
     assert sorted(set(answers) - set(nyt)) == ["agora", "fibre", "lynch", "pupal", "slave", "wench"]
     with pytest.raises(ValueError, match="unknown word list 'klingon'"):
         load_word_list("klingon")
+
+
+def test_load_word_list__todays_game_counted_against_the_original_lists() -> None:
+    """Issue 78: the game as the NYT plays it today, its lists as wordle_gym/data/SOURCES.md counts them."""
+    today, every = load_word_list("answers_today"), load_word_list("allowed_today")
+    answers, allowed = load_word_list("answers"), load_word_list("allowed")
+    assert (len(today), len(every)) == (3158, 14855) and set(today) <= set(every) and set(allowed) <= set(every)
+    assert (len(set(today) - set(answers)), len(set(every) - set(allowed))) == (856, 1883)
+    assert sorted(set(answers) - set(today)) == [
+        "fanny", "fibre", "gipsy", "gypsy", "lynch", "mammy", "pansy", "pupal", "semen", "slave", "welch", "welsh",
+        "wench",
+    ]  # fmt: skip
 
 
 def test_vocabulary__default_and_indexing() -> None:

@@ -43,6 +43,11 @@ def test_registration__make_and_module_prefix() -> None:
     assert isinstance(gym.make("wordle_gym:Wordle-v0").unwrapped, WordleEnv)
     assert gym.make("WordleHard-v0").unwrapped.config.hard_mode
     assert gym.make("WordleNYT-v0").unwrapped.vocabulary.num_answers == 2309
+    for env_id, hard in (("WordleToday-v0", False), ("WordleTodayHard-v1", True)):  # issue 78: today's game
+        env = gym.make(env_id).unwrapped
+        vocab = env.vocabulary
+        assert (vocab.num_answers, vocab.num_allowed, env.config.hard_mode) == (3158, 14855, hard)
+        check_env(env, skip_render_check=True)
     spec = gym.spec("Wordle-v0")  # factories: WordleEnv for one board, MultiWordleEnv for boards=K
     assert spec.entry_point == "wordle_gym.envs.multi:make_env"
     assert spec.vector_entry_point == "wordle_gym.envs.multi:make_vector_env"

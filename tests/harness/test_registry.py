@@ -67,8 +67,9 @@ def test_registry__own_agents_are_entry_points() -> None:
     assert solver.score == "minimax" and solver.opener == "salet"
     runs = bench_runs("max-entropy")
     labels = [run.label for run in runs]
-    assert labels[0] == "max-entropy (entropy, SALET)" and len(labels) == 10
-    assert sorted(run.env.get("boards", 1) for run in runs) == [1] * 5 + [2, 4, 8, 16, 32]
+    assert labels[0] == "max-entropy (entropy, SALET)" and len(labels) == 11
+    assert labels[1] == "max-entropy (entropy, SALET), today's game" and runs[1].env["answers"] == "answers_today"
+    assert sorted(run.env.get("boards", 1) for run in runs) == [1] * 6 + [2, 4, 8, 16, 32]
     assert load_factory("dqn-explored").description.startswith("the dqn network improved by its own rollouts")
 
 

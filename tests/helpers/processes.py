@@ -96,7 +96,7 @@ def wordle_gym_here(*args: str, stdin: str = "") -> subprocess.CompletedProcess[
     its output captured."""
     import contextlib
 
-    from wordle_gym.cli.commands import main
+    from wordle_gym.cli import main
 
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _stdin(stdin):

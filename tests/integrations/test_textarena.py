@@ -62,6 +62,8 @@ def test_textarena__registered_ids_play_real_wordle_with_textarenas_conventions(
 def test_textarena__a_loss_scores_nothing_and_the_history_is_cleared_on_reset() -> None:
     register()
     assert _base(ta.make("WordleReal-v0-hard")).game.config.hard_mode
+    today = _base(ta.make("WordleReal-v0-today-hard")).game.config  # issue 78: today's game
+    assert (today.vocabulary.num_answers, today.vocabulary.num_allowed, today.hard_mode) == (3158, 14855, True)
     env = ta.make("WordleReal-v0")
     for seed in (1, 2):
         env.reset(num_players=1, seed=seed)

@@ -1,4 +1,5 @@
-"""The ``wordle-gym`` command: play, assist, eval, solve, dataset, agents, and ``bench``.
+"""The ``wordle-gym`` command: play, assist, eval, solve, dataset, agents, and ``bench``; and the commands
+installed packages add (entry points ``wordle_gym.commands``: the agents' ``train-a2c``, ``improve``, ...).
 
 ``commands`` (every command but bench) and ``bench`` (the agents table's command and its plot; the table is
 :mod:`wordle_gym.harness.bench`, ``--env`` :mod:`wordle_gym.harness.throughput`). Agents are reached through the
@@ -22,6 +23,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         print(f"wordle-gym {__version__}")
         return 0
+    from wordle_gym.harness.registry import AgentError, command_names, load_command
+
+    if args[:1] and args[0] in command_names():  # an installed package's command (training, the exact solver)
+        try:
+            command = load_command(args[0])
+        except AgentError as exc:
+            print(f"wordle-gym {args[0]}: error: {exc}", file=sys.stderr)
+            return 2
+        return command(args[1:], prog=f"wordle-gym {args[0]}")
     from wordle_gym.cli.commands import main as run
 
     return run(args)

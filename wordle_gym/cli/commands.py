@@ -33,11 +33,11 @@ from gymnasium.error import DependencyNotInstalled
 from wordle_gym.core.config import MAX_GUESSES, WordleConfig
 from wordle_gym.core.game import hard_breaches
 from wordle_gym.core.rules import GREEN, parse_tiles
-from wordle_gym.core.words import SPLITS, WordSource, word_source
+from wordle_gym.core.words import GAMES, SPLITS, WordSource, word_source
 from wordle_gym.envs.render import ansi_row
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv
-from wordle_gym.harness.registry import agent_names, make_agent, playing
+from wordle_gym.harness.registry import agent_names, command_help, command_names, make_agent, playing
 from wordle_gym.utils.commandline import OneLineParser
 from wordle_gym.utils.files import one_line, quoted
 
@@ -240,14 +240,16 @@ def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None
         print(f"  {word}  {score:.3f}{shown}{'  (could be the answer)' if is_candidate else ''}")
 
 
-def _print_judgement(judged: dict[str, Any] | None, word: str) -> None:
-    """One line: the exact skill cost and luck of the guess just entered (``assist --optimal``)."""
-    if judged is None:
-        return
+def _print_judgement(judged: dict[str, Any], word: str) -> None:
+    """One line: the exact skill cost and luck of the guess just entered (``assist --optimal``), or the proven
+    bounds of its cost where the search ran past its time."""
     regret, luck = judged["regret"], judged["luck"]
     skill = "optimal" if abs(regret) < 5e-10 else f"cost {regret:+.4f} guesses"
     if not judged["exact"]:
-        skill = f"cost at least {regret:+.4f} guesses (not among the openers proven best)"
+        skill = (
+            f"cost at most {judged['high']:+.4f} guesses (proven at least {judged['low']:+.4f}; "
+            "the exact value takes longer to search)"
+        )
     line = f"{word.upper()}: skill {skill}"
     if luck is not None:
         line += f"; luck {luck:+.4f} ({'better' if luck >= 0 else 'worse'} feedback than this guess gets on average)"
@@ -364,7 +366,6 @@ def cmd_eval(args: argparse.Namespace) -> int:
             hard_mode=args.hard,
             max_guesses=args.max_guesses,
             histories=args.regret,
-            agent=agent_label(args.agent, policy, args.hard, args.boards),
             boards=args.boards,
             games=args.games,
             split=args.split,
@@ -375,6 +376,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.boards > 1 and "plays one board" in str(exc):
             raise ValueError(f"{exc}; with --boards {args.boards} use {SEVERAL_BOARDS}") from None
         raise
+    result.agent = agent_label(args.agent, policy, args.hard, args.boards)  # after play: an agent may pick its opener
     print(result.markdown_header())
     print(result.markdown_row())
     print(result.summary())
@@ -561,8 +563,14 @@ def cmd_agents(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------- main
 def _add_lists(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--answers", default="answers", help="answer list: answers (default), nyt, or a file")
-    p.add_argument("--allowed", default="allowed", help="allowed guesses: allowed (default) or a file")
+    p.add_argument(
+        "--game",
+        choices=tuple(GAMES),
+        help="the lists of a game: original (2315 answers, 12972 guesses: the default), nyt (its 2309 answers of "
+        "2022) or today (the NYT's game today: 3158 answers, 14855 guesses)",
+    )
+    p.add_argument("--answers", help="answer list: answers (default), nyt, today, or a file")
+    p.add_argument("--allowed", help="allowed guesses: allowed (default), today, or a file")
     p.add_argument("--hard", action="store_true", help="hard mode")
     p.add_argument(
         "--max-guesses", type=_integer(1, MAX_GUESSES), default=None, help="guesses per game (default 6; boards + 5)"
@@ -602,6 +610,8 @@ ONE_BOARD_AGENTS = ("optimal", "sb3", "llm")
 SEVERAL_BOARDS = "dqn-boards, dqn-explored, a2c-boards, max-entropy or random"
 """The installed agents that play several boards, as a refusal names them."""
 """Installed agents that play one board only (their trees, models and chats are of one game)."""
+LISTS_FROM_AGENT = ("eval", "dataset")
+"""Commands whose default lists are the agent's (a network's training lists; see _policy), not the real game's."""
 MAX_GAMES = 1_000_000
 """The most games of a multi-board evaluation set (a billion built its list for hours)."""
 
@@ -633,6 +643,9 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         _add_lists(p)
         parsers[name] = p
+    for name in command_names():  # run by wordle_gym.cli.main before this parser; listed here for --help
+        if name not in sub.choices:
+            sub.add_parser(name, help=f"{command_help(name)} (wordle-gym {name} --help)", add_help=False)
     parsers["play"].add_argument("--answer", help="play this answer (default: random)")
     parsers["analyze"].add_argument("guesses", nargs="+", metavar="GUESS", help="the guesses, in order")
     parsers["analyze"].add_argument("--answer", required=True, help="the game's answer")
@@ -644,7 +657,6 @@ def build_parser() -> argparse.ArgumentParser:
         "--optimal", action="store_true", help="show each suggestion's exact expected guesses (agent 'optimal')"
     )
     p = parsers["eval"]
-    p.set_defaults(answers=None, allowed=None)  # depends on the agent: see _policy
     _add_agent(p)
     p.add_argument(
         "--checkpoint",
@@ -682,7 +694,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     p = parsers["dataset"]
-    p.set_defaults(answers=None, allowed=None)  # depends on the agent, as for eval
     _add_agent(p)
     p.add_argument("--id", required=True, help="the dataset's id, e.g. wordle/optimal-v0 (Minari's NAMESPACE/NAME-vN)")
     p.add_argument(
@@ -717,6 +728,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 130
     parser = build_parser()
     args = parser.parse_args(argv)
+    if getattr(args, "game", None) is not None:  # --game names both lists
+        if args.answers is not None or args.allowed is not None:
+            parser.error(f"--game {args.game} names the lists; give it or --answers/--allowed, not both")
+        args.answers, args.allowed = GAMES[args.game]
+    elif hasattr(args, "game") and args.command not in LISTS_FROM_AGENT:
+        args.answers, args.allowed = args.answers or "answers", args.allowed or "allowed"
     try:
         return args.func(args)
     except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly, as other tools do

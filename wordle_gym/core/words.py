@@ -31,15 +31,24 @@ BUILTIN_LISTS: dict[str, str] = {
     "answers": "answers.txt",  # 2315 original Wordle answers
     "allowed": "allowed.txt",  # 12972 original allowed guesses (answers included)
     "answers_nyt": "answers_nyt.txt",  # 2309 answers after the NYT removed six
+    "answers_today": "answers_today.txt",  # 3158 answers the NYT's WordleBot judges by today
+    "allowed_today": "allowed_today.txt",  # 14855 guesses the NYT's game accepts today (answers included)
 }
 #: Short aliases accepted wherever a list name is.
-ALIASES: dict[str, str] = {"original": "answers", "nyt": "answers_nyt", "all": "allowed"}
+ALIASES: dict[str, str] = {"original": "answers", "nyt": "answers_nyt", "all": "allowed", "today": "answers_today"}
+#: The games a command's ``--game`` names: answer list and allowed list.
+GAMES: dict[str, tuple[str, str]] = {
+    "original": ("answers", "allowed"),  # Wordle as it was first played (2315 answers, 12972 guesses)
+    "nyt": ("answers_nyt", "allowed"),  # the NYT's list of 2022 (2309 answers)
+    "today": ("answers_today", "allowed_today"),  # the NYT's game today (3158 answers, 14855 guesses)
+}
 
 MIN_LENGTH, MAX_LENGTH = 2, 10
 _WORD = re.compile(r"^[a-z]+$")
 
 WordSource = str | Sequence[str]
-"""A built-in list name (``"answers"``, ``"allowed"``, ``"answers_nyt"``, ``"nyt"``) or words."""
+"""A built-in list name (``"answers"``, ``"allowed"``, ``"answers_nyt"``, ``"nyt"``, ``"answers_today"``,
+``"allowed_today"``) or words."""
 
 
 def load_word_list(name: str) -> list[str]:

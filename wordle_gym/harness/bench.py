@@ -135,6 +135,11 @@ def real_game(result: dict[str, Any]) -> bool:
     return (result["games"], result["num_allowed"], result.get("answers")) == (2315, 12972, "answers")
 
 
+def todays_game(result: dict[str, Any]) -> bool:
+    """Today's game: the NYT's 3158 answers with its 14855 allowed guesses (``--game today``)."""
+    return (result["games"], result["num_allowed"], result.get("answers")) == (3158, 14855, "answers_today")
+
+
 def table_order(result: dict[str, Any]) -> tuple[bool, float, float]:
     """Normal mode first, then by win rate and mean guesses, as the table lists the rows."""
     return (result["hard_mode"], -result["derived"]["win_rate"], result["derived"]["mean_guesses_wins"])
@@ -235,7 +240,8 @@ def agents_section(results: list[dict]) -> list[str]:
     one = [r for r in results if r.get("boards", 1) == 1]
     multi = sorted((r for r in results if r.get("boards", 1) > 1), key=lambda r: (r["boards"], r["agent"]))
     real = [r for r in one if real_game(r)]
-    stages = [r for r in one if not real_game(r)]
+    today = [r for r in one if todays_game(r)]
+    stages = [r for r in one if not real_game(r) and not todays_game(r)]
     sections: dict[str, list[dict]] = {}  # rows an agent puts in a section of their own, by title
     for r in real:
         if r.get("extra", {}).get("section"):
@@ -264,6 +270,20 @@ def agents_section(results: list[dict]) -> list[str]:
             *AGENT_COLUMNS,
             *(_agent_row(r) for r in rows),
             *_gap_table(rows),
+        ]
+    if today:
+        lines += [
+            "",
+            "### Today's game: 3158 answers, 14855 allowed guesses",
+            "",
+            "The game as the NYT plays it today (`WordleToday-v1`, `wordle-gym eval --game today`): the 3158 answers "
+            "its WordleBot judges by, 856 of them not among the original 2315, with 14855 allowed guesses. Every "
+            "agent as shipped: the networks learned on the original lists and score today's words with the same "
+            "weights, but they learned which answers to expect from the 2315, so the answers new since then cost "
+            "them games. The optimum: 3.5526 (TARSE, 11219 guesses).",
+            "",
+            *AGENT_COLUMNS,
+            *(_agent_row(r) for r in today),
         ]
     if multi:
         lines += [

@@ -32,6 +32,9 @@ from importlib.metadata import EntryPoint, entry_points
 from typing import Any, NamedTuple
 
 GROUP = "wordle_gym.agents"
+COMMANDS_GROUP = "wordle_gym.commands"
+"""Commands a distribution adds to ``wordle-gym`` (training, the exact solver): ``name = "module:main"``, a
+``main(argv, prog) -> exit status``; ``wordle-gym NAME ARGS`` runs it."""
 
 
 def playing(policy: Any, hard_mode: bool = False, boards: int = 1) -> Any:
@@ -59,11 +62,47 @@ class BenchRun(NamedTuple):
     teacher rather than learning from the game's reward)."""
 
 
-def _entry_points() -> dict[str, EntryPoint]:
+def _entry_points(group: str = GROUP) -> dict[str, EntryPoint]:
     found: dict[str, EntryPoint] = {}
-    for ep in entry_points(group=GROUP):
+    for ep in entry_points(group=group):
         found.setdefault(ep.name, ep)  # the first distribution on sys.path wins, as for console scripts
     return found
+
+
+def command_names() -> list[str]:
+    """Names of the commands installed distributions add to ``wordle-gym`` (reads metadata only)."""
+    return sorted(_entry_points(COMMANDS_GROUP))
+
+
+def command_help(name: str) -> str:
+    """The first line of command ``name``'s module docstring, after its ``python -m ...:`` (read from the file,
+    not imported: ``wordle-gym --help`` stays fast); a plain line where it cannot be read."""
+    import ast
+    from importlib.util import find_spec
+
+    module = _entry_points(COMMANDS_GROUP)[name].value.split(":")[0]
+    try:
+        spec = find_spec(module)
+        with open(str(spec.origin), encoding="utf-8") as file:  # type: ignore[union-attr]
+            doc = ast.get_docstring(ast.parse(file.read())) or ""
+    except (ImportError, OSError, SyntaxError, ValueError, AttributeError):
+        doc = ""
+    first = doc.splitlines()[0] if doc else ""
+    return first.split(": ", 1)[1].rstrip(".") if ": " in first else f"an installed package's command ({module})"
+
+
+def load_command(name: str) -> Callable[..., int]:
+    """The ``main(argv, prog)`` registered as command ``name``."""
+    point = _entry_points(COMMANDS_GROUP)[name]
+    try:
+        main = point.load()
+    except (Exception, SystemExit) as exc:
+        raise AgentError(
+            f"command {name!r} (entry point {point.value!r}) failed to load: {type(exc).__name__}: {exc}"
+        ) from None
+    if not callable(main):
+        raise AgentError(f"command {name!r} (entry point {point.value!r}) is not callable")
+    return main
 
 
 def agent_names() -> list[str]:

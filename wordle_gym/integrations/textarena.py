@@ -56,6 +56,8 @@ IDS = {
     "WordleReal-v0": {},
     "WordleReal-v0-hard": {"hard_mode": True},
     "WordleReal-v0-nyt": {"answers": "nyt"},
+    "WordleReal-v0-today": {"answers": "answers_today", "allowed": "allowed_today"},
+    "WordleReal-v0-today-hard": {"answers": "answers_today", "allowed": "allowed_today", "hard_mode": True},
     "WordleReal-v0-split-train": {"split": "train"},
     "WordleReal-v0-split-eval": {"split": "eval"},
 }

@@ -233,3 +233,18 @@ def test_oracle__stored_and_shipped_values_are_checked_before_use(tmp_path, monk
         assert oracle.value(position) == searched.value(position)
     assert any(str(store.path) in str(w.message) for w in caught)
     assert store.get(position) == searched._total(position)  # rewritten
+
+
+def test_regret_reward__todays_game_values_every_first_move_exactly_from_its_table() -> None:
+    """Issue 78: on today's lists (``WordleTextToday-v0``) every opener's first-move total is shipped exact, so
+    the first move's regret is exact at once, with no search: SALET 11235 against TARSE's 11219, 16 games in
+    3158; TARSE itself costs nothing."""
+    import gymnasium as gym
+
+    env = gym.make("WordleTextToday-v0", reward="regret", regret_budget_s=0.5).unwrapped
+    assert (env.vocabulary.num_answers, env.vocabulary.num_allowed) == (3158, 14855)
+    for word, cost in (("salet", 16 / 3158), ("tarse", 0.0), ("abjad", None)):
+        env.reset(options={"answer": "flowy"})
+        _, reward, _, _, info = env.step(f"<guess>{word}</guess>")
+        assert info["regret_exact"] and info["regret_basis"] == "exact", word
+        assert reward < -0.1 if cost is None else math.isclose(-reward, cost, abs_tol=1e-12), (word, reward)
