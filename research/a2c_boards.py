@@ -26,7 +26,7 @@ from torch import nn
 from wordle_agents.common.network import WordScorer, check_width, inverse_cdf
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_agents.common.training import main as train
-from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, _board_state, _per_game, input_size
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CNet, A2CTrainer, board_state, input_size, per_game
 from wordle_agents.rl.networks import pool_boards
 from wordle_gym.core.boards import distinct_answers
 from wordle_gym.envs.multi import MultiWordleVectorEnv
@@ -75,7 +75,7 @@ def encode_boards(
     f = layout.fields(obs.float())
     batch, boards = obs.shape[0], layout.boards
     cells = (f.green.flatten(0, 1), f.excluded.flatten(0, 1), f.min_count.flatten(0, 1), f.max_count.flatten(0, 1))
-    state = _board_state(*cells, encoding).view(batch, boards, -1)
+    state = board_state(*cells, encoding).view(batch, boards, -1)
     return state, f.turn[:, : layout.max_guesses], f.solved < 0.5
 
 
@@ -217,18 +217,18 @@ class A2CBoardsTrainer(A2CTrainer):
             env_class, options = MultiWordleVectorEnv, {**options, "boards": self.config.boards}
         return super().make_env(answers, allowed, env_class, **options)
 
-    def _draw_answers(self) -> tuple[torch.Tensor, torch.Tensor]:
+    def draw_answers(self) -> tuple[torch.Tensor, torch.Tensor]:
         n, boards = self.config.batch_games, self.config.boards
         if boards == 1:
-            return super()._draw_answers()
+            return super().draw_answers()
         answers = distinct_answers(n, boards, self.env.vocabulary.num_answers, self.draws, torch.device("cpu"))
         return answers.to(self.device), torch.zeros(n, dtype=torch.bool, device=self.device)
 
-    def remember(self, answers: torch.Tensor, wins: torch.Tensor) -> None:
+    def queue_losses(self, answers: torch.Tensor, wins: torch.Tensor) -> None:
         if self.config.boards == 1:
-            super().remember(answers, wins)
+            super().queue_losses(answers, wins)
 
-    def decide(
+    def choose_guesses(
         self,
         live: torch.Tensor,
         u: torch.Tensor,
@@ -241,13 +241,13 @@ class A2CBoardsTrainer(A2CTrainer):
         the board)."""
         n = self.config.batch_games
         if self.config.boards == 1:
-            return super().decide(live, u, rows, last, queued, answers)
+            return super().choose_guesses(live, u, rows, last, queued, answers)
         pick = torch.rand(n, generator=self.sampler, device=self.device)
         live_u = (u, pick) if rows is None else (u[rows], pick[rows])
         drawn, logp, value = self.agent.net.sample(self.agent.board_inputs(live), *live_u)
-        return _per_game(drawn, rows, n), _per_game(logp, rows, n), _per_game(value, rows, n)
+        return per_game(drawn, rows, n), per_game(logp, rows, n), per_game(value, rows, n)
 
-    def hold(self) -> None:
+    def freeze_gradients(self) -> None:
         """The critic alone while it warms up; no board network when frozen (Adam skips what has no gradient)."""
         warming = self.iteration < self.config.critic_warmup
         if warming or self.config.freeze_board:

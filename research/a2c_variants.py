@@ -17,14 +17,13 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
-from unittest import mock
 
 import torch
 
 from wordle_agents.common.network import check_width
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_agents.common.training import main as train
-from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer, Rollout, _per_game
+from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer, Rollout, per_game
 from wordle_gym.core.rewards import information_bits
 from wordle_gym.core.rules import pattern_table
 
@@ -111,9 +110,11 @@ class A2CVariantTrainer(A2CTrainer):
     def dropout_in_rollout(self) -> bool:  # type: ignore[override]
         return not self.config.clip_range  # PPO replays the turns with the policy that played them
 
-    def learn(self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor) -> tuple[Rollout, torch.Tensor]:
+    def play_and_update(
+        self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor
+    ) -> tuple[Rollout, torch.Tensor]:
         if not self.config.clip_range:
-            return super().learn(obs, answers, queued)
+            return super().play_and_update(obs, answers, queued)
         with torch.no_grad():
             batch = self.rollout(obs, answers, queued)
         return batch, self.ppo_update(batch)
@@ -136,15 +137,15 @@ class A2CVariantTrainer(A2CTrainer):
         if not cfg.entropy_coef:
             return (scores, *words.log_partition(scores, u))
         log_z, drawn, entropy = words.log_partition_entropy(scores, u)
-        self._turns["entropies"].append(_per_game(entropy, rows, cfg.batch_games))
+        self._turns["entropies"].append(per_game(entropy, rows, cfg.batch_games))
         return scores, log_z, drawn
 
-    def record(self, obs: torch.Tensor, actions: torch.Tensor) -> None:
+    def observe_turn(self, obs: torch.Tensor, actions: torch.Tensor) -> None:
         if self.config.clip_range:
             self._turns["observations"].append(obs.clone())
             self._turns["actions"].append(actions)
 
-    def shape(
+    def training_reward(
         self, reward: torch.Tensor, actions: torch.Tensor, answers: torch.Tensor, alive: torch.Tensor
     ) -> torch.Tensor:
         if self.table is None:
@@ -236,8 +237,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from wordle_agents.commands import COMMANDS, Command, recipe
 
     variant = Command(__name__, ("wordle_agents.common.training:RunConfig", f"{__name__}:A2CVariantConfig"))
-    with mock.patch.dict(COMMANDS, {"train-a2c": variant}):
-        return recipe.main(argv[1:])
+    return recipe.main(argv[1:], prog=f"{PROG} recipe", commands={**COMMANDS, "train-a2c": variant})
 
 
 if __name__ == "__main__":

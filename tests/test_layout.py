@@ -103,6 +103,25 @@ def test_layout__the_lab_is_not_in_the_wheel() -> None:
     assert '"research' not in text.split("[tool.setuptools]", 1)[1].split("[tool.setuptools.package-data]")[0]
 
 
+def test_layout__no_product_module_names_the_lab_or_reaches_into_it() -> None:
+    """House III, item 2: the product names no lab module, not even in a message (the A2C config's retired fields
+    named ``research.a2c_variants.A2CVariantAgent``); the lab imports no private name of the product (it imported
+    ``_board_state`` and ``_per_game``) and patches nothing of it (it swapped a command with ``mock.patch.dict``)."""
+    for folder in ("wordle_gym", "agents"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            text = path.read_text(encoding="utf-8")
+            assert "research." not in text and "research/" not in text, f"{path.relative_to(ROOT)} names the lab"
+    for path in sorted((ROOT / "research").rglob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("wordle_gym", "wordle_agents")):
+                private = [a.name for a in node.names if a.name.startswith("_")]
+                assert not private, f"{path.name} imports the private {private} from {node.module}"
+            if isinstance(node, ast.ImportFrom | ast.Import):
+                names = [getattr(node, "module", None) or "", *(a.name for a in node.names)]
+                assert not any("mock" in n for n in names), f"{path.name} imports a mock"
+
+
 def test_layout__wordle_gym_imports_no_agent_code() -> None:
     for path in sorted((ROOT / "wordle_gym").rglob("*.py")):
         for name in imports(path):

@@ -28,15 +28,15 @@ import json
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, fields, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import torch
 
-from wordle_agents.commands import COMMANDS
+from wordle_agents.commands import COMMANDS, Command
 from wordle_agents.common.checkpoint import half_weights, read_checkpoint, shipped_dir
 from wordle_gym.utils.commandline import OneLineParser
 from wordle_gym.utils.files import atomic_torch_save, atomic_write_json, check_writable, folder_lock, one_line
@@ -50,10 +50,6 @@ PROG = "python -m wordle_agents.commands.recipe"
 
 STAGES = tuple(name for name, command in COMMANDS.items() if command.stage)
 """The commands a stage may run."""
-IMPROVING = tuple(name for name, command in COMMANDS.items() if command.improves)
-"""The commands that improve a network (a stage of them needs weights to start from; one may continue another
-stage's run of the same command)."""
-
 RESERVED = ("init", "out", "export", "run_dir", "device", "max_minutes", "half", "fresh")
 """Options the runner sets itself (where a stage's weights come from and go, the device, the time)."""
 
@@ -101,6 +97,9 @@ class Recipe:
     """One line: what the recipe makes."""
     stages: tuple[Stage, ...]
     """In order, those of the recipe it extends first."""
+    commands: Mapping[str, Command] = field(default_factory=lambda: COMMANDS, compare=False, repr=False)
+    """The commands its stages run, by name (:data:`wordle_agents.commands.COMMANDS`; an experiment passes its
+    own table, e.g. a trainer of its own as ``train-a2c``)."""
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:
@@ -116,7 +115,7 @@ class Recipe:
         """The same recipe with stage ``name``'s options updated (a smaller run, another setting)."""
         stage = self.stage(name)
         changed = replace(stage, options={**stage.options, **options})
-        _check_options(self.name, changed)
+        _check_options(self, changed)
         return replace(self, stages=tuple(changed if s.name == name else s for s in self.stages))
 
 
@@ -126,12 +125,12 @@ def recipe_names() -> list[str]:
     return sorted(entry.name[: -len(".toml")] for entry in folder.iterdir() if entry.name.endswith(".toml"))
 
 
-def load_recipe(name: str) -> Recipe:
-    """A shipped recipe, with the stages of the recipes it extends first."""
-    return _load(name, ())
+def load_recipe(name: str, commands: Mapping[str, Command] = COMMANDS) -> Recipe:
+    """A shipped recipe, with the stages of the recipes it extends first, its stages run by ``commands``."""
+    return _load(name, (), commands)
 
 
-def _load(name: str, seen: tuple[str, ...]) -> Recipe:
+def _load(name: str, seen: tuple[str, ...], commands: Mapping[str, Command]) -> Recipe:
     names = recipe_names()
     if name not in names:
         raise ValueError(f"unknown recipe {name!r}; expected one of: {', '.join(names)}")
@@ -145,9 +144,9 @@ def _load(name: str, seen: tuple[str, ...]) -> Recipe:
     unknown = sorted(set(data) - {"description", "extends", "stage"})
     if unknown:
         raise ValueError(f"recipe {name!r}: unknown keys {unknown}; expected description, extends, stage")
-    base = _load(data["extends"], (*seen, name)).stages if "extends" in data else ()
+    base = _load(data["extends"], (*seen, name), commands).stages if "extends" in data else ()
     stages = base + tuple(_stage(name, entry) for entry in data.get("stage", []))
-    recipe = Recipe(name, str(data.get("description", "")), stages)
+    recipe = Recipe(name, str(data.get("description", "")), stages, commands)
     _check(recipe)
     return recipe
 
@@ -168,15 +167,17 @@ def _check(recipe: Recipe) -> None:
     if not recipe.stages:
         raise ValueError(f"recipe {recipe.name!r} has no stages")
     seen: dict[str, Stage] = {}
+    runnable = tuple(name for name, command in recipe.commands.items() if command.stage)
+    improving = tuple(name for name, command in recipe.commands.items() if command.improves)
     for index, stage in enumerate(recipe.stages):
         if stage.name in seen:
             raise ValueError(f"recipe {recipe.name!r}: two stages are named {stage.name!r}")
-        if stage.command not in STAGES:
+        if stage.command not in runnable:
             raise ValueError(
                 f"recipe {recipe.name!r}, stage {stage.name!r}: unknown command {stage.command!r}; "
-                f"expected one of {', '.join(STAGES)}"
+                f"expected one of {', '.join(runnable)}"
             )
-        if index == 0 and stage.command in IMPROVING:
+        if index == 0 and stage.command in improving:
             raise ValueError(f"recipe {recipe.name!r}: the first stage has no weights to improve")
         if stage.after is not None and (stage.after not in seen or stage.continues is not None):
             raise ValueError(
@@ -185,41 +186,32 @@ def _check(recipe: Recipe) -> None:
             )
         if stage.continues is not None:
             before = seen.get(stage.continues)
-            if before is None or before.command not in IMPROVING or stage.command != before.command:
+            if before is None or before.command not in improving or stage.command != before.command:
                 raise ValueError(
                     f"recipe {recipe.name!r}, stage {stage.name!r}: continues {stage.continues!r}, which is no "
                     f"earlier improve stage"
                 )
-        _check_options(recipe.name, stage)
+        _check_options(recipe, stage)
         seen[stage.name] = stage
 
 
-def _option_classes(command: str) -> tuple[type, ...]:
-    """The dataclasses whose fields are ``command``'s options."""
-    return COMMANDS[command].option_classes()
-
-
-def _check_options(recipe: str, stage: Stage) -> None:
-    allowed = {f.name for cls in _option_classes(stage.command) for f in fields(cls)} - set(RESERVED)
+def _check_options(recipe: Recipe, stage: Stage) -> None:
+    classes = recipe.commands[stage.command].option_classes()
+    allowed = {f.name for cls in classes for f in fields(cls)} - set(RESERVED)
     for key in stage.options:
         if key in RESERVED:
             raise ValueError(
-                f"recipe {recipe!r}, stage {stage.name!r}: option {key!r} is set by the recipe runner "
+                f"recipe {recipe.name!r}, stage {stage.name!r}: option {key!r} is set by the recipe runner "
                 f"(each stage starts from the previous stage's weights in the run folder)"
             )
         if key not in allowed:
             raise ValueError(
-                f"recipe {recipe!r}, stage {stage.name!r}: {stage.command} has no option {key!r}; "
+                f"recipe {recipe.name!r}, stage {stage.name!r}: {stage.command} has no option {key!r}; "
                 f"expected one of {', '.join(sorted(allowed))}"
             )
 
 
 # --- running ---------------------------------------------------------------------------------------------
-
-
-def _command(name: str) -> Callable[[list[str]], int]:
-    """The ``main`` of a stage's command, called with its arguments."""
-    return COMMANDS[name].main()
 
 
 def _state(path: Path) -> Any:
@@ -265,6 +257,7 @@ def _start(recipe: Recipe, index: int, run: RecipeRun) -> str | None:
 def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None = None) -> bool:
     """Run (or continue) stage ``index``; True when it is finished, False when the time limit stopped it."""
     stage = recipe.stages[index]
+    command = recipe.commands[stage.command]
     start = _start(recipe, index, run)
     out, folder = run.weights(stage), run.folder(stage)
     argv = [*stage.argv(), "--device", run.device]
@@ -274,12 +267,12 @@ def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None 
         argv += ["--max-minutes", f"{max(minutes, 1e-6):.6g}"]  # what is left, however little
     if stage.command == "teach":
         argv += ["--out", str(out)]
-    elif stage.command in IMPROVING:
+    elif command.improves:
         argv += ["--out", str(out), "--run-dir", str(folder)]
     else:
         argv += ["--export", str(out), "--run-dir", str(folder)]
     print(f"[{recipe.name}] stage {index + 1}/{len(recipe.stages)} {stage.name}: {stage.command} {' '.join(argv)}")
-    code = _command(stage.command)(argv)
+    code = command.main()(argv)
     if code == 130:  # the command caught a Ctrl-C and kept its run folder: the recipe stops the same way
         raise KeyboardInterrupt
     if code != 0:
@@ -287,8 +280,8 @@ def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None 
     if stage.command == "teach":
         return True
     state = _state(folder / "last.pt")
-    if stage.command in IMPROVING:
-        run_class = _option_classes(stage.command)[0]
+    if command.improves:
+        run_class = command.option_classes()[0]
         wanted = stage.options.get("iterations", run_class.__dataclass_fields__["iterations"].default)
         return len(state["history"]) >= int(wanted)
     return int(state["stage_index"]) >= len(state["stages"])
@@ -403,7 +396,8 @@ def _parse_set(recipe: Recipe, items: Sequence[str]) -> Recipe:
     return recipe
 
 
-def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
+def main(argv: Sequence[str] | None = None, prog: str = PROG, commands: Mapping[str, Command] = COMMANDS) -> int:
+    """The command (``prog``: its name in messages; ``commands``: what the stages run, see :class:`Recipe`)."""
     parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", help="The recipe (an agent's name; --list shows them).")
     parser.add_argument("--list", action="store_true", help="List the recipes and their stages, then exit.")
@@ -419,7 +413,7 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
     try:
         if args.list:
             for name in recipe_names():
-                recipe = load_recipe(name)
+                recipe = load_recipe(name, commands)
                 print(f"{name}: {recipe.description}")
                 for stage in recipe.stages:
                     ships = f"  -> {stage.ships}" if stage.ships else ""
@@ -431,7 +425,7 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG) -> int:
             parser.error(f"name a recipe: {', '.join(recipe_names())}")
         if args.max_minutes is not None and not (math.isfinite(args.max_minutes) and args.max_minutes > 0):
             raise ValueError(f"--max-minutes must be a number of minutes > 0; got {args.max_minutes!r}")
-        recipe = _parse_set(load_recipe(args.name), args.set)
+        recipe = _parse_set(load_recipe(args.name, commands), args.set)
         run = RecipeRun(Path(args.run_dir or f"runs/recipes/{recipe.name}"), args.device, args.max_minutes, args.until)
         if args.out:
             check_writable(args.out)

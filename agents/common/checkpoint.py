@@ -19,22 +19,36 @@ from typing import Any
 from wordle_gym.core.words import load_word_list
 from wordle_gym.utils.files import atomic_torch_save
 
+RETIRED_FIELDS: dict[str, dict[str, tuple[Any, ...] | None]] = {
+    "A2CConfig": {
+        **dict.fromkeys(("gae_lambda", "info_gain", "entropy_coef", "clip_range"), (0.0,)),
+        "temperature": (1.0,),
+        **dict.fromkeys(("ppo_epochs", "minibatches"), None),
+        "boards": (1,),
+        "critic_warmup": (0,),
+        "freeze_board": (False,),
+    },
+}
+"""The checkpoint migrations, in one table: by config class, the fields earlier versions saved that it no longer
+has, each with the values that meant "not used" (None: any). Such a field is dropped on loading where it holds
+one of them; any other value means another trainer's network (an experiment's), and is refused."""
+
 
 def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:
     """Rebuild a config dataclass saved with ``asdict``; unknown fields and bad values are errors. A field the
-    class has retired (its ``RETIRED``: name -> (the values that meant "not used", None for any; the class that
-    reads it)) and does not have is dropped when it holds such a value, and refused, naming that class, when it
-    holds another."""
+    class has retired (:data:`RETIRED_FIELDS`) and does not have is dropped when it holds a value that meant "not
+    used", and refused when it holds another."""
     if not isinstance(data, dict):
         raise ValueError(f"{source}: config must be a dict of {cls.__name__} fields; got {type(data).__name__}")
     names = {f.name for f in fields(cls)}
-    retired = {name: rule for name, rule in getattr(cls, "RETIRED", {}).items() if name in data and name not in names}
-    for name, (unused, reader) in retired.items():
+    table = {k: v for base in reversed(cls.__mro__) for k, v in RETIRED_FIELDS.get(base.__name__, {}).items()}
+    retired = {name: unused for name, unused in table.items() if name in data and name not in names}
+    for name, unused in retired.items():
         value = data[name]
         if value is not None and unused is not None and value not in unused:
             raise ValueError(
-                f"{source}: trained with {name}={value!r}, an option {cls.__name__} no longer has; "
-                f"load it with {reader}"
+                f"{source}: trained with {name}={value!r}, an option {cls.__name__} no longer has: another "
+                f"trainer's network (an experiment's); load it with the class that saved it"
             )
     data = {name: value for name, value in data.items() if name not in retired}
     unknown = sorted(set(data) - names)

@@ -1,7 +1,7 @@
 """The curriculum runner shared by the training examples: stages, evaluation, checkpoints, resume.
 
-A *trainer* has ``step()`` (returns stats: a dataclass or a dict of numbers), ``iteration`` (updates
-made), ``state_dict()`` and ``load_state_dict()``. An agent is a :class:`~wordle_agents.common.network.WordAgent`.
+A trainer is a :class:`Trainer` (``step``, ``iteration``, ``state_dict``, ``load_state_dict``); an agent is a
+:class:`~wordle_agents.common.network.WordAgent`; :class:`TrainingSpec` pairs them for the runner.
 The run folder holds ``last.pt`` (everything to continue, written atomically), ``best_<stage>.pt``
 (the stage's best greedy evaluation) and ``metrics.jsonl`` (one line per evaluation).
 
@@ -29,12 +29,13 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import config_from_dict, half_weights, read_checkpoint, stored_list
+from wordle_agents.common.network import WordAgent
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import EvalResult, evaluate
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from, show
@@ -105,13 +106,32 @@ class RunConfig:
         return list(zip(self.stages, self.iterations, strict=True))
 
 
+class Trainer(Protocol):
+    """What the runner drives: updates made one call at a time, and everything to continue exactly."""
+
+    iteration: int
+    """Updates made so far."""
+
+    def step(self, most: int | None = None) -> Any:
+        """Make one update or more (at most ``most``); its stats, a dataclass or a dict of numbers."""
+        ...
+
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue exactly (``torch.load(weights_only=True)``-loadable)."""
+        ...
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Continue from :meth:`state_dict`'s output."""
+        ...
+
+
 @dataclass(frozen=True)
 class TrainingSpec:
     """What the runner needs to know about an agent to train it."""
 
-    agent_class: Any
-    """A WordAgent subclass (its ``kind`` names the run checkpoints)."""
-    make_trainer: Callable[[Any, list[str], list[str] | None, torch.device, int, bool], Any]
+    agent_class: type[WordAgent]
+    """Its ``kind`` names the run checkpoints; its ``config_class`` gives the command's options."""
+    make_trainer: Callable[[WordAgent, list[str], list[str] | None, torch.device, int, bool], Trainer]
     """(agent, answers, allowed, device, stage updates, warm) -> trainer; ``warm``: the stage starts
     from trained weights (a later stage, or ``--init``)."""
     defaults: RunConfig

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, NamedTuple
+from typing import Any, NamedTuple
 
 import torch
 from torch import nn
@@ -29,8 +29,6 @@ from wordle_gym.envs.observation import KnowledgeLayout
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.utils.device import device_generator, resolve_device
 
-VARIANTS = "research.a2c_variants.A2CVariantAgent"
-BOARDS = "research.a2c_boards.A2CBoardsAgent"
 ENCODINGS = ("positional", "knowledge")
 ENCODING_ALIASES = {"seed": "positional"}
 """Old names of encodings (saved checkpoints name them)."""
@@ -39,18 +37,6 @@ ENCODING_ALIASES = {"seed": "positional"}
 @dataclass
 class A2CConfig:
     """Everything that defines an A2C run. Every field is saved with each checkpoint."""
-
-    RETIRED: ClassVar[dict[str, tuple[tuple[Any, ...] | None, str]]] = {
-        **dict.fromkeys(("gae_lambda", "info_gain", "entropy_coef", "clip_range"), ((0.0,), VARIANTS)),
-        "temperature": ((1.0,), VARIANTS),
-        **dict.fromkeys(("ppo_epochs", "minibatches"), (None, VARIANTS)),
-        "boards": ((1,), BOARDS),
-        "critic_warmup": ((0,), BOARDS),
-        "freeze_board": ((False,), BOARDS),
-    }
-    """Fields of earlier versions, now the lab's trainers', each with the values that meant "not used" (None:
-    any) and the class that reads it. A saved config's retired field with such a value is dropped on loading;
-    any other value is refused, naming that class."""
 
     encoding: str = "positional"
     """"positional" (once "seed"): 26 x 5 x 2 bits per letter and position {unknown, here, not here, elsewhere}
@@ -106,13 +92,14 @@ def input_size(encoding: str, length: int) -> int:
 def encode_observations(obs: torch.Tensor, encoding: str, layout: KnowledgeLayout) -> tuple[torch.Tensor, torch.Tensor]:
     """(state, turn one-hot over the first T turns) float inputs from "knowledge" observations (B, D)."""
     green, excluded, low, high, turn = layout.fields(obs.float())
-    return _board_state(green, excluded, low, high, encoding), turn[:, : layout.max_guesses]
+    return board_state(green, excluded, low, high, encoding), turn[:, : layout.max_guesses]
 
 
-def _board_state(
+def board_state(
     green: torch.Tensor, excluded: torch.Tensor, low: torch.Tensor, high: torch.Tensor, encoding: str
 ) -> torch.Tensor:
-    """One board's network input (B, S) from its knowledge fields (green, excluded (B, L, 26), counts (B, 26))."""
+    """One board's network input (B, S) from its knowledge fields (green, excluded (B, L, 26), counts (B, 26)); a
+    trainer of several boards encodes each board with it."""
     batch, length = green.shape[0], green.shape[1]
     if encoding == "knowledge":
         return torch.cat([green.flatten(1), excluded.flatten(1), low / length, high / length], dim=1)
@@ -238,7 +225,7 @@ class A2CTrainer:
             **options,
         )
 
-    def _draw_answers(self) -> tuple[torch.Tensor, torch.Tensor]:
+    def draw_answers(self) -> tuple[torch.Tensor, torch.Tensor]:
         """Each game's answer (N,) and whether it came from the recent losses (N,)."""
         n, k = self.config.batch_games, self.env.vocabulary.num_answers
         uniform = torch.randint(k, (n,), generator=self.draws)
@@ -252,11 +239,11 @@ class A2CTrainer:
 
     def step(self, most: int | None = None) -> IterationStats:
         """Play one batch of games to the end and make one update (``most``, at least 1, changes nothing)."""
-        answers, queued = self._draw_answers()
+        answers, queued = self.draw_answers()
         obs, _ = self.env.reset(options={"answers": answers})
-        batch, loss = self.learn(obs, answers, queued)
+        batch, loss = self.play_and_update(obs, answers, queued)
         wins = batch.wins
-        self.remember(answers, wins)
+        self.queue_losses(answers, wins)
         return IterationStats(
             loss=float(loss),
             win_rate=float(wins.float().mean()),
@@ -265,7 +252,9 @@ class A2CTrainer:
             games=self.config.batch_games,
         )
 
-    def learn(self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor) -> tuple[Rollout, torch.Tensor]:
+    def play_and_update(
+        self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor
+    ) -> tuple[Rollout, torch.Tensor]:
         """Play the games just reset and make one update from them: the rollout and the loss."""
         batch = self.rollout(obs, answers, queued)
         return batch, self.update(self.loss(batch))
@@ -292,10 +281,10 @@ class A2CTrainer:
             u = torch.rand(n, generator=self.sampler, device=self.device)
             rows = alive.nonzero().squeeze(1) if compact else None
             live = obs if rows is None else obs[rows]
-            actions, logp, value = self.decide(live, u, rows, turn == cfg.max_guesses - 1, queued, answers)
-            self.record(obs, actions)
+            actions, logp, value = self.choose_guesses(live, u, rows, turn == cfg.max_guesses - 1, queued, answers)
+            self.observe_turn(obs, actions)
             obs, reward, terminated, _, infos = env.step(actions)
-            reward = self.shape(reward, actions, answers, alive)
+            reward = self.training_reward(reward, actions, answers, alive)
             wins |= infos["won"] & alive
             guesses = torch.where(terminated & alive, float(turn + 1), guesses)
             logps.append(logp)
@@ -311,7 +300,7 @@ class A2CTrainer:
     dropout_in_rollout = True
     """The network samples the games in training mode (dropout on)."""
 
-    def decide(
+    def choose_guesses(
         self,
         live: torch.Tensor,
         u: torch.Tensor,
@@ -326,13 +315,13 @@ class A2CTrainer:
         cfg, words, n = self.config, self.agent.net.words, self.config.batch_games
         scores, value = self.agent.letter_scores_values(live)
         scores, log_z, drawn = self.sample(scores, u if rows is None else u[rows], rows)
-        actions = _per_game(drawn, rows, n)
+        actions = per_game(drawn, rows, n)
         if last:
             coin = torch.rand(n, generator=self.sampler, device=self.device)
             forced = self.env.game.answer_actions[answers]
             actions = torch.where(queued & (coin < cfg.force_prob), forced, actions)
         logp = words.pick(scores, actions if rows is None else actions[rows]) - log_z
-        return actions, _per_game(logp, rows, n), _per_game(value, rows, n)
+        return actions, per_game(logp, rows, n), per_game(value, rows, n)
 
     def sample(
         self, scores: torch.Tensor, u: torch.Tensor, rows: torch.Tensor | None
@@ -341,14 +330,14 @@ class A2CTrainer:
         with the uniform numbers ``u``, for the games in ``rows`` (all if None)."""
         return (scores, *self.agent.net.words.log_partition(scores, u))
 
-    def remember(self, answers: torch.Tensor, wins: torch.Tensor) -> None:
+    def queue_losses(self, answers: torch.Tensor, wins: torch.Tensor) -> None:
         """Keeps the answers of the games lost in the recent-losses FIFO."""
         self.queue.extend(answers[(~wins).nonzero().flatten()].tolist())
 
-    def record(self, obs: torch.Tensor, actions: torch.Tensor) -> None:
+    def observe_turn(self, obs: torch.Tensor, actions: torch.Tensor) -> None:
         """Sees what every game showed (``obs``) and the guesses played on it, before the step."""
 
-    def shape(
+    def training_reward(
         self, reward: torch.Tensor, actions: torch.Tensor, answers: torch.Tensor, alive: torch.Tensor
     ) -> torch.Tensor:
         """The reward the update learns from, given the env's (the preset's) and the guesses played."""
@@ -376,11 +365,11 @@ class A2CTrainer:
         """One Adam step on ``loss``."""
         self.optimizer.zero_grad()
         loss.backward()
-        self.hold()
+        self.freeze_gradients()
         self.optimizer.step()
         return loss.detach()
 
-    def hold(self) -> None:
+    def freeze_gradients(self) -> None:
         """Before each Adam step: drop the gradients of the weights that step leaves as they are (none)."""
 
     def state_dict(self) -> dict[str, Any]:
@@ -410,8 +399,9 @@ class A2CTrainer:
             torch.cuda.set_rng_state(state["cuda_rng"], self.device)
 
 
-def _per_game(live: torch.Tensor, rows: torch.Tensor | None, n: int) -> torch.Tensor:
-    """One entry per game from the entries of the games in ``rows`` (0 for the others; all if None)."""
+def per_game(live: torch.Tensor, rows: torch.Tensor | None, n: int) -> torch.Tensor:
+    """One entry per game from the entries of the games in ``rows`` (0 for the others; all if None): a rollout's
+    per-game records, for this trainer and those built on it."""
     return live if rows is None else live.new_zeros(n).index_copy(0, rows, live)
 
 

@@ -176,7 +176,7 @@ def rank_openers(
     :func:`summary`); ``"finished"`` is false when ``max_minutes`` or Ctrl-C stopped it first (the
     journal, if any, keeps what was done). ``lose``: an answer not found within ``max_guesses`` costs
     ``max_guesses + 1`` instead of ruling the tree out (the oracle's values; what
-    :mod:`research.boards_bound` needs)."""
+    the multi-board lower bound starts from)."""
     vocab = vocab or Vocabulary()
     check_limits(max_guesses, None, max_cache_entries)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:

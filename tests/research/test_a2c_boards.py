@@ -90,7 +90,7 @@ def test_trainer__boards_resume_exactly_and_answers_are_distinct(tmp_path: Path)
         return A2CBoardsTrainer(A2CBoardsAgent(config, device="cpu"), answers, allowed)
 
     straight = trainer()
-    drawn, queued = straight._draw_answers()
+    drawn, queued = straight.draw_answers()
     assert drawn.shape == (32, 2) and bool((drawn[:, 0] != drawn[:, 1]).all()) and not bool(queued.any())
     straight = trainer()
     for _ in range(3):

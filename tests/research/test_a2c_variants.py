@@ -89,7 +89,7 @@ def test_trainer__temperature_samples_and_learns_the_softened_policy() -> None:
     played = []
     step = trainer.env.step
     trainer.env.step = lambda actions: (played.append(actions.clone()), step(actions))[1]  # type: ignore[method-assign]
-    drawn, queued = trainer._draw_answers()
+    drawn, queued = trainer.draw_answers()
     obs, _ = trainer.env.reset(options={"answers": drawn})
     with torch.no_grad():
         logits, _ = agent.logits_values(obs)
@@ -117,7 +117,7 @@ def test_trainer__information_gain_adds_the_bits_of_each_feedback() -> None:
         for g in (0.0, 0.25)
     )
     shaped.agent.net.load_state_dict(plain.agent.net.state_dict())
-    drawn, queued = plain._draw_answers()
+    drawn, queued = plain.draw_answers()
     batches, played = [], []  # the actions of each turn (the env's own record restarts ended games)
     step = shaped.env.step
     shaped.env.step = lambda actions: (played.append(actions.clone()), step(actions))[1]  # type: ignore[method-assign]
@@ -255,7 +255,7 @@ def test_checkpoints__the_shipped_a2c_loads_a_retired_neutral_field_and_refuses_
     A2CVariantAgent(A2CVariantConfig(hidden=8)).save(tmp_path / "neutral.pt")
     assert A2CAgent.load(tmp_path / "neutral.pt").config == A2CConfig(hidden=8)
     with pytest.raises(
-        ValueError, match=r"trained with entropy_coef=0.01, .*load it with research.a2c_variants.A2CVariantAgent"
+        ValueError, match=r"trained with entropy_coef=0.01, .*another trainer's network .*load it with the class"
     ):
         A2CAgent.load(tmp_path / "used.pt")
     assert A2CVariantAgent.load(tmp_path / "used.pt").config.entropy_coef == 0.01

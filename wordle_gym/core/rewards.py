@@ -2,8 +2,8 @@
 
 * :class:`RewardScheme` (linear in the step's outcome: per guess, win by turn, loss, tiles, refusals) and its
   named :data:`PRESETS`: every env's ``reward=`` (a preset's name or a scheme) and the trainers' ``reward``.
-* :func:`information_bits`: the bits a guess's feedback gives about the answer, a shaping term (the lab's A2C
-  variants add ``info_gain`` times it to the scheme's reward: ``research/a2c_variants.py``).
+* :func:`information_bits`: the bits a guess's feedback gives about the answer, a shaping term (a trainer may add
+  a multiple of it to the scheme's reward).
 * The exact regret of a move (``reward="regret"`` in the text env): :func:`load_oracle` reaches the oracle through
   the entry-point group :data:`ORACLES` (the env package imports no agent code); :func:`regret_info` is its info.
 """

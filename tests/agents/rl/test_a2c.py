@@ -101,7 +101,7 @@ def test_trainer__recent_losses_feed_new_games() -> None:
     stats = trainer.step()  # a random policy loses most games: they enter the FIFO
     assert stats.queue == round(256 * (1 - stats.win_rate))
     queued = list(trainer.queue)
-    drawn, from_queue = trainer._draw_answers()
+    drawn, from_queue = trainer.draw_answers()
     n = min(256, len(queued))
     assert n > 0 and from_queue[:n].all() and not from_queue[n:].any()  # probability 1 while the FIFO lasts
     assert drawn[:n].tolist() == queued[:n] and len(trainer.queue) == len(queued) - n  # in FIFO order
@@ -337,11 +337,11 @@ def update_both_ways(trainers: list[A2CTrainer]) -> list[tuple[torch.Tensor, tor
     (answers, loss, wins, guesses) of each."""
     outs = []
     for trainer, compact in zip(trainers, (True, False), strict=True):
-        drawn, queued = trainer._draw_answers()
+        drawn, queued = trainer.draw_answers()
         obs, _ = trainer.env.reset(options={"answers": drawn})
         batch = trainer.rollout(obs, drawn, queued, compact=compact)
         outs.append((drawn, trainer.update(trainer.loss(batch)), batch.wins, batch.guesses))
-        trainer.remember(drawn, batch.wins)
+        trainer.queue_losses(drawn, batch.wins)
     return outs
 
 

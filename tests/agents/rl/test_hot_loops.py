@@ -101,7 +101,7 @@ def test_a2c_turns__no_host_sync(device: str) -> None:
     config = A2CConfig(hidden=64, batch_games=64, seed=0)
     trainer = A2CTrainer(A2CAgent(config, device=device), answers, allowed)
     trainer.step()
-    answers, queued = trainer._draw_answers()  # once per update, on the host: the FIFO of recent losses
+    answers, queued = trainer.draw_answers()  # once per update, on the host: the FIFO of recent losses
     obs, _ = trainer.env.reset(options={"answers": answers})
     with no_host_sync(device, _optimizer_steps(trainer.optimizer)):
         batch = trainer.rollout(obs, answers, queued)
@@ -159,7 +159,7 @@ def test_meta__vector_env_resets_and_steps(meta: str, mask: str, autoreset: str)
 def test_meta__an_a2c_update(meta: str) -> None:
     answers, allowed = stage_words("40")
     trainer = A2CTrainer(A2CAgent(A2CConfig(hidden=32, batch_games=16), device=meta), answers, allowed)
-    drawn, queued = trainer._draw_answers()  # the FIFO of recent losses lives on the host, by design
+    drawn, queued = trainer.draw_answers()  # the FIFO of recent losses lives on the host, by design
     obs, _ = trainer.env.reset(options={"answers": drawn})
     loss = trainer.update(trainer.loss(trainer.rollout(obs, drawn, queued)))
     assert loss.device.type == meta and trainer.iteration == 1
