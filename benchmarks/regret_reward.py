@@ -102,7 +102,7 @@ def first_moves(budget: float) -> dict:
     from wordle_agents.common.checkpoint import shipped_dir
     from wordle_agents.solvers.oracle import read_opener_totals
     from wordle_gym.core.config import WordleConfig
-    from wordle_gym.core.rewards import load_oracle
+    from wordle_gym.core.regret import load_oracle
 
     out = {}
     for game, answers in (("real", "answers"), ("nyt", "answers_nyt")):

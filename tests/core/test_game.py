@@ -32,7 +32,8 @@ def test_make_game__the_compiled_copy_on_a_cpu_with_numba_the_reference_elsewher
     from wordle_gym.core import _kernels
     from wordle_gym.core.compiled import CompiledGame
     from wordle_gym.core.config import WordleConfig
-    from wordle_gym.core.game import Game, make_game
+    from wordle_gym.core.engines import make_game
+    from wordle_gym.core.game import Game
 
     config = WordleConfig(action_mask="candidates")
     assert type(make_game(config, torch.device("meta"))) is Game

@@ -25,7 +25,8 @@ from typing import NamedTuple
 import torch
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import GameState, make_game, pack_bits, write_turn
+from wordle_gym.core.engines import make_game
+from wordle_gym.core.game import GameState, pack_bits, write_turn
 from wordle_gym.core.rules import GREEN, YELLOW
 
 

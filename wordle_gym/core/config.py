@@ -22,6 +22,21 @@ OBS_DTYPES = ("int8", "float32")  # torch's dtypes of the same names
 MASK_DTYPES = ("int8", "bool", "native", "packed")
 
 
+def _integer(name: str, value: Any, low: int, high: int) -> int:
+    """``value`` as an int in [low, high] (numpy's integers too: np.int64(4) was refused), else ValueError."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be an integer from {low} to {high}; got {value!r}")
+    return value
+
+
+def _one_of(name: str, value: Any, choices: tuple[str, ...], none: bool = False) -> None:
+    """ValueError unless ``value`` is one of ``choices`` (or None where ``none``)."""
+    if not (value is None and none) and value not in choices:
+        raise ValueError(f"unknown {name} {value!r}; expected one of {choices}{' or None' if none else ''}")
+
+
 @dataclass(frozen=True)
 class WordleConfig:
     """Rules and encodings of a Wordle game; ``WordleEnv(**kw)`` and ``WordleVectorEnv(**kw)`` build one.
@@ -74,33 +89,32 @@ class WordleConfig:
     of them, e.g. NeMo Gym's 315): "eval" draws them, "train" every other answer."""
 
     def __post_init__(self) -> None:
-        for name in ("boards", "max_guesses"):  # numpy's integers too (np.int64(4) was refused)
-            value = getattr(self, name)
-            if isinstance(value, numbers.Integral) and not isinstance(value, bool | int):
-                object.__setattr__(self, name, int(value))
-        if isinstance(self.boards, bool) or not isinstance(self.boards, int) or not 1 <= self.boards <= MAX_BOARDS:
-            raise ValueError(f"boards must be an integer from 1 to {MAX_BOARDS}; got {self.boards!r}")
-        if self.max_guesses is None:
-            object.__setattr__(self, "max_guesses", self.boards + 5)
-        if (
-            isinstance(self.max_guesses, bool)
-            or not isinstance(self.max_guesses, int)
-            or not 1 <= self.max_guesses <= MAX_GUESSES
-        ):
-            raise ValueError(f"max_guesses must be an integer from 1 to {MAX_GUESSES}; got {self.max_guesses!r}")
+        """Each field checked on its own, then the rules between them (the lists are read once, here)."""
+        for name, low, high in (("boards", 1, MAX_BOARDS), ("max_guesses", 1, MAX_GUESSES)):
+            if name == "max_guesses" and self.max_guesses is None:
+                object.__setattr__(self, "max_guesses", self.boards + 5)
+            object.__setattr__(self, name, _integer(name, getattr(self, name), low, high))
         if not isinstance(self.observation, str):  # the name is checked against the encodings when an env is built
             raise TypeError(f"observation must be the name of an encoding; got {self.observation!r}")
-        if self.action_mask is not None and self.action_mask not in MASK_MODES:
-            raise ValueError(f"unknown action_mask {self.action_mask!r}; expected one of {MASK_MODES} or None")
-        if self.obs_dtype not in OBS_DTYPES:
-            raise ValueError(f"unknown obs_dtype {self.obs_dtype!r}; expected one of {tuple(OBS_DTYPES)}")
-        if self.mask_dtype not in MASK_DTYPES:
-            raise ValueError(f"unknown mask_dtype {self.mask_dtype!r}; expected one of {MASK_DTYPES}")
+        _one_of("action_mask", self.action_mask, MASK_MODES, none=True)
+        _one_of("obs_dtype", self.obs_dtype, OBS_DTYPES)
+        _one_of("mask_dtype", self.mask_dtype, MASK_DTYPES)
         if not isinstance(self.hard_mode, bool):
             raise TypeError(f"hard_mode must be a bool; got {self.hard_mode!r}")
         if isinstance(self.reward, dict):  # a scheme's fields, as an env spec's JSON gives them back
             object.__setattr__(self, "reward", get_reward_scheme(self.reward))
         get_reward_scheme(self.reward)  # fail early on an unknown preset
+        self._check_boards()
+        _ = self.vocabulary  # validate the word lists now, not on first use
+        self._check_split()
+        if self.boards > self.vocabulary.num_answers:
+            raise ValueError(
+                f"boards={self.boards} needs as many distinct answers; "
+                f"the answer list has {self.vocabulary.num_answers}"
+            )
+
+    def _check_boards(self) -> None:
+        """Several boards: no hard mode (it can leave no legal guess)."""
         if self.boards > 1 and self.hard_mode:
             raise ValueError(
                 f"hard_mode is not defined for boards={self.boards}: one guess must keep every board's greens, and "
@@ -108,13 +122,14 @@ class WordleConfig:
             )
         if self.boards > 1 and self.action_mask == "hard":
             raise ValueError(f"action_mask 'hard' needs hard_mode, which boards={self.boards} does not have")
-        _ = self.vocabulary  # validate the word lists now, not on first use
+
+    def _check_split(self) -> None:
+        """The split's fields, against the answer list."""
         if self.split_held_out is not None and self.split is None:
             raise ValueError("split_held_out names a split's eval answers: give split='train' or 'eval' with it")
         if self.split_held_out is not None:
             object.__setattr__(self, "split_held_out", held_out_answers(self.split_held_out, self.vocabulary.answers))
-        if self.split is not None and self.split not in SPLITS:
-            raise ValueError(f"unknown split {self.split!r}; expected one of {SPLITS} or None")
+        _one_of("split", self.split, SPLITS, none=True)
         if isinstance(self.split_seed, bool) or not isinstance(self.split_seed, numbers.Integral):
             raise TypeError(f"split_seed must be an integer; got {self.split_seed!r}")
         size, most = self.split_eval_size, self.vocabulary.num_answers - 1
@@ -123,11 +138,6 @@ class WordleConfig:
         if self.split and len(self.answer_pool) < self.boards:
             count = len(self.answer_pool)
             raise ValueError(f"boards={self.boards} needs as many answers; the {self.split!r} split has {count}")
-        if self.boards > self.vocabulary.num_answers:
-            raise ValueError(
-                f"boards={self.boards} needs as many distinct answers; "
-                f"the answer list has {self.vocabulary.num_answers}"
-            )
 
     @classmethod
     def build(cls, config: WordleConfig | dict | None = None, **options: Any) -> WordleConfig:

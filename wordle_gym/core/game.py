@@ -3,7 +3,8 @@
 :class:`GameState` is plain data: a few tensors, one row per game. :class:`Game` holds the
 constant tensors of one configuration on one device and moves states forward. The vector env
 is this engine with ``num_envs`` rows; it is the reference for the rules, in torch only. Its named copies:
-:class:`~wordle_gym.core.compiled.CompiledGame` (numba kernels for big CPU batches; :func:`make_game` picks it)
+:class:`~wordle_gym.core.compiled.CompiledGame` (numba kernels for big CPU batches; :mod:`wordle_gym.core.engines`
+picks it)
 and :class:`~wordle_gym.envs.scalar.ScalarGame` (plain Python for one game), held to this engine step by step
 by ``tests/envs/test_scalar.py`` (where they differ, this one is right).
 
@@ -469,14 +470,3 @@ def unpack_mask(packed: Any, num_actions: int) -> Any:
         return np.unpackbits(packed, axis=-1, count=num_actions, bitorder="little").astype(bool)
     shifts = torch.arange(8, dtype=torch.uint8, device=packed.device)
     return ((packed[..., None] >> shifts) & 1).flatten(-2)[..., :num_actions].bool()
-
-
-def make_game(config: WordleConfig, device: torch.device) -> Game:
-    """The engine for ``config`` on ``device``: :class:`Game`, or on a CPU with numba its compiled copy."""
-    from wordle_gym.core import _kernels
-
-    if device.type != "cpu" or not _kernels.available():
-        return Game(config, device)
-    from wordle_gym.core.compiled import CompiledGame
-
-    return CompiledGame(config, device)

@@ -4,27 +4,19 @@
   named :data:`PRESETS`: every env's ``reward=`` (a preset's name or a scheme) and the trainers' ``reward``.
 * :func:`information_bits`: the bits a guess's feedback gives about the answer, a shaping term (a trainer may add
   a multiple of it to the scheme's reward).
-* The exact regret of a move (``reward="regret"`` in the text env): :func:`load_oracle` reaches the oracle through
-  the entry-point group :data:`ORACLES` (the env package imports no agent code); :func:`regret_info` is its info.
+* The exact regret of a move (``reward="regret"`` in the text env): :mod:`wordle_gym.core.regret`.
 """
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from importlib.metadata import entry_points
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from wordle_gym.core import __version__
-from wordle_gym.utils.files import built_once
-
 if TYPE_CHECKING:
     import torch
-
-    from wordle_gym.core.config import WordleConfig
 
 
 @dataclass(frozen=True)
@@ -185,46 +177,3 @@ def information_bits(
     rows = table[actions]  # (N, K): the pattern each answer would show
     candidates &= rows == rows.gather(1, answers[:, None])
     return torch.log2(before.float()) - torch.log2(candidates.sum(1).float())
-
-
-ORACLES = "wordle_gym.oracles"
-"""The entry-point group of oracles (``reward="regret"`` loads ``exact``, which ``wordle_agents`` registers)."""
-
-
-_ORACLES: dict[tuple[Any, ...], Any] = {}
-_ORACLES_LOCK = threading.Lock()
-
-
-def load_oracle(config: WordleConfig) -> Any:
-    """The exact oracle for ``config``'s game, through the entry point ``exact`` of :data:`ORACLES` (the env
-    package imports no agent code): an object with ``positions(game, state)`` and ``move_regret(position,
-    action, budget_s)``. One per game (lists, mode, limit) in a process; an env takes a ``fork()`` of it (its own
-    search, so envs never wait on each other's searches), and what any fork proves serves every later game."""
-    key = (config.vocabulary.digest, config.hard_mode, config.max_guesses)
-    with _ORACLES_LOCK:
-        found = _ORACLES.get(key)
-        if found is not None:
-            return found
-        points = [point for point in entry_points(group=ORACLES) if point.name == "exact"]
-        if not points:
-            raise ValueError(
-                f'reward="regret" needs the exact oracle: no entry point "exact" in the group {ORACLES!r} '
-                "(it comes with wordle_agents, which installs with wordle-gym)"
-            )
-        # the first build on a machine compiles the search and writes the pattern table: one process builds while
-        # the others that start at once wait, then read what it left in the disk cache
-        with built_once(f"oracle-{__version__}-{config.vocabulary.digest}-{config.hard_mode}-{config.max_guesses}"):
-            oracle = points[0].load()(config)
-        _ORACLES[key] = oracle
-        return oracle
-
-
-def regret_info(judged: dict[str, Any]) -> dict[str, Any]:
-    """The info keys of ``reward="regret"``: ``regret`` (float64), ``regret_exact`` (bool), ``regret_bounds``
-    ((2,) float64: proven low and high) and ``regret_basis`` (str: "exact", or the upper bound charged)."""
-    return {
-        "regret": np.array(judged["regret"], np.float64),
-        "regret_exact": np.array(bool(judged["exact"])),
-        "regret_bounds": np.array([judged["low"], judged["high"]], np.float64),
-        "regret_basis": str(judged.get("basis", "exact" if judged["exact"] else "upper bound")),
-    }

@@ -15,7 +15,8 @@ import torch
 
 from wordle_gym.core.boards import MultiGame
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import Game, make_game
+from wordle_gym.core.engines import make_game
+from wordle_gym.core.game import Game
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.observation import MULTI_OBSERVATIONS, OBSERVATIONS, MultiObservation, Observation
 from wordle_gym.envs.render import check_render_mode

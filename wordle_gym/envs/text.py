@@ -12,8 +12,9 @@ import torch
 from gymnasium import spaces
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.game import NO_TILE, GameState, make_game
-from wordle_gym.core.rewards import ORACLES, load_oracle, regret_info  # noqa: F401 (ORACLES: its old home)
+from wordle_gym.core.engines import make_game
+from wordle_gym.core.game import NO_TILE, GameState
+from wordle_gym.core.regret import ORACLES, load_oracle, regret_info  # noqa: F401 (ORACLES: its old home)
 from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.base import reset_answer
