@@ -2,11 +2,12 @@
 
 Each agent is a harness Policy (``act(observations, action_masks, env)``) and is registered in the
 ``wordle_gym.agents`` entry-point group exactly as a third-party agent would be (see
-:mod:`wordle_gym.harness.registry`); :mod:`wordle_agents.zoo` is the table of them. The subpackages, by
-layer: ``common`` (checkpoints, the network base, the training runner), ``solvers``, ``rl``, ``methods``
-(applied to a trained network) and ``commands`` (``python -m wordle_agents.commands.NAME``, in one table; the
-recipes of the shipped learned agents are data files in ``recipes/``). Stable-Baselines3 models live in
-:mod:`wordle_agents.rl.sb3` (needs the ``sb3`` extra), so importing this package does not import SB3.
+:mod:`wordle_gym.harness.registry`); :mod:`wordle_agents.zoo` is the table of them. The subpackages,
+by layer: ``common`` (checkpoints, the network base, the training runner), ``solvers``, ``rl``,
+``methods`` (applied to a trained network) and ``commands``
+(``python -m wordle_agents.commands.NAME``, in one table; the recipes of the shipped learned agents
+are data files in ``recipes/``). Stable-Baselines3 models live in :mod:`wordle_agents.rl.sb3` (needs
+the ``sb3`` extra), so importing this package does not import SB3.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # imported on first use (torch with them): the exact solver's command loads no torch
+# imported on first use (torch with them): the exact solver's command loads no torch
+if TYPE_CHECKING:
     from wordle_agents.common.checkpoint import CheckpointInfo
     from wordle_agents.common.training import RunConfig
     from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer
@@ -28,7 +30,9 @@ _LAZY = {
     "RunConfig": "wordle_agents.common.training",
     **dict.fromkeys(["A2CAgent", "A2CConfig", "A2CTrainer"], "wordle_agents.rl.a2c"),
     **dict.fromkeys(["DQNAgent", "DQNConfig", "DQNTrainer"], "wordle_agents.rl.dqn"),
-    **dict.fromkeys(["PrioritizedReplay", "ReplaySample", "UniformReplay"], "wordle_agents.rl.replay"),
+    **dict.fromkeys(
+        ["PrioritizedReplay", "ReplaySample", "UniformReplay"], "wordle_agents.rl.replay"
+    ),
     "RandomPolicy": "wordle_agents.solvers.baselines",
     **dict.fromkeys(["SCORES", "MaxEntropySolver"], "wordle_agents.solvers.max_entropy"),
 }

@@ -1,4 +1,5 @@
-"""Moved to :mod:`wordle_agents.commands.improve`; ``python -m wordle_agents.improve`` still runs it (until 0.4)."""
+"""Moved to :mod:`wordle_agents.commands.improve`; ``python -m wordle_agents.improve`` still runs it
+(until 0.4)."""
 
 import sys
 

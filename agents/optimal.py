@@ -1,4 +1,5 @@
-"""Moved to :mod:`wordle_agents.commands.optimal`; ``python -m wordle_agents.optimal`` still runs it (until 0.4)."""
+"""Moved to :mod:`wordle_agents.commands.optimal`; ``python -m wordle_agents.optimal`` still runs it
+(until 0.4)."""
 
 import sys
 

@@ -1,4 +1,5 @@
-"""Moved to :mod:`wordle_agents.commands.recipe`; ``python -m wordle_agents.recipe`` still runs it (until 0.4)."""
+"""Moved to :mod:`wordle_agents.commands.recipe`; ``python -m wordle_agents.recipe`` still runs it
+(until 0.4)."""
 
 import sys
 

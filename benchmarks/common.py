@@ -1,4 +1,5 @@
-"""What the benchmark scripts share: arguments, the machine's description (the package's), saving results."""
+"""What the benchmark scripts share: arguments, the machine's description (the package's), saving
+results."""
 
 from __future__ import annotations
 
@@ -30,14 +31,20 @@ def parse_args(
 ) -> tuple[argparse.Namespace, torch.device, dict[str, Any]]:
     """The common ``--device`` and ``--quick`` flags (``extra`` adds a script's own); returns the
     args, the device and a result dict already holding the device, machine and date."""
-    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--device", default="cpu", help="cpu, cuda or auto (default: cpu)")
     parser.add_argument("--quick", action="store_true", help=quick_help)
     if extra is not None:
         extra(parser)
     args = parser.parse_args()
     device = resolve_device(args.device)
-    return args, device, {"device": device.type, "machine": describe(device), "date": time.strftime("%Y-%m-%d")}
+    return (
+        args,
+        device,
+        {"device": device.type, "machine": describe(device), "date": time.strftime("%Y-%m-%d")},
+    )
 
 
 def run_fresh(
@@ -48,9 +55,9 @@ def run_fresh(
     cwd: Path | None = None,
     extra_env: dict[str, str] | None = None,
 ) -> tuple[Any, float]:
-    """``code`` in a fresh ``python`` process (``path`` first on PYTHONPATH, ``extra_env`` added to the
-    environment): the JSON of its last printed line, and the process's wall time. By default it runs from
-    a neutral folder, since ``python -c`` puts the working directory first on sys.path."""
+    """``code`` in a fresh ``python`` process (``path`` first on PYTHONPATH, ``extra_env`` added to
+    the environment): the JSON of its last printed line, and the process's wall time. By default it
+    runs from a neutral folder, since ``python -c`` puts the working directory first on sys.path."""
     env = {**os.environ, **(extra_env or {})}
     if path:
         env["PYTHONPATH"] = os.pathsep.join([path, env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
@@ -70,9 +77,10 @@ def run_fresh(
 
 
 def measure_fresh(script: str, call: str, checkout: str | None = None) -> Any:
-    """What ``call`` (an expression on the module, e.g. ``"measure(10.0)"``) returns, run in a fresh process where
-    the benchmark ``script`` imports as a module: on this code, or on the checkout at ``checkout`` (its agents as
-    ``wordle_agents``, from a folder kept in it so that numba's cache of its kernels serves its next process)."""
+    """What ``call`` (an expression on the module, e.g. ``"measure(10.0)"``) returns, run in a fresh
+    process where the benchmark ``script`` imports as a module: on this code, or on the checkout at
+    ``checkout`` (its agents as ``wordle_agents``, from a folder kept in it so that numba's cache of
+    its kernels serves its next process)."""
     code = f"import json, fresh_measure; print(json.dumps(fresh_measure.{call}))"
     if checkout is None:
         with tempfile.TemporaryDirectory() as folder:

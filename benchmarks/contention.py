@@ -1,12 +1,14 @@
-"""The hot paths on a busy machine: each one's wall time beside N other CPU-bound processes (N = 0, 1, 2, 4).
+"""The hot paths on a busy machine: each one's wall time beside N other CPU-bound processes (N = 0,
+1, 2, 4).
 
-Each path runs as a user runs it (a fresh ``wordle-gym`` or ``python -m`` process) while N busy loops hold the
-cores, twice: with this code's OpenMP wait policy (``OMP_WAIT_POLICY=PASSIVE``, set by ``import wordle_gym``
-unless already set) and with OpenMP's default (the code before it: spinning waits). The machine's fair share
-is about (N + cores) / cores times the idle time; a slowdown far above it is threads waiting on each other.
+Each path runs as a user runs it (a fresh ``wordle-gym`` or ``python -m`` process) while N busy
+loops hold the cores, twice: with this code's OpenMP wait policy (``OMP_WAIT_POLICY=PASSIVE``, set
+by ``import wordle_gym`` unless already set) and with OpenMP's default (the code before it: spinning
+waits). The machine's fair share is about (N + cores) / cores times the idle time; a slowdown far
+above it is threads waiting on each other.
 
-    python -m benchmarks.contention            # every path, N = 0, 1, 2, 4 (about 15 minutes on 2 cores)
-    python -m benchmarks.contention --quick    # one path, N = 0 and 1
+    python -m benchmarks.contention            # every path, N = 0, 1, 2, 4 (about 15 minutes on 2
+    cores) python -m benchmarks.contention --quick    # one path, N = 0 and 1
 """
 
 from __future__ import annotations
@@ -23,14 +25,17 @@ from benchmarks.common import parse_args, save
 
 COMMAND = "python -m benchmarks.contention"
 PATHS = {
-    "eval, one board (max-entropy from SALET, 2315 games)": ["eval", "--agent", "max-entropy", "--opener", "salet"],
+    "eval, one board (max-entropy from SALET, 2315 games)": [
+        "eval", "--agent", "max-entropy", "--opener", "salet",
+    ],
     "eval, Dordle (max-entropy from SALET, 300 games)": [
         "eval", "--agent", "max-entropy", "--opener", "salet", "--boards", "2", "--games", "300",
     ],
     "eval, the vector env (random, 2315 games)": ["eval", "--agent", "random"],
     "the exact solver (optimal tree from SALET)": ["-m", "wordle_agents.commands.optimal", "salet"],
 }  # fmt: skip
-POLICIES = {"this code (PASSIVE)": "PASSIVE", "before (OpenMP's default)": ""}  # "" is no policy to OpenMP
+# "" is no policy to OpenMP
+POLICIES = {"this code (PASSIVE)": "PASSIVE", "before (OpenMP's default)": ""}
 
 
 @contextmanager
@@ -48,7 +53,11 @@ def busy(count: int) -> Iterator[None]:
 
 def timed(args: list[str], policy: str) -> float:
     """Wall time of one fresh process (``wordle-gym ARGS``, or ``python ARGS`` for a module)."""
-    command = [sys.executable, *args] if args[0] == "-m" else [shutil.which("wordle-gym") or "wordle-gym", *args]
+    command = (
+        [sys.executable, *args]
+        if args[0] == "-m"
+        else [shutil.which("wordle-gym") or "wordle-gym", *args]
+    )
     env = {**os.environ, "OMP_WAIT_POLICY": policy}
     start = time.perf_counter()
     out = subprocess.run(command, env=env, capture_output=True, text=True, timeout=3600)
@@ -70,7 +79,13 @@ def main() -> None:
                     times[str(n)] = min(timed(command, policy) for _ in range(2))  # best of two
                 print(f"{name} | {policy_name} | {n} busy: {times[str(n)]:.2f} s", flush=True)
             rows.append({"path": name, "policy": policy_name, "seconds": times})
-    result.update({"command": COMMAND + (" --quick" if args.quick else ""), "cores": os.cpu_count(), "rows": rows})
+    result.update(
+        {
+            "command": COMMAND + (" --quick" if args.quick else ""),
+            "cores": os.cpu_count(),
+            "rows": rows,
+        }
+    )
     save("contention", result)
 
 

@@ -1,14 +1,15 @@
-"""The vector env's step on CUDA, mask "all": eager with and without ``check_actions`` (its one host read a
-step), and one step captured as a CUDA graph and replayed, at 16384 and 2^20 games.
+"""The vector env's step on CUDA, mask "all": eager with and without ``check_actions`` (its one host
+read a step), and one step captured as a CUDA graph and replayed, at 16384 and 2^20 games.
 
     python -m benchmarks.cuda_graph [--device cuda] [--quick]
 
-Eager: ``env.step(action)`` on a fixed action tensor, 100 steps after 3 warm-up steps. Graph: the same step
-with ``check_actions=False`` (a host read cannot be captured) captured once (the env's generator registered,
-so new games draw new answers on each replay) and replayed 200 times: what a step with no launch overhead
-reaches, an upper bound for a fused step (the replay reuses its captured action). Also checks that the eager
-step with ``check_actions=False`` makes no synchronising call (``torch.cuda.set_sync_debug_mode("error")``).
-Writes ``benchmarks/results/cuda_graph_cuda.json`` and regenerates BENCHMARKS.md. Needs a CUDA device.
+Eager: ``env.step(action)`` on a fixed action tensor, 100 steps after 3 warm-up steps. Graph: the
+same step with ``check_actions=False`` (a host read cannot be captured) captured once (the env's
+generator registered, so new games draw new answers on each replay) and replayed 200 times: what a
+step with no launch overhead reaches, an upper bound for a fused step (the replay reuses its
+captured action). Also checks that the eager step with ``check_actions=False`` makes no
+synchronising call (``torch.cuda.set_sync_debug_mode("error")``). Writes
+``benchmarks/results/cuda_graph_cuda.json`` and regenerates BENCHMARKS.md. Needs a CUDA device.
 """
 
 from __future__ import annotations
@@ -70,7 +71,9 @@ def measure(size: int, device: torch.device, repeats: int) -> dict[str, object]:
 def main() -> None:
     args, device, result = parse_args(__doc__, "256 and 4096 games, 10 steps (a smoke run)")
     if device.type != "cuda":
-        raise SystemExit("benchmarks.cuda_graph needs a CUDA device: run it with --device cuda on a GPU")
+        raise SystemExit(
+            "benchmarks.cuda_graph needs a CUDA device: run it with --device cuda on a GPU"
+        )
     sizes, repeats = ((256, 4096), 10) if args.quick else ((16384, 1 << 20), 100)
     result["rows"] = [measure(n, device, repeats) for n in sizes]
     result["command"] = " ".join(["python -m benchmarks.cuda_graph", *sys.argv[1:]])

@@ -10,8 +10,8 @@ of an earlier result (one run per session fits; the table grows across sessions)
 
 Each run trains ``DQNTrainer`` on the 100-word stage (answers = guesses) for a fixed number of
 updates, evaluates greedily through the harness every 250 updates, and records the first update
-reaching 95 % wins and the final and best win rates. Writes ``benchmarks/results/dqn_ablation_<device>.json``
-and regenerates BENCHMARKS.md.
+reaching 95 % wins and the final and best win rates. Writes
+``benchmarks/results/dqn_ablation_<device>.json`` and regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate
 
-BASE = {"hidden": 512, "reward": "tile-shaped", "learning_starts": 2000}  # the first DQN write-up's settings
+# the first DQN write-up's settings
+BASE = {"hidden": 512, "reward": "tile-shaped", "learning_starts": 2000}
 # (name, changes to BASE)
 SETTINGS: list[tuple[str, dict]] = [
     ("seed-001 settings (prioritized, dueling, double, lr 5e-4, width 512)", {}),
@@ -40,8 +41,14 @@ SETTINGS: list[tuple[str, dict]] = [
     ("batch 128", {"batch_size": 128}),
     ("width 1024", {"hidden": 1024}),
     ("epsilon decays over 10 %", {"eps_fraction": 0.1}),
-    ("combined: width 1024, reward default, lr 1e-3", {"hidden": 1024, "reward": "default", "lr": 1e-3}),
-    ("combined: width 1024, reward default (the defaults now)", {"hidden": 1024, "reward": "default"}),
+    (
+        "combined: width 1024, reward default, lr 1e-3",
+        {"hidden": 1024, "reward": "default", "lr": 1e-3},
+    ),
+    (
+        "combined: width 1024, reward default (the defaults now)",
+        {"hidden": 1024, "reward": "default"},
+    ),
 ]
 
 
@@ -54,7 +61,9 @@ def run(changes: dict, updates: int, device) -> dict:
         before = trainer.iteration
         trainer.step()
         if trainer.iteration // 250 > before // 250 or trainer.iteration >= updates:
-            result = evaluate(trainer.agent, answers=answers, allowed=allowed, device=device, progress=False)
+            result = evaluate(
+                trainer.agent, answers=answers, allowed=allowed, device=device, progress=False
+            )
             curve.append((trainer.iteration, result.win_rate, result.mean_guesses_wins))
             if reached is None and result.win_rate >= 0.95:
                 reached = trainer.iteration
@@ -69,7 +78,9 @@ def run(changes: dict, updates: int, device) -> dict:
 
 
 def main() -> None:
-    args, device, result = parse_args(__doc__, "one setting, 250 updates (a smoke run)", extra=_only_flag)
+    args, device, result = parse_args(
+        __doc__, "one setting, 250 updates (a smoke run)", extra=_only_flag
+    )
     updates = 250 if args.quick else 3000
     settings = SETTINGS[:1] if args.quick else SETTINGS
     kept: dict[str, dict] = {}
@@ -78,7 +89,8 @@ def main() -> None:
         settings = [s for s in settings if s[0].startswith(tuple(prefixes))]
         if not settings:
             raise SystemExit(
-                f"--only {args.only!r} matches no setting; expected prefixes of {[s[0] for s in SETTINGS]}"
+                f"--only {args.only!r} matches no setting; expected prefixes of "
+                f"{[s[0] for s in SETTINGS]}"
             )
         earlier = RESULTS / f"dqn_ablation_{device.type}.json"
         if earlier.exists():
@@ -88,10 +100,16 @@ def main() -> None:
     result["updates"] = updates
     for name, changes in settings:
         outcome = run(changes, updates, device)
-        print(f"{name}: best {100 * outcome['best_win_rate']:.1f} %, to 95 %: {outcome['updates_to_95']}", flush=True)
+        print(
+            f"{name}: best {100 * outcome['best_win_rate']:.1f} %, to 95 %: "
+            f"{outcome['updates_to_95']}",
+            flush=True,
+        )
         kept[name] = {"setting": name, "changes": changes, **outcome, "date": result["date"]}
     order = [name for name, _ in SETTINGS]
-    result["runs"] = sorted(kept.values(), key=lambda r: order.index(r["setting"]) if r["setting"] in order else 99)
+    result["runs"] = sorted(
+        kept.values(), key=lambda r: order.index(r["setting"]) if r["setting"] in order else 99
+    )
     save("dqn_ablation", result)
 
 

@@ -3,8 +3,9 @@ against a plain-Python single-game env written here as the baseline and, side by
 same run, against other envs and older checkouts of this one.
 
     python -m benchmarks.env_throughput [--device cpu|cuda|auto] [--quick]
-        [--before PATH]                      # a checkout of an older commit (git worktree add PATH COMMIT)
-        [--peer-python PY --peer-path DIR]   # gym-wordle 0.1.3: its venv's python, gym 0.19's source
+        [--before PATH]                      # a checkout of an older commit (git worktree add PATH
+        COMMIT) [--peer-python PY --peer-path DIR]   # gym-wordle 0.1.3: its venv's python, gym
+        0.19's source
 
 The single-env rows run ``gym.make(...)`` with random actions, each in a fresh process (ours,
 the older checkout's and the peer's alike), alternating, best of three rounds; the same for
@@ -129,16 +130,19 @@ stepping = steps / (time.perf_counter() - start)
 model = PPO("MlpPolicy", venv, n_steps=128, batch_size=256, n_epochs=1, seed=0, device="cpu")
 start = time.perf_counter()
 model.learn(total_timesteps=steps)
-print(json.dumps({"dummy_vec_env_steps_per_s": stepping, "ppo_steps_per_s": steps / (time.perf_counter() - start)}))
+ppo = steps / (time.perf_counter() - start)
+print(json.dumps({"dummy_vec_env_steps_per_s": stepping, "ppo_steps_per_s": ppo}))
 """
 
-# The torch vector env; argv = num_envs, seconds, mask mode, boards[, "packed"]. Prints ms per batched step.
+# The torch vector env; argv = num_envs, seconds, mask mode, boards[, "packed"]. Prints ms per
+# batched step.
 VECTOR_STEP = """
 import json, sys, time
 import torch
 from wordle_gym.envs.multi import make_vector_env
 n, budget, mask, boards = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], int(sys.argv[4])
-packed = {"mask_dtype": "packed"} if sys.argv[5:] == ["packed"] else {}  # older checkouts have no such option
+# older checkouts have no such option
+packed = {"mask_dtype": "packed"} if sys.argv[5:] == ["packed"] else {}
 env = make_vector_env(n, device="cpu", action_mask=mask, boards=boards, **packed)
 env.reset(seed=0)
 gen = torch.Generator().manual_seed(0)
@@ -151,9 +155,9 @@ while time.perf_counter() - start < budget:
     steps += 1
 print(json.dumps(1e3 * (time.perf_counter() - start) / steps))
 """
-# (num_envs, mask, boards, mask dtype) timed side by side with --before: a few games (the fixed cost of a
-# step's torch calls), the big batch with each mask, the packed masks (the older checkout: its int8 masks),
-# and Quordle's.
+# (num_envs, mask, boards, mask dtype) timed side by side with --before: a few games (the fixed cost
+# of a step's torch calls), the big batch with each mask, the packed masks (the older checkout: its
+# int8 masks), and Quordle's.
 SIDE_BY_SIDE_VECTOR = (
     (1, "all", 1, "int8"),
     (8, "all", 1, "int8"),
@@ -167,12 +171,14 @@ SIDE_BY_SIDE_VECTOR = (
     (16384, "all", 4, "int8"),
 )
 QUICK_SIDE_BY_SIDE = (SIDE_BY_SIDE_VECTOR[2], SIDE_BY_SIDE_VECTOR[8], SIDE_BY_SIDE_VECTOR[9])
-"""With ``--quick`` (a smoke run): a few games, a packed mask, Quordle (each row is a fresh process per contender)."""
+"""With ``--quick`` (a smoke run): a few games, a packed mask, Quordle (each row is a fresh process
+per contender)."""
 
 
 PASSIVE = "this checkout, OMP_WAIT_POLICY=PASSIVE"
-"""The side-by-side vector rows of ``BIG`` games again with torch's OpenMP threads sleeping when idle instead of
-spinning: a spinning thread takes the core that a big step's compiled kernels split their rows onto (2 cores here)."""
+"""The side-by-side vector rows of ``BIG`` games again with torch's OpenMP threads sleeping when
+idle instead of spinning: a spinning thread takes the core that a big step's compiled kernels split
+their rows onto (2 cores here)."""
 BIG = 16384
 
 
@@ -204,9 +210,13 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
         seconds = "0.3" if quick else "3"
         for _ in tqdm(range(1 if quick else 3), desc="vector env, side by side", unit="round"):
             for n, mask, boards, dtype in configs:
-                for name in (name for name in vector if _config(n, mask, boards, dtype) in vector[name]):
+                for name in (
+                    name for name in vector if _config(n, mask, boards, dtype) in vector[name]
+                ):
                     python, path, _, _ = contenders["this checkout" if name == PASSIVE else name]
-                    argv = [str(n), seconds, mask, str(boards)] + ([dtype] if name != "before" else [])
+                    argv = [str(n), seconds, mask, str(boards)] + (
+                        [dtype] if name != "before" else []
+                    )
                     extra = {"OMP_WAIT_POLICY": "PASSIVE"} if name == PASSIVE else None
                     ms = run_fresh(VECTOR_STEP, argv, python, path, extra_env=extra)[0]
                     vector[name][_config(n, mask, boards, dtype)].append(ms)
@@ -220,11 +230,16 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
         "single_env": {name: max(values) for name, values in single.items()},
         "before": args.before
         and subprocess.run(
-            ["git", "-C", args.before, "log", "-1", "--format=%h"], capture_output=True, text=True, check=False
+            ["git", "-C", args.before, "log", "-1", "--format=%h"],
+            capture_output=True,
+            text=True,
+            check=False,
         ).stdout.strip(),
         "sb3_ppo_steps": ppo_steps,
         "sb3_ppo": sb3,
-        "vector_ms_per_step": {name: {str(n): min(v) for n, v in runs.items()} for name, runs in vector.items()},
+        "vector_ms_per_step": {
+            name: {str(n): min(v) for n, v in runs.items()} for name, runs in vector.items()
+        },
     }
 
 
@@ -241,7 +256,8 @@ def time_single(make, steps: int) -> float:
 
 
 def time_sync_vector(num_envs: int, budget_s: float) -> dict[str, float]:
-    """Gymnasium's SyncVectorEnv of the single env (``vectorization_mode="sync"``), numpy actions."""
+    """Gymnasium's SyncVectorEnv of the single env (``vectorization_mode="sync"``), numpy
+    actions."""
     import gymnasium as gym
 
     env = gym.make_vec("Wordle-v0", num_envs=num_envs, vectorization_mode="sync")
@@ -252,17 +268,23 @@ def time_sync_vector(num_envs: int, budget_s: float) -> dict[str, float]:
         env.step(actions[steps % 64])
         steps += 1
     elapsed = time.perf_counter() - start
-    return {"num_envs": num_envs, "env_steps_per_s": steps * num_envs / elapsed, "ms_per_step": 1e3 * elapsed / steps}
+    return {
+        "num_envs": num_envs,
+        "env_steps_per_s": steps * num_envs / elapsed,
+        "ms_per_step": 1e3 * elapsed / steps,
+    }
 
 
 def mask_breakdown(num_envs: int, budget_s: float) -> list[dict[str, object]]:
-    """Where a step's time goes on the CPU, every mask: each compiled kernel of ``wordle_gym.core._kernels``
-    (timed around its ``run``) and the rest of the step, in ms per step."""
+    """Where a step's time goes on the CPU, every mask: each compiled kernel of
+    ``wordle_gym.core._kernels`` (timed around its ``run``) and the rest of the step, in ms per
+    step."""
     from wordle_gym.core import _kernels
 
     rows = []
     for mask in ("all", "candidates", "hard"):
-        throughput.time_vector(num_envs, torch.device("cpu"), mask, 0.05)  # the kernels compiled (or loaded) first
+        # the kernels compiled (or loaded) first
+        throughput.time_vector(num_envs, torch.device("cpu"), mask, 0.05)
         spent: dict[str, float] = {}
         plain = _kernels.run
 
@@ -276,21 +298,33 @@ def mask_breakdown(num_envs: int, budget_s: float) -> list[dict[str, object]]:
             run = throughput.time_vector(num_envs, torch.device("cpu"), mask, budget_s)
         finally:
             _kernels.run = plain
-        kernels = {name: 1e3 * seconds / (run["steps"] + 3) for name, seconds in spent.items()}  # + 3 warm-up steps
-        rows.append({"mask": mask, "num_envs": num_envs, "ms_per_step": run["ms_per_step"], "kernels_ms": kernels})
+        # + 3 warm-up steps
+        kernels = {name: 1e3 * seconds / (run["steps"] + 3) for name, seconds in spent.items()}
+        rows.append(
+            {
+                "mask": mask,
+                "num_envs": num_envs,
+                "ms_per_step": run["ms_per_step"],
+                "kernels_ms": kernels,
+            }
+        )
     return rows
 
 
 def _side_by_side_flags(parser) -> None:
     parser.add_argument("--before", help="an older checkout of this repository, timed side by side")
-    parser.add_argument("--peer-python", help="the python of a venv with gym-wordle 0.1.3 installed")
-    parser.add_argument("--peer-path", help="put on that python's PYTHONPATH (gym 0.19's unpacked source)")
+    parser.add_argument(
+        "--peer-python", help="the python of a venv with gym-wordle 0.1.3 installed"
+    )
+    parser.add_argument(
+        "--peer-path", help="put on that python's PYTHONPATH (gym 0.19's unpacked source)"
+    )
 
 
 def profile_step(num_envs: int, device: torch.device, steps: int = 10) -> dict[str, object]:
-    """Where a batched step's time goes, mask "all": torch's profiler over ``steps`` steps (after 3 warm-up
-    steps), the 15 operators with the most self time on the device (the CPU here), per step, and the number
-    of operator calls per step (on CUDA, each is one or more kernel launches)."""
+    """Where a batched step's time goes, mask "all": torch's profiler over ``steps`` steps (after 3
+    warm-up steps), the 15 operators with the most self time on the device (the CPU here), per step,
+    and the number of operator calls per step (on CUDA, each is one or more kernel launches)."""
     from torch.profiler import ProfilerActivity, profile
 
     env = make_vector_env(num_envs, device=device, action_mask="all")
@@ -305,7 +339,8 @@ def profile_step(num_envs: int, device: torch.device, steps: int = 10) -> dict[s
             env.step(action)
         if cuda:
             torch.cuda.synchronize(device)
-    events = [e for e in prof.key_averages() if e.key.startswith("aten::")]  # operators, not kernels
+    # operators, not kernels
+    events = [e for e in prof.key_averages() if e.key.startswith("aten::")]
     key = "self_device_time_total" if cuda else "self_cpu_time_total"
     top = sorted(events, key=lambda e: getattr(e, key), reverse=True)[:15]
     return {
@@ -314,14 +349,20 @@ def profile_step(num_envs: int, device: torch.device, steps: int = 10) -> dict[s
         "time": "device" if cuda else "cpu",
         "calls_per_step": sum(e.count for e in events) / steps,
         "ops": [
-            {"name": e.key, "calls_per_step": e.count / steps, "self_ms_per_step": getattr(e, key) / 1e3 / steps}
+            {
+                "name": e.key,
+                "calls_per_step": e.count / steps,
+                "self_ms_per_step": getattr(e, key) / 1e3 / steps,
+            }
             for e in top
         ],
     }
 
 
 def main() -> None:
-    args, device, result = parse_args(__doc__, "short timings (a smoke run)", extra=_side_by_side_flags)
+    args, device, result = parse_args(
+        __doc__, "short timings (a smoke run)", extra=_side_by_side_flags
+    )
     budget = 0.3 if args.quick else 2.0
     vocab = Vocabulary()
 
@@ -341,11 +382,14 @@ def main() -> None:
     steps = 500 if args.quick else 20_000
     answers, allowed = load_word_list("answers"), load_word_list("allowed")
     result["single_env_steps_per_s"] = time_single(WordleEnv, steps)
-    result["plain_python_steps_per_s"] = time_single(lambda: PlainPythonWordle(answers, allowed), steps)
+    result["plain_python_steps_per_s"] = time_single(
+        lambda: PlainPythonWordle(answers, allowed), steps
+    )
     if device.type == "cpu":
         result["side_by_side"] = side_by_side(args, args.quick)
 
-    result["vector"] = throughput.measure(device, throughput.default_sizes(device), budget)  # what bench --env does
+    # what bench --env does
+    result["vector"] = throughput.measure(device, throughput.default_sizes(device), budget)
     big = throughput.default_sizes(device)[-1]
     result["profile"] = profile_step(big, device)
     if device.type == "cpu":

@@ -1,12 +1,14 @@
-"""The exact solver's whole command beside the C++ it is measured against and the code before, in one run.
+"""The exact solver's whole command beside the C++ it is measured against and the code before, in
+one run.
 
     python -m benchmarks.exact [--cpp BINARY] [--before PATH] [--rounds 3]
 
-``python -m wordle_agents.commands.optimal salet [--hard]`` in a fresh process (this checkout, and with ``--before``
-an older checkout: ``git worktree add PATH COMMIT``), and with ``--cpp`` alex1770/wordle's solver on the same
-lists (``wordle -w salet -a allowed -h answers [-H]``; build it with ``make`` in a checkout of that
-repository), alternating, best of ``--rounds``; then where this checkout's process spends its time. Writes
-``benchmarks/results/exact_cpu.json`` and regenerates BENCHMARKS.md.
+``python -m wordle_agents.commands.optimal salet [--hard]`` in a fresh process (this checkout, and
+with ``--before`` an older checkout: ``git worktree add PATH COMMIT``), and with ``--cpp``
+alex1770/wordle's solver on the same lists (``wordle -w salet -a allowed -h answers [-H]``; build it
+with ``make`` in a checkout of that repository), alternating, best of ``--rounds``; then where this
+checkout's process spends its time. Writes ``benchmarks/results/exact_cpu.json`` and regenerates
+BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from benchmarks.common import describe, run_fresh, save
 from wordle_gym.core.words import Vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
-# This checkout's command, timed in phases (the same work as the command's own process: numba's array support
-# without scipy's BLAS, solve, replay every answer, no interpreter teardown).
+# This checkout's command, timed in phases (the same work as the command's own process: numba's
+# array support without scipy's BLAS, solve, replay every answer, no interpreter teardown).
 PHASED = """
 import json, os, sys, time
 start = time.perf_counter()
@@ -42,11 +44,12 @@ listed = time.perf_counter()
 tree = solve(vocab, "salet", {hard}, progress=False)
 solved = time.perf_counter()
 used = tree.play(vocab)
-print(json.dumps({{"total": tree.total, "mean": tree.mean, "max": int(used.max()), "solved": int((used > 0).sum()),
-                  "nodes": tree.nodes_searched, "in_process_s": time.perf_counter() - start,
-                  "torch_imported": "torch" in sys.modules,
-                  "phases_s": {{"imports": imported - start, "lists": listed - imported, **tree.seconds,
-                               "replay": time.perf_counter() - solved}}}}))
+phases = {{"imports": imported - start, "lists": listed - imported, **tree.seconds,
+          "replay": time.perf_counter() - solved}}
+print(json.dumps({{"total": tree.total, "mean": tree.mean, "max": int(used.max()),
+                  "solved": int((used > 0).sum()), "nodes": tree.nodes_searched,
+                  "in_process_s": time.perf_counter() - start,
+                  "torch_imported": "torch" in sys.modules, "phases_s": phases}}))
 sys.stdout.flush()
 os._exit(0)
 """
@@ -63,8 +66,8 @@ def _timed(command: list[str], env: dict[str, str], cwd: str) -> tuple[float, st
 
 
 def _python_env(before: str | None, links: Path) -> dict[str, str]:
-    """This checkout's installed packages, or the older checkout first on the path (``wordle_agents`` is its
-    ``agents`` folder: a link in ``links`` names it)."""
+    """This checkout's installed packages, or the older checkout first on the path
+    (``wordle_agents`` is its ``agents`` folder: a link in ``links`` names it)."""
     env = dict(os.environ)
     if before:
         (links / "wordle_agents").symlink_to(Path(before, "agents").resolve())
@@ -73,20 +76,27 @@ def _python_env(before: str | None, links: Path) -> dict[str, str]:
 
 
 def _cold(hard: bool) -> float:
-    """This checkout's phased command as on a fresh machine: numba compiles the kernel, the table is built."""
+    """This checkout's phased command as on a fresh machine: numba compiles the kernel, the table is
+    built."""
     from wordle_agents.solvers import _optimal_kernel
 
     for stale in Path(_optimal_kernel.__file__).parent.glob("__pycache__/_optimal_kernel*.nb[ci]"):
         stale.unlink()
     with tempfile.TemporaryDirectory() as cache:
-        return run_fresh(PHASED.format(hard=hard), cwd=ROOT, extra_env={"WORDLE_GYM_CACHE": cache})[1]
+        return run_fresh(PHASED.format(hard=hard), cwd=ROOT, extra_env={"WORDLE_GYM_CACHE": cache})[
+            1
+        ]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--cpp", help="alex1770/wordle's built solver (the `wordle` binary)")
     parser.add_argument("--before", help="an older checkout of this repository, timed side by side")
-    parser.add_argument("--rounds", type=int, default=3, help="fresh processes per contender and mode (best kept)")
+    parser.add_argument(
+        "--rounds", type=int, default=3, help="fresh processes per contender and mode (best kept)"
+    )
     args = parser.parse_args()
     vocab = Vocabulary()
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,18 +115,38 @@ def main() -> None:
             nodes: dict[str, int] = {}
             if args.cpp:
                 times["C++"] = []
-            for env in contenders.values():  # each checkout's kernel loaded from numba's cache from here on
-                _timed([sys.executable, "-m", "wordle_agents.commands.optimal", "salet", *flag], env, tmp)
+            # each checkout's kernel loaded from numba's cache from here on
+            for env in contenders.values():
+                _timed(
+                    [sys.executable, "-m", "wordle_agents.commands.optimal", "salet", *flag],
+                    env,
+                    tmp,
+                )
             for _ in range(args.rounds):
                 for name, env in contenders.items():
-                    command = [sys.executable, "-m", "wordle_agents.commands.optimal", "salet", *flag]
+                    command = [
+                        sys.executable,
+                        "-m",
+                        "wordle_agents.commands.optimal",
+                        "salet",
+                        *flag,
+                    ]
                     seconds, out = _timed(command, env, tmp)
                     total, searched = _REPORT.search(out).groups()
                     assert int(total) == (8122 if hard else 7920), out
                     times[name].append(seconds)
                     nodes[name] = int(searched.replace(",", ""))
                 if args.cpp:
-                    cpp = [args.cpp, "-w", "salet", "-a", "allowed", "-h", "answers", *(["-H"] if hard else [])]
+                    cpp = [
+                        args.cpp,
+                        "-w",
+                        "salet",
+                        "-a",
+                        "allowed",
+                        "-h",
+                        "answers",
+                        *(["-H"] if hard else []),
+                    ]
                     times["C++"].append(_timed(cpp, dict(os.environ), tmp)[0])
             phases, process_s = run_fresh(PHASED.format(hard=hard), cwd=ROOT)
             rows.append(

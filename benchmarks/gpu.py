@@ -1,48 +1,56 @@
-"""Everything ``../shared/GPU.md`` asks of a GPU, in order, in one command: the first GPU minutes go to GPU work.
+"""Everything ``../shared/GPU.md`` asks of a GPU, in order, in one command: the first GPU minutes go
+to GPU work.
 
-    python -m benchmarks.gpu --out gpu-run [--device cuda] [--train-minutes 0] [--improve-minutes 0] [--quick]
+    python -m benchmarks.gpu --out gpu-run [--device cuda] [--train-minutes 0] [--improve-minutes 0]
+    [--quick]
         [--dry-run]
 
 Steps (each a fresh process with its own time limit; its output goes to ``<out>/<step>.log``, and
 ``<out>/summary.json`` records every step's command, exit status and seconds as soon as it ends):
 
-1. ``cuda-tests``: ``pytest -m cuda`` over the modules that hold CUDA tests (the CPU-vs-CUDA equality
-   tests, the hot loops with CUDA's sync check);
-2. ``env-throughput``: ``python -m benchmarks.env_throughput --device cuda`` (1 to 2^20 games, every mask,
-   torch's profile of a step at 2^20); ``cuda-graph``: ``python -m benchmarks.cuda_graph`` (the step eager and
-   captured as a CUDA graph);
-3. ``training``: ``python -m benchmarks.training --device cuda`` (A2C and DQN updates per second, fresh and
-   from the shipped weights, each in a fresh process; every shipped network through the harness on CUDA);
-4. ``multi-board``: ``python -m benchmarks.multi_board --device cuda --boards 2,4`` (Quordle game-steps per
-   second beside Wordle's; the greedy solver on the standard Dordle and Quordle sets);
-5. ``bench``: ``wordle-gym bench --device cuda --optimal-agent none --out <out>/bench`` (every agent's row),
-   then ``bench-device``: ``python -m benchmarks.bench_device`` (those rows beside the CPU rows);
-6. with ``--train-minutes M``: ``train-a2c`` and ``train-dqn``, the examples' training scripts from the shipped
-   full-game weights, ``--max-minutes M`` each, resumable from ``<out>/runs/<agent>``;
-7. with ``--improve-minutes M``: ``improve``, ``improve-hard`` and ``improve-root``, own-policy rollouts
-   (``python -m wordle_agents.commands.improve``) from the shipped ``dqn_explored.pt``, in hard mode with the reward
-   ``win-first`` from ``dqn_explored_hard.pt``, and with exploring starts at the root from the repository's
-   ``training/dqn_root.pt`` (no opener fixed by hand), and ``improve-boards``, the network that sees every board
-   (``python -m wordle_agents.commands.improve_boards --see-all --train-board``) from the shipped
-   ``dqn_boards.pt``, ``--max-minutes M`` each; the best networks go to ``<out>/<the same file name>``, the runs
-   (resumable by the same command) to ``<out>/runs/improve*`` (``--only improve-root`` runs one). On an H100 an
-   iteration took 25-35 s (35-100 min on this 2-core CPU); with the root explored about 55 s on an H200 (2-4 h
-   here); on several boards 21-33 s on an H200;
+1. ``cuda-tests``: ``pytest -m cuda`` over the modules that hold CUDA tests (the CPU-vs-CUDA
+   equality tests, the hot loops with CUDA's sync check);
+2. ``env-throughput``: ``python -m benchmarks.env_throughput --device cuda`` (1 to 2^20 games, every
+   mask, torch's profile of a step at 2^20); ``cuda-graph``: ``python -m benchmarks.cuda_graph``
+   (the step eager and captured as a CUDA graph);
+3. ``training``: ``python -m benchmarks.training --device cuda`` (A2C and DQN updates per second,
+   fresh and from the shipped weights, each in a fresh process; every shipped network through the
+   harness on CUDA);
+4. ``multi-board``: ``python -m benchmarks.multi_board --device cuda --boards 2,4`` (Quordle
+   game-steps per second beside Wordle's; the greedy solver on the standard Dordle and Quordle
+   sets);
+5. ``bench``: ``wordle-gym bench --device cuda --optimal-agent none --out <out>/bench`` (every
+   agent's row), then ``bench-device``: ``python -m benchmarks.bench_device`` (those rows beside the
+   CPU rows);
+6. with ``--train-minutes M``: ``train-a2c`` and ``train-dqn``, the examples' training scripts from
+   the shipped full-game weights, ``--max-minutes M`` each, resumable from ``<out>/runs/<agent>``;
+7. with ``--improve-minutes M``: ``improve``, ``improve-hard`` and ``improve-root``, own-policy
+   rollouts (``python -m wordle_agents.commands.improve``) from the shipped ``dqn_explored.pt``, in
+   hard mode with the reward ``win-first`` from ``dqn_explored_hard.pt``, and with exploring starts
+   at the root from the repository's ``training/dqn_root.pt`` (no opener fixed by hand), and
+   ``improve-boards``, the network that sees every board (``python -m
+   wordle_agents.commands.improve_boards --see-all
+   --train-board``) from the shipped ``dqn_boards.pt``, ``--max-minutes
+   M`` each; the best networks go to ``<out>/<the same file
+   name>``, the runs (resumable by the same command) to ``<out>/runs/improve*`` (``--only
+   improve-root`` runs one). On an H100 an iteration took 25-35 s (35-100 min on this 2-core CPU);
+   with the root explored about 55 s on an H200 (2-4 h here); on several boards 21-33 s on an H200;
 8. ``benchmarks``: ``python -m benchmarks.make_table`` (BENCHMARKS.md, CUDA rows included).
 
-Steps 1-5 and 8 took 4.5 minutes on an H200 (2026-11-26): they fit a 15-minute device lease, with room for
-``--improve-minutes 2`` (each run ends its last iteration after the minutes: about a minute more). Each benchmark
-writes ``benchmarks/results/<name>_cuda.json``; copied back into a checkout, ``python -m benchmarks.make_table``
-renders them. A failing step is recorded and the next one runs. ``--quick`` passes
-``--quick`` to the benchmarks (a rehearsal on the CPU: ``--device cpu --quick``). ``--dry-run`` runs every step
-on the CPU with tiny sizes (the test suite does, so that the script works the first time a GPU is at hand); it
-writes nothing outside ``--out``.
+Steps 1-5 and 8 took 4.5 minutes on an H200 (2026-11-26): they fit a 15-minute device lease, with
+room for ``--improve-minutes 2`` (each run ends its last iteration after the minutes: about a minute
+more). Each benchmark writes ``benchmarks/results/<name>_cuda.json``; copied back into a checkout,
+``python -m benchmarks.make_table`` renders them. A failing step is recorded and the next one runs.
+``--quick`` passes ``--quick`` to the benchmarks (a rehearsal on the CPU: ``--device cpu --quick``).
+``--dry-run`` runs every step on the CPU with tiny sizes (the test suite does, so that the script
+works the first time a GPU is at hand); it writes nothing outside ``--out``.
 
-On a lent machine with torch but not this project's other dependencies and no package index: bring the wheels
-it lacks (``pip download --no-deps --only-binary=:all: -d .whl gymnasium farama-notifications``, and
-stable-baselines3 with sb3-contrib for the bench's SB3 rows), then ``pip install --no-index --no-deps .whl/*.whl
-&& pip install --no-index --no-deps --no-build-isolation -e .`` there (the agents' entry points need the install).
-The tracked tree is about 62 MiB of a 64 MiB transfer: carry little beside it.
+On a lent machine with torch but not this project's other dependencies and no package index: bring
+the wheels it lacks (``pip download --no-deps --only-binary=:all: -d .whl gymnasium
+farama-notifications``, and stable-baselines3 with sb3-contrib for the bench's SB3 rows), then ``pip
+install --no-index --no-deps .whl/*.whl && pip install --no-index --no-deps --no-build-isolation -e
+.`` there (the agents' entry points need the install). The tracked tree is about 62 MiB of a 64 MiB
+transfer: carry little beside it.
 """
 
 from __future__ import annotations
@@ -62,13 +70,16 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 ROWS = Path("benchmarks") / "results" / "agents"  # where a bench run's rows go under its --out
-# The own-policy rollout runs (``--improve-minutes``): step name, the weights under agents/checkpoints it improves.
+# The own-policy rollout runs (``--improve-minutes``): step name, the weights under
+# agents/checkpoints it improves.
 IMPROVE = {
     "improve": "dqn_explored.pt",
     "improve-hard": "dqn_explored_hard.pt",
-    "improve-root": "training/dqn_root.pt",  # no opener fixed by hand: exploring starts at the root (issue 64)
+    # no opener fixed by hand: exploring starts at the root (issue 64)
+    "improve-root": "training/dqn_root.pt",
 }
-# The test modules that hold tests marked ``cuda`` (the others need no GPU and would only be collected).
+# The test modules that hold tests marked ``cuda`` (the others need no GPU and would only be
+# collected).
 CUDA_TEST_MODULES = [
     "tests/envs/test_vector.py",
     "tests/agents/rl/test_hot_loops.py",
@@ -77,18 +88,43 @@ CUDA_TEST_MODULES = [
 
 
 def steps(
-    out: Path, device: str, train_minutes: float, dry: bool, quick_run: bool = False, improve_minutes: float = 0.0
+    out: Path,
+    device: str,
+    train_minutes: float,
+    dry: bool,
+    quick_run: bool = False,
+    improve_minutes: float = 0.0,
 ) -> list[tuple[str, list[str], float]]:
     """(name, command, time limit in seconds) of every step, in order."""
     python = sys.executable
     checkpoints = ROOT / "agents" / "checkpoints"
     runs = out / "runs"
+    best20 = str(runs / "a2c" / "best_20.pt")
     if dry:  # the same commands, on the CPU, with tiny sizes
-        tiny = ["--stages", "20", "--iterations", "3", "--eval-every", "2", "--checkpoint-every", "1"]
+        tiny = [
+            "--stages",
+            "20",
+            "--iterations",
+            "3",
+            "--eval-every",
+            "2",
+            "--checkpoint-every",
+            "1",
+        ]
         return [
             (
                 "cuda-tests",
-                [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "cuda", *CUDA_TEST_MODULES],
+                [
+                    python,
+                    "-m",
+                    "pytest",
+                    "-q",
+                    "-p",
+                    "no:cacheprovider",
+                    "-m",
+                    "cuda",
+                    *CUDA_TEST_MODULES,
+                ],
                 600,
             ),
             (
@@ -96,13 +132,16 @@ def steps(
                 [
                     python,
                     "-c",
-                    "import wordle_gym.harness.throughput as t, torch, benchmarks.env_throughput as e; "
+                    "import wordle_gym.harness.throughput as t, torch, benchmarks.env_throughput "
+                    "as e; "
                     "d = torch.device('cpu'); "
-                    "print(t.table(t.measure(d, [8], 0.05, progress=False))); print(e.profile_step(8, d, steps=2))",
+                    "print(t.table(t.measure(d, [8], 0.05, progress=False))); "
+                    "print(e.profile_step(8, d, steps=2))",
                 ],
                 300,
             ),
-            ("cuda-graph", [python, "-m", "benchmarks.cuda_graph", "--help"], 60),  # needs CUDA: imports, parses
+            # needs CUDA: imports, parses
+            ("cuda-graph", [python, "-m", "benchmarks.cuda_graph", "--help"], 60),
             (
                 "training",
                 [
@@ -120,7 +159,8 @@ def steps(
                     python,
                     "-c",
                     "import torch; from wordle_gym.harness.throughput import time_vector; "
-                    "print([time_vector(8, torch.device('cpu'), 'all', 0.05, boards=k) for k in (1, 4)])",
+                    "print([time_vector(8, torch.device('cpu'), 'all', 0.05, boards=k) for k in "
+                    "(1, 4)])",
                 ],
                 300,
             ),
@@ -140,7 +180,8 @@ def steps(
                 ],
                 600,
             ),
-            ("bench-device", [python, "-m", "benchmarks.bench_device", "--help"], 60),  # it writes to the repository
+            # it writes to the repository
+            ("bench-device", [python, "-m", "benchmarks.bench_device", "--help"], 60),
             (
                 "train-a2c",
                 [
@@ -182,11 +223,14 @@ def steps(
                         python,
                         "-c",
                         "import sys, torch; from wordle_agents.commands.improve import main; "
-                        f"words = torch.load({str(runs / 'a2c' / 'best_20.pt')!r}, weights_only=True)['answers']; "
+                        f"words = torch.load({best20!r}, "
+                        "weights_only=True)['answers']; "
                         f"open({str(out / 'words20.txt')!r}, 'w').write(chr(10).join(words)); "
-                        f"sys.exit(main({_improve_args(out, name, str(runs / 'a2c' / 'best_20.pt'), 'cpu', 1)!r} + "
-                        f"['--answers', {str(out / 'words20.txt')!r}, '--allowed', {str(out / 'words20.txt')!r}, "
-                        "'--top', '2', '--screen', '2', '--explore', '1', '--epochs', '1', '--iterations', '1']))",
+                        f"sys.exit(main({_improve_args(out, name, best20, 'cpu', 1)!r} + "
+                        f"['--answers', {str(out / 'words20.txt')!r}, '--allowed', "
+                        f"{str(out / 'words20.txt')!r}, "
+                        "'--top', '2', '--screen', '2', '--explore', '1', '--epochs', '1', "
+                        "'--iterations', '1']))",
                     ],
                     300,
                 )
@@ -199,25 +243,65 @@ def steps(
                     "-m",
                     "wordle_agents.commands.improve_boards",
                     *_boards_args(out, str(runs / "a2c" / "best_20.pt"), "cpu", 1),
-                    *["--answers", str(out / "words20.txt"), "--allowed", str(out / "words20.txt"), "--boards", "2"],
-                    *["--games", "2", "--top", "2", "--samples", "2", "--epochs", "1", "--anchors", "0"],
+                    *[
+                        "--answers",
+                        str(out / "words20.txt"),
+                        "--allowed",
+                        str(out / "words20.txt"),
+                        "--boards",
+                        "2",
+                    ],
+                    *[
+                        "--games",
+                        "2",
+                        "--top",
+                        "2",
+                        "--samples",
+                        "2",
+                        "--epochs",
+                        "1",
+                        "--anchors",
+                        "0",
+                    ],
                     *["--validation", "10", "--iterations", "1", "--context", "16"],
                 ],
                 300,
             ),
-            ("benchmarks", [python, "-c", "import benchmarks.report as r; print(len(r.RENDERERS))"], 120),
+            (
+                "benchmarks",
+                [python, "-c", "import benchmarks.report as r; print(len(r.RENDERERS))"],
+                120,
+            ),
         ]
     quick = ["--quick"] if quick_run else []
     plan = [
         (
             "cuda-tests",
-            [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "cuda", *CUDA_TEST_MODULES],
+            [
+                python,
+                "-m",
+                "pytest",
+                "-q",
+                "-p",
+                "no:cacheprovider",
+                "-m",
+                "cuda",
+                *CUDA_TEST_MODULES,
+            ],
             90,
         ),
-        ("env-throughput", [python, "-m", "benchmarks.env_throughput", "--device", device, *quick], 150),
+        (
+            "env-throughput",
+            [python, "-m", "benchmarks.env_throughput", "--device", device, *quick],
+            150,
+        ),
         ("cuda-graph", [python, "-m", "benchmarks.cuda_graph", "--device", device, *quick], 60),
         ("training", [python, "-m", "benchmarks.training", "--device", device, *quick], 120),
-        ("multi-board", [python, "-m", "benchmarks.multi_board", "--device", device, "--boards", "2,4", *quick], 75),
+        (
+            "multi-board",
+            [python, "-m", "benchmarks.multi_board", "--device", device, "--boards", "2,4", *quick],
+            75,
+        ),
         (
             "bench",
             [
@@ -234,7 +318,11 @@ def steps(
             ],
             90,
         ),
-        ("bench-device", [python, "-m", "benchmarks.bench_device", "--rows", str(out / "bench" / ROWS)], 30),
+        (
+            "bench-device",
+            [python, "-m", "benchmarks.bench_device", "--rows", str(out / "bench" / ROWS)],
+            30,
+        ),
     ]
     if train_minutes > 0:
         minutes, limit = str(train_minutes), 60 * train_minutes + 120
@@ -262,14 +350,21 @@ def steps(
                     limit,
                 )
             )
-    if importlib.util.find_spec("trl") is not None:  # the language-model loop (the "trl" extra): the tiny model
+    # the language-model loop (the "trl" extra): the tiny model
+    if importlib.util.find_spec("trl") is not None:
         grpo = ["examples/train_grpo.py", "--tiny", "--steps", "4", "--device", device]
         grpo += ["--output-dir", str(runs / "grpo")]
         plan.append(("grpo-tiny", [python, *grpo], 600))
     if improve_minutes > 0:
         for name, weights in IMPROVE.items():
             command = _improve_args(out, name, str(checkpoints / weights), device, improve_minutes)
-            plan.append((name, [python, "-m", "wordle_agents.commands.improve", *command], 60 * improve_minutes + 240))
+            plan.append(
+                (
+                    name,
+                    [python, "-m", "wordle_agents.commands.improve", *command],
+                    60 * improve_minutes + 240,
+                )
+            )
         boards = _boards_args(out, str(checkpoints / "dqn_boards.pt"), device, improve_minutes)
         plan.append(
             (
@@ -282,52 +377,80 @@ def steps(
 
 
 def _improve_args(out: Path, name: str, init: str, device: str, minutes: float) -> list[str]:
-    """``python -m wordle_agents.commands.improve``'s options of step ``name`` (a key of :data:`IMPROVE`): the
-    recipe's options of dqn-explored's last stages (with exploring starts at the root too for "improve-root"),
-    as many iterations as ``minutes`` allow."""
+    """``python -m wordle_agents.commands.improve``'s options of step ``name`` (a key of
+    :data:`IMPROVE`): the recipe's options of dqn-explored's last stages (with exploring starts at
+    the root too for "improve-root"), as many iterations as ``minutes`` allow."""
     hard = ["--hard", "--reward", "win-first"] if name == "improve-hard" else []
     root = ["--explore-root", "16"] if name == "improve-root" else []
     return [
-        "--init", init, "--out", str(out / Path(IMPROVE[name]).name), "--run-dir", str(out / "runs" / name),
-        *hard, *root,
+        "--init", init, "--out", str(out / Path(IMPROVE[name]).name),
+        "--run-dir", str(out / "runs" / name), *hard, *root,
         "--top", "24", "--screen", "24", "--explore", "4", "--epochs", "40", "--iterations", "1000",
         "--max-minutes", str(minutes), "--device", device,
     ]  # fmt: skip
 
 
 def _boards_args(out: Path, init: str, device: str, minutes: float) -> list[str]:
-    """``python -m wordle_agents.commands.improve_boards``'s options of step ``improve-boards``: a new run of the
-    recipe ``dqn-boards``'s stage from ``init`` (the shipped network that sees every board), as many iterations
-    as ``minutes`` allow; the best network goes to ``<out>/dqn_boards.pt``."""
+    """``python -m wordle_agents.commands.improve_boards``'s options of step ``improve-boards``: a
+    new run of the recipe ``dqn-boards``'s stage from ``init`` (the shipped network that sees every
+    board), as many iterations as ``minutes`` allow; the best network goes to
+    ``<out>/dqn_boards.pt``."""
     return [
-        "--init", init, "--out", str(out / "dqn_boards.pt"), "--run-dir", str(out / "runs" / "improve-boards"),
-        "--see-all", "--train-board", "--boards", "2,4", "--games", "200", "--lr", "1e-4", "--epochs", "8",
-        "--anchors", "1500", "--iterations", "1000", "--max-minutes", str(minutes), "--device", device,
+        "--init", init, "--out", str(out / "dqn_boards.pt"),
+        "--run-dir", str(out / "runs" / "improve-boards"),
+        "--see-all", "--train-board", "--boards", "2,4", "--games", "200", "--lr", "1e-4",
+        "--epochs", "8", "--anchors", "1500", "--iterations", "1000", "--max-minutes", str(minutes),
+        "--device", device,
     ]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--out", required=True, help="folder of the logs, results and training runs")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--out", required=True, help="folder of the logs, results and training runs"
+    )
     parser.add_argument("--device", default="cuda", help="the GPU (default: cuda)")
     parser.add_argument(
-        "--train-minutes", type=float, default=0.0, help="minutes of each training run; 0, the default, runs none"
+        "--train-minutes",
+        type=float,
+        default=0.0,
+        help="minutes of each training run; 0, the default, runs none",
     )
     parser.add_argument(
-        "--improve-minutes", type=float, default=0.0, help="minutes of each own-policy rollout run; 0 runs none"
+        "--improve-minutes",
+        type=float,
+        default=0.0,
+        help="minutes of each own-policy rollout run; 0 runs none",
     )
-    parser.add_argument("--quick", action="store_true", help="pass --quick to the benchmarks (a rehearsal)")
-    parser.add_argument("--dry-run", action="store_true", help="every step on the CPU with tiny sizes")
-    parser.add_argument("--only", help="run only the steps whose name holds one of these comma-separated texts")
+    parser.add_argument(
+        "--quick", action="store_true", help="pass --quick to the benchmarks (a rehearsal)"
+    )
+    parser.add_argument(
+        "--dry-run", action="store_true", help="every step on the CPU with tiny sizes"
+    )
+    parser.add_argument(
+        "--only", help="run only the steps whose name holds one of these comma-separated texts"
+    )
     args = parser.parse_args(argv)
     for option in ("train_minutes", "improve_minutes"):
         if not getattr(args, option) >= 0:
             parser.error(f"--{option.replace('_', '-')} must be >= 0; got {getattr(args, option)}")
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
-    summary: dict = {"device": "cpu" if args.dry_run else args.device, "dry_run": args.dry_run, "steps": []}
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(":")}
-    plan = steps(out, args.device, args.train_minutes, args.dry_run, args.quick, args.improve_minutes)
+    summary: dict = {
+        "device": "cpu" if args.dry_run else args.device,
+        "dry_run": args.dry_run,
+        "steps": [],
+    }
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(":"),
+    }
+    plan = steps(
+        out, args.device, args.train_minutes, args.dry_run, args.quick, args.improve_minutes
+    )
     for name, command, limit in plan:
         if args.only and not any(part in name for part in args.only.split(",")):
             continue
@@ -335,16 +458,23 @@ def main(argv: list[str] | None = None) -> int:
         start, status = time.perf_counter(), None
         with open(out / f"{name}.log", "w") as log:
             try:
-                status = subprocess.run(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=limit)
+                status = subprocess.run(
+                    command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=limit
+                )
                 code = status.returncode
             except subprocess.TimeoutExpired:
                 code = 124
         seconds = time.perf_counter() - start
-        summary["steps"].append({"name": name, "command": command, "exit": code, "seconds": round(seconds, 1)})
+        summary["steps"].append(
+            {"name": name, "command": command, "exit": code, "seconds": round(seconds, 1)}
+        )
         atomic_write_json(out / "summary.json", summary)
         print(f"[{name}] exit {code} in {seconds:.0f} s; log {out / (name + '.log')}", flush=True)
     failed = [s["name"] for s in summary["steps"] if s["exit"]]
-    print(f"done: {len(summary['steps'])} steps, {'failed: ' + ', '.join(failed) if failed else 'all passed'}")
+    print(
+        f"done: {len(summary['steps'])} steps, "
+        f"{'failed: ' + ', '.join(failed) if failed else 'all passed'}"
+    )
     return 1 if failed else 0
 
 

@@ -1,27 +1,31 @@
-"""Every opener's first-move total, from the published tables, checked against the project's own search.
+"""Every opener's first-move total, from the published tables, checked against the project's own
+search.
 
-    python -m benchmarks.opener_totals --alex PATH [--check 12] [--best N] [--time-limit 600] [--skip-build]
+    python -m benchmarks.opener_totals --alex PATH [--check 12] [--best N] [--time-limit 600]
+    [--skip-build]
 
-``PATH``: alex1770/wordle (a checkout, a folder of its files, or the git directory ``fetch`` brings, read with
-``git show``) at commit 8fd3f1bdf884ff6757c24ad1227dc561fab7787d. Writes one shipped table a game,
-``agents/checkpoints/opener_totals_<game>.json`` (the oracle reads it: ``reward="regret"``'s first move), each
-source cited in it:
+``PATH``: alex1770/wordle (a checkout, a folder of its files, or the git directory ``fetch`` brings,
+read with ``git show``) at commit 8fd3f1bdf884ff6757c24ad1227dc561fab7787d. Writes one shipped table
+a game, ``agents/checkpoints/opener_totals_<game>.json`` (the oracle reads it: ``reward="regret"``'s
+first move), each source cited in it:
 
-* the real lists (``Wordle-v1``): ``normal.some3593.proven`` (3593 openers' proven totals) and ``normal.n100``
-  (every opener's total under alex1770's search restricted to the 100 best guesses a node: a real strategy, so a
-  proven upper bound);
+* the real lists (``Wordle-v1``): ``normal.some3593.proven`` (3593 openers' proven totals) and
+  ``normal.n100`` (every opener's total under alex1770's search restricted to the 100 best guesses a
+  node: a real strategy, so a proven upper bound);
 * the real lists in hard mode: ``hard.top101.proven`` (101 openers) as upper bounds;
-* the NYT lists (``WordleNYT-v1``: 2309 answers, the same 12972 guesses): ``results_easy_nyt20220316``, every
-  opener proven; in hard mode ``results_hard_nyt20220316`` as upper bounds;
-* today's game (``WordleToday-v1``: 3158 answers, 14855 guesses): ``results_easy_nyt20230701``, every opener
-  proven; in hard mode ``results_hard_nyt20230701`` as upper bounds (its openers that cannot win every game within
-  six have no total there).
+* the NYT lists (``WordleNYT-v1``: 2309 answers, the same 12972 guesses):
+  ``results_easy_nyt20220316``, every opener proven; in hard mode ``results_hard_nyt20220316`` as
+  upper bounds;
+* today's game (``WordleToday-v1``: 3158 answers, 14855 guesses): ``results_easy_nyt20230701``,
+  every opener proven; in hard mode ``results_hard_nyt20230701`` as upper bounds (its openers that
+  cannot win every game within six have no total there).
 
-alex1770's totals are of trees that never lose a game. The oracle counts a loss as the limit + 1, so a tree that
-gives a game up may cost less: in hard mode it does (SALET 8116 with 3 losses against 8122 winning all), so there
-those totals are upper bounds only; in normal mode they are taken as exact, and ``--check`` holds a sample of each
-source to the project's search, which counts losses (an exact entry must equal it, an upper bound must not be
-below it). Writes ``benchmarks/results/opener_totals_cpu.json`` and regenerates BENCHMARKS.md.
+alex1770's totals are of trees that never lose a game. The oracle counts a loss as the limit + 1, so
+a tree that gives a game up may cost less: in hard mode it does (SALET 8116 with 3 losses against
+8122 winning all), so there those totals are upper bounds only; in normal mode they are taken as
+exact, and ``--check`` holds a sample of each source to the project's search, which counts losses
+(an exact entry must equal it, an upper bound must not be below it). Writes
+``benchmarks/results/opener_totals_cpu.json`` and regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -40,40 +44,77 @@ from wordle_gym.utils.files import atomic_write_text
 ROOT = Path(__file__).resolve().parent.parent
 COMMIT = "8fd3f1bdf884ff6757c24ad1227dc561fab7787d"
 REPO = "alex1770/wordle"
-NO_LOSS = "totals of trees that lose no game: exact for the oracle's game, which counts a loss as the limit + 1,"
+NO_LOSS = (
+    "totals of trees that lose no game: exact for the oracle's game, which counts a loss as "
+    "the limit + 1,"
+)
 GAMES = {
     "normal": {
         "lists": ("wordlist_orig_hidden", "wordlist_orig_all"),
         "hard": False,
         "sources": [
-            ("normal.some3593.proven", "exact", f"3593 openers' proven {NO_LOSS} where no tree with a loss is cheaper"),
-            ("normal.n100", "upper", "every opener's total with the 100 best guesses a node tried: a real strategy's"),
+            (
+                "normal.some3593.proven",
+                "exact",
+                f"3593 openers' proven {NO_LOSS} where no tree with a loss is cheaper",
+            ),
+            (
+                "normal.n100",
+                "upper",
+                "every opener's total with the 100 best guesses a node tried: a real strategy's",
+            ),
         ],
     },
     "hard": {
         "lists": ("wordlist_orig_hidden", "wordlist_orig_all"),
         "hard": True,
-        "sources": [("hard.top101.proven", "upper", "101 openers' proven totals of trees that lose no game")],
+        "sources": [
+            ("hard.top101.proven", "upper", "101 openers' proven totals of trees that lose no game")
+        ],
     },
     "nyt": {
         "lists": ("wordlist_nyt20220316_hidden", "wordlist_nyt20220316_all"),
         "hard": False,
-        "sources": [("results_easy_nyt20220316", "exact", f"every opener's proven {NO_LOSS} where none is cheaper")],
+        "sources": [
+            (
+                "results_easy_nyt20220316",
+                "exact",
+                f"every opener's proven {NO_LOSS} where none is cheaper",
+            )
+        ],
     },
     "nyt_hard": {
         "lists": ("wordlist_nyt20220316_hidden", "wordlist_nyt20220316_all"),
         "hard": True,
-        "sources": [("results_hard_nyt20220316", "upper", "every opener's proven total of a tree that loses no game")],
+        "sources": [
+            (
+                "results_hard_nyt20220316",
+                "upper",
+                "every opener's proven total of a tree that loses no game",
+            )
+        ],
     },
     "today": {
         "lists": ("wordlist_nyt20230701_hidden", "wordlist_nyt20220830_all"),
         "hard": False,
-        "sources": [("results_easy_nyt20230701", "exact", f"every opener's proven {NO_LOSS} where none is cheaper")],
+        "sources": [
+            (
+                "results_easy_nyt20230701",
+                "exact",
+                f"every opener's proven {NO_LOSS} where none is cheaper",
+            )
+        ],
     },
     "today_hard": {
         "lists": ("wordlist_nyt20230701_hidden", "wordlist_nyt20220830_all"),
         "hard": True,
-        "sources": [("results_hard_nyt20230701", "upper", "every opener's proven total of a tree that loses no game")],
+        "sources": [
+            (
+                "results_hard_nyt20230701",
+                "upper",
+                "every opener's proven total of a tree that loses no game",
+            )
+        ],
     },
 }
 OURS = {"nyt": ("answers_nyt", "allowed"), "today": ("answers_today", "allowed_today")}
@@ -81,17 +122,23 @@ OURS = {"nyt": ("answers_nyt", "allowed"), "today": ("answers_today", "allowed_t
 
 
 def read_source(alex: Path, name: str) -> str:
-    """A file of the alex1770/wordle snapshot at ``alex``: a folder holding it, or a git directory."""
+    """A file of the alex1770/wordle snapshot at ``alex``: a folder holding it, or a git
+    directory."""
     if (alex / name).is_file():
         return (alex / name).read_text(encoding="utf-8")
-    out = subprocess.run(["git", "--git-dir", str(alex), "show", f"{COMMIT}:{name}"], capture_output=True, text=True)
+    out = subprocess.run(
+        ["git", "--git-dir", str(alex), "show", f"{COMMIT}:{name}"], capture_output=True, text=True
+    )
     if out.returncode:
-        raise SystemExit(f"{name} is neither in {alex} nor in its git history at {COMMIT}: {out.stderr.strip()}")
+        raise SystemExit(
+            f"{name} is neither in {alex} nor in its git history at {COMMIT}: {out.stderr.strip()}"
+        )
     return out.stdout
 
 
 def totals(text: str) -> dict[str, int]:
-    """``word [mean] total`` lines (the last field is the total over the answers; Infinity: none kept)."""
+    """``word [mean] total`` lines (the last field is the total over the answers; Infinity: none
+    kept)."""
     out = {}
     for line in text.splitlines():
         fields = line.split()
@@ -101,13 +148,17 @@ def totals(text: str) -> dict[str, int]:
 
 
 def build(alex: Path, game: str) -> tuple[Path, dict, Vocabulary]:
-    """The shipped table of ``game`` from the snapshot (its lists checked to be the env's, as sets)."""
+    """The shipped table of ``game`` from the snapshot (its lists checked to be the env's, as
+    sets)."""
     spec = GAMES[game]
     hidden, every = (sorted(read_source(alex, name).split()) for name in spec["lists"])
     vocab = Vocabulary(hidden, every)
     ours = Vocabulary(*OURS.get(game.removesuffix("_hard"), ("answers", "allowed")))
     if vocab.digest != ours.digest:
-        raise SystemExit(f"{spec['lists']} are not the lists of {ours.num_answers} answers, {ours.num_allowed} words")
+        raise SystemExit(
+            f"{spec['lists']} are not the lists of {ours.num_answers} answers, "
+            f"{ours.num_allowed} words"
+        )
     sources = []
     for name, kind, what in spec["sources"]:
         found = totals(read_source(alex, name))
@@ -138,10 +189,16 @@ def write(path: Path, data: dict) -> None:
 
 
 def check(
-    data: dict, vocab: Vocabulary, count: int, seconds: float, seed: int = 0, best: int | None = None
+    data: dict,
+    vocab: Vocabulary,
+    count: int,
+    seconds: float,
+    seed: int = 0,
+    best: int | None = None,
 ) -> list[dict]:
-    """``count`` entries of each source valued by the project's search (a loss as the limit + 1), drawn from its
-    ``best`` lowest totals where given (a poor opener's exact search can take many minutes)."""
+    """``count`` entries of each source valued by the project's search (a loss as the limit + 1),
+    drawn from its ``best`` lowest totals where given (a poor opener's exact search can take many
+    minutes)."""
     from wordle_agents.solvers.oracle import Oracle
 
     oracle = Oracle(
@@ -164,11 +221,17 @@ def check(
             try:
                 deadline = time.perf_counter() + seconds
                 action = vocab.action(word)
-                total = oracle.search.run(lambda a=action: oracle._q_total(oracle.start(), a), deadline=deadline)
+                total = oracle.search.run(
+                    lambda a=action: oracle._q_total(oracle.start(), a), deadline=deadline
+                )
             except TimeoutError:
                 total = None
             cited = source["totals"][word]
-            held = None if total is None else (total == cited if source["kind"] == "exact" else total <= cited)
+            held = (
+                None
+                if total is None
+                else (total == cited if source["kind"] == "exact" else total <= cited)
+            )
             rows.append(
                 {
                     "source": source["name"],
@@ -180,18 +243,32 @@ def check(
                     "holds": held,
                 }
             )
-            print(f"{source['name']} {word}: cited {cited}, searched {total} ({rows[-1]['seconds']} s)", flush=True)
+            print(
+                f"{source['name']} {word}: cited {cited}, searched {total} "
+                f"({rows[-1]['seconds']} s)",
+                flush=True,
+            )
     return rows
 
 
 def main() -> None:
     def extra(parser) -> None:
-        parser.add_argument("--alex", required=True, help="alex1770/wordle: a checkout, its files, or its git dir")
-        parser.add_argument("--check", type=int, default=6, help="entries of each source searched (default 6)")
-        parser.add_argument("--time-limit", type=float, default=600, help="seconds an entry's search (default 600)")
+        parser.add_argument(
+            "--alex", required=True, help="alex1770/wordle: a checkout, its files, or its git dir"
+        )
+        parser.add_argument(
+            "--check", type=int, default=6, help="entries of each source searched (default 6)"
+        )
+        parser.add_argument(
+            "--time-limit", type=float, default=600, help="seconds an entry's search (default 600)"
+        )
         parser.add_argument("--games", nargs="+", default=list(GAMES), choices=list(GAMES))
-        parser.add_argument("--skip-build", action="store_true", help="check the shipped tables only")
-        parser.add_argument("--best", type=int, help="draw the sample from each source's N lowest totals")
+        parser.add_argument(
+            "--skip-build", action="store_true", help="check the shipped tables only"
+        )
+        parser.add_argument(
+            "--best", type=int, help="draw the sample from each source's N lowest totals"
+        )
 
     args, _, result = parse_args(__doc__, "one entry of each source, 120 s each", extra)
     count, seconds = (1, 120.0) if args.quick else (args.check, args.time_limit)
@@ -203,7 +280,11 @@ def main() -> None:
         before = json.loads(earlier.read_text(encoding="utf-8"))
         for game, row in before.get("games", {}).items():
             if game not in args.games:
-                result["games"][game] = {"command": before["command"], "date": before["date"], **row}
+                result["games"][game] = {
+                    "command": before["command"],
+                    "date": before["date"],
+                    **row,
+                }
     for game in args.games:
         path, data, vocab = build(Path(args.alex), game)
         if not args.skip_build:

@@ -1,14 +1,15 @@
-"""The exact oracle on the real game: every decision of each deterministic agent of the real-game table
-measured against the optimum (regret by turn), and how fast the oracle values the positions an evaluation visits.
+"""The exact oracle on the real game: every decision of each deterministic agent of the real-game
+table measured against the optimum (regret by turn), and how fast the oracle values the positions an
+evaluation visits.
 
     python -m benchmarks.oracle [--quick] [--only TEXT]
 
-The rows are ``wordle-gym bench``'s real-game rows (the same agents, options and labels), but the random
-floors: see :data:`SKIPPED`. Each agent plays every answer once through the harness (``evaluate(...,
-histories=True)``); a fresh :class:`wordle_agents.solvers.oracle.Oracle` then values every position it reached
-and the guess it made there (cold: an empty cache), and once more with the same oracle (warm).
-``--only TEXT`` measures the rows whose label holds TEXT and keeps the others from the last run.
-``--quick``: the first 100 answers as both lists, two agents. Writes
+The rows are ``wordle-gym bench``'s real-game rows (the same agents, options and labels), but the
+random floors: see :data:`SKIPPED`. Each agent plays every answer once through the harness
+(``evaluate(..., histories=True)``); a fresh :class:`wordle_agents.solvers.oracle.Oracle` then
+values every position it reached and the guess it made there (cold: an empty cache), and once more
+with the same oracle (warm). ``--only TEXT`` measures the rows whose label holds TEXT and keeps the
+others from the last run. ``--quick``: the first 100 answers as both lists, two agents. Writes
 ``benchmarks/results/oracle_cpu.json`` (after each row) and regenerates BENCHMARKS.md.
 """
 
@@ -26,16 +27,20 @@ from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.harness.registry import make_agent
 
 SKIPPED = {
-    "random": "the random floors: their positions lie off every sensible line, and each costs the oracle "
-    "minutes (the first game of random (all words), 6 positions: 234 s; of random (remaining candidates), 2 "
-    "positions: 249 s, both beside a training run), so days for 2315 games; and a random agent's regrets add "
+    "random": "the random floors: their positions lie off every sensible line, and each costs the "
+    "oracle "
+    "minutes (the first game of random (all words), 6 positions: 234 s; of random (remaining "
+    "candidates), 2 "
+    "positions: 249 s, both beside a training run), so days for 2315 games; and a random agent's "
+    "regrets add "
     "up to its mean minus the optimum only in expectation, not in one evaluation",
 }
 """Agents of the real-game table left out, and why (in BENCHMARKS.md under the table)."""
 
 
 def real_game_rows() -> list[tuple[str, Any, dict[str, Any]]]:
-    """(label, policy, evaluate options) of every real-game row of ``wordle-gym bench`` but :data:`SKIPPED`."""
+    """(label, policy, evaluate options) of every real-game row of ``wordle-gym bench`` but
+    :data:`SKIPPED`."""
     rows = []
     for name, run in jobs([]):
         if name in SKIPPED:
@@ -48,8 +53,11 @@ def real_game_rows() -> list[tuple[str, Any, dict[str, Any]]]:
     return rows
 
 
-def measure(label: str, policy: Any, options: dict[str, Any], root_opener: str | None) -> dict[str, Any]:
-    """One row: the agent's regrets by turn, checked against its mean, and the oracle's cold and warm times."""
+def measure(
+    label: str, policy: Any, options: dict[str, Any], root_opener: str | None
+) -> dict[str, Any]:
+    """One row: the agent's regrets by turn, checked against its mean, and the oracle's cold and
+    warm times."""
     played = evaluate(policy, device="cpu", agent=label, progress=False, histories=True, **options)
     oracle_options = {k: v for k, v in options.items() if k in ("answers", "allowed", "hard_mode")}
     oracle = Oracle(root_opener=root_opener, **oracle_options)
@@ -62,7 +70,8 @@ def measure(label: str, policy: Any, options: dict[str, Any], root_opener: str |
     report.check(1e-6)
     positions = len({d.position for d in report.decisions})
     print(
-        f"{label}: regret {report.mean_regret:+.4f} per game; {positions} positions, cold {cold:.1f} s, "
+        f"{label}: regret {report.mean_regret:+.4f} per game; {positions} positions, cold "
+        f"{cold:.1f} s, "
         f"warm {warm:.2f} s",
         flush=True,
     )
@@ -84,7 +93,9 @@ def main() -> None:
     args, _, result = parse_args(
         __doc__,
         "the first 100 answers as both lists, two agents",
-        lambda p: p.add_argument("--only", default=None, help="measure only rows whose label holds this text"),
+        lambda p: p.add_argument(
+            "--only", default=None, help="measure only rows whose label holds this text"
+        ),
     )
     previous = RESULTS / f"oracle_{result['device']}.json"
     kept: dict[str, dict] = {}

@@ -3,8 +3,8 @@
     python -m benchmarks.profile_training [--device cpu|cuda] [--quick]
 
 One warm-up update, then one profiled update of each (A2C: seed settings, 1024 games to the end;
-DQN: defaults, one env step and its updates), on 2315 answers with the 12972 allowed guesses. Records
-the wall time of the profiled update and the operators with the most self time. Writes
+DQN: defaults, one env step and its updates), on 2315 answers with the 12972 allowed guesses.
+Records the wall time of the profiled update and the operators with the most self time. Writes
 ``benchmarks/results/profile_training_<device>.json`` and regenerates BENCHMARKS.md.
 """
 
@@ -35,7 +35,12 @@ def profiled(step, device: torch.device) -> dict:
     events = sorted(prof.key_averages(), key=lambda e: e.self_cpu_time_total, reverse=True)
     total = sum(e.self_cpu_time_total for e in events) or 1.0
     top = [
-        {"op": e.key, "calls": e.count, "self_ms": e.self_cpu_time_total / 1000, "share": e.self_cpu_time_total / total}
+        {
+            "op": e.key,
+            "calls": e.count,
+            "self_ms": e.self_cpu_time_total / 1000,
+            "share": e.self_cpu_time_total / total,
+        }
         for e in events[:TOP]
     ]
     return {"wall_s": wall, "ops": sum(e.count for e in events), "top": top}
@@ -45,8 +50,12 @@ def main() -> None:
     args, device, result = parse_args(__doc__, "small batches (a smoke run)")
     answers, allowed = stage_words("full")
     games = 64 if args.quick else 1024
-    a2c = A2CTrainer(A2CAgent(A2CConfig(batch_games=games), device=device), answers, allowed, device)
-    dqn_config = DQNConfig(num_games=32 if args.quick else 256, learning_starts=0, batch_size=64 if args.quick else 512)
+    a2c = A2CTrainer(
+        A2CAgent(A2CConfig(batch_games=games), device=device), answers, allowed, device
+    )
+    dqn_config = DQNConfig(
+        num_games=32 if args.quick else 256, learning_starts=0, batch_size=64 if args.quick else 512
+    )
     dqn = DQNTrainer(DQNAgent(dqn_config, device=device), answers, allowed, device)
     result["a2c"] = {"games": games, **profiled(a2c.step, device)}
     result["dqn"] = {

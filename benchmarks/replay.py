@@ -61,7 +61,11 @@ def main() -> None:
             k = min(capacity - len(tree), 1 << 16)
             obs = torch.zeros(k, 1, dtype=torch.int8, device=device)
             slots = tree.add(
-                obs, torch.zeros(k, dtype=torch.int64), torch.zeros(k), obs, torch.zeros(k, dtype=torch.bool)
+                obs,
+                torch.zeros(k, dtype=torch.int64),
+                torch.zeros(k),
+                obs,
+                torch.zeros(k, dtype=torch.bool),
             )
             tree.update_priorities(slots, torch.rand(k, device=device))
         linear = LinearProportional(capacity, device)

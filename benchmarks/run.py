@@ -14,6 +14,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 if __name__ == "__main__":
-    prune = [] if any(arg.startswith("--only") for arg in sys.argv[1:]) else ["--prune"]  # rows of agents gone
-    command = [sys.executable, "-m", "wordle_gym", "bench", "--out", str(ROOT), *prune, *sys.argv[1:]]
+    # rows of agents gone
+    prune = [] if any(arg.startswith("--only") for arg in sys.argv[1:]) else ["--prune"]
+    command = [
+        sys.executable,
+        "-m",
+        "wordle_gym",
+        "bench",
+        "--out",
+        str(ROOT),
+        *prune,
+        *sys.argv[1:],
+    ]
     sys.exit(subprocess.run(command, check=False).returncode)

@@ -36,9 +36,12 @@ print(json.dumps({{"eval_s": r.wall_time_s, "mean": r.mean_guesses_wins, "wins":
 
 
 def cold_start(opener: str | None, device: str) -> dict:
-    with tempfile.TemporaryDirectory() as empty:  # as on a fresh machine: the pattern table is built
+    # as on a fresh machine: the pattern table is built
+    with tempfile.TemporaryDirectory() as empty:
         data, seconds = run_fresh(
-            COLD_START.format(opener=opener, device=device), cwd=ROOT, extra_env={"WORDLE_GYM_CACHE": empty}
+            COLD_START.format(opener=opener, device=device),
+            cwd=ROOT,
+            extra_env={"WORDLE_GYM_CACHE": empty},
         )
     return {**data, "process_s": seconds, "opener": opener or "computed"}
 
@@ -46,12 +49,19 @@ def cold_start(opener: str | None, device: str) -> dict:
 def main() -> None:
     args, device, result = parse_args(__doc__, "one rule, two openers (a smoke run)")
     scores, openers = (["entropy"], ["salet", None]) if args.quick else (SCORES, OPENERS)
-    runs = [(s, o, False) for s in scores for o in openers] + [("entropy", o, True) for o in ("salet", None)]
+    runs = [(s, o, False) for s in scores for o in openers] + [
+        ("entropy", o, True) for o in ("salet", None)
+    ]
     result["cold_start"] = [cold_start(o, device.type) for o in ("salet", None)]
     pattern_table(Vocabulary(), device)  # built once here, so every row below is a warm evaluation
     rows = []
     for score, opener, hard in tqdm(runs, desc="solvers", unit="run"):
-        r = evaluate(MaxEntropySolver(score=score, opener=opener), device=device, hard_mode=hard, progress=False)
+        r = evaluate(
+            MaxEntropySolver(score=score, opener=opener),
+            device=device,
+            hard_mode=hard,
+            progress=False,
+        )
         rows.append(
             {
                 "score": score,

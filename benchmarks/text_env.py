@@ -1,14 +1,17 @@
-"""The text env's speed: ``WordleText-v0`` steps per second, and the same game behind TextArena's interface
-(``WordleReal-v0``, its default wrappers), with TextArena's own ``Wordle-v0`` where it can be built.
+"""The text env's speed: ``WordleText-v0`` steps per second, and the same game behind TextArena's
+interface (``WordleReal-v0``, its default wrappers), with TextArena's own ``Wordle-v0`` where it can
+be built.
 
     python -m benchmarks.text_env [--before PATH] [--quick]
 
-Each env plays whole games of replies written as a language model writes them (``"I will try <guess>word</guess>"``
-for the text env, ``"[word]"`` for TextArena), the words drawn from the answers, about 10 % of replies with no
-guess; steps per second over the games of a time budget, one process. TextArena's ``Wordle-v0`` downloads NLTK
-data when its module is imported; on a machine without that data and without the network (this one), it cannot
-be built, and its row says so. ``--before PATH`` (a checkout of an older commit): the same in a fresh process on
-that code, each row beside this code's. Writes ``benchmarks/results/text_env_cpu.json`` and regenerates BENCHMARKS.md.
+Each env plays whole games of replies written as a language model writes them
+(``"I will try <guess>word</guess>"`` for the text env, ``"[word]"`` for TextArena), the words drawn
+from the answers, about 10 % of replies with no guess; steps per second over the games of a time
+budget, one process. TextArena's ``Wordle-v0`` downloads NLTK data when its module is imported; on a
+machine without that data and without the network (this one), it cannot be built, and its row says
+so. ``--before PATH`` (a checkout of an older commit): the same in a fresh process on that code,
+each row beside this code's. Writes ``benchmarks/results/text_env_cpu.json`` and regenerates
+BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -36,14 +39,21 @@ def _replies(seed: int, style: str) -> Callable[[], str]:
     return reply
 
 
-def _time(make: Callable[[], Any], play: Callable[[Any, Callable[[], str], int], int], budget: float) -> dict:
+def _time(
+    make: Callable[[], Any], play: Callable[[Any, Callable[[], str], int], int], budget: float
+) -> dict:
     env, reply = make(), _replies(0, "text")
     steps, games, start = 0, 0, time.perf_counter()
     while time.perf_counter() - start < budget:
         steps += play(env, reply, games)
         games += 1
     elapsed = time.perf_counter() - start
-    return {"steps": steps, "games": games, "steps_per_s": steps / elapsed, "us_per_step": 1e6 * elapsed / steps}
+    return {
+        "steps": steps,
+        "games": games,
+        "steps_per_s": steps / elapsed,
+        "us_per_step": 1e6 * elapsed / steps,
+    }
 
 
 def _play_text(env: Any, reply: Callable[[], str], game: int) -> int:
@@ -73,7 +83,12 @@ def measure(budget: float) -> list[dict]:
 
     import wordle_gym  # noqa: F401 (registers the ids)
 
-    rows = [{"env": "WordleText-v0 (wordle_gym)", **_time(lambda: gym.make("WordleText-v0"), _play_text, budget)}]
+    rows = [
+        {
+            "env": "WordleText-v0 (wordle_gym)",
+            **_time(lambda: gym.make("WordleText-v0"), _play_text, budget),
+        }
+    ]
     try:
         import textarena as ta
 
@@ -90,8 +105,13 @@ def measure(budget: float) -> list[dict]:
             theirs = _time(lambda: ta.make("Wordle-v0"), _play_textarena, budget)
             rows.append({"env": "Wordle-v0 (TextArena)", **theirs})
         except Exception as exc:  # NLTK's data cannot be fetched here
-            first = next((line.strip() for line in str(exc).splitlines() if any(c.isalpha() for c in line)), "")
-            rows.append({"env": "Wordle-v0 (TextArena)", "error": f"{type(exc).__name__}: {first[:160]}"})
+            first = next(
+                (line.strip() for line in str(exc).splitlines() if any(c.isalpha() for c in line)),
+                "",
+            )
+            rows.append(
+                {"env": "Wordle-v0 (TextArena)", "error": f"{type(exc).__name__}: {first[:160]}"}
+            )
     except ImportError:
         rows.append({"env": "TextArena", "error": "not installed (pip install -e '.[textarena]')"})
     return rows
@@ -99,13 +119,16 @@ def measure(budget: float) -> list[dict]:
 
 def main() -> None:
     def extra(parser) -> None:
-        parser.add_argument("--before", help="a checkout of an older commit: the same on its code, side by side")
+        parser.add_argument(
+            "--before", help="a checkout of an older commit: the same on its code, side by side"
+        )
 
     args, _, result = parse_args(__doc__, "a 0.5 s budget per env", extra)
     budget = 0.5 if args.quick else 10.0
     result["command"] = " ".join(["python -m benchmarks.text_env", *sys.argv[1:]])
     if args.before:
-        from benchmarks.common import measure_fresh  # here: this file also runs against older checkouts' common
+        # here: this file also runs against older checkouts' common
+        from benchmarks.common import measure_fresh
 
         result["before"] = measure_fresh(__file__, f"measure({budget})", args.before)
     result["rows"] = measure(budget)

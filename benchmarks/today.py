@@ -1,16 +1,19 @@
-"""Today's game proven: the best opener over all 14855 allowed guesses, and its tree beside alex1770's C++.
+"""Today's game proven: the best opener over all 14855 allowed guesses, and its tree beside
+alex1770's C++.
 
     python -m benchmarks.today [--cpp BINARY] [--rounds 3] [--skip-run]
 
 The NYT's lists of today (``WordleToday-v1``: 3158 answers, 14855 guesses). Runs ``python -m
 wordle_agents.commands.optimal --all-openers --answers answers_today --allowed allowed_today --save
-agents/checkpoints/openers_today.json`` (resumable; the command's own clock, summed over its sessions, is the time
-reported; ``--skip-run`` reads the shipped ranking) and holds every opener's figure to alex1770's published exact
-totals (``opener_totals_today.json``): an exact total must equal its, a bound that ruled an opener out must not
-exceed it. Then the optimal tree from the best opener, ours (``python -m wordle_agents.commands.optimal tarse
---answers answers_today --allowed allowed_today`` in a fresh process) and with ``--cpp`` alex1770's solver on the
-same lists (``wordle -w tarse -a allowed -h answers``), alternating, best of ``--rounds``. Writes
-``benchmarks/results/today_cpu.json`` and regenerates BENCHMARKS.md.
+agents/checkpoints/openers_today.json`` (resumable; the command's own clock, summed over its
+sessions, is the time reported; ``--skip-run`` reads the shipped ranking) and holds every opener's
+figure to alex1770's published exact totals (``opener_totals_today.json``): an exact total must
+equal its, a bound that ruled an opener out must not exceed it. Then the optimal tree from the best
+opener, ours (``python -m wordle_agents.commands.optimal tarse --answers answers_today --allowed
+allowed_today`` in a fresh process) and with ``--cpp`` alex1770's solver on the same lists (``wordle
+-w tarse -a allowed -h
+answers``), alternating, best of ``--rounds``. Writes ``benchmarks/results/today_cpu.json`` and
+regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -46,11 +49,17 @@ def check(data: dict, cited: dict[str, int]) -> dict:
             bounded += 1
         else:
             disagree.append(word)
-    return {"cited": len(cited), "exact_agree": agree, "bounds_below": bounded, "disagree": disagree}
+    return {
+        "cited": len(cited),
+        "exact_agree": agree,
+        "bounds_below": bounded,
+        "disagree": disagree,
+    }
 
 
 def trees(cpp: str | None, opener: str, rounds: int) -> dict:
-    """The optimal tree from ``opener`` on today's lists: ours and the C++, alternating, best of ``rounds``."""
+    """The optimal tree from ``opener`` on today's lists: ours and the C++, alternating, best of
+    ``rounds``."""
     vocab = Vocabulary("answers_today", "allowed_today")
     times: dict[str, list[float]] = {"ours": [], **({"C++": []} if cpp else {})}
     found: dict[str, int] = {}
@@ -66,7 +75,9 @@ def trees(cpp: str | None, opener: str, rounds: int) -> dict:
             times["ours"].append(seconds)
             if cpp:
                 times["C++"].append(
-                    _timed([cpp, "-w", opener, "-a", "allowed", "-h", "answers"], dict(os.environ), tmp)[0]
+                    _timed(
+                        [cpp, "-w", opener, "-a", "allowed", "-h", "answers"], dict(os.environ), tmp
+                    )[0]
                 )
             print(json.dumps({name: t[-1] for name, t in times.items()}), flush=True)
     return {"opener": opener, **found, "best_s": {name: min(t) for name, t in times.items()}}
@@ -75,20 +86,42 @@ def trees(cpp: str | None, opener: str, rounds: int) -> dict:
 def main() -> None:
     def extra(parser: object) -> None:
         parser.add_argument("--cpp", help="alex1770/wordle's built solver (the `wordle` binary)")
-        parser.add_argument("--rounds", type=int, default=3, help="fresh processes per contender (best kept)")
-        parser.add_argument("--skip-run", action="store_true", help="read the shipped ranking, run no ranking")
+        parser.add_argument(
+            "--rounds", type=int, default=3, help="fresh processes per contender (best kept)"
+        )
+        parser.add_argument(
+            "--skip-run", action="store_true", help="read the shipped ranking, run no ranking"
+        )
 
     args, _, result = parse_args(__doc__, "(no quick mode: the ranking is the benchmark)", extra)
     path = CHECKPOINTS / "openers_today.json"
     if not args.skip_run:
-        command = [sys.executable, "-m", "wordle_agents.commands.optimal", "--all-openers", *LISTS, "--save", str(path)]
+        command = [
+            sys.executable,
+            "-m",
+            "wordle_agents.commands.optimal",
+            "--all-openers",
+            *LISTS,
+            "--save",
+            str(path),
+        ]
         subprocess.run(command, cwd=ROOT, check=True)
     data = load(path)
     if not data["finished"]:
         raise SystemExit(f"{path}: the ranking is not finished (the same command continues it)")
     table = json.loads((CHECKPOINTS / "opener_totals_today.json").read_text(encoding="utf-8"))
     (source,) = table["sources"]
-    keep = ("top", "cutoff", "ranking", "ruled_out", "exact", "unsolvable", "nodes", "thread_s", "wall_s")
+    keep = (
+        "top",
+        "cutoff",
+        "ranking",
+        "ruled_out",
+        "exact",
+        "unsolvable",
+        "nodes",
+        "thread_s",
+        "wall_s",
+    )
     result["ranking"] = {k: data[k] for k in (*keep, "sessions", "workers")}
     result["check"] = {**check(data, source["totals"]), "source": source["name"]}
     print(json.dumps(result["check"]))

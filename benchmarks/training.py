@@ -10,8 +10,8 @@ the full vocabulary also from the shipped ``a2c_2315.pt`` (where its full stage 
 ``--before PATH`` (a checkout of an older commit: ``git worktree add PATH COMMIT``) the same
 measurement runs on that code too, alternating with this checkout, with the same settings.
 Checkpoints: every shipped ``a2c*.pt`` and ``dqn*.pt``, evaluated greedily through the harness on
-the word lists it was trained on (``--checkpoints-only``: those alone, the last run's throughput kept,
-after a shipped file changed). Writes ``benchmarks/results/training_<device>.json`` and
+the word lists it was trained on (``--checkpoints-only``: those alone, the last run's throughput
+kept, after a shipped file changed). Writes ``benchmarks/results/training_<device>.json`` and
 regenerates BENCHMARKS.md.
 """
 
@@ -51,7 +51,8 @@ if kind == "a2c":
 else:
     from wordle_agents.rl.dqn import DQNAgent, DQNConfig, DQNTrainer
     config = DQNConfig(hidden=1024, reward="default", learning_starts=512, total_updates=10**6)
-    trainer, per_step = DQNTrainer(DQNAgent(config, device=device), answers, allowed), config.num_games
+    agent = DQNAgent(config, device=device)
+    trainer, per_step = DQNTrainer(agent, answers, allowed), config.num_games
 while trainer.iteration < 2:  # warm-up: the replay buffer fills, learning starts
     trainer.step()
 if device.type == "cuda":
@@ -62,13 +63,13 @@ for _ in range(repeats):
 if device.type == "cuda":
     torch.cuda.synchronize(device)
 seconds = time.perf_counter() - start
-print(json.dumps({"updates_per_s": (trainer.iteration - first) / seconds, "items_per_s": repeats * per_step / seconds,
-                  "file": package.__file__}))
+print(json.dumps({"updates_per_s": (trainer.iteration - first) / seconds,
+                  "items_per_s": repeats * per_step / seconds, "file": package.__file__}))
 """
 UNITS = {"a2c": "games", "dqn": "transitions"}
-# (agent, stage, starting weights: None = fresh, or a shipped file): timed updates. Fresh weights lose
-# nearly every full-vocabulary game in 6 turns; from the 2315-stage weights, where a full-stage run
-# starts, many games end sooner, and the trainer's work follows the games still playing.
+# (agent, stage, starting weights: None = fresh, or a shipped file): timed updates. Fresh weights
+# lose nearly every full-vocabulary game in 6 turns; from the 2315-stage weights, where a full-stage
+# run starts, many games end sooner, and the trainer's work follows the games still playing.
 REPEATS = {
     ("a2c", "100", None): 10,
     ("a2c", "full", None): 5,
@@ -79,7 +80,8 @@ REPEATS = {
 
 
 def throughput(args, device) -> list[dict]:
-    # (the folder holding wordle_gym, the agents folder): the code imported here, and the older checkout
+    # (the folder holding wordle_gym, the agents folder): the code imported here, and the older
+    # checkout
     this = (Path(wordle_gym.__file__).parent.parent, Path(wordle_agents.__file__).parent)
     contenders = {"this checkout": this}
     if args.before:
@@ -91,10 +93,21 @@ def throughput(args, device) -> list[dict]:
         row = {"agent": kind, "stage": label, "unit": UNITS[kind]}
         weights = "-" if init is None else str(shipped_dir() / init)
         for name, (root, agents) in contenders.items():  # alternating, row by row
-            argv = [str(agents), kind, stage, str(device), str(2 if args.quick else repeats), weights]
+            argv = [
+                str(agents),
+                kind,
+                stage,
+                str(device),
+                str(2 if args.quick else repeats),
+                weights,
+            ]
             measured, _ = run_fresh(TIMING, argv, path=str(root))
-            assert measured["file"].startswith(str(agents)), measured["file"]  # that code's own agents
-            row[name] = {"updates_per_s": measured["updates_per_s"], "per_s": measured["items_per_s"]}
+            # that code's own agents
+            assert measured["file"].startswith(str(agents)), measured["file"]
+            row[name] = {
+                "updates_per_s": measured["updates_per_s"],
+                "per_s": measured["items_per_s"],
+            }
         rows.append(row)
         print(row, flush=True)
     return rows
@@ -103,15 +116,21 @@ def throughput(args, device) -> list[dict]:
 def main() -> None:
     args, device, result = parse_args(__doc__, "two steps per row (a smoke run)", extra=_flags)
     if args.checkpoints_only and args.before:
-        raise SystemExit("--before times the throughput; --checkpoints-only keeps the last run's: give one")
-    if args.checkpoints_only:  # the throughput of the last run, its date named; the checkpoints again
+        raise SystemExit(
+            "--before times the throughput; --checkpoints-only keeps the last run's: give one"
+        )
+    # the throughput of the last run, its date named; the checkpoints again
+    if args.checkpoints_only:
         last = json.loads((RESULTS / f"training_{device.type}.json").read_text())
         result = {**last, "checkpoints_date": result["date"]}
     else:
         result["throughput"] = throughput(args, device)
     if args.before:
         commit = subprocess.run(
-            ["git", "-C", args.before, "log", "-1", "--format=%h"], capture_output=True, text=True, check=False
+            ["git", "-C", args.before, "log", "-1", "--format=%h"],
+            capture_output=True,
+            text=True,
+            check=False,
         ).stdout.strip()
         result["before"] = commit or args.before
     result["checkpoints"] = []
@@ -119,26 +138,40 @@ def main() -> None:
         agent = load_network(path, device=device)
         info = agent.checkpoint
         r = evaluate(agent, **info.lists, hard_mode=info.hard_mode, device=device, progress=False)
-        r.agent = f"{agent.kind.upper()} `{path.name}` (stage {info.stage}{', hard mode' * info.hard_mode})"
+        r.agent = (
+            f"{agent.kind.upper()} `{path.name}` (stage "
+            f"{info.stage}{', hard mode' * info.hard_mode})"
+        )
         r.extra = {"training_s": info.training_s, "stage": info.stage}
         result["checkpoints"].append(r.to_dict())
     save("training", result)
 
 
 def network_files() -> list[Path]:
-    """Every A2C and DQN weights file the table of shipped agents names (training stages included), by name (not
-    a network that sees every board: its rows are the multi-board benchmark's)."""
+    """Every A2C and DQN weights file the table of shipped agents names (training stages included),
+    by name (not a network that sees every board: its rows are the multi-board benchmark's)."""
     from wordle_agents.zoo import AGENTS
 
-    files = {shipped_dir() / file for agent in AGENTS.values() for file in agent.weights if file.endswith(".pt")}
-    networks = [path for path in files if path.is_file() and read_checkpoint(path, None).get("kind") in NETWORKS]
+    files = {
+        shipped_dir() / file
+        for agent in AGENTS.values()
+        for file in agent.weights
+        if file.endswith(".pt")
+    }
+    networks = [
+        path
+        for path in files
+        if path.is_file() and read_checkpoint(path, None).get("kind") in NETWORKS
+    ]
     return sorted(networks, key=lambda path: path.name)
 
 
 def _flags(parser) -> None:
     parser.add_argument("--before", help="an older checkout of this repository, timed side by side")
     parser.add_argument(
-        "--checkpoints-only", action="store_true", help="evaluate the checkpoints again; keep the last throughput"
+        "--checkpoints-only",
+        action="store_true",
+        help="evaluate the checkpoints again; keep the last throughput",
     )
 
 

@@ -25,7 +25,8 @@ from wordle_gym.utils.commandline import parse_options
 
 @dataclass(frozen=True)
 class Args:
-    """The run's settings (CleanRL's style: one documented dataclass, its fields the command's flags)."""
+    """The run's settings (CleanRL's style: one documented dataclass, its fields the command's
+    flags)."""
 
     mask: Literal["all", "candidates"] = "all"
     """The action mask: every word, or the words still possible."""
@@ -75,7 +76,9 @@ def main() -> None:
     )
     dev = envs.unwrapped.device
     n_obs, n_act = envs.single_observation_space.shape[0], envs.single_action_space.n
-    actor = nn.Sequential(nn.Linear(n_obs, 256), nn.Tanh(), nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, n_act))
+    actor = nn.Sequential(
+        nn.Linear(n_obs, 256), nn.Tanh(), nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, n_act)
+    )
     critic = nn.Sequential(nn.Linear(n_obs, 256), nn.Tanh(), nn.Linear(256, 1))
     actor.to(dev), critic.to(dev)
     optimizer = torch.optim.Adam([*actor.parameters(), *critic.parameters()], lr=args.lr)
@@ -92,8 +95,15 @@ def main() -> None:
             for _ in range(t_len):
                 dist = torch.distributions.Categorical(logits=logits(obs, infos["action_mask"]))
                 action = dist.sample()
-                buf["obs"].append(obs), buf["mask"].append(infos["action_mask"]), buf["action"].append(action)
-                buf["logp"].append(dist.log_prob(action)), buf["value"].append(critic(obs).squeeze(-1))
+                (
+                    buf["obs"].append(obs),
+                    buf["mask"].append(infos["action_mask"]),
+                    buf["action"].append(action),
+                )
+                (
+                    buf["logp"].append(dist.log_prob(action)),
+                    buf["value"].append(critic(obs).squeeze(-1)),
+                )
                 obs, reward, terminated, truncated, infos = envs.step(action)
                 buf["reward"].append(reward), buf["done"].append((terminated | truncated).float())
             b = {k: torch.stack(v) for k, v in buf.items()}  # (T, N, ...)
@@ -113,7 +123,9 @@ def main() -> None:
             dist = torch.distributions.Categorical(logits=logits(flat["obs"], flat["mask"]))
             ratio = (dist.log_prob(flat["action"]) - flat["logp"]).exp()
             norm = (adv - adv.mean()) / (adv.std() + 1e-8)
-            policy_loss = -torch.min(ratio * norm, ratio.clamp(1 - args.clip, 1 + args.clip) * norm).mean()
+            policy_loss = -torch.min(
+                ratio * norm, ratio.clamp(1 - args.clip, 1 + args.clip) * norm
+            ).mean()
             value_loss = 0.5 * (critic(flat["obs"]).squeeze(-1) - returns).pow(2).mean()
             loss = policy_loss + value_loss - args.ent_coef * dist.entropy().mean()
             optimizer.zero_grad()
@@ -123,16 +135,28 @@ def main() -> None:
         if iteration % 50 == 0 or iteration == args.iterations:
             ended, seconds = b["done"].sum().item(), time.perf_counter() - start
             mean_return = b["reward"].sum().item() / max(ended, 1)
-            print(f"iteration {iteration}: {ended:.0f} games ended, mean return {mean_return:.3f}, {seconds:.0f} s")
+            print(
+                f"iteration {iteration}: {ended:.0f} games ended, mean return {mean_return:.3f}, "
+                f"{seconds:.0f} s"
+            )
 
-    # Greedy play through the harness, every answer once (float observations, as the network saw them).
+    # Greedy play through the harness, every answer once (float observations, as the network saw
+    # them).
     class Greedy:
-        def act(self, observations: torch.Tensor, masks: torch.Tensor, _env: object) -> torch.Tensor:
+        def act(
+            self, observations: torch.Tensor, masks: torch.Tensor, _env: object
+        ) -> torch.Tensor:
             with torch.no_grad():
                 return logits(observations.float(), masks).argmax(-1)
 
     result = evaluate(
-        Greedy(), device=dev, agent="cleanrl-ppo", answers=words, allowed=None, action_mask=args.mask, progress=False
+        Greedy(),
+        device=dev,
+        agent="cleanrl-ppo",
+        answers=words,
+        allowed=None,
+        action_mask=args.mask,
+        progress=False,
     )
     print(result.summary())
 

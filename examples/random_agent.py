@@ -35,12 +35,17 @@ def main() -> None:
     try:
         num = wordle_gym.Vocabulary(args.answers).num_answers
         env = wordle_gym.WordleVectorEnv(
-            num, device=args.device, answers=args.answers, hard_mode=args.hard, action_mask="candidates"
+            num,
+            device=args.device,
+            answers=args.answers,
+            hard_mode=args.hard,
+            action_mask="candidates",
         )
     except ValueError as exc:
         OneLineParser(prog="random_agent.py").error(str(exc))
     start = time.perf_counter()
-    _, infos = env.reset(seed=args.seed, options={"answers": torch.arange(num)})  # every answer once
+    # every answer once
+    _, infos = env.reset(seed=args.seed, options={"answers": torch.arange(num)})
     generator = torch.Generator(device=env.device).manual_seed(args.seed)
     guesses = torch.zeros(num, dtype=torch.int64, device=env.device)
     won = torch.zeros(num, dtype=torch.bool, device=env.device)
@@ -57,9 +62,19 @@ def main() -> None:
 
     wins = int(won.sum())
     counts = torch.bincount(guesses[won], minlength=env.config.max_guesses + 1)[1:].tolist()
-    print(f"random candidate guesser, {num} answers{' (hard mode)' if args.hard else ''}, device {env.device}")
-    print(f"won {wins}/{num} ({100 * wins / num:.2f} %), mean guesses on wins {guesses[won].float().mean():.3f}")
-    print("guesses: " + "  ".join(f"{k}:{c}" for k, c in enumerate(counts, start=1)) + f"  X:{num - wins}")
+    print(
+        f"random candidate guesser, {num} answers{' (hard mode)' if args.hard else ''}, device "
+        f"{env.device}"
+    )
+    print(
+        f"won {wins}/{num} ({100 * wins / num:.2f} %), mean guesses on wins "
+        f"{guesses[won].float().mean():.3f}"
+    )
+    print(
+        "guesses: "
+        + "  ".join(f"{k}:{c}" for k, c in enumerate(counts, start=1))
+        + f"  X:{num - wins}"
+    )
     print(f"{seconds:.2f} s, {num / seconds:,.0f} games/s")
 
 

@@ -3,12 +3,12 @@
     pip install ".[rllib]"   # in the repository
     python examples/rllib_ppo.py [--words 20] [--iterations 20] [--env-runners 0]
 
-The env is :func:`wordle_gym.integrations.rllib.rllib_env`: ``Wordle-v1`` (float observations, which RLlib's
-default networks take) with the mask moved into a Dict observation, the form RLlib's
+The env is :func:`wordle_gym.integrations.rllib.rllib_env`: ``Wordle-v1`` (float observations, which
+RLlib's default networks take) with the mask moved into a Dict observation, the form RLlib's
 ``ActionMaskingTorchRLModule`` reads. ``--env-runners N`` samples in N worker processes; on a Ray
 cluster (``ray start --head`` on one machine, ``ray start --address=HEAD:6379`` on the others, then
-``RAY_ADDRESS=HEAD:6379 python examples/rllib_ppo.py --env-runners 64``) the same script scales
-out across machines. The guesses are the answers (``allowed=None``).
+``RAY_ADDRESS=HEAD:6379 python examples/rllib_ppo.py --env-runners 64``) the same script scales out
+across machines. The guesses are the answers (``allowed=None``).
 """
 
 from __future__ import annotations
@@ -50,10 +50,14 @@ def main() -> None:
         from ray.rllib.algorithms.ppo import PPOConfig
         from ray.rllib.core.columns import Columns
         from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-        from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+        from ray.rllib.examples.rl_modules.classes.action_masking_rlm import (
+            ActionMaskingTorchRLModule,
+        )
         from ray.tune.registry import register_env
     except ImportError as exc:
-        raise SystemExit(f"this example needs Ray RLlib ({exc}): pip install '.[rllib]' in the repository") from None
+        raise SystemExit(
+            f"this example needs Ray RLlib ({exc}): pip install '.[rllib]' in the repository"
+        ) from None
 
     words = wordle_gym.load_word_list("answers")[: args.words]
     register_env("wordle", rllib_env)
@@ -67,7 +71,11 @@ def main() -> None:
             )
         )
         .training(
-            train_batch_size_per_learner=args.batch, minibatch_size=500, num_epochs=4, lr=1e-3, entropy_coeff=0.01
+            train_batch_size_per_learner=args.batch,
+            minibatch_size=500,
+            num_epochs=4,
+            lr=1e-3,
+            entropy_coeff=0.01,
         )
         .debugging(seed=args.seed)
     )
@@ -77,18 +85,29 @@ def main() -> None:
         result = algo.train()
         episodes = result.get("env_runners", {})
         mean_return = episodes.get("episode_return_mean", float("nan"))
-        print(f"iteration {iteration}: mean return {mean_return:.3f}, {time.perf_counter() - start:.0f} s")
+        print(
+            f"iteration {iteration}: mean return {mean_return:.3f}, "
+            f"{time.perf_counter() - start:.0f} s"
+        )
 
     # Greedy play through the harness, every answer once.
     module = algo.get_module()
 
     class Greedy:
-        def act(self, observations: torch.Tensor, masks: torch.Tensor, _env: object) -> torch.Tensor:
-            batch = {Columns.OBS: {"observations": observations.float(), "action_mask": masks.float()}}
+        def act(
+            self, observations: torch.Tensor, masks: torch.Tensor, _env: object
+        ) -> torch.Tensor:
+            batch = {
+                Columns.OBS: {"observations": observations.float(), "action_mask": masks.float()}
+            }
             with torch.no_grad():
                 return module.forward_inference(batch)[Columns.ACTION_DIST_INPUTS].argmax(-1)
 
-    print(evaluate(Greedy(), device="cpu", agent="rllib-ppo", answers=words, allowed=None, progress=False).summary())
+    print(
+        evaluate(
+            Greedy(), device="cpu", agent="rllib-ppo", answers=words, allowed=None, progress=False
+        ).summary()
+    )
     algo.stop()
 
 

@@ -1,4 +1,5 @@
-"""Train Stable-Baselines3 DQN on Wordle (one output per word; compare agents/rl/dqn.py's letter values).
+"""Train Stable-Baselines3 DQN on Wordle (one output per word; compare agents/rl/dqn.py's letter
+values).
 
 python examples/sb3_dqn.py --stage 100 --timesteps 200000 [--single] [--tensorboard runs/sb3]
 wordle-gym eval --agent sb3 --checkpoint runs/sb3/dqn.zip

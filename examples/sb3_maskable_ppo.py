@@ -1,7 +1,7 @@
 """Train sb3-contrib MaskablePPO on Wordle with action masks (default: the candidates mask).
 
-python examples/sb3_maskable_ppo.py --stage 100 --timesteps 200000 [--single] [--tensorboard runs/sb3]
-wordle-gym eval --agent sb3 --checkpoint runs/sb3/maskable_ppo.zip
+python examples/sb3_maskable_ppo.py --stage 100 --timesteps 200000 [--single] [--tensorboard
+runs/sb3] wordle-gym eval --agent sb3 --checkpoint runs/sb3/maskable_ppo.zip
 """
 
 from sb3_contrib import MaskablePPO

@@ -3,9 +3,9 @@
     pip install ".[torchrl]"   # in the repository
     python examples/torchrl_ppo.py [--words 100] [--iterations 300] [--num-envs 256] [--device auto]
 
-:class:`wordle_gym.integrations.torchrl.WordleTorchRLEnv` is an ``EnvBase``: ``ActionMask`` reads its bool
-``action_mask``, ``MaskedCategorical`` samples only allowed words, ``GAE`` and ``ClipPPOLoss`` do
-the rest. The guesses are the answers (``allowed=None``).
+:class:`wordle_gym.integrations.torchrl.WordleTorchRLEnv` is an ``EnvBase``: ``ActionMask`` reads
+its bool ``action_mask``, ``MaskedCategorical`` samples only allowed words, ``GAE`` and
+``ClipPPOLoss`` do the rest. The guesses are the answers (``allowed=None``).
 """
 
 from __future__ import annotations
@@ -66,7 +66,9 @@ def main() -> None:
     n_act = base.action_spec.space.n
 
     def mlp(out: int) -> nn.Module:
-        return nn.Sequential(nn.Linear(n_obs, 256), nn.Tanh(), nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, out))
+        return nn.Sequential(
+            nn.Linear(n_obs, 256), nn.Tanh(), nn.Linear(256, 256), nn.Tanh(), nn.Linear(256, out)
+        )
 
     actor = ProbabilisticActor(
         TensorDictModule(mlp(n_act), in_keys=["observation"], out_keys=["logits"]),
@@ -77,13 +79,17 @@ def main() -> None:
     ).to(dev)
     critic = ValueOperator(mlp(1), in_keys=["observation"]).to(dev)
     advantage = GAE(gamma=1.0, lmbda=0.95, value_network=critic)
-    loss = ClipPPOLoss(actor, critic, clip_epsilon=0.2, entropy_coeff=0.01, normalize_advantage=True)
+    loss = ClipPPOLoss(
+        actor, critic, clip_epsilon=0.2, entropy_coeff=0.01, normalize_advantage=True
+    )
     optimizer = torch.optim.Adam(loss.parameters(), lr=args.lr)
 
     start = time.perf_counter()
     for iteration in range(1, args.iterations + 1):
-        with torch.no_grad(), set_exploration_type(ExplorationType.RANDOM):  # sample (the default is the mode)
-            data = env.rollout(args.num_steps, actor, break_when_any_done=False)  # (num_envs, num_steps)
+        # sample (the default is the mode)
+        with torch.no_grad(), set_exploration_type(ExplorationType.RANDOM):
+            # (num_envs, num_steps)
+            data = env.rollout(args.num_steps, actor, break_when_any_done=False)
             advantage(data)
         flat = data.reshape(-1)
         for _ in range(args.epochs):
@@ -96,17 +102,27 @@ def main() -> None:
         if iteration % 50 == 0 or iteration == args.iterations:
             ended, seconds = data["next", "done"].sum().item(), time.perf_counter() - start
             mean_return = data["next", "reward"].sum().item() / max(ended, 1)
-            print(f"iteration {iteration}: {ended} games ended, mean return {mean_return:.3f}, {seconds:.0f} s")
+            print(
+                f"iteration {iteration}: {ended} games ended, mean return {mean_return:.3f}, "
+                f"{seconds:.0f} s"
+            )
 
-    # Greedy play through the harness, every answer once (float observations, as the network saw them).
+    # Greedy play through the harness, every answer once (float observations, as the network saw
+    # them).
     net = actor.module[0].module
 
     class Greedy:
-        def act(self, observations: torch.Tensor, masks: torch.Tensor, _env: object) -> torch.Tensor:
+        def act(
+            self, observations: torch.Tensor, masks: torch.Tensor, _env: object
+        ) -> torch.Tensor:
             with torch.no_grad():
                 return net(observations.float()).masked_fill(~masks, float("-inf")).argmax(-1)
 
-    print(evaluate(Greedy(), device=dev, agent="torchrl-ppo", answers=words, allowed=None, progress=False).summary())
+    print(
+        evaluate(
+            Greedy(), device=dev, agent="torchrl-ppo", answers=words, allowed=None, progress=False
+        ).summary()
+    )
 
 
 if __name__ == "__main__":

@@ -1,31 +1,37 @@
-"""GRPO on real Wordle with TRL's ``GRPOTrainer``: a language model plays whole games through a ``guess`` tool.
+"""GRPO on real Wordle with TRL's ``GRPOTrainer``: a language model plays whole games through a
+``guess`` tool.
 
-Each rollout is one game of :class:`~wordle_gym.envs.text.WordleTextEnv` (the real lists, answers from the
-``train`` split): TRL's ``environment_factory`` gives every rollout its own :class:`WordleGame`, whose ``guess``
-method is the tool the model calls (its feedback goes back as the tool's answer, turn after turn) and whose
-``get_reward`` scores the finished game: 1 for a win, plus the game's summed exact regret (``reward="regret"``:
-minus the expected guesses each move lost against perfect play, 0 for optimal moves whatever the luck). TRL
-fits this better than verifiers' trainer here: it trains a local ``transformers`` model in one process, needs no
-inference server and runs on a CPU, so the same script is the test and the real run.
+Each rollout is one game of :class:`~wordle_gym.envs.text.WordleTextEnv` (the real lists, answers
+from the ``train`` split): TRL's ``environment_factory`` gives every rollout its own
+:class:`WordleGame`, whose ``guess`` method is the tool the model calls (its feedback goes back as
+the tool's answer, turn after turn) and whose ``get_reward`` scores the finished game: 1 for a win,
+plus the game's summed exact regret (``reward="regret"``:
+minus the expected guesses each move lost against perfect play, 0 for optimal moves whatever the
+luck). TRL fits this better than verifiers' trainer here: it trains a local ``transformers`` model
+in one process, needs no inference server and runs on a CPU, so the same script is the test and the
+real run.
 
 A real model on a GPU (``pip install -e ".[trl]"``; the model is downloaded by transformers)::
 
-    python examples/train_grpo.py --model Qwen/Qwen3-0.6B --steps 500 --num-generations 8 --batch-size 8 \\
+    python examples/train_grpo.py --model Qwen/Qwen3-0.6B --steps 500 --num-generations 8 \\
+        --batch-size 8 \\
         --max-completion-length 256 --output-dir runs/grpo-qwen3
 
-Offline, a tiny model built here from a config (no download; it is first taught the tool-call format, so its
-games are real games)::
+Offline, a tiny model built here from a config (no download; it is first taught the tool-call
+format, so its games are real games)::
 
     python examples/train_grpo.py --tiny --steps 2 --output-dir runs/grpo-tiny
 
-Prints each step's mean reward and the games' guesses, and saves the trained model to ``--output-dir``;
-``--split eval`` plays the held-out answers. ``--env-url URL`` plays every game on an OpenEnv server instead
-(``python -m wordle_gym.integrations.openenv --reward regret --split train``), through :class:`ServedWordleGame`,
-a class written as TRL's OpenEnv Wordle example writes its own.
+Prints each step's mean reward and the games' guesses, and saves the trained model to
+``--output-dir``; ``--split eval`` plays the held-out answers. ``--env-url URL`` plays every game on
+an OpenEnv server instead (``python -m wordle_gym.integrations.openenv --reward regret --split
+train``), through :class:`ServedWordleGame`, a class written as TRL's OpenEnv Wordle example writes
+its own.
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 import math
 import sys
@@ -35,20 +41,28 @@ from wordle_gym.envs.text import WordleTextEnv
 from wordle_gym.utils.commandline import OneLineParser
 
 PROMPT = (
-    "Let's play Wordle. Find the secret 5-letter word in at most 6 guesses. Make each guess by calling the "
-    "guess tool with one word; its answer is the feedback (G: right letter, right place; Y: in the word "
+    "Let's play Wordle. Find the secret 5-letter word in at most 6 guesses. Make each guess by "
+    "calling the "
+    "guess tool with one word; its answer is the feedback (G: right letter, right place; Y: in the "
+    "word "
     "elsewhere; X: not in the word). Keep guessing until the game ends."
 )
-TINY_WORDS = ("salet", "crane", "trace", "slate", "crate", "carte")  # the tiny model's first guesses
-CALL_OPEN, CALL_CLOSE = '<tool_call>\n{"name": "guess", "arguments": {"word": "', '"}}\n</tool_call>'  # Qwen3's
+# the tiny model's first guesses
+TINY_WORDS = ("salet", "crane", "trace", "slate", "crate", "carte")
+CALL_OPEN, CALL_CLOSE = (
+    '<tool_call>\n{"name": "guess", "arguments": {"word": "',
+    '"}}\n</tool_call>',
+)  # Qwen3's
 
 
 class WordleGame:
-    """One rollout's game for TRL's ``environment_factory``: ``guess`` is the tool, ``get_reward`` the score."""
+    """One rollout's game for TRL's ``environment_factory``: ``guess`` is the tool, ``get_reward``
+    the score."""
 
     reward = "regret"
     split = "train"
-    finished: list[dict[str, Any]] = []  # every scored game: answer, guesses, won, reward (the class's record)
+    # every scored game: answer, guesses, won, reward (the class's record)
+    finished: list[dict[str, Any]] = []
 
     def __init__(self) -> None:
         self.env = WordleTextEnv(reward=self.reward, split=self.split)
@@ -72,32 +86,41 @@ class WordleGame:
         """
         if self.done:
             return "The game is over."
-        text, reward, terminated, truncated, info = self.env.step({"name": "guess", "arguments": {"word": word}})
+        text, reward, terminated, truncated, info = self.env.step(
+            {"name": "guess", "arguments": {"word": word}}
+        )
         self.total += float(reward)
         self.done, self.won = bool(terminated or truncated), bool(info["won"])
         self.guesses.append(str(info["guess"] or word))
         return text
 
     def get_reward(self) -> float:
-        """1 for a win, plus the game's summed reward (with ``regret``: minus the regret of its moves). A game the
-        model stopped playing (no more tool calls) is played to its end as replies without a guess, each spending a
-        turn as the game's rules say: stopping never scores like playing well."""
+        """1 for a win, plus the game's summed reward (with ``regret``: minus the regret of its
+        moves). A game the model stopped playing (no more tool calls) is played to its end as
+        replies without a guess, each spending a turn as the game's rules say: stopping never scores
+        like playing well."""
         while not self.done:
             _, reward, terminated, truncated, _ = self.env.step("")
             self.total += float(reward)
             self.done = bool(terminated or truncated)
         score = float(self.won) + self.total
-        record = {"answer": self.env.answer, "guesses": list(self.guesses), "won": self.won, "reward": score}
+        record = {
+            "answer": self.env.answer,
+            "guesses": list(self.guesses),
+            "won": self.won,
+            "reward": score,
+        }
         WordleGame.finished.append(record)
         return score
 
 
 class ServedWordleGame:
-    """One rollout's game played on a wordle_gym OpenEnv server, written as TRL's OpenEnv Wordle example writes its
-    environment class (a client made once, ``.sync()``; the transcript in ``messages[0].content``, each tool answer
-    the part a step appended; an invalid move told by TextArena's words), with the server's rewards: the game's
-    (``info["game_reward"]``: with ``--reward regret``, minus the regret of its moves) and each move's (``reward``).
-    Its one public method besides ``reset`` and ``get_reward`` is the tool: TRL offers every public method."""
+    """One rollout's game played on a wordle_gym OpenEnv server, written as TRL's OpenEnv Wordle
+    example writes its environment class (a client made once, ``.sync()``; the transcript in
+    ``messages[0].content``, each tool answer the part a step appended; an invalid move told by
+    TextArena's words), with the server's rewards: the game's (``info["game_reward"]``: with
+    ``--reward regret``, minus the regret of its moves) and each move's (``reward``). Its one public
+    method besides ``reset`` and ``get_reward`` is the tool: TRL offers every public method."""
 
     url = "http://127.0.0.1:8001"
     finished: list[dict[str, Any]] = []
@@ -109,7 +132,8 @@ class ServedWordleGame:
         self.reward, self.done, self.won, self.guesses, self.feedback = 0.0, False, False, [], []
 
     def reset(self, **row: Any) -> str:
-        """A new game on the server, its answer drawn from the row's ``seed``; returns its opening text."""
+        """A new game on the server, its answer drawn from the row's ``seed``; returns its opening
+        text."""
         seed = row.get("seed")
         result = self.client.reset(seed=None if seed is None else int(seed))
         self._last_full_feedback = result.observation.messages[0].content
@@ -134,7 +158,11 @@ class ServedWordleGame:
         feedback = full[len(self._last_full_feedback) :]  # only what this step appended
         self._last_full_feedback = full
         info = result.observation.info
-        self.reward, self.done, self.won = float(info["game_reward"]), bool(result.done), bool(info["won"])
+        self.reward, self.done, self.won = (
+            float(info["game_reward"]),
+            bool(result.done),
+            bool(info["won"]),
+        )
         self.guesses.append(str(info["guess"] or word))
         if "You attempted an invalid move" in feedback:
             self.guesses[-1] = f"({self.guesses[-1]}: refused)"
@@ -142,23 +170,32 @@ class ServedWordleGame:
         return feedback
 
     def get_reward(self) -> float:
-        """1 for a win, plus the game's reward on the server (a game the model stopped playing is played to its end
-        as replies without a guess, as :meth:`WordleGame.get_reward` does)."""
+        """1 for a win, plus the game's reward on the server (a game the model stopped playing is
+        played to its end as replies without a guess, as :meth:`WordleGame.get_reward` does)."""
         from wordle_gym.integrations.openenv import WordleAction
 
         while not self.done:
             result = self.client.step(WordleAction(message=""))
-            self.reward, self.done = float(result.observation.info["game_reward"]), bool(result.done)
+            self.reward, self.done = (
+                float(result.observation.info["game_reward"]),
+                bool(result.done),
+            )
         score = float(self.won) + self.reward
-        record = {"guesses": list(self.guesses), "feedback": list(self.feedback), "won": self.won, "reward": score}
+        record = {
+            "guesses": list(self.guesses),
+            "feedback": list(self.feedback),
+            "won": self.won,
+            "reward": score,
+        }
         ServedWordleGame.finished.append(record)
         return score
 
 
 def tiny_model(seed: int = 0, teach_steps: int = 40) -> tuple[Any, Any]:
-    """A Qwen3-shaped model of a few hundred thousand weights and a byte-level tokenizer trained here on the
-    game's words, with TRL's Qwen3 chat template (so TRL parses its tool calls); then taught, by a few steps of
-    supervised learning, to answer with a ``guess`` tool call of one of :data:`TINY_WORDS`."""
+    """A Qwen3-shaped model of a few hundred thousand weights and a byte-level tokenizer trained
+    here on the game's words, with TRL's Qwen3 chat template (so TRL parses its tool calls); then
+    taught, by a few steps of supervised learning, to answer with a ``guess`` tool call of one of
+    :data:`TINY_WORDS`."""
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen3Config, Qwen3ForCausalLM
@@ -169,27 +206,52 @@ def tiny_model(seed: int = 0, teach_steps: int = 40) -> tuple[Any, Any]:
     torch.manual_seed(seed)
     specials = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
     tool = json.dumps({"name": "guess", "arguments": {"word": "crane"}})
-    corpus = [" ".join(load_word_list("answers")), PROMPT, f"system user assistant tool {tool} Feedback Board so far"]
+    corpus = [
+        " ".join(load_word_list("answers")),
+        PROMPT,
+        f"system user assistant tool {tool} Feedback Board so far",
+    ]
     words = Tokenizer(models.BPE())
     words.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     words.decoder = decoders.ByteLevel()
     alphabet = pre_tokenizers.ByteLevel.alphabet()
     words.train_from_iterator(
-        corpus, trainers.BpeTrainer(vocab_size=800, special_tokens=specials, initial_alphabet=alphabet)
+        corpus,
+        trainers.BpeTrainer(vocab_size=800, special_tokens=specials, initial_alphabet=alphabet),
     )
-    tokenizer = PreTrainedTokenizerFast(tokenizer_object=words, eos_token="<|im_end|>", pad_token="<|endoftext|>")
-    tokenizer.add_tokens(["<tool_call>", "</tool_call>", "<tool_response>", "</tool_response>", "<think>", "</think>"])
-    # A guess call is then four tokens (its opening up to the word, the word, its end, the end of the turn), a
-    # format a model this small learns in a few dozen steps.
+    tokenizer = PreTrainedTokenizerFast(
+        tokenizer_object=words, eos_token="<|im_end|>", pad_token="<|endoftext|>"
+    )
+    tokenizer.add_tokens(
+        [
+            "<tool_call>",
+            "</tool_call>",
+            "<tool_response>",
+            "</tool_response>",
+            "<think>",
+            "</think>",
+        ]
+    )
+    # A guess call is then four tokens (its opening up to the word, the word, its end, the end of
+    # the turn), a format a model this small learns in a few dozen steps.
     tokenizer.add_tokens([CALL_OPEN, CALL_CLOSE, *TINY_WORDS])
     tokenizer.chat_template = qwen3_chat_template
     config = Qwen3Config(
-        vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2, num_attention_heads=4,
-        num_key_value_heads=2, head_dim=16, max_position_embeddings=4096, tie_word_embeddings=True,
-        pad_token_id=tokenizer.pad_token_id, eos_token_id=tokenizer.eos_token_id,
-    )  # fmt: skip
+        vocab_size=len(tokenizer),
+        hidden_size=64,
+        intermediate_size=128,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        head_dim=16,
+        max_position_embeddings=4096,
+        tie_word_embeddings=True,
+        pad_token_id=tokenizer.pad_token_id,
+        eos_token_id=tokenizer.eos_token_id,
+    )
     model = Qwen3ForCausalLM(config)
-    # Teach it the format: after the generation prompt, a guess tool call (the first turn and a later one).
+    # Teach it the format: after the generation prompt, a guess tool call (the first turn and a
+    # later one).
     game = WordleGame()
     contexts = [[{"role": "user", "content": PROMPT + "\n\n" + game.reset(seed=0)}]]
     call = {"type": "function", "function": {"name": "guess", "arguments": {"word": "crane"}}}
@@ -204,7 +266,11 @@ def tiny_model(seed: int = 0, teach_steps: int = 40) -> tuple[Any, Any]:
     batches = []  # one batch per context: its prompt, then each word's call (padding not learned)
     for context in contexts:
         prompt = tokenizer.apply_chat_template(
-            context, tools=[game.guess], add_generation_prompt=True, tokenize=False, enable_thinking=False
+            context,
+            tools=[game.guess],
+            add_generation_prompt=True,
+            tokenize=False,
+            enable_thinking=False,
         )
         prompt_ids = tokenizer(prompt, add_special_tokens=False).input_ids
         answers = [
@@ -212,7 +278,9 @@ def tiny_model(seed: int = 0, teach_steps: int = 40) -> tuple[Any, Any]:
             for w in TINY_WORDS
         ]  # fmt: skip
         width = max(map(len, answers))
-        ids = torch.tensor([prompt_ids + a + [tokenizer.pad_token_id] * (width - len(a)) for a in answers])
+        ids = torch.tensor(
+            [prompt_ids + a + [tokenizer.pad_token_id] * (width - len(a)) for a in answers]
+        )
         labels = ids.clone()
         labels[:, : len(prompt_ids)] = -100
         for row, a in enumerate(answers):
@@ -221,7 +289,9 @@ def tiny_model(seed: int = 0, teach_steps: int = 40) -> tuple[Any, Any]:
     optimizer = torch.optim.Adam(model.parameters(), lr=3e-3)
     model.train()
     for step in range(teach_steps):
-        loss = sum(model(input_ids=ids, labels=labels).loss for ids, labels in batches) / len(batches)
+        loss = sum(model(input_ids=ids, labels=labels).loss for ids, labels in batches) / len(
+            batches
+        )
         optimizer.zero_grad()
         loss.backward()
         optimizer.step()
@@ -231,37 +301,25 @@ def tiny_model(seed: int = 0, teach_steps: int = 40) -> tuple[Any, Any]:
     return model, tokenizer
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = OneLineParser(prog="train_grpo.py", description=__doc__.splitlines()[0])
-    parser.add_argument("--model", help="a transformers model id or folder (downloaded by transformers)")
-    parser.add_argument("--tiny", action="store_true", help="a tiny model built here (no download)")
-    parser.add_argument("--steps", type=int, default=2, help="GRPO steps (default 2)")
-    parser.add_argument("--num-generations", type=int, default=4, help="games per prompt, GRPO's group (default 4)")
-    parser.add_argument("--batch-size", type=int, default=4, help="games per device and step (default 4)")
-    parser.add_argument("--max-completion-length", type=int, default=256, help="tokens of a whole game's replies")
-    parser.add_argument("--max-tool-calls", type=int, default=6, help="tool calls a game may make (default 6)")
-    parser.add_argument("--lr", type=float, default=1e-6, help="learning rate (default 1e-6)")
-    parser.add_argument("--reward", default="regret", help="the text env's reward (default regret)")
-    parser.add_argument("--split", choices=("train", "eval"), default="train", help="answers (default train)")
-    parser.add_argument("--output-dir", default="runs/grpo", help="TRL's output folder (default runs/grpo)")
-    parser.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to train (auto)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--env-url",
-        help="play on this OpenEnv server (python -m wordle_gym.integrations.openenv --reward regret --split train) "
-        "instead of in this process; --reward and --split are then the server's",
-    )
-    args = parser.parse_args(argv)
+def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Every bad option fails here, in one line, before any model loads."""
     if bool(args.model) == bool(args.tiny):
         parser.error("give --model ID or --tiny")
-    for name in ("steps", "num_generations", "batch_size", "max_completion_length", "max_tool_calls"):
+    for name in (
+        "steps",
+        "num_generations",
+        "batch_size",
+        "max_completion_length",
+        "max_tool_calls",
+    ):
         if getattr(args, name) < 1:
             parser.error(f"--{name.replace('_', '-')} must be >= 1; got {getattr(args, name)}")
     if not (math.isfinite(args.lr) and args.lr > 0):
         parser.error(f"--lr must be a positive number; got {args.lr}")
     if args.batch_size % args.num_generations:
         parser.error(
-            f"--batch-size ({args.batch_size}) must be a multiple of --num-generations ({args.num_generations})"
+            f"--batch-size ({args.batch_size}) must be a multiple of --num-generations "
+            f"({args.num_generations})"
         )
 
     try:  # a bad reward fails here, in one line, before any model loads
@@ -269,20 +327,67 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError) as exc:
         parser.error(str(exc))
 
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
 
+def main(argv: list[str] | None = None) -> int:
+    parser = OneLineParser(
+        prog="train_grpo.py", description=" ".join(__doc__.split("\n\n")[0].split())
+    )
+    parser.add_argument(
+        "--model", help="a transformers model id or folder (downloaded by transformers)"
+    )
+    parser.add_argument("--tiny", action="store_true", help="a tiny model built here (no download)")
+    parser.add_argument("--steps", type=int, default=2, help="GRPO steps (default 2)")
+    parser.add_argument(
+        "--num-generations", type=int, default=4, help="games per prompt, GRPO's group (default 4)"
+    )
+    parser.add_argument(
+        "--batch-size", type=int, default=4, help="games per device and step (default 4)"
+    )
+    parser.add_argument(
+        "--max-completion-length", type=int, default=256, help="tokens of a whole game's replies"
+    )
+    parser.add_argument(
+        "--max-tool-calls", type=int, default=6, help="tool calls a game may make (default 6)"
+    )
+    parser.add_argument("--lr", type=float, default=1e-6, help="learning rate (default 1e-6)")
+    parser.add_argument("--reward", default="regret", help="the text env's reward (default regret)")
+    parser.add_argument(
+        "--split", choices=("train", "eval"), default="train", help="answers (default train)"
+    )
+    parser.add_argument(
+        "--output-dir", default="runs/grpo", help="TRL's output folder (default runs/grpo)"
+    )
+    parser.add_argument(
+        "--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to train (auto)"
+    )
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--env-url",
+        help="play on this OpenEnv server (python -m wordle_gym.integrations.openenv --reward "
+        "regret --split train) "
+        "instead of in this process; --reward and --split are then the server's",
+    )
+    args = parser.parse_args(argv)
+    _check(parser, args)
     WordleGame.reward, WordleGame.split = args.reward, args.split
     game_class: type = WordleGame
     if args.env_url:
         ServedWordleGame.url, game_class = args.env_url, ServedWordleGame
-        probe = ServedWordleGame().client
+        try:
+            probe = ServedWordleGame().client
+        except ImportError as exc:
+            parser.error(f"--env-url {args.env_url}: {exc} (pip install 'wordle-gym[trl]')")
         try:
             probe.connect()  # an unreachable server fails here, in one line
         except (ConnectionError, OSError) as exc:
             parser.error(f"--env-url {args.env_url}: {exc}")
         finally:
             probe.close()
+    try:
+        from datasets import Dataset
+        from trl import GRPOConfig, GRPOTrainer
+    except ImportError as exc:
+        parser.error(f"{exc}: the example needs TRL (pip install 'wordle-gym[trl]')")
     import torch
 
     on_cpu = args.device == "cpu" or (args.device == "auto" and not torch.cuda.is_available())
@@ -300,26 +405,47 @@ def main(argv: list[str] | None = None) -> int:
         }
     )
     config = GRPOConfig(
-        output_dir=args.output_dir, max_steps=args.steps, per_device_train_batch_size=args.batch_size,
-        num_generations=args.num_generations, max_completion_length=args.max_completion_length,
-        max_tool_calling_iterations=args.max_tool_calls, learning_rate=args.lr, logging_steps=1,
-        save_strategy="no", report_to="none", seed=args.seed, use_cpu=on_cpu, bf16=False,
-        chat_template_kwargs={"enable_thinking": False}, temperature=1.0,
-    )  # fmt: skip
+        output_dir=args.output_dir,
+        max_steps=args.steps,
+        per_device_train_batch_size=args.batch_size,
+        num_generations=args.num_generations,
+        max_completion_length=args.max_completion_length,
+        max_tool_calling_iterations=args.max_tool_calls,
+        learning_rate=args.lr,
+        logging_steps=1,
+        save_strategy="no",
+        report_to="none",
+        seed=args.seed,
+        use_cpu=on_cpu,
+        bf16=False,
+        chat_template_kwargs={"enable_thinking": False},
+        temperature=1.0,
+    )
     trainer = GRPOTrainer(
-        model=model, args=config, train_dataset=data, processing_class=tokenizer, environment_factory=game_class
+        model=model,
+        args=config,
+        train_dataset=data,
+        processing_class=tokenizer,
+        environment_factory=game_class,
     )
     trainer.train()
     for row in trainer.state.log_history:
         if "reward" in row:
             calls = row.get("tools/call_frequency", 0.0)
-            print(f"step {int(row['step'])}: mean reward {row['reward']:+.4f}, {calls:.2f} tool calls a game")
+            print(
+                f"step {int(row['step'])}: mean reward {row['reward']:+.4f}, {calls:.2f} tool "
+                "calls a game"
+            )
     games = game_class.finished
     print(
-        f"{len(games)} games: {sum(g['won'] for g in games)} won, {sum(bool(g['guesses']) for g in games)} made guesses"
+        f"{len(games)} games: {sum(g['won'] for g in games)} won, "
+        f"{sum(bool(g['guesses']) for g in games)} made guesses"
     )
     for g in games[-4:]:
-        print(f"  {g.get('answer', 'a game')}: {' '.join(g['guesses']) or '(no guess)'} ({g['reward']:+.4f})")
+        print(
+            f"  {g.get('answer', 'a game')}: {' '.join(g['guesses']) or '(no guess)'} "
+            f"({g['reward']:+.4f})"
+        )
     trainer.save_model(args.output_dir)  # the trained model (and its tokenizer), once, at the end
     print(f"saved the model to {args.output_dir}")
     return 0

@@ -1,16 +1,18 @@
 """The search behind :func:`research.boards_bound.dordle_finish`, compiled by numba (imported
 only there).
 
-Two boards, answers ``a != b``, the opener fixed. For each pair of the opener's cells ``(A, B)`` (the
-answers of each board that agree with its feedback) it finds the most ordered answer pairs of ``A x B`` a
-policy can finish by the third and by the fourth guess (the module docstring of ``boards_bound`` proves
-what each count is). The second guess ``g`` is searched over every allowed word: an upper bound from the
-class sizes alone (:func:`_size_bound`) orders them and stops the search once no guess left can beat the
-best found; the exact count is taken only for the guesses that pass it.
+Two boards, answers ``a != b``, the opener fixed. For each pair of the opener's cells ``(A, B)``
+(the answers of each board that agree with its feedback) it finds the most ordered answer pairs of
+``A x B`` a policy can finish by the third and by the fourth guess (the module docstring of
+``boards_bound`` proves what each count is). The second guess ``g`` is searched over every allowed
+word: an upper bound from the class sizes alone (:func:`_size_bound`) orders them and stops the
+search once no guess left can beat the best found; the exact count is taken only for the guesses
+that pass it.
 
-* ``table[g, n]``: the pattern of guess ``g`` on answer ``n``; ``aa[x, n]``: of answer ``x`` guessed.
-* ``answer_of[g]``: the answer that guess ``g`` is, or -1; ``guess_cell[g]``: the opener's cell of that
-  answer, or -1.
+* ``table[g, n]``: the pattern of guess ``g`` on answer ``n``; ``aa[x, n]``: of answer ``x``
+  guessed.
+* ``answer_of[g]``: the answer that guess ``g`` is, or -1; ``guess_cell[g]``: the opener's cell of
+  that answer, or -1.
 * ``sizes[g, starts[c]:starts[c] + nclass[c, g]]``: the class sizes of cell ``c`` under guess ``g``,
   ascending, ``g``'s own answer left out (a board it solves is counted apart).
 """
@@ -37,7 +39,9 @@ def class_sizes(table, answer_of, order, starts, num_patterns):  # pragma: no co
     bounds = np.zeros(longest + 1, dtype=np.int64)
     for g in range(num_guesses):
         for c in range(num_cells):
-            k = _group(table[g], order[starts[c] : starts[c + 1]], answer_of[g], slot, pats, out, bounds)
+            k = _group(
+                table[g], order[starts[c] : starts[c + 1]], answer_of[g], slot, pats, out, bounds
+            )
             sizes[g, starts[c] : starts[c] + k] = np.sort(bounds[1 : k + 1] - bounds[:k])
             nclass[c, g] = k
     return sizes, nclass
@@ -45,7 +49,8 @@ def class_sizes(table, answer_of, order, starts, num_patterns):  # pragma: no co
 
 @cached_njit()
 def _size_bound(s, t) -> np.int64:  # pragma: no cover (compiled)
-    """The sum over every class pair of ``max(|A'|, |B'|)``: class sizes ``s``, ``t``, both ascending."""
+    """The sum over every class pair of ``max(|A'|, |B'|)``: class sizes ``s``, ``t``, both
+    ascending."""
     total = np.int64(0)
     j = 0
     for i in range(s.shape[0]):
@@ -62,7 +67,8 @@ def _size_bound(s, t) -> np.int64:  # pragma: no cover (compiled)
 
 @cached_njit()
 def _group(row, members, own, slot, pats, out, bounds) -> int:  # pragma: no cover (compiled)
-    """Group ``members`` (but ``own``) by ``row[member]``: class ``q`` is ``out[bounds[q]:bounds[q + 1]]``."""
+    """Group ``members`` (but ``own``) by ``row[member]``: class ``q`` is
+    ``out[bounds[q]:bounds[q + 1]]``."""
     k = 0
     for n in members:
         if n == own:
@@ -91,7 +97,8 @@ def _group(row, members, own, slot, pats, out, bounds) -> int:  # pragma: no cov
 
 @cached_njit()
 def _split(row, members, skip, stamp, epoch) -> int:  # pragma: no cover (compiled)
-    """How many patterns ``row`` gives over ``members`` but ``skip`` (``stamp``: marks, ``epoch``: fresh)."""
+    """How many patterns ``row`` gives over ``members`` but ``skip`` (``stamp``: marks, ``epoch``:
+    fresh)."""
     k = 0
     for n in members:
         if n == skip:
@@ -121,10 +128,12 @@ def _best_split(table, members, stamp, epoch) -> int:  # pragma: no cover (compi
 
 
 @cached_njit()
-def _exact(g, ca, cb, same, a_hit, b_hit, table, aa, answer_of, work) -> np.int64:  # pragma: no cover (compiled)
-    """The pairs of ``A x B`` (``a != b``) finished by the fourth guess at best after second guess ``g``
-    (``a_hit``, ``b_hit``: ``g`` is an answer of ``A``, of ``B``), a board that ``g`` solves counted with the
-    best third guess over every allowed word."""
+def _exact(
+    g, ca, cb, same, a_hit, b_hit, table, aa, answer_of, work
+) -> np.int64:  # pragma: no cover (compiled)
+    """The pairs of ``A x B`` (``a != b``) finished by the fourth guess at best after second guess
+    ``g`` (``a_hit``, ``b_hit``: ``g`` is an answer of ``A``, of ``B``), a board that ``g`` solves
+    counted with the best third guess over every allowed word."""
     slot, pats, stamp, epoch, out_a, bnd_a, out_b, bnd_b = work
     row = table[g]
     own = answer_of[g]
@@ -165,9 +174,9 @@ def _exact(g, ca, cb, same, a_hit, b_hit, table, aa, answer_of, work) -> np.int6
 
 @cached_njit()
 def _cross(sa, sb, aa, stamp, epoch) -> int:  # pragma: no cover (compiled)
-    """Neither board solved by the second guess, answers in classes ``sa`` and ``sb``: the third guess must
-    solve one (a word of its class), the fourth the other; the most pairs finished: ``max over x in sa of
-    classes(sb under x)``, or the same the other way round."""
+    """Neither board solved by the second guess, answers in classes ``sa`` and ``sb``: the third
+    guess must solve one (a word of its class), the fourth the other; the most pairs finished:
+    ``max over x in sa of classes(sb under x)``, or the same the other way round."""
     cap = max(sa.shape[0], sb.shape[0])
     best = 0
     first, second = (sb, sa) if sb.shape[0] < sa.shape[0] else (sa, sb)  # the larger class first
@@ -186,8 +195,8 @@ def _cross(sa, sb, aa, stamp, epoch) -> int:  # pragma: no cover (compiled)
 
 @cached_njit()
 def _after_solved(other, nclass, guess_cell) -> int:  # pragma: no cover (compiled)
-    """The opener solved one board: the most answers of cell ``other`` a second guess leaves alone in their
-    class (found by the third guess) or solves itself."""
+    """The opener solved one board: the most answers of cell ``other`` a second guess leaves alone
+    in their class (found by the third guess) or solves itself."""
     best = 0
     for g in range(nclass.shape[1]):
         best = max(best, nclass[other, g] + (1 if guess_cell[g] == other else 0))
@@ -196,13 +205,26 @@ def _after_solved(other, nclass, guess_cell) -> int:  # pragma: no cover (compil
 
 @cached_njit(nogil=True)
 def pair_counts(  # pragma: no cover (compiled)
-    i, order, starts, guess_cell, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns, search, stop
+    i,
+    order,
+    starts,
+    guess_cell,
+    cell_solved,
+    sizes,
+    nclass,
+    table,
+    aa,
+    answer_of,
+    num_patterns,
+    search,
+    stop,
 ):
-    """For cell ``i`` and every cell ``j >= i``: the most ordered answer pairs of cell ``i`` x cell ``j``
-    (``a != b``) finished by the third guess and by the fourth, and how many second guesses were counted
-    exactly. ``cell_solved``: the opener's own cell (an answer it solves), or -1. ``search`` false: by the
-    fourth guess, the class-size bound's best alone (no search; ``aa`` is not read). ``stop[0]`` set (from
-    another thread: the GIL is released) ends it early with the counts unfinished."""
+    """For cell ``i`` and every cell ``j >= i``: the most ordered answer pairs of cell ``i`` x cell
+    ``j`` (``a != b``) finished by the third guess and by the fourth, and how many second guesses
+    were counted exactly. ``cell_solved``: the opener's own cell (an answer it solves), or -1.
+    ``search`` false: by the fourth guess, the class-size bound's best alone (no search; ``aa`` is
+    not read). ``stop[0]`` set (from another thread: the GIL is released) ends it early with the
+    counts unfinished."""
     num_guesses = table.shape[0]
     num_cells = starts.shape[0] - 1
     by3 = np.zeros(num_cells, dtype=np.int64)
@@ -234,8 +256,9 @@ def pair_counts(  # pragma: no cover (compiled)
         if same and na < 2:
             continue
         if i == cell_solved or j == cell_solved:
-            # the opener solved one board: the other, within two more guesses (the most classes a second
-            # guess makes, its own answer solved at once); within three, counted as finished (a bound)
+            # the opener solved one board: the other, within two more guesses (the most classes a
+            # second guess makes, its own answer solved at once); within three, counted as finished
+            # (a bound)
             other = j if i == cell_solved else i
             by3[j] = _after_solved(other, nclass, guess_cell)
             by4[j] = starts[other + 1] - starts[other]
@@ -280,7 +303,8 @@ def pair_counts(  # pragma: no cover (compiled)
 
 @cached_njit()
 def class_counts(table, answer_of, order, starts, num_patterns):  # pragma: no cover (compiled)
-    """``nclass`` alone (see :func:`class_sizes`): how many classes each guess splits each cell into."""
+    """``nclass`` alone (see :func:`class_sizes`): how many classes each guess splits each cell
+    into."""
     num_guesses = table.shape[0]
     num_cells = starts.shape[0] - 1
     nclass = np.zeros((num_cells, num_guesses), dtype=np.int32)
@@ -296,23 +320,26 @@ def class_counts(table, answer_of, order, starts, num_patterns):  # pragma: no c
 
 @cached_njit(parallel=True)
 def count_bounds(starts, guess_cell, cell_solved, nclass):  # pragma: no cover (compiled)
-    """For every cell pair: the most pairs finished by the third guess (exact) and, by the fourth, a bound
-    from the class counts alone: a class pair finishes at most ``max(s, t) <= s + t - 1`` pairs, so a second
-    guess at most ``|A||B| - (|A| - k_A)(|B| - k_B)`` (classes ``k``; answers in one cell: ``2kn - k^2 - k``)
-    besides the boards it solves. Returns the totals over ordered cell pairs."""
+    """For every cell pair: the most pairs finished by the third guess (exact) and, by the fourth, a
+    bound from the class counts alone: a class pair finishes at most ``max(s, t) <= s + t - 1``
+    pairs, so a second guess at most ``|A||B| - (|A| - k_A)(|B| - k_B)`` (classes ``k``; answers in
+    one cell: ``2kn - k^2 - k``) besides the boards it solves. Returns the totals over ordered cell
+    pairs."""
     num_guesses = nclass.shape[1]
     num_cells = starts.shape[0] - 1
     by3 = np.zeros(num_cells, dtype=np.int64)
     by4 = np.zeros(num_cells, dtype=np.int64)
     for p in prange(num_cells):
-        i = np.int64(p)  # prange's index is unsigned: mixed with signed ones, numba would make floats
+        # prange's index is unsigned: mixed with signed ones, numba would make floats
+        i = np.int64(p)
         na = starts[i + 1] - starts[i]
         for j in range(i, num_cells):
             nb = starts[j + 1] - starts[j]
             if i == j and na < 2:
                 continue
             twice = 1 if i == j else 2
-            if i == cell_solved or j == cell_solved:  # as pair_counts: exact by the third, all by the fourth
+            # as pair_counts: exact by the third, all by the fourth
+            if i == cell_solved or j == cell_solved:
                 other = j if i == cell_solved else i
                 by3[i] += twice * _after_solved(other, nclass, guess_cell)
                 by4[i] += twice * (nb if i == cell_solved else na)

@@ -1,83 +1,93 @@
-"""Proven lower bounds on the optimum of K-board Wordle (Dordle, Quordle, ...), from one board's optimum and
-from the order in which the boards are solved.
+"""Proven lower bounds on the optimum of K-board Wordle (Dordle, Quordle, ...), from one board's
+optimum and from the order in which the boards are solved.
 
-    python -m research.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--most FILE] [--json FILE]
-    python -m research.boards_bound --opener salet [--json FILE]   # Dordle from one opener
+    python -m research.boards_bound [--boards 2,4,8,16,32] [--ranking FILE] [--most FILE] [--json
+    FILE] python -m research.boards_bound --opener salet [--json FILE]   # Dordle from one opener
     python -m research.boards_bound --all-openers [--save FILE] [--max-minutes M]   # every policy
     python -m research.boards_bound --all-openers --save FILE [--refine-below B] [--search-below B]
     python -m research.boards_bound --all-openers --ray [...]   # the openers as Ray tasks
 
-The game: K boards with K distinct answers drawn uniformly from the N answers, every guess applied to every
-board not yet solved, ``L`` guesses (K + 5 by default); a game counts the guess that solves its last board,
-or ``L + 1`` when it is lost (the harness's ``mean_guesses_all``). The bound holds for every policy, the
-optimal one included:
+The game: K boards with K distinct answers drawn uniformly from the N answers, every guess applied
+to every board not yet solved, ``L`` guesses (K + 5 by default); a game counts the guess that solves
+its last board, or ``L + 1`` when it is lost (the harness's ``mean_guesses_all``). The bound holds
+for every policy, the optimal one included:
 
-**Claim 1.** Let ``t_k`` be the guess that solves board ``k`` (one guess solves at most one board: the
-answers differ) and ``c_k = t_k``, or ``u`` for a board left unsolved. Then the game's count ``T`` is at least
-``mean(c) + (K - 1) / 2`` whenever ``u <= u_K = min over j < K of (K(L + 1) - K(K - 1)/2 - S_j) / (K - j)``,
-``S_j = jL - j(j - 1)/2``. A won game's ``t_k`` are K distinct integers, whose largest is at least their mean
-plus ``(K - 1)/2``; a lost game (``T = L + 1``) with ``j`` boards solved has ``sum(c) <= S_j + (K - j)u``.
+**Claim 1.** Let ``t_k`` be the guess that solves board ``k`` (one guess solves at most one board:
+the answers differ) and ``c_k = t_k``, or ``u`` for a board left unsolved. Then the game's count
+``T`` is at least ``mean(c) + (K - 1) / 2`` whenever
+``u <= u_K = min over j < K of (K(L + 1) - K(K - 1)/2 - S_j) / (K - j)``, ``S_j = jL - j(j - 1)/2``.
+A won game's ``t_k`` are K distinct integers, whose largest is at least their mean plus
+``(K - 1)/2``; a lost game (``T = L + 1``) with ``j`` boards solved has
+``sum(c) <= S_j + (K - j)u``.
 
-**Claim 2.** Let ``V`` be the optimal mean of one-board Wordle with ``m <= L`` guesses where a loss costs
-``m + 1`` (:class:`~wordle_agents.solvers.oracle.Oracle`'s values; ``u_K >= m + 1`` is required). Then for each
-board ``E[c_k] >= (N V - (K - 1) C) / (N - K + 1)``, ``C = max(L, u_K)``. The policy seen from board ``k``,
-the other boards simulated from ``K - 1`` distinct answers drawn uniformly from all ``N``, is a randomised
-one-board policy; its cost ``c_k`` is at least its cost in the ``m``-guess game (anything after guess ``m``
-costs at least ``m + 1``), so its mean is at least ``V``. With probability ``(K - 1)/N`` the draw holds the
-board's own answer (a cost of at most ``C``); otherwise the boards are distributed as in the real game.
+**Claim 2.** Let ``V`` be the optimal mean of one-board Wordle with ``m <= L`` guesses where a loss
+costs ``m + 1`` (:class:`~wordle_agents.solvers.oracle.Oracle`'s values; ``u_K >= m + 1`` is
+required). Then for each board ``E[c_k] >= (N V - (K - 1) C) / (N - K + 1)``, ``C = max(L, u_K)``.
+The policy seen from board ``k``, the other boards simulated from ``K - 1`` distinct answers drawn
+uniformly from all ``N``, is a randomised one-board policy; its cost ``c_k`` is at least its cost in
+the ``m``-guess game (anything after guess ``m`` costs at least ``m + 1``), so its mean is at least
+``V``. With probability ``(K - 1)/N`` the draw holds the board's own answer (a cost of at most
+``C``); otherwise the boards are distributed as in the real game.
 
-Together: **optimum >= (N V - (K - 1) C) / (N - K + 1) + (K - 1)/2**. ``V`` comes from a ranking of every
-opener with losses counted (``python -m wordle_agents.commands.optimal --all-openers --losses --top 1``; the real
-lists' ships as ``openers_normal_losses.json``). The bound is loose (it only uses that boards finish at
-different guesses, and for many boards it is below ``K``); ``tests/research/test_boards_bound.py``
-holds it against the exact optimum of small games.
+Together: **optimum >= (N V - (K - 1) C) / (N - K + 1) + (K - 1)/2**. ``V`` comes from a ranking of
+every opener with losses counted (``python -m wordle_agents.commands.optimal --all-openers --losses
+--top 1``; the real lists' ships as ``openers_normal_losses.json``). The bound is loose (it only
+uses that boards finish at different guesses, and for many boards it is below ``K``);
+``tests/research/test_boards_bound.py`` holds it against the exact optimum of small games.
 
-**Claim 3 (the order the boards are solved in).** Let ``N_t`` be the boards solved by guess ``t`` and
-``t_(j)`` the guess that solves the ``j``-th board. A won game's last ``K - j`` boards take ``K - j`` more
-guesses, so ``T >= K - j + min(t_(j), m_j)`` with ``m_j = L + 1 - (K - j)`` (a lost game counts
-``L + 1``), and ``E[T] >= K - j + sum over t < m_j of (1 - P(N_t >= j))`` for every ``j``. Upper bounds on
-``P(N_t >= j)``, each capped at 1:
+**Claim 3 (the order the boards are solved in).** Let ``N_t`` be the boards solved by guess ``t``
+and ``t_(j)`` the guess that solves the ``j``-th board. A won game's last ``K - j`` boards take
+``K - j`` more guesses, so ``T >= K - j + min(t_(j), m_j)`` with ``m_j = L + 1 - (K - j)`` (a lost
+game counts ``L + 1``), and ``E[T] >= K - j + sum over t < m_j of (1 - P(N_t >= j))`` for every
+``j``. Upper bounds on ``P(N_t >= j)``, each capped at 1:
 
 * ``0`` for ``t < j`` (one guess solves one board), and ``P(N_{t-1} >= j - 1)`` (the same reason);
-* ``j = 1``: ``E[N_1] <= K/N`` (the first guess is fixed); ``E[N_2] <= K q2 / k_1``, where ``q2`` is the most
-  answers any opener's classes number, over ``N`` (one board solved by the second guess: one answer a class);
-* ``j = 2``: ``E[C(N_t, 2)] <= C(K, 2) d_t / k_2`` for ``t = 2, 3``, where ``d_t`` is the largest share of
-  ordered answer pairs any two-board policy finishes by guess ``t`` (the most over every opener of the
-  count pass of ``--all-openers``, exact for ``t <= 3``).
+* ``j = 1``: ``E[N_1] <= K/N`` (the first guess is fixed); ``E[N_2] <= K q2 / k_1``, where ``q2`` is
+  the most answers any opener's classes number, over ``N`` (one board solved by the second guess:
+  one answer a class);
+* ``j = 2``: ``E[C(N_t, 2)] <= C(K, 2) d_t / k_2`` for ``t = 2, 3``, where ``d_t`` is the largest
+  share of ordered answer pairs any two-board policy finishes by guess ``t`` (the most over every
+  opener of the count pass of ``--all-openers``, exact for ``t <= 3``).
 
-``k_s`` corrects for the other boards, as in Claim 2: seen from ``s`` of the boards, the policy with the other
-``K - s`` answers drawn from all ``N`` (a distinct tuple, apart from the ``s``) is an ``s``-board policy; it
-is the real game whenever the draw misses the ``s`` answers, with probability ``k_s = prod over i < K - s of
-(N - s - i) / (N - i)``. The bound is the best ``j``; with many boards it is about ``K + 1``, since the first
-guesses rarely solve a board. It reads ``q2``, ``d2`` and ``d3`` from a summary of every opener
-(:func:`dordle_most`; the real lists' ships as ``dordle_openers_most.json``).
+``k_s`` corrects for the other boards, as in Claim 2: seen from ``s`` of the boards, the policy with
+the other ``K - s`` answers drawn from all ``N`` (a distinct tuple, apart from the ``s``) is an
+``s``-board policy; it is the real game whenever the draw misses the ``s`` answers, with probability
+``k_s = prod over i < K - s of (N - s - i) / (N - i)``. The bound is the best ``j``; with many
+boards it is about ``K + 1``, since the first guesses rarely solve a board. It reads ``q2``, ``d2``
+and ``d3`` from a summary of every opener (:func:`dordle_most`; the real lists' ships as
+``dordle_openers_most.json``).
 
-**Dordle from a fixed opener** (``--opener WORD``, :func:`dordle_finish`): a bound on every two-board policy
-that opens with ``WORD``, from the most games any such policy finishes by the second, third and fourth guess.
-The count is ``T = sum over t >= 0 of [T > t]``, so ``E[T] = sum_t P(T > t) >= 5 - p2 - p3 - p4`` with ``p_t``
-the largest probability of ``T <= t`` any policy reaches (two boards take two guesses at least; the terms past
-``t = 4`` are dropped, at least 0). Each ``p_t`` is a maximum over policies, searched exactly:
+**Dordle from a fixed opener** (``--opener WORD``, :func:`dordle_finish`): a bound on every
+two-board policy that opens with ``WORD``, from the most games any such policy finishes by the
+second, third and fourth guess. The count is ``T = sum over t >= 0 of [T > t]``, so
+``E[T] = sum_t P(T > t) >= 5 - p2 - p3 - p4`` with ``p_t`` the largest probability of ``T <= t`` any
+policy reaches (two boards take two guesses at least; the terms past ``t = 4`` are dropped, at least
+0). Each ``p_t`` is a maximum over policies, searched exactly:
 
-* By the fourth guess, with the opener not solving a board: the third guess must solve one board, so it is
-  a word of that board's class, and the fourth the other. If the second guess solved a board, the third
-  splits the other's class (the best of every allowed word: ``m`` classes finish ``m`` answers). If not,
-  with classes ``A'`` and ``B'`` after it, the third guess ``x`` in ``A'`` finishes the pairs whose ``a`` is
-  ``x`` and whose ``b`` it then tells apart: ``classes(B' under x)`` pairs, or the same the other way round;
-  answers in one class (``a != b``) count both orders. The second guess is searched over every allowed word
-  for each pair of the opener's cells, ordered by a bound from the class sizes alone (a class pair finishes
-  at most ``max(|A'|, |B'|)`` pairs), and the search stops once no guess left can beat the best found.
-* By the third guess: the second guess solves one board and the other's class is then a single answer.
+* By the fourth guess, with the opener not solving a board: the third guess must solve one board, so
+  it is a word of that board's class, and the fourth the other. If the second guess solved a board,
+  the third splits the other's class (the best of every allowed word: ``m`` classes finish ``m``
+  answers). If not, with classes ``A'`` and ``B'`` after it, the third guess ``x`` in ``A'``
+  finishes the pairs whose ``a`` is ``x`` and whose ``b`` it then tells apart:
+  ``classes(B' under x)`` pairs, or the same the other way round; answers in one class (``a != b``)
+  count both orders. The second guess is searched over every allowed word for each pair of the
+  opener's cells, ordered by a bound from the class sizes alone (a class pair finishes at most
+  ``max(|A'|, |B'|)`` pairs), and the search stops once no guess left can beat the best found.
+* By the third guess: the second guess solves one board and the other's class is then a single
+  answer.
 * By the second: the opener is one answer and the second guess the other's.
-* Where the opener itself solves a board (an answer opener), the other board's pairs count as finished by
-  the fourth guess: an over-count, so the bound still holds.
+* Where the opener itself solves a board (an answer opener), the other board's pairs count as
+  finished by the fourth guess: an over-count, so the bound still holds.
 
-**Every Dordle policy** (``--all-openers``, :func:`dordle_openers`): the optimal policy opens with some
-word, so the least bound over the allowed openers bounds it. Searching one opener costs minutes here (SALET:
-about 11,000 pairs of its 148 cells, each searched over the 12,972 second guesses), so each opener is first
-bounded with ``p4`` from the class counts alone (a class pair of sizes ``s`` and ``t`` finishes at most
-``s + t - 1`` pairs, so a second guess with ``k`` classes of ``A`` and ``l`` of ``B`` finishes at most
-``|A||B| - (|A| - k)(|B| - l)``); ``--refine-below`` bounds the openers still below it from the class sizes
-(the search's own bound, without the search) and ``--search-below`` searches those still below it exactly.
+**Every Dordle policy** (``--all-openers``, :func:`dordle_openers`): the optimal policy opens with
+some word, so the least bound over the allowed openers bounds it. Searching one opener costs minutes
+here (SALET:
+about 11,000 pairs of its 148 cells, each searched over the 12,972 second guesses), so each opener
+is first bounded with ``p4`` from the class counts alone (a class pair of sizes ``s`` and ``t``
+finishes at most ``s + t - 1`` pairs, so a second guess with ``k`` classes of ``A`` and ``l`` of
+``B`` finishes at most ``|A||B| - (|A| - k)(|B| - l)``); ``--refine-below`` bounds the openers still
+below it from the class sizes (the search's own bound, without the search) and ``--search-below``
+searches those still below it exactly.
 """
 
 from __future__ import annotations
@@ -109,20 +119,28 @@ PROG = "python -m research.boards_bound"
 SHIPPED = "openers_normal_losses.json"
 """The real lists' ranking with losses counted, six guesses (the certificate of ``V``)."""
 SHIPPED_MOST = "dordle_openers_most.json"
-"""The real lists' maxima over every opener (:func:`dordle_most`; the certificate of ``q2``, ``d2``, ``d3``)."""
+"""The real lists' maxima over every opener (:func:`dordle_most`; the certificate of ``q2``, ``d2``,
+``d3``)."""
 MOST_FORMAT = "wordle-gym Dordle opener maxima 1"
 
 
 def loss_cap(boards: int, max_guesses: int) -> float:
-    """``u_K`` of Claim 1: the most a board left unsolved may count for ``T >= mean(c) + (K - 1)/2`` to hold."""
+    """``u_K`` of Claim 1: the most a board left unsolved may count for ``T >= mean(c) + (K - 1)/2``
+    to hold."""
     k, limit = boards, max_guesses
-    return min((k * (limit + 1) - k * (k - 1) / 2 - (j * limit - j * (j - 1) / 2)) / (k - j) for j in range(k))
+    return min(
+        (k * (limit + 1) - k * (k - 1) / 2 - (j * limit - j * (j - 1) / 2)) / (k - j)
+        for j in range(k)
+    )
 
 
-def lower_bound(single_total: int, num_answers: int, single_guesses: int, boards: int, max_guesses: int) -> float:
-    """The bound on the optimal mean count of ``boards``-board games with ``max_guesses`` guesses, from
-    ``single_total``: the optimal total over the ``num_answers`` answers of one-board games with
-    ``single_guesses`` guesses, a loss costing ``single_guesses + 1`` (see the module docstring)."""
+def lower_bound(
+    single_total: int, num_answers: int, single_guesses: int, boards: int, max_guesses: int
+) -> float:
+    """The bound on the optimal mean count of ``boards``-board games with ``max_guesses`` guesses,
+    from ``single_total``: the optimal total over the ``num_answers`` answers of one-board games
+    with ``single_guesses`` guesses, a loss costing ``single_guesses + 1`` (see the module
+    docstring)."""
     n, k, m, limit = num_answers, boards, single_guesses, max_guesses
     if not 1 <= k <= n:
         raise ValueError(f"boards must be from 1 to the {n} answers; got {k}")
@@ -130,13 +148,15 @@ def lower_bound(single_total: int, num_answers: int, single_guesses: int, boards
         raise ValueError(f"the games need at least the one-board game's {m} guesses; got {limit}")
     cap = loss_cap(k, limit)
     if cap < m + 1:
-        raise ValueError(f"{k} boards with {limit} guesses: an unsolved board may count only {cap:.4g} < {m + 1}")
+        raise ValueError(
+            f"{k} boards with {limit} guesses: an unsolved board may count only {cap:.4g} < {m + 1}"
+        )
     return (single_total - (k - 1) * max(limit, cap)) / (n - k + 1) + (k - 1) / 2
 
 
 def solved_by(boards: int, most: dict[str, Any]) -> Callable[[int, int], float]:
-    """Claim 3's ``u(j, t)``: at least the probability that ``j`` boards or more are solved by guess ``t``,
-    for every ``boards``-board policy, from ``most`` (:func:`dordle_most`)."""
+    """Claim 3's ``u(j, t)``: at least the probability that ``j`` boards or more are solved by guess
+    ``t``, for every ``boards``-board policy, from ``most`` (:func:`dordle_most`)."""
     k, n = boards, int(most["answers"])
     if not 1 <= k <= n:
         raise ValueError(f"boards must be from 1 to the {n} answers; got {k}")
@@ -161,7 +181,8 @@ def solved_by(boards: int, most: dict[str, Any]) -> Callable[[int, int], float]:
 
 
 def order_bound(boards: int, max_guesses: int, most: dict[str, Any]) -> dict[str, Any]:
-    """Claim 3's bound for ``boards`` boards and ``max_guesses`` guesses, from ``most`` (:func:`dordle_most`):
+    """Claim 3's bound for ``boards`` boards and ``max_guesses`` guesses, from ``most``
+    (:func:`dordle_most`):
     the best over ``j`` of ``B_j``, each listed (``by_order``)."""
     k, limit, u = boards, max_guesses, solved_by(boards, most)
     if limit < k:
@@ -172,13 +193,20 @@ def order_bound(boards: int, max_guesses: int, most: dict[str, Any]) -> dict[str
 
 
 def dordle_most(vocab: Vocabulary, journal: dict[str, Any]) -> dict[str, Any]:
-    """What Claim 3 reads, from a journal of :func:`dordle_openers` with every opener counted: the most answers
-    one board finishes by the second guess (the most classes an opener makes, ``q2 N``) and the most ordered
-    answer pairs two boards finish by the second and third guess (``d2``, ``d3`` times the pairs; the count
-    pass's by2 and by3 are the exact search's), each with an opener that reaches it."""
+    """What Claim 3 reads, from a journal of :func:`dordle_openers` with every opener counted: the
+    most answers one board finishes by the second guess (the most classes an opener makes, ``q2 N``)
+    and the most ordered answer pairs two boards finish by the second and third guess (``d2``,
+    ``d3`` times the pairs; the count pass's by2 and by3 are the exact search's), each with an
+    opener that reaches it."""
     counts = journal.get("counts") if isinstance(journal, dict) else None
-    if not isinstance(counts, dict) or journal.get("lists") != vocab.digest or len(counts) != vocab.num_allowed:
-        raise ValueError("the maxima need a journal of --all-openers on these lists with every opener counted")
+    if (
+        not isinstance(counts, dict)
+        or journal.get("lists") != vocab.digest
+        or len(counts) != vocab.num_allowed
+    ):
+        raise ValueError(
+            "the maxima need a journal of --all-openers on these lists with every opener counted"
+        )
     table = pattern_array(vocab)
     classes = np.array([np.unique(row).size for row in table])
     first = int(classes.argmax())
@@ -201,10 +229,13 @@ MAX_JOURNAL = 256 << 20
 
 
 def load_most(path: str | Path, vocab: Vocabulary | None = None) -> dict[str, Any]:
-    """A summary written by :func:`dordle_most`, or a journal of ``--all-openers`` on ``vocab``'s lists (default
-    the real ones) made into one (plain JSON: nothing in it runs)."""
+    """A summary written by :func:`dordle_most`, or a journal of ``--all-openers`` on ``vocab``'s
+    lists (default the real ones) made into one (plain JSON: nothing in it runs)."""
     if not Path(path).is_file() or Path(path).stat().st_size > MAX_JOURNAL:
-        raise ValueError(f"{quoted(str(path))} is not a file of maxima or a journal (a regular file of at most 256 MB)")
+        raise ValueError(
+            f"{quoted(str(path))} is not a file of maxima or a journal (a regular "
+            "file of at most 256 MB)"
+        )
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
@@ -212,10 +243,15 @@ def load_most(path: str | Path, vocab: Vocabulary | None = None) -> dict[str, An
     if isinstance(data, dict) and data.get("format") == MOST_FORMAT:
         return _checked_most(data, path)
     vocab = vocab or Vocabulary()
-    if isinstance(data, dict) and isinstance(data.get("counts"), dict) and data.get("lists") == vocab.digest:
+    if (
+        isinstance(data, dict)
+        and isinstance(data.get("counts"), dict)
+        and data.get("lists") == vocab.digest
+    ):
         return dordle_most(vocab, data)
     raise ValueError(
-        f"{quoted(str(path))} is neither a summary of Dordle openers ({MOST_FORMAT!r}) nor a journal of "
+        f"{quoted(str(path))} is neither a summary of Dordle openers ({MOST_FORMAT!r}) nor a "
+        "journal of "
         "--all-openers on the lists"
     )
 
@@ -225,36 +261,60 @@ def _whole(value: Any, low: int, high: int) -> bool:
 
 
 def _checked_most(data: dict[str, Any], path: str | Path) -> dict[str, Any]:
-    """A summary of maxima whose numbers can be what they claim (a bound is only as sound as them): counts in
-    range, the pair maxima growing with the guess, an opener named for each."""
+    """A summary of maxima whose numbers can be what they claim (a bound is only as sound as them):
+    counts in range, the pair maxima growing with the guess, an opener named for each."""
     n = data.get("answers")
     ok = _whole(n, 2, 10**6) and _whole(data.get("allowed"), 1, 10**7)
     cells, finished = data.get("most_cells"), data.get("most_finished_by")
-    ok = ok and isinstance(cells, list) and len(cells) == 2 and _whole(cells[0], 1, n) and isinstance(cells[1], str)
+    ok = (
+        ok
+        and isinstance(cells, list)
+        and len(cells) == 2
+        and _whole(cells[0], 1, n)
+        and isinstance(cells[1], str)
+    )
     ok = ok and isinstance(finished, dict) and set(finished) == {"2", "3"}
     if ok:
         pairs = n * (n - 1)
         rows = [finished["2"], finished["3"]]
-        ok = all(isinstance(r, list) and len(r) == 2 and _whole(r[0], 0, pairs) and isinstance(r[1], str) for r in rows)
+        ok = all(
+            isinstance(r, list) and len(r) == 2 and _whole(r[0], 0, pairs) and isinstance(r[1], str)
+            for r in rows
+        )
         ok = ok and rows[0][0] <= rows[1][0]
     if not ok:
-        raise ValueError(f"{quoted(str(path))} holds maxima that cannot be right (counts out of range); not used")
+        raise ValueError(
+            f"{quoted(str(path))} holds maxima that cannot be right (counts out of range); not used"
+        )
     return data
 
 
 def from_ranking(
-    data: dict[str, Any], boards: int, max_guesses: int | None = None, most: dict[str, Any] | None = None
+    data: dict[str, Any],
+    boards: int,
+    max_guesses: int | None = None,
+    most: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """The bound for ``boards`` boards (``max_guesses`` default ``boards + 5``) from a finished ranking of
-    every opener with losses counted (Claims 1 and 2), and where ``most`` (:func:`dordle_most`) is of the same
-    lists, Claim 3's; ``lower_bound`` is the better."""
-    if not data.get("losses") or data.get("hard_mode") or not data.get("finished") or not data.get("ranking"):
-        raise ValueError("the bound needs a finished normal-mode ranking of every opener with losses counted")
+    """The bound for ``boards`` boards (``max_guesses`` default ``boards + 5``) from a finished
+    ranking of every opener with losses counted (Claims 1 and 2), and where ``most``
+    (:func:`dordle_most`) is of the same lists, Claim 3's; ``lower_bound`` is the better."""
+    if (
+        not data.get("losses")
+        or data.get("hard_mode")
+        or not data.get("finished")
+        or not data.get("ranking")
+    ):
+        raise ValueError(
+            "the bound needs a finished normal-mode ranking of every opener with losses counted"
+        )
     best = data["ranking"][0]
     n, m = data.get("num_answers"), data.get("max_guesses")
     valid = _whole(n, 1, 10**6) and _whole(m, 1, 100) and isinstance(best, list) and len(best) == 2
     if not (valid and isinstance(best[0], str) and _whole(best[1], n, (m + 1) * n)):
-        raise ValueError("the ranking's best opener and total cannot be right (a total is between N and (limit + 1) N)")
+        raise ValueError(
+            "the ranking's best opener and total cannot be right (a total is between "
+            "N and (limit + 1) N)"
+        )
     word, total = best
     limit = boards + 5 if max_guesses is None else max_guesses
     one = lower_bound(int(total), n, m, boards, limit)
@@ -274,9 +334,9 @@ def from_ranking(
 def bounds(
     boards: list[int], path: str | Path | None = None, most: dict[str, Any] | None = None
 ) -> list[dict[str, Any]]:
-    """:func:`from_ranking` for each board count, from the ranking at ``path`` (default: the shipped one) and
-    the maxima ``most`` (:func:`load_most`; default: the shipped maxima, used where their lists are the
-    ranking's; given ones must be)."""
+    """:func:`from_ranking` for each board count, from the ranking at ``path`` (default: the shipped
+    one) and the maxima ``most`` (:func:`load_most`; default: the shipped maxima, used where their
+    lists are the ranking's; given ones must be)."""
     data = ranking.load(path or shipped_dir() / SHIPPED)
     shipped = shipped_dir() / SHIPPED_MOST
     if most is None:
@@ -287,7 +347,8 @@ def bounds(
 
 
 def shipped_bounds(boards: list[int]) -> list[dict[str, Any]]:
-    """The bounds on the real lists from the shipped ranking and maxima; empty where they do not ship."""
+    """The bounds on the real lists from the shipped ranking and maxima; empty where they do not
+    ship."""
     return bounds(boards) if (shipped_dir() / SHIPPED).is_file() else []
 
 
@@ -300,9 +361,12 @@ def _tables(vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return table, actions, answer_of
 
 
-def _cells(table: np.ndarray, answer_of: np.ndarray, first: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-    """The opener's cells: the answers in cell order, where each cell starts, the cell of the answer each guess
-    is (-1 for a guess that is no answer), and the cell of the opener itself (-1 for no answer)."""
+def _cells(
+    table: np.ndarray, answer_of: np.ndarray, first: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+    """The opener's cells: the answers in cell order, where each cell starts, the cell of the answer
+    each guess is (-1 for a guess that is no answer), and the cell of the opener itself (-1 for no
+    answer)."""
     row = table[first].astype(np.int64)
     order = np.argsort(row, kind="stable").astype(np.int64)
     cell_of = np.unique(row, return_inverse=True)[1].astype(np.int64)
@@ -312,28 +376,47 @@ def _cells(table: np.ndarray, answer_of: np.ndarray, first: int) -> tuple[np.nda
 
 
 def _finished_by_two(starts: np.ndarray, cell_solved: int) -> int:
-    """The ordered pairs finished by the second guess: the opener solves one board (an answer opener) and the
-    second guess the other, at best one answer of each of the other cells, each way round."""
+    """The ordered pairs finished by the second guess: the opener solves one board (an answer
+    opener) and the second guess the other, at best one answer of each of the other cells, each way
+    round."""
     return 2 * (len(starts) - 2) if cell_solved >= 0 else 0
 
 
 def _pair_search(
-    tables: tuple[np.ndarray, np.ndarray, np.ndarray], first: int, length: int, search: bool, progress: str | None
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray],
+    first: int,
+    length: int,
+    search: bool,
+    progress: str | None,
 ) -> tuple[int, int, int, int, int]:
-    """``(cells, by2, by3, by4, second guesses counted exactly)`` over the ordered pairs of the opener's cells:
-    the kernel's ``pair_counts`` for each cell, searched (``search``) or from the class sizes alone; a bar
-    named ``progress``, where given."""
+    """``(cells, by2, by3, by4, second guesses counted exactly)`` over the ordered pairs of the
+    opener's cells:
+    the kernel's ``pair_counts`` for each cell, searched (``search``) or from the class sizes alone;
+    a bar named ``progress``, where given."""
     from research import _pair_kernel as kernel  # numba: only here
 
     table, actions, answer_of = tables
     order, starts, guess_cell, cell_solved = _cells(table, answer_of, first)
     sizes, nclass = kernel.class_sizes(table, answer_of, order, starts, num_patterns(length))
-    aa = np.ascontiguousarray(table[actions]) if search else table  # the answers guessed: the search reads it
-    arrays = (order, starts, guess_cell, cell_solved, sizes, nclass, table, aa, answer_of, num_patterns(length))
+    # the answers guessed: the search reads it
+    aa = np.ascontiguousarray(table[actions]) if search else table
+    arrays = (
+        order,
+        starts,
+        guess_cell,
+        cell_solved,
+        sizes,
+        nclass,
+        table,
+        aa,
+        answer_of,
+        num_patterns(length),
+    )
     cells = len(starts) - 1
     by3 = by4 = searched = 0
     stop = np.zeros(1, dtype=np.int64)
-    with ThreadPoolExecutor(1) as pool:  # the kernel on a worker (it releases the GIL): Ctrl-C is taken at once
+    # the kernel on a worker (it releases the GIL): Ctrl-C is taken at once
+    with ThreadPoolExecutor(1) as pool:
         for i in tqdm(range(cells), desc=progress, unit="cell", disable=progress is None):
             c3, c4, exact = _stoppable(pool, stop, kernel.pair_counts, i, *arrays, search, stop)
             # an ordered pair of two cells counts once each way round
@@ -344,8 +427,9 @@ def _pair_search(
 
 
 def _stoppable(pool: ThreadPoolExecutor, stop: np.ndarray, call: Any, *args: Any) -> Any:
-    """``call(*args)`` on ``pool``'s worker, waited for so that a Ctrl-C here sets ``stop`` (which the call
-    polls), waits for it to end and is raised: a KeyboardInterrupt, never a result half counted."""
+    """``call(*args)`` on ``pool``'s worker, waited for so that a Ctrl-C here sets ``stop`` (which
+    the call polls), waits for it to end and is raised: a KeyboardInterrupt, never a result half
+    counted."""
     future = pool.submit(call, *args)
     try:
         while True:
@@ -365,15 +449,17 @@ def _check_two(vocab: Vocabulary) -> None:
 
 
 def dordle_finish(vocab: Vocabulary, opener: str, progress: bool = False) -> dict[str, Any]:
-    """The most ordered answer pairs ``(a, b)``, ``a != b``, that a two-board policy opening with ``opener``
-    finishes by the second, third and fourth guess, and the lower bound they give on its mean count
-    (``5 - p2 - p3 - p4``; the module docstring proves it)."""
+    """The most ordered answer pairs ``(a, b)``, ``a != b``, that a two-board policy opening with
+    ``opener`` finishes by the second, third and fourth guess, and the lower bound they give on its
+    mean count (``5 - p2 - p3 - p4``; the module docstring proves it)."""
     word = opener.strip().lower()
     if word not in vocab.allowed_index:
         raise ValueError(f"the opener must be an allowed word; got {quoted(opener)}")
     _check_two(vocab)
     bar = f"Dordle from {word.upper()}" if progress else None
-    cells, by2, by3, by4, searched = _pair_search(_tables(vocab), vocab.allowed_index[word], vocab.length, True, bar)
+    cells, by2, by3, by4, searched = _pair_search(
+        _tables(vocab), vocab.allowed_index[word], vocab.length, True, bar
+    )
     n = vocab.num_answers
     pairs = n * (n - 1)
     return {
@@ -388,16 +474,21 @@ def dordle_finish(vocab: Vocabulary, opener: str, progress: bool = False) -> dic
     }
 
 
-def dordle_openers(vocab: Vocabulary, save: str | Path | None = None, *args: Any, **options: Any) -> dict[str, Any]:
-    """:func:`_dordle_openers` (its documentation), the journal ``save`` locked for the whole run: a second run
-    on it is refused at once (two runs on one journal kept the last writer's, losing hours of the other's)."""
+def dordle_openers(
+    vocab: Vocabulary, save: str | Path | None = None, *args: Any, **options: Any
+) -> dict[str, Any]:
+    """:func:`_dordle_openers` (its documentation), the journal ``save`` locked for the whole run: a
+    second run on it is refused at once (two runs on one journal kept the last writer's, losing
+    hours of the other's)."""
     if save is None:
         return _dordle_openers(vocab, save, *args, **options)
-    with file_lock(f"{save}.lock", "boards_bound --all-openers run on this journal", quoted(str(save))):
+    with file_lock(
+        f"{save}.lock", "boards_bound --all-openers run on this journal", quoted(str(save))
+    ):
         return _dordle_openers(vocab, save, *args, **options)
 
 
-def _dordle_openers(
+def _dordle_openers(  # noqa: C901 (the three passes share their journal and pool)
     vocab: Vocabulary,
     save: str | Path | None = None,
     progress: bool = False,
@@ -407,18 +498,20 @@ def _dordle_openers(
     search_below: float | None = None,
     use_ray: bool = False,
 ) -> dict[str, Any]:
-    """The bound on every two-board policy, whatever its opener: the least over the allowed first guesses of
-    ``5 - p2 - p3 - p4``, with ``p4`` bounded from the class counts alone (``count_bounds`` of the kernel,
-    well under a second an opener; :func:`dordle_finish` searches it exactly, minutes an opener). ``save``: a
-    journal, written every minute and read back, so the same call continues a stopped one; ``max_minutes``
-    stops it after the opener it is on (``finished`` false). ``openers``: only these first guesses (a sample;
-    its least bound bounds only the policies opening with one of them). ``refine_below``: then, for each
-    opener whose bound is below it, ``p4`` bounded from the class sizes instead (a class pair finishes at most
-    ``max(s, t)`` pairs: tighter, seconds an opener). ``search_below``: then each opener still below it
-    (refined first) searched exactly as :func:`dordle_finish` does (minutes an opener, weakest first; the
-    journal keeps each one searched). ``use_ray``: the openers run as Ray tasks, on the cluster at
-    ``RAY_ADDRESS`` or else a local Ray instance (:func:`bound_openers`; the same counts). The least bound is
-    proven as soon as every opener is counted, whether or not the refinement and the search are finished."""
+    """The bound on every two-board policy, whatever its opener: the least over the allowed first
+    guesses of ``5 - p2 - p3 - p4``, with ``p4`` bounded from the class counts alone
+    (``count_bounds`` of the kernel, well under a second an opener; :func:`dordle_finish` searches
+    it exactly, minutes an opener). ``save``: a journal, written every minute and read back, so the
+    same call continues a stopped one; ``max_minutes`` stops it after the opener it is on
+    (``finished`` false). ``openers``: only these first guesses (a sample; its least bound bounds
+    only the policies opening with one of them). ``refine_below``: then, for each opener whose bound
+    is below it, ``p4`` bounded from the class sizes instead (a class pair finishes at most
+    ``max(s, t)`` pairs: tighter, seconds an opener). ``search_below``: then each opener still below
+    it (refined first) searched exactly as :func:`dordle_finish` does (minutes an opener, weakest
+    first; the journal keeps each one searched). ``use_ray``: the openers run as Ray tasks, on the
+    cluster at ``RAY_ADDRESS`` or else a local Ray instance (:func:`bound_openers`; the same
+    counts). The least bound is proven as soon as every opener is counted, whether or not the
+    refinement and the search are finished."""
     _check_two(vocab)
     words = list(vocab.allowed) if openers is None else [w.strip().lower() for w in openers]
     unknown = [w for w in words if w not in vocab.allowed_index]
@@ -429,17 +522,24 @@ def _dordle_openers(
     counts: dict[str, list[int]] = {}
     refined: set[str] = set()
     searched: set[str] = set()
-    complete: dict[str, float | None] = {REFINE: None, SEARCH: None}  # each pass done below these, over the calls
+    # each pass done below these, over the calls
+    complete: dict[str, float | None] = {REFINE: None, SEARCH: None}
     if save is not None and Path(save).is_file():
         data = json.loads(Path(save).read_text(encoding="utf-8"))
         if not isinstance(data, dict) or data.get("lists") != vocab.digest or "counts" not in data:
-            raise ValueError(f"{quoted(str(save))} is no Dordle opener bound of these lists; use another file")
+            raise ValueError(
+                f"{quoted(str(save))} is no Dordle opener bound of these lists; use another file"
+            )
         counts = {w: list(v) for w, v in data["counts"].items() if isinstance(v, list)}
         valid = len(counts) == len(data["counts"]) and all(
-            w in vocab.allowed_index and len(c) == 3 and all(_whole(x, 0, pairs) for x in c) for w, c in counts.items()
+            w in vocab.allowed_index and len(c) == 3 and all(_whole(x, 0, pairs) for x in c)
+            for w, c in counts.items()
         )
         if not valid:
-            raise ValueError(f"{quoted(str(save))} holds counts that cannot be right (out of range); use another file")
+            raise ValueError(
+                f"{quoted(str(save))} holds counts that cannot be right (out of "
+                "range); use another file"
+            )
         refined = set(data.get("refined", []))
         searched = set(data.get("searched", []))
         complete = {REFINE: data.get("refined_below"), SEARCH: data.get("searched_below")}
@@ -474,7 +574,8 @@ def _dordle_openers(
         cut = limit(step)
         if cut is None:
             return []
-        done = searched if step == SEARCH else refined | searched  # a search is tighter than the refinement
+        # a search is tighter than the refinement
+        done = searched if step == SEARCH else refined | searched
         bounds = {w: 5 - sum(c) / pairs for w, c in counts.items() if w not in done}
         return sorted((w for w, b in bounds.items() if b < cut), key=lambda w: (bounds[w], w))
 
@@ -486,13 +587,18 @@ def _dordle_openers(
 
     todo = [w for w in words if w not in counts]
     with _DeferredInterrupt() as interrupt:
-
-        def kept(force: bool = False) -> None:  # the journal after each opener; a Ctrl-C stops here, journal written
+        # the journal after each opener; a Ctrl-C stops here, journal written
+        def kept(force: bool = False) -> None:
             checkpoint(force=force or interrupt.asked)
             if interrupt.asked:
                 raise KeyboardInterrupt
 
-        bar = tqdm(_each(vocab, todo, COUNT, use_ray, deadline), "Dordle openers", len(todo), disable=not progress)
+        bar = tqdm(
+            _each(vocab, todo, COUNT, use_ray, deadline),
+            "Dordle openers",
+            len(todo),
+            disable=not progress,
+        )
         worked = False  # an opener done in this call: then no pass starts after the time limit
         for word, count in bar:
             counts[word], worked = count, True
@@ -508,16 +614,18 @@ def _dordle_openers(
                 done.add(word)
                 kept(force=step == SEARCH)  # minutes an opener: each one kept
             stopped = any(w not in done for w in todo)
-            if not stopped and limit(step) is not None:  # every opener below it done: the journal says so
+            # every opener below it done: the journal says so
+            if not stopped and limit(step) is not None:
                 complete[step] = max(b for b in (complete[step], limit(step)) if b is not None)
     checkpoint(force=True)
     return result()
 
 
 class _DeferredInterrupt:
-    """Ctrl-C while the compiled kernels search is noted, not raised there (raised inside numba's code it came
-    out as a ``SystemError``, and the journal of the last minute was lost): the run stops after the opener at
-    work, its journal written. Only in the main thread (where Python runs signal handlers)."""
+    """Ctrl-C while the compiled kernels search is noted, not raised there (raised inside numba's
+    code it came out as a ``SystemError``, and the journal of the last minute was lost): the run
+    stops after the opener at work, its journal written. Only in the main thread (where Python runs
+    signal handlers)."""
 
     asked = False
 
@@ -529,7 +637,10 @@ class _DeferredInterrupt:
 
     def _note(self, signum: int, frame: Any) -> None:
         if not self.asked:
-            print("\nstopping after the opener at work; its journal keeps every opener done", file=sys.stderr)
+            print(
+                "\nstopping after the opener at work; its journal keeps every opener done",
+                file=sys.stderr,
+            )
         self.asked = True
 
     def __exit__(self, *exc: object) -> None:
@@ -537,8 +648,11 @@ class _DeferredInterrupt:
             signal.signal(signal.SIGINT, self.previous)
 
 
-def _opener_counts(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int) -> list[int]:
-    """One opener's ``[by2, by3, by4]``, ``by4`` bounded from the class counts alone (well under a second)."""
+def _opener_counts(
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int
+) -> list[int]:
+    """One opener's ``[by2, by3, by4]``, ``by4`` bounded from the class counts alone (well under a
+    second)."""
     from research import _pair_kernel as kernel  # numba: only here
 
     table, _, answer_of = tables
@@ -548,25 +662,31 @@ def _opener_counts(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: in
     return [_finished_by_two(starts, cell_solved), int(by3), int(by4)]
 
 
-def _opener_refined(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int) -> int:
+def _opener_refined(
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int
+) -> int:
     """One opener's ``by4`` bounded from the class sizes (tighter; seconds)."""
     return _pair_search(tables, first, length, False, None)[3]
 
 
-def _opener_searched(tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int) -> int:
+def _opener_searched(
+    tables: tuple[np.ndarray, np.ndarray, np.ndarray], length: int, first: int
+) -> int:
     """One opener's ``by4`` searched exactly, as :func:`dordle_finish` does (minutes)."""
     return _pair_search(tables, first, length, True, None)[3]
 
 
 COUNT, REFINE, SEARCH = "count", "refine", "search"
 PASSES = {COUNT: _opener_counts, REFINE: _opener_refined, SEARCH: _opener_searched}
-"""One opener's counts, by pass: the count pass (``[by2, by3, by4]``), the refinement and the exact search
-(each ``by4``)."""
+"""One opener's counts, by pass: the count pass (``[by2, by3, by4]``), the refinement and the exact
+search (each ``by4``)."""
 
 
-def bound_openers(lists: tuple[list[str], list[str]], words: list[str], step: str) -> dict[str, Any]:
-    """The work of one Ray task: each opener's counts by the pass ``step`` (:data:`PASSES`) for the lists
-    ``(answers, allowed)``, on one thread (Ray gives a task one CPU)."""
+def bound_openers(
+    lists: tuple[list[str], list[str]], words: list[str], step: str
+) -> dict[str, Any]:
+    """The work of one Ray task: each opener's counts by the pass ``step`` (:data:`PASSES`) for the
+    lists ``(answers, allowed)``, on one thread (Ray gives a task one CPU)."""
     import numba
 
     numba.set_num_threads(1)
@@ -576,18 +696,19 @@ def bound_openers(lists: tuple[list[str], list[str]], words: list[str], step: st
 
 
 RAY_CHUNK = {COUNT: 64, REFINE: 2, SEARCH: 1}
-"""Openers in one Ray task: the count pass takes 0.1-0.3 s an opener, the refinement seconds, the search
-minutes."""
+"""Openers in one Ray task: the count pass takes 0.1-0.3 s an opener, the refinement seconds, the
+search minutes."""
 
 
 def _each(
     vocab: Vocabulary, words: list[str], step: str, use_ray: bool, deadline: float = math.inf
 ) -> Iterator[tuple[str, Any]]:
-    """``(opener, its counts)`` by the pass ``step`` (:data:`PASSES`) for each of ``words``: here, one at a
-    time, or from Ray tasks (:func:`bound_openers`) as they finish, on the cluster at ``RAY_ADDRESS`` or else
-    a local Ray instance, two tasks a CPU at a time. None is started after ``deadline`` (a
-    ``time.monotonic()``; one opener here at least), and the tasks started then are still waited for (Ray 2.60
-    aborts the driver when a task is cancelled as it ends, so none is)."""
+    """``(opener, its counts)`` by the pass ``step`` (:data:`PASSES`) for each of ``words``: here,
+    one at a time, or from Ray tasks (:func:`bound_openers`) as they finish, on the cluster at
+    ``RAY_ADDRESS`` or else a local Ray instance, two tasks a CPU at a time. None is started after
+    ``deadline`` (a ``time.monotonic()``; one opener here at least), and the tasks started then are
+    still waited for (Ray 2.60 aborts the driver when a task is cancelled as it ends, so none
+    is)."""
     if not words:
         return
     if not use_ray:
@@ -618,26 +739,46 @@ def _each(
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog=PROG, description=__doc__.split("\n\n")[0])
-    parser.add_argument("--boards", default="2,4,8,16,32", help="board counts, comma-separated (default 2,4,8,16,32)")
-    parser.add_argument("--ranking", default=None, help=f"a ranking with losses (default: the shipped {SHIPPED})")
+    parser.add_argument(
+        "--boards",
+        default="2,4,8,16,32",
+        help="board counts, comma-separated (default 2,4,8,16,32)",
+    )
+    parser.add_argument(
+        "--ranking", default=None, help=f"a ranking with losses (default: the shipped {SHIPPED})"
+    )
     parser.add_argument(
         "--most",
         default=None,
-        help=f"the maxima over every Dordle opener: a summary, or a journal of --all-openers (default: the shipped "
+        help="the maxima over every Dordle opener: a summary, or a journal of --all-openers "
+        "(default: the shipped "
         f"{SHIPPED_MOST})",
     )
-    parser.add_argument("--save-most", default=None, help="also write the maxima read, as a summary, here")
+    parser.add_argument(
+        "--save-most", default=None, help="also write the maxima read, as a summary, here"
+    )
     parser.add_argument("--json", default=None, help="also write the bounds here")
     parser.add_argument(
-        "--opener", default=None, help="instead: the bound on Dordle policies that open with this word (minutes)"
+        "--opener",
+        default=None,
+        help="instead: the bound on Dordle policies that open with this word (minutes)",
     )
     parser.add_argument(
-        "--all-openers", action="store_true", help="instead: the bound on every Dordle policy, each opener bounded"
+        "--all-openers",
+        action="store_true",
+        help="instead: the bound on every Dordle policy, each opener bounded",
     )
-    parser.add_argument("--save", default=None, help="with --all-openers: its journal (the same command continues)")
-    parser.add_argument("--max-minutes", type=float, default=None, help="with --all-openers: stop after this long")
     parser.add_argument(
-        "--refine-below", type=float, default=None, help="with --all-openers: a tighter bound where one is below this"
+        "--save", default=None, help="with --all-openers: its journal (the same command continues)"
+    )
+    parser.add_argument(
+        "--max-minutes", type=float, default=None, help="with --all-openers: stop after this long"
+    )
+    parser.add_argument(
+        "--refine-below",
+        type=float,
+        default=None,
+        help="with --all-openers: a tighter bound where one is below this",
     )
     parser.add_argument(
         "--search-below",
@@ -645,12 +786,17 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="with --all-openers: search each opener still below this exactly (minutes an opener)",
     )
-    parser.add_argument("--answers", default="answers", help="the answer list (of --opener, --all-openers, --most)")
-    parser.add_argument("--allowed", default="allowed", help="the allowed list (of --opener, --all-openers, --most)")
+    parser.add_argument(
+        "--answers", default="answers", help="the answer list (of --opener, --all-openers, --most)"
+    )
+    parser.add_argument(
+        "--allowed", default="allowed", help="the allowed list (of --opener, --all-openers, --most)"
+    )
     parser.add_argument(
         "--ray",
         action="store_true",
-        help="with --all-openers: the openers as Ray tasks, on the cluster at RAY_ADDRESS or a local Ray instance",
+        help="with --all-openers: the openers as Ray tasks, on the cluster at RAY_ADDRESS or a "
+        "local Ray instance",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
@@ -664,11 +810,16 @@ def main(argv: list[str] | None = None) -> int:
         if not boards or any(not 1 <= k <= 32 for k in boards):
             raise ValueError
     except ValueError:
-        print(f"{PROG}: error: --boards takes board counts from 1 to 32; got {quoted(args.boards)}", file=sys.stderr)
+        print(
+            f"{PROG}: error: --boards takes board counts from 1 to 32; got {quoted(args.boards)}",
+            file=sys.stderr,
+        )
         return 2
     try:
         if args.save_most is not None and not args.most:
-            raise ValueError("--save-most writes the maxima of --most: give it a journal of --all-openers")
+            raise ValueError(
+                "--save-most writes the maxima of --most: give it a journal of --all-openers"
+            )
         for output in (args.save_most, args.json):
             if output is not None:  # "" is refused by name, not taken for "not given"
                 check_writable(output)
@@ -687,38 +838,54 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     single = rows[0]["single_board"]
     print(
-        f"one board, {single['max_guesses']} guesses, losses counted: optimum {single['total']} over "
-        f"{single['answers']} answers (mean {single['total'] / single['answers']:.4f}, from {single['opener'].upper()})"
+        f"one board, {single['max_guesses']} guesses, losses counted: optimum {single['total']} "
+        "over "
+        f"{single['answers']} answers (mean {single['total'] / single['answers']:.4f}, from "
+        f"{single['opener'].upper()})"
     )
     print(
-        "| boards | guesses | from one board's optimum | from the order of the solves | proven lower bound on the "
+        "| boards | guesses | from one board's optimum | from the order of the solves | proven "
+        "lower bound on the "
         "optimal mean |\n| ---: | ---: | ---: | ---: | ---: |"
     )
     for row in rows:
         order = row.get("order_bound")
         by_order = f"{order['lower_bound']:.4f}" if order else "(no maxima of these lists)"
         print(
-            f"| {row['boards']} | {row['max_guesses']} | {row['one_board_bound']:.4f} | {by_order} | "
+            f"| {row['boards']} | {row['max_guesses']} | {row['one_board_bound']:.4f} | "
+            f"{by_order} | "
             f"{row['lower_bound']:.4f} |"
         )
     return 0
 
 
-# The options each mode reads; one given to a mode that does not read it is refused rather than ignored.
+# The options each mode reads; one given to a mode that does not read it is refused rather than
+# ignored.
 _COMMON = {"json", "answers", "allowed", "quiet"}
 BOUNDS = "the multi-board bounds (no --opener or --all-openers)"
 MODE_OPTIONS = {
     "--opener": {"opener", *_COMMON},
-    "--all-openers": {"all_openers", "save", "max_minutes", "refine_below", "search_below", "ray", *_COMMON},
+    "--all-openers": {
+        "all_openers",
+        "save",
+        "max_minutes",
+        "refine_below",
+        "search_below",
+        "ray",
+        *_COMMON,
+    },
     BOUNDS: {"boards", "ranking", "most", "save_most", *_COMMON},
 }
 
 
 def _ignored_option(parser: argparse.ArgumentParser, args: argparse.Namespace) -> str | None:
-    """The error for an option given (not its default) that the chosen mode would ignore, or None."""
+    """The error for an option given (not its default) that the chosen mode would ignore, or
+    None."""
     if args.opener is not None and args.all_openers:
         return "--opener and --all-openers are two modes; give one"
-    mode = "--opener" if args.opener is not None else "--all-openers" if args.all_openers else BOUNDS
+    mode = (
+        "--opener" if args.opener is not None else "--all-openers" if args.all_openers else BOUNDS
+    )
     used = MODE_OPTIONS[mode]
     if mode == BOUNDS and not args.most:  # the lists are those of --most's maxima
         used = used - {"answers", "allowed"}
@@ -730,7 +897,10 @@ def _ignored_option(parser: argparse.ArgumentParser, args: argparse.Namespace) -
             if action.dest in ("answers", "allowed"):
                 owners = ["--most", "--opener", "--all-openers"]
             where = f"with {mode}" if mode != BOUNDS else f"by {BOUNDS}"
-            return f"{action.option_strings[0]} is not used {where}; it goes with {' or '.join(owners)}"
+            return (
+                f"{action.option_strings[0]} is not used {where}; it goes with "
+                f"{' or '.join(owners)}"
+            )
     return None
 
 
@@ -740,11 +910,14 @@ def _dordle(args: argparse.Namespace, progress: bool) -> int:
     except KeyboardInterrupt:
         if args.all_openers and args.save:
             print(
-                f"{PROG}: interrupted; {args.save} keeps the openers done: the same command continues", file=sys.stderr
+                f"{PROG}: interrupted; {args.save} keeps the openers done: the same command "
+                "continues",
+                file=sys.stderr,
             )
         else:
             print(
-                f"{PROG}: interrupted (nothing kept: --all-openers --save FILE keeps a run to continue)",
+                f"{PROG}: interrupted (nothing kept: --all-openers --save FILE keeps a run to "
+                "continue)",
                 file=sys.stderr,
             )
         return 130
@@ -755,8 +928,12 @@ def _dordle_run(args: argparse.Namespace, progress: bool) -> int:
         for output in (args.json, args.save):  # before minutes of search, not after them
             if output is not None:
                 check_writable(output)
-        if args.max_minutes is not None and not (math.isfinite(args.max_minutes) and args.max_minutes > 0):
-            raise ValueError(f"--max-minutes must be a number of minutes > 0; got {args.max_minutes}")
+        if args.max_minutes is not None and not (
+            math.isfinite(args.max_minutes) and args.max_minutes > 0
+        ):
+            raise ValueError(
+                f"--max-minutes must be a number of minutes > 0; got {args.max_minutes}"
+            )
         vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
         if args.all_openers:
             if args.ray:
@@ -784,14 +961,17 @@ def _dordle_run(args: argparse.Namespace, progress: bool) -> int:
         done = len(row["counts"])
         if done < row["allowed"]:
             again = (
-                "the same command continues" if args.save else "nothing was kept: --save FILE keeps a run to continue"
+                "the same command continues"
+                if args.save
+                else "nothing was kept: --save FILE keeps a run to continue"
             )
             print(f"{done:,} of {row['allowed']:,} openers bounded; {again}")
             return 0
         weakest = ", ".join(f"{w.upper()} {b:.4f}" for w, b in row["weakest"][:5])
         searched = f", {len(row['searched'])} searched" if row["searched"] else ""
         print(
-            f"Dordle, every opener bounded ({row['answers']} answers, {row['allowed']} allowed{searched}): "
+            f"Dordle, every opener bounded ({row['answers']} answers, {row['allowed']} "
+            f"allowed{searched}): "
             f"the weakest {weakest}"
         )
         print(f"proven lower bound on the optimal mean count: {row['lower_bound']:.4f}")
@@ -800,7 +980,8 @@ def _dordle_run(args: argparse.Namespace, progress: bool) -> int:
         return 0
     counts, pairs = row["finished_by"], row["pairs"]
     print(
-        f"Dordle opening with {row['opener'].upper()} ({row['answers']} answers, {row['allowed']} allowed): at most "
+        f"Dordle opening with {row['opener'].upper()} ({row['answers']} answers, {row['allowed']} "
+        "allowed): at most "
         + ", ".join(f"{counts[t] / pairs:.2%} of the games finished by guess {t}" for t in "234")
     )
     print(f"proven lower bound on the mean count: {row['lower_bound']:.4f}")

@@ -1,9 +1,9 @@
-"""Every Python block of the README and of the documentation runs as written and on its own: each block in a
-fresh namespace of a process in which nothing of wordle_gym is imported or registered before it (a block that
-forgets an import fails here as it would for a reader who pastes it alone), one process per page, in the slow
-suite (CI runs it). RLlib's blocks (fenced ``python rllib``) run in
-CI's RLlib venv, ``tests/integrations/test_rllib.py``, and verifiers' (``python verifiers``) in its own venv,
-``tests/integrations/test_verifiers.py``."""
+"""Every Python block of the README and of the documentation runs as written and on its own: each
+block in a fresh namespace of a process in which nothing of wordle_gym is imported or registered
+before it (a block that forgets an import fails here as it would for a reader who pastes it alone),
+one process per page, in the slow suite (CI runs it). RLlib's blocks (fenced ``python rllib``) run
+in CI's RLlib venv, ``tests/integrations/test_rllib.py``, and verifiers' (``python verifiers``) in
+its own venv, ``tests/integrations/test_verifiers.py``."""
 
 from __future__ import annotations
 
@@ -24,12 +24,14 @@ blocks = json.load(open(sys.argv[1]))
 for number, code in enumerate(blocks, start=1):
     for name in [m for m in sys.modules if m.split(".")[0] in ("wordle_gym", "wordle_agents")]:
         del sys.modules[name]  # each block imports what it uses
-    for env_id in [i for i, spec in gym.registry.items() if str(spec.entry_point).startswith("wordle_gym")]:
+    ours = [i for i, spec in gym.registry.items() if str(spec.entry_point).startswith("wordle_gym")]
+    for env_id in ours:
         del gym.registry[env_id]
     print(f"--- block {number}", flush=True)
     exec(compile(code, f"<block {number}>", "exec"), {"__name__": "__main__"})
 """
-GENERATED = {"agents", "_build"}  # written from the code and BENCHMARKS.md when the docs are built (not kept)
+# written from the code and BENCHMARKS.md when the docs are built (not kept)
+GENERATED = {"agents", "_build"}
 PAGES = sorted(
     p
     for p in (ROOT / "docs").rglob("*.md")
@@ -65,15 +67,17 @@ def test_readme__each_python_block_runs_on_its_own(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", [p for p in PAGES if blocks(p)], ids=lambda p: str(p.relative_to(ROOT / "docs")))
+@pytest.mark.parametrize(
+    "page", [p for p in PAGES if blocks(p)], ids=lambda p: str(p.relative_to(ROOT / "docs"))
+)
 def test_docs__each_python_block_runs_on_its_own(page: Path, tmp_path: Path) -> None:
     out = run_blocks(page, tmp_path)
     assert out.returncode == 0, out.stdout[-500:] + out.stderr[-3000:]
 
 
 def test_docs__every_documented_env_id_makes_without_a_warning() -> None:
-    """Regression (issue 41): the README's first example warned that Wordle-v0 was out of date. The ids the
-    README and the docs make are the newest versions: making them warns about nothing."""
+    """Regression (issue 41): the README's first example warned that Wordle-v0 was out of date. The
+    ids the README and the docs make are the newest versions: making them warns about nothing."""
     import warnings
 
     import gymnasium as gym
@@ -87,12 +91,14 @@ def test_docs__every_documented_env_id_makes_without_a_warning() -> None:
         with warnings.catch_warnings():
             warnings.simplefilter("error")
             gym.make(env_id).close()
-            if gym.spec(env_id).vector_entry_point:  # the text env has none: it is a chat, not a batch
+            # the text env has none: it is a chat, not a batch
+            if gym.spec(env_id).vector_entry_point:
                 gym.make_vec(env_id, num_envs=2, device="cpu").close()
 
 
 def test_docs__every_repository_path_a_module_names_exists() -> None:
-    """Docstrings and comments point at files that exist (six pointed at test files that had moved)."""
+    """Docstrings and comments point at files that exist (six pointed at test files that had
+    moved)."""
     named = re.compile(
         r"\b(?:tests|benchmarks|wordle_gym|agents|research|examples|docs|deploy)/[\w/.-]+\.(?:py|md|toml)\b"
     )
@@ -101,15 +107,17 @@ def test_docs__every_repository_path_a_module_names_exists() -> None:
         for path in sorted((ROOT / folder).rglob("*.py")):
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 missing += [
-                    f"{path.relative_to(ROOT)}:{number} {m}" for m in named.findall(line) if not (ROOT / m).exists()
+                    f"{path.relative_to(ROOT)}:{number} {m}"
+                    for m in named.findall(line)
+                    if not (ROOT / m).exists()
                 ]
     assert not missing, missing
 
 
 def test_docs__first_screens_show_something_to_use() -> None:
-    """Issue 75: the results page opened with a table of links only, and the LLM tutorial with a 20-line paragraph,
-    its first code 1,100 px down. The results page opens with the headline figures; the tutorial's first code comes
-    within its first dozen lines."""
+    """Issue 75: the results page opened with a table of links only, and the LLM tutorial with a
+    20-line paragraph, its first code 1,100 px down. The results page opens with the headline
+    figures; the tutorial's first code comes within its first dozen lines."""
     results = (ROOT / "docs" / "results" / "index.md").read_text().splitlines()
     first_table = next(i for i, line in enumerate(results) if line.startswith("|"))
     assert "3.4212" in "\n".join(results[first_table : first_table + 10])

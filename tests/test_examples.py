@@ -18,7 +18,9 @@ ROOT = Path(__file__).resolve().parent.parent
 
 def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    return subprocess.run([sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
+    return subprocess.run(
+        [sys.executable, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=600
+    )
 
 
 @pytest.mark.slow
@@ -45,33 +47,56 @@ def _quick_benchmark(tmp_path: Path, script: str, *args: str) -> dict:
     bench.mkdir()
     for name in (script, "make_table.py", "common.py", "report.py", "__init__.py"):
         (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
-    # Run as the docs say, ``python -m benchmarks.NAME``, here from a copy: it writes under tmp_path.
-    out = run("-m", f"benchmarks.{script.removesuffix('.py')}", "--device", "cpu", "--quick", *args, cwd=tmp_path)
+    # Run as the docs say, ``python -m benchmarks.NAME``, here from a copy: it writes under
+    # tmp_path.
+    out = run(
+        "-m",
+        f"benchmarks.{script.removesuffix('.py')}",
+        "--device",
+        "cpu",
+        "--quick",
+        *args,
+        cwd=tmp_path,
+    )
     assert out.returncode == 0, out.stderr
     return json.loads((bench / "results" / script.replace(".py", "_cpu.json")).read_text())
 
 
 @pytest.mark.slow
 def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
-    result = _quick_benchmark(tmp_path, "env_throughput.py", "--before", str(ROOT))  # this checkout as "before"
+    # this checkout as "before"
+    result = _quick_benchmark(tmp_path, "env_throughput.py", "--before", str(ROOT))
     assert result["pattern_table"]["shape"] == [12972, 2315]
     assert {(r["num_envs"], r["mask"]) for r in result["vector"]} >= {(16384, "all"), (1, "hard")}
     assert all(r["env_steps_per_s"] > 0 for r in result["vector"])
     for row in result["vector"]:  # the two figures of a row come from one timing: they must agree
-        assert row["env_steps_per_s"] == pytest.approx(row["num_envs"] / (row["ms_per_step"] / 1000), rel=1e-9)
+        assert row["env_steps_per_s"] == pytest.approx(
+            row["num_envs"] / (row["ms_per_step"] / 1000), rel=1e-9
+        )
     vector = result["side_by_side"]["vector_ms_per_step"]
     assert set(vector) == {"this checkout", "before", "this checkout, OMP_WAIT_POLICY=PASSIVE"}
-    configs = {"64 all", "16384 hard 1 packed", "16384 all 4"}  # --quick's; packed: before gets its int8 masks
+    # --quick's; packed: before gets its int8 masks
+    configs = {"64 all", "16384 hard 1 packed", "16384 all 4"}
     assert set(vector["this checkout"]) == set(vector["before"]) == configs
-    assert set(vector["this checkout, OMP_WAIT_POLICY=PASSIVE"]) == {c for c in configs if c.startswith("16384 ")}
+    assert set(vector["this checkout, OMP_WAIT_POLICY=PASSIVE"]) == {
+        c for c in configs if c.startswith("16384 ")
+    }
     assert set(result["side_by_side"]["single_env"]) == {"this checkout", "before"}
     table = (tmp_path / "BENCHMARKS.md").read_text()
-    assert "| 16,384 |" in table and "plain-Python" in table and "| 1,024 |" in table and "speed-up" in table
+    assert (
+        "| 16,384 |" in table
+        and "plain-Python" in table
+        and "| 1,024 |" in table
+        and "speed-up" in table
+    )
     assert '| 16,384 | `hard`, `mask_dtype="packed"` |' in table
     assert "`OMP_WAIT_POLICY=PASSIVE` |" in table  # its column
-    profile = result["profile"]  # torch's profile of a step: operators, each with its calls and time a step
+    # torch's profile of a step: operators, each with its calls and time a step
+    profile = result["profile"]
     assert profile["num_envs"] == 16384 and profile["calls_per_step"] > 10
-    assert profile["ops"] and all(op["name"].startswith("aten::") and op["calls_per_step"] > 0 for op in profile["ops"])
+    assert profile["ops"] and all(
+        op["name"].startswith("aten::") and op["calls_per_step"] > 0 for op in profile["ops"]
+    )
     assert "Where a step's time goes, mask `all`, 16,384 games" in table
 
 
@@ -79,7 +104,10 @@ def test_env_throughput_benchmark__quick_run_writes_results(tmp_path: Path) -> N
 def test_solvers_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "solvers.py")
     salet = next(r for r in result["runs"] if r["opener"] == "salet" and not r["hard_mode"])
-    assert salet["result"]["wins"] == 2315 and round(salet["result"]["derived"]["mean_guesses_wins"], 4) == 3.4324
+    assert (
+        salet["result"]["wins"] == 2315
+        and round(salet["result"]["derived"]["mean_guesses_wins"], 4) == 3.4324
+    )
     assert [c["opener"] for c in result["cold_start"]] == ["salet", "computed"]
     assert "### Solvers" in (tmp_path / "BENCHMARKS.md").read_text()
 
@@ -102,8 +130,10 @@ def test_training_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
         ("dqn", "100"),
         ("dqn", "full"),
     ]
-    assert all(min(r["this checkout"].values()) > 0 for r in result["throughput"])  # updates/s and items/s
-    shipped = [  # every one-board network, training stages included (not dqn_boards.pt: it sees every board)
+    # updates/s and items/s
+    assert all(min(r["this checkout"].values()) > 0 for r in result["throughput"])
+    # every one-board network, training stages included (not dqn_boards.pt: it sees every board)
+    shipped = [
         p
         for p in (ROOT / "agents" / "checkpoints").rglob("*.pt")
         if torch.load(p, weights_only=True)["kind"] != "see-all"
@@ -112,12 +142,22 @@ def test_training_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     assert len(result["checkpoints"]) == len(shipped) >= 2
     from wordle_agents.common.checkpoint import CheckpointInfo
 
-    recorded = {p.name: CheckpointInfo.of(p, torch.load(p, weights_only=True)).figures for p in shipped}  # at training
-    for row in result["checkpoints"]:  # greedy play is deterministic: the same lists give the same figures
+    recorded = {
+        p.name: CheckpointInfo.of(p, torch.load(p, weights_only=True)).figures for p in shipped
+    }  # at training
+    # greedy play is deterministic: the same lists give the same figures
+    for row in result["checkpoints"]:
         figures = recorded[row["agent"].split("`")[1]]
-        assert row["wins"] / row["games"] == pytest.approx(figures["win_rate"], abs=1e-12), row["agent"]
-        assert row["derived"]["mean_guesses_wins"] == pytest.approx(figures["mean_guesses"], abs=1e-9), row["agent"]
-    assert "### Training throughput and shipped checkpoints" in (tmp_path / "BENCHMARKS.md").read_text()
+        assert row["wins"] / row["games"] == pytest.approx(figures["win_rate"], abs=1e-12), row[
+            "agent"
+        ]
+        assert row["derived"]["mean_guesses_wins"] == pytest.approx(
+            figures["mean_guesses"], abs=1e-9
+        ), row["agent"]
+    assert (
+        "### Training throughput and shipped checkpoints"
+        in (tmp_path / "BENCHMARKS.md").read_text()
+    )
 
 
 @pytest.mark.slow
@@ -125,21 +165,33 @@ def test_dqn_ablation_benchmark__quick_run_writes_results(tmp_path: Path) -> Non
     result = _quick_benchmark(tmp_path, "dqn_ablation.py")
     seed001 = "seed-001 settings (prioritized, dueling, double, lr 5e-4, width 512)"
     assert [r["setting"] for r in result["runs"]] == [seed001]
-    assert result["runs"][0]["config"]["hidden"] == 512 and result["runs"][0]["config"]["reward"] == "tile-shaped"
+    assert (
+        result["runs"][0]["config"]["hidden"] == 512
+        and result["runs"][0]["config"]["reward"] == "tile-shaped"
+    )
     run = result["runs"][0]
-    assert run["curve"][-1][0] == 250 and 0.0 <= run["final_win_rate"] <= run["best_win_rate"] <= 1.0
+    assert (
+        run["curve"][-1][0] == 250 and 0.0 <= run["final_win_rate"] <= run["best_win_rate"] <= 1.0
+    )
     assert "### DQN ablation, 100-word stage" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
 @pytest.mark.slow
 def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> None:
-    """The ablation table is made from the runs' own logs: a collected log's evaluations become its curve,
-    after the figures of the weights it started from; a name the script does not know is refused."""
+    """The ablation table is made from the runs' own logs: a collected log's evaluations become its
+    curve, after the figures of the weights it started from; a name the script does not know is
+    refused."""
     run_dir = tmp_path / "runs" / "x"
     run_dir.mkdir(parents=True)
     rows = [
         {"stage": "full", "iteration": 100, "elapsed_s": 9.0, "train_loss": 1.0},
-        {"stage": "full", "iteration": 250, "elapsed_s": 20, "win_rate": 0.998, "mean_guesses": 3.77},
+        {
+            "stage": "full",
+            "iteration": 250,
+            "elapsed_s": 20,
+            "win_rate": 0.998,
+            "mean_guesses": 3.77,
+        },
     ]
     (run_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     long_dir = (
@@ -147,7 +199,8 @@ def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> No
     )  # evaluated every 25 updates: the table shows every third of its 21 points and the last
     long_dir.mkdir()
     rows = [
-        {"iteration": 25 * i, "elapsed_s": i, "win_rate": 0.997, "mean_guesses": 3.7 + i / 1e4} for i in range(1, 21)
+        {"iteration": 25 * i, "elapsed_s": i, "win_rate": 0.997, "mean_guesses": 3.7 + i / 1e4}
+        for i in range(1, 21)
     ]
     (long_dir / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     recipe_dir = tmp_path / "runs" / "recipe"  # a from-scratch recipe run: one log per recipe stage
@@ -163,13 +216,24 @@ def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> No
             },
             {"stage": "1000", "iteration": 200, "elapsed_s": 90, "train_win_rate": 0.3},
         ],
-        "answers-2315": [{"stage": "2315", "iteration": 7, "elapsed_s": 3.0, "train_win_rate": 0.5}],
+        "answers-2315": [
+            {"stage": "2315", "iteration": 7, "elapsed_s": 3.0, "train_win_rate": 0.5}
+        ],
     }
     for stage, rows in logs.items():
         (recipe_dir / stage).mkdir(parents=True)
-        (recipe_dir / stage / "metrics.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
-    collected = {"lr1e-4": run_dir, "batch4096": run_dir, "ppo0.2-shipped": long_dir, "scratch-entropy0.01": recipe_dir}
-    flags = [flag for name, folder in collected.items() for flag in ("--collect", f"{name}={folder}")]
+        (recipe_dir / stage / "metrics.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in rows)
+        )
+    collected = {
+        "lr1e-4": run_dir,
+        "batch4096": run_dir,
+        "ppo0.2-shipped": long_dir,
+        "scratch-entropy0.01": recipe_dir,
+    }
+    flags = [
+        flag for name, folder in collected.items() for flag in ("--collect", f"{name}={folder}")
+    ]
     result = _quick_benchmark(tmp_path, "a2c_ablation.py", *flags)
     (scratch,) = result["scratch"]
     assert [(p["recipe_stage"], p["stage"], p["update"]) for p in scratch["points"]] == [
@@ -182,19 +246,38 @@ def test_a2c_ablation_benchmark__reads_a_collected_run_log(tmp_path: Path) -> No
     assert len(long["curve"]) == 21
     points = [(p["update"], p["games"], p["mean_guesses"]) for p in kept["curve"]]
     assert points == [(0, 0, 3.7812), (250, 512_000, 3.77)]
-    assert [p["games"] for p in bigger["curve"]] == [0, 1_024_000]  # games counted with each run's batch
-    assert "--lr 0.0001" in kept["command"] and (tmp_path / "benchmarks" / "plots" / "a2c_ablation.png").stat().st_size
+    # games counted with each run's batch
+    assert [p["games"] for p in bigger["curve"]] == [0, 1_024_000]
+    assert (
+        "--lr 0.0001" in kept["command"]
+        and (tmp_path / "benchmarks" / "plots" / "a2c_ablation.png").stat().st_size
+    )
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "| lr 1e-4 |" in table
-    shown = next(line for line in table.splitlines() if line.startswith("| PPO")).split(" | ")[2].split("; ")
-    # beside the shipped run's log at the same update of the same stage (a 100-word evaluation; a sampled win rate)
-    assert "| vocab-1000 | 100 | 100 | 1.00 / 1.0000; sampled 10.4 | 2.00 / 2.0000; sampled 20.0 | 0.01 h |" in table
+    shown = (
+        next(line for line in table.splitlines() if line.startswith("| PPO"))
+        .split(" | ")[2]
+        .split("; ")
+    )
+    # beside the shipped run's log at the same update of the same stage (a 100-word evaluation; a
+    # sampled win rate)
+    assert (
+        "| vocab-1000 | 100 | 100 | 1.00 / 1.0000; sampled 10.4 | 2.00 / 2.0000; sampled 20.0 "
+        "| 0.01 h |"
+    ) in table
     assert "| vocab-1000 | 1000 | 200 | sampled 15.4 | sampled 30.0 |" in table
-    assert "| answers-2315 | 2315 | 7 | sampled - | sampled 50.0 |" in table  # the shipped log has no update 7
-    assert len(shown) == 8 and shown[0].startswith("0.00 M") and shown[-1] == "1.02 M: 99.70 / 3.7020", shown
+    # the shipped log has no update 7
+    assert "| answers-2315 | 2315 | 7 | sampled - | sampled 50.0 |" in table
+    assert (
+        len(shown) == 8
+        and shown[0].startswith("0.00 M")
+        and shown[-1] == ("1.02 M: 99.70 / 3.7020")
+    ), shown
     assert "| Greedy max-entropy, opener SALET (seed 002) (cited) | 100 | 3.4423 | 5 |" in table
     bad = run("-m", "benchmarks.a2c_ablation", "--collect", f"nope={run_dir}", cwd=tmp_path)
-    assert bad.returncode != 0 and "unknown run 'nope'" in bad.stderr and "Traceback" not in bad.stderr
+    assert (
+        bad.returncode != 0 and "unknown run 'nope'" in bad.stderr and "Traceback" not in bad.stderr
+    )
 
 
 @pytest.mark.slow
@@ -206,7 +289,9 @@ def test_profile_training_benchmark__quick_run_writes_results(tmp_path: Path) ->
         assert 0 < sum(op["share"] for op in top) <= 1 + 1e-9  # the top ops: part of the whole
         assert [op["self_ms"] for op in top] == sorted((op["self_ms"] for op in top), reverse=True)
         for op in top:  # each share is its time over the same total
-            assert op["share"] * top[0]["self_ms"] == pytest.approx(top[0]["share"] * op["self_ms"], rel=1e-9)
+            assert op["share"] * top[0]["self_ms"] == pytest.approx(
+                top[0]["share"] * op["self_ms"], rel=1e-9
+            )
     assert "### Where a training update's time goes" in (tmp_path / "BENCHMARKS.md").read_text()
 
 
@@ -216,7 +301,17 @@ def test_ppo_examples__learn_a_small_list(script: str) -> None:
     """The per-stack PPO examples learn 20 words (random guessing wins about half of them)."""
     if script == "torchrl_ppo.py":
         pytest.importorskip("torchrl")
-    out = run(f"examples/{script}", "--words", "20", "--iterations", "100", "--num-envs", "64", "--device", "cpu")
+    out = run(
+        f"examples/{script}",
+        "--words",
+        "20",
+        "--iterations",
+        "100",
+        "--num-envs",
+        "64",
+        "--device",
+        "cpu",
+    )
     assert out.returncode == 0, out.stderr
     summary = out.stdout.splitlines()[-1]
     won = int(summary.split(": ")[1].split("/")[0])
@@ -226,7 +321,11 @@ def test_ppo_examples__learn_a_small_list(script: str) -> None:
 @pytest.mark.slow
 def test_ppo_example__bad_argument_fails_cleanly() -> None:
     out = run("examples/cleanrl_ppo.py", "--words", "1")
-    assert out.returncode == 2 and "--words must be 2..2315; got 1" in out.stderr and "Traceback" not in out.stderr
+    assert (
+        out.returncode == 2
+        and "--words must be 2..2315; got 1" in out.stderr
+        and "Traceback" not in out.stderr
+    )
 
 
 @pytest.mark.slow
@@ -234,25 +333,37 @@ def test_oracle_benchmark__quick_run_writes_regrets(tmp_path: Path) -> None:
     result = _quick_benchmark(tmp_path, "oracle.py")
     rows = {r["agent"]: r for r in result["rows"]}
     optimal, greedy = rows["optimal (best-of-1)"], rows["max-entropy (entropy)"]
-    assert optimal["mean_regret"] == pytest.approx(0.0) and optimal["mean_cost"] == pytest.approx(optimal["root_value"])
-    assert greedy["mean_regret"] == pytest.approx(greedy["mean_cost"] - greedy["root_value"], abs=1e-6)
-    assert greedy["mean_regret"] >= 0 and sum(greedy["by_turn"].values()) == pytest.approx(greedy["mean_regret"])
+    assert optimal["mean_regret"] == pytest.approx(0.0) and optimal["mean_cost"] == pytest.approx(
+        optimal["root_value"]
+    )
+    assert greedy["mean_regret"] == pytest.approx(
+        greedy["mean_cost"] - greedy["root_value"], abs=1e-6
+    )
+    assert greedy["mean_regret"] >= 0 and sum(greedy["by_turn"].values()) == pytest.approx(
+        greedy["mean_regret"]
+    )
     table = (tmp_path / "BENCHMARKS.md").read_text()
-    assert "### Every decision against the optimum: regret by turn" in table and "| max-entropy (entropy) |" in table
+    assert (
+        "### Every decision against the optimum: regret by turn" in table
+        and ("| max-entropy (entropy) |") in table
+    )
 
 
 @pytest.mark.slow
 def test_oracle_benchmark__rows_are_one_board_real_games() -> None:
-    """Regression: the multi-board mixture rows of the bench were taken for real-game rows, and the oracle
-    (one board) failed on their 2000 games."""
+    """Regression: the multi-board mixture rows of the bench were taken for real-game rows, and the
+    oracle (one board) failed on their 2000 games."""
     code = (
         "import json; from benchmarks.oracle import real_game_rows; "
-        "print(json.dumps([[label, options.get('boards', 1)] for label, _, options in real_game_rows()]))"
+        "print(json.dumps([[label, options.get('boards', 1)] for label, _, options in "
+        "real_game_rows()]))"
     )
     out = run("-c", code)
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout.splitlines()[-1])
-    assert all(boards == 1 for _, boards in rows) and not any("mixture" in label for label, _ in rows)
+    assert all(boards == 1 for _, boards in rows) and not any(
+        "mixture" in label for label, _ in rows
+    )
     assert "DQN `dqn_explored.pt` (stage full), real game" in [label for label, _ in rows]
 
 
@@ -279,7 +390,9 @@ def test_oracle_benchmark__rows_are_one_board_real_games() -> None:
         ),
     ],
 )
-def test_report__bad_results_json_names_the_file(tmp_path: Path, content: str, message: str) -> None:
+def test_report__bad_results_json_names_the_file(
+    tmp_path: Path, content: str, message: str
+) -> None:
     agents = tmp_path / "benchmarks" / "results" / "agents"
     agents.mkdir(parents=True)
     (agents / "broken.json").write_text(content)
@@ -291,40 +404,62 @@ def test_report__bad_results_json_names_the_file(tmp_path: Path, content: str, m
 
 @pytest.mark.slow
 def test_bench_device__rows_of_another_device_beside_the_cpu_rows(tmp_path: Path) -> None:
-    """``benchmarks.bench_device`` keeps a bench run's rows on another device; the table sets each beside the CPU
-    row of the same file, saying where the games differ."""
+    """``benchmarks.bench_device`` keeps a bench run's rows on another device; the table sets each
+    beside the CPU row of the same file, saying where the games differ."""
     bench = tmp_path / "benchmarks"
     (bench / "results" / "agents").mkdir(parents=True)
     for name in ("bench_device.py", "make_table.py", "common.py", "report.py", "__init__.py"):
         (bench / name).write_text((ROOT / "benchmarks" / name).read_text())
-    cpu = json.loads((ROOT / "benchmarks" / "results" / "agents" / "optimal-salet.json").read_text())  # a real row
+    cpu = json.loads(
+        (ROOT / "benchmarks" / "results" / "agents" / "optimal-salet.json").read_text()
+    )  # a real row
     cpu["wall_time_s"] = 2.0
     histogram = list(cpu["histogram"])
     rows = tmp_path / "rows"
     rows.mkdir()
     for name, wins in (("same.json", 3), ("other.json", 2)):
         (bench / "results" / "agents" / name).write_text(json.dumps({**cpu, "agent": name}))
-        other = histogram if wins == 3 else [*histogram[:2], histogram[2] - 1, *histogram[3:-1], histogram[-1] + 1]
-        row = {**cpu, "agent": name, "wins": cpu["wins"] - 3 + wins, "histogram": other, "device": "cuda"}
+        other = (
+            histogram
+            if wins == 3
+            else [*histogram[:2], histogram[2] - 1, *histogram[3:-1], histogram[-1] + 1]
+        )
+        row = {
+            **cpu,
+            "agent": name,
+            "wins": cpu["wins"] - 3 + wins,
+            "histogram": other,
+            "device": "cuda",
+        }
         row["wall_time_s"] = 0.5
         (rows / name).write_text(json.dumps(row))
-    out = run("-m", "benchmarks.bench_device", "--rows", str(rows), "--machine", "a GPU", cwd=tmp_path)
+    out = run(
+        "-m", "benchmarks.bench_device", "--rows", str(rows), "--machine", "a GPU", cwd=tmp_path
+    )
     assert out.returncode == 0, out.stderr
     result = json.loads((bench / "results" / "bench_cuda.json").read_text())
-    assert result["device"] == "cuda" and [r["file"] for r in result["rows"]] == ["other.json", "same.json"]
+    assert result["device"] == "cuda" and [r["file"] for r in result["rows"]] == [
+        "other.json",
+        "same.json",
+    ]
     table = (tmp_path / "BENCHMARKS.md").read_text()
     assert "### Every agent on cuda, beside its CPU row" in table and "Machine: a GPU." in table
     assert "| same.json | 2,315 | 2315 | 2315 | 2.00 s | 0.50 s |" in table
     assert "| other.json | 2,315 | 2315 | 2314 (other games) | 2.00 s | 0.50 s |" in table
 
 
-def test_bench_device__bad_rows_folder_gets_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+def test_bench_device__bad_rows_folder_gets_one_line_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture
+) -> None:
     from benchmarks import bench_device
 
     row = {"agent": "a", "games": 1, "wins": 1, "histogram": [1], "wall_time_s": 1.0}
     for name, device in (("a.json", "cpu"), ("b.json", "cuda")):
         (tmp_path / name).write_text(json.dumps({**row, "device": device}))
-    for folder, message in ((tmp_path, "mixes devices ['cpu', 'cuda']"), (tmp_path / "nothing", "holds no row files")):
+    for folder, message in (
+        (tmp_path, "mixes devices ['cpu', 'cuda']"),
+        (tmp_path / "nothing", "holds no row files"),
+    ):
         with pytest.raises(SystemExit) as info:
             bench_device.main(["--rows", str(folder)])
         assert info.value.code == 2 and message in capsys.readouterr().err
@@ -343,9 +478,17 @@ def test_regret_reward_benchmark__quick_run_writes_results(tmp_path: Path) -> No
     result = _quick_benchmark(tmp_path, "regret_reward.py")
     assert list(result["runs"]) == ["this, cold", "this, warm"]
     for run in result["runs"].values():
-        assert [r["play"] for r in run["rows"]] == ["LLM-like", "random words", "random candidates", "mixed"]
+        assert [r["play"] for r in run["rows"]] == [
+            "LLM-like",
+            "random words",
+            "random candidates",
+            "mixed",
+        ]
         assert all(r["moves"] >= 2 and r["max_s"] >= r["p50_s"] > 0 for r in run["rows"])
-    assert "### The text env's regret reward on LLM-like and poor play" in (tmp_path / "BENCHMARKS.md").read_text()
+    assert (
+        "### The text env's regret reward on LLM-like and poor play"
+        in (tmp_path / "BENCHMARKS.md").read_text()
+    )
 
 
 @pytest.mark.slow
@@ -354,7 +497,9 @@ def test_text_env_benchmark__quick_run_writes_results(tmp_path: Path) -> None:
     rows = {r["env"]: r for r in result["rows"]}
     assert rows["WordleText-v0 (wordle_gym)"]["steps_per_s"] > 0
     assert rows["WordleReal-v0 (wordle_gym, through TextArena)"]["games"] > 0
-    assert "| env | code | steps/s | us a step | games |" in (tmp_path / "BENCHMARKS.md").read_text()
+    assert (
+        "| env | code | steps/s | us a step | games |" in (tmp_path / "BENCHMARKS.md").read_text()
+    )
 
 
 @pytest.mark.slow
@@ -365,7 +510,9 @@ def test_multi_board_benchmark__quick_run_writes_results(tmp_path: Path) -> None
     assert rows[4]["mean_guesses_wins"] > rows[2]["mean_guesses_wins"] > 3
     assert [t["boards"] for t in result["throughput"]] == [1, 4]
     table = (tmp_path / "BENCHMARKS.md").read_text()
-    assert "### Multi-board Wordle: the greedy solver and the vector env: cpu (" in table and "| Quordle | 4 |" in table
+    assert ("### Multi-board Wordle: the greedy solver and the vector env: cpu (") in table and (
+        "| Quordle | 4 |"
+    ) in table
     from research.boards_bound import shipped_bounds
 
     (quordle,) = shipped_bounds([4])  # its bounds beside the solver: both, and the better
@@ -374,17 +521,23 @@ def test_multi_board_benchmark__quick_run_writes_results(tmp_path: Path) -> None
 
 
 def test_multi_board_benchmark__a_command_run_again_is_named_once() -> None:
-    """The CPU table's command named the same run three times, one after the other (each rerun appended)."""
+    """The CPU table's command named the same run three times, one after the other (each rerun
+    appended)."""
     from benchmarks.multi_board import merged_command
 
-    first, second = "python -m benchmarks.multi_board --boards 2,4,8", "python -m benchmarks.multi_board --boards 2"
+    first, second = (
+        "python -m benchmarks.multi_board --boards 2,4,8",
+        ("python -m benchmarks.multi_board --boards 2"),
+    )
     assert merged_command(first, second) == f"{first}; then {second}"
     assert merged_command(f"{first}; then {second}", second) == f"{first}; then {second}"
     assert merged_command(f"{second}; then {first}", second) == f"{first}; then {second}"
 
 
 @pytest.mark.slow
-def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tmp_path: Path) -> None:
+def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(
+    tmp_path: Path,
+) -> None:
     from wordle_gym.core.words import Vocabulary
 
     words = Vocabulary().answers[:300]  # the quick run's lists: every opener of them bounded first
@@ -394,7 +547,8 @@ def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tm
     lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt"), "--quiet"]
     out = run("-m", "research.boards_bound", "--all-openers", *lists, "--save", str(journal))
     assert out.returncode == 0, out.stderr
-    cut = f"{json.loads(journal.read_text())['weakest'][2][1]:.6f}"  # then the weakest refined and searched
+    # then the weakest refined and searched
+    cut = f"{json.loads(journal.read_text())['weakest'][2][1]:.6f}"
     out = run(
         "-m",
         "research.boards_bound",
@@ -411,7 +565,11 @@ def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tm
     assert every["openers"] == 301 and every["per_opener_s"] > 0
     assert every["searched"] == len(json.loads(journal.read_text())["searched"]) >= 1
     assert every["searched_below"] == float(cut) and every["searched_least"] >= every["lower_bound"]
-    assert every["lower_bound"] == min(b for _, b in every["weakest"]) <= result["rows"][0]["lower_bound"]
+    assert (
+        every["lower_bound"]
+        == min(b for _, b in every["weakest"])
+        <= result["rows"][0]["lower_bound"]
+    )
     (row,) = result["rows"]
     solver, pairs = row["solver"], row["pairs"]
     assert row["opener"] == "salet" and pairs == 300 * 299 and solver["games"] == 200
@@ -419,7 +577,10 @@ def test_dordle_bound_benchmark__quick_run_writes_the_bound_beside_the_solver(tm
         assert solver["finished_by"][t] <= row["finished_by"][t] / pairs + 3 * (0.25 / 200) ** 0.5
     assert 3 < row["lower_bound"] < solver["mean_guesses_all"] + 3 * solver["standard_error"]
     table = (tmp_path / "BENCHMARKS.md").read_text()
-    assert "### Dordle from a fixed opener" in table and f"| SALET | {row['lower_bound']:.4f} |" in table
+    assert (
+        "### Dordle from a fixed opener" in table
+        and (f"| SALET | {row['lower_bound']:.4f} |") in table
+    )
     assert f"**Every policy, whatever its opener: at least {every['lower_bound']:.4f}.**" in table
     assert f"the {every['searched']:,} still below {float(cut)} searched exactly as above" in table
 
@@ -428,14 +589,18 @@ def test_gpu_script__runs_every_module_that_holds_cuda_tests() -> None:
     from benchmarks.gpu import CUDA_TEST_MODULES
 
     mark = ".".join(("pytest", "mark", "cuda"))  # spelled so that this file holds no such mark
-    marked = {str(p.relative_to(ROOT)) for p in (ROOT / "tests").rglob("test_*.py") if mark in p.read_text()}
+    marked = {
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "tests").rglob("test_*.py")
+        if mark in p.read_text()
+    }
     assert marked == set(CUDA_TEST_MODULES)
 
 
 @pytest.mark.slow
 def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
-    """The one-command GPU run (issue 47): every step dry-run on the CPU with tiny sizes, its logs and summary
-    under --out, nothing written elsewhere."""
+    """The one-command GPU run (issue 47): every step dry-run on the CPU with tiny sizes, its logs
+    and summary under --out, nothing written elsewhere."""
     before = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
     out = run("-m", "benchmarks.gpu", "--dry-run", "--out", str(tmp_path / "gpu"))
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
@@ -459,18 +624,25 @@ def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
     ]
     assert all(s["exit"] == 0 for s in summary["steps"]) and summary["dry_run"]
     assert all((tmp_path / "gpu" / f"{name}.log").stat().st_size > 0 for name in names)
-    assert (tmp_path / "gpu" / "runs" / "a2c" / "last.pt").exists() and (tmp_path / "gpu" / "bench").is_dir()
-    for weights in ("dqn_explored.pt", "dqn_explored_hard.pt", "dqn_root.pt"):  # improved from the tiny A2C's
-        assert torch.load(tmp_path / "gpu" / weights, weights_only=True)["improving"]["iterations"] == 1
-    seeing = torch.load(tmp_path / "gpu" / "dqn_boards.pt", weights_only=True)  # the network over K boards
+    assert (tmp_path / "gpu" / "runs" / "a2c" / "last.pt").exists() and (
+        tmp_path / "gpu" / "bench"
+    ).is_dir()
+    # improved from the tiny A2C's
+    for weights in ("dqn_explored.pt", "dqn_explored_hard.pt", "dqn_root.pt"):
+        assert (
+            torch.load(tmp_path / "gpu" / weights, weights_only=True)["improving"]["iterations"]
+            == 1
+        )
+    # the network over K boards
+    seeing = torch.load(tmp_path / "gpu" / "dqn_boards.pt", weights_only=True)
     assert seeing["kind"] == "see-all" and seeing["board"]["boards_training"]["iterations"] == 1
     assert sorted((ROOT / "benchmarks" / "results").glob("*.json")) == before
 
 
 @pytest.mark.slow
 def test_rllib_example__help_works_without_ray_and_the_hint_names_the_extra() -> None:
-    """Regression (issue 65): --help exited 1 without Ray, and the hint named a package index entry that does
-    not exist."""
+    """Regression (issue 65): --help exited 1 without Ray, and the hint named a package index entry
+    that does not exist."""
     try:
         import ray  # noqa: F401
     except ImportError:

@@ -47,41 +47,57 @@ def allowed(name: str, rules: set[str]) -> bool:
     if top in sys.stdlib_module_names or top == "__future__":
         return True
     if top in PACKAGES:  # first party: by subpackage
-        return any(name == rule or name.startswith(rule + ".") for rule in rules if rule.split(".")[0] in PACKAGES)
+        return any(
+            name == rule or name.startswith(rule + ".")
+            for rule in rules
+            if rule.split(".")[0] in PACKAGES
+        )
     return top in rules
 
 
-@pytest.mark.parametrize(("package", "folder"), subpackages(), ids=[name for name, _ in subpackages()])
-def test_layout__each_subpackage_imports_only_what_its_docstring_allows(package: str, folder: Path) -> None:
+@pytest.mark.parametrize(
+    ("package", "folder"), subpackages(), ids=[name for name, _ in subpackages()]
+)
+def test_layout__each_subpackage_imports_only_what_its_docstring_allows(
+    package: str, folder: Path
+) -> None:
     rules = may_import(folder)
     assert package in rules, f"{package}: its 'May import:' line should name itself"
     for path in sorted(folder.rglob("*.py")):
         for name in imports(path):
-            assert allowed(name, rules), f"{path.relative_to(ROOT)} imports {name}, which {package} may not"
+            assert allowed(name, rules), (
+                f"{path.relative_to(ROOT)} imports {name}, which {package} may not"
+            )
 
 
 def test_layout__every_module_sits_in_a_subpackage() -> None:
-    """Top level: only the package's own __init__/__main__ and the one-line compatibility modules that saved
-    env specs and datasets name."""
+    """Top level: only the package's own __init__/__main__ and the one-line compatibility modules
+    that saved env specs and datasets name."""
     compat = {"env", "vector", "wrappers", "sb3", "torchrl_env"}
     top = {p.stem for p in (ROOT / "wordle_gym").glob("*.py")}
     assert top == {"__init__", "__main__"} | compat
     for name in compat:
         tree = ast.parse((ROOT / "wordle_gym" / f"{name}.py").read_text())
         body = [node for node in tree.body if not isinstance(node, ast.Expr)]  # the docstring aside
-        assert all(isinstance(node, ast.ImportFrom) for node in body), f"wordle_gym/{name}.py should only re-export"
-    # wordle_agents: the package's __init__, the table of shipped agents and, for one release, the commands' old
-    # paths (python -m wordle_agents.X), each a shim of a few lines over wordle_agents.commands.X.
+        assert all(isinstance(node, ast.ImportFrom) for node in body), (
+            f"wordle_gym/{name}.py should only re-export"
+        )
+    # wordle_agents: the package's __init__, the table of shipped agents and, for one release, the
+    # commands' old paths (python -m wordle_agents.X), each a shim of a few lines over
+    # wordle_agents.commands.X.
     shims = {"optimal", "improve", "teach", "recipe"}
     assert {p.stem for p in (ROOT / "agents").glob("*.py")} == {"__init__", "zoo"} | shims
     for name in shims:
         text = (ROOT / "agents" / f"{name}.py").read_text()
-        assert f"from wordle_agents.commands.{name} import main" in text and len(text.splitlines()) <= 10, name
+        assert (
+            f"from wordle_agents.commands.{name} import main" in text
+            and len(text.splitlines()) <= 10
+        ), name
 
 
 def test_layout__the_commands_table_names_every_command_module() -> None:
-    """One home for commands: every module of ``wordle_agents.commands`` with a ``main`` is a row of its table,
-    and every row's module and option classes import."""
+    """One home for commands: every module of ``wordle_agents.commands`` with a ``main`` is a row of
+    its table, and every row's module and option classes import."""
     from wordle_agents.commands import COMMANDS
 
     modules = {p.stem for p in (ROOT / "agents" / "commands").glob("*.py")} - {"__init__"}
@@ -93,28 +109,37 @@ def test_layout__the_commands_table_names_every_command_module() -> None:
 
 
 def test_layout__the_lab_is_not_in_the_wheel() -> None:
-    """Research (the multi-board bounds, the multi-board improvement experiments) sits in ``research/``, beside
-    the product: no module of the installed packages imports it, and the wheel's package list leaves it out."""
+    """Research (the multi-board bounds, the multi-board improvement experiments) sits in
+    ``research/``, beside the product: no module of the installed packages imports it, and the
+    wheel's package list leaves it out."""
     for folder in ("wordle_gym", "agents"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             for name in imports(path):
                 assert name.split(".")[0] != "research", f"{path.relative_to(ROOT)} imports {name}"
     text = (ROOT / "pyproject.toml").read_text()
-    assert '"research' not in text.split("[tool.setuptools]", 1)[1].split("[tool.setuptools.package-data]")[0]
+    assert (
+        '"research'
+        not in text.split("[tool.setuptools]", 1)[1].split("[tool.setuptools.package-data]")[0]
+    )
 
 
 def test_layout__no_product_module_names_the_lab_or_reaches_into_it() -> None:
-    """House III, item 2: the product names no lab module, not even in a message (the A2C config's retired fields
-    named ``research.a2c_variants.A2CVariantAgent``); the lab imports no private name of the product (it imported
-    ``_board_state`` and ``_per_game``) and patches nothing of it (it swapped a command with ``mock.patch.dict``)."""
+    """House III, item 2: the product names no lab module, not even in a message (the A2C config's
+    retired fields named ``research.a2c_variants.A2CVariantAgent``); the lab imports no private name
+    of the product (it imported ``_board_state`` and ``_per_game``) and patches nothing of it (it
+    swapped a command with ``mock.patch.dict``)."""
     for folder in ("wordle_gym", "agents"):
         for path in sorted((ROOT / folder).rglob("*.py")):
             text = path.read_text(encoding="utf-8")
-            assert "research." not in text and "research/" not in text, f"{path.relative_to(ROOT)} names the lab"
+            assert "research." not in text and "research/" not in text, (
+                f"{path.relative_to(ROOT)} names the lab"
+            )
     for path in sorted((ROOT / "research").rglob("*.py")):
         tree = ast.parse(path.read_text(encoding="utf-8"))
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(("wordle_gym", "wordle_agents")):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith(
+                ("wordle_gym", "wordle_agents")
+            ):
                 private = [a.name for a in node.names if a.name.startswith("_")]
                 assert not private, f"{path.name} imports the private {private} from {node.module}"
             if isinstance(node, ast.ImportFrom | ast.Import):
@@ -125,42 +150,59 @@ def test_layout__no_product_module_names_the_lab_or_reaches_into_it() -> None:
 def test_layout__wordle_gym_imports_no_agent_code() -> None:
     for path in sorted((ROOT / "wordle_gym").rglob("*.py")):
         for name in imports(path):
-            assert name.split(".")[0] not in ("wordle_agents", "agents"), f"{path.relative_to(ROOT)} imports {name}"
+            assert name.split(".")[0] not in ("wordle_agents", "agents"), (
+                f"{path.relative_to(ROOT)} imports {name}"
+            )
 
 
 def test_layout__agents_use_only_public_wordle_gym_modules() -> None:
     """The package boundary: ``wordle_agents`` imports documented ``wordle_gym`` modules, never a
-    ``_private`` one or the command line (the CLI sits above the agents and reaches them by the registry)."""
+    ``_private`` one or the command line (the CLI sits above the agents and reaches them by the
+    registry)."""
     for path in sorted([*(ROOT / "agents").rglob("*.py"), *(ROOT / "research").rglob("*.py")]):
         for name in imports(path):
             if name.startswith("wordle_gym."):
                 parts = name.split(".")[1:]
-                assert not any(part.startswith("_") for part in parts), f"{path.name} imports the private {name}"
-                assert parts[0] != "cli", f"{path.relative_to(ROOT)} imports the command line {name}"
+                assert not any(part.startswith("_") for part in parts), (
+                    f"{path.name} imports the private {name}"
+                )
+                assert parts[0] != "cli", (
+                    f"{path.relative_to(ROOT)} imports the command line {name}"
+                )
 
 
 def test_layout__tests_mirror_the_subpackages() -> None:
     """Each subpackage's tests are in the folder of the same name: tests/<sub>/ for wordle_gym's,
-    tests/agents/<sub>/ for wordle_agents'; repository-wide tests (layout, README, scripts) at the top."""
+    tests/agents/<sub>/ for wordle_agents'; repository-wide tests (layout, README, scripts) at the
+    top."""
     for package, folder in subpackages():
-        tests = ROOT / "tests" / ("agents" if package.startswith("wordle_agents") else "") / folder.name
+        tests = (
+            ROOT / "tests" / ("agents" if package.startswith("wordle_agents") else "") / folder.name
+        )
         assert list(tests.glob("test_*.py")), f"{package}: no tests in {tests.relative_to(ROOT)}"
-    assert list((ROOT / "tests" / "research").glob("test_*.py")), "research/: no tests in tests/research"
+    assert list((ROOT / "tests" / "research").glob("test_*.py")), (
+        "research/: no tests in tests/research"
+    )
     top = {p.name for p in (ROOT / "tests").glob("test_*.py")}
     assert top == {"test_layout.py", "test_docs.py", "test_examples.py"}
 
 
 def test_layout__benchmarks_measure_through_the_harness_not_the_command_line() -> None:
-    """What the benchmarks measure with (the agents table, the vector env's steps/s) is the harness's; a benchmark
-    that wants the command runs it as a process."""
+    """What the benchmarks measure with (the agents table, the vector env's steps/s) is the
+    harness's; a benchmark that wants the command runs it as a process."""
     for path in sorted((ROOT / "benchmarks").rglob("*.py")):
         for name in imports(path):
-            assert not name.startswith("wordle_gym.cli"), f"{path.relative_to(ROOT)} imports the command line {name}"
-        assert "wordle_gym.cli" not in path.read_text(), f"{path.relative_to(ROOT)} names the command line's modules"
+            assert not name.startswith("wordle_gym.cli"), (
+                f"{path.relative_to(ROOT)} imports the command line {name}"
+            )
+        assert "wordle_gym.cli" not in path.read_text(), (
+            f"{path.relative_to(ROOT)} names the command line's modules"
+        )
 
 
 def test_layout__no_sys_path_edits() -> None:
-    """Scripts run as modules or import installed packages; tests import their helpers as a package."""
+    """Scripts run as modules or import installed packages; tests import their helpers as a
+    package."""
     for folder in ("wordle_gym", "agents", "research", "benchmarks", "examples", "tests"):
         for path in (ROOT / folder).rglob("*.py"):
             edit = "sys.path." + "insert"  # spelled in two parts: this file is checked too

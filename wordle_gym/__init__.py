@@ -5,20 +5,21 @@
 * ``Wordle-v0``: the original game (2315 answers, 12972 allowed guesses);
 * ``WordleHard-v0``: the same in hard mode;
 * ``WordleNYT-v0``: the NYT answer list of 2022 (2309 answers), original allowed guesses;
-* ``WordleToday-v0``, ``WordleTodayHard-v0``: the game as the NYT plays it today (the 3158 answers its WordleBot
-  judges by, 14855 allowed guesses), normal and hard mode;
-* ``Dordle-v0``, ``Quordle-v0``, ``Octordle-v0``, ``Sedecordle-v0``, ``Duotrigordle-v0``: 2, 4, 8, 16 and
-  32 boards sharing every guess, with ``boards + 5`` guesses (:class:`MultiWordleEnv`);
+* ``WordleToday-v0``, ``WordleTodayHard-v0``: the game as the NYT plays it today (the 3158 answers
+  its WordleBot judges by, 14855 allowed guesses), normal and hard mode;
+* ``Dordle-v0``, ``Quordle-v0``, ``Octordle-v0``, ``Sedecordle-v0``, ``Duotrigordle-v0``: 2, 4, 8,
+  16 and 32 boards sharing every guess, with ``boards + 5`` guesses (:class:`MultiWordleEnv`);
 * the ``-v1`` of each: the same games with float32 observations (the default networks of SB3, RLlib,
   TorchRL and CleanRL scripts take them unchanged) and, in the vector env, a bool
   ``info["action_mask"]`` (``obs_dtype="float32"``, ``mask_dtype="native"``);
-* ``WordleText-v0``: the game as text for language-model agents (:class:`WordleTextEnv`: the reply is the
-  action, the feedback written out is the observation), with every Wordle option; ``WordleTextToday-v0`` the
-  same on today's lists.
+* ``WordleText-v0``: the game as text for language-model agents (:class:`WordleTextEnv`: the reply
+  is the action, the feedback written out is the observation), with every Wordle option;
+  ``WordleTextToday-v0`` the same on today's lists.
 
-Each id has both entry points: ``gym.make(id)`` gives a :class:`WordleEnv` (a :class:`MultiWordleEnv` with
-``boards=K > 1``, an option of every Wordle id), ``gym.make_vec(id, num_envs=N, device="cuda")`` a
-:class:`WordleVectorEnv` (a :class:`MultiWordleVectorEnv`).
+Each id has both entry points: ``gym.make(id)`` gives a :class:`WordleEnv` (a
+:class:`MultiWordleEnv` with ``boards=K > 1``, an option of every Wordle id),
+``gym.make_vec(id, num_envs=N, device="cuda")`` a :class:`WordleVectorEnv` (a
+:class:`MultiWordleVectorEnv`).
 """
 
 from __future__ import annotations
@@ -29,9 +30,10 @@ import sys
 from typing import TYPE_CHECKING, Any
 
 if "torch" not in sys.modules:
-    # OpenMP's threads (torch's pool, numba's "omp" layer) wait for work by spinning under libgomp's default,
-    # which stalls a busy machine: a two-board eval ran 2.3x slower beside one other process on 2 cores
-    # (BENCHMARKS.md, contention). OpenMP reads this once, when torch loads it; a value already set wins.
+    # OpenMP's threads (torch's pool, numba's "omp" layer) wait for work by spinning under libgomp's
+    # default, which stalls a busy machine: a two-board eval ran 2.3x slower beside one other
+    # process on 2 cores (BENCHMARKS.md, contention). OpenMP reads this once, when torch loads it; a
+    # value already set wins.
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import gymnasium as gym  # after the wait policy: nothing above loads OpenMP
@@ -78,12 +80,20 @@ _VARIANTS: dict[str, dict] = {
     "WordleHard-v0": {"hard_mode": True},
     "WordleNYT-v0": {"answers": "answers_nyt"},
     "WordleToday-v0": {"answers": "answers_today", "allowed": "allowed_today"},
-    "WordleTodayHard-v0": {"answers": "answers_today", "allowed": "allowed_today", "hard_mode": True},
+    "WordleTodayHard-v0": {
+        "answers": "answers_today",
+        "allowed": "allowed_today",
+        "hard_mode": True,
+    },
 }
 _VARIANTS.update({f"{name}-v0": {"boards": boards} for boards, name in BOARD_NAMES.items()})
 _V1 = {"obs_dtype": "float32", "mask_dtype": "native"}
-_VARIANTS.update({name.replace("-v0", "-v1"): {**kwargs, **_V1} for name, kwargs in list(_VARIANTS.items())})
-gym.register(id="WordleText-v0", entry_point="wordle_gym.envs.text:WordleTextEnv", order_enforce=False)
+_VARIANTS.update(
+    {name.replace("-v0", "-v1"): {**kwargs, **_V1} for name, kwargs in list(_VARIANTS.items())}
+)
+gym.register(
+    id="WordleText-v0", entry_point="wordle_gym.envs.text:WordleTextEnv", order_enforce=False
+)
 gym.register(
     id="WordleTextToday-v0",
     entry_point="wordle_gym.envs.text:WordleTextEnv",
@@ -97,7 +107,8 @@ for _id, _kwargs in _VARIANTS.items():
             entry_point="wordle_gym.envs.multi:make_env",
             vector_entry_point="wordle_gym.envs.multi:make_vector_env",
             kwargs=_kwargs,
-            order_enforce=False,  # WordleEnv enforces reset-before-step itself (a clear RuntimeError)
+            # WordleEnv enforces reset-before-step itself (a clear RuntimeError)
+            order_enforce=False,
         )
 
 
@@ -125,11 +136,13 @@ _LAZY = {
 
 
 def __getattr__(name: str) -> Any:
-    """The public names, imported on first use: ``import wordle_gym`` registers the ids and loads no torch, so
-    that what needs none (the exact solver's command, the word lists) starts fast."""
+    """The public names, imported on first use: ``import wordle_gym`` registers the ids and loads no
+    torch, so that what needs none (the exact solver's command, the word lists) starts fast."""
     if name not in _LAZY:
         raise AttributeError(f"module 'wordle_gym' has no attribute {name!r}")
-    value = getattr(importlib.import_module(_LAZY[name]), "PRESETS" if name == "REWARD_PRESETS" else name)
+    value = getattr(
+        importlib.import_module(_LAZY[name]), "PRESETS" if name == "REWARD_PRESETS" else name
+    )
     globals()[name] = value
     return value
 

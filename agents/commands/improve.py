@@ -1,14 +1,17 @@
 """``python -m wordle_agents.commands.improve``: policy iteration of a network by its own rollouts.
 
-    python -m wordle_agents.commands.improve --init agents/checkpoints/dqn_full.pt --out dqn_improved.pt \\
-        [--run-dir runs/improve] [--iterations 10] [--top 32] [--screen 32] [--explore 4] [--epochs 150] \\
+    python -m wordle_agents.commands.improve --init agents/checkpoints/dqn_full.pt \\
+        --out dqn_improved.pt \\
+        [--run-dir runs/improve] [--iterations 10] [--top 32] [--screen 32] [--explore 4] \\
+        [--epochs 150] \\
         [--hard] [--max-minutes 60]
 
-No solver and no teacher: only the game and its reward. Each iteration plays every answer with the network,
-values its best guesses at every position by finishing the games with its own play, and distils the improved
-policy into it (:mod:`wordle_agents.methods.improve` says how). The best network (by wins, then mean guesses)
-is written to ``--out``, float16, with the figures its float16 weights play and what it learned from. The run
-folder's ``last.pt`` holds everything: the same command continues the run exactly as if it had not stopped.
+No solver and no teacher: only the game and its reward. Each iteration plays every answer with the
+network, values its best guesses at every position by finishing the games with its own play, and
+distils the improved policy into it (:mod:`wordle_agents.methods.improve` says how). The best
+network (by wins, then mean guesses) is written to ``--out``, float16, with the figures its float16
+weights play and what it learned from. The run folder's ``last.pt`` holds everything: the same
+command continues the run exactly as if it had not stopped.
 """
 
 from __future__ import annotations
@@ -26,7 +29,14 @@ import torch
 
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.training import machine, machines
-from wordle_agents.methods.improve import ImproveOptions, Run, fixed_openers, iterate, method, positions
+from wordle_agents.methods.improve import (
+    ImproveOptions,
+    Run,
+    fixed_openers,
+    iterate,
+    method,
+    positions,
+)
 from wordle_agents.rl.networks import load_network
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.words import word_source
@@ -58,13 +68,18 @@ class NetworkRun:
     device: str = "cpu"
     """cpu, cuda or auto."""
     max_minutes: float | None = None
-    """Start no new iteration after this many minutes (at least one is done); the same command continues."""
+    """Start no new iteration after this many minutes (at least one is done); the same command
+    continues."""
 
     def __post_init__(self) -> None:
         if isinstance(self.iterations, bool) or not self.iterations >= 1:
             raise ValueError(f"iterations must be >= 1; got {self.iterations!r}")
-        if self.max_minutes is not None and not (math.isfinite(self.max_minutes) and self.max_minutes > 0):
-            raise ValueError(f"max-minutes must be a number of minutes > 0; got {self.max_minutes!r}")
+        if self.max_minutes is not None and not (
+            math.isfinite(self.max_minutes) and self.max_minutes > 0
+        ):
+            raise ValueError(
+                f"max-minutes must be a number of minutes > 0; got {self.max_minutes!r}"
+            )
 
 
 @dataclass(frozen=True)
@@ -76,9 +91,13 @@ class ImproveRun(NetworkRun):
 
 
 def _parser(prog: str = PROG) -> OneLineParser:
-    parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_options(parser, ImproveRun, title="the run")
-    add_options(parser, ImproveOptions, title="each iteration (may change from one command to the next)")
+    add_options(
+        parser, ImproveOptions, title="each iteration (may change from one command to the next)"
+    )
     return parser
 
 
@@ -93,29 +112,37 @@ def _read_last(last: Path) -> Any:
     try:
         return torch.load(last, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for a damaged file
-        raise ValueError(f"{str(last)!r} is damaged ({type(exc).__name__}); delete it to start over") from None
+        raise ValueError(
+            f"{str(last)!r} is damaged ({type(exc).__name__}); delete it to start over"
+        ) from None
 
 
 def resume(run: Any, last: Path, settings: dict[str, Any]) -> Any:
-    """Continue ``run`` (its ``load_state_dict``) from the run folder's ``last.pt`` when there is one, and
-    return that state (None: a new run). A file of another run (other ``settings``) or of no run is a
-    ``ValueError`` that says so in one line; a setting the file lacks (a run from before it was kept) is not
-    checked."""
+    """Continue ``run`` (its ``load_state_dict``) from the run folder's ``last.pt`` when there is
+    one, and return that state (None: a new run). A file of another run (other ``settings``) or of
+    no run is a ``ValueError`` that says so in one line; a setting the file lacks (a run from before
+    it was kept) is not checked."""
     if not last.exists():
         return None
     state = _read_last(last)
     theirs = state.get("settings") if isinstance(state, dict) else None
     if not isinstance(theirs, dict):
-        raise ValueError(f"{str(last)!r} is not an improvement run's state; delete it to start over")
+        raise ValueError(
+            f"{str(last)!r} is not an improvement run's state; delete it to start over"
+        )
     differ = sorted(k for k in settings if k in theirs and theirs[k] != settings[k])
     if differ:
-        raise ValueError(f"{last} is a run with other settings ({', '.join(differ)}); use another --run-dir")
+        raise ValueError(
+            f"{last} is a run with other settings ({', '.join(differ)}); use another --run-dir"
+        )
     try:
         run.load_state_dict(state)
-    except (ValueError, RuntimeError, KeyError) as exc:  # torch's own refusal is a RuntimeError listing every key
+    # torch's own refusal is a RuntimeError listing every key
+    except (ValueError, RuntimeError, KeyError) as exc:
         why = one_line(exc, 200)
         raise ValueError(
-            f"{str(last)!r} holds another network ({why}); use the run's --init or another --run-dir"
+            f"{str(last)!r} holds another network ({why}); use the run's --init or another "
+            "--run-dir"
         ) from None
     return state
 
@@ -136,7 +163,10 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\n{prog}: interrupted; the same command continues from the last iteration", file=sys.stderr)
+        print(
+            f"\n{prog}: interrupted; the same command continues from the last iteration",
+            file=sys.stderr,
+        )
         return 130
     return _write(run, config, run_options, options)
 
@@ -146,9 +176,13 @@ def _improve(args: ImproveRun, options: ImproveOptions, start: float) -> tuple[R
     check_writable(args.out)
     check_writable(run_dir, folder=True)
     config = WordleConfig(
-        answers=word_source(args.answers), allowed=word_source(args.allowed), hard_mode=args.hard, reward=args.reward
+        answers=word_source(args.answers),
+        allowed=word_source(args.allowed),
+        hard_mode=args.hard,
+        reward=args.reward,
     )
-    agent = load_network(args.init, resolve_device(args.device))  # clear errors for a file that is no checkpoint
+    # clear errors for a file that is no checkpoint
+    agent = load_network(args.init, resolve_device(args.device))
     agent.check_game(config)
     agent.use_words(list(config.vocabulary.allowed))
     run = Run(agent)
@@ -167,7 +201,8 @@ def _improve(args: ImproveRun, options: ImproveOptions, start: float) -> tuple[R
         if state is not None:
             print(f"resuming {last}: {len(run.history)} iterations done, {len(run.data)} labels")
             if "rng" not in state:
-                torch.manual_seed(options.seed + len(run.history))  # dropout, as runs before its state was kept
+                # dropout, as runs before its state was kept
+                torch.manual_seed(options.seed + len(run.history))
         else:
             torch.manual_seed(options.seed)  # dropout
         deadline = start + 60 * args.max_minutes if args.max_minutes else math.inf
@@ -180,7 +215,8 @@ def _improve(args: ImproveRun, options: ImproveOptions, start: float) -> tuple[R
 
 
 def _write(run: Run, config: WordleConfig, args: ImproveRun, options: ImproveOptions) -> int:
-    """The best network, float16, with the figures its float16 weights play and what it learned from."""
+    """The best network, float16, with the figures its float16 weights play and what it learned
+    from."""
     agent = run.agent
     assert run.best_state is not None and run.best_key is not None
     agent.net.load_state_dict(run.best_state)
@@ -207,11 +243,14 @@ def _write(run: Run, config: WordleConfig, args: ImproveRun, options: ImproveOpt
         machine=machines(init, run.seconds, machine(agent.device)),
     )
     data = half_weights(data)
-    agent.net.load_state_dict(data["model"])  # the figures recorded are what the float16 weights play
+    # the figures recorded are what the float16 weights play
+    agent.net.load_state_dict(data["model"])
     games = positions(agent, config)[1]
     win_rate, mean = games.win_rate, games.mean_guesses_wins
     if (win_rate, mean) != (run.best_key[0], -run.best_key[1]):
-        data["figures"].update(float32_win_rate=run.best_key[0], float32_mean_guesses=-run.best_key[1])
+        data["figures"].update(
+            float32_win_rate=run.best_key[0], float32_mean_guesses=-run.best_key[1]
+        )
     data["figures"].update(win_rate=win_rate, mean_guesses=mean)
     atomic_torch_save(args.out, data)
     print(f"wrote {args.out}: {100 * win_rate:.2f} % wins, mean {mean:.4f}")
@@ -225,21 +264,38 @@ def _curriculum(run: Run, args: ImproveRun, options: ImproveOptions) -> str:
     deep = [h for h in history if h.deep_top]
     pairs = sorted({(h.deep_top, h.deep_random) for h in deep})
     looks = "; ".join(f"the best {t} and {r} random guesses" for t, r in pairs)
-    more = f" ({len(deep)} of them one guess deeper: {looks}, where >= {options.deep_answers} answers)" if deep else ""
+    more = (
+        (
+            f" ({len(deep)} of them one guess deeper: {looks}, where >= {options.deep_answers} "
+            "answers)"
+        )
+        if deep
+        else ""
+    )
     screened = sorted({h.screen for h in history if h.screen})
     if screened:
-        more += f"; {sum(h.screen > 0 for h in history)} with the critic's best {'/'.join(map(str, screened))}"
+        more += (
+            f"; {sum(h.screen > 0 for h in history)} with the critic's best "
+            f"{'/'.join(map(str, screened))}"
+        )
     explored = [h for h in history if h.explore]
     if explored:
         others = "/".join(map(str, sorted({h.explore for h in explored})))
-        more += f"; {len(explored)} with exploring starts ({others} other guesses where >= {options.explore_answers})"
+        more += (
+            f"; {len(explored)} with exploring starts ({others} other guesses where >= "
+            f"{options.explore_answers})"
+        )
     rooted = sorted({h.explore_root for h in history if h.explore_root})
     if rooted:
-        more += f"; {sum(h.explore_root > 0 for h in history)} with {'/'.join(map(str, rooted))} other first guesses"
+        more += (
+            f"; {sum(h.explore_root > 0 for h in history)} with {'/'.join(map(str, rooted))} "
+            "other first guesses"
+        )
     if fixed := fixed_openers(history):
         more += f"; {fixed}"
     return (
-        f"policy iteration by its own rollouts (the best of its top {tops} guesses at every position by reward "
+        f"policy iteration by its own rollouts (the best of its top {tops} guesses at every "
+        "position by reward "
         f"{args.reward!r}, distilled), {len(history)} iterations{more}, from {args.init}"
     )
 

@@ -1,13 +1,16 @@
-"""``python -m wordle_agents.commands.improve_boards``: a network taught Dordle and Quordle by its own rollouts.
+"""``python -m wordle_agents.commands.improve_boards``: a network taught Dordle and Quordle by its
+own rollouts.
 
-    python -m wordle_agents.commands.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
-        [--boards 2,4] [--run-dir runs/boards] [--iterations 10] [--games 200] [--top 8] [--samples 16] \\
+    python -m wordle_agents.commands.improve_boards --init agents/checkpoints/dqn_explored.pt \\
+        --out dqn_boards.pt \\
+        [--boards 2,4] [--run-dir runs/boards] [--iterations 10] [--games 200] [--top 8] \\
+        [--samples 16] \\
         [--max-minutes 60]
 
-No solver and no teacher: only the game and its reward (:mod:`wordle_agents.methods.boards` says how). The best
-network (by wins on the validation games, then mean guesses) is written to ``--out``, float16, with what it
-learned from and its figures on the validation games. The run folder's ``last.pt`` holds everything: the same
-command continues the run.
+No solver and no teacher: only the game and its reward (:mod:`wordle_agents.methods.boards` says
+how). The best network (by wins on the validation games, then mean guesses) is written to ``--out``,
+float16, with what it learned from and its figures on the validation games. The run folder's
+``last.pt`` holds everything: the same command continues the run.
 """
 
 from __future__ import annotations
@@ -45,9 +48,9 @@ class BoardsRun(NetworkRun):
     boards: str = "2,4"
     """Board counts trained on, comma-separated (2 to 32)."""
     see_all: bool = False
-    """Train a network that sees every board (:class:`~wordle_agents.rl.networks.SeeAll`: a context network over the
-    one-board network's scores of each board, starting as the mixture) instead of the mixture's one-board
-    network."""
+    """Train a network that sees every board (:class:`~wordle_agents.rl.networks.SeeAll`: a context
+    network over the one-board network's scores of each board, starting as the mixture) instead of
+    the mixture's one-board network."""
     context: int = 256
     """With ``--see-all``: the context network's width."""
     train_board: bool = False
@@ -59,21 +62,29 @@ class BoardsRun(NetworkRun):
         if self.context < 1:
             raise ValueError(f"context must be >= 1; got {self.context}")
         if (self.train_board or self.context != 256) and not self.see_all:
-            raise ValueError("--context and --train-board shape the network of --see-all; add --see-all")
+            raise ValueError(
+                "--context and --train-board shape the network of --see-all; add --see-all"
+            )
 
     def counts(self) -> list[int]:
         """The board counts, checked."""
         parts = [p.strip() for p in self.boards.split(",")]
-        if not all(p.isdigit() and 2 <= int(p) <= MAX_BOARDS for p in parts) or len(set(parts)) < len(parts):
+        if not all(p.isdigit() and 2 <= int(p) <= MAX_BOARDS for p in parts) or len(
+            set(parts)
+        ) < len(parts):
             expected = f"distinct board counts from 2 to {MAX_BOARDS}, e.g. 2,4"
             raise ValueError(f"boards must be {expected}; got {self.boards!r}")
         return [int(p) for p in parts]
 
 
 def main(argv: list[str] | None = None, prog: str = PROG) -> int:
-    parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_options(parser, BoardsRun, title="the run")
-    add_options(parser, BoardsOptions, title="each iteration (may change from one command to the next)")
+    add_options(
+        parser, BoardsOptions, title="each iteration (may change from one command to the next)"
+    )
     args = parser.parse_args(argv)
     try:
         run_options = options_from(BoardsRun, args)
@@ -88,17 +99,25 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print(f"\n{prog}: interrupted; the same command continues from the last iteration", file=sys.stderr)
+        print(
+            f"\n{prog}: interrupted; the same command continues from the last iteration",
+            file=sys.stderr,
+        )
         return 130
     return 0
 
 
-def _teach(args: BoardsRun, options: BoardsOptions, start: float) -> tuple[Run, dict[int, WordleConfig]]:
+def _teach(
+    args: BoardsRun, options: BoardsOptions, start: float
+) -> tuple[Run, dict[int, WordleConfig]]:
     run_dir = Path(args.run_dir)
     check_writable(args.out)
     check_writable(run_dir, folder=True)
     answers, allowed = word_source(args.answers), word_source(args.allowed)
-    configs = {k: WordleConfig(answers=answers, allowed=allowed, boards=k, reward=args.reward) for k in args.counts()}
+    configs = {
+        k: WordleConfig(answers=answers, allowed=allowed, boards=k, reward=args.reward)
+        for k in args.counts()
+    }
     vocabulary = next(iter(configs.values())).vocabulary
     longest = max(config.max_guesses for config in configs.values())
     agent = _start(args, longest)
@@ -107,7 +126,8 @@ def _teach(args: BoardsRun, options: BoardsOptions, start: float) -> tuple[Run, 
     settings = {
         "init": args.init,
         "boards": args.counts(),
-        "see_all": [args.context, args.train_board] if args.see_all else False,  # toggled on resume: refused
+        # toggled on resume: refused
+        "see_all": [args.context, args.train_board] if args.see_all else False,
         "reward": args.reward,
         "answers": list(vocabulary.answers),
         "allowed": list(vocabulary.allowed),
@@ -129,30 +149,41 @@ def _teach(args: BoardsRun, options: BoardsOptions, start: float) -> tuple[Run, 
 
 
 def _start(args: BoardsRun, longest: int) -> Any:
-    """The network a run starts from: ``--init``'s one-board network (with a new context over it, ``--see-all``),
-    or, with ``--see-all``, a network that sees every board (a new run from its weights)."""
+    """The network a run starts from: ``--init``'s one-board network (with a new context over it,
+    ``--see-all``), or, with ``--see-all``, a network that sees every board (a new run from its
+    weights)."""
     device = resolve_device(args.device)
-    if read_checkpoint(args.init, None).get("kind") == SeeAll.kind:  # (clear errors for a file that is none)
+    # (clear errors for a file that is none)
+    if read_checkpoint(args.init, None).get("kind") == SeeAll.kind:
         if not args.see_all:
-            raise ValueError(f"{args.init!r} is a network that sees every board; add --see-all to go on training it")
+            raise ValueError(
+                f"{args.init!r} is a network that sees every board; add --see-all to "
+                "go on training it"
+            )
         seeing = SeeAll.load(args.init, device, freeze_board=not args.train_board)
         if seeing.hidden != args.context or seeing.max_guesses < longest:
             raise ValueError(
-                f"{args.init!r} has a context {seeing.hidden} wide for games of up to {seeing.max_guesses} guesses; "
+                f"{args.init!r} has a context {seeing.hidden} wide for games of up to "
+                f"{seeing.max_guesses} guesses; "
                 f"this run asks for --context {args.context} and {longest} guesses"
             )
         return seeing
     agent = load_network(args.init, device)
     if agent.boards != 1:
-        raise ValueError(f"{args.init!r} is a network of {agent.boards} boards; this teaches a one-board network")
+        raise ValueError(
+            f"{args.init!r} is a network of {agent.boards} boards; this teaches a one-board network"
+        )
     if not args.see_all:
         return agent
     torch.manual_seed(0)  # the context's first weights
     return SeeAll(agent, longest, args.context, freeze_board=not args.train_board)
 
 
-def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options: BoardsOptions) -> None:
-    """The best network, float16, with its figures on the validation games (played by the float16 weights)."""
+def _write(
+    run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options: BoardsOptions
+) -> None:
+    """The best network, float16, with its figures on the validation games (played by the float16
+    weights)."""
     seeing = run.agent if isinstance(run.agent, SeeAll) else None
     assert run.best_state is not None
     run.agent.net.load_state_dict(run.best_state)
@@ -162,7 +193,8 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
     real = args.answers == "answers" and args.allowed == "allowed"
     before = getattr(init, "method", None)
     through = "the network that sees every board" if seeing is not None else "the mixture"
-    done = method(run.history, list(configs), seeing is not None)  # said once for a run from such a run's network
+    # said once for a run from such a run's network
+    done = method(run.history, list(configs), seeing is not None)
     data = network_checkpoint(
         agent,
         vocabulary,
@@ -171,7 +203,9 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
         figures={},
         training_s=run.seconds + float(getattr(init, "training_s", None) or 0.0),
         teacher=getattr(init, "teacher", None),
-        method=before if before and before.endswith(done) else ", then ".join([*([before] if before else []), done]),
+        method=before
+        if before and before.endswith(done)
+        else ", then ".join([*([before] if before else []), done]),
         method_reward=args.reward,
         boards_training={
             "boards": list(configs),
@@ -181,9 +215,12 @@ def _write(run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options:
             "history": [asdict(h) for h in run.history],
         },
         curriculum=(
-            f"own-policy rollouts on {', '.join(str(k) for k in configs)} boards (the best of its top {options.top} "
-            f"guesses at every position of {options.games} fresh games a board count by reward {args.reward!r} over "
-            f"{options.samples} answer tuples, distilled through {through}), {len(run.history)} iterations, "
+            f"own-policy rollouts on {', '.join(str(k) for k in configs)} boards (the best of its "
+            f"top {options.top} "
+            f"guesses at every position of {options.games} fresh games a board count by reward "
+            f"{args.reward!r} over "
+            f"{options.samples} answer tuples, distilled through {through}), {len(run.history)} "
+            "iterations, "
             f"from {args.init}"
         ),
         machine=machines(init, run.seconds, machine(agent.device)),

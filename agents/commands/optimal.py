@@ -1,13 +1,16 @@
 """``python -m wordle_agents.commands.optimal``: the exact solver, from the command line.
 
-    python -m wordle_agents.commands.optimal salet [--hard] [--save tree.npz]    # the optimal tree from an opener
-    python -m wordle_agents.commands.optimal best-of-10                          # the best of the 10 best greedy ones
-    python -m wordle_agents.commands.optimal --all-openers [--save ranking.json] # every opener ranked, the best proven
-    python -m wordle_agents.commands.optimal --all-openers --losses --top 1      # the same, a loss costing limit + 1
-    python -m wordle_agents.commands.optimal --values models --save values.json  # exact first moves for the oracle
+    python -m wordle_agents.commands.optimal salet [--hard] [--save tree.npz]    # the optimal tree
+    from an opener python -m wordle_agents.commands.optimal best-of-10                          #
+    the best of the 10 best greedy ones python -m wordle_agents.commands.optimal --all-openers
+    [--save ranking.json] # every opener ranked, the best proven python -m
+    wordle_agents.commands.optimal --all-openers --losses --top 1      # the same, a loss costing
+    limit + 1 python -m wordle_agents.commands.optimal --values models --save values.json  # exact
+    first moves for the oracle
 
 The search is :mod:`wordle_agents.solvers.optimal` (a tree from one opener) and
-:mod:`wordle_agents.solvers.openers` (every first guess ranked; resumable from its journal beside --save).
+:mod:`wordle_agents.solvers.openers` (every first guess ranked; resumable from its journal beside
+--save).
 """
 
 from __future__ import annotations
@@ -37,17 +40,17 @@ class OptimalRun:
     all_openers: bool = False
     """Rank every allowed first guess, proving the --top best (resumable with --save)."""
     values: str | None = None
-    """Comma-separated openers, or 'models' (those language models favour), 'answers' or 'allowed' (those, then
-    every word of that list): each one's exact first-move total, a loss costing limit + 1 (the oracle's regret
-    reward reads it), added to the table at --save (resumable)."""
+    """Comma-separated openers, or 'models' (those language models favour), 'answers' or 'allowed'
+    (those, then every word of that list): each one's exact first-move total, a loss costing limit +
+    1 (the oracle's regret reward reads it), added to the table at --save (resumable)."""
     first_move_only: bool = False
-    """With --values: each opener's total alone, not the values of the positions it leads to (a few times faster;
-    the first move exact, the second searched when played)."""
+    """With --values: each opener's total alone, not the values of the positions it leads to (a few
+    times faster; the first move exact, the second searched when played)."""
     top: int = 10
     """With --all-openers: how many to rank exactly."""
     losses: bool = False
-    """With --all-openers: an answer not found within the limit costs limit + 1 instead of ruling the tree out
-    (the oracle's values; what the multi-board lower bound starts from)."""
+    """With --all-openers: an answer not found within the limit costs limit + 1 instead of ruling
+    the tree out (the oracle's values; what the multi-board lower bound starts from)."""
     max_minutes: float | None = None
     """With --all-openers: stop after this long (the same command continues)."""
     hard: bool = False
@@ -61,8 +64,8 @@ class OptimalRun:
     save: str | None = None
     """Write the tree (.npz), or with --all-openers the ranking (.json), here."""
     time_limit: float | None = None
-    """One opener (each opener, with --values): give up after this many seconds (with --values the table notes
-    the opener, and a run with no longer limit passes it by)."""
+    """One opener (each opener, with --values): give up after this many seconds (with --values the
+    table notes the opener, and a run with no longer limit passes it by)."""
     max_cache_entries: int = 5_000_000
     """Bound on the search's cache."""
     quiet: bool = False
@@ -76,16 +79,22 @@ class OptimalRun:
         if self.values is not None and not self.save:
             raise ValueError("--values needs --save FILE (the table, continued if it exists)")
         if self.all_openers and self.time_limit is not None:
-            raise ValueError("--time-limit is for one opener; --all-openers stops with --max-minutes")
+            raise ValueError(
+                "--time-limit is for one opener; --all-openers stops with --max-minutes"
+            )
         if not self.all_openers and self.losses:
             raise ValueError("--losses goes with --all-openers")
         if not self.all_openers and self.top != OptimalRun.top:
             raise ValueError("--top goes with --all-openers")
         if not (self.all_openers or self.values) and self.max_minutes is not None:
-            raise ValueError("--max-minutes goes with --all-openers (a single opener takes --time-limit)")
+            raise ValueError(
+                "--max-minutes goes with --all-openers (a single opener takes --time-limit)"
+            )
         for name in ("max_minutes", "time_limit"):
             value = getattr(self, name)
-            if value is not None and not (isinstance(value, int | float) and 0 < value < float("inf")):
+            if value is not None and not (
+                isinstance(value, int | float) and 0 < value < float("inf")
+            ):
                 raise ValueError(f"{name} must be a positive number; got {value!r}")
         if self.save is not None and not self.save.strip():
             raise ValueError("--save needs a file name; got ''")
@@ -93,9 +102,11 @@ class OptimalRun:
 
 
 def main(argv: list[str] | None = None, own_process: bool = False, prog: str = PROG) -> int:
-    """The command (``prog``: its name in messages); ``own_process``: run in a process of its own, as ``python -m``
-    or ``wordle-gym optimal`` (see :func:`_numba_without_blas`)."""
-    parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    """The command (``prog``: its name in messages); ``own_process``: run in a process of its own,
+    as ``python -m`` or ``wordle-gym optimal`` (see :func:`_numba_without_blas`)."""
+    parser = OneLineParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_options(parser, OptimalRun)
     try:
         args = options_from(OptimalRun, parser.parse_args(argv))
@@ -124,7 +135,10 @@ def main(argv: list[str] | None = None, own_process: bool = False, prog: str = P
             )
             trees.append(tree)
             if len(trees) > 1 or args.opener.startswith("best-of"):  # one line per opener tried
-                print(f"{opener.upper()}: {tree.total} guesses over {tree.num_answers} answers (mean {tree.mean:.4f})")
+                print(
+                    f"{opener.upper()}: {tree.total} guesses over {tree.num_answers} answers "
+                    f"(mean {tree.mean:.4f})"
+                )
         tree = min(trees, key=lambda t: t.total)
         used = tree.play(vocab)
         if args.save:
@@ -138,7 +152,8 @@ def main(argv: list[str] | None = None, own_process: bool = False, prog: str = P
     mode = "hard mode" if args.hard else "normal mode"
     seconds = time.perf_counter() - start
     print(
-        f"optimal from {tree.opener.upper()} ({mode}, {args.max_guesses} guesses): {tree.total} guesses over "
+        f"optimal from {tree.opener.upper()} ({mode}, {args.max_guesses} guesses): {tree.total} "
+        "guesses over "
         f"{tree.num_answers} answers, mean {tree.mean:.4f}, max {used.max()}, every answer solved: "
         f"{bool(used.min() > 0)}; {tree.nodes_searched:,} nodes searched; {seconds:.1f} s"
     )
@@ -146,7 +161,8 @@ def main(argv: list[str] | None = None, own_process: bool = False, prog: str = P
 
 
 def _lists_and_output(args: OptimalRun) -> Vocabulary:
-    """The command's word lists, after checking that ``--save`` (if given) names a file that can be written."""
+    """The command's word lists, after checking that ``--save`` (if given) names a file that can be
+    written."""
     vocab = Vocabulary(word_source(args.answers), word_source(args.allowed))
     if args.save:
         check_writable(args.save)
@@ -162,7 +178,9 @@ def _values(args: OptimalRun, prog: str) -> int:
     except ValueError as exc:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
-    config = WordleConfig(answers=answers, allowed=allowed, hard_mode=args.hard, max_guesses=args.max_guesses)
+    config = WordleConfig(
+        answers=answers, allowed=allowed, hard_mode=args.hard, max_guesses=args.max_guesses
+    )
     named = [w.strip().lower() for w in args.values.split(",") if w.strip()]
     vocab = config.vocabulary
     lists = {"models": [], "answers": list(vocab.answers), "allowed": list(vocab.allowed)}
@@ -170,19 +188,29 @@ def _values(args: OptimalRun, prog: str) -> int:
     words = list(dict.fromkeys(models + lists[args.values])) if args.values in lists else named
     unknown = [w for w in words if w not in config.vocabulary.allowed_index]
     if unknown or not words:
-        print(f"{prog}: error: --values: not allowed guesses: {', '.join(unknown) or '(none given)'}", file=sys.stderr)
+        print(
+            f"{prog}: error: --values: not allowed guesses: {', '.join(unknown) or '(none given)'}",
+            file=sys.stderr,
+        )
         return 2
     assert args.save is not None
     try:
         check_writable(args.save)
         values = opener_values(
-            config, words, args.save, args.max_minutes, args.time_limit, not args.quiet, not args.first_move_only
+            config,
+            words,
+            args.save,
+            args.max_minutes,
+            args.time_limit,
+            not args.quiet,
+            not args.first_move_only,
         )
     except (OSError, ValueError) as exc:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
-        print(f"\n{prog}: interrupted; every opener valued is kept in {args.save}: the same command continues",
+        print(f"\n{prog}: interrupted; every opener valued is kept in {args.save}: the same "
+              "command continues",
               file=sys.stderr)  # fmt: skip
         return 130
     done = sum(w in values for w in words)
@@ -191,13 +219,19 @@ def _values(args: OptimalRun, prog: str) -> int:
     print(f"{done}/{len(words)} openers valued ({len(values)} in {args.save}){best}")
     if done < len(words):
         missing = [w for w in words if w not in values]
-        shown = ", ".join(missing[:20]) + (f" and {len(missing) - 20} more" if len(missing) > 20 else "")
-        print(f"not valued (past --time-limit or --max-minutes; the same command tries again): {shown}")
+        shown = ", ".join(missing[:20]) + (
+            f" and {len(missing) - 20} more" if len(missing) > 20 else ""
+        )
+        print(
+            "not valued (past --time-limit or --max-minutes; the same command tries again): "
+            f"{shown}"
+        )
     return 0
 
 
 def _all_openers(args: OptimalRun, prog: str) -> int:
-    """``--all-openers``: the ranking, printed, and saved with ``--save`` (its journal beside it)."""
+    """``--all-openers``: the ranking, printed, and saved with ``--save`` (its journal beside
+    it)."""
     from wordle_agents.solvers import openers as ranking
 
     journal = None
@@ -219,25 +253,34 @@ def _all_openers(args: OptimalRun, prog: str) -> int:
         if data["finished"] and args.save:
             ranking.save(data, args.save)
             for leftover in (journal, Path(f"{journal}.lock"), Path(f"{journal}.lock.pid")):
-                leftover.unlink(missing_ok=True)  # the run is done: its journal and the journal's lock
+                # the run is done: its journal and the journal's lock
+                leftover.unlink(missing_ok=True)
     except (ValueError, OSError, ImportError) as exc:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        kept = f"; what was done is kept in {journal}: the same command continues" if journal else ""
+        kept = (
+            (f"; what was done is kept in {journal}: the same command continues") if journal else ""
+        )
         print(f"\n{prog}: interrupted{kept}", file=sys.stderr)
         return 130
     for rank, (word, value) in enumerate(data["ranking"], start=1):
         print(f"{rank:>4}. {word.upper()}  {value} guesses (mean {value / vocab.num_answers:.4f})")
     out = data["ruled_out"]
     print(
-        f"{data['openers_done']:,} of {vocab.num_allowed:,} openers: {len(data['ranking'])} ranked exactly below "
-        f"the cutoff {data['cutoff']}; ruled out by the root bound {out['root bound']:,}, the second-level bound "
+        f"{data['openers_done']:,} of {vocab.num_allowed:,} openers: {len(data['ranking'])} ranked "
+        "exactly below "
+        f"the cutoff {data['cutoff']}; ruled out by the root bound {out['root bound']:,}, the "
+        "second-level bound "
         f"{out['second-level bound']:,}, the search {out['search']:,}; {data['nodes']:,} nodes; "
         f"{data['wall_s']:.0f} s"
     )
     if not data["finished"]:
-        how = f"kept in {journal}: the same command continues" if journal else "nothing kept (add --save PATH)"
+        how = (
+            f"kept in {journal}: the same command continues"
+            if journal
+            else ("nothing kept (add --save PATH)")
+        )
         print(f"stopped before every opener was ranked; {how}")
     elif args.save:
         print(f"saved {args.save}")
@@ -246,9 +289,9 @@ def _all_openers(args: OptimalRun, prog: str) -> int:
 
 def _numba_without_blas() -> None:
     """numba's array support imported with scipy's BLAS hidden: where scipy is installed, importing
-    ``numba.np.arraymath`` imports ``scipy.linalg`` to look for BLAS (0.17-0.27 s here, an eighth of solving
-    from SALET), and the solver's kernels do no linear algebra. numba then has no BLAS in this process, so only
-    the command's own process does it, never the library."""
+    ``numba.np.arraymath`` imports ``scipy.linalg`` to look for BLAS (0.17-0.27 s here, an eighth of
+    solving from SALET), and the solver's kernels do no linear algebra. numba then has no BLAS in
+    this process, so only the command's own process does it, never the library."""
     name = "scipy.linalg.cython_blas"
     if "numba.np.arraymath" in sys.modules or name in sys.modules:
         return
@@ -262,7 +305,8 @@ def _numba_without_blas() -> None:
 
 
 def command(argv: list[str], prog: str) -> int:
-    """``wordle-gym optimal``: the command in the ``wordle-gym`` process (its own: no library around it)."""
+    """``wordle-gym optimal``: the command in the ``wordle-gym`` process (its own: no library around
+    it)."""
     return main(argv, own_process=True, prog=prog)
 
 
@@ -270,6 +314,7 @@ if __name__ == "__main__":
     code = main(own_process=True)
     sys.stdout.flush()
     sys.stderr.flush()
-    # Everything is written (trees and journals atomically, before main returns): the interpreter's teardown of
-    # numba's, llvmlite's and scipy's modules (0.2 s of a 1.5 s solve) has nothing left to do.
+    # Everything is written (trees and journals atomically, before main returns): the interpreter's
+    # teardown of numba's, llvmlite's and scipy's modules (0.2 s of a 1.5 s solve) has nothing left
+    # to do.
     os._exit(code)

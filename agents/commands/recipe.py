@@ -1,23 +1,26 @@
-"""``python -m wordle_agents.commands.recipe NAME``: train a shipped agent from scratch, by its recipe.
+"""``python -m wordle_agents.commands.recipe NAME``: train a shipped agent from scratch, by its
+recipe.
 
     python -m wordle_agents.commands.recipe --list
 
-    python -m wordle_agents.commands.recipe dqn-explored [--run-dir runs/recipes/dqn-explored] [--device cuda] \\
+    python -m wordle_agents.commands.recipe dqn-explored [--run-dir runs/recipes/dqn-explored] \\
+        [--device cuda] \\
         [--max-minutes 60] [--until STAGE] [--set STAGE.OPTION=VALUE ...] [--out dqn_explored.pt]
 
-A recipe is the chain of commands that made a shipped checkpoint, kept as data (``recipes/NAME.toml`` in
-this package, as RL Baselines3 Zoo keeps its hyperparameter files): each stage is one command of the
-project (``train-a2c``, ``train-dqn``, ``improve``, ``teach``) with its options, and starts from the
-previous stage's weights (or, with ``after``, an earlier stage's: a branch). A recipe may ``extends``
-another (its stages come first); a stage that ``continues`` an earlier improve stage goes on in that
-stage's run folder with new options, as the shipped runs did; ``ships`` names the shipped file a stage's
-result stands for.
+A recipe is the chain of commands that made a shipped checkpoint, kept as data
+(``recipes/NAME.toml`` in this package, as RL Baselines3 Zoo keeps its hyperparameter files): each
+stage is one command of the project (``train-a2c``, ``train-dqn``, ``improve``, ``teach``) with its
+options, and starts from the previous stage's weights (or, with ``after``, an earlier stage's: a
+branch). A recipe may ``extends`` another (its stages come first); a stage that ``continues`` an
+earlier improve stage goes on in that stage's run folder with new options, as the shipped runs did;
+``ships`` names the shipped file a stage's result stands for.
 
 The run folder holds ``recipe.json`` (the stages as first run: a later command with other stages is
 refused), one folder per command run (its own ``last.pt``), ``STAGE.pt`` (each stage's weights) and
-``STAGE.done`` (a finished stage, with its figures). The same command continues a stopped run: a stage
-that is done is skipped, one that was stopped continues from its ``last.pt``. ``--max-minutes`` reaches
-the resumable commands (training and improving) as their own ``--max-minutes``; a teach stage runs whole.
+``STAGE.done`` (a finished stage, with its figures). The same command continues a stopped run: a
+stage that is done is skipped, one that was stopped continues from its ``last.pt``.
+``--max-minutes`` reaches the resumable commands (training and improving) as their own
+``--max-minutes``; a teach stage runs whole.
 """
 
 from __future__ import annotations
@@ -39,7 +42,13 @@ import torch
 from wordle_agents.commands import COMMANDS, Command
 from wordle_agents.common.checkpoint import half_weights, read_checkpoint, shipped_dir
 from wordle_gym.utils.commandline import OneLineParser
-from wordle_gym.utils.files import atomic_torch_save, atomic_write_json, check_writable, folder_lock, one_line
+from wordle_gym.utils.files import (
+    atomic_torch_save,
+    atomic_write_json,
+    check_writable,
+    folder_lock,
+    one_line,
+)
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -51,7 +60,8 @@ PROG = "python -m wordle_agents.commands.recipe"
 STAGES = tuple(name for name, command in COMMANDS.items() if command.stage)
 """The commands a stage may run."""
 RESERVED = ("init", "out", "export", "run_dir", "device", "max_minutes", "half", "fresh")
-"""Options the runner sets itself (where a stage's weights come from and go, the device, the time)."""
+"""Options the runner sets itself (where a stage's weights come from and go, the device, the
+time)."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +79,8 @@ class Stage:
     continues: str | None = None
     """An earlier improve stage whose run this one continues (its run folder and its start)."""
     after: str | None = None
-    """An earlier stage whose weights this one starts from, in place of the previous stage's (a branch)."""
+    """An earlier stage whose weights this one starts from, in place of the previous stage's (a
+    branch)."""
     note: str = ""
     """What the stage did when the shipped file was made."""
 
@@ -97,22 +108,27 @@ class Recipe:
     """One line: what the recipe makes."""
     stages: tuple[Stage, ...]
     """In order, those of the recipe it extends first."""
-    commands: Mapping[str, Command] = field(default_factory=lambda: COMMANDS, compare=False, repr=False)
-    """The commands its stages run, by name (:data:`wordle_agents.commands.COMMANDS`; an experiment passes its
-    own table, e.g. a trainer of its own as ``train-a2c``)."""
+    commands: Mapping[str, Command] = field(
+        default_factory=lambda: COMMANDS, compare=False, repr=False
+    )
+    """The commands its stages run, by name (:data:`wordle_agents.commands.COMMANDS`; an experiment
+    passes its own table, e.g. a trainer of its own as ``train-a2c``)."""
 
     def stage(self, name: str) -> Stage:
         for stage in self.stages:
             if stage.name == name:
                 return stage
-        raise ValueError(f"recipe {self.name!r} has no stage {name!r}; its stages: {', '.join(self.names)}")
+        raise ValueError(
+            f"recipe {self.name!r} has no stage {name!r}; its stages: {', '.join(self.names)}"
+        )
 
     @property
     def names(self) -> list[str]:
         return [stage.name for stage in self.stages]
 
     def with_options(self, name: str, **options: Any) -> Recipe:
-        """The same recipe with stage ``name``'s options updated (a smaller run, another setting)."""
+        """The same recipe with stage ``name``'s options updated (a smaller run, another
+        setting)."""
         stage = self.stage(name)
         changed = replace(stage, options={**stage.options, **options})
         _check_options(self, changed)
@@ -122,11 +138,14 @@ class Recipe:
 def recipe_names() -> list[str]:
     """The recipes this package ships."""
     folder = resources.files("wordle_agents").joinpath("recipes")
-    return sorted(entry.name[: -len(".toml")] for entry in folder.iterdir() if entry.name.endswith(".toml"))
+    return sorted(
+        entry.name[: -len(".toml")] for entry in folder.iterdir() if entry.name.endswith(".toml")
+    )
 
 
 def load_recipe(name: str, commands: Mapping[str, Command] = COMMANDS) -> Recipe:
-    """A shipped recipe, with the stages of the recipes it extends first, its stages run by ``commands``."""
+    """A shipped recipe, with the stages of the recipes it extends first, its stages run by
+    ``commands``."""
     return _load(name, (), commands)
 
 
@@ -136,14 +155,20 @@ def _load(name: str, seen: tuple[str, ...], commands: Mapping[str, Command]) -> 
         raise ValueError(f"unknown recipe {name!r}; expected one of: {', '.join(names)}")
     if name in seen:
         raise ValueError(f"recipe {name!r} extends itself (through {' -> '.join(seen)})")
-    text = resources.files("wordle_agents").joinpath("recipes", f"{name}.toml").read_text(encoding="utf-8")
+    text = (
+        resources.files("wordle_agents")
+        .joinpath("recipes", f"{name}.toml")
+        .read_text(encoding="utf-8")
+    )
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"recipe {name!r} is not valid TOML: {exc}") from None
     unknown = sorted(set(data) - {"description", "extends", "stage"})
     if unknown:
-        raise ValueError(f"recipe {name!r}: unknown keys {unknown}; expected description, extends, stage")
+        raise ValueError(
+            f"recipe {name!r}: unknown keys {unknown}; expected description, extends, stage"
+        )
     base = _load(data["extends"], (*seen, name), commands).stages if "extends" in data else ()
     stages = base + tuple(_stage(name, entry) for entry in data.get("stage", []))
     recipe = Recipe(name, str(data.get("description", "")), stages, commands)
@@ -156,14 +181,16 @@ def _stage(recipe: str, entry: dict[str, Any]) -> Stage:
     unknown = sorted(set(entry) - known)
     if unknown or "name" not in entry or "command" not in entry:
         raise ValueError(
-            f"recipe {recipe!r}: a stage needs name and command and may have {', '.join(sorted(known))}; "
+            f"recipe {recipe!r}: a stage needs name and command and may have "
+            f"{', '.join(sorted(known))}; "
             f"got {sorted(entry)}"
         )
     return Stage(**{**entry, "options": dict(entry.get("options", {}))})
 
 
 def _check(recipe: Recipe) -> None:
-    """Names unique, commands known, options those of the command, continued stages earlier improve stages."""
+    """Names unique, commands known, options those of the command, continued stages earlier improve
+    stages."""
     if not recipe.stages:
         raise ValueError(f"recipe {recipe.name!r} has no stages")
     seen: dict[str, Stage] = {}
@@ -181,14 +208,16 @@ def _check(recipe: Recipe) -> None:
             raise ValueError(f"recipe {recipe.name!r}: the first stage has no weights to improve")
         if stage.after is not None and (stage.after not in seen or stage.continues is not None):
             raise ValueError(
-                f"recipe {recipe.name!r}, stage {stage.name!r}: starts after {stage.after!r}, which is no earlier "
+                f"recipe {recipe.name!r}, stage {stage.name!r}: starts after {stage.after!r}, "
+                "which is no earlier "
                 "stage (or the stage also continues a run)"
             )
         if stage.continues is not None:
             before = seen.get(stage.continues)
             if before is None or before.command not in improving or stage.command != before.command:
                 raise ValueError(
-                    f"recipe {recipe.name!r}, stage {stage.name!r}: continues {stage.continues!r}, which is no "
+                    f"recipe {recipe.name!r}, stage {stage.name!r}: continues {stage.continues!r}, "
+                    "which is no "
                     f"earlier improve stage"
                 )
         _check_options(recipe, stage)
@@ -201,17 +230,19 @@ def _check_options(recipe: Recipe, stage: Stage) -> None:
     for key in stage.options:
         if key in RESERVED:
             raise ValueError(
-                f"recipe {recipe.name!r}, stage {stage.name!r}: option {key!r} is set by the recipe runner "
+                f"recipe {recipe.name!r}, stage {stage.name!r}: option {key!r} is set by the "
+                "recipe runner "
                 f"(each stage starts from the previous stage's weights in the run folder)"
             )
         if key not in allowed:
             raise ValueError(
-                f"recipe {recipe.name!r}, stage {stage.name!r}: {stage.command} has no option {key!r}; "
+                f"recipe {recipe.name!r}, stage {stage.name!r}: {stage.command} has no option "
+                f"{key!r}; "
                 f"expected one of {', '.join(sorted(allowed))}"
             )
 
 
-# --- running ---------------------------------------------------------------------------------------------
+# --- running --------------------------------------------------------------------------------------
 
 
 def _state(path: Path) -> Any:
@@ -228,8 +259,8 @@ class RecipeRun:
     device: str = "cpu"
     """cpu, cuda or auto: every stage's --device."""
     max_minutes: float | None = None
-    """Start no new stage after this many minutes (one is run at least); resumable stages get what is left as
-    their --max-minutes."""
+    """Start no new stage after this many minutes (one is run at least); resumable stages get what
+    is left as their --max-minutes."""
     until: str | None = None
     """Stop after this stage."""
 
@@ -244,8 +275,8 @@ class RecipeRun:
 
 
 def _start(recipe: Recipe, index: int, run: RecipeRun) -> str | None:
-    """The weights stage ``index`` starts from: the previous stage's, or its ``after`` stage's (a continued
-    run's own start)."""
+    """The weights stage ``index`` starts from: the previous stage's, or its ``after`` stage's (a
+    continued run's own start)."""
     stage = recipe.stages[index]
     if stage.continues is not None:
         return _start(recipe, recipe.names.index(stage.continues), run)
@@ -255,7 +286,8 @@ def _start(recipe: Recipe, index: int, run: RecipeRun) -> str | None:
 
 
 def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None = None) -> bool:
-    """Run (or continue) stage ``index``; True when it is finished, False when the time limit stopped it."""
+    """Run (or continue) stage ``index``; True when it is finished, False when the time limit
+    stopped it."""
     stage = recipe.stages[index]
     command = recipe.commands[stage.command]
     start = _start(recipe, index, run)
@@ -271,9 +303,13 @@ def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None 
         argv += ["--out", str(out), "--run-dir", str(folder)]
     else:
         argv += ["--export", str(out), "--run-dir", str(folder)]
-    print(f"[{recipe.name}] stage {index + 1}/{len(recipe.stages)} {stage.name}: {stage.command} {' '.join(argv)}")
+    print(
+        f"[{recipe.name}] stage {index + 1}/{len(recipe.stages)} {stage.name}: {stage.command} "
+        f"{' '.join(argv)}"
+    )
     code = command.main()(argv)
-    if code == 130:  # the command caught a Ctrl-C and kept its run folder: the recipe stops the same way
+    # the command caught a Ctrl-C and kept its run folder: the recipe stops the same way
+    if code == 130:
         raise KeyboardInterrupt
     if code != 0:
         raise ValueError(f"stage {stage.name!r} ({stage.command}) ended with exit status {code}")
@@ -282,7 +318,9 @@ def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None 
     state = _state(folder / "last.pt")
     if command.improves:
         run_class = command.option_classes()[0]
-        wanted = stage.options.get("iterations", run_class.__dataclass_fields__["iterations"].default)
+        wanted = stage.options.get(
+            "iterations", run_class.__dataclass_fields__["iterations"].default
+        )
         return len(state["history"]) >= int(wanted)
     return int(state["stage_index"]) >= len(state["stages"])
 
@@ -290,24 +328,33 @@ def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None 
 def _figures(path: Path) -> dict[str, float]:
     figures = read_checkpoint(path, None).get("figures") or {}
     wanted = ("win_rate", "mean_guesses")
-    return {k: float(v) for k, v in figures.items() if k in wanted or (k.startswith("boards") and k.endswith(wanted))}
+    return {
+        k: float(v)
+        for k, v in figures.items()
+        if k in wanted or (k.startswith("boards") and k.endswith(wanted))
+    }
 
 
 def _describe(figures: dict[str, float]) -> str:
-    """One board's figures, or each board count's (a network's validation games on several boards)."""
+    """One board's figures, or each board count's (a network's validation games on several
+    boards)."""
     if not figures:
         return "no figures recorded"
     if "win_rate" in figures:
         return f"{100 * figures['win_rate']:.2f} % / {figures.get('mean_guesses', math.nan):.4f}"
     counts = sorted({int(k[len("boards") :].split("_")[0]) for k in figures})
-    each = [(k, figures[f"boards{k}_win_rate"], figures.get(f"boards{k}_mean_guesses", math.nan)) for k in counts]
+    each = [
+        (k, figures[f"boards{k}_win_rate"], figures.get(f"boards{k}_mean_guesses", math.nan))
+        for k in counts
+    ]
     return ", ".join(f"{k} boards {100 * win:.2f} % / {mean:.4f}" for k, win, mean in each)
 
 
 def run_recipe(recipe: Recipe, run: RecipeRun) -> bool:
     """Run the recipe's stages in ``run.run_dir``, continuing what an earlier command did.
 
-    Returns True when every stage (up to ``run.until``) is done, False when the time limit stopped it."""
+    Returns True when every stage (up to ``run.until``) is done, False when the time limit stopped
+    it."""
     if run.until is not None:
         recipe.stage(run.until)  # a clear error for an unknown stage
     deadline = math.inf if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
@@ -321,19 +368,34 @@ def run_recipe(recipe: Recipe, run: RecipeRun) -> bool:
             else:
                 left = deadline - time.perf_counter()
                 if left <= 0 and ran:
-                    print(f"[{recipe.name}] time limit: stopped before stage {stage.name}; the same command continues")
+                    print(
+                        f"[{recipe.name}] time limit: stopped before stage {stage.name}; the "
+                        "same command continues"
+                    )
                     return False
                 clock, ran = time.perf_counter(), True
                 if not run_stage(recipe, index, run, None if math.isinf(left) else left / 60):
-                    print(f"[{recipe.name}] time limit: stage {stage.name} stopped; the same command continues")
+                    print(
+                        f"[{recipe.name}] time limit: stage {stage.name} stopped; the same "
+                        "command continues"
+                    )
                     return False
                 figures = _figures(run.weights(stage))
                 atomic_write_json(
-                    run.done(stage), {"figures": figures, "seconds": time.perf_counter() - clock, "ships": stage.ships}
+                    run.done(stage),
+                    {
+                        "figures": figures,
+                        "seconds": time.perf_counter() - clock,
+                        "ships": stage.ships,
+                    },
                 )
             if stage.ships is not None:
                 shipped = shipped_dir() / stage.ships
-                theirs = _describe(_figures(shipped)) if shipped.is_file() else "not in this installation"
+                theirs = (
+                    _describe(_figures(shipped))
+                    if shipped.is_file()
+                    else ("not in this installation")
+                )
                 ours = _describe(_figures(run.weights(stage)))
                 print(f"[{recipe.name}] {stage.name}: {ours} (shipped {stage.ships}: {theirs})")
             if stage.name == run.until:
@@ -343,7 +405,10 @@ def run_recipe(recipe: Recipe, run: RecipeRun) -> bool:
 
 def _check_same(recipe: Recipe, path: Path) -> None:
     """A run folder follows the stages it started with."""
-    stages = [{k: v for k, v in asdict(stage).items() if k not in ("note", "ships")} for stage in recipe.stages]
+    stages = [
+        {k: v for k, v in asdict(stage).items() if k not in ("note", "ships")}
+        for stage in recipe.stages
+    ]
     if not path.exists():
         atomic_write_json(path, {"recipe": recipe.name, "stages": stages})
         return
@@ -353,17 +418,22 @@ def _check_same(recipe: Recipe, path: Path) -> None:
         if not isinstance(before, list) or not all(isinstance(old, dict) for old in before):
             raise TypeError("its stages are no list of stages")
     except (ValueError, KeyError, TypeError):
-        raise ValueError(f"{str(path)!r} is no recipe run's record; use another --run-dir") from None
+        raise ValueError(
+            f"{str(path)!r} is no recipe run's record; use another --run-dir"
+        ) from None
     for old, new in zip(before, stages, strict=False):
         if old != new:
             raise ValueError(
-                f"{path} ran recipe {saved.get('recipe')!r} with another stage {old.get('name')!r} than this "
-                f"command's {new['name']!r} ({recipe.name}); use the same recipe and --set options, or another "
+                f"{path} ran recipe {saved.get('recipe')!r} with another stage {old.get('name')!r} "
+                "than this "
+                f"command's {new['name']!r} ({recipe.name}); use the same recipe and --set "
+                "options, or another "
                 f"--run-dir"
             )
     if len(before) != len(stages):
         raise ValueError(
-            f"{path} ran recipe {saved.get('recipe')!r} with {len(before)} stages; this command has {len(stages)}; "
+            f"{path} ran recipe {saved.get('recipe')!r} with {len(before)} stages; this command "
+            f"has {len(stages)}; "
             f"use another --run-dir"
         )
 
@@ -377,36 +447,57 @@ def write_final(recipe: Recipe, run: RecipeRun, out: str) -> None:
 
 
 def _parse_set(recipe: Recipe, items: Sequence[str]) -> Recipe:
-    """``--set STAGE.OPTION=VALUE``: a stage's option changed (the value as TOML reads it, else a string)."""
+    """``--set STAGE.OPTION=VALUE``: a stage's option changed (the value as TOML reads it, else a
+    string)."""
     for item in items:
         target, sep, text = item.partition("=")
         name, dot, key = target.rpartition(".")
         if not sep or not dot or not name or not key:
-            raise ValueError(f"--set {item!r}: expected STAGE.OPTION=VALUE, e.g. vocab-1000.iterations=40")
+            raise ValueError(
+                f"--set {item!r}: expected STAGE.OPTION=VALUE, e.g. vocab-1000.iterations=40"
+            )
         try:
             value = tomllib.loads(f"v = {text}")["v"]
         except tomllib.TOMLDecodeError:
             value = text
         if isinstance(value, datetime.date | datetime.time):  # (a datetime is a date)
             raise ValueError(
-                f"--set {item!r}: {text!r} reads as a TOML date or time; expected a number, a boolean, a string "
+                f"--set {item!r}: {text!r} reads as a TOML date or time; expected a number, a "
+                "boolean, a string "
                 "or a list of them (quote it for a string)"
             )
         recipe = recipe.with_options(name, **{key: value})
     return recipe
 
 
-def main(argv: Sequence[str] | None = None, prog: str = PROG, commands: Mapping[str, Command] = COMMANDS) -> int:
-    """The command (``prog``: its name in messages; ``commands``: what the stages run, see :class:`Recipe`)."""
-    parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def main(
+    argv: Sequence[str] | None = None, prog: str = PROG, commands: Mapping[str, Command] = COMMANDS
+) -> int:
+    """The command (``prog``: its name in messages; ``commands``: what the stages run, see
+    :class:`Recipe`)."""
+    parser = OneLineParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("name", nargs="?", help="The recipe (an agent's name; --list shows them).")
-    parser.add_argument("--list", action="store_true", help="List the recipes and their stages, then exit.")
-    parser.add_argument("--run-dir", help="The run folder (default: runs/recipes/NAME); the same command continues.")
-    parser.add_argument("--device", default="cpu", help="cpu, cuda or auto: every stage's --device. (default: cpu)")
-    parser.add_argument("--max-minutes", type=float, help="Start no new stage after this many minutes.")
+    parser.add_argument(
+        "--list", action="store_true", help="List the recipes and their stages, then exit."
+    )
+    parser.add_argument(
+        "--run-dir", help="The run folder (default: runs/recipes/NAME); the same command continues."
+    )
+    parser.add_argument(
+        "--device", default="cpu", help="cpu, cuda or auto: every stage's --device. (default: cpu)"
+    )
+    parser.add_argument(
+        "--max-minutes", type=float, help="Start no new stage after this many minutes."
+    )
     parser.add_argument("--until", metavar="STAGE", help="Stop after this stage.")
     parser.add_argument(
-        "--set", action="append", default=[], metavar="STAGE.OPTION=VALUE", help="Change one stage's option."
+        "--set",
+        action="append",
+        default=[],
+        metavar="STAGE.OPTION=VALUE",
+        help="Change one stage's option.",
     )
     parser.add_argument("--out", help="Also write the last stage's weights here, float16.")
     args = parser.parse_args(argv)
@@ -423,10 +514,19 @@ def main(argv: Sequence[str] | None = None, prog: str = PROG, commands: Mapping[
             return 0
         if args.name is None:
             parser.error(f"name a recipe: {', '.join(recipe_names())}")
-        if args.max_minutes is not None and not (math.isfinite(args.max_minutes) and args.max_minutes > 0):
-            raise ValueError(f"--max-minutes must be a number of minutes > 0; got {args.max_minutes!r}")
+        if args.max_minutes is not None and not (
+            math.isfinite(args.max_minutes) and args.max_minutes > 0
+        ):
+            raise ValueError(
+                f"--max-minutes must be a number of minutes > 0; got {args.max_minutes!r}"
+            )
         recipe = _parse_set(load_recipe(args.name, commands), args.set)
-        run = RecipeRun(Path(args.run_dir or f"runs/recipes/{recipe.name}"), args.device, args.max_minutes, args.until)
+        run = RecipeRun(
+            Path(args.run_dir or f"runs/recipes/{recipe.name}"),
+            args.device,
+            args.max_minutes,
+            args.until,
+        )
         if args.out:
             check_writable(args.out)
         finished = run_recipe(recipe, run)

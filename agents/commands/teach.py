@@ -1,10 +1,12 @@
 """``python -m wordle_agents.commands.teach``: a network taught by the exact solver.
 
-    python -m wordle_agents.commands.teach --init agents/checkpoints/a2c_full.pt --out a2c_taught.pt \\
+    python -m wordle_agents.commands.teach --init agents/checkpoints/a2c_full.pt \\
+        --out a2c_taught.pt \\
         [--rounds 8] [--epochs 40] [--hard] [--max-minutes 60]
 
-Behaviour cloning on the positions of optimal play, then DAgger rounds (:mod:`wordle_agents.methods.teach`
-says how). The best round's weights are written to ``--out`` (float16, with ``teacher: "optimal"``):
+Behaviour cloning on the positions of optimal play, then DAgger rounds
+(:mod:`wordle_agents.methods.teach` says how). The best round's weights are written to ``--out``
+(float16, with ``teacher: "optimal"``):
 learning here is imitation, not reward, and the tables keep it apart from the reward-only agents.
 """
 
@@ -53,17 +55,24 @@ class TeachRun:
     max_minutes: float | None = None
     """Start no new round after this many minutes (at least one is done)."""
     seed: int = 0
-    """Seed of a fresh network's weights and of dropout (the same seed and thread count repeat a run)."""
+    """Seed of a fresh network's weights and of dropout (the same seed and thread count repeat a
+    run)."""
 
     def __post_init__(self) -> None:
-        if self.max_minutes is not None and not (math.isfinite(self.max_minutes) and self.max_minutes > 0):
-            raise ValueError(f"max-minutes must be a number of minutes > 0; got {self.max_minutes!r}")
+        if self.max_minutes is not None and not (
+            math.isfinite(self.max_minutes) and self.max_minutes > 0
+        ):
+            raise ValueError(
+                f"max-minutes must be a number of minutes > 0; got {self.max_minutes!r}"
+            )
         if isinstance(self.seed, bool) or self.seed < 0:
             raise ValueError(f"seed must be >= 0; got {self.seed!r}")
 
 
 def main(argv: list[str] | None = None, prog: str = PROG) -> int:
-    parser = OneLineParser(prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(
+        prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_options(parser, TeachRun, title="the student")
     add_options(parser, TeachOptions, title="the teaching")
     args = parser.parse_args(argv)
@@ -75,16 +84,22 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
     start = time.perf_counter()
     try:
         check_writable(run.out)
-        config = WordleConfig(answers=word_source(run.answers), allowed=word_source(run.allowed), hard_mode=run.hard)
+        config = WordleConfig(
+            answers=word_source(run.answers), allowed=word_source(run.allowed), hard_mode=run.hard
+        )
         device = resolve_device(run.device)
         if run.init:
             read_checkpoint(run.init, "a2c")  # a clear error for a file that is no A2C checkpoint
             agent = A2CAgent.load(run.init, device)
             agent.check_game(config)
         else:
-            agent = A2CAgent(A2CConfig(hidden=run.hidden, seed=run.seed), config.vocabulary.length, device)
+            agent = A2CAgent(
+                A2CConfig(hidden=run.hidden, seed=run.seed), config.vocabulary.length, device
+            )
         # A teacher that wins every game it can; SALET first where the lists allow it.
-        oracle = Oracle(config, root_opener=allowed_opener(config.vocabulary, "salet"), avoid_losses=True)
+        oracle = Oracle(
+            config, root_opener=allowed_opener(config.vocabulary, "salet"), avoid_losses=True
+        )
         torch.manual_seed(run.seed)  # dropout
         deadline = start + 60 * run.max_minutes if run.max_minutes else math.inf
         state, history = teach(agent, oracle, options, deadline)
@@ -99,7 +114,12 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
 
 
 def _write(
-    agent: A2CAgent, config: WordleConfig, run: TeachRun, options: TeachOptions, history: list[Round], seconds: float
+    agent: A2CAgent,
+    config: WordleConfig,
+    run: TeachRun,
+    options: TeachOptions,
+    history: list[Round],
+    seconds: float,
 ) -> int:
     """The best round's student, float16, with its figures and what it learned from."""
     best = max(history, key=lambda h: (h.win_rate, -h.mean_guesses))
@@ -121,12 +141,15 @@ def _write(
             "positions": best.positions,
             "seconds": seconds,
         },
-        curriculum=f"taught by the exact solver{mode}: behaviour cloning, then DAgger; best at round {best.round}"
-        + (f", from {run.init}" if run.init else ""),
+        curriculum=f"taught by the exact solver{mode}: behaviour cloning, then DAgger; best at "
+        f"round {best.round}" + (f", from {run.init}" if run.init else ""),
         machine=machine(agent.device),
     )
     atomic_torch_save(run.out, half_weights(data))
-    print(f"wrote {run.out}: round {best.round}, {100 * best.win_rate:.2f} % wins, mean {best.mean_guesses:.4f}")
+    print(
+        f"wrote {run.out}: round {best.round}, {100 * best.win_rate:.2f} % wins, mean "
+        f"{best.mean_guesses:.4f}"
+    )
     return 0
 
 

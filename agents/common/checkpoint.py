@@ -1,12 +1,12 @@
 """Checkpoints of the trained agents: one format, written atomically, read without running code.
 
-A checkpoint is a ``torch.save`` of a plain dict: ``kind`` ("a2c", "dqn", or "<kind>-run" for a
-run folder's ``last.pt``), ``config`` (the agent's config dataclass as a dict), ``length`` (word
+A checkpoint is a ``torch.save`` of a plain dict: ``kind`` ("a2c", "dqn", or "<kind>-run" for a run
+folder's ``last.pt``), ``config`` (the agent's config dataclass as a dict), ``length`` (word
 length), ``model`` (a state dict) and metadata (``stage``, ``answers``, ``allowed``, ``figures``,
-``training_s``). A word list that is the built-in list of its name is stored as that name (``"answers"``,
-``"allowed"``): the real game's lists would take a few hundred KB of every file. It is read with
-``torch.load(weights_only=True)``, so a file from elsewhere can hold tensors and plain data but never
-code; the config is validated (bounds included) before any network is built from it.
+``training_s``). A word list that is the built-in list of its name is stored as that name
+(``"answers"``, ``"allowed"``): the real game's lists would take a few hundred KB of every file. It
+is read with ``torch.load(weights_only=True)``, so a file from elsewhere can hold tensors and plain
+data but never code; the config is validated (bounds included) before any network is built from it.
 """
 
 from __future__ import annotations
@@ -29,25 +29,33 @@ RETIRED_FIELDS: dict[str, dict[str, tuple[Any, ...] | None]] = {
         "freeze_board": (False,),
     },
 }
-"""The checkpoint migrations, in one table: by config class, the fields earlier versions saved that it no longer
-has, each with the values that meant "not used" (None: any). Such a field is dropped on loading where it holds
-one of them; any other value means another trainer's network (an experiment's), and is refused."""
+"""The checkpoint migrations, in one table: by config class, the fields earlier versions saved that
+it no longer has, each with the values that meant "not used" (None: any). Such a field is dropped on
+loading where it holds one of them; any other value means another trainer's network (an
+experiment's), and is refused."""
 
 
 def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:
-    """Rebuild a config dataclass saved with ``asdict``; unknown fields and bad values are errors. A field the
-    class has retired (:data:`RETIRED_FIELDS`) and does not have is dropped when it holds a value that meant "not
-    used", and refused when it holds another."""
+    """Rebuild a config dataclass saved with ``asdict``; unknown fields and bad values are errors. A
+    field the class has retired (:data:`RETIRED_FIELDS`) and does not have is dropped when it holds
+    a value that meant "not used", and refused when it holds another."""
     if not isinstance(data, dict):
-        raise ValueError(f"{source}: config must be a dict of {cls.__name__} fields; got {type(data).__name__}")
+        raise ValueError(
+            f"{source}: config must be a dict of {cls.__name__} fields; got {type(data).__name__}"
+        )
     names = {f.name for f in fields(cls)}
-    table = {k: v for base in reversed(cls.__mro__) for k, v in RETIRED_FIELDS.get(base.__name__, {}).items()}
+    table = {
+        k: v
+        for base in reversed(cls.__mro__)
+        for k, v in RETIRED_FIELDS.get(base.__name__, {}).items()
+    }
     retired = {name: unused for name, unused in table.items() if name in data and name not in names}
     for name, unused in retired.items():
         value = data[name]
         if value is not None and unused is not None and value not in unused:
             raise ValueError(
-                f"{source}: trained with {name}={value!r}, an option {cls.__name__} no longer has: another "
+                f"{source}: trained with {name}={value!r}, an option {cls.__name__} no longer has: "
+                "another "
                 f"trainer's network (an experiment's); load it with the class that saved it"
             )
     data = {name: value for name, value in data.items() if name not in retired}
@@ -61,20 +69,24 @@ def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:
 
 
 def read_checkpoint(path: str | Path, kind: str | None) -> dict[str, Any]:
-    """``torch.load(weights_only=True)`` with clear errors for missing, corrupt or foreign files (a ``kind``
-    other than the one asked for, unless that is None)."""
+    """``torch.load(weights_only=True)`` with clear errors for missing, corrupt or foreign files (a
+    ``kind`` other than the one asked for, unless that is None)."""
     path = Path(path)
     if path.is_dir():
-        raise ValueError(f"checkpoint {str(path)!r} is a folder; give the checkpoint file in it (a .pt)")
+        raise ValueError(
+            f"checkpoint {str(path)!r} is a folder; give the checkpoint file in it (a .pt)"
+        )
     if not path.is_file():
         raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
-    import torch  # here: what only finds shipped files (the exact solver's command) runs without torch
+    # here: what only finds shipped files (the exact solver's command) runs without torch
+    import torch
 
     try:
         data = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for a damaged file
         raise ValueError(
-            f"checkpoint {str(path)!r} is corrupt or not a wordle_gym checkpoint ({_why(path, exc)})"
+            f"checkpoint {str(path)!r} is corrupt or not a wordle_gym checkpoint "
+            f"({_why(path, exc)})"
         ) from None
     if not isinstance(data, dict) or (kind is not None and data.get("kind") != kind):
         found = data.get("kind") if isinstance(data, dict) else type(data).__name__
@@ -90,19 +102,28 @@ def _why(path: Path, exc: Exception) -> str:
     if head[:2] != b"PK":
         return "not a torch.save file" if head else "the file is empty"
     if "weights_only" in str(exc) or "Unpickl" in type(exc).__name__:
-        return "it holds objects that are not plain data; they are refused, since loading them could run code"
+        return (
+            "it holds objects that are not plain data; they are refused, since loading them "
+            "could run code"
+        )
     return "damaged or not written by torch.save"
 
 
-def save_checkpoint(path: str | Path, kind: str, config: Any, length: int, model: dict, **meta: Any) -> None:
+def save_checkpoint(
+    path: str | Path, kind: str, config: Any, length: int, model: dict, **meta: Any
+) -> None:
     """Write an agent checkpoint atomically (see the module docstring for the format)."""
-    atomic_torch_save(path, {"kind": kind, "config": asdict(config), "length": length, "model": model, **meta})
+    atomic_torch_save(
+        path, {"kind": kind, "config": asdict(config), "length": length, "model": model, **meta}
+    )
 
 
-def network_checkpoint(agent: Any, vocabulary: Any, hard_mode: bool, real: bool, **meta: Any) -> dict[str, Any]:
-    """The checkpoint dict of a network agent trained on ``vocabulary``'s lists (``real``: the real game's,
-    stage "full"), with ``meta`` (figures, training time, provenance) added. The weights are a copy on the CPU
-    (a file written on a GPU loads anywhere)."""
+def network_checkpoint(
+    agent: Any, vocabulary: Any, hard_mode: bool, real: bool, **meta: Any
+) -> dict[str, Any]:
+    """The checkpoint dict of a network agent trained on ``vocabulary``'s lists (``real``: the real
+    game's, stage "full"), with ``meta`` (figures, training time, provenance) added. The weights are
+    a copy on the CPU (a file written on a GPU loads anywhere)."""
     return {
         "kind": agent.kind,
         "config": asdict(agent.config),
@@ -120,13 +141,17 @@ def half_weights(data: dict[str, Any]) -> dict[str, Any]:
     """A checkpoint dict whose floating-point weights are stored as float16 (half the file).
 
     Loading copies them into the float32 network, so nothing else changes; greedy play can differ
-    only where two words' values were within float16 rounding of each other. A network that sees every board
-    (no ``model``: a ``board`` checkpoint and a ``context``) has both halved."""
+    only where two words' values were within float16 rounding of each other. A network that sees
+    every board (no ``model``: a ``board`` checkpoint and a ``context``) has both halved."""
 
     def half(weights: dict[str, Any]) -> dict[str, Any]:
         return {k: v.half() if v.is_floating_point() else v for k, v in weights.items()}
 
-    if "model" not in data and isinstance(data.get("board"), dict) and isinstance(data.get("context"), dict):
+    if (
+        "model" not in data
+        and isinstance(data.get("board"), dict)
+        and isinstance(data.get("context"), dict)
+    ):
         return {**data, "board": half_weights(data["board"]), "context": half(data["context"])}
     return {**data, "model": half(data["model"])}
 
@@ -155,14 +180,16 @@ class CheckpointInfo:
     hard_mode: bool = False
     """Trained for hard mode (evaluated in hard mode)."""
     method: str | None = None
-    """How the weights were improved after their reward training, if they were (``"own-policy rollouts"``:
+    """How the weights were improved after their reward training, if they were
+    (``"own-policy rollouts"``:
     :mod:`wordle_agents.methods.improve`), and with which reward (``method_reward``)."""
     method_reward: str | None = None
 
     @classmethod
     def of(cls, path: str | Path, data: dict[str, Any]) -> CheckpointInfo:
-        """The metadata of a checkpoint dict; its word lists are checked (a crafted file's lists could
-        otherwise make every later evaluation build a table of ``answers x allowed`` feedback)."""
+        """The metadata of a checkpoint dict; its word lists are checked (a crafted file's lists
+        could otherwise make every later evaluation build a table of ``answers x allowed``
+        feedback)."""
         answers, allowed = (_word_list(data.get(key), key, path) for key in ("answers", "allowed"))
         if len(answers or ()) * len(allowed or answers or ()) > MAX_LIST_PAIRS:
             raise ValueError(
@@ -184,7 +211,8 @@ class CheckpointInfo:
 
     @property
     def guesses(self) -> list[str] | None:
-        """The guesses of the training stage (its answers when ``allowed`` is None); None if not recorded."""
+        """The guesses of the training stage (its answers when ``allowed`` is None); None if not
+        recorded."""
         return self.allowed if self.allowed is not None else self.answers
 
     @property
@@ -203,8 +231,8 @@ MAX_LIST_PAIRS = 10 * 2315 * 12972
 
 
 def stored_list(words: Any, name: str) -> list[str] | str | None:
-    """A word list as a checkpoint stores it: ``name`` when the words are the built-in list of that name
-    (``"answers"`` or ``"allowed"``), else the words (None stays None)."""
+    """A word list as a checkpoint stores it: ``name`` when the words are the built-in list of that
+    name (``"answers"`` or ``"allowed"``), else the words (None stays None)."""
     if words is None:
         return None
     words = list(words)
@@ -217,7 +245,9 @@ def _word_list(words: Any, key: str, path: str | Path) -> list[str] | None:
     if words == key:  # the built-in list of that name (stored_list)
         return load_word_list(key)
     if not isinstance(words, list | tuple) or not all(isinstance(w, str) for w in words):
-        raise ValueError(f"checkpoint {str(path)!r}: {key!r} must be a list of words; got {type(words).__name__}")
+        raise ValueError(
+            f"checkpoint {str(path)!r}: {key!r} must be a list of words; got {type(words).__name__}"
+        )
     return list(words)
 
 

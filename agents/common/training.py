@@ -1,9 +1,10 @@
 """The curriculum runner shared by the training examples: stages, evaluation, checkpoints, resume.
 
-A trainer is a :class:`Trainer` (``step``, ``iteration``, ``state_dict``, ``load_state_dict``); an agent is a
-:class:`~wordle_agents.common.network.WordAgent`; :class:`TrainingSpec` pairs them for the runner.
-The run folder holds ``last.pt`` (everything to continue, written atomically), ``best_<stage>.pt``
-(the stage's best greedy evaluation) and ``metrics.jsonl`` (one line per evaluation).
+A trainer is a :class:`Trainer` (``step``, ``iteration``, ``state_dict``, ``load_state_dict``); an
+agent is a :class:`~wordle_agents.common.network.WordAgent`; :class:`TrainingSpec` pairs them for
+the runner. The run folder holds ``last.pt`` (everything to continue, written atomically),
+``best_<stage>.pt`` (the stage's best greedy evaluation) and ``metrics.jsonl`` (one line per
+evaluation).
 
 Command lines are generated from the dataclasses (:class:`RunConfig` and the agent's config), so
 every default and help text lives once, in the field's definition.
@@ -34,7 +35,12 @@ from typing import Any, Protocol
 import torch
 from tqdm import tqdm
 
-from wordle_agents.common.checkpoint import config_from_dict, half_weights, read_checkpoint, stored_list
+from wordle_agents.common.checkpoint import (
+    config_from_dict,
+    half_weights,
+    read_checkpoint,
+    stored_list,
+)
 from wordle_agents.common.network import WordAgent
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import EvalResult, evaluate
@@ -50,8 +56,8 @@ class RunConfig:
     run_dir: str = "runs/agent"
     """Folder of last.pt, best_<stage>.pt, metrics.jsonl and tb/."""
     stages: tuple[str, ...] = ("100", "1000", "2315", "full")
-    """Curriculum stages, comma-separated: N (N answers, also the only guesses) or full (2315 answers,
-    12972 guesses)."""
+    """Curriculum stages, comma-separated: N (N answers, also the only guesses) or full (2315
+    answers, 12972 guesses)."""
     iterations: tuple[int, ...] = (5000,)
     """Updates per stage: one value for every stage, or one per stage."""
     device: str = "auto"
@@ -59,7 +65,8 @@ class RunConfig:
     eval_every: int = 100
     """Greedy evaluation on the stage's answers every N updates."""
     eval_games: int = 2000
-    """With more than one board: games of the standard multi-board set each evaluation plays (the first N)."""
+    """With more than one board: games of the standard multi-board set each evaluation plays (the
+    first N)."""
     checkpoint_every: int = 50
     """Write last.pt every N updates."""
     stop_at: float | None = None
@@ -75,21 +82,25 @@ class RunConfig:
     half: bool = False
     """Export the weights as float16: half the file size, loaded back as float32."""
     max_minutes: float | None = None
-    """Stop this command after about this many minutes of training (a time slot, a lease): last.pt is
-    written and the best network so far exported; the same command continues the run exactly as if it had
-    not stopped (evaluations stay on their schedule)."""
+    """Stop this command after about this many minutes of training (a time slot, a lease): last.pt
+    is written and the best network so far exported; the same command continues the run exactly as
+    if it had not stopped (evaluations stay on their schedule)."""
 
     def __post_init__(self) -> None:
         self.stages = tuple(str(s).strip() for s in self.stages)
         self.iterations = tuple(self.iterations)
         if not self.stages or any(not s for s in self.stages):
-            raise ValueError(f"stages must be a non-empty list of stage names; got {','.join(self.stages)!r}")
+            raise ValueError(
+                f"stages must be a non-empty list of stage names; got {','.join(self.stages)!r}"
+            )
         for stage in self.stages:
             stage_words(stage)  # a ValueError names a bad stage
         if len(self.iterations) == 1:
             self.iterations = self.iterations * len(self.stages)
         if len(self.iterations) != len(self.stages):
-            raise ValueError(f"iterations has {len(self.iterations)} values for {len(self.stages)} stages")
+            raise ValueError(
+                f"iterations has {len(self.iterations)} values for {len(self.stages)} stages"
+            )
         for name in ("eval_every", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
@@ -107,13 +118,15 @@ class RunConfig:
 
 
 class Trainer(Protocol):
-    """What the runner drives: updates made one call at a time, and everything to continue exactly."""
+    """What the runner drives: updates made one call at a time, and everything to continue
+    exactly."""
 
     iteration: int
     """Updates made so far."""
 
     def step(self, most: int | None = None) -> Any:
-        """Make one update or more (at most ``most``); its stats, a dataclass or a dict of numbers."""
+        """Make one update or more (at most ``most``); its stats, a dataclass or a dict of
+        numbers."""
         ...
 
     def state_dict(self) -> dict[str, Any]:
@@ -131,7 +144,9 @@ class TrainingSpec:
 
     agent_class: type[WordAgent]
     """Its ``kind`` names the run checkpoints; its ``config_class`` gives the command's options."""
-    make_trainer: Callable[[WordAgent, list[str], list[str] | None, torch.device, int, bool], Trainer]
+    make_trainer: Callable[
+        [WordAgent, list[str], list[str] | None, torch.device, int, bool], Trainer
+    ]
     """(agent, answers, allowed, device, stage updates, warm) -> trainer; ``warm``: the stage starts
     from trained weights (a later stage, or ``--init``)."""
     defaults: RunConfig
@@ -139,13 +154,19 @@ class TrainingSpec:
 
 
 def parse_command(
-    spec: TrainingSpec, argv: Sequence[str] | None = None, prog: str | None = None, doc: str | None = None
+    spec: TrainingSpec,
+    argv: Sequence[str] | None = None,
+    prog: str | None = None,
+    doc: str | None = None,
 ) -> tuple[RunConfig, Any]:
-    """A training script's options (RunConfig's and the agent's config's) from ``argv``; a bad value exits with
-    a one-line error. The agent's options default to the config class's field defaults, not to a default
-    instance's values: fields its checks resolve from others (A2C's ``max_guesses``: 0 is the game's default,
-    ``boards + 5``) are resolved from the options given."""
-    parser = OneLineParser(prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    """A training script's options (RunConfig's and the agent's config's) from ``argv``; a bad value
+    exits with a one-line error. The agent's options default to the config class's field defaults,
+    not to a default instance's values: fields its checks resolve from others (A2C's
+    ``max_guesses``: 0 is the game's default, ``boards + 5``) are resolved from the options
+    given."""
+    parser = OneLineParser(
+        prog=prog, description=doc, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     config_class = spec.agent_class.config_class
     add_options(parser, RunConfig, spec.defaults, "run")
     add_options(parser, config_class, None, f"{spec.agent_class.kind} settings")
@@ -159,7 +180,8 @@ def parse_command(
             except ValueError as exc:
                 parser.error(str(exc))
             parser.error(
-                f"--stages {','.join(args.stages)}: stage {unknown[0]!r} has no default number of updates (the "
+                f"--stages {','.join(args.stages)}: stage {unknown[0]!r} has no default number of "
+                "updates (the "
                 f"defaults: {', '.join(f'{k} {v}' for k, v in planned.items())}); give --iterations"
             )
         args.iterations = tuple(planned[stage] for stage in args.stages)
@@ -169,14 +191,20 @@ def parse_command(
         parser.error(str(exc))
 
 
-def main(spec: TrainingSpec, argv: Sequence[str] | None = None, doc: str | None = None, prog: str | None = None) -> int:
-    """The command line of a training script: options from RunConfig and the agent's config (``prog``: its name
-    in messages; by default the running script's)."""
+def main(
+    spec: TrainingSpec,
+    argv: Sequence[str] | None = None,
+    doc: str | None = None,
+    prog: str | None = None,
+) -> int:
+    """The command line of a training script: options from RunConfig and the agent's config
+    (``prog``: its name in messages; by default the running script's)."""
     prog = prog or Path(sys.argv[0]).name
     run, config = parse_command(spec, argv, prog, doc)
     try:
         run_curriculum(run, spec, config)
-    except (ValueError, OSError) as exc:  # OSError: a full disk, a folder that went away (last.pt stays whole)
+    # OSError: a full disk, a folder that went away (last.pt stays whole)
+    except (ValueError, OSError) as exc:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -191,10 +219,13 @@ def _check_resume(
     """The plan to follow when resuming ``saved``; refuses settings that differ from the run's."""
     before = asdict(config_from_dict(config_class, saved["config"], f"checkpoint {str(last)!r}"))
     now = asdict(config)
-    differ = [f"{k} (run: {show(before[k])}, command: {show(now[k])})" for k in now if before[k] != now[k]]
+    differ = [
+        f"{k} (run: {show(before[k])}, command: {show(now[k])})" for k in now if before[k] != now[k]
+    ]
     if differ:
         raise ValueError(
-            f"{last} was trained with other settings: {'; '.join(differ)}. Resume with the run's settings, "
+            f"{last} was trained with other settings: {'; '.join(differ)}. Resume with the run's "
+            "settings, "
             f"start over with --fresh, or use another --run-dir"
         )
     saved_plan = list(zip(saved["stages"], saved["iterations"], strict=True))
@@ -210,15 +241,22 @@ def _check_resume(
     if now_plan != saved_plan and not longer_last:
         plans = lambda plan: ", ".join(f"{s}:{n}" for s, n in plan)  # noqa: E731
         raise ValueError(
-            f"{last} follows the plan [{plans(saved_plan)}] (stage:updates); this command asks [{plans(run.plan)}]. "
-            f"A resumed run keeps its plan; it may append stages, and give its last stage more updates while "
+            f"{last} follows the plan [{plans(saved_plan)}] (stage:updates); this command asks "
+            f"[{plans(run.plan)}]. "
+            "A resumed run keeps its plan; it may append stages, and give its last stage more "
+            "updates while "
             f"that stage is in progress; or start over with --fresh"
         )
     saved_init = saved.get("init")
     if run.init is not None and saved_init is not None and run.init != saved_init:
-        raise ValueError(f"{last} started from --init {saved_init}; this command asks --init {run.init}")
+        raise ValueError(
+            f"{last} started from --init {saved_init}; this command asks --init {run.init}"
+        )
     if len(run.plan) > len(saved_plan):
-        print(f"extending the plan of {last} with stages {', '.join(s for s, _ in run.plan[len(saved_plan) :])}")
+        print(
+            f"extending the plan of {last} with stages "
+            f"{', '.join(s for s, _ in run.plan[len(saved_plan) :])}"
+        )
     return run.plan
 
 
@@ -228,7 +266,8 @@ def _stats_dict(stats: Any) -> dict[str, float]:
 
 
 def run_curriculum(run: RunConfig, spec: TrainingSpec, config: Any) -> Path:
-    """Train through ``run.plan`` (stage, updates), resuming from ``<run_dir>/last.pt`` when present.
+    """Train through ``run.plan`` (stage, updates), resuming from ``<run_dir>/last.pt`` when
+    present.
 
     The run folder is checked for writing first and locked for the duration: a second training
     in the same folder is refused instead of interleaving its logs.
@@ -241,7 +280,9 @@ def run_curriculum(run: RunConfig, spec: TrainingSpec, config: Any) -> Path:
         return _train(run, spec, config, device, run_dir)
 
 
-def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device, run_dir: Path) -> Path:
+def _train(
+    run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device, run_dir: Path
+) -> Path:
     with _Run(run, spec, config, device, run_dir) as training:
         stopped = False  # by the time limit, with updates left to make
         for index in range(training.first, len(training.plan)):
@@ -256,20 +297,34 @@ def _train(run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device
 
 
 class _Run:
-    """One command's share of a run: the state that lives across stages, and the steps of a stage."""
+    """One command's share of a run: the state that lives across stages, and the steps of a
+    stage."""
 
-    def __init__(self, run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device, run_dir: Path) -> None:
+    def __init__(
+        self, run: RunConfig, spec: TrainingSpec, config: Any, device: torch.device, run_dir: Path
+    ) -> None:
         self.run, self.spec, self.config, self.device = run, spec, config, device
         self.kind = spec.agent_class.kind
         self.last, self.metrics = run_dir / "last.pt", run_dir / "metrics.jsonl"
-        self.saved = None if run.fresh or not self.last.exists() else read_checkpoint(self.last, f"{self.kind}-run")
+        self.saved = (
+            None
+            if run.fresh or not self.last.exists()
+            else read_checkpoint(self.last, f"{self.kind}-run")
+        )
         self.plan = run.plan
         if self.saved is not None:
-            self.plan = _check_resume(self.saved, run, config, spec.agent_class.config_class, self.last)
+            self.plan = _check_resume(
+                self.saved, run, config, spec.agent_class.config_class, self.last
+            )
             resumed_at = min(self.saved["stage_index"] + 1, len(self.plan))
             print(f"resuming {self.last} at stage {resumed_at}/{len(self.plan)}")
-            logged = self.saved.get("metrics_size")  # rows logged after this checkpoint are logged again on the way
-            if logged is not None and self.metrics.exists() and self.metrics.stat().st_size > logged:
+            # rows logged after this checkpoint are logged again on the way
+            logged = self.saved.get("metrics_size")
+            if (
+                logged is not None
+                and self.metrics.exists()
+                and self.metrics.stat().st_size > logged
+            ):
                 os.truncate(self.metrics, logged)
         elif self.metrics.exists():
             self.metrics.unlink()  # a fresh run starts a fresh log
@@ -281,13 +336,25 @@ class _Run:
 
             self.writer = SummaryWriter(str(run_dir / "tb"))
         self.first = self.saved["stage_index"] if self.saved else 0
-        self.elapsed = self.saved["elapsed_s"] if self.saved else 0.0  # training seconds of earlier commands
-        self.offset = self.saved["step_offset"] if self.saved else 0  # updates made in the stages already finished
+        # training seconds of earlier commands
+        self.elapsed = self.saved["elapsed_s"] if self.saved else 0.0
+        # updates made in the stages already finished
+        self.offset = self.saved["step_offset"] if self.saved else 0
         # What a shipped checkpoint says of how it was made (the reward is in its config).
-        steps = [*([f"--init {self.init}"] if self.init else []), *(f"{stage}:{n} updates" for stage, n in self.plan)]
-        self.provenance = {"teacher": None, "machine": machine(device), "curriculum": " -> ".join(steps)}
-        self.before = _trained(self.init)  # what the --init weights cost: their training_s and machine
-        self.deadline = math.inf if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
+        steps = [
+            *([f"--init {self.init}"] if self.init else []),
+            *(f"{stage}:{n} updates" for stage, n in self.plan),
+        ]
+        self.provenance = {
+            "teacher": None,
+            "machine": machine(device),
+            "curriculum": " -> ".join(steps),
+        }
+        # what the --init weights cost: their training_s and machine
+        self.before = _trained(self.init)
+        self.deadline = (
+            math.inf if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
+        )
         self.best_path = run_dir / f"best_{self.plan[-1][0]}.pt"
         self.run_dir = run_dir
 
@@ -301,7 +368,9 @@ class _Run:
     def out_of_time(self) -> bool:
         return time.perf_counter() >= self.deadline
 
-    def checkpoint(self, stage_index: int, trainer_state: dict | None, best: dict, done_s: float) -> None:
+    def checkpoint(
+        self, stage_index: int, trainer_state: dict | None, best: dict, done_s: float
+    ) -> None:
         """Write ``last.pt``: everything the same command needs to continue from here."""
         atomic_torch_save(
             self.last,
@@ -332,7 +401,8 @@ class _Run:
             adopt = getattr(self.agent.net, "adopt", None)
             if loaded.boards != 1 or adopt is None:
                 raise ValueError(
-                    f"--init {source}: a {loaded.boards}-board network; this run trains {self.agent.boards}"
+                    f"--init {source}: a {loaded.boards}-board network; this run trains "
+                    f"{self.agent.boards}"
                 )
             weights = adopt(weights)  # a one-board network starts each board's
         for name, tensor in self.agent.net.state_dict().items():
@@ -346,7 +416,8 @@ class _Run:
         self.agent.net.load_state_dict(weights)
 
     def train_stage(self, index: int) -> bool:
-        """Train stage ``index`` until its updates are made (False) or the time limit stops it (True)."""
+        """Train stage ``index`` until its updates are made (False) or the time limit stops it
+        (True)."""
         stage, iterations = self.plan[index]
         answers, allowed = stage_words(stage, seed=self.config.seed)
         self.best_path = self.run_dir / f"best_{stage}.pt"
@@ -354,7 +425,9 @@ class _Run:
         if resume is None:
             self.start_weights(index)
         warm = index > 0 or self.init is not None
-        trainer = self.spec.make_trainer(self.agent, answers, allowed, self.device, iterations, warm)
+        trainer = self.spec.make_trainer(
+            self.agent, answers, allowed, self.device, iterations, warm
+        )
         best = {"win_rate": -1.0, "mean_guesses": float("inf"), "iteration": 0}
         if resume is not None:
             trainer.load_state_dict(resume)
@@ -362,27 +435,38 @@ class _Run:
         clock = time.perf_counter()
         started = trainer.iteration  # a time limit stops a command only after it made an update
         stopped = False
-        bar = tqdm(total=iterations, initial=trainer.iteration, desc=f"stage {stage}", unit="update")
+        bar = tqdm(
+            total=iterations, initial=trainer.iteration, desc=f"stage {stage}", unit="update"
+        )
         while trainer.iteration < iterations:
             before = trainer.iteration
-            raw = trainer.step(iterations - trainer.iteration)  # device tensors: read only when logged (a sync)
+            # device tensors: read only when logged (a sync)
+            raw = trainer.step(iterations - trainer.iteration)
             bar.update(trainer.iteration - before)
             now, step = self.elapsed + time.perf_counter() - clock, self.offset + trainer.iteration
             out_of_time = self.out_of_time() and trainer.iteration > started
             crossed = trainer.iteration // self.run.eval_every > before // self.run.eval_every
-            # Evaluated on the schedule only: an evaluation where a time limit happened to stop the command
-            # could pick another best network than the run that never stopped.
+            # Evaluated on the schedule only: an evaluation where a time limit happened to stop the
+            # command could pick another best network than the run that never stopped.
             evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations)
             stats = _stats_dict(raw) if self.writer is not None or evaluated else {}
             if self.writer is not None and trainer.iteration > before:
                 for key, value in stats.items():
-                    self.writer.add_scalar(f"losses/{key}" if "loss" in key else f"charts/{key}", value, step)
+                    self.writer.add_scalar(
+                        f"losses/{key}" if "loss" in key else f"charts/{key}", value, step
+                    )
             if evaluated:
-                result = self.evaluate(stage, answers, allowed, trainer.iteration, step, now, stats, best)
-                bar.set_postfix(
-                    win=f"{result.win_rate:.3f}", mean=f"{result.mean_guesses_wins:.3f}", best=f"{best['win_rate']:.3f}"
+                result = self.evaluate(
+                    stage, answers, allowed, trainer.iteration, step, now, stats, best
                 )
-            periodic = trainer.iteration // self.run.checkpoint_every > before // self.run.checkpoint_every
+                bar.set_postfix(
+                    win=f"{result.win_rate:.3f}",
+                    mean=f"{result.mean_guesses_wins:.3f}",
+                    best=f"{best['win_rate']:.3f}",
+                )
+            periodic = (
+                trainer.iteration // self.run.checkpoint_every > before // self.run.checkpoint_every
+            )
             if evaluated or out_of_time or periodic:
                 self.checkpoint(index, trainer.state_dict(), best, now)
             if evaluated and self.run.stop_at is not None and result.win_rate >= self.run.stop_at:
@@ -398,7 +482,8 @@ class _Run:
                 else f"not evaluated yet (every {self.run.eval_every} updates)"
             )
             print(
-                f"time limit ({self.run.max_minutes:g} min): stage {stage} stopped at update {trainer.iteration}/"
+                f"time limit ({self.run.max_minutes:g} min): stage {stage} stopped at update "
+                f"{trainer.iteration}/"
                 f"{iterations}, {so_far}; run the same command again to continue"
             )
             return True
@@ -406,7 +491,8 @@ class _Run:
         self.offset += trainer.iteration
         self.checkpoint(index + 1, None, best, self.elapsed)  # this stage is done
         print(
-            f"stage {stage}: best {100 * best['win_rate']:.2f} % wins, {best['mean_guesses']:.4f} mean guesses "
+            f"stage {stage}: best {100 * best['win_rate']:.2f} % wins, {best['mean_guesses']:.4f} "
+            "mean guesses "
             f"at update {best['iteration']} -> {self.best_path}"
         )
         return False
@@ -422,12 +508,14 @@ class _Run:
         stats: dict[str, float],
         best: dict[str, Any],
     ) -> EvalResult:
-        """Evaluate greedily on the stage's lists, log it, and keep the weights if they are the stage's
-        best (``best`` is updated in place)."""
+        """Evaluate greedily on the stage's lists, log it, and keep the weights if they are the
+        stage's best (``best`` is updated in place)."""
         boards = self.agent.boards
         game = {} if boards == 1 else {"boards": boards, "games": self.run.eval_games}
         game["max_guesses"] = self.agent.layout.max_guesses
-        result = evaluate(self.agent, answers=answers, allowed=allowed, device=self.device, progress=False, **game)
+        result = evaluate(
+            self.agent, answers=answers, allowed=allowed, device=self.device, progress=False, **game
+        )
         # win_rate / mean_guesses: the greedy evaluation; train_*: the sampled training batch.
         record = {
             "stage": stage,
@@ -444,7 +532,9 @@ class _Run:
             self.writer.add_scalar("eval/win_rate", result.win_rate, step)
             self.writer.add_scalar("eval/mean_guesses", result.mean_guesses_wins, step)
         if (result.win_rate, -result.mean_guesses_wins) > (best["win_rate"], -best["mean_guesses"]):
-            best.update(win_rate=result.win_rate, mean_guesses=result.mean_guesses_wins, iteration=iteration)
+            best.update(
+                win_rate=result.win_rate, mean_guesses=result.mean_guesses_wins, iteration=iteration
+            )
             self.agent.save(
                 self.best_path,
                 {
@@ -462,7 +552,10 @@ class _Run:
     def export(self, stopped: bool) -> None:
         """Copy the last stage's best weights to ``--export`` (float16 with ``--half``)."""
         if stopped and self.run.export and not self.best_path.exists():
-            print(f"nothing to export yet: {self.best_path} is not written until the stage is first evaluated")
+            print(
+                f"nothing to export yet: {self.best_path} is not written until the stage is "
+                "first evaluated"
+            )
         elif self.run.export:
             data = torch.load(self.best_path, map_location="cpu", weights_only=True)
             atomic_torch_save(self.run.export, half_weights(data) if self.run.half else data)
@@ -470,7 +563,8 @@ class _Run:
 
 
 def _trained(path: str | None) -> SimpleNamespace:
-    """The ``training_s`` and ``machine`` recorded in the checkpoint at ``path`` (none without one)."""
+    """The ``training_s`` and ``machine`` recorded in the checkpoint at ``path`` (none without
+    one)."""
     if not path:
         return SimpleNamespace(training_s=0.0, machine=None)
     data = torch.load(path, map_location="cpu", weights_only=True)
@@ -478,20 +572,26 @@ def _trained(path: str | None) -> SimpleNamespace:
 
 
 def machine(device: torch.device) -> str:
-    """The hardware a run trained on, for its checkpoint: the GPU's name, or the CPU's cores and threads."""
+    """The hardware a run trained on, for its checkpoint: the GPU's name, or the CPU's cores and
+    threads."""
     if device.type == "cuda":
         return f"{torch.cuda.get_device_name(device)} (CUDA)"
     return f"CPU, {os.cpu_count()} cores, {torch.get_num_threads()} torch threads"
 
 
 def machines(init: Any, seconds: float, here: str) -> str:
-    """Where the training time went: this run's machine, or, when the weights improved trained elsewhere too,
-    each machine with its hours (a run on a GPU from weights a CPU trained is not 'hours on the GPU')."""
-    before, hours = getattr(init, "machine", None), float(getattr(init, "training_s", None) or 0.0) / 3600
+    """Where the training time went: this run's machine, or, when the weights improved trained
+    elsewhere too, each machine with its hours (a run on a GPU from weights a CPU trained is not
+    'hours on the GPU')."""
+    before, hours = (
+        getattr(init, "machine", None),
+        float(getattr(init, "training_s", None) or 0.0) / 3600,
+    )
     if not before or before == here or not hours:
         return here
     spent: dict[str, float] = {}
-    for part in before.split("; "):  # "machine: 1.50 h; other: 0.10 h", as this writes it, or one machine
+    # "machine: 1.50 h; other: 0.10 h", as this writes it, or one machine
+    for part in before.split("; "):
         name, _, figure = part.rpartition(": ")
         if name and figure.endswith(" h") and figure[:-2].replace(".", "", 1).isdigit():
             spent[name] = spent.get(name, 0.0) + float(figure[:-2])

@@ -1,25 +1,27 @@
-"""The ``llm`` agent: a language model behind an OpenAI-compatible endpoint, playing through the harness.
+"""The ``llm`` agent: a language model behind an OpenAI-compatible endpoint, playing through the
+harness.
 
-Each game is one chat, in the words of :class:`~wordle_gym.envs.text.WordleTextEnv`: an optional system
-message, the env's opening text as the first user message, the model's replies as assistant messages and,
-after each guess, the env's feedback text (``Feedback: CRANE -> X Y X G X``, the board so far, the guesses
-left) as the next user message. Many games are played at once (``concurrency`` games in flight), each at its
-own pace: a game whose replies come fast goes on to its next turns (and a new game starts when one ends)
-without waiting for the slowest reply of the turn. To run ahead of the harness, which moves every game one
-turn at a time, the agent keeps its own copy of the games and steps it with the env's own rules (the model
-never sees the answers).
+Each game is one chat, in the words of :class:`~wordle_gym.envs.text.WordleTextEnv`: an optional
+system message, the env's opening text as the first user message, the model's replies as assistant
+messages and, after each guess, the env's feedback text (``Feedback: CRANE -> X Y X G X``, the board
+so far, the guesses left) as the next user message. Many games are played at once (``concurrency``
+games in flight), each at its own pace: a game whose replies come fast goes on to its next turns
+(and a new game starts when one ends) without waiting for the slowest reply of the turn. To run
+ahead of the harness, which moves every game one turn at a time, the agent keeps its own copy of the
+games and steps it with the env's own rules (the model never sees the answers).
 
-A reply is read as the text env reads it (:func:`~wordle_gym.envs.replies.parse_guess`, with the agent's
-``parser``: the reasoning is never read). With ``tools=True`` the model is offered the ``guess`` tool
-(:data:`~wordle_gym.envs.replies.GUESS_TOOL`) and a move may come as a tool call, answered by a ``tool`` message
-(the feedback); the result counts the moves that came as tool calls and as text. One the game cannot
-take (no guess, a word not on the list) is answered with the text env's refusal and asked again, up to
-``invalid_retries`` times in a turn; after that the turn is **forfeited**: the harness's games take a word each
-turn, so a forfeited turn plays the game's previous guess again (on the first turn: the first allowed word
-that is not an answer), which reveals nothing new, as a refused reply spends a turn in the text env, and the
-chat shows the turn as refused. In hard mode a word that breaks the rule is the env's own refusal (the turn
-is spent, and the next message says why), as in the text env. Refused replies and forfeited turns are
-counted in the result (``extra["llm"]``), beside the requests, the retries and the tokens.
+A reply is read as the text env reads it (:func:`~wordle_gym.envs.replies.parse_guess`, with the
+agent's ``parser``: the reasoning is never read). With ``tools=True`` the model is offered the
+``guess`` tool (:data:`~wordle_gym.envs.replies.GUESS_TOOL`) and a move may come as a tool call,
+answered by a ``tool`` message (the feedback); the result counts the moves that came as tool calls
+and as text. One the game cannot take (no guess, a word not on the list) is answered with the text
+env's refusal and asked again, up to ``invalid_retries`` times in a turn; after that the turn is
+**forfeited**: the harness's games take a word each turn, so a forfeited turn plays the game's
+previous guess again (on the first turn: the first allowed word that is not an answer), which
+reveals nothing new, as a refused reply spends a turn in the text env, and the chat shows the turn
+as refused. In hard mode a word that breaks the rule is the env's own refusal (the turn is spent,
+and the next message says why), as in the text env. Refused replies and forfeited turns are counted
+in the result (``extra["llm"]``), beside the requests, the retries and the tokens.
 """
 
 from __future__ import annotations
@@ -49,33 +51,39 @@ from wordle_gym.envs.text import (
     status_text,
 )
 
-RETRY_TEXT = "Your reply was refused: {reason}. Try again: answer with one allowed word inside <guess></guess>."
+RETRY_TEXT = (
+    "Your reply was refused: {reason}. Try again: answer with one allowed word inside "
+    "<guess></guess>."
+)
 
 
 class LLMAgent:
     """A chat model playing Wordle: ``wordle-gym eval --agent llm -o base_url=URL -o model=NAME``.
 
     Args:
-        base_url: the OpenAI-compatible API's root (``http://127.0.0.1:8000/v1``); default ``$OPENAI_BASE_URL``.
+        base_url: the OpenAI-compatible API's root (``http://127.0.0.1:8000/v1``); default
+            ``$OPENAI_BASE_URL``.
         model: the model's name on that server; default ``$OPENAI_MODEL``.
         api_key: default ``$OPENAI_API_KEY`` (none is sent if neither is set).
         concurrency: games in flight at once (each at its own pace).
         temperature: sampling temperature.
         max_tokens: the longest reply, in tokens.
         timeout: seconds a request may take before it is retried.
-        retries: retries of a request that failed (timeouts, connection errors, HTTP 429 and 5xx, bodies that
-            are no chat completion), with exponential backoff from ``backoff`` seconds.
+        retries: retries of a request that failed (timeouts, connection errors, HTTP 429 and 5xx,
+            bodies that are no chat completion), with exponential backoff from ``backoff`` seconds.
         backoff: seconds before the first retry.
         seed: sent to servers that take one.
         system: a system message to open each chat with ("" for none).
         prompt: the opening text, as :class:`~wordle_gym.envs.text.WordleTextEnv` takes it.
-        invalid_retries: replies the game cannot take that are asked again in one turn before it is forfeited.
+        invalid_retries: replies the game cannot take that are asked again in one turn before it is
+            forfeited.
         parser: how a reply is read: ``"lenient"`` (default), ``"strict"`` or a callable
             (:mod:`wordle_gym.envs.replies`).
-        think_open: the server's chat template writes ``<think>`` before each reply (a reply that never closes
-            it is all reasoning, no guess).
+        think_open: the server's chat template writes ``<think>`` before each reply (a reply that
+            never closes it is all reasoning, no guess).
         tools: offer the ``guess`` tool; a move may then come as a tool call.
-        transcripts: keep every chat, for the result's JSON (``extra["transcripts"]``, one per game).
+        transcripts: keep every chat, for the result's JSON (``extra["transcripts"]``, one per
+            game).
         progress: a bar of replies per turn (None: on a terminal only).
     """
 
@@ -104,7 +112,8 @@ class LLMAgent:
         model = model or os.environ.get("OPENAI_MODEL")
         if not base_url:
             raise ValueError(
-                "the llm agent needs base_url=URL, an OpenAI-compatible API (-o base_url=http://127.0.0.1:8000/v1), "
+                "the llm agent needs base_url=URL, an OpenAI-compatible API (-o "
+                "base_url=http://127.0.0.1:8000/v1), "
                 "or $OPENAI_BASE_URL"
             )
         if not model:
@@ -151,21 +160,29 @@ class LLMAgent:
 
     # ------------------------------------------------------------------------ policy
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        """One word per game: the model's, for each game still playing (games run ahead; this waits for the
-        turn's moves only)."""
+        """One word per game: the model's, for each game still playing (games run ahead; this waits
+        for the turn's moves only)."""
         if getattr(env, "multi_board", False):
             raise ValueError("the llm agent plays one board (the text env's game)")
         state = env.state
         turns, done = state.turn.tolist(), state.done.tolist()
         if env is not self._env or all(t == 0 for t in turns):
             self._start(env)
-        actions = state.guesses[:, 0].clamp(min=0).clone().cpu()  # rows of ended games: ignored by the harness
+        # rows of ended games: ignored by the harness
+        actions = state.guesses[:, 0].clamp(min=0).clone().cpu()
         rows = [row for row in range(len(turns)) if not done[row]]
         disable = None if self.progress is None else not self.progress
-        bar = tqdm(total=len(rows), desc=f"llm turn {max(turns) + 1}", unit="reply", disable=disable, leave=False)
+        bar = tqdm(
+            total=len(rows),
+            desc=f"llm turn {max(turns) + 1}",
+            unit="reply",
+            disable=disable,
+            leave=False,
+        )
         with bar, self._ready:
             while True:
-                for row in rows:  # a game that failed (its requests out of retries) fails the evaluation
+                # a game that failed (its requests out of retries) fails the evaluation
+                for row in rows:
                     if self._games[row].done() and self._games[row].exception() is not None:
                         raise self._games[row].exception()  # type: ignore[misc]
                 ready = sum(len(self._moves[row]) > turns[row] for row in rows)
@@ -178,38 +195,49 @@ class LLMAgent:
         return actions.to(env.device)
 
     def _start(self, env: Any) -> None:
-        """New games: one empty chat each, and every game started in the pool (``concurrency`` at a time)."""
-        if self._pool is not None:  # an earlier batch's games: those not started dropped, the others stopped at
+        """New games: one empty chat each, and every game started in the pool (``concurrency`` at a
+        time)."""
+        # an earlier batch's games: those not started dropped, the others stopped at
+        if self._pool is not None:
             self._stop.set()  # their next turn (waited for: they write into the agent's lists)
             self._pool.shutdown(wait=True, cancel_futures=True)
         self._stop = threading.Event()
         count = env.num_envs
         self._env = env
         self._config, self._vocabulary = env.config, env.vocabulary
-        self._game = Game(env.config, torch.device("cpu"))  # the rules, in torch: a copy of the env's
+        # the rules, in torch: a copy of the env's
+        self._game = Game(env.config, torch.device("cpu"))
         # the agent's own copy of each game, stepped as its moves come
         self._states = [env.state.row(row) for row in range(count)]
         intro = intro_text(env.config, self.prompt) + (TOOL_PROMPT if self.tools else "")
         self._example = example_word(env.config, self.prompt)
         self._intro = opening_text(intro, env.config.max_guesses)
-        self._pending: list[list[str]] = [[] for _ in range(count)]  # per game: the tool calls to answer next
-        self._chats = [[{"role": "system", "content": self.system}] if self.system else [] for _ in range(count)]
+        # per game: the tool calls to answer next
+        self._pending: list[list[str]] = [[] for _ in range(count)]
+        self._chats = [
+            [{"role": "system", "content": self.system}] if self.system else []
+            for _ in range(count)
+        ]
         self._lines = [[] for _ in range(count)]
         self._forfeits = [{} for _ in range(count)]
         self._moves: list[list[int]] = [[] for _ in range(count)]
         # a forfeited first turn plays a word that cannot win (the first allowed word not an answer)
         vocabulary = env.vocabulary
         answers = set(vocabulary.answers)
-        self._filler = next((a for a, word in enumerate(vocabulary.allowed) if word not in answers), 0)
+        self._filler = next(
+            (a for a, word in enumerate(vocabulary.allowed) if word not in answers), 0
+        )
         self._pool = ThreadPoolExecutor(self.concurrency, thread_name_prefix="llm-game")
         turns, done = env.state.turn.tolist(), env.state.done.tolist()
         self._games = {
-            row: self._pool.submit(self._play, row, turns[row], self._stop) for row in range(count) if not done[row]
+            row: self._pool.submit(self._play, row, turns[row], self._stop)
+            for row in range(count)
+            if not done[row]
         }
 
     def _play(self, row: int, turn: int, stop: threading.Event) -> None:
-        """Game ``row`` from ``turn`` to its end (or until ``stop``): each move decided, then played on the
-        agent's copy."""
+        """Game ``row`` from ``turn`` to its end (or until ``stop``): each move decided, then played
+        on the agent's copy."""
         limit = self._config.max_guesses
         while turn < limit and not stop.is_set():
             action = self._decide(row, turn, self._message(row, turn))
@@ -224,7 +252,8 @@ class LLMAgent:
                 return
 
     def _message(self, row: int, turn: int) -> str:
-        """The user message of game ``row`` at ``turn``: the opening text, or the feedback of the last turn."""
+        """The user message of game ``row`` at ``turn``: the opening text, or the feedback of the
+        last turn."""
         if turn == 0:
             return self._intro
         last = turn - 1
@@ -238,13 +267,18 @@ class LLMAgent:
         return status_text(self._lines[row], self._config.max_guesses, False, False, reason, "")
 
     def _say(self, row: int, text: str) -> None:
-        """The game's next message in chat ``row``: a ``tool`` message when it answers a tool call."""
+        """The game's next message in chat ``row``: a ``tool`` message when it answers a tool
+        call."""
         chat, calls = self._chats[row], self._pending[row]
         self._pending[row] = []
         if not calls:
             chat.append({"role": "user", "content": text})
         for call in calls:  # every call is answered; the first one's answer is the game's message
-            said = text if call == calls[0] else "Not played: one guess a turn (the first guess call was taken)."
+            said = (
+                text
+                if call == calls[0]
+                else ("Not played: one guess a turn (the first guess call was taken).")
+            )
             chat.append({"role": "tool", "tool_call_id": call, "content": said})
 
     def _decide(self, row: int, turn: int, message: str) -> int:
@@ -258,14 +292,22 @@ class LLMAgent:
             said: dict[str, Any] = {"role": "assistant", "content": reply.text}
             if reply.tool_calls:
                 calls = reply.tool_calls
-                ids = [call.id or f"call_{row}_{turn}_{attempt}_{i}" for i, call in enumerate(calls)]
+                ids = [
+                    call.id or f"call_{row}_{turn}_{attempt}_{i}" for i, call in enumerate(calls)
+                ]
                 said["tool_calls"] = [
-                    {"id": ident, "type": "function", "function": {"name": call.name, "arguments": call.arguments}}
+                    {
+                        "id": ident,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments},
+                    }
                     for ident, call in zip(ids, calls, strict=True)
                 ]
                 self._pending[row] = ids
             chat.append(said)
-            word = parse_guess(reply, self.parser, allowed=vocabulary.allowed_index, example=self._example)
+            word = parse_guess(
+                reply, self.parser, allowed=vocabulary.allowed_index, example=self._example
+            )
             reason = refusal(vocabulary, word)
             if not reason:
                 assert word is not None
@@ -287,8 +329,9 @@ class LLMAgent:
 
     # ------------------------------------------------------------------------ results
     def stats(self) -> dict[str, Any]:
-        """What the evaluation puts in its result's ``extra``: the model, requests, retries, failures, tokens,
-        refused replies and forfeited turns, and (with ``transcripts=True``) every chat."""
+        """What the evaluation puts in its result's ``extra``: the model, requests, retries,
+        failures, tokens, refused replies and forfeited turns, and (with ``transcripts=True``) every
+        chat."""
         client = self.client.stats
         found: dict[str, Any] = {
             "llm": {

@@ -1,12 +1,14 @@
-"""One OpenAI-compatible chat-completions endpoint: a request, retried with backoff, and its token counts.
+"""One OpenAI-compatible chat-completions endpoint: a request, retried with backoff, and its token
+counts.
 
-The standard library's ``http.client`` does the HTTP (a POST of JSON to ``{base_url}/chat/completions``, the
-route every OpenAI-compatible server serves: OpenAI, vLLM, SGLang, llama.cpp, Ollama, LM Studio), so the agent
-needs no client package. Transient failures are retried: no connection, a timeout, HTTP 408, 409, 429 and 5xx
-(with the server's ``Retry-After`` when it sends one), and a reply that is not a chat completion; any other HTTP
-error is the request's fault and fails at once, naming the status and the server's message. Redirects are not
-followed (the API key is sent to ``base_url``'s host alone), a reply body is read up to :data:`MAX_BODY` bytes
-and each request ends within ``timeout`` seconds however slowly the server sends.
+The standard library's ``http.client`` does the HTTP (a POST of JSON to
+``{base_url}/chat/completions``, the route every OpenAI-compatible server serves: OpenAI, vLLM,
+SGLang, llama.cpp, Ollama, LM Studio), so the agent needs no client package. Transient failures are
+retried: no connection, a timeout, HTTP 408, 409, 429 and 5xx (with the server's ``Retry-After``
+when it sends one), and a reply that is not a chat completion; any other HTTP error is the request's
+fault and fails at once, naming the status and the server's message. Redirects are not followed (the
+API key is sent to ``base_url``'s host alone), a reply body is read up to :data:`MAX_BODY` bytes and
+each request ends within ``timeout`` seconds however slowly the server sends.
 """
 
 from __future__ import annotations
@@ -25,7 +27,8 @@ from urllib.parse import urlparse
 
 RETRIED_STATUS = frozenset({408, 409, 429, 500, 502, 503, 504})
 MAX_BODY = 8 << 20
-"""Bytes of a reply body read at most (a chat completion is a few kilobytes; a longer body is refused)."""
+"""Bytes of a reply body read at most (a chat completion is a few kilobytes; a longer body is
+refused)."""
 MAX_SECONDS = 86_400.0
 """The longest ``timeout`` or backoff taken, in seconds."""
 _CONTROL = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|[\x00-\x1f\x7f-\x9f]")
@@ -37,7 +40,8 @@ class ChatError(OSError):
 
 @dataclass(frozen=True)
 class ToolCall:
-    """A function call in a reply: the tool's name and its arguments as the model wrote them (JSON text)."""
+    """A function call in a reply: the tool's name and its arguments as the model wrote them (JSON
+    text)."""
 
     name: str
     arguments: str
@@ -56,7 +60,8 @@ class Reply:
     """Requests it took (1: no retry)."""
     tool_calls: tuple[ToolCall, ...] = ()
     reasoning: str = ""
-    """The reasoning a server returns apart from the content (``reasoning_content`` or ``reasoning``)."""
+    """The reasoning a server returns apart from the content (``reasoning_content`` or
+    ``reasoning``)."""
     finish_reason: str = ""
     """Why the model stopped (``stop``, ``length``: cut at ``max_tokens``, ``tool_calls``)."""
 
@@ -77,14 +82,15 @@ class ChatClient:
     """Chat completions from ``model`` at ``base_url`` (e.g. ``http://127.0.0.1:8000/v1``).
 
     Args:
-        base_url: the API's root, ``http://`` or ``https://``, without ``/chat/completions`` (and without a
-            user or password: the key goes in ``api_key``).
+        base_url: the API's root, ``http://`` or ``https://``, without ``/chat/completions`` (and
+            without a user or password: the key goes in ``api_key``).
         model: the model name the server expects.
-        api_key: sent as ``Authorization: Bearer ...`` when given (servers on your own machine need none), to
-            ``base_url``'s host only: redirects are refused.
+        api_key: sent as ``Authorization: Bearer ...`` when given (servers on your own machine need
+            none), to ``base_url``'s host only: redirects are refused.
         temperature: sampling temperature (0: greedy, as far as the server honours it).
         max_tokens: the longest reply, in tokens.
-        timeout: seconds one request may take, from connecting to the body's last byte, before it is retried.
+        timeout: seconds one request may take, from connecting to the body's last byte, before it is
+            retried.
         retries: retries after the first try (so ``retries + 1`` requests at most).
         backoff: seconds before the first retry, doubled at each next one, at most ``max_backoff``.
         seed: sent to servers that take one (reproducible sampling where supported).
@@ -108,18 +114,32 @@ class ChatClient:
     ) -> None:
         parsed = urlparse(str(base_url))
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise ValueError(f"base_url must be an http:// or https:// address; got {_clean(str(base_url))!r}")
+            raise ValueError(
+                f"base_url must be an http:// or https:// address; got {_clean(str(base_url))!r}"
+            )
         if parsed.username is not None or parsed.password is not None:
-            raise ValueError("base_url must not hold a user or password (user:KEY@host): pass the key as api_key")
+            raise ValueError(
+                "base_url must not hold a user or password (user:KEY@host): pass the key as api_key"
+            )
         try:
             parsed.port  # noqa: B018 (a bad port raises here, not at the first request)
         except ValueError:
             raise ValueError(f"base_url has no valid port; got {_clean(str(base_url))!r}") from None
         if not isinstance(model, str) or not model:
             raise ValueError(f"model must be the name the server expects; got {model!r}")
-        for name, value in (("timeout", timeout), ("backoff", backoff), ("max_backoff", max_backoff)):
-            if not isinstance(value, int | float) or isinstance(value, bool) or not 0 <= value <= MAX_SECONDS:
-                raise ValueError(f"{name} must be a number of seconds from 0 to {MAX_SECONDS:g}; got {value!r}")
+        for name, value in (
+            ("timeout", timeout),
+            ("backoff", backoff),
+            ("max_backoff", max_backoff),
+        ):
+            if (
+                not isinstance(value, int | float)
+                or isinstance(value, bool)
+                or not 0 <= value <= MAX_SECONDS
+            ):
+                raise ValueError(
+                    f"{name} must be a number of seconds from 0 to {MAX_SECONDS:g}; got {value!r}"
+                )
         if timeout <= 0:
             raise ValueError(f"timeout must be a number of seconds > 0; got {timeout!r}")
         check_int("retries", retries, 0)
@@ -139,9 +159,12 @@ class ChatClient:
         self.stats = ChatStats()
         self._lock = threading.Lock()
 
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None) -> Reply:
-        """The assistant's next message after ``messages`` (``[{"role": ..., "content": ...}, ...]``), with
-        ``tools`` (OpenAI's function-tool schemas) offered when given."""
+    def complete(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None
+    ) -> Reply:
+        """The assistant's next message after ``messages``
+        (``[{"role": ..., "content": ...}, ...]``), with ``tools`` (OpenAI's function-tool schemas)
+        offered when given."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -166,8 +189,10 @@ class ChatClient:
                 if 300 <= status < 400:
                     where = _clean(reply_headers.get("Location") or "", self.api_key)
                     raise ChatError(
-                        f"{self.url} answered HTTP {status}, a redirect to {where!r}: redirects are not followed "
-                        "(the API key goes to base_url's host only); set base_url to the API's own address"
+                        f"{self.url} answered HTTP {status}, a redirect to {where!r}: redirects "
+                        "are not followed "
+                        "(the API key goes to base_url's host only); set base_url to the API's own "
+                        "address"
                     )
                 if status >= 400:
                     message = _error_text(payload, self.api_key) or f"HTTP {status}"
@@ -184,7 +209,8 @@ class ChatClient:
                     return reply
             except TimeoutError:
                 kind, last = "timeout", f"no whole answer within {self.timeout:g} s"
-            except http.client.HTTPException as exc:  # a bad status line, too many or too long headers, cut off
+            # a bad status line, too many or too long headers, cut off
+            except http.client.HTTPException as exc:
                 kind, last = "malformed", f"not a valid HTTP answer ({type(exc).__name__})"
             except ValueError as exc:  # not a chat completion, or a body over MAX_BODY
                 kind, last = "malformed", _clean(str(exc), self.api_key)
@@ -201,7 +227,8 @@ class ChatClient:
         raise ChatError(f"{self.url}: {self.retries + 1} tries failed; the last: {last}")
 
     def _post(self, data: bytes, headers: dict[str, str]) -> tuple[int, Any, bytes]:
-        """One POST: the status, the headers and the body, all of it within ``timeout`` seconds (TimeoutError)."""
+        """One POST: the status, the headers and the body, all of it within ``timeout`` seconds
+        (TimeoutError)."""
         url = self._parsed
         kind = http.client.HTTPSConnection if url.scheme == "https" else http.client.HTTPConnection
         connection = kind(url.hostname, url.port, timeout=self.timeout)
@@ -240,13 +267,15 @@ class ChatClient:
 
 
 def check_int(name: str, value: Any, low: int) -> None:
-    """A ValueError naming ``name`` unless ``value`` is an integer (not a bool) of at least ``low``."""
+    """A ValueError naming ``name`` unless ``value`` is an integer (not a bool) of at least
+    ``low``."""
     if not isinstance(value, int) or isinstance(value, bool) or value < low:
         raise ValueError(f"{name} must be an integer >= {low}; got {value!r}")
 
 
 def _count(value: Any) -> int:
-    """A token count from a usage field: a whole number >= 0, else 0 (a server's odd value is not an error)."""
+    """A token count from a usage field: a whole number >= 0, else 0 (a server's odd value is not an
+    error)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 2**53:
         return 0
     return int(value)
@@ -288,8 +317,8 @@ def _parse(payload: bytes, tries: int) -> Reply:
 
 
 def _clean(text: str, secret: str | None = None) -> str:
-    """``text`` fit for one line of a terminal: no control characters or escape sequences, ``secret`` hidden,
-    whitespace collapsed, at most 200 characters."""
+    """``text`` fit for one line of a terminal: no control characters or escape sequences,
+    ``secret`` hidden, whitespace collapsed, at most 200 characters."""
     if secret:
         text = text.replace(secret, "***")
     return " ".join(_CONTROL.sub(" ", text).split())[:200]
@@ -307,7 +336,8 @@ def _error_text(payload: bytes, secret: str | None) -> str:
 
 
 def _retry_after(value: str | None) -> float | None:
-    """Seconds from a ``Retry-After`` header given in seconds (a date is ignored: the backoff applies)."""
+    """Seconds from a ``Retry-After`` header given in seconds (a date is ignored: the backoff
+    applies)."""
     try:
         seconds = float(value) if value is not None else None
     except ValueError:

@@ -1,34 +1,39 @@
-"""Policy iteration by own rollouts on several boards: a one-board network learns to play Dordle and Quordle.
+"""Policy iteration by own rollouts on several boards: a one-board network learns to play Dordle and
+Quordle.
 
-    python -m wordle_agents.commands.improve_boards --init agents/checkpoints/dqn_explored.pt --out dqn_boards.pt \\
+    python -m wordle_agents.commands.improve_boards --init agents/checkpoints/dqn_explored.pt \\
+        --out dqn_boards.pt \\
         [--boards 2,4] [--games 400] [--top 8] [--samples 8] [--iterations 10] [--max-minutes 60]
 
-A one-board network plays K boards as :class:`~wordle_agents.rl.networks.BoardMixture` plays it: each guess the
-likeliest word of the unsolved boards' softmaxes mixed. What it learned on one board serves it poorly there (it
-plays for one board at a time, and believes a game has six guesses). Each iteration, for each board count:
+A one-board network plays K boards as :class:`~wordle_agents.rl.networks.BoardMixture` plays it:
+each guess the likeliest word of the unsolved boards' softmaxes mixed. What it learned on one board
+serves it poorly there (it plays for one board at a time, and believes a game has six guesses). Each
+iteration, for each board count:
 
-1. **Play.** The network plays ``--games`` fresh training games (K-tuples of distinct answers drawn with a
-   training seed; never the standard evaluation set), and every turn after the first of every game still on
-   is a position.
-2. **Improve.** At each position, each of the network's ``--top`` likeliest guesses (and with ``--possible
-   P`` every answer still possible on a board with at most P left) is played, then the game
-   is finished by the network's own greedy play, on answer tuples the position allows: the game's own, and
-   ``--samples`` - 1 more, each board's answer drawn uniformly from the answers its feedback allows (given the
-   guesses so far, every tuple of distinct answers they allow is equally likely); every tuple when there are
-   no more than ``--samples``. Every guess plays the same tuples. The guess whose games earn the most reward
-   (the env's ``--reward``: "default" is -1 a guess and -5 for a loss) is the position's label, or the
-   network's own guess where none earns more (by a significant margin where the tuples were drawn). Positions
-   where each unsolved board has one answer left are valued too: the one-board network, shown a board at a
-   turn it rarely reached alone, can replay a guess that its feedback has ruled out.
+1. **Play.** The network plays ``--games`` fresh training games (K-tuples of distinct answers drawn
+   with a training seed; never the standard evaluation set), and every turn after the first of every
+   game still on is a position.
+2. **Improve.** At each position, each of the network's ``--top`` likeliest guesses (and with
+   ``--possible P`` every answer still possible on a board with at most P left) is played, then the
+   game is finished by the network's own greedy play, on answer tuples the position allows: the
+   game's own, and ``--samples`` - 1 more, each board's answer drawn uniformly from the answers its
+   feedback allows (given the guesses so far, every tuple of distinct answers they allow is equally
+   likely); every tuple when there are no more than ``--samples``. Every guess plays the same
+   tuples. The guess whose games earn the most reward (the env's ``--reward``: "default" is -1 a
+   guess and -5 for a loss) is the position's label, or the network's own guess where none earns
+   more (by a significant margin where the tuples were drawn). Positions where each unsolved board
+   has one answer left are valued too: the one-board network, shown a board at a turn it rarely
+   reached alone, can replay a guess that its feedback has ruled out.
 3. **Distil.** The network is trained on every label so far (the latest at each observation): the
-   cross-entropy of the label under the mixture, so the label becomes the likeliest word of the mixture.
-   ``--anchors N`` adds the positions of N more greedy games a board count, labelled with the network's own
-   guess: a few hundred games' labels say nothing of the rest of the game, which the network should keep.
+   cross-entropy of the label under the mixture, so the label becomes the likeliest word of the
+   mixture. ``--anchors N`` adds the positions of N more greedy games a board count, labelled with
+   the network's own guess: a few hundred games' labels say nothing of the rest of the game, which
+   the network should keep.
 
-Reward only: the rollouts are the network's own games, scored by the env's reward; no solver, no teacher, no
-hand rule. The best network (by wins on fixed validation games of each board count, drawn with another
-training seed; then mean guesses) is kept. The run folder's ``last.pt`` holds everything: the same command
-continues the run.
+Reward only: the rollouts are the network's own games, scored by the env's reward; no solver, no
+teacher, no hand rule. The best network (by wins on fixed validation games of each board count,
+drawn with another training seed; then mean guesses) is kept. The run folder's ``last.pt`` holds
+everything: the same command continues the run.
 """
 
 from __future__ import annotations
@@ -64,7 +69,8 @@ ANCHOR_STREAM = 2**30
 
 @dataclass(frozen=True)
 class BoardsOptions:
-    """How each iteration plays, improves and distils; any of them may change from one command to the next."""
+    """How each iteration plays, improves and distils; any of them may change from one command to
+    the next."""
 
     games: int = 200
     """Training games per board count and iteration (fresh each iteration)."""
@@ -77,16 +83,27 @@ class BoardsOptions:
     lr: float = 1e-4
     """Adam learning rate of the distillation."""
     validation: int = 1000
-    """Validation games per board count (the same every iteration): the best network is chosen on them."""
+    """Validation games per board count (the same every iteration): the best network is chosen on
+    them."""
     possible: int = 0
-    """Also try, at each position, every answer still possible on an unsolved board that has at most this many
-    left (the network's likeliest guesses may hold none of them: it can replay a guess ruled out)."""
+    """Also try, at each position, every answer still possible on an unsolved board that has at most
+    this many left (the network's likeliest guesses may hold none of them: it can replay a guess
+    ruled out)."""
     anchors: int = 0
-    """More games a board count each iteration whose positions are labelled with the network's own guess (no
-    rollouts): they hold its play where the rollouts' few games say nothing (a label there wins over them)."""
+    """More games a board count each iteration whose positions are labelled with the network's own
+    guess (no rollouts): they hold its play where the rollouts' few games say nothing (a label there
+    wins over them)."""
 
     def __post_init__(self) -> None:
-        least = {"games": 1, "top": 1, "samples": 1, "epochs": 1, "validation": 1, "possible": 0, "anchors": 0}
+        least = {
+            "games": 1,
+            "top": 1,
+            "samples": 1,
+            "epochs": 1,
+            "validation": 1,
+            "possible": 0,
+            "anchors": 0,
+        }
         for name, low in least.items():
             value, high = getattr(self, name), 1_000 if name == "epochs" else 1_000_000
             if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
@@ -96,20 +113,25 @@ class BoardsOptions:
 
 
 def training_games(num_answers: int, boards: int, games: int, stream: int) -> torch.Tensor:
-    """``games`` K-tuples of distinct answers (games, K), drawn from the training seed's stream ``stream``."""
+    """``games`` K-tuples of distinct answers (games, K), drawn from the training seed's stream
+    ``stream``."""
     rng = np.random.default_rng([TRAINING_SEED, boards, stream])
     keys = rng.random((games, num_answers))
     return torch.from_numpy(np.argpartition(keys, boards, axis=1)[:, :boards].astype(np.int64))
 
 
 def as_policy(agent: WordAgent | SeeAll) -> BoardMixture | SeeAll:
-    """How the run's network plays several boards: itself when it sees every board, else as a mixture."""
+    """How the run's network plays several boards: itself when it sees every board, else as a
+    mixture."""
     return agent if isinstance(agent, SeeAll) else BoardMixture(agent)
 
 
-def mixture_log_pi(agent: WordAgent | SeeAll, observations: torch.Tensor, layout: MultiKnowledgeLayout) -> torch.Tensor:
-    """The log-probability of every word under the mixture of the unsolved boards' softmaxes (B, W), as
-    :class:`BoardMixture` plays it (its argmax), or :class:`SeeAll`'s; differentiable in the network's weights."""
+def mixture_log_pi(
+    agent: WordAgent | SeeAll, observations: torch.Tensor, layout: MultiKnowledgeLayout
+) -> torch.Tensor:
+    """The log-probability of every word under the mixture of the unsolved boards' softmaxes (B, W),
+    as :class:`BoardMixture` plays it (its argmax), or :class:`SeeAll`'s; differentiable in the
+    network's weights."""
     if isinstance(agent, SeeAll):
         return agent.log_pi(observations, layout)
     boards, unsolved = one_board_observations(observations, layout, agent.layout.max_guesses)
@@ -119,20 +141,25 @@ def mixture_log_pi(agent: WordAgent | SeeAll, observations: torch.Tensor, layout
 
 
 class _Forced(Forced):
-    """Game ``i`` plays ``forced[i, :lengths[i]]`` first, then the mixture's greedy guess (a harness policy)."""
+    """Game ``i`` plays ``forced[i, :lengths[i]]`` first, then the mixture's greedy guess (a harness
+    policy)."""
 
-    def __init__(self, mixture: BoardMixture | SeeAll, forced: torch.Tensor, lengths: torch.Tensor) -> None:
+    def __init__(
+        self, mixture: BoardMixture | SeeAll, forced: torch.Tensor, lengths: torch.Tensor
+    ) -> None:
         super().__init__(mixture.agent, forced, lengths, hard_mode=False)
         self.mixture = mixture
 
-    def greedy(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
+    def greedy(
+        self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any
+    ) -> torch.Tensor:
         return self.mixture.act(observations, action_masks, env)
 
 
 @dataclass
 class Position:
-    """A turn of a training game: the guesses before it, what the network saw, the game's answers, the network's
-    own guess and the answer tuples its guesses are valued on."""
+    """A turn of a training game: the guesses before it, what the network saw, the game's answers,
+    the network's own guess and the answer tuples its guesses are valued on."""
 
     prefix: list[int]
     observation: torch.Tensor
@@ -140,20 +167,23 @@ class Position:
     greedy: int
     tuples: list[list[int]]
     exact: bool  # the tuples are every one the position allows (else drawn)
-    possible: list[int]  # guesses also tried: the answers left on boards of few (``BoardsOptions.possible``)
+    # guesses also tried: the answers left on boards of few (``BoardsOptions.possible``)
+    possible: list[int]
 
 
 def _sets(table: np.ndarray, prefix: list[int], answers: list[int]) -> list[np.ndarray]:
-    """Each board's answers that the feedback of ``prefix`` allows (a solved board's: its answer alone, the only
-    one its winning guess shows all green)."""
+    """Each board's answers that the feedback of ``prefix`` allows (a solved board's: its answer
+    alone, the only one its winning guess shows all green)."""
     rows = table[prefix]  # (t, answers)
     return [np.flatnonzero((rows == rows[:, answer : answer + 1]).all(0)) for answer in answers]
 
 
-def _tuples(sets: list[np.ndarray], answers: list[int], samples: int, rng: Any) -> tuple[list[list[int]], bool]:
-    """The answer tuples a position is valued on: the game's own first, then ``samples`` - 1 drawn (each board's
-    answer uniform among ``sets``, its answers allowed, tuples of distinct answers), or every allowed tuple when
-    there are no more than ``samples`` (then True: exact)."""
+def _tuples(
+    sets: list[np.ndarray], answers: list[int], samples: int, rng: Any
+) -> tuple[list[list[int]], bool]:
+    """The answer tuples a position is valued on: the game's own first, then ``samples`` - 1 drawn
+    (each board's answer uniform among ``sets``, its answers allowed, tuples of distinct answers),
+    or every allowed tuple when there are no more than ``samples`` (then True: exact)."""
     total = math.prod(len(s) for s in sets)
     if total <= samples:
         every = np.stack(np.meshgrid(*sets, indexing="ij"), -1).reshape(-1, len(sets))
@@ -171,8 +201,8 @@ def _tuples(sets: list[np.ndarray], answers: list[int], samples: int, rng: Any) 
 
 
 def _turns(played: Played) -> Iterator[tuple[int, int, Step]]:
-    """``(turn, game, that turn's step)`` for every turn after the first of every game still on then (the games
-    of ``play(..., record=True)``)."""
+    """``(turn, game, that turn's step)`` for every turn after the first of every game still on then
+    (the games of ``play(..., record=True)``)."""
     for turn, step in enumerate(played.steps[1:], start=1):
         for g in step.playing.cpu().nonzero().flatten().tolist():
             yield turn, g, step
@@ -180,12 +210,19 @@ def _turns(played: Played) -> Iterator[tuple[int, int, Step]]:
 
 @torch.no_grad()
 def positions(
-    agent: WordAgent, config: WordleConfig, games: torch.Tensor, samples: int, seed: int, possible: int = 0
+    agent: WordAgent,
+    config: WordleConfig,
+    games: torch.Tensor,
+    samples: int,
+    seed: int,
+    possible: int = 0,
 ) -> tuple[list[Position], Played]:
-    """The positions of the network's greedy games on ``games`` (every turn after the first of a game still
-    on), each with the tuples it is valued on and, as guesses to try, the answers still possible on each
-    unsolved board that has at most ``possible`` left; and the games."""
-    played = play(as_policy(agent), config, games=games, device=agent.device, check=False, record=True)
+    """The positions of the network's greedy games on ``games`` (every turn after the first of a
+    game still on), each with the tuples it is valued on and, as guesses to try, the answers still
+    possible on each unsolved board that has at most ``possible`` left; and the games."""
+    played = play(
+        as_policy(agent), config, games=games, device=agent.device, check=False, record=True
+    )
     vocabulary = config.vocabulary
     table = pattern_array(vocabulary)
     as_guess = [vocabulary.allowed_index[w] for w in vocabulary.answers]
@@ -195,7 +232,9 @@ def positions(
         prefix, answers = actions[g, :turn].tolist(), games[g].tolist()
         sets = _sets(table, prefix, answers)
         tuples, exact = _tuples(sets, answers, samples, rng)
-        few = [as_guess[a] for s in sets if len(s) <= possible for a in s if as_guess[a] not in prefix]
+        few = [
+            as_guess[a] for s in sets if len(s) <= possible for a in s if as_guess[a] not in prefix
+        ]
         row = step.observations[g].cpu()
         found.append(Position(prefix, row, answers, int(step.actions[g]), tuples, exact, few))
     return found, played
@@ -205,8 +244,8 @@ def positions(
 def values(
     agent: WordAgent, config: WordleConfig, found: list[Position], top: int, chunk: int = 8192
 ) -> list[dict[int, np.ndarray]]:
-    """For each position, ``{guess: reward of each of its tuples' games}`` for its ``top`` likeliest guesses (its
-    own among them): the guess played, then the network's greedy play."""
+    """For each position, ``{guess: reward of each of its tuples' games}`` for its ``top`` likeliest
+    guesses (its own among them): the guess played, then the network's greedy play."""
     if not found:
         return []
     layout = MultiKnowledgeLayout(config.vocabulary.length, config.max_guesses, config.boards)
@@ -235,7 +274,9 @@ def values(
     for start in range(0, len(rows), chunk):
         part = slice(start, start + chunk)
         policy = _Forced(mixture, forced_t[part].to(agent.device), lengths_t[part].to(agent.device))
-        returns.append(play(policy, config, games=games[part], device=agent.device, check=False).returns.cpu())
+        returns.append(
+            play(policy, config, games=games[part], device=agent.device, check=False).returns.cpu()
+        )
         bar.update(len(games[part]))
     bar.close()
     earned: list[dict[int, list[float]]] = [{} for _ in found]
@@ -245,9 +286,10 @@ def values(
 
 
 def label(valued: dict[int, np.ndarray], own: int, exact: bool, z: float = 2.0) -> int:
-    """The guess whose games earn the most on average; ``own`` unless another earns strictly more, and, where
-    the tuples were drawn (not ``exact``), more by ``z`` standard errors of the paired difference (every guess
-    plays the same tuples): a guess that only won the draw is not learned."""
+    """The guess whose games earn the most on average; ``own`` unless another earns strictly more,
+    and, where the tuples were drawn (not ``exact``), more by ``z`` standard errors of the paired
+    difference (every guess plays the same tuples): a guess that only won the draw is not
+    learned."""
     best = max(valued, key=lambda guess: (valued[guess].mean(), guess == own))
     gain = valued[best] - valued[own]
     if gain.mean() <= 1e-9:
@@ -266,14 +308,17 @@ def distil(
     seed: int,
     batch: int = 256,
 ) -> float:
-    """Train the network on every board count's labels (observations, labels): the mean cross-entropy of each
-    label under the mixture (:func:`mixture_log_pi`); the last epoch's mean loss."""
+    """Train the network on every board count's labels (observations, labels): the mean
+    cross-entropy of each label under the mixture (:func:`mixture_log_pi`); the last epoch's mean
+    loss."""
     net = agent.net
     net.train()
     optimizer = torch.optim.Adam(net.parameters(), lr=lr, foreach=True)
     generator = torch.Generator().manual_seed(seed)
     layouts = {
-        k: MultiKnowledgeLayout(c.vocabulary.length, c.max_guesses, c.boards) for k, c in configs.items() if k in data
+        k: MultiKnowledgeLayout(c.vocabulary.length, c.max_guesses, c.boards)
+        for k, c in configs.items()
+        if k in data
     }
     loss_sum, count = 0.0, 0
     for _ in range(epochs):
@@ -297,8 +342,8 @@ def distil(
 
 @dataclass
 class Iteration:
-    """What one iteration did, per board count: the network's figures on the validation games before its
-    training, positions valued and improved, labels so far."""
+    """What one iteration did, per board count: the network's figures on the validation games before
+    its training, positions valued and improved, labels so far."""
 
     iteration: int
     boards: list[int]
@@ -314,8 +359,8 @@ class Iteration:
 
 
 class Run:
-    """A run's whole state: the network, the labels of each board count, the best weights and their figures,
-    each iteration's figures and the time spent."""
+    """A run's whole state: the network, the labels of each board count, the best weights and their
+    figures, each iteration's figures and the time spent."""
 
     def __init__(self, agent: WordAgent) -> None:
         self.agent = agent
@@ -329,12 +374,16 @@ class Run:
     def tensors(
         self, anchors: dict[int, dict[bytes, tuple[torch.Tensor, int]]] | None = None
     ) -> dict[int, tuple[torch.Tensor, torch.Tensor]]:
-        """Each board count's labelled observations and labels; ``anchors`` add positions no label holds."""
+        """Each board count's labelled observations and labels; ``anchors`` add positions no label
+        holds."""
         found = {}
         for k in sorted({*self.data, *(anchors or {})}):
             rows = {**(anchors or {}).get(k, {}), **self.data.get(k, {})}
             if rows:
-                found[k] = (torch.stack([r for r, _ in rows.values()]), torch.tensor([a for _, a in rows.values()]))
+                found[k] = (
+                    torch.stack([r for r, _ in rows.values()]),
+                    torch.tensor([a for _, a in rows.values()]),
+                )
         return found
 
     def state_dict(self) -> dict[str, Any]:
@@ -357,9 +406,14 @@ class Run:
             self.agent.net.load_state_dict(state["model"])
             self.best_state, self.best_key = state["best"], tuple(state["best_key"]) or None
             figures = state["best_figures"].items()
-            self.best_figures = {int(k): (float(v[0]), float(v[1]), float(v[2])) for k, v in figures}
+            self.best_figures = {
+                int(k): (float(v[0]), float(v[1]), float(v[2])) for k, v in figures
+            }
             self.data = {
-                int(k): {o.numpy().tobytes(): (o, int(a)) for o, a in zip(d["observations"], d["labels"], strict=True)}
+                int(k): {
+                    o.numpy().tobytes(): (o, int(a))
+                    for o, a in zip(d["observations"], d["labels"], strict=True)
+                }
                 for k, d in state["data"].items()
             }
             self.history = [Iteration(**h) for h in state["history"]]
@@ -374,11 +428,14 @@ class Run:
 def own_guesses(
     agent: WordAgent, config: WordleConfig, games: int, stream: int
 ) -> dict[bytes, tuple[torch.Tensor, int]]:
-    """The network's own guess at every position after the first of ``games`` greedy games (by observation)."""
+    """The network's own guess at every position after the first of ``games`` greedy games (by
+    observation)."""
     if not games:
         return {}
     answers = training_games(config.vocabulary.num_answers, config.boards, games, stream)
-    played = play(as_policy(agent), config, games=answers, device=agent.device, check=False, record=True)
+    played = play(
+        as_policy(agent), config, games=answers, device=agent.device, check=False, record=True
+    )
     found = {}
     for _, g, step in _turns(played):
         row = step.observations[g].cpu()
@@ -387,17 +444,21 @@ def own_guesses(
 
 
 def method(history: list[Iteration], boards: list[int], see_all: bool = False) -> str:
-    """What a run learned from, for its checkpoint's ``method``: :data:`METHOD` on its board counts, and the
-    guesses the rules proposed (the answers left on a board), where a run tried them; with ``see_all``, that a
-    context network seeing every board learned them."""
+    """What a run learned from, for its checkpoint's ``method``: :data:`METHOD` on its board counts,
+    and the guesses the rules proposed (the answers left on a board), where a run tried them; with
+    ``see_all``, that a context network seeing every board learned them."""
     counts = ", ".join(str(k) for k in boards)
     seeing = f"; {SEEING}" if see_all else ""
-    return f"{METHOD} ({counts} boards{POSSIBLE if any(h.possible for h in history) else ''}{seeing})"
+    return (
+        f"{METHOD} ({counts} boards{POSSIBLE if any(h.possible for h in history) else ''}{seeing})"
+    )
 
 
-def validate(agent: WordAgent, configs: dict[int, WordleConfig], games: int) -> dict[int, tuple[float, float, float]]:
-    """The mixture's win rate, mean guesses on wins and mean guesses of all games (a loss as ``max_guesses +
-    1``) on each board count's validation games."""
+def validate(
+    agent: WordAgent, configs: dict[int, WordleConfig], games: int
+) -> dict[int, tuple[float, float, float]]:
+    """The mixture's win rate, mean guesses on wins and mean guesses of all games (a loss as
+    ``max_guesses + 1``) on each board count's validation games."""
     found = {}
     for k, config in configs.items():
         answers = training_games(config.vocabulary.num_answers, k, games, stream=VALIDATION_STREAM)
@@ -407,9 +468,12 @@ def validate(agent: WordAgent, configs: dict[int, WordleConfig], games: int) -> 
 
 
 def _key(figures: dict[int, tuple[float, float, float]]) -> tuple[float, float]:
-    """Better networks first: the mean win rate over the board counts, then fewer mean guesses (a loss as
-    ``max_guesses + 1``)."""
-    return (float(np.mean([f[0] for f in figures.values()])), -float(np.mean([f[2] for f in figures.values()])))
+    """Better networks first: the mean win rate over the board counts, then fewer mean guesses (a
+    loss as ``max_guesses + 1``)."""
+    return (
+        float(np.mean([f[0] for f in figures.values()])),
+        -float(np.mean([f[2] for f in figures.values()])),
+    )
 
 
 def iterate(
@@ -421,9 +485,9 @@ def iterate(
     log: Any = print,
     save: Any = None,
 ) -> None:
-    """Play, improve, distil until ``run`` has ``iterations`` iterations, then validate once more; the best
-    network (by :func:`_key` on the validation games) is ``run.best_state``. No new iteration starts after
-    ``deadline`` (at least one is done); ``save(run)`` after each."""
+    """Play, improve, distil until ``run`` has ``iterations`` iterations, then validate once more;
+    the best network (by :func:`_key` on the validation games) is ``run.best_state``. No new
+    iteration starts after ``deadline`` (at least one is done); ``save(run)`` after each."""
     agent = run.agent
     start, before, done = time.perf_counter(), run.seconds, len(run.history)
     while True:
@@ -432,7 +496,9 @@ def iterate(
         key = _key(figures)
         if run.best_key is None or key > run.best_key:
             run.best_key, run.best_figures = key, figures
-            run.best_state = {k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()}
+            run.best_state = {
+                k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()
+            }
         said = f"iteration {it}: " + ", ".join(
             f"{k} boards {100 * w:.2f} % / {m:.4f} ({a:.4f})" for k, (w, m, a) in figures.items()
         )
@@ -442,7 +508,9 @@ def iterate(
         counts, changes = [], []
         for k, config in configs.items():
             games = training_games(config.vocabulary.num_answers, k, options.games, stream=it)
-            found, _ = positions(agent, config, games, options.samples, it * 64 + k, options.possible)
+            found, _ = positions(
+                agent, config, games, options.samples, it * 64 + k, options.possible
+            )
             valued = values(agent, config, found, options.top)
             rows = run.data.setdefault(k, {})
             changed = 0
@@ -453,11 +521,15 @@ def iterate(
             counts.append(len(found))
             changes.append(changed)
         anchors = {
-            k: own_guesses(agent, config, options.anchors, stream=ANCHOR_STREAM + it) for k, config in configs.items()
+            k: own_guesses(agent, config, options.anchors, stream=ANCHOR_STREAM + it)
+            for k, config in configs.items()
         }
         loss = distil(agent, run.tensors(anchors), configs, options.epochs, options.lr, seed=it)
         if not math.isfinite(loss):
-            raise ValueError(f"the distillation diverged at iteration {it} (loss {loss}); lower --lr ({options.lr:g})")
+            raise ValueError(
+                f"the distillation diverged at iteration {it} (loss {loss}); lower "
+                f"--lr ({options.lr:g})"
+            )
         run.seconds = before + time.perf_counter() - start
         labels = sum(len(rows) for rows in run.data.values())
         run.history.append(
@@ -476,7 +548,8 @@ def iterate(
             )
         )
         improved = ", ".join(
-            f"{k} boards {c} of {n} improved" for k, n, c in zip(configs, counts, changes, strict=True)
+            f"{k} boards {c} of {n} improved"
+            for k, n, c in zip(configs, counts, changes, strict=True)
         )
         log(f"{said}; {improved}; {labels} labels; loss {loss:.4f}; {run.seconds:.0f} s")
         if save is not None:

@@ -1,39 +1,43 @@
-"""Policy iteration by the network's own rollouts: no solver, no teacher, only the game and its reward.
+"""Policy iteration by the network's own rollouts: no solver, no teacher, only the game and its
+reward.
 
-    python -m wordle_agents.commands.improve --init agents/checkpoints/dqn_full.pt --out dqn_improved.pt \\
-        [--run-dir runs/improve] [--iterations 10] [--top 32] [--screen 32] [--explore 4] [--epochs 150] \\
+    python -m wordle_agents.commands.improve --init agents/checkpoints/dqn_full.pt \\
+        --out dqn_improved.pt \\
+        [--run-dir runs/improve] [--iterations 10] [--top 32] [--screen 32] [--explore 4] \\
+        [--epochs 150] \\
         [--hard] [--max-minutes 60]
 
-The network is an A2C's or a DQN's (by the checkpoint's kind; a DQN's word values serve as the logits).
-Each iteration:
+The network is an A2C's or a DQN's (by the checkpoint's kind; a DQN's word values serve as the
+logits). Each iteration:
 
-1. **Play.** The network plays every answer greedily. Games that reach the same observation are at the
-   same position: their answers are exactly the answers consistent with it, so a position's answers come
-   from playing, not from the rules.
-2. **Improve.** At every position, each of the network's ``--top`` best-scored guesses is tried: played,
-   then the game finished by the network's own greedy play, on every answer of the position. The guess
-   whose games earn the most reward (the env's ``--reward``; "default" is -1 a guess and -5 for a loss)
-   becomes the position's label, or the network's own guess where nothing earns more. Taking the best
-   action of a policy's own Q at every position is one step of policy iteration: the improved policy
-   earns at least as much as the network. ``--deep-top``/``--deep-random`` look one guess further, with
-   random guesses too, where a position has many answers (:func:`improve`). ``--screen K`` also tries the
-   K guesses that a critic fitted to the network's own games (guesses still needed, by answers left)
-   ranks best by one-step lookahead over all allowed guesses (:class:`Critic`): guesses unlike the
-   network's own, which the rollouts then value.
+1. **Play.** The network plays every answer greedily. Games that reach the same observation are at
+   the same position: their answers are exactly the answers consistent with it, so a position's
+   answers come from playing, not from the rules.
+2. **Improve.** At every position, each of the network's ``--top`` best-scored guesses is tried:
+   played, then the game finished by the network's own greedy play, on every answer of the position.
+   The guess whose games earn the most reward (the env's ``--reward``; "default" is -1 a guess and
+   -5 for a loss) becomes the position's label, or the network's own guess where nothing earns more.
+   Taking the best action of a policy's own Q at every position is one step of policy iteration: the
+   improved policy earns at least as much as the network. ``--deep-top``/``--deep-random`` look one
+   guess further, with random guesses too, where a position has many answers (:func:`improve`).
+   ``--screen K`` also tries the K guesses that a critic fitted to the network's own games (guesses
+   still needed, by answers left) ranks best by one-step lookahead over all allowed guesses
+   (:class:`Critic`): guesses unlike the network's own, which the rollouts then value.
 3. **Distil.** The improved policy is played, and the network is trained (cross-entropy, as
-   :mod:`wordle_agents.methods.teach` does) on its guess at every position it reaches (the labels of earlier
-   iterations stay, the latest of each position): downstream of a changed guess that is the network's own
-   old guess, which is what the rollouts measured, so the distilled network plays what they valued.
-   ``--explore K`` (exploring starts) also plays, at each position of at least ``--explore-answers``
-   answers, its K best valued other guesses, and labels every position met after them with its best
-   guess by rollouts (:func:`explore`). Without them the network plays well only on its own path (a
-   better guess followed by its own play can lose), so one-guess improvements stop at a local optimum.
+   :mod:`wordle_agents.methods.teach` does) on its guess at every position it reaches (the labels of
+   earlier iterations stay, the latest of each position): downstream of a changed guess that is the
+   network's own old guess, which is what the rollouts measured, so the distilled network plays what
+   they valued. ``--explore K`` (exploring starts) also plays, at each position of at least
+   ``--explore-answers`` answers, its K best valued other guesses, and labels every position met
+   after them with its best guess by rollouts (:func:`explore`). Without them the network plays well
+   only on its own path (a better guess followed by its own play can lose), so one-guess
+   improvements stop at a local optimum.
 
-The best network (by wins, then mean guesses) is written to ``--out``, float16, with the figures its float16
-weights play. What it learned from is recorded as ``method: "own-policy rollouts"`` (with exploring starts
-and the critic named where a run used them, :func:`method`) and ``method_reward``; ``teacher`` is None.
-Greedy play needs no search: the rollouts are training only. The run folder's ``last.pt`` holds
-everything: the same command continues it.
+The best network (by wins, then mean guesses) is written to ``--out``, float16, with the figures its
+float16 weights play. What it learned from is recorded as ``method: "own-policy rollouts"`` (with
+exploring starts and the critic named where a run used them, :func:`method`) and ``method_reward``;
+``teacher`` is None. Greedy play needs no search: the rollouts are training only. The run folder's
+``last.pt`` holds everything: the same command continues it.
 """
 
 from __future__ import annotations
@@ -91,37 +95,41 @@ class Iteration:
     explored: int = 0  # positions met after them, labelled
     epochs: int = 0  # of distillation (0: not recorded, runs before it was)
     path_copies: int = 0  # extra copies of the improved policy's path among the labels
-    opener: str = ""  # the first guess fixed by hand ("": the network's own, improved as any position)
+    # the first guess fixed by hand ("": the network's own, improved as any position)
+    opener: str = ""
     explore_root: int = 0  # other first guesses played (0: as many as ``explore``)
 
 
 @dataclass(frozen=True)
 class ImproveOptions:
-    """How each iteration improves and distils; any of them may change from one command to the next."""
+    """How each iteration improves and distils; any of them may change from one command to the
+    next."""
 
     top: int = 32
     """Guesses tried at each position (the network's best-scored)."""
     deep_top: int = 0
-    """At positions of at least --deep-answers answers, value this many of the best guesses one guess deeper."""
+    """At positions of at least --deep-answers answers, value this many of the best guesses one
+    guess deeper."""
     deep_answers: int = 100
     """See --deep-top."""
     deep_random: int = 0
     """At those positions, also try this many guesses drawn at random."""
     screen: int = 0
-    """At positions of 3 answers or more, also try this many guesses that a critic fitted to the network's own
-    games ranks best by one-step lookahead."""
+    """At positions of 3 answers or more, also try this many guesses that a critic fitted to the
+    network's own games ranks best by one-step lookahead."""
     explore: int = 0
-    """Exploring starts: at positions of at least --explore-answers answers, play this many other guesses (the
-    best valued) and label the positions met after them too."""
+    """Exploring starts: at positions of at least --explore-answers answers, play this many other
+    guesses (the best valued) and label the positions met after them too."""
     explore_answers: int = 10
     """See --explore."""
     explore_root: int = 0
-    """Exploring starts at the first position: play this many other first guesses there (the best valued) and
-    label the positions met after them (0: as many as --explore). Without a fixed opener, the network values
-    other openers by its own play after them, which is poor where it never played: trained after many, it
-    can find a better one."""
+    """Exploring starts at the first position: play this many other first guesses there (the best
+    valued) and label the positions met after them (0: as many as --explore). Without a fixed
+    opener, the network values other openers by its own play after them, which is poor where it
+    never played: trained after many, it can find a better one."""
     path_copies: int = 8
-    """With --explore, the improved policy's own positions count this many times more in distillation."""
+    """With --explore, the improved policy's own positions count this many times more in
+    distillation."""
     epochs: int = 150
     """Epochs over all labels per iteration."""
     lr: float = 1e-3
@@ -129,32 +137,50 @@ class ImproveOptions:
     seed: int = 0
     """Seed of dropout and of the random guesses."""
     opener: str = ""
-    """A first guess fixed by hand (an allowed word; empty: the network's own, improved as any position). The
-    first position is then neither improved nor explored: the network learns to open with this word and, from
-    its own rollouts, to play after it. A network plays well only after the opener it learned (the shipped DQN
-    after LEARN: 3.49; after SALET: 4.31), so one-guess improvements never change an opener; the optimum after
-    LEARN is 3.4704. Named in the checkpoint's method."""
+    """A first guess fixed by hand (an allowed word; empty: the network's own, improved as any
+    position). The first position is then neither improved nor explored: the network learns to open
+    with this word and, from its own rollouts, to play after it. A network plays well only after the
+    opener it learned (the shipped DQN after LEARN: 3.49; after SALET: 4.31), so one-guess
+    improvements never change an opener; the optimum after LEARN is 3.4704. Named in the
+    checkpoint's method."""
 
     def __post_init__(self) -> None:
         at_least_one = ("top", "deep_answers", "explore_answers", "epochs")
         for name in at_least_one:
             if isinstance(getattr(self, name), bool) or not getattr(self, name) >= 1:
-                raise ValueError(f"{name.replace('_', '-')} must be >= 1; got {getattr(self, name)!r}")
-        for name in ("deep_top", "deep_random", "screen", "explore", "explore_root", "path_copies", "seed"):
+                raise ValueError(
+                    f"{name.replace('_', '-')} must be >= 1; got {getattr(self, name)!r}"
+                )
+        for name in (
+            "deep_top",
+            "deep_random",
+            "screen",
+            "explore",
+            "explore_root",
+            "path_copies",
+            "seed",
+        ):
             if isinstance(getattr(self, name), bool) or not getattr(self, name) >= 0:
-                raise ValueError(f"{name.replace('_', '-')} must be >= 0; got {getattr(self, name)!r}")
+                raise ValueError(
+                    f"{name.replace('_', '-')} must be >= 0; got {getattr(self, name)!r}"
+                )
         if not (math.isfinite(self.lr) and 0 < self.lr <= 1):
             raise ValueError(f"lr must be a number in (0, 1]; got {self.lr!r}")
 
 
 class Forced:
-    """Game ``i``'s first ``lengths[i]`` guesses are ``forced[i]``; then the network's greedy guess (among
-    those the position allows in hard mode). A harness policy: :func:`wordle_gym.harness.play.play` runs it."""
+    """Game ``i``'s first ``lengths[i]`` guesses are ``forced[i]``; then the network's greedy guess
+    (among those the position allows in hard mode). A harness policy:
+    :func:`wordle_gym.harness.play.play` runs it."""
 
-    def __init__(self, agent: WordAgent, forced: torch.Tensor, lengths: torch.Tensor, hard_mode: bool) -> None:
+    def __init__(
+        self, agent: WordAgent, forced: torch.Tensor, lengths: torch.Tensor, hard_mode: bool
+    ) -> None:
         self.agent, self.forced, self.lengths, self.hard_mode = agent, forced, lengths, hard_mode
 
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+    def act(
+        self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv
+    ) -> torch.Tensor:
         turn = env.state.turn
         forced = self.forced.gather(1, turn.clamp(max=self.forced.shape[1] - 1)[:, None]).squeeze(1)
         actions = torch.where(turn < self.lengths, forced, 0)
@@ -163,7 +189,9 @@ class Forced:
             actions[free] = self.greedy(observations[free], action_masks[free], env)
         return actions
 
-    def greedy(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+    def greedy(
+        self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv
+    ) -> torch.Tensor:
         """The network's greedy guess in the games past their forced guesses."""
         return self.agent.best_words(observations, action_masks if self.hard_mode else None)
 
@@ -177,18 +205,22 @@ def rollouts(
     lengths: torch.Tensor,
     chunk: int = 32768,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Play game ``i`` on answer ``answers[i]``: its first ``lengths[i]`` guesses are ``forced[i]``, the rest
-    the network's greedy choice (:class:`Forced`), ``chunk`` games at a time.
+    """Play game ``i`` on answer ``answers[i]``: its first ``lengths[i]`` guesses are ``forced[i]``,
+    the rest the network's greedy choice (:class:`Forced`), ``chunk`` games at a time.
 
     Returns:
-        Each game's return (the sum of its rewards) and the guesses it used (``max_guesses + 1`` for a loss).
+        Each game's return (the sum of its rewards) and the guesses it used (``max_guesses + 1`` for
+        a loss).
     """
     returns, used = [], []
     agent.net.eval()
-    bar = tqdm(total=len(answers), desc="rollouts", unit="game", leave=False, disable=None)  # None: on a terminal
+    # None: on a terminal
+    bar = tqdm(total=len(answers), desc="rollouts", unit="game", leave=False, disable=None)
     for start in range(0, len(answers), chunk):
         rows = slice(start, start + chunk)
-        policy = Forced(agent, forced[rows].to(agent.device), lengths[rows].to(agent.device), config.hard_mode)
+        policy = Forced(
+            agent, forced[rows].to(agent.device), lengths[rows].to(agent.device), config.hard_mode
+        )
         games = play(policy, config, games=answers[rows], device=agent.device, check=False)
         returns.append(games.returns.cpu())
         used.append(games.guesses.cpu())
@@ -198,10 +230,10 @@ def rollouts(
 
 
 class _Grouping:
-    """The network's greedy play, where games that reach the same observation are one position (their answers
-    are exactly those consistent with it): each turn it records the positions of the games still on, plays
-    ``chosen``'s guess where it has one for a position (by observation), and game ``i``'s ``prefixes[i]``
-    first."""
+    """The network's greedy play, where games that reach the same observation are one position
+    (their answers are exactly those consistent with it): each turn it records the positions of the
+    games still on, plays ``chosen``'s guess where it has one for a position (by observation), and
+    game ``i``'s ``prefixes[i]`` first."""
 
     def __init__(
         self,
@@ -215,7 +247,9 @@ class _Grouping:
         self.found: list[Position] = []
         self.turn = 0  # act is called once a turn
 
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+    def act(
+        self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv
+    ) -> torch.Tensor:
         turn, self.turn = self.turn, self.turn + 1
         actions = _best(self.agent, self.hard_mode, observations, action_masks)
         groups: dict[bytes, Position] = {}
@@ -244,25 +278,31 @@ def positions(
     chosen: dict[bytes, int] | None = None,
     starts: list[tuple[list[int], list[int]]] | None = None,
 ) -> tuple[list[Position], Played]:
-    """Every position of the network's greedy games on all answers (answers grouped by observation, in turn
-    order), and the games (``Played``: each answer's guesses, ``max_guesses + 1`` for a loss; the figures).
+    """Every position of the network's greedy games on all answers (answers grouped by observation,
+    in turn order), and the games (``Played``: each answer's guesses, ``max_guesses + 1`` for a
+    loss; the figures).
 
     Args:
         chosen: a guess to play instead of the network's at a position (by its observation's bytes).
-        starts: play instead, for each ``(prefix, answers)``, a game on each of the answers that begins with
-            the guesses ``prefix`` (the positions met from there on, and each game's guesses, in order).
+        starts: play instead, for each ``(prefix, answers)``, a game on each of the answers that
+            begins with the guesses ``prefix`` (the positions met from there on, and each game's
+            guesses, in order).
     """
     num = config.vocabulary.num_answers
     games = [(prefix, a) for prefix, answers in starts or [([], list(range(num)))] for a in answers]
     agent.use_words(list(config.vocabulary.allowed))
     agent.net.eval()
     policy = _Grouping(agent, config, games, chosen)
-    return policy.found, play(policy, config, games=[a for _, a in games], device=agent.device, check=False)
+    return policy.found, play(
+        policy, config, games=[a for _, a in games], device=agent.device, check=False
+    )
 
 
-def _replay(agent: WordAgent, config: WordleConfig, answers: list[int], prefixes: list[list[int]]) -> Played:
-    """Game ``i`` on ``answers[i]`` after the guesses ``prefixes[i]`` (all one length): the env to go on from,
-    its last observations and infos, and the reward each game earned."""
+def _replay(
+    agent: WordAgent, config: WordleConfig, answers: list[int], prefixes: list[list[int]]
+) -> Played:
+    """Game ``i`` on ``answers[i]`` after the guesses ``prefixes[i]`` (all one length): the env to
+    go on from, its last observations and infos, and the reward each game earned."""
     width = len(prefixes[0]) if prefixes else 0
     forced = torch.tensor(prefixes, dtype=torch.int64).reshape(len(answers), width).to(agent.device)
     lengths = torch.full((len(answers),), width, dtype=torch.int64, device=agent.device)
@@ -270,17 +310,21 @@ def _replay(agent: WordAgent, config: WordleConfig, answers: list[int], prefixes
     return play(policy, config, games=answers, device=agent.device, turns=width, check=False)
 
 
-def _best(agent: WordAgent, hard_mode: bool, obs: torch.Tensor, action_masks: torch.Tensor) -> torch.Tensor:
-    """The network's greedy guess at each observation (among those the position allows in hard mode)."""
+def _best(
+    agent: WordAgent, hard_mode: bool, obs: torch.Tensor, action_masks: torch.Tensor
+) -> torch.Tensor:
+    """The network's greedy guess at each observation (among those the position allows in hard
+    mode)."""
     return agent.best_words(obs, action_masks if hard_mode else None).cpu()
 
 
 class Critic:
-    """How many guesses the network's greedy play still needs at a position of ``k`` answers (its own
-    guess there included), averaged over the positions of its own games: ``cost[k]``, interpolated (in log
-    ``k``) between the sizes it met and made non-decreasing. One-step lookahead with it ranks every allowed
-    guess cheaply, to bring guesses unlike the network's own (its scores are sums of letter scores, its top
-    guesses near-copies of its own) before the rollouts, which alone decide."""
+    """How many guesses the network's greedy play still needs at a position of ``k`` answers (its
+    own guess there included), averaged over the positions of its own games: ``cost[k]``,
+    interpolated (in log ``k``) between the sizes it met and made non-decreasing. One-step lookahead
+    with it ranks every allowed guess cheaply, to bring guesses unlike the network's own (its scores
+    are sums of letter scores, its top guesses near-copies of its own) before the rollouts, which
+    alone decide."""
 
     def __init__(self, cost: torch.Tensor, patterns: int) -> None:
         self.cost = cost  # (num_answers + 1,), cost[0] = 0
@@ -288,7 +332,8 @@ class Critic:
 
     @classmethod
     def fit(cls, found: list[Position], used: torch.Tensor, config: WordleConfig) -> Critic:
-        """From the positions of the network's greedy games and each answer's guesses (:func:`positions`)."""
+        """From the positions of the network's greedy games and each answer's guesses
+        (:func:`positions`)."""
         sums: dict[int, list[float]] = {}
         for p in found:
             needed = float((used[p.answers] - len(p.prefix)).double().mean())
@@ -300,12 +345,16 @@ class Critic:
         costs = torch.tensor(np.concatenate([[0.0], cost]), dtype=torch.float32)
         return cls(costs, num_patterns(config.vocabulary.length))
 
-    def screen(self, table: torch.Tensor, answers: list[int], k: int, allowed: torch.Tensor | None) -> list[int]:
-        """The ``k`` guesses (rows of ``table``, the allowed x answers pattern ids) whose split of ``answers``
-        the critic expects to cost least: the sum over the split's groups, but the one the guess wins, of
-        ``size * cost[size]`` (among ``allowed`` guesses where given)."""
+    def screen(
+        self, table: torch.Tensor, answers: list[int], k: int, allowed: torch.Tensor | None
+    ) -> list[int]:
+        """The ``k`` guesses (rows of ``table``, the allowed x answers pattern ids) whose split of
+        ``answers`` the critic expects to cost least: the sum over the split's groups, but the one
+        the guess wins, of ``size * cost[size]`` (among ``allowed`` guesses where given)."""
         patterns = table[:, answers].long()  # (G, n)
-        counts = torch.zeros((table.shape[0], self.patterns), dtype=torch.int64, device=table.device)
+        counts = torch.zeros(
+            (table.shape[0], self.patterns), dtype=torch.int64, device=table.device
+        )
         counts.scatter_add_(1, patterns, torch.ones_like(patterns))
         counts[:, -1] = 0  # the group of the answer guessed: won, nothing more to pay
         cost = self.cost.to(table.device)
@@ -319,7 +368,9 @@ def _allowed(agent: WordAgent, config: WordleConfig, found: list[Position]) -> t
     """In hard mode, the guesses each position allows (its answers share the mask); else None."""
     if not config.hard_mode:
         return None
-    allowed = torch.ones((len(found), config.vocabulary.num_allowed), dtype=torch.bool, device=agent.device)
+    allowed = torch.ones(
+        (len(found), config.vocabulary.num_allowed), dtype=torch.bool, device=agent.device
+    )
     for turn in sorted({len(position.prefix) for position in found}):
         rows = [index for index, position in enumerate(found) if len(position.prefix) == turn]
         first_answers = [found[index].answers[0] for index in rows]
@@ -340,17 +391,20 @@ def candidate_values(
     screen_answers: int = 3,
     critic: Critic | None = None,
 ) -> list[dict[int, float]]:
-    """What each guess tried at each position earns: the reward of the position's answers' games (summed over
-    them) when the guess is played there, then the network's greedy play (:func:`rollouts`).
+    """What each guess tried at each position earns: the reward of the position's answers' games
+    (summed over them) when the guess is played there, then the network's greedy play
+    (:func:`rollouts`).
 
     Args:
         agent: the network.
         config: the game and its reward.
         found: the positions.
-        top: the network's best-scored guesses tried at each position (its own greedy guess among them).
+        top: the network's best-scored guesses tried at each position (its own greedy guess among
+            them).
         chunk: games played at once.
         extra: more guesses to try at position ``i`` (``extra[i]``), where the position allows them.
-        screen: at positions of at least ``screen_answers`` answers, also try the ``critic``'s ``screen`` best.
+        screen: at positions of at least ``screen_answers`` answers, also try the ``critic``'s
+            ``screen`` best.
         screen_answers: see ``screen``.
         critic: see ``screen``.
 
@@ -365,8 +419,11 @@ def candidate_values(
     if allowed is not None:  # only guesses the position allows
         scores = scores.masked_fill(~allowed, -torch.inf)
     tops = scores.topk(min(top, scores.shape[1]), dim=1).indices.cpu()
-    table = pattern_table(config.vocabulary, agent.device) if screen and critic is not None else None
-    # one game per (position, candidate, answer): the position's guesses, the candidate, then greedy play
+    table = (
+        pattern_table(config.vocabulary, agent.device) if screen and critic is not None else None
+    )
+    # one game per (position, candidate, answer): the position's guesses, the candidate, then greedy
+    # play
     width = config.max_guesses
     answers, forced, lengths, owner = [], [], [], []
     for index, position in enumerate(found):
@@ -375,8 +432,12 @@ def candidate_values(
             candidates[-1] = position.greedy
         more = list((extra or {}).get(index, ()))
         if table is not None and critic is not None and len(position.answers) >= screen_answers:
-            more += critic.screen(table, position.answers, screen, None if allowed is None else allowed[index])
-        candidates += [g for g in dict.fromkeys(more) if g not in candidates and scores[index, g] > -torch.inf]
+            more += critic.screen(
+                table, position.answers, screen, None if allowed is None else allowed[index]
+            )
+        candidates += [
+            g for g in dict.fromkeys(more) if g not in candidates and scores[index, g] > -torch.inf
+        ]
         for guess in candidates:
             prefix = position.prefix + [guess] + [0] * (width - len(position.prefix) - 1)
             for answer in position.answers:
@@ -384,7 +445,9 @@ def candidate_values(
                 forced.append(prefix)
                 lengths.append(len(position.prefix) + 1)
                 owner.append((index, guess))
-    returns, _ = rollouts(agent, config, torch.tensor(answers), torch.tensor(forced), torch.tensor(lengths), chunk)
+    returns, _ = rollouts(
+        agent, config, torch.tensor(answers), torch.tensor(forced), torch.tensor(lengths), chunk
+    )
     values: list[dict[int, float]] = [{} for _ in found]
     for (index, guess), earned in zip(owner, returns.tolist(), strict=True):
         values[index][guess] = values[index].get(guess, 0.0) + earned
@@ -401,8 +464,8 @@ def children(
         moves: (position, guess) pairs.
 
     Returns:
-        For each move, the positions the guess leads to (its answers grouped by what they show), and the reward
-        earned by the games it ends (a win, or the last guess), summed over them.
+        For each move, the positions the guess leads to (its answers grouped by what they show), and
+        the reward earned by the games it ends (a win, or the last guess), summed over them.
     """
     found: list[tuple[list[Position], float]] = [([], 0.0) for _ in moves]
     for turn in sorted({len(position.prefix) for position, _ in moves}):
@@ -414,8 +477,14 @@ def children(
         ]
         prefixes = [[*moves[move][0].prefix, moves[move][1]] for move, _ in rows]
         games = _replay(agent, config, [answer for _, answer in rows], prefixes)
-        greedy = _best(agent, config.hard_mode, games.observations, bool_mask(games.infos["action_mask"]))
-        done, earned, observations = games.env.state.done.cpu(), games.returns.cpu(), games.observations.cpu()
+        greedy = _best(
+            agent, config.hard_mode, games.observations, bool_mask(games.infos["action_mask"])
+        )
+        done, earned, observations = (
+            games.env.state.done.cpu(),
+            games.returns.cpu(),
+            games.observations.cpu(),
+        )
         groups: dict[tuple[int, bytes], Position] = {}
         for row, (move, answer) in enumerate(rows):
             if bool(done[row]):
@@ -437,9 +506,9 @@ def _argmax(values: dict[int, float], own: int) -> int:
 
 
 class Improvement(NamedTuple):
-    """What :func:`improve` found: each position's label, the reward the labels are sure to add over all
-    answers, the deeper look's guesses after its labels (by observation) and every guess valued at each
-    position (the reward its answers' games earn, summed)."""
+    """What :func:`improve` found: each position's label, the reward the labels are sure to add over
+    all answers, the deeper look's guesses after its labels (by observation) and every guess valued
+    at each position (the reward its answers' games earn, summed)."""
 
     labels: list[int]
     gain: float
@@ -461,54 +530,74 @@ def improve(
     screen: int = 0,
     critic: Critic | None = None,
 ) -> Improvement:
-    """The label of each position: its best guess among the network's ``top`` by its own rollouts (the
-    network's own guess unless another earns strictly more).
+    """The label of each position: its best guess among the network's ``top`` by its own rollouts
+    (the network's own guess unless another earns strictly more).
 
     Args:
         agent: the network.
         config: the game and its reward.
         found: the positions of the network's greedy games (:func:`positions`).
         top: guesses tried at each position.
-        deep_top: positions of at least ``deep_answers`` answers look one guess further: their ``deep_top`` best
-            guesses (by the rollouts) are valued with the best of ``top`` guesses at each position they lead
-            to, and those positions' best guesses are returned too (by observation), for the improved policy to
-            play after the label.
+        deep_top: positions of at least ``deep_answers`` answers look one guess further: their
+            ``deep_top`` best guesses (by the rollouts) are valued with the best of ``top`` guesses
+            at each position they lead to, and those positions' best guesses are returned too (by
+            observation), for the improved policy to play after the label.
         deep_answers: see ``deep_top``.
-        deep_random: at those positions, this many guesses drawn uniformly also compete: the network's top
-            guesses are words much like its own (its scores are sums of letter scores), these explore the rest
-            of the list.
+        deep_random: at those positions, this many guesses drawn uniformly also compete: the
+            network's top guesses are words much like its own (its scores are sums of letter
+            scores), these explore the rest of the list.
         seed: the draws' seed.
         chunk: games played at once.
-        screen: every position of 3 answers or more (the deeper look's too) also tries the ``critic``'s
-            ``screen`` best guesses.
+        screen: every position of 3 answers or more (the deeper look's too) also tries the
+            ``critic``'s ``screen`` best guesses.
         critic: see ``screen``.
 
     Returns:
-        :class:`Improvement`, with the reward the labels are sure to add over all answers: the gains of the
-        changed positions that no other changed position leads to (by the policy improvement theorem, playing
-        every label earns at least that much more than the network).
+        :class:`Improvement`, with the reward the labels are sure to add over all answers: the gains
+        of the changed positions that no other changed position leads to (by the policy improvement
+        theorem, playing every label earns at least that much more than the network).
     """
-    deep = [index for index, position in enumerate(found) if deep_top and len(position.answers) >= deep_answers]
+    deep = [
+        index
+        for index, position in enumerate(found)
+        if deep_top and len(position.answers) >= deep_answers
+    ]
     draws = torch.Generator().manual_seed(seed)
     num = config.vocabulary.num_allowed
     extra = {index: torch.randint(num, (deep_random,), generator=draws).tolist() for index in deep}
     screened = {"screen": screen, "critic": critic}
     values = candidate_values(agent, config, found, top, chunk, extra, **screened)
-    labels = [_argmax(valued, position.greedy) for valued, position in zip(values, found, strict=True)]
+    labels = [
+        _argmax(valued, position.greedy) for valued, position in zip(values, found, strict=True)
+    ]
     deeper: dict[bytes, int] = {}
-    moves = [(i, guess) for i in deep for guess in sorted(values[i], key=lambda g: -values[i][g])[:deep_top]]
+    moves = [
+        (i, guess)
+        for i in deep
+        for guess in sorted(values[i], key=lambda g: -values[i][g])[:deep_top]
+    ]
     moves += [(i, found[i].greedy) for i in deep if (i, found[i].greedy) not in moves]
     leads_to = children(agent, config, [(found[i], guess) for i, guess in moves])
-    inner = candidate_values(agent, config, [child for group, _ in leads_to for child in group], top, chunk, **screened)
-    at, after = 0, {}  # after[(i, guess)]: the best guess at each position that guess leads to from position i
+    inner = candidate_values(
+        agent, config, [child for group, _ in leads_to for child in group], top, chunk, **screened
+    )
+    # after[(i, guess)]: the best guess at each position that guess leads to from position i
+    at, after = 0, {}
     for (i, guess), (group, ended) in zip(moves, leads_to, strict=True):
         group_values, at = inner[at : at + len(group)], at + len(group)
-        after[(i, guess)] = [(child, _argmax(v, child.greedy)) for v, child in zip(group_values, group, strict=True)]
-        values[i][guess] = ended + sum(v[best] for v, (_, best) in zip(group_values, after[(i, guess)], strict=True))
+        after[(i, guess)] = [
+            (child, _argmax(v, child.greedy)) for v, child in zip(group_values, group, strict=True)
+        ]
+        values[i][guess] = ended + sum(
+            v[best] for v, (_, best) in zip(group_values, after[(i, guess)], strict=True)
+        )
     for i in deep:  # now valued one guess deeper: only those guesses compete
-        labels[i] = _argmax({guess: values[i][guess] for mover, guess in moves if mover == i}, found[i].greedy)
+        labels[i] = _argmax(
+            {guess: values[i][guess] for mover, guess in moves if mover == i}, found[i].greedy
+        )
     gain = 0.0
-    upstream = set()  # answers whose games already met a changed position (``found`` is in turn order)
+    # answers whose games already met a changed position (``found`` is in turn order)
+    upstream = set()
     for i, position in enumerate(found):
         if values[i][labels[i]] <= values[i][position.greedy] + 1e-6:
             labels[i] = position.greedy
@@ -517,7 +606,9 @@ def improve(
             upstream.update(position.answers)
     for i in deep:  # the improved policy plays on as the deeper look valued its label
         deeper.update(
-            (child.observation.numpy().tobytes(), best) for child, best in after[(i, labels[i])] if best != child.greedy
+            (child.observation.numpy().tobytes(), best)
+            for child, best in after[(i, labels[i])]
+            if best != child.greedy
         )
     return Improvement(labels, gain, deeper, values)
 
@@ -541,8 +632,9 @@ def explore(
     Args:
         found: the positions of the network's greedy games.
         values: each position's guesses valued (:func:`candidate_values`).
-        alternatives: at each position of at least ``min_answers`` answers, play its ``alternatives`` best valued
-            guesses that are not the network's own, then the network's greedy play.
+        alternatives: at each position of at least ``min_answers`` answers, play its
+            ``alternatives`` best valued guesses that are not the network's own, then the network's
+            greedy play.
         min_answers: see ``alternatives``.
         top: guesses tried at each position met there.
         screen: the ``critic``'s best guesses tried too.
@@ -551,16 +643,18 @@ def explore(
         root: at the first position, this many alternatives instead (0: ``alternatives``).
 
     Returns:
-        The positions those games meet (off the network's path) and the best guess at each, by rollouts.
-        Trained on them, the network also plays well where another guess leads, so the next iteration values
-        those guesses by good play after them: without them a better guess whose games need other play after it
-        never wins its position.
+        The positions those games meet (off the network's path) and the best guess at each, by
+        rollouts. Trained on them, the network also plays well where another guess leads, so the
+        next iteration values those guesses by good play after them: without them a better guess
+        whose games need other play after it never wins its position.
     """
     starts = []
     for position, valued in zip(found, values, strict=True):
         if len(position.answers) >= min_answers:
             count = root if root and not position.prefix else alternatives
-            others = sorted((g for g in valued if g != position.greedy), key=lambda g: -valued[g])[:count]
+            others = sorted((g for g in valued if g != position.greedy), key=lambda g: -valued[g])[
+                :count
+            ]
             starts += [([*position.prefix, guess], position.answers) for guess in others]
     if not starts:
         return [], []
@@ -570,10 +664,13 @@ def explore(
 
 
 def method(history: list[Iteration]) -> str:
-    """What a run learned from, for its checkpoint's ``method``: :data:`METHOD`, the critic's one-step
-    lookahead (a value of the answers left, fitted to the network's games) where it brought guesses, and the
-    first guess where it was fixed by hand."""
-    explored, screened = any(h.explore or h.explore_root for h in history), any(h.screen for h in history)
+    """What a run learned from, for its checkpoint's ``method``: :data:`METHOD`, the critic's
+    one-step lookahead (a value of the answers left, fitted to the network's games) where it brought
+    guesses, and the first guess where it was fixed by hand."""
+    explored, screened = (
+        any(h.explore or h.explore_root for h in history),
+        any(h.screen for h in history),
+    )
     used = [name for name, on in ((EXPLORING, explored), (SCREENING, screened)) if on]
     used += [fixed] if (fixed := fixed_openers(history)) else []
     return f"{METHOD} ({'; '.join(used)})" if used else METHOD
@@ -613,8 +710,8 @@ class Run:
         return observations, torch.tensor([a for _, a in rows], dtype=torch.int64)
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything a resumed run needs to go on exactly as one that never stopped (dropout's random state
-        included)."""
+        """Everything a resumed run needs to go on exactly as one that never stopped (dropout's
+        random state included)."""
         observations, labels = self.labels()
         state = {
             "model": self.agent.net.state_dict(),
@@ -631,8 +728,8 @@ class Run:
         return state
 
     def load_state_dict(self, state: Any) -> None:
-        """Continue from ``state`` (a ``last.pt``); a file that is not one, or another network's, is a
-        ``ValueError`` that says so."""
+        """Continue from ``state`` (a ``last.pt``); a file that is not one, or another network's, is
+        a ``ValueError`` that says so."""
         needed = ("model", "best", "best_key", "observations", "labels", "history", "seconds")
         if not isinstance(state, dict) or any(key not in state for key in needed):
             found = sorted(state) if isinstance(state, dict) else type(state).__name__
@@ -640,7 +737,8 @@ class Run:
         try:
             self.agent.net.load_state_dict(state["model"])
             if state["best"] is not None:
-                self.agent.net.load_state_dict(state["best"])  # the same shapes: checked before it is kept
+                # the same shapes: checked before it is kept
+                self.agent.net.load_state_dict(state["best"])
                 self.agent.net.load_state_dict(state["model"])
             self.best_state, self.best_key = state["best"], tuple(state["best_key"]) or None
             pairs = zip(state["observations"], state["labels"], strict=True)
@@ -648,8 +746,11 @@ class Run:
             self.history = [Iteration(**h) for h in state["history"]]
             self.seconds = float(state["seconds"])
         except (RuntimeError, TypeError, ValueError, KeyError, AttributeError) as exc:
-            raise ValueError(f"its state does not fit this network ({one_line(exc, 200)})") from None
-        if "rng" in state:  # runs written before it was kept start the command's dropout from the seed
+            raise ValueError(
+                f"its state does not fit this network ({one_line(exc, 200)})"
+            ) from None
+        # runs written before it was kept start the command's dropout from the seed
+        if "rng" in state:
             torch.set_rng_state(state["rng"])
         if "cuda_rng" in state and self.agent.device.type == "cuda":
             torch.cuda.set_rng_state(state["cuda_rng"], self.agent.device)
@@ -671,13 +772,15 @@ def iterate(
         config: the game the rollouts play and the reward they earn.
         iterations: iterations in all (those ``run`` did before count).
         options: how each iteration improves and distils.
-        deadline: a ``time.perf_counter()`` after which no new iteration starts; at least one is done.
+        deadline: a ``time.perf_counter()`` after which no new iteration starts; at least one is
+            done.
         log: where each iteration's figures go.
         save: called with ``run`` after each iteration (the caller writes ``last.pt``).
 
-    The best network (by wins, then mean guesses) is ``run.best_state``. With ``options.explore``, the positions
-    :func:`explore` meets are labelled too, and the improved policy's path counts ``options.path_copies`` more
-    times in distillation. A distillation that diverges (a loss that is not finite) raises ``ValueError``.
+    The best network (by wins, then mean guesses) is ``run.best_state``. With ``options.explore``,
+    the positions :func:`explore` meets are labelled too, and the improved policy's path counts
+    ``options.path_copies`` more times in distillation. A distillation that diverges (a loss that is
+    not finite) raises ``ValueError``.
     """
     agent = run.agent
     start, before, done = time.perf_counter(), run.seconds, len(run.history)
@@ -691,7 +794,9 @@ def iterate(
         key = (figures[0], -figures[1])
         if run.best_key is None or key > run.best_key:
             run.best_key = key
-            run.best_state = {k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()}
+            run.best_state = {
+                k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()
+            }
         said = (
             f"iteration {it}: the network wins {100 * figures[0]:.2f} %, mean {figures[1]:.4f} "
             f"({figures[2]:.4f} with losses as {config.max_guesses + 1})"
@@ -699,8 +804,10 @@ def iterate(
         if it >= iterations or (time.perf_counter() > deadline and len(run.history) > done):
             log(said)
             break
-        critic = Critic.fit(found, games.guesses.cpu(), config) if options.screen else None  # its own games
-        if fixed:  # the positions the opener leads to, played by the network: the first one stays fixed
+        # its own games
+        critic = Critic.fit(found, games.guesses.cpu(), config) if options.screen else None
+        # the positions the opener leads to, played by the network: the first one stays fixed
+        if fixed:
             if found[0].greedy not in fixed.values():  # the network does not open with it (yet)
                 found = positions(agent, config, fixed)[0]
             found = [p for p in found if p.prefix]
@@ -728,7 +835,8 @@ def iterate(
             critic,
             root=options.explore_root,
         )
-        for q, label in zip(met, met_labels, strict=True):  # the network's own path's labels come after
+        # the network's own path's labels come after
+        for q, label in zip(met, met_labels, strict=True):
             run.data[q.observation.numpy().tobytes()] = (q.observation, label)
         chosen.update(
             (p.observation.numpy().tobytes(), label)
@@ -736,8 +844,9 @@ def iterate(
             if label != p.greedy
         )
         chosen.update(fixed)
-        # The improved policy itself: the labels where they differ, the network's own play everywhere else
-        # (what the rollouts measured). The network learns its guess at every position it reaches.
+        # The improved policy itself: the labels where they differ, the network's own play
+        # everywhere else (what the rollouts measured). The network learns its guess at every
+        # position it reaches.
         played, games = positions(agent, config, chosen)
         better = (games.win_rate, games.mean_guesses_wins, games.mean_guesses_all)
         for p in played:
@@ -746,18 +855,27 @@ def iterate(
         moved = sum(label != q.greedy for q, label in zip(met, met_labels, strict=True))
         explored = f"; {len(met)} positions explored, {moved} improved" if met else ""
         log(
-            f"{said}; {len(found)} positions, {changed} improved (at least {gain / num:+.4f} reward a game): "
-            f"the improved policy wins {100 * better[0]:.2f} %, mean {better[1]:.4f} ({better[2]:.4f}){explored}; "
+            f"{said}; {len(found)} positions, {changed} improved (at least {gain / num:+.4f} "
+            "reward a game): "
+            f"the improved policy wins {100 * better[0]:.2f} %, mean {better[1]:.4f} "
+            f"({better[2]:.4f}){explored}; "
             f"{len(run.data)} labels"
         )
         observations, targets = run.labels()
-        copies = options.path_copies if met else 0  # the improved policy's own path among the many explored labels
-        path = torch.stack([p.observation for p in played]), torch.tensor([p.played for p in played])
+        # the improved policy's own path among the many explored labels
+        copies = options.path_copies if met else 0
+        path = (
+            torch.stack([p.observation for p in played]),
+            torch.tensor([p.played for p in played]),
+        )
         observations = torch.cat([observations, *[path[0]] * copies])
         targets = torch.cat([targets, *[path[1]] * copies])
         loss = train(agent, observations, targets, epochs, options.lr, seed=it)
         if not math.isfinite(loss):
-            raise ValueError(f"the distillation diverged at iteration {it} (loss {loss}); lower --lr ({options.lr:g})")
+            raise ValueError(
+                f"the distillation diverged at iteration {it} (loss {loss}); lower "
+                f"--lr ({options.lr:g})"
+            )
         run.seconds = before + time.perf_counter() - start
         run.history.append(
             Iteration(

@@ -1,17 +1,18 @@
-"""A network taught by the exact oracle: behaviour cloning on the positions of optimal play, then DAgger
-(the student plays every answer, the oracle labels every position it reaches, the student trains on
-all labels so far) until a round brings nothing better.
+"""A network taught by the exact oracle: behaviour cloning on the positions of optimal play, then
+DAgger (the student plays every answer, the oracle labels every position it reaches, the student
+trains on all labels so far) until a round brings nothing better.
 
-    python -m wordle_agents.commands.teach --init agents/checkpoints/a2c_full.pt --out a2c_taught.pt \\
+    python -m wordle_agents.commands.teach --init agents/checkpoints/a2c_full.pt \\
+        --out a2c_taught.pt \\
         [--rounds 8] [--epochs 40] [--hard] [--max-minutes 60]
 
 The student is the project's A2C word-scoring network (a sum of letter-position scores per word; any
 single word can be made the argmax, so optimal play is within its reach); the teacher is
-:class:`wordle_agents.solvers.oracle.Oracle` (``best_action``: the exact search's own optimal guess, SALET
-first on the real lists). Each round's student is evaluated greedily on every answer (the same games
-that give the next labels); the best round's weights are written to ``--out`` (float16, with
-``teacher: "optimal"``). Learning here is imitation, not reward: the checkpoint says so, and the tables
-keep it apart from the reward-only agents.
+:class:`wordle_agents.solvers.oracle.Oracle` (``best_action``: the exact search's own optimal guess,
+SALET first on the real lists). Each round's student is evaluated greedily on every answer (the same
+games that give the next labels); the best round's weights are written to ``--out`` (float16, with
+``teacher: "optimal"``). Learning here is imitation, not reward: the checkpoint says so, and the
+tables keep it apart from the reward-only agents.
 """
 
 from __future__ import annotations
@@ -74,8 +75,8 @@ class OraclePolicy:
 
 
 class _Recorder:
-    """``policy``, recording each position its games meet (keyed by the observation, which determines it,
-    with the oracle's position) before it acts."""
+    """``policy``, recording each position its games meet (keyed by the observation, which
+    determines it, with the oracle's position) before it acts."""
 
     def __init__(self, policy: Any, oracle: Oracle) -> None:
         self.policy, self.oracle = policy, oracle
@@ -90,12 +91,18 @@ class _Recorder:
 
 
 @torch.no_grad()
-def play(policy: Any, oracle: Oracle, device: torch.device) -> tuple[dict[bytes, tuple[torch.Tensor, Any]], dict]:
+def play(
+    policy: Any, oracle: Oracle, device: torch.device
+) -> tuple[dict[bytes, tuple[torch.Tensor, Any]], dict]:
     """Every answer once with ``policy``: each position reached (keyed by its observation, which
     determines it) with its observation, and the greedy figures (as the harness computes them)."""
     recorder = _Recorder(policy, oracle)
     games = play_games(recorder, oracle.config, device=device, check=False)
-    figures = {"win_rate": games.win_rate, "mean_guesses": games.mean_guesses_wins, "mean_all": games.mean_guesses_all}
+    figures = {
+        "win_rate": games.win_rate,
+        "mean_guesses": games.mean_guesses_wins,
+        "mean_all": games.mean_guesses_all,
+    }
     return recorder.seen, figures
 
 
@@ -108,11 +115,12 @@ def train(
     batch: int = 512,
     seed: int = 0,
 ) -> float:
-    """Cross-entropy of each label (a guess) under the student's softmax over every word (its word scores as
-    logits: an A2C's policy, or a DQN's action values); the last epoch's loss."""
+    """Cross-entropy of each label (a guess) under the student's softmax over every word (its word
+    scores as logits: an A2C's policy, or a DQN's action values); the last epoch's loss."""
     net = agent.net
     net.train()
-    optimizer = torch.optim.Adam(net.parameters(), lr=lr, foreach=True)  # one call per step, not per tensor
+    # one call per step, not per tensor
+    optimizer = torch.optim.Adam(net.parameters(), lr=lr, foreach=True)
     generator = torch.Generator().manual_seed(seed)
     observations, labels = observations.to(agent.device), labels.to(agent.device)
     loss = torch.zeros(())
@@ -140,9 +148,10 @@ def teach(
     deadline: float = math.inf,
     log: Any = print,
 ) -> tuple[dict[str, torch.Tensor], list[Round]]:
-    """Behaviour cloning on the teacher's positions, then DAgger rounds; the best student's weights (by wins,
-    then mean guesses) and each round's figures. No new round starts after ``deadline`` (at least one is done);
-    a round whose training diverges (a loss that is not finite) raises ``ValueError``."""
+    """Behaviour cloning on the teacher's positions, then DAgger rounds; the best student's weights
+    (by wins, then mean guesses) and each round's figures. No new round starts after ``deadline``
+    (at least one is done); a round whose training diverges (a loss that is not finite) raises
+    ``ValueError``."""
     device = agent.device
     agent.use_words(list(oracle.vocab.allowed))
     data: dict[bytes, tuple[torch.Tensor, int]] = {}
@@ -153,7 +162,8 @@ def teach(
                 data[key] = (row, oracle.best_action(position))
 
     start = time.perf_counter()
-    seen, figures = play(OraclePolicy(oracle), oracle, device)  # round 0: the teacher's own positions
+    # round 0: the teacher's own positions
+    seen, figures = play(OraclePolicy(oracle), oracle, device)
     label(seen)
     log(
         f"the teacher: {len(data)} positions, {100 * figures['win_rate']:.2f} % wins, mean "
@@ -165,7 +175,9 @@ def teach(
         labels = torch.tensor([a for _, a in data.values()], dtype=torch.int64)
         loss = train(agent, observations, labels, options.epochs, options.lr, seed=r)
         if not math.isfinite(loss):
-            raise ValueError(f"the training diverged in round {r} (loss {loss}); lower --lr ({options.lr:g})")
+            raise ValueError(
+                f"the training diverged in round {r} (loss {loss}); lower --lr ({options.lr:g})"
+            )
         seen, figures = play(agent, oracle, device)
         history.append(
             Round(
@@ -178,7 +190,8 @@ def teach(
             )
         )
         log(
-            f"round {r}: {len(data)} positions, loss {loss:.4f}; the student wins {100 * figures['win_rate']:.2f} %, "
+            f"round {r}: {len(data)} positions, loss {loss:.4f}; the student wins "
+            f"{100 * figures['win_rate']:.2f} %, "
             f"mean {figures['mean_guesses']:.4f} ({figures['mean_all']:.4f} with losses as "
             f"{oracle.max_guesses + 1}); {time.perf_counter() - start:.0f} s"
         )

@@ -39,8 +39,9 @@ class A2CConfig:
     """Everything that defines an A2C run. Every field is saved with each checkpoint."""
 
     encoding: str = "positional"
-    """"positional" (once "seed"): 26 x 5 x 2 bits per letter and position {unknown, here, not here, elsewhere}
-    (260 inputs, no exact letter counts, as in the A2C write-up); "knowledge": the env's lossless observation."""
+    """"positional" (once "seed"): 26 x 5 x 2 bits per letter and position {unknown, here, not here,
+    elsewhere} (260 inputs, no exact letter counts, as in the A2C write-up); "knowledge": the env's
+    lossless observation."""
     hidden: int = 512
     """Width of the trunk and policy head (seed: 512)."""
     dropout: float = 0.05
@@ -54,7 +55,8 @@ class A2CConfig:
     betas: tuple[float, float] = (0.9, 0.999)
     """Adam betas (seed: 0.9, 0.999)."""
     reward: str = "win-bonus"
-    """Reward preset ("win-bonus": +1 for a win in 1-4 guesses, +0.5 in 5-6, -10 for a loss; once "seed000")."""
+    """Reward preset ("win-bonus": +1 for a win in 1-4 guesses, +0.5 in 5-6, -10 for a loss; once
+    "seed000")."""
     max_guesses: int = 0
     """Guesses per game (the network's turn input has this many entries); 0: the game's default."""
     queue_prob: float = 0.1
@@ -89,46 +91,66 @@ def input_size(encoding: str, length: int) -> int:
     return ALPHABET * length * 2 + (0 if encoding == "positional" else 2 * ALPHABET)
 
 
-def encode_observations(obs: torch.Tensor, encoding: str, layout: KnowledgeLayout) -> tuple[torch.Tensor, torch.Tensor]:
-    """(state, turn one-hot over the first T turns) float inputs from "knowledge" observations (B, D)."""
+def encode_observations(
+    obs: torch.Tensor, encoding: str, layout: KnowledgeLayout
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """(state, turn one-hot over the first T turns) float inputs from "knowledge" observations (B,
+    D)."""
     green, excluded, low, high, turn = layout.fields(obs.float())
     return board_state(green, excluded, low, high, encoding), turn[:, : layout.max_guesses]
 
 
 def board_state(
-    green: torch.Tensor, excluded: torch.Tensor, low: torch.Tensor, high: torch.Tensor, encoding: str
+    green: torch.Tensor,
+    excluded: torch.Tensor,
+    low: torch.Tensor,
+    high: torch.Tensor,
+    encoding: str,
 ) -> torch.Tensor:
-    """One board's network input (B, S) from its knowledge fields (green, excluded (B, L, 26), counts (B, 26)); a
-    trainer of several boards encodes each board with it."""
+    """One board's network input (B, S) from its knowledge fields (green, excluded (B, L, 26),
+    counts (B, 26)); a trainer of several boards encodes each board with it."""
     batch, length = green.shape[0], green.shape[1]
     if encoding == "knowledge":
-        return torch.cat([green.flatten(1), excluded.flatten(1), low / length, high / length], dim=1)
+        return torch.cat(
+            [green.flatten(1), excluded.flatten(1), low / length, high / length], dim=1
+        )
     here = green > 0
     not_here = (excluded > 0) & ~here
-    elsewhere = ~here & ~not_here & (low > green.sum(1))[:, None, :]  # present, more than the known greens
+    # present, more than the known greens
+    elsewhere = ~here & ~not_here & (low > green.sum(1))[:, None, :]
     bits = torch.stack([here | elsewhere, not_here | elsewhere], dim=-1)  # (B, L, 26, 2)
     return bits.permute(0, 2, 1, 3).reshape(batch, -1).float()  # letter-major 26 x L x 2
 
 
 class A2CNet(nn.Module):
-    """Trunk 3 x hidden; policy head to 2 x 26 x L mixed by (V, 1); value head [trunk, turn] -> 128 -> 32 -> 1."""
+    """Trunk 3 x hidden; policy head to 2 x 26 x L mixed by (V, 1); value head [trunk, turn] -> 128
+    -> 32 -> 1."""
 
-    def __init__(self, inputs: int, length: int, max_guesses: int, hidden: int = 512, dropout: float = 0.05) -> None:
+    def __init__(
+        self, inputs: int, length: int, max_guesses: int, hidden: int = 512, dropout: float = 0.05
+    ) -> None:
         super().__init__()
         self.length = length
 
         def block(n_in: int, n_out: int) -> list[nn.Module]:
             return [nn.Linear(n_in, n_out), nn.ReLU(), nn.Dropout(dropout)]
 
-        self.trunk = nn.Sequential(*block(inputs, hidden), *block(hidden, hidden), *block(hidden, hidden))
+        self.trunk = nn.Sequential(
+            *block(inputs, hidden), *block(hidden, hidden), *block(hidden, hidden)
+        )
         self.policy = nn.Sequential(
             *block(hidden, hidden), *block(hidden, hidden), nn.Linear(hidden, 2 * ALPHABET * length)
         )
-        self.value = nn.Sequential(*block(hidden + max_guesses, 128), *block(128, 32), nn.Linear(32, 1))
+        self.value = nn.Sequential(
+            *block(hidden + max_guesses, 128), *block(128, 32), nn.Linear(32, 1)
+        )
         self.words = WordScorer(length)
 
-    def letter_scores(self, state: torch.Tensor, turn: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Letter-position scores (B, 26 L), which the word head sums into word logits, and values (B,)."""
+    def letter_scores(
+        self, state: torch.Tensor, turn: torch.Tensor
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """Letter-position scores (B, 26 L), which the word head sums into word logits, and values
+        (B,)."""
         features = self.trunk(state)
         maps = self.policy(features).view(-1, 2, ALPHABET * self.length)
         value = self.value(torch.cat([features, turn], dim=1))  # (B, 1)
@@ -148,7 +170,13 @@ class A2CAgent(WordAgent):
 
     def build_net(self) -> nn.Module:
         cfg = self.config
-        return A2CNet(input_size(cfg.encoding, self.length), self.length, cfg.max_guesses, cfg.hidden, cfg.dropout)
+        return A2CNet(
+            input_size(cfg.encoding, self.length),
+            self.length,
+            cfg.max_guesses,
+            cfg.hidden,
+            cfg.dropout,
+        )
 
     @property
     def name(self) -> str:
@@ -156,7 +184,9 @@ class A2CAgent(WordAgent):
 
     def letter_scores_values(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Letter-position scores (B, 26 L) and state values (B,)."""
-        return self.net.letter_scores(*encode_observations(observations, self.config.encoding, self.layout))
+        return self.net.letter_scores(
+            *encode_observations(observations, self.config.encoding, self.layout)
+        )
 
     def logits_values(self, observations: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Word logits (B, W) and state values (B,)."""
@@ -179,7 +209,8 @@ class IterationStats:
 
 
 class Rollout(NamedTuple):
-    """One batch of games played to the end: per turn ``(T, N)`` (``alives``: the game was still on)."""
+    """One batch of games played to the end: per turn ``(T, N)`` (``alives``: the game was still
+    on)."""
 
     logps: torch.Tensor
     values: torch.Tensor
@@ -194,7 +225,11 @@ class A2CTrainer:
     """Runs updates of one curriculum stage; its whole state can be saved and resumed exactly."""
 
     def __init__(
-        self, agent: A2CAgent, answers: Sequence[str], allowed: Sequence[str] | None, device: Any = None
+        self,
+        agent: A2CAgent,
+        answers: Sequence[str],
+        allowed: Sequence[str] | None,
+        device: Any = None,
     ) -> None:
         cfg = agent.config
         self.agent, self.config = agent, cfg
@@ -210,9 +245,14 @@ class A2CTrainer:
         torch.manual_seed(cfg.seed + 2)  # dropout
 
     def make_env(
-        self, answers: list[str], allowed: list[str] | None, env_class: type = WordleVectorEnv, **options: Any
+        self,
+        answers: list[str],
+        allowed: list[str] | None,
+        env_class: type = WordleVectorEnv,
+        **options: Any,
     ):
-        """The vector env (``env_class``, with ``options``) of ``batch_games`` games the trainer plays."""
+        """The vector env (``env_class``, with ``options``) of ``batch_games`` games the trainer
+        plays."""
         cfg = self.config
         return env_class(
             cfg.batch_games,
@@ -230,15 +270,19 @@ class A2CTrainer:
         n, k = self.config.batch_games, self.env.vocabulary.num_answers
         uniform = torch.randint(k, (n,), generator=self.draws)
         coins = torch.rand(n, generator=self.draws)
-        # Games whose coin lands under queue_prob take the oldest recent losses, in order, while any are left.
+        # Games whose coin lands under queue_prob take the oldest recent losses, in order, while any
+        # are left.
         takers = torch.nonzero(coins < self.config.queue_prob).flatten()[: len(self.queue)]
-        uniform[takers] = torch.tensor([self.queue.popleft() for _ in range(len(takers))], dtype=torch.int64)
+        uniform[takers] = torch.tensor(
+            [self.queue.popleft() for _ in range(len(takers))], dtype=torch.int64
+        )
         queued = torch.zeros(n, dtype=torch.bool)
         queued[takers] = True
         return uniform.to(self.device), queued.to(self.device)
 
     def step(self, most: int | None = None) -> IterationStats:
-        """Play one batch of games to the end and make one update (``most``, at least 1, changes nothing)."""
+        """Play one batch of games to the end and make one update (``most``, at least 1, changes
+        nothing)."""
         answers, queued = self.draw_answers()
         obs, _ = self.env.reset(options={"answers": answers})
         batch, loss = self.play_and_update(obs, answers, queued)
@@ -260,15 +304,20 @@ class A2CTrainer:
         return batch, self.update(self.loss(batch))
 
     def rollout(
-        self, obs: torch.Tensor, answers: torch.Tensor, queued: torch.Tensor, compact: bool | None = None
+        self,
+        obs: torch.Tensor,
+        answers: torch.Tensor,
+        queued: torch.Tensor,
+        compact: bool | None = None,
     ) -> Rollout:
-        """Play the games just reset (``obs``) to the end, sampling from the policy (device tensors).
+        """Play the games just reset (``obs``) to the end, sampling from the policy (device
+        tensors).
 
         ``compact`` (default: on a CPU) runs the network only on the games still playing each turn.
         Otherwise (the default on a GPU) every game plays all ``max_guesses`` turns, finished ones
         masked out: picking the live games, or stopping when none is left, would stop the host once
-        per turn until the device caught up. Both give the same games and the same update (the random
-        numbers are drawn for every game either way); only the work differs."""
+        per turn until the device caught up. Both give the same games and the same update (the
+        random numbers are drawn for every game either way); only the work differs."""
         cfg, env, net = self.config, self.env, self.agent.net
         compact = self.device.type == "cpu" if compact is None else compact
         net.train(self.dropout_in_rollout)
@@ -281,7 +330,9 @@ class A2CTrainer:
             u = torch.rand(n, generator=self.sampler, device=self.device)
             rows = alive.nonzero().squeeze(1) if compact else None
             live = obs if rows is None else obs[rows]
-            actions, logp, value = self.choose_guesses(live, u, rows, turn == cfg.max_guesses - 1, queued, answers)
+            actions, logp, value = self.choose_guesses(
+                live, u, rows, turn == cfg.max_guesses - 1, queued, answers
+            )
             self.observe_turn(obs, actions)
             obs, reward, terminated, _, infos = env.step(actions)
             reward = self.training_reward(reward, actions, answers, alive)
@@ -294,9 +345,12 @@ class A2CTrainer:
             ends.append(terminated & alive)
             alive = alive & ~terminated
         stack = torch.stack
-        return Rollout(stack(logps), stack(values), stack(rewards), stack(alives), stack(ends), wins, guesses)
+        return Rollout(
+            stack(logps), stack(values), stack(rewards), stack(alives), stack(ends), wins, guesses
+        )
 
-    # The rollout's hooks (a variant trainer changes how it samples, what it keeps, the reward it learns from).
+    # The rollout's hooks (a variant trainer changes how it samples, what it keeps, the reward it
+    # learns from).
     dropout_in_rollout = True
     """The network samples the games in training mode (dropout on)."""
 
@@ -309,9 +363,10 @@ class A2CTrainer:
         queued: torch.Tensor,
         answers: torch.Tensor,
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Every game's guess, its log-probability and the position's value (N,) (0 off ``rows``), from the
-        observations of the games in ``rows`` (all if None) and one uniform number a game; on the ``last`` turn
-        a game from the recent losses (``queued``) is given its answer with probability ``force_prob``."""
+        """Every game's guess, its log-probability and the position's value (N,) (0 off ``rows``),
+        from the observations of the games in ``rows`` (all if None) and one uniform number a game;
+        on the ``last`` turn a game from the recent losses (``queued``) is given its answer with
+        probability ``force_prob``."""
         cfg, words, n = self.config, self.agent.net.words, self.config.batch_games
         scores, value = self.agent.letter_scores_values(live)
         scores, log_z, drawn = self.sample(scores, u if rows is None else u[rows], rows)
@@ -326,8 +381,8 @@ class A2CTrainer:
     def sample(
         self, scores: torch.Tensor, u: torch.Tensor, rows: torch.Tensor | None
     ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """The letter scores the policy samples from, the log-partition of its word softmax and the words drawn
-        with the uniform numbers ``u``, for the games in ``rows`` (all if None)."""
+        """The letter scores the policy samples from, the log-partition of its word softmax and the
+        words drawn with the uniform numbers ``u``, for the games in ``rows`` (all if None)."""
         return (scores, *self.agent.net.words.log_partition(scores, u))
 
     def queue_losses(self, answers: torch.Tensor, wins: torch.Tensor) -> None:
@@ -338,22 +393,32 @@ class A2CTrainer:
         """Sees what every game showed (``obs``) and the guesses played on it, before the step."""
 
     def training_reward(
-        self, reward: torch.Tensor, actions: torch.Tensor, answers: torch.Tensor, alive: torch.Tensor
+        self,
+        reward: torch.Tensor,
+        actions: torch.Tensor,
+        answers: torch.Tensor,
+        alive: torch.Tensor,
     ) -> torch.Tensor:
-        """The reward the update learns from, given the env's (the preset's) and the guesses played."""
+        """The reward the update learns from, given the env's (the preset's) and the guesses
+        played."""
         return reward
 
     def loss(self, batch: Rollout) -> torch.Tensor:
-        """The A2C loss of a rollout: policy gradient with the advantage, plus its square for the critic,
-        averaged over the turns played. The seed's TD(0) advantage is A_t = r_t + gamma V(s_{t+1})
-        (detached; 0 after the end) - V(s_t)."""
+        """The A2C loss of a rollout: policy gradient with the advantage, plus its square for the
+        critic, averaged over the turns played. The seed's TD(0) advantage is A_t = r_t + gamma
+        V(s_{t+1}) (detached; 0 after the end) - V(s_t)."""
         advantage = self.targets(batch) - batch.values
-        return (batch.alives * (-batch.logps * advantage.detach() + advantage**2)).sum() / batch.alives.sum()
+        return (
+            batch.alives * (-batch.logps * advantage.detach() + advantage**2)
+        ).sum() / batch.alives.sum()
 
     def targets(self, batch: Rollout) -> torch.Tensor:
-        """The critic's targets (T, N), detached: the advantage of :meth:`loss` is these minus ``values``."""
+        """The critic's targets (T, N), detached: the advantage of :meth:`loss` is these minus
+        ``values``."""
         following = torch.cat([batch.values[1:].detach(), torch.zeros_like(batch.values[:1])])
-        return (batch.rewards + self.config.gamma * torch.where(batch.ends, 0.0, following)).detach()
+        return (
+            batch.rewards + self.config.gamma * torch.where(batch.ends, 0.0, following)
+        ).detach()
 
     def update(self, loss: torch.Tensor) -> torch.Tensor:
         """One optimizer step on ``loss``, one update; the loss, detached."""
@@ -370,7 +435,8 @@ class A2CTrainer:
         return loss.detach()
 
     def freeze_gradients(self) -> None:
-        """Before each Adam step: drop the gradients of the weights that step leaves as they are (none)."""
+        """Before each Adam step: drop the gradients of the weights that step leaves as they are
+        (none)."""
 
     def state_dict(self) -> dict[str, Any]:
         """Everything needed to continue exactly (weights_only-loadable)."""
@@ -400,16 +466,20 @@ class A2CTrainer:
 
 
 def per_game(live: torch.Tensor, rows: torch.Tensor | None, n: int) -> torch.Tensor:
-    """One entry per game from the entries of the games in ``rows`` (0 for the others; all if None): a rollout's
-    per-game records, for this trainer and those built on it."""
+    """One entry per game from the entries of the games in ``rows`` (0 for the others; all if None):
+    a rollout's per-game records, for this trainer and those built on it."""
     return live if rows is None else live.new_zeros(n).index_copy(0, rows, live)
 
 
 TRAINING = TrainingSpec(
     agent_class=A2CAgent,
-    make_trainer=lambda agent, answers, allowed, device, _updates, _warm: A2CTrainer(agent, answers, allowed, device),
+    make_trainer=lambda agent, answers, allowed, device, _updates, _warm: A2CTrainer(
+        agent, answers, allowed, device
+    ),
     defaults=RunConfig(
-        run_dir="runs/a2c", stages=("100", "1000", "2315", "full"), iterations=(5000, 10000, 15000, 30000)
+        run_dir="runs/a2c",
+        stages=("100", "1000", "2315", "full"),
+        iterations=(5000, 10000, 15000, 30000),
     ),
 )
 """How ``examples/train_a2c.py`` trains this agent."""

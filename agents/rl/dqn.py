@@ -1,12 +1,14 @@
-"""DQN with letter-decomposed action values and prioritized replay (as the DQN write-ups it reproduces).
+"""DQN with letter-decomposed action values and prioritized replay (as the DQN write-ups it
+reproduces).
 
-The Q network reads the env's observation (the first write-up's 313 hand-made features are all derivable
-from it: letters tried, known present, known here, known not here, guesses left) and outputs
-26 x L letter-position values; a word's value is the sum of its letters' values (the output times
-the words x 26L one-hot matrix, a buffer, so the weights serve any vocabulary). Options follow the second
-write-up: a target network, Double-DQN targets, a dueling head (value + advantage - mean advantage),
-gradient clipping. Games run batched on the vector env; answers the agent loses are drawn more
-often; epsilon falls linearly from 1.0 to 0.05 and the learning rate decays for a final polish.
+The Q network reads the env's observation (the first write-up's 313 hand-made features are all
+derivable from it: letters tried, known present, known here, known not here, guesses left) and
+outputs 26 x L letter-position values; a word's value is the sum of its letters' values (the output
+times the words x 26L one-hot matrix, a buffer, so the weights serve any vocabulary). Options follow
+the second write-up: a target network, Double-DQN targets, a dueling head (value + advantage - mean
+advantage), gradient clipping. Games run batched on the vector env; answers the agent loses are
+drawn more often; epsilon falls linearly from 1.0 to 0.05 and the learning rate decays for a final
+polish.
 """
 
 from __future__ import annotations
@@ -19,7 +21,13 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from wordle_agents.common.network import WordAgent, WordScorer, check_finite, check_width, sample_categorical
+from wordle_agents.common.network import (
+    WordAgent,
+    WordScorer,
+    check_finite,
+    check_width,
+    sample_categorical,
+)
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_agents.rl.replay import PrioritizedReplay, UniformReplay
 from wordle_gym.core.rewards import canonical_reward
@@ -33,7 +41,8 @@ class DQNConfig:
     """Everything that defines a DQN run; saved with each checkpoint."""
 
     hidden: int = 1024
-    """Width of each hidden layer (1024: the ablation's best, with the "default" reward; seed 001 used 512)."""
+    """Width of each hidden layer (1024: the ablation's best, with the "default" reward; seed 001
+    used 512)."""
     layers: int = 3
     """Hidden layers in the trunk."""
     dueling: bool = True
@@ -45,9 +54,11 @@ class DQNConfig:
     lr: float = 5e-4
     """Adam learning rate at the start of each stage."""
     lr_final_fraction: float = 0.1
-    """The learning rate falls linearly to ``lr * lr_final_fraction`` over ``total_updates`` (final polish)."""
+    """The learning rate falls linearly to ``lr * lr_final_fraction`` over ``total_updates`` (final
+    polish)."""
     total_updates: int = 50_000
-    """Schedule length for epsilon, beta and the learning rate (the training script sets it per stage)."""
+    """Schedule length for epsilon, beta and the learning rate (the training script sets it per
+    stage)."""
     batch_size: int = 512
     """Transitions per gradient update."""
     buffer_size: int = 200_000
@@ -63,9 +74,11 @@ class DQNConfig:
     eps_start: float = 1.0
     """Exploration rate at the start of a run from fresh weights."""
     eps_warm_start: float = 0.1
-    """Exploration rate at the start of a stage whose weights were trained before (a later curriculum
-    stage, or ``--init``). Restarting those at 1.0 fills the buffer with random play that unlearns them:
-    the 100-word weights (30 % greedy wins on 1000 words) fell to 0.7 % after 4000 updates on 1000 words."""
+    """Exploration rate at the start of a stage whose weights were trained before (a later
+    curriculum stage, or ``--init``). Restarting those at 1.0 fills the buffer with random play that
+    unlearns them:
+    the 100-word weights (30 % greedy wins on 1000 words) fell to 0.7 % after 4000 updates on 1000
+    words."""
     eps_end: float = 0.05
     """Exploration rate after the fall."""
     eps_fraction: float = 0.3
@@ -77,19 +90,21 @@ class DQNConfig:
     alpha: float = 0.6
     """Priority exponent: P(i) = p_i^alpha / sum p^alpha."""
     priority_eps: float = 0.01
-    """Added to ``|TD error|``. Wordle transitions are often fitted exactly; a tiny floor (1e-6) then makes
-    the smallest priority, which normalises the importance weights, so small that every other weight
-    (and so the step size) collapses: learning stalled at 30 % on 100 words until this was 0.01."""
+    """Added to ``|TD error|``. Wordle transitions are often fitted exactly; a tiny floor (1e-6)
+    then makes the smallest priority, which normalises the importance weights, so small that every
+    other weight (and so the step size) collapses: learning stalled at 30 % on 100 words until this
+    was 0.01."""
     beta_start: float = 0.4
     """Importance-weight exponent, annealed to 1 over ``total_updates``."""
     reward: str = "default"
     """A reward preset: "default" (-1 per guess, -5 for a loss) learns fastest in the ablation;
-    "tile-shaped" (once "seed001") is the DQN write-up's (+1 per green or yellow tile, -5 per guess, +15 win,
-    -15 loss)."""
+    "tile-shaped" (once "seed001") is the DQN write-up's (+1 per green or yellow tile, -5 per guess,
+    +15 win, -15 loss)."""
     max_guesses: int = 6
     """Guesses per game."""
     game_priority: float = 1.0
-    """Weight added to an answer's chance of being drawn each time it is lost (halved back on a win)."""
+    """Weight added to an answer's chance of being drawn each time it is lost (halved back on a
+    win)."""
     seed: int = 0
     """Seed of the initial weights, exploration and the env."""
 
@@ -99,7 +114,14 @@ class DQNConfig:
         check_width("hidden", self.hidden)
         check_width("layers", self.layers, 64)
         check_width("max_guesses", self.max_guesses, 100)
-        for name in ("total_updates", "batch_size", "buffer_size", "num_games", "updates_per_step", "target_update"):
+        for name in (
+            "total_updates",
+            "batch_size",
+            "buffer_size",
+            "num_games",
+            "updates_per_step",
+            "target_update",
+        ):
             check_width(name, getattr(self, name), 1 << 30)
         if self.learning_starts < 0:
             raise ValueError(f"learning_starts must be >= 0; got {self.learning_starts}")
@@ -129,9 +151,12 @@ class QNet(nn.Module):
             q = self.value(features) + q - q.mean(dim=1, keepdim=True)
         return q
 
-    def best_actions(self, observations: torch.Tensor, allowed: torch.Tensor | None = None) -> torch.Tensor:
-        """``forward(observations).masked_fill(~allowed, -inf).argmax(1)``: the state value and the mean
-        advantage are the same for every word of a row, so the words' letter values alone decide."""
+    def best_actions(
+        self, observations: torch.Tensor, allowed: torch.Tensor | None = None
+    ) -> torch.Tensor:
+        """``forward(observations).masked_fill(~allowed, -inf).argmax(1)``: the state value and the
+        mean advantage are the same for every word of a row, so the words' letter values alone
+        decide."""
         return self.words.best(self.letter_values(observations), allowed)
 
     def letter_values(self, observations: torch.Tensor) -> torch.Tensor:
@@ -161,13 +186,18 @@ class DQNAgent(WordAgent):
 
     @property
     def name(self) -> str:
-        return "DQN (letter-decomposed, prioritized replay)" if self.config.prioritized else "DQN (letter-decomposed)"
+        return (
+            "DQN (letter-decomposed, prioritized replay)"
+            if self.config.prioritized
+            else "DQN (letter-decomposed)"
+        )
 
     def letter_scores(self, observations: torch.Tensor) -> torch.Tensor:
         return self.net.letter_values(observations.flatten(1))
 
     def scores(self, observations: torch.Tensor) -> torch.Tensor:
-        """The action values Q(s, w) of every allowed word (the letter sums plus the dueling constant)."""
+        """The action values Q(s, w) of every allowed word (the letter sums plus the dueling
+        constant)."""
         return self.net(observations.flatten(1))
 
 
@@ -243,22 +273,31 @@ class DQNTrainer:
             group["lr"] = cfg.lr * (1.0 + progress * (cfg.lr_final_fraction - 1.0))
 
     def step(self, most: int | None = None) -> dict[str, float | torch.Tensor]:
-        """One batched env step (epsilon-greedy), then ``updates_per_step`` updates once warm (at most ``most``:
+        """One batched env step (epsilon-greedy), then ``updates_per_step`` updates once warm (at
+        most ``most``:
         a stage of N updates makes exactly N).
 
-        Nothing here reads a value back from the device; the loss in the stats is a device tensor."""
+        Nothing here reads a value back from the device; the loss in the stats is a device
+        tensor."""
         cfg, env = self.config, self.env
         masks = self.infos["action_mask"].view(torch.bool)
         with torch.no_grad():
             greedy = self.agent.net.best_actions(self.observations.flatten(1), masks)
         random_actions = sample_categorical(masks.float(), generator=self.sampler)
-        explore = torch.rand(cfg.num_games, generator=self.sampler, device=self.device) < self.epsilon
+        explore = (
+            torch.rand(cfg.num_games, generator=self.sampler, device=self.device) < self.epsilon
+        )
         actions = torch.where(explore, random_actions, greedy)
-        playing = env.state.answers.clone()  # same-step autoreset replaces the answers of finished games
+        # same-step autoreset replaces the answers of finished games
+        playing = env.state.answers.clone()
         obs, rewards, terminated, truncated, infos = env.step(actions)
         done = terminated | truncated
-        next_obs = torch.where(done[:, None], infos["final_obs"], obs) if "final_obs" in infos else obs
-        self.buffer.add(self.observations.flatten(1), actions, rewards, next_obs.flatten(1), terminated)
+        next_obs = (
+            torch.where(done[:, None], infos["final_obs"], obs) if "final_obs" in infos else obs
+        )
+        self.buffer.add(
+            self.observations.flatten(1), actions, rewards, next_obs.flatten(1), terminated
+        )
         self.env_steps += 1
         # Prioritized game sampling: a lost answer is drawn more often, a won one less (down to 1).
         # The env holds this tensor and draws new answers from it; masked ops, no host read.
@@ -266,11 +305,14 @@ class DQNTrainer:
         self.answer_weights.index_add_(0, playing, lost.float() * cfg.game_priority)
         current = self.answer_weights[playing]
         halved = torch.where(won, (current * 0.5).clamp(min=1.0), current)
-        self.answer_weights.scatter_reduce_(0, playing, halved, reduce="amin")  # won halves; others keep
+        # won halves; others keep
+        self.answer_weights.scatter_reduce_(0, playing, halved, reduce="amin")
         self.observations, self.infos = obs, infos
         stats: dict[str, float | torch.Tensor] = {"epsilon": self.epsilon}
         if len(self.buffer) >= cfg.learning_starts:
-            for _ in range(cfg.updates_per_step if most is None else min(cfg.updates_per_step, most)):
+            for _ in range(
+                cfg.updates_per_step if most is None else min(cfg.updates_per_step, most)
+            ):
                 stats["loss"] = self._learn()
         return stats
 
@@ -298,8 +340,9 @@ class DQNTrainer:
         return loss.detach()
 
     def state_dict(self) -> dict[str, Any]:
-        """Everything to continue exactly: weights, target, optimizer, replay buffer, counters, answer
-        weights, random states, and the games in flight (their state, last observations and infos)."""
+        """Everything to continue exactly: weights, target, optimizer, replay buffer, counters,
+        answer weights, random states, and the games in flight (their state, last observations and
+        infos)."""
         env = self.env
         return {
             "games": {f.name: getattr(env.state.clone(), f.name) for f in fields(env.state)},
@@ -352,6 +395,8 @@ TRAINING = TrainingSpec(
     make_trainer=lambda agent, answers, allowed, device, updates, warm: DQNTrainer(
         agent, answers, allowed, device, updates, warm_start=warm
     ),
-    defaults=RunConfig(run_dir="runs/dqn", stages=("100", "1000", "full"), iterations=(4000, 25000, 100000)),
+    defaults=RunConfig(
+        run_dir="runs/dqn", stages=("100", "1000", "full"), iterations=(4000, 25000, 100000)
+    ),
 )
 """How ``examples/train_dqn.py`` trains this agent."""

@@ -18,7 +18,8 @@ import torch
 
 
 class ReplaySample(NamedTuple):
-    """A minibatch; ``indices`` and ``weights`` serve prioritized replay (uniform: weights are 1)."""
+    """A minibatch; ``indices`` and ``weights`` serve prioritized replay (uniform: weights are
+    1)."""
 
     observations: torch.Tensor  # (B, *obs_shape) obs dtype
     actions: torch.Tensor  # (B,) int64
@@ -65,7 +66,9 @@ class UniformReplay:
         """Store a batch of transitions (oldest overwritten first); returns their slots (B,)."""
         n = actions.shape[0]
         if n > self.capacity:
-            raise ValueError(f"cannot add {n} transitions at once to a buffer of capacity {self.capacity}")
+            raise ValueError(
+                f"cannot add {n} transitions at once to a buffer of capacity {self.capacity}"
+            )
         slots = (self.position + torch.arange(n, device=self.device)) % self.capacity
         self.observations[slots] = observations.to(self.device, self.observations.dtype)
         self.next_observations[slots] = next_observations.to(self.device, self.observations.dtype)
@@ -84,14 +87,18 @@ class UniformReplay:
 
     def state_dict(self) -> dict[str, Any]:
         """The stored transitions and counters (weights_only-loadable)."""
-        state: dict[str, Any] = {name: getattr(self, name)[: self.size].cpu() for name in self._STATE}
+        state: dict[str, Any] = {
+            name: getattr(self, name)[: self.size].cpu() for name in self._STATE
+        }
         state.update(position=self.position, size=self.size)
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         size = int(state["size"])
         if size > self.capacity:
-            raise ValueError(f"saved buffer holds {size} items; this one has capacity {self.capacity}")
+            raise ValueError(
+                f"saved buffer holds {size} items; this one has capacity {self.capacity}"
+            )
         for name in self._STATE:
             getattr(self, name)[:size] = state[name].to(self.device)
         self.position, self.size = int(state["position"]), size
@@ -151,9 +158,12 @@ class PrioritizedReplay(UniformReplay):
         # Level 0 holds the leaves (p^alpha per slot, 0 / inf when empty); level d holds the root.
         sizes = [branching ** (self.depth - level) for level in range(self.depth + 1)]
         self.sum_levels = [torch.zeros(n, dtype=torch.float64, device=self.device) for n in sizes]
-        self.min_levels = [torch.full((n,), torch.inf, dtype=torch.float64, device=self.device) for n in sizes]
+        self.min_levels = [
+            torch.full((n,), torch.inf, dtype=torch.float64, device=self.device) for n in sizes
+        ]
         self._children = torch.arange(branching, device=self.device)
-        self._max_priority = torch.ones((), dtype=torch.float64, device=self.device)  # on the device: no host read
+        # on the device: no host read
+        self._max_priority = torch.ones((), dtype=torch.float64, device=self.device)
 
     def set_beta(self, beta: float) -> None:
         if not 0.0 <= beta <= 1.0:
@@ -187,14 +197,16 @@ class PrioritizedReplay(UniformReplay):
         # Duplicate slots in one batch: every copy writes the value of the last one. (Sizes stay
         # fixed: no unique(), whose output size would have to be read back from the device.)
         ordered, order = torch.sort(slots, stable=True)
-        last = order[torch.searchsorted(ordered, ordered, right=True) - 1]  # last copy of each sorted slot
+        # last copy of each sorted slot
+        last = order[torch.searchsorted(ordered, ordered, right=True) - 1]
         values = priorities[last] ** self.alpha
         self.sum_levels[0][ordered] = values
         self.min_levels[0][ordered] = values
         nodes = ordered
         for level in range(1, self.depth + 1):  # one level at a time, the whole batch at once
             nodes = nodes // self.branching  # duplicates only rewrite the same value
-            block = (nodes[:, None] * self.branching + self._children).flatten()  # children of each node
+            # children of each node
+            block = (nodes[:, None] * self.branching + self._children).flatten()
             shape = (nodes.shape[0], self.branching)
             self.sum_levels[level].index_copy_(
                 0, nodes, self.sum_levels[level - 1].index_select(0, block).view(shape).sum(1)
@@ -204,18 +216,25 @@ class PrioritizedReplay(UniformReplay):
             )
 
     def sample(self, batch_size: int, generator: torch.Generator | None = None) -> ReplaySample:
-        """Stratified proportional sampling: one draw in each of ``batch_size`` equal slices of the total."""
+        """Stratified proportional sampling: one draw in each of ``batch_size`` equal slices of the
+        total."""
         if self.size == 0:
             raise RuntimeError("cannot sample from an empty replay buffer")
         total = self.sum_levels[-1][0]
-        offsets = torch.rand(batch_size, dtype=torch.float64, device=self.device, generator=generator)
+        offsets = torch.rand(
+            batch_size, dtype=torch.float64, device=self.device, generator=generator
+        )
         target = (torch.arange(batch_size, device=self.device) + offsets) * (total / batch_size)
         nodes = torch.zeros(batch_size, dtype=torch.int64, device=self.device)
         for level in range(self.depth - 1, -1, -1):  # root to leaves
             block = (nodes[:, None] * self.branching + self._children).flatten()
-            cumulative = self.sum_levels[level].index_select(0, block).view(batch_size, -1).cumsum(1)  # (B, k)
+            cumulative = (
+                self.sum_levels[level].index_select(0, block).view(batch_size, -1).cumsum(1)
+            )  # (B, k)
             choice = (cumulative <= target[:, None]).sum(1).clamp(max=self.branching - 1)
-            before = torch.where(choice > 0, cumulative.gather(1, (choice - 1).clamp(min=0)[:, None]).squeeze(1), 0.0)
+            before = torch.where(
+                choice > 0, cumulative.gather(1, (choice - 1).clamp(min=0)[:, None]).squeeze(1), 0.0
+            )
             target = target - before
             nodes = nodes * self.branching + choice
         slots = nodes.clamp(max=self.size - 1)  # rounding can step past the last item
@@ -226,7 +245,11 @@ class PrioritizedReplay(UniformReplay):
 
     def state_dict(self) -> dict[str, Any]:
         state = super().state_dict()
-        state.update(priorities_alpha=self.priorities_alpha().cpu(), max_priority=self.max_priority, beta=self.beta)
+        state.update(
+            priorities_alpha=self.priorities_alpha().cpu(),
+            max_priority=self.max_priority,
+            beta=self.beta,
+        )
         return state
 
     def load_state_dict(self, state: dict[str, Any]) -> None:

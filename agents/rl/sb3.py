@@ -26,7 +26,8 @@ from wordle_gym.harness.evaluation import bool_mask, evaluate, word_actions
 from wordle_gym.utils.files import atomic_write
 
 ALGORITHMS = ("ppo", "dqn", "maskable_ppo")
-# Where each algorithm's MlpPolicy class lives, and its name (as recorded, readable, in the zip's "data").
+# Where each algorithm's MlpPolicy class lives, and its name (as recorded, readable, in the zip's
+# "data").
 POLICIES = {
     "maskable_ppo": ("sb3_contrib.common.maskable.policies", "MaskableActorCriticPolicy"),
     "ppo": ("stable_baselines3.common.policies", "ActorCriticPolicy"),
@@ -42,10 +43,11 @@ def _constant(value: float) -> Any:
 class SB3Policy:
     """Any Stable-Baselines3 / sb3-contrib model as a harness policy (greedy actions).
 
-    Models with action-mask support (sb3-contrib ``MaskablePPO``) get the env's masks, and the mask they were
-    trained with (``trained_mask``, recorded in the zips this project writes) where the env's is wider: a model
-    trained among the candidates still plays among them in an env whose mask is "all". Others get no mask, and
-    may pick a masked word (the env decides what that means, e.g. refusal in hard mode).
+    Models with action-mask support (sb3-contrib ``MaskablePPO``) get the env's masks, and the mask
+    they were trained with (``trained_mask``, recorded in the zips this project writes) where the
+    env's is wider: a model trained among the candidates still plays among them in an env whose mask
+    is "all". Others get no mask, and may pick a masked word (the env decides what that means, e.g.
+    refusal in hard mode).
     """
 
     def __init__(
@@ -59,20 +61,31 @@ class SB3Policy:
         self.name = name or f"SB3 {type(model).__name__}"
         self.masked = "action_masks" in inspect.signature(model.predict).parameters
         self.checkpoint = checkpoint
-        """The zip the model came from, with the lists it was trained on when the zip records them."""
+        """The zip the model came from, with the lists it was trained on when the zip records
+        them."""
         if trained_mask not in (None, "all", "hard", "candidates"):
-            raise ValueError(f"unknown action mask {trained_mask!r}; expected all, hard or candidates")
+            raise ValueError(
+                f"unknown action mask {trained_mask!r}; expected all, hard or candidates"
+            )
         self.trained_mask = trained_mask
         """The env's action mask when the model was trained (None: not recorded)."""
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        """Greedy actions. A model that records its words (zips this project writes) plays any env whose
-        allowed guesses include them: its action i is mapped to that word's index in the env."""
+        """Greedy actions. A model that records its words (zips this project writes) plays any env
+        whose allowed guesses include them: its action i is mapped to that word's index in the
+        env."""
         words = self._action_words(env)
         mask = bool_mask(action_masks)
-        wider = self.masked and self.trained_mask in ("candidates", "hard") and env.game.mask_mode != self.trained_mask
-        if wider and self.trained_mask == "candidates":  # the answers the feedback allows, as actions
-            allowed = torch.zeros_like(mask).index_copy_(1, env.game.answer_actions, env.game.consistent(env.state))
+        wider = (
+            self.masked
+            and self.trained_mask in ("candidates", "hard")
+            and env.game.mask_mode != self.trained_mask
+        )
+        # the answers the feedback allows, as actions
+        if wider and self.trained_mask == "candidates":
+            allowed = torch.zeros_like(mask).index_copy_(
+                1, env.game.answer_actions, env.game.consistent(env.state)
+            )
             mask = mask & allowed
         elif wider:  # hard mode's words, where the env's mask is not already its
             mask = mask & env.game.hard_mask(env.state)
@@ -82,17 +95,23 @@ class SB3Policy:
         actions, _ = self.model.predict(observations.cpu().numpy(), deterministic=True, **kwargs)
         actions = np.asarray(actions)
         if not np.issubdtype(actions.dtype, np.integer):
-            raise TypeError(f"the model predicted {actions.dtype} actions; expected integer word indices")
+            raise TypeError(
+                f"the model predicted {actions.dtype} actions; expected integer word indices"
+            )
         chosen = torch.as_tensor(actions, dtype=torch.int64, device=env.device)
         return chosen if words is None else words[chosen]
 
     def _action_words(self, env: Any) -> torch.Tensor | None:
-        """The env index of each model action (None when they are the same, or the model records no words)."""
+        """The env index of each model action (None when they are the same, or the model records no
+        words)."""
         info = self.checkpoint
         if info is None or info.answers is None:
             size = getattr(self.model.action_space, "n", None)
             if size is not None and int(size) != len(env.words):
-                raise ValueError(f"the model has {int(size)} actions but the env has {len(env.words)} allowed words")
+                raise ValueError(
+                    f"the model has {int(size)} actions but the env has "
+                    f"{len(env.words)} allowed words"
+                )
             return None
         trained = tuple(info.guesses)
         if trained == tuple(env.words):
@@ -116,7 +135,9 @@ class SB3Policy:
             from sb3_contrib import MaskablePPO
             from stable_baselines3 import DQN, PPO
         except ImportError as exc:
-            raise DependencyNotInstalled(f"{exc}. The sb3 agent needs: pip install '.[sb3]'") from exc
+            raise DependencyNotInstalled(
+                f"{exc}. The sb3 agent needs: pip install '.[sb3]'"
+            ) from exc
 
         classes = {"ppo": PPO, "dqn": DQN, "maskable_ppo": MaskablePPO}
         path = Path(path)
@@ -127,14 +148,18 @@ class SB3Policy:
         if algorithm is not None and algorithm not in classes:
             raise ValueError(f"unknown SB3 algorithm {algorithm!r}; expected one of {ALGORITHMS}")
         if algorithm is not None and algorithm != saved:
-            raise ValueError(f"{str(path)!r} holds a {saved} model; --sb3-algo {algorithm} does not match it")
+            raise ValueError(
+                f"{str(path)!r} holds a {saved} model; --sb3-algo {algorithm} does not match it"
+            )
         algo = classes[saved]
         custom = _replacements(path, data, algo)
         try:
             model = algo.load(str(path), device=device, custom_objects=custom)
         except Exception as exc:  # a damaged zip or weights raise many types
             first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-            raise ValueError(f"{str(path)!r} could not be loaded as a {saved} model ({first})") from None
+            raise ValueError(
+                f"{str(path)!r} could not be loaded as a {saved} model ({first})"
+            ) from None
         for name, weight in model.policy.state_dict().items():
             if weight.is_floating_point() and not bool(torch.isfinite(weight).all()):
                 raise ValueError(f"{str(path)!r}: {name!r} holds NaN or infinite weights")
@@ -148,7 +173,12 @@ class SB3Policy:
         mask = meta.get("action_mask")
         if mask not in (None, "all", "hard", "candidates"):
             raise ValueError(f"{str(path)!r} records an unknown action mask {mask!r}")
-        return cls(model, name=f"SB3 {type(model).__name__} ({path.name})", checkpoint=info, trained_mask=mask)
+        return cls(
+            model,
+            name=f"SB3 {type(model).__name__} ({path.name})",
+            checkpoint=info,
+            trained_mask=mask,
+        )
 
 
 def _read_zip(path: Path) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -174,7 +204,8 @@ def _saved_algorithm(path: Path, data: dict[str, Any]) -> str:
         if module == where and init.startswith(f"<function {name}.__init__"):
             return algorithm
     raise ValueError(
-        f"{str(path)!r} holds a policy {module or '?'} that is not the MlpPolicy of PPO, DQN or MaskablePPO; "
+        f"{str(path)!r} holds a policy {module or '?'} that is not the MlpPolicy of PPO, DQN or "
+        "MaskablePPO; "
         f"only those can be loaded without running code from the file"
     )
 
@@ -191,11 +222,15 @@ def _space(path: Path, key: str, item: dict[str, Any]) -> Any:
             dtype = np.dtype(str(item["dtype"]))
             shape = tuple(int(n) for n in item["_shape"])
             if np.issubdtype(dtype, np.integer):
-                return spaces.Box(np.iinfo(dtype).min, np.iinfo(dtype).max, shape=shape, dtype=dtype)
+                return spaces.Box(
+                    np.iinfo(dtype).min, np.iinfo(dtype).max, shape=shape, dtype=dtype
+                )
             return spaces.Box(-np.inf, np.inf, shape=shape, dtype=dtype)
     except (KeyError, TypeError, ValueError) as exc:
         raise ValueError(f"{str(path)!r}: unreadable {key} ({exc})") from None
-    raise ValueError(f"{str(path)!r}: {key} is a {kind or '?'}; only Box and Discrete can be loaded safely")
+    raise ValueError(
+        f"{str(path)!r}: {key} is a {kind or '?'}; only Box and Discrete can be loaded safely"
+    )
 
 
 def _replacements(path: Path, data: dict[str, Any], algo: Any) -> dict[str, Any]:
@@ -253,12 +288,17 @@ def save_model(model: Any, path: str | Path, **meta: Any) -> None:
     atomic_write(path, lambda handle: handle.write(buffer.getvalue()))
 
 
-def load(checkpoint: str | None = None, algorithm: str | None = None, device: str = "cpu") -> SB3Policy:
-    """The ``sb3`` agent entry point: a saved model zip (default: the one shipped with the package)."""
+def load(
+    checkpoint: str | None = None, algorithm: str | None = None, device: str = "cpu"
+) -> SB3Policy:
+    """The ``sb3`` agent entry point: a saved model zip (default: the one shipped with the
+    package)."""
     if checkpoint is None:
         shipped = sorted(shipped_dir().glob("*.zip"))
         if not shipped:
-            raise FileNotFoundError("no SB3 model ships with wordle_agents; pass a model zip as the checkpoint")
+            raise FileNotFoundError(
+                "no SB3 model ships with wordle_agents; pass a model zip as the checkpoint"
+            )
         checkpoint = str(shipped[-1])
     return SB3Policy.load(checkpoint, algorithm=algorithm, device=str(device))
 
@@ -289,12 +329,15 @@ class SB3Run:
     def __post_init__(self) -> None:
         stage_words(self.stage)  # a ValueError names a bad stage
         if isinstance(self.timesteps, bool) or self.timesteps < 1 or self.num_envs < 1:
-            raise ValueError(f"timesteps and num-envs must be >= 1; got {self.timesteps} and {self.num_envs}")
+            raise ValueError(
+                f"timesteps and num-envs must be >= 1; got {self.timesteps} and {self.num_envs}"
+            )
 
 
 def train_and_report(run: SB3Run, build: Any) -> Any:
-    """Build the model (``build(env)``) on the run's env, learn with SB3's progress bar, save it (with the lists it
-    was trained on, which eval plays by default) and print its greedy evaluation; returns the model."""
+    """Build the model (``build(env)``) on the run's env, learn with SB3's progress bar, save it
+    (with the lists it was trained on, which eval plays by default) and print its greedy evaluation;
+    returns the model."""
     import gymnasium as gym
     from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.monitor import Monitor
@@ -312,14 +355,29 @@ def train_and_report(run: SB3Run, build: Any) -> Any:
     model = build(env)
     if not run.tensorboard:  # SB3's default logger makes an empty /tmp/SB3-<date> folder per run
         model.set_logger(Logger(folder=None, output_formats=[]))
-    game = {"answers": answers, "allowed": allowed, "action_mask": run.mask, "device": "cpu", "progress": False}
-    untrained = evaluate(SB3Policy(model), **game)  # what the mask alone plays, beside what training added
+    game = {
+        "answers": answers,
+        "allowed": allowed,
+        "action_mask": run.mask,
+        "device": "cpu",
+        "progress": False,
+    }
+    # what the mask alone plays, beside what training added
+    untrained = evaluate(SB3Policy(model), **game)
     start = time.perf_counter()
     model.learn(run.timesteps, progress_bar=True)
     seconds = time.perf_counter() - start
-    save_model(model, run.save, stage=run.stage, answers=list(answers), allowed=allowed, action_mask=run.mask)
+    save_model(
+        model,
+        run.save,
+        stage=run.stage,
+        answers=list(answers),
+        allowed=allowed,
+        action_mask=run.mask,
+    )
     result = evaluate(SB3Policy(model), **game)
-    played = int(model.num_timesteps)  # SB3 plays whole rollouts: at least one, even past --timesteps
+    # SB3 plays whole rollouts: at least one, even past --timesteps
+    played = int(model.num_timesteps)
     more = f" (whole rollouts: asked {run.timesteps:,})" if played != run.timesteps else ""
     print(f"trained {played:,} steps{more} in {seconds:.1f} s; saved {run.save}")
     print(f"untrained, with mask {run.mask!r}: {untrained.summary()}")

@@ -1,4 +1,5 @@
-"""The exact search behind :mod:`wordle_agents.solvers.optimal`, compiled by numba (imported only there).
+"""The exact search behind :mod:`wordle_agents.solvers.optimal`, compiled by numba (imported only
+there).
 
 ``solve(S, r, beta)`` returns the least total number of guesses that solves every answer in the
 candidate set ``S`` with at most ``r`` guesses each (counting the next one), when that total is
@@ -11,22 +12,24 @@ opener quickly, :mod:`wordle_agents.solvers.openers`).
   at least ``3n - [g in S] - buckets(g)``. Guesses are tried in order of that bound and the
   search stops when the bound reaches the best total found; inside a guess, the buckets are
   solved largest first with the budget that is left, and it stops as soon as the bound exceeds it.
-* Shortcuts that return what the ordered search would: a candidate telling every other candidate apart
-  reaches the floor ``2n - 1`` (looked for first, in n x n work); failing that, the first guess whose
-  bound is ``2n`` with no bucket of more than two answers is exact. A guess that tells a node's candidates
-  nothing tells its children's nothing either: each node passes down only the guesses that told.
-* Guesses that differ only in letters no candidate has split the candidates alike: a node tries the first
-  of each such class (:func:`distinct_guesses`).
-* The pattern table is read answer-major (``by_answer[answer, guess]``): each candidate's row is read once
-  along the guesses (:func:`split_counts`).
+* Shortcuts that return what the ordered search would: a candidate telling every other candidate
+  apart reaches the floor ``2n - 1`` (looked for first, in n x n work); failing that, the first
+  guess whose bound is ``2n`` with no bucket of more than two answers is exact. A guess that tells a
+  node's candidates nothing tells its children's nothing either: each node passes down only the
+  guesses that told.
+* Guesses that differ only in letters no candidate has split the candidates alike: a node tries the
+  first of each such class (:func:`distinct_guesses`).
+* The pattern table is read answer-major (``by_answer[answer, guess]``): each candidate's row is
+  read once along the guesses (:func:`split_counts`).
 * A cache keyed by the candidate set (two 64-bit sums of random keys per answer), the guesses
   left and, in hard mode, the revealed constraint holds exact values and the best guess, or lower
   bounds learnt from cutoffs.
 * Hard mode: a guess must keep revealed greens in place and use every revealed letter as often
   as revealed (the env's rule); the constraint is carried down the search.
 * Losses (``lose`` true, what the oracle uses): an answer not found within the limit costs one more
-  than the limit (the env's "loss counts as max_guesses + 1") instead of making the set unsolvable; with
-  one guess left the best is then to guess a candidate (``2n - 1``), and every bound above still holds.
+  than the limit (the env's "loss counts as max_guesses + 1") instead of making the set unsolvable;
+  with one guess left the best is then to guess a candidate (``2n - 1``), and every bound above
+  still holds.
 * Stopping: another thread sets ``stop[0]`` (a time limit, Ctrl-C); every node checks it on entry
   and after each child, and unwinds without writing the cache, so what the cache holds stays exact.
 """
@@ -40,11 +43,12 @@ from numba.typed import Dict
 from wordle_gym.utils.files import cached_njit
 
 INF = 1 << 40  # "cannot be solved within the guesses left"
-_ENTRY = types.UniTuple(types.int64, 3)  # a cache key, and a cache value: (value, exact, best guess)
+# a cache key, and a cache value: (value, exact, best guess)
+_ENTRY = types.UniTuple(types.int64, 3)
 NOT_CACHED = (np.int64(-1), np.int64(-1), np.int64(-1))
 
-# The cache is only touched from Python through these compiled functions: a typed Dict's own methods,
-# called from Python, are compiled anew in every process.
+# The cache is only touched from Python through these compiled functions: a typed Dict's own
+# methods, called from Python, are compiled anew in every process.
 
 
 @cached_njit()
@@ -83,9 +87,11 @@ def set_key(S, keys_a, keys_b, r, constraint_key):
 
 @cached_njit()
 def valid(g, codes, counts, green, need) -> bool:
-    """Hard mode: guess ``g`` keeps the greens in place and uses each letter at least ``need`` times.
+    """Hard mode: guess ``g`` keeps the greens in place and uses each letter at least ``need``
+    times.
 
-    A copy of ``wordle_gym.core.game.hard_breaches`` (the reference), held to it by tests/core/test_rules.py."""
+    A copy of ``wordle_gym.core.game.hard_breaches`` (the reference), held to it by
+    tests/core/test_rules.py."""
     for i in range(green.shape[0]):
         if green[i] >= 0 and codes[g, i] != green[i]:
             return False
@@ -121,7 +127,8 @@ def constraint_key(green, need) -> np.int64:
 
 @cached_njit(nogil=True)
 def buckets_of(by_answer, S, g, stamp, mark) -> int:
-    """How many feedback patterns guess ``g`` splits ``S`` into; each one's ``stamp`` is then ``mark``."""
+    """How many feedback patterns guess ``g`` splits ``S`` into; each one's ``stamp`` is then
+    ``mark``."""
     buckets = 0
     for s in S:
         p = by_answer[s, g]
@@ -133,10 +140,10 @@ def buckets_of(by_answer, S, g, stamp, mark) -> int:
 
 @cached_njit(nogil=True)
 def distinct_guesses(S, guesses, codes, actions):
-    """The first of each class of ``guesses`` that split ``S`` alike, in ``guesses``' order: a letter no
-    candidate has is grey wherever it stands, so guesses that differ only in such letters get the same
-    feedback from every candidate (and are valid alike in hard mode, and reveal the same). Below the first
-    guess's buckets, this leaves a third to a sixth of the guesses."""
+    """The first of each class of ``guesses`` that split ``S`` alike, in ``guesses``' order: a
+    letter no candidate has is grey wherever it stands, so guesses that differ only in such letters
+    get the same feedback from every candidate (and are valid alike in hard mode, and reveal the
+    same). Below the first guess's buckets, this leaves a third to a sixth of the guesses."""
     length = codes.shape[1]
     present = np.zeros(27, np.bool_)
     for s in S:
@@ -164,7 +171,10 @@ def distinct_guesses(S, guesses, codes, actions):
             kept[m] = g
             m += 1
             continue
-        h = np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits)) & mask
+        h = (
+            np.int64((np.uint64(key) * np.uint64(0x9E3779B97F4A7C15)) >> np.uint64(64 - bits))
+            & mask
+        )
         while seen[h] != -1 and seen[h] != key:
             h = (h + 1) & mask
         if seen[h] == -1:
@@ -176,9 +186,10 @@ def distinct_guesses(S, guesses, codes, actions):
 
 @cached_njit(nogil=True)
 def split_counts(by_answer, S, guesses, num_patterns):
-    """For each of ``guesses``: how many feedback patterns it splits ``S`` into, and 1 where one of them is all
-    green. Answer-major and branch-free: each answer's row is read once along the guesses, setting each
-    guess's bit for the pattern it gets (a count goes up where the bit was new)."""
+    """For each of ``guesses``: how many feedback patterns it splits ``S`` into, and 1 where one of
+    them is all green. Answer-major and branch-free: each answer's row is read once along the
+    guesses, setting each guess's bit for the pattern it gets (a count goes up where the bit was
+    new)."""
     words = (num_patterns + 63) // 64
     num_guesses = guesses.shape[0]
     bits = np.zeros((num_guesses, words), np.uint64)
@@ -199,7 +210,7 @@ def split_counts(by_answer, S, guesses, num_patterns):
 
 
 @cached_njit(nogil=True)
-def solve(
+def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit stack)
     by_answer,
     S,
     r,
@@ -219,10 +230,11 @@ def solve(
     actions,
     guesses,
 ):
-    """See the module docstring. ``stats[0]`` counts searched nodes; ``stop[0] != 0`` abandons the search
-    (the value returned is then meaningless). A cache holds values of one ``lose`` setting only.
-    ``actions[s]`` is answer ``s``'s guess; ``guesses`` the guesses worth trying, increasing (every guess
-    at the root; a node passes its children the ones that told its candidates apart)."""
+    """See the module docstring. ``stats[0]`` counts searched nodes; ``stop[0] != 0`` abandons the
+    search (the value returned is then meaningless). A cache holds values of one ``lose`` setting
+    only. ``actions[s]`` is answer ``s``'s guess; ``guesses`` the guesses worth trying, increasing
+    (every guess at the root; a node passes its children the ones that told its candidates
+    apart)."""
     if stop[0] != 0:
         return INF
     n = S.shape[0]
@@ -247,8 +259,8 @@ def solve(
     num_patterns = tiles.shape[0]
     solved = num_patterns - 1  # all green
     stamp = np.full(num_patterns, -1, np.int64)
-    # The floor 2n - 1 is reached only by a candidate that tells every other apart: look at those first
-    # (n x n work), the least such guess being the one the ordered search below would pick.
+    # The floor 2n - 1 is reached only by a candidate that tells every other apart: look at those
+    # first (n x n work), the least such guess being the one the ordered search below would pick.
     perfect = np.int64(-1)
     for i in range(n):
         g = actions[S[i]]
@@ -259,8 +271,9 @@ def solve(
     if perfect >= 0:
         cache[key] = (floor, np.int64(1), perfect)
         return floor
-    # Otherwise 2n is the least bound: the first guess to reach it with no bucket of more than two (a
-    # non-candidate telling all apart, or a candidate leaving one pair) is exact and the search's pick.
+    # Otherwise 2n is the least bound: the first guess to reach it with no bucket of more than two
+    # (a non-candidate telling all apart, or a candidate leaving one pair) is exact and the search's
+    # pick.
     pair_ok = r >= 3 or lose
     guesses = distinct_guesses(S, guesses, codes, actions)
     num_guesses = guesses.shape[0]
@@ -299,7 +312,8 @@ def solve(
             below[useful] = guesses[k]
             useful += 1
     best, best_guess = beta, np.int64(-1)
-    low = INF  # fail-soft: the least lower bound proven over the guesses cut off (when none beats beta)
+    # fail-soft: the least lower bound proven over the guesses cut off (when none beats beta)
+    low = INF
     sizes = np.zeros(num_patterns, np.int64)
     starts = np.zeros(num_patterns, np.int64)
     fill = np.zeros(num_patterns, np.int64)
@@ -384,11 +398,11 @@ def solve(
 
 @cached_njit(nogil=True)
 def greedy(by_answer, S, r, hard, codes, counts, tiles, green, need, lose, actions, guesses):
-    """The total guesses of a real policy for the candidates ``S`` with ``r`` guesses left (the next one
-    included): at each node the guess of least bound ``3n - hit - buckets`` (the most buckets, a candidate
-    counting one more; the first such guess), an answer not found within the limit costing one more than it. A
-    proven upper bound on :func:`solve`'s value with ``lose``; ``INF`` without ``lose`` where that policy loses a
-    game."""
+    """The total guesses of a real policy for the candidates ``S`` with ``r`` guesses left (the next
+    one included): at each node the guess of least bound ``3n - hit - buckets`` (the most buckets, a
+    candidate counting one more; the first such guess), an answer not found within the limit costing
+    one more than it. A proven upper bound on :func:`solve`'s value with ``lose``; ``INF`` without
+    ``lose`` where that policy loses a game."""
     n = S.shape[0]
     if r <= 0:
         return n if lose else INF
@@ -427,7 +441,18 @@ def greedy(by_answer, S, r, hard, codes, counts, tiles, green, need, lose, actio
         if hard:
             advance_constraint(pick, p, codes, tiles, green, need, child_green, child_need)
         below = greedy(
-            by_answer, sub, r - 1, hard, codes, counts, tiles, child_green, child_need, lose, actions, guesses
+            by_answer,
+            sub,
+            r - 1,
+            hard,
+            codes,
+            counts,
+            tiles,
+            child_green,
+            child_need,
+            lose,
+            actions,
+            guesses,
         )
         if below >= INF:
             return INF

@@ -22,7 +22,9 @@ class RandomPolicy:
         self.seed = seed
         self._generator: torch.Generator | None = None
 
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+    def act(
+        self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv
+    ) -> torch.Tensor:
         if self._generator is None or self._generator.device != action_masks.device:
             self._generator = device_generator(action_masks.device).manual_seed(self.seed)
         weights = action_masks.float()

@@ -18,9 +18,10 @@ The solver guesses the best-scoring allowed word, but prefers the best *candidat
 score is within ``tolerance`` of the best (0.001 bits, as in seed 002), since a candidate may
 also win at once; with one candidate left it guesses it. Ties go to the lower word index.
 
-Multi-board games (``boards=K``, :class:`~wordle_gym.envs.multi.MultiWordleVectorEnv`): a board with one
-candidate left is played first (the lowest such word); otherwise a guess scores the sum of its scores on the
-boards not yet solved, and the best candidate of any such board is preferred within ``tolerance``.
+Multi-board games (``boards=K``, :class:`~wordle_gym.envs.multi.MultiWordleVectorEnv`): a board with
+one candidate left is played first (the lowest such word); otherwise a guess scores the sum of its
+scores on the boards not yet solved, and the best candidate of any such board is preferred within
+``tolerance``.
 
 Speed: games whose histories agree get the same decision, so each distinct history is
 decided once per solver (memoised), and the bucket counts of all 12972 guesses over a
@@ -54,8 +55,8 @@ _BOARD_MEMO = 2048  # boards' score vectors kept (about 100 KB each)
 
 
 def bucket_sizes(patterns: torch.Tensor, num_patterns: int) -> torch.Tensor:
-    """Bucket sizes of each column of pattern ids (m candidates, P guesses): (B, P) counts, zeros padding
-    (B is ``num_patterns`` when m exceeds it, else m)."""
+    """Bucket sizes of each column of pattern ids (m candidates, P guesses): (B, P) counts, zeros
+    padding (B is ``num_patterns`` when m exceeds it, else m)."""
     m, p = patterns.shape
     if m > num_patterns:  # count into one bin per (guess, pattern)
         offsets = torch.arange(p, device=patterns.device) * num_patterns
@@ -81,7 +82,11 @@ class MaxEntropySolver:
     """
 
     def __init__(
-        self, score: str = "entropy", opener: str | None = None, candidates_only: bool = False, tolerance: float = 1e-3
+        self,
+        score: str = "entropy",
+        opener: str | None = None,
+        candidates_only: bool = False,
+        tolerance: float = 1e-3,
     ) -> None:
         if score not in SCORES:
             raise ValueError(f"unknown score {score!r}; expected one of {SCORES}")
@@ -103,7 +108,9 @@ class MaxEntropySolver:
         return f"max-entropy ({', '.join(parts)})"
 
     # ------------------------------------------------------------------------ policy
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+    def act(
+        self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv
+    ) -> torch.Tensor:
         """One action per game of ``env``, from its history."""
         action_masks = bool_mask(action_masks)
         self._bind(env)
@@ -125,11 +132,14 @@ class MaxEntropySolver:
         return torch.tensor(decisions, dtype=torch.int64, device=keys.device)[inverse]
 
     def _act_boards(self, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        """:meth:`act` for multi-board games: each distinct game (every board's history) decided once."""
+        """:meth:`act` for multi-board games: each distinct game (every board's history) decided
+        once."""
         state = env.state
         rows = state.boards
         pids = torch.where(rows.tiles[:, :, 0] != NO_TILE, pattern_ids(rows.tiles).long(), -1)
-        keys = torch.cat([rows.guesses, pids, rows.won[:, None].long()], dim=1).view(state.num_games, -1)
+        keys = torch.cat([rows.guesses, pids, rows.won[:, None].long()], dim=1).view(
+            state.num_games, -1
+        )
         unique, inverse = torch.unique(keys, dim=0, return_inverse=True)
         representative = torch.empty(unique.shape[0], dtype=torch.int64, device=keys.device)
         representative.scatter_(0, inverse, torch.arange(keys.shape[0], device=keys.device))
@@ -148,29 +158,37 @@ class MaxEntropySolver:
         turns = (len(boards[0]) - 1) // 2
         if self.opener is not None and all(g < 0 for g in boards[0][:turns]):
             if not bool(mask[self.opener_action]):
-                raise ValueError(f"the opener {self.opener!r} is not allowed by the env's action mask")
+                raise ValueError(
+                    f"the opener {self.opener!r} is not allowed by the env's action mask"
+                )
             return self.opener_action
         histories = [tuple(board[:-1]) for board in boards if not board[-1]]
         open_boards = [self._candidates(env, list(history)) for history in histories]
         if not open_boards:  # a game that has ended (the harness still asks for its row): any guess
             return int(self.answer_actions[0])
         if any(c.numel() == 0 for c in open_boards):
-            raise RuntimeError("no answer fits a board's feedback so far: the history is inconsistent")
+            raise RuntimeError(
+                "no answer fits a board's feedback so far: the history is inconsistent"
+            )
         sure = [int(self.answer_actions[c[0]]) for c in open_boards if c.numel() == 1]
         if sure:
             return min(sure)
         union = torch.cat(open_boards).unique()
         pool = self._pool(env, mask, union)
-        scores = sum(self._board_scores(h, c, pool) for h, c in zip(histories, open_boards, strict=True))
+        scores = sum(
+            self._board_scores(h, c, pool) for h, c in zip(histories, open_boards, strict=True)
+        )
         is_cand = self._is_candidate(union)[pool]
         cand_scores = torch.where(is_cand, scores, -math.inf)
         if bool(is_cand.any()) and bool(cand_scores.max() >= scores.max() - self.tolerance):
             return int(pool[int(cand_scores.argmax())])
         return int(pool[int(scores.argmax())])
 
-    def _board_scores(self, history: tuple[int, ...], candidates: torch.Tensor, pool: torch.Tensor) -> torch.Tensor:
-        """:meth:`scores` of one board, kept for boards whose history recurs (after the opener, every game's
-        boards share a few hundred histories) while every word is in the pool."""
+    def _board_scores(
+        self, history: tuple[int, ...], candidates: torch.Tensor, pool: torch.Tensor
+    ) -> torch.Tensor:
+        """:meth:`scores` of one board, kept for boards whose history recurs (after the opener,
+        every game's boards share a few hundred histories) while every word is in the pool."""
         if pool.numel() != self.table.shape[0]:
             return self.scores(candidates, pool)
         cached = self._board_memo.get(history)
@@ -185,7 +203,9 @@ class MaxEntropySolver:
         """What this solver's scores measure (``wordle-gym assist`` names it)."""
         return SCORE_UNITS[self.score]
 
-    def best_guesses(self, env: WordleVectorEnv, game: int = 0, top: int = 5) -> list[tuple[str, float, bool]]:
+    def best_guesses(
+        self, env: WordleVectorEnv, game: int = 0, top: int = 5
+    ) -> list[tuple[str, float, bool]]:
         """The ``top`` guesses for game ``game`` as (word, score, is_candidate), best first."""
         self._bind(env)
         row = torch.cat([env.state.guesses[game], self._row_pids(env, game)]).tolist()
@@ -194,7 +214,8 @@ class MaxEntropySolver:
         scores = self.scores(candidates, pool)
         is_cand = self._is_candidate(candidates)[pool]
         scores, is_cand, pool = scores.cpu().numpy(), is_cand.cpu().numpy(), pool.cpu().numpy()
-        order = np.lexsort((pool, ~is_cand, -scores))[:top]  # best score, then candidates, then list order
+        # best score, then candidates, then list order
+        order = np.lexsort((pool, ~is_cand, -scores))[:top]
         return [(env.words[int(pool[i])], float(scores[i]), bool(is_cand[i])) for i in order]
 
     def candidates(self, env: WordleVectorEnv, game: int = 0) -> list[str]:
@@ -207,7 +228,14 @@ class MaxEntropySolver:
     def _bind(self, env: WordleVectorEnv) -> None:
         """(Re)build per-vocabulary tensors when the env's lists, rules or device change."""
         cfg = env.config
-        context = (env.vocabulary, env.device, cfg.hard_mode, cfg.max_guesses, cfg.mask_mode, cfg.boards)
+        context = (
+            env.vocabulary,
+            env.device,
+            cfg.hard_mode,
+            cfg.max_guesses,
+            cfg.mask_mode,
+            cfg.boards,
+        )
         if context == self._context:
             return
         self._context, self._memo, self._board_memo = context, {}, {}
@@ -237,11 +265,15 @@ class MaxEntropySolver:
         flags[self.answer_actions[candidates]] = True
         return flags
 
-    def _pool(self, env: WordleVectorEnv, mask: torch.Tensor, candidates: torch.Tensor) -> torch.Tensor:
+    def _pool(
+        self, env: WordleVectorEnv, mask: torch.Tensor, candidates: torch.Tensor
+    ) -> torch.Tensor:
         """Guess indices to choose among: the env's mask, hard mode, and candidates_only."""
         allowed = mask.clone()
         if env.config.hard_mode and env.config.mask_mode == "all":
-            raise ValueError("in hard mode the solver needs the env's 'hard' (or 'candidates') action mask")
+            raise ValueError(
+                "in hard mode the solver needs the env's 'hard' (or 'candidates') action mask"
+            )
         if self.candidates_only:
             allowed &= self._is_candidate(candidates)
         pool = torch.nonzero(allowed).flatten()
@@ -253,7 +285,9 @@ class MaxEntropySolver:
         turns = len(row) // 2
         if self.opener is not None and all(g < 0 for g in row[:turns]):
             if not bool(mask[self.opener_action]):
-                raise ValueError(f"the opener {self.opener!r} is not allowed by the env's action mask")
+                raise ValueError(
+                    f"the opener {self.opener!r} is not allowed by the env's action mask"
+                )
             return self.opener_action
         candidates = self._candidates(env, row)
         if candidates.numel() == 0:
@@ -269,11 +303,13 @@ class MaxEntropySolver:
         best = scores.max()
         cand_scores = torch.where(is_cand, scores, -math.inf)
         if bool(is_cand.any()) and bool(cand_scores.max() >= best - self.tolerance):
-            return int(pool[int(cand_scores.argmax())])  # argmax returns the first (lowest index) maximum
+            # argmax returns the first (lowest index) maximum
+            return int(pool[int(cand_scores.argmax())])
         return int(pool[int(scores.argmax())])
 
     def scores(self, candidates: torch.Tensor, pool: torch.Tensor) -> torch.Tensor:
-        """Score of every guess in ``pool`` (indices) over ``candidates`` (answer indices): float64."""
+        """Score of every guess in ``pool`` (indices) over ``candidates`` (answer indices):
+        float64."""
         m = candidates.numel()
         rows = self.by_answer.index_select(0, candidates)  # (m, A)
         if pool.numel() != rows.shape[1]:

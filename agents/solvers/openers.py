@@ -1,21 +1,23 @@
-"""Every allowed first guess ranked by its exact optimum: ``python -m wordle_agents.commands.optimal --all-openers``.
+"""Every allowed first guess ranked by its exact optimum:
+``python -m wordle_agents.commands.optimal --all-openers``.
 
-Proving the best opener means, for each of the 12972 allowed guesses, either its exact optimal total or
-a proof that it cannot be among the ``top`` best. The cutoff is one more than the ``top``-th best exact
-total found so far (ties stay in), and each opener faces three tests, cheapest first:
+Proving the best opener means, for each of the 12972 allowed guesses, either its exact optimal total
+or a proof that it cannot be among the ``top`` best. The cutoff is one more than the ``top``-th best
+exact total found so far (ties stay in), and each opener faces three tests, cheapest first:
 
-1. **Root bound.** After the opener, a bucket of ``c`` answers needs at least ``2c - 1`` more guesses,
-   so the opener costs at least ``3n - hit - buckets``. On the real lists it rules out none.
+1. **Root bound.** After the opener, a bucket of ``c`` answers needs at least ``2c - 1`` more
+   guesses, so the opener costs at least ``3n - hit - buckets``. On the real lists it rules out
+   none.
 2. **Second-level bound.** Each bucket is searched with a budget one over its bound; the kernel then
    returns the least bound over its guesses (fail-soft), a much tighter bound for the whole opener.
-3. **Search.** Rounds that raise every unsolved bucket's bound by 2, 4, 8, ..., largest bucket first,
-   each search held to what the other buckets' bounds leave under the cutoff; the opener is ruled out
-   when the bounds reach the cutoff, and exact when every bucket is.
+3. **Search.** Rounds that raise every unsolved bucket's bound by 2, 4, 8, ..., largest bucket
+   first, each search held to what the other buckets' bounds leave under the cutoff; the opener is
+   ruled out when the bounds reach the cutoff, and exact when every bucket is.
 
-Openers go in order of the root bound (good ones first, so the cutoff tightens early), on every core,
-each worker with its own cache of the search (nodes and bounds carry over between openers). With a
-``journal`` each finished opener is appended to it: a stopped run (Ctrl-C, ``max_minutes``) continues
-from there when run again, and the journal is removed once the ranking is written.
+Openers go in order of the root bound (good ones first, so the cutoff tightens early), on every
+core, each worker with its own cache of the search (nodes and bounds carry over between openers).
+With a ``journal`` each finished opener is appended to it: a stopped run (Ctrl-C, ``max_minutes``)
+continues from there when run again, and the journal is removed once the ranking is written.
 """
 
 from __future__ import annotations
@@ -36,7 +38,13 @@ from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers.max_entropy import bucket_sizes
 from wordle_agents.solvers.optimal import _Search, check_limits
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.utils.files import atomic_write_text, check_writable, file_lock, quoted, read_text_bounded
+from wordle_gym.utils.files import (
+    atomic_write_text,
+    check_writable,
+    file_lock,
+    quoted,
+    read_text_bounded,
+)
 
 FORMAT = "wordle-gym opener ranking 1"
 STAGES = ("root bound", "second-level bound", "search", "exact")
@@ -45,25 +53,32 @@ MAX_TOP = 1000
 
 
 def root_bounds(search: _Search) -> np.ndarray:
-    """Test 1 for every allowed guess: ``3n - hit - buckets`` (int64, one per guess; a guess hits when it is
-    an answer, since every answer is still possible)."""
+    """Test 1 for every allowed guess: ``3n - hit - buckets`` (int64, one per guess; a guess hits
+    when it is an answer, since every answer is still possible)."""
     vocab, table = search.vocab, torch.from_numpy(search.table)
-    blocks = (table[start : start + 1024].T for start in range(0, vocab.num_allowed, 1024))  # 1024 guesses at a time
+    # 1024 guesses at a time
+    blocks = (table[start : start + 1024].T for start in range(0, vocab.num_allowed, 1024))
     buckets = torch.cat([(bucket_sizes(block, search.solved + 1) > 0).sum(0) for block in blocks])
     hit = np.zeros(vocab.num_allowed, dtype=np.int64)
     hit[vocab.answer_actions.numpy()] = 1
     return 3 * vocab.num_answers - hit - buckets.numpy()
 
 
-def opener_value(search: _Search, guess: int, cutoff: int, cache: Any, counter: np.ndarray) -> tuple[int, bool, str]:
-    """``(value, exact, stage)`` of first guess ``guess`` (an action): its exact optimal total when that is
-    below ``cutoff`` (``exact`` true), else a lower bound of at least ``cutoff``; ``value`` is None (exact)
-    when no tree from ``guess`` solves every answer within the limit. A search stopped by
-    ``search.stop`` raises InterruptedError."""
+def opener_value(
+    search: _Search, guess: int, cutoff: int, cache: Any, counter: np.ndarray
+) -> tuple[int, bool, str]:
+    """``(value, exact, stage)`` of first guess ``guess`` (an action): its exact optimal total when
+    that is below ``cutoff`` (``exact`` true), else a lower bound of at least ``cutoff``; ``value``
+    is None (exact) when no tree from ``guess`` solves every answer within the limit. A search
+    stopped by ``search.stop`` raises InterruptedError."""
     kernel, n = search.kernel, search.vocab.num_answers
     members = np.arange(n, dtype=np.int32)
     root_green, root_need = search.root()
-    buckets = [(p, group.astype(np.int32)) for p, group in search.buckets(guess, members) if p != search.solved]
+    buckets = [
+        (p, group.astype(np.int32))
+        for p, group in search.buckets(guess, members)
+        if p != search.solved
+    ]
     bounds = [2 * len(group) - 1 for _, group in buckets]
     exact = [False] * len(buckets)
     total = n + sum(bounds)
@@ -77,7 +92,9 @@ def opener_value(search: _Search, guess: int, cutoff: int, cache: Any, counter: 
                 continue
             others = total - bounds[i]
             beta = min(bounds[i] + step, cutoff - others)
-            value = search.value(group, search.max_guesses - 1, *constraints[i], cache, counter, beta)
+            value = search.value(
+                group, search.max_guesses - 1, *constraints[i], cache, counter, beta
+            )
             if search.stop[0] != 0:
                 raise InterruptedError("stopped")
             if value >= kernel.INF:  # only an unsolvable bucket is worth INF, whatever the budget
@@ -112,16 +129,27 @@ class _Board:
                 self._exact.sort()
 
 
-def _header(vocab: Vocabulary, hard_mode: bool, max_guesses: int, top: int, lose: bool = False) -> dict[str, Any]:
-    header = {"format": FORMAT, "lists": vocab.digest, "hard_mode": hard_mode, "max_guesses": max_guesses, "top": top}
-    # The shipped rankings (no losses) keep their header; one with losses names its answers (the multi-board bound).
+def _header(
+    vocab: Vocabulary, hard_mode: bool, max_guesses: int, top: int, lose: bool = False
+) -> dict[str, Any]:
+    header = {
+        "format": FORMAT,
+        "lists": vocab.digest,
+        "hard_mode": hard_mode,
+        "max_guesses": max_guesses,
+        "top": top,
+    }
+    # The shipped rankings (no losses) keep their header; one with losses names its answers (the
+    # multi-board bound).
     return {**header, "losses": True, "num_answers": vocab.num_answers} if lose else header
 
 
-def _read_journal(path: Path, header: dict[str, Any], words: set[str]) -> tuple[list[dict[str, Any]], float, int]:
-    """The openers a journal holds, and the wall time and count of its sessions; a journal of other settings
-    is refused. A last line cut short by a crash is dropped, and the file rewritten to its complete lines
-    (each ending in a newline) before anything is appended."""
+def _read_journal(
+    path: Path, header: dict[str, Any], words: set[str]
+) -> tuple[list[dict[str, Any]], float, int]:
+    """The openers a journal holds, and the wall time and count of its sessions; a journal of other
+    settings is refused. A last line cut short by a crash is dropped, and the file rewritten to its
+    complete lines (each ending in a newline) before anything is appended."""
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     try:
@@ -154,7 +182,9 @@ def _read_journal(path: Path, header: dict[str, Any], words: set[str]) -> tuple[
         ):
             records.append(item)
         else:
-            raise ValueError(f"journal {quoted(str(path))} line {number} is not an opener's result: {line[:80]}")
+            raise ValueError(
+                f"journal {quoted(str(path))} line {number} is not an opener's result: {line[:80]}"
+            )
     complete = "".join(f"{line}\n" for line in lines)
     if text != complete:
         atomic_write_text(path, complete)
@@ -174,21 +204,24 @@ def rank_openers(
 ) -> dict[str, Any]:
     """Rank every allowed first guess (see the module docstring). Returns the ranking's data (see
     :func:`summary`); ``"finished"`` is false when ``max_minutes`` or Ctrl-C stopped it first (the
-    journal, if any, keeps what was done). ``lose``: an answer not found within ``max_guesses`` costs
-    ``max_guesses + 1`` instead of ruling the tree out (the oracle's values; what
-    the multi-board lower bound starts from)."""
+    journal, if any, keeps what was done). ``lose``: an answer not found within ``max_guesses``
+    costs ``max_guesses + 1`` instead of ruling the tree out (the oracle's values; what the
+    multi-board lower bound starts from)."""
     vocab = vocab or Vocabulary()
     check_limits(max_guesses, None, max_cache_entries)
     if isinstance(top, bool) or not isinstance(top, int) or not 1 <= top <= MAX_TOP:
         raise ValueError(f"top must be an integer from 1 to {MAX_TOP}; got {quoted(str(top))}")
-    if max_minutes is not None and not (isinstance(max_minutes, int | float) and 0 < max_minutes < math.inf):
+    if max_minutes is not None and not (
+        isinstance(max_minutes, int | float) and 0 < max_minutes < math.inf
+    ):
         raise ValueError(f"max_minutes must be a positive number; got {quoted(str(max_minutes))}")
     search = _Search(vocab, hard_mode, max_guesses, lose=lose)
     header = _header(vocab, hard_mode, max_guesses, top, lose)
     path = Path(journal) if journal is not None else None
     if path is not None:
         check_writable(path)
-        with file_lock(f"{path}.lock", "opener ranking", quoted(str(path))):  # one run per journal at a time
+        # one run per journal at a time
+        with file_lock(f"{path}.lock", "opener ranking", quoted(str(path))):
             return _rank(vocab, search, header, top, path, max_minutes, max_cache_entries, progress)
     return _rank(vocab, search, header, top, None, max_minutes, max_cache_entries, progress)
 
@@ -215,7 +248,9 @@ def _rank(
     start = time.perf_counter()
     deadline = math.inf if max_minutes is None else start + 60 * max_minutes
     bounds = root_bounds(search)
-    order = [int(g) for g in np.argsort(bounds, kind="stable") if vocab.allowed[g] not in board.results]
+    order = [
+        int(g) for g in np.argsort(bounds, kind="stable") if vocab.allowed[g] not in board.results
+    ]
     workers, spare, stats = search.worker_caches()
 
     def work(guess: int) -> tuple[str, dict[str, Any]]:
@@ -233,7 +268,11 @@ def _rank(
             return record["word"], record
 
     bar = tqdm(
-        total=vocab.num_allowed, initial=len(board.results), desc="openers ranked", unit="opener", disable=not progress
+        total=vocab.num_allowed,
+        initial=len(board.results),
+        desc="openers ranked",
+        unit="opener",
+        disable=not progress,
     )
     finished = True
     handle = open(path, "a", encoding="utf-8") if path is not None else None  # noqa: SIM115 (closed below)
@@ -241,8 +280,8 @@ def _rank(
         with ThreadPoolExecutor(workers) as pool:
             futures: dict[Future, int] = {}
             try:
-                # submitted inside the try: a Ctrl-C among the submissions stops and cancels what was queued (the
-                # pool's shutdown would otherwise run every queued opener first)
+                # submitted inside the try: a Ctrl-C among the submissions stops and cancels what
+                # was queued (the pool's shutdown would otherwise run every queued opener first)
                 for guess in order:
                     futures[pool.submit(work, guess)] = guess
                 for word, record in search.gather(futures, deadline, bar, stats):
@@ -263,7 +302,15 @@ def _rank(
         if handle is not None:
             handle.write(json.dumps({"session_s": round(time.perf_counter() - start, 2)}) + "\n")
             handle.close()
-    return summary(vocab, header, board, wall_before + time.perf_counter() - start, sessions + 1, workers, finished)
+    return summary(
+        vocab,
+        header,
+        board,
+        wall_before + time.perf_counter() - start,
+        sessions + 1,
+        workers,
+        finished,
+    )
 
 
 def summary(
@@ -275,15 +322,19 @@ def summary(
     workers: int,
     finished: bool,
 ) -> dict[str, Any]:
-    """The ranking's data: the proven ``ranking`` (every opener below the cutoff, best first, with its
-    exact total), how many openers each test ruled out, and every opener's figure in the lists' order."""
+    """The ranking's data: the proven ``ranking`` (every opener below the cutoff, best first, with
+    its exact total), how many openers each test ruled out, and every opener's figure in the lists'
+    order."""
     results = board.results
     cutoff = board.cutoff()
     ranking = sorted(
-        (r["value"], w) for w, r in results.items() if r["exact"] and r["value"] is not None and r["value"] < cutoff
+        (r["value"], w)
+        for w, r in results.items()
+        if r["exact"] and r["value"] is not None and r["value"] < cutoff
     )
     ruled_out = {
-        stage: sum(1 for r in results.values() if not r["exact"] and r["stage"] == stage) for stage in STAGES[:3]
+        stage: sum(1 for r in results.values() if not r["exact"] and r["stage"] == stage)
+        for stage in STAGES[:3]
     }
     missing = [w for w in vocab.allowed if w not in results]
     return {
@@ -302,13 +353,18 @@ def summary(
         "workers": workers,
         "words": list(vocab.allowed),
         "values": [results[w]["value"] if w in results else -1 for w in vocab.allowed],
-        "exact_flags": "".join("1" if w in results and results[w]["exact"] else "0" for w in vocab.allowed),
-        "stages": "".join(str(STAGES.index(results[w]["stage"])) if w in results else "-" for w in vocab.allowed),
+        "exact_flags": "".join(
+            "1" if w in results and results[w]["exact"] else "0" for w in vocab.allowed
+        ),
+        "stages": "".join(
+            str(STAGES.index(results[w]["stage"])) if w in results else "-" for w in vocab.allowed
+        ),
     }
 
 
 def save(data: dict[str, Any], path: str | Path) -> Path:
-    """Write a ranking atomically as JSON, one key to a line (the per-opener lists stay on one line each)."""
+    """Write a ranking atomically as JSON, one key to a line (the per-opener lists stay on one line
+    each)."""
     lines = ",\n".join(f"  {json.dumps(key)}: {json.dumps(value)}" for key, value in data.items())
     return atomic_write_text(path, "{\n" + lines + "\n}\n")
 

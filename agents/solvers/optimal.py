@@ -1,10 +1,10 @@
 """Exact optimal play: the decision tree that minimises the expected number of guesses.
 
-:func:`solve` searches, for a given first guess, the tree that solves every answer within the
-guess limit with the fewest guesses in total (the search is in :mod:`wordle_agents.solvers._optimal_kernel`,
-compiled by numba, a dependency). Normal and hard mode, any word lists
-and lengths the env accepts. With SALET on the real lists it proves 7920 guesses over the 2315
-answers (mean 3.4212), 8122 in hard mode (3.5084).
+:func:`solve` searches, for a given first guess, the tree that solves every answer within the guess
+limit with the fewest guesses in total (the search is in
+:mod:`wordle_agents.solvers._optimal_kernel`, compiled by numba, a dependency). Normal and hard
+mode, any word lists and lengths the env accepts. With SALET on the real lists it proves 7920
+guesses over the 2315 answers (mean 3.4212), 8122 in hard mode (3.5084).
 
 :class:`OptimalTree` is the result: flat int32 arrays (a node's guess, its children by feedback
 pattern), saved as ``.npz`` without pickles and loaded in milliseconds. The SALET trees for
@@ -34,15 +34,22 @@ from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_gym.core.config import MAX_GUESSES
-from wordle_gym.core.patterns import ALPHABET, letter_codes, num_patterns, pattern_array, pattern_tiles
+from wordle_gym.core.patterns import (
+    ALPHABET,
+    letter_codes,
+    num_patterns,
+    pattern_array,
+    pattern_tiles,
+)
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.utils.files import atomic_write, quoted
 
 if TYPE_CHECKING:
     import torch
 
-# Solving and saving a tree never imports torch (``python -m wordle_agents.commands.optimal``: torch's import
-# took longer than the search); playing one through the harness does, inside the methods that need it.
+# Solving and saving a tree never imports torch (``python -m wordle_agents.commands.optimal``:
+# torch's import took longer than the search); playing one through the harness does, inside the
+# methods that need it.
 
 FORMAT = "wordle-gym optimal tree 1"
 POLL_S = 0.2
@@ -64,7 +71,8 @@ def _kernel() -> Any:
 
 @dataclass
 class OptimalTree:
-    """A decision tree: node 0 is the first guess; a node's children are keyed by feedback pattern id."""
+    """A decision tree: node 0 is the first guess; a node's children are keyed by feedback pattern
+    id."""
 
     opener: str
     hard_mode: bool
@@ -75,13 +83,15 @@ class OptimalTree:
     """Guesses over all answers (each answer's guesses, the winning one included)."""
     num_answers: int
     guesses: np.ndarray  # (nodes,) int32: the action each node guesses
-    child_start: np.ndarray  # (nodes + 1,) int32: node i's children are child_*[start[i]:start[i+1]]
+    # (nodes + 1,) int32: node i's children are child_*[start[i]:start[i+1]]
+    child_start: np.ndarray
     child_pattern: np.ndarray  # (edges,) int32, increasing within a node
     child_node: np.ndarray  # (edges,) int32
     nodes_searched: int = 0
     """Nodes the search expanded (not saved)."""
     seconds: dict[str, float] = field(default_factory=dict)
-    """Where :func:`solve` spent its time: ``setup`` (pattern table, kernel), ``search``, ``extract`` (not saved)."""
+    """Where :func:`solve` spent its time: ``setup`` (pattern table, kernel), ``search``,
+    ``extract`` (not saved)."""
 
     @property
     def mean(self) -> float:
@@ -95,7 +105,8 @@ class OptimalTree:
         return int(self.child_node[i]) if i < hi and self.child_pattern[i] == pattern else None
 
     def play(self, vocab: Vocabulary) -> np.ndarray:
-        """Guesses the tree takes on each answer of ``vocab`` (0 where it fails within its limit)."""
+        """Guesses the tree takes on each answer of ``vocab`` (0 where it fails within its
+        limit)."""
         table = pattern_array(vocab)
         solved = num_patterns(vocab.length) - 1
         used = np.zeros(vocab.num_answers, dtype=np.int64)
@@ -112,12 +123,17 @@ class OptimalTree:
         return used
 
     def check(
-        self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, opener: str | None = None, source: str = "tree"
+        self,
+        vocab: Vocabulary,
+        hard_mode: bool,
+        max_guesses: int,
+        opener: str | None = None,
+        source: str = "tree",
     ) -> OptimalTree:
-        """This tree, if it was solved for these lists, mode, guess limit and (unless None) first guess, and
-        plays as its header says: its first guess is its opener, it wins every answer within its limit
-        with ``total`` guesses in all. Otherwise a ValueError that says what differs (a tree is never played
-        on trust)."""
+        """This tree, if it was solved for these lists, mode, guess limit and (unless None) first
+        guess, and plays as its header says: its first guess is its opener, it wins every answer
+        within its limit with ``total`` guesses in all. Otherwise a ValueError that says what
+        differs (a tree is never played on trust)."""
         wanted = {
             "lists": vocab.digest,
             "hard_mode": hard_mode,
@@ -128,7 +144,9 @@ class OptimalTree:
         if opener is not None:
             wanted["opener"], have["opener"] = opener.lower(), str(self.opener).lower()
         if have != wanted:
-            differ = ", ".join(f"{k} {have[k]!r} (wanted {wanted[k]!r})" for k in wanted if have[k] != wanted[k])
+            differ = ", ".join(
+                f"{k} {have[k]!r} (wanted {wanted[k]!r})" for k in wanted if have[k] != wanted[k]
+            )
             raise ValueError(f"{source} does not fit: {differ}")
         if not (int(self.guesses.min()) >= 0 and int(self.guesses.max()) < vocab.num_allowed):
             raise ValueError(f"{source} guesses words outside the allowed list")
@@ -169,8 +187,9 @@ class OptimalTree:
 
     @classmethod
     def load(cls, path: str | Path) -> OptimalTree:
-        """Read a tree written by :meth:`save`; checked. No code runs (no pickles), and every array's
-        declared size is checked against the file and :data:`MAX_TREE_BYTES` before it is read."""
+        """Read a tree written by :meth:`save`; checked. No code runs (no pickles), and every
+        array's declared size is checked against the file and :data:`MAX_TREE_BYTES` before it is
+        read."""
         names = ("guesses", "child_start", "child_pattern", "child_node")
         try:
             arrays = _read_npz(path, ("meta", *names))
@@ -188,11 +207,25 @@ class OptimalTree:
                 "num_answers": int,
             }
             for key, kind in fields.items():
-                if not isinstance(meta.get(key), kind) or (kind is int and isinstance(meta[key], bool)):
+                if not isinstance(meta.get(key), kind) or (
+                    kind is int and isinstance(meta[key], bool)
+                ):
                     raise ValueError(f"header field {key!r} is missing or not a {kind.__name__}")
-            tree = cls(**{k: meta[k] for k in fields}, **{k: arrays[k].astype(np.int32) for k in names})
-        except (OSError, EOFError, KeyError, TypeError, ValueError, RecursionError, zipfile.BadZipFile) as exc:
-            raise ValueError(f"{quoted(str(path), 200)}: not an optimal-play tree ({exc})") from None
+            tree = cls(
+                **{k: meta[k] for k in fields}, **{k: arrays[k].astype(np.int32) for k in names}
+            )
+        except (
+            OSError,
+            EOFError,
+            KeyError,
+            TypeError,
+            ValueError,
+            RecursionError,
+            zipfile.BadZipFile,
+        ) as exc:
+            raise ValueError(
+                f"{quoted(str(path), 200)}: not an optimal-play tree ({exc})"
+            ) from None
         nodes = len(tree.guesses)
         edges = tree.child_start
         if (
@@ -203,9 +236,14 @@ class OptimalTree:
             or edges[-1] != len(tree.child_node)
             or np.any(np.diff(edges) < 0)
             or len(tree.child_pattern) != len(tree.child_node)
-            or (len(tree.child_node) and (tree.child_node.min() < 1 or tree.child_node.max() >= nodes))
+            or (
+                len(tree.child_node)
+                and (tree.child_node.min() < 1 or tree.child_node.max() >= nodes)
+            )
         ):
-            raise ValueError(f"{quoted(str(path), 200)}: not an optimal-play tree (inconsistent node arrays)")
+            raise ValueError(
+                f"{quoted(str(path), 200)}: not an optimal-play tree (inconsistent node arrays)"
+            )
         return tree
 
 
@@ -214,8 +252,9 @@ MAX_TREE_BYTES = 64 << 20
 
 
 def _read_npz(path: str | Path, names: tuple[str, ...]) -> dict[str, np.ndarray]:
-    """The named arrays of an ``.npz``, each checked from its header first: integer (or, for a header, text)
-    data, no pickles, a size within :data:`MAX_TREE_BYTES` and within what the file holds."""
+    """The named arrays of an ``.npz``, each checked from its header first: integer (or, for a
+    header, text) data, no pickles, a size within :data:`MAX_TREE_BYTES` and within what the file
+    holds."""
     out = {}
     with zipfile.ZipFile(path) as archive:
         for name in names:
@@ -223,31 +262,42 @@ def _read_npz(path: str | Path, names: tuple[str, ...]) -> dict[str, np.ndarray]
             with archive.open(info) as handle:
                 fmt = np.lib.format
                 version = fmt.read_magic(handle)
-                read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                read_header = (
+                    fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
+                )
                 shape, fortran, dtype = read_header(handle)
                 if dtype.kind not in ("U" if name == "meta" else "iu") or dtype.hasobject:
                     raise ValueError(f"array {name!r} holds {dtype}")
                 size = math.prod(shape) * dtype.itemsize
                 if size > MAX_TREE_BYTES or size > info.file_size:
-                    raise ValueError(f"array {name!r} declares {size:,} bytes (the file holds {info.file_size:,})")
+                    raise ValueError(
+                        f"array {name!r} declares {size:,} bytes (the file holds "
+                        f"{info.file_size:,})"
+                    )
                 data = handle.read(size)
                 if len(data) != size:
                     raise ValueError(f"array {name!r} is cut short")
-                out[name] = np.frombuffer(data, dtype=dtype).reshape(shape, order="F" if fortran else "C")
+                out[name] = np.frombuffer(data, dtype=dtype).reshape(
+                    shape, order="F" if fortran else "C"
+                )
     return out
 
 
 class _Search:
     """The constant arrays of one (lists, mode, limit) and the kernel's cache."""
 
-    def __init__(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, lose: bool = False) -> None:
-        """``lose``: an answer not found within ``max_guesses`` costs ``max_guesses + 1`` (else it is not allowed)."""
+    def __init__(
+        self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, lose: bool = False
+    ) -> None:
+        """``lose``: an answer not found within ``max_guesses`` costs ``max_guesses + 1`` (else it
+        is not allowed)."""
         self.kernel = _kernel()
         self.lose = lose
         self.vocab, self.hard_mode, self.max_guesses = vocab, hard_mode, max_guesses
         self.table = pattern_array(vocab)  # (allowed, answers)
-        # The kernel reads it answer-major: a node's few answers are then a few rows read along the guesses,
-        # where (allowed, answers) costs a cache line per (guess, answer) (the search ran 4x slower).
+        # The kernel reads it answer-major: a node's few answers are then a few rows read along the
+        # guesses, where (allowed, answers) costs a cache line per (guess, answer) (the search ran
+        # 4x slower).
         self.by_answer = np.ascontiguousarray(self.table.T)
         self.actions = np.array([vocab.allowed_index[w] for w in vocab.answers], dtype=np.int64)
         self.everything = np.arange(vocab.num_allowed, dtype=np.int32)
@@ -260,28 +310,36 @@ class _Search:
         self.keys_b = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
         self.new_cache = self.kernel.new_cache
         self.solved = num_patterns(vocab.length) - 1
-        self.stop = np.zeros(1, dtype=np.int64)  # set to abandon every running search (time limit, Ctrl-C)
+        # set to abandon every running search (time limit, Ctrl-C)
+        self.stop = np.zeros(1, dtype=np.int64)
         self._compile()
 
     def _compile(self) -> None:
-        """Every kernel the searches call, compiled (or loaded from numba's cache) here, on the calling thread,
-        where Ctrl-C stops it: a worker thread that compiles a kernel on its first call cannot be stopped, and
-        an interrupt then waited for the compiler (11 s on a fresh checkout here; in CI, over 120 s)."""
+        """Every kernel the searches call, compiled (or loaded from numba's cache) here, on the
+        calling thread, where Ctrl-C stops it: a worker thread that compiles a kernel on its first
+        call cannot be stopped, and an interrupt then waited for the compiler (11 s on a fresh
+        checkout here; in CI, over 120 s)."""
         cache, green, need = self.new_cache(), *self.root()
         self.kernel.clear_cache(cache)
         self.kernel.cache_size(cache)
         if self.hard_mode:
-            self.kernel.advance_constraint(0, 0, self.codes, self.tiles, green, need, green.copy(), need.copy())
+            self.kernel.advance_constraint(
+                0, 0, self.codes, self.tiles, green, need, green.copy(), need.copy()
+            )
         self.value(np.zeros(1, dtype=np.int32), 1, green, need, cache, np.zeros(1, dtype=np.int64))
         self.greedy(np.zeros(1, dtype=np.int32), 1, green, need)
 
     def root(self) -> tuple[np.ndarray, np.ndarray]:
         return np.full(self.vocab.length, -1, dtype=np.int64), np.zeros(ALPHABET, dtype=np.int64)
 
-    def child_constraint(self, g: int, p: int, green: np.ndarray, need: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def child_constraint(
+        self, g: int, p: int, green: np.ndarray, need: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
         out_green, out_need = green.copy(), need.copy()
         if self.hard_mode:
-            self.kernel.advance_constraint(g, p, self.codes, self.tiles, green, need, out_green, out_need)
+            self.kernel.advance_constraint(
+                g, p, self.codes, self.tiles, green, need, out_green, out_need
+            )
         return out_green, out_need
 
     def buckets(self, g: int, members: np.ndarray) -> list[tuple[int, np.ndarray]]:
@@ -302,10 +360,12 @@ class _Search:
         stats: np.ndarray,
         beta: int | None = None,
     ) -> int:
-        """The least total guesses for ``members`` with ``left`` guesses each (kernel.INF: impossible), or,
-        when that is ``beta`` or more, a lower bound of at least ``beta`` (the kernel's fail-soft cutoff).
+        """The least total guesses for ``members`` with ``left`` guesses each (kernel.INF:
+        impossible), or, when that is ``beta`` or more, a lower bound of at least ``beta`` (the
+        kernel's fail-soft cutoff).
 
-        Runs on the calling thread until done or :attr:`stop` is set (then its value is meaningless)."""
+        Runs on the calling thread until done or :attr:`stop` is set (then its value is
+        meaningless)."""
         beta = self.kernel.INF if beta is None else beta
         return int(
             self.kernel.solve(
@@ -331,9 +391,9 @@ class _Search:
         )
 
     def greedy(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray) -> int:
-        """The total of the greedy policy of :func:`_optimal_kernel.greedy` (most buckets at each node) for
-        ``members`` with ``left`` guesses: a proven upper bound on :meth:`value` (kernel.INF where it loses a game
-        and losses are not allowed)."""
+        """The total of the greedy policy of :func:`_optimal_kernel.greedy` (most buckets at each
+        node) for ``members`` with ``left`` guesses: a proven upper bound on :meth:`value`
+        (kernel.INF where it loses a game and losses are not allowed)."""
         return int(
             self.kernel.greedy(
                 self.by_answer,
@@ -352,8 +412,8 @@ class _Search:
         )
 
     def worker_caches(self) -> tuple[int, queue.Queue[tuple[Any, np.ndarray]], list[np.ndarray]]:
-        """For searches on worker threads (the kernel releases the GIL): how many workers, a queue of one
-        (cache, node counter) per worker to borrow with :meth:`borrow`, and the counters."""
+        """For searches on worker threads (the kernel releases the GIL): how many workers, a queue
+        of one (cache, node counter) per worker to borrow with :meth:`borrow`, and the counters."""
         workers = max(1, min(os.cpu_count() or 1, 8))
         spare: queue.Queue[tuple[Any, np.ndarray]] = queue.Queue()
         stats = [np.zeros(1, dtype=np.int64) for _ in range(workers)]
@@ -362,8 +422,11 @@ class _Search:
         return workers, spare, stats
 
     @contextlib.contextmanager
-    def borrow(self, spare: queue.Queue[Any], max_cache_entries: int) -> Iterator[tuple[Any, np.ndarray]]:
-        """A worker's (cache, counter) from ``spare``, emptied first when it holds more than ``max_cache_entries``."""
+    def borrow(
+        self, spare: queue.Queue[Any], max_cache_entries: int
+    ) -> Iterator[tuple[Any, np.ndarray]]:
+        """A worker's (cache, counter) from ``spare``, emptied first when it holds more than
+        ``max_cache_entries``."""
         cache, counter = spare.get()
         try:
             if self.kernel.cache_size(cache) > max_cache_entries:
@@ -372,15 +435,18 @@ class _Search:
         finally:
             spare.put((cache, counter))
 
-    def gather(self, futures: dict[Future, Any], deadline: float, bar: Any, stats: list[np.ndarray]) -> Iterator[Any]:
-        """Each of ``futures`` (kernel calls on worker threads) as it completes. The calling thread stays
-        free, so Ctrl-C and the ``deadline`` (a ``time.perf_counter()`` reading) stop the search within a
-        poll (:data:`POLL_S`); ``bar`` shows the nodes searched so far.
+    def gather(
+        self, futures: dict[Future, Any], deadline: float, bar: Any, stats: list[np.ndarray]
+    ) -> Iterator[Any]:
+        """Each of ``futures`` (kernel calls on worker threads) as it completes. The calling thread
+        stays free, so Ctrl-C and the ``deadline`` (a ``time.perf_counter()`` reading) stop the
+        search within a poll (:data:`POLL_S`); ``bar`` shows the nodes searched so far.
 
-        Completed futures arrive on a queue (each future's done callback puts it there): the calling thread
-        waits on the queue alone and never holds a future's lock, so an interrupt cannot leave one held (a
-        ``concurrent.futures.wait`` over thousands of futures takes every one's lock, and a Ctrl-C in the middle
-        of it left some held: the workers then hung on them for ever)."""
+        Completed futures arrive on a queue (each future's done callback puts it there): the calling
+        thread waits on the queue alone and never holds a future's lock, so an interrupt cannot
+        leave one held (a ``concurrent.futures.wait`` over thousands of futures takes every one's
+        lock, and a Ctrl-C in the middle of it left some held: the workers then hung on them for
+        ever)."""
         arrived: queue.SimpleQueue[Future] = queue.SimpleQueue()
         for future in futures:
             future.add_done_callback(arrived.put)
@@ -406,23 +472,39 @@ class _Search:
                 future.cancel()
             raise
 
-    def run(self, call: Any, bar: Any = None, stats: np.ndarray | None = None, deadline: float = math.inf) -> Any:
-        """``call()`` (a kernel search) on a worker thread, stopped at once by Ctrl-C (see :meth:`gather`), or
-        with TimeoutError at ``deadline`` (a ``time.perf_counter()`` reading); either way the cache stays usable."""
+    def run(
+        self,
+        call: Any,
+        bar: Any = None,
+        stats: np.ndarray | None = None,
+        deadline: float = math.inf,
+    ) -> Any:
+        """``call()`` (a kernel search) on a worker thread, stopped at once by Ctrl-C (see
+        :meth:`gather`), or with TimeoutError at ``deadline`` (a ``time.perf_counter()`` reading);
+        either way the cache stays usable."""
         with ThreadPoolExecutor(1) as pool:
             try:
-                return next(self.gather({pool.submit(call): None}, deadline, bar, [] if stats is None else [stats]))
+                return next(
+                    self.gather(
+                        {pool.submit(call): None}, deadline, bar, [] if stats is None else [stats]
+                    )
+                )
             except BaseException:
-                self.stop[0] = 1  # also for a Ctrl-C before gather began: the search unwinds at its next node
+                # also for a Ctrl-C before gather began: the search unwinds at its next node
+                self.stop[0] = 1
                 raise
             finally:
                 pool.shutdown(wait=True)
                 self.stop[0] = 0  # nothing half-done was cached: the cache stays usable
 
     def hard_valid(self, g: int, green: np.ndarray, need: np.ndarray) -> bool:
-        return not self.hard_mode or bool(self.kernel.valid(g, self.codes, self.counts, green, need))
+        return not self.hard_mode or bool(
+            self.kernel.valid(g, self.codes, self.counts, green, need)
+        )
 
-    def best_guess(self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any) -> int:
+    def best_guess(
+        self, members: np.ndarray, left: int, green: np.ndarray, need: np.ndarray, cache: Any
+    ) -> int:
         """The optimal guess at a node the search solved exactly (as an action)."""
         if len(members) <= 2:
             return int(self.actions[members[0]])
@@ -462,17 +544,26 @@ def solve(
     members = np.arange(vocab.num_answers, dtype=np.int32)
     green, need = search.root()
     buckets = [(p, group) for p, group in search.buckets(first, members) if p != search.solved]
-    # The first guess's buckets are disjoint, so nothing is lost by solving them on separate threads,
-    # each with its own cache.
+    # The first guess's buckets are disjoint, so nothing is lost by solving them on separate
+    # threads, each with its own cache.
     workers, spare, stats = search.worker_caches()
 
     def solve_bucket(p: int, group: np.ndarray) -> tuple[int, int, Any]:
         with search.borrow(spare, max_cache_entries) as (cache, counter):
             child_green, child_need = search.child_constraint(first, p, green, need)
-            return p, search.value(group, max_guesses - 1, child_green, child_need, cache, counter), cache
+            return (
+                p,
+                search.value(group, max_guesses - 1, child_green, child_need, cache, counter),
+                cache,
+            )
 
     total, caches = vocab.num_answers, {}
-    bar = tqdm(total=vocab.num_answers, desc=f"optimal tree from {opener.upper()}", unit="answer", disable=not progress)
+    bar = tqdm(
+        total=vocab.num_answers,
+        desc=f"optimal tree from {opener.upper()}",
+        unit="answer",
+        disable=not progress,
+    )
     bar.update(vocab.num_answers - sum(len(g) for _, g in buckets))
     with ThreadPoolExecutor(workers) as pool:
         futures = {pool.submit(solve_bucket, p, group): len(group) for p, group in buckets}
@@ -480,39 +571,70 @@ def solve(
         try:
             for p, value, cache in search.gather(futures, deadline, bar, stats):
                 if value >= search.kernel.INF:
-                    raise ValueError(f"no tree from {opener.upper()} solves every answer within {max_guesses} guesses")
+                    raise ValueError(
+                        f"no tree from {opener.upper()} solves every answer within "
+                        f"{max_guesses} guesses"
+                    )
                 total += value
                 caches[p] = cache
                 bar.update(sizes[p])
         except BaseException as exc:
             search.stop[0] = 1  # the workers unwind at their next node
             if isinstance(exc, TimeoutError):
-                raise TimeoutError(f"time limit of {time_limit:g} s reached before every answer was solved") from None
+                raise TimeoutError(
+                    f"time limit of {time_limit:g} s reached before every answer was solved"
+                ) from None
             raise
         finally:
             bar.close()
     searched = time.perf_counter()
     tree = _extract(search, opener, first, members, total, caches)
     tree.nodes_searched = int(sum(counter[0] for counter in stats))
-    tree.seconds = {"setup": start - began, "search": searched - start, "extract": time.perf_counter() - searched}
+    tree.seconds = {
+        "setup": start - began,
+        "search": searched - start,
+        "extract": time.perf_counter() - searched,
+    }
     return tree
 
 
 def check_limits(max_guesses: Any, time_limit: Any = None, max_cache_entries: Any = 1) -> None:
     """The solver's limits, refused in one line when out of range (before any work)."""
-    if isinstance(max_guesses, bool) or not isinstance(max_guesses, int) or not 1 <= max_guesses <= MAX_GUESSES:
-        raise ValueError(f"max_guesses must be an integer from 1 to {MAX_GUESSES}; got {quoted(str(max_guesses))}")
-    if time_limit is not None and not (isinstance(time_limit, int | float) and 0 < time_limit < math.inf):
-        raise ValueError(f"time_limit must be a positive number of seconds; got {quoted(str(time_limit))}")
-    if isinstance(max_cache_entries, bool) or not isinstance(max_cache_entries, int) or max_cache_entries < 1:
-        raise ValueError(f"max_cache_entries must be an integer >= 1; got {quoted(str(max_cache_entries))}")
+    if (
+        isinstance(max_guesses, bool)
+        or not isinstance(max_guesses, int)
+        or not 1 <= max_guesses <= MAX_GUESSES
+    ):
+        raise ValueError(
+            f"max_guesses must be an integer from 1 to {MAX_GUESSES}; got "
+            f"{quoted(str(max_guesses))}"
+        )
+    if time_limit is not None and not (
+        isinstance(time_limit, int | float) and 0 < time_limit < math.inf
+    ):
+        raise ValueError(
+            f"time_limit must be a positive number of seconds; got {quoted(str(time_limit))}"
+        )
+    if (
+        isinstance(max_cache_entries, bool)
+        or not isinstance(max_cache_entries, int)
+        or max_cache_entries < 1
+    ):
+        raise ValueError(
+            f"max_cache_entries must be an integer >= 1; got {quoted(str(max_cache_entries))}"
+        )
 
 
 def _extract(
-    search: _Search, opener: str, first: int, members: np.ndarray, total: int, caches: dict[int, Any]
+    search: _Search,
+    opener: str,
+    first: int,
+    members: np.ndarray,
+    total: int,
+    caches: dict[int, Any],
 ) -> OptimalTree:
-    """The tree's arrays, from the search caches (``caches[p]`` solved the first guess's bucket ``p``),
-    breadth-first, so that the children of a node are contiguous."""
+    """The tree's arrays, from the search caches (``caches[p]`` solved the first guess's bucket
+    ``p``), breadth-first, so that the children of a node are contiguous."""
     guesses: list[int] = []
     children: list[list[tuple[int, int]]] = []
     todo = [(members, search.max_guesses, *search.root(), first, None)]
@@ -558,7 +680,8 @@ def greedy_openers(vocab: Vocabulary, k: int) -> list[str]:
 
 
 def openers(vocab: Vocabulary, spec: str) -> list[str]:
-    """The first guesses an opener ``spec`` stands for: itself, or for "best-of-K" the K best greedy ones."""
+    """The first guesses an opener ``spec`` stands for: itself, or for "best-of-K" the K best greedy
+    ones."""
     k = best_of(spec)
     return greedy_openers(vocab, k) if k else [spec]
 
@@ -571,7 +694,8 @@ def best_of(spec: str) -> int:
     count = text.removeprefix("best-of-")
     if not (count.isascii() and count.isdigit()) or not 1 <= int(count) <= MAX_BEST_OF:
         raise ValueError(
-            f"opener {quoted(spec)} is malformed; expected a word or best-of-K with K from 1 to {MAX_BEST_OF}"
+            f"opener {quoted(spec)} is malformed; expected a word or best-of-K with K from 1 to "
+            f"{MAX_BEST_OF}"
         )
     return int(count)
 
@@ -582,23 +706,30 @@ def shipped_tree(opener: str, hard_mode: bool) -> Path:
 
 
 def shipped_trees(opener: str, hard_mode: bool) -> list[Path]:
-    """Every shipped tree from ``opener`` in this mode, whatever its lists (``optimal_tarse_today_normal.npz``: today's
-    game; each file records its lists)."""
+    """Every shipped tree from ``opener`` in this mode, whatever its lists
+    (``optimal_tarse_today_normal.npz``: today's game; each file records its lists)."""
     mode = "hard" if hard_mode else "normal"
     return sorted(shipped_dir().glob(f"optimal_{opener.lower()}_*{mode}.npz"))
 
 
-def proven_openers(vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> list[tuple[str, int]] | None:
-    """The openers proven best on these lists and rules, best first, with their exact totals: the shipped ranking
-    of every opener (its 10 best, where both a ranking without and one with losses ship), else a shipped table
-    with every opener's exact total (all of them); None where neither ships."""
+def proven_openers(
+    vocab: Vocabulary, hard_mode: bool, max_guesses: int
+) -> list[tuple[str, int]] | None:
+    """The openers proven best on these lists and rules, best first, with their exact totals: the
+    shipped ranking of every opener (its 10 best, where both a ranking without and one with losses
+    ship), else a shipped table with every opener's exact total (all of them); None where neither
+    ships."""
     from wordle_agents.solvers import openers as ranking
     from wordle_agents.solvers.oracle import OPENER_TOTALS, read_opener_totals
 
     found = []
     for path in sorted(shipped_dir().glob("openers_*.json")):
         data = ranking.load(path)
-        if (data["lists"], data["hard_mode"], data["max_guesses"]) == (vocab.digest, hard_mode, max_guesses):
+        if (data["lists"], data["hard_mode"], data["max_guesses"]) == (
+            vocab.digest,
+            hard_mode,
+            max_guesses,
+        ):
             found.append(data)
     data = min(found, key=lambda d: bool(d.get("losses")), default=None)
     if data is not None and data["ranking"]:
@@ -614,13 +745,13 @@ class OptimalSolver:
     """A harness policy that plays the optimal tree for the env's lists and mode.
 
     Args:
-        opener: the first guess (default SALET, or the checkpoint's), or "best-of-K": solve from each of
-            the K best greedy openers and keep the best tree.
-        checkpoint: a tree file saved by :meth:`OptimalTree.save` (else the shipped one when it fits the
-            env, else one is solved on first use).
+        opener: the first guess (default SALET, or the checkpoint's), or "best-of-K": solve from
+            each of the K best greedy openers and keep the best tree.
+        checkpoint: a tree file saved by :meth:`OptimalTree.save` (else the shipped one when it fits
+            the env, else one is solved on first use).
         time_limit: seconds allowed for a search.
-        cache_dir: a folder where solved trees are kept and looked up (``wordle-gym bench`` keeps the
-            trees of the agents' openers there, so that a rerun does not solve them again).
+        cache_dir: a folder where solved trees are kept and looked up (``wordle-gym bench`` keeps
+            the trees of the agents' openers there, so that a rerun does not solve them again).
     """
 
     def __init__(
@@ -643,41 +774,57 @@ class OptimalSolver:
         self.tree: OptimalTree | None = None
         self._context: Any = None
         self._oracle: Any = None  # for expected_guesses, with its cache
-        self._optima: dict[tuple[str, bool], Any] = {}  # optimal_gap's evaluations, by (opener, hard mode)
+        # optimal_gap's evaluations, by (opener, hard mode)
+        self._optima: dict[tuple[str, bool], Any] = {}
 
     @property
     def name(self) -> str:
         return f"optimal (opener {self.opener})"
 
     def tree_for(self, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> OptimalTree:
-        """The tree this solver plays on these lists and rules (loaded or solved once, then kept). A tree
-        read from a file (given, shipped or cached) is checked first: see :meth:`OptimalTree.check`."""
+        """The tree this solver plays on these lists and rules (loaded or solved once, then kept). A
+        tree read from a file (given, shipped or cached) is checked first: see
+        :meth:`OptimalTree.check`."""
         context = (vocab, hard_mode, max_guesses)
         if context == self._context and self.tree is not None:
             return self.tree
-        opener = None if self.best_of or (self.tree_path is not None and not self.asked) else self.opener
+        opener = (
+            None if self.best_of or (self.tree_path is not None and not self.asked) else self.opener
+        )
         tree = None
         if self.tree_path is not None:
             tree = OptimalTree.load(self.tree_path)
             tree.check(vocab, hard_mode, max_guesses, opener, source=f"tree {self.tree_path}")
             self.opener = str(tree.opener).lower()
         elif not self.best_of:
-            if not self.asked:  # the best opener of these lists where a ranking proves it, else SALET
+            # the best opener of these lists where a ranking proves it, else SALET
+            if not self.asked:
                 self.opener = self.default_opener(vocab, hard_mode, max_guesses)
                 opener = self.opener
             for path in shipped_trees(self.opener, hard_mode):
                 shipped = OptimalTree.load(path)
-                if (shipped.lists, shipped.hard_mode, shipped.max_guesses) == (vocab.digest, hard_mode, max_guesses):
-                    tree = shipped.check(vocab, hard_mode, max_guesses, opener, source=f"shipped tree {path.name}")
+                if (shipped.lists, shipped.hard_mode, shipped.max_guesses) == (
+                    vocab.digest,
+                    hard_mode,
+                    max_guesses,
+                ):
+                    tree = shipped.check(
+                        vocab, hard_mode, max_guesses, opener, source=f"shipped tree {path.name}"
+                    )
                     break
         kept = None
         if tree is None and self.cache_dir is not None:
             mode = "hard" if hard_mode else "normal"
             kept = self.cache_dir / f"optimal_{self.opener}_{mode}_{max_guesses}_{vocab.digest}.npz"
             if kept.exists():
-                tree = OptimalTree.load(kept).check(vocab, hard_mode, max_guesses, opener, source=f"cached tree {kept}")
+                tree = OptimalTree.load(kept).check(
+                    vocab, hard_mode, max_guesses, opener, source=f"cached tree {kept}"
+                )
         if tree is None:
-            trees = [solve(vocab, o, hard_mode, max_guesses, self.time_limit) for o in openers(vocab, self.opener)]
+            trees = [
+                solve(vocab, o, hard_mode, max_guesses, self.time_limit)
+                for o in openers(vocab, self.opener)
+            ]
             tree = min(trees, key=lambda t: t.total)
             if kept is not None:
                 kept.parent.mkdir(parents=True, exist_ok=True)
@@ -687,37 +834,48 @@ class OptimalSolver:
 
     @staticmethod
     def default_opener(vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> str:
-        """The opener a solver not told one plays: the best one proven on these lists (SALET on the real ones,
-        TARSE on today's; :func:`proven_openers`), else SALET."""
+        """The opener a solver not told one plays: the best one proven on these lists (SALET on the
+        real ones, TARSE on today's; :func:`proven_openers`), else SALET."""
         best = proven_openers(vocab, hard_mode, max_guesses)
         return best[0][0] if best else "salet"
 
     def best_openers(self, env: Any, top: int = 5) -> list[tuple[str, float]] | None:
-        """The ``top`` best first guesses of ``env``'s game with their exact expected guesses, from the shipped
-        ranking or table that proves them best (:func:`proven_openers`); None where none ships for its lists."""
+        """The ``top`` best first guesses of ``env``'s game with their exact expected guesses, from
+        the shipped ranking or table that proves them best (:func:`proven_openers`); None where none
+        ships for its lists."""
         best = proven_openers(env.vocabulary, env.config.hard_mode, env.config.max_guesses)
-        return None if best is None else [(word, total / env.vocabulary.num_answers) for word, total in best[:top]]
+        return (
+            None
+            if best is None
+            else [(word, total / env.vocabulary.num_answers) for word, total in best[:top]]
+        )
 
     def _exact_oracle(self, env: Any) -> Any:
-        """The exact oracle of ``env``'s game, kept across calls (``assist --optimal`` asks after every guess)."""
+        """The exact oracle of ``env``'s game, kept across calls (``assist --optimal`` asks after
+        every guess)."""
         from wordle_agents.solvers.oracle import Oracle
 
         if self._oracle is None or self._oracle.config != env.config:
-            self._oracle = Oracle(env.config, root_opener="proven")  # the start from the tables, where they prove it
+            # the start from the tables, where they prove it
+            self._oracle = Oracle(env.config, root_opener="proven")
         return self._oracle
 
     def expected_guesses(self, env: Any, words: list[str]) -> tuple[float, list[float | None]]:
         """From game 0's position in ``env``: the least expected number of guesses still needed (the
         next one included, each candidate answer equally likely), and that number after each of
-        ``words`` (None where hard mode forbids the word). Exact, by :class:`wordle_agents.solvers.oracle.Oracle`
-        (kept across calls: ``assist --optimal`` asks after every guess)."""
+        ``words`` (None where hard mode forbids the word). Exact, by
+        :class:`wordle_agents.solvers.oracle.Oracle` (kept across calls: ``assist --optimal`` asks
+        after every guess)."""
         oracle = self._exact_oracle(env)
         position = oracle.positions(env.game, env.state)[0]
         if not position.members or position.left <= 0:
             return math.nan, [None] * len(words)
         _, green, need = position.arrays()
-        # Each search runs on a worker thread: Ctrl-C stops it at once, and a bar shows a long one (after 1 s).
-        with tqdm(total=len(words) + 1, desc="exact values", unit="word", delay=1.0, leave=False) as bar:
+        # Each search runs on a worker thread: Ctrl-C stops it at once, and a bar shows a long one
+        # (after 1 s).
+        with tqdm(
+            total=len(words) + 1, desc="exact values", unit="word", delay=1.0, leave=False
+        ) as bar:
             best = oracle.search.run(lambda: oracle.value(position), bar=bar, stats=oracle.stats)
             bar.update()
             costs: list[float | None] = []
@@ -725,20 +883,25 @@ class OptimalSolver:
                 action = env.vocabulary.action(w)
                 valid = oracle.search.hard_valid(action, green, need)
                 costs.append(
-                    oracle.search.run(lambda a=action: oracle.q_value(position, a), bar=bar, stats=oracle.stats)
+                    oracle.search.run(
+                        lambda a=action: oracle.q_value(position, a), bar=bar, stats=oracle.stats
+                    )
                     if valid
                     else None
                 )
                 bar.update()
         return best, costs
 
-    def judge(self, env: Any, before: Any, word: str, budget_s: float = FIRST_GUESS_BUDGET_S) -> dict[str, Any]:
-        """The exact skill and luck of ``word``, guessed in game 0 of ``env`` from state ``before`` (``env.state``
-        is the state after its feedback), as ``wordle-gym analyze`` measures them: ``regret`` = Q*(s, word) -
-        V*(s) (the expected guesses it cost) and ``luck`` = Q*(s, word) - 1 - V*(s') (how many fewer guesses the
-        feedback left than the guess leaves on average). The first guess is valued from the opener tables, or
-        searched for ``budget_s`` seconds; past that ``exact`` is False, ``regret`` is the proven upper bound
-        (between ``low`` and ``high``, never the optimistic end) and ``luck`` None."""
+    def judge(
+        self, env: Any, before: Any, word: str, budget_s: float = FIRST_GUESS_BUDGET_S
+    ) -> dict[str, Any]:
+        """The exact skill and luck of ``word``, guessed in game 0 of ``env`` from state ``before``
+        (``env.state`` is the state after its feedback), as ``wordle-gym analyze`` measures them:
+        ``regret`` = Q*(s, word) - V*(s) (the expected guesses it cost) and ``luck`` = Q*(s, word) -
+        1 - V*(s') (how many fewer guesses the feedback left than the guess leaves on average). The
+        first guess is valued from the opener tables, or searched for ``budget_s`` seconds; past
+        that ``exact`` is False, ``regret`` is the proven upper bound (between ``low`` and ``high``,
+        never the optimistic end) and ``luck`` None."""
         oracle, vocab = self._exact_oracle(env), env.vocabulary
         start = oracle.positions(env.game, before)[0]
         after = oracle.positions(env.game, env.state)[0]
@@ -751,7 +914,8 @@ class OptimalSolver:
             q = oracle.search.run(lambda: oracle.q_value(start, action), stats=oracle.stats)
             judged = {"regret": q - v, "exact": True, "low": q - v, "high": q - v, "basis": "exact"}
         judged["luck"] = None
-        if judged["exact"]:  # Q* is known now (tables or a finished search), and so cheap to read again
+        # Q* is known now (tables or a finished search), and so cheap to read again
+        if judged["exact"]:
             q = oracle.search.run(lambda: oracle.q_value(start, action), stats=oracle.stats)
             rest = (
                 0.0
@@ -762,26 +926,36 @@ class OptimalSolver:
         return judged
 
     def optimal_gap(self, result: Any, reference: str = "salet") -> dict[str, Any] | None:
-        """How far a real-game evaluation (``EvalResult`` with per-answer ``guesses``, one first guess for every
-        game) is from perfect play, split in two: the opener's cost (the optimum from the agent's first guess
-        minus the optimum from ``reference``) and the play's cost (the agent's mean minus the optimum from its
-        first guess); and per answer the guesses used beyond the optimal tree for that first guess. Losses count
-        as ``max_guesses + 1``. None where it is not defined (other lists, several first guesses). Trees are
-        solved with this solver's ``time_limit`` and kept in its ``cache_dir``; a tree that cannot be had raises
-        ``ValueError``, ``TimeoutError`` or ``ImportError``. ``wordle-gym bench`` fills its gap table with it."""
+        """How far a real-game evaluation (``EvalResult`` with per-answer ``guesses``, one first
+        guess for every game) is from perfect play, split in two: the opener's cost (the optimum
+        from the agent's first guess minus the optimum from ``reference``) and the play's cost (the
+        agent's mean minus the optimum from its first guess); and per answer the guesses used beyond
+        the optimal tree for that first guess. Losses count as ``max_guesses + 1``. None where it is
+        not defined (other lists, several first guesses). Trees are solved with this solver's
+        ``time_limit`` and kept in its ``cache_dir``; a tree that cannot be had raises
+        ``ValueError``, ``TimeoutError`` or ``ImportError``. ``wordle-gym bench`` fills its gap
+        table with it."""
         from wordle_gym.harness.evaluation import evaluate
 
         real = (result.games, result.num_allowed, result.answers) == (2315, 12972, "answers")
-        if not real or len(result.openers) != 1 or result.guesses is None or result.max_guesses != 6:
+        if (
+            not real
+            or len(result.openers) != 1
+            or result.guesses is None
+            or result.max_guesses != 6
+        ):
             return None
 
         def optimum(opener: str) -> Any:
             key = (opener, result.hard_mode)
-            if key not in self._optima:  # a failure is kept too: a tree that could not be had is not tried again
+            # a failure is kept too: a tree that could not be had is not tried again
+            if key not in self._optima:
                 cache = str(self.cache_dir) if self.cache_dir else None
                 solver = OptimalSolver(opener, time_limit=self.time_limit, cache_dir=cache)
                 try:
-                    self._optima[key] = evaluate(solver, device="cpu", hard_mode=result.hard_mode, progress=None)
+                    self._optima[key] = evaluate(
+                        solver, device="cpu", hard_mode=result.hard_mode, progress=None
+                    )
                 except (ImportError, TimeoutError, ValueError) as exc:
                     self._optima[key] = exc
             if isinstance(self._optima[key], Exception):
@@ -801,39 +975,50 @@ class OptimalSolver:
             "beyond": {str(k): v for k, v in sorted(beyond.items())},
         }
 
-    def regret_report(self, histories: list[list[int]], config: Any, costliest: int = 20) -> dict[str, Any]:
-        """The exact regret of every decision of an evaluation (``evaluate(..., histories=True)``), as
-        :meth:`wordle_agents.solvers.oracle.RegretReport.to_json` gives it, with ``identity_holds``: whether the regrets
-        sum to the mean minus the optimum (they do for any agent that plays by what it knows alone). The start's
-        value is the optimum from the opener asked for, else from the one the opener tables prove best, else found by
-        searching every first guess (small lists only). ``wordle-gym eval --regret``."""
+    def regret_report(
+        self, histories: list[list[int]], config: Any, costliest: int = 20
+    ) -> dict[str, Any]:
+        """The exact regret of every decision of an evaluation (``evaluate(..., histories=True)``),
+        as :meth:`wordle_agents.solvers.oracle.RegretReport.to_json` gives it, with
+        ``identity_holds``: whether the regrets sum to the mean minus the optimum (they do for any
+        agent that plays by what it knows alone). The start's value is the optimum from the opener
+        asked for, else from the one the opener tables prove best, else found by searching every
+        first guess (small lists only). ``wordle-gym eval --regret``."""
         from wordle_agents.solvers.oracle import Oracle
         from wordle_gym.core.config import WordleConfig
 
         vocab, answers = config.vocabulary, None
         real = WordleConfig(hard_mode=config.hard_mode, max_guesses=config.max_guesses)
-        subset = set(vocab.answers) < set(real.vocabulary.answers) and vocab.allowed == real.vocabulary.allowed
-        if subset:  # some of the real answers with the real guesses: the game the agent was told it plays
+        subset = (
+            set(vocab.answers) < set(real.vocabulary.answers)
+            and vocab.allowed == real.vocabulary.allowed
+        )
+        # some of the real answers with the real guesses: the game the agent was told it plays
+        if subset:
             answers = [real.vocabulary.answer_id(word) for word in vocab.answers]
             config, vocab = real, real.vocabulary
-        elif getattr(config, "answer_pool", None) is not None:  # a split's answers (eval --split), in its game
+        # a split's answers (eval --split), in its game
+        elif getattr(config, "answer_pool", None) is not None:
             subset, answers = True, list(config.answer_pool)
         oracle = Oracle(config, root_opener=self._start_opener(vocab))
         report = oracle.regrets(histories, answers=answers)
         game = (
-            f"{'the real' if vocab == real.vocabulary else 'these'} lists ({vocab.num_answers} answers, "
+            f"{'the real' if vocab == real.vocabulary else 'these'} lists ({vocab.num_answers} "
+            "answers, "
             f"{vocab.num_allowed} guesses), of which {len(histories)} answers were played"
             if subset
             else f"these lists ({vocab.num_answers} answers, {vocab.num_allowed} guesses)"
         )
-        # The identity needs a policy that plays the same guess wherever it knows the same (not a random agent),
-        # and every answer: over some of them the luck of the feedback does not average out.
+        # The identity needs a policy that plays the same guess wherever it knows the same (not a
+        # random agent), and every answer: over some of them the luck of the feedback does not
+        # average out.
         identity = not subset and report.identity_holds(1e-6)
         return {**report.to_json(oracle, costliest), "identity_holds": identity, "valued_in": game}
 
     def _start_opener(self, vocab: Vocabulary) -> str | None:
-        """How the oracle values the start: from the opener asked for, else from the one the tables prove best
-        (SALET on the real lists, TARSE on today's), else by searching every first guess (small lists only)."""
+        """How the oracle values the start: from the opener asked for, else from the one the tables
+        prove best (SALET on the real lists, TARSE on today's), else by searching every first guess
+        (small lists only)."""
         from wordle_agents.solvers.oracle import allowed_opener
 
         return allowed_opener(vocab, self.opener) if self.asked else "proven"
@@ -872,10 +1057,14 @@ class OptimalSolver:
                 if not was_played or node is None:
                     break
                 on_path = guesses[game][turn] == tree.guesses[node]
-                if on_path and pids[game][turn] == solved:  # a finished game (the harness masks it out)
+                # a finished game (the harness masks it out)
+                if on_path and pids[game][turn] == solved:
                     break
                 node = tree.child(node, pids[game][turn]) if on_path else None
             if node is None:
-                raise ValueError(f"game {game} left the optimal tree (a guess or feedback the tree does not have)")
+                raise ValueError(
+                    f"game {game} left the optimal tree (a guess or feedback the tree "
+                    "does not have)"
+                )
             actions.append(int(tree.guesses[node]))
         return torch.tensor(actions, dtype=torch.int64, device=state.guesses.device)

@@ -1,32 +1,34 @@
-"""The exact oracle: the optimal value of any Wordle position, of any guess there, and so the regret of
-every decision an agent makes.
+"""The exact oracle: the optimal value of any Wordle position, of any guess there, and so the regret
+of every decision an agent makes.
 
 A position is what a player knows: the answers still possible, the guesses left and, in hard mode,
 the constraint the feedback revealed. Its value ``V*`` is the least expected number of further
-guesses (the next one included; each possible answer equally likely), an answer not found within
-the limit counting one more than the limit, as ``mean_guesses_all`` counts a loss. ``Q*(s, a)`` is
-the same after guessing ``a`` first (a guess hard mode refuses spends the turn and reveals nothing).
-Both come from the exact search of :mod:`wordle_agents.solvers.optimal` (numba), whose cache is kept across
-calls, so positions that share subproblems get cheaper as an evaluation goes on.
+guesses (the next one included; each possible answer equally likely), an answer not found within the
+limit counting one more than the limit, as ``mean_guesses_all`` counts a loss. ``Q*(s, a)`` is the
+same after guessing ``a`` first (a guess hard mode refuses spends the turn and reveals nothing).
+Both come from the exact search of :mod:`wordle_agents.solvers.optimal` (numba), whose cache is kept
+across calls, so positions that share subproblems get cheaper as an evaluation goes on.
 
 The start of a game is the one position this oracle does not search: its value is the best opener's,
-a search over every allowed first guess (alex1770 proved SALET best on the real lists: a day of CPU).
-By default ``V*`` there is ``Q*`` of ``root_opener`` (SALET on the real lists, the reference of
-``wordle-gym bench``); ``root_opener=None`` searches it exactly, which small lists afford; ``"proven"`` takes the opener
-the tables prove best, where they do. For the lists they were made on, shipped tables answer the first move
-without a search: exact ``Q*`` of the openers the project valued (:data:`OPENER_VALUES`, made by
-:func:`opener_values`, with the values of every position they lead to), the published totals of
-:data:`OPENER_TOTALS` (exact ones and real strategies' totals, each source cited) and a proven lower bound of
-every opener's (the every-opener ranking with losses, ``openers_<mode>_losses.json``); each is checked against
-the others and against what the opener's feedback buckets force before it is used.
+a search over every allowed first guess (alex1770 proved SALET best on the real lists: a day of
+CPU). By default ``V*`` there is ``Q*`` of ``root_opener`` (SALET on the real lists, the reference
+of ``wordle-gym bench``); ``root_opener=None`` searches it exactly, which small lists afford;
+``"proven"`` takes the opener the tables prove best, where they do. For the lists they were made on,
+shipped tables answer the first move without a search: exact ``Q*`` of the openers the project
+valued (:data:`OPENER_VALUES`, made by :func:`opener_values`, with the values of every position they
+lead to), the published totals of :data:`OPENER_TOTALS` (exact ones and real strategies' totals,
+each source cited) and a proven lower bound of every opener's (the every-opener ranking with losses,
+``openers_<mode>_losses.json``); each is checked against the others and against what the opener's
+feedback buckets force before it is used.
 
-    oracle = Oracle(WordleConfig())                      # the real game
-    report = oracle.regrets(histories)                   # histories[i]: the actions played on answer i
+    oracle = Oracle(WordleConfig())                      # the real game report =
+    oracle.regrets(histories)                   # histories[i]: the actions played on answer i
     report.mean_regret, report.by_turn, report.costliest(20)
 
 The sum of an agent's regrets over a game, averaged over the answers, is its mean number of guesses
 (a loss counted as the limit + 1) minus ``V*`` of the start, for an agent that plays the same guess
-wherever it knows the same (every deterministic agent of the harness): ``report.check()`` asserts it.
+wherever it knows the same (every deterministic agent of the harness): ``report.check()`` asserts
+it.
 """
 
 from __future__ import annotations
@@ -111,30 +113,37 @@ class RegretReport:
         return dict(sorted(out.items()))
 
     def identity_holds(self, tolerance: float = 1e-9) -> bool:
-        """Whether mean regret = mean cost - V*(start) (true for any agent that plays by what it knows alone)."""
+        """Whether mean regret = mean cost - V*(start) (true for any agent that plays by what it
+        knows alone)."""
         return abs(self.mean_regret - (self.mean_cost - self.root_value)) <= tolerance
 
     def check(self, tolerance: float = 1e-9) -> None:
         """The identity (:meth:`identity_holds`); raises AssertionError if it fails."""
         if not self.identity_holds(tolerance):
             gap = self.mean_cost - self.root_value
-            raise AssertionError(f"regrets sum to {self.mean_regret:.6f} per game; mean - V* is {gap:.6f}")
+            raise AssertionError(
+                f"regrets sum to {self.mean_regret:.6f} per game; mean - V* is {gap:.6f}"
+            )
 
     def costliest(self, k: int = 20) -> list[Decision]:
-        """The ``k`` positions whose decisions cost the most regret in all (a position shared by several games
-        counts once, with its regret times its games), one decision each."""
+        """The ``k`` positions whose decisions cost the most regret in all (a position shared by
+        several games counts once, with its regret times its games), one decision each."""
         weight: dict[tuple[Position, int], float] = {}
         first: dict[tuple[Position, int], Decision] = {}
         for d in self.decisions:
             key = (d.position, d.action)
             weight[key] = weight.get(key, 0.0) + d.regret
             first.setdefault(key, d)
-        return [first[key] for key in sorted(weight, key=lambda key: -weight[key])[:k] if weight[key] > 0]
+        return [
+            first[key]
+            for key in sorted(weight, key=lambda key: -weight[key])[:k]
+            if weight[key] > 0
+        ]
 
     def to_json(self, oracle: Oracle, k: int = 20) -> dict[str, Any]:
-        """What ``wordle-gym eval --regret`` keeps: every decision's regret (per answer, per turn), the means,
-        and the ``k`` costliest positions with the words so far, their feedback, the candidates left, the
-        agent's guess and an optimal one."""
+        """What ``wordle-gym eval --regret`` keeps: every decision's regret (per answer, per turn),
+        the means, and the ``k`` costliest positions with the words so far, their feedback, the
+        candidates left, the agent's guess and an optimal one."""
         per_answer: list[list[float]] = [[] for _ in range(self.num_games)]
         game_of = {answer: i for i, answer in enumerate(self.answers or range(self.num_games))}
         for d in self.decisions:
@@ -144,7 +153,9 @@ class RegretReport:
         costly = []
         for d in self.costliest(k):
             games = games_at[d.position, d.action]
-            history = _history(oracle, per_answer_actions=self._actions(d.answer)[: d.turn - 1], answer=d.answer)
+            history = _history(
+                oracle, per_answer_actions=self._actions(d.answer)[: d.turn - 1], answer=d.answer
+            )
             costly.append(
                 {
                     "turn": d.turn,
@@ -173,33 +184,36 @@ class RegretReport:
 
 
 BOUNDS_S = 0.2
-"""Seconds of a move's budget kept for its proven bounds when its searches do not finish (a quarter at most)."""
+"""Seconds of a move's budget kept for its proven bounds when its searches do not finish (a quarter
+at most)."""
 
 ORACLE_CACHE_ENTRIES = 2_000_000
-"""Past this many entries an oracle's search cache is emptied before a move is valued (about 100 MB; the exact
-values proven stay in its memo and the position store)."""
+"""Past this many entries an oracle's search cache is emptied before a move is valued (about 100 MB;
+the exact values proven stay in its memo and the position store)."""
 
 STORE_MIN, STORE_S = 8, 0.005
-"""Positions of at least this many answers whose search took at least this long go to the position store
-(smaller ones are searched faster than they are looked up)."""
+"""Positions of at least this many answers whose search took at least this long go to the position
+store (smaller ones are searched faster than they are looked up)."""
 
 
 def regret_oracle(config: WordleConfig) -> Oracle:
     """The oracle ``reward="regret"`` of the text env reaches through the entry point group
-    ``wordle_gym.oracles`` (name ``exact``): the start valued from the opener the tables prove best (SALET on the
-    real lists), else searched; solved positions kept in the disk cache
+    ``wordle_gym.oracles`` (name ``exact``): the start valued from the opener the tables prove best
+    (SALET on the real lists), else searched; solved positions kept in the disk cache
     (:func:`~wordle_gym.utils.files.cache_folder`; none when it is off)."""
     folder = cache_folder()
     vocab = config.vocabulary
     store = (
-        None if folder is None else PositionStore.for_game(folder, vocab.digest, config.hard_mode, config.max_guesses)
+        None
+        if folder is None
+        else PositionStore.for_game(folder, vocab.digest, config.hard_mode, config.max_guesses)
     )
     return Oracle(config, root_opener="proven", store=store)
 
 
 def allowed_opener(vocab: Vocabulary, word: str) -> str | None:
-    """``word`` where the lists allow it as a guess (the start's value is then taken from it), else None (the
-    start is searched over every first guess: small lists only)."""
+    """``word`` where the lists allow it as a guess (the start's value is then taken from it), else
+    None (the start is searched over every first guess: small lists only)."""
     try:
         vocab.action(word)
     except ValueError:
@@ -208,7 +222,8 @@ def allowed_opener(vocab: Vocabulary, word: str) -> str | None:
 
 
 def _history(oracle: Oracle, per_answer_actions: list[int], answer: int) -> list[str]:
-    """ "WORD tiles" for each guess played before a decision (tiles as 0/1/2; "-----" for a refused guess)."""
+    """ "WORD tiles" for each guess played before a decision (tiles as 0/1/2; "-----" for a refused
+    guess)."""
     out, position = [], oracle.start()
     for action in per_answer_actions:
         child = oracle.after(position, action, answer)
@@ -226,7 +241,8 @@ def _history(oracle: Oracle, per_answer_actions: list[int], answer: int) -> list
 
 VALUES_FORMAT = "wordle-gym opener values 1"
 OPENER_VALUES = "opener_values_{mode}.json"
-"""The shipped table of exact first-move totals (``Q*`` at the start times the answers), in the checkpoints."""
+"""The shipped table of exact first-move totals (``Q*`` at the start times the answers), in the
+checkpoints."""
 MODEL_OPENERS = [
     "salet",
     "crane",
@@ -296,18 +312,24 @@ MODEL_OPENERS = [
     "place",
     "point",
 ]
-"""The openers language models favour (the first guesses they play most), valued exactly in the shipped table."""
+"""The openers language models favour (the first guesses they play most), valued exactly in the
+shipped table."""
 
 
 def _values_header(vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> dict[str, Any]:
-    return {"format": VALUES_FORMAT, "lists": vocab.digest, "hard_mode": hard_mode, "max_guesses": max_guesses}
+    return {
+        "format": VALUES_FORMAT,
+        "lists": vocab.digest,
+        "hard_mode": hard_mode,
+        "max_guesses": max_guesses,
+    }
 
 
 class OpenerValues(NamedTuple):
-    """A table of :func:`opener_values` read for one game: exact first-move totals by opener, those with one
-    guess fewer, the exact ``V*`` total of each position a first guess leads to (by opener, then feedback
-    pattern: the total with the guesses left after it, and with one fewer, what a turn spent there leaves), and
-    the openers whose search outlasted a limit (seconds)."""
+    """A table of :func:`opener_values` read for one game: exact first-move totals by opener, those
+    with one guess fewer, the exact ``V*`` total of each position a first guess leads to (by opener,
+    then feedback pattern: the total with the guesses left after it, and with one fewer, what a turn
+    spent there leaves), and the openers whose search outlasted a limit (seconds)."""
 
     values: dict[str, int]
     one_fewer: dict[str, int]
@@ -318,9 +340,9 @@ class OpenerValues(NamedTuple):
 def read_opener_values(
     path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int, strict: bool = False
 ) -> OpenerValues:
-    """The table :func:`opener_values` wrote at ``path`` for these lists and rules (empty when the file is
-    missing or of other lists and rules, or with ``strict`` a ValueError naming the setting that differs;
-    ValueError when it is not such a table)."""
+    """The table :func:`opener_values` wrote at ``path`` for these lists and rules (empty when the
+    file is missing or of other lists and rules, or with ``strict`` a ValueError naming the setting
+    that differs; ValueError when it is not such a table)."""
     empty = OpenerValues({}, {}, {}, {})
     try:
         data = json.loads(read_text_bounded(path, what="table of opener values"))
@@ -328,14 +350,22 @@ def read_opener_values(
         return empty
     except json.JSONDecodeError:
         data = None
-    if not isinstance(data, dict) or data.get("format") != VALUES_FORMAT or not isinstance(data.get("values"), dict):
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != VALUES_FORMAT
+        or not isinstance(data.get("values"), dict)
+    ):
         raise ValueError(f"{path} is not a table of opener values (expected {VALUES_FORMAT!r})")
     wanted = _values_header(vocab, hard_mode, max_guesses)
     differ = [k for k in ("lists", "hard_mode", "max_guesses") if data.get(k) != wanted[k]]
     if differ and strict:
         what = {"lists": "word lists", "hard_mode": "hard mode", "max_guesses": "guess limit"}
-        shown = "; ".join(f"{what[k]} {_shown(data.get(k))} there, {_shown(wanted[k])} here" for k in differ)
-        raise ValueError(f"{path} is a table of another game ({shown}): give another --save or the same settings")
+        shown = "; ".join(
+            f"{what[k]} {_shown(data.get(k))} there, {_shown(wanted[k])} here" for k in differ
+        )
+        raise ValueError(
+            f"{path} is a table of another game ({shown}): give another --save or the same settings"
+        )
     if differ:
         return empty
     n = vocab.num_answers
@@ -345,19 +375,28 @@ def read_opener_values(
         return {
             word: total
             for word, total in table.items()
-            if word in vocab.allowed_index and type(total) is int and n <= total <= (max_guesses + 1) * n
+            if word in vocab.allowed_index
+            and type(total) is int
+            and n <= total <= (max_guesses + 1) * n
         }
 
     def rows(found: Any) -> dict[int, tuple[int, int]]:
         found = found if isinstance(found, list) else []
-        fine = (r for r in found if isinstance(r, list) and len(r) == 3 and all(type(x) is int for x in r))
-        return {r[0]: (r[1], r[2]) for r in fine if r[1] > 0 and r[2] > 0}  # one fewer can cost less: a loss is
+        fine = (
+            r
+            for r in found
+            if isinstance(r, list) and len(r) == 3 and all(type(x) is int for x in r)
+        )
+        # one fewer can cost less: a loss is
+        return {r[0]: (r[1], r[2]) for r in fine if r[1] > 0 and r[2] > 0}
         # the limit + 1 whatever the turn
 
     def limits(found: Any) -> dict[str, float]:
         found = found if isinstance(found, dict) else {}
         return {
-            w: float(t) for w, t in found.items() if w in vocab.allowed_index and type(t) in (int, float) and t >= 0
+            w: float(t)
+            for w, t in found.items()
+            if w in vocab.allowed_index and type(t) in (int, float) and t >= 0
         }
 
     children = data.get("children")
@@ -366,7 +405,9 @@ def read_opener_values(
         if isinstance(children, dict)
         else {}
     )
-    return OpenerValues(valid(data["values"]), valid(data.get("one_fewer")), children, limits(data.get("timed_out")))
+    return OpenerValues(
+        valid(data["values"]), valid(data.get("one_fewer")), children, limits(data.get("timed_out"))
+    )
 
 
 def _shown(value: Any) -> str:
@@ -383,20 +424,24 @@ def opener_values(
     progress: bool | None = None,
     children: bool = True,
 ) -> dict[str, int]:
-    """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``, added to the
-    table at ``save`` one opener at a time (atomically: a stopped run keeps what it finished, and the same call
-    continues); returns the whole table. With each opener, the ``V*`` total of every position it leads to, with
-    the guesses left and with one fewer (the second move's values: the costliest searches of a game). The first
-    word (the oracle's root opener, SALET) is also valued with one guess fewer: what a turn spent without a guess
-    leaves at the start. An opener whose searches outlast ``opener_s`` seconds is left out (the oracle then
-    bounds it from the ranking), and the table notes the limit it ran out of (``timed_out``): a run with no
-    longer limit passes it by instead of searching it in vain again. ``progress``: a bar (None: on a terminal
-    only). ``children=False``: each opener's total alone, not the values of the positions it leads to (a few
-    times faster: what makes the first move exact)."""
+    """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``,
+    added to the table at ``save`` one opener at a time (atomically: a stopped run keeps what it
+    finished, and the same call continues); returns the whole table. With each opener, the ``V*``
+    total of every position it leads to, with the guesses left and with one fewer (the second move's
+    values: the costliest searches of a game). The first word (the oracle's root opener, SALET) is
+    also valued with one guess fewer: what a turn spent without a guess leaves at the start. An
+    opener whose searches outlast ``opener_s`` seconds is left out (the oracle then bounds it from
+    the ranking), and the table notes the limit it ran out of (``timed_out``): a run with no longer
+    limit passes it by instead of searching it in vain again. ``progress``: a bar (None: on a
+    terminal only). ``children=False``: each opener's total alone, not the values of the positions
+    it leads to (a few times faster: what makes the first move exact)."""
     config = WordleConfig.build(config)
     path, want_children = Path(save), children and config.max_guesses > 2
-    # a table of another game is refused before anything is read into the search (the run would rewrite it)
-    table = read_opener_values(path, config.vocabulary, config.hard_mode, config.max_guesses, strict=True)
+    # a table of another game is refused before anything is read into the search (the run would
+    # rewrite it)
+    table = read_opener_values(
+        path, config.vocabulary, config.hard_mode, config.max_guesses, strict=True
+    )
     values, one_fewer, children, timed_out = table
     oracle = Oracle(config, root_opener=None, opener_table=save)
     vocab, start = oracle.vocab, oracle.start()
@@ -406,10 +451,19 @@ def opener_values(
     def missing(w: str) -> bool:
         if opener_s is not None and timed_out.get(w, -1.0) >= opener_s:
             return False  # it ran out of this long a limit before
-        return w not in values or (want_children and w not in children) or (w == words[0] and w not in one_fewer)
+        return (
+            w not in values
+            or (want_children and w not in children)
+            or (w == words[0] and w not in one_fewer)
+        )
 
     todo = [w for w in dict.fromkeys(words) if missing(w)]
-    for word in tqdm(todo, desc="opener values", unit="opener", disable=None if progress is None else not progress):
+    for word in tqdm(
+        todo,
+        desc="opener values",
+        unit="opener",
+        disable=None if progress is None else not progress,
+    ):
         if time.perf_counter() >= deadline:
             break
         action = vocab.action(word)
@@ -417,9 +471,12 @@ def opener_values(
         try:
             total = oracle.search.run(lambda a=action: oracle._q_total(start, a), deadline=limit)
             kids = (
-                oracle.search.run(lambda a=action: oracle._children(start, a), deadline=limit) if want_children else {}
+                oracle.search.run(lambda a=action: oracle._children(start, a), deadline=limit)
+                if want_children
+                else {}
             )
-            fewer = None  # the first (the root opener) with one guess fewer too, where there is one to spare
+            # the first (the root opener) with one guess fewer too, where there is one to spare
+            fewer = None
             if word == words[0] and oracle.max_guesses > 1:
                 fewer = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
         except TimeoutError:
@@ -434,53 +491,76 @@ def opener_values(
             if fewer is not None:
                 one_fewer[word] = fewer
         rows = {w: [[p, *t] for p, t in sorted(found.items())] for w, found in children.items()}
-        data = {**header, "values": values, "one_fewer": one_fewer, "timed_out": timed_out, "children": rows}
+        data = {
+            **header,
+            "values": values,
+            "one_fewer": one_fewer,
+            "timed_out": timed_out,
+            "children": rows,
+        }
         atomic_write_text(path, _compact_json(data))
     return values
 
 
 def _compact_json(data: dict[str, Any]) -> str:
-    """``data`` as JSON with one line for each opener's children (the table stays readable and small)."""
+    """``data`` as JSON with one line for each opener's children (the table stays readable and
+    small)."""
     rows = data["children"]
     head = json.dumps({k: v for k, v in data.items() if k != "children"}, indent=1)[:-2]
-    lines = ",\n".join(f"  {json.dumps(w)}: {json.dumps(r, separators=(',', ':'))}" for w, r in rows.items())
+    lines = ",\n".join(
+        f"  {json.dumps(w)}: {json.dumps(r, separators=(',', ':'))}" for w, r in rows.items()
+    )
     return head + ',\n "children": {\n' + lines + "\n }\n}\n"
 
 
 TOTALS_FORMAT = "wordle-gym opener totals 1"
 OPENER_TOTALS = "opener_totals_*.json"
-"""Shipped tables of published first-move totals (a game each: exact ones and upper bounds, each source cited),
-in the checkpoints; made by ``python -m benchmarks.opener_totals``."""
+"""Shipped tables of published first-move totals (a game each: exact ones and upper bounds, each
+source cited), in the checkpoints; made by ``python -m benchmarks.opener_totals``."""
 
 
 class OpenerTotals(NamedTuple):
-    """A table of first-move totals for one game: exact ones and proven upper bounds (a real strategy's total)
-    by opener, and each source's citation."""
+    """A table of first-move totals for one game: exact ones and proven upper bounds (a real
+    strategy's total) by opener, and each source's citation."""
 
     exact: dict[str, int]
     upper: dict[str, int]
     sources: dict[str, str]
 
 
-def read_opener_totals(path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> OpenerTotals | None:
-    """The table at ``path`` when it is of this game (None when it is of another; ValueError naming the file
-    when it is not such a table)."""
+def read_opener_totals(
+    path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int
+) -> OpenerTotals | None:
+    """The table at ``path`` when it is of this game (None when it is of another; ValueError naming
+    the file when it is not such a table)."""
     try:
         data = json.loads(read_text_bounded(path, what="table of opener totals"))
     except json.JSONDecodeError:
         data = None
-    if not isinstance(data, dict) or data.get("format") != TOTALS_FORMAT or not isinstance(data.get("sources"), list):
+    if (
+        not isinstance(data, dict)
+        or data.get("format") != TOTALS_FORMAT
+        or not isinstance(data.get("sources"), list)
+    ):
         raise ValueError(f"{path} is not a table of opener totals (expected {TOTALS_FORMAT!r})")
-    if (data.get("lists"), data.get("hard_mode"), data.get("max_guesses")) != (vocab.digest, hard_mode, max_guesses):
+    if (data.get("lists"), data.get("hard_mode"), data.get("max_guesses")) != (
+        vocab.digest,
+        hard_mode,
+        max_guesses,
+    ):
         return None
     out = OpenerTotals({}, {}, {})
     for source in data["sources"]:
         if not isinstance(source, dict) or source.get("kind") not in ("exact", "upper"):
-            raise ValueError(f"{path}: a source is not {{'name', 'kind': 'exact' or 'upper', 'cite', 'totals'}}")
+            raise ValueError(
+                f"{path}: a source is not {{'name', 'kind': 'exact' or 'upper', 'cite', 'totals'}}"
+            )
         totals = source.get("totals") if isinstance(source.get("totals"), dict) else {}
         bad = [w for w, t in totals.items() if w not in vocab.allowed_index or type(t) is not int]
         if bad:
-            raise ValueError(f"{path}: {source.get('name')}: {bad[0]!r} is not an allowed guess with a total")
+            raise ValueError(
+                f"{path}: {source.get('name')}: {bad[0]!r} is not an allowed guess with a total"
+            )
         into = out.exact if source["kind"] == "exact" else out.upper
         for word, total in totals.items():
             into[word] = min(total, into.get(word, total))
@@ -489,7 +569,8 @@ def read_opener_totals(path: Path, vocab: Vocabulary, hard_mode: bool, max_guess
 
 
 class Oracle:
-    """Exact ``V*`` and ``Q*`` for the game of ``config`` (or its fields as keywords). See the module doc."""
+    """Exact ``V*`` and ``Q*`` for the game of ``config`` (or its fields as keywords). See the
+    module doc."""
 
     def __init__(
         self,
@@ -501,13 +582,15 @@ class Oracle:
         store: PositionStore | None = None,
         **options: Any,
     ):
-        """``avoid_losses``: :meth:`best_action` plays the best tree that wins every answer where one exists (a
-        teacher that never gives a game up), and the best tree counting losses only where none does. Values
-        always count a loss as the limit + 1: in hard mode that optimum can give games up (from SALET, 8116
-        guesses with 3 losses against 8122 winning all). ``opener_table``: a table of exact first-move totals
-        (:func:`opener_values`) instead of the shipped one. ``store``: solved positions kept on disk across
-        processes (:class:`~wordle_agents.solvers.store.PositionStore`; :func:`regret_oracle` uses one).
-        ``root_opener="proven"``: the best opener where the tables prove it best, else None (the start searched)."""
+        """``avoid_losses``: :meth:`best_action` plays the best tree that wins every answer where
+        one exists (a teacher that never gives a game up), and the best tree counting losses only
+        where none does. Values always count a loss as the limit + 1: in hard mode that optimum can
+        give games up (from SALET, 8116 guesses with 3 losses against 8122 winning all).
+        ``opener_table``: a table of exact first-move totals (:func:`opener_values`) instead of the
+        shipped one. ``store``: solved positions kept on disk across processes
+        (:class:`~wordle_agents.solvers.store.PositionStore`; :func:`regret_oracle` uses one).
+        ``root_opener="proven"``: the best opener where the tables prove it best, else None (the
+        start searched)."""
         self.avoid_losses = avoid_losses
         self.store = store
         self._strict: _Search | None = None
@@ -522,7 +605,9 @@ class Oracle:
         self._totals: dict[Position, int] = {}
         self._uppers: dict[Position, int] = {}
         length = self.vocab.length
-        self._start = Position(tuple(range(self.vocab.num_answers)), self.max_guesses, (-1,) * length, (0,) * ALPHABET)
+        self._start = Position(
+            tuple(range(self.vocab.num_answers)), self.max_guesses, (-1,) * length, (0,) * ALPHABET
+        )
         self.root_upper: dict[int, int] = {}
         self.root_sources: dict[str, str] = {}
         self.root_exact, self.root_floor = self._root_tables(opener_table)
@@ -533,9 +618,10 @@ class Oracle:
             self._totals[self._start] = self.root_exact[self.root_opener]
 
     def fork(self) -> Oracle:
-        """An oracle of the same game that searches on its own (its own search cache and stop flag, so that two
-        forks search at once on two cores and neither waits on the other), sharing the tables, the store and the
-        values every fork has proven (exact values only, so sharing them is safe)."""
+        """An oracle of the same game that searches on its own (its own search cache and stop flag,
+        so that two forks search at once on two cores and neither waits on the other), sharing the
+        tables, the store and the values every fork has proven (exact values only, so sharing them
+        is safe)."""
         twin = copy.copy(self)
         twin.search = copy.copy(self.search)
         twin.search.stop = np.zeros(1, dtype=np.int64)
@@ -545,28 +631,42 @@ class Oracle:
         return twin
 
     def _root_tables(self, opener_table: str | Path | None) -> tuple[dict[int, int], np.ndarray]:
-        """Exact ``Q*`` totals at the start by action (the shipped tables of exact values and of published totals,
-        or ``opener_table``), and every opener's proven lower bound: what its feedback buckets force, raised by
-        the shipped ranking with losses where it is of these lists. Every value read is checked against those
-        bounds (and a published upper bound against the exact value) first: a file that fails says so."""
+        """Exact ``Q*`` totals at the start by action (the shipped tables of exact values and of
+        published totals, or ``opener_table``), and every opener's proven lower bound: what its
+        feedback buckets force, raised by the shipped ranking with losses where it is of these
+        lists. Every value read is checked against those bounds (and a published upper bound against
+        the exact value) first: a file that fails says so."""
         mode = "hard" if self.hard_mode else "normal"
         n = self.vocab.num_answers
         members = self._start.arrays()[0]
         splits, hits = self.search.kernel.split_counts(
             self.search.by_answer, members, self.search.everything, self.solved + 1
         )
-        floor = (3 * n - hits - splits).astype(np.int64) if self.max_guesses > 1 else (2 * n - hits).astype(np.int64)
+        floor = (
+            (3 * n - hits - splits).astype(np.int64)
+            if self.max_guesses > 1
+            else (2 * n - hits).astype(np.int64)
+        )
         ranking = Path("no ranking")
         ranked: dict[int, int] = {}
-        self.root_tabled = False  # whether tables bound every opener (then one no table holds is not searched)
-        for path in sorted(shipped_dir().glob("openers_*losses.json")):  # a game's every-opener ranking, losses
+        # whether tables bound every opener (then one no table holds is not searched)
+        self.root_tabled = False
+        # a game's every-opener ranking, losses
+        for path in sorted(shipped_dir().glob("openers_*losses.json")):
             data = json.loads(path.read_text(encoding="utf-8"))
-            same = (data.get("lists"), data.get("hard_mode"), data.get("max_guesses"), data.get("losses"))
+            same = (
+                data.get("lists"),
+                data.get("hard_mode"),
+                data.get("max_guesses"),
+                data.get("losses"),
+            )
             if same == (self.vocab.digest, self.hard_mode, self.max_guesses, True):
                 ranking = path
                 values = np.array([n if v is None else v for v in data["values"]], np.int64)
                 floor = np.maximum(floor, values)
-                ranked = {i: int(values[i]) for i, flag in enumerate(data["exact_flags"]) if flag == "1"}
+                ranked = {
+                    i: int(values[i]) for i, flag in enumerate(data["exact_flags"]) if flag == "1"
+                }
                 self.root_tabled = True
         exact: dict[int, int] = {}
         sources: list[tuple[Path, dict[str, int]]] = []
@@ -578,8 +678,14 @@ class Oracle:
                 self.root_upper.update({self.vocab.action(w): t for w, t in table.upper.items()})
                 self.root_sources.update(table.sources)
                 self._check_upper(path, table.upper, floor)
-        path = Path(opener_table) if opener_table is not None else shipped_dir() / OPENER_VALUES.format(mode=mode)
-        found, one_fewer, children, _ = read_opener_values(path, self.vocab, self.hard_mode, self.max_guesses)
+        path = (
+            Path(opener_table)
+            if opener_table is not None
+            else shipped_dir() / OPENER_VALUES.format(mode=mode)
+        )
+        found, one_fewer, children, _ = read_opener_values(
+            path, self.vocab, self.hard_mode, self.max_guesses
+        )
         for word, kids in children.items():
             if word in found and kids and n + sum(t for t, _ in kids.values()) != found[word]:
                 raise ValueError(
@@ -587,13 +693,19 @@ class Oracle:
                     f"children's totals ({n + sum(t for t, _ in kids.values())})"
                 )
         sources.append((path, found))
-        for where, totals in [*sources, (ranking, {self.vocab.allowed[i]: t for i, t in ranked.items()})]:
+        for where, totals in [
+            *sources,
+            (ranking, {self.vocab.allowed[i]: t for i, t in ranked.items()}),
+        ]:
             for word, total in totals.items():
                 action = self.vocab.action(word)
                 self._check_exact(where, word, total, int(floor[action]), exact.get(action))
                 exact[action] = total
         self._check_upper(
-            Path("the tables"), {self.vocab.allowed[a]: t for a, t in self.root_upper.items()}, floor, exact
+            Path("the tables"),
+            {self.vocab.allowed[a]: t for a, t in self.root_upper.items()},
+            floor,
+            exact,
         )
         self.root_one_fewer = {self.vocab.action(word): total for word, total in one_fewer.items()}
         self._learn_children(children)
@@ -601,8 +713,11 @@ class Oracle:
             floor[action] = total
         return exact, floor
 
-    def _check_exact(self, path: Path, word: str, total: int, floor: int, other: int | None) -> None:
-        """An exact first-move total read from ``path``, held to what is proven (ValueError naming the file)."""
+    def _check_exact(
+        self, path: Path, word: str, total: int, floor: int, other: int | None
+    ) -> None:
+        """An exact first-move total read from ``path``, held to what is proven (ValueError naming
+        the file)."""
         n = self.vocab.num_answers
         if not floor <= total <= (self.max_guesses + 1) * n:
             raise ValueError(
@@ -613,17 +728,25 @@ class Oracle:
             raise ValueError(f"{path}: {word!r} totals {total}, another table {other}")
 
     def _check_upper(
-        self, path: Path, upper: dict[str, int], floor: np.ndarray, exact: dict[int, int] | None = None
+        self,
+        path: Path,
+        upper: dict[str, int],
+        floor: np.ndarray,
+        exact: dict[int, int] | None = None,
     ) -> None:
-        """Upper bounds read from ``path``, held to the proven lower bounds (ValueError naming the file)."""
+        """Upper bounds read from ``path``, held to the proven lower bounds (ValueError naming the
+        file)."""
         for word, total in upper.items():
             action = self.vocab.action(word)
             least = max(int(floor[action]), (exact or {}).get(action, 0))
             if total < least:
-                raise ValueError(f"{path}: {word!r}'s upper bound {total} is below what is proven ({least})")
+                raise ValueError(
+                    f"{path}: {word!r}'s upper bound {total} is below what is proven ({least})"
+                )
 
     def proven_best(self) -> int | None:
-        """The opener the tables prove best (its exact total at most every other opener's lower bound), or None."""
+        """The opener the tables prove best (its exact total at most every other opener's lower
+        bound), or None."""
         if not self.root_exact:
             return None
         best = min(self.root_exact, key=lambda a: (self.root_exact[a], a))
@@ -631,7 +754,8 @@ class Oracle:
         return best if others.size == 0 or self.root_exact[best] <= int(others.min()) else None
 
     def _learn_children(self, children: dict[str, dict[int, tuple[int, int]]]) -> None:
-        """Take the table's values of the positions after each opener (with the guesses left, and one fewer)."""
+        """Take the table's values of the positions after each opener (with the guesses left, and
+        one fewer)."""
         start = self._start
         members, green, need = start.arrays()
         for word, found in children.items():
@@ -641,11 +765,13 @@ class Oracle:
             for pattern, group in self.search.buckets(action, members):
                 if pattern in found:
                     child = self._child(start, action, pattern, group, green, need)
-                    self._totals[child], self._totals[child._replace(left=child.left - 1)] = found[pattern]
+                    self._totals[child], self._totals[child._replace(left=child.left - 1)] = found[
+                        pattern
+                    ]
 
     def _children(self, position: Position, action: int) -> dict[int, tuple[int, int]]:
-        """``V*`` totals of each position ``action`` leads to from ``position`` (by feedback pattern): with the
-        guesses left after it, and with one fewer."""
+        """``V*`` totals of each position ``action`` leads to from ``position`` (by feedback
+        pattern): with the guesses left after it, and with one fewer."""
         members, green, need = position.arrays()
         out: dict[int, tuple[int, int]] = {}
         if position.left <= 2:
@@ -653,7 +779,10 @@ class Oracle:
         for pattern, group in self.search.buckets(action, members):
             if pattern != self.solved:
                 child = self._child(position, action, pattern, group, green, need)
-                out[pattern] = (self._total(child), self._total(child._replace(left=child.left - 1)))
+                out[pattern] = (
+                    self._total(child),
+                    self._total(child._replace(left=child.left - 1)),
+                )
         return out
 
     # ------------------------------------------------------------------ positions
@@ -662,8 +791,9 @@ class Oracle:
         return self._start
 
     def positions(self, game: Any, state: Any) -> list[Position]:
-        """The position of each game of a batched :class:`~wordle_gym.core.game.GameState` (``game``: the env's
-        :class:`~wordle_gym.core.game.Game`, ``env.game``), e.g. the vector env's ``env.state``."""
+        """The position of each game of a batched :class:`~wordle_gym.core.game.GameState`
+        (``game``: the env's :class:`~wordle_gym.core.game.Game`, ``env.game``), e.g. the vector
+        env's ``env.state``."""
         if game.config != self.config and (game.vocabulary, game.hard_mode, game.max_guesses) != (
             self.vocab,
             self.hard_mode,
@@ -682,7 +812,8 @@ class Oracle:
         return out
 
     def values(self, game: Any, state: Any) -> np.ndarray:
-        """``V*`` of every game of a batched state (nan where the game is over or no answer fits)."""
+        """``V*`` of every game of a batched state (nan where the game is over or no answer
+        fits)."""
         done = state.done.cpu().tolist()
         return np.array(
             [
@@ -692,8 +823,8 @@ class Oracle:
         )
 
     def after(self, position: Position, action: int, answer: int) -> Position:
-        """The position after guessing ``action`` when the answer is ``answer`` (a refused hard-mode guess
-        only spends the turn)."""
+        """The position after guessing ``action`` when the answer is ``answer`` (a refused hard-mode
+        guess only spends the turn)."""
         _, green, need = position.arrays()
         if not self.search.hard_valid(action, green, need):
             return position._replace(left=position.left - 1)
@@ -702,14 +833,18 @@ class Oracle:
         members = [m for m in position.members if row[m] == pattern]
         return self._child(position, action, int(pattern), members, green, need)
 
-    def _child(self, position: Position, action: int, pattern: int, members: Any, green: Any, need: Any) -> Position:
-        """The position after ``action`` got feedback ``pattern``: ``members`` (answer indices), one guess fewer,
-        hard mode's constraint advanced."""
+    def _child(
+        self, position: Position, action: int, pattern: int, members: Any, green: Any, need: Any
+    ) -> Position:
+        """The position after ``action`` got feedback ``pattern``: ``members`` (answer indices), one
+        guess fewer, hard mode's constraint advanced."""
         answers = tuple(sorted(np.asarray(members, dtype=np.int64).tolist()))
         if not self.hard_mode:  # the constraint is the start's all game long
             return Position(answers, position.left - 1, position.green, position.need)
         child_green, child_need = self.search.child_constraint(action, pattern, green, need)
-        return Position(answers, position.left - 1, tuple(child_green.tolist()), tuple(child_need.tolist()))
+        return Position(
+            answers, position.left - 1, tuple(child_green.tolist()), tuple(child_need.tolist())
+        )
 
     # --------------------------------------------------------------------- values
     def value(self, position: Position) -> float:
@@ -724,7 +859,8 @@ class Oracle:
         """One optimal guess (the search's own, read from its cache)."""
         if self.root_opener is not None and position == self._start:
             return self.root_opener
-        if position.left <= 1 or len(position.members) <= 2:  # guess a candidate (the search caches no such node)
+        # guess a candidate (the search caches no such node)
+        if position.left <= 1 or len(position.members) <= 2:
             return int(self.vocab.answer_actions[position.members[0]])
         members, green, need = position.arrays()
         if self.avoid_losses:
@@ -732,7 +868,10 @@ class Oracle:
                 self._strict = _Search(self.vocab, self.hard_mode, self.max_guesses)
                 self._strict_cache = self._strict.new_cache()
             strict = self._strict
-            if strict.value(members, position.left, green, need, self._strict_cache, self.stats) < strict.kernel.INF:
+            if (
+                strict.value(members, position.left, green, need, self._strict_cache, self.stats)
+                < strict.kernel.INF
+            ):
                 return strict.best_guess(members, position.left, green, need, self._strict_cache)
         self._total(position)
         return self.search.best_guess(members, position.left, green, need, self.cache)
@@ -758,23 +897,34 @@ class Oracle:
             return found
         n = len(position.members)
         if n == 0:
-            raise ValueError("a position with no possible answer has no value (feedback no answer fits)")
+            raise ValueError(
+                "a position with no possible answer has no value (feedback no answer fits)"
+            )
         if self.root_opener is not None and position == self._start:
             total = self._q_total(position, self.root_opener)
-        elif position == self._start._replace(left=self.max_guesses - 1) and self.root_opener in self.root_one_fewer:
-            total = self.root_one_fewer[self.root_opener]  # V* at the start after a spent turn: as V* itself, by
+        elif (
+            position == self._start._replace(left=self.max_guesses - 1)
+            and self.root_opener in self.root_one_fewer
+        ):
+            # V* at the start after a spent turn: as V* itself, by
+            total = self.root_one_fewer[self.root_opener]
             # the root opener (the table's exact value of that opener with one guess fewer)
         else:
             store = self.store if n >= STORE_MIN else None
             total = None if store is None else store.get(position)
-            wrong = total is not None and not self._value_floor(position) <= total <= n * (position.left + 1)
+            wrong = total is not None and not self._value_floor(position) <= total <= n * (
+                position.left + 1
+            )
             if wrong and store is not None:
                 store.refuse(f"a stored total ({total}) is outside what is proven for its position")
             if total is None or wrong:
                 searched = time.perf_counter()
                 members, green, need = position.arrays()
-                total = self.search.value(members, position.left, green, need, self.cache, self.stats)
-                if self.search.stop[0]:  # abandoned (a budget, Ctrl-C): the value is meaningless and is not kept
+                total = self.search.value(
+                    members, position.left, green, need, self.cache, self.stats
+                )
+                # abandoned (a budget, Ctrl-C): the value is meaningless and is not kept
+                if self.search.stop[0]:
                     raise TimeoutError("the search was stopped")
                 if store is not None and (wrong or time.perf_counter() - searched >= STORE_S):
                     store.put(position, total)
@@ -790,7 +940,11 @@ class Oracle:
             raise ValueError("no guess is left in this position")
         members, green, need = position.arrays()
         if not self.search.hard_valid(action, green, need):
-            return n + self._total(position._replace(left=position.left - 1)) if position.left > 1 else 2 * n
+            return (
+                n + self._total(position._replace(left=position.left - 1))
+                if position.left > 1
+                else 2 * n
+            )
         total = n
         for pattern, group in self.search.buckets(action, members):
             if pattern == self.solved:
@@ -802,27 +956,33 @@ class Oracle:
         return total
 
     # ------------------------------------------------------- one move, in bounded time
-    def move_regret(self, position: Position, action: int | None, budget_s: float | None = None) -> dict[str, Any]:
-        """The regret ``Q*(s, a) - V*(s)`` of one move at ``position`` (``action`` None: a turn spent without a
-        guess, as the text env's refused reply; a guess hard mode refuses is the same), exact when the tables
-        hold it or the searches finish within ``budget_s`` seconds less the bounds' share (:data:`BOUNDS_S`;
-        None: no limit), else proven bounds, so that a move takes about ``budget_s`` at most.
+    def move_regret(
+        self, position: Position, action: int | None, budget_s: float | None = None
+    ) -> dict[str, Any]:
+        """The regret ``Q*(s, a) - V*(s)`` of one move at ``position`` (``action`` None: a turn
+        spent without a guess, as the text env's refused reply; a guess hard mode refuses is the
+        same), exact when the tables hold it or the searches finish within ``budget_s`` seconds less
+        the bounds' share (:data:`BOUNDS_S`; None: no limit), else proven bounds, so that a move
+        takes about ``budget_s`` at most.
 
-        Returns ``{"regret", "exact", "low", "high", "basis", "seconds"}``: ``low <= Q* - V* <= high`` always,
-        equal when ``exact``; ``regret`` is the exact value, or past the budget the upper bound ``high``, never
-        the optimistic one: a move is never charged less than a move it is proven better than, and a search that
-        runs out of time never pays (``basis`` says which: "exact", or the upper bound and where it came from).
-        The bounds: ``Q*`` from below by the buckets of the guess (each bucket of c answers needs 2c - 1 more
-        guesses, c on the last turn) and from above by a real policy's exact total (the greedy play of
-        :meth:`upper`; at the start, a published strategy's total where the tables have one), each bucket the
-        searches finished counted exactly; ``V*`` from below by the buckets' bound's least over every guess and
-        from above by ``Q*`` of the move; a spent turn costs one guess an answer at least. A search stopped at
-        the budget caches nothing half done; what finished is kept, so later moves in the same subtree get
-        cheaper."""
+        Returns ``{"regret", "exact", "low", "high", "basis", "seconds"}``:
+        ``low <= Q* - V* <= high`` always, equal when ``exact``; ``regret`` is the exact value, or
+        past the budget the upper bound ``high``, never the optimistic one: a move is never charged
+        less than a move it is proven better than, and a search that runs out of time never pays
+        (``basis`` says which: "exact", or the upper bound and where it came from). The bounds:
+        ``Q*`` from below by the buckets of the guess (each bucket of c answers needs 2c - 1 more
+        guesses, c on the last turn) and from above by a real policy's exact total (the greedy play
+        of :meth:`upper`; at the start, a published strategy's total where the tables have one),
+        each bucket the searches finished counted exactly; ``V*`` from below by the buckets' bound's
+        least over every guess and from above by ``Q*`` of the move; a spent turn costs one guess an
+        answer at least. A search stopped at the budget caches nothing half done; what finished is
+        kept, so later moves in the same subtree get cheaper."""
         start = time.perf_counter()
-        if self.search.kernel.cache_size(self.cache) > ORACLE_CACHE_ENTRIES:  # a long-lived env's memory stays flat
+        # a long-lived env's memory stays flat
+        if self.search.kernel.cache_size(self.cache) > ORACLE_CACHE_ENTRIES:
             self.search.kernel.clear_cache(self.cache)
-        # the searches stop early enough to leave the proven bounds their time (up to about 0.2 s on the real lists)
+        # the searches stop early enough to leave the proven bounds their time (up to about 0.2 s on
+        # the real lists)
         deadline = math.inf if budget_s is None else start + budget_s - min(BOUNDS_S, budget_s / 4)
         n = len(position.members)
         if n == 0 or position.left <= 0:
@@ -830,8 +990,9 @@ class Oracle:
         _, green, need = position.arrays()
         if action is not None and not self.search.hard_valid(action, green, need):
             action = None  # refused by hard mode: the turn is spent
-        # an opener the tables do not hold: its search takes minutes on lists the tables were made for, so with a
-        # budget it is bounded at once (the tables' bounds) instead of searched in vain
+        # an opener the tables do not hold: its search takes minutes on lists the tables were made
+        # for, so with a budget it is bounded at once (the tables' bounds) instead of searched in
+        # vain
         hopeless = (
             budget_s is not None
             and position == self._start
@@ -839,13 +1000,20 @@ class Oracle:
             and action is not None
             and action not in self.root_exact
         )
-        unproven_start = budget_s is not None and position == self._start and self.root_opener is None
+        unproven_start = (
+            budget_s is not None and position == self._start and self.root_opener is None
+        )
         v = q = None
         try:
-            if not (unproven_start and self.root_tabled):  # the start of the real lists: a day of search
-                v = self.search.run(lambda: self._total(position), stats=self.stats, deadline=deadline)
+            # the start of the real lists: a day of search
+            if not (unproven_start and self.root_tabled):
+                v = self.search.run(
+                    lambda: self._total(position), stats=self.stats, deadline=deadline
+                )
             if not hopeless:
-                q = self.search.run(lambda: self._move_total(position, action), stats=self.stats, deadline=deadline)
+                q = self.search.run(
+                    lambda: self._move_total(position, action), stats=self.stats, deadline=deadline
+                )
         except TimeoutError:
             pass
         if v is not None and q is not None:
@@ -860,13 +1028,19 @@ class Oracle:
             }
         return {**self.bracket(position, action, v, q), "seconds": time.perf_counter() - start}
 
-    def bracket(self, position: Position, action: int | None, v: int | None = None, q: int | None = None) -> dict:
-        """:meth:`move_regret`'s proven bounds of a move (``action`` None: a turn spent) with what is known: ``v``
-        and ``q``, the exact ``V*`` and ``Q*`` totals where the searches finished (None where they did not)."""
+    def bracket(
+        self, position: Position, action: int | None, v: int | None = None, q: int | None = None
+    ) -> dict:
+        """:meth:`move_regret`'s proven bounds of a move (``action`` None: a turn spent) with what
+        is known: ``v`` and ``q``, the exact ``V*`` and ``Q*`` totals where the searches finished
+        (None where they did not)."""
         n = len(position.members)
-        q_low, q_high, basis = (q, q, "exact") if q is not None else self._move_bounds(position, action)
+        q_low, q_high, basis = (
+            (q, q, "exact") if q is not None else self._move_bounds(position, action)
+        )
         v_low, v_high = (v, v) if v is not None else (self._value_floor(position), q_high)
-        least = n if action is None else 0  # V* with a guess fewer is no less than V*: a spent turn costs 1 at least
+        # V* with a guess fewer is no less than V*: a spent turn costs 1 at least
+        least = n if action is None else 0
         low, high = max(least, q_low - v_high) / n, max(least, q_high - v_low) / n
         exact = low == high
         basis = "exact" if exact else f"upper bound ({basis})"
@@ -876,7 +1050,11 @@ class Oracle:
         """Q* total of a move (None: the turn spent)."""
         n = len(position.members)
         if action is None:
-            return n + self._total(position._replace(left=position.left - 1)) if position.left > 1 else 2 * n
+            return (
+                n + self._total(position._replace(left=position.left - 1))
+                if position.left > 1
+                else 2 * n
+            )
         return self._q_total(position, action)
 
     def _move_bounds(self, position: Position, action: int | None) -> tuple[int, int, str]:
@@ -911,8 +1089,9 @@ class Oracle:
         return low, high, "greedy play"
 
     def upper(self, position: Position) -> int:
-        """A proven upper bound on ``V*``'s total: the exact value where known, else the total of the greedy
-        policy that makes the most feedback buckets at each node (a real policy, valued exactly)."""
+        """A proven upper bound on ``V*``'s total: the exact value where known, else the total of
+        the greedy policy that makes the most feedback buckets at each node (a real policy, valued
+        exactly)."""
         found = self._totals.get(position)
         if found is None:
             found = self._uppers.get(position)
@@ -922,8 +1101,8 @@ class Oracle:
         return found
 
     def _value_floor(self, position: Position) -> int:
-        """A proven lower bound on V*'s total: the bucket bound's least over every allowed guess (hard mode's
-        refusals included, which can only lower it)."""
+        """A proven lower bound on V*'s total: the bucket bound's least over every allowed guess
+        (hard mode's refusals included, which can only lower it)."""
         if position == self._start:
             return int(self.root_floor.min())
         members = position.arrays()[0]
@@ -937,15 +1116,17 @@ class Oracle:
         return int(floor.min())
 
     def analyze(self, actions: list[int], answer: int) -> dict[str, Any]:
-        """The skill and the luck of one game: the guesses ``actions`` (word indices) played on answer ``answer``
-        (an answer index).
+        """The skill and the luck of one game: the guesses ``actions`` (word indices) played on
+        answer ``answer`` (an answer index).
 
-        For each guess: its ``regret`` ``Q*(s, a) - V*(s)`` (the expected guesses it cost), its ``luck``
-        ``E[V*(s')] - V*(s')`` (how many guesses the feedback it got saved against the feedback expected:
+        For each guess: its ``regret`` ``Q*(s, a) - V*(s)`` (the expected guesses it cost), its
+        ``luck`` ``E[V*(s')] - V*(s')`` (how many guesses the feedback it got saved against the
+        feedback expected:
         ``E[V*(s')] = Q*(s, a) - 1``; a solved board is worth 0, a loss after the last guess 1), the
-        candidates before and after it, and an optimal guess (:meth:`best_action`). Then, for any game,
-        ``guesses - start_value = sum(regret) - sum(luck)``, where ``guesses`` counts a lost game as the
-        limit + 1 (checked here). A game not finished is analysed as far as it went (``finished`` False)."""
+        candidates before and after it, and an optimal guess (:meth:`best_action`). Then, for any
+        game, ``guesses - start_value = sum(regret) - sum(luck)``, where ``guesses`` counts a lost
+        game as the limit + 1 (checked here). A game not finished is analysed as far as it went
+        (``finished`` False)."""
         position, rows = self._start, []
         start_value = self.value(position)
         solved = False
@@ -976,7 +1157,9 @@ class Oracle:
         used = len(actions) if solved or not finished else self.max_guesses + 1
         regret, luck = sum(r["regret"] for r in rows), sum(r["luck"] for r in rows)
         if finished and not math.isclose(used - start_value, regret - luck, abs_tol=1e-9):
-            raise AssertionError(f"regret - luck = {regret - luck} is not guesses - start value {used - start_value}")
+            raise AssertionError(
+                f"regret - luck = {regret - luck} is not guesses - start value {used - start_value}"
+            )
         return {
             "answer": self.vocab.answers[answer],
             "won": solved,
@@ -990,16 +1173,23 @@ class Oracle:
 
     # ---------------------------------------------------------------- evaluations
     def regrets(
-        self, histories: list[list[int]], progress: bool | None = None, answers: list[int] | None = None
+        self,
+        histories: list[list[int]],
+        progress: bool | None = None,
+        answers: list[int] | None = None,
     ) -> RegretReport:
-        """The regret of every decision of games played once per answer: ``histories[i]`` is the actions
-        played on answer ``i`` (in the answer list's order), up to the win or the limit; with ``answers``, on
-        answer ``answers[i]`` (some of the answers: a subset's games valued in this game). ``progress``: a bar
-        of the games valued (None: on a terminal only)."""
+        """The regret of every decision of games played once per answer: ``histories[i]`` is the
+        actions played on answer ``i`` (in the answer list's order), up to the win or the limit;
+        with ``answers``, on answer ``answers[i]`` (some of the answers: a subset's games valued in
+        this game). ``progress``: a bar of the games valued (None: on a terminal only)."""
         if answers is None and len(histories) != self.vocab.num_answers:
-            raise ValueError(f"expected one history per answer ({self.vocab.num_answers}); got {len(histories)}")
+            raise ValueError(
+                f"expected one history per answer ({self.vocab.num_answers}); got {len(histories)}"
+            )
         if answers is not None and len(answers) != len(histories):
-            raise ValueError(f"expected one history per answer given ({len(answers)}); got {len(histories)}")
+            raise ValueError(
+                f"expected one history per answer given ({len(answers)}); got {len(histories)}"
+            )
         played = list(range(len(histories))) if answers is None else answers
         answer_actions = self.vocab.answer_actions.tolist()
         decisions, cost = [], 0
@@ -1019,12 +1209,22 @@ class Oracle:
                     raise ValueError(f"answer {answer}: actions after the game ended ({actions})")
                 decisions.append(
                     Decision(
-                        answer, turn, position, int(action), self.q_value(position, int(action)), self.value(position)
+                        answer,
+                        turn,
+                        position,
+                        int(action),
+                        self.q_value(position, int(action)),
+                        self.value(position),
                     )
                 )
                 won = int(action) == answer_actions[answer]
                 position = self.after(position, int(action), answer)
             if not won and len(actions) < self.max_guesses:
-                raise ValueError(f"answer {answer}: the game stops before its end ({len(actions)} guesses, not won)")
+                raise ValueError(
+                    f"answer {answer}: the game stops before its end ({len(actions)} "
+                    "guesses, not won)"
+                )
             cost += len(actions) if won else self.max_guesses + 1
-        return RegretReport(decisions, len(histories), self.value(self.start()), cost / len(histories), answers)
+        return RegretReport(
+            decisions, len(histories), self.value(self.start()), cost / len(histories), answers
+        )

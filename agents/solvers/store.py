@@ -1,10 +1,11 @@
-"""Solved positions on disk, shared by every process on the machine: the exact oracle's ``V*`` totals, so that a
-position one env, rollout worker or earlier run searched is never searched again.
+"""Solved positions on disk, shared by every process on the machine: the exact oracle's ``V*``
+totals, so that a position one env, rollout worker or earlier run searched is never searched again.
 
-One SQLite file per game (the lists' digest, mode and limit are in its name: other lists never read it),
-written one small transaction at a time, so that several processes read and write it at once without
-corrupting it; bounded (past ``max_rows``, the rows written longest ago go). A file that cannot be opened or
-read turns the store off with one warning: the oracle then searches, as it would without it.
+One SQLite file per game (the lists' digest, mode and limit are in its name: other lists never read
+it), written one small transaction at a time, so that several processes read and write it at once
+without corrupting it; bounded (past ``max_rows``, the rows written longest ago go). A file that
+cannot be opened or read turns the store off with one warning: the oracle then searches, as it would
+without it.
 """
 
 from __future__ import annotations
@@ -44,7 +45,9 @@ class PositionStore:
         self._rebuilt = False
 
     @classmethod
-    def for_game(cls, folder: Path, digest: str, hard_mode: bool, max_guesses: int, **options: Any) -> PositionStore:
+    def for_game(
+        cls, folder: Path, digest: str, hard_mode: bool, max_guesses: int, **options: Any
+    ) -> PositionStore:
         """The store of one game's positions in ``folder``."""
         mode = "hard" if hard_mode else "normal"
         return cls(folder / f"positions-{digest}-{mode}-{max_guesses}-v{FORMAT}.sqlite", **options)
@@ -52,27 +55,41 @@ class PositionStore:
     @staticmethod
     def key(position: Any) -> bytes:
         """16 bytes naming a position (its answers, guesses left and hard mode's constraint)."""
-        parts = np.array(position.members, np.int16).tobytes(), bytes([position.left]), repr(position[2:]).encode()
+        parts = (
+            np.array(position.members, np.int16).tobytes(),
+            bytes([position.left]),
+            repr(position[2:]).encode(),
+        )
         return hashlib.blake2b(b"|".join(parts), digest_size=16).digest()
 
     def _connection(self) -> sqlite3.Connection | None:
         if self.broken:
             return None
-        if self._db is not None and self._pid != os.getpid():  # a forked child opens its own, and never closes
-            _INHERITED.append(self._db)  # the parent's (SQLite: closing it in the child can harm the parent's file)
+        # a forked child opens its own, and never closes
+        if self._db is not None and self._pid != os.getpid():
+            # the parent's (SQLite: closing it in the child can harm the parent's file)
+            _INHERITED.append(self._db)
             self._db = None
         if self._db is None:
-            for attempt in range(100):  # processes opening a new file at once: the switch to WAL can be refused
+            # processes opening a new file at once: the switch to WAL can be refused
+            for attempt in range(100):
                 try:
                     self.path.parent.mkdir(parents=True, exist_ok=True)
-                    for suffix in ("", "-wal", "-shm", "-journal"):  # a link is never followed out of the cache
+                    # a link is never followed out of the cache
+                    for suffix in ("", "-wal", "-shm", "-journal"):
                         linked = Path(f"{self.path}{suffix}")
                         if linked.is_symlink():
                             linked.unlink()
-                    db = sqlite3.connect(self.path, timeout=60, check_same_thread=False, isolation_level=None)
+                    db = sqlite3.connect(
+                        self.path, timeout=60, check_same_thread=False, isolation_level=None
+                    )
                     db.execute("PRAGMA journal_mode=WAL")  # readers never wait on a writer
-                    db.execute("PRAGMA synchronous=NORMAL")  # a crash loses the last rows at worst, never the file
-                    db.execute("CREATE TABLE IF NOT EXISTS totals (key BLOB PRIMARY KEY, total INTEGER NOT NULL)")
+                    # a crash loses the last rows at worst, never the file
+                    db.execute("PRAGMA synchronous=NORMAL")
+                    db.execute(
+                        "CREATE TABLE IF NOT EXISTS totals (key BLOB PRIMARY KEY, total "
+                        "INTEGER NOT NULL)"
+                    )
                     break
                 except sqlite3.OperationalError as error:
                     if "locked" not in str(error) or attempt == 99:
@@ -84,8 +101,8 @@ class PositionStore:
         return self._db
 
     def _broken(self, error: Exception) -> None:
-        """A file that is not a database or is damaged is set aside and made anew (once); any other failure turns
-        the store off, with one warning."""
+        """A file that is not a database or is damaged is set aside and made anew (once); any other
+        failure turns the store off, with one warning."""
         damaged = isinstance(error, sqlite3.DatabaseError) and any(
             words in str(error) for words in ("not a database", "malformed", "corrupt")
         )
@@ -99,20 +116,26 @@ class PositionStore:
                 with contextlib.suppress(OSError):
                     Path(f"{self.path}{suffix}").replace(Path(f"{self.path}{suffix}.damaged"))
             warnings.warn(
-                f"the oracle's position store {self.path} was damaged ({error}): set aside as *.damaged, made anew",
+                f"the oracle's position store {self.path} was damaged ({error}): set aside as "
+                "*.damaged, made anew",
                 RuntimeWarning,
                 stacklevel=3,
             )
             return
         self.broken = True
-        warnings.warn(f"the oracle's position store {self.path} is off: {error}", RuntimeWarning, stacklevel=3)
+        warnings.warn(
+            f"the oracle's position store {self.path} is off: {error}", RuntimeWarning, stacklevel=3
+        )
 
     def refuse(self, why: str) -> None:
-        """Say once that a row of this file failed its check (the caller searches instead and rewrites it)."""
+        """Say once that a row of this file failed its check (the caller searches instead and
+        rewrites it)."""
         if not self._refused:
             self._refused = True
             warnings.warn(
-                f"the oracle's position store {self.path}: {why}; searched again", RuntimeWarning, stacklevel=3
+                f"the oracle's position store {self.path}: {why}; searched again",
+                RuntimeWarning,
+                stacklevel=3,
             )
 
     def get(self, position: Any) -> int | None:
@@ -122,7 +145,9 @@ class PositionStore:
             if db is None:
                 return None
             try:
-                row = db.execute("SELECT total FROM totals WHERE key = ?", (self.key(position),)).fetchone()
+                row = db.execute(
+                    "SELECT total FROM totals WHERE key = ?", (self.key(position),)
+                ).fetchone()
             except sqlite3.Error as error:
                 return self._broken(error)
             return None if row is None else int(row[0])
@@ -134,8 +159,14 @@ class PositionStore:
             if db is None:
                 return
             try:
-                db.execute("INSERT OR REPLACE INTO totals (key, total) VALUES (?, ?)", (self.key(position), total))
-                db.execute("DELETE FROM totals WHERE rowid <= (SELECT MAX(rowid) FROM totals) - ?", (self.max_rows,))
+                db.execute(
+                    "INSERT OR REPLACE INTO totals (key, total) VALUES (?, ?)",
+                    (self.key(position), total),
+                )
+                db.execute(
+                    "DELETE FROM totals WHERE rowid <= (SELECT MAX(rowid) FROM totals) - ?",
+                    (self.max_rows,),
+                )
             except sqlite3.Error as error:
                 self._broken(error)
 

@@ -1,7 +1,7 @@
 """The documentation's pages and tables that come from the code, so that they cannot drift from it.
 
-* ``{wordle-registrations}``: a table of every env id ``import wordle_gym`` registers, with the keywords
-  each passes and its two entry points (read from Gymnasium's registry);
+* ``{wordle-registrations}``: a table of every env id ``import wordle_gym`` registers, with the
+  keywords each passes and its two entry points (read from Gymnasium's registry);
 * ``agents/``: one page per shipped agent, written when the build starts from the table of
   :mod:`wordle_agents.zoo` (what it is, its options, its weights, how it was made) and the rows
   ``wordle-gym bench`` measured for it (``benchmarks/results/agents/*.json``).
@@ -59,12 +59,18 @@ class Registrations(Directive):
                 continue
             kwargs = ", ".join(f"{k}={v!r}" for k, v in spec.kwargs.items()) or "(the defaults)"
             rows.append([env_id, kwargs, str(spec.entry_point), str(spec.vector_entry_point)])
-        return [_table(["id", "keywords", "entry_point (gym.make)", "vector_entry_point (gym.make_vec)"], rows)]
+        return [
+            _table(
+                ["id", "keywords", "entry_point (gym.make)", "vector_entry_point (gym.make_vec)"],
+                rows,
+            )
+        ]
 
 
 class Docstring(Directive):
-    """A class's docstring, read as Markdown (the env docstrings follow Gymnasium's template in Markdown
-    headings), its reStructuredText roles turned into code: ``{wordle-docstring} wordle_gym.WordleEnv``."""
+    """A class's docstring, read as Markdown (the env docstrings follow Gymnasium's template in
+    Markdown headings), its reStructuredText roles turned into code:
+    ``{wordle-docstring} wordle_gym.WordleEnv``."""
 
     required_arguments = 1
     option_spec = {"heading-offset": int}
@@ -80,9 +86,13 @@ class Docstring(Directive):
         doc = re.sub(r":(?:mod|class|func|meth|attr|data):`~?([^`]+)`", r"`\1`", doc)
         doc = re.sub(r"``([^`]+)``", r"`\1`", doc)
         offset = self.options.get("heading-offset", 0)
-        lines = [("#" * offset + line) if line.startswith("#") else line for line in doc.splitlines()]
+        lines = [
+            ("#" * offset + line) if line.startswith("#") else line for line in doc.splitlines()
+        ]
         container = nodes.container()
-        self.state.nested_parse(StringList(lines, source=self.arguments[0]), self.content_offset, container)
+        self.state.nested_parse(
+            StringList(lines, source=self.arguments[0]), self.content_offset, container
+        )
         return container.children
 
 
@@ -95,10 +105,13 @@ def _row_lines(label: str, results: list[dict[str, Any]]) -> list[str]:
     for r in results:
         if r["agent"] == label or r["agent"].startswith(label + ","):
             d, extra = r["derived"], r.get("extra", {})
-            lists = f"{r['games']} x {r['num_allowed']}" + (", hard mode" if r.get("hard_mode") else "")
+            lists = f"{r['games']} x {r['num_allowed']}" + (
+                ", hard mode" if r.get("hard_mode") else ""
+            )
             hours = f"{extra['training_s'] / 3600:.2f} h" if extra.get("training_s") else ""
             lines.append(
-                f"| {r['agent']} | {lists} | {100 * d['win_rate']:.2f} | {d['mean_guesses_wins']:.4f} | "
+                f"| {r['agent']} | {lists} | {100 * d['win_rate']:.2f} | "
+                f"{d['mean_guesses_wins']:.4f} | "
                 f"{extra.get('learned_from', '')} | {hours} |"
             )
     return lines
@@ -139,7 +152,8 @@ def agent_page(agent: Any, results: list[dict[str, Any]]) -> str:
             "Measured by `wordle-gym bench` (greedy play, every answer once); the full table is on "
             "[the results page](../results/index.md).",
             "",
-            "| row | answers x guesses | win % | mean guesses (wins) | learned from | training (2-core CPU) |",
+            "| row | answers x guesses | win % | mean guesses (wins) | learned from | training "
+            "(2-core CPU) |",
             "| --- | --- | ---: | ---: | --- | --- |",
             *rows,
         ]
@@ -148,15 +162,16 @@ def agent_page(agent: Any, results: list[dict[str, Any]]) -> str:
             "",
             "## How it was made",
             "",
-            "Each file's training, from its starting weights to the commands and the figures on the way, is its row "
+            "Each file's training, from its starting weights to the commands and the figures on "
+            "the way, is its row "
             "of [the shipped weights' account](../results/weights.md).",
         ]
     return "\n".join(lines) + "\n"
 
 
 def write_agent_pages(app: Any) -> None:
-    """``agents/index.md`` and one page per agent of :data:`wordle_agents.zoo.AGENTS` (rewritten only when they
-    change, so that an unchanged build is not redone)."""
+    """``agents/index.md`` and one page per agent of :data:`wordle_agents.zoo.AGENTS` (rewritten
+    only when they change, so that an unchanged build is not redone)."""
     from wordle_agents.zoo import AGENTS
 
     folder = DOCS / "agents"
@@ -166,8 +181,10 @@ def write_agent_pages(app: Any) -> None:
     index = [
         "# Shipped agents",
         "",
-        "Every agent of `wordle_agents` (its table is `wordle_agents.zoo.AGENTS`; each is an entry point in the "
-        "group `wordle_gym.agents`, so `wordle-gym eval --agent NAME` plays it). Written from the code when "
+        "Every agent of `wordle_agents` (its table is `wordle_agents.zoo.AGENTS`; each is an entry "
+        "point in the "
+        "group `wordle_gym.agents`, so `wordle-gym eval --agent NAME` plays it). Written from the "
+        "code when "
         "the documentation is built.",
         "",
         "| agent | what it is |",
@@ -190,14 +207,30 @@ def write_agent_pages(app: Any) -> None:
 
 
 RESULT_PAGES = {
-    "agents": ("Agents", "Every agent through the same harness, the published figures, and the training stages."),
-    "optimum": ("The gap to perfect play", "The greedy and exact solvers, the openers, and every decision's regret."),
-    "multi-board": ("Multi-board Wordle", "Dordle to Duotrigordle: the solvers, the learned agents, the bounds."),
-    "speed": ("Speed", "The vector env on the CPU and CUDA, every agent on CUDA, and on a busy machine."),
-    "training": ("Training", "Throughput, learning curves, ablations and the improvement by own rollouts."),
+    "agents": (
+        "Agents",
+        "Every agent through the same harness, the published figures, and the training stages.",
+    ),
+    "optimum": (
+        "The gap to perfect play",
+        "The greedy and exact solvers, the openers, and every decision's regret.",
+    ),
+    "multi-board": (
+        "Multi-board Wordle",
+        "Dordle to Duotrigordle: the solvers, the learned agents, the bounds.",
+    ),
+    "speed": (
+        "Speed",
+        "The vector env on the CPU and CUDA, every agent on CUDA, and on a busy machine.",
+    ),
+    "training": (
+        "Training",
+        "Throughput, learning curves, ablations and the improvement by own rollouts.",
+    ),
     "language-models": ("Language models", "The text env's speed and its regret reward."),
 }
-"""The results pages (``results/NAME.md``): a title and a line each; BENCHMARKS.md's sections go to them by topic."""
+"""The results pages (``results/NAME.md``): a title and a line each; BENCHMARKS.md's sections go to
+them by topic."""
 
 
 def _result_page(title: str) -> str:
@@ -210,7 +243,14 @@ def _result_page(title: str) -> str:
     topics = {
         "optimum": ("solvers:", "exact solver", "best opener", "against the optimum"),
         "speed": ("throughput: c", "cuda graph", "every agent on cuda", "busy machine"),
-        "training": ("training throughput", "learning curves", "replay", "ablation", "policy iteration", "update"),
+        "training": (
+            "training throughput",
+            "learning curves",
+            "replay",
+            "ablation",
+            "policy iteration",
+            "update",
+        ),
     }
     for page, words in topics.items():
         if any(word in lowered for word in words):
@@ -219,8 +259,8 @@ def _result_page(title: str) -> str:
 
 
 def write_result_pages(app: Any) -> None:
-    """BENCHMARKS.md split by topic into ``results/NAME.md`` (:data:`RESULT_PAGES`), each section whole, its images'
-    paths made relative to the page; rewritten only when they change."""
+    """BENCHMARKS.md split by topic into ``results/NAME.md`` (:data:`RESULT_PAGES`), each section
+    whole, its images' paths made relative to the page; rewritten only when they change."""
     text = (ROOT / "BENCHMARKS.md").read_text(encoding="utf-8")
     head, _, body = text.partition("\n## Agents\n")
     pages: dict[str, list[str]] = {name: [] for name in RESULT_PAGES}
@@ -252,14 +292,25 @@ def _png(rgb: Any) -> bytes:
     raw = b"".join(b"\x00" + row.tobytes() for row in rgb)
 
     def chunk(kind: bytes, data: bytes) -> bytes:
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        return (
+            struct.pack(">I", len(data))
+            + kind
+            + data
+            + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+        )
 
     header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(raw, 9)) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(raw, 9))
+        + chunk(b"IEND", b"")
+    )
 
 
 def write_env_pictures(app: Any) -> None:
-    """``envs/_pictures/``: a game of each env as it renders (``rgb_array``; the text env's text), for its page."""
+    """``envs/_pictures/``: a game of each env as it renders (``rgb_array``; the text env's text),
+    for its page."""
     import gymnasium as gym
 
     import wordle_gym  # noqa: F401  (registers the ids)
@@ -289,12 +340,14 @@ def write_env_pictures(app: Any) -> None:
 
 
 NUMBERED_WORD = re.compile(r"\S*\d\S*")
-"""A token with a digit in it (a date, ``1e-4``, ``2-core``, ``DeepSeek-R1``): its hyphens never end a line."""
+"""A token with a digit in it (a date, ``1e-4``, ``2-core``, ``DeepSeek-R1``): its hyphens never end
+a line."""
 
 
 def keep_numbers_whole(app: Any, doctree: Any, docname: str) -> None:
-    """In table cells, the hyphens of a token with a digit become non-breaking hyphens (U+2011), so that no browser
-    ends a line inside a number or a date; code is left as it is (a reader copies it: it never wraps, by CSS)."""
+    """In table cells, the hyphens of a token with a digit become non-breaking hyphens (U+2011), so
+    that no browser ends a line inside a number or a date; code is left as it is (a reader copies
+    it: it never wraps, by CSS)."""
     for entry in doctree.findall(nodes.entry):
         for text in list(entry.findall(nodes.Text)):
             if isinstance(text.parent, nodes.literal) or "-" not in text:

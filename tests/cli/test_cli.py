@@ -19,7 +19,20 @@ from tests.helpers.reference import feedback_ref
 from wordle_agents.commands.optimal import main as optimal_main
 from wordle_gym.cli.commands import main as cli_main
 
-SMALL = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve", "parry", "error"]
+SMALL = [
+    "cigar",
+    "rebut",
+    "sissy",
+    "humph",
+    "awake",
+    "blush",
+    "focal",
+    "evade",
+    "naval",
+    "serve",
+    "parry",
+    "error",
+]
 
 
 cli, cli_here = wordle_gym_here, wordle_gym_here
@@ -44,19 +57,28 @@ def test_play__hard_mode_refusal_and_giving_up() -> None:
     assert "hard mode: letter 3 must be R; try again (no turn used)" in out.stdout
     assert out.returncode == 1 and "The answer was PARRY." in out.stdout
     out = cli("play", "--answer", "parry", "--hard", stdin="error\nrotor\n")  # eof ends the game
-    assert "hard mode: the guess must use R twice" not in out.stdout  # ROTOR keeps R at 3 and has two R
+    # ROTOR keeps R at 3 and has two R
+    assert "hard mode: the guess must use R twice" not in out.stdout
     out = cli("play", "--answer", "parry", "--hard", stdin="error\nbarns\n")
     assert "hard mode: the guess must use R twice" in out.stdout
 
 
 def test_play__loses_after_six_guesses() -> None:
-    out = cli("play", "--answer", "parry", "--seed", "1", stdin="crane\nsloth\nbumpy\nwight\nfudge\nerror\n")
+    out = cli(
+        "play",
+        "--answer",
+        "parry",
+        "--seed",
+        "1",
+        stdin="crane\nsloth\nbumpy\nwight\nfudge\nerror\n",
+    )
     assert out.returncode == 1 and "Out of guesses. The answer was PARRY." in out.stdout
 
 
 def test_assist__feedback_formats_undo_and_contradictions() -> None:
     steps = (
-        "salet .g...\nhello\nsalet .g..q\nxxxxx 21002\ncorny 2222\ncorny ..gyg\nundo\nundo\nsalet 02000\nparry ggggg\n"
+        "salet .g...\nhello\nsalet .g..q\nxxxxx 21002\ncorny 2222\ncorny ..gyg\nundo\nundo\nsalet "
+        "02000\nparry ggggg\n"
     )
     out = cli("assist", stdin=steps)
     assert out.returncode == 0, out.stderr
@@ -75,43 +97,57 @@ def test_assist__feedback_formats_undo_and_contradictions() -> None:
 
 
 def test_assist__optimal_opens_with_the_proven_best_first_guesses() -> None:
-    """Regression (issue 41): --optimal opened with the greedy solver's SOARE and scores without a unit; the
-    shipped ranking, proven over every allowed guess, gives the first guess and its exact value."""
+    """Regression (issue 41): --optimal opened with the greedy solver's SOARE and scores without a
+    unit; the shipped ranking, proven over every allowed guess, gives the first guess and its exact
+    value."""
     out = cli("assist", "--optimal", stdin="quit\n")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("The best first guesses, proven"))
+    at = next(
+        i for i, line in enumerate(lines) if line.startswith("The best first guesses, proven")
+    )
     assert lines[at + 1] == "  salet  3.4212" and "expected guesses to solve" in lines[at]
     hard = cli("assist", "--optimal", "--hard", stdin="quit\n")
     assert "  salet  3.5084" in hard.stdout
 
 
 def _judged_as_analyzed(game: list[str], answer: str, lists: list[str]) -> None:
-    """``assist --optimal`` fed ``game`` (the feedback of ``answer``) judges each guess with the exact skill cost
-    and luck that ``wordle-gym analyze`` gives the same game."""
+    """``assist --optimal`` fed ``game`` (the feedback of ``answer``) judges each guess with the
+    exact skill cost and luck that ``wordle-gym analyze`` gives the same game."""
     lines = "".join(f"{g} {''.join('.yg'[t] for t in feedback_ref(g, answer))}\n" for g in game)
     out = cli("assist", "--optimal", *lists, stdin=lines + "quit\n")
     assert out.returncode == 0, out.stderr
     judged = [line for line in out.stdout.splitlines() if ": skill " in line]
     analyzed = cli("analyze", *game, "--answer", answer, *lists)
-    rows = [line for line in analyzed.stdout.splitlines() if line.startswith("| ") and line[2:7].isupper()]
+    rows = [
+        line
+        for line in analyzed.stdout.splitlines()
+        if line.startswith("| ") and line[2:7].isupper()
+    ]
     assert len(rows) == len(game) and len(judged) == len(game)
     for line, row in zip(judged, rows, strict=True):
         cells = [c.strip() for c in row.strip("|").split("|")]
         word, regret, luck = cells[0], float(cells[1]), float(cells[2])
         assert line.startswith(f"{word}: skill ") and f"luck {luck:+.4f}" in line
-        assert ("skill optimal" in line) == (regret == 0) and (regret == 0 or f"cost {regret:+.4f}" in line)
+        assert ("skill optimal" in line) == (regret == 0) and (
+            regret == 0 or f"cost {regret:+.4f}" in line
+        )
 
 
 def test_assist__optimal_judges_each_guess_as_analyze_does(tmp_path: Path) -> None:
-    """Issue 45: after each guess entered, --optimal shows its exact skill cost and luck, the figures of
-    ``wordle-gym analyze`` for the same game, the first guess included; on the real lists an opener the tables do
-    not hold exactly gets its proven bounds, charged the upper one (issue 73: never the optimistic bound)."""
+    """Issue 45: after each guess entered, --optimal shows its exact skill cost and luck, the
+    figures of ``wordle-gym analyze`` for the same game, the first guess included; on the real lists
+    an opener the tables do not hold exactly gets its proven bounds, charged the upper one (issue
+    73: never the optimistic bound)."""
     answers, allowed, lists = list_pair(tmp_path, seed=4, answers=60, guesses=150)
     answer = answers[7]
-    game = [*[w for w in allowed if w != answer and feedback_ref(w, answer).count(2) < 3][:2], answer]
+    game = [
+        *[w for w in allowed if w != answer and feedback_ref(w, answer).count(2) < 3][:2],
+        answer,
+    ]
     _judged_as_analyzed(game, answer, lists)
-    rough = cli("assist", "--optimal", stdin="fuzzy ggggg\nquit\n")  # solved at once: no search after it
+    # solved at once: no search after it
+    rough = cli("assist", "--optimal", stdin="fuzzy ggggg\nquit\n")
     line = next(line for line in rough.stdout.splitlines() if line.startswith("FUZZY: skill"))
     assert "cost at most +" in line and "proven at least +" in line and "luck" not in line
     high, low = (float(line.split(k)[1].split()[0].rstrip(";")) for k in ("at most ", "at least "))
@@ -120,8 +156,8 @@ def test_assist__optimal_judges_each_guess_as_analyze_does(tmp_path: Path) -> No
 
 @pytest.mark.slow
 def test_assist__optimal_judges_the_opener_from_the_shipped_ranking_as_analyze_does() -> None:
-    """On the real lists the first guess is judged from the opener tables, as analyze judges it; analyze values
-    the rest by search (10 s), hence slow."""
+    """On the real lists the first guess is judged from the opener tables, as analyze judges it;
+    analyze values the rest by search (10 s), hence slow."""
     _judged_as_analyzed(["salet", "crony", "cigar"], "cigar", [])
 
 
@@ -157,7 +193,17 @@ def test_eval__custom_list_json_and_random_agent(tmp_path: Path) -> None:
     assert "| max-entropy (entropy, opener computed) | 100.00 |" in out.stdout
     data = json.loads(target.read_text())
     assert data["games"] == 12 and data["wins"] == 12 and sum(data["histogram"]) == 12
-    out = cli("eval", "--agent", "random", "--answers", str(words), "--allowed", str(words), "--device", "cpu")
+    out = cli(
+        "eval",
+        "--agent",
+        "random",
+        "--answers",
+        str(words),
+        "--allowed",
+        str(words),
+        "--device",
+        "cpu",
+    )
     assert out.returncode == 0 and "| random (masked) |" in out.stdout
 
 
@@ -168,13 +214,25 @@ def test_eval__shipped_agents_are_told_apart_by_their_labels(tmp_path: Path) -> 
     few.write_text("\n".join(SMALL) + "\n")
     rows = {}
     for agent in ("dqn", "dqn-explored"):
-        out = cli_here("eval", "--agent", agent, "--device", "cpu", "--answers", str(few), "--allowed", "allowed")
+        out = cli_here(
+            "eval",
+            "--agent",
+            agent,
+            "--device",
+            "cpu",
+            "--answers",
+            str(few),
+            "--allowed",
+            "allowed",
+        )
         assert out.returncode == 0, out.stderr
         rows[agent] = out.stdout.splitlines()[2]
     assert rows["dqn"].startswith("| dqn (dqn_full.pt) |")
     assert rows["dqn-explored"].startswith("| dqn-explored (dqn_explored.pt) |")
     # In hard mode it plays its hard-mode weights, and the label named the normal file.
-    hard = cli_here("eval", "--agent", "dqn-explored", "--hard", "--device", "cpu", "--answers", str(few))
+    hard = cli_here(
+        "eval", "--agent", "dqn-explored", "--hard", "--device", "cpu", "--answers", str(few)
+    )
     assert hard.returncode == 0, hard.stderr
     assert hard.stdout.splitlines()[2].startswith("| dqn-explored (dqn_explored_hard.pt) |")
 
@@ -189,7 +247,11 @@ def test_solve__shows_rows_until_solved() -> None:
     out = cli("solve", "parry", "--opener", "salet")
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
-    assert lines[0].startswith(" s [A] l  e  t ") and lines[-2] == "[P][A][R][R][Y]" and lines[-1] == "Solved in 4."
+    assert (
+        lines[0].startswith(" s [A] l  e  t ")
+        and lines[-2] == "[P][A][R][R][Y]"
+        and lines[-1] == "Solved in 4."
+    )
 
 
 BAD_ARGUMENTS = [
@@ -197,22 +259,33 @@ BAD_ARGUMENTS = [
     (("eval", "--answers", "klingon"), "unknown word list 'klingon'"),
     (
         ("eval", "--agent", "nope"),
-        "unknown agent 'nope'; installed agents: a2c, a2c-boards, a2c-improved, a2c-taught, dqn, dqn-boards, "
+        "unknown agent 'nope'; installed agents: a2c, a2c-boards, a2c-improved, a2c-taught, dqn, "
+        "dqn-boards, "
         "dqn-explored, dqn-improved, llm, max-entropy, optimal, random, sb3",
     ),
-    (("eval", "--agent", "random", "--opener", "salet"), "agent 'random' does not take option(s) ['opener']"),
+    (
+        ("eval", "--agent", "random", "--opener", "salet"),
+        "agent 'random' does not take option(s) ['opener']",
+    ),
     (("eval", "-o", "tolerance"), "bad agent option 'tolerance': expected KEY=VALUE"),
     (("eval", "--opener", "qqqqq", "--device", "cpu"), "'qqqqq' is not an allowed guess"),
     (("eval", "--device", "tpu"), "unknown device 'tpu'"),
     (("play", "--answer", "xyzzy"), "'xyzzy' is not one of the 2315 possible answers"),
     (("play", "--max-guesses", "0"), "expected an integer from 1 to 1000, got '0'"),
-    (("play", "--max-guesses", "99999999999999999999"), "expected an integer from 1 to 1000, got '9999"),
+    (
+        ("play", "--max-guesses", "99999999999999999999"),
+        "expected an integer from 1 to 1000, got '9999",
+    ),
     (("play", "--seed", "-1"), "expected an integer >= 0, got '-1'"),
-    (("eval", "--boards", "\u0662"), "expected an integer from 1 to 32, got '\u0662'"),  # regression: int() reads '٢'
+    # regression: int() reads '٢'
+    (("eval", "--boards", "\u0662"), "expected an integer from 1 to 32, got '\u0662'"),
     (("eval", "--boards", " 2"), "expected an integer from 1 to 32, got ' 2'"),
     (("eval", "--boards", "02"), "expected an integer from 1 to 32, got '02'"),
     (("eval", "--games", "1_000"), "expected an integer"),
-    (("eval", "--device", "mps"), "device 'mps' is not supported; expected 'cpu', 'cuda', 'cuda:N' or 'auto'"),
+    (
+        ("eval", "--device", "mps"),
+        "device 'mps' is not supported; expected 'cpu', 'cuda', 'cuda:N' or 'auto'",
+    ),
     (("eval", "--device", "meta"), "device 'meta' is not supported"),
     (("eval", "--json", "/tmp"), "'/tmp' is a folder; expected a file name"),
     (("eval", "--json", "/tmp/" + "x" * 300 + ".json"), "the name is too long"),
@@ -220,10 +293,19 @@ BAD_ARGUMENTS = [
     (("bench", "--out", "README.md"), "'README.md' is a file; expected a folder"),
     (("bench", "--out", "/proc/wordle-out"), "cannot write '/proc/wordle-out'"),
     (("bench", "--only", "no-such-agent", "--out", "/tmp/wordle-bench-none"), "matches no agent"),
-    (("bench", "--env", "--sizes", "8,lots"), "--sizes must be whole numbers separated by commas; got '8,lots'"),
-    (("bench", "--env", "--sizes", "8", "--seconds", "0"), "--seconds in (0, 3600]; got '8' and 0.0"),
+    (
+        ("bench", "--env", "--sizes", "8,lots"),
+        "--sizes must be whole numbers separated by commas; got '8,lots'",
+    ),
+    (
+        ("bench", "--env", "--sizes", "8", "--seconds", "0"),
+        "--seconds in (0, 3600]; got '8' and 0.0",
+    ),
     (("assist", "--opener", "salet"), "--opener is for eval and solve"),
-    (("eval", "--agent", "sb3", "--checkpoint", "README.md"), "is not a Stable-Baselines3 model file"),
+    (
+        ("eval", "--agent", "sb3", "--checkpoint", "README.md"),
+        "is not a Stable-Baselines3 model file",
+    ),
     (("assist", "--score", "best"), "unknown score 'best'"),
     ((), "the following arguments are required: COMMAND"),
 ]
@@ -238,8 +320,8 @@ def test_cli__bad_arguments_exit_2_without_traceback(args: tuple[str, ...], mess
 
 @pytest.mark.slow
 def test_cli__bad_arguments_exit_2_without_traceback_as_a_command() -> None:
-    """The same cases through the installed entry point, each in its own process (four at a time: the time is
-    the interpreter's start-up)."""
+    """The same cases through the installed entry point, each in its own process (four at a time:
+    the time is the interpreter's start-up)."""
     with ThreadPoolExecutor(4) as pool:
         outs = list(pool.map(lambda case: wordle_gym_process(*case[0]), BAD_ARGUMENTS))
     for (args, message), out in zip(BAD_ARGUMENTS, outs, strict=True):
@@ -250,12 +332,16 @@ def test_cli__bad_arguments_exit_2_without_traceback_as_a_command() -> None:
 def test_cli__word_list_file_that_is_not_text(tmp_path: Path) -> None:
     bad = tmp_path / "words.bin"
     bad.write_bytes(b"cigar\n\xff\xfe\n")
-    assert_clean_error(cli("eval", "--answers", str(bad)), f"{str(bad)!r} is not a UTF-8 text file of words")
+    assert_clean_error(
+        cli("eval", "--answers", str(bad)), f"{str(bad)!r} is not a UTF-8 text file of words"
+    )
 
 
 def test_play__long_input_is_not_echoed_back() -> None:
     out = cli("play", "--answer", "parry", stdin="x" * 1_000_000 + "\nquit\n")
-    assert "'xxxxxxxxxxxxxxxxxxxxxxxx'... (1,000,000 characters) is not a 5-letter word" in out.stdout
+    assert (
+        "'xxxxxxxxxxxxxxxxxxxxxxxx'... (1,000,000 characters) is not a 5-letter word"
+    ) in out.stdout
     assert len(out.stdout) < 2_000
 
 
@@ -263,7 +349,11 @@ def test_eval__lists_a_few_lost_answers_and_counts_them(tmp_path: Path) -> None:
     out = cli("eval", "--agent", "random", "--device", "cpu", "--max-guesses", "1")
     line = next(line for line in out.stdout.splitlines() if line.startswith("lost "))
     count = int(line.split()[1].rstrip(":"))
-    assert count > 2000 and line.count(",") == 9 and f"(+{count - 10} more; --json lists all)" in line
+    assert (
+        count > 2000
+        and line.count(",") == 9
+        and (f"(+{count - 10} more; --json lists all)") in line
+    )
 
 
 def test_colour__only_on_a_terminal_unless_forced(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -299,44 +389,55 @@ def test_cli__a_reader_that_goes_away_ends_it_quietly() -> None:
     assert proc.returncode == 141 and err == ""
 
 
-def test_outputs__the_solver_and_eval_write_into_a_fifo(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_outputs__the_solver_and_eval_write_into_a_fifo(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     _, allowed, lists = list_pair(tmp_path)
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     reader, got = drain(fifo)
     assert optimal_main([allowed[0], *lists, "--quiet", "--save", str(fifo)]) == 0
     reader.join(10)
-    assert got and got[0][:2] == b"PK" and stat.S_ISFIFO(os.stat(fifo).st_mode)  # an npz (a zip) went through
+    # an npz (a zip) went through
+    assert got and got[0][:2] == b"PK" and stat.S_ISFIFO(os.stat(fifo).st_mode)
     reader, got = drain(fifo)
-    assert cli_main(["eval", "--agent", "random", *lists, "--device", "cpu", "--json", str(fifo)]) == 0
+    assert (
+        cli_main(["eval", "--agent", "random", *lists, "--device", "cpu", "--json", str(fifo)]) == 0
+    )
     reader.join(10)
     assert json.loads(got[0])["games"] == 30 and stat.S_ISFIFO(os.stat(fifo).st_mode)
 
 
 @pytest.mark.slow
 def test_assist__ctrl_c_stops_the_exact_values_at_once() -> None:
-    """``assist --optimal`` after MUMMY all grey (1325 candidates): a long exact search, with a bar."""
+    """``assist --optimal`` after MUMMY all grey (1325 candidates): a long exact search, with a
+    bar."""
     args = [sys.executable, "-m", "wordle_gym", "assist", "--optimal"]
     code, took, err = interrupt(args, "exact values", "mummy 00000\n")
     assert code == 130 and "Traceback" not in err and took < 30
 
 
-# ------------------------------------------------------------------------------ 7. options and plugins
+# --------------------------------------------------------------------------- 7. options and plugins
 def test_cli__bad_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     *_, lists = list_pair(tmp_path)
     bad = [
         (["-o", "seed=abc"], "use --seed instead"),  # the flag checks its value; -o would bypass it
-        (["-o", "device=cuda"], "use --device instead"),  # was ignored: the flag's value won silently
+        # was ignored: the flag's value won silently
+        (["-o", "device=cuda"], "use --device instead"),
         (["-o", "x=" + "-" * 5000 + "1"], "at most 1,000"),  # RecursionError before
         (["-o", "x=" + "(1," * 300], "nested too deeply"),  # MemoryError before
     ]
     for extra, message in bad:
         assert cli_main(["eval", "--agent", "random", *lists, *extra]) == 2, extra[1][:20]
         err = capsys.readouterr().err
-        assert message in err and len(err.strip().splitlines()) == 1 and len(err) < 400, (extra[1][:20], err)
+        assert message in err and len(err.strip().splitlines()) == 1 and len(err) < 400, (
+            extra[1][:20],
+            err,
+        )
     assert cli_main(["eval", "--agent", "random", "--answers", "x" * 120_000]) == 2
     assert len(capsys.readouterr().err) < 300  # a 120 kB argument is not echoed back whole
-    # issue 62: a billion games built a list for hours; one-board agents on boards failed after their work
+    # issue 62: a billion games built a list for hours; one-board agents on boards failed after
+    # their work
     for argv, message in (
         (["--boards", "4", "--games", "1000000000"], "from 1 to 1000000"),
         (["--boards", "2", "--agent", "optimal"], "--agent optimal plays one board"),
@@ -368,8 +469,8 @@ def test_cli__optimal_without_numba_is_one_line(
 
 
 def test_cli__version_and_a_run_with_no_win(capsys: pytest.CaptureFixture[str]) -> None:
-    """Issue 65: ``wordle-gym --version`` was a usage error; a run with no win printed ``mean nan``. The version
-    is written once (the package's), and the installed metadata reads it."""
+    """Issue 65: ``wordle-gym --version`` was a usage error; a run with no win printed ``mean nan``.
+    The version is written once (the package's), and the installed metadata reads it."""
     import importlib.metadata
 
     import torch
@@ -384,34 +485,56 @@ def test_cli__version_and_a_run_with_no_win(capsys: pytest.CaptureFixture[str]) 
     assert importlib.metadata.version("wordle-gym") == wordle_gym.__version__
 
     class Cigar:  # always the first allowed word, which is no answer here
-        def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: object) -> torch.Tensor:
+        def act(
+            self, observations: torch.Tensor, action_masks: torch.Tensor, env: object
+        ) -> torch.Tensor:
             return torch.zeros(len(observations), dtype=torch.long)
 
-    words = ["cigar", "rebut", "sissy", "humph", "awake", "blush", "focal", "evade", "naval", "serve"]
-    result = evaluate(Cigar(), answers=words[1:], allowed=words, max_guesses=2, device="cpu", progress=False)
+    words = [
+        "cigar",
+        "rebut",
+        "sissy",
+        "humph",
+        "awake",
+        "blush",
+        "focal",
+        "evade",
+        "naval",
+        "serve",
+    ]
+    result = evaluate(
+        Cigar(), answers=words[1:], allowed=words, max_guesses=2, device="cpu", progress=False
+    )
     assert result.wins == 0 and "no game won" in result.summary() and "nan" not in result.summary()
 
 
 def test_analyze__a_guess_that_breaks_hard_mode_is_refused_naming_the_rule(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Regression (issue 62): ``analyze --hard salet bumph --answer cigar`` scored BUMPH as a spent turn without
-    saying that it breaks hard mode (after SALET the answer holds an A); the game refuses it, so analyze does."""
+    """Regression (issue 62): ``analyze --hard salet bumph --answer cigar`` scored BUMPH as a spent
+    turn without saying that it breaks hard mode (after SALET the answer holds an A); the game
+    refuses it, so analyze does."""
     import wordle_gym.cli.commands as commands
 
     monkeypatch.setattr(commands, "_oracle", lambda: pytest.fail("the search should not start"))
     assert cli_main(["analyze", "--hard", "salet", "bumph", "--answer", "cigar"]) == 2
     err = capsys.readouterr().err
-    assert "guess 2, BUMPH, breaks hard mode: the guess must use A once" in err and err.count("\n") == 1
-    monkeypatch.setattr(commands, "_oracle", lambda: (_ for _ in ()).throw(RuntimeError("searched")))
-    with pytest.raises(RuntimeError, match="searched"):  # a legal hard-mode game goes on to the search
+    assert (
+        "guess 2, BUMPH, breaks hard mode: the guess must use A once" in err
+        and err.count("\n") == 1
+    )
+    monkeypatch.setattr(
+        commands, "_oracle", lambda: (_ for _ in ()).throw(RuntimeError("searched"))
+    )
+    # a legal hard-mode game goes on to the search
+    with pytest.raises(RuntimeError, match="searched"):
         cli_main(["analyze", "--hard", "salet", "brain", "--answer", "cigar"])
 
 
 def test_waits__a_wait_over_a_second_says_what_it_is(capsys) -> None:
-    """Issue 75: ``assist --optimal`` showed nothing for 28.5 s after the first feedback on an empty cache, and
-    ``eval --boards 4`` stayed at 0/2000 for 12 s: a long wait says what it is doing, and the games' bar shows the
-    guess the games are at before any game ends."""
+    """Issue 75: ``assist --optimal`` showed nothing for 28.5 s after the first feedback on an empty
+    cache, and ``eval --boards 4`` stayed at 0/2000 for 12 s: a long wait says what it is doing, and
+    the games' bar shows the guess the games are at before any game ends."""
     import time
 
     from wordle_agents import RandomPolicy
@@ -424,14 +547,21 @@ def test_waits__a_wait_over_a_second_says_what_it_is(capsys) -> None:
     with waiting("valuing the guess exactly", after_s=5):
         pass
     assert capsys.readouterr().err == ""
-    play(RandomPolicy(seed=0), answers=["cigar", "rebut", "sissy"], allowed=None, device="cpu", progress=True)
+    play(
+        RandomPolicy(seed=0),
+        answers=["cigar", "rebut", "sissy"],
+        allowed=None,
+        device="cpu",
+        progress=True,
+    )
     assert "guess 1 of 6" in capsys.readouterr().err
 
 
 def test_help__says_what_the_commands_do() -> None:
-    """Issue 75: ``--help`` said bench rewrites BENCHMARKS.md (it writes wordle-gym-bench/BENCHMARKS.md), ``bench
-    -h`` named one plot of two, ``analyze -h`` showed ``[--answer ANSWER]`` as optional although it is required,
-    ``--version`` took 2.6 s (it imported torch), and in ``play`` Ctrl-D printed the answer on the prompt's line."""
+    """Issue 75: ``--help`` said bench rewrites BENCHMARKS.md (it writes
+    wordle-gym-bench/BENCHMARKS.md), ``bench -h`` named one plot of two, ``analyze -h`` showed
+    ``[--answer ANSWER]`` as optional although it is required, ``--version`` took 2.6 s (it imported
+    torch), and in ``play`` Ctrl-D printed the answer on the prompt's line."""
     import subprocess
     import sys
 
@@ -441,47 +571,72 @@ def test_help__says_what_the_commands_do() -> None:
     assert "guess_distribution.png" in bench and "multi_board.png" in bench
     usage = wordle_gym_here("analyze", "-h").stdout
     assert "--answer ANSWER" in usage and "[--answer ANSWER]" not in usage
-    code = "import sys; from wordle_gym.cli import main; main(['--version']); print('torch' in sys.modules)"
+    code = (
+        "import sys; from wordle_gym.cli import main; main(['--version']); print('torch' in "
+        "sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.split() == ["wordle-gym", out.stdout.split()[1], "False"], out.stderr
     played = subprocess.run(
-        [sys.executable, "-m", "wordle_gym", "play", "--answer", "lanky"], input="", capture_output=True, text=True
+        [sys.executable, "-m", "wordle_gym", "play", "--answer", "lanky"],
+        input="",
+        capture_output=True,
+        text=True,
     )
     assert "guess 1/6: \nThe answer was LANKY." in played.stdout
 
 
 def test_game_today__every_command_plays_the_nyts_lists_of_today() -> None:
-    """Issue 78: --game today names the NYT's lists of today (3158 answers, 14855 guesses) in every command: a
-    word of today's lists plays (FLOWY, an answer since 2022, is in no original list), the optimal agent plays
-    the opener proven best there (TARSE, 11219 guesses in all, not SALET's 11235), and assist and analyze value
-    by it."""
+    """Issue 78: --game today names the NYT's lists of today (3158 answers, 14855 guesses) in every
+    command: a word of today's lists plays (FLOWY, an answer since 2022, is in no original list),
+    the optimal agent plays the opener proven best there (TARSE, 11219 guesses in all, not SALET's
+    11235), and assist and analyze value by it."""
     out = cli("play", "--game", "today", "--answer", "flowy", stdin="abjad\nflowy\n")
     assert out.returncode == 0 and "Solved in 2/6!" in out.stdout, out.stdout + out.stderr
-    assert_clean_error(cli("play", "--answer", "flowy"), "'flowy' is not one of the 2315 possible answers")
+    assert_clean_error(
+        cli("play", "--answer", "flowy"), "'flowy' is not one of the 2315 possible answers"
+    )
     out = cli("eval", "--agent", "optimal", "--game", "today")
-    assert "optimal (opener tarse): 3158/3158 won (100.00 %), mean 3.5526 guesses" in out.stdout, out.stderr
+    assert (
+        "optimal (opener tarse): 3158/3158 won (100.00 %), mean 3.5526 guesses"
+    ) in out.stdout, out.stderr
     out = cli("assist", "--optimal", "--game", "today", stdin="quit\n")
     lines = out.stdout.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith("The best first guesses, proven"))
+    at = next(
+        i for i, line in enumerate(lines) if line.startswith("The best first guesses, proven")
+    )
     assert lines[at + 1] == f"  tarse  {11219 / 3158:.4f}"
     out = cli("analyze", "tarse", "flowy", "--answer", "flowy", "--game", "today")
     assert "| TARSE | +0.0000 |" in out.stdout and "3.5526 from the start" in out.stdout, out.stderr
-    assert_clean_error(cli("eval", "--game", "today", "--answers", "answers"), "--game today names the lists")
+    assert_clean_error(
+        cli("eval", "--game", "today", "--answers", "answers"), "--game today names the lists"
+    )
 
 
 def test_agent_commands__run_from_wordle_gym_as_from_python_m(tmp_path: Path) -> None:
-    """House III, item 4: the agents' commands (training, teaching, the exact solver, recipes) are reached from
-    ``wordle-gym`` through the entry points ``wordle_gym.commands``, named as such in their messages, with the
-    same options as ``python -m wordle_agents.commands.NAME``."""
+    """House III, item 4: the agents' commands (training, teaching, the exact solver, recipes) are
+    reached from ``wordle-gym`` through the entry points ``wordle_gym.commands``, named as such in
+    their messages, with the same options as ``python -m wordle_agents.commands.NAME``."""
     listed = cli("--help").stdout
-    for name in ("train-a2c", "train-dqn", "improve", "improve-boards", "teach", "optimal", "recipe"):
+    for name in (
+        "train-a2c",
+        "train-dqn",
+        "improve",
+        "improve-boards",
+        "teach",
+        "optimal",
+        "recipe",
+    ):
         assert f"    {name}" in listed, name
     assert "train the A2C agent (wordle-gym train-a2c --help)" in " ".join(listed.split())
     tree = tmp_path / "tree.npz"
     answers, _, lists = list_pair(tmp_path, seed=3, answers=20, guesses=60)
     out = cli("optimal", answers[0], *lists, "--quiet", "--save", str(tree))
-    assert out.returncode == 0 and "over 20 answers" in out.stdout and tree.is_file(), out.stdout + out.stderr
+    assert out.returncode == 0 and "over 20 answers" in out.stdout and tree.is_file(), (
+        out.stdout + out.stderr
+    )
     assert_clean_error(
-        cli("improve", "--init", str(tmp_path / "none.pt"), "--out", "x.pt"), "wordle-gym improve: error"
+        cli("improve", "--init", str(tmp_path / "none.pt"), "--out", "x.pt"),
+        "wordle-gym improve: error",
     )
     assert_clean_error(cli("train-dqn", "--iterations", "zero"), "wordle-gym train-dqn: error")

@@ -1,5 +1,5 @@
-"""The batched engine's helpers, against their plain definitions (the engine itself is held to the reference
-rules and to the single-game engine in tests/envs)."""
+"""The batched engine's helpers, against their plain definitions (the engine itself is held to the
+reference rules and to the single-game engine in tests/envs)."""
 
 from __future__ import annotations
 
@@ -18,15 +18,21 @@ def test_write_turn__equals_a_select_over_every_turn_and_leaves_the_old_history(
         active = (torch.rand(n, generator=gen) < 0.7) & (turn < t)
         values = torch.randint(0, 9, values_shape, generator=gen).to(dtype)
         row = (turn[:, None] == torch.arange(t)) & active[:, None]  # (N, T): the plain definition
-        want = torch.where(row.view(n, t, *[1] * (len(values_shape) - 1)), values.unsqueeze(1), history)
+        want = torch.where(
+            row.view(n, t, *[1] * (len(values_shape) - 1)), values.unsqueeze(1), history
+        )
         got = write_turn(history, turn, active, values)
         assert torch.equal(got, want) and got.dtype == dtype
-        assert torch.equal(history, before)  # a new tensor: a reference to the old history reads the old one
+        # a new tensor: a reference to the old history reads the old one
+        assert torch.equal(history, before)
         assert not torch.equal(got, history)  # (the comparison can fail: something was written)
 
 
-def test_make_game__the_compiled_copy_on_a_cpu_with_numba_the_reference_elsewhere(monkeypatch) -> None:
-    """``Game`` is the rules in torch; ``make_game`` picks its compiled copy only on a CPU where numba imports."""
+def test_make_game__the_compiled_copy_on_a_cpu_with_numba_the_reference_elsewhere(
+    monkeypatch,
+) -> None:
+    """``Game`` is the rules in torch; ``make_game`` picks its compiled copy only on a CPU where
+    numba imports."""
     import pytest
 
     from wordle_gym.core import _kernels
@@ -41,7 +47,9 @@ def test_make_game__the_compiled_copy_on_a_cpu_with_numba_the_reference_elsewher
     assert not reference.compiled and not reference.compiled_rows(10**9)
     if _kernels.available():
         game = make_game(config, torch.device("cpu"))
-        assert type(game) is CompiledGame and game.compiled and game.compiled_rows(game.compiled_from)
+        assert (
+            type(game) is CompiledGame and game.compiled and game.compiled_rows(game.compiled_from)
+        )
     monkeypatch.setattr(_kernels, "available", lambda: False)
     assert type(make_game(config, torch.device("cpu"))) is Game
     with pytest.raises(ValueError, match="CompiledGame runs on a CPU with numba; got device cpu"):

@@ -58,7 +58,9 @@ def _repeat_heavy_list(size: int, rng: random.Random) -> list[str]:
     """Half words with a repeated letter (where implementations go wrong), half any words."""
     allowed = load_word_list("allowed")
     repeats = [w for w in allowed if len(set(w)) < 5]
-    return rng.sample(repeats, size // 2) + rng.sample([w for w in allowed if len(set(w)) == 5], size // 2)
+    return rng.sample(repeats, size // 2) + rng.sample(
+        [w for w in allowed if len(set(w)) == 5], size // 2
+    )
 
 
 def test_feedback__exhaustive_small_vocabulary(rng: random.Random) -> None:
@@ -66,7 +68,9 @@ def test_feedback__exhaustive_small_vocabulary(rng: random.Random) -> None:
     codes = encode(words)
     expected = torch.tensor([[feedback_ref(g, a) for a in words] for g in words], dtype=torch.uint8)
     assert torch.equal(feedback(codes[:, None], codes[None, :]), expected)
-    for out in both_strategies(codes[:, None].expand(300, 300, 5), codes[None, :].expand(300, 300, 5)):
+    for out in both_strategies(
+        codes[:, None].expand(300, 300, 5), codes[None, :].expand(300, 300, 5)
+    ):
         assert torch.equal(out, expected)
 
 
@@ -88,7 +92,9 @@ def test_feedback__other_lengths(length: int, rng: random.Random) -> None:
     codes = encode(words)
     expected = torch.tensor([[feedback_ref(g, a) for a in words] for g in words], dtype=torch.uint8)
     assert torch.equal(feedback(codes[:, None], codes[None, :]), expected)
-    for out in both_strategies(codes[:, None].expand(-1, len(words), -1), codes[None, :].expand(len(words), -1, -1)):
+    for out in both_strategies(
+        codes[:, None].expand(-1, len(words), -1), codes[None, :].expand(len(words), -1, -1)
+    ):
         assert torch.equal(out, expected)
 
 
@@ -98,7 +104,12 @@ def test_feedback__broadcasts_and_checks_inputs() -> None:
     out = feedback(guesses, answer)
     assert out.shape == (3, 5) and out.dtype == torch.uint8
     assert out[0].tolist() == [0, 1, 2, 0, 0]
-    assert feedback(guesses[:, None, None], encode(["parry", "abide"])[None, :, None]).shape == (3, 2, 1, 5)
+    assert feedback(guesses[:, None, None], encode(["parry", "abide"])[None, :, None]).shape == (
+        3,
+        2,
+        1,
+        5,
+    )
     with pytest.raises(ValueError, match="5 letters but answers have 4"):
         feedback(guesses, encode("park"))
     with pytest.raises(TypeError, match="integers"):
@@ -170,8 +181,9 @@ def _forget_tables() -> None:
 
 
 def test_pattern_table__disk_cache_is_reused_and_refused_when_wrong(tmp_path, monkeypatch) -> None:
-    """The CPU table is kept under $WORDLE_GYM_CACHE: a second process loads it instead of building; a
-    truncated file, one of another shape or one whose entries disagree with feedback() is rebuilt."""
+    """The CPU table is kept under $WORDLE_GYM_CACHE: a second process loads it instead of building;
+    a truncated file, one of another shape or one whose entries disagree with feedback() is
+    rebuilt."""
     import numpy as np
 
     monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path / "cache"))
@@ -190,7 +202,12 @@ def test_pattern_table__disk_cache_is_reused_and_refused_when_wrong(tmp_path, mo
     assert torch.equal(fresh(), expected) and not built  # loaded, not built
     wrong = expected.numpy().copy()
     wrong[:, ::2] = 0  # half the entries wrong: the sample of 4096 checked on load finds them
-    for bad in (b"\x93NUMPY truncated", wrong, expected.numpy()[:, :-1], expected.numpy().astype(np.int32)):
+    for bad in (
+        b"\x93NUMPY truncated",
+        wrong,
+        expected.numpy()[:, :-1],
+        expected.numpy().astype(np.int32),
+    ):
         if isinstance(bad, bytes):
             saved.write_bytes(bad)
         else:
@@ -198,7 +215,8 @@ def test_pattern_table__disk_cache_is_reused_and_refused_when_wrong(tmp_path, mo
         assert torch.equal(fresh(), expected) and len(built) == 1
         built.clear()
         assert np.array_equal(np.load(saved), expected.numpy())  # written again, right
-    monkeypatch.setenv("WORDLE_GYM_CACHE", str(saved))  # a file where the folder should be: no cache, no error
+    # a file where the folder should be: no cache, no error
+    monkeypatch.setenv("WORDLE_GYM_CACHE", str(saved))
     assert torch.equal(fresh(), expected) and len(built) == 1
     monkeypatch.setenv("WORDLE_GYM_CACHE", "")  # set empty: no disk cache at all
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
@@ -221,10 +239,13 @@ def test_reference__counts_tiles_like_the_rule() -> None:
     assert Counter(feedback_ref("speed", "abide")) == Counter({0: 3, 1: 2})
 
 
-def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(rng: random.Random) -> None:
-    """``game.hard_breaches`` (the reference) against the history-based rule of tests/helpers/reference.py,
-    and each copy against the reference: ``Game.hard_mask``, ``ScalarGame.hard_valid`` and the exact
-    solver's kernel (with its own constraint, built turn by turn as the search builds it)."""
+def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(
+    rng: random.Random,
+) -> None:
+    """``game.hard_breaches`` (the reference) against the history-based rule of
+    tests/helpers/reference.py, and each copy against the reference: ``Game.hard_mask``,
+    ``ScalarGame.hard_valid`` and the exact solver's kernel (with its own constraint, built turn by
+    turn as the search builds it)."""
     import numpy as np
 
     from tests.helpers.reference import hard_valid
@@ -250,15 +271,23 @@ def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(rng: r
         for n in range(32):
             turns = int(state.turn[n])
             history = [
-                (words[int(g)], tuple(state.tiles[n, t].tolist())) for t, g in enumerate(state.guesses[n, :turns])
+                (words[int(g)], tuple(state.tiles[n, t].tolist()))
+                for t, g in enumerate(state.guesses[n, :turns])
             ]
             moved, short = hard_breaches(
-                state.green[n : n + 1].expand(len(words), -1), state.min_count[n : n + 1].expand(len(words), -1), every
+                state.green[n : n + 1].expand(len(words), -1),
+                state.min_count[n : n + 1].expand(len(words), -1),
+                every,
             )
             valid = ~(moved.any(-1) | (short > 0).any(-1))
             assert valid.tolist() == [hard_valid(w, history) for w in words], history
             assert torch.equal(masks[n], valid)
-            one.load(GameState(**{f: None if v is None else v[n : n + 1] for f, v in vars(state).items()}), None)
+            one.load(
+                GameState(
+                    **{f: None if v is None else v[n : n + 1] for f, v in vars(state).items()}
+                ),
+                None,
+            )
             assert [one.hard_valid(tuple(c)) for c in codes.tolist()] == valid.tolist()
             green, need = np.full(5, -1, dtype=np.int64), np.zeros(26, dtype=np.int64)
             for guess, tiles in history:
@@ -268,13 +297,16 @@ def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(rng: r
                     vocab.action(guess), pattern, codes, tiles_of, green, need, out_green, out_need
                 )
                 green, need = out_green, out_need
-            assert [bool(kernel.valid(g, codes, counts, green, need)) for g in range(len(words))] == valid.tolist()
+            assert [
+                bool(kernel.valid(g, codes, counts, green, need)) for g in range(len(words))
+            ] == valid.tolist()
 
 
 def test_pattern_table__a_damaged_row_or_a_fifo_in_the_cache(tmp_path, monkeypatch) -> None:
-    """Regression (issue 42): the cache check sampled 4096 entries, so a zeroed row passed and the error came
-    later ("history is inconsistent"); a FIFO in place of the file blocked eval for ever. The file's checksum
-    catches any damage; a name taken by something that is not a file leaves the disk alone."""
+    """Regression (issue 42): the cache check sampled 4096 entries, so a zeroed row passed and the
+    error came later ("history is inconsistent"); a FIFO in place of the file blocked eval for ever.
+    The file's checksum catches any damage; a name taken by something that is not a file leaves the
+    disk alone."""
     import os
 
     import numpy as np
@@ -297,20 +329,27 @@ def test_pattern_table__a_damaged_row_or_a_fifo_in_the_cache(tmp_path, monkeypat
     assert np.array_equal(np.load(saved), expected.numpy())  # rebuilt and written again
     saved.unlink()
     os.mkfifo(saved)
-    assert torch.equal(fresh(), expected)  # returns (a read of the FIFO would wait for a writer for ever)
+    # returns (a read of the FIFO would wait for a writer for ever)
+    assert torch.equal(fresh(), expected)
     assert saved.is_fifo()
 
 
 @pytest.mark.parametrize("length", [2, 3, 5, 6])
 def test_patterns__the_numpy_forms_equal_the_torch_reference(length: int) -> None:
-    """What the exact solver uses without torch (patterns.py) is the reference's: every pattern's tiles, the
-    id dtype, the letter codes and the table itself."""
+    """What the exact solver uses without torch (patterns.py) is the reference's: every pattern's
+    tiles, the id dtype, the letter codes and the table itself."""
     ids = torch.arange(num_patterns(length))
-    assert torch.equal(torch.from_numpy(patterns.pattern_tiles(length)), tiles_from_ids(ids, length))
-    assert patterns.id_dtype(length) == torch.empty(0, dtype=core.pattern_dtype(length)).numpy().dtype
+    assert torch.equal(
+        torch.from_numpy(patterns.pattern_tiles(length)), tiles_from_ids(ids, length)
+    )
+    assert (
+        patterns.id_dtype(length) == torch.empty(0, dtype=core.pattern_dtype(length)).numpy().dtype
+    )
     words = few_letter_words(random.Random(length), "abcdeor", length, 60)
     assert torch.equal(torch.from_numpy(patterns.letter_codes(words)), encode(words))
     vocab = Vocabulary(words[:20], words)
     _forget_tables()
     table = patterns.pattern_array(vocab)
-    assert torch.equal(torch.from_numpy(table), build_pattern_table(vocab.allowed_codes, vocab.answer_codes))
+    assert torch.equal(
+        torch.from_numpy(table), build_pattern_table(vocab.allowed_codes, vocab.answer_codes)
+    )

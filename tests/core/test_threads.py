@@ -1,5 +1,6 @@
-"""Thread use that holds up on a busy machine: ``import wordle_gym`` makes OpenMP's threads sleep while they wait
-(``OMP_WAIT_POLICY=PASSIVE``) unless the user chose a policy, before anything loads OpenMP."""
+"""Thread use that holds up on a busy machine: ``import wordle_gym`` makes OpenMP's threads sleep
+while they wait (``OMP_WAIT_POLICY=PASSIVE``) unless the user chose a policy, before anything loads
+OpenMP."""
 
 from __future__ import annotations
 
@@ -9,20 +10,28 @@ import sys
 
 import pytest
 
-CODE = "import os, sys; import wordle_gym; print(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)"
+CODE = (
+    "import os, sys; import wordle_gym; print(os.environ.get('OMP_WAIT_POLICY'), 'torch' in "
+    "sys.modules)"
+)
 
 
 def _run(code: str, **env: str) -> str:
     environ = {k: v for k, v in os.environ.items() if k != "OMP_WAIT_POLICY"}
     out = subprocess.run(
-        [sys.executable, "-c", code], env={**environ, **env}, capture_output=True, text=True, timeout=120
+        [sys.executable, "-c", code],
+        env={**environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert out.returncode == 0, out.stderr[-2000:]
     return out.stdout.strip()
 
 
 def test_import__sets_a_passive_wait_policy_before_openmp_loads() -> None:
-    # regression (issue 65): OpenMP's spinning waits made a two-board eval 2.3x slower beside one busy process
+    # regression (issue 65): OpenMP's spinning waits made a two-board eval 2.3x slower beside one
+    # busy process
     assert _run(CODE) == "PASSIVE False"  # set, and torch (OpenMP) not loaded by the import itself
 
 
@@ -32,5 +41,6 @@ def test_import__keeps_a_policy_the_user_chose(chosen: str) -> None:
 
 
 def test_import__after_torch_changes_nothing() -> None:
-    """OpenMP has read its settings by then: setting the policy would claim an effect it cannot have."""
+    """OpenMP has read its settings by then: setting the policy would claim an effect it cannot
+    have."""
     assert _run("import torch, os, wordle_gym; print(os.environ.get('OMP_WAIT_POLICY'))") == "None"

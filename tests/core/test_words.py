@@ -26,7 +26,11 @@ def test_data__shipped_lists_are_the_verified_ones(name: str, digest: str) -> No
 
 
 def test_load_word_list__sizes_and_aliases() -> None:
-    answers, allowed, nyt = load_word_list("answers"), load_word_list("allowed"), load_word_list("nyt")
+    answers, allowed, nyt = (
+        load_word_list("answers"),
+        load_word_list("allowed"),
+        load_word_list("nyt"),
+    )
     assert (len(answers), len(allowed), len(nyt)) == (2315, 12972, 2309)
     assert set(answers) <= set(allowed) and set(nyt) <= set(answers)
     assert sorted(set(answers) - set(nyt)) == ["agora", "fibre", "lynch", "pupal", "slave", "wench"]
@@ -35,14 +39,19 @@ def test_load_word_list__sizes_and_aliases() -> None:
 
 
 def test_load_word_list__todays_game_counted_against_the_original_lists() -> None:
-    """Issue 78: the game as the NYT plays it today, its lists as wordle_gym/data/SOURCES.md counts them."""
+    """Issue 78: the game as the NYT plays it today, its lists as wordle_gym/data/SOURCES.md counts
+    them."""
     today, every = load_word_list("answers_today"), load_word_list("allowed_today")
     answers, allowed = load_word_list("answers"), load_word_list("allowed")
-    assert (len(today), len(every)) == (3158, 14855) and set(today) <= set(every) and set(allowed) <= set(every)
+    assert (
+        (len(today), len(every)) == (3158, 14855)
+        and set(today) <= set(every)
+        and set(allowed) <= set(every)
+    )
     assert (len(set(today) - set(answers)), len(set(every) - set(allowed))) == (856, 1883)
     assert sorted(set(answers) - set(today)) == [
-        "fanny", "fibre", "gipsy", "gypsy", "lynch", "mammy", "pansy", "pupal", "semen", "slave", "welch", "welsh",
-        "wench",
+        "fanny", "fibre", "gipsy", "gypsy", "lynch", "mammy", "pansy", "pupal", "semen", "slave",
+        "welch", "welsh", "wench",
     ]  # fmt: skip
 
 
@@ -68,16 +77,20 @@ def test_vocabulary__default_and_indexing() -> None:
         (["cigar"], ["cigars", "rebuts"], "answers have 5 letters but allowed words have 6"),
     ],
 )
-def test_vocabulary__bad_lists_name_the_offenders(answers: list[str], allowed: list[str] | None, message: str) -> None:
+def test_vocabulary__bad_lists_name_the_offenders(
+    answers: list[str], allowed: list[str] | None, message: str
+) -> None:
     with pytest.raises(ValueError, match=message):
         Vocabulary(answers, allowed)
 
 
 @pytest.mark.parametrize("answers", [None, 5])
 def test_vocabulary__answers_that_are_no_list_get_a_one_line_error(answers: object) -> None:
-    """Regression: ``gym.make("Wordle-v0", answers=None)`` raised "'NoneType' object is not iterable"."""
+    """Regression: ``gym.make("Wordle-v0", answers=None)`` raised "'NoneType' object is not
+    iterable"."""
     with pytest.raises(
-        TypeError, match=f"the answer list must be a list name, a file or a list of words; got {answers}"
+        TypeError,
+        match=f"the answer list must be a list name, a file or a list of words; got {answers}",
     ):
         Vocabulary(answers, None)  # type: ignore[arg-type]
 

@@ -1,4 +1,5 @@
-"""What was saved before a change still loads after it: env specs and Minari datasets name module paths."""
+"""What was saved before a change still loads after it: env specs and Minari datasets name module
+paths."""
 
 from __future__ import annotations
 
@@ -14,9 +15,11 @@ from wordle_gym import WordleEnv, WordleVectorEnv
 SAVED = Path(__file__).resolve().parents[1] / "data" / "saved_0.1"
 
 
-def test_dataset__written_before_the_layout_change_still_loads_and_replays(tmp_path, monkeypatch) -> None:
-    """A dataset written by 0.1's code (its env spec names ``wordle_gym.env:WordleEnv``, the module before
-    the move to subpackages) loads, recovers its env and replays exactly."""
+def test_dataset__written_before_the_layout_change_still_loads_and_replays(
+    tmp_path, monkeypatch
+) -> None:
+    """A dataset written by 0.1's code (its env spec names ``wordle_gym.env:WordleEnv``, the module
+    before the move to subpackages) loads, recovers its env and replays exactly."""
     minari = pytest.importorskip("minari")
     shutil.copytree(SAVED / "minari", tmp_path / "minari")
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))

@@ -10,7 +10,13 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import wordle_gym
-from tests.helpers.reference import consistent, decode_knowledge, feedback_ref, hard_valid, satisfies_knowledge
+from tests.helpers.reference import (
+    consistent,
+    decode_knowledge,
+    feedback_ref,
+    hard_valid,
+    satisfies_knowledge,
+)
 from wordle_gym import RewardScheme, WordleEnv
 
 
@@ -43,7 +49,8 @@ def test_registration__make_and_module_prefix() -> None:
     assert isinstance(gym.make("wordle_gym:Wordle-v0").unwrapped, WordleEnv)
     assert gym.make("WordleHard-v0").unwrapped.config.hard_mode
     assert gym.make("WordleNYT-v0").unwrapped.vocabulary.num_answers == 2309
-    for env_id, hard in (("WordleToday-v0", False), ("WordleTodayHard-v1", True)):  # issue 78: today's game
+    # issue 78: today's game
+    for env_id, hard in (("WordleToday-v0", False), ("WordleTodayHard-v1", True)):
         env = gym.make(env_id).unwrapped
         vocab = env.vocabulary
         assert (vocab.num_answers, vocab.num_allowed, env.config.hard_mode) == (3158, 14855, hard)
@@ -74,17 +81,31 @@ def test_hand_game__knowledge_after_error_against_parry() -> None:
     obs, info = env.reset(options={"answer": "parry"})
     assert obs.shape == (52 * 5 + 52 + 7,) and obs.dtype == np.int8
     know = decode_knowledge(obs, 5, 6)
-    assert know["turn"].tolist() == [1, 0, 0, 0, 0, 0, 0] and not know["green"].any() and not know["excluded"].any()
+    assert (
+        know["turn"].tolist() == [1, 0, 0, 0, 0, 0, 0]
+        and not know["green"].any()
+        and not know["excluded"].any()
+    )
     assert (know["min"] == 0).all() and (know["max"] == 5).all()
 
     obs, reward, terminated, truncated, info = env.step(env.vocabulary.action("error"))
-    assert info["tiles"].tolist() == [0, 1, 2, 0, 0] and env.words[env.vocabulary.action("error")] == "error"
-    assert (reward, terminated, truncated, info["turn"], info["invalid"]) == (-1.0, False, False, 1, False)
+    assert (
+        info["tiles"].tolist() == [0, 1, 2, 0, 0]
+        and env.words[env.vocabulary.action("error")] == "error"
+    )
+    assert (reward, terminated, truncated, info["turn"], info["invalid"]) == (
+        -1.0,
+        False,
+        False,
+        1,
+        False,
+    )
     know = decode_knowledge(obs, 5, 6)
     e, o, r, a = (ord(c) - 97 for c in "eora")
     # R: one green + one yellow + a grey copy -> exactly two R; E and O absent.
     assert (know["min"][r], know["max"][r]) == (2, 2)
-    assert know["max"][e] == know["max"][o] == 0 and know["min"][a] == 0 and know["max"][a] == 3  # 5 - two R
+    # 5 - two R
+    assert know["max"][e] == know["max"][o] == 0 and know["min"][a] == 0 and know["max"][a] == 3
     assert know["green"][2, r] == 1 and know["green"].sum() == 1
     # Position 2 is R: every other letter excluded there; R excluded where it was yellow/grey.
     assert know["excluded"][2].sum() == 25 and know["excluded"][2, r] == 0
@@ -116,9 +137,10 @@ def test_hand_game__rewards_of_presets(reward: str, expected: list[float]) -> No
 
 
 def test_rewards__the_old_preset_names_are_aliases_of_the_new() -> None:
-    """Issue 63: the presets are named by what they are; their old names (the write-ups' seed numbers) still
-    build the same scheme, so saved env specs load, and the agents' configs read an old name as the new one, so
-    saved checkpoints and runs resume (the shipped a2c weights were saved with "seed000" and "seed")."""
+    """Issue 63: the presets are named by what they are; their old names (the write-ups' seed
+    numbers) still build the same scheme, so saved env specs load, and the agents' configs read an
+    old name as the new one, so saved checkpoints and runs resume (the shipped a2c weights were
+    saved with "seed000" and "seed")."""
     from wordle_agents.common.checkpoint import shipped_dir
     from wordle_agents.rl.a2c import A2CAgent, A2CConfig
     from wordle_agents.rl.dqn import DQNConfig
@@ -135,7 +157,9 @@ def test_rewards__the_old_preset_names_are_aliases_of_the_new() -> None:
     assert (shipped.config.reward, shipped.config.encoding) == ("win-bonus", "positional")
 
 
-@pytest.mark.parametrize(("reward", "last"), [("default", -6.0), ("win-first", -21.0), ("sparse", 0.0)])
+@pytest.mark.parametrize(
+    ("reward", "last"), [("default", -6.0), ("win-first", -21.0), ("sparse", 0.0)]
+)
 def test_hand_game__a_loss_costs_the_presets_loss_penalty(reward: str, last: float) -> None:
     env = WordleEnv(reward=reward)
     env.reset(options={"answer": "parry"})
@@ -146,9 +170,16 @@ def test_hand_game__a_loss_costs_the_presets_loss_penalty(reward: str, last: flo
 
 @pytest.mark.parametrize(
     ("reward", "win_on", "expected_last"),
-    [("default", None, -6.0), ("win-bonus", None, -10.0), ("win-bonus", 5, 0.5), ("win-bonus", 4, 1.0)],
+    [
+        ("default", None, -6.0),
+        ("win-bonus", None, -10.0),
+        ("win-bonus", 5, 0.5),
+        ("win-bonus", 4, 1.0),
+    ],
 )
-def test_hand_game__loss_and_late_win(reward: str, win_on: int | None, expected_last: float) -> None:
+def test_hand_game__loss_and_late_win(
+    reward: str, win_on: int | None, expected_last: float
+) -> None:
     env = WordleEnv(reward=reward)
     env.reset(options={"answer": "parry"})
     misses = ["error", "crane", "sloth", "bumpy", "wight", "fudge"]
@@ -170,7 +201,9 @@ def test_custom_reward_scheme_and_max_guesses() -> None:
     assert [s[1] for s in steps] == [-2.0, -5.0] and steps[-1][2]
 
 
-def _random_history(env: WordleEnv, rng: random.Random, steps: int) -> list[tuple[str, tuple[int, ...]]]:
+def _random_history(
+    env: WordleEnv, rng: random.Random, steps: int
+) -> list[tuple[str, tuple[int, ...]]]:
     history = []
     for _ in range(steps):
         word = rng.choice(env.words)
@@ -216,7 +249,9 @@ def test_masks__candidates_and_hard_match_brute_force(rng: random.Random) -> Non
                 break
             history = [
                 (env.words[a], tuple(t))
-                for a, t in zip(env.state.guesses[0].tolist(), env.state.tiles[0].tolist(), strict=True)
+                for a, t in zip(
+                    env.state.guesses[0].tolist(), env.state.tiles[0].tolist(), strict=True
+                )
                 if a >= 0
             ]
             expected = {w for w in cand.vocabulary.answers if consistent(w, history)}
@@ -234,9 +269,12 @@ def test_hard_mode__invalid_guess_is_refused_but_spends_the_turn() -> None:
     before = env.observation(env.state)[0].numpy().copy()
     mask = env.action_masks()
     assert not mask[env.vocabulary.action("crane")]  # drops the known R's
-    assert mask[env.vocabulary.action("parry")] and mask[env.vocabulary.action("array")]  # keeps R at 2, two R's
+    # keeps R at 2, two R's
+    assert mask[env.vocabulary.action("parry")] and mask[env.vocabulary.action("array")]
     obs, reward, terminated, _, info = env.step(env.vocabulary.action("crane"))
-    assert info["invalid"] and info["tiles"].tolist() == [3] * 5 and reward == -2.0 and not terminated
+    assert (
+        info["invalid"] and info["tiles"].tolist() == [3] * 5 and reward == -2.0 and not terminated
+    )
     after = decode_knowledge(obs, 5, 6)
     assert np.array_equal(obs[:-7], before[:-7])  # nothing learned
     assert after["turn"].argmax() == 2  # but the turn is spent
@@ -263,7 +301,8 @@ def test_board_observation__rows_of_letters_and_tiles() -> None:
     play(env, ["error", "crane"])  # the second is refused
     obs, *_ = play(env, ["parry"])[0]
     assert obs[0, 0].tolist() == [4, 17, 17, 14, 17] and obs[1, 0].tolist() == [0, 1, 2, 0, 0]
-    assert obs[0, 1].tolist() == [26] * 5 and obs[1, 1].tolist() == [3] * 5  # refused: nothing shown
+    # refused: nothing shown
+    assert obs[0, 1].tolist() == [26] * 5 and obs[1, 1].tolist() == [3] * 5
     assert obs[1, 2].tolist() == [2] * 5 and (obs[1, 3:] == 3).all()
 
 
@@ -285,7 +324,9 @@ def test_errors__bad_actions_and_options() -> None:
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(0)
     env.reset(seed=0)
-    with pytest.raises(ValueError, match="action 12972 is out of range; expected 0 <= action < 12972"):
+    with pytest.raises(
+        ValueError, match="action 12972 is out of range; expected 0 <= action < 12972"
+    ):
         env.step(12972)
     with pytest.raises(ValueError, match="action -1 is out of range"):
         env.step(-1)
@@ -313,7 +354,9 @@ def test_errors__bad_actions_and_options() -> None:
         WordleEnv(render_mode="video")
 
 
-def test_render__ansi_human_rgb(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+def test_render__ansi_human_rgb(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = WordleEnv(render_mode="ansi")
     env.reset(options={"answer": "parry"})
     play(env, ["error"])
@@ -349,10 +392,15 @@ def test_render__ansi_human_rgb(capsys: pytest.CaptureFixture[str], monkeypatch:
 def test_info__keys_on_reset_and_step() -> None:
     env = gym.make("Wordle-v0")
     _, info = env.reset(seed=3)
-    assert info["action_mask"].dtype == np.int8 and info["action_mask"].shape == (12972,) and info["turn"] == 0
+    assert (
+        info["action_mask"].dtype == np.int8
+        and info["action_mask"].shape == (12972,)
+        and info["turn"] == 0
+    )
     keys = set(info)
     assert keys == {"action_mask", "turn", "tiles", "invalid", "won", "is_success"}
-    for action in (0, 1, 2, 3, 4, 5):  # a lost game: the keys never change, and no value is a string
+    # a lost game: the keys never change, and no value is a string
+    for action in (0, 1, 2, 3, 4, 5):
         _, _, terminated, _, info = env.step(action)
         assert set(info) == keys and not any(isinstance(v, str) for v in info.values())
     assert terminated and not info["is_success"]
@@ -369,7 +417,11 @@ def test_reset__options_that_are_not_a_dict_or_a_bool_answer_are_refused() -> No
     import wordle_gym  # noqa: F401
 
     env = gym.make("Wordle-v1")
-    with pytest.raises(TypeError, match=r"reset options must be a dict such as \{'answer': ...\}; got 'cigar'"):
+    with pytest.raises(
+        TypeError,
+        match=r"reset options must be a dict such as \{'answer': ...\}; "
+        r"got 'cigar'",
+    ):
         env.reset(options="cigar")
     with pytest.raises(TypeError, match="an answer must be a word or an index; got True"):
         env.reset(options={"answer": True})
@@ -381,11 +433,12 @@ def test_reset__options_that_are_not_a_dict_or_a_bool_answer_are_refused() -> No
 
 
 @pytest.mark.parametrize(
-    "config", [{"action_mask": "all"}, {"action_mask": "candidates"}, {"hard_mode": True}, {"boards": 2}]
+    "config",
+    [{"action_mask": "all"}, {"action_mask": "candidates"}, {"hard_mode": True}, {"boards": 2}],
 )
 def test_env__packed_info_masks_are_the_action_masks_packed(config: dict) -> None:
-    """The single envs' ``mask_dtype="packed"``: ``info["action_mask"]`` is ``action_masks()`` packed 8 to a byte
-    (numpy's bit order "little"), fresh each step, and check_env passes."""
+    """The single envs' ``mask_dtype="packed"``: ``info["action_mask"]`` is ``action_masks()``
+    packed 8 to a byte (numpy's bit order "little"), fresh each step, and check_env passes."""
     env = gym.make("Wordle-v1", mask_dtype="packed", **config).unwrapped
     check_env(env, skip_render_check=True)
     _, info = env.reset(seed=1)

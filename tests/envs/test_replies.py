@@ -1,4 +1,5 @@
-"""The reply parser: reasoning never read, the answer taken from the formats models write, linear time."""
+"""The reply parser: reasoning never read, the answer taken from the formats models write, linear
+time."""
 
 from __future__ import annotations
 
@@ -8,7 +9,11 @@ import pytest
 
 from wordle_gym.envs.replies import GUESS_TOOL, parse_guess, strip_reasoning, textarena_guess
 
-CALL = {"id": "c1", "type": "function", "function": {"name": "guess", "arguments": '{"word": "Crane"}'}}
+CALL = {
+    "id": "c1",
+    "type": "function",
+    "function": {"name": "guess", "arguments": '{"word": "Crane"}'},
+}
 
 
 @pytest.mark.parametrize(
@@ -17,12 +22,18 @@ CALL = {"id": "c1", "type": "function", "function": {"name": "guess", "arguments
         # reasoning is never read
         ("<think>maybe <guess>shard</guess></think> Final answer: [crane]", "crane", None),
         ("<think>\n\n</think>\n\ncrane", "crane", None),  # Qwen3 with thinking switched off
-        ("The template opened it. <guess>shard</guess></think><guess>crane</guess>", "crane", "crane"),
-        ("<think>SLATE looks good, <guess>slate</guess> then", None, None),  # cut off while reasoning
+        (
+            "The template opened it. <guess>shard</guess></think><guess>crane</guess>",
+            "crane",
+            "crane",
+        ),
+        # cut off while reasoning
+        ("<think>SLATE looks good, <guess>slate</guess> then", None, None),
         ("<THINKING>x</THINKING><Reasoning>[stare]</Reasoning>Answer: crane", "crane", None),
         # the formats models use
         ("I will play <guess>crane</guess>.", "crane", "crane"),
-        ("<guess>crane</guess> or else <guess>slate</guess>", "crane", "crane"),  # one guess a reply: the first
+        # one guess a reply: the first
+        ("<guess>crane</guess> or else <guess>slate</guess>", "crane", "crane"),
         ('<guess>"crane"</guess>', "crane", "crane"),
         ("<guess>crane.</guess>", "crane", "crane"),
         ("<guess> **Crane** </guess>", "crane", "crane"),
@@ -41,7 +52,9 @@ CALL = {"id": "c1", "type": "function", "function": {"name": "guess", "arguments
         ("", None, None),
     ],
 )
-def test_parse_guess__lenient_and_strict(reply: str, lenient: str | None, strict: str | None) -> None:
+def test_parse_guess__lenient_and_strict(
+    reply: str, lenient: str | None, strict: str | None
+) -> None:
     assert parse_guess(reply) == lenient
     assert parse_guess(reply, "strict") == strict
 
@@ -50,16 +63,24 @@ def test_parse_guess__tool_calls_in_every_form() -> None:
     message = {"role": "assistant", "content": None, "tool_calls": [CALL]}
     assert parse_guess(message) == parse_guess(message, "strict") == "crane"
     assert parse_guess(CALL) == parse_guess(CALL["function"]) == "crane"
-    assert parse_guess({"name": "guess", "arguments": {"word": "slate"}}) == "slate"  # arguments as an object
-    hermes = '<think>hmm</think><tool_call>\n{"name": "guess", "arguments": {"word": "stare"}}\n</tool_call>'
+    # arguments as an object
+    assert parse_guess({"name": "guess", "arguments": {"word": "slate"}}) == "slate"
+    hermes = (
+        '<think>hmm</think><tool_call>\n{"name": "guess", "arguments": {"word": '
+        '"stare"}}\n</tool_call>'
+    )
     assert parse_guess(hermes) == parse_guess(hermes, "strict") == "stare"
     # a tool call wins over text; the first guess call wins; bad arguments are no guess
     both = {"content": "<guess>slate</guess>", "tool_calls": [CALL]}
     assert parse_guess(both) == "crane"
-    # Reliability 5, finding 10: a guess call followed by another tool's call was refused, and the text's <guess>
-    # ignored too: calls of other tools are passed by
+    # Reliability 5, finding 10: a guess call followed by another tool's call was refused, and the
+    # text's <guess> ignored too: calls of other tools are passed by
     other = {"function": {"name": "search", "arguments": '{"word": "slate"}'}}
-    assert parse_guess({"tool_calls": [CALL, other]}) == parse_guess({"tool_calls": [other, CALL]}) == "crane"
+    assert (
+        parse_guess({"tool_calls": [CALL, other]})
+        == parse_guess({"tool_calls": [other, CALL]})
+        == "crane"
+    )
     assert parse_guess({"content": "<guess>stare</guess>", "tool_calls": [other]}) == "stare"
     # content as OpenAI's list of parts was refused
     parts = {"role": "assistant", "content": [{"type": "text", "text": "<guess>crane</guess>"}]}
@@ -87,23 +108,26 @@ def test_textarena_guess__the_first_bracket_as_textarena_reads_it() -> None:
 
 @pytest.mark.parametrize(
     "attack",
-    ["<guess>" * 150_000, "<think>" * 150_000, "<tool_call>" * 90_000, "[" * 1_000_000, "\\boxed{" * 120_000,
-     "<think>" + "<thinking>" * 90_000, "answer:" * 140_000, "<guess>" + "a" * 1_000_000,
-     "<|start|>" + "to=functions.guess " * 50_000, "I'll guess " * 90_000, "**a" * 300_000, "{\"a\": [" * 90_000,
-     "[TOOL_CALLS]" + "[{" * 400_000, "FINAL ANSWER" * 80_000],
+    ["<guess>" * 150_000, "<think>" * 150_000, "<tool_call>" * 90_000, "[" * 1_000_000,
+     "\\boxed{" * 120_000, "<think>" + "<thinking>" * 90_000, "answer:" * 140_000,
+     "<guess>" + "a" * 1_000_000, "<|start|>" + "to=functions.guess " * 50_000,
+     "I'll guess " * 90_000, "**a" * 300_000, "{\"a\": [" * 90_000, "[TOOL_CALLS]" + "[{" * 400_000,
+     "FINAL ANSWER" * 80_000],
     ids=lambda attack: f"{attack[:12]!r}x{len(attack)}",
 )  # fmt: skip
 def test_parse_guess__linear_on_unclosed_tags(attack: str) -> None:
-    """Issue 62: 224 KB of unclosed <guess> took 30 s (quadratic); these are 1 MB (a quadratic parser would run
-    for hours here: the suite would not end)."""
+    """Issue 62: 224 KB of unclosed <guess> took 30 s (quadratic); these are 1 MB (a quadratic
+    parser would run for hours here: the suite would not end)."""
     assert parse_guess(attack, "strict") is None
-    found = parse_guess(attack)  # "answer:answer:..." is a line that answers "answer"; no tag is read
+    # "answer:answer:..." is a line that answers "answer"; no tag is read
+    found = parse_guess(attack)
     assert found is None or found.isalpha()
     assert strip_reasoning(attack) is not None
 
 
 def _reply_table() -> list[tuple[str, object, bool, str | None, str | None, str | None]]:
-    """The rows of docs/guides/replies.md: family, reply, template opened <think>, a person reads, lenient, strict."""
+    """The rows of docs/guides/replies.md: family, reply, template opened <think>, a person reads,
+    lenient, strict."""
     import ast
     import re
     from pathlib import Path
@@ -124,11 +148,16 @@ def _reply_table() -> list[tuple[str, object, bool, str | None, str | None, str 
 REPLY_TABLE = _reply_table()
 
 
-@pytest.mark.parametrize(("family", "reply", "think_open", "person", "lenient", "strict"), REPLY_TABLE)
-def test_parse_guess__the_documented_table_of_model_replies(family, reply, think_open, person, lenient, strict):
-    """Issue 73: of 65 replies as model families write them, 24 were refused although a person reads CRANE and 3
-    played a word from reasoning cut off mid-thought. The docs' table is the test: each row's lenient and strict
-    readings, and never a word from reasoning (a row a person reads as no guess is none)."""
+@pytest.mark.parametrize(
+    ("family", "reply", "think_open", "person", "lenient", "strict"), REPLY_TABLE
+)
+def test_parse_guess__the_documented_table_of_model_replies(
+    family, reply, think_open, person, lenient, strict
+):
+    """Issue 73: of 65 replies as model families write them, 24 were refused although a person reads
+    CRANE and 3 played a word from reasoning cut off mid-thought. The docs' table is the test: each
+    row's lenient and strict readings, and never a word from reasoning (a row a person reads as no
+    guess is none)."""
     assert parse_guess(reply, "lenient", think_open=think_open) == lenient
     assert parse_guess(reply, "strict", think_open=think_open) == strict
     if person is None:

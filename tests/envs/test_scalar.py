@@ -27,7 +27,15 @@ from wordle_gym.core.words import encode, load_word_list
 from wordle_gym.envs.observation import OBSERVATIONS
 from wordle_gym.envs.scalar import ScalarGame
 
-ODD = RewardScheme(step=-0.7, win=(3.3, 2.1, 0.9), loss=-4.1, green=0.3, yellow=0.11, repeat_green=-0.07, invalid=-2.9)
+ODD = RewardScheme(
+    step=-0.7,
+    win=(3.3, 2.1, 0.9),
+    loss=-4.1,
+    green=0.3,
+    yellow=0.11,
+    repeat_green=-0.07,
+    invalid=-2.9,
+)
 
 
 def _words(length: int, count: int, seed: int) -> list[str]:
@@ -39,14 +47,18 @@ CONFIGS = {
     "default": WordleConfig(),
     "real+candidates": WordleConfig(action_mask="candidates"),
     "real+hard": WordleConfig(hard_mode=True),
-    "answers-only+hard+tile-shaped": WordleConfig(allowed=None, hard_mode=True, reward="tile-shaped"),
+    "answers-only+hard+tile-shaped": WordleConfig(
+        allowed=None, hard_mode=True, reward="tile-shaped"
+    ),
     "answers-only+candidates+board+win-bonus": WordleConfig(
         allowed=None, action_mask="candidates", observation="board", reward="win-bonus"
     ),
     "answers-only+hard+candidates+float+sparse": WordleConfig(
         allowed=None, hard_mode=True, action_mask="candidates", obs_dtype="float32", reward="sparse"
     ),
-    "hard+all+board+odd": WordleConfig(hard_mode=True, action_mask="all", observation="board", reward=ODD),
+    "hard+all+board+odd": WordleConfig(
+        hard_mode=True, action_mask="all", observation="board", reward=ODD
+    ),
     "4-letter+8-guesses+candidates+odd": WordleConfig(
         answers=_words(4, 300, 1)[:150],
         allowed=_words(4, 300, 1),
@@ -55,7 +67,12 @@ CONFIGS = {
         reward=ODD,
     ),
     "6-letter+hard+board+float": WordleConfig(
-        answers=_words(6, 400, 2), allowed=None, max_guesses=5, hard_mode=True, observation="board", obs_dtype="float32"
+        answers=_words(6, 400, 2),
+        allowed=None,
+        max_guesses=5,
+        hard_mode=True,
+        observation="board",
+        obs_dtype="float32",
     ),
     "3-letter+hard+candidates+tile-shaped": WordleConfig(
         answers=_words(3, 120, 3),
@@ -104,17 +121,28 @@ def _check(envs, infos, expected, what: str) -> None:
 
 def _assert_same_state(env: WordleEnv, state, row: int) -> None:
     mine = env.state
-    for name in ("answers", "turn", "won", "done", "guesses", "tiles", "green", "excluded", "min_count", "max_count"):
+    for name in (
+        "answers",
+        "turn",
+        "won",
+        "done",
+        "guesses",
+        "tiles",
+        "green",
+        "excluded",
+        "min_count",
+        "max_count",
+    ):
         assert torch.equal(getattr(mine, name)[0], getattr(state, name)[row]), name
     if state.candidates is not None:
         assert torch.equal(mine.candidates[0], state.candidates[row])
 
 
 # The batched engine has two forms on the CPU: the torch reference and the compiled copies of
-# wordle_gym.core._kernels (CompiledGame: the masks, and from its compiled_from rows the step's feedback,
-# knowledge update, resets and observation); both are held to the scalar engine, 2 x 10^3 steps each in the
-# default run. The slow run takes 3 x 10^4 steps of the torch engine in every configuration, and of the compiled
-# one on the real lists with each of its masks.
+# wordle_gym.core._kernels (CompiledGame: the masks, and from its compiled_from rows the step's
+# feedback, knowledge update, resets and observation); both are held to the scalar engine, 2 x 10^3
+# steps each in the default run. The slow run takes 3 x 10^4 steps of the torch engine in every
+# configuration, and of the compiled one on the real lists with each of its masks.
 CASES = [
     *(
         pytest.param(name, engine, 50, 40, id=f"{name}-{engine}-2e3")
@@ -134,12 +162,18 @@ CASES = [
 
 
 @pytest.mark.parametrize(("name", "engine", "games", "steps"), CASES)
-def test_scalar__equals_batched_engine_step_by_step(name: str, engine: str, games: int, steps: int) -> None:
+def test_scalar__equals_batched_engine_step_by_step(
+    name: str, engine: str, games: int, steps: int
+) -> None:
     config = CONFIGS[name]
     envs = [WordleEnv(config) for _ in range(games)]
     if engine == "compiled" and not _kernels.available():
         pytest.skip("numba does not import here")
-    game = CompiledGame(config, torch.device("cpu")) if engine == "compiled" else Game(config, torch.device("cpu"))
+    game = (
+        CompiledGame(config, torch.device("cpu"))
+        if engine == "compiled"
+        else Game(config, torch.device("cpu"))
+    )
     if isinstance(game, CompiledGame):
         game.compiled_from = 0  # every step compiled
     encode_obs = OBSERVATIONS[config.observation](game)
@@ -166,7 +200,12 @@ def test_scalar__equals_batched_engine_step_by_step(name: str, engine: str, game
         assert [r[2] for r in results] == outcome.terminated.tolist()
         assert not any(r[3] for r in results)
         infos = [r[4] for r in results]
-        _check(envs, infos, _expected_info(game, state, outcome.tiles, outcome.won, outcome.invalid), f"{name} {t}")
+        _check(
+            envs,
+            infos,
+            _expected_info(game, state, outcome.tiles, outcome.won, outcome.invalid),
+            f"{name} {t}",
+        )
         if t % 97 == 0:
             for row in range(0, games, 7):
                 _assert_same_state(envs[row], state, row)
@@ -185,11 +224,13 @@ def test_scalar__equals_batched_engine_step_by_step(name: str, engine: str, game
 
 
 @pytest.mark.parametrize(
-    "name", ["default", "real+hard", "answers-only+candidates+board+win-bonus", "hard+all+board+odd"]
+    "name",
+    ["default", "real+hard", "answers-only+candidates+board+win-bonus", "hard+all+board+odd"],
 )
 def test_scalar_spend__equals_the_batched_engines_turn_without_a_guess(name: str) -> None:
-    """``ScalarGame.spend`` (the text env's refused reply, in the one-game engine) against ``Game.spend``, steps
-    and spends interleaved at random: rewards, terminations, observations and the state, game by game."""
+    """``ScalarGame.spend`` (the text env's refused reply, in the one-game engine) against
+    ``Game.spend``, steps and spends interleaved at random: rewards, terminations, observations and
+    the state, game by game."""
     config = CONFIGS[name]
     game = Game(config, torch.device("cpu"))
     encode_obs = OBSERVATIONS[config.observation](game)
@@ -211,15 +252,34 @@ def test_scalar_spend__equals_the_batched_engines_turn_without_a_guess(name: str
         for row, one in enumerate(ones):
             if spend[row]:
                 reward, terminated = one.spend()
-                assert reward == float(by_spend.reward[row]) and terminated == bool(by_spend.terminated[row])
+                assert reward == float(by_spend.reward[row]) and terminated == bool(
+                    by_spend.terminated[row]
+                )
                 spent += 1
             else:
                 _, reward, terminated, _ = one.step(int(actions[row]))
-                assert reward == float(by_step.reward[row]) and terminated == bool(by_step.terminated[row])
+                assert reward == float(by_step.reward[row]) and terminated == bool(
+                    by_step.terminated[row]
+                )
             mine = one.state()
-            for field in ("turn", "won", "done", "guesses", "tiles", "green", "excluded", "min_count", "max_count"):
-                assert torch.equal(getattr(mine, field)[0], getattr(state, field)[row]), (name, field)
-            assert np.array_equal(one.observation(want_obs.dtype.type).reshape(-1), want_obs[row].reshape(-1))
+            for field in (
+                "turn",
+                "won",
+                "done",
+                "guesses",
+                "tiles",
+                "green",
+                "excluded",
+                "min_count",
+                "max_count",
+            ):
+                assert torch.equal(getattr(mine, field)[0], getattr(state, field)[row]), (
+                    name,
+                    field,
+                )
+            assert np.array_equal(
+                one.observation(want_obs.dtype.type).reshape(-1), want_obs[row].reshape(-1)
+            )
         done = state.done.clone()
         if bool(done.any()):
             fresh = torch.randint(game.num_answers, (games,), generator=gen)
@@ -231,8 +291,8 @@ def test_scalar_spend__equals_the_batched_engines_turn_without_a_guess(name: str
 
 @pytest.mark.parametrize("length", [2, 3, 4, 5, pytest.param(6, marks=pytest.mark.slow)])
 def test_feedback_one__every_repeat_structure(length: int) -> None:
-    """Every pair of words over a 3-letter alphabet (all ways letters can repeat) at lengths 2..6 (6 in the
-    slow run: half a million pairs)."""
+    """Every pair of words over a 3-letter alphabet (all ways letters can repeat) at lengths 2..6 (6
+    in the slow run: half a million pairs)."""
     words = ["".join(w) for w in itertools.product("abc", repeat=length)]
     codes = encode(words)
     want = feedback(codes[:, None], codes[None, :]).tolist()
@@ -241,8 +301,9 @@ def test_feedback_one__every_repeat_structure(length: int) -> None:
 
 
 def test_feedback_one__real_pairs(rng: random.Random) -> None:
-    """100 allowed words, half of them with repeated letters, against every answer (every repeat structure
-    is covered below; the exhaustive small-alphabet check is in tests/core/test_rules.py)."""
+    """100 allowed words, half of them with repeated letters, against every answer (every repeat
+    structure is covered below; the exhaustive small-alphabet check is in
+    tests/core/test_rules.py)."""
     allowed, answers = load_word_list("allowed"), load_word_list("answers")
     guesses = rng.sample([w for w in allowed if len(set(w)) < 5], 50) + rng.sample(allowed, 50)
     g_codes, a_codes = encode(guesses), encode(answers)
@@ -253,7 +314,10 @@ def test_feedback_one__real_pairs(rng: random.Random) -> None:
 
 def test_scalar__state_round_trips_through_the_env(rng: random.Random) -> None:
     """``env.state = snapshot`` restores a game exactly (the CLI's undo), observations included."""
-    for config in (WordleConfig(hard_mode=True, action_mask="candidates"), WordleConfig(observation="board")):
+    for config in (
+        WordleConfig(hard_mode=True, action_mask="candidates"),
+        WordleConfig(observation="board"),
+    ):
         env = WordleEnv(config)
         env.reset(seed=3)
         env.step(env.vocabulary.action("salet"))
@@ -273,7 +337,16 @@ def test_env__returns_fresh_data_and_no_constant_mask_copies() -> None:
     obs0, info0 = env.reset(seed=0)
     obs1, _, _, _, info1 = env.step(5)
     for a, b in itertools.combinations(
-        [obs0, obs1, info0["tiles"], info1["tiles"], info0["action_mask"], info1["action_mask"], env.action_masks()], 2
+        [
+            obs0,
+            obs1,
+            info0["tiles"],
+            info1["tiles"],
+            info0["action_mask"],
+            info1["action_mask"],
+            env.action_masks(),
+        ],
+        2,
     ):
         assert not np.shares_memory(a, b)
     mask = info1["action_mask"]
@@ -287,7 +360,9 @@ def test_env__returns_fresh_data_and_no_constant_mask_copies() -> None:
     info1["tiles"][:] = 0
     for action in (6, 7, 8):
         mine, theirs = env.step(action), twin.step(action)
-        assert np.array_equal(mine[0], theirs[0]) and np.array_equal(mine[4]["tiles"], theirs[4]["tiles"])
+        assert np.array_equal(mine[0], theirs[0]) and np.array_equal(
+            mine[4]["tiles"], theirs[4]["tiles"]
+        )
         mine[0][:] = 1
 
 

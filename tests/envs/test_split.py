@@ -18,7 +18,8 @@ def test_split_answers__disjoint_halves_of_one_seeded_shuffle() -> None:
     assert (len(train), len(held)) == (2000, 315)
     assert not set(train) & set(held) and set(train) | set(held) == set(words)
     order = list(words)
-    random.Random(0).shuffle(order)  # the recipe, written out: the last 315 of one shuffle by seed 0
+    # the recipe, written out: the last 315 of one shuffle by seed 0
+    random.Random(0).shuffle(order)
     assert held == order[-315:]
     assert split_answers(words, "eval", seed=1) != held
     assert len(split_answers(words, "eval", eval_size=500)) == 500
@@ -28,8 +29,14 @@ def test_split_answers__disjoint_halves_of_one_seeded_shuffle() -> None:
     ("options", "message"),
     [
         ({"split": "test"}, "unknown split 'test'"),
-        ({"split": "eval", "split_eval_size": 0}, "split_eval_size must be an integer from 1 to 2314"),
-        ({"split": "eval", "split_eval_size": 2315}, "split_eval_size must be an integer from 1 to 2314"),
+        (
+            {"split": "eval", "split_eval_size": 0},
+            "split_eval_size must be an integer from 1 to 2314",
+        ),
+        (
+            {"split": "eval", "split_eval_size": 2315},
+            "split_eval_size must be an integer from 1 to 2314",
+        ),
         ({"split": "eval", "split_seed": "0"}, "split_seed must be an integer"),
         (
             {"split": "eval", "split_eval_size": 3, "boards": 4},
@@ -106,13 +113,16 @@ def test_eval_command__plays_the_split_in_the_whole_game(tmp_path, capsys) -> No
     from wordle_gym.cli import main
 
     out = tmp_path / "eval.json"
-    assert main(["eval", "--agent", "optimal", "--split", "eval", "--regret", "--json", str(out)]) == 0
+    assert (
+        main(["eval", "--agent", "optimal", "--split", "eval", "--regret", "--json", str(out)]) == 0
+    )
     printed = capsys.readouterr().out
     assert "315/315 won" in printed and "of which 315 answers were played" in printed
     result = json.loads(out.read_text())
     words = load_word_list("answers")
     assert result["games"] == 315 and "eval split, seed 0: 315 answers" in result["answers"]
-    # the optimal tree of the whole game (2315 answers): its regret is zero on every move of the split
+    # the optimal tree of the whole game (2315 answers): its regret is zero on every move of the
+    # split
     assert result["extra"]["regret"]["mean_regret"] == pytest.approx(0.0, abs=1e-9)
     held = set(split_answers(words, "eval"))
     assert sum(result["histogram"]) == len(held)

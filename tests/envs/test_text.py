@@ -1,5 +1,5 @@
-"""WordleText-v0: replies parsed as documented, the real lists and rules (against the reference), refused
-replies spend the turn, prompts, errors, and check_env."""
+"""WordleText-v0: replies parsed as documented, the real lists and rules (against the reference),
+refused replies spend the turn, prompts, errors, and check_env."""
 
 from __future__ import annotations
 
@@ -21,10 +21,12 @@ from wordle_gym.envs.text import ReplyText
     ("reply", "word"),
     [
         ("<guess>crane</guess>", "crane"),
-        ("Quoting the example <guess>aahed</guess>, my guess: <GUESS> Salet </GUESS>", "salet"),  # the example
+        # the example
+        ("Quoting the example <guess>aahed</guess>, my guess: <GUESS> Salet </GUESS>", "salet"),
         ("the format is [word]; I play [soare]", "soare"),  # [word] is no allowed guess: passed by
         ("<guess>roate</guess> and then [crane]", "roate"),  # a <guess> tag wins over brackets
-        ("guess [crane]. If that fails I'll try [slate] next", "crane"),  # one guess a reply: the first allowed
+        # one guess a reply: the first allowed
+        ("guess [crane]. If that fails I'll try [slate] next", "crane"),
         ("CRANE", "crane"),
         ("  crane.  ", "crane"),
         ("I guess crane", "crane"),
@@ -33,20 +35,27 @@ from wordle_gym.envs.text import ReplyText
         ("", None),
     ],
 )
-def test_text_env__reads_the_first_allowed_word_of_the_deciding_rule(reply: str, word: str | None) -> None:
-    """The env reads a reply as the parser's table says (docs/guides/replies.md), the first allowed word of the
-    rule that decides, passing by a repeat of its prompt's example (AAHED) when the reply names another word."""
+def test_text_env__reads_the_first_allowed_word_of_the_deciding_rule(
+    reply: str, word: str | None
+) -> None:
+    """The env reads a reply as the parser's table says (docs/guides/replies.md), the first allowed
+    word of the rule that decides, passing by a repeat of its prompt's example (AAHED) when the
+    reply names another word."""
     env = WordleTextEnv()
     env.reset(seed=0)
     _, _, _, _, info = env.step(reply)
     assert info["guess"] == (word or "")
 
 
-def test_check_env__passes_and_the_reply_space_holds_any_text(capsys: pytest.CaptureFixture[str]) -> None:
+def test_check_env__passes_and_the_reply_space_holds_any_text(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     env = gym.make("WordleText-v0")
     check_env(env.unwrapped, skip_render_check=True)
     space = env.action_space
-    assert isinstance(space, ReplyText) and space.contains("Ünïcode, spaces [and] <guess>brackets</guess>!")
+    assert isinstance(space, ReplyText) and space.contains(
+        "Ünïcode, spaces [and] <guess>brackets</guess>!"
+    )
     assert not space.contains(b"bytes") and space.contains(space.sample())
 
 
@@ -73,7 +82,11 @@ def test_a_game__real_lists_feedback_of_the_reference_and_refusals_that_spend_th
                 assert info["tiles"].tolist() == [NO_TILE] * 5
             else:
                 tiles = feedback_ref(word, answer)
-                assert info["tiles"].tolist() == list(tiles) and not info["invalid"] and info["guess"] == word
+                assert (
+                    info["tiles"].tolist() == list(tiles)
+                    and not info["invalid"]
+                    and info["guess"] == word
+                )
                 letters = " ".join("XYG"[t] for t in tiles)
                 assert f"{word.upper()} -> {letters}" in obs
             won = word == answer
@@ -97,15 +110,25 @@ def test_options__hard_mode_nyt_prompts_and_errors() -> None:
     hard.step("<guess>crane</guess>")
     obs, _, _, _, info = hard.step("<guess>lotus</guess>")
     assert bool(info["invalid"]) and "LOTUS breaks hard mode" in obs and info["guess"] == "lotus"
-    custom = WordleTextEnv(answers=["cat", "act"], allowed=None, max_guesses=2, prompt="Guess a {length}-letter word.")
+    custom = WordleTextEnv(
+        answers=["cat", "act"], allowed=None, max_guesses=2, prompt="Guess a {length}-letter word."
+    )
     obs, _ = custom.reset(options={"answer": "act"})
     assert obs.startswith("Guess a 3-letter word.")
     obs, *_ = custom.step("<guess>dog</guess>")
     assert "DOG is not in the word list" in obs
-    assert WordleTextEnv(prompt=lambda config: f"{config.max_guesses} tries").reset()[0].startswith("6 tries")
+    assert (
+        WordleTextEnv(prompt=lambda config: f"{config.max_guesses} tries")
+        .reset()[0]
+        .startswith("6 tries")
+    )
     with pytest.raises(ValueError, match="prompt must be a format string of the fields"):
         WordleTextEnv(prompt="{nope}")
-    with pytest.raises(TypeError, match=r"a str, an assistant message or a tool call \(dict\); got int"):
+    with pytest.raises(
+        TypeError,
+        match=r"a str, an assistant message or a tool call \(dict\); "
+        r"got int",
+    ):
         env = WordleTextEnv()
         env.reset()
         env.step(3)
@@ -122,28 +145,39 @@ def test_game_spend__a_turn_without_a_guess_in_the_batched_engine() -> None:
     first = game.spend(state, torch.tensor([True, False, True]))
     assert state.turn.tolist() == [1, 0, 1] and first.invalid.tolist() == [True, False, True]
     assert first.reward.tolist() == [-2.0, 0.0, -2.0] and not bool(first.terminated.any())
-    assert (state.guesses == -1).all() and (state.tiles == NO_TILE).all()  # nothing recorded or learned
+    # nothing recorded or learned
+    assert (state.guesses == -1).all() and (state.tiles == NO_TILE).all()
     second = game.spend(state)
-    assert second.terminated.tolist() == [True, False, True] and second.reward.tolist() == [-7.0, -2.0, -7.0]
-    assert state.done.tolist() == [True, False, True] and np.array_equal(state.turn.numpy(), [2, 1, 2])
+    assert second.terminated.tolist() == [True, False, True] and second.reward.tolist() == [
+        -7.0,
+        -2.0,
+        -7.0,
+    ]
+    assert state.done.tolist() == [True, False, True] and np.array_equal(
+        state.turn.numpy(), [2, 1, 2]
+    )
 
 
 def test_state__a_snapshot_of_the_game_as_the_engine_holds_it() -> None:
-    """``env.state`` (as ``WordleEnv.state``): the one-game engine's game as a GameState, which the batched
-    engine's functions read (the answer stays among the candidates; a refused reply adds a turn, no guess)."""
+    """``env.state`` (as ``WordleEnv.state``): the one-game engine's game as a GameState, which the
+    batched engine's functions read (the answer stays among the candidates; a refused reply adds a
+    turn, no guess)."""
     env = WordleTextEnv()
     env.reset(options={"answer": "cigar"})
     env.step("<guess>salet</guess>")
     env.step("no idea")
     state = env.state
-    assert state.turn.tolist() == [2] and state.guesses[0, :2].tolist() == [env.vocabulary.action("salet"), -1]
+    assert state.turn.tolist() == [2] and state.guesses[0, :2].tolist() == [
+        env.vocabulary.action("salet"),
+        -1,
+    ]
     fits = env.game.consistent(state)[0]
     assert bool(fits[env.vocabulary.answer_id("cigar")]) and 1 < int(fits.sum()) < 2315
 
 
 def test_replies__reasoning_tool_calls_parsers_and_the_format_reward() -> None:
-    """Issue 61: a reasoning block is never read, a tool call is a move, ``parser`` picks the rules, and the
-    optional format reward is added to every reply the game takes."""
+    """Issue 61: a reasoning block is never read, a tool call is a move, ``parser`` picks the rules,
+    and the optional format reward is added to every reply the game takes."""
     env = WordleTextEnv(format_reward=0.5)
     env.reset(seed=0, options={"answer": "cigar"})
     *_, info = env.step("<think>maybe <guess>shard</guess></think> Final answer: [crane]")
@@ -151,8 +185,10 @@ def test_replies__reasoning_tool_calls_parsers_and_the_format_reward() -> None:
     call = {"type": "function", "function": {"name": "guess", "arguments": '{"word": "slate"}'}}
     _, reward, *_, info = env.step({"role": "assistant", "content": None, "tool_calls": [call]})
     assert info["guess"] == "slate" and reward == -1.0 + 0.5
-    _, reward, *_, info = env.step("<think>I would say <guess>cigar</guess> but")  # cut off while reasoning
-    assert info["invalid"] and reward == -2.0 and "no guess found" in info["reason"]  # step + invalid, no bonus
+    # cut off while reasoning
+    _, reward, *_, info = env.step("<think>I would say <guess>cigar</guess> but")
+    # step + invalid, no bonus
+    assert info["invalid"] and reward == -2.0 and "no guess found" in info["reason"]
     assert env.tools[0]["function"]["name"] == "guess"
     strict = WordleTextEnv(parser="strict")
     strict.reset(seed=0, options={"answer": "cigar"})
@@ -170,10 +206,10 @@ def test_replies__reasoning_tool_calls_parsers_and_the_format_reward() -> None:
 
 
 def test_regret__one_shared_oracle_copies_and_threads() -> None:
-    """Issue 61/62: every env of one game shares what its oracle proved (it serves later games), each with a
-    search of its own (reliability 5, finding 3: one lock made every env wait on the others' searches); a regret
-    env deep-copies and pickles; envs stepped on threads at once get the rewards of the same moves stepped one at
-    a time."""
+    """Issue 61/62: every env of one game shares what its oracle proved (it serves later games),
+    each with a search of its own (reliability 5, finding 3: one lock made every env wait on the
+    others' searches); a regret env deep-copies and pickles; envs stepped on threads at once get the
+    rewards of the same moves stepped one at a time."""
     import copy
     import pickle
     from concurrent.futures import ThreadPoolExecutor
@@ -181,13 +217,22 @@ def test_regret__one_shared_oracle_copies_and_threads() -> None:
     from tests.helpers.lists import small_lists
 
     answers, allowed = small_lists(6, 40, 100)
-    make = lambda: WordleTextEnv(answers=answers, allowed=allowed, reward="regret", regret_budget_s=None)  # noqa: E731
+
+    def make():
+        return WordleTextEnv(
+            answers=answers, allowed=allowed, reward="regret", regret_budget_s=None
+        )
+
     first, second = make(), make()
     assert first._oracle is not second._oracle and first._oracle._totals is second._oracle._totals
     assert (
-        first._oracle.search.stop is not second._oracle.search.stop and first._oracle.cache is not second._oracle.cache
+        first._oracle.search.stop is not second._oracle.search.stop
+        and first._oracle.cache is not second._oracle.cache
     )
-    games = [(answer, [allowed[(i * 7 + k) % len(allowed)] for k in range(3)]) for i, answer in enumerate(answers)]
+    games = [
+        (answer, [allowed[(i * 7 + k) % len(allowed)] for k in range(3)])
+        for i, answer in enumerate(answers)
+    ]
 
     def play(game: tuple[str, list[str]]) -> list[float]:
         env = make()

@@ -22,11 +22,17 @@ CONFIGS = [
     {"hard_mode": True},
     {"action_mask": "candidates", "reward": "tile-shaped"},
     {"observation": "board", "reward": "win-bonus", "hard_mode": True, "action_mask": "all"},
-    {"answers": ["cat", "act", "tac", "cot"], "allowed": ["cat", "act", "tac", "cot", "tic"], "max_guesses": 3},
+    {
+        "answers": ["cat", "act", "tac", "cot"],
+        "allowed": ["cat", "act", "tac", "cot", "tic"],
+        "max_guesses": 3,
+    },
 ]
 
 
-def pick_actions(rng: random.Random, masks: torch.Tensor, vec: WordleVectorEnv | None = None) -> torch.Tensor:
+def pick_actions(
+    rng: random.Random, masks: torch.Tensor, vec: WordleVectorEnv | None = None
+) -> torch.Tensor:
     """Random actions: some from the mask, some anywhere (refusals in hard mode) and, given the
     env, some the true answer (so that games are won)."""
     actions = []
@@ -43,8 +49,8 @@ def pick_actions(rng: random.Random, masks: torch.Tensor, vec: WordleVectorEnv |
 
 
 def _same_info_layout(infos: dict, single_info: dict) -> None:
-    """One name per thing: the single env's info has the vector env's keys (less the autoreset ones),
-    each with the same dtype and the shape of one game's row."""
+    """One name per thing: the single env's info has the vector env's keys (less the autoreset
+    ones), each with the same dtype and the shape of one game's row."""
     keys = {key for key in infos if not key.startswith(("final_", "_final_"))}
     assert keys == set(single_info)
     for key in keys:
@@ -64,7 +70,9 @@ def test_vector__matches_single_env_step_by_step(config: dict, device: str) -> N
     for i, env in enumerate(singles):
         single_obs, single_info = env.reset(options={"answer": int(vec.state.answers[i])})
         assert np.array_equal(obs[i].cpu().numpy(), single_obs)
-        assert np.array_equal(infos["action_mask"][i].cpu().numpy(), single_info["action_mask"].astype(bool))
+        assert np.array_equal(
+            infos["action_mask"][i].cpu().numpy(), single_info["action_mask"].astype(bool)
+        )
         _same_info_layout(infos, single_info)
     pending = [False] * num
     wins = refusals = 0
@@ -86,7 +94,9 @@ def test_vector__matches_single_env_step_by_step(config: dict, device: str) -> N
                 refusals += single_info["invalid"]
                 _same_info_layout(infos, single_info)
             assert np.array_equal(obs[i].cpu().numpy(), single_obs)
-            assert np.array_equal(infos["action_mask"][i].cpu().numpy(), single_info["action_mask"].astype(bool))
+            assert np.array_equal(
+                infos["action_mask"][i].cpu().numpy(), single_info["action_mask"].astype(bool)
+            )
             assert int(infos["turn"][i]) == single_info["turn"]
         pending = terms.cpu().tolist()
     assert wins > 0  # the test exercised wins (and, in hard mode, refusals)
@@ -103,7 +113,11 @@ def test_vector__same_step_autoreset(device: str) -> None:
     single.reset(options={"answer": "parry"})
     parry, error = vec.vocabulary.action("parry"), vec.vocabulary.action("error")
     obs, rewards, terms, _, infos = vec.step(torch.tensor([parry, error, error]))
-    assert terms.tolist() == [True, False, False] and infos["_final_obs"].tolist() == [True, False, False]
+    assert terms.tolist() == [True, False, False] and infos["_final_obs"].tolist() == [
+        True,
+        False,
+        False,
+    ]
     expected_final = single.step(parry)[0]
     assert np.array_equal(infos["final_obs"][0].cpu().numpy(), expected_final)
     assert torch.equal(obs[0], vec.observation.initial)  # a new game already
@@ -127,11 +141,16 @@ def test_vector__next_step_autoreset_ignores_the_action() -> None:
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_vector__disabled_autoreset_with_the_callers_resets_equals_same_step(device: str) -> None:
-    """Autoreset "disabled" (TorchRL's preference): step resets nothing; the caller's reset_mask of the
-    games that ended gives exactly the games, rewards and infos of "same_step" (the same answers are
-    drawn), and stepping a game that ended without resetting it is refused."""
+    """Autoreset "disabled" (TorchRL's preference): step resets nothing; the caller's reset_mask of
+    the games that ended gives exactly the games, rewards and infos of "same_step" (the same answers
+    are drawn), and stepping a game that ended without resetting it is refused."""
     answers, allowed = stage_words("40")
-    make = lambda mode: WordleVectorEnv(32, device=device, answers=answers, allowed=allowed, autoreset_mode=mode)  # noqa: E731
+
+    def make(mode):
+        return WordleVectorEnv(
+            32, device=device, answers=answers, allowed=allowed, autoreset_mode=mode
+        )
+
     disabled, same = make("disabled"), make("same_step")
     assert disabled.metadata["autoreset_mode"] == AutoresetMode.DISABLED
     obs_d, _ = disabled.reset(seed=4)
@@ -142,11 +161,15 @@ def test_vector__disabled_autoreset_with_the_callers_resets_equals_same_step(dev
         obs_d, rew_d, term_d, trunc_d, info_d = disabled.step(actions)
         obs_s, rew_s, term_s, _, info_s = same.step(actions)
         assert torch.equal(rew_d, rew_s) and torch.equal(term_d, term_s) and not trunc_d.any()
-        assert torch.equal(obs_d[~term_d], obs_s[~term_s])  # where nothing ended, the same observation
-        assert torch.equal(obs_d[term_d], info_s["final_obs"][term_s])  # where a game ended, its last one
+        # where nothing ended, the same observation
+        assert torch.equal(obs_d[~term_d], obs_s[~term_s])
+        # where a game ended, its last one
+        assert torch.equal(obs_d[term_d], info_s["final_obs"][term_s])
         for key in ("tiles", "invalid", "won", "is_success"):
             assert torch.equal(info_d[key], info_s[key]), key
-        assert torch.equal(info_d["turn"], torch.where(term_s, info_s["final_info"]["turn"], info_s["turn"]))
+        assert torch.equal(
+            info_d["turn"], torch.where(term_s, info_s["final_info"]["turn"], info_s["turn"])
+        )
         assert "final_obs" not in info_d
         if term_d.any():
             ended += int(term_d.sum())
@@ -154,7 +177,9 @@ def test_vector__disabled_autoreset_with_the_callers_resets_equals_same_step(dev
                 disabled.step(actions)
         # Every step, as same_step draws answers every step (a no-op where nothing ended).
         obs_d, info_d = disabled.reset(options={"reset_mask": term_d})
-        assert torch.equal(obs_d, obs_s) and torch.equal(info_d["action_mask"], info_s["action_mask"])
+        assert torch.equal(obs_d, obs_s) and torch.equal(
+            info_d["action_mask"], info_s["action_mask"]
+        )
         assert torch.equal(disabled.state.answers, same.state.answers)
     assert ended > 32
 
@@ -166,11 +191,20 @@ def test_vector__reset_options_and_mask() -> None:
     with pytest.raises(ValueError, match="first reset must reset every game"):
         vec.reset(options={"reset_mask": np.array([True, False, False, False])})
     vec.reset(options={"answers": ["cigar", 1, "parry", 3]})
-    assert vec.state.answers.tolist() == [vec.vocabulary.answer_id("cigar"), 1, vec.vocabulary.answer_id("parry"), 3]
+    assert vec.state.answers.tolist() == [
+        vec.vocabulary.answer_id("cigar"),
+        1,
+        vec.vocabulary.answer_id("parry"),
+        3,
+    ]
     vec.step(torch.full((4,), vec.vocabulary.action("crane")))
-    obs, infos = vec.reset(options={"reset_mask": np.array([False, True, False, True]), "answers": torch.arange(4)})
+    obs, infos = vec.reset(
+        options={"reset_mask": np.array([False, True, False, True]), "answers": torch.arange(4)}
+    )
     assert vec.state.turn.tolist() == [1, 0, 1, 0] and vec.state.answers.tolist()[1::2] == [1, 3]
-    assert (obs[1] == vec.observation.initial).all() and not (obs[0] == vec.observation.initial).all()
+    assert (obs[1] == vec.observation.initial).all() and not (
+        obs[0] == vec.observation.initial
+    ).all()
     assert infos["turn"].tolist() == [1, 0, 1, 0]
     with pytest.raises(ValueError, match="expected 4 answers \\(one per game\\); got 2"):
         vec.reset(options={"answers": ["cigar", "rebut"]})
@@ -232,10 +266,10 @@ def test_vector__render_first_games() -> None:
 
 @pytest.mark.parametrize("device", DEVICES)
 def test_vector__same_results_as_on_the_cpu(device: str) -> None:
-    """The env on ``device`` plays exactly as on the CPU, every game and every new game's answer chosen by the
-    test (each device draws its own random answers, so autoreset is off and the test resets the games that
-    ended). On the CPU it checks itself: it first ran on a GPU in issue 47, and failed there, reading the
-    reward as the mask."""
+    """The env on ``device`` plays exactly as on the CPU, every game and every new game's answer
+    chosen by the test (each device draws its own random answers, so autoreset is off and the test
+    resets the games that ended). On the CPU it checks itself: it first ran on a GPU in issue 47,
+    and failed there, reading the reward as the mask."""
     rng, n = random.Random(3), 64
     make = lambda d: WordleVectorEnv(  # noqa: E731
         n, device=d, action_mask="candidates", reward="tile-shaped", autoreset_mode="disabled"
@@ -255,7 +289,9 @@ def test_vector__same_results_as_on_the_cpu(device: str) -> None:
         ended += int(done.sum())
         answers = torch.tensor([rng.randrange(2315) for _ in range(n)])
         outs = [
-            env.reset(options={"reset_mask": done.to(env.device), "answers": answers.to(env.device)})
+            env.reset(
+                options={"reset_mask": done.to(env.device), "answers": answers.to(env.device)}
+            )
             for env in (cpu, other)
         ]
         assert torch.equal(outs[0][0], outs[1][0].cpu())
@@ -271,19 +307,27 @@ def test_vector__answer_weights_steer_new_games() -> None:
     vec.answer_weights = None
     vec.reset(seed=0)
     assert torch.bincount(vec.state.answers, minlength=3)[0] > 0
-    with pytest.raises(ValueError, match="answer_weights must be 3 finite non-negative numbers with a positive sum"):
+    with pytest.raises(
+        ValueError, match="answer_weights must be 3 finite non-negative numbers with a positive sum"
+    ):
         vec.answer_weights = torch.tensor([0.0, -1.0, 1.0])
     with pytest.raises(ValueError, match="non-negative numbers with a positive sum"):
         vec.answer_weights = torch.zeros(3)
 
 
 @pytest.mark.parametrize(
-    "config", [{"action_mask": "candidates"}, {"hard_mode": True}, {"hard_mode": True, "action_mask": "candidates"}]
+    "config",
+    [
+        {"action_mask": "candidates"},
+        {"hard_mode": True},
+        {"hard_mode": True, "action_mask": "candidates"},
+    ],
 )
 @pytest.mark.usefixtures("two_torch_threads")
 def test_vector__compiled_masks_equal_torch_masks_step_by_step(config: dict) -> None:
-    """The CPU's compiled mask kernels (wordle_gym.core._kernels) against the torch engine, on the real lists,
-    in batches big enough to split over threads; every output and the candidates after each step."""
+    """The CPU's compiled mask kernels (wordle_gym.core._kernels) against the torch engine, on the
+    real lists, in batches big enough to split over threads; every output and the candidates after
+    each step."""
     if not wordle_gym.core._kernels.available():
         pytest.skip("numba does not import here")
     n = 96  # 1.2 MB of mask: split over threads
@@ -297,10 +341,16 @@ def test_vector__compiled_masks_equal_torch_masks_step_by_step(config: dict) -> 
         if compiled.state.candidates is not None:
             assert torch.equal(compiled.state.candidates, reference.state.candidates), t
         # A third each: a word the mask allows, the answer, any word (refused in hard mode).
-        scores = torch.rand((n, 12972), generator=gen).masked_fill_(~want["action_mask"].bool(), -1.0)
+        scores = torch.rand((n, 12972), generator=gen).masked_fill_(
+            ~want["action_mask"].bool(), -1.0
+        )
         kind = torch.randint(3, (n,), generator=gen)
-        actions = torch.where(kind == 0, scores.argmax(1), torch.randint(12972, (n,), generator=gen))
-        actions = torch.where(kind == 1, reference.game.answer_actions[reference.state.answers], actions)
+        actions = torch.where(
+            kind == 0, scores.argmax(1), torch.randint(12972, (n,), generator=gen)
+        )
+        actions = torch.where(
+            kind == 1, reference.game.answer_actions[reference.state.answers], actions
+        )
         *got, info = compiled.step(actions)
         *expected, want = reference.step(actions)
         assert all(torch.equal(a, b) for a, b in zip(got, expected, strict=True)), t
@@ -308,9 +358,9 @@ def test_vector__compiled_masks_equal_torch_masks_step_by_step(config: dict) -> 
 
 @pytest.mark.parametrize("width", [13, 64, 203])
 def test_kernels__mask_rows_are_exact_for_any_rows_and_touch_nothing_else(width: int) -> None:
-    """The mask kernels called on rows [start, stop), as the thread split calls them, with widths that are
-    and are not multiples of 64: those rows get exactly the reference's values, every other byte keeps
-    its own."""
+    """The mask kernels called on rows [start, stop), as the thread split calls them, with widths
+    that are and are not multiples of 64: those rows get exactly the reference's values, every other
+    byte keeps its own."""
     if not wordle_gym.core._kernels.available():
         pytest.skip("numba does not import here")
     kernels, rng = wordle_gym.core._kernels, np.random.default_rng(width)
@@ -318,12 +368,14 @@ def test_kernels__mask_rows_are_exact_for_any_rows_and_touch_nothing_else(width:
     actions = np.sort(rng.choice(width, answers, replace=False)).astype(np.uint32)
     candidates = rng.random((games, answers)) < 0.5
     sets = rng.integers(0, 2**63, (5, -(-width // 64)), dtype=np.int64).view(np.uint64)
-    sets.view(np.uint8).reshape(5, -1)[:, width // 8 :] &= (1 << width % 8) - 1  # no word past the last, as in
+    # no word past the last, as in
+    sets.view(np.uint8).reshape(5, -1)[:, width // 8 :] &= (1 << width % 8) - 1
     sets.view(np.uint8).reshape(5, -1)[:, width // 8 + 1 :] = 0  # Game.requirement_sets
     rows = rng.integers(0, 5, (games, 3))
     expected_candidates = np.zeros((games, width), dtype=bool)
     expected_candidates[:, actions] = candidates
-    words = np.bitwise_and.reduce(sets[rows], axis=1).view(np.uint8)  # (games, 8 * words), little-endian
+    # (games, 8 * words), little-endian
+    words = np.bitwise_and.reduce(sets[rows], axis=1).view(np.uint8)
     expected_hard = np.unpackbits(words, axis=1, bitorder="little")[:, :width].astype(bool)
     for start, stop in [(0, games), (1, 8), (3, 4), (2, 7), (5, 5)]:
         bytes_, bits = actions >> 3, (actions & 7).astype(np.uint8)
@@ -335,9 +387,15 @@ def test_kernels__mask_rows_are_exact_for_any_rows_and_touch_nothing_else(width:
         ]:
             out = np.full_like(expected, True if expected.dtype == bool else 0xA5)
             kernel.compiled()(start, stop, *inputs, out)
-            assert np.array_equal(out[start:stop], expected[start:stop]), (kernel.__name__, start, stop)
+            assert np.array_equal(out[start:stop], expected[start:stop]), (
+                kernel.__name__,
+                start,
+                stop,
+            )
             untouched = np.full_like(expected, True if expected.dtype == bool else 0xA5)
-            assert np.array_equal(out[:start], untouched[:start]) and np.array_equal(out[stop:], untouched[stop:])
+            assert np.array_equal(out[:start], untouched[:start]) and np.array_equal(
+                out[stop:], untouched[stop:]
+            )
 
 
 def packbits(mask: np.ndarray) -> np.ndarray:
@@ -355,15 +413,20 @@ def packbits(mask: np.ndarray) -> np.ndarray:
     ],
 )
 @pytest.mark.parametrize(
-    ("device", "compiled"), [("cpu", True), ("cpu", False), pytest.param("cuda", False, marks=pytest.mark.cuda)]
+    ("device", "compiled"),
+    [("cpu", True), ("cpu", False), pytest.param("cuda", False, marks=pytest.mark.cuda)],
 )
-def test_vector__packed_masks_are_the_bool_masks_packed_step_by_step(config: dict, device: str, compiled: bool) -> None:
-    """``mask_dtype="packed"``: every step's info mask is numpy's ``packbits(..., bitorder="little")`` of the
-    bool mask of an env that plays the same games (the compiled kernels and torch's packing alike, on the CPU
-    and on CUDA), and ``wordle_gym.unpack_mask`` gives the bools back, as a tensor or an array."""
+def test_vector__packed_masks_are_the_bool_masks_packed_step_by_step(
+    config: dict, device: str, compiled: bool
+) -> None:
+    """``mask_dtype="packed"``: every step's info mask is numpy's
+    ``packbits(..., bitorder="little")`` of the bool mask of an env that plays the same games (the
+    compiled kernels and torch's packing alike, on the CPU and on CUDA), and
+    ``wordle_gym.unpack_mask`` gives the bools back, as a tensor or an array."""
     n = 64
     packed, plain = (
-        gym.make_vec("Wordle-v0", num_envs=n, device=device, mask_dtype=dtype, **config) for dtype in ("packed", "bool")
+        gym.make_vec("Wordle-v0", num_envs=n, device=device, mask_dtype=dtype, **config)
+        for dtype in ("packed", "bool")
     )
     for env in (packed, plain):
         if hasattr(env.unwrapped.game, "compiled"):  # the multi-board mask is torch's
@@ -375,17 +438,21 @@ def test_vector__packed_masks_are_the_bool_masks_packed_step_by_step(config: dic
         got, bools = info["action_mask"].cpu(), want["action_mask"].cpu()
         assert got.dtype == torch.uint8 and got.shape == (n, -(-bools.shape[1] // 8))
         assert np.array_equal(got.numpy(), packbits(bools.numpy())), t
-        assert torch.equal(wordle_gym.unpack_mask(info["action_mask"], bools.shape[1]).cpu(), bools), t
+        assert torch.equal(
+            wordle_gym.unpack_mask(info["action_mask"], bools.shape[1]).cpu(), bools
+        ), t
         assert np.array_equal(wordle_gym.unpack_mask(got.numpy(), bools.shape[1]), bools.numpy()), t
-        scores = torch.rand(bools.shape, generator=gen).masked_fill_(~bools, -1.0)  # an allowed word each
+        # an allowed word each
+        scores = torch.rand(bools.shape, generator=gen).masked_fill_(~bools, -1.0)
         *_, info = packed.step(scores.argmax(1).to(device))
         *_, want = plain.step(scores.argmax(1).to(device))
 
 
 @pytest.mark.parametrize("shape", [(3, 9), (5, 12972), (2, 3, 17), (4, 64), (7, 1)])
 def test_pack_bits__is_numpys_little_packbits_for_any_layout(shape: tuple[int, ...]) -> None:
-    """The torch packing (CUDA's masks, and the CPU's without the compiled kernels) reads each bool's byte in
-    place: contiguous, expanded (mode "all"'s one row) and sliced masks all pack as numpy packs them."""
+    """The torch packing (CUDA's masks, and the CPU's without the compiled kernels) reads each
+    bool's byte in place: contiguous, expanded (mode "all"'s one row) and sliced masks all pack as
+    numpy packs them."""
     from wordle_gym.core.game import pack_bits
 
     mask = torch.rand(shape, generator=torch.Generator().manual_seed(len(shape))) < 0.5
@@ -402,8 +469,8 @@ def test_unpack_mask__a_mask_that_is_not_packed_is_a_one_line_error() -> None:
 
 
 def test_vector__masks_are_never_overwritten_while_held_and_recycled_once_dropped() -> None:
-    """Big masks reuse the memory of masks nobody holds any more (no allocation, no page faults); a mask
-    that anything still holds, even a numpy view or a slice of it, keeps its values."""
+    """Big masks reuse the memory of masks nobody holds any more (no allocation, no page faults); a
+    mask that anything still holds, even a numpy view or a slice of it, keeps its values."""
     if not wordle_gym.core._kernels.available():
         pytest.skip("numba does not import here")
     env = WordleVectorEnv(64, device="cpu", action_mask="candidates")
@@ -416,7 +483,11 @@ def test_vector__masks_are_never_overwritten_while_held_and_recycled_once_droppe
         fresh = step()
         assert fresh.data_ptr() not in addresses
         del fresh
-    assert torch.equal(held, copies[0]) and np.array_equal(view, copies[1]) and torch.equal(part, copies[2])
+    assert (
+        torch.equal(held, copies[0])
+        and np.array_equal(view, copies[1])
+        and torch.equal(part, copies[2])
+    )
     recycled = {step().data_ptr() for _ in range(8)}  # each mask dropped before the next step
     assert len(recycled) <= 2 and not recycled & addresses
 
@@ -433,10 +504,11 @@ def test_vector__masks_without_numba_come_from_torch(monkeypatch: pytest.MonkeyP
 def test_vector__a_big_cpu_step_runs_torch_on_one_thread_its_kernels_on_all(
     monkeypatch: pytest.MonkeyPatch, boards: int
 ) -> None:
-    """Speed (issue 47): torch's idle OpenMP workers spin after each parallel torch call, on the cores a big
-    step's compiled kernels split onto (hard mode, 16384 games: 20.9 -> 13.3 ms a step). A big CPU batch's
-    reset, step and masks run their torch calls on one thread while the kernels still split over torch's
-    thread count, which is restored afterwards, also when the step raises; a small batch is left alone."""
+    """Speed (issue 47): torch's idle OpenMP workers spin after each parallel torch call, on the
+    cores a big step's compiled kernels split onto (hard mode, 16384 games: 20.9 -> 13.3 ms a step).
+    A big CPU batch's reset, step and masks run their torch calls on one thread while the kernels
+    still split over torch's thread count, which is restored afterwards, also when the step raises;
+    a small batch is left alone."""
     kernels = wordle_gym.core._kernels
     seen: list[tuple[int, int]] = []
     real_run = kernels.run

@@ -1,5 +1,5 @@
-"""The multi-board evaluation: the standard set of K-tuples, evaluate(boards=K), the greedy solver on K boards,
-and `wordle-gym eval --boards K`."""
+"""The multi-board evaluation: the standard set of K-tuples, evaluate(boards=K), the greedy solver
+on K boards, and `wordle-gym eval --boards K`."""
 
 from __future__ import annotations
 
@@ -25,7 +25,8 @@ def test_standard_games__fixed_distinct_and_a_prefix_of_the_bigger_set() -> None
     assert all(len(set(row)) == 4 for row in games.tolist())
     assert torch.equal(games, standard_games(quordle))  # the same for every agent, every run
     assert torch.equal(standard_games(quordle, 10), games[:10])
-    assert not torch.equal(standard_games(WordleConfig(boards=2), 10), games[:10, :2])  # its own set per K
+    # its own set per K
+    assert not torch.equal(standard_games(WordleConfig(boards=2), 10), games[:10, :2])
     assert torch.equal(standard_games(WordleConfig()), torch.arange(2315))
     counts = torch.bincount(games.flatten(), minlength=2315)
     assert int(counts.max()) <= 15 and int((counts > 0).sum()) > 2000  # spread over the answers
@@ -40,8 +41,8 @@ def test_greedy_solver__wins_every_small_dordle_and_plays_a_sure_board_first() -
     games = standard_games(config, 40)
     played = play(solver, config, games=games, device="cpu")
     assert played.win_rate == 1.0
-    # Replay each game with the reference rules: whenever a board had one candidate left, the solver played
-    # one such board's answer.
+    # Replay each game with the reference rules: whenever a board had one candidate left, the solver
+    # played one such board's answer.
     sure_turns = 0
     for game, actions in zip(games.tolist(), played.histories, strict=True):
         histories = [[] for _ in game]
@@ -49,7 +50,9 @@ def test_greedy_solver__wins_every_small_dordle_and_plays_a_sure_board_first() -
         for action in actions:
             guess = allowed[action]
             left = [
-                [w for w in answers if consistent(w, h)] for h, done in zip(histories, solved, strict=True) if not done
+                [w for w in answers if consistent(w, h)]
+                for h, done in zip(histories, solved, strict=True)
+                if not done
             ]
             if any(len(c) == 1 for c in left):
                 sure_turns += 1
@@ -69,9 +72,13 @@ def test_evaluate__boards_result_round_trips_and_names_the_lost_tuples(tmp_path:
         def act(self, observations, action_masks, env):
             return torch.zeros(env.num_envs, dtype=torch.int64)
 
-    result = evaluate(FirstWord(), answers=answers, allowed=allowed, boards=2, games=25, device="cpu")
+    result = evaluate(
+        FirstWord(), answers=answers, allowed=allowed, boards=2, games=25, device="cpu"
+    )
     assert (result.games, result.boards, result.wins, result.max_guesses) == (25, 2, 0, 7)
-    assert len(result.lost_answers) == 25 and all(len(x.split("/")) == 2 for x in result.lost_answers)
+    assert len(result.lost_answers) == 25 and all(
+        len(x.split("/")) == 2 for x in result.lost_answers
+    )
     assert 0 <= result.extra["boards_solved"] < 1
     result.save(tmp_path / "r.json")
     again = EvalResult.from_json((tmp_path / "r.json").read_text())
@@ -89,7 +96,11 @@ def test_cli_eval__boards_and_its_errors(tmp_path: Path) -> None:
         "--json", str(tmp_path / "q.json"), "--device", "cpu",
     )  # fmt: skip
     assert out.returncode == 0, out.stderr
-    assert "/12 won" in out.stdout and "boards solved: " in out.stdout and "of 4 a game, 12 games" in out.stdout
+    assert (
+        "/12 won" in out.stdout
+        and "boards solved: " in out.stdout
+        and ("of 4 a game, 12 games") in out.stdout
+    )
     data = json.loads((tmp_path / "q.json").read_text())
     assert data["boards"] == 4 and data["max_guesses"] == 9 and data["games"] == 12
     for args, message in [
@@ -101,7 +112,13 @@ def test_cli_eval__boards_and_its_errors(tmp_path: Path) -> None:
             ["--agent", "a2c", "--boards", "2"],
             "the a2c agent plays one board; the game has 2; with --boards 2 use dqn-",
         ),
-        (["--agent", "optimal", "--boards", "2"], "use dqn-boards, dqn-explored, a2c-boards, max-entropy or random"),
+        (
+            ["--agent", "optimal", "--boards", "2"],
+            "use dqn-boards, dqn-explored, a2c-boards, max-entropy or random",
+        ),
     ]:
         bad = wordle_gym_here("eval", *args)
-        assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, (args, bad.stderr)
+        assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr, (
+            args,
+            bad.stderr,
+        )

@@ -42,19 +42,27 @@ def test_evaluate__scripted_policy_gives_the_exact_histogram() -> None:
     assert result.mean_guesses_wins == pytest.approx(21 / 6)
     assert result.mean_guesses_all == pytest.approx((21 + 7 + 7) / 8)
     assert result.worst == 7 and result.openers == {"cigar": 8}
-    assert result.agent == "scripted" and result.device == "cpu" and result.answers == "custom (8 words)"
+    assert (
+        result.agent == "scripted"
+        and result.device == "cpu"
+        and result.answers == ("custom (8 words)")
+    )
 
 
 def test_evaluate__other_lengths_and_guess_limits() -> None:
     words = ["cat", "act", "tac", "cot", "tic"]
-    result = evaluate(Scripted(), answers=words, allowed=None, max_guesses=3, device="cpu", progress=False)
+    result = evaluate(
+        Scripted(), answers=words, allowed=None, max_guesses=3, device="cpu", progress=False
+    )
     assert result.histogram == [1, 1, 1, 2] and result.lost_answers == ["cot", "tic"]
     assert result.mean_guesses_all == pytest.approx((1 + 2 + 3 + 4 + 4) / 5)
-    assert result.guesses == [1, 2, 3, 4, 4]  # per answer, in list order; a loss counts max_guesses + 1
+    # per answer, in list order; a loss counts max_guesses + 1
+    assert result.guesses == [1, 2, 3, 4, 4]
 
 
 def test_evaluate__takes_what_the_envs_take() -> None:
-    """A WordleConfig, or any of its fields as keywords (obs_dtype included), exactly as the envs do."""
+    """A WordleConfig, or any of its fields as keywords (obs_dtype included), exactly as the envs
+    do."""
     seen = []
 
     class Recording(Scripted):
@@ -65,7 +73,9 @@ def test_evaluate__takes_what_the_envs_take() -> None:
     config = WordleConfig(answers=WORDS, allowed=None, max_guesses=3, obs_dtype="float32")
     by_config = evaluate(Recording(), config, device="cpu", progress=False)
     by_keywords = evaluate(Recording(), device="cpu", progress=False, **asdict(config))
-    assert by_config.histogram == by_keywords.histogram == [1, 1, 1, 5] and set(seen) == {torch.float32}
+    assert by_config.histogram == by_keywords.histogram == [1, 1, 1, 5] and set(seen) == {
+        torch.float32
+    }
     with pytest.raises(TypeError, match="unexpected keyword argument 'frameskip'"):
         evaluate(Scripted(), answers=WORDS, frameskip=4)
     with pytest.raises(TypeError, match="not both"):
@@ -83,7 +93,9 @@ def test_eval_result__per_answer_guesses_must_match_the_histogram() -> None:
 
 
 def test_eval_result__json_roundtrip_and_markdown(tmp_path: Path) -> None:
-    result = evaluate(Scripted(), answers=WORDS, allowed=None, device="cpu", agent="named", progress=False)
+    result = evaluate(
+        Scripted(), answers=WORDS, allowed=None, device="cpu", agent="named", progress=False
+    )
     again = EvalResult.from_json(result.to_json())
     assert again == result and again.agent == "named"
     path = tmp_path / "out" / "result.json"
@@ -91,7 +103,8 @@ def test_eval_result__json_roundtrip_and_markdown(tmp_path: Path) -> None:
     data = json.loads(path.read_text())
     assert data["histogram"] == [1, 1, 1, 1, 1, 1, 2] and data["derived"]["win_rate"] == 0.75
     assert EvalResult.from_dict(data) == result
-    assert [p.name for p in path.parent.iterdir()] == ["result.json"]  # no temporary file left behind
+    # no temporary file left behind
+    assert [p.name for p in path.parent.iterdir()] == ["result.json"]
     row = result.markdown_row()
     assert row.startswith("| named | 75.00 | 3.5000 | 4.3750 | X | 1 1 1 1 1 1 2 |")
     assert row.count("|") == result.markdown_header().splitlines()[0].count("|")
@@ -144,7 +157,8 @@ class ResettingFirst:
     ("policy", "message"),
     [
         (ResettingFirst(), "ResettingFirst.act changed the games"),
-        (FailingAct(), "FailingAct.act raised KeyError"),  # was a bare KeyError traceback from the CLI
+        # was a bare KeyError traceback from the CLI
+        (FailingAct(), "FailingAct.act raised KeyError"),
         (NoneAct(), "NoneAct.act returned None"),
         (ResettingAct(), "ResettingAct.act changed the games"),
     ],
@@ -156,7 +170,8 @@ def test_evaluate__a_faulty_policy_is_named(policy: object, message: str) -> Non
 
 def test_evaluate__the_lists_keep_their_names() -> None:
     """Regression: the policy check's copy of the games' answers once took the name of the answers
-    argument, so every result said "custom (2315 words)" and bench's real-game table came out empty."""
+    argument, so every result said "custom (2315 words)" and bench's real-game table came out
+    empty."""
 
     class Answer:  # wins every game at once: the lists' names are what is checked, not the play
         def act(self, observations, action_masks, env):
@@ -166,8 +181,8 @@ def test_evaluate__the_lists_keep_their_names() -> None:
 
 
 def test_evaluate__a_split_names_the_answers_it_lost() -> None:
-    """Issue 73: ``wordle-gym eval --agent random --split eval`` listed the lost answers by game number from the
-    whole list (aback, abase, abate, ...: not in the eval split)."""
+    """Issue 73: ``wordle-gym eval --agent random --split eval`` listed the lost answers by game
+    number from the whole list (aback, abase, abate, ...: not in the eval split)."""
     from wordle_agents import RandomPolicy
     from wordle_gym.core.words import load_word_list, split_answers
 

@@ -1,1 +1,2 @@
-"""What several test files share: independent reference implementations, small word lists, processes."""
+"""What several test files share: independent reference implementations, small word lists,
+processes."""

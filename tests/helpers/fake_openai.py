@@ -1,13 +1,13 @@
 """An OpenAI-compatible chat-completions server on the loopback address, with a scripted model.
 
-The model reads the board from the last user message (``N. WORD -> G Y X G X`` lines: the text a real model
-reads), keeps the answers that fit every line and guesses the first of them, in ``<guess></guess>``. It
-never sees the answer. ``faults`` scripts failures, taken one per request in order: ``"500"``, ``"429"``
-(with ``Retry-After: 0``), ``"400"``, ``"slow"`` (answers after ``slow_s``), ``"garbage"`` (a body that is
-no chat completion), ``"prose"`` (a reply with no guess), ``"notaword"`` (``<guess>qzjkv</guess>``), ``"tool"``
-(the model's guess as a call of the ``guess`` tool), ``"toolbad"`` (a call whose arguments are not JSON),
-``"think"`` (the guess after a reasoning block that names another word), None (a normal reply). Only 127.0.0.1
-is ever bound.
+The model reads the board from the last user message (``N. WORD -> G Y X G X`` lines: the text a
+real model reads), keeps the answers that fit every line and guesses the first of them, in
+``<guess></guess>``. It never sees the answer. ``faults`` scripts failures, taken one per request in
+order: ``"500"``, ``"429"`` (with ``Retry-After: 0``), ``"400"``, ``"slow"`` (answers after
+``slow_s``), ``"garbage"`` (a body that is no chat completion), ``"prose"`` (a reply with no guess),
+``"notaword"`` (``<guess>qzjkv</guess>``), ``"tool"`` (the model's guess as a call of the ``guess``
+tool), ``"toolbad"`` (a call whose arguments are not JSON), ``"think"`` (the guess after a reasoning
+block that names another word), None (a normal reply). Only 127.0.0.1 is ever bound.
 """
 
 from __future__ import annotations
@@ -41,7 +41,8 @@ class ScriptedModel:
         self.answers = answers
 
     def reply(self, messages: list[dict[str, str]]) -> str:
-        board = BOARD_LINE.findall(str(messages[-1].get("content") or ""))  # a user turn or a tool's answer
+        # a user turn or a tool's answer
+        board = BOARD_LINE.findall(str(messages[-1].get("content") or ""))
         left = [a for a in self.answers if all(self._fits(a, w.lower(), t) for w, t in board)]
         return f"I will try this one. <guess>{(left or self.answers)[0]}</guess>"
 
@@ -54,7 +55,9 @@ class ScriptedModel:
 class FakeOpenAI:
     """The server's state: the model, the scripted faults, every request it received."""
 
-    def __init__(self, model: ScriptedModel, faults: list[str | None] | None = None, slow_s: float = 2.0) -> None:
+    def __init__(
+        self, model: ScriptedModel, faults: list[str | None] | None = None, slow_s: float = 2.0
+    ) -> None:
         self.model = model
         self.faults = list(faults or [])
         self.slow_s = slow_s
@@ -100,7 +103,10 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                 return
             if fault == "slow":
                 time.sleep(state.slow_s)
-            canned = {"prose": "Let me think about the letters.", "notaword": "<guess>qzjkv</guess>"}
+            canned = {
+                "prose": "Let me think about the letters.",
+                "notaword": "<guess>qzjkv</guess>",
+            }
             text = canned.get(str(fault)) or state.model.reply(request["messages"])
             message: dict[str, Any] = {"role": "assistant", "content": text}
             if fault in ("tool", "toolbad"):
@@ -126,8 +132,10 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
                     "total_tokens": prompt + completion,
                 },
             }
-            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client gave up on a slow reply
-                if request.get("stream"):  # server-sent events, as OpenAI streams: the text, then the end and usage
+            # the client gave up on a slow reply
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                # server-sent events, as OpenAI streams: the text, then the end and usage
+                if request.get("stream"):
                     self._send(200, _events(body), {"Content-Type": "text/event-stream"})
                 else:
                     self._send(200, json.dumps(body).encode())
@@ -137,21 +145,28 @@ def _handler(state: FakeOpenAI) -> type[BaseHTTPRequestHandler]:
 
 def _events(body: dict[str, Any]) -> bytes:
     """A chat completion as a stream of ``chat.completion.chunk`` events ending in ``[DONE]``."""
-    chunk = {key: body[key] for key in ("id", "model", "created")} | {"object": "chat.completion.chunk"}
+    chunk = {key: body[key] for key in ("id", "model", "created")} | {
+        "object": "chat.completion.chunk"
+    }
     message, end = body["choices"][0]["message"], body["choices"][0]["finish_reason"]
     delta: dict[str, Any] = {"role": "assistant", "content": message["content"]}
     if "tool_calls" in message:  # streamed as OpenAI streams them: each call with its index
         delta["tool_calls"] = [{"index": i, **call} for i, call in enumerate(message["tool_calls"])]
     events = [
         chunk | {"choices": [{"index": 0, "delta": delta, "finish_reason": None}]},
-        chunk | {"choices": [{"index": 0, "delta": {}, "finish_reason": end}], "usage": body["usage"]},
+        chunk
+        | {"choices": [{"index": 0, "delta": {}, "finish_reason": end}], "usage": body["usage"]},
     ]
-    return b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in events) + b"data: [DONE]\n\n"
+    return (
+        b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in events)
+        + b"data: [DONE]\n\n"
+    )
 
 
 @contextmanager
 def _serving(server: socketserver.BaseServer) -> Iterator[str]:
-    """The base URL of ``server`` (bound on 127.0.0.1) served on a thread for the duration of the block."""
+    """The base URL of ``server`` (bound on 127.0.0.1) served on a thread for the duration of the
+    block."""
     server.daemon_threads = True  # type: ignore[attr-defined]
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -173,9 +188,12 @@ def fake_openai(
 
 
 @contextmanager
-def raw_server(respond: Callable[[bytes, socket.socket], None]) -> Iterator[tuple[str, list[bytes]]]:
-    """``(base_url, requests)`` of a server on 127.0.0.1 that reads each request's head and body (whole, by its
-    Content-Length) and lets ``respond(request, connection)`` write whatever bytes it likes: a hostile server."""
+def raw_server(
+    respond: Callable[[bytes, socket.socket], None],
+) -> Iterator[tuple[str, list[bytes]]]:
+    """``(base_url, requests)`` of a server on 127.0.0.1 that reads each request's head and body
+    (whole, by its Content-Length) and lets ``respond(request, connection)`` write whatever bytes it
+    likes: a hostile server."""
     received: list[bytes] = []
 
     class Handler(socketserver.BaseRequestHandler):

@@ -1,4 +1,5 @@
-"""Test processes: the repository root, a fake third-party distribution, commands run as a user runs them."""
+"""Test processes: the repository root, a fake third-party distribution, commands run as a user runs
+them."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def fake_distribution(root: Path, entry_points: dict[str, str], module: str = "") -> dict[str, str]:
-    """A third-party distribution on ``root``: a dist-info with entry points and a module ``fake_agents`` (its
-    source: ``module``); returns the environment of a process that has it installed."""
+    """A third-party distribution on ``root``: a dist-info with entry points and a module
+    ``fake_agents`` (its source: ``module``); returns the environment of a process that has it
+    installed."""
     info = root / "fake_agents-1.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-agents\nVersion: 1.0\n")
@@ -33,7 +35,9 @@ def fake_distribution(root: Path, entry_points: dict[str, str], module: str = ""
 def run(
     args: list[str], env: dict[str, str], cwd: Path = ROOT, timeout: float = 300
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, *args], env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def drain(fifo: Path) -> tuple[threading.Thread, list[bytes]]:
@@ -49,20 +53,25 @@ def drain(fifo: Path) -> tuple[threading.Thread, list[bytes]]:
     return reader, got
 
 
-def interrupt(args: list[str], ready: str, stdin: str | None = None, delay: float = 1.0) -> tuple[int, float, str]:
-    """Run ``args`` until its stderr shows ``ready`` (the long work has begun), then ``delay`` seconds later send
-    SIGINT: (exit status, seconds it took to stop, stderr)."""
+def interrupt(
+    args: list[str], ready: str, stdin: str | None = None, delay: float = 1.0
+) -> tuple[int, float, str]:
+    """Run ``args`` until its stderr shows ``ready`` (the long work has begun), then ``delay``
+    seconds later send SIGINT: (exit status, seconds it took to stop, stderr)."""
     child = subprocess.Popen(
         args,
         stdin=subprocess.PIPE,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # a background job starts with it ignored
+        # a background job starts with it ignored
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
     err: list[str] = []
-    reader = threading.Thread(target=lambda: err.extend(iter(lambda: child.stderr.read(1), "")), daemon=True)
+    reader = threading.Thread(
+        target=lambda: err.extend(iter(lambda: child.stderr.read(1), "")), daemon=True
+    )
     reader.start()
     if stdin:
         child.stdin.write(stdin)
@@ -83,17 +92,22 @@ def interrupt(args: list[str], ready: str, stdin: str | None = None, delay: floa
 
 
 def wordle_gym_process(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    """``wordle-gym ARGS`` in a process of its own, as a user runs it (where the process matters: exit codes
-    from the interpreter, terminals, signals)."""
+    """``wordle-gym ARGS`` in a process of its own, as a user runs it (where the process matters:
+    exit codes from the interpreter, terminals, signals)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1"}
     return subprocess.run(
-        [sys.executable, "-m", "wordle_gym", *args], input=stdin, capture_output=True, text=True, env=env, timeout=300
+        [sys.executable, "-m", "wordle_gym", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
     )
 
 
 def wordle_gym_here(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    """``wordle-gym ARGS`` in this process (no interpreter start-up): the same main(), its input from ``stdin``,
-    its output captured."""
+    """``wordle-gym ARGS`` in this process (no interpreter start-up): the same main(), its input
+    from ``stdin``, its output captured."""
     import contextlib
 
     from wordle_gym.cli import main

@@ -9,7 +9,8 @@ import numpy as np
 
 
 def few_letter_words(rng: random.Random, letters: str, length: int, count: int) -> list[str]:
-    """Up to ``count`` distinct random words over a few ``letters``, sorted: repeated letters are common."""
+    """Up to ``count`` distinct random words over a few ``letters``, sorted: repeated letters are
+    common."""
     return sorted({"".join(rng.choice(letters) for _ in range(length)) for _ in range(count)})
 
 

@@ -10,8 +10,8 @@ import torch
 
 
 def assert_resumes_exactly(make: Callable[[], Any], folder: Path) -> None:
-    """Four updates straight, and two, saved, loaded into a new trainer (the global RNG moved) and two more,
-    end with the same weights and the same recent-losses FIFO."""
+    """Four updates straight, and two, saved, loaded into a new trainer (the global RNG moved) and
+    two more, end with the same weights and the same recent-losses FIFO."""
     straight = make()
     for _ in range(4):
         straight.step()

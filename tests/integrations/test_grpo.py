@@ -1,6 +1,6 @@
-"""The GRPO example (``examples/train_grpo.py``): TRL's ``GRPOTrainer`` plays real Wordle through the ``guess``
-tool, offline, with a tiny model built from a config. Needs the ``trl`` extra (CI runs it in a venv of its own,
-with the OpenEnv tests)."""
+"""The GRPO example (``examples/train_grpo.py``): TRL's ``GRPOTrainer`` plays real Wordle through
+the ``guess`` tool, offline, with a tiny model built from a config. Needs the ``trl`` extra (CI runs
+it in a venv of its own, with the OpenEnv tests)."""
 
 from __future__ import annotations
 
@@ -23,33 +23,42 @@ def _example():  # type: ignore[no-untyped-def]
     return module
 
 
-def test_grpo_example__trains_on_whole_games_played_through_the_tool(tmp_path: Path, capsys) -> None:
+def test_grpo_example__trains_on_whole_games_played_through_the_tool(
+    tmp_path: Path, capsys
+) -> None:
     pytest.importorskip("trl")
     example = _example()
     assert example.main(["--tiny", "--steps", "2", "--output-dir", str(tmp_path / "out")]) == 0
     printed = capsys.readouterr().out
     assert "step 1: mean reward" in printed and "step 2: mean reward" in printed
-    assert (tmp_path / "out" / "config.json").is_file() and f"saved the model to {tmp_path / 'out'}" in printed
+    assert (tmp_path / "out" / "config.json").is_file() and (
+        f"saved the model to {tmp_path / 'out'}"
+    ) in printed
     games = example.WordleGame.finished
     assert len(games) == 8  # 2 steps of 4 games
     train = set(split_answers(load_word_list("answers"), "train"))
     assert all(g["answer"] in train for g in games)
     played = [g for g in games if g["guesses"]]
-    assert len(played) >= 4  # the tiny model was taught the call format: most of its games are real games
+    # the tiny model was taught the call format: most of its games are real games
+    assert len(played) >= 4
     assert all(set(g["guesses"][:1]) <= set(example.TINY_WORDS) for g in played)
-    for g in games:  # each score is the game's: 1 for a win, minus the regret of its moves (a repeat costs 1)
+    # each score is the game's: 1 for a win, minus the regret of its moves (a repeat costs 1)
+    for g in games:
         assert g["reward"] <= 1.0 + 1e-9 and (g["won"] or g["reward"] <= 0.0)
         repeats = len(g["guesses"]) - len(set(g["guesses"]))
         assert g["reward"] <= float(g["won"]) - repeats + 1e-9
     assert len({g["answer"] for g in games}) == 2  # one answer per prompt: the group of 4 shares it
 
 
-def test_grpo_example__trains_against_the_openenv_server_as_trls_example_is_written(tmp_path: Path, capsys) -> None:
-    """Issue 73: TRL's OpenEnv Wordle example pointed at the server read every tool answer as '' (it slices the
-    new part of ``messages[0].content``, TextArena's transcript), its env.reward was the last move's, and a
-    client that stopped playing scored 0 (a perfect regret). ``ServedWordleGame``, written as TRL's example writes
-    its class, trains against the server: each tool answer is the move's feedback, each game's reward the
-    server's game reward (plus 1 for a win), and a game left unfinished is played out as spent turns."""
+def test_grpo_example__trains_against_the_openenv_server_as_trls_example_is_written(
+    tmp_path: Path, capsys
+) -> None:
+    """Issue 73: TRL's OpenEnv Wordle example pointed at the server read every tool answer as '' (it
+    slices the new part of ``messages[0].content``, TextArena's transcript), its env.reward was the
+    last move's, and a client that stopped playing scored 0 (a perfect regret).
+    ``ServedWordleGame``, written as TRL's example writes its class, trains against the server: each
+    tool answer is the move's feedback, each game's reward the server's game reward (plus 1 for a
+    win), and a game left unfinished is played out as spent turns."""
     pytest.importorskip("trl")
     from tests.integrations.test_openenv import _serve
 
@@ -64,7 +73,8 @@ def test_grpo_example__trains_against_the_openenv_server_as_trls_example_is_writ
     for g in games:
         assert all(answer.strip() for answer in g["feedback"])  # the feedback is visible, never ''
         assert all("->" in a or "You attempted an invalid move" in a for a in g["feedback"])
-        assert g["reward"] <= 1.0 + 1e-9 and (g["won"] or g["reward"] <= -1.0)  # stopping spends turns
+        # stopping spends turns
+        assert g["reward"] <= 1.0 + 1e-9 and (g["won"] or g["reward"] <= -1.0)
 
 
 def test_grpo_example__bad_arguments_fail_in_one_line() -> None:

@@ -1,6 +1,7 @@
-"""OpenEnv (``wordle_gym.integrations.openenv``): the text env served as an OpenEnv environment on the loopback
-address, played through OpenEnv's own client machinery (WebSocket sessions) and its HTTP routes. Needs the
-``openenv`` extra (CI runs these in a venv of their own, with the GRPO example)."""
+"""OpenEnv (``wordle_gym.integrations.openenv``): the text env served as an OpenEnv environment on
+the loopback address, played through OpenEnv's own client machinery (WebSocket sessions) and its
+HTTP routes. Needs the ``openenv`` extra (CI runs these in a venv of their own, with the GRPO
+example)."""
 
 from __future__ import annotations
 
@@ -18,7 +19,13 @@ import uvicorn
 
 from wordle_gym.core.rules import feedback_one
 from wordle_gym.core.words import encode, load_word_list, split_answers
-from wordle_gym.integrations.openenv import WordleAction, WordleEnv, WordleEnvironment, main, make_app
+from wordle_gym.integrations.openenv import (
+    WordleAction,
+    WordleEnv,
+    WordleEnvironment,
+    main,
+    make_app,
+)
 
 
 def _tiles(guess: str, answer: str) -> str:
@@ -30,7 +37,9 @@ def _serve(**game: object) -> Iterator[str]:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(make_app(**game), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(make_app(**game), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30
@@ -54,12 +63,18 @@ def test_openenv__a_client_session_plays_real_wordle_with_the_exact_reward(url: 
         result = env.reset(answer="cigar")
         assert not result.done and result.reward is None
         assert "Find the secret 5-letter" in result.observation.prompt
-        (transcript,) = result.observation.messages  # TextArena's layout: one message, the whole game so far
+        # TextArena's layout: one message, the whole game so far
+        (transcript,) = result.observation.messages
         assert transcript.content.startswith(result.observation.prompt)
         # reasoning is never read; the guess comes from the answer tag
-        result = env.step(WordleAction(message="<think>perhaps [crane]?</think>\n<guess>salet</guess>"))
-        assert not result.done and result.reward == pytest.approx(0.0)  # SALET is the optimal opener
-        assert result.observation.info["guess"] == "salet" and result.observation.info["regret_exact"]
+        result = env.step(
+            WordleAction(message="<think>perhaps [crane]?</think>\n<guess>salet</guess>")
+        )
+        # SALET is the optimal opener
+        assert not result.done and result.reward == pytest.approx(0.0)
+        assert (
+            result.observation.info["guess"] == "salet" and result.observation.info["regret_exact"]
+        )
         assert result.observation.messages[0].content.startswith(transcript.content)  # appended to
         assert f"SALET -> {_tiles('salet', 'cigar')}" in result.observation.messages[0].content
         rewards = [result.reward]
@@ -71,7 +86,8 @@ def test_openenv__a_client_session_plays_real_wordle_with_the_exact_reward(url: 
         result = env.step(WordleAction(message="Answer: cigar"))
         rewards.append(result.reward)
         assert result.done and result.observation.info["won"]
-        assert result.observation.info["game_reward"] == pytest.approx(sum(rewards))  # the game's, and each move's
+        # the game's, and each move's
+        assert result.observation.info["game_reward"] == pytest.approx(sum(rewards))
         state = env.state()
         assert (
             state.turn == 3
@@ -92,12 +108,15 @@ def test_openenv__sessions_are_separate_games_and_the_seed_fixes_the_answer(url:
 
 
 def test_openenv__the_payloads_are_textarena_envs_wire_format(url: str) -> None:
-    """The keys of OpenEnv's textarena_env (what TRL's Wordle example reads), over HTTP and in a session."""
+    """The keys of OpenEnv's textarena_env (what TRL's Wordle example reads), over HTTP and in a
+    session."""
     with httpx.Client(base_url=url, timeout=30) as http:
         reset = http.post("/reset", json={"seed": 1})
         assert reset.status_code == 200, reset.text
         body = reset.json()
-        assert {"prompt", "messages", "current_player_id", "legal_players", "info"} <= set(body["observation"])
+        assert {"prompt", "messages", "current_player_id", "legal_players", "info"} <= set(
+            body["observation"]
+        )
         assert body["done"] is False
         assert "message" in str(http.get("/schema").json())
     payloads = []
@@ -125,7 +144,9 @@ def test_openenv__the_split_is_served() -> None:
         game.reset(level=3)
 
 
-def test_openenv__the_command_refuses_a_bad_game_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_openenv__the_command_refuses_a_bad_game_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     with pytest.raises(SystemExit) as stop:
         main(["--reward", "nonsense"])
     assert stop.value.code == 2
@@ -134,8 +155,8 @@ def test_openenv__the_command_refuses_a_bad_game_in_one_line(capsys: pytest.Capt
 
 
 def test_openenv__docs_snippet_runs_as_written(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """The LLM tutorial's OpenEnv snippet (fenced ``python openenv``: the docs test runs without OpenEnv), against
-    the server its command line starts, on the port it names."""
+    """The LLM tutorial's OpenEnv snippet (fenced ``python openenv``: the docs test runs without
+    OpenEnv), against the server its command line starts, on the port it names."""
     import re
     import subprocess
     import sys
@@ -144,8 +165,11 @@ def test_openenv__docs_snippet_runs_as_written(tmp_path) -> None:  # type: ignor
     page = Path(__file__).resolve().parents[2] / "docs" / "tutorials" / "llm.md"
     text = page.read_text()
     (block,) = re.findall(r"```python openenv\n(.*?)```", text, flags=re.S)
-    command = re.findall(r"^python -m wordle_gym.integrations.openenv .*$", text, flags=re.M)[0]  # the section's
-    server = subprocess.Popen([sys.executable, *command.split()[1:]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    # the section's
+    command = re.findall(r"^python -m wordle_gym.integrations.openenv .*$", text, flags=re.M)[0]
+    server = subprocess.Popen(
+        [sys.executable, *command.split()[1:]], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -154,9 +178,13 @@ def test_openenv__docs_snippet_runs_as_written(tmp_path) -> None:  # type: ignor
                     break
             except httpx.HTTPError:
                 pass
-            assert server.poll() is None and time.monotonic() < deadline, "the documented server did not start"
+            assert server.poll() is None and time.monotonic() < deadline, (
+                "the documented server did not start"
+            )
             time.sleep(0.5)
-        out = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+        out = subprocess.run(
+            [sys.executable, "-c", block], capture_output=True, text=True, cwd=tmp_path, timeout=300
+        )
         assert out.returncode == 0, out.stderr[-3000:]
         assert "SALET ->" in out.stdout and out.stdout.strip().endswith("False")
     finally:
@@ -170,10 +198,11 @@ def _mcp_create(http: httpx.Client) -> dict:
 
 
 def test_openenv__a_flood_of_sessions_is_refused_by_name_and_idle_ones_are_closed() -> None:
-    """Reliability 5, finding 2: 64 ``openenv/session/create`` calls or 64 idle WebSockets locked the server
-    until a restart (every later client got CAPACITY_REACHED; the 65th client saw only ``ConnectionClosedOK``).
-    A client past ``--sessions`` is refused in words naming it, and a session idle past ``--idle-timeout`` is
-    closed, freeing its place (an idle WebSocket's next step says so)."""
+    """Reliability 5, finding 2: 64 ``openenv/session/create`` calls or 64 idle WebSockets locked
+    the server until a restart (every later client got CAPACITY_REACHED; the 65th client saw only
+    ``ConnectionClosedOK``). A client past ``--sessions`` is refused in words naming it, and a
+    session idle past ``--idle-timeout`` is closed, freeing its place (an idle WebSocket's next step
+    says so)."""
     for url in _serve(sessions=2, idle_s=1.0):
         idle = [WordleEnv(base_url=url).sync() for _ in range(2)]
         for client in idle:
@@ -195,14 +224,20 @@ def test_openenv__a_flood_of_sessions_is_refused_by_name_and_idle_ones_are_close
             client.close()
 
 
-def test_openenv__oversize_bodies_lone_surrogates_and_plain_http_step_fail_cleanly(url: str) -> None:
-    """Reliability 5, findings 4, 6 and 11: replies of 16 MiB were taken and echoed in every later observation
-    (6 x 15 MiB grew the server by 375 MB), a 200 MiB /reset body was read whole; a lone surrogate in a reply
-    played the turn, then every later step of the session failed; HTTP /step was a 500 with a traceback. Bodies
-    and messages over 1.5 MiB are refused, a long reply is echoed cut, a surrogate is read as "?", and /step
-    answers 409 pointing to a session."""
+def test_openenv__oversize_bodies_lone_surrogates_and_plain_http_step_fail_cleanly(
+    url: str,
+) -> None:
+    """Reliability 5, findings 4, 6 and 11: replies of 16 MiB were taken and echoed in every later
+    observation (6 x 15 MiB grew the server by 375 MB), a 200 MiB /reset body was read whole; a lone
+    surrogate in a reply played the turn, then every later step of the session failed; HTTP /step
+    was a 500 with a traceback. Bodies and messages over 1.5 MiB are refused, a long reply is echoed
+    cut, a surrogate is read as "?", and /step answers 409 pointing to a session."""
     with httpx.Client(base_url=url, timeout=60) as http:
-        big = http.post("/reset", content=b"{" + b" " * (2 << 20) + b"}", headers={"content-type": "application/json"})
+        big = http.post(
+            "/reset",
+            content=b"{" + b" " * (2 << 20) + b"}",
+            headers={"content-type": "application/json"},
+        )
         assert big.status_code == 413
         step = http.post("/step", json={"action": {"message": "<guess>crane</guess>"}})
         assert step.status_code == 409 and "/ws" in step.json()["detail"]
@@ -210,24 +245,29 @@ def test_openenv__oversize_bodies_lone_surrogates_and_plain_http_step_fail_clean
         env.reset(answer="cigar")
         result = env.step(WordleAction(message="\ud800 <guess>salet</guess>"))
         assert result.observation.info["guess"] == "salet"
-        result = env.step(WordleAction(message="<guess>crane</guess>" + "x" * 900_000))  # under the limit
+        # under the limit
+        result = env.step(WordleAction(message="<guess>crane</guess>" + "x" * 900_000))
         assert len(result.observation.messages[0].content) < 10_000  # echoed cut
         assert env.step(WordleAction(message="<guess>cigar</guess>")).observation.info["won"]
-    with pytest.raises(ConnectionError), WordleEnv(base_url=url).sync() as env:  # over the limit: closed
+    # over the limit: closed
+    with pytest.raises(ConnectionError), WordleEnv(base_url=url).sync() as env:
         env.reset(answer="cigar")
         env.step(WordleAction(message="y" * (2 << 20)))
 
 
 def test_openenv__a_token_is_required_when_set_and_a_client_gone_is_one_log_line(caplog) -> None:  # type: ignore[no-untyped-def]
-    """Reliability 5, finding 2 (no token could be required) and issue 73 (each client that left without closing
-    left an ASGI traceback in the log)."""
+    """Reliability 5, finding 2 (no token could be required) and issue 73 (each client that left
+    without closing left an ASGI traceback in the log)."""
     import logging
 
     for url in _serve(token="s3cret"):
         with httpx.Client(base_url=url, timeout=30) as http:
             assert http.get("/health").status_code == 200  # health checks need no token
             assert http.post("/reset", json={}).status_code == 401
-            assert http.post("/reset", json={}, headers={"Authorization": "Bearer s3cret"}).status_code == 200
+            assert (
+                http.post("/reset", json={}, headers={"Authorization": "Bearer s3cret"}).status_code
+                == 200
+            )
         with pytest.raises(ConnectionError):
             WordleEnv(base_url=url).sync().reset(seed=0)
         with WordleEnv(base_url=url, token="s3cret").sync() as env:
@@ -237,7 +277,8 @@ def test_openenv__a_token_is_required_when_set_and_a_client_gone_is_one_log_line
         with caplog.at_level(logging.INFO, logger="wordle_gym.openenv"):
             for _ in range(3):  # clients that leave mid-game without closing
                 with websockets.sync.client.connect(
-                    url.replace("http", "ws") + "/ws", additional_headers={"Authorization": "Bearer s3cret"}
+                    url.replace("http", "ws") + "/ws",
+                    additional_headers={"Authorization": "Bearer s3cret"},
                 ) as ws:
                     ws.send('{"type": "reset", "data": {}}')
                     ws.socket.close()
@@ -246,9 +287,9 @@ def test_openenv__a_token_is_required_when_set_and_a_client_gone_is_one_log_line
 
 
 def test_openenv__sessions_do_not_wait_on_each_others_searches() -> None:
-    """Reliability 5, finding 3: one lock for the process serialised every session's regret search (a session
-    playing SALET waited 0.1-5.3 s a step behind four playing random words). Each session has its own search: one
-    whose search is running does not hold up another's move."""
+    """Reliability 5, finding 3: one lock for the process serialised every session's regret search
+    (a session playing SALET waited 0.1-5.3 s a step behind four playing random words). Each session
+    has its own search: one whose search is running does not hold up another's move."""
     first, second = WordleEnvironment(reward="regret"), WordleEnvironment(reward="regret")
     assert first.game._oracle.search.stop is not second.game._oracle.search.stop
     assert first.game._oracle.cache is not second.game._oracle.cache
@@ -267,7 +308,9 @@ def test_openenv__sessions_do_not_wait_on_each_others_searches() -> None:
     busy = threading.Thread(target=first.step, args=(WordleAction(message="<guess>equal</guess>"),))
     busy.start()
     assert searching.wait(30)
-    result = second.step(WordleAction(message="<guess>crane</guess>"))  # a table move: no search of its own
-    assert result.info["regret_exact"] and busy.is_alive()  # answered while the other still searches
+    # a table move: no search of its own
+    result = second.step(WordleAction(message="<guess>crane</guess>"))
+    # answered while the other still searches
+    assert result.info["regret_exact"] and busy.is_alive()
     release.set()
     busy.join(30)

@@ -1,4 +1,5 @@
-"""The SB3 adapter: VecEnv contract, and SB3 PPO / DQN / sb3-contrib MaskablePPO train on both envs."""
+"""The SB3 adapter: VecEnv contract, and SB3 PPO / DQN / sb3-contrib MaskablePPO train on both
+envs."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ from wordle_gym.integrations.sb3 import WordleSB3VecEnv, make_sb3_vec_env
 
 
 def test_adapter__numpy_boundary_terminal_obs_and_masks(tiny_words: list[str]) -> None:
-    venv = WordleSB3VecEnv(num_envs=3, device="cpu", answers=tiny_words, allowed=None, action_mask="candidates")
+    venv = WordleSB3VecEnv(
+        num_envs=3, device="cpu", answers=tiny_words, allowed=None, action_mask="candidates"
+    )
     venv.seed(4)
     obs = venv.reset()
     assert isinstance(obs, np.ndarray) and obs.shape == (3, 52 * 5 + 52 + 7)
@@ -32,7 +35,9 @@ def test_adapter__numpy_boundary_terminal_obs_and_masks(tiny_words: list[str]) -
     masks = get_action_masks(venv)
     assert masks.shape == (3, len(tiny_words)) and masks.dtype == bool
     assert masks[0].all() and not masks[1, wrong[1]]  # a fresh game / a ruled-out guess
-    assert venv.get_attr("num_envs") == [3, 3, 3] and venv.env_is_wrapped(gym.Wrapper) == [False] * 3
+    assert (
+        venv.get_attr("num_envs") == [3, 3, 3] and venv.env_is_wrapped(gym.Wrapper) == [False] * 3
+    )
     with pytest.raises(ValueError, match="same-step autoreset"):
         WordleSB3VecEnv(WordleVectorEnv(2, device="cpu"))
 
@@ -42,20 +47,39 @@ def _vector(tiny_words: list[str], **kwargs: object):
 
 
 def _single(tiny_words: list[str], **kwargs: object):
-    return DummyVecEnv([lambda: Monitor(gym.make("Wordle-v0", answers=tiny_words, allowed=None, **kwargs))] * 2)
+    return DummyVecEnv(
+        [lambda: Monitor(gym.make("Wordle-v0", answers=tiny_words, allowed=None, **kwargs))] * 2
+    )
 
 
 @pytest.mark.parametrize("make_env", [_vector, _single], ids=["vector", "single"])
 def test_sb3__ppo_dqn_and_maskable_ppo_train(make_env, tiny_words: list[str]) -> None:
     torch.manual_seed(0)
-    ppo = PPO("MlpPolicy", make_env(tiny_words), n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu")
+    ppo = PPO(
+        "MlpPolicy",
+        make_env(tiny_words),
+        n_steps=32,
+        batch_size=64,
+        n_epochs=2,
+        seed=0,
+        device="cpu",
+    )
     ppo.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
     ppo.learn(256)
-    dqn = DQN("MlpPolicy", make_env(tiny_words), learning_starts=32, buffer_size=1000, seed=0, device="cpu")
+    dqn = DQN(
+        "MlpPolicy",
+        make_env(tiny_words),
+        learning_starts=32,
+        buffer_size=1000,
+        seed=0,
+        device="cpu",
+    )
     dqn.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
     dqn.learn(256)
     masked_env = make_env(tiny_words, action_mask="candidates")
-    maskable = MaskablePPO("MlpPolicy", masked_env, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu")
+    maskable = MaskablePPO(
+        "MlpPolicy", masked_env, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu"
+    )
     maskable.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
     maskable.learn(256)
     for model in (ppo, dqn, maskable):
@@ -71,12 +95,16 @@ def test_sb3__ppo_dqn_and_maskable_ppo_train(make_env, tiny_words: list[str]) ->
 
 
 def test_sb3__maskable_ppo_trains_on_a_tiny_quordle(tiny_words: list[str]) -> None:
-    """Multi-board games through the same adapter (boards=4: ``make_vector_env`` builds the multi-board env):
-    MaskablePPO trains, whole games end with ``is_success``, and the masked policy keeps to its masks."""
+    """Multi-board games through the same adapter (boards=4: ``make_vector_env`` builds the
+    multi-board env):
+    MaskablePPO trains, whole games end with ``is_success``, and the masked policy keeps to its
+    masks."""
     venv = make_sb3_vec_env(num_envs=8, device="cpu", answers=tiny_words, allowed=None, boards=4)
     assert venv.observation_space.shape == venv.unwrapped.env.single_observation_space.shape
     assert venv.unwrapped.env.multi_board and venv.unwrapped.env.config.boards == 4
-    model = MaskablePPO("MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy", venv, n_steps=32, batch_size=64, n_epochs=2, seed=0, device="cpu"
+    )
     model.set_logger(Logger(folder=None, output_formats=[]))  # no /tmp/SB3-* folder
     model.learn(512)
     assert model.num_timesteps >= 512 and len(model.ep_info_buffer) > 0

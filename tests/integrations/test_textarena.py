@@ -1,5 +1,5 @@
-"""The real game as TextArena envs (wordle_gym.integrations.textarena): TextArena's interface and text
-conventions, the real lists, a reward that counts guesses, and no NLTK data."""
+"""The real game as TextArena envs (wordle_gym.integrations.textarena): TextArena's interface and
+text conventions, the real lists, a reward that counts guesses, and no NLTK data."""
 
 from __future__ import annotations
 
@@ -43,27 +43,40 @@ def test_textarena__registered_ids_play_real_wordle_with_textarenas_conventions(
     answer = _base(env).game.answer
     player, observation = env.get_observation()
     assert player == 0 and "wrap your word in square brackets" in observation
-    done, _ = env.step("[salet]")  # TextArena's Wordle refuses SALET, SOARE and ROATE: real Wordle takes them
+    # TextArena's Wordle refuses SALET, SOARE and ROATE: real Wordle takes them
+    done, _ = env.step("[salet]")
     assert not done
     _, observation = env.get_observation()
     assert (
-        f"You submitted [salet].\nFeedback:\nS A L E T\n{_tiles('salet', answer)}\nYou have 5 guesses left."
-        in observation
+        f"You submitted [salet].\nFeedback:\nS A L E T\n{_tiles('salet', answer)}\nYou have 5 "
+        "guesses left." in observation
     )
-    done, _ = env.step("I will say [qzjkv]")  # not a word: an invalid move, forgiven once (no attempt used)
+    # not a word: an invalid move, forgiven once (no attempt used)
+    done, _ = env.step("I will say [qzjkv]")
     _, observation = env.get_observation()
-    assert not done and "invalid move. Reason: 'qzjkv' is not in the game's word list." in observation
+    assert (
+        not done
+        and ("invalid move. Reason: 'qzjkv' is not in the game's word list.") in observation
+    )
     done, _ = env.step(answer)  # a bare word: TextArena's action wrapper puts it in brackets
     assert done
     rewards, game_info = env.close()
-    assert rewards == {0: pytest.approx(5 / 6)} and game_info[0]["guesses"] == 2 and game_info[0]["won"]
+    assert (
+        rewards == {0: pytest.approx(5 / 6)}
+        and game_info[0]["guesses"] == 2
+        and game_info[0]["won"]
+    )
 
 
 def test_textarena__a_loss_scores_nothing_and_the_history_is_cleared_on_reset() -> None:
     register()
     assert _base(ta.make("WordleReal-v0-hard")).game.config.hard_mode
     today = _base(ta.make("WordleReal-v0-today-hard")).game.config  # issue 78: today's game
-    assert (today.vocabulary.num_answers, today.vocabulary.num_allowed, today.hard_mode) == (3158, 14855, True)
+    assert (today.vocabulary.num_answers, today.vocabulary.num_allowed, today.hard_mode) == (
+        3158,
+        14855,
+        True,
+    )
     env = ta.make("WordleReal-v0")
     for seed in (1, 2):
         env.reset(num_players=1, seed=seed)
@@ -81,7 +94,8 @@ def test_textarena__a_loss_scores_nothing_and_the_history_is_cleared_on_reset() 
 
 
 def _textarena_wordle(monkeypatch: pytest.MonkeyPatch, answer: str, allowed: set[str]) -> ta.Env:
-    """TextArena's own Wordle-v0 game, its answer and dictionary given (its module asks NLTK for data at import:
+    """TextArena's own Wordle-v0 game, its answer and dictionary given (its module asks NLTK for
+    data at import:
     refused quietly here, and its constructor, which reads that data, is not run)."""
     import nltk
 
@@ -103,8 +117,10 @@ def _textarena_wordle(monkeypatch: pytest.MonkeyPatch, answer: str, allowed: set
 @pytest.mark.parametrize(
     "replies",
     [
-        ["I pick [crane] not [about]", "[crane]", "[about]", "[CIGAR]"],  # the first bracket; a repeat is invalid
-        ["no brackets at all", "[crane]", "[cranes]", "[qzjkv]", "[slate]"],  # forgiven once, then again after a move
+        # the first bracket; a repeat is invalid
+        ["I pick [crane] not [about]", "[crane]", "[about]", "[CIGAR]"],
+        # forgiven once, then again after a move
+        ["no brackets at all", "[crane]", "[cranes]", "[qzjkv]", "[slate]"],
         ["[crane]", "[crane]", "[crane]"],  # two invalid moves in a row end the game
         ["<guess>crane</guess>", "[x</guess><guess>salet]"],  # TextArena reads no <guess> tag
         ["[slate]", "[crane]", "[about]", "[pious]", "[rebus]", "[mound]"],  # six attempts, a loss
@@ -122,13 +138,17 @@ def test_textarena__the_same_replies_play_the_same_through_textarenas_wordle(
         done_theirs, _ = theirs.step(reply)
         done_ours, _ = ours.step(reply)
         assert done_ours == done_theirs, reply
-        assert ours.state.turn == theirs.state.turn and ours.state.error_count == theirs.state.error_count
+        assert (
+            ours.state.turn == theirs.state.turn
+            and ours.state.error_count == theirs.state.error_count
+        )
         assert ours.state.game_state["guess_history"] == theirs.state.game_state["guess_history"]
         ours_invalid = ours.state.game_info[0].get("invalid_move", False)
         assert ours_invalid == theirs.state.game_info[0].get("invalid_move", False)
         if done_ours:
             break
-    assert done_ours  # each script ends its game: a win, two invalid moves in a row, or six attempts
+    # each script ends its game: a win, two invalid moves in a row, or six attempts
+    assert done_ours
 
 
 def test_textarena__the_answer_is_one_of_the_real_answers_and_the_seed_fixes_it() -> None:

@@ -1,6 +1,6 @@
-"""verifiers (``wordle_gym_verifiers``): the real game as a ``verifiers.v1`` environment, played end to end by
-verifiers' own agent against a scripted model on the loopback address. Needs the ``verifiers`` extra (CI runs
-these in a venv of their own, as the RLlib tests)."""
+"""verifiers (``wordle_gym_verifiers``): the real game as a ``verifiers.v1`` environment, played end
+to end by verifiers' own agent against a scripted model on the loopback address. Needs the
+``verifiers`` extra (CI runs these in a venv of their own, as the RLlib tests)."""
 
 from __future__ import annotations
 
@@ -21,8 +21,8 @@ pytestmark = pytest.mark.slow
 
 
 def _play(url: str, split: str, count: int, **env: Any) -> list[Any]:
-    """``count`` episodes of the split's first tasks, through verifiers' own agent (the ``null`` chat harness on
-    the local runtime) and a model at ``url``."""
+    """``count`` episodes of the split's first tasks, through verifiers' own agent (the ``null``
+    chat harness on the local runtime) and a model at ``url``."""
     pytest.importorskip("verifiers.v1")
     from verifiers.v1.clients import EvalClientConfig, ModelContext
     from verifiers.v1.types import SamplingConfig
@@ -30,7 +30,8 @@ def _play(url: str, split: str, count: int, **env: Any) -> list[Any]:
     from wordle_gym_verifiers import WordleTasksetConfig, WordleVerifiersEnvConfig
 
     taskset = WordleTasksetConfig(id="wordle-gym-verifiers", split=split)
-    game = load_environment(WordleVerifiersEnvConfig(taskset=taskset, **env))  # the default player: a plain chat
+    # the default player: a plain chat
+    game = load_environment(WordleVerifiersEnvConfig(taskset=taskset, **env))
     os.environ["WORDLE_FAKE_KEY"] = "not-a-secret"
     ctx = ModelContext(
         model="scripted",
@@ -54,32 +55,52 @@ def test_taskset__disjoint_seeded_splits_found_by_verifiers_from_the_id() -> Non
     assert environment_class("wordle-gym-verifiers") is WordleVerifiersEnv
     answers = load_word_list("answers")
     split = {
-        name: [t.data.answer for t in load_taskset(WordleTasksetConfig(id="wordle-gym-verifiers", split=name))]
+        name: [
+            t.data.answer
+            for t in load_taskset(WordleTasksetConfig(id="wordle-gym-verifiers", split=name))
+        ]
         for name in ("train", "eval", "all")
     }
     assert len(split["eval"]) == 315 and len(split["train"]) == 2000 and split["all"] == answers
-    assert not set(split["train"]) & set(split["eval"]) and set(split["train"]) | set(split["eval"]) == set(answers)
+    assert not set(split["train"]) & set(split["eval"]) and set(split["train"]) | set(
+        split["eval"]
+    ) == set(answers)
     again = WordleVerifiersTaskset(WordleTasksetConfig(id="wordle-gym-verifiers", split="eval"))
     assert [t.data.answer for t in again] == split["eval"]  # the same on every machine
-    other = WordleVerifiersTaskset(WordleTasksetConfig(id="wordle-gym-verifiers", split="eval", seed=1))
+    other = WordleVerifiersTaskset(
+        WordleTasksetConfig(id="wordle-gym-verifiers", split="eval", seed=1)
+    )
     assert [t.data.answer for t in other] != split["eval"]
-    nyt = list(WordleVerifiersTaskset(WordleTasksetConfig(id="x", split="all", answers="nyt", hard=True)))
+    nyt = list(
+        WordleVerifiersTaskset(WordleTasksetConfig(id="x", split="all", answers="nyt", hard=True))
+    )
     assert len(nyt) == 2309 and all(t.data.hard and t.data.answers == "nyt" for t in nyt)
     first = next(iter(load_taskset(WordleTasksetConfig(id="wordle-gym-verifiers", split="eval"))))
     env = WordleTextEnv(prompt=DEFAULT_PROMPT + TOOL_PROMPT)
     opening, _ = env.reset(options={"answer": first.data.answer})
-    assert first.data.prompt == opening == env.reset(options={"answer": "cigar"})[0]  # the game's, no answer in it
-    # Reliability 5, finding 11: the task's id and name held the answer (answers:spend, wordle-spend)
+    # the game's, no answer in it
+    assert first.data.prompt == opening == env.reset(options={"answer": "cigar"})[0]
+    # Reliability 5, finding 11: the task's id and name held the answer (answers:spend,
+    # wordle-spend)
     assert first.data.answer not in f"{first.data.id} {first.data.name}"
-    # Issue 73: the held-out answers given outright (e.g. NeMo Gym's 315), as every surface's split= takes them
+    # Issue 73: the held-out answers given outright (e.g. NeMo Gym's 315), as every surface's split=
+    # takes them
     held = answers[:315:3]
-    given = [t.data.answer for t in WordleVerifiersTaskset(WordleTasksetConfig(id="x", split="eval", held_out=held))]
+    given = [
+        t.data.answer
+        for t in WordleVerifiersTaskset(WordleTasksetConfig(id="x", split="eval", held_out=held))
+    ]
     assert given == held
     with pytest.raises(ValueError, match="eval_size must be an integer from 1 to 2314; got 0"):
         list(WordleVerifiersTaskset(WordleTasksetConfig(id="x", eval_size=0)))
     # Importing wordle_gym never imports verifiers.
-    code = "import sys, wordle_gym, gymnasium; gymnasium.make('WordleText-v0'); print('verifiers' in sys.modules)"
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    code = (
+        "import sys, wordle_gym, gymnasium; gymnasium.make('WordleText-v0'); print('verifiers' "
+        "in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
     assert out.stdout.strip() == "False", out.stderr
 
 
@@ -119,7 +140,9 @@ def test_env__a_reply_without_an_allowed_word_spends_the_turn_and_is_counted() -
     (trace,) = episode.traces
     assert episode.ok and trace.metrics["refused"] == 2 and "regret" not in trace.rewards
     observations = [n.message.content for n in trace.nodes if not n.sampled][1:]
-    assert "no guess" in observations[0].lower() or "refused" in observations[0].lower(), observations[0]
+    assert "no guess" in observations[0].lower() or "refused" in observations[0].lower(), (
+        observations[0]
+    )
     won = trace.info["won"]
     guesses = trace.metrics["guesses"]
     assert (won and 3 <= guesses <= 6) or (not won and guesses == 7)
@@ -127,9 +150,9 @@ def test_env__a_reply_without_an_allowed_word_spends_the_turn_and_is_counted() -
 
 
 def test_env__the_guess_tool_is_offered_and_its_calls_are_the_games_moves() -> None:
-    """Issue 73: a call of the ``guess`` tool got "unknown tool 'guess'" and the game never saw it. The tool is
-    served to the model (one server for the evaluation); each call is a move of the rollout's game, its answer the
-    feedback, and the game is scored on those moves."""
+    """Issue 73: a call of the ``guess`` tool got "unknown tool 'guess'" and the game never saw it.
+    The tool is served to the model (one server for the evaluation); each call is a move of the
+    rollout's game, its answer the feedback, and the game is scored on those moves."""
     answers = load_word_list("answers")
     with fake_openai(answers, faults=["tool"] * 6) as (url, server):
         (episode,) = _play(url, "eval", 1, regret_budget_s=1.0)
@@ -138,14 +161,17 @@ def test_env__the_guess_tool_is_offered_and_its_calls_are_the_games_moves() -> N
     tools = server.requests[0].get("tools") or []
     assert "guess" in [t["function"]["name"] for t in tools]  # offered, under its own name
     answered = [m for m in server.requests[1]["messages"] if m["role"] == "tool"]
-    assert answered and "->" in answered[0]["content"] and "unknown tool" not in answered[0]["content"]
+    assert (
+        answered and "->" in answered[0]["content"] and "unknown tool" not in answered[0]["content"]
+    )
     assert trace.info["won"] and trace.rewards["win"].score == 1.0 and trace.metrics["refused"] == 0
     assert trace.state.moves and trace.metrics["guesses"] == len(trace.state.moves)
 
 
 def test_env__a_rollout_that_fails_never_scores_like_a_good_one() -> None:
-    """Issue 73: a rollout whose model failed carried regret -0.0 when no move was made (a perfect score for a
-    crash). A game the rollout did not finish is played out as replies without a guess, each spending a turn."""
+    """Issue 73: a rollout whose model failed carried regret -0.0 when no move was made (a perfect
+    score for a crash). A game the rollout did not finish is played out as replies without a guess,
+    each spending a turn."""
     answers = load_word_list("answers")
     with fake_openai(answers, faults=["400"] * 20) as (url, _):
         (episode,) = _play(url, "eval", 1, regret_budget_s=0.5)
@@ -155,24 +181,48 @@ def test_env__a_rollout_that_fails_never_scores_like_a_good_one() -> None:
 
 
 def test_vf_eval__verifiers_own_command_finds_and_scores_the_env(tmp_path) -> None:
-    """``vf-eval wordle-gym-verifiers`` as its users run it, with the model on the loopback address, on a machine
-    with no ``uv`` and nothing to fetch from (issue 61: every rollout ended ``HarnessError: failed to prepare uv
-    script`` where verifiers could not download ``uv`` and its program's packages)."""
+    """``vf-eval wordle-gym-verifiers`` as its users run it, with the model on the loopback address,
+    on a machine with no ``uv`` and nothing to fetch from (issue 61: every rollout ended
+    ``HarnessError: failed to prepare uv script`` where verifiers could not download ``uv`` and its
+    program's packages)."""
     pytest.importorskip("verifiers.v1")
     import json
     import shutil
 
-    command = shutil.which("vf-eval", path=os.path.dirname(sys.executable)) or shutil.which("vf-eval")
+    command = shutil.which("vf-eval", path=os.path.dirname(sys.executable)) or shutil.which(
+        "vf-eval"
+    )
     assert command is not None
     with fake_openai(load_word_list("answers")) as (url, server):
-        home = tmp_path / "home"  # a fresh user: no ~/.local/bin/uv; every download refused, but the loopback's
-        offline = {"HOME": str(home), "PATH": f"{os.path.dirname(sys.executable)}:/usr/bin:/bin", "UV_OFFLINE": "1"}
-        offline |= {k: "http://127.0.0.1:9" for k in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")}
-        offline |= {"no_proxy": "127.0.0.1,localhost", "NO_PROXY": "127.0.0.1,localhost", "PIP_NO_INDEX": "1"}
+        # a fresh user: no ~/.local/bin/uv; every download refused, but the loopback's
+        home = tmp_path / "home"
+        offline = {
+            "HOME": str(home),
+            "PATH": f"{os.path.dirname(sys.executable)}:/usr/bin:/bin",
+            "UV_OFFLINE": "1",
+        }
+        offline |= {
+            k: "http://127.0.0.1:9"
+            for k in ("http_proxy", "https_proxy", "HTTP_PROXY", "HTTPS_PROXY")
+        }
+        offline |= {
+            "no_proxy": "127.0.0.1,localhost",
+            "NO_PROXY": "127.0.0.1,localhost",
+            "PIP_NO_INDEX": "1",
+        }
         assert shutil.which("uv", path=offline["PATH"]) is None
         env = {**os.environ, **offline, "WORDLE_FAKE_KEY": "not-a-secret"}
         options = ["--client.base-url", url, "--client.api-key-var", "WORDLE_FAKE_KEY", "--no-push"]
-        args = [command, "wordle-gym-verifiers", "--env.taskset.split", "eval", "-m", "scripted", "-n", "2"]
+        args = [
+            command,
+            "wordle-gym-verifiers",
+            "--env.taskset.split",
+            "eval",
+            "-m",
+            "scripted",
+            "-n",
+            "2",
+        ]
         args += [*options, "-o", str(tmp_path), "--env.regret-budget-s", "0.5"]
         out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
@@ -188,12 +238,17 @@ def test_vf_eval__verifiers_own_command_finds_and_scores_the_env(tmp_path) -> No
 
 
 def test_verifiers__docs_snippet_runs_as_written(tmp_path) -> None:
-    """The LLM tutorial's verifiers snippet (fenced ``python verifiers``: the docs test runs without verifiers)."""
+    """The LLM tutorial's verifiers snippet (fenced ``python verifiers``: the docs test runs without
+    verifiers)."""
     pytest.importorskip("verifiers.v1")
     import re
 
     page = ROOT / "docs" / "tutorials" / "llm.md"
     (block,) = re.findall(r"```python verifiers\n(.*?)```", page.read_text(), flags=re.S)
-    out = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-c", block], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.startswith("315 wordle-") and "WordleVerifiersEnv" in out.stdout.splitlines()[0]
+    assert (
+        out.stdout.startswith("315 wordle-") and "WordleVerifiersEnv" in out.stdout.splitlines()[0]
+    )

@@ -1,5 +1,5 @@
-"""The proven lower bound on the multi-board optimum (issue 44): each claim checked, and the bound held
-against the exact optimum of small games searched here by brute force."""
+"""The proven lower bound on the multi-board optimum (issue 44): each claim checked, and the bound
+held against the exact optimum of small games searched here by brute force."""
 
 from __future__ import annotations
 
@@ -36,8 +36,8 @@ pytestmark = pytest.mark.slow
 
 
 def _finish_bound_holds(boards: int, limit: int, cap: float) -> bool:
-    """Claim 1 over every outcome: each board solved at a distinct guess 1..limit, or unsolved (then the game
-    is lost and counts limit + 1)."""
+    """Claim 1 over every outcome: each board solved at a distinct guess 1..limit, or unsolved (then
+    the game is lost and counts limit + 1)."""
     for outcome in itertools.product([None, *range(1, limit + 1)], repeat=boards):
         solved = [t for t in outcome if t is not None]
         if len(set(solved)) < len(solved):
@@ -57,10 +57,12 @@ def test_loss_cap__claim_one_holds_and_the_cap_is_the_largest_that_does(boards: 
         assert not _finish_bound_holds(boards, limit, cap + 1e-6), (boards, limit)
 
 
-def _multi_optimum(answers: list[str], guesses: list[str], boards: int, limit: int, opener: str | None = None) -> float:
-    """The exact optimal mean count of ``boards``-board games (distinct answers, each tuple equally likely,
-    a loss counting limit + 1), by exhaustive search over every guess at every position (the first guess
-    ``opener`` where given)."""
+def _multi_optimum(
+    answers: list[str], guesses: list[str], boards: int, limit: int, opener: str | None = None
+) -> float:
+    """The exact optimal mean count of ``boards``-board games (distinct answers, each tuple equally
+    likely, a loss counting limit + 1), by exhaustive search over every guess at every position (the
+    first guess ``opener`` where given)."""
     solved_tiles = (2,) * len(answers[0])
     tuples = frozenset(itertools.permutations(range(len(answers)), boards))
 
@@ -74,8 +76,17 @@ def _multi_optimum(answers: list[str], guesses: list[str], boards: int, limit: i
         for g in [opener] if opener and turn == 0 else guesses:
             groups = defaultdict(set)
             for tup in members:
-                groups[tuple(None if solved[k] else feedback_ref(g, answers[tup[k]]) for k in range(boards))].add(tup)
-            if len(groups) == 1 and g != opener and all(t is None or t != solved_tiles for t in next(iter(groups))):
+                groups[
+                    tuple(
+                        None if solved[k] else feedback_ref(g, answers[tup[k]])
+                        for k in range(boards)
+                    )
+                ].add(tup)
+            if (
+                len(groups) == 1
+                and g != opener
+                and all(t is None or t != solved_tiles for t in next(iter(groups)))
+            ):
                 continue  # learns nothing and solves nothing: never better than a guess that does
             cost = 0
             for key, group in groups.items():
@@ -88,16 +99,20 @@ def _multi_optimum(answers: list[str], guesses: list[str], boards: int, limit: i
 
 
 @pytest.mark.parametrize(("seed", "boards", "count"), [(0, 2, 7), (1, 2, 8), (2, 3, 6)])
-def test_lower_bound__below_the_exact_optimum_of_small_games(seed: int, boards: int, count: int) -> None:
+def test_lower_bound__below_the_exact_optimum_of_small_games(
+    seed: int, boards: int, count: int
+) -> None:
     words = few_letter_words(random.Random(seed), "abcde", 3, count)
     limit = boards + 2
-    single = limit - 1  # one board with one guess fewer: an unsolved board may count the single game's loss
+    # one board with one guess fewer: an unsolved board may count the single game's loss
+    single = limit - 1
     oracle = Oracle(answers=words, allowed=None, max_guesses=single, root_opener=None)
     v = oracle.value(oracle.start())
     bound = lower_bound(round(v * len(words)), len(words), single, boards, limit)
     optimum = _multi_optimum(words, words, boards, limit)
     assert bound <= optimum + 1e-9, (bound, optimum)
-    if boards == 2:  # on so few answers the collision term is large; with 2 boards it still says more than 1
+    # on so few answers the collision term is large; with 2 boards it still says more than 1
+    if boards == 2:
         assert bound > v
 
 
@@ -114,8 +129,9 @@ def test_lower_bound__below_the_exact_optimum_of_small_games(seed: int, boards: 
 def test_order_bound__each_order_is_below_the_exact_optimum_of_small_games(
     seed: int, boards: int, count: int, letters: str, length: int
 ) -> None:
-    """Claim 3 for every ``j``, from the maxima of every opener: at most the exact optimum (equal to it on the
-    three-letter games, where one guess tells every answer apart; below it on the two-letter ones)."""
+    """Claim 3 for every ``j``, from the maxima of every opener: at most the exact optimum (equal to
+    it on the three-letter games, where one guess tells every answer apart; below it on the
+    two-letter ones)."""
     words = few_letter_words(random.Random(seed), letters, length, count)
     vocab = Vocabulary(words, None)
     limit = boards + 2
@@ -124,13 +140,17 @@ def test_order_bound__each_order_is_below_the_exact_optimum_of_small_games(
     assert len(got["by_order"]) == boards and got["lower_bound"] == max(got["by_order"])
     assert all(b <= optimum + 1e-9 for b in got["by_order"]), (got, optimum)
     assert got["lower_bound"] > boards  # it says more than "one guess a board"
-    with pytest.raises(ValueError, match=f"{boards} boards need {boards} guesses at least; got {boards - 1}"):
+    with pytest.raises(
+        ValueError, match=f"{boards} boards need {boards} guesses at least; got {boards - 1}"
+    ):
         order_bound(boards, boards - 1, dordle_most(vocab, dordle_openers(vocab)))
 
 
-def _most_solved(answers: list[str], guesses: list[str], boards: int, at_least: int, by: int) -> float:
-    """The largest share of answer tuples any ``boards``-board policy solves ``at_least`` boards of by guess
-    ``by``, by exhaustive search over every guess at every position."""
+def _most_solved(
+    answers: list[str], guesses: list[str], boards: int, at_least: int, by: int
+) -> float:
+    """The largest share of answer tuples any ``boards``-board policy solves ``at_least`` boards of
+    by guess ``by``, by exhaustive search over every guess at every position."""
     solved_tiles = (2,) * len(answers[0])
 
     @functools.cache
@@ -143,9 +163,20 @@ def _most_solved(answers: list[str], guesses: list[str], boards: int, at_least: 
         for g in guesses:
             groups = defaultdict(set)
             for tup in members:
-                groups[tuple(None if solved[k] else feedback_ref(g, answers[tup[k]]) for k in range(boards))].add(tup)
-            after = {key: tuple(s or key[k] == solved_tiles for k, s in enumerate(solved)) for key in groups}
-            best = max(best, sum(most(frozenset(group), after[key], turn + 1) for key, group in groups.items()))
+                groups[
+                    tuple(
+                        None if solved[k] else feedback_ref(g, answers[tup[k]])
+                        for k in range(boards)
+                    )
+                ].add(tup)
+            after = {
+                key: tuple(s or key[k] == solved_tiles for k, s in enumerate(solved))
+                for key in groups
+            }
+            best = max(
+                best,
+                sum(most(frozenset(group), after[key], turn + 1) for key, group in groups.items()),
+            )
         return best
 
     tuples = list(itertools.permutations(range(len(answers)), boards))
@@ -154,13 +185,17 @@ def _most_solved(answers: list[str], guesses: list[str], boards: int, at_least: 
 
 @pytest.mark.parametrize("seed", [0, 1])
 def test_solved_by__each_bound_is_at_least_the_most_any_policy_solves(seed: int) -> None:
-    """Claim 3's ingredients one by one: no policy solves a board by the second guess, or two by the second or
-    the third, more often than ``u(j, t)`` says, on two boards and (fewer answers) three."""
+    """Claim 3's ingredients one by one: no policy solves a board by the second guess, or two by the
+    second or the third, more often than ``u(j, t)`` says, on two boards and (fewer answers)
+    three."""
     rng = random.Random(seed)
     words = few_letter_words(rng, "abcdef", 2, 26)
     extra = few_letter_words(rng, "abcdef", 2, 4)
     said = 0
-    for boards, answers, cases in ((2, words, [(1, 2), (2, 2), (2, 3)]), (3, words[:10], [(2, 2), (2, 3)])):
+    for boards, answers, cases in (
+        (2, words, [(1, 2), (2, 2), (2, 3)]),
+        (3, words[:10], [(2, 2), (2, 3)]),
+    ):
         allowed = sorted({*answers, *extra})
         vocab = Vocabulary(answers, allowed)
         u = solved_by(boards, dordle_most(vocab, dordle_openers(vocab)))
@@ -177,7 +212,10 @@ def test_dordle_most__the_maxima_are_the_exhaustive_searchs() -> None:
     vocab = Vocabulary(words, allowed)
     most = dordle_most(vocab, dordle_openers(vocab))
     classes = {g: len({feedback_ref(g, a) for a in words}) for g in allowed}
-    assert most["most_cells"] == [max(classes.values()), min(g for g in allowed if classes[g] == max(classes.values()))]
+    assert most["most_cells"] == [
+        max(classes.values()),
+        min(g for g in allowed if classes[g] == max(classes.values())),
+    ]
     for by in (2, 3):
         exact = {g: _most_finished(words, allowed, g, by) for g in allowed}
         assert most["most_finished_by"][str(by)][0] == max(exact.values()), by
@@ -187,8 +225,8 @@ def test_dordle_most__the_maxima_are_the_exhaustive_searchs() -> None:
 
 
 def _most_finished(answers: list[str], guesses: list[str], opener: str, by: int) -> int:
-    """The most ordered answer pairs a two-board policy opening with ``opener`` finishes within ``by``
-    guesses, by exhaustive search over every guess at every position."""
+    """The most ordered answer pairs a two-board policy opening with ``opener`` finishes within
+    ``by`` guesses, by exhaustive search over every guess at every position."""
     solved_tiles = (2,) * len(answers[0])
 
     @functools.cache
@@ -201,17 +239,25 @@ def _most_finished(answers: list[str], guesses: list[str], opener: str, by: int)
         for g in [opener] if turn == 0 else guesses:
             groups = defaultdict(set)
             for tup in members:
-                groups[tuple(None if solved[k] else feedback_ref(g, answers[tup[k]]) for k in range(2))].add(tup)
-            after = {key: tuple(s or key[k] == solved_tiles for k, s in enumerate(solved)) for key in groups}
-            best = max(best, sum(most(frozenset(group), after[key], turn + 1) for key, group in groups.items()))
+                groups[
+                    tuple(None if solved[k] else feedback_ref(g, answers[tup[k]]) for k in range(2))
+                ].add(tup)
+            after = {
+                key: tuple(s or key[k] == solved_tiles for k, s in enumerate(solved))
+                for key in groups
+            }
+            best = max(
+                best,
+                sum(most(frozenset(group), after[key], turn + 1) for key, group in groups.items()),
+            )
         return best
 
     return most(frozenset(itertools.permutations(range(len(answers)), 2)), (False, False), 0)
 
 
 def _small_game(seed: int) -> tuple[list[str], list[str]]:
-    """Two-letter words over six letters: few patterns, so the opener's cells stay large and some pairs
-    cannot be finished by the fourth guess; three allowed words that are no answer."""
+    """Two-letter words over six letters: few patterns, so the opener's cells stay large and some
+    pairs cannot be finished by the fourth guess; three allowed words that are no answer."""
     rng = random.Random(seed)
     words = few_letter_words(rng, "abcdef", 2, 18)
     extra = [w for w in few_letter_words(rng, "abcdef", 2, 40) if w not in words][:3]
@@ -220,15 +266,17 @@ def _small_game(seed: int) -> tuple[list[str], list[str]]:
 
 @pytest.mark.parametrize("seed", [4, 11])
 def test_dordle_finish__the_most_pairs_finished_are_the_exhaustive_searchs(seed: int) -> None:
-    """The kernel's counts are the maxima over every policy: exact for an opener that is no answer; for an
-    answer opener, exact by the second and third guess and an over-count by the fourth (as documented)."""
+    """The kernel's counts are the maxima over every policy: exact for an opener that is no answer;
+    for an answer opener, exact by the second and third guess and an over-count by the fourth (as
+    documented)."""
     words, allowed = _small_game(seed)
     vocab = Vocabulary(words, allowed)
     opener = next(w for w in allowed if w not in words)
     got = dordle_finish(vocab, opener)
     want = [_most_finished(words, allowed, opener, by) for by in (2, 3, 4)]
     assert [got["finished_by"][k] for k in "234"] == want
-    assert want[2] < got["pairs"]  # the case the fourth-guess search is for: not every pair finishes
+    # the case the fourth-guess search is for: not every pair finishes
+    assert want[2] < got["pairs"]
     assert got["lower_bound"] == pytest.approx(5 - sum(want) / got["pairs"])
     hit = dordle_finish(vocab, words[1])
     want = [_most_finished(words, allowed, words[1], by) for by in (2, 3, 4)]
@@ -248,9 +296,12 @@ def test_dordle_finish__the_bound_is_below_the_exact_optimum_from_the_opener(see
 
 
 @pytest.mark.parametrize("seed", [0, 4])
-def test_dordle_openers__every_openers_bound_holds_and_the_least_is_below_the_optimum(seed: int) -> None:
-    """The count bound of each opener: exact by the second and third guess, at least the exact search's
-    count by the fourth; the least over the openers lies below the exact optimum over every policy."""
+def test_dordle_openers__every_openers_bound_holds_and_the_least_is_below_the_optimum(
+    seed: int,
+) -> None:
+    """The count bound of each opener: exact by the second and third guess, at least the exact
+    search's count by the fourth; the least over the openers lies below the exact optimum over every
+    policy."""
     words, allowed = _small_game(seed)
     vocab = Vocabulary(words, allowed)
     got = dordle_openers(vocab)
@@ -267,7 +318,9 @@ def test_dordle_openers__every_openers_bound_holds_and_the_least_is_below_the_op
     assert 3 < got["lower_bound"] <= _multi_optimum(words, allowed, 2, 7) + 1e-9
     bounds = {w: 5 - sum(c) / got["pairs"] for w, c in got["counts"].items()}
     some = dordle_openers(vocab, refine_below=got["weakest"][3][1])  # the weakest refined
-    assert some["finished"] and some["refined"] == sorted(w for w, b in bounds.items() if b < got["weakest"][3][1])
+    assert some["finished"] and some["refined"] == sorted(
+        w for w, b in bounds.items() if b < got["weakest"][3][1]
+    )
     assert 0 < len(some["refined"]) < len(allowed)
     tighter = dordle_openers(vocab, refine_below=10)  # every opener refined
     assert tighter["refined"] == allowed
@@ -276,21 +329,30 @@ def test_dordle_openers__every_openers_bound_holds_and_the_least_is_below_the_op
         mine, count = tighter["counts"][word], got["counts"][word]
         assert exact <= mine[2] <= count[2] and mine[:2] == count[:2]
         assert word in tighter["refined"] or mine == count
-    assert any(tighter["counts"][w][2] < got["counts"][w][2] for w in tighter["refined"])  # tighter somewhere
-    assert got["lower_bound"] <= tighter["lower_bound"] <= _multi_optimum(words, allowed, 2, 7) + 1e-9
+    # tighter somewhere
+    assert any(tighter["counts"][w][2] < got["counts"][w][2] for w in tighter["refined"])
+    assert (
+        got["lower_bound"] <= tighter["lower_bound"] <= _multi_optimum(words, allowed, 2, 7) + 1e-9
+    )
     cut = sorted(5 - sum(c) / got["pairs"] for c in tighter["counts"].values())[3]
-    searched = dordle_openers(vocab, refine_below=cut - 0.5, search_below=cut)  # the weakest refined, searched
+    # the weakest refined, searched
+    searched = dordle_openers(vocab, refine_below=cut - 0.5, search_below=cut)
     below = sorted(w for w, c in tighter["counts"].items() if 5 - sum(c) / got["pairs"] < cut)
     assert searched["finished"] and searched["searched"] == below and 0 < len(below) < len(allowed)
-    assert searched["refined"] == sorted(w for w, b in bounds.items() if b < cut)  # refined first, to the cut
+    # refined first, to the cut
+    assert searched["refined"] == sorted(w for w, b in bounds.items() if b < cut)
     for word in allowed:
         exact = dordle_finish(vocab, word)["finished_by"]["4"]
         other = tighter if word in searched["refined"] else got
-        assert searched["counts"][word][2] == (exact if word in below else other["counts"][word][2]), word
+        assert searched["counts"][word][2] == (
+            exact if word in below else other["counts"][word][2]
+        ), word
     assert searched["lower_bound"] >= tighter["lower_bound"]
     assert searched["lower_bound"] <= _multi_optimum(words, allowed, 2, 7) + 1e-9
     sample = dordle_openers(vocab, openers=[allowed[3].upper(), allowed[1]])
-    assert sample["finished"] and sample["counts"] == {w: got["counts"][w] for w in (allowed[3], allowed[1])}
+    assert sample["finished"] and sample["counts"] == {
+        w: got["counts"][w] for w in (allowed[3], allowed[1])
+    }
     with pytest.raises(ValueError, match="openers must be allowed words; got 'zz'"):
         dordle_openers(vocab, openers=["zz"])
 
@@ -303,7 +365,10 @@ def test_dordle_openers__a_stopped_run_continues_from_its_journal(tmp_path: Path
     while not row["finished"]:
         row = dordle_openers(vocab, journal, max_minutes=1e-9)  # one opener a call
         calls += 1
-        assert len(row["counts"]) == calls and json.loads(journal.read_text())["counts"] == row["counts"]
+        assert (
+            len(row["counts"]) == calls
+            and json.loads(journal.read_text())["counts"] == row["counts"]
+        )
     assert calls == len(allowed) and row == dordle_openers(vocab)
     calls, row = 0, {"finished": False}
     while not row["finished"]:  # then every opener refined, one a call, from the same journal
@@ -315,16 +380,22 @@ def test_dordle_openers__a_stopped_run_continues_from_its_journal(tmp_path: Path
     while not row["finished"]:  # then every opener searched, one a call
         row = dordle_openers(vocab, journal, max_minutes=1e-9, refine_below=10, search_below=10)
         calls += 1
-        assert len(row["searched"]) == calls and json.loads(journal.read_text())["searched"] == row["searched"]
+        assert (
+            len(row["searched"]) == calls
+            and json.loads(journal.read_text())["searched"] == row["searched"]
+        )
     assert calls == len(allowed) and row == dordle_openers(vocab, refine_below=10, search_below=10)
     assert (row["refined_below"], row["searched_below"]) == (10, 10)
-    row = dordle_openers(vocab, journal, refine_below=3, search_below=3)  # the journal keeps the larger: done
+    # the journal keeps the larger: done
+    row = dordle_openers(vocab, journal, refine_below=3, search_below=3)
     assert (row["refined_below"], row["searched_below"]) == (10, 10) and row["finished"]
     with pytest.raises(ValueError, match="is no Dordle opener bound of these lists"):
         dordle_openers(Vocabulary(words[1:], allowed), journal)
 
 
-def test_dordle_finish__command_prints_and_writes_the_bound(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_dordle_finish__command_prints_and_writes_the_bound(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     words, allowed = _small_game(4)
     (tmp_path / "a.txt").write_text("\n".join(words) + "\n")
     (tmp_path / "g.txt").write_text("\n".join(allowed) + "\n")
@@ -333,23 +404,36 @@ def test_dordle_finish__command_prints_and_writes_the_bound(tmp_path: Path, caps
     assert main(["--opener", allowed[0].upper(), *lists, "--json", str(out), "--quiet"]) == 0
     row = json.loads(out.read_text())
     assert row == dordle_finish(Vocabulary(words, allowed), allowed[0])
-    assert f"proven lower bound on the mean count: {row['lower_bound']:.4f}" in capsys.readouterr().out
+    assert (
+        f"proven lower bound on the mean count: {row['lower_bound']:.4f}"
+    ) in capsys.readouterr().out
     journal = tmp_path / "journal.json"
-    assert main(["--all-openers", *lists, "--save", str(journal), "--max-minutes", "1e-9", "--quiet"]) == 0
-    assert f"1 of {len(allowed)} openers bounded; the same command continues" in capsys.readouterr().out
+    assert (
+        main(["--all-openers", *lists, "--save", str(journal), "--max-minutes", "1e-9", "--quiet"])
+        == 0
+    )
+    assert (
+        f"1 of {len(allowed)} openers bounded; the same command continues"
+    ) in capsys.readouterr().out
     # Regression (issue 62): without --save it said the same, though nothing was kept to continue.
     assert main(["--all-openers", *lists, "--max-minutes", "1e-9", "--quiet"]) == 0
-    assert "openers bounded; nothing was kept: --save FILE keeps a run to continue" in capsys.readouterr().out
+    assert (
+        "openers bounded; nothing was kept: --save FILE keeps a run to continue"
+    ) in capsys.readouterr().out
     assert main(["--all-openers", *lists, "--save", str(journal), "--quiet"]) == 0
     least = dordle_openers(Vocabulary(words, allowed))["lower_bound"]
     assert f"proven lower bound on the optimal mean count: {least:.4f}" in capsys.readouterr().out
     assert main(["--all-openers", *lists, "--save", str(journal), "--refine-below", "10"]) == 0
     capsys.readouterr()
     search = [*lists, "--save", str(journal), "--search-below", "10", "--max-minutes", "1e-9"]
-    assert main(["--all-openers", *search]) == 0  # one opener searched: the bound so far, proven, and more to do
+    # one opener searched: the bound so far, proven, and more to do
+    assert main(["--all-openers", *search]) == 0
     out = capsys.readouterr().out
     row = json.loads(journal.read_text())
-    assert len(row["searched"]) == 1 and f"allowed, 1 searched): the weakest {row['weakest'][0][0].upper()}" in out
+    assert (
+        len(row["searched"]) == 1
+        and (f"allowed, 1 searched): the weakest {row['weakest'][0][0].upper()}") in out
+    )
     assert f"proven lower bound on the optimal mean count: {row['lower_bound']:.4f}" in out
     assert "the refinement or the search is not finished; the same command continues" in out
     assert main(["--all-openers", "--max-minutes", "0"]) == 2
@@ -359,8 +443,9 @@ def test_dordle_finish__command_prints_and_writes_the_bound(tmp_path: Path, caps
 def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_bound(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """``--all-openers --losses``: the best opener's total is the oracle's value of the start (losses cost
-    limit + 1), the ranking names its answers, and the bound follows from the saved file."""
+    """``--all-openers --losses``: the best opener's total is the oracle's value of the start
+    (losses cost limit + 1), the ranking names its answers, and the bound follows from the saved
+    file."""
     words = few_letter_words(random.Random(3), "abcdefg", 4, 30)
     vocab = Vocabulary(words, None)
     data = ranking.rank_openers(vocab, max_guesses=3, top=1, lose=True, progress=False)
@@ -368,12 +453,25 @@ def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_boun
     assert data["losses"] and data["num_answers"] == 30
     assert data["ranking"][0][1] == round(oracle.value(oracle.start()) * 30)
     strict = ranking.rank_openers(vocab, max_guesses=3, top=1, progress=False)
-    assert "losses" not in strict and (strict["ranking"] == [] or strict["ranking"][0][1] >= data["ranking"][0][1])
+    assert "losses" not in strict and (
+        strict["ranking"] == [] or strict["ranking"][0][1] >= data["ranking"][0][1]
+    )
     path, words_file = tmp_path / "losses.json", tmp_path / "w.txt"
     words_file.write_text("\n".join(words) + "\n")
-    lists = ["--answers", str(words_file), "--allowed", str(words_file), "--max-guesses", "3", "--quiet"]
-    assert optimal_main(["--all-openers", "--losses", "--top", "1", *lists, "--save", str(path)]) == 0
-    saved = ranking.load(path)  # the command's ranking: the same (how each opener was ruled out may vary)
+    lists = [
+        "--answers",
+        str(words_file),
+        "--allowed",
+        str(words_file),
+        "--max-guesses",
+        "3",
+        "--quiet",
+    ]
+    assert (
+        optimal_main(["--all-openers", "--losses", "--top", "1", *lists, "--save", str(path)]) == 0
+    )
+    # the command's ranking: the same (how each opener was ruled out may vary)
+    saved = ranking.load(path)
     assert [saved[k] for k in ("losses", "num_answers", "ranking", "cutoff")] == [
         True,
         30,
@@ -387,30 +485,58 @@ def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_boun
     out = tmp_path / "bounds.json"
     assert main(["--ranking", str(path), "--boards", "2,3", "--json", str(out)]) == 0
     assert [row["boards"] for row in json.loads(out.read_text())] == [2, 3]
-    assert "| 2 | 7 | " in capsys.readouterr().out and "order_bound" not in json.loads(out.read_text())[0]
-    journal, summary = tmp_path / "journal.json", tmp_path / "most.json"  # then Claim 3 from every opener
+    assert (
+        "| 2 | 7 | " in capsys.readouterr().out
+        and "order_bound" not in json.loads(out.read_text())[0]
+    )
+    # then Claim 3 from every opener
+    journal, summary = tmp_path / "journal.json", tmp_path / "most.json"
     dordle_openers(vocab, journal)
     lists = ["--answers", str(words_file), "--allowed", str(words_file)]
-    args = ["--ranking", str(path), "--boards", "2,3", "--most", str(journal), *lists, "--json", str(out)]
-    assert main([*args, "--save-most", ""]) == 2  # regression (issue 62): "" was taken for "not given"
+    args = [
+        "--ranking",
+        str(path),
+        "--boards",
+        "2,3",
+        "--most",
+        str(journal),
+        *lists,
+        "--json",
+        str(out),
+    ]
+    # regression (issue 62): "" was taken for "not given"
+    assert main([*args, "--save-most", ""]) == 2
     assert "'' is an empty path; expected a file name" in capsys.readouterr().err
     assert main([*args, "--save-most", str(summary)]) == 0
     rows, most = json.loads(out.read_text()), json.loads(summary.read_text())
     assert most == dordle_most(vocab, json.loads(journal.read_text())) == load_most(summary)
     for row in rows:
         order = order_bound(row["boards"], row["max_guesses"], most)
-        assert row["order_bound"] == order and row["lower_bound"] == max(row["one_board_bound"], order["lower_bound"])
-        assert row["one_board_bound"] == from_ranking(ranking.load(path), row["boards"])["lower_bound"]
+        assert row["order_bound"] == order and row["lower_bound"] == max(
+            row["one_board_bound"], order["lower_bound"]
+        )
+        assert (
+            row["one_board_bound"] == from_ranking(ranking.load(path), row["boards"])["lower_bound"]
+        )
     printed = capsys.readouterr().out
-    assert f"| 3 | 8 | {rows[1]['one_board_bound']:.4f} | {rows[1]['order_bound']['lower_bound']:.4f} |" in printed
-    assert main(["--ranking", str(path), "--boards", "2", "--most", str(summary), "--json", str(out)]) == 0
+    assert (
+        f"| 3 | 8 | {rows[1]['one_board_bound']:.4f} | "
+        f"{rows[1]['order_bound']['lower_bound']:.4f} |"
+    ) in printed
+    assert (
+        main(["--ranking", str(path), "--boards", "2", "--most", str(summary), "--json", str(out)])
+        == 0
+    )
     assert json.loads(out.read_text())[0] == rows[0]  # the summary gives what the journal gave
     from research.boards_bound import SHIPPED_MOST
     from wordle_agents.common.checkpoint import shipped_dir
 
-    assert main(["--ranking", str(path), "--most", str(shipped_dir() / SHIPPED_MOST)]) == 2  # the real lists'
+    # the real lists'
+    assert main(["--ranking", str(path), "--most", str(shipped_dir() / SHIPPED_MOST)]) == 2
     err = capsys.readouterr().err
-    assert "the maxima (--most) are of other lists than the ranking's" in err and err.count("\n") == 1
+    assert (
+        "the maxima (--most) are of other lists than the ranking's" in err and err.count("\n") == 1
+    )
 
 
 def test_command__bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -427,7 +553,9 @@ def test_command__bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
     assert main(["--opener", "salet", "--ray"]) == 2
     assert "--ray is not used with --opener; it goes with --all-openers" in capsys.readouterr().err
     assert main(["--boards", "2", "--save-most", str(tmp_path / "m.json")]) == 2
-    assert "--save-most writes the maxima of --most: give it a journal of --all-openers" in capsys.readouterr().err
+    assert (
+        "--save-most writes the maxima of --most: give it a journal of --all-openers"
+    ) in capsys.readouterr().err
     assert main(["--boards", "2", "--most", str(tmp_path / "r.json")]) == 2
     err = capsys.readouterr().err
     assert "is neither a summary of Dordle openers" in err and err.count("\n") == 1
@@ -437,11 +565,26 @@ def test_command__bad_input_is_one_line(tmp_path: Path, capsys: pytest.CaptureFi
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--opener", "salet", "--save", "j.json"], "--save is not used with --opener; it goes with --all-openers"),
-        (["--opener", "salet", "--all-openers"], "--opener and --all-openers are two modes; give one"),
-        (["--all-openers", "--boards", "2"], "--boards is not used with --all-openers; it goes with the multi-board"),
-        (["--boards", "2", "--max-minutes", "3"], "--max-minutes is not used by the multi-board bounds"),
-        (["--answers", "a.txt"], "--answers is not used by the multi-board bounds (no --opener or --all-openers); "),
+        (
+            ["--opener", "salet", "--save", "j.json"],
+            "--save is not used with --opener; it goes with --all-openers",
+        ),
+        (
+            ["--opener", "salet", "--all-openers"],
+            "--opener and --all-openers are two modes; give one",
+        ),
+        (
+            ["--all-openers", "--boards", "2"],
+            "--boards is not used with --all-openers; it goes with the multi-board",
+        ),
+        (
+            ["--boards", "2", "--max-minutes", "3"],
+            "--max-minutes is not used by the multi-board bounds",
+        ),
+        (
+            ["--answers", "a.txt"],
+            "--answers is not used by the multi-board bounds (no --opener or --all-openers); ",
+        ),
     ],
 )
 def test_command__an_option_the_mode_would_ignore_is_refused(
@@ -453,43 +596,53 @@ def test_command__an_option_the_mode_would_ignore_is_refused(
     assert message in err and err.count("\n") == 1
 
 
-def test_command__ray_without_ray_installed_is_one_line(monkeypatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_command__ray_without_ray_installed_is_one_line(
+    monkeypatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     import sys
 
-    monkeypatch.setitem(sys.modules, "ray", None)  # as where Ray is not installed: importing it fails
+    # as where Ray is not installed: importing it fails
+    monkeypatch.setitem(sys.modules, "ray", None)
     assert main(["--all-openers", "--ray", "--quiet"]) == 2
     err = capsys.readouterr().err
     assert "--ray needs Ray: pip install ray" in err and err.count("\n") == 1
     with pytest.raises(ValueError, match="an unsolved board may count only"):
-        lower_bound(100, 30, 6, 2, 6)  # with no guess more than one board's game, the bound does not apply
+        # with no guess more than one board's game, the bound does not apply
+        lower_bound(100, 30, 6, 2, 6)
 
 
 def test_shipped__the_real_lists_ranking_with_losses_gives_every_board_counts_bound(capsys) -> None:
-    """The shipped certificate: every opener of the real lists ranked with losses counted; its best is no
-    worse than the shipped ranking without losses (counting losses can only lower a tree's total)."""
+    """The shipped certificate: every opener of the real lists ranked with losses counted; its best
+    is no worse than the shipped ranking without losses (counting losses can only lower a tree's
+    total)."""
     from research.boards_bound import SHIPPED, shipped_bounds
     from wordle_agents.common.checkpoint import shipped_dir
 
     data = ranking.load(shipped_dir() / SHIPPED)
     strict = ranking.load(ranking.shipped_ranking(False))
-    assert data["finished"] and data["losses"] and not data["hard_mode"] and data["max_guesses"] == 6
+    assert (
+        data["finished"] and data["losses"] and not data["hard_mode"] and data["max_guesses"] == 6
+    )
     assert data["lists"] == Vocabulary().digest and data["num_answers"] == 2315
     assert data["ranking"][0][1] <= strict["ranking"][0][1]
     bounds = shipped_bounds([2, 4, 8, 16, 32])
     assert [b["boards"] for b in bounds] == [2, 4, 8, 16, 32]
     assert all(a["lower_bound"] < b["lower_bound"] for a, b in itertools.pairwise(bounds))
     assert all(
-        b["lower_bound"] > b["boards"] and b["order_bound"]["lower_bound"] > b["one_board_bound"] for b in bounds
+        b["lower_bound"] > b["boards"] and b["order_bound"]["lower_bound"] > b["one_board_bound"]
+        for b in bounds
     )
     assert main(["--boards", "2"]) == 0
-    assert f"| 2 | 7 | {bounds[0]['one_board_bound']:.4f} | {bounds[0]['lower_bound']:.4f} |" in capsys.readouterr().out
+    assert (
+        f"| 2 | 7 | {bounds[0]['one_board_bound']:.4f} | {bounds[0]['lower_bound']:.4f} |"
+    ) in capsys.readouterr().out
 
 
 def test_shipped__the_maxima_over_every_opener_are_reached_by_the_openers_named() -> None:
-    """The shipped summary of every opener's Dordle counts (made by ``--most JOURNAL --save-most`` from
-    ``--all-openers``; the count pass over every opener takes half an hour): each maximum is the count of the
-    opener it names, the most classes and the most pairs finished by the second guess (twice the classes of
-    an answer opener but one) are the largest over every opener."""
+    """The shipped summary of every opener's Dordle counts (made by ``--most JOURNAL --save-most``
+    from ``--all-openers``; the count pass over every opener takes half an hour): each maximum is
+    the count of the opener it names, the most classes and the most pairs finished by the second
+    guess (twice the classes of an answer opener but one) are the largest over every opener."""
     from research.boards_bound import SHIPPED_MOST, _opener_counts, _tables
     from wordle_agents.common.checkpoint import shipped_dir
     from wordle_gym.core.patterns import pattern_array
@@ -512,15 +665,17 @@ def test_shipped__the_maxima_over_every_opener_are_reached_by_the_openers_named(
 def test_certificates__numbers_that_cannot_be_right_are_refused_before_a_bound(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 62: negative maxima printed a 'proven' bound of 1050983.0159, a ranking total of 99999999 one of
-    43215.7081, a journal of huge counts -902.4410; --most /dev/zero grew to 8.4 GB."""
+    """Issue 62: negative maxima printed a 'proven' bound of 1050983.0159, a ranking total of
+    99999999 one of 43215.7081, a journal of huge counts -902.4410; --most /dev/zero grew to 8.4
+    GB."""
     shipped = json.loads((shipped_dir() / "dordle_openers_most.json").read_text())
     bad_most = [
         {**shipped, "most_cells": [-5, "trace"]},
         {**shipped, "most_cells": [0, "trace"]},
         {**shipped, "most_finished_by": {"2": [-1, "trace"], "3": [106552, "trace"]}},
         {**shipped, "most_finished_by": {"2": [10**12, "trace"], "3": [106552, "trace"]}},
-        {**shipped, "most_finished_by": {"2": [500, "trace"], "3": [400, "trace"]}},  # fewer by 3 than by 2
+        # fewer by 3 than by 2
+        {**shipped, "most_finished_by": {"2": [500, "trace"], "3": [400, "trace"]}},
     ]
     for i, data in enumerate(bad_most):
         path = tmp_path / f"most{i}.json"
@@ -550,46 +705,64 @@ def test_certificates__numbers_that_cannot_be_right_are_refused_before_a_bound(
 def test_journal__a_second_run_on_one_journal_is_refused_and_outputs_are_checked_first(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 62: two runs on one --save kept the last writer's journal (hours of search lost); --json to a
-    folder that cannot be written failed after the search."""
+    """Issue 62: two runs on one --save kept the last writer's journal (hours of search lost);
+    --json to a folder that cannot be written failed after the search."""
     from wordle_gym.utils.files import file_lock
 
     words, allowed = _small_game(4)
     vocab = Vocabulary(words, allowed)
     journal = tmp_path / "journal.json"
-    with file_lock(f"{journal}.lock", "test"), pytest.raises(ValueError, match="is in use by another"):
+    with (
+        file_lock(f"{journal}.lock", "test"),
+        pytest.raises(ValueError, match="is in use by another"),
+    ):
         dordle_openers(vocab, journal)
     assert not journal.exists()
     row = dordle_openers(vocab, journal)  # the lock is free again
     assert row["finished"]
     (tmp_path / "a-file").write_text("")
-    assert main(["--opener", "salet", "--json", str(tmp_path / "a-file" / "o.json")]) == 2  # not a folder
+    # not a folder
+    assert main(["--opener", "salet", "--json", str(tmp_path / "a-file" / "o.json")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
 
 
-def test_all_openers__ctrl_c_stops_after_the_opener_at_work_with_its_journal(tmp_path: Path) -> None:
-    """Regression (issue 62): Ctrl-C during ``--all-openers`` came out of the compiled kernel as a traceback
-    (``SystemError: CPUDispatcher(...) returned a result with an exception set``, rc 1), and the journal, written
-    once a minute, kept nothing of the last minute. Now: one line, rc 130, every opener done is in the journal."""
+def test_all_openers__ctrl_c_stops_after_the_opener_at_work_with_its_journal(
+    tmp_path: Path,
+) -> None:
+    """Regression (issue 62): Ctrl-C during ``--all-openers`` came out of the compiled kernel as a
+    traceback (``SystemError: CPUDispatcher(...) returned a result with an exception set``, rc 1),
+    and the journal, written once a minute, kept nothing of the last minute. Now: one line, rc 130,
+    every opener done is in the journal."""
     import subprocess
     import sys
 
     from tests.helpers.processes import ROOT, interrupt
 
     journal = tmp_path / "dordle.json"
-    command = [sys.executable, "-m", "research.boards_bound", "--all-openers", "--save", str(journal)]
-    first = subprocess.run([*command, "--max-minutes", "0.02"], cwd=ROOT, capture_output=True, text=True, check=False)
+    command = [
+        sys.executable,
+        "-m",
+        "research.boards_bound",
+        "--all-openers",
+        "--save",
+        str(journal),
+    ]
+    first = subprocess.run(
+        [*command, "--max-minutes", "0.02"], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert first.returncode == 0, first.stderr  # (the kernels compiled, a few openers done)
     before = len(json.loads(journal.read_text())["counts"])
     code, _, err = interrupt(command, "", delay=8.0)
     assert code == 130 and "Traceback" not in err and "SystemError" not in err, err[-2000:]
     assert f"interrupted; {journal} keeps the openers done: the same command continues" in err
-    assert len(json.loads(journal.read_text())["counts"]) > before  # the last seconds' openers were kept
+    # the last seconds' openers were kept
+    assert len(json.loads(journal.read_text())["counts"]) > before
 
 
 def test_pair_search__ctrl_c_inside_the_kernel_stops_it_at_once() -> None:
-    """Issue 62: ``--opener W``'s search ignored Ctrl-C for minutes (the kernel held the main thread). The kernel
-    runs on a worker and polls ``stop``; a Ctrl-C on the main thread sets it and is raised once the call ends."""
+    """Issue 62: ``--opener W``'s search ignored Ctrl-C for minutes (the kernel held the main
+    thread). The kernel runs on a worker and polls ``stop``; a Ctrl-C on the main thread sets it and
+    is raised once the call ends."""
     import _thread
     import threading
     import time
@@ -607,7 +780,8 @@ def test_pair_search__ctrl_c_inside_the_kernel_stops_it_at_once() -> None:
     aa = np.ascontiguousarray(table[actions])
     arrays = (order, starts, guess_cell, cell_solved, sizes, nclass, table, aa, answer_of, 27)
     stopped = kernel.pair_counts(0, *arrays, True, np.ones(1, dtype=np.int64))
-    assert all(not part.any() for part in stopped)  # the kernel polls stop: nothing counted once it is set
+    # the kernel polls stop: nothing counted once it is set
+    assert all(not part.any() for part in stopped)
     counted = kernel.pair_counts(0, *arrays, True, np.zeros(1, dtype=np.int64))
     assert counted[0].any()
 

@@ -1,7 +1,8 @@
-"""The every-opener Dordle bound on Ray (issue 44: a search that outgrows one machine runs on Ray's engine, not
-on a hand-made pool): a local Ray instance gives the counts one machine gives. Ray is not a dependency: CI runs
-this file in the Ray venv (``.ci/run``), where it is installed. Each test runs Ray in a process of its own (a
-Ray instance inside a pytest-xdist worker takes the worker down)."""
+"""The every-opener Dordle bound on Ray (issue 44: a search that outgrows one machine runs on Ray's
+engine, not on a hand-made pool): a local Ray instance gives the counts one machine gives. Ray is
+not a dependency: CI runs this file in the Ray venv (``.ci/run``), where it is installed. Each test
+runs Ray in a process of its own (a Ray instance inside a pytest-xdist worker takes the worker
+down)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,12 @@ LISTS = """
 
 
 def _run(code: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_AUTH_MODE": "disabled", "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "RAY_AUTH_MODE": "disabled",
+        "OMP_NUM_THREADS": "1",
+    }
     command = [sys.executable, "-c", textwrap.dedent(code), *args]
     return subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
 
@@ -49,14 +55,16 @@ def test_dordle_openers__ray_tasks_give_one_machines_counts_and_resume(tmp_path:
     ray.remote = spy
 
     counted = dordle_openers(vocab)
-    cut = sorted(5 - sum(c) / counted["pairs"] for c in counted["counts"].values())[12]  # a dozen openers refined
+    floors = sorted(5 - sum(c) / counted["pairs"] for c in counted["counts"].values())
+    cut = floors[12]  # a dozen openers refined
     bounds = {"refine_below": cut, "search_below": cut}  # and those still below searched
     here = dordle_openers(vocab, **bounds)
     assert 0 < len(here["refined"]) < len(vocab.allowed) and here["finished"] and not made
     assert 0 < len(here["searched"]) <= len(here["refined"])
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     there = dordle_openers(vocab, **bounds, use_ray=True)
-    assert there == here and made == ["bound_openers"] * 3, made  # the count pass, the refinement, the search
+    # the count pass, the refinement, the search
+    assert there == here and made == ["bound_openers"] * 3, made
     journal = Path(sys.argv[1])  # stopped after the first task's openers, then continued
     row = dordle_openers(vocab, journal, max_minutes=1e-9, **bounds, use_ray=True)
     assert not row["finished"] and 0 < len(row["counts"]) < len(vocab.allowed)
@@ -88,7 +96,12 @@ def test_command__all_openers_on_ray(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr[-3000:]
     bound = out.stdout.split()[-1]
     lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt"), "--quiet"]
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "RAY_AUTH_MODE": "disabled", "OMP_NUM_THREADS": "1"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "RAY_AUTH_MODE": "disabled",
+        "OMP_NUM_THREADS": "1",
+    }
     command = [sys.executable, "-m", "research.boards_bound", "--all-openers", "--ray", *lists]
     out = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]

@@ -30,17 +30,25 @@ def test_atomic_write__a_failed_write_leaves_the_old_file_and_no_temporary(tmp_p
 
     with pytest.raises(RuntimeError):
         atomic_write(target, half_then_fail)
-    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == ["plot.png"]
+    assert target.read_bytes() == b"old" and sorted(p.name for p in tmp_path.iterdir()) == [
+        "plot.png"
+    ]
 
 
 def test_atomic_write__leftovers_of_killed_writers_are_removed(tmp_path: Path) -> None:
-    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
     stale = tmp_path / f".BENCHMARKS.md.{int(dead.stdout)}.0123abcd.tmp"
     mine = tmp_path / f".other.{os.getpid()}.89abcdef.tmp"  # a live writer's: kept
     stale.write_text("x")
     mine.write_text("x")
     atomic_write_text(tmp_path / "BENCHMARKS.md", "table\n")
-    assert not stale.exists() and mine.exists() and (tmp_path / "BENCHMARKS.md").read_text() == "table\n"
+    assert (
+        not stale.exists()
+        and mine.exists()
+        and (tmp_path / "BENCHMARKS.md").read_text() == "table\n"
+    )
     assert clean_stale_temporaries(tmp_path) == []
 
 
@@ -70,9 +78,11 @@ def test_check_writable__refuses_what_cannot_be_written(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("empty", ["", " "])
-def test_check_writable__refuses_an_empty_path(empty: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Regression (issue 62): ``--run-dir ""`` trained into the working folder (``Path("")`` is ``.``) and
-    ``--out ""`` said "'.' is a folder"."""
+def test_check_writable__refuses_an_empty_path(
+    empty: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression (issue 62): ``--run-dir ""`` trained into the working folder (``Path("")`` is
+    ``.``) and ``--out ""`` said "'.' is a folder"."""
     monkeypatch.chdir(tmp_path)
     with pytest.raises(ValueError, match="is an empty path; expected a folder"):
         check_writable(empty, folder=True)
@@ -81,7 +91,7 @@ def test_check_writable__refuses_an_empty_path(empty: str, tmp_path: Path, monke
     assert not list(tmp_path.iterdir())
 
 
-# ----------------------------------------------------------------------------- 1. outputs and devices
+# --------------------------------------------------------------------------- 1. outputs and devices
 def test_outputs__a_fifo_is_written_into_never_replaced(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -100,10 +110,13 @@ def test_outputs__a_link_stays_a_link(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_package(tmp_path: Path) -> None:
-    """Issue 65: numba wrote its cache files into site-packages/wordle_gym and wordle_agents; an editable
-    install over them then found those folders first as empty packages. A copy of the packages is the install;
-    after the vector env's masks and an exact-solver kernel run, no file is new in it."""
+def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_package(
+    tmp_path: Path,
+) -> None:
+    """Issue 65: numba wrote its cache files into site-packages/wordle_gym and wordle_agents; an
+    editable install over them then found those folders first as empty packages. A copy of the
+    packages is the install; after the vector env's masks and an exact-solver kernel run, no file is
+    new in it."""
     site, cache = tmp_path / "site", tmp_path / "cache"
     skip = shutil.ignore_patterns("__pycache__", "checkpoints", "*.nbi", "*.nbc")
     shutil.copytree(ROOT / "wordle_gym", site / "wordle_gym", ignore=skip)
@@ -120,10 +133,18 @@ def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_pac
         "_optimal_kernel.constraint_key(np.zeros(5, np.int8), np.zeros(26, np.int8))\n"
         "print(config.CACHE_DIR == '')\n"
     )
-    for chosen, code in ((str(cache), vector + kernel), ("", kernel)):  # the user cache, then none at all
-        env = {**os.environ, "PYTHONPATH": str(site), "WORDLE_GYM_CACHE": chosen, "PYTHONDONTWRITEBYTECODE": "1"}
+    # the user cache, then none at all
+    for chosen, code in ((str(cache), vector + kernel), ("", kernel)):
+        env = {
+            **os.environ,
+            "PYTHONPATH": str(site),
+            "WORDLE_GYM_CACHE": chosen,
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
         env.pop("NUMBA_CACHE_DIR", None)
-        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300)
+        out = subprocess.run(
+            [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+        )
         assert out.returncode == 0, out.stderr[-2000:]
         assert out.stdout.strip() == "True"  # numba's own setting is left as it was
         assert {p for p in site.rglob("*") if p.is_file()} == before
@@ -132,9 +153,9 @@ def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_pac
 
 
 def test_built_once__processes_that_start_a_build_together_build_it_one_at_a_time(tmp_path) -> None:
-    """Issue 73: four processes making the regret env on an empty cache each compiled the same kernels (95-98 s
-    each against 28.5 s alone). The first build runs in one process at a time; once a process finished it, the
-    others go through without waiting (no lock is taken)."""
+    """Issue 73: four processes making the regret env on an empty cache each compiled the same
+    kernels (95-98 s each against 28.5 s alone). The first build runs in one process at a time; once
+    a process finished it, the others go through without waiting (no lock is taken)."""
     import subprocess
     import sys
 
@@ -142,33 +163,45 @@ def test_built_once__processes_that_start_a_build_together_build_it_one_at_a_tim
     code = (
         "import sys, time; from wordle_gym.utils.files import built_once\n"
         "with built_once('thing'):\n"
-        "    open(sys.argv[1], 'a').write('start\\n'); time.sleep(0.5); open(sys.argv[1], 'a').write('end\\n')\n"
+        "    open(sys.argv[1], 'a').write('start\\n'); time.sleep(0.5); open(sys.argv[1], "
+        "'a').write('end\\n')\n"
     )
     env = {**os.environ, "WORDLE_GYM_CACHE": str(tmp_path / "cache")}
     runs = [subprocess.Popen([sys.executable, "-c", code, str(log)], env=env) for _ in range(3)]
     assert [run.wait(120) for run in runs] == [0, 0, 0]
     assert log.read_text().split() == ["start", "end"] * 3  # never two builds at once
     assert (tmp_path / "cache" / "locks" / "thing.done").is_file()
-    hold = "import sys, time; from filelock import FileLock; FileLock(sys.argv[1]).acquire(); print(1, flush=True); "
+    hold = (
+        "import sys, time; from filelock import FileLock; FileLock(sys.argv[1]).acquire(); "
+        "print(1, flush=True); "
+    )
     hold += "time.sleep(120)"
     holder = subprocess.Popen(
-        [sys.executable, "-c", hold, str(tmp_path / "cache" / "locks" / "thing.lock")], stdout=subprocess.PIPE
+        [sys.executable, "-c", hold, str(tmp_path / "cache" / "locks" / "thing.lock")],
+        stdout=subprocess.PIPE,
     )
     try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == b"1"  # the lock is held
+        # the lock is held
+        assert holder.stdout is not None and holder.stdout.readline().strip() == b"1"
         out = subprocess.run(
-            [sys.executable, "-c", code, str(log)], env=env, capture_output=True, text=True, timeout=60
+            [sys.executable, "-c", code, str(log)],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
         )
-        assert out.returncode == 0, out.stderr  # once built, no lock is taken: it ran while another held it
+        # once built, no lock is taken: it ran while another held it
+        assert out.returncode == 0, out.stderr
         assert holder.poll() is None
     finally:
         holder.kill()
 
 
 def test_cache__a_link_in_the_cache_is_never_followed_out_of_it(tmp_path, monkeypatch) -> None:
-    """Reliability 5, finding 7: a ``patterns-v1-*.npy`` link to another file replaced that file with a 30 MB
-    array; a ``positions-*.sqlite`` link created or converted a database at its target. Links in the cache are
-    replaced by the cache's own files; their targets are left byte for byte."""
+    """Reliability 5, finding 7: a ``patterns-v1-*.npy`` link to another file replaced that file
+    with a 30 MB array; a ``positions-*.sqlite`` link created or converted a database at its target.
+    Links in the cache are replaced by the cache's own files; their targets are left byte for
+    byte."""
     import numpy as np
 
     from wordle_agents.solvers.store import PositionStore
@@ -180,10 +213,14 @@ def test_cache__a_link_in_the_cache_is_never_followed_out_of_it(tmp_path, monkey
     monkeypatch.setenv("WORDLE_GYM_CACHE", str(cache))
     for name in ("table.npy", "table.npy.blake2b"):
         (cache / name).symlink_to(outside)
-    array = disk_cached_array("table.npy", lambda: np.arange(6, dtype=np.int8), lambda a: a.shape == (6,))
+    array = disk_cached_array(
+        "table.npy", lambda: np.arange(6, dtype=np.int8), lambda a: a.shape == (6,)
+    )
     assert array.tolist() == list(range(6)) and outside.read_text() == "keep me\n"
     assert not (cache / "table.npy").is_symlink() and (cache / "table.npy").is_file()
-    assert disk_cached_array("table.npy", lambda: pytest.fail("built again"), lambda a: True).tolist() == list(range(6))
+    assert disk_cached_array(
+        "table.npy", lambda: pytest.fail("built again"), lambda a: True
+    ).tolist() == list(range(6))
     db = cache / "positions.sqlite"
     db.symlink_to(outside)
     store = PositionStore(db)
@@ -193,10 +230,13 @@ def test_cache__a_link_in_the_cache_is_never_followed_out_of_it(tmp_path, monkey
     assert outside.read_text() == "keep me\n" and not db.is_symlink() and len(store) == 1
 
 
-def test_reads__devices_and_huge_files_are_refused_not_read_until_memory_runs_out(tmp_path, monkeypatch) -> None:
-    """Reliability 5, finding 9: ``optimal --save /dev/full`` and ``research.boards_bound --ranking /dev/zero`` read
-    until MemoryError; a 200 MB ``--answers`` file peaked at 5.4 GB; a cache folder whose name the system refuses
-    (ENAMETOOLONG) ended ``wordle-gym eval``, although the cache is optional."""
+def test_reads__devices_and_huge_files_are_refused_not_read_until_memory_runs_out(
+    tmp_path, monkeypatch
+) -> None:
+    """Reliability 5, finding 9: ``optimal --save /dev/full`` and
+    ``research.boards_bound --ranking /dev/zero`` read until MemoryError; a 200 MB ``--answers``
+    file peaked at 5.4 GB; a cache folder whose name the system refuses (ENAMETOOLONG) ended
+    ``wordle-gym eval``, although the cache is optional."""
     import gymnasium as gym
 
     from wordle_agents.commands.optimal import main as optimal_main

@@ -1,12 +1,13 @@
-"""The ``wordle-gym`` command: play, assist, eval, solve, dataset, agents, and ``bench``; and the commands
-installed packages add (entry points ``wordle_gym.commands``: the agents' ``train-a2c``, ``improve``, ...).
+"""The ``wordle-gym`` command: play, assist, eval, solve, dataset, agents, and ``bench``; and the
+commands installed packages add (entry points ``wordle_gym.commands``: the agents' ``train-a2c``,
+``improve``, ...).
 
-``commands`` (every command but bench) and ``bench`` (the agents table's command and its plot; the table is
-:mod:`wordle_gym.harness.bench`, ``--env`` :mod:`wordle_gym.harness.throughput`). Agents are reached through the
-registry only: the command imports no agent code.
+``commands`` (every command but bench) and ``bench`` (the agents table's command and its plot; the
+table is :mod:`wordle_gym.harness.bench`, ``--env`` :mod:`wordle_gym.harness.throughput`). Agents
+are reached through the registry only: the command imports no agent code.
 
-May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness, wordle_gym.integrations,
-wordle_gym.cli; gymnasium, numpy, torch, tqdm, matplotlib.
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness,
+wordle_gym.integrations, wordle_gym.cli; gymnasium, numpy, torch, tqdm, matplotlib.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from collections.abc import Sequence
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """The command; ``--version`` answers before anything heavy is imported (torch takes seconds)."""
+    """The command; ``--version`` answers before anything heavy is imported (torch takes
+    seconds)."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["--version"]:
         from wordle_gym.core import __version__
@@ -25,7 +27,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     from wordle_gym.harness.registry import AgentError, command_names, load_command
 
-    if args[:1] and args[0] in command_names():  # an installed package's command (training, the exact solver)
+    # an installed package's command (training, the exact solver)
+    if args[:1] and args[0] in command_names():
         try:
             command = load_command(args[0])
         except AgentError as exc:

@@ -1,7 +1,9 @@
-"""``wordle-gym bench``: every installed agent through the harness, written as a table (see :data:`DESCRIPTION`).
+"""``wordle-gym bench``: every installed agent through the harness, written as a table (see
+:data:`DESCRIPTION`).
 
-The rows, the lists they are played on and the table are :mod:`wordle_gym.harness.bench`'s; this module is the
-command and the plot. ``--env`` measures the vector env instead (:mod:`wordle_gym.harness.throughput`).
+The rows, the lists they are played on and the table are :mod:`wordle_gym.harness.bench`'s; this
+module is the command and the plot. ``--env`` measures the vector env instead
+(:mod:`wordle_gym.harness.throughput`).
 """
 
 from __future__ import annotations
@@ -54,32 +56,50 @@ BENCHMARKS.md that this command did not write is never replaced.
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(
-        prog="wordle-gym bench", description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="wordle-gym bench",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
     parser.add_argument(
         "--out",
         default="wordle-gym-bench",
-        help="folder that receives BENCHMARKS.md and benchmarks/ (default: wordle-gym-bench, made here)",
+        help="folder that receives BENCHMARKS.md and benchmarks/ (default: wordle-gym-bench, made "
+        "here)",
     )
     parser.add_argument(
-        "--results", default=None, help="folder of the rows' JSON (default OUT/benchmarks/results/agents)"
+        "--results",
+        default=None,
+        help="folder of the rows' JSON (default OUT/benchmarks/results/agents)",
     )
-    parser.add_argument("--plots", default=None, help="folder of the plots (default OUT/benchmarks/plots)")
     parser.add_argument(
-        "--sections", default=None, help="markdown appended to the table (default OUT/benchmarks/sections)"
+        "--plots", default=None, help="folder of the plots (default OUT/benchmarks/plots)"
     )
-    parser.add_argument("--model", action="append", default=[], help="also evaluate this SB3 model zip (repeatable)")
+    parser.add_argument(
+        "--sections",
+        default=None,
+        help="markdown appended to the table (default OUT/benchmarks/sections)",
+    )
+    parser.add_argument(
+        "--model", action="append", default=[], help="also evaluate this SB3 model zip (repeatable)"
+    )
     parser.add_argument(
         "--only",
         action="append",
         default=[],
-        help="evaluate only the rows whose label contains this text, e.g. dqn_boards.pt (repeatable: any of them)",
+        help="evaluate only the rows whose label contains this text, e.g. dqn_boards.pt "
+        "(repeatable: any of them)",
     )
     parser.add_argument(
-        "--optimal-agent", default="optimal", help="agent that measures the gap to perfect play ('none': no gap)"
+        "--optimal-agent",
+        default="optimal",
+        help="agent that measures the gap to perfect play ('none': no gap)",
     )
-    parser.add_argument("--reference-opener", default="salet", help="the opener whose optimum the gap is measured from")
+    parser.add_argument(
+        "--reference-opener",
+        default="salet",
+        help="the opener whose optimum the gap is measured from",
+    )
     parser.add_argument(
         "--prune",
         action="store_true",
@@ -95,9 +115,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--sizes",
         default=None,
-        help="with --env: batch sizes, comma-separated (default 1,8,64,1024,16384, and 1048576 on a GPU)",
+        help="with --env: batch sizes, comma-separated (default 1,8,64,1024,16384, and 1048576 on "
+        "a GPU)",
     )
-    parser.add_argument("--seconds", type=float, default=1.0, help="with --env: seconds per measurement (default 1)")
+    parser.add_argument(
+        "--seconds", type=float, default=1.0, help="with --env: seconds per measurement (default 1)"
+    )
     args = parser.parse_args(argv)
     if args.env:
         return _env_throughput(parser, args)
@@ -105,30 +128,43 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--prune deletes every row this run did not write: it cannot go with --only")
     device = resolve_device(args.device)
     to_path = lambda value: None if value is None else Path(value)  # noqa: E731
-    layout = Layout.under(Path(args.out), to_path(args.results), to_path(args.plots), to_path(args.sections))
+    layout = Layout.under(
+        Path(args.out), to_path(args.results), to_path(args.plots), to_path(args.sections)
+    )
     check_ours(layout.table)
     for folder in (layout.table.parent, layout.results, layout.plots):
         check_writable(folder, folder=True)  # before the work, not after it
     only = [text.lower() for text in args.only]
-    selected = [(name, run) for name, run in jobs(args.model) if not only or any(t in run.label.lower() for t in only)]
+    selected = [
+        (name, run)
+        for name, run in jobs(args.model)
+        if not only or any(t in run.label.lower() for t in only)
+    ]
     if not selected:
         texts = " ".join(f"--only {text!r}" for text in args.only)
         raise ValueError(f"{texts} matches no agent; run without --only to see every row")
     start = time.perf_counter()
     written: dict[Path, EvalResult] = {}
-    # The rows done and the time left, on a terminal (each row's own games show beneath it); lines go above it.
-    rows = tqdm(selected, desc="bench", unit="row", disable=None, file=sys.stderr, dynamic_ncols=True)
+    # The rows done and the time left, on a terminal (each row's own games show beneath it); lines
+    # go above it.
+    rows = tqdm(
+        selected, desc="bench", unit="row", disable=None, file=sys.stderr, dynamic_ncols=True
+    )
     for name, run in rows:
         rows.set_postfix_str(run.label[:40], refresh=False)
         try:
             policy = make_agent(name, run.options, device=str(device))
-        except (AgentError, ImportError) as exc:  # a missing extra, a broken plugin: the rest of the table goes on
+        # a missing extra, a broken plugin: the rest of the table goes on
+        except (AgentError, ImportError) as exc:
             tqdm.write(f"skipped {run.label}: {exc}")
             continue
         info = getattr(policy, "checkpoint", None)
         boards = run.env.get("boards", 1)
-        fixed = "answers" in run.env  # a row on lists of its own (today's game): the agent as it is, one row
-        for label, play, lists in [(run.label, policy, {})] if fixed else settings(run.label, policy, info, boards):
+        # a row on lists of its own (today's game): the agent as it is, one row
+        fixed = "answers" in run.env
+        for label, play, lists in (
+            [(run.label, policy, {})] if fixed else settings(run.label, policy, info, boards)
+        ):
             game = {**lists, **run.env}
             try:
                 result = evaluate(play, agent=label, device=device, progress=None, **game)
@@ -137,7 +173,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             result.extra.update(provenance(playing(play, game.get("hard_mode", False), boards)))
             if "training" in Path(str(run.options.get("checkpoint", ""))).parent.parts[-1:]:
-                result.extra["repository_only"] = True  # its weights are the repository's, not the wheel's
+                # its weights are the repository's, not the wheel's
+                result.extra["repository_only"] = True
             if run.section:
                 result.extra["section"] = run.section
             written[result.save(layout.results / f"{slug(label)}.json")] = result
@@ -157,21 +194,32 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _env_throughput(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
-    """``--env``: the vector env's throughput on the device, printed as a table and saved as JSON."""
+    """``--env``: the vector env's throughput on the device, printed as a table and saved as
+    JSON."""
     from wordle_gym.harness import throughput
 
     device = resolve_device(args.device)
     try:
-        sizes = throughput.default_sizes(device) if args.sizes is None else [int(v) for v in args.sizes.split(",")]
+        sizes = (
+            throughput.default_sizes(device)
+            if args.sizes is None
+            else [int(v) for v in args.sizes.split(",")]
+        )
     except ValueError:
         parser.error(f"--sizes must be whole numbers separated by commas; got {args.sizes!r}")
     if any(n < 1 for n in sizes) or not 0 < args.seconds <= 3600:
-        parser.error(f"--sizes must be positive and --seconds in (0, 3600]; got {args.sizes!r} and {args.seconds}")
+        parser.error(
+            f"--sizes must be positive and --seconds in (0, 3600]; got {args.sizes!r} and "
+            f"{args.seconds}"
+        )
     target = Layout.under(Path(args.out)).results.parent / f"vector_env_{device.type}.json"
     check_writable(target.parent, folder=True)
     rows = throughput.measure(device, sizes, args.seconds)
     machine = throughput.describe(device)
-    print(f"Vector env, real game (12972 guesses), random actions, env-steps/s (ms per batched step); {machine}:")
+    print(
+        "Vector env, real game (12972 guesses), random actions, env-steps/s (ms per batched "
+        f"step); {machine}:"
+    )
     print(throughput.table(rows))
     target.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(target, json.dumps({"machine": machine, "rows": rows}, indent=1) + "\n")
@@ -180,18 +228,25 @@ def _env_throughput(parser: argparse.ArgumentParser, args: argparse.Namespace) -
 
 
 def plot(layout: Layout) -> None:
-    """The guess-count distribution of every real-game row, and the multi-board rows' wins and means (PNG)."""
+    """The guess-count distribution of every real-game row, and the multi-board rows' wins and means
+    (PNG)."""
     try:
         import matplotlib
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
-        print("matplotlib is not installed (pip install matplotlib, or the package's [plot] extra): no plots this time")
+        print(
+            "matplotlib is not installed (pip install matplotlib, or the package's [plot] "
+            "extra): no plots this time"
+        )
         return
     rows = [read_row(p) for p in layout.results.glob("*.json")]
-    results = sorted((r for r in rows if real_game(r)), key=table_order)  # training stages are not Wordle results
-    multi = sorted((r for r in rows if r.get("boards", 1) > 1), key=lambda r: (r["boards"], r["agent"]))
+    # training stages are not Wordle results
+    results = sorted((r for r in rows if real_game(r)), key=table_order)
+    multi = sorted(
+        (r for r in rows if r.get("boards", 1) > 1), key=lambda r: (r["boards"], r["agent"])
+    )
     if results or multi:
         layout.plots.mkdir(parents=True, exist_ok=True)
     if results:
@@ -201,13 +256,13 @@ def plot(layout: Layout) -> None:
 
 
 WIDTH_IN, DPI = 7.2, 100
-"""The plots' width: 720 px, under the documentation's column (about 736 px), so that they are shown at their size
-and their labels can be read (a 1320 px plot was shown at 56 %: labels about 8 px)."""
+"""The plots' width: 720 px, under the documentation's column (about 736 px), so that they are shown
+at their size and their labels can be read (a 1320 px plot was shown at 56 %: labels about 8 px)."""
 
 
 def _names(results: list[dict[str, Any]]) -> list[str]:
-    """The rows' names as a plot's labels: the table's markdown dropped, wrapped to two short lines (the bars keep
-    the width of the page)."""
+    """The rows' names as a plot's labels: the table's markdown dropped, wrapped to two short lines
+    (the bars keep the width of the page)."""
     import textwrap
 
     return ["\n".join(textwrap.wrap(r["agent"].replace("`", ""), 34)) for r in results]
@@ -219,23 +274,34 @@ def _save(plt: Any, fig: Any, path: Path) -> None:
 
 
 def _distribution(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
-    """One bar per row: the share of games won in 1, 2, ... guesses and lost; its mean on the right."""
+    """One bar per row: the share of games won in 1, 2, ... guesses and lost; its mean on the
+    right."""
     turns = max(r["max_guesses"] for r in results)
     labels = [*(str(k) for k in range(1, turns + 1)), "X"]
     names = _names(results)
     fig, ax = plt.subplots(figsize=(WIDTH_IN, 0.42 * len(results) + 2.2))
     left = [0.0] * len(results)
-    shades = plt.get_cmap("YlGnBu_r")  # dark (few guesses) to light (many): every share visible on white
+    # dark (few guesses) to light (many): every share visible on white
+    shades = plt.get_cmap("YlGnBu_r")
     for k, label in enumerate(labels):
-        # The share won in k guesses (a row with fewer turns has none); the last column is the share lost.
+        # The share won in k guesses (a row with fewer turns has none); the last column is the share
+        # lost.
         shares = [
             100
-            * (r["histogram"][-1] if label == "X" else r["histogram"][k] if k < r["max_guesses"] else 0)
+            * (
+                r["histogram"][-1]
+                if label == "X"
+                else r["histogram"][k]
+                if k < r["max_guesses"]
+                else 0
+            )
             / r["games"]
             for r in results
         ]
         color = "#c0392b" if label == "X" else shades(0.05 + 0.8 * k / max(1, turns - 1))
-        ax.barh(names, shares, left=left, label=label, color=color, edgecolor="white", linewidth=0.3)
+        ax.barh(
+            names, shares, left=left, label=label, color=color, edgecolor="white", linewidth=0.3
+        )
         left = [a + b for a, b in zip(left, shares, strict=True)]
     hard = [i for i, r in enumerate(results) if r["hard_mode"]]
     if hard and len(hard) < len(results):  # hard-mode rows come last, below a line
@@ -244,28 +310,43 @@ def _distribution(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
     ax.set_ylim(len(results) - 0.5, -0.5)  # the table's order, top to bottom
     ax.set_xlim(0, 100)
     ax.set_xlabel("% of the games won in k guesses (X: lost)")
-    means = ax.twinx()  # each row's mean guesses on wins (and its win rate where it lost any) at its right
+    # each row's mean guesses on wins (and its win rate where it lost any) at its right
+    means = ax.twinx()
     means.set_ylim(ax.get_ylim())
     means.set_yticks(range(len(results)))
     means.set_yticklabels(
         [
             f"{r['derived']['mean_guesses_wins']:.3f}"
-            + ("" if r["derived"]["win_rate"] >= 1 else f" ({100 * r['derived']['win_rate']:.1f} %)")
+            + (
+                ""
+                if r["derived"]["win_rate"] >= 1
+                else f" ({100 * r['derived']['win_rate']:.1f} %)"
+            )
             for r in results
         ]
     )
     means.set_ylabel("mean guesses on wins (win % below 100)")
     ax.set_title("Guesses needed, the real game\n(normal mode, then hard mode)", pad=30)
-    ax.legend(ncol=len(labels), loc="lower center", bbox_to_anchor=(0.5, 1.0), frameon=False, fontsize=8,
-              handlelength=1.2, columnspacing=0.8)  # fmt: skip
+    ax.legend(
+        ncol=len(labels),
+        loc="lower center",
+        bbox_to_anchor=(0.5, 1.0),
+        frameon=False,
+        fontsize=8,
+        handlelength=1.2,
+        columnspacing=0.8,
+    )
     fig.tight_layout()
     _save(plt, fig, path)
 
 
 def _multi_board(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
-    """The multi-board rows: win % and mean guesses on wins, one bar each, grouped by board count."""
+    """The multi-board rows: win % and mean guesses on wins, one bar each, grouped by board
+    count."""
     names = _names(results)
-    fig, (wins, means) = plt.subplots(1, 2, figsize=(WIDTH_IN, 0.42 * len(results) + 1.9), sharey=True)
+    fig, (wins, means) = plt.subplots(
+        1, 2, figsize=(WIDTH_IN, 0.42 * len(results) + 1.9), sharey=True
+    )
     shades = plt.get_cmap("tab10")
     by_boards = {k: shades(i % 10) for i, k in enumerate(sorted({r["boards"] for r in results}))}
     color = [by_boards[r["boards"]] for r in results]

@@ -7,7 +7,8 @@
     wordle-gym solve WORD [--agent NAME] [--opener salet] [--score ...] [--hard]
     wordle-gym agents
 
-Agents are found through the ``wordle_gym.agents`` entry points (:mod:`wordle_gym.harness.registry`):
+Agents are found through the ``wordle_gym.agents`` entry points
+(:mod:`wordle_gym.harness.registry`):
 the command knows no agent by name beyond its default, ``max-entropy``.
 
 Word lists (``--answers``, ``--allowed``): ``answers`` (2315, the default), ``nyt`` (2309),
@@ -37,7 +38,13 @@ from wordle_gym.core.words import GAMES, SPLITS, WordSource, word_source
 from wordle_gym.envs.render import ansi_row
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv
-from wordle_gym.harness.registry import agent_names, command_help, command_names, make_agent, playing
+from wordle_gym.harness.registry import (
+    agent_names,
+    command_help,
+    command_names,
+    make_agent,
+    playing,
+)
 from wordle_gym.utils.commandline import OneLineParser
 from wordle_gym.utils.files import one_line, quoted
 
@@ -52,7 +59,8 @@ AGENT_FLAGS = {
     "sb3_algo": "algorithm",
 }
 QUIT = {"quit", "exit", "q", ":q"}
-MAX_OPTION_CHARS = 1_000  # an -o value longer than this is a mistake (and would be echoed in errors)
+# an -o value longer than this is a mistake (and would be echoed in errors)
+MAX_OPTION_CHARS = 1_000
 
 
 class UsageError(Exception):
@@ -69,7 +77,8 @@ def _read(prompt: str) -> str | None:
 
 
 def _hard_mode_problem(env: Any, word: str) -> str | None:
-    """Why ``word`` breaks hard mode in game 0 of ``env`` (None if it does not), by the rule's reference."""
+    """Why ``word`` breaks hard mode in game 0 of ``env`` (None if it does not), by the rule's
+    reference."""
     state = env.state
     codes = env.vocabulary.allowed_codes[env.vocabulary.action(word)][None]
     moved, short = hard_breaches(state.green[:1], state.min_count[:1], codes)
@@ -108,7 +117,10 @@ def cmd_play(args: argparse.Namespace) -> int:
     env.reset(seed=args.seed, options=options)
     length, turns = env.vocabulary.length, env.config.max_guesses
     mode = " (hard mode)" if args.hard else ""
-    print(f"Guess the {length}-letter word in {turns} tries{mode}. [X] green, (X) yellow, x grey. 'quit' to give up.")
+    print(
+        f"Guess the {length}-letter word in {turns} tries{mode}. [X] green, (X) yellow, x grey. "
+        "'quit' to give up."
+    )
     while True:
         line = _read(f"guess {int(env.state.turn[0]) + 1}/{turns}: ")
         if line is None or line.strip().lower() in QUIT:
@@ -131,7 +143,8 @@ def cmd_play(args: argparse.Namespace) -> int:
 
 # ----------------------------------------------------------------------------- assist
 ASSIST_HELP = (
-    "Type the guess you made and the colours you saw: 'salet gy..g' (g green, y yellow, . or b grey)\n"
+    "Type the guess you made and the colours you saw: 'salet gy..g' (g green, y yellow, . or b "
+    "grey)\n"
     "or 'salet 21002' (2 green, 1 yellow, 0 grey). Commands: undo, help, quit."
 )
 
@@ -139,25 +152,40 @@ ASSIST_HELP = (
 def agent_options(args: argparse.Namespace) -> dict[str, Any]:
     """The agent options the user gave: the flags in AGENT_FLAGS, then each ``-o KEY=VALUE``."""
     options = {
-        key: value for flag, key in AGENT_FLAGS.items() if (value := getattr(args, flag, None)) not in (None, False)
+        key: value
+        for flag, key in AGENT_FLAGS.items()
+        if (value := getattr(args, flag, None)) not in (None, False)
     }
-    # Options this command has a flag for (the flag checks its value and would win silently) or sets itself.
-    flagged = {key: flag for flag, key in {**AGENT_FLAGS, "device": "device"}.items() if hasattr(args, flag)}
+    # Options this command has a flag for (the flag checks its value and would win silently) or sets
+    # itself.
+    flagged = {
+        key: flag
+        for flag, key in {**AGENT_FLAGS, "device": "device"}.items()
+        if hasattr(args, flag)
+    }
     for item in getattr(args, "option", None) or []:
         key, sep, text = item.partition("=")
         if not sep or not key.isidentifier():
-            raise UsageError(f"bad agent option {quoted(item)}: expected KEY=VALUE with KEY a Python name")
+            raise UsageError(
+                f"bad agent option {quoted(item)}: expected KEY=VALUE with KEY a Python name"
+            )
         if key in flagged:
             raise UsageError(f"-o {key}=...: use --{flagged[key].replace('_', '-')} instead")
         if key == "device":
-            raise UsageError(f"-o device=...: 'wordle-gym {args.command}' runs its agent on the CPU")
+            raise UsageError(
+                f"-o device=...: 'wordle-gym {args.command}' runs its agent on the CPU"
+            )
         if len(text) > MAX_OPTION_CHARS:
-            raise UsageError(f"agent option {key!r} is {len(text):,} characters long; at most {MAX_OPTION_CHARS:,}")
+            raise UsageError(
+                f"agent option {key!r} is {len(text):,} characters long; at most "
+                f"{MAX_OPTION_CHARS:,}"
+            )
         if text.strip().lower() in ("true", "false"):  # -o tools=true as well as tools=True
             options[key] = text.strip().lower() == "true"
             continue
         try:
-            options[key] = ast.literal_eval(text)  # numbers, booleans, None, quoted strings; data only
+            # numbers, booleans, None, quoted strings; data only
+            options[key] = ast.literal_eval(text)
         except (ValueError, SyntaxError):
             options[key] = text
         except (RecursionError, MemoryError):
@@ -173,7 +201,9 @@ def candidates(env: WordleVectorEnv) -> list[str]:
 
 def _assistant(args: argparse.Namespace) -> tuple[WordleVectorEnv, Any]:
     if args.opener:
-        raise UsageError("assist suggests from the feedback you type; --opener is for eval and solve")
+        raise UsageError(
+            "assist suggests from the feedback you type; --opener is for eval and solve"
+        )
     env = WordleVectorEnv(
         1,
         device="cpu",
@@ -185,19 +215,23 @@ def _assistant(args: argparse.Namespace) -> tuple[WordleVectorEnv, Any]:
     env.reset(options={"answers": [0]})  # the answer is unknown: observe() never reads it
     solver = make_agent(args.agent, agent_options(args), device="cpu")
     if not callable(getattr(solver, "best_guesses", None)):
-        raise UsageError(f"agent {args.agent!r} cannot suggest guesses (it has no best_guesses method)")
+        raise UsageError(
+            f"agent {args.agent!r} cannot suggest guesses (it has no best_guesses method)"
+        )
     return env, solver
 
 
 @contextlib.contextmanager
 def waiting(what: str, after_s: float = 1.0) -> Iterator[None]:
-    """Say what the program is doing when the block takes more than ``after_s`` seconds (one line on stderr; the
-    first exact search on a machine also compiles the search and builds its tables: up to half a minute)."""
+    """Say what the program is doing when the block takes more than ``after_s`` seconds (one line on
+    stderr; the first exact search on a machine also compiles the search and builds its tables: up
+    to half a minute)."""
     done = threading.Event()
 
     def say() -> None:
         if not done.wait(after_s):
-            print(f"({what}; the first time on a machine this also builds the search: up to half a minute...)",
+            print(f"({what}; the first time on a machine this also builds the search: up to half a "
+                  "minute...)",
                   file=sys.stderr, flush=True)  # fmt: skip
 
     speaker = threading.Thread(target=say, daemon=True)
@@ -217,32 +251,52 @@ def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None
     listed = ": " + ", ".join(left) if len(left) <= 12 else ""
     print(f"{len(left)} candidates left{listed}")
     first = exact is not None and int(env.state.turn[0]) == 0
-    proven = exact.best_openers(env, top) if first and callable(getattr(exact, "best_openers", None)) else None
+    proven = (
+        exact.best_openers(env, top)
+        if first and callable(getattr(exact, "best_openers", None))
+        else None
+    )
     if proven:  # the first guess, proven over every allowed word: shipped, no search
-        print("The best first guesses, proven over every allowed guess (expected guesses to solve, this one included):")
+        print(
+            "The best first guesses, proven over every allowed guess (expected guesses to solve, "
+            "this one included):"
+        )
         for word, value in proven:
             print(f"  {word}  {value:.4f}")
         return
     suggestions = solver.best_guesses(env, top=top)
     costs = None
     if first:
-        print("(Exact expected guesses appear from the second guess on: a first guess takes seconds per word.)")
+        print(
+            "(Exact expected guesses appear from the second guess on: a first guess takes "
+            "seconds per word.)"
+        )
     elif exact is not None:
         with waiting("valuing the suggestions exactly"):
             best, costs = exact.expected_guesses(env, [word for word, _, _ in suggestions])
-        print(f"Optimal play from here needs {best:.4f} guesses on average (the next one included).")
+        print(
+            f"Optimal play from here needs {best:.4f} guesses on average (the next one included)."
+        )
     unit = getattr(solver, "score_unit", "score")
-    print(f"Suggestions ({unit}" + ("; exact: expected guesses to solve, this one included" if costs else "") + "):")
+    print(
+        f"Suggestions ({unit}"
+        + ("; exact: expected guesses to solve, this one included" if costs else "")
+        + "):"
+    )
     for i, (word, score, is_candidate) in enumerate(suggestions):
         shown = ""
         if costs is not None:
-            shown = f"  exact {costs[i]:.4f}" if costs[i] is not None else "  exact: refused in hard mode"
+            shown = (
+                f"  exact {costs[i]:.4f}"
+                if costs[i] is not None
+                else ("  exact: refused in hard mode")
+            )
         print(f"  {word}  {score:.3f}{shown}{'  (could be the answer)' if is_candidate else ''}")
 
 
 def _print_judgement(judged: dict[str, Any], word: str) -> None:
-    """One line: the exact skill cost and luck of the guess just entered (``assist --optimal``), or the proven
-    bounds of its cost where the search ran past its time."""
+    """One line: the exact skill cost and luck of the guess just entered (``assist --optimal``), or
+    the proven bounds of its cost where the search ran past its time."""
     regret, luck = judged["regret"], judged["luck"]
     skill = "optimal" if abs(regret) < 5e-10 else f"cost {regret:+.4f} guesses"
     if not judged["exact"]:
@@ -252,7 +306,10 @@ def _print_judgement(judged: dict[str, Any], word: str) -> None:
         )
     line = f"{word.upper()}: skill {skill}"
     if luck is not None:
-        line += f"; luck {luck:+.4f} ({'better' if luck >= 0 else 'worse'} feedback than this guess gets on average)"
+        line += (
+            f"; luck {luck:+.4f} ({'better' if luck >= 0 else 'worse'} feedback than this "
+            "guess gets on average)"
+        )
     print(line)
 
 
@@ -260,7 +317,9 @@ def cmd_assist(args: argparse.Namespace) -> int:
     env, solver = _assistant(args)
     exact = make_agent("optimal", {}, device="cpu") if args.optimal else None
     if exact is not None and not callable(getattr(exact, "expected_guesses", None)):
-        raise UsageError("the installed agent 'optimal' cannot value guesses (it has no expected_guesses method)")
+        raise UsageError(
+            "the installed agent 'optimal' cannot value guesses (it has no expected_guesses method)"
+        )
     history = []
     print(ASSIST_HELP)
     _print_status(env, solver, args.top, exact)
@@ -283,58 +342,73 @@ def cmd_assist(args: argparse.Namespace) -> int:
             print(f"Undone; {made} guess{'' if made == 1 else 'es'} entered.")
             _print_status(env, solver, args.top, exact)
             continue
-        parts = text.split()
-        if len(parts) != 2:
-            print("Expected a guess and its colours, e.g. 'salet gy..g' (or 'help').")
-            continue
-        word, colours = parts
-        problem = _check_guess(env, word)
-        if problem:
-            print(f"{problem}; ignored.")
-            continue
-        try:
-            tiles = parse_tiles(colours, env.vocabulary.length)
-        except ValueError as exc:
-            print(f"{exc}; ignored.")
-            continue
-        if bool(env.state.done[0]):
-            print("This game is over; 'undo' to change it, or 'quit'.")
-            continue
-        snapshot = env.state.clone()
-        env.game.observe(env.state, torch.tensor([env.vocabulary.action(word)]), torch.tensor([tiles]))
-        if not candidates(env):
-            env.state = snapshot
-            print(f"No answer fits {word.upper()} {colours}: check the colours; ignored.")
-            continue
-        history.append(snapshot)
-        print(ansi_row(word, tiles))
-        if exact is not None and callable(getattr(exact, "judge", None)):
-            with waiting("valuing the guess exactly"):
-                judged = exact.judge(env, snapshot, word)
-            _print_judgement(judged, word)
-        if all(t == GREEN for t in tiles):
-            print(f"Solved in {int(env.state.turn[0])}!")
-            continue
-        if bool(env.state.done[0]):
-            print("That was the last guess. 'undo' to change it, or 'quit'.")
-            continue
-        _print_status(env, solver, args.top, exact)
+        if _enter(env, text, history, exact):
+            _print_status(env, solver, args.top, exact)
+
+
+def _enter(env: Any, text: str, history: list[Any], exact: Any) -> bool:
+    """``assist``: one entry of a guess and its colours, checked, played and judged; whether the
+    game goes on (the suggestions are shown again)."""
+    parts = text.split()
+    if len(parts) != 2:
+        print("Expected a guess and its colours, e.g. 'salet gy..g' (or 'help').")
+        return False
+    word, colours = parts
+    problem = _check_guess(env, word)
+    if problem:
+        print(f"{problem}; ignored.")
+        return False
+    try:
+        tiles = parse_tiles(colours, env.vocabulary.length)
+    except ValueError as exc:
+        print(f"{exc}; ignored.")
+        return False
+    if bool(env.state.done[0]):
+        print("This game is over; 'undo' to change it, or 'quit'.")
+        return False
+    snapshot = env.state.clone()
+    env.game.observe(env.state, torch.tensor([env.vocabulary.action(word)]), torch.tensor([tiles]))
+    if not candidates(env):
+        env.state = snapshot
+        print(f"No answer fits {word.upper()} {colours}: check the colours; ignored.")
+        return False
+    history.append(snapshot)
+    print(ansi_row(word, tiles))
+    if exact is not None and callable(getattr(exact, "judge", None)):
+        with waiting("valuing the guess exactly"):
+            judged = exact.judge(env, snapshot, word)
+        _print_judgement(judged, word)
+    if all(t == GREEN for t in tiles):
+        print(f"Solved in {int(env.state.turn[0])}!")
+        return False
+    if bool(env.state.done[0]):
+        print("That was the last guess. 'undo' to change it, or 'quit'.")
+        return False
+    return True
 
 
 # ------------------------------------------------------------------------------- eval
 def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
     """The agent, and the answer and guess lists to evaluate it on."""
     policy = make_agent(args.agent, agent_options(args), device=args.device)
-    # By default, a trained agent plays the lists its weights were trained on (``checkpoint.lists``).
+    # By default, a trained agent plays the lists its weights were trained on
+    # (``checkpoint.lists``).
     lists = getattr(getattr(policy, "checkpoint", None), "lists", None) or {}
     answers = word_source(args.answers) if args.answers else lists.get("answers", "answers")
     allowed = word_source(args.allowed) if args.allowed else lists.get("allowed", "allowed")
     return policy, answers, allowed
 
 
-def _game_config(args: argparse.Namespace, answers: WordSource, allowed: WordSource) -> WordleConfig:
+def _game_config(
+    args: argparse.Namespace, answers: WordSource, allowed: WordSource
+) -> WordleConfig:
     """The game ``eval`` plays (answers None: the default list, as :func:`evaluate` takes it)."""
-    game = {"answers": answers, "allowed": allowed, "hard_mode": args.hard, "max_guesses": args.max_guesses}
+    game = {
+        "answers": answers,
+        "allowed": allowed,
+        "hard_mode": args.hard,
+        "max_guesses": args.max_guesses,
+    }
     game |= {"split": getattr(args, "split", None), "split_seed": getattr(args, "split_seed", 0)}
     game |= {"split_held_out": getattr(args, "held_out", None)}
     return WordleConfig.build(**{k: v for k, v in game.items() if k != "answers" or v is not None})
@@ -350,13 +424,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     if args.json:
         check_writable(args.json)  # before the evaluation, not after it
     if args.boards > 1 and (args.regret or args.hard):
-        raise ValueError(f"--{'regret' if args.regret else 'hard'} is for one board; --boards {args.boards} has none")
+        raise ValueError(
+            f"--{'regret' if args.regret else 'hard'} is for one board; --boards "
+            f"{args.boards} has none"
+        )
     if args.games is not None and args.boards == 1:
-        raise ValueError("--games sizes the multi-board evaluation set (with --boards K); one board plays every answer")
+        raise ValueError(
+            "--games sizes the multi-board evaluation set (with --boards K); one "
+            "board plays every answer"
+        )
     if args.boards > 1 and args.agent in ONE_BOARD_AGENTS:
-        raise ValueError(f"--agent {args.agent} plays one board; with --boards {args.boards} use {SEVERAL_BOARDS}")
+        raise ValueError(
+            f"--agent {args.agent} plays one board; with --boards {args.boards} use "
+            f"{SEVERAL_BOARDS}"
+        )
     policy, answers, allowed = _policy(args)
-    oracle = _oracle() if args.regret else None  # before the evaluation: an oracle that cannot load fails first
+    # before the evaluation: an oracle that cannot load fails first
+    oracle = _oracle() if args.regret else None
     try:
         result = evaluate(
             policy,
@@ -376,29 +460,36 @@ def cmd_eval(args: argparse.Namespace) -> int:
         if args.boards > 1 and "plays one board" in str(exc):
             raise ValueError(f"{exc}; with --boards {args.boards} use {SEVERAL_BOARDS}") from None
         raise
-    result.agent = agent_label(args.agent, policy, args.hard, args.boards)  # after play: an agent may pick its opener
+    # after play: an agent may pick its opener
+    result.agent = agent_label(args.agent, policy, args.hard, args.boards)
     print(result.markdown_header())
     print(result.markdown_row())
     print(result.summary())
     if args.boards > 1:
-        print(f"boards solved: {result.extra['boards_solved']:.4f} of {args.boards} a game, {result.games} games")
+        print(
+            f"boards solved: {result.extra['boards_solved']:.4f} of {args.boards} a game, "
+            f"{result.games} games"
+        )
     if oracle is not None:
         regret = oracle.regret_report(result.histories, _game_config(args, answers, allowed))
         turns = "  ".join(f"{t}: {r:+.4f}" for t, r in regret["by_turn"].items())
         print(
-            f"regret per game {regret['mean_regret']:+.4f} guesses beyond the optimum {regret['root_value']:.4f} "
+            f"regret per game {regret['mean_regret']:+.4f} guesses beyond the optimum "
+            f"{regret['root_value']:.4f} "
             f"(by turn  {turns}); each move valued in {regret['valued_in']}"
         )
         if not regret["identity_holds"] and "of which" not in regret["valued_in"]:
             gap = regret["mean_cost"] - regret["root_value"]
             print(
-                f"  (they do not sum to the mean minus the optimum, {gap:+.4f}: the agent played differently "
+                f"  (they do not sum to the mean minus the optimum, {gap:+.4f}: the agent played "
+                "differently "
                 f"where it knew the same, as a random one does)"
             )
         for c in regret["costliest"][:3]:
             after = ", ".join(c["history"]) or "nothing"
             print(
-                f"  costliest: turn {c['turn']} after {after} ({c['candidates']} left, {c['games']} games): "
+                f"  costliest: turn {c['turn']} after {after} ({c['candidates']} left, "
+                f"{c['games']} games): "
                 f"{c['guess']} costs {c['regret']:+.4f}; {c['optimal']} is optimal"
             )
         result.extra["regret"] = regret
@@ -417,9 +508,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def agent_label(agent: str, policy: Any, hard_mode: bool = False, boards: int = 1) -> str:
-    """The row label of an installed agent's policy: its name, with the weights file it plays in this game where
-    it has one (``dqn-explored (dqn_explored.pt)``; in hard mode its hard-mode weights', :func:`playing`), else
-    its own name where that names the agent."""
+    """The row label of an installed agent's policy: its name, with the weights file it plays in
+    this game where it has one (``dqn-explored (dqn_explored.pt)``; in hard mode its hard-mode
+    weights', :func:`playing`), else its own name where that names the agent."""
     path = getattr(getattr(playing(policy, hard_mode, boards), "checkpoint", None), "path", None)
     if path:
         return f"{agent} ({os.path.basename(str(path))})"
@@ -428,8 +519,8 @@ def agent_label(agent: str, policy: Any, hard_mode: bool = False, boards: int = 
 
 
 def _oracle() -> Any:
-    """The optimal agent, whose ``regret_report`` measures each decision (through the registry: the tools
-    import no agent code)."""
+    """The optimal agent, whose ``regret_report`` measures each decision (through the registry: the
+    tools import no agent code)."""
     return make_agent("optimal", {})
 
 
@@ -438,9 +529,12 @@ def cmd_dataset(args: argparse.Namespace) -> int:
 
     policy, answers, allowed = _policy(args)
     config = _game_config(args, answers, allowed)
-    dataset = write_dataset(args.id, policy, config, epsilon=args.epsilon, seed=args.seed or 0, device=args.device)
+    dataset = write_dataset(
+        args.id, policy, config, epsilon=args.epsilon, seed=args.seed or 0, device=args.device
+    )
     print(
-        f"wrote Minari dataset {args.id}: {dataset.total_episodes} episodes, {dataset.total_steps} steps, in "
+        f"wrote Minari dataset {args.id}: {dataset.total_episodes} episodes, {dataset.total_steps} "
+        "steps, in "
         f"{dataset_path(args.id)} (minari.load_dataset({args.id!r}); MINARI_DATASETS_PATH moves it)"
     )
     return 0
@@ -458,7 +552,8 @@ def _probability(text: str) -> float:
 
 # ---------------------------------------------------------------------------- analyze
 def _check_hard_mode(args: argparse.Namespace, guesses: list[str]) -> None:
-    """Refuse a game whose guess breaks hard mode (the game would have refused it), naming the rule it breaks."""
+    """Refuse a game whose guess breaks hard mode (the game would have refused it), naming the rule
+    it breaks."""
     env = WordleVectorEnv(
         1,
         device="cpu",
@@ -477,13 +572,15 @@ def _check_hard_mode(args: argparse.Namespace, guesses: list[str]) -> None:
         problem = _hard_mode_problem(env, word)
         if problem is not None:
             raise UsageError(
-                f"guess {number}, {word.upper()}, breaks {problem} (the game refuses it: leave it out, or drop --hard)"
+                f"guess {number}, {word.upper()}, breaks {problem} (the game refuses it: leave it "
+                "out, or drop --hard)"
             )
         env.step(torch.tensor([env.vocabulary.action(word)]))
 
 
 def cmd_analyze(args: argparse.Namespace) -> int:
-    """The exact skill (regret) and luck of each guess of one game, by the optimal agent's oracle."""
+    """The exact skill (regret) and luck of each guess of one game, by the optimal agent's
+    oracle."""
     from wordle_gym.utils.files import atomic_write_json, check_writable
 
     if args.json:
@@ -491,21 +588,36 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     config = _game_config(args, word_source(args.answers), word_source(args.allowed))
     if args.hard:
         _check_hard_mode(args, [g.lower() for g in args.guesses])
-    print("valuing each position exactly (the optimal agent's search; a minute or so on a CPU)...", file=sys.stderr)
+    print(
+        "valuing each position exactly (the optimal agent's search; a minute or so on a CPU)...",
+        file=sys.stderr,
+    )
     report = _oracle().analyze([g.lower() for g in args.guesses], args.answer, config)
     print("| guess | regret | luck | candidates | optimal |\n| --- | ---: | ---: | --- | --- |")
     for row in report["guesses"]:
-        left, best = f"{row['candidates_before']} -> {row['candidates_after']}", row["optimal"].upper()
-        print(f"| {row['guess'].upper()} | {row['regret']:+.4f} | {row['luck']:+.4f} | {left} | {best} |")
+        left, best = (
+            (f"{row['candidates_before']} -> {row['candidates_after']}"),
+            row["optimal"].upper(),
+        )
+        print(
+            f"| {row['guess'].upper()} | {row['regret']:+.4f} | {row['luck']:+.4f} | {left} | "
+            f"{best} |"
+        )
     if not report["finished"]:
         print(
-            f"{report['answer'].upper()}: not over after {report['guesses_used']} guesses; so far skill cost "
+            f"{report['answer'].upper()}: not over after {report['guesses_used']} guesses; so far "
+            "skill cost "
             f"{report['regret']:+.4f} guesses and luck saved {report['luck']:+.4f}"
         )
     else:
-        result = f"won in {report['guesses_used']}" if report["won"] else f"lost (counted as {report['guesses_used']})"
+        result = (
+            f"won in {report['guesses_used']}"
+            if report["won"]
+            else (f"lost (counted as {report['guesses_used']})")
+        )
         print(
-            f"{report['answer'].upper()}: {result}; the optimum expects {report['start_value']:.4f} from the start: "
+            f"{report['answer'].upper()}: {result}; the optimum expects "
+            f"{report['start_value']:.4f} from the start: "
             f"skill cost {report['regret']:+.4f} guesses, luck saved {report['luck']:+.4f} "
             f"({report['guesses_used']} - {report['start_value']:.4f} = "
             f"{report['regret']:.4f} - ({report['luck']:.4f}))"
@@ -566,20 +678,26 @@ def _add_lists(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--game",
         choices=tuple(GAMES),
-        help="the lists of a game: original (2315 answers, 12972 guesses: the default), nyt (its 2309 answers of "
+        help="the lists of a game: original (2315 answers, 12972 guesses: the default), nyt (its "
+        "2309 answers of "
         "2022) or today (the NYT's game today: 3158 answers, 14855 guesses)",
     )
     p.add_argument("--answers", help="answer list: answers (default), nyt, today, or a file")
     p.add_argument("--allowed", help="allowed guesses: allowed (default), today, or a file")
     p.add_argument("--hard", action="store_true", help="hard mode")
     p.add_argument(
-        "--max-guesses", type=_integer(1, MAX_GUESSES), default=None, help="guesses per game (default 6; boards + 5)"
+        "--max-guesses",
+        type=_integer(1, MAX_GUESSES),
+        default=None,
+        help="guesses per game (default 6; boards + 5)",
     )
 
 
 def _add_agent(p: argparse.ArgumentParser) -> None:
     installed = ", ".join(agent_names()) or "none"
-    p.add_argument("--agent", default=DEFAULT_AGENT, help=f"installed: {installed} (default {DEFAULT_AGENT})")
+    p.add_argument(
+        "--agent", default=DEFAULT_AGENT, help=f"installed: {installed} (default {DEFAULT_AGENT})"
+    )
     p.add_argument("--score", help="max-entropy: entropy (default), expected, minimax or splits")
     p.add_argument("--opener", help="max-entropy: fixed first guess (default: computed)")
     p.add_argument(
@@ -595,7 +713,8 @@ def _integer(low: int, high: int | None = None) -> Callable[[str], int]:
     """An argparse type: an integer in [low, high]."""
 
     def parse(text: str) -> int:
-        # Plain ASCII digits only: int() also takes ' 2', '02', '1_0' and other scripts' digits ('٢')
+        # Plain ASCII digits only: int() also takes ' 2', '02', '1_0' and other scripts' digits
+        # ('٢')
         value = int(text) if re.fullmatch(r"-?(0|[1-9][0-9]*)", text, flags=re.ASCII) else None
         if value is None or value < low or (high is not None and value > high):
             span = f"from {low} to {high}" if high is not None else f">= {low}"
@@ -611,7 +730,8 @@ SEVERAL_BOARDS = "dqn-boards, dqn-explored, a2c-boards, max-entropy or random"
 """The installed agents that play several boards, as a refusal names them."""
 """Installed agents that play one board only (their trees, models and chats are of one game)."""
 LISTS_FROM_AGENT = ("eval", "dataset")
-"""Commands whose default lists are the agent's (a network's training lists; see _policy), not the real game's."""
+"""Commands whose default lists are the agent's (a network's training lists; see _policy), not the
+real game's."""
 MAX_GAMES = 1_000_000
 """The most games of a multi-board evaluation set (a billion built its list for hours)."""
 
@@ -619,7 +739,9 @@ MAX_GAMES = 1_000_000
 def build_parser() -> argparse.ArgumentParser:
     from wordle_gym.core import __version__
 
-    parser = OneLineParser(prog="wordle-gym", description="Wordle: play, get hints, evaluate agents.")
+    parser = OneLineParser(
+        prog="wordle-gym", description="Wordle: play, get hints, evaluate agents."
+    )
     parser.add_argument("--version", action="version", version=f"wordle-gym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
@@ -627,8 +749,16 @@ def build_parser() -> argparse.ArgumentParser:
         ("assist", "get suggestions while you play the real game", cmd_assist),
         ("eval", "evaluate an agent on every answer", cmd_eval),
         ("solve", "show an agent's game for one answer", cmd_solve),
-        ("dataset", "play every answer with an agent and write a Minari dataset (offline RL)", cmd_dataset),
-        ("analyze", "the exact skill (regret) and luck of each guess of a game you played", cmd_analyze),
+        (
+            "dataset",
+            "play every answer with an agent and write a Minari dataset (offline RL)",
+            cmd_dataset,
+        ),
+        (
+            "analyze",
+            "the exact skill (regret) and luck of each guess of a game you played",
+            cmd_analyze,
+        ),
     ]
     sub.add_parser(
         "bench",
@@ -643,18 +773,29 @@ def build_parser() -> argparse.ArgumentParser:
         p.set_defaults(func=func)
         _add_lists(p)
         parsers[name] = p
-    for name in command_names():  # run by wordle_gym.cli.main before this parser; listed here for --help
+    # run by wordle_gym.cli.main before this parser; listed here for --help
+    for name in command_names():
         if name not in sub.choices:
-            sub.add_parser(name, help=f"{command_help(name)} (wordle-gym {name} --help)", add_help=False)
+            sub.add_parser(
+                name, help=f"{command_help(name)} (wordle-gym {name} --help)", add_help=False
+            )
     parsers["play"].add_argument("--answer", help="play this answer (default: random)")
-    parsers["analyze"].add_argument("guesses", nargs="+", metavar="GUESS", help="the guesses, in order")
+    parsers["analyze"].add_argument(
+        "guesses", nargs="+", metavar="GUESS", help="the guesses, in order"
+    )
     parsers["analyze"].add_argument("--answer", required=True, help="the game's answer")
     parsers["analyze"].add_argument("--json", metavar="FILE", help="write the analysis as JSON")
-    parsers["play"].add_argument("--seed", type=_integer(0), default=None, help="seed for the random answer")
+    parsers["play"].add_argument(
+        "--seed", type=_integer(0), default=None, help="seed for the random answer"
+    )
     _add_agent(parsers["assist"])
-    parsers["assist"].add_argument("--top", type=_positive, default=5, help="suggestions to show (default 5)")
     parsers["assist"].add_argument(
-        "--optimal", action="store_true", help="show each suggestion's exact expected guesses (agent 'optimal')"
+        "--top", type=_positive, default=5, help="suggestions to show (default 5)"
+    )
+    parsers["assist"].add_argument(
+        "--optimal",
+        action="store_true",
+        help="show each suggestion's exact expected guesses (agent 'optimal')",
     )
     p = parsers["eval"]
     _add_agent(p)
@@ -664,21 +805,30 @@ def build_parser() -> argparse.ArgumentParser:
         help="weights of a trained agent (a2c, dqn: default the best shipped), or an SB3 zip",
     )
     p.add_argument("--sb3-algo", help="sb3: ppo, dqn or maskable_ppo (default: read from the zip)")
-    p.add_argument("--candidates-only", action="store_true", help="max-entropy: guess only possible answers")
+    p.add_argument(
+        "--candidates-only", action="store_true", help="max-entropy: guess only possible answers"
+    )
     p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
     p.add_argument("--seed", type=_integer(0), help="random: seed (default 0)")
     p.add_argument(
         "--split",
         choices=SPLITS,
-        help="play only this part of the answers' seeded train/eval split (eval: 315 held out), in the whole game",
+        help="play only this part of the answers' seeded train/eval split (eval: 315 held out), in "
+        "the whole game",
     )
-    p.add_argument("--split-seed", type=_integer(0), default=0, help="seed of the split's shuffle (default 0)")
-    p.add_argument("--held-out", help="with --split: a file of the eval answers (e.g. NeMo Gym's 315), not the seeded")
+    p.add_argument(
+        "--split-seed", type=_integer(0), default=0, help="seed of the split's shuffle (default 0)"
+    )
+    p.add_argument(
+        "--held-out",
+        help="with --split: a file of the eval answers (e.g. NeMo Gym's 315), not the seeded",
+    )
     p.add_argument(
         "--boards",
         type=_integer(1, 32),
         default=1,
-        help="boards per game: 2 Dordle, 4 Quordle, ..., 32 (default 1); plays the standard set of K-tuples",
+        help="boards per game: 2 Dordle, 4 Quordle, ..., 32 (default 1); plays the standard set of "
+        "K-tuples",
     )
     p.add_argument(
         "--games",
@@ -695,7 +845,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
     p = parsers["dataset"]
     _add_agent(p)
-    p.add_argument("--id", required=True, help="the dataset's id, e.g. wordle/optimal-v0 (Minari's NAMESPACE/NAME-vN)")
+    p.add_argument(
+        "--id",
+        required=True,
+        help="the dataset's id, e.g. wordle/optimal-v0 (Minari's NAMESPACE/NAME-vN)",
+    )
     p.add_argument(
         "--epsilon",
         type=_probability,
@@ -704,7 +858,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent")
     p.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
-    p.add_argument("--seed", type=_integer(0), help="seed of the noise (and of the random agent; default 0)")
+    p.add_argument(
+        "--seed", type=_integer(0), help="seed of the noise (and of the random agent; default 0)"
+    )
     p = parsers["solve"]
     p.add_argument("word", help="the answer to solve")
     _add_agent(p)
@@ -730,7 +886,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if getattr(args, "game", None) is not None:  # --game names both lists
         if args.answers is not None or args.allowed is not None:
-            parser.error(f"--game {args.game} names the lists; give it or --answers/--allowed, not both")
+            parser.error(
+                f"--game {args.game} names the lists; give it or --answers/--allowed, not both"
+            )
         args.answers, args.allowed = GAMES[args.game]
     elif hasattr(args, "game") and args.command not in LISTS_FROM_AGENT:
         args.answers, args.allowed = args.answers or "answers", args.allowed or "allowed"

@@ -1,14 +1,16 @@
 """Numba kernels of the engine's per-step work for big CPU batches, run by
-:class:`~wordle_gym.core.compiled.CompiledGame` (the named copy of :class:`~wordle_gym.core.game.Game`).
+:class:`~wordle_gym.core.compiled.CompiledGame` (the named copy of
+:class:`~wordle_gym.core.game.Game`).
 
-Each is a copy of ``Game``'s torch code, one game's row at a time: ``score`` (:func:`~wordle_gym.core.rules.feedback`),
-``learn`` (``Game._learn`` and ``_deduce``), ``reset_rows`` and ``fill_rows`` (``Game.reset``),
-``narrow_candidates`` (``Game._narrow``), ``candidates_mask``, ``candidates_bits`` and ``hard_mask`` (the masks,
-bool or packed) and ``encode_knowledge`` (the "knowledge" observation). ``tests/envs/test_scalar.py`` holds them
-to the scalar engine step by step, ``tests/envs/test_vector.py`` to torch. Each kernel does rows ``start:stop``
-and releases the GIL; :func:`run` splits a batch over ``torch.get_num_threads()`` threads (numba's own thread
-pools are left alone: they are not fork-safe everywhere), while the step's own torch calls run on one thread
-(:func:`torch_on_one_thread`).
+Each is a copy of ``Game``'s torch code, one game's row at a time: ``score``
+(:func:`~wordle_gym.core.rules.feedback`), ``learn`` (``Game._learn`` and ``_deduce``),
+``reset_rows`` and ``fill_rows`` (``Game.reset``), ``narrow_candidates`` (``Game._narrow``),
+``candidates_mask``, ``candidates_bits`` and ``hard_mask`` (the masks, bool or packed) and
+``encode_knowledge`` (the "knowledge" observation). ``tests/envs/test_scalar.py`` holds them to the
+scalar engine step by step, ``tests/envs/test_vector.py`` to torch. Each kernel does rows
+``start:stop`` and releases the GIL; :func:`run` splits a batch over ``torch.get_num_threads()``
+threads (numba's own thread pools are left alone: they are not fork-safe everywhere), while the
+step's own torch calls run on one thread (:func:`torch_on_one_thread`).
 """
 
 from __future__ import annotations
@@ -29,15 +31,16 @@ import torch
 from wordle_gym.utils.files import cached_njit
 
 MIN_SPLIT_BYTES = 1 << 20  # below this much mask a batch runs on the calling thread
-STEP_MIN_ROWS = 512  # from this many rows (boards) a CPU step runs the step's compiled copies (fewer: torch)
+# from this many rows (boards) a CPU step runs the step's compiled copies (fewer: torch)
+STEP_MIN_ROWS = 512
 KEEP_BUFFERS = 4  # mask arrays a game keeps for reuse
 
 
 @functools.cache
 def available() -> bool:
-    """Whether numba is installed (a dependency; without it, on a Python it does not support yet, torch runs
-    the masks). Found, not imported: numba is imported at a kernel's first call, so a game that calls none
-    (one env) never pays its half second of start-up."""
+    """Whether numba is installed (a dependency; without it, on a Python it does not support yet,
+    torch runs the masks). Found, not imported: numba is imported at a kernel's first call, so a
+    game that calls none (one env) never pays its half second of start-up."""
     return importlib.util.find_spec("numba") is not None
 
 
@@ -87,17 +90,20 @@ def openmp_backend() -> bool:
 
 @contextlib.contextmanager
 def torch_on_one_thread() -> Iterator[None]:
-    """Torch calls on the calling thread alone (``torch.set_num_threads(1)``), while :func:`run` still splits
-    the compiled kernels over torch's thread count; restored on the way out, re-entrant.
+    """Torch calls on the calling thread alone (``torch.set_num_threads(1)``), while :func:`run`
+    still splits the compiled kernels over torch's thread count; restored on the way out,
+    re-entrant.
 
-    A big CPU step runs both: compiled kernels, split over the cores, and torch calls on the batch (gathers,
-    copies and compares of a few MB, memory-bound). After each parallel torch call torch's idle OpenMP
-    workers spin for a while (libgomp's default wait policy), on the cores where the next kernel's rows go:
-    on 2 cores, 16384 games with mask "hard" took 20-23 ms a step with the torch calls on both cores and
-    13.6 ms on one (Quordle 18.6-19.9 ms and 13.4-14.7 ms; every mask and size gained or stayed; as fast as
-    ``OMP_WAIT_POLICY=PASSIVE``, which only works when set before Python starts). BENCHMARKS.md has the figures.
-    Only where torch's parallel backend is OpenMP (the usual wheels): the spinning is OpenMP's, and torch's
-    native backend warns when its thread count changes after parallel work."""
+    A big CPU step runs both: compiled kernels, split over the cores, and torch calls on the batch
+    (gathers, copies and compares of a few MB, memory-bound). After each parallel torch call torch's
+    idle OpenMP workers spin for a while (libgomp's default wait policy), on the cores where the
+    next kernel's rows go:
+    on 2 cores, 16384 games with mask "hard" took 20-23 ms a step with the torch calls on both cores
+    and 13.6 ms on one (Quordle 18.6-19.9 ms and 13.4-14.7 ms; every mask and size gained or stayed;
+    as fast as ``OMP_WAIT_POLICY=PASSIVE``, which only works when set before Python starts).
+    BENCHMARKS.md has the figures. Only where torch's parallel backend is OpenMP (the usual wheels):
+    the spinning is OpenMP's, and torch's native backend warns when its thread count changes after
+    parallel work."""
     threads = torch.get_num_threads()
     if threads <= 1 or not openmp_backend() or getattr(_split, "threads", 0):
         yield
@@ -114,11 +120,12 @@ def torch_on_one_thread() -> Iterator[None]:
 class MaskBuffers:
     """Memory for the masks a game returns, recycled once nothing else holds it.
 
-    Every mask handed out is a new tensor over an array of this pool; an array goes back into use only
-    when no tensor, view or numpy array made from that mask is left (its reference count says so), so
-    the caller can keep any mask as long as it likes. A loop that drops each step's ``infos`` makes the
-    pool settle at two or three arrays, and a 200 MB mask then costs no allocation, page faults or
-    zeroing by the kernel. New arrays come from numpy, which asks Linux for huge pages."""
+    Every mask handed out is a new tensor over an array of this pool; an array goes back into use
+    only when no tensor, view or numpy array made from that mask is left (its reference count says
+    so), so the caller can keep any mask as long as it likes. A loop that drops each step's
+    ``infos`` makes the pool settle at two or three arrays, and a 200 MB mask then costs no
+    allocation, page faults or zeroing by the kernel. New arrays come from numpy, which asks Linux
+    for huge pages."""
 
     def __init__(self) -> None:
         self._arrays: list[np.ndarray] = []
@@ -127,10 +134,14 @@ class MaskBuffers:
         """A (rows, width) tensor whose contents are stale: the kernel writes every element."""
         arrays = self._arrays
         for i in range(len(arrays)):
-            if arrays[i].shape == (rows, width) and arrays[i].dtype == dtype and _references(arrays, i) == _UNUSED:
+            if (
+                arrays[i].shape == (rows, width)
+                and arrays[i].dtype == dtype
+                and _references(arrays, i) == _UNUSED
+            ):
                 return torch.from_numpy(arrays[i])
-        # Keep the arrays still in use (newest last), to recycle when they come free; drop the free ones
-        # of another shape.
+        # Keep the arrays still in use (newest last), to recycle when they come free; drop the free
+        # ones of another shape.
         held = [arrays[i] for i in range(len(arrays)) if _references(arrays, i) > _UNUSED]
         self._arrays = [*held[-(KEEP_BUFFERS - 1) :], np.empty((rows, width), dtype=dtype)]
         return torch.from_numpy(self._arrays[-1])
@@ -140,7 +151,8 @@ def _references(arrays: list[np.ndarray], i: int) -> int:
     return sys.getrefcount(arrays[i])
 
 
-_UNUSED = _references([np.empty(0)], 0)  # the count of an array that only its list holds (the same code
+# the count of an array that only its list holds (the same code
+_UNUSED = _references([np.empty(0)], 0)
 # measures it: what the interpreter's own references add differs between Python versions)
 
 
@@ -163,7 +175,9 @@ if hasattr(os, "register_at_fork"):
 
 
 @Kernel
-def narrow_candidates(start, stop, candidates, table, actions, patterns, scored):  # pragma: no cover (compiled)
+def narrow_candidates(
+    start, stop, candidates, table, actions, patterns, scored
+):  # pragma: no cover (compiled)
     """``candidates[n] &= table[actions[n]] == patterns[n]`` in the ``scored`` games."""
     for n in range(start, stop):
         if scored[n]:
@@ -176,8 +190,8 @@ def narrow_candidates(start, stop, candidates, table, actions, patterns, scored)
 
 @Kernel
 def candidates_mask(start, stop, candidates, answer_actions, out):  # pragma: no cover (compiled)
-    """``out[n]``: False, then ``candidates[n]`` at the answers' actions (``answer_actions`` unsigned: numba
-    then skips the check for negative indices, a third of the time)."""
+    """``out[n]``: False, then ``candidates[n]`` at the answers' actions (``answer_actions``
+    unsigned: numba then skips the check for negative indices, a third of the time)."""
     for n in range(start, stop):
         row = out[n]
         keep = candidates[n]
@@ -188,9 +202,9 @@ def candidates_mask(start, stop, candidates, answer_actions, out):  # pragma: no
 
 @Kernel
 def hard_mask(start, stop, sets, rows, packed, out):  # pragma: no cover (compiled)
-    """``out[n]``: the bits of the AND of the word sets ``sets[rows[n]]`` (64 words to a uint64, least
-    significant bit first), one bool per allowed word; with ``packed``, the AND's bytes (``Game.packed_action_mask``,
-    ``out`` uint8)."""
+    """``out[n]``: the bits of the AND of the word sets ``sets[rows[n]]`` (64 words to a uint64,
+    least significant bit first), one bool per allowed word; with ``packed``, the AND's bytes
+    (``Game.packed_action_mask``, ``out`` uint8)."""
     width = out.shape[1]
     full = width // 64
     for n in range(start, stop):
@@ -213,9 +227,11 @@ def hard_mask(start, stop, sets, rows, packed, out):  # pragma: no cover (compil
 
 
 @Kernel
-def candidates_bits(start, stop, candidates, answer_bytes, answer_bits, out):  # pragma: no cover (compiled)
-    """``candidates_mask``'s rows packed 8 actions to a byte: answer ``k`` is bit ``answer_bits[k]`` of byte
-    ``answer_bytes[k]`` (``Game.packed_action_mask``)."""
+def candidates_bits(
+    start, stop, candidates, answer_bytes, answer_bits, out
+):  # pragma: no cover (compiled)
+    """``candidates_mask``'s rows packed 8 actions to a byte: answer ``k`` is bit ``answer_bits[k]``
+    of byte ``answer_bytes[k]`` (``Game.packed_action_mask``)."""
     for n in range(start, stop):
         row = out[n]
         keep = candidates[n]
@@ -233,9 +249,12 @@ def fill_rows(start, stop, candidates, rows):  # pragma: no cover (compiled)
 
 
 @Kernel
-def learn(start, stop, codes, tiles, scored, green, excluded, min_count, max_count):  # pragma: no cover (compiled)
-    """``Game._learn`` then ``Game._deduce`` in the ``scored`` rows (the others are left as they are: the
-    deductions are idempotent, so torch's pass over them changes nothing). ``codes``/``tiles`` (N, L) uint8:
+def learn(
+    start, stop, codes, tiles, scored, green, excluded, min_count, max_count
+):  # pragma: no cover (compiled)
+    """``Game._learn`` then ``Game._deduce`` in the ``scored`` rows (the others are left as they
+    are: the deductions are idempotent, so torch's pass over them changes nothing).
+    ``codes``/``tiles`` (N, L) uint8:
     the guesses' letters and their feedback; the knowledge arrays are updated in place."""
     length = codes.shape[1]
     shown = np.zeros(26, np.int64)
@@ -251,7 +270,8 @@ def learn(start, stop, codes, tiles, scored, green, excluded, min_count, max_cou
         greens_of[:] = 0
         for i in range(length):
             c = codes[n, i]
-            excluded[n, i] |= np.int32(1) << c  # not where it was yellow or grey (a green is rewritten below)
+            # not where it was yellow or grey (a green is rewritten below)
+            excluded[n, i] |= np.int32(1) << c
             if tiles[n, i] == 2:  # GREEN
                 green[n, i] = c
             if tiles[n, i] == 0:  # GREY
@@ -264,12 +284,17 @@ def learn(start, stop, codes, tiles, scored, green, excluded, min_count, max_cou
         total = 0
         for c in range(26):
             low[c] = max(max(np.int64(min_count[n, c]), shown[c]), greens_of[c])
-            high[c] = min(np.int64(max_count[n, c]), shown[c]) if greys[c] > 0 else np.int64(max_count[n, c])
+            high[c] = (
+                min(np.int64(max_count[n, c]), shown[c])
+                if greys[c] > 0
+                else np.int64(max_count[n, c])
+            )
             total += low[c]
         slack = length - total
         dead = np.int32(0)
         for c in range(26):
-            cap = (low[c] + slack) & 255  # torch's cast to uint8 wraps a negative slack (contradictory feedback)
+            # torch's cast to uint8 wraps a negative slack (contradictory feedback)
+            cap = (low[c] + slack) & 255
             high[c] = min(high[c], cap)
             min_count[n, c] = low[c]
             max_count[n, c] = high[c]
@@ -286,8 +311,9 @@ def learn(start, stop, codes, tiles, scored, green, excluded, min_count, max_cou
 @Kernel
 def score(start, stop, guesses, answers, out):  # pragma: no cover (compiled)
     """``out[n]``: the tiles of ``guesses[n]`` against ``answers[n]`` ((N, L) letter codes), as
-    :func:`wordle_gym.core.rules.feedback`: green where equal; then, left to right, yellow while the answer
-    has a copy of the letter not matched green and not yet taken by an earlier yellow; else grey."""
+    :func:`wordle_gym.core.rules.feedback`: green where equal; then, left to right, yellow while the
+    answer has a copy of the letter not matched green and not yet taken by an earlier yellow; else
+    grey."""
     length = guesses.shape[1]
     spare = np.zeros(32, np.int64)
     for n in range(start, stop):
@@ -309,7 +335,20 @@ def score(start, stop, guesses, answers, out):  # pragma: no cover (compiled)
 
 @Kernel
 def reset_rows(  # pragma: no cover (compiled)
-    start, stop, mask, new_answers, answers, turn, won, done, guesses, tiles, green, excluded, low, high
+    start,
+    stop,
+    mask,
+    new_answers,
+    answers,
+    turn,
+    won,
+    done,
+    guesses,
+    tiles,
+    green,
+    excluded,
+    low,
+    high,
 ):
     """``Game.reset`` of the rows where ``mask``: answer ``new_answers[n]`` and a blank board."""
     length = green.shape[1]
@@ -329,11 +368,14 @@ def reset_rows(  # pragma: no cover (compiled)
 
 
 @Kernel
-def encode_knowledge(start, stop, green, excluded, low, high, solved, turn, out):  # pragma: no cover (compiled)
-    """The "knowledge" observation of games ``start:stop`` into ``out`` (N, D) uint8, each row written once:
-    K boards to a game (``green``/``excluded`` (N K, L), ``low``/``high`` (N K, 26)), blocks in the order of
-    ``KnowledgeLayout`` (K = 1, ``solved`` (N, 0)) and ``MultiKnowledgeLayout``: green one-hot, excluded bits,
-    count bounds, ``solved`` (N, K), then the one-hot of ``turn`` (N,)."""
+def encode_knowledge(
+    start, stop, green, excluded, low, high, solved, turn, out
+):  # pragma: no cover (compiled)
+    """The "knowledge" observation of games ``start:stop`` into ``out`` (N, D) uint8, each row
+    written once:
+    K boards to a game (``green``/``excluded`` (N K, L), ``low``/``high`` (N K, 26)), blocks in the
+    order of ``KnowledgeLayout`` (K = 1, ``solved`` (N, 0)) and ``MultiKnowledgeLayout``: green
+    one-hot, excluded bits, count bounds, ``solved`` (N, K), then the one-hot of ``turn`` (N,)."""
     boards = solved.shape[1] if solved.shape[1] else 1
     length = green.shape[1]
     block = 26 * length * boards

@@ -1,12 +1,12 @@
 """Batched game state and the rules engine that steps it.
 
-:class:`GameState` is plain data: a few tensors, one row per game. :class:`Game` holds the
-constant tensors of one configuration on one device and moves states forward. The vector env
-is this engine with ``num_envs`` rows; it is the reference for the rules, in torch only. Its named copies:
-:class:`~wordle_gym.core.compiled.CompiledGame` (numba kernels for big CPU batches; :mod:`wordle_gym.core.engines`
-picks it)
-and :class:`~wordle_gym.envs.scalar.ScalarGame` (plain Python for one game), held to this engine step by step
-by ``tests/envs/test_scalar.py`` (where they differ, this one is right).
+:class:`GameState` is plain data: a few tensors, one row per game. :class:`Game` holds the constant
+tensors of one configuration on one device and moves states forward. The vector env is this engine
+with ``num_envs`` rows; it is the reference for the rules, in torch only. Its named copies:
+:class:`~wordle_gym.core.compiled.CompiledGame` (numba kernels for big CPU batches;
+:mod:`wordle_gym.core.engines` picks it) and :class:`~wordle_gym.envs.scalar.ScalarGame` (plain
+Python for one game), held to this engine step by step by ``tests/envs/test_scalar.py`` (where they
+differ, this one is right).
 
 What the player knows is kept as a compact, lossless summary of every constraint the
 feedback so far implies (it is exactly as strong as the full history):
@@ -29,7 +29,15 @@ import numpy as np
 import torch
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.rules import ALPHABET, GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
+from wordle_gym.core.rules import (
+    ALPHABET,
+    GREEN,
+    GREY,
+    YELLOW,
+    feedback,
+    pattern_ids,
+    pattern_table,
+)
 
 NO_LETTER = ALPHABET  # 26: "no letter known here" / "empty board cell"
 NO_TILE = 3  # board cell of a turn not played or refused
@@ -51,7 +59,8 @@ class GameState:
     excluded: torch.Tensor  # (N, L) int32: bit c set = letter c is known not to be here
     min_count: torch.Tensor  # (N, 26) uint8: the answer holds at least this many of each letter
     max_count: torch.Tensor  # (N, 26) uint8: ... and at most this many
-    candidates: torch.Tensor | None  # (N, num_answers) bool: answers consistent with all feedback; kept
+    # (N, num_answers) bool: answers consistent with all feedback; kept
+    candidates: torch.Tensor | None
     #                                   only in mask mode "candidates", else None
 
     @property
@@ -69,7 +78,12 @@ class GameState:
 
     def _map(self, copy: Callable[[torch.Tensor], torch.Tensor]) -> GameState:
         """A state of ``copy`` applied to each field (None stays None)."""
-        return GameState(**{f.name: None if (v := getattr(self, f.name)) is None else copy(v) for f in fields(self)})
+        return GameState(
+            **{
+                f.name: None if (v := getattr(self, f.name)) is None else copy(v)
+                for f in fields(self)
+            }
+        )
 
 
 class StepOutcome(NamedTuple):
@@ -94,29 +108,38 @@ def hard_breaches(
     letter the guess needs (0 where it has enough); the guess obeys hard mode where both are empty.
 
     This is the reference. Its copies, held to it by the tests: ``Game.hard_mask`` (which words
-    obey, from precomputed word sets), ``ScalarGame.hard_valid`` (one game in Python) and the
-    exact solver's ``wordle_agents.solvers._optimal_kernel.valid`` (numba); the CLI's messages read this function."""
+    obey, from precomputed word sets), ``ScalarGame.hard_valid`` (one game in Python) and the exact
+    solver's ``wordle_agents.solvers._optimal_kernel.valid`` (numba); the CLI's messages read this
+    function."""
     moved = (green != NO_LETTER) & (codes != green)
     counts = torch.zeros((codes.shape[0], ALPHABET), dtype=torch.int16, device=codes.device)
     counts.scatter_add_(1, codes.long(), torch.ones_like(codes, dtype=torch.int16))
     return moved, (min_count.to(torch.int16) - counts).clamp_(min=0)
 
 
-def write_turn(history: torch.Tensor, turn: torch.Tensor, active: torch.Tensor, values: torch.Tensor) -> torch.Tensor:
-    """A copy of ``history`` (N, T, ...) with ``values`` (N, ...) written at row ``turn`` of the ``active`` games:
-    the history of one more turn. A new tensor (a reference kept to the old history still reads the old one),
-    made by one copy and a scatter of N rows rather than a select over all N T rows (a tenth of the time)."""
+def write_turn(
+    history: torch.Tensor, turn: torch.Tensor, active: torch.Tensor, values: torch.Tensor
+) -> torch.Tensor:
+    """A copy of ``history`` (N, T, ...) with ``values`` (N, ...) written at row ``turn`` of the
+    ``active`` games:
+    the history of one more turn. A new tensor (a reference kept to the old history still reads the
+    old one), made by one copy and a scatter of N rows rather than a select over all N T rows (a
+    tenth of the time)."""
     shape, ones = (-1, 1, *values.shape[1:]), [1] * (history.dim() - 1)
     at = turn.clamp(max=history.shape[1] - 1).view(-1, *ones).expand(shape)  # (N, 1, ...)
-    values = torch.where(active.view(-1, *ones), values.to(history.dtype).view(shape), history.gather(1, at))
+    values = torch.where(
+        active.view(-1, *ones), values.to(history.dtype).view(shape), history.gather(1, at)
+    )
     return history.clone().scatter_(1, at, values)
 
 
 class Game:
-    """The rules of one :class:`WordleConfig` on one device, applied to batches of games (torch only)."""
+    """The rules of one :class:`WordleConfig` on one device, applied to batches of games (torch
+    only)."""
 
     compiled = False
-    """Whether the masks run compiled copies (:class:`~wordle_gym.core.compiled.CompiledGame`); never here."""
+    """Whether the masks run compiled copies (:class:`~wordle_gym.core.compiled.CompiledGame`);
+    never here."""
 
     def __init__(self, config: WordleConfig, device: torch.device) -> None:
         self.config = config
@@ -133,17 +156,21 @@ class Game:
         self.allowed_codes = vocab.allowed_codes.to(device)  # (A, L) uint8
         self.answer_codes = vocab.answer_codes.to(device)  # (K, L) uint8
         self.answer_actions = vocab.answer_actions.to(device)  # (K,) int64
-        self.letter_bits = (1 << torch.arange(ALPHABET, dtype=torch.int32)).to(device)  # (26,) int32
+        # (26,) int32
+        self.letter_bits = (1 << torch.arange(ALPHABET, dtype=torch.int32)).to(device)
         # The pattern table is only needed to track candidates; build (or reuse) it then.
         self.table = pattern_table(vocab, device) if self.mask_mode == "candidates" else None
         # Byte -> its 8 bits as 8 bool bytes of one int64 (little-endian: bit i is byte i).
-        self._byte_bits = (((torch.arange(256)[:, None] >> torch.arange(8)) & 1) << (8 * torch.arange(8))).sum(1)
+        self._byte_bits = (
+            ((torch.arange(256)[:, None] >> torch.arange(8)) & 1) << (8 * torch.arange(8))
+        ).sum(1)
         self._byte_bits = self._byte_bits.to(device)  # (256,) int64
         self._requirement_sets: torch.Tensor | None = None  # built on first hard_mask()
         # Constants of the step, so that it makes as few (small) torch calls as it can.
         self._turns = torch.arange(self.max_guesses, device=device)  # (T,) int64
         self._allowed_slots = self.allowed_codes.long()  # (A, L) int64: count slots (see _learn)
-        self._allowed_bits = self.letter_bits[self._allowed_slots]  # (A, L) int32: each letter's bit
+        # (A, L) int32: each letter's bit
+        self._allowed_bits = self.letter_bits[self._allowed_slots]
         # Exclusions of a position known green (index: its letter; NO_LETTER: none, unused).
         none = torch.zeros(1, dtype=torch.int32, device=device)
         self._green_exclusions = torch.cat([ALL_LETTERS ^ self.letter_bits, none])  # (27,) int32
@@ -165,7 +192,9 @@ class Game:
             min_count=torch.zeros((n, ALPHABET), dtype=torch.uint8, device=dev),
             max_count=torch.full((n, ALPHABET), length, dtype=torch.uint8, device=dev),
             candidates=(
-                torch.ones((n, self.num_answers), dtype=torch.bool, device=dev) if self.table is not None else None
+                torch.ones((n, self.num_answers), dtype=torch.bool, device=dev)
+                if self.table is not None
+                else None
             ),
         )
         return state
@@ -201,7 +230,8 @@ class Game:
         state.max_count.masked_fill_(m1, self.length)
 
     def compiled_rows(self, rows: int) -> bool:
-        """Whether a step or reset of ``rows`` rows runs compiled copies (never here; see ``CompiledGame``)."""
+        """Whether a step or reset of ``rows`` rows runs compiled copies (never here; see
+        ``CompiledGame``)."""
         return False
 
     def check_actions(self, actions: torch.Tensor) -> None:
@@ -218,7 +248,8 @@ class Game:
 
     # ------------------------------------------------------------------------------ step
     def step(self, state: GameState, actions: torch.Tensor, active: torch.Tensor) -> StepOutcome:
-        """Play ``actions`` (N,) int64 in the games where ``active`` (N,) bool; others stay as they are."""
+        """Play ``actions`` (N,) int64 in the games where ``active`` (N,) bool; others stay as they
+        are."""
         # index_select, not indexing: a quarter of the time on 16384 CPU rows (the same on CUDA)
         codes = self.allowed_codes.index_select(0, actions)  # (N, L) uint8
         if self.hard_mode:
@@ -236,16 +267,20 @@ class Game:
             yellows = ((tiles == YELLOW) & scored[:, None]).sum(-1)
             repeats = (counted & (state.green == codes)).sum(-1)
         row_tiles, lost = self._advance(state, actions, codes, tiles, scored, active, won)
-        reward = self.reward.compute(state.turn, won, lost, greens, yellows, repeats, invalid, active)
+        reward = self.reward.compute(
+            state.turn, won, lost, greens, yellows, repeats, invalid, active
+        )
         return StepOutcome(row_tiles, reward, won | lost, won, invalid)
 
     def _score(self, codes: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
-        """The feedback of guesses ``codes`` (N, L) against answers ``answers`` (N,): (N, L) uint8 tiles."""
+        """The feedback of guesses ``codes`` (N, L) against answers ``answers`` (N,): (N, L) uint8
+        tiles."""
         return feedback(codes, self.answer_codes.index_select(0, answers))
 
     def spend(self, state: GameState, active: torch.Tensor | None = None) -> StepOutcome:
-        """A turn spent without a guess in the ``active`` (N,) games (all if None): what a refused reply of the
-        text env costs. Nothing is revealed or recorded; the turn and the reward are a refused guess's."""
+        """A turn spent without a guess in the ``active`` (N,) games (all if None): what a refused
+        reply of the text env costs. Nothing is revealed or recorded; the turn and the reward are a
+        refused guess's."""
         active = torch.ones_like(state.done) if active is None else active & ~state.done
         state.turn = state.turn + active
         lost = active & (state.turn >= self.max_guesses)
@@ -253,7 +288,9 @@ class Game:
         none = torch.zeros_like(active)
         counts = torch.zeros_like(state.turn) if self.reward.uses_tiles else None
         reward = self.reward.compute(state.turn, none, lost, counts, counts, counts, active, active)
-        tiles = torch.full((state.num_games, self.length), NO_TILE, dtype=torch.uint8, device=self.device)
+        tiles = torch.full(
+            (state.num_games, self.length), NO_TILE, dtype=torch.uint8, device=self.device
+        )
         return StepOutcome(tiles, reward, lost, none, active.clone())
 
     def observe(self, state: GameState, actions: torch.Tensor, tiles: torch.Tensor) -> None:
@@ -281,7 +318,8 @@ class Game:
         if state.candidates is not None:
             self._narrow(state, actions, tiles, scored)
         self._learn(state, actions, codes, tiles, scored)
-        # This turn's row of the history, in the games that play (a game still playing has turn < T).
+        # This turn's row of the history, in the games that play (a game still playing has turn <
+        # T).
         row_tiles = tiles.masked_fill(~scored[:, None], NO_TILE)
         state.guesses = write_turn(state.guesses, state.turn, active, actions)
         state.tiles = write_turn(state.tiles, state.turn, active, row_tiles)
@@ -291,14 +329,17 @@ class Game:
         state.done |= won | lost
         return row_tiles, lost
 
-    def _narrow(self, state: GameState, actions: torch.Tensor, tiles: torch.Tensor, scored: torch.Tensor) -> None:
+    def _narrow(
+        self, state: GameState, actions: torch.Tensor, tiles: torch.Tensor, scored: torch.Tensor
+    ) -> None:
         """Drop the candidates that the ``scored`` games' feedback ``tiles`` rules out."""
         assert self.table is not None and state.candidates is not None
         consistent = self.table[actions] == pattern_ids(tiles)[:, None]  # (N, K)
         state.candidates &= consistent | ~scored[:, None]
 
     def consistent(self, state: GameState) -> torch.Tensor:
-        """Answers consistent with all feedback so far, from the knowledge summary: (N, num_answers) bool.
+        """Answers consistent with all feedback so far, from the knowledge summary: (N, num_answers)
+        bool.
 
         Costs (N, num_answers, 26) work: meant for a few games (the CLI, tests); the env's
         "candidates" mask keeps the same set incrementally for big batches."""
@@ -310,23 +351,33 @@ class Game:
         return placed & ((counts >= low) & (counts <= high)).all(-1)
 
     def hard_valid(self, state: GameState, codes: torch.Tensor) -> torch.Tensor:
-        """Whether each game's guess (letter codes (N, L)) obeys hard mode: (N,) bool (see :func:`hard_breaches`)."""
+        """Whether each game's guess (letter codes (N, L)) obeys hard mode: (N,) bool (see
+        :func:`hard_breaches`)."""
         moved, short = hard_breaches(state.green, state.min_count, codes)
         return ~(moved.any(-1) | (short > 0).any(-1))
 
     def _learn(
-        self, state: GameState, actions: torch.Tensor, codes: torch.Tensor, tiles: torch.Tensor, scored: torch.Tensor
+        self,
+        state: GameState,
+        actions: torch.Tensor,
+        codes: torch.Tensor,
+        tiles: torch.Tensor,
+        scored: torch.Tensor,
     ) -> None:
-        """Fold one guess's feedback into the knowledge of the ``scored`` games, then :meth:`_deduce`.
+        """Fold one guess's feedback into the knowledge of the ``scored`` games, then
+        :meth:`_deduce`.
 
         One scatter counts, per letter, the guess's shown copies (green or yellow: slots 0..25)
         and grey copies (26..51) in the scored games (the others count into slot 52, never read),
         then the known greens (53..78; 79 is NO_LETTER's)."""
         n, keep = codes.shape[0], scored[:, None]
         state.green = torch.where(keep & (tiles == GREEN), codes, state.green)
-        # A letter is not where it was yellow or grey (nor, for now, where green: _deduce rewrites those).
+        # A letter is not where it was yellow or grey (nor, for now, where green: _deduce rewrites
+        # those).
         state.excluded = state.excluded | self._allowed_bits[actions] * keep
-        slots = (self._allowed_slots[actions] + (tiles == GREY) * ALPHABET).masked_fill_(~keep, _UNREAD)
+        slots = (self._allowed_slots[actions] + (tiles == GREY) * ALPHABET).masked_fill_(
+            ~keep, _UNREAD
+        )
         green = state.green.long()
         counts = torch.zeros((n, _GREENS_AT + ALPHABET + 1), dtype=torch.uint8, device=codes.device)
         ones = self._ones.expand(n, -1)
@@ -339,7 +390,12 @@ class Game:
         self._deduce(state, low, high, green, greens_of)
 
     def _deduce(
-        self, state: GameState, low: torch.Tensor, high: torch.Tensor, green: torch.Tensor, greens_of: torch.Tensor
+        self,
+        state: GameState,
+        low: torch.Tensor,
+        high: torch.Tensor,
+        green: torch.Tensor,
+        greens_of: torch.Tensor,
     ) -> None:
         """Sound deductions that make equal knowledge encode equally (idempotent), storing the
         count bounds ``low``/``high`` (N, 26) uint8 with them (``green``: ``state.green`` as int64,
@@ -353,20 +409,26 @@ class Game:
         state.min_count = low = torch.maximum(low, greens_of)
         slack = self.length - low.sum(1, keepdim=True, dtype=torch.int16)
         state.max_count = high = torch.minimum(high, (low + slack).to(torch.uint8))
-        dead_bits = ((greens_of >= high) * self.letter_bits).sum(1, keepdim=True, dtype=torch.int32)  # (N, 1)
+        # (N, 1)
+        dead_bits = ((greens_of >= high) * self.letter_bits).sum(1, keepdim=True, dtype=torch.int32)
         has_green = state.green != NO_LETTER
-        state.excluded = torch.where(has_green, self._green_exclusions[green], state.excluded | dead_bits)
+        state.excluded = torch.where(
+            has_green, self._green_exclusions[green], state.excluded | dead_bits
+        )
 
     # ----------------------------------------------------------------------------- masks
     def action_mask(self, state: GameState) -> torch.Tensor:
         """Allowed actions of every game under the configured mask mode: (N, num_allowed) bool.
 
         In mode "all" this is one fresh row expanded over the games (no memory per game): writing to
-        it cannot change the env, but its rows share memory; ``clone()`` it before editing one game's.
+        it cannot change the env, but its rows share memory; ``clone()`` it before editing one
+        game's.
         """
         n = state.num_games
         if self.mask_mode == "all":
-            return torch.ones((1, self.num_allowed), dtype=torch.bool, device=self.device).expand(n, -1)
+            return torch.ones((1, self.num_allowed), dtype=torch.bool, device=self.device).expand(
+                n, -1
+            )
         if self.mask_mode == "candidates":
             return self._candidates_mask(state)
         return self.hard_mask(state)
@@ -374,20 +436,27 @@ class Game:
     def _candidates_mask(self, state: GameState) -> torch.Tensor:
         """Mode "candidates": the answers still possible, as actions (N, num_allowed) bool."""
         assert state.candidates is not None
-        mask = torch.zeros((state.num_games, self.num_allowed), dtype=torch.bool, device=self.device)
+        mask = torch.zeros(
+            (state.num_games, self.num_allowed), dtype=torch.bool, device=self.device
+        )
         return mask.index_copy_(1, self.answer_actions, state.candidates)
 
     def packed_action_mask(self, state: GameState) -> torch.Tensor:
-        """:meth:`action_mask` packed 8 actions to a byte (:func:`pack_bits`): (N, ceil(num_allowed / 8)) uint8,
-        an eighth of the memory (no bool mask is made where it can be helped). Mode "all": one row expanded."""
+        """:meth:`action_mask` packed 8 actions to a byte (:func:`pack_bits`): (N, ceil(num_allowed
+        / 8)) uint8, an eighth of the memory (no bool mask is made where it can be helped). Mode
+        "all": one row expanded."""
         n = state.num_games
         if self.mask_mode == "all":
-            return pack_bits(torch.ones((1, self.num_allowed), dtype=torch.bool, device=self.device)).expand(n, -1)
+            return pack_bits(
+                torch.ones((1, self.num_allowed), dtype=torch.bool, device=self.device)
+            ).expand(n, -1)
         width = -(-self.num_allowed // 8)
-        if self.mask_mode == "hard":  # the AND of packed word sets is the packed mask, in memory order
+        # the AND of packed word sets is the packed mask, in memory order
+        if self.mask_mode == "hard":
             return self._hard_words(state).view(torch.uint8)[:, :width].contiguous()
         assert state.candidates is not None
-        mask = torch.zeros((n, 8 * width), dtype=torch.bool, device=self.device)  # rows padded: no copy
+        # rows padded: no copy
+        mask = torch.zeros((n, 8 * width), dtype=torch.bool, device=self.device)
         return pack_bits(mask.index_copy_(1, self.answer_actions, state.candidates))
 
     # Hard-mode masks are ANDs of precomputed word sets, packed 64 words to an int64:
@@ -404,7 +473,9 @@ class Game:
         at = torch.nn.functional.one_hot(codes, ALPHABET).bool()  # (A, L, 26)
         counts = at.sum(1)  # (A, 26)
         at_least = counts[:, None, :] >= torch.arange(1, length + 1)[None, :, None]  # (A, L, 26)
-        rows = torch.cat([at.reshape(-1, length * ALPHABET), at_least.reshape(-1, length * ALPHABET)], dim=1).T
+        rows = torch.cat(
+            [at.reshape(-1, length * ALPHABET), at_least.reshape(-1, length * ALPHABET)], dim=1
+        ).T
         rows = torch.cat([rows, torch.ones_like(rows[:1])])  # (R, A)
         width = -(-self.num_allowed // 64) * 64
         bits = torch.zeros((rows.shape[0], width), dtype=torch.bool)
@@ -416,8 +487,9 @@ class Game:
         return self.unpack_bits(self._hard_words(state))[:, : self.num_allowed]
 
     def _hard_words(self, state: GameState) -> torch.Tensor:
-        """Each game's hard-mode mask as packed words (torch's path): the AND of its requirement sets' rows,
-        (N, ceil(num_allowed / 64)) int64, word ``w`` bit ``i`` for action ``64 w + i``; spare bits are 0."""
+        """Each game's hard-mode mask as packed words (torch's path): the AND of its requirement
+        sets' rows, (N, ceil(num_allowed / 64)) int64, word ``w`` bit ``i`` for action ``64 w + i``;
+        spare bits are 0."""
         sets, rows = self.requirement_sets, self._hard_rows(state)
         packed = sets[rows[:, 0]]
         for k in range(1, rows.shape[1]):
@@ -425,47 +497,66 @@ class Game:
         return packed
 
     def _hard_rows(self, state: GameState) -> torch.Tensor:
-        """The rows of :attr:`requirement_sets` whose AND is each game's hard-mode mask: (N, 2L) int64."""
+        """The rows of :attr:`requirement_sets` whose AND is each game's hard-mode mask: (N, 2L)
+        int64."""
         length, none = self.length, self.requirement_sets.shape[0] - 1
         letters = torch.arange(length, device=self.device) * ALPHABET
         green_rows = torch.where(state.green != NO_LETTER, letters + state.green, none)  # (N, L)
         # At most L letters have a positive minimum count (they sum to <= L): only those matter.
         need, which = state.min_count.to(torch.int16).topk(min(length, ALPHABET), dim=1)
-        count_rows = torch.where(need > 0, length * ALPHABET + (need.long() - 1) * ALPHABET + which, none)
+        count_rows = torch.where(
+            need > 0, length * ALPHABET + (need.long() - 1) * ALPHABET + which, none
+        )
         return torch.cat([green_rows, count_rows], dim=1)
 
     def unpack_bits(self, packed: torch.Tensor) -> torch.Tensor:
-        """The bits of packed integers, least significant first: ``(N, k)`` -> ``(N, 8 k itemsize)`` bool.
+        """The bits of packed integers, least significant first: ``(N, k)`` -> ``(N, 8 k itemsize)``
+        bool.
 
-        Through a table of each byte's 8 bools as one int64 (a 1-D index_select: 3-4x faster on the CPU
-        than comparing with each bit); bytes are read in memory order, which is little-endian on every
-        device torch runs on."""
-        bits = self._byte_bits.index_select(0, packed.contiguous().view(torch.uint8).reshape(-1).long())
+        Through a table of each byte's 8 bools as one int64 (a 1-D index_select: 3-4x faster on the
+        CPU than comparing with each bit); bytes are read in memory order, which is little-endian on
+        every device torch runs on."""
+        bits = self._byte_bits.index_select(
+            0, packed.contiguous().view(torch.uint8).reshape(-1).long()
+        )
         return bits.view(torch.bool).view(packed.shape[0], -1)
 
 
 def pack_bits(mask: torch.Tensor) -> torch.Tensor:
-    """Bools packed 8 to a byte: (..., A) -> (..., ceil(A / 8)) uint8, ``mask[..., 8 j + i]`` at bit ``i`` of
-    byte ``j`` (numpy's ``packbits(..., bitorder="little")``); the last byte's spare bits are 0."""
+    """Bools packed 8 to a byte: (..., A) -> (..., ceil(A / 8)) uint8, ``mask[..., 8 j + i]`` at bit
+    ``i`` of byte ``j`` (numpy's ``packbits(..., bitorder="little")``); the last byte's spare bits
+    are 0."""
     spare = -mask.shape[-1] % 8
     if spare:
         mask = torch.cat([mask, mask.new_zeros((*mask.shape[:-1], spare))], dim=-1)
     shifts = torch.arange(8, dtype=torch.uint8, device=mask.device)
-    bits = mask.reshape(*mask.shape[:-1], -1, 8).view(torch.uint8) << shifts  # a bool's byte is 0 or 1: no copy
+    # a bool's byte is 0 or 1: no copy
+    bits = mask.reshape(*mask.shape[:-1], -1, 8).view(torch.uint8) << shifts
     return bits.sum(-1, dtype=torch.uint8)
 
 
 def unpack_mask(packed: Any, num_actions: int) -> Any:
-    """A mask of ``mask_dtype="packed"`` back to bools: (..., ceil(num_actions / 8)) uint8 -> (..., num_actions)
-    bool, a torch tensor (on its device) or a numpy array, as given.
+    """A mask of ``mask_dtype="packed"`` back to bools: (..., ceil(num_actions / 8)) uint8 -> (...,
+    num_actions) bool, a torch tensor (on its device) or a numpy array, as given.
 
     >>> unpack_mask(np.array([5, 1], dtype=np.uint8), 9).nonzero()[0].tolist()
     [0, 2, 8]
     """
     width = packed.shape[-1] if hasattr(packed, "shape") and len(packed.shape) else None
-    if width is None or packed.dtype not in (np.uint8, torch.uint8) or not 0 <= num_actions <= 8 * width:
-        kind = f"{packed.dtype} {tuple(packed.shape)}" if hasattr(packed, "dtype") else type(packed).__name__
-        raise ValueError(f"expected a packed mask (uint8, at least {-(-num_actions // 8)} bytes a row); got {kind}")
+    if (
+        width is None
+        or packed.dtype not in (np.uint8, torch.uint8)
+        or not 0 <= num_actions <= 8 * width
+    ):
+        kind = (
+            f"{packed.dtype} {tuple(packed.shape)}"
+            if hasattr(packed, "dtype")
+            else type(packed).__name__
+        )
+        raise ValueError(
+            f"expected a packed mask (uint8, at least {-(-num_actions // 8)} bytes a "
+            f"row); got {kind}"
+        )
     if isinstance(packed, np.ndarray):
         return np.unpackbits(packed, axis=-1, count=num_actions, bitorder="little").astype(bool)
     shifts = torch.arange(8, dtype=torch.uint8, device=packed.device)

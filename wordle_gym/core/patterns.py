@@ -1,11 +1,12 @@
 """The pattern table as numpy, without torch: what the exact solver's command loads (importing torch
 took longer than its whole search).
 
-:func:`pattern_array` is the table :func:`wordle_gym.core.rules.pattern_table` gives on the CPU, from the same
-file of the disk cache; only a missing or damaged file is rebuilt, by the torch reference. The rule's plain
-Python copy :func:`feedback_one` (held to :func:`wordle_gym.core.rules.feedback` by ``tests/core/test_rules.py``)
-checks every file it reads on 4096 sampled pairs. :func:`pattern_tiles` and :func:`letter_codes` are the numpy
-forms of :func:`wordle_gym.core.rules.tiles_from_ids` and :func:`wordle_gym.core.words.encode`.
+:func:`pattern_array` is the table :func:`wordle_gym.core.rules.pattern_table` gives on the CPU,
+from the same file of the disk cache; only a missing or damaged file is rebuilt, by the torch
+reference. The rule's plain Python copy :func:`feedback_one` (held to
+:func:`wordle_gym.core.rules.feedback` by ``tests/core/test_rules.py``) checks every file it reads
+on 4096 sampled pairs. :func:`pattern_tiles` and :func:`letter_codes` are the numpy forms of
+:func:`wordle_gym.core.rules.tiles_from_ids` and :func:`wordle_gym.core.words.encode`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from wordle_gym.utils.files import disk_cached_array
 
 GREY, YELLOW, GREEN = 0, 1, 2
 ALPHABET = 26
-_FORMAT = 1  # part of the disk cache file's name: a change to the ids or their layout gets new files
+# part of the disk cache file's name: a change to the ids or their layout gets new files
+_FORMAT = 1
 
 
 def num_patterns(length: int) -> int:
@@ -31,11 +33,13 @@ def num_patterns(length: int) -> int:
 def feedback_one(guess: tuple[int, ...], answer: tuple[int, ...]) -> list[int]:
     """The tiles of one guess against one answer (letter-code tuples), in plain Python.
 
-    A copy of :func:`wordle_gym.core.rules.feedback` for where a torch call costs more than the work (the one-game
-    engine, :mod:`wordle_gym.envs.scalar`) or torch is not loaded; held to it on every repeat structure and
-    real words by ``tests/core/test_rules.py`` and ``tests/envs/test_scalar.py``.
+    A copy of :func:`wordle_gym.core.rules.feedback` for where a torch call costs more than the work
+    (the one-game engine, :mod:`wordle_gym.envs.scalar`) or torch is not loaded; held to it on every
+    repeat structure and real words by ``tests/core/test_rules.py`` and
+    ``tests/envs/test_scalar.py``.
     """
-    spare = [a for g, a in zip(guess, answer, strict=True) if g != a]  # answer letters not matched green
+    # answer letters not matched green
+    spare = [a for g, a in zip(guess, answer, strict=True) if g != a]
     if not spare:
         return [GREEN] * len(guess)
     tiles = []
@@ -51,13 +55,17 @@ def feedback_one(guess: tuple[int, ...], answer: tuple[int, ...]) -> list[int]:
 
 
 def letter_codes(words: Sequence[str]) -> np.ndarray:
-    """(N, L) uint8 letter codes (``a`` is 0, ``z`` 25) of validated words (see :class:`Vocabulary`)."""
+    """(N, L) uint8 letter codes (``a`` is 0, ``z`` 25) of validated words (see
+    :class:`Vocabulary`)."""
     length = len(words[0])
-    return np.frombuffer("".join(words).encode("ascii"), dtype=np.uint8).reshape(len(words), length) - ord("a")
+    return np.frombuffer("".join(words).encode("ascii"), dtype=np.uint8).reshape(
+        len(words), length
+    ) - ord("a")
 
 
 def pattern_tiles(length: int) -> np.ndarray:
-    """(3**length, length) uint8: row ``p`` holds the tiles of pattern id ``p`` (base 3, first tile first)."""
+    """(3**length, length) uint8: row ``p`` holds the tiles of pattern id ``p`` (base 3, first tile
+    first)."""
     ids = np.arange(num_patterns(length))
     return ((ids[:, None] // 3 ** np.arange(length - 1, -1, -1)) % 3).astype(np.uint8)
 
@@ -69,9 +77,10 @@ def id_dtype(length: int) -> np.dtype:
 
 @lru_cache(maxsize=8)
 def pattern_array(vocab: Vocabulary) -> np.ndarray:
-    """The (allowed, answers) pattern table of ``vocab`` (read-only by contract), from the disk cache under
-    :func:`wordle_gym.utils.files.cache_folder` when a file there is sound (about 0.05 s for the real lists),
-    else built by :func:`wordle_gym.core.rules.build_pattern_table` (about 1 s) and saved there."""
+    """The (allowed, answers) pattern table of ``vocab`` (read-only by contract), from the disk
+    cache under :func:`wordle_gym.utils.files.cache_folder` when a file there is sound (about 0.05 s
+    for the real lists), else built by :func:`wordle_gym.core.rules.build_pattern_table` (about 1 s)
+    and saved there."""
     shape = (vocab.num_allowed, vocab.num_answers)
     answers = letter_codes(vocab.answers)
     allowed = letter_codes(vocab.allowed)
@@ -90,7 +99,8 @@ def pattern_array(vocab: Vocabulary) -> np.ndarray:
         return True
 
     def build() -> np.ndarray:
-        from wordle_gym.core.rules import build_pattern_table  # torch: only when no sound file is at hand
+        # torch: only when no sound file is at hand
+        from wordle_gym.core.rules import build_pattern_table
 
         return build_pattern_table(vocab.allowed_codes, vocab.answer_codes).numpy()
 

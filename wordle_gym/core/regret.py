@@ -1,5 +1,5 @@
-"""The exact regret of a move (``reward="regret"`` in the text env): the oracle that values it, reached through an
-entry point (the env package imports no agent code), and the info keys it gives.
+"""The exact regret of a move (``reward="regret"`` in the text env): the oracle that values it,
+reached through an entry point (the env package imports no agent code), and the info keys it gives.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from wordle_gym.core.config import WordleConfig
 from wordle_gym.utils.files import built_once
 
 ORACLES = "wordle_gym.oracles"
-"""The entry-point group of oracles (``reward="regret"`` loads ``exact``, which ``wordle_agents`` registers)."""
+"""The entry-point group of oracles (``reward="regret"`` loads ``exact``, which ``wordle_agents``
+registers)."""
 
 
 _ORACLES: dict[tuple[Any, ...], Any] = {}
@@ -23,10 +24,11 @@ _ORACLES_LOCK = threading.Lock()
 
 
 def load_oracle(config: WordleConfig) -> Any:
-    """The exact oracle for ``config``'s game, through the entry point ``exact`` of :data:`ORACLES` (the env
-    package imports no agent code): an object with ``positions(game, state)`` and ``move_regret(position,
-    action, budget_s)``. One per game (lists, mode, limit) in a process; an env takes a ``fork()`` of it (its own
-    search, so envs never wait on each other's searches), and what any fork proves serves every later game."""
+    """The exact oracle for ``config``'s game, through the entry point ``exact`` of :data:`ORACLES`
+    (the env package imports no agent code): an object with ``positions(game, state)`` and
+    ``move_regret(position, action, budget_s)``. One per game (lists, mode, limit) in a process; an
+    env takes a ``fork()`` of it (its own search, so envs never wait on each other's searches), and
+    what any fork proves serves every later game."""
     key = (config.vocabulary.digest, config.hard_mode, config.max_guesses)
     with _ORACLES_LOCK:
         found = _ORACLES.get(key)
@@ -35,20 +37,24 @@ def load_oracle(config: WordleConfig) -> Any:
         points = [point for point in entry_points(group=ORACLES) if point.name == "exact"]
         if not points:
             raise ValueError(
-                f'reward="regret" needs the exact oracle: no entry point "exact" in the group {ORACLES!r} '
+                'reward="regret" needs the exact oracle: no entry point "exact" in the group '
+                f"{ORACLES!r} "
                 "(it comes with wordle_agents, which installs with wordle-gym)"
             )
-        # the first build on a machine compiles the search and writes the pattern table: one process builds while
-        # the others that start at once wait, then read what it left in the disk cache
-        with built_once(f"oracle-{__version__}-{config.vocabulary.digest}-{config.hard_mode}-{config.max_guesses}"):
+        # the first build on a machine compiles the search and writes the pattern table: one process
+        # builds while the others that start at once wait, then read what it left in the disk cache
+        with built_once(
+            f"oracle-{__version__}-{config.vocabulary.digest}-{config.hard_mode}-{config.max_guesses}"
+        ):
             oracle = points[0].load()(config)
         _ORACLES[key] = oracle
         return oracle
 
 
 def regret_info(judged: dict[str, Any]) -> dict[str, Any]:
-    """The info keys of ``reward="regret"``: ``regret`` (float64), ``regret_exact`` (bool), ``regret_bounds``
-    ((2,) float64: proven low and high) and ``regret_basis`` (str: "exact", or the upper bound charged)."""
+    """The info keys of ``reward="regret"``: ``regret`` (float64), ``regret_exact`` (bool),
+    ``regret_bounds`` ((2,) float64: proven low and high) and ``regret_basis`` (str: "exact", or the
+    upper bound charged)."""
     return {
         "regret": np.array(judged["regret"], np.float64),
         "regret_exact": np.array(bool(judged["exact"])),

@@ -1,9 +1,10 @@
 """The rewards, in one place: each a named, documented function of a step's outcome.
 
-* :class:`RewardScheme` (linear in the step's outcome: per guess, win by turn, loss, tiles, refusals) and its
-  named :data:`PRESETS`: every env's ``reward=`` (a preset's name or a scheme) and the trainers' ``reward``.
-* :func:`information_bits`: the bits a guess's feedback gives about the answer, a shaping term (a trainer may add
-  a multiple of it to the scheme's reward).
+* :class:`RewardScheme` (linear in the step's outcome: per guess, win by turn, loss, tiles,
+  refusals) and its named :data:`PRESETS`: every env's ``reward=`` (a preset's name or a scheme) and
+  the trainers' ``reward``.
+* :func:`information_bits`: the bits a guess's feedback gives about the answer, a shaping term (a
+  trainer may add a multiple of it to the scheme's reward).
 * The exact regret of a move (``reward="regret"`` in the text env): :mod:`wordle_gym.core.regret`.
 """
 
@@ -38,7 +39,8 @@ class RewardScheme:
     yellow: float = 0.0
     """Per yellow tile."""
     repeat_green: float = 0.0
-    """Per green tile whose letter was already known green at that position (instead of ``green``)."""
+    """Per green tile whose letter was already known green at that position (instead of
+    ``green``)."""
     invalid: float = 0.0
     """Added when a hard-mode guess is refused."""
 
@@ -72,7 +74,8 @@ class RewardScheme:
             greens, yellows, repeats: tile counts of this guess, ``(N,)`` (repeats are re-entered
                 greens); needed only when :attr:`uses_tiles`.
         """
-        import torch  # here: the schemes themselves (read by the exact solver's command) need no torch
+        # here: the schemes themselves (read by the exact solver's command) need no torch
+        import torch
 
         if active is None:
             reward = torch.full(turn.shape, self.step, dtype=torch.float32, device=turn.device)
@@ -80,7 +83,11 @@ class RewardScheme:
             reward = torch.where(active, self.step, 0.0)
         if self.uses_tiles:
             assert greens is not None and yellows is not None and repeats is not None
-            reward += self.green * (greens - repeats) + self.yellow * yellows + self.repeat_green * repeats
+            reward += (
+                self.green * (greens - repeats)
+                + self.yellow * yellows
+                + self.repeat_green * repeats
+            )
         if any(self.win):
             table = _win_table(self.win, turn.device)
             reward += won * table[(turn - 1).clamp(0, len(self.win) - 1)]
@@ -90,7 +97,16 @@ class RewardScheme:
             reward += self.invalid * invalid
         return reward
 
-    def one(self, turn: int, won: bool, lost: bool, greens: int, yellows: int, repeats: int, invalid: bool) -> float:
+    def one(
+        self,
+        turn: int,
+        won: bool,
+        lost: bool,
+        greens: int,
+        yellows: int,
+        repeats: int,
+        invalid: bool,
+    ) -> float:
         """:meth:`compute` for one game, in plain Python with float32 rounding at each operation
         as the batched version has (so the two agree exactly; the one-game engine uses this)."""
         f32 = np.float32
@@ -122,23 +138,29 @@ def _win_table(win: tuple[float, ...], device: torch.device) -> torch.Tensor:
 PRESETS: dict[str, RewardScheme] = {
     # -1 per guess and -5 more for a loss: the return of a win on guess k is -k.
     "default": RewardScheme(step=-1.0, loss=-5.0, invalid=-1.0),
-    # A bonus for winning early: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss, 0 otherwise (the
-    # A2C write-up's reward, once named "seed000").
+    # A bonus for winning early: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss, 0
+    # otherwise (the A2C write-up's reward, once named "seed000").
     "win-bonus": RewardScheme(step=0.0, win=(1.0, 1.0, 1.0, 1.0, 0.5), loss=-10.0, invalid=-1.0),
-    # Shaped by the tiles: +1 per green or yellow tile, -5 per guess, +15 win, -15 loss, -0.1 (instead of +1)
-    # for re-entering a letter already known green at its position (the DQN write-up's, once "seed001").
+    # Shaped by the tiles: +1 per green or yellow tile, -5 per guess, +15 win, -15 loss, -0.1
+    # (instead of +1) for re-entering a letter already known green at its position (the DQN
+    # write-up's, once "seed001").
     "tile-shaped": RewardScheme(
         step=-5.0, win=(15.0,), loss=-15.0, green=1.0, yellow=1.0, repeat_green=-0.1, invalid=-5.0
     ),
     # +1 for a win, nothing else.
     "sparse": RewardScheme(step=0.0, win=(1.0,)),
-    # -1 per guess and -20 more for a loss: winning every game first (a loss costs as much as 20 guesses
-    # elsewhere), then few guesses.
+    # -1 per guess and -20 more for a loss: winning every game first (a loss costs as much as 20
+    # guesses elsewhere), then few guesses.
     "win-first": RewardScheme(step=-1.0, loss=-20.0, invalid=-1.0),
 }
-ALIASES = {"a2c": "win-bonus", "dqn": "tile-shaped", "seed000": "win-bonus", "seed001": "tile-shaped"}
-"""Other names of presets: the agents they were written for, and their old names (saved specs and checkpoints
-name them)."""
+ALIASES = {
+    "a2c": "win-bonus",
+    "dqn": "tile-shaped",
+    "seed000": "win-bonus",
+    "seed001": "tile-shaped",
+}
+"""Other names of presets: the agents they were written for, and their old names (saved specs and
+checkpoints name them)."""
 
 
 def canonical_reward(name: str) -> str:
@@ -160,7 +182,8 @@ def get_reward_scheme(reward: str | RewardScheme | dict) -> RewardScheme:
     key = ALIASES.get(reward, reward) if isinstance(reward, str) else None
     if key not in PRESETS:
         raise ValueError(
-            f"unknown reward scheme {reward!r}; expected a RewardScheme or one of {sorted([*PRESETS, *ALIASES])}"
+            f"unknown reward scheme {reward!r}; expected a RewardScheme or one of "
+            f"{sorted([*PRESETS, *ALIASES])}"
         )
     return PRESETS[key]
 
@@ -168,9 +191,10 @@ def get_reward_scheme(reward: str | RewardScheme | dict) -> RewardScheme:
 def information_bits(
     table: torch.Tensor, candidates: torch.Tensor, actions: torch.Tensor, answers: torch.Tensor
 ) -> torch.Tensor:
-    """The bits each game's guess ``actions`` (N,) gives about its answer ``answers`` (N,): log2 of how many
-    ``candidates`` ((N, K) bool) were consistent before it over how many are after, with the pattern ``table``
-    ((A, K): the pattern each answer shows each guess). Narrows ``candidates`` in place."""
+    """The bits each game's guess ``actions`` (N,) gives about its answer ``answers`` (N,): log2 of
+    how many ``candidates`` ((N, K) bool) were consistent before it over how many are after, with
+    the pattern ``table`` ((A, K): the pattern each answer shows each guess). Narrows ``candidates``
+    in place."""
     import torch
 
     before = candidates.sum(1)

@@ -33,7 +33,8 @@ from wordle_gym.core.patterns import (
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.utils.files import quoted
 
-__all__ = [  # the constants, the plain Python copy and the numpy table live in patterns (no torch there)
+# the constants, the plain Python copy and the numpy table live in patterns (no torch there)
+__all__ = [
     "ALPHABET",
     "GREEN",
     "GREY",
@@ -62,7 +63,8 @@ def feedback(guesses: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
     """Colour every tile of ``guesses`` against ``answers``.
 
     Args:
-        guesses: letter codes ``(..., L)``, integer dtype (uint8 from :func:`wordle_gym.core.words.encode`).
+        guesses: letter codes ``(..., L)``, integer dtype (uint8 from
+            :func:`wordle_gym.core.words.encode`).
         answers: letter codes ``(..., L)``; the leading dims broadcast against ``guesses``.
 
     Returns:
@@ -78,7 +80,8 @@ def feedback(guesses: torch.Tensor, answers: torch.Tensor) -> torch.Tensor:
     """
     if guesses.shape[-1] != answers.shape[-1]:
         raise ValueError(
-            f"guesses have {guesses.shape[-1]} letters but answers have {answers.shape[-1]}; expected equal lengths"
+            f"guesses have {guesses.shape[-1]} letters but answers have {answers.shape[-1]}; "
+            "expected equal lengths"
         )
     if guesses.is_floating_point() or answers.is_floating_point():
         raise TypeError(f"letter codes must be integers; got {guesses.dtype} and {answers.dtype}")
@@ -95,12 +98,15 @@ _SMALL_BATCH = 1 << 14
 
 
 def _tiles(green: torch.Tensor, have: torch.Tensor, need: torch.Tensor) -> torch.Tensor:
-    """Green where ``green``, else yellow where ``have > need``, else grey (uint8). ``(have, need)``:
+    """Green where ``green``, else yellow where ``have > need``, else grey (uint8).
+    ``(have, need)``:
     :func:`_needs_small`'s (spare, used) or :func:`_needs_large`'s (in_answer, needed)."""
     return torch.where(green, GREEN, (have > need).to(torch.uint8))
 
 
-def _needs_small(g: torch.Tensor, a: torch.Tensor, green: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _needs_small(
+    g: torch.Tensor, a: torch.Tensor, green: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(spare, used) with (L, L)-shaped ops, few calls and L^2 work per pair: ``spare[i]``, the
     answer's copies of ``g[i]`` not matched green; ``used[i]``, the guess's earlier non-green
     copies of ``g[i]`` (each took a spare copy while one was left, so ``g[i]`` is yellow iff
@@ -108,7 +114,9 @@ def _needs_small(g: torch.Tensor, a: torch.Tensor, green: torch.Tensor) -> tuple
     letter = g[..., :, None]  # (.., L, 1)
     open_ = ~green[..., None, :]  # (.., 1, L): position j is not green
     spare = ((letter == a[..., None, :]) & open_).sum(-1, dtype=torch.uint8)
-    used = ((letter == g[..., None, :]) & open_ & _before(g.shape[-1], g.device)).sum(-1, dtype=torch.uint8)
+    used = ((letter == g[..., None, :]) & open_ & _before(g.shape[-1], g.device)).sum(
+        -1, dtype=torch.uint8
+    )
     return spare, used
 
 
@@ -118,7 +126,9 @@ def _before(length: int, device: torch.device) -> torch.Tensor:
     return torch.ones(length, length, dtype=torch.bool, device=device).tril(-1)
 
 
-def _needs_large(g: torch.Tensor, a: torch.Tensor, green: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+def _needs_large(
+    g: torch.Tensor, a: torch.Tensor, green: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
     """(in_answer, needed) with O(L) work per pair: letter counts gathered through expanded
     (stride-0) views, and a loop over position pairs whose letter tests are guess-shaped."""
     length, batch = g.shape[-1], green.shape[:-1]
@@ -137,7 +147,8 @@ def _needs_large(g: torch.Tensor, a: torch.Tensor, green: torch.Tensor) -> tuple
 
 
 def pattern_dtype(length: int) -> torch.dtype:
-    """The smallest dtype that holds every pattern id: uint8 up to 5 letters, else int32 (``patterns.id_dtype``)."""
+    """The smallest dtype that holds every pattern id: uint8 up to 5 letters, else int32
+    (``patterns.id_dtype``)."""
     return getattr(torch, id_dtype(length).name)
 
 
@@ -172,7 +183,8 @@ def parse_tiles(text: str, length: int | None = None) -> tuple[int, ...]:
     shown = quoted(text)
     if not cleaned or not _TILE_STRING.match(cleaned):
         raise ValueError(
-            f"feedback {shown} is malformed; expected one tile per letter as g/y/b (or . - x for grey) "
+            f"feedback {shown} is malformed; expected one tile per letter as g/y/b (or . - x for "
+            "grey) "
             f"or digits 2/1/0, e.g. 'gy..g' or '21002'"
         )
     if length is not None and len(cleaned) != length:
@@ -186,7 +198,9 @@ def tiles_string(tiles: torch.Tensor | tuple[int, ...] | list[int]) -> str:
     return "".join(str(int(t)) for t in values)
 
 
-def build_pattern_table(guesses: torch.Tensor, answers: torch.Tensor, chunk_pairs: int | None = None) -> torch.Tensor:
+def build_pattern_table(
+    guesses: torch.Tensor, answers: torch.Tensor, chunk_pairs: int | None = None
+) -> torch.Tensor:
     """Pattern id of every guess against every answer: ``(len(guesses), len(answers))``.
 
     Built by :func:`feedback` on blocks of guesses of about ``chunk_pairs`` pairs each, so
@@ -194,11 +208,16 @@ def build_pattern_table(guesses: torch.Tensor, answers: torch.Tensor, chunk_pair
     bounded on a GPU (2**24). Device: that of ``answers``.
     """
     if guesses.ndim != 2 or answers.ndim != 2:
-        raise ValueError(f"expected 2-D letter codes; got shapes {tuple(guesses.shape)} and {tuple(answers.shape)}")
+        raise ValueError(
+            f"expected 2-D letter codes; got shapes {tuple(guesses.shape)} and "
+            f"{tuple(answers.shape)}"
+        )
     device = answers.device
     guesses = guesses.to(device)
     num_guesses, num_answers = guesses.shape[0], answers.shape[0]
-    table = torch.empty((num_guesses, num_answers), dtype=pattern_dtype(answers.shape[1]), device=device)
+    table = torch.empty(
+        (num_guesses, num_answers), dtype=pattern_dtype(answers.shape[1]), device=device
+    )
     if chunk_pairs is None:
         chunk_pairs = 1 << 24 if device.type == "cuda" else 1 << 18
     step = max(1, chunk_pairs // max(1, num_answers))
@@ -212,11 +231,13 @@ def build_pattern_table(guesses: torch.Tensor, answers: torch.Tensor, chunk_pair
 def _cached_table(vocab: Vocabulary, device: torch.device) -> torch.Tensor:
     if device.type != "cpu":  # built on the device, where it is fast
         return build_pattern_table(vocab.allowed_codes, vocab.answer_codes.to(device))
-    return torch.from_numpy(pattern_array(vocab))  # the disk cache (a build takes about 1 s for the real lists)
+    # the disk cache (a build takes about 1 s for the real lists)
+    return torch.from_numpy(pattern_array(vocab))
 
 
 def pattern_table(vocab: Vocabulary, device: torch.device | str = "cpu") -> torch.Tensor:
-    """The cached allowed x answers pattern table of ``vocab`` on ``device`` (read-only by contract).
+    """The cached allowed x answers pattern table of ``vocab`` on ``device`` (read-only by
+    contract).
 
     Row ``i`` holds the pattern id of guessing ``vocab.allowed[i]`` against every answer.
     Cached per (word lists, device); the first call builds it.

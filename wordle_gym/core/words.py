@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING
 from wordle_gym.utils.files import quoted, read_text_bounded
 
 MAX_WORDS_FILE = 16 << 20
-"""The largest file of words read (about 2.7 million five-letter words; the real game's lists are 90 KB)."""
+"""The largest file of words read (about 2.7 million five-letter words; the real game's lists are 90
+KB)."""
 
 if TYPE_CHECKING:
     import torch
@@ -32,23 +33,31 @@ BUILTIN_LISTS: dict[str, str] = {
     "allowed": "allowed.txt",  # 12972 original allowed guesses (answers included)
     "answers_nyt": "answers_nyt.txt",  # 2309 answers after the NYT removed six
     "answers_today": "answers_today.txt",  # 3158 answers the NYT's WordleBot judges by today
-    "allowed_today": "allowed_today.txt",  # 14855 guesses the NYT's game accepts today (answers included)
+    # 14855 guesses the NYT's game accepts today (answers included)
+    "allowed_today": "allowed_today.txt",
 }
 #: Short aliases accepted wherever a list name is.
-ALIASES: dict[str, str] = {"original": "answers", "nyt": "answers_nyt", "all": "allowed", "today": "answers_today"}
+ALIASES: dict[str, str] = {
+    "original": "answers",
+    "nyt": "answers_nyt",
+    "all": "allowed",
+    "today": "answers_today",
+}
 #: The games a command's ``--game`` names: answer list and allowed list.
 GAMES: dict[str, tuple[str, str]] = {
-    "original": ("answers", "allowed"),  # Wordle as it was first played (2315 answers, 12972 guesses)
+    # Wordle as it was first played (2315 answers, 12972 guesses)
+    "original": ("answers", "allowed"),
     "nyt": ("answers_nyt", "allowed"),  # the NYT's list of 2022 (2309 answers)
-    "today": ("answers_today", "allowed_today"),  # the NYT's game today (3158 answers, 14855 guesses)
+    # the NYT's game today (3158 answers, 14855 guesses)
+    "today": ("answers_today", "allowed_today"),
 }
 
 MIN_LENGTH, MAX_LENGTH = 2, 10
 _WORD = re.compile(r"^[a-z]+$")
 
 WordSource = str | Sequence[str]
-"""A built-in list name (``"answers"``, ``"allowed"``, ``"answers_nyt"``, ``"nyt"``, ``"answers_today"``,
-``"allowed_today"``) or words."""
+"""A built-in list name (``"answers"``, ``"allowed"``, ``"answers_nyt"``, ``"nyt"``,
+``"answers_today"``, ``"allowed_today"``) or words."""
 
 
 def load_word_list(name: str) -> list[str]:
@@ -56,31 +65,44 @@ def load_word_list(name: str) -> list[str]:
     key = ALIASES.get(name, name)
     if key not in BUILTIN_LISTS:
         known = sorted([*BUILTIN_LISTS, *ALIASES])
-        raise ValueError(f"unknown word list {quoted(name)}; expected one of {known} or a list of words")
+        raise ValueError(
+            f"unknown word list {quoted(name)}; expected one of {known} or a list of words"
+        )
     text = resources.files("wordle_gym.data").joinpath(BUILTIN_LISTS[key]).read_text("ascii")
     return text.split()
 
 
 SPLITS = ("train", "eval")
 EVAL_SIZE = 315
-"""Answers held out for the ``eval`` split by default (the rest, 2000 of the 2315, are ``train``)."""
+"""Answers held out for the ``eval`` split by default (the rest, 2000 of the 2315, are
+``train``)."""
 
 
 def split_answers(
-    words: Sequence[str], split: str, eval_size: int = EVAL_SIZE, seed: int = 0, held_out: Sequence[str] | None = None
+    words: Sequence[str],
+    split: str,
+    eval_size: int = EVAL_SIZE,
+    seed: int = 0,
+    held_out: Sequence[str] | None = None,
 ) -> list[str]:
-    """The answers of a seeded train/eval split: ``words`` shuffled once by ``seed``, the last ``eval_size``
-    held out as ``eval``, the rest ``train`` (in shuffled order). Disjoint, and the same on every machine: the
-    envs' ``split=``, ``wordle-gym eval --split``, the TextArena ids and the verifiers module use it. With
-    ``held_out`` (answers given outright, :func:`held_out_answers`), ``eval`` is those and ``train`` the rest, in
-    list order."""
+    """The answers of a seeded train/eval split: ``words`` shuffled once by ``seed``, the last
+    ``eval_size`` held out as ``eval``, the rest ``train`` (in shuffled order). Disjoint, and the
+    same on every machine: the envs' ``split=``, ``wordle-gym eval --split``, the TextArena ids and
+    the verifiers module use it. With ``held_out`` (answers given outright,
+    :func:`held_out_answers`), ``eval`` is those and ``train`` the rest, in list order."""
     if split not in SPLITS:
         raise ValueError(f"unknown split {split!r}; expected one of {SPLITS}")
     if held_out is not None:
         held = set(held_out_answers(held_out, words))
         return [w for w in words if (w in held) == (split == "eval")]
-    if isinstance(eval_size, bool) or not isinstance(eval_size, int) or not 0 < eval_size < len(words):
-        raise ValueError(f"eval_size must be an integer from 1 to {len(words) - 1}; got {eval_size!r}")
+    if (
+        isinstance(eval_size, bool)
+        or not isinstance(eval_size, int)
+        or not 0 < eval_size < len(words)
+    ):
+        raise ValueError(
+            f"eval_size must be an integer from 1 to {len(words) - 1}; got {eval_size!r}"
+        )
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise TypeError(f"the split's seed must be an integer; got {seed!r}")
     order = list(words)
@@ -90,26 +112,33 @@ def split_answers(
 
 
 def held_out_answers(held_out: Sequence[str] | str, words: Sequence[str]) -> tuple[str, ...]:
-    """Held-out answers given outright: words, or the path of a file of them (one a line), each one of ``words``,
-    and not all of them (a ValueError names the first that is not)."""
+    """Held-out answers given outright: words, or the path of a file of them (one a line), each one
+    of ``words``, and not all of them (a ValueError names the first that is not)."""
     if isinstance(held_out, str):
         source = word_source(held_out)
         held_out = load_word_list(source) if isinstance(source, str) else source
     if not isinstance(held_out, Sequence) or not all(isinstance(w, str) for w in held_out):
-        raise ValueError(f"the held-out answers must be words or a file of them; got {quoted(repr(held_out), 80)}")
+        raise ValueError(
+            "the held-out answers must be words or a file of them; got "
+            f"{quoted(repr(held_out), 80)}"
+        )
     known = set(words)
     held = tuple(dict.fromkeys(w.strip().lower() for w in held_out))
     unknown = [w for w in held if w not in known]
     if unknown or not held or len(held) >= len(known):
-        why = f"{quoted(unknown[0], 40)} is not an answer" if unknown else f"{len(held)} of {len(known)} answers"
+        why = (
+            f"{quoted(unknown[0], 40)} is not an answer"
+            if unknown
+            else (f"{len(held)} of {len(known)} answers")
+        )
         raise ValueError(f"the held-out answers must be some of the answer list's words; {why}")
     return held
 
 
 def word_source(value: str) -> WordSource:
-    """A word list named on a command line: a built-in list's name (kept as the name), or the path of a
-    UTF-8 text file with one word per line (read; a byte-order mark is skipped). Anything else, or a
-    file that is not UTF-8 text, is a ValueError naming it."""
+    """A word list named on a command line: a built-in list's name (kept as the name), or the path
+    of a UTF-8 text file with one word per line (read; a byte-order mark is skipped). Anything else,
+    or a file that is not UTF-8 text, is a ValueError naming it."""
     if value in BUILTIN_LISTS or value in ALIASES:
         return value
     path = Path(value)
@@ -117,20 +146,29 @@ def word_source(value: str) -> WordSource:
         is_file = path.is_file()
     except OSError:  # e.g. a name too long to be a file
         is_file = False
-    if is_file:  # at most MAX_WORDS_FILE bytes: a huge file is refused, not read until memory runs out
-        text = read_text_bounded(path, MAX_WORDS_FILE, "file of words")  # a byte-order mark is skipped
+    # at most MAX_WORDS_FILE bytes: a huge file is refused, not read until memory runs out
+    if is_file:
+        # a byte-order mark is skipped
+        text = read_text_bounded(path, MAX_WORDS_FILE, "file of words")
         return [line.strip() for line in text.splitlines() if line.strip()]
     names = ", ".join(sorted([*BUILTIN_LISTS, *ALIASES]))
-    raise ValueError(f"unknown word list {quoted(value)}: expected one of {names} or the path of a file of words")
+    raise ValueError(
+        f"unknown word list {quoted(value)}: expected one of {names} or the path of a file of words"
+    )
 
 
 def _as_words(source: WordSource, what: str) -> list[str]:
     if isinstance(source, str):
         return load_word_list(source)
-    if isinstance(source, set | frozenset):  # word i is action i: an unordered list would change between runs
-        raise TypeError(f"the {what} list must be ordered (a list or tuple); got a {type(source).__name__}")
+    # word i is action i: an unordered list would change between runs
+    if isinstance(source, set | frozenset):
+        raise TypeError(
+            f"the {what} list must be ordered (a list or tuple); got a {type(source).__name__}"
+        )
     if not isinstance(source, Iterable):
-        raise TypeError(f"the {what} list must be a list name, a file or a list of words; got {source!r}")
+        raise TypeError(
+            f"the {what} list must be a list name, a file or a list of words; got {source!r}"
+        )
     words = list(source)
     if not words:
         raise ValueError(f"the {what} list is empty; expected at least one word")
@@ -155,7 +193,9 @@ def validate_words(words: Sequence[str], what: str = "word", unique: bool = True
     """
     not_letters = [w for w in words if not _WORD.match(w)]
     if not_letters:
-        raise ValueError(f"{what} list has words that are not plain letters a-z: {_preview(not_letters)}")
+        raise ValueError(
+            f"{what} list has words that are not plain letters a-z: {_preview(not_letters)}"
+        )
     length = len(words[0])
     wrong = [w for w in words if len(w) != length]
     if wrong:
@@ -164,7 +204,9 @@ def validate_words(words: Sequence[str], what: str = "word", unique: bool = True
             f"but these do not: {_preview(wrong)}"
         )
     if not MIN_LENGTH <= length <= MAX_LENGTH:
-        raise ValueError(f"word length {length} is not supported; expected {MIN_LENGTH} to {MAX_LENGTH} letters")
+        raise ValueError(
+            f"word length {length} is not supported; expected {MIN_LENGTH} to {MAX_LENGTH} letters"
+        )
     if not unique:
         return length
     seen: set[str] = set()
@@ -175,13 +217,15 @@ def validate_words(words: Sequence[str], what: str = "word", unique: bool = True
 
 
 def encode(words: Sequence[str] | str, device: torch.device | str | None = None) -> torch.Tensor:
-    """Encode words to uint8 letter codes ``a=0..z=25``: shape ``(N, L)`` (or ``(L,)`` for one word)."""
+    """Encode words to uint8 letter codes ``a=0..z=25``: shape ``(N, L)`` (or ``(L,)`` for one
+    word)."""
     single = isinstance(words, str)
     batch = [words] if single else list(words)
     if not batch:
         raise ValueError("cannot encode an empty list of words")
     validate_words(batch, unique=False)
-    import torch  # here, as in the functions below: the lists alone (the exact solver's command) need no torch
+    # here, as in the functions below: the lists alone (the exact solver's command) need no torch
+    import torch
 
     raw = torch.frombuffer(bytearray("".join(batch).encode("ascii")), dtype=torch.uint8)
     codes = (raw - ord("a")).view(len(batch), len(batch[0])).to(device)
@@ -231,13 +275,17 @@ class Vocabulary:
     allowed: tuple[str, ...]
     length: int = field(init=False)
 
-    def __init__(self, answers: WordSource = "answers", allowed: WordSource | None = "allowed") -> None:
+    def __init__(
+        self, answers: WordSource = "answers", allowed: WordSource | None = "allowed"
+    ) -> None:
         answer_words = _as_words(answers, "answer")
         allowed_words = answer_words if allowed is None else _as_words(allowed, "allowed")
         length = validate_words(allowed_words, "allowed")
         validate_words(answer_words, "answer")
         if len(answer_words[0]) != length:
-            raise ValueError(f"answers have {len(answer_words[0])} letters but allowed words have {length}")
+            raise ValueError(
+                f"answers have {len(answer_words[0])} letters but allowed words have {length}"
+            )
         allowed_set = set(allowed_words)
         missing = [w for w in answer_words if w not in allowed_set]
         if missing:
@@ -286,8 +334,8 @@ class Vocabulary:
 
     @cached_property
     def digest(self) -> str:
-        """A stable identity of the lists' contents, the same in every process (16 hex digits): what names
-        files made for these lists (solved trees, the pattern table on disk)."""
+        """A stable identity of the lists' contents, the same in every process (16 hex digits): what
+        names files made for these lists (solved trees, the pattern table on disk)."""
         text = "\n".join(self.answers) + "\n--\n" + "\n".join(self.allowed)
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -297,7 +345,8 @@ class Vocabulary:
             return self.allowed_index[word.lower()]
         except KeyError:
             raise ValueError(
-                f"{quoted(word, 60)} is not an allowed guess in this {self.length}-letter vocabulary"
+                f"{quoted(word, 60)} is not an allowed guess in this {self.length}-letter "
+                "vocabulary"
             ) from None
 
     def answer_id(self, answer: str | int) -> int:
@@ -314,16 +363,26 @@ class Vocabulary:
                 raise TypeError
             idx = operator.index(answer)
         except TypeError:
-            raise TypeError(f"an answer must be a word or an index; got {repr(answer)[:80]}") from None
+            raise TypeError(
+                f"an answer must be a word or an index; got {repr(answer)[:80]}"
+            ) from None
         if not 0 <= idx < self.num_answers:
-            raise ValueError(f"answer index {idx} is out of range; expected 0 <= index < {self.num_answers}")
+            raise ValueError(
+                f"answer index {idx} is out of range; expected 0 <= index < {self.num_answers}"
+            )
         return idx
 
     def __repr__(self) -> str:
-        return f"Vocabulary({self.num_answers} answers, {self.num_allowed} allowed, {self.length} letters)"
+        return (
+            f"Vocabulary({self.num_answers} answers, {self.num_allowed} allowed, {self.length} "
+            "letters)"
+        )
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Vocabulary) and (self.answers, self.allowed) == (other.answers, other.allowed)
+        return isinstance(other, Vocabulary) and (self.answers, self.allowed) == (
+            other.answers,
+            other.allowed,
+        )
 
     def __hash__(self) -> int:
         return hash(self.key)
@@ -339,9 +398,12 @@ def stage_words(stage: str, seed: int = 0) -> tuple[list[str], list[str] | None]
     try:
         size = int(stage)
     except ValueError:
-        raise ValueError(f"unknown stage {stage!r}; expected a word count (e.g. 100) or 'full'") from None
+        raise ValueError(
+            f"unknown stage {stage!r}; expected a word count (e.g. 100) or 'full'"
+        ) from None
     if not 2 <= size <= len(answers):
         raise ValueError(f"stage size {size} is out of range; expected 2 to {len(answers)} words")
     order = list(answers)
-    random.Random(seed).shuffle(order)  # one fixed order: smaller stages are prefixes of larger ones
+    # one fixed order: smaller stages are prefixes of larger ones
+    random.Random(seed).shuffle(order)
     return sorted(order[:size]), None

@@ -1,4 +1,5 @@
-"""Multi-board Wordle envs: Dordle, Quordle, Octordle, Sedecordle, Duotrigordle (and any 1..32 boards)."""
+"""Multi-board Wordle envs: Dordle, Quordle, Octordle, Sedecordle, Duotrigordle (and any 1..32
+boards)."""
 
 from __future__ import annotations
 
@@ -24,12 +25,13 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
 
     ## Description
 
-    ``boards=K`` Wordle boards, each with its own answer (the ``K`` answers of a game are distinct), share
-    every guess: Dordle (2), Quordle (4), Octordle (8), Sedecordle (16), Duotrigordle (32). A guess is
-    scored on every board not yet solved by the rules of Wordle (:class:`~wordle_gym.envs.wordle.WordleEnv`);
-    a board is solved when its answer is guessed and gets no more feedback. The game is won when every
-    board is solved and lost when ``max_guesses`` (``K + 5`` by default) guesses are spent first. The boards
-    are rows of the batched engine (:mod:`wordle_gym.core.boards`): there is no second copy of the rules.
+    ``boards=K`` Wordle boards, each with its own answer (the ``K`` answers of a game are distinct),
+    share every guess: Dordle (2), Quordle (4), Octordle (8), Sedecordle (16), Duotrigordle (32). A
+    guess is scored on every board not yet solved by the rules of Wordle
+    (:class:`~wordle_gym.envs.wordle.WordleEnv`); a board is solved when its answer is guessed and
+    gets no more feedback. The game is won when every board is solved and lost when ``max_guesses``
+    (``K + 5`` by default) guesses are spent first. The boards are rows of the batched engine
+    (:mod:`wordle_gym.core.boards`): there is no second copy of the rules.
 
     ## Action Space
 
@@ -37,56 +39,59 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
 
     ## Observation Space
 
-    ``observation="knowledge"`` (default): a flat ``Box`` of ``K (52 L + 53) + T + 1`` values (1262 for
-    Quordle): each board's blocks of Wordle's encoding (green, excluded, min_count, max_count), block by
-    block, then which boards are solved and a one-hot of the guesses made.
-    ``env.unwrapped.observation.layout`` (a :class:`~wordle_gym.envs.observation.MultiKnowledgeLayout`)
-    names the blocks and gives shaped views. ``observation="board"``: ``Box`` ``(K, 2, T, L)``, each board's
-    letters and tiles as Wordle's "board" encoding (a solved board's rows stop where it was solved).
+    ``observation="knowledge"`` (default): a flat ``Box`` of ``K (52 L + 53) + T + 1`` values (1262
+    for Quordle): each board's blocks of Wordle's encoding (green, excluded, min_count, max_count),
+    block by block, then which boards are solved and a one-hot of the guesses made.
+    ``env.unwrapped.observation.layout`` (a
+    :class:`~wordle_gym.envs.observation.MultiKnowledgeLayout`) names the blocks and gives shaped
+    views. ``observation="board"``: ``Box`` ``(K, 2, T, L)``, each board's letters and tiles as
+    Wordle's "board" encoding (a solved board's rows stop where it was solved).
 
     ## Rewards
 
-    The presets of Wordle, applied to the game as a whole: ``"default"`` -1 per guess and -5 more for a
-    loss (a game won on guess k returns -k); ``win`` bonuses are paid when the last board is solved; tile
-    terms count the tiles of every board the guess was played on.
+    The presets of Wordle, applied to the game as a whole: ``"default"`` -1 per guess and -5 more
+    for a loss (a game won on guess k returns -k); ``win`` bonuses are paid when the last board is
+    solved; tile terms count the tiles of every board the guess was played on.
 
     ## Starting State
 
-    ``K`` distinct uniformly random answers, or ``reset(options={"answers": ["cigar", "rebut", ...]})``
-    (``K`` distinct words or indices into ``answers``). Nothing is known.
+    ``K`` distinct uniformly random answers, or
+    ``reset(options={"answers": ["cigar", "rebut", ...]})`` (``K`` distinct words or indices into
+    ``answers``). Nothing is known.
 
     ## Episode End
 
-    Terminated when the last board is solved (a win) or after ``max_guesses`` guesses (a loss); never
-    truncated. Stepping a finished episode raises ``RuntimeError``.
+    Terminated when the last board is solved (a win) or after ``max_guesses`` guesses (a loss);
+    never truncated. Stepping a finished episode raises ``RuntimeError``.
 
     ## Action masks
 
-    ``info["action_mask"]`` and ``env.action_masks()`` as in Wordle; ``action_mask="all"`` (default): every
-    word; ``"candidates"``: the answers still possible on a board not yet solved.
+    ``info["action_mask"]`` and ``env.action_masks()`` as in Wordle; ``action_mask="all"``
+    (default): every word; ``"candidates"``: the answers still possible on a board not yet solved.
 
     ## Hard mode
 
-    None: one guess would have to keep every board's greens in place, and two boards with different greens
-    at one position leave no legal guess at all (the popular games have no hard mode either);
+    None: one guess would have to keep every board's greens in place, and two boards with different
+    greens at one position leave no legal guess at all (the popular games have no hard mode either);
     ``hard_mode=True`` with ``boards > 1`` is refused.
 
     ## Info
 
-    Wordle's keys and dtypes, per board where a board has its own: ``action_mask``, ``turn`` (int64),
-    ``tiles`` (``(K, L)`` uint8: the feedback on each board of the guess just made, 3 on a board it was not
-    played on), ``solved`` (``(K,)`` bool), ``invalid`` (always False), ``won`` and ``is_success`` (bool:
+    Wordle's keys and dtypes, per board where a board has its own: ``action_mask``, ``turn``
+    (int64), ``tiles`` (``(K, L)`` uint8: the feedback on each board of the guess just made, 3 on a
+    board it was not played on), ``solved`` (``(K,)`` bool), ``invalid`` (always False), ``won`` and
+    ``is_success`` (bool:
     the game was just won). The vector env has the same keys with a leading batch dimension.
 
     ## Arguments
 
-    Those of Wordle, with ``boards`` (1..32) and ``max_guesses`` (default ``boards + 5``); ``hard_mode``
-    and ``action_mask="hard"`` are refused.
+    Those of Wordle, with ``boards`` (1..32) and ``max_guesses`` (default ``boards + 5``);
+    ``hard_mode`` and ``action_mask="hard"`` are refused.
 
     ## Vectorized environment
 
-    ``gym.make_vec("Quordle-v1", num_envs=N, device="cuda")`` gives a :class:`MultiWordleVectorEnv`: N games
-    of K boards as ``N K`` rows of the batched engine.
+    ``gym.make_vec("Quordle-v1", num_envs=N, device="cuda")`` gives a :class:`MultiWordleVectorEnv`:
+    N games of K boards as ``N K`` rows of the batched engine.
 
     ## Version History
 
@@ -96,11 +101,16 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
-    def __init__(self, config: WordleConfig | None = None, *, render_mode: str | None = None, **options: Any) -> None:
-        """``config``, or its fields as keywords (``boards=4``; 2 if not given); see ## Arguments."""
-        if "device" in options:  # worded as Python's TypeError, which wrappers that pass optional keywords read
+    def __init__(
+        self, config: WordleConfig | None = None, *, render_mode: str | None = None, **options: Any
+    ) -> None:
+        """``config``, or its fields as keywords (``boards=4``; 2 if not given); see ##
+        Arguments."""
+        # worded as Python's TypeError, which wrappers that pass optional keywords read
+        if "device" in options:
             raise TypeError(
-                "MultiWordleEnv got an unexpected keyword argument 'device': the single env plays on the CPU; "
+                "MultiWordleEnv got an unexpected keyword argument 'device': the single env plays "
+                "on the CPU; "
                 "gym.make_vec(id, num_envs=N, device=...) plays games on a device"
             )
         if config is None:
@@ -110,28 +120,41 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
             1, config, device="cpu", autoreset_mode="disabled", render_mode=render_mode, **options
         )
         batch = self._batch
-        self.config, self.game, self.vocabulary, self.words = batch.config, batch.game, batch.vocabulary, batch.words
+        self.config, self.game, self.vocabulary, self.words = (
+            batch.config,
+            batch.game,
+            batch.vocabulary,
+            batch.words,
+        )
         self.observation = batch.observation
         self.render_mode = batch.render_mode
         self.observation_space = batch.single_observation_space
         self.action_space = spaces.Discrete(self.vocabulary.num_allowed)
-        self._bool_info_mask = self.config.mask_dtype == "bool"  # "native" is int8 here (Gymnasium samples)
+        # "native" is int8 here (Gymnasium samples)
+        self._bool_info_mask = self.config.mask_dtype == "bool"
         self._needs_reset = True
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start a game; ``options={"answers": [...]}`` fixes the boards' answers (K distinct words or indices)."""
+        """Start a game; ``options={"answers": [...]}`` fixes the boards' answers (K distinct words
+        or indices)."""
         super().reset(seed=seed)
         answers = one_reset_option(options, "answers", "[...]")
         if answers is None:
             pool = self.config.answer_pool
             picked = self.np_random.choice(
-                self.vocabulary.num_answers if pool is None else pool, self.config.boards, replace=False
+                self.vocabulary.num_answers if pool is None else pool,
+                self.config.boards,
+                replace=False,
             )
             answers = [int(i) for i in picked]
-        elif isinstance(answers, str) or not isinstance(answers, Sequence | np.ndarray | torch.Tensor):
-            raise TypeError(f"answers must be a list of {self.config.boards} words or indices; got {answers!r}")
+        elif isinstance(answers, str) or not isinstance(
+            answers, Sequence | np.ndarray | torch.Tensor
+        ):
+            raise TypeError(
+                f"answers must be a list of {self.config.boards} words or indices; got {answers!r}"
+            )
         obs, infos = self._batch.reset(options={"answers": [list(answers)]})
         self._needs_reset = False
         if self.render_mode == "human":
@@ -154,7 +177,8 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
         if self.config.mask_dtype == "packed":
             mask = mask.copy()
         else:
-            mask = mask.astype(bool if self._bool_info_mask else np.int8)  # a copy, as the one above
+            # a copy, as the one above
+            mask = mask.astype(bool if self._bool_info_mask else np.int8)
         return {
             "action_mask": mask,
             "turn": infos["turn"][0].numpy(),
@@ -171,7 +195,8 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
 
     @property
     def state(self) -> MultiState:
-        """The game as a one-game :class:`~wordle_gym.core.boards.MultiState` (the env's own: read it)."""
+        """The game as a one-game :class:`~wordle_gym.core.boards.MultiState` (the env's own: read
+        it)."""
         return self._batch.state
 
     @property
@@ -180,33 +205,42 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
         return [self.vocabulary.answers[i] for i in self._batch.state.answers[0].tolist()]
 
     def render(self) -> str | np.ndarray | None:
-        """Render per ``render_mode``: the boards side by side (``ansi`` text, an ``rgb_array`` image, or printed)."""
+        """Render per ``render_mode``: the boards side by side (``ansi`` text, an ``rgb_array``
+        image, or printed)."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
+            gym.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', "
+                "'human' or 'rgb_array'"
+            )
             return None
         return _render(self._batch, 0)
 
 
 class MultiWordleVectorEnv(WordleVectorEnv):
-    """``num_envs`` multi-board games stepped together as torch tensors on ``device`` (``N K`` board rows).
+    """``num_envs`` multi-board games stepped together as torch tensors on ``device`` (``N K`` board
+    rows).
 
-    The game, spaces and info of :class:`MultiWordleEnv`, batched as :class:`WordleVectorEnv` batches Wordle
-    (the same autoreset modes, ``check_actions``, ``answer_weights`` and ``reset_mask``):
+    The game, spaces and info of :class:`MultiWordleEnv`, batched as :class:`WordleVectorEnv`
+    batches Wordle (the same autoreset modes, ``check_actions``, ``answer_weights`` and
+    ``reset_mask``):
     ``reset(options={"answers": ...})`` takes ``N`` lists of ``K`` distinct words or indices (or an
-    ``(N, K)`` integer array); ``infos["tiles"]`` is ``(N, K, L)`` uint8 and ``infos["solved"]`` ``(N, K)``
-    bool; ``env.state`` is the batched :class:`~wordle_gym.core.boards.MultiState`.
+    ``(N, K)`` integer array); ``infos["tiles"]`` is ``(N, K, L)`` uint8 and ``infos["solved"]``
+    ``(N, K)`` bool; ``env.state`` is the batched :class:`~wordle_gym.core.boards.MultiState`.
     """
 
     multi_board = True
 
-    def __init__(self, num_envs: int = 1, config: WordleConfig | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, num_envs: int = 1, config: WordleConfig | None = None, **kwargs: Any
+    ) -> None:
         if config is None:
             kwargs.setdefault("boards", 2)
         super().__init__(num_envs, config, **kwargs)
 
     @property
     def answer_weights(self) -> torch.Tensor | None:
-        """Relative chances of each answer when the env picks a game's (distinct) answers (uniform where None)."""
+        """Relative chances of each answer when the env picks a game's (distinct) answers (uniform
+        where None)."""
         return self._answer_weights
 
     @answer_weights.setter
@@ -217,7 +251,8 @@ class MultiWordleVectorEnv(WordleVectorEnv):
             if positive < self.config.boards:
                 self._answer_weights = None
                 raise ValueError(
-                    f"answer_weights give {positive} answers a chance; {self.config.boards} boards need as many "
+                    f"answer_weights give {positive} answers a chance; {self.config.boards} boards "
+                    "need as many "
                     "distinct answers"
                 )
 
@@ -227,13 +262,20 @@ class MultiWordleVectorEnv(WordleVectorEnv):
             weights = self._answer_weights.expand(n, -1)
             answers = torch.multinomial(weights, k, replacement=False, generator=self._generator)
         elif answers is None and self._pool is not None:
-            answers = self._pool[distinct_answers(n, k, len(self._pool), self._generator, self.device)]
+            answers = self._pool[
+                distinct_answers(n, k, len(self._pool), self._generator, self.device)
+            ]
         elif answers is None:
-            answers = distinct_answers(n, k, self.vocabulary.num_answers, self._generator, self.device)
+            answers = distinct_answers(
+                n, k, self.vocabulary.num_answers, self._generator, self.device
+            )
         self.game.reset(self.state, mask, answers)
 
     def _infos(
-        self, outcome: MultiOutcome | None, final: torch.Tensor | None = None, final_turn: torch.Tensor | None = None
+        self,
+        outcome: MultiOutcome | None,
+        final: torch.Tensor | None = None,
+        final_turn: torch.Tensor | None = None,
     ) -> dict[str, Any]:
         n, k, dev = self.num_envs, self.config.boards, self.device
         if outcome is None:
@@ -257,9 +299,13 @@ class MultiWordleVectorEnv(WordleVectorEnv):
         if isinstance(answers, torch.Tensor | np.ndarray):
             values = torch.as_tensor(answers, device=self.device)
             if values.is_floating_point() or values.dtype == torch.bool:
-                raise TypeError(f"answers must be words or integer indices; got dtype {values.dtype}")
+                raise TypeError(
+                    f"answers must be words or integer indices; got dtype {values.dtype}"
+                )
             if values.shape != (n, k):
-                raise ValueError(f"expected answers of shape ({n}, {k}) (K per game); got {tuple(values.shape)}")
+                raise ValueError(
+                    f"expected answers of shape ({n}, {k}) (K per game); got {tuple(values.shape)}"
+                )
             values = values.long()
             bad = (values < 0) | (values >= self.vocabulary.num_answers)
             if self.check_actions and bool(bad.any()):
@@ -270,13 +316,22 @@ class MultiWordleVectorEnv(WordleVectorEnv):
         else:
             games = list(answers)
             if len(games) != n:
-                raise ValueError(f"expected {n} lists of {k} answers (one list per game); got {len(games)}")
+                raise ValueError(
+                    f"expected {n} lists of {k} answers (one list per game); got {len(games)}"
+                )
             rows = []
             for game in games:
-                if isinstance(game, str) or not isinstance(game, Sequence | np.ndarray | torch.Tensor):
-                    raise TypeError(f"each game's answers must be a list of {k} words or indices; got {game!r}")
+                if isinstance(game, str) or not isinstance(
+                    game, Sequence | np.ndarray | torch.Tensor
+                ):
+                    raise TypeError(
+                        f"each game's answers must be a list of {k} words or indices; got {game!r}"
+                    )
                 if len(game) != k:
-                    raise ValueError(f"each game needs {k} answers (one per board); got {len(game)}: {list(game)!r}")
+                    raise ValueError(
+                        f"each game needs {k} answers (one per board); got "
+                        f"{len(game)}: {list(game)!r}"
+                    )
                 rows.append([self.vocabulary.answer_id(a) for a in game])
             values = torch.tensor(rows, dtype=torch.int64, device=self.device)
         if self.check_actions and k > 1:
@@ -285,7 +340,9 @@ class MultiWordleVectorEnv(WordleVectorEnv):
             if bool(repeated.any()):
                 game = int(repeated.nonzero()[0, 0])
                 words = [self.vocabulary.answers[i] for i in values[game].tolist()]
-                raise ValueError(f"the boards of a game need distinct answers; game {game} has {words}")
+                raise ValueError(
+                    f"the boards of a game need distinct answers; game {game} has {words}"
+                )
         return values
 
     def render(self) -> tuple[Any, ...] | None:
@@ -297,7 +354,8 @@ class MultiWordleVectorEnv(WordleVectorEnv):
 
 
 def _render(env: MultiWordleVectorEnv, index: int) -> Any:
-    """Game ``index`` of ``env``: its boards side by side, as text (``ansi``, ``human`` prints it) or an image."""
+    """Game ``index`` of ``env``: its boards side by side, as text (``ansi``, ``human`` prints it)
+    or an image."""
     game, state, k = env.game.game, env.state, env.config.boards
     boards = [game_rows(game, state.boards, index * k + b) for b in range(k)]
     if env.render_mode == "rgb_array":
@@ -309,7 +367,8 @@ def _render(env: MultiWordleVectorEnv, index: int) -> Any:
     width = 3 * game.length
     lines = ["   ".join(c[r] for c in columns) for r in range(len(columns[0]))]
     heads = "   ".join(
-        ("solved" if s else f"board {b + 1}").ljust(width) for b, s in enumerate(env.state.solved[index].tolist())
+        ("solved" if s else f"board {b + 1}").ljust(width)
+        for b, s in enumerate(env.state.solved[index].tolist())
     )
     text = heads.rstrip() + "\n" + "\n".join(lines) + "\n"
     if env.render_mode == "human":
@@ -328,8 +387,8 @@ def make_env(config: WordleConfig | None = None, **options: Any) -> WordleEnv | 
 def make_vector_env(
     num_envs: int = 1, config: WordleConfig | None = None, **options: Any
 ) -> WordleVectorEnv | MultiWordleVectorEnv:
-    """The vector env of a Wordle id (``gym.make_vec``'s entry point): :class:`WordleVectorEnv` for one
-    board, :class:`MultiWordleVectorEnv` for ``boards=K > 1``."""
+    """The vector env of a Wordle id (``gym.make_vec``'s entry point): :class:`WordleVectorEnv` for
+    one board, :class:`MultiWordleVectorEnv` for ``boards=K > 1``."""
     boards = config.boards if isinstance(config, WordleConfig) else options.get("boards", 1)
     if boards == 1:
         return WordleVectorEnv(num_envs, config, **options)

@@ -85,7 +85,8 @@ class KnowledgeLayout:
         """Split observations ``(B, size)`` into named, shaped views."""
         if obs.shape[-1] != self.size:
             raise ValueError(
-                f"observation has {obs.shape[-1]} values; a {self.length}-letter, {self.max_guesses}-guess "
+                f"observation has {obs.shape[-1]} values; a {self.length}-letter, "
+                f"{self.max_guesses}-guess "
                 f"'knowledge' observation has {self.size}"
             )
         s, batch = self.slices, obs.shape[0]
@@ -122,7 +123,8 @@ class KnowledgeObservation:
         self.layout = KnowledgeLayout(game.length, game.max_guesses)
         self.slices = self.layout.slices
         dev = game.device
-        self._one_hot = torch.eye(ALPHABET + 1, ALPHABET, dtype=torch.bool, device=dev)  # NO_LETTER: all False
+        # NO_LETTER: all False
+        self._one_hot = torch.eye(ALPHABET + 1, ALPHABET, dtype=torch.bool, device=dev)
         self._turn_ids = torch.arange(game.max_guesses + 1, device=dev)  # (T+1,)
         high = np.ones(self.layout.size, dtype=_numpy_dtype(self.dtype))
         high[self.slices["min_count"]] = game.length
@@ -138,11 +140,18 @@ class KnowledgeObservation:
             return _compiled_knowledge(state, none, state.turn, self.layout.size, self.dtype)
         # Table look-ups, not comparisons with every letter: a third of the time on big batches.
         green = self._one_hot.index_select(0, state.green.reshape(-1).long())  # (N L, 26) bool
-        excluded = self.game.unpack_bits(state.excluded).view(n, length, 32)[:, :, :ALPHABET]  # (N, L, 26) bool
+        # (N, L, 26) bool
+        excluded = self.game.unpack_bits(state.excluded).view(n, length, 32)[:, :, :ALPHABET]
         turn = state.turn[:, None] == self._turn_ids  # (N, T + 1) bool
-        # One concatenation in block order, every block read as uint8 first (a cat of bool and uint8 blocks
-        # promotes element by element: a third slower), then read as int8.
-        blocks = [green.view(n, -1), excluded.reshape(n, -1), state.min_count, state.max_count, turn]
+        # One concatenation in block order, every block read as uint8 first (a cat of bool and uint8
+        # blocks promotes element by element: a third slower), then read as int8.
+        blocks = [
+            green.view(n, -1),
+            excluded.reshape(n, -1),
+            state.min_count,
+            state.max_count,
+            turn,
+        ]
         out = torch.cat([b.view(torch.uint8) for b in blocks], dim=1).view(torch.int8)
         return out if self.dtype == torch.int8 else out.to(self.dtype)
 
@@ -150,11 +159,15 @@ class KnowledgeObservation:
 def _compiled_knowledge(
     rows: GameState, solved: torch.Tensor, turn: torch.Tensor, size: int, dtype: torch.dtype
 ) -> torch.Tensor:
-    """The "knowledge" observation by the compiled copy (``_kernels.encode_knowledge``), each row written once:
-    ``rows`` holds K boards' knowledge for each of the N games of ``solved`` (N, K) (K = 0: one board)."""
+    """The "knowledge" observation by the compiled copy (``_kernels.encode_knowledge``), each row
+    written once:
+    ``rows`` holds K boards' knowledge for each of the N games of ``solved`` (N, K) (K = 0: one
+    board)."""
     n = turn.shape[0]
     out = torch.empty((n, size), dtype=torch.uint8)
-    arrays = [t.contiguous().numpy() for t in (rows.green, rows.excluded, rows.min_count, rows.max_count)]
+    arrays = [
+        t.contiguous().numpy() for t in (rows.green, rows.excluded, rows.min_count, rows.max_count)
+    ]
     _kernels.run(
         _kernels.encode_knowledge,
         n,
@@ -190,10 +203,13 @@ class BoardObservation:
 
 
 Observation = KnowledgeObservation | BoardObservation
-OBSERVATIONS: dict[str, type[Observation]] = {"knowledge": KnowledgeObservation, "board": BoardObservation}
+OBSERVATIONS: dict[str, type[Observation]] = {
+    "knowledge": KnowledgeObservation,
+    "board": BoardObservation,
+}
 
 
-# ------------------------------------------------------------------------------------------- multi-board
+# -------------------------------------------------------------------------------------- multi-board
 class MultiKnowledgeFields(NamedTuple):
     """Shaped views of a batch of multi-board "knowledge" observations (no copies)."""
 
@@ -207,19 +223,20 @@ class MultiKnowledgeFields(NamedTuple):
 
 @dataclass(frozen=True)
 class MultiKnowledgeLayout:
-    """Where each block of the multi-board "knowledge" observation lives: every board's blocks of the
-    single-board encoding (:class:`KnowledgeLayout`), block by block, then which boards are solved and the turn.
+    """Where each block of the multi-board "knowledge" observation lives: every board's blocks of
+    the single-board encoding (:class:`KnowledgeLayout`), block by block, then which boards are
+    solved and the turn.
 
-    =============  ===================  =====  ============================================================
-    name           size                 value  meaning
-    =============  ===================  =====  ============================================================
-    ``green``      ``26 K L``           0/1    ``[(k*L + i)*26 + c]``: on board ``k``, position ``i`` is ``c``
-    ``excluded``   ``26 K L``           0/1    ``[(k*L + i)*26 + c]``: on board ``k``, ``c`` is not at ``i``
-    ``min_count``  ``26 K``             0..L   ``[k*26 + c]``: board ``k``'s answer holds at least this many
-    ``max_count``  ``26 K``             0..L   ... and at most this many
-    ``solved``     ``K``                0/1    board ``k`` is solved (its knowledge stops there)
-    ``turn``       ``T + 1``            0/1    one-hot of the guesses made so far, 0..T
-    =============  ===================  =====  ============================================================
+    =============  ==========  =====  ==========================================================
+    name           size        value  meaning
+    =============  ==========  =====  ==========================================================
+    ``green``      ``26 K L``  0/1    ``[(k*L + i)*26 + c]``: board ``k``, position ``i`` is ``c``
+    ``excluded``   ``26 K L``  0/1    ``[(k*L + i)*26 + c]``: board ``k``, ``c`` is not at ``i``
+    ``min_count``  ``26 K``    0..L   ``[k*26 + c]``: board ``k``'s answer holds at least this many
+    ``max_count``  ``26 K``    0..L   ... and at most this many
+    ``solved``     ``K``       0/1    board ``k`` is solved (its knowledge stops there)
+    ``turn``       ``T + 1``   0/1    one-hot of the guesses made so far, 0..T
+    =============  ==========  =====  ==========================================================
     """
 
     length: int
@@ -228,7 +245,8 @@ class MultiKnowledgeLayout:
 
     @cached_property
     def slices(self) -> dict[str, slice]:
-        """Block name -> slice of the flat observation (names as in :class:`MultiKnowledgeFields`)."""
+        """Block name -> slice of the flat observation (names as in
+        :class:`MultiKnowledgeFields`)."""
         block, k = self.length * ALPHABET, self.boards
         bounds = {
             "green": k * block,
@@ -249,7 +267,8 @@ class MultiKnowledgeLayout:
         """Split observations ``(B, size)`` into named, shaped views."""
         if obs.shape[-1] != self.size:
             raise ValueError(
-                f"observation has {obs.shape[-1]} values; a {self.boards}-board, {self.length}-letter, "
+                f"observation has {obs.shape[-1]} values; a {self.boards}-board, "
+                f"{self.length}-letter, "
                 f"{self.max_guesses}-guess 'knowledge' observation has {self.size}"
             )
         s, b, k, length = self.slices, obs.shape[0], self.boards, self.length
@@ -298,7 +317,8 @@ class MultiKnowledgeObservation:
             state.solved,
             turn,
         ]
-        out = torch.cat([b.view(torch.uint8) for b in blocks], dim=1).view(torch.int8)  # as in the one-board case
+        # as in the one-board case
+        out = torch.cat([b.view(torch.uint8) for b in blocks], dim=1).view(torch.int8)
         return out if self.dtype == torch.int8 else out.to(self.dtype)
 
 
@@ -311,7 +331,9 @@ class MultiBoardObservation:
         self.game = game
         self._board = BoardObservation(game.game)
         self.dtype = self._board.dtype
-        high = np.broadcast_to(self._board.space.high, (game.num_boards, *self._board.space.shape)).copy()
+        high = np.broadcast_to(
+            self._board.space.high, (game.num_boards, *self._board.space.shape)
+        ).copy()
         self.space = spaces.Box(low=np.zeros_like(high), high=high, dtype=high.dtype)
         self.initial = self(game.new_state(1))[0]
 

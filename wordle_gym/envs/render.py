@@ -23,7 +23,9 @@ RENDER_MODES = ("ansi", "human", "rgb_array")
 def check_render_mode(render_mode: str | None) -> str | None:
     """``render_mode`` itself if it is one of :data:`RENDER_MODES` or None; else a ValueError."""
     if render_mode is not None and render_mode not in RENDER_MODES:
-        raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {RENDER_MODES} or None")
+        raise ValueError(
+            f"unknown render_mode {render_mode!r}; expected one of {RENDER_MODES} or None"
+        )
     return render_mode
 
 
@@ -59,7 +61,9 @@ _FONT = [
     (17, 17, 17, 10, 4, 4, 4),
     (31, 1, 2, 4, 8, 16, 31),
 ]
-_GLYPHS = np.array([[[(row >> (4 - x)) & 1 for x in range(5)] for row in g] for g in _FONT], dtype=bool)
+_GLYPHS = np.array(
+    [[[(row >> (4 - x)) & 1 for x in range(5)] for row in g] for g in _FONT], dtype=bool
+)
 _RGB = {GREEN: (106, 170, 100), YELLOW: (201, 180, 88), 0: (120, 124, 126)}
 _EMPTY, _BORDER, _INK = (255, 255, 255), (211, 214, 218), (26, 26, 27)
 
@@ -89,8 +93,8 @@ def game_rows(game: Game, state: GameState, index: int) -> list[Row]:
 
 
 def _use_color(color: bool | None, stream: Any = None) -> bool:
-    """Colour codes: as asked, else when ``FORCE_COLOR`` is set, else never with ``NO_COLOR``, else only
-    when the output stream (stdout by default) is a terminal."""
+    """Colour codes: as asked, else when ``FORCE_COLOR`` is set, else never with ``NO_COLOR``, else
+    only when the output stream (stdout by default) is a terminal."""
     if color is not None:
         return color
     if os.environ.get("FORCE_COLOR"):
@@ -106,7 +110,13 @@ def ansi_row(word: str, tiles: tuple[int, ...] | list[int], color: bool | None =
     paint = _use_color(color)
     cells = []
     for letter, tile in zip(word, tiles, strict=True):
-        text = f"[{letter.upper()}]" if tile == GREEN else f"({letter.upper()})" if tile == YELLOW else f" {letter} "
+        text = (
+            f"[{letter.upper()}]"
+            if tile == GREEN
+            else f"({letter.upper()})"
+            if tile == YELLOW
+            else f" {letter} "
+        )
         cells.append(f"{_ANSI[tile]}{text}{_RESET}" if paint else text)
     return "".join(cells)
 

@@ -1,43 +1,51 @@
-"""Reading a guess from a language model's reply: reasoning skipped, the answer taken from the formats models use.
+"""Reading a guess from a language model's reply: reasoning skipped, the answer taken from the
+formats models use.
 
-One parser serves every text surface (``WordleText-v0``, the ``llm`` agent, the verifiers environment, the
-OpenEnv server); the TextArena ids read replies by TextArena's own rule (:func:`textarena_guess`), which picks the
-same word wherever both read one. A reply is a string, an assistant message (``{"content": ..., "tool_calls":
-[...], "reasoning_content": ...}``; content as a string or as OpenAI's list of parts), or one tool call.
+One parser serves every text surface (``WordleText-v0``, the ``llm`` agent, the verifiers
+environment, the OpenEnv server); the TextArena ids read replies by TextArena's own rule
+(:func:`textarena_guess`), which picks the same word wherever both read one. A reply is a string, an
+assistant message (``{"content": ..., "tool_calls":
+[...], "reasoning_content": ...}``; content as a string or as OpenAI's list of parts), or one tool
+call.
 
 ``parser="lenient"`` (the default), in order:
 
-1. the text is read as a person reads it: fullwidth letters as letters (Unicode NFKC), a list of parts joined;
-2. the reasoning is dropped: ``<think>...</think>`` blocks (also ``<thinking>``, ``<reasoning>``), everything up
-   to a ``</think>`` whose opening tag the chat template wrote, everything after an unterminated ``<think>`` (a
-   reply cut off while reasoning has no answer), the whole reply when ``think_open`` says the template opens the
-   block and the reply never closes it; in gpt-oss's harmony format only the ``final`` channel is read (also as
-   decoded with its special tokens skipped: ``analysis...assistantfinal...``), and an analysis channel never
-   followed by a final one has no answer; a message's separate reasoning field is never read;
-3. a call of the ``guess`` tool (:data:`GUESS_TOOL`): the message's ``tool_calls``, ``<tool_call>{...}
-   </tool_call>`` in the text (Hermes-style templates, Qwen's), a reply that is one JSON call (Llama 3's
-   ``{"name": "guess", "parameters": {...}}``), Mistral's ``[TOOL_CALLS]``, harmony's ``to=functions.guess``; calls
-   of other tools are passed by;
-4. a JSON object with a ``guess``, ``word`` or ``answer`` field (``{"guess": "crane"}``, fenced or not);
+1. the text is read as a person reads it: fullwidth letters as letters (Unicode NFKC), a list of
+   parts joined;
+2. the reasoning is dropped: ``<think>...</think>`` blocks (also ``<thinking>``, ``<reasoning>``),
+   everything up to a ``</think>`` whose opening tag the chat template wrote, everything after an
+   unterminated ``<think>`` (a reply cut off while reasoning has no answer), the whole reply when
+   ``think_open`` says the template opens the block and the reply never closes it; in gpt-oss's
+   harmony format only the ``final`` channel is read (also as decoded with its special tokens
+   skipped: ``analysis...assistantfinal...``), and an analysis channel never followed by a final one
+   has no answer; a message's separate reasoning field is never read;
+3. a call of the ``guess`` tool (:data:`GUESS_TOOL`): the message's ``tool_calls``,
+   ``<tool_call>{...} </tool_call>`` in the text (Hermes-style templates, Qwen's), a reply that is
+   one JSON call (Llama 3's ``{"name": "guess", "parameters": {...}}``), Mistral's ``[TOOL_CALLS]``,
+   harmony's ``to=functions.guess``; calls of other tools are passed by;
+4. a JSON object with a ``guess``, ``word`` or ``answer`` field (``{"guess": "crane"}``, fenced or
+   not);
 5. ``<guess>...</guess>``, then ``<answer>...</answer>``;
 6. ``\\boxed{...}`` (``\\boxed{\\text{CRANE}}`` too);
 7. a line ``Final answer: ...``;
-8. a line ``Answer:``, ``Guess:``, ``My guess:``, ``Next guess:`` ..., or a sentence that says it: "the answer
-   is CRANE", "my next guess is: CRANE", "I'll guess CRANE", "let's start with CRANE", "I'll go with CRANE",
-   "I'll try CRANE", "I choose CRANE" (the word right after);
+8. a line ``Answer:``, ``Guess:``, ``My guess:``, ``Next guess:`` ..., or a sentence that says it:
+   "the answer is CRANE", "my next guess is: CRANE", "I'll guess CRANE", "let's start with CRANE",
+   "I'll go with CRANE", "I'll try CRANE", "I choose CRANE" (the word right after);
 9. ``[...]``;
-10. a word in bold or code (``**CRANE**``, a code span), then a word in capitals (``CRANE``; not ``I`` or ``A``);
+10. a word in bold or code (``**CRANE**``, a code span), then a word in capitals (``CRANE``; not
+    ``I`` or ``A``);
 11. the whole answer, when it is one word.
 
-**One guess a reply**: the first rule that finds a word decides, and of its words the *first* the game allows is
-played ("guess [crane]. If that fails I'll try [slate] next" plays CRANE, as TextArena's rule does; "the format is
-[word]; I play [soare]" plays SOARE), a repeat of the prompt's example word passed by when the reply names another
-(:func:`parse_guess`'s ``allowed`` and ``example``); naming the same word twice is no conflict. The table in
-``docs/guides/replies.md`` shows what replies as model families write them play. The word found is stripped of
-surrounding quotes, markdown emphasis and punctuation (``<guess>"crane".</guess>`` is CRANE) and lower-cased;
-anything but one run of ASCII letters is no guess. ``parser="strict"`` takes only rule 3's tool calls and rule 5's
-``<guess>``, after rules 1 and 2. A callable ``parser(reply) -> str | None`` replaces both. Every rule runs in
-time linear in the reply's length.
+**One guess a reply**: the first rule that finds a word decides, and of its words the *first* the
+game allows is played ("guess [crane]. If that fails I'll try [slate] next" plays CRANE, as
+TextArena's rule does; "the format is [word]; I play [soare]" plays SOARE), a repeat of the prompt's
+example word passed by when the reply names another (:func:`parse_guess`'s ``allowed`` and
+``example``); naming the same word twice is no conflict. The table in ``docs/guides/replies.md``
+shows what replies as model families write them play. The word found is stripped of surrounding
+quotes, markdown emphasis and punctuation (``<guess>"crane".</guess>`` is CRANE) and lower-cased;
+anything but one run of ASCII letters is no guess. ``parser="strict"`` takes only rule 3's tool
+calls and rule 5's ``<guess>``, after rules 1 and 2. A callable ``parser(reply) -> str | None``
+replaces both. Every rule runs in time linear in the reply's length.
 """
 
 from __future__ import annotations
@@ -59,7 +67,9 @@ GUESS_TOOL: dict[str, Any] = {
         "description": "Submit one guess: a word of the game's length from the allowed list.",
         "parameters": {
             "type": "object",
-            "properties": {"word": {"type": "string", "description": "the guessed word, e.g. crane"}},
+            "properties": {
+                "word": {"type": "string", "description": "the guessed word, e.g. crane"}
+            },
             "required": ["word"],
         },
     },
@@ -67,24 +77,35 @@ GUESS_TOOL: dict[str, Any] = {
 """The ``guess`` tool in OpenAI's tools format (what ``tools=[GUESS_TOOL]`` offers a chat model)."""
 
 _FLAGS = re.I | re.S
-# A block's content may not hold its own opening tag, so no match attempt scans past the next one: linear.
+# A block's content may not hold its own opening tag, so no match attempt scans past the next one:
+# linear.
 _THINK_BLOCK = re.compile(r"<(think|thinking|reasoning)>(?:(?!<\1>).)*?</\1>", _FLAGS)
 _THINK_OPEN = re.compile(r"<(?:think|thinking|reasoning)>", re.I)
 _THINK_CLOSE = re.compile(r"</(?:think|thinking|reasoning)>", re.I)
 _HARMONY = re.compile(r"<\|(?:channel|start|message)\|>")
-# Bounded gaps: an unbounded [^<]* after each of many "to=functions." would make the search quadratic.
-_HARMONY_FINAL = re.compile(r"<\|channel\|>[ \t]*final\b[^<]{0,64}(?:<\|constrain\|>[^<]{0,64})?<\|message\|>")
+# Bounded gaps: an unbounded [^<]* after each of many "to=functions." would make the search
+# quadratic.
+_HARMONY_FINAL = re.compile(
+    r"<\|channel\|>[ "
+    r"\t]*final\b[^<]{0,64}(?:<\|constrain\|>[^<]{0,64})?<\|message\|>"
+)
 _NAME = re.compile(r"\w{1,64}")
 _HARMONY_END = re.compile(r"<\|(?:end|return|call|start)\|>")
-_HARMONY_SKIPPED = re.compile(r"\s*analysis(?=[A-Z])")  # special tokens skipped: "analysisWe need...assistantfinal"
+# special tokens skipped: "analysisWe need...assistantfinal"
+_HARMONY_SKIPPED = re.compile(r"\s*analysis(?=[A-Z])")
 _GUESS = re.compile(r"<guess>((?:(?!<guess>).)*?)</guess>", _FLAGS)
 _ANSWER_TAG = re.compile(r"<answer>((?:(?!<answer>).)*?)</answer>", _FLAGS)
 _TOOL = re.compile(r"<tool_call>((?:(?!<tool_call>).)*?)</tool_call>", _FLAGS)
 _BOXED = re.compile(r"\\boxed\{((?:\\(?:text|textbf|mathrm|mathbf|texttt)\{[^{}\\]*\}|[^{}\\])*)\}")
 _LATEX_TEXT = re.compile(r"\\(?:text|textbf|mathrm|mathbf|texttt)\{([^{}\\]*)\}")
-_FINAL_LINE = re.compile(r"^[ \t*#>_-]*final[ \t]+answer[ \t*_]*[:=\-][ \t*_]*([^\n]*)$", re.I | re.M)
+_FINAL_LINE = re.compile(
+    r"^[ \t*#>_-]*final[ \t]+answer[ \t*_]*[:=\-][ "
+    r"\t*_]*([^\n]*)$",
+    re.I | re.M,
+)
 _ANSWER_LINE = re.compile(
-    r"^[ \t*#>_-]*(?:(?:my|the|next|first|final)[ \t]+)*(?:answer|guess|word)[ \t*_]*[:=\-][ \t*_]*([^\n]*)$",
+    r"^[ \t*#>_-]*(?:(?:my|the|next|first|final)[ \t]+)*(?:answer|guess|word)[ \t*_]*[:=\-][ "
+    r"\t*_]*([^\n]*)$",
     re.I | re.M,
 )
 _SAYS = re.compile(
@@ -109,10 +130,10 @@ _JSON_STARTS = 8
 
 
 def strip_reasoning(text: str, think_open: bool = False) -> str:
-    """``text`` without its reasoning: ``<think>`` blocks, what precedes a lone ``</think>``, what follows an
-    unterminated ``<think>`` ("" when the reply ended inside its reasoning; with ``think_open``, the chat template
-    opened the block, so a reply that never closes it is all reasoning); harmony's analysis channel (only the
-    final channel is kept)."""
+    """``text`` without its reasoning: ``<think>`` blocks, what precedes a lone ``</think>``, what
+    follows an unterminated ``<think>`` ("" when the reply ended inside its reasoning; with
+    ``think_open``, the chat template opened the block, so a reply that never closes it is all
+    reasoning); harmony's analysis channel (only the final channel is kept)."""
     if think_open:
         text = "<think>" + text
     text = _THINK_BLOCK.sub(" ", text)
@@ -125,13 +146,14 @@ def strip_reasoning(text: str, think_open: bool = False) -> str:
 
 
 def _harmony_final(text: str) -> str:
-    """gpt-oss's harmony format: the final channel's message ("" when the reply has only other channels); a reply
-    in no such format as it is."""
+    """gpt-oss's harmony format: the final channel's message ("" when the reply has only other
+    channels); a reply in no such format as it is."""
     if _HARMONY.search(text):
         final = _HARMONY_FINAL.search(text)
         if final is None:
             at = text.find("to=functions.")
-            return "" if at < 0 else text[at:]  # a tool call (reply_parts reads it), or reasoning only
+            # a tool call (reply_parts reads it), or reasoning only
+            return "" if at < 0 else text[at:]
         end = _HARMONY_END.search(text, final.end())
         return text[final.end() : end.start() if end else len(text)]
     if _HARMONY_SKIPPED.match(text):
@@ -141,14 +163,16 @@ def _harmony_final(text: str) -> str:
 
 
 def _harmony_call(text: str) -> tuple[str, str] | None:
-    """A harmony tool call that begins ``text`` (``to=functions.NAME ... <|message|>ARGUMENTS<|call|>``): the name
-    and the arguments; None when ``text`` is not one."""
+    """A harmony tool call that begins ``text``
+    (``to=functions.NAME ... <|message|>ARGUMENTS<|call|>``): the name and the arguments; None when
+    ``text`` is not one."""
     if not text.startswith("to=functions."):
         return None
     name = _NAME.match(text, len("to=functions."))
     if name is None:
         return None
-    at = text.find("<|message|>", name.end(), name.end() + 256)  # the channel and constraint between: a few words
+    # the channel and constraint between: a few words
+    at = text.find("<|message|>", name.end(), name.end() + 256)
     if at < 0:
         return None
     end = _HARMONY_END.search(text, at)
@@ -156,8 +180,8 @@ def _harmony_call(text: str) -> tuple[str, str] | None:
 
 
 def clean_word(text: str) -> str | None:
-    """The one word in ``text`` (quotes, emphasis and punctuation around it dropped), lower-cased; None unless it
-    is a single run of letters."""
+    """The one word in ``text`` (quotes, emphasis and punctuation around it dropped), lower-cased;
+    None unless it is a single run of letters."""
     word = _LATEX_TEXT.sub(r"\1", text).strip(_EDGES)
     return word.lower() if _WORD.fullmatch(word) else None
 
@@ -180,9 +204,15 @@ def _tool_calls(calls: Any) -> list[tuple[Any, Any]]:
     """(name, arguments) of each call in an OpenAI ``tool_calls`` list (objects or dicts)."""
     found = []
     for call in calls if isinstance(calls, list | tuple) else ():
-        function = call.get("function", call) if isinstance(call, dict) else getattr(call, "function", call)
+        function = (
+            call.get("function", call)
+            if isinstance(call, dict)
+            else getattr(call, "function", call)
+        )
         if isinstance(function, dict):
-            found.append((function.get("name"), function.get("arguments", function.get("parameters"))))
+            found.append(
+                (function.get("name"), function.get("arguments", function.get("parameters")))
+            )
         else:
             found.append((getattr(function, "name", None), getattr(function, "arguments", None)))
     return found
@@ -193,7 +223,10 @@ def _content_text(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list | tuple):
-        parts = [p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else None for p in content]
+        parts = [
+            p if isinstance(p, str) else p.get("text") if isinstance(p, dict) else None
+            for p in content
+        ]
         return "\n".join(p for p in parts if isinstance(p, str))
     return ""
 
@@ -218,19 +251,23 @@ def _json_values(text: str) -> list[Any]:
 
 
 def _json_calls(value: Any) -> list[tuple[Any, Any]]:
-    """Tool calls written as JSON (Llama 3's ``{"name", "parameters"}``, a list of them as Mistral writes)."""
+    """Tool calls written as JSON (Llama 3's ``{"name", "parameters"}``, a list of them as Mistral
+    writes)."""
     items = value if isinstance(value, list) else [value]
     return [
         (item.get("name"), item.get("arguments", item.get("parameters")))
         for item in items
-        if isinstance(item, dict) and "name" in item and ("arguments" in item or "parameters" in item)
+        if isinstance(item, dict)
+        and "name" in item
+        and ("arguments" in item or "parameters" in item)
     ]
 
 
 def reply_parts(reply: Any, think_open: bool = False) -> tuple[str, list[tuple[Any, Any]]]:
-    """A reply's text (reasoning dropped) and its tool calls: a string, a message dict, a tool call dict, or an
-    object with ``text``/``content`` and ``tool_calls`` (the ``llm`` client's reply). Calls written in the text
-    (Hermes' ``<tool_call>``, a JSON call, Mistral's ``[TOOL_CALLS]``, harmony's ``to=functions.NAME``) count."""
+    """A reply's text (reasoning dropped) and its tool calls: a string, a message dict, a tool call
+    dict, or an object with ``text``/``content`` and ``tool_calls`` (the ``llm`` client's reply).
+    Calls written in the text (Hermes' ``<tool_call>``, a JSON call, Mistral's ``[TOOL_CALLS]``,
+    harmony's ``to=functions.NAME``) count."""
     if isinstance(reply, str):
         text, calls = reply, []
     elif isinstance(reply, dict):
@@ -267,7 +304,8 @@ def _all(pattern: re.Pattern[str], text: str) -> list[str]:
 
 
 def _words(found: list[str]) -> list[str]:
-    """The guesses in matched texts: each one's word (or, for a text that says more, the word it says)."""
+    """The guesses in matched texts: each one's word (or, for a text that says more, the word it
+    says)."""
     out = []
     for text in found:
         word = clean_word(text) or _said(text)[:1]
@@ -276,14 +314,19 @@ def _words(found: list[str]) -> list[str]:
 
 
 def _guess_calls(calls: list[tuple[Any, Any]]) -> list[str] | None:
-    """The words of the ``guess`` tool's calls (calls of other tools pass); None when no call is of it."""
-    words = [_call_word(name, arguments) for name, arguments in calls if name == GUESS_TOOL["function"]["name"]]
+    """The words of the ``guess`` tool's calls (calls of other tools pass); None when no call is of
+    it."""
+    words = [
+        _call_word(name, arguments)
+        for name, arguments in calls
+        if name == GUESS_TOOL["function"]["name"]
+    ]
     return [w for w in words if w] if words else None
 
 
 def _said(text: str) -> list[str]:
-    """Rules 8-11 on ``text``: the words of its answer lines or sentences, else its brackets, else its emphasis,
-    else its capitals, else the text as one word."""
+    """Rules 8-11 on ``text``: the words of its answer lines or sentences, else its brackets, else
+    its emphasis, else its capitals, else the text as one word."""
     found = []
     for line in _all(_ANSWER_LINE, text):
         word = clean_word(line) or _said_inline(line)
@@ -296,7 +339,11 @@ def _said(text: str) -> list[str]:
     if found:
         return found
     for pattern in (_BRACKET, _EMPHASIS, _CAPITALS):
-        words = [w for w in map(clean_word, _all(pattern, text)) if w and not (pattern is _CAPITALS and w in "ia")]
+        words = [
+            w
+            for w in map(clean_word, _all(pattern, text))
+            if w and not (pattern is _CAPITALS and w in "ia")
+        ]
         if words:
             return words
     word = clean_word(text)
@@ -304,7 +351,8 @@ def _said(text: str) -> list[str]:
 
 
 def _said_inline(line: str) -> str | None:
-    """An answer line's word when the line says more than the word (its emphasis, capitals or first word)."""
+    """An answer line's word when the line says more than the word (its emphasis, capitals or first
+    word)."""
     for pattern in (_EMPHASIS, _CAPITALS):
         for found in _all(pattern, line):
             word = clean_word(found)
@@ -321,14 +369,18 @@ def _json_answers(text: str) -> list[str]:
     found = []
     for value in _json_values(text):
         if isinstance(value, dict):
-            field = next((value[k] for k in ("guess", "word", "answer") if isinstance(value.get(k), str)), None)
+            field = next(
+                (value[k] for k in ("guess", "word", "answer") if isinstance(value.get(k), str)),
+                None,
+            )
             if field is not None:
                 found.append(field)
     return found
 
 
 def lenient_guesses(reply: Any, think_open: bool = False) -> list[str]:
-    """The words the deciding lenient rule finds in ``reply``, in order (module docstring); [] when none."""
+    """The words the deciding lenient rule finds in ``reply``, in order (module docstring); [] when
+    none."""
     text, calls = reply_parts(reply, think_open)
     called = _guess_calls(calls)
     if called is not None:
@@ -343,7 +395,8 @@ def lenient_guesses(reply: Any, think_open: bool = False) -> list[str]:
 
 
 def strict_guesses(reply: Any, think_open: bool = False) -> list[str]:
-    """The words of ``reply``'s ``guess`` tool calls, else of its ``<guess>...</guess>`` tags, in order."""
+    """The words of ``reply``'s ``guess`` tool calls, else of its ``<guess>...</guess>`` tags, in
+    order."""
     text, calls = reply_parts(reply, think_open)
     called = _guess_calls(calls)
     if called is not None:
@@ -352,28 +405,31 @@ def strict_guesses(reply: Any, think_open: bool = False) -> list[str]:
 
 
 def lenient_guess(reply: Any, think_open: bool = False) -> str | None:
-    """The guess of ``reply`` by the lenient rules (module docstring): the first word found; None when none."""
+    """The guess of ``reply`` by the lenient rules (module docstring): the first word found; None
+    when none."""
     return next(iter(lenient_guesses(reply, think_open)), None)
 
 
 def strict_guess(reply: Any, think_open: bool = False) -> str | None:
-    """The guess of ``reply`` by the strict rules: the first ``guess`` tool call's word, else the first
-    ``<guess>...</guess>``'s; None when none."""
+    """The guess of ``reply`` by the strict rules: the first ``guess`` tool call's word, else the
+    first ``<guess>...</guess>``'s; None when none."""
     return next(iter(strict_guesses(reply, think_open)), None)
 
 
 def textarena_guess(reply: str) -> str | None:
-    """TextArena's rule, as its ``Wordle-v0`` reads a reply: the first ``[word]`` (letters, digits, ``_``),
-    lower-cased; None when there is none."""
+    """TextArena's rule, as its ``Wordle-v0`` reads a reply: the first ``[word]`` (letters, digits,
+    ``_``), lower-cased; None when there is none."""
     found = _TEXTARENA.search(reply) if isinstance(reply, str) else None
     return None if found is None else found.group(1).lower()
 
 
-def resolve_parser(parser: str | Callable[[Any], Any], think_open: bool = False) -> Callable[[Any], Any]:
-    """The reading of a ``parser`` option, a function of the reply: ``"lenient"`` and ``"strict"`` give the
-    candidate words in order (:func:`lenient_guesses`, :func:`strict_guesses`), a callable its one word (or a
-    list); ``think_open``: the chat template opens a think block before each reply (Qwen3's and DeepSeek-R1's
-    thinking templates)."""
+def resolve_parser(
+    parser: str | Callable[[Any], Any], think_open: bool = False
+) -> Callable[[Any], Any]:
+    """The reading of a ``parser`` option, a function of the reply: ``"lenient"`` and ``"strict"``
+    give the candidate words in order (:func:`lenient_guesses`, :func:`strict_guesses`), a callable
+    its one word (or a list); ``think_open``: the chat template opens a think block before each
+    reply (Qwen3's and DeepSeek-R1's thinking templates)."""
     if callable(parser):
         return parser
     if parser in PARSERS:
@@ -389,10 +445,10 @@ def parse_guess(
     allowed: Container[str] | None = None,
     example: str | None = None,
 ) -> str | None:
-    """The word ``reply`` guesses, lower-cased, by ``parser`` (module docstring); None when it has none. Of the
-    words the deciding rule finds, the first in ``allowed`` (when given) is played, passing by a word that only
-    repeats the prompt's ``example`` when the reply names another; else the first. Whether the word is allowed is
-    the env's check."""
+    """The word ``reply`` guesses, lower-cased, by ``parser`` (module docstring); None when it has
+    none. Of the words the deciding rule finds, the first in ``allowed`` (when given) is played,
+    passing by a word that only repeats the prompt's ``example`` when the reply names another; else
+    the first. Whether the word is allowed is the env's check."""
     found = resolve_parser(parser, think_open)(reply)
     found = [w for w in (found if isinstance(found, list) else [found]) if isinstance(w, str) and w]
     if example is not None and any(w != example for w in found):

@@ -1,17 +1,18 @@
-"""The one-game engine: :class:`~wordle_gym.core.game.Game`'s rules for a single game, in plain Python.
+"""The one-game engine: :class:`~wordle_gym.core.game.Game`'s rules for a single game, in plain
+Python.
 
-``WordleEnv`` plays one game per call, where every batched torch op costs more in dispatch
-than the work it does (a step was a few hundred small ops, 2,200 steps/s). :class:`ScalarGame` keeps the
-same state as :class:`~wordle_gym.core.game.GameState` in Python lists and ints, and the
-observation in a ``bytearray`` that each step edits where it changed.
+``WordleEnv`` plays one game per call, where every batched torch op costs more in dispatch than the
+work it does (a step was a few hundred small ops, 2,200 steps/s). :class:`ScalarGame` keeps the same
+state as :class:`~wordle_gym.core.game.GameState` in Python lists and ints, and the observation in a
+``bytearray`` that each step edits where it changed.
 
-It is a second implementation of the rules (``Game.step``, ``_learn``, ``_deduce``, the masks,
-the two observation encodings, the reward): ``tests/envs/test_scalar.py`` holds it to the batched
-engine step by step over 10^5 random steps in each configuration it tests, and
-:func:`~wordle_gym.core.rules.feedback_one` to :func:`~wordle_gym.core.rules.feedback` on every repeat
-structure (all word pairs over a 3-letter alphabet) and on real words. When the two disagree,
-the batched engine is right. An observation encoding this module does not know is computed
-by the batched encoder from :meth:`ScalarGame.state` (correct, not fast).
+It is a second implementation of the rules (``Game.step``, ``_learn``, ``_deduce``, the masks, the
+two observation encodings, the reward): ``tests/envs/test_scalar.py`` holds it to the batched engine
+step by step over 10^5 random steps in each configuration it tests, and
+:func:`~wordle_gym.core.rules.feedback_one` to :func:`~wordle_gym.core.rules.feedback` on every
+repeat structure (all word pairs over a 3-letter alphabet) and on real words. When the two disagree,
+the batched engine is right. An observation encoding this module does not know is computed by the
+batched encoder from :meth:`ScalarGame.state` (correct, not fast).
 """
 
 from __future__ import annotations
@@ -53,8 +54,11 @@ def _lanes_to_bits(lanes: int) -> int:
 
 
 @lru_cache(maxsize=8)
-def _word_codes(vocab: Vocabulary) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
-    """Letter codes of the allowed words and of the answers, as tuples (shared by every env on ``vocab``)."""
+def _word_codes(
+    vocab: Vocabulary,
+) -> tuple[tuple[tuple[int, ...], ...], tuple[tuple[int, ...], ...]]:
+    """Letter codes of the allowed words and of the answers, as tuples (shared by every env on
+    ``vocab``)."""
     allowed = tuple(map(tuple, vocab.allowed_codes.tolist()))
     answers = tuple(allowed[i] for i in vocab.answer_actions.tolist())
     return allowed, answers
@@ -74,11 +78,13 @@ class ScalarGame:
         self._knowledge, self._board = encoding == "knowledge", encoding == "board"
         self._uses_tiles = self.reward.uses_tiles
         length = self.length
-        blocks = KnowledgeLayout(length, self.max_guesses).slices  # where the "knowledge" blocks start
+        # where the "knowledge" blocks start
+        blocks = KnowledgeLayout(length, self.max_guesses).slices
         self._excluded_at = blocks["excluded"].start
         self._min_at, self._max_at = blocks["min_count"].start, blocks["max_count"].start
         self._turn_at = blocks["turn"].start
-        self._rewards: dict[tuple[int | bool, ...], float] = {}  # RewardScheme.one, by its arguments
+        # RewardScheme.one, by its arguments
+        self._rewards: dict[tuple[int | bool, ...], float] = {}
         if self.mask_mode == "candidates":
             assert game.table is not None
             self._table = game.table.numpy()
@@ -103,7 +109,9 @@ class ScalarGame:
         self._greens_of = bytearray(ALPHABET)  # known greens of each letter
         self._slack = length  # length minus the minimum counts' total
         self._dead = 0  # lanes: letters whose greens reach their maximum count
-        self.candidates = np.ones(self.game.num_answers, dtype=bool) if self.mask_mode == "candidates" else None
+        self.candidates = (
+            np.ones(self.game.num_answers, dtype=bool) if self.mask_mode == "candidates" else None
+        )
         self._mask: np.ndarray | None = None
         if self._knowledge:
             buf = bytearray(self._turn_at + turns + 1)
@@ -111,7 +119,9 @@ class ScalarGame:
             buf[self._turn_at] = 1
             self.buffer = buf
         elif self._board:
-            self.buffer = bytearray([NO_LETTER]) * (turns * length) + bytearray([NO_TILE]) * (turns * length)
+            self.buffer = bytearray([NO_LETTER]) * (turns * length) + bytearray([NO_TILE]) * (
+                turns * length
+            )
 
     def step(self, action: int) -> tuple[list[int] | None, float, bool, bool]:
         """Guess ``allowed[action]``: (tiles, or None if refused; reward; terminated; won)."""
@@ -129,7 +139,9 @@ class ScalarGame:
             won = greens == self.length
             if self._uses_tiles:
                 yellows = tiles.count(YELLOW)
-                repeats = sum(t == GREEN and k == c for t, k, c in zip(tiles, self.green, codes, strict=True))
+                repeats = sum(
+                    t == GREEN and k == c for t, k, c in zip(tiles, self.green, codes, strict=True)
+                )
             self.tiles[turn] = tiles
             self._learn(codes, tiles)
             if self.candidates is not None:
@@ -156,8 +168,8 @@ class ScalarGame:
         return tiles, reward, won or lost, won
 
     def spend(self) -> tuple[float, bool]:
-        """A turn spent without a guess (the text env's refused reply): :meth:`Game.spend` for one game, nothing
-        revealed or recorded. Returns (reward; terminated, which is lost)."""
+        """A turn spent without a guess (the text env's refused reply): :meth:`Game.spend` for one
+        game, nothing revealed or recorded. Returns (reward; terminated, which is lost)."""
         self.turn = turn = self.turn + 1
         lost = turn >= self.max_guesses
         self.done = lost
@@ -172,13 +184,16 @@ class ScalarGame:
         return reward, lost
 
     def hard_valid(self, codes: tuple[int, ...]) -> bool:
-        """Whether ``codes`` obeys hard mode: a copy of :func:`~wordle_gym.core.game.hard_breaches` for one game."""
+        """Whether ``codes`` obeys hard mode: a copy of :func:`~wordle_gym.core.game.hard_breaches`
+        for one game."""
         for known, code in zip(self.green, codes, strict=True):
             if known != NO_LETTER and known != code:
                 return False
-        return all(codes.count(letter) >= need for letter, need in enumerate(self.min_count) if need)
+        return all(
+            codes.count(letter) >= need for letter, need in enumerate(self.min_count) if need
+        )
 
-    def _learn(self, codes: tuple[int, ...], tiles: list[int]) -> None:
+    def _learn(self, codes: tuple[int, ...], tiles: list[int]) -> None:  # noqa: C901 (the step, inline)
         """Fold one scored guess into the knowledge: ``Game._learn`` then ``Game._deduce``.
 
         Incremental where the batched version recomputes: a letter's greens only grow and its
@@ -226,7 +241,8 @@ class ScalarGame:
             if capped_high != highs:
                 high[:] = capped_high.to_bytes(ALPHABET, "little")
                 counts_moved = True
-            dead |= _lanes_at_least(_lanes(greens_of), capped_high)  # used up: excluded where not green
+            # used up: excluded where not green
+            dead |= _lanes_at_least(_lanes(greens_of), capped_high)
         else:  # no minimum moved: only this guess's letters can have changed
             for code in shown:
                 if greens_of[code] >= high[code]:
@@ -246,7 +262,8 @@ class ScalarGame:
 
     # ------------------------------------------------------------------------------ masks
     def mask(self) -> np.ndarray | None:
-        """This turn's allowed actions as bool ``(num_allowed,)`` (None in mode "all": every action).
+        """This turn's allowed actions as bool ``(num_allowed,)`` (None in mode "all": every
+        action).
 
         Computed once per turn and kept: callers get copies."""
         if self.mask_mode == "all":
@@ -265,7 +282,11 @@ class ScalarGame:
         length, sets = self.length, self._sets
         rows = [i * ALPHABET + code for i, code in enumerate(self.green) if code != NO_LETTER]
         base = length * ALPHABET
-        rows += [base + (need - 1) * ALPHABET + letter for letter, need in enumerate(self.min_count) if need]
+        rows += [
+            base + (need - 1) * ALPHABET + letter
+            for letter, need in enumerate(self.min_count)
+            if need
+        ]
         packed = np.bitwise_and.reduce(sets[rows], axis=0) if rows else sets[-1]
         bits = np.unpackbits(packed.view(np.uint8), bitorder="little")[: self.game.num_allowed]
         return bits.view(bool)
@@ -281,7 +302,8 @@ class ScalarGame:
         return out
 
     def state(self) -> GameState:
-        """The game as a one-row :class:`GameState` on the CPU (a snapshot: edits do not come back)."""
+        """The game as a one-row :class:`GameState` on the CPU (a snapshot: edits do not come
+        back)."""
         grid = [list(row) if row is not None else [NO_TILE] * self.length for row in self.tiles]
         return GameState(
             answers=torch.tensor([self.answer]),
@@ -291,10 +313,14 @@ class ScalarGame:
             guesses=torch.tensor([self.guesses]),
             tiles=torch.tensor([grid], dtype=torch.uint8),
             green=torch.tensor([self.green], dtype=torch.uint8),
-            excluded=torch.tensor([[_lanes_to_bits(lanes) for lanes in self.excluded]], dtype=torch.int32),
+            excluded=torch.tensor(
+                [[_lanes_to_bits(lanes) for lanes in self.excluded]], dtype=torch.int32
+            ),
             min_count=torch.tensor([list(self.min_count)], dtype=torch.uint8),
             max_count=torch.tensor([list(self.max_count)], dtype=torch.uint8),
-            candidates=None if self.candidates is None else torch.from_numpy(self.candidates.copy())[None],
+            candidates=None
+            if self.candidates is None
+            else torch.from_numpy(self.candidates.copy())[None],
         )
 
     def load(self, state: GameState, encoded: torch.Tensor | None) -> None:

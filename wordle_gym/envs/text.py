@@ -1,4 +1,5 @@
-"""WordleText: Wordle for language-model agents, text in and text out, on the same engine and the real lists."""
+"""WordleText: Wordle for language-model agents, text in and text out, on the same engine and the
+real lists."""
 
 from __future__ import annotations
 
@@ -22,24 +23,31 @@ from wordle_gym.envs.render import RENDER_MODES
 from wordle_gym.envs.replies import GUESS_TOOL, parse_guess, resolve_parser
 from wordle_gym.envs.scalar import ScalarGame
 
-MAX_TEXT = 1 << 20  # characters of a reply or an observation (a bound the spaces state; replies are not cut)
+# characters of a reply or an observation (a bound the spaces state; replies are not cut)
+MAX_TEXT = 1 << 20
 TILE_LETTERS = {GREEN: "G", YELLOW: "Y", 0: "X"}
 
 DEFAULT_PROMPT = (
-    "You are playing Wordle. Find the secret {length}-letter English word in at most {max_guesses} guesses.{hard}\n"
+    "You are playing Wordle. Find the secret {length}-letter English word in at most {max_guesses} "
+    "guesses.{hard}\n"
     "After each guess you get one letter per position: G (green) = right letter, right place; "
-    "Y (yellow) = the letter is in the word elsewhere; X (grey) = not in the word (or no more copies of it).\n"
+    "Y (yellow) = the letter is in the word elsewhere; X (grey) = not in the word (or no more "
+    "copies of it).\n"
     "Only real words from the game's list are accepted; a reply without one still spends a guess.\n"
     "Answer with your guess inside <guess></guess>, for example <guess>{example}</guess>."
 )
 TOOL_PROMPT = "\n\nYou may also submit each guess by calling the guess tool with the word."
 """What the opening text adds where the model is offered the ``guess`` tool."""
-HARD_RULE = " Hard mode: every revealed green must stay in place and every revealed letter must be used again."
+HARD_RULE = (
+    " Hard mode: every revealed green must stay in place and every revealed letter must "
+    "be used again."
+)
 
 
 class ReplyText(spaces.Text):
-    """A text space that holds any string up to ``max_length`` characters (a model's reply may hold any
-    character); samples are drawn from ``charset`` as :class:`gymnasium.spaces.Text` draws them."""
+    """A text space that holds any string up to ``max_length`` characters (a model's reply may hold
+    any character); samples are drawn from ``charset`` as :class:`gymnasium.spaces.Text` draws
+    them."""
 
     def contains(self, x: Any) -> bool:
         return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
@@ -48,9 +56,11 @@ class ReplyText(spaces.Text):
         return f"ReplyText({self.min_length}, {self.max_length})"
 
 
-def intro_text(config: WordleConfig, prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT) -> str:
-    """The rules and how to answer: ``prompt`` formatted with the game's fields (``length``, ``max_guesses``,
-    ``hard``, ``example``), or called with the config."""
+def intro_text(
+    config: WordleConfig, prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT
+) -> str:
+    """The rules and how to answer: ``prompt`` formatted with the game's fields (``length``,
+    ``max_guesses``, ``hard``, ``example``), or called with the config."""
     vocabulary = config.vocabulary
     if callable(prompt):
         text = prompt(config)
@@ -64,18 +74,27 @@ def intro_text(config: WordleConfig, prompt: str | Callable[[WordleConfig], str]
         try:
             text = prompt.format(**fields)
         except (KeyError, IndexError, ValueError) as exc:
-            raise ValueError(f"prompt must be a format string of the fields {sorted(fields)}; {exc!r}") from None
+            raise ValueError(
+                f"prompt must be a format string of the fields {sorted(fields)}; {exc!r}"
+            ) from None
     else:
-        raise TypeError(f"prompt must be a format string or a callable of the config; got {prompt!r}")
+        raise TypeError(
+            f"prompt must be a format string or a callable of the config; got {prompt!r}"
+        )
     if not isinstance(text, str) or not text:
         raise TypeError(f"the prompt must give non-empty text; got {text!r}")
     return text
 
 
-def example_word(config: WordleConfig, prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT) -> str | None:
-    """The word the prompt gives as its example (a reply that only repeats it, naming another word too, plays the
-    other: :func:`~wordle_gym.envs.replies.parse_guess`); None when the prompt gives none."""
-    return config.vocabulary.allowed[0] if isinstance(prompt, str) and "{example}" in prompt else None
+def example_word(
+    config: WordleConfig, prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT
+) -> str | None:
+    """The word the prompt gives as its example (a reply that only repeats it, naming another word
+    too, plays the other: :func:`~wordle_gym.envs.replies.parse_guess`); None when the prompt gives
+    none."""
+    return (
+        config.vocabulary.allowed[0] if isinstance(prompt, str) and "{example}" in prompt else None
+    )
 
 
 def opening_text(intro: str, max_guesses: int) -> str:
@@ -84,7 +103,8 @@ def opening_text(intro: str, max_guesses: int) -> str:
 
 
 def refusal(vocabulary: Vocabulary, word: str | None) -> str:
-    """Why a reply whose guess is ``word`` (:func:`parse_guess`'s result) is refused; "" when it is allowed."""
+    """Why a reply whose guess is ``word`` (:func:`parse_guess`'s result) is refused; "" when it is
+    allowed."""
     length = vocabulary.length
     if word is None:
         return f"no guess found; answer with one {length}-letter word inside <guess></guess>"
@@ -107,8 +127,11 @@ def board_line(turn: int, word: str | None, tiles: Any, reason: str = "") -> str
     return f"{turn}. {word.upper()} -> {' '.join(TILE_LETTERS[int(t)] for t in tiles)}"
 
 
-def status_text(lines: list[str], max_guesses: int, won: bool, terminated: bool, reason: str, answer: str) -> str:
-    """The observation after a step: the last feedback (or why the reply was refused), the board, what is left."""
+def status_text(
+    lines: list[str], max_guesses: int, won: bool, terminated: bool, reason: str, answer: str
+) -> str:
+    """The observation after a step: the last feedback (or why the reply was refused), the board,
+    what is left."""
     turn = len(lines)
     left = max_guesses - turn
     board = "\n".join(lines)
@@ -128,53 +151,59 @@ class WordleTextEnv(gym.Env[str, str]):
 
     ## Description
 
-    The game of :class:`~wordle_gym.envs.wordle.WordleEnv` (the real lists by default: 2315 answers, 12972
-    allowed guesses; every Wordle option: hard mode, the NYT list, custom lists, the reward presets), played
-    as ``Wordle-v0`` plays it, by the one-game copy of the rules (:mod:`wordle_gym.envs.scalar`, held to the
-    batched engine :class:`~wordle_gym.core.game.Game` step by step by the tests), with a text interface: the
-    agent's reply is parsed for a guess, and the env answers with the feedback written out.
+    The game of :class:`~wordle_gym.envs.wordle.WordleEnv` (the real lists by default: 2315 answers,
+    12972 allowed guesses; every Wordle option: hard mode, the NYT list, custom lists, the reward
+    presets), played as ``Wordle-v0`` plays it, by the one-game copy of the rules
+    (:mod:`wordle_gym.envs.scalar`, held to the batched engine :class:`~wordle_gym.core.game.Game`
+    step by step by the tests), with a text interface: the agent's reply is parsed for a guess, and
+    the env answers with the feedback written out.
 
     ## Action Space
 
-    :class:`ReplyText`: any string (a reply may hold any character, so the space accepts every string up to
-    ``MAX_TEXT`` characters; it samples ASCII letters, for ``check_env``). ``step`` also takes an assistant
-    message (``{"content": ..., "tool_calls": [...]}``) or one call of the ``guess`` tool
-    (:data:`~wordle_gym.envs.replies.GUESS_TOOL`, also ``env.unwrapped.tools``). The guess is read by
-    ``parser`` (:mod:`wordle_gym.envs.replies`): by default the reasoning (``<think>...</think>``, a reply cut off
-    inside it) is skipped and the answer taken from a ``guess`` tool call, the last ``<guess>...</guess>``,
-    ``\\boxed{}``, an ``Answer:`` line, the last ``[...]``, or a one-word reply; ``parser="strict"`` takes only
-    a tool call or ``<guess>``; a callable ``parser(reply) -> word | None`` replaces both. A reply with no guess,
-    or with a word the game does not allow, is refused: ``info["invalid"]`` is True, the turn is spent (as a
+    :class:`ReplyText`: any string (a reply may hold any character, so the space accepts every
+    string up to ``MAX_TEXT`` characters; it samples ASCII letters, for ``check_env``). ``step``
+    also takes an assistant message (``{"content": ..., "tool_calls": [...]}``) or one call of the
+    ``guess`` tool (:data:`~wordle_gym.envs.replies.GUESS_TOOL`, also ``env.unwrapped.tools``). The
+    guess is read by ``parser`` (:mod:`wordle_gym.envs.replies`): by default the reasoning
+    (``<think>...</think>``, a reply cut off inside it) is skipped and the answer taken from a
+    ``guess`` tool call, the last ``<guess>...</guess>``, ``\\boxed{}``, an ``Answer:`` line, the
+    last ``[...]``, or a one-word reply; ``parser="strict"`` takes only a tool call or ``<guess>``;
+    a callable ``parser(reply) -> word | None`` replaces both. A reply with no guess, or with a word
+    the game does not allow, is refused: ``info["invalid"]`` is True, the turn is spent (as a
     refused hard-mode guess in Wordle-v0), nothing is revealed, and the next observation says why.
 
     ## Observation Space
 
-    :class:`ReplyText` of ASCII text. On reset: the rules and how to answer (``prompt``: a format string
-    with the fields ``length``, ``max_guesses``, ``hard`` and ``example``, or a callable of the config that
-    returns the text). After each step: the feedback of the last guess (``CRANE -> X Y X G X``) or why the
-    reply was refused, the board so far, and the guesses left.
+    :class:`ReplyText` of ASCII text. On reset: the rules and how to answer (``prompt``: a format
+    string with the fields ``length``, ``max_guesses``, ``hard`` and ``example``, or a callable of
+    the config that returns the text). After each step: the feedback of the last guess
+    (``CRANE -> X Y X G X``) or why the reply was refused, the board so far, and the guesses left.
 
     ## Rewards
 
-    Wordle's presets (``reward="default"``: -1 per reply, -5 more for a loss; ``"win-bonus"``, ``"tile-shaped"``,
-    ``"sparse"``, ``"win-first"``, or a :class:`~wordle_gym.core.rewards.RewardScheme`); a refused reply earns
-    the scheme's ``step + invalid``.
+    Wordle's presets (``reward="default"``: -1 per reply, -5 more for a loss; ``"win-bonus"``,
+    ``"tile-shaped"``, ``"sparse"``, ``"win-first"``, or a
+    :class:`~wordle_gym.core.rewards.RewardScheme`); a refused reply earns the scheme's
+    ``step + invalid``.
 
-    ``reward="regret"``: the exact cost of each move, ``-(Q*(s, a) - V*(s))`` in expected guesses, from the
-    oracle of ``wordle_agents`` (reached through the entry point group ``wordle_gym.oracles``): 0 for an
-    optimal guess, -10/2315 for CRANE as the first guess of the real game (its optimal tree totals 7930
-    against SALET's 7920); a refused reply costs what spending the turn costs. Over a game the rewards sum
-    to ``V*(start)`` minus the guesses used, minus the luck of the feedback (which averages to zero over the
-    answers): their mean is the optimum minus the agent's mean, and no letter-counting trick raises it.
-    Each move's searches get ``regret_budget_s`` seconds (default 2; None: no limit); past it the reward is the
-    proven upper bound of the cost (a real strategy's exact total: never the optimistic bound, so a move is never
-    rewarded above one it is proven worse than, and a search that times out never pays; BENCHMARKS.md has the
-    time a move takes and the share valued exactly). The first move is valued from shipped tables (exact for the
-    openers the project and alex1770 proved, a published strategy's total for the rest of the real game's;
-    exact for every opener of ``WordleNYT``'s lists), the second after the openers models favour too, and solved
-    positions are kept on disk for every process on the machine (the position store, in the cache folder:
-    ``WORDLE_GYM_CACHE``). ``info`` then has ``regret`` (float64), ``regret_exact`` (bool), ``regret_bounds``
-    ((2,) float64, proven low and high) and ``regret_basis`` (str: "exact", or which upper bound was used).
+    ``reward="regret"``: the exact cost of each move, ``-(Q*(s, a) - V*(s))`` in expected guesses,
+    from the oracle of ``wordle_agents`` (reached through the entry point group
+    ``wordle_gym.oracles``): 0 for an optimal guess, -10/2315 for CRANE as the first guess of the
+    real game (its optimal tree totals 7930 against SALET's 7920); a refused reply costs what
+    spending the turn costs. Over a game the rewards sum to ``V*(start)`` minus the guesses used,
+    minus the luck of the feedback (which averages to zero over the answers): their mean is the
+    optimum minus the agent's mean, and no letter-counting trick raises it. Each move's searches get
+    ``regret_budget_s`` seconds (default 2; None: no limit); past it the reward is the proven upper
+    bound of the cost (a real strategy's exact total: never the optimistic bound, so a move is never
+    rewarded above one it is proven worse than, and a search that times out never pays;
+    BENCHMARKS.md has the time a move takes and the share valued exactly). The first move is valued
+    from shipped tables (exact for the openers the project and alex1770 proved, a published
+    strategy's total for the rest of the real game's; exact for every opener of ``WordleNYT``'s
+    lists), the second after the openers models favour too, and solved positions are kept on disk
+    for every process on the machine (the position store, in the cache folder:
+    ``WORDLE_GYM_CACHE``). ``info`` then has ``regret`` (float64), ``regret_exact`` (bool),
+    ``regret_bounds`` ((2,) float64, proven low and high) and ``regret_basis`` (str: "exact", or
+    which upper bound was used).
 
     ## Starting State
 
@@ -186,20 +215,21 @@ class WordleTextEnv(gym.Env[str, str]):
 
     ## Info
 
-    Wordle's keys: ``turn`` (int64), ``tiles`` (uint8, 3 for a refused reply), ``invalid``, ``won`` and
-    ``is_success`` (bool), plus ``guess`` (the word read from the reply, "" if none) and ``reason`` (why a
-    reply was refused, "" otherwise).
+    Wordle's keys: ``turn`` (int64), ``tiles`` (uint8, 3 for a refused reply), ``invalid``, ``won``
+    and ``is_success`` (bool), plus ``guess`` (the word read from the reply, "" if none) and
+    ``reason`` (why a reply was refused, "" otherwise).
 
     ## Arguments
 
-    ``prompt``, ``parser`` (``"lenient"``, ``"strict"`` or a callable: :mod:`wordle_gym.envs.replies`, whose
-    documented table says what each reply plays), ``think_open`` (the chat template writes ``<think>`` before each
-    reply, as Qwen3's and DeepSeek-R1's thinking templates do: a reply that never closes it is all reasoning, no
-    guess), ``format_reward`` (added to the reward of every reply the game takes: a shaping term
-    for the first steps of training a model to answer in form; default 0), ``regret_budget_s`` and every
-    :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle
-    (``observation``, ``action_mask``, ``obs_dtype``, ``mask_dtype`` and ``boards`` are not used: the
-    observation is text).
+    ``prompt``, ``parser`` (``"lenient"``, ``"strict"`` or a callable:
+    :mod:`wordle_gym.envs.replies`, whose documented table says what each reply plays),
+    ``think_open`` (the chat template writes ``<think>`` before each reply, as Qwen3's and
+    DeepSeek-R1's thinking templates do: a reply that never closes it is all reasoning, no guess),
+    ``format_reward`` (added to the reward of every reply the game takes: a shaping term for the
+    first steps of training a model to answer in form; default 0), ``regret_budget_s`` and every
+    :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle (``observation``,
+    ``action_mask``, ``obs_dtype``, ``mask_dtype`` and ``boards`` are not used: the observation is
+    text).
 
     ## Version History
 
@@ -223,9 +253,13 @@ class WordleTextEnv(gym.Env[str, str]):
         self.regret = options.get("reward") == "regret"
         if self.regret:
             del options["reward"]  # the engine keeps its default scheme; the reward is the oracle's
-        budget_ok = isinstance(regret_budget_s, int | float) and not isinstance(regret_budget_s, bool)
+        budget_ok = isinstance(regret_budget_s, int | float) and not isinstance(
+            regret_budget_s, bool
+        )
         if regret_budget_s is not None and not (budget_ok and 0 < regret_budget_s < 1e9):
-            raise ValueError(f"regret_budget_s must be a number of seconds > 0, or None; got {regret_budget_s!r}")
+            raise ValueError(
+                f"regret_budget_s must be a number of seconds > 0, or None; got {regret_budget_s!r}"
+            )
         self.regret_budget_s = regret_budget_s
         if not isinstance(think_open, bool):
             raise ValueError(f"think_open must be True or False; got {think_open!r}")
@@ -243,7 +277,10 @@ class WordleTextEnv(gym.Env[str, str]):
         if self.config.boards != 1:
             raise ValueError(f"WordleText plays one board; got boards={self.config.boards}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"unknown render_mode {render_mode!r}; expected one of {self.metadata['render_modes']}")
+            raise ValueError(
+                f"unknown render_mode {render_mode!r}; expected one of "
+                f"{self.metadata['render_modes']}"
+            )
         self.render_mode = render_mode
         self.game = make_game(self.config, torch.device("cpu"))
         self.vocabulary = self.config.vocabulary
@@ -252,16 +289,22 @@ class WordleTextEnv(gym.Env[str, str]):
         self.example = example_word(self.config, prompt)
         self.observation_space = ReplyText(MAX_TEXT, min_length=1, charset=string.printable)
         self.action_space = ReplyText(MAX_TEXT, charset=string.ascii_lowercase)
-        self._scalar = ScalarGame(self.game, "text")  # one game in plain Python, held to `game` by the tests
-        self._oracle = load_oracle(self.config).fork() if self.regret else None  # its own search: no waiting
+        # one game in plain Python, held to `game` by the tests
+        self._scalar = ScalarGame(self.game, "text")
+        # its own search: no waiting
+        self._oracle = load_oracle(self.config).fork() if self.regret else None
         self._lines: list[str] = []
         self._text = ""
         self._needs_reset = True
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[str, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
-        self._scalar.new(reset_answer(options, self.vocabulary, self.np_random, self.config.answer_pool))
+        self._scalar.new(
+            reset_answer(options, self.vocabulary, self.np_random, self.config.answer_pool)
+        )
         self._lines = []
         self._needs_reset = False
         self._text = opening_text(self.intro, self.config.max_guesses)
@@ -269,19 +312,27 @@ class WordleTextEnv(gym.Env[str, str]):
             self.render()
         info = self._info(np.full(self.vocabulary.length, NO_TILE, np.uint8), False, False, "", "")
         if self._oracle is not None:
-            info.update(regret_info({"regret": 0.0, "exact": True, "low": 0.0, "high": 0.0, "basis": "exact"}))
+            info.update(
+                regret_info(
+                    {"regret": 0.0, "exact": True, "low": 0.0, "high": 0.0, "basis": "exact"}
+                )
+            )
         return self._text, info
 
     def step(self, action: str | dict[str, Any]) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Play the guess in reply ``action``: text, an assistant message or a ``guess`` tool call."""
+        """Play the guess in reply ``action``: text, an assistant message or a ``guess`` tool
+        call."""
         if self._needs_reset:
             raise RuntimeError("the episode is over (or never started): call reset() before step()")
         if not isinstance(action, str | dict):
             raise TypeError(
-                f"the action is the agent's reply: a str, an assistant message or a tool call (dict); "
+                "the action is the agent's reply: a str, an assistant message or a tool call "
+                "(dict); "
                 f"got {type(action).__name__}"
             )
-        word = parse_guess(action, self.parser, allowed=self.vocabulary.allowed_index, example=self.example)
+        word = parse_guess(
+            action, self.parser, allowed=self.vocabulary.allowed_index, example=self.example
+        )
         reason = refusal(self.vocabulary, word)
         judged = None
         if self._oracle is not None:  # valued before the move, from what the player knows
@@ -297,10 +348,14 @@ class WordleTextEnv(gym.Env[str, str]):
             played, reward, terminated, won = one.step(self.vocabulary.action(word))
             if played is None:
                 reason = HARD_REFUSAL.format(word=word.upper())
-        tiles = np.array(played if played is not None else [NO_TILE] * self.vocabulary.length, np.uint8)
+        tiles = np.array(
+            played if played is not None else [NO_TILE] * self.vocabulary.length, np.uint8
+        )
         turn = one.turn
         self._lines.append(board_line(turn, word, tiles, reason))
-        self._text = status_text(self._lines, self.config.max_guesses, won, terminated, reason, self.answer)
+        self._text = status_text(
+            self._lines, self.config.max_guesses, won, terminated, reason, self.answer
+        )
         self._needs_reset = terminated
         if self.render_mode == "human":
             self.render()
@@ -312,7 +367,9 @@ class WordleTextEnv(gym.Env[str, str]):
             reward += self.format_reward
         return self._text, reward, terminated, False, info
 
-    def _info(self, tiles: np.ndarray, invalid: bool, won: bool, guess: str, reason: str) -> dict[str, Any]:
+    def _info(
+        self, tiles: np.ndarray, invalid: bool, won: bool, guess: str, reason: str
+    ) -> dict[str, Any]:
         return {
             "turn": np.array(self._scalar.turn, np.int64),
             "tiles": tiles.astype(np.uint8),
@@ -324,7 +381,8 @@ class WordleTextEnv(gym.Env[str, str]):
         }
 
     def __getstate__(self) -> dict[str, Any]:
-        """A copy (deepcopy, pickle) leaves the shared oracle out and finds it again when restored."""
+        """A copy (deepcopy, pickle) leaves the shared oracle out and finds it again when
+        restored."""
         state = dict(self.__dict__)
         state["_oracle"] = None
         return state
@@ -336,7 +394,8 @@ class WordleTextEnv(gym.Env[str, str]):
 
     @property
     def state(self) -> GameState:
-        """The game as a one-row :class:`~wordle_gym.core.game.GameState` (a snapshot, as ``WordleEnv.state``)."""
+        """The game as a one-row :class:`~wordle_gym.core.game.GameState` (a snapshot, as
+        ``WordleEnv.state``)."""
         return self._scalar.state()
 
     @property
@@ -347,7 +406,9 @@ class WordleTextEnv(gym.Env[str, str]):
     def render(self) -> str | None:
         """The last observation: returned (``ansi``) or printed (``human``)."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            gym.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi' or 'human'"
+            )
             return None
         if self.render_mode == "human":
             print(self._text, flush=True)

@@ -32,10 +32,11 @@ RENDER_LIMIT = 16  # render() draws at most this many games
 
 
 def _batch_work(method: Callable[..., Any]) -> Callable[..., Any]:
-    """``method`` with its torch calls on one thread where its batch runs the compiled kernels (a big batch on
-    the CPU; the kernels still split over torch's threads): torch's spinning idle workers took the cores the
-    kernels run on (see :func:`wordle_gym.core._kernels.torch_on_one_thread`). Smaller batches run torch
-    alone, whose calls on so few rows stay on one thread anyway (switching would only cost them)."""
+    """``method`` with its torch calls on one thread where its batch runs the compiled kernels (a
+    big batch on the CPU; the kernels still split over torch's threads): torch's spinning idle
+    workers took the cores the kernels run on (see
+    :func:`wordle_gym.core._kernels.torch_on_one_thread`). Smaller batches run torch alone, whose
+    calls on so few rows stay on one thread anyway (switching would only cost them)."""
 
     @functools.wraps(method)
     def wrapped(self: WordleVectorEnv, *args: Any, **kwargs: Any) -> Any:
@@ -50,11 +51,11 @@ def _batch_work(method: Callable[..., Any]) -> Callable[..., Any]:
 class WordleVectorEnv(WordleBase, VectorEnv):
     """``num_envs`` Wordle games stepped together as torch tensors on ``device``.
 
-    Same rules, observations, masks and rewards as :class:`wordle_gym.envs.wordle.WordleEnv` (see its
-    docstring for the spaces): both run :class:`wordle_gym.core.game.Game`. Actions are an
-    ``(num_envs,)`` integer tensor (numpy arrays and lists are accepted and moved to the
-    device); observations, rewards, terminations, truncations and every info value are
-    tensors on ``device``. No per-game Python objects exist.
+    Same rules, observations, masks and rewards as :class:`wordle_gym.envs.wordle.WordleEnv` (see
+    its docstring for the spaces): both run :class:`wordle_gym.core.game.Game`. Actions are an
+    ``(num_envs,)`` integer tensor (numpy arrays and lists are accepted and moved to the device);
+    observations, rewards, terminations, truncations and every info value are tensors on ``device``.
+    No per-game Python objects exist.
 
     Autoreset (``metadata["autoreset_mode"]``):
 
@@ -72,17 +73,18 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     caller may modify them):
 
     * ``action_mask`` (N, num_allowed) int8, 1 = allowed (Gymnasium's convention, as in the single
-      env), or bool with ``mask_dtype`` "bool" or "native" (``-v1``), or (N, ceil(num_allowed / 8)) uint8
-      with "packed" (8 actions to a byte; ``wordle_gym.unpack_mask``); ``action_masks()`` gives it as
-      bool (sb3-contrib's). In mask mode "all" it is one
-      row expanded over the games: its rows share memory, so ``clone()`` it before editing one game's.
+      env), or bool with ``mask_dtype`` "bool" or "native" (``-v1``), or (N, ceil(num_allowed / 8))
+      uint8 with "packed" (8 actions to a byte; ``wordle_gym.unpack_mask``); ``action_masks()``
+      gives it as bool (sb3-contrib's). In mask mode "all" it is one row expanded over the games:
+      its rows share memory, so ``clone()`` it before editing one game's.
     * ``turn``: guesses made in the game the returned observation shows (0 for a game just started).
-    * ``tiles`` (N, L) uint8, ``invalid``, ``won`` and ``is_success`` (N,) bool: the guess just played
-      (3 where no tiles were scored: refused, inactive, or after a reset), so in "same_step" mode
-      they describe the game that ended. The single env's info has these keys and dtypes, per game.
+    * ``tiles`` (N, L) uint8, ``invalid``, ``won`` and ``is_success`` (N,) bool: the guess just
+      played (3 where no tiles were scored: refused, inactive, or after a reset), so in "same_step"
+      mode they describe the game that ended. The single env's info has these keys and dtypes, per
+      game.
     * "same_step" mode only: ``final_obs`` (the last observation of the games that ended, rows where
-      ``_final_obs``; elsewhere equal to the returned observation), ``final_info`` ({"turn", "won"} of
-      those games) and ``_final_info``.
+      ``_final_obs``; elsewhere equal to the returned observation), ``final_info`` ({"turn", "won"}
+      of those games) and ``_final_info``.
 
     ``reset(options={"answers": ...})`` fixes the answers (N words or indices into the answer
     list); ``options={"reset_mask": mask}`` resets only some games (a bool array or tensor).
@@ -106,7 +108,8 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         check_actions: bool = True,
         **options: Any,
     ) -> None:
-        """``num_envs`` games of ``config`` (or its fields as keywords, as for ``WordleEnv``) on ``device``.
+        """``num_envs`` games of ``config`` (or its fields as keywords, as for ``WordleEnv``) on
+        ``device``.
 
         ``check_actions``: ``step`` raises a clear error for an action outside the word list, and
         ``reset`` for an answer index out of range, as does setting :attr:`answer_weights` for
@@ -118,7 +121,8 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
         if autoreset_mode not in _AUTORESET:
             raise ValueError(
-                f"unknown autoreset_mode {autoreset_mode!r}; expected 'next_step', 'same_step' or 'disabled'"
+                f"unknown autoreset_mode {autoreset_mode!r}; expected 'next_step', 'same_step' or "
+                "'disabled'"
             )
         self.num_envs = num_envs
         self.check_actions = bool(check_actions)
@@ -133,8 +137,11 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         self._autoreset = torch.zeros(num_envs, dtype=torch.bool, device=self.device)
         self._all = torch.ones(num_envs, dtype=torch.bool, device=self.device)
         self._answer_weights: torch.Tensor | None = None
-        pool = self.config.answer_pool  # the split's answers (config.split), drawn when no weights are set
-        self._pool = None if pool is None else torch.tensor(pool, dtype=torch.int64, device=self.device)
+        # the split's answers (config.split), drawn when no weights are set
+        pool = self.config.answer_pool
+        self._pool = (
+            None if pool is None else torch.tensor(pool, dtype=torch.int64, device=self.device)
+        )
         self._generator = device_generator(self.device)
         self._generator.seed()
         self._needs_reset = True
@@ -142,14 +149,15 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         self._packed_mask = self.config.mask_dtype == "packed"
 
     def _check_memory(self, num_envs: int) -> None:
-        """Refuse at once a batch whose steps would not fit in the device's available memory (rather than fail
-        after seconds of allocating, with torch's raw error or the OOM killer)."""
+        """Refuse at once a batch whose steps would not fit in the device's available memory (rather
+        than fail after seconds of allocating, with torch's raw error or the OOM killer)."""
         per_game = _nbytes(self.game.new_state(1))
         per_game += self.vocabulary.num_allowed + 4 * math.prod(self.single_observation_space.shape)
         need, have = PEAK_FACTOR * num_envs * per_game, _device_memory(self.device)
         if have is not None and need > have:
             raise ValueError(
-                f"num_envs={num_envs:,} needs about {need / 2**30:,.1f} GiB at its steps' peak (its games' state, "
+                f"num_envs={num_envs:,} needs about {need / 2**30:,.1f} GiB at its steps' peak "
+                "(its games' state, "
                 f"masks and observations, {PEAK_FACTOR:g} times over); this {self.device.type} has "
                 f"{have / 2**30:,.1f} GiB available"
             )
@@ -169,7 +177,8 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[torch.Tensor, dict[str, torch.Tensor]]:
-        """Reset all games, or those in ``options["reset_mask"]``; ``options["answers"]`` fixes answers."""
+        """Reset all games, or those in ``options["reset_mask"]``; ``options["answers"]`` fixes
+        answers."""
         if seed is not None:
             if isinstance(seed, bool) or not isinstance(seed, int | np.integer):
                 raise TypeError(f"seed must be an int (one seed for the whole batch); got {seed!r}")
@@ -181,17 +190,24 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         mask = options.pop("reset_mask", None)
         answers = options.pop("answers", None)
         if options:
-            raise ValueError(f"unknown reset options {sorted(options)}; expected 'answers' and/or 'reset_mask'")
+            raise ValueError(
+                f"unknown reset options {sorted(options)}; expected 'answers' and/or 'reset_mask'"
+            )
         if mask is not None:
             mask = torch.as_tensor(mask, device=self.device)
             if mask.dtype != torch.bool or mask.shape != (self.num_envs,):
                 raise ValueError(
-                    f"reset_mask must be a bool array of shape ({self.num_envs},); got {mask.dtype} {tuple(mask.shape)}"
+                    f"reset_mask must be a bool array of shape ({self.num_envs},); got "
+                    f"{mask.dtype} {tuple(mask.shape)}"
                 )
             if self._needs_reset and not bool(mask.all()):
-                raise ValueError("the first reset must reset every game: call reset() without reset_mask")
+                raise ValueError(
+                    "the first reset must reset every game: call reset() without reset_mask"
+                )
         self._start_games(mask, self._answers_tensor(answers))
-        self._autoreset = torch.zeros_like(self._autoreset) if mask is None else self._autoreset & ~mask
+        self._autoreset = (
+            torch.zeros_like(self._autoreset) if mask is None else self._autoreset & ~mask
+        )
         self._needs_reset = False
         observations = self.observation(self.state)
         return observations, self._infos(None, observations, self.state.turn)
@@ -228,7 +244,9 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             final, final_turn = self.observation(state), state.turn.clone()
             self._start_games(outcome.terminated, None)
             shape = (self.num_envs,) + (1,) * (final.ndim - 1)
-            observations = torch.where(outcome.terminated.view(shape), self.observation.initial, final)
+            observations = torch.where(
+                outcome.terminated.view(shape), self.observation.initial, final
+            )
             infos = self._infos(outcome, final, final_turn)
         self._autoreset = outcome.terminated.clone()  # the caller may modify what step() returns
         truncations = torch.zeros_like(outcome.terminated)
@@ -236,7 +254,8 @@ class WordleVectorEnv(WordleBase, VectorEnv):
 
     @_batch_work
     def action_masks(self) -> torch.Tensor:
-        """Allowed actions of every game: (num_envs, num_allowed) bool tensor (sb3-contrib convention)."""
+        """Allowed actions of every game: (num_envs, num_allowed) bool tensor (sb3-contrib
+        convention)."""
         return self.game.action_mask(self.state)
 
     def render(self) -> tuple[Any, ...] | None:
@@ -264,13 +283,17 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         if weights is not None:
             weights = torch.as_tensor(weights, dtype=torch.float32, device=self.device)
             if weights.shape != (self.vocabulary.num_answers,) or (
-                self.check_actions  # the values are read back from the device: skipped with check_actions=False
+                # the values are read back from the device: skipped with check_actions=False
+                self.check_actions
                 and (
-                    not bool(torch.isfinite(weights).all()) or bool((weights < 0).any()) or not bool(weights.sum() > 0)
+                    not bool(torch.isfinite(weights).all())
+                    or bool((weights < 0).any())
+                    or not bool(weights.sum() > 0)
                 )
             ):
                 raise ValueError(
-                    f"answer_weights must be {self.vocabulary.num_answers} finite non-negative numbers with a "
+                    f"answer_weights must be {self.vocabulary.num_answers} finite non-negative "
+                    "numbers with a "
                     f"positive sum; got shape {tuple(weights.shape)}"
                 )
         self._answer_weights = weights
@@ -281,25 +304,41 @@ class WordleVectorEnv(WordleBase, VectorEnv):
                 self._answer_weights, self.num_envs, replacement=True, generator=self._generator
             )
         elif answers is None and self._pool is not None:
-            draw = torch.randint(len(self._pool), (self.num_envs,), generator=self._generator, device=self.device)
+            draw = torch.randint(
+                len(self._pool), (self.num_envs,), generator=self._generator, device=self.device
+            )
             answers = self._pool[draw]
         elif answers is None:
             answers = torch.randint(
-                self.vocabulary.num_answers, (self.num_envs,), generator=self._generator, device=self.device
+                self.vocabulary.num_answers,
+                (self.num_envs,),
+                generator=self._generator,
+                device=self.device,
             )
         self.game.reset(self.state, mask, answers)
 
     def _infos(
-        self, outcome: StepOutcome | None, final: torch.Tensor | None = None, final_turn: torch.Tensor | None = None
+        self,
+        outcome: StepOutcome | None,
+        final: torch.Tensor | None = None,
+        final_turn: torch.Tensor | None = None,
     ) -> dict[str, Any]:
         """The same keys after every reset and step (see the class docstring); fresh tensors."""
         n, dev = self.num_envs, self.device
         if outcome is None:
             tiles = torch.full((n, self.game.length), NO_TILE, dtype=torch.uint8, device=dev)
-            invalid, won = torch.zeros(n, dtype=torch.bool, device=dev), torch.zeros(n, dtype=torch.bool, device=dev)
+            invalid, won = (
+                torch.zeros(n, dtype=torch.bool, device=dev),
+                torch.zeros(n, dtype=torch.bool, device=dev),
+            )
             ended = won
         else:
-            tiles, invalid, won, ended = outcome.tiles, outcome.invalid, outcome.won, outcome.terminated
+            tiles, invalid, won, ended = (
+                outcome.tiles,
+                outcome.invalid,
+                outcome.won,
+                outcome.terminated,
+            )
         if self._packed_mask:
             mask = self.game.packed_action_mask(self.state)
         else:
@@ -326,10 +365,15 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         if isinstance(answers, torch.Tensor | np.ndarray):
             values = torch.as_tensor(answers, device=self.device)
             if values.is_floating_point() or values.dtype == torch.bool:
-                raise TypeError(f"answers must be words or integer indices; got dtype {values.dtype}")
+                raise TypeError(
+                    f"answers must be words or integer indices; got dtype {values.dtype}"
+                )
             values = values.long()
             if values.shape != (self.num_envs,):
-                raise ValueError(f"expected {self.num_envs} answers (one per game); got shape {tuple(values.shape)}")
+                raise ValueError(
+                    f"expected {self.num_envs} answers (one per game); got shape "
+                    f"{tuple(values.shape)}"
+                )
             bad = (values < 0) | (values >= self.vocabulary.num_answers)
             if self.check_actions and bool(bad.any()):
                 raise ValueError(
@@ -346,7 +390,9 @@ class WordleVectorEnv(WordleBase, VectorEnv):
     def _actions_tensor(self, actions: Any) -> torch.Tensor:
         values = torch.as_tensor(actions, device=self.device)
         if values.shape != (self.num_envs,):
-            raise ValueError(f"expected actions of shape ({self.num_envs},); got {tuple(values.shape)}")
+            raise ValueError(
+                f"expected actions of shape ({self.num_envs},); got {tuple(values.shape)}"
+            )
         if self.check_actions:
             self.game.check_actions(values)
         return values.long()
@@ -355,17 +401,21 @@ class WordleVectorEnv(WordleBase, VectorEnv):
 def _nbytes(state: Any) -> int:
     """Bytes held by the tensors of a game state (and of the states it holds)."""
     values = vars(state).values()
-    return sum(v.nbytes if isinstance(v, torch.Tensor) else _nbytes(v) for v in values if hasattr(v, "__dict__"))
+    return sum(
+        v.nbytes if isinstance(v, torch.Tensor) else _nbytes(v)
+        for v in values
+        if hasattr(v, "__dict__")
+    )
 
 
 PEAK_FACTOR = 2.5
-"""A step's peak memory over the state, masks and observations a batch keeps (its temporaries: measured 1.3 to
-2.1 times on Duotrigordle, ``tests/envs/test_multi.py``)."""
+"""A step's peak memory over the state, masks and observations a batch keeps (its temporaries:
+measured 1.3 to 2.1 times on Duotrigordle, ``tests/envs/test_multi.py``)."""
 
 
 def _device_memory(device: torch.device) -> int | None:
-    """Bytes of memory ``device`` has available now (None where unknown, e.g. the meta device): on Linux the
-    kernel's MemAvailable, on CUDA the free memory plus what torch holds unused."""
+    """Bytes of memory ``device`` has available now (None where unknown, e.g. the meta device): on
+    Linux the kernel's MemAvailable, on CUDA the free memory plus what torch holds unused."""
     try:
         if device.type == "cuda":
             free = torch.cuda.mem_get_info(device)[0]

@@ -22,13 +22,13 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
     ## Description
 
-    Each guess is scored tile by tile: green (right letter, right place), yellow (the letter
-    is elsewhere in the answer), grey. Repeated letters follow the real game: greens are
-    taken first, then the remaining copies of a guess letter are yellow, left to right,
-    while the answer still has unmatched copies, and grey after that (guess SPEED against
-    ABIDE gives grey grey yellow grey yellow). The rules live in :mod:`wordle_gym.core.rules` and
-    :mod:`wordle_gym.core.game` (the batched engine of ``gym.make_vec``); this env plays one game with
-    their plain-Python copy, :mod:`wordle_gym.envs.scalar`, which the tests hold to them step by step.
+    Each guess is scored tile by tile: green (right letter, right place), yellow (the letter is
+    elsewhere in the answer), grey. Repeated letters follow the real game: greens are taken first,
+    then the remaining copies of a guess letter are yellow, left to right, while the answer still
+    has unmatched copies, and grey after that (guess SPEED against ABIDE gives grey grey yellow grey
+    yellow). The rules live in :mod:`wordle_gym.core.rules` and :mod:`wordle_gym.core.game` (the
+    batched engine of ``gym.make_vec``); this env plays one game with their plain-Python copy,
+    :mod:`wordle_gym.envs.scalar`, which the tests hold to them step by step.
 
     ## Action Space
 
@@ -74,11 +74,11 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
     ## Action masks
 
-    ``info["action_mask"]`` (int8, 1 = allowed; bool with ``mask_dtype="bool"``; with ``"packed"``, uint8,
-    8 actions to a byte, ``wordle_gym.unpack_mask`` unpacks it) on reset and every step, and
-    ``env.action_masks()`` (bool, the sb3-contrib convention). ``action_mask="all"``: every
-    word; ``"hard"`` (default in hard mode): words that keep revealed greens in place and reuse
-    revealed letters; ``"candidates"``: answers still consistent with all feedback.
+    ``info["action_mask"]`` (int8, 1 = allowed; bool with ``mask_dtype="bool"``; with ``"packed"``,
+    uint8, 8 actions to a byte, ``wordle_gym.unpack_mask`` unpacks it) on reset and every step, and
+    ``env.action_masks()`` (bool, the sb3-contrib convention). ``action_mask="all"``: every word;
+    ``"hard"`` (default in hard mode): words that keep revealed greens in place and reuse revealed
+    letters; ``"candidates"``: answers still consistent with all feedback.
 
     ## Hard mode
 
@@ -100,10 +100,10 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
     ## Arguments
 
-    ``answers`` and ``allowed`` (list names "answers", "answers_nyt"/"nyt", "allowed", or your
-    own words of any length 2..10; ``allowed=None`` means the answers), ``max_guesses=6``,
-    ``hard_mode=False``, ``reward``, ``observation``, ``action_mask``, ``obs_dtype``, ``mask_dtype``,
-    ``render_mode`` in ("ansi", "human", "rgb_array").
+    ``answers`` and ``allowed`` (list names "answers", "answers_nyt"/"nyt", "allowed", or your own
+    words of any length 2..10; ``allowed=None`` means the answers), ``max_guesses=6``,
+    ``hard_mode=False``, ``reward``, ``observation``, ``action_mask``, ``obs_dtype``,
+    ``mask_dtype``, ``render_mode`` in ("ansi", "human", "rgb_array").
 
     ## Vectorized environment
 
@@ -113,17 +113,21 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
     ## Version History
 
-    * v1 (recommended): ``obs_dtype="float32"`` and ``mask_dtype="native"``: float observations, which the
-      default networks of SB3, RLlib, TorchRL and a CleanRL script take unchanged, and a bool
-      ``info["action_mask"]`` in the torch vector env (int8 here, as Gymnasium samples). The same game.
+    * v1 (recommended): ``obs_dtype="float32"`` and ``mask_dtype="native"``: float observations,
+      which the default networks of SB3, RLlib, TorchRL and a CleanRL script take unchanged, and a
+      bool ``info["action_mask"]`` in the torch vector env (int8 here, as Gymnasium samples). The
+      same game.
     * v0: the first release, int8 observations and int8 info masks (a quarter of the memory in huge
       batches); ``gym.make`` says that v1 exists.
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 2}
 
-    def __init__(self, config: WordleConfig | None = None, *, render_mode: str | None = None, **options: Any) -> None:
-        """``config``, or its fields as keywords (``answers=..., hard_mode=True``); see ## Arguments."""
+    def __init__(
+        self, config: WordleConfig | None = None, *, render_mode: str | None = None, **options: Any
+    ) -> None:
+        """``config``, or its fields as keywords (``answers=..., hard_mode=True``); see ##
+        Arguments."""
         self._build(config, options, torch.device("cpu"), render_mode)
         self.observation_space = self.observation.space
         self.action_space = spaces.Discrete(self.vocabulary.num_allowed)
@@ -134,7 +138,8 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         self._num_allowed = self.vocabulary.num_allowed
         self._mask_shape = (self._num_allowed,)
         self._every_action = self.config.mask_mode == "all"
-        self._bool_info_mask = self.config.mask_dtype == "bool"  # "native" is int8 here (Gymnasium samples)
+        # "native" is int8 here (Gymnasium samples)
+        self._bool_info_mask = self.config.mask_dtype == "bool"
         self._packed_mask = self.config.mask_dtype == "packed"
         self._needs_reset = True
 
@@ -143,7 +148,9 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start a game; ``options={"answer": word_or_index}`` fixes the answer."""
         super().reset(seed=seed)
-        self._scalar.new(reset_answer(options, self.vocabulary, self.np_random, self.config.answer_pool))
+        self._scalar.new(
+            reset_answer(options, self.vocabulary, self.np_random, self.config.answer_pool)
+        )
         self._needs_reset = False
         if self.render_mode == "human":
             self.render()
@@ -156,7 +163,9 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         if type(action) is not int or not 0 <= action < self._num_allowed:
             action = self._check_action(action)
         tiles, reward, terminated, won = self._scalar.step(action)
-        row = self._blank.copy() if tiles is None else np.frombuffer(bytearray(tiles), dtype=np.uint8)
+        row = (
+            self._blank.copy() if tiles is None else np.frombuffer(bytearray(tiles), dtype=np.uint8)
+        )
         info = self._info(row, invalid=tiles is None, won=won)
         self._needs_reset = terminated
         if self.render_mode == "human":
@@ -168,9 +177,15 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         if self._packed_mask:
             mask = np.packbits(self.action_masks(), bitorder="little")
         elif self._bool_info_mask:
-            mask = self._all_allowed_mask(bool) if self._every_action else self._scalar.mask().copy()
+            mask = (
+                self._all_allowed_mask(bool) if self._every_action else self._scalar.mask().copy()
+            )
         else:
-            mask = self._all_allowed_mask(np.int8) if self._every_action else self._scalar.mask().astype(np.int8)
+            mask = (
+                self._all_allowed_mask(np.int8)
+                if self._every_action
+                else self._scalar.mask().astype(np.int8)
+            )
         array = np.array  # 0-d arrays: Gymnasium's SyncVectorEnv and TorchRL batch them by dtype
         return {
             "action_mask": mask,
@@ -197,8 +212,8 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
     @property
     def state(self) -> GameState:
-        """The game as a one-row :class:`~wordle_gym.core.game.GameState` (a snapshot: to change the game,
-        edit it and assign it back, ``env.state = state``)."""
+        """The game as a one-row :class:`~wordle_gym.core.game.GameState` (a snapshot: to change the
+        game, edit it and assign it back, ``env.state = state``)."""
         return self._scalar.state()
 
     @state.setter
@@ -215,9 +230,13 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
         return self.vocabulary.answers[self._scalar.answer]
 
     def render(self) -> str | np.ndarray | None:
-        """Render per ``render_mode``: ``ansi`` returns text, ``rgb_array`` an image, ``human`` prints."""
+        """Render per ``render_mode``: ``ansi`` returns text, ``rgb_array`` an image, ``human``
+        prints."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array'")
+            gym.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi', "
+                "'human' or 'rgb_array'"
+            )
             return None
         rows = game_rows(self.game, self.state, 0)
         if self.render_mode == "rgb_array":
@@ -238,7 +257,8 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
 
 def as_action(action: Any, num_allowed: int) -> int:
-    """``action`` as a word index ``0 <= index < num_allowed``, or a one-line TypeError or ValueError."""
+    """``action`` as a word index ``0 <= index < num_allowed``, or a one-line TypeError or
+    ValueError."""
     if isinstance(action, np.ndarray | torch.Tensor) and action.ndim == 0:
         action = action.item()
     if isinstance(action, bool | np.bool_ | float | np.floating):
@@ -246,9 +266,12 @@ def as_action(action: Any, num_allowed: int) -> int:
     try:
         index = operator.index(action)
     except TypeError:
-        raise TypeError(f"action must be an integer word index; got {type(action).__name__} {action!r}") from None
+        raise TypeError(
+            f"action must be an integer word index; got {type(action).__name__} {action!r}"
+        ) from None
     if not 0 <= index < num_allowed:
         raise ValueError(
-            f"action {index} is out of range; expected 0 <= action < {num_allowed} (an index into env.unwrapped.words)"
+            f"action {index} is out of range; expected 0 <= action < {num_allowed} (an index into "
+            "env.unwrapped.words)"
         )
     return index

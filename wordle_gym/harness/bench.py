@@ -1,10 +1,12 @@
-"""The agents table of ``wordle-gym bench``: its rows (each installed agent's declared runs), the word lists each
-row is played on, the gap to perfect play, and BENCHMARKS.md rendered from the rows' JSON.
+"""The agents table of ``wordle-gym bench``: its rows (each installed agent's declared runs), the
+word lists each row is played on, the gap to perfect play, and BENCHMARKS.md rendered from the rows'
+JSON.
 
-Agents come from the ``wordle_gym.agents`` entry points (:mod:`wordle_gym.harness.registry`); each declares
-its rows (``bench_runs``) and may put them in a section of their own (``BenchRun.section``); a policy's
-``provenance`` fills the "learned from" and "training" columns; the agent named by ``--optimal-agent``
-measures each real-game row's gap to perfect play (its ``optimal_gap`` method). Nothing here knows any agent.
+Agents come from the ``wordle_gym.agents`` entry points (:mod:`wordle_gym.harness.registry`); each
+declares its rows (``bench_runs``) and may put them in a section of their own
+(``BenchRun.section``); a policy's ``provenance`` fills the "learned from" and "training" columns;
+the agent named by ``--optimal-agent`` measures each real-game row's gap to perfect play (its
+``optimal_gap`` method). Nothing here knows any agent.
 """
 
 from __future__ import annotations
@@ -36,7 +38,11 @@ class Layout:
 
     @classmethod
     def under(
-        cls, out: Path, results: Path | None = None, plots: Path | None = None, sections: Path | None = None
+        cls,
+        out: Path,
+        results: Path | None = None,
+        plots: Path | None = None,
+        sections: Path | None = None,
     ) -> Layout:
         return cls(
             out / "BENCHMARKS.md",
@@ -59,15 +65,21 @@ def jobs(extra_models: list[str]) -> list[tuple[str, BenchRun]]:
             found += [(name, run) for run in bench_runs(name)]
         except AgentError as exc:  # one broken agent does not stop the table
             print(f"skipped: {exc}")
-    found += [("sb3", BenchRun(f"SB3 `{Path(model).name}`", {"checkpoint": model})) for model in extra_models]
+    found += [
+        ("sb3", BenchRun(f"SB3 `{Path(model).name}`", {"checkpoint": model}))
+        for model in extra_models
+    ]
     return found
 
 
-def settings(label: str, policy: Any, info: Any, boards: int = 1) -> list[tuple[str, Any, dict[str, Any]]]:
-    """(row label, policy, word lists) to evaluate. An agent trained on other lists gets two rows, so
-    that no stage figure passes for a Wordle result: its training lists, and the real game (2315
+def settings(
+    label: str, policy: Any, info: Any, boards: int = 1
+) -> list[tuple[str, Any, dict[str, Any]]]:
+    """(row label, policy, word lists) to evaluate. An agent trained on other lists gets two rows,
+    so that no stage figure passes for a Wordle result: its training lists, and the real game (2315
     answers, the 12972 allowed guesses) in which it guesses only words it was trained on. An agent
-    trained on the real game gets the one row, as does a multi-board row (its table is the real lists')."""
+    trained on the real game gets the one row, as does a multi-board row (its table is the real
+    lists')."""
     answers = getattr(info, "answers", None)
     if answers is None or boards > 1:
         return [(label, policy, {})]
@@ -78,12 +90,16 @@ def settings(label: str, policy: Any, info: Any, boards: int = 1) -> list[tuple[
         return [(f"{label}, real game", policy, {})]
     own = f"{label}, its training lists ({len(answers)} answers x {len(guesses)} guesses)"
     real = f"{label}, real game (guesses only its {len(guesses)} words)"
-    return [(own, policy, {"answers": answers, "allowed": info.allowed}), (real, GuessesFrom(policy, guesses), {})]
+    return [
+        (own, policy, {"answers": answers, "allowed": info.allowed}),
+        (real, GuessesFrom(policy, guesses), {}),
+    ]
 
 
 def provenance(policy: Any) -> dict[str, Any]:
-    """A policy's ``provenance`` (what it learned from, its training time and machine), checked to be what the
-    table shows: ``learned_from`` and ``machine`` text, ``training_s`` a number of seconds."""
+    """A policy's ``provenance`` (what it learned from, its training time and machine), checked to
+    be what the table shows: ``learned_from`` and ``machine`` text, ``training_s`` a number of
+    seconds."""
     found = getattr(policy, "provenance", None) or {}
     kept = {key: str(found[key]) for key in ("learned_from", "machine") if found.get(key)}
     if isinstance(found.get("training_s"), int | float) and found["training_s"] > 0:
@@ -100,13 +116,16 @@ def check_ours(table: Path) -> None:
     except OSError as exc:
         raise ValueError(f"cannot read {table}: {exc}") from None
     if GENERATED not in head:
-        raise ValueError(f"{table} exists and was not written by wordle-gym bench; choose another --out")
+        raise ValueError(
+            f"{table} exists and was not written by wordle-gym bench; choose another --out"
+        )
 
 
 def optimal_gaps(written: dict[Path, EvalResult], trees: Path, agent: str, reference: str) -> None:
     """Each real-game row's gap to perfect play, measured by the installed agent ``agent`` (its
-    ``optimal_gap(result, reference)``: see ``wordle_agents.solvers.optimal.OptimalSolver.optimal_gap``), into
-    the result's ``extra["optimal_gap"]`` and its file again. The trees it solves for the agents' openers are
+    ``optimal_gap(result, reference)``: see
+    ``wordle_agents.solvers.optimal.OptimalSolver.optimal_gap``), into the result's
+    ``extra["optimal_gap"]`` and its file again. The trees it solves for the agents' openers are
     kept in ``trees`` for the next run."""
     try:
         measure = make_agent(agent, {"cache_dir": str(trees), "time_limit": 600}, device="cpu")
@@ -132,22 +151,35 @@ def optimal_gaps(written: dict[Path, EvalResult], trees: Path, agent: str, refer
 
 def real_game(result: dict[str, Any]) -> bool:
     """The real game: the 2315 answers with the 12972 allowed guesses."""
-    return (result["games"], result["num_allowed"], result.get("answers")) == (2315, 12972, "answers")
+    return (result["games"], result["num_allowed"], result.get("answers")) == (
+        2315,
+        12972,
+        "answers",
+    )
 
 
 def todays_game(result: dict[str, Any]) -> bool:
     """Today's game: the NYT's 3158 answers with its 14855 allowed guesses (``--game today``)."""
-    return (result["games"], result["num_allowed"], result.get("answers")) == (3158, 14855, "answers_today")
+    return (result["games"], result["num_allowed"], result.get("answers")) == (
+        3158,
+        14855,
+        "answers_today",
+    )
 
 
 def table_order(result: dict[str, Any]) -> tuple[bool, float, float]:
     """Normal mode first, then by win rate and mean guesses, as the table lists the rows."""
-    return (result["hard_mode"], -result["derived"]["win_rate"], result["derived"]["mean_guesses_wins"])
+    return (
+        result["hard_mode"],
+        -result["derived"]["win_rate"],
+        result["derived"]["mean_guesses_wins"],
+    )
 
 
 # ------------------------------------------------------------------------------ the table
 AGENT_COLUMNS = [
-    "| agent | answers x guesses | win % | mean guesses (wins) | mean (loss = 7) | max | histogram 1..6 + X "
+    "| agent | answers x guesses | win % | mean guesses (wins) | mean (loss = 7) | max | histogram "
+    "1..6 + X "
     "| eval time | games/s | device | learned from | training |",
     "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | --- | --- |",
 ]
@@ -163,7 +195,8 @@ def _training(extra: dict) -> str:
 
 
 REPOSITORY_ONLY = (
-    " Rows marked † play weights the repository keeps (`agents/checkpoints/training/`: curriculum stages and a run's "
+    " Rows marked † play weights the repository keeps (`agents/checkpoints/training/`: curriculum "
+    "stages and a run's "
     "network) and the wheel does not ship: an installed `wordle-gym bench` names each as skipped."
 )
 
@@ -177,7 +210,8 @@ def _agent_row(r: dict) -> str:
     return (
         f"| {r['agent']}{mark} | {r['games']} x {r['num_allowed']} | {100 * d['win_rate']:.2f} "
         f"| {d['mean_guesses_wins']:.4f} | {d['mean_guesses_all']:.4f} | {worst} | {hist} "
-        f"| {r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | {extra.get('learned_from', '')} "
+        f"| {r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | "
+        f"{extra.get('learned_from', '')} "
         f"| {_training(extra)} |"
     )
 
@@ -187,7 +221,9 @@ def _gap_table(results: list[dict]) -> list[str]:
     rows = [r for r in results if "optimal_gap" in r.get("extra", {})]
     if not rows:
         return []
-    references = {(r["extra"]["optimal_gap"].get("reference", "salet"), r["hard_mode"]): r for r in rows}
+    references = {
+        (r["extra"]["optimal_gap"].get("reference", "salet"), r["hard_mode"]): r for r in rows
+    }
     reference = ", ".join(
         f"{opener.upper()}{' in hard mode' if hard else ''}: "
         + (
@@ -199,18 +235,24 @@ def _gap_table(results: list[dict]) -> list[str]:
     )
     lines = [
         "",
-        "Gap to perfect play (mean guesses, a loss counted as 7): the opener's cost is the optimum from the "
-        f"agent's own first guess minus the optimum from the reference opener ({reference}); the play's cost is the "
-        "agent's mean minus the optimum from its first guess. Per answer, the guesses used beyond the optimal "
+        "Gap to perfect play (mean guesses, a loss counted as 7): the opener's cost is the optimum "
+        "from the "
+        f"agent's own first guess minus the optimum from the reference opener ({reference}); the "
+        "play's cost is the "
+        "agent's mean minus the optimum from its first guess. Per answer, the guesses used beyond "
+        "the optimal "
         "tree for that first guess (negative: luckier than the tree on that answer).",
         "",
-        "| agent | first guess | optimum from it | opener's cost | play's cost | guesses beyond the optimal tree: "
+        "| agent | first guess | optimum from it | opener's cost | play's cost | guesses beyond "
+        "the optimal tree: "
         "count per difference |",
         "| --- | --- | ---: | ---: | ---: | --- |",
     ]
     for r in rows:
         gap = r["extra"]["optimal_gap"]
-        beyond = " ".join(f"{int(k):+d}: {v}" for k, v in sorted(gap["beyond"].items(), key=lambda kv: int(kv[0])))
+        beyond = " ".join(
+            f"{int(k):+d}: {v}" for k, v in sorted(gap["beyond"].items(), key=lambda kv: int(kv[0]))
+        )
         lines.append(
             f"| {r['agent']} | {gap['opener'].upper()} | {gap['optimum_from_opener']:.4f} | "
             f"{gap['opener_cost']:+.4f} | {gap['play_cost']:+.4f} | {beyond} |"
@@ -219,7 +261,8 @@ def _gap_table(results: list[dict]) -> list[str]:
 
 
 MULTI_COLUMNS = [
-    "| agent | boards | games | win % | mean guesses (wins) | mean (loss = K + 6) | boards solved | max "
+    "| agent | boards | games | win % | mean guesses (wins) | mean (loss = K + 6) | boards solved "
+    "| max "
     "| eval time | learned from | training |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
 ]
@@ -230,7 +273,8 @@ def _multi_row(r: dict) -> str:
     worst = "X" if r["histogram"][-1] else str(d["worst"])
     extra = r.get("extra", {})
     return (
-        f"| {r['agent']} | {r['boards']} | {r['games']:,} | {100 * d['win_rate']:.2f} | {d['mean_guesses_wins']:.4f} "
+        f"| {r['agent']} | {r['boards']} | {r['games']:,} | {100 * d['win_rate']:.2f} | "
+        f"{d['mean_guesses_wins']:.4f} "
         f"| {d['mean_guesses_all']:.4f} | {extra.get('boards_solved', float('nan')):.4f} | {worst} "
         f"| {r['wall_time_s']:.2f} s | {extra.get('learned_from', '')} | {_training(extra)} |"
     )
@@ -238,7 +282,9 @@ def _multi_row(r: dict) -> str:
 
 def agents_section(results: list[dict]) -> list[str]:
     one = [r for r in results if r.get("boards", 1) == 1]
-    multi = sorted((r for r in results if r.get("boards", 1) > 1), key=lambda r: (r["boards"], r["agent"]))
+    multi = sorted(
+        (r for r in results if r.get("boards", 1) > 1), key=lambda r: (r["boards"], r["agent"])
+    )
     real = [r for r in one if real_game(r)]
     today = [r for r in one if todays_game(r)]
     stages = [r for r in one if not real_game(r) and not todays_game(r)]
@@ -250,8 +296,10 @@ def agents_section(results: list[dict]) -> list[str]:
     lines = [
         "## Agents",
         "",
-        "Every agent through the same harness (`wordle_gym.harness.evaluation.evaluate`): each answer played once, "
-        "greedy actions. Command: `wordle-gym bench` (the JSON behind each row is in `benchmarks/results/agents/`).",
+        "Every agent through the same harness (`wordle_gym.harness.evaluation.evaluate`): each "
+        "answer played once, "
+        "greedy actions. Command: `wordle-gym bench` (the JSON behind each row is in "
+        "`benchmarks/results/agents/`).",
         "",
         "### The real game: 2315 answers, 12972 allowed guesses",
         "",
@@ -276,10 +324,14 @@ def agents_section(results: list[dict]) -> list[str]:
             "",
             "### Today's game: 3158 answers, 14855 allowed guesses",
             "",
-            "The game as the NYT plays it today (`WordleToday-v1`, `wordle-gym eval --game today`): the 3158 answers "
-            "its WordleBot judges by, 856 of them not among the original 2315, with 14855 allowed guesses. Every "
-            "agent as shipped: the networks learned on the original lists and score today's words with the same "
-            "weights, but they learned which answers to expect from the 2315, so the answers new since then cost "
+            "The game as the NYT plays it today (`WordleToday-v1`, `wordle-gym eval --game "
+            "today`): the 3158 answers "
+            "its WordleBot judges by, 856 of them not among the original 2315, with 14855 allowed "
+            "guesses. Every "
+            "agent as shipped: the networks learned on the original lists and score today's words "
+            "with the same "
+            "weights, but they learned which answers to expect from the 2315, so the answers new "
+            "since then cost "
             "them games. The optimum: 3.5526 (TARSE, 11219 guesses).",
             "",
             *AGENT_COLUMNS,
@@ -290,9 +342,12 @@ def agents_section(results: list[dict]) -> list[str]:
             "",
             "### Multi-board Wordle: K boards share every guess, K + 5 guesses",
             "",
-            "The first N games of each board count's standard set (`wordle_gym.harness.play.standard_games`: seeded "
-            "K-tuples of distinct answers from the 2315, the same for every agent; `wordle-gym eval --boards K "
-            "--games N` plays it), 12972 allowed guesses. Mean guesses: the turn the last board was solved.",
+            "The first N games of each board count's standard set "
+            "(`wordle_gym.harness.play.standard_games`: seeded "
+            "K-tuples of distinct answers from the 2315, the same for every agent; `wordle-gym "
+            "eval --boards K "
+            "--games N` plays it), 12972 allowed guesses. Mean guesses: the turn the last board "
+            "was solved.",
             "",
             *MULTI_COLUMNS,
             *(_multi_row(r) for r in multi),
@@ -319,9 +374,13 @@ def read_row(path: Path) -> dict[str, Any]:
 
 
 def render(layout: Layout) -> Path:
-    """Write the table (the agents from ``layout.results``, the plots, then ``layout.sections/*.md``)."""
+    """Write the table (the agents from ``layout.results``, the plots, then
+    ``layout.sections/*.md``)."""
     check_ours(layout.table)
-    intro = f"{GENERATED}: every measured figure below was produced by the command shown with it, on the machine named."
+    intro = (
+        f"{GENERATED}: every measured figure below was produced by the command shown with it, "
+        "on the machine named."
+    )
     sections = ["# Benchmarks", "", intro, ""]
     agents = [read_row(p) for p in sorted(layout.results.glob("*.json"))]
     if agents:

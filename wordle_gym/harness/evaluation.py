@@ -33,30 +33,46 @@ from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.play import PolicyError, bool_mask, play, standard_games
 from wordle_gym.utils.files import atomic_write_json
 
-__all__ = ["EvalResult", "GuessesFrom", "Policy", "PolicyError", "bool_mask", "evaluate", "word_actions"]
+__all__ = [
+    "EvalResult",
+    "GuessesFrom",
+    "Policy",
+    "PolicyError",
+    "bool_mask",
+    "evaluate",
+    "word_actions",
+]
 
 
 @runtime_checkable
 class Policy(Protocol):
     """What the harness needs from an agent: one action per game."""
 
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
-        """Return (N,) integer word indices for the games in ``env``; ``action_masks`` is (N, A) bool
-        (the harness passes bool; :func:`bool_mask` also accepts the envs' int8 info masks).
+    def act(
+        self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv
+    ) -> torch.Tensor:
+        """Return (N,) integer word indices for the games in ``env``; ``action_masks`` is (N, A)
+        bool (the harness passes bool; :func:`bool_mask` also accepts the envs' int8 info masks).
 
-        A policy may also have ``stats()``, returning a dict of JSON data that :func:`evaluate` adds to the
-        result's ``extra`` (what it counted itself: a language model's requests, tokens and transcripts)."""
+        A policy may also have ``stats()``, returning a dict of JSON data that :func:`evaluate` adds
+        to the result's ``extra`` (what it counted itself: a language model's requests, tokens and
+        transcripts)."""
         ...
 
 
-def word_actions(env: WordleVectorEnv, words: Sequence[str], who: str = "the agent", hint: str = "") -> torch.Tensor:
+def word_actions(
+    env: WordleVectorEnv, words: Sequence[str], who: str = "the agent", hint: str = ""
+) -> torch.Tensor:
     """The env's action index of each of ``words``: (len(words),) int64 on ``env.device``.
 
     A word the env does not allow as a guess is an error that names ``who`` and one such word."""
     index = env.vocabulary.allowed_index
     missing = [w for w in words if w not in index]
     if missing:
-        raise ValueError(f"{who} guesses words this env does not allow ({len(missing)}, e.g. {missing[0]!r}){hint}")
+        raise ValueError(
+            f"{who} guesses words this env does not allow ({len(missing)}, e.g. "
+            f"{missing[0]!r}){hint}"
+        )
     return torch.tensor([index[w] for w in words], dtype=torch.int64, device=env.device)
 
 
@@ -74,7 +90,9 @@ class GuessesFrom:
         self.provenance = getattr(policy, "provenance", {})
         self._mask: tuple[Any, torch.Tensor] | None = None
 
-    def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv) -> torch.Tensor:
+    def act(
+        self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv
+    ) -> torch.Tensor:
         if self._mask is None or self._mask[0] is not env:
             mask = torch.zeros(len(env.words), dtype=torch.bool, device=env.device)
             mask[word_actions(env, self.words, self.name)] = True
@@ -111,10 +129,12 @@ class EvalResult:
     guesses: list[int] | None = None
     """Guesses used on each answer, in the answer list's order (``max_guesses + 1`` for a loss)."""
     histories: list[list[int]] | None = None
-    """The actions played on each answer, in the answer list's order (``evaluate(..., histories=True)``):
+    """The actions played on each answer, in the answer list's order
+    (``evaluate(..., histories=True)``):
     what :mod:`wordle_agents.solvers.oracle` measures the regret of each decision from."""
     boards: int = 1
-    """Boards per game (1: Wordle; ``extra["boards_solved"]`` then holds the mean boards solved a game)."""
+    """Boards per game (1: Wordle; ``extra["boards_solved"]`` then holds the mean boards solved a
+    game)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.games, int) or self.games < 1:
@@ -122,10 +142,16 @@ class EvalResult:
         if not isinstance(self.histogram, list) or len(self.histogram) != self.max_guesses + 1:
             raise ValueError(f"histogram must have max_guesses + 1 = {self.max_guesses + 1} counts")
         if sum(self.histogram) != self.games or self.games - self.histogram[-1] != self.wins:
-            raise ValueError(f"histogram {self.histogram} does not add up to {self.games} games and {self.wins} wins")
+            raise ValueError(
+                f"histogram {self.histogram} does not add up to {self.games} games "
+                f"and {self.wins} wins"
+            )
         if self.guesses is not None:
             counts = Counter(self.guesses)
-            if len(self.guesses) != self.games or [counts[k] for k in range(1, self.max_guesses + 2)] != self.histogram:
+            if (
+                len(self.guesses) != self.games
+                or [counts[k] for k in range(1, self.max_guesses + 2)] != self.histogram
+            ):
                 raise ValueError(f"per-answer guesses do not match the histogram {self.histogram}")
 
     @property
@@ -189,7 +215,8 @@ class EvalResult:
 
     MARKDOWN_HEADER = (
         "| agent | win % | mean guesses (wins) | mean (loss = {x}) | max | histogram 1..{t} + X | "
-        "eval time | games/s | device |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |"
+        "eval time | games/s | device |\n| --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | "
+        "--- |"
     )
 
     def markdown_header(self) -> str:
@@ -199,8 +226,10 @@ class EvalResult:
         hist = " ".join(str(c) for c in self.histogram)
         worst = "X" if self.histogram[-1] else str(self.worst)
         return (
-            f"| {self.agent} | {100 * self.win_rate:.2f} | {self.mean_guesses_wins:.4f} | {self.mean_guesses_all:.4f} "
-            f"| {worst} | {hist} | {self.wall_time_s:.2f} s | {self.games_per_s:,.0f} | {self.device} |"
+            f"| {self.agent} | {100 * self.win_rate:.2f} | {self.mean_guesses_wins:.4f} | "
+            f"{self.mean_guesses_all:.4f} "
+            f"| {worst} | {hist} | {self.wall_time_s:.2f} s | {self.games_per_s:,.0f} | "
+            f"{self.device} |"
         )
 
     def summary(self) -> str:
@@ -223,22 +252,33 @@ def evaluate(
     games: int | None = None,
     **options: Any,
 ) -> EvalResult:
-    """Play every answer exactly once with ``policy``, all games in one batch, and report; with ``boards=K``,
-    the standard multi-board set (:func:`~wordle_gym.harness.play.standard_games`; ``games`` sets its size).
+    """Play every answer exactly once with ``policy``, all games in one batch, and report; with
+    ``boards=K``, the standard multi-board set (:func:`~wordle_gym.harness.play.standard_games`;
+    ``games`` sets its size).
 
     The game is what the envs take: ``config``, or its fields as keywords (``answers``, ``allowed``,
     ``max_guesses``, ``hard_mode``, ``reward``, ``observation``, ``action_mask``, ``obs_dtype``; the
     defaults are the real game's), ``answers=None`` meaning the default. Deterministic for a
     deterministic policy. ``agent`` names the policy in the result; ``progress=None`` shows a bar on
-    a terminal only. ``histories=True`` keeps every game's actions in the result (for the oracle's regrets).
+    a terminal only. ``histories=True`` keeps every game's actions in the result (for the oracle's
+    regrets).
     """
     start = time.perf_counter()
     if "answers" in options and options["answers"] is None:
         del options["answers"]
     config = WordleConfig.build(config, **options)
     if games is not None and config.boards == 1:
-        raise ValueError("games= sizes the multi-board evaluation set; one board plays every answer once")
-    games = play(policy, config, games=standard_games(config, games), device=device, progress=progress, desc="evaluate")
+        raise ValueError(
+            "games= sizes the multi-board evaluation set; one board plays every answer once"
+        )
+    games = play(
+        policy,
+        config,
+        games=standard_games(config, games),
+        device=device,
+        progress=progress,
+        desc="evaluate",
+    )
     num, max_guesses = len(games.won), config.max_guesses
     wins = int(games.won.sum())
     counts = torch.bincount(games.guesses[games.won], minlength=max_guesses + 1)[1:].tolist()
@@ -246,9 +286,15 @@ def evaluate(
     env = games.env
     openers = Counter(env.words[a] for a in games.actions[:, 0].tolist())
     name = agent or getattr(policy, "name", None) or type(policy).__name__
-    answers_name = config.answers if isinstance(config.answers, str) else f"custom ({env.vocabulary.num_answers} words)"
+    answers_name = (
+        config.answers
+        if isinstance(config.answers, str)
+        else f"custom ({env.vocabulary.num_answers} words)"
+    )
     if config.answer_pool is not None:
-        answers_name += f" ({config.split} split, seed {config.split_seed}: {len(config.answer_pool)} answers)"
+        answers_name += (
+            f" ({config.split} split, seed {config.split_seed}: {len(config.answer_pool)} answers)"
+        )
     extra: dict[str, Any] = {}
     if config.boards > 1:
         words = env.vocabulary.answers
@@ -258,7 +304,8 @@ def evaluate(
         played = env.state.answers.reshape(num, -1)[:, 0].tolist()
         lost_answers = [env.vocabulary.answers[played[g]] for g in lost]
     stats = getattr(policy, "stats", None)
-    if callable(stats):  # what the agent counted itself (a language model's requests and tokens, ...)
+    # what the agent counted itself (a language model's requests and tokens, ...)
+    if callable(stats):
         extra.update(stats())
     return EvalResult(
         agent=str(name),

@@ -1,4 +1,5 @@
-"""The one loop that plays a batch of games to the end: what every "play every answer" caller shares.
+"""The one loop that plays a batch of games to the end: what every "play every answer" caller
+shares.
 
 :func:`play` runs any harness policy (``act(observations, action_masks, env)``) on one
 ``WordleVectorEnv`` row per game, with no autoreset, and records what the callers need: each game's
@@ -29,21 +30,32 @@ MULTI_BOARD_SEED = 20261125
 
 
 def standard_games(config: WordleConfig, games: int | None = None) -> torch.Tensor:
-    """The standard evaluation set of a game: every answer once for one board ((num_answers,) answer indices);
-    for ``K > 1`` boards, ``games`` (default :data:`MULTI_BOARD_GAMES`) K-tuples of distinct answers, the same
-    for every agent: game ``g`` is ``numpy.random.default_rng([MULTI_BOARD_SEED, K, g]).choice(num_answers, K,
-    replace=False)``, so the first games of a bigger set are the smaller set ((games, K) answer indices). With
-    ``config.split``, the split's answers stand for the answer list (the indices stay the whole list's)."""
+    """The standard evaluation set of a game: every answer once for one board ((num_answers,) answer
+    indices); for ``K > 1`` boards, ``games`` (default :data:`MULTI_BOARD_GAMES`) K-tuples of
+    distinct answers, the same for every agent: game ``g`` is
+    ``numpy.random.default_rng([MULTI_BOARD_SEED, K, g]).choice(num_answers, K, replace=False)``, so
+    the first games of a bigger set are the smaller set ((games, K) answer indices). With
+    ``config.split``, the split's answers stand for the answer list (the indices stay the whole
+    list's)."""
     pool = config.answer_pool
-    num_answers, boards = config.vocabulary.num_answers if pool is None else len(pool), config.boards
-    index = torch.arange(config.vocabulary.num_answers) if pool is None else torch.tensor(pool, dtype=torch.int64)
+    num_answers, boards = (
+        config.vocabulary.num_answers if pool is None else len(pool),
+        config.boards,
+    )
+    index = (
+        torch.arange(config.vocabulary.num_answers)
+        if pool is None
+        else torch.tensor(pool, dtype=torch.int64)
+    )
     if boards == 1 and games is None:
         return index
     count = MULTI_BOARD_GAMES if games is None else games
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise ValueError(f"games must be a positive integer; got {games!r}")
     rows = [
-        np.random.default_rng([MULTI_BOARD_SEED, boards, g]).choice(num_answers, boards, replace=False)
+        np.random.default_rng([MULTI_BOARD_SEED, boards, g]).choice(
+            num_answers, boards, replace=False
+        )
         for g in range(count)
     ]
     picks = index[torch.from_numpy(np.stack(rows).astype(np.int64))]
@@ -51,11 +63,13 @@ def standard_games(config: WordleConfig, games: int | None = None) -> torch.Tens
 
 
 class PolicyError(ValueError):
-    """The evaluated policy failed (``act`` raised, returned nothing, or changed the env); the cause is chained."""
+    """The evaluated policy failed (``act`` raised, returned nothing, or changed the env); the cause
+    is chained."""
 
 
 def bool_mask(mask: torch.Tensor) -> torch.Tensor:
-    """An action mask as bool without a copy: the int8 ``infos["action_mask"]`` of the envs, or bool."""
+    """An action mask as bool without a copy: the int8 ``infos["action_mask"]`` of the envs, or
+    bool."""
     if mask.dtype == torch.bool:
         return mask
     if mask.dtype in (torch.int8, torch.uint8):
@@ -64,7 +78,8 @@ def bool_mask(mask: torch.Tensor) -> torch.Tensor:
 
 
 class Step(NamedTuple):
-    """One turn of every game (``play(..., record=True)``); rows of games that had ended are kept as they were."""
+    """One turn of every game (``play(..., record=True)``); rows of games that had ended are kept as
+    they were."""
 
     observations: torch.Tensor  # (N, *obs) what the policy saw
     actions: torch.Tensor  # (N,) int64 what it played
@@ -100,7 +115,8 @@ class Played:
 
     @property
     def mean_guesses_wins(self) -> float:
-        """Mean guesses over the games won (nan if none): the same ratio of integers as ``EvalResult``'s."""
+        """Mean guesses over the games won (nan if none): the same ratio of integers as
+        ``EvalResult``'s."""
         wins = int(self.won.sum())
         return int(self.guesses[self.won].sum()) / wins if wins else float("nan")
 
@@ -129,19 +145,24 @@ def play(
     desc: str = "play",
     **options: Any,
 ) -> Played:
-    """Play one game per entry of ``games`` with ``policy`` until every game has ended, or for ``turns`` turns:
-    answer indices ``(N,)``, or ``(N, K)`` for ``K`` boards; default :func:`standard_games` (every answer once).
+    """Play one game per entry of ``games`` with ``policy`` until every game has ended, or for
+    ``turns`` turns:
+    answer indices ``(N,)``, or ``(N, K)`` for ``K`` boards; default :func:`standard_games` (every
+    answer once).
 
     Args:
-        policy: anything with ``act(observations, action_masks, env)`` returning one word index per game. It
-            sees every row every turn (rows of ended games included, whose actions are ignored).
+        policy: anything with ``act(observations, action_masks, env)`` returning one word index per
+            game. It sees every row every turn (rows of ended games included, whose actions are
+            ignored).
         config: the game (or its fields as keyword ``options``), as the envs take it.
-        games: the answer of each game (of each board of each game), as indices into the answer list.
+        games: the answer of each game (of each board of each game), as indices into the answer
+            list.
         device: where the games run.
         turns: stop after this many turns (default: ``max_guesses``, when every game has ended).
         seed: the env's reset seed.
-        check: hold the policy to the harness's contract: an error that names it if ``act`` raises, returns
-            nothing or non-integer actions, an action outside the word list, or changes the games.
+        check: hold the policy to the harness's contract: an error that names it if ``act`` raises,
+            returns nothing or non-integer actions, an action outside the word list, or changes the
+            games.
         record: keep every :class:`Step`.
         progress: a bar of games ended (None: on a terminal only).
         desc: the bar's label.
@@ -152,7 +173,9 @@ def play(
     config = WordleConfig.build(config, **options)
     games = standard_games(config) if games is None else torch.as_tensor(games)
     count = len(games)
-    env = make_vector_env(count, config, device=device, autoreset_mode="disabled", check_actions=False)
+    env = make_vector_env(
+        count, config, device=device, autoreset_mode="disabled", check_actions=False
+    )
     dev = env.device
     observations, infos = env.reset(seed=seed, options={"answers": games.to(dev)})
     limit = config.max_guesses if turns is None else turns
@@ -162,11 +185,17 @@ def play(
     returns = torch.zeros(count, dtype=torch.float32, device=dev)
     played = torch.full((count, limit), -1, dtype=torch.int64, device=dev)
     steps: list[Step] = []
-    disable = None if progress is None else not progress  # None: tqdm shows the bar on a terminal only
+    # None: tqdm shows the bar on a terminal only
+    disable = None if progress is None else not progress
     with tqdm(total=count, desc=desc, unit="game", disable=disable, leave=False) as bar:
         for turn in range(limit):
-            bar.set_postfix_str(f"guess {turn + 1} of {limit}")  # the bar moves before the first game ends
-            actions = _act(policy, observations, infos, env) if check else _fast_act(policy, observations, infos, env)
+            # the bar moves before the first game ends
+            bar.set_postfix_str(f"guess {turn + 1} of {limit}")
+            actions = (
+                _act(policy, observations, infos, env)
+                if check
+                else _fast_act(policy, observations, infos, env)
+            )
             played[:, turn] = torch.where(playing, actions, -1)
             seen = observations
             observations, rewards, terminated, _, infos = env.step(actions)
@@ -184,11 +213,17 @@ def play(
     return Played(env, observations, infos, played, guesses, won, returns, steps)
 
 
-def _fast_act(policy: Any, observations: torch.Tensor, infos: dict[str, torch.Tensor], env: Any) -> torch.Tensor:
-    return torch.as_tensor(policy.act(observations, bool_mask(infos["action_mask"]), env), device=env.device).long()
+def _fast_act(
+    policy: Any, observations: torch.Tensor, infos: dict[str, torch.Tensor], env: Any
+) -> torch.Tensor:
+    return torch.as_tensor(
+        policy.act(observations, bool_mask(infos["action_mask"]), env), device=env.device
+    ).long()
 
 
-def _act(policy: Any, observations: torch.Tensor, infos: dict[str, torch.Tensor], env: Any) -> torch.Tensor:
+def _act(
+    policy: Any, observations: torch.Tensor, infos: dict[str, torch.Tensor], env: Any
+) -> torch.Tensor:
     """The policy's actions, held to the harness's contract (see :func:`play`'s ``check``)."""
     who = type(policy).__name__
     turns, answers = env.state.turn.clone(), env.state.answers.clone()
@@ -204,13 +239,16 @@ def _act(policy: Any, observations: torch.Tensor, infos: dict[str, torch.Tensor]
         or not bool((env.state.turn == turns).all() and (env.state.answers == answers).all())
     ):
         raise PolicyError(
-            f"{who}.act changed the games (it called reset or step?); a policy reads env and returns actions"
+            f"{who}.act changed the games (it called reset or step?); a policy reads env and "
+            "returns actions"
         )
     if raw is None:
         raise PolicyError(f"{who}.act returned None; expected one word index per game")
     actions = torch.as_tensor(raw, device=env.device)
     if actions.is_floating_point() or actions.is_complex() or actions.dtype == torch.bool:
-        raise TypeError(f"{who}.act returned {actions.dtype} actions; expected integer word indices")
+        raise TypeError(
+            f"{who}.act returned {actions.dtype} actions; expected integer word indices"
+        )
     if actions.shape != (env.num_envs,):
         raise ValueError(f"expected actions of shape ({env.num_envs},); got {tuple(actions.shape)}")
     env.game.check_actions(actions)

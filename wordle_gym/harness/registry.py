@@ -13,10 +13,10 @@ class with a no-argument constructor works as it is. Optionally the callable has
 ``bench_runs()`` attribute returning :class:`BenchRun` items, the rows ``wordle-gym bench`` shows
 for it; without one, bench evaluates it once with no options. A ``description`` attribute (one line:
 what the agent is, how it learned) is what ``wordle-gym agents`` shows. A policy may carry a
-``provenance`` dict (``learned_from``: text, ``training_s``: seconds, ``machine``: where it trained),
-which bench puts in its row. A policy that plays some games with a part of itself (a network per game
-mode, a mixture on several boards) may have ``plays(hard_mode, boards)`` returning that part: a row's
-label and provenance are then that part's (:func:`playing`).
+``provenance`` dict (``learned_from``: text, ``training_s``: seconds, ``machine``: where it
+trained), which bench puts in its row. A policy that plays some games with a part of itself (a
+network per game mode, a mixture on several boards) may have ``plays(hard_mode, boards)`` returning
+that part: a row's label and provenance are then that part's (:func:`playing`).
 
 Looking agents up imports nothing until one is asked for, and an agent that fails to import
 gives an :class:`AgentError` naming its entry point without affecting the others: ``import
@@ -33,13 +33,14 @@ from typing import Any, NamedTuple
 
 GROUP = "wordle_gym.agents"
 COMMANDS_GROUP = "wordle_gym.commands"
-"""Commands a distribution adds to ``wordle-gym`` (training, the exact solver): ``name = "module:main"``, a
-``main(argv, prog) -> exit status``; ``wordle-gym NAME ARGS`` runs it."""
+"""Commands a distribution adds to ``wordle-gym`` (training, the exact solver):
+``name = "module:main"``, a ``main(argv, prog) -> exit status``; ``wordle-gym NAME ARGS`` runs
+it."""
 
 
 def playing(policy: Any, hard_mode: bool = False, boards: int = 1) -> Any:
-    """The part of ``policy`` that plays games of this mode and board count: ``policy.plays(hard_mode, boards)``
-    where it has one, else the policy itself."""
+    """The part of ``policy`` that plays games of this mode and board count:
+    ``policy.plays(hard_mode, boards)`` where it has one, else the policy itself."""
     plays = getattr(policy, "plays", None)
     return policy if plays is None else plays(hard_mode, boards)
 
@@ -58,14 +59,15 @@ class BenchRun(NamedTuple):
     env: dict[str, Any] = {}
     """Keyword options for :func:`wordle_gym.harness.evaluation.evaluate` (e.g. ``action_mask``)."""
     section: str | None = None
-    """A section of its own in the table, by title (None: the main table; e.g. agents that imitated a
-    teacher rather than learning from the game's reward)."""
+    """A section of its own in the table, by title (None: the main table; e.g. agents that imitated
+    a teacher rather than learning from the game's reward)."""
 
 
 def _entry_points(group: str = GROUP) -> dict[str, EntryPoint]:
     found: dict[str, EntryPoint] = {}
     for ep in entry_points(group=group):
-        found.setdefault(ep.name, ep)  # the first distribution on sys.path wins, as for console scripts
+        # the first distribution on sys.path wins, as for console scripts
+        found.setdefault(ep.name, ep)
     return found
 
 
@@ -75,8 +77,9 @@ def command_names() -> list[str]:
 
 
 def command_help(name: str) -> str:
-    """The first line of command ``name``'s module docstring, after its ``python -m ...:`` (read from the file,
-    not imported: ``wordle-gym --help`` stays fast); a plain line where it cannot be read."""
+    """The first paragraph of command ``name``'s module docstring, after its ``python -m ...:``
+    (read from the file, not imported: ``wordle-gym --help`` stays fast); a plain line where it
+    cannot be read."""
     import ast
     from importlib.util import find_spec
 
@@ -87,8 +90,10 @@ def command_help(name: str) -> str:
             doc = ast.get_docstring(ast.parse(file.read())) or ""
     except (ImportError, OSError, SyntaxError, ValueError, AttributeError):
         doc = ""
-    first = doc.splitlines()[0] if doc else ""
-    return first.split(": ", 1)[1].rstrip(".") if ": " in first else f"an installed package's command ({module})"
+    first = " ".join(doc.split("\n\n")[0].split())  # the first paragraph, however it wraps
+    if ": " not in first:
+        return f"an installed package's command ({module})"
+    return first.split(": ", 1)[1].rstrip(".")
 
 
 def load_command(name: str) -> Callable[..., int]:
@@ -98,7 +103,8 @@ def load_command(name: str) -> Callable[..., int]:
         main = point.load()
     except (Exception, SystemExit) as exc:
         raise AgentError(
-            f"command {name!r} (entry point {point.value!r}) failed to load: {type(exc).__name__}: {exc}"
+            f"command {name!r} (entry point {point.value!r}) failed to load: {type(exc).__name__}: "
+            f"{exc}"
         ) from None
     if not callable(main):
         raise AgentError(f"command {name!r} (entry point {point.value!r}) is not callable")
@@ -119,9 +125,11 @@ def load_factory(name: str) -> Callable[..., Any]:
     point = points[name]
     try:
         factory = point.load()
-    except (Exception, SystemExit) as exc:  # an agent's import error (or exit) must not escape as a traceback
+    # an agent's import error (or exit) must not escape as a traceback
+    except (Exception, SystemExit) as exc:
         raise AgentError(
-            f"agent {name!r} (entry point {point.value!r}) failed to load: {type(exc).__name__}: {exc}"
+            f"agent {name!r} (entry point {point.value!r}) failed to load: {type(exc).__name__}: "
+            f"{exc}"
         ) from None
     if not callable(factory):
         raise AgentError(f"agent {name!r} (entry point {point.value!r}) is not callable")
@@ -129,7 +137,8 @@ def load_factory(name: str) -> Callable[..., Any]:
 
 
 def accepted_options(factory: Callable[..., Any]) -> set[str] | None:
-    """Keyword names ``factory`` accepts; None when it takes ``**kwargs`` (or cannot be inspected)."""
+    """Keyword names ``factory`` accepts; None when it takes ``**kwargs`` (or cannot be
+    inspected)."""
     try:
         params = inspect.signature(factory).parameters.values()
     except (TypeError, ValueError):
@@ -161,7 +170,9 @@ def make_agent(name: str, options: dict[str, Any] | None = None, device: Any = N
     except Exception as exc:  # a plugin's own fault: one line, naming it, not a traceback
         raise AgentError(f"agent {name!r} failed to start: {type(exc).__name__}: {exc}") from None
     if not callable(getattr(policy, "act", None)):
-        raise AgentError(f"agent {name!r} returned a {type(policy).__name__}, which has no act() method")
+        raise AgentError(
+            f"agent {name!r} returned a {type(policy).__name__}, which has no act() method"
+        )
     return policy
 
 
@@ -174,7 +185,12 @@ def bench_runs(name: str) -> list[BenchRun]:
     try:
         runs = declared()
     except Exception as exc:
-        raise AgentError(f"agent {name!r}: bench_runs() failed: {type(exc).__name__}: {exc}") from None
+        raise AgentError(
+            f"agent {name!r}: bench_runs() failed: {type(exc).__name__}: {exc}"
+        ) from None
     if not isinstance(runs, list | tuple) or not all(isinstance(r, BenchRun) for r in runs):
-        raise AgentError(f"agent {name!r}: bench_runs() returned {type(runs).__name__}; expected a list of BenchRun")
+        raise AgentError(
+            f"agent {name!r}: bench_runs() returned {type(runs).__name__}; expected a "
+            "list of BenchRun"
+        )
     return list(runs)

@@ -17,21 +17,28 @@ import torch
 from wordle_gym.envs.multi import make_vector_env
 
 MASKS = ("all", "candidates", "hard")
-MASK_MEMORY_LIMIT = 1 << 31  # a (num_envs x num_allowed) bool mask per step beyond this many bytes is skipped
+# a (num_envs x num_allowed) bool mask per step beyond this many bytes is skipped
+MASK_MEMORY_LIMIT = 1 << 31
 
 
 def describe(device: torch.device) -> str:
-    """E.g. "NVIDIA H100 80GB HBM3, torch 2.13.0+cu128" or "AMD EPYC (2 cores, ...), torch 2.13.0+cpu"."""
+    """E.g. "NVIDIA H100 80GB HBM3, torch 2.13.0+cu128" or "AMD EPYC (2 cores, ...), torch
+    2.13.0+cpu"."""
     if device.type == "cuda":
         return f"{torch.cuda.get_device_name(device)}, torch {torch.__version__}"
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo", encoding="ascii", errors="ignore") as handle:
-            names = [line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")]
+            names = [
+                line.split(":", 1)[1].strip() for line in handle if line.startswith("model name")
+            ]
         cpu = names[0] if names else cpu
     except OSError:
         pass
-    return f"{cpu} ({os.cpu_count()} cores, {torch.get_num_threads()} torch threads), torch {torch.__version__}"
+    return (
+        f"{cpu} ({os.cpu_count()} cores, {torch.get_num_threads()} torch threads), torch "
+        f"{torch.__version__}"
+    )
 
 
 def default_sizes(device: torch.device) -> list[int]:
@@ -42,12 +49,15 @@ def default_sizes(device: torch.device) -> list[int]:
 def time_vector(
     num_envs: int, device: torch.device, mask: str, budget_s: float, boards: int = 1
 ) -> dict[str, float | int | str]:
-    """Step ``num_envs`` games (of ``boards`` boards) with mask mode ``mask`` for about ``budget_s`` seconds (8
-    batches of random actions in turn, 3 warm-up steps first)."""
+    """Step ``num_envs`` games (of ``boards`` boards) with mask mode ``mask`` for about ``budget_s``
+    seconds (8 batches of random actions in turn, 3 warm-up steps first)."""
     env = make_vector_env(num_envs, device=device, action_mask=mask, boards=boards)
     env.reset(seed=0)
     gen = torch.Generator(device=device).manual_seed(0)
-    actions = [torch.randint(env.vocabulary.num_allowed, (num_envs,), device=device, generator=gen) for _ in range(8)]
+    actions = [
+        torch.randint(env.vocabulary.num_allowed, (num_envs,), device=device, generator=gen)
+        for _ in range(8)
+    ]
 
     def sync() -> None:
         if device.type == "cuda":
@@ -75,11 +85,18 @@ def time_vector(
     }
 
 
-def measure(device: torch.device, sizes: list[int], budget_s: float, progress: bool | None = None) -> list[dict]:
+def measure(
+    device: torch.device, sizes: list[int], budget_s: float, progress: bool | None = None
+) -> list[dict]:
     """:func:`time_vector` for every size and mask mode (masks that would not fit are skipped)."""
     from tqdm import tqdm
 
-    runs = [(n, mask) for n in sizes for mask in MASKS if mask == "all" or n * 12972 <= MASK_MEMORY_LIMIT]
+    runs = [
+        (n, mask)
+        for n in sizes
+        for mask in MASKS
+        if mask == "all" or n * 12972 <= MASK_MEMORY_LIMIT
+    ]
     return [
         time_vector(n, device, mask, budget_s)
         for n, mask in tqdm(runs, desc="vector env", unit="config", disable=progress is False)
@@ -88,11 +105,17 @@ def measure(device: torch.device, sizes: list[int], budget_s: float, progress: b
 
 def table(rows: list[dict]) -> str:
     """The rows as a markdown table: one line per batch size, one column per mask mode."""
-    lines = ["| num_envs | " + " | ".join(f"mask `{m}`" for m in MASKS) + " |", "| ---: " * (len(MASKS) + 1) + "|"]
+    lines = [
+        "| num_envs | " + " | ".join(f"mask `{m}`" for m in MASKS) + " |",
+        "| ---: " * (len(MASKS) + 1) + "|",
+    ]
     for n in sorted({r["num_envs"] for r in rows}):
         cells = {r["mask"]: r for r in rows if r["num_envs"] == n}
         text = [
-            f"{_si(c['env_steps_per_s'])} ({c['ms_per_step']:.2f} ms)" if (c := cells.get(m)) else "-" for m in MASKS
+            f"{_si(c['env_steps_per_s'])} ({c['ms_per_step']:.2f} ms)"
+            if (c := cells.get(m))
+            else "-"
+            for m in MASKS
         ]
         lines.append(f"| {n:,} | " + " | ".join(text) + " |")
     return "\n".join(lines)

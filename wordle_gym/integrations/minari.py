@@ -1,11 +1,12 @@
-"""Offline-RL datasets: every answer played once by an agent (optionally epsilon-noisy), written as a
-Minari dataset (``pip install '.[minari]'``) whose env spec rebuilds the env it was played in.
+"""Offline-RL datasets: every answer played once by an agent (optionally epsilon-noisy), written as
+a Minari dataset (``pip install '.[minari]'``) whose env spec rebuilds the env it was played in.
 
-    wordle-gym dataset --agent optimal --id wordle/optimal-v0 [--epsilon 0.1] [--hard] [--answers LIST]
+    wordle-gym dataset --agent optimal --id wordle/optimal-v0 [--epsilon 0.1] [--hard] [--answers
+    LIST]
 
 or, from Python, ``write_dataset("wordle/optimal-v0", "optimal", epsilon=0.1)``. Then
-``minari.load_dataset("wordle/optimal-v0")`` gives the episodes (observations are the env's, of the game's
-``obs_dtype``; actions are word indices) and ``.recover_environment()`` gives back the env.
+``minari.load_dataset("wordle/optimal-v0")`` gives the episodes (observations are the env's, of the
+game's ``obs_dtype``; actions are word indices) and ``.recover_environment()`` gives back the env.
 Datasets go where Minari keeps them (``MINARI_DATASETS_PATH``, else ``~/.minari/datasets``).
 
 The games are played by the batched harness (every answer at once, as ``wordle-gym eval``); with
@@ -42,16 +43,21 @@ def _minari() -> Any:
 
 
 class EpsilonNoise:
-    """``policy``'s guess, or with chance ``epsilon`` a uniformly random guess among those the mask allows."""
+    """``policy``'s guess, or with chance ``epsilon`` a uniformly random guess among those the mask
+    allows."""
 
     def __init__(self, policy: Any, epsilon: float, seed: int, device: torch.device) -> None:
         self.policy, self.epsilon = policy, epsilon
         self.generator = torch.Generator(device=device).manual_seed(seed)
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
-        actions = torch.as_tensor(self.policy.act(observations, action_masks, env), device=env.device).long()
+        actions = torch.as_tensor(
+            self.policy.act(observations, action_masks, env), device=env.device
+        ).long()
         if self.epsilon > 0:
-            noisy = torch.rand(len(actions), generator=self.generator, device=env.device) < self.epsilon
+            noisy = (
+                torch.rand(len(actions), generator=self.generator, device=env.device) < self.epsilon
+            )
             random = torch.multinomial(action_masks.float(), 1, generator=self.generator).squeeze(1)
             actions = torch.where(noisy, random, actions)
         return actions
@@ -60,14 +66,17 @@ class EpsilonNoise:
 def play_episodes(
     policy: Any, config: WordleConfig, epsilon: float = 0.0, seed: int = 0, device: str = "cpu"
 ) -> list[dict[str, Any]]:
-    """Every answer once with ``policy`` (a harness policy; :class:`EpsilonNoise` with ``epsilon``): one dict per
-    answer with ``observations`` (T + 1 rows), ``actions``, ``rewards``, ``terminations`` (T each) and ``answer``."""
+    """Every answer once with ``policy`` (a harness policy; :class:`EpsilonNoise` with ``epsilon``):
+    one dict per answer with ``observations`` (T + 1 rows), ``actions``, ``rewards``,
+    ``terminations`` (T each) and ``answer``."""
     if not 0.0 <= epsilon <= 1.0:
         raise ValueError(f"epsilon must be in [0, 1]; got {epsilon}")
     noisy = EpsilonNoise(policy, epsilon, seed, resolve_device(device))
     games = play(noisy, config, device=device, seed=seed, check=False, record=True)
     steps = [Step(*(x.cpu() for x in step)) for step in games.steps]
-    observations = [step.observations.numpy() for step in steps] + [games.observations.cpu().numpy()]
+    observations = [step.observations.numpy() for step in steps] + [
+        games.observations.cpu().numpy()
+    ]
     episodes = []
     for i in range(len(games.won)):
         played = [t for t, step in enumerate(steps) if bool(step.playing[i])]
@@ -84,7 +93,8 @@ def play_episodes(
 
 
 def dataset_path(dataset_id: str) -> str:
-    """Where Minari keeps the dataset ``dataset_id`` (``MINARI_DATASETS_PATH``, else ``~/.minari/datasets``)."""
+    """Where Minari keeps the dataset ``dataset_id`` (``MINARI_DATASETS_PATH``, else
+    ``~/.minari/datasets``)."""
     from minari.storage import get_dataset_path
 
     return str(get_dataset_path(dataset_id))
@@ -101,15 +111,17 @@ def write_dataset(
     device: str = "cpu",
     **game: Any,
 ) -> Any:
-    """Play every answer with ``agent`` (an installed agent's name, with ``options``, or a harness policy) and
-    write the episodes as Minari dataset ``dataset_id``; returns it, loaded. ``config`` or ``game`` keywords
-    set the game (the real one by default)."""
+    """Play every answer with ``agent`` (an installed agent's name, with ``options``, or a harness
+    policy) and write the episodes as Minari dataset ``dataset_id``; returns it, loaded. ``config``
+    or ``game`` keywords set the game (the real one by default)."""
     minari, episode_buffer = _minari()
     check_dataset_id(dataset_id)
     from minari.storage.datasets_root_dir import get_dataset_path
 
     if get_dataset_path(dataset_id).exists():
-        raise ValueError(f"a Minari dataset {dataset_id!r} exists already; choose another id (or version)")
+        raise ValueError(
+            f"a Minari dataset {dataset_id!r} exists already; choose another id (or version)"
+        )
     config = WordleConfig.build(config, **game)
     if isinstance(agent, str):
         policy = make_agent(agent, options or {}, device=device)
@@ -130,7 +142,8 @@ def write_dataset(
             "mask_dtype",
         )
     }
-    env = gym.make("Wordle-v1", **fields)  # the fields make the env whatever the id's defaults (no "out of date")
+    # the fields make the env whatever the id's defaults (no "out of date")
+    env = gym.make("Wordle-v1", **fields)
     buffers = [
         episode_buffer(
             id=k,
@@ -144,16 +157,25 @@ def write_dataset(
         )
         for k, e in enumerate(episodes)
     ]
-    label = f"{agent}{' ' + str(options) if options else ''}" + (f", epsilon {epsilon}" if epsilon else "")
-    answers = config.answers if isinstance(config.answers, str) else f"custom ({config.vocabulary.num_answers} words)"
+    label = f"{agent}{' ' + str(options) if options else ''}" + (
+        f", epsilon {epsilon}" if epsilon else ""
+    )
+    answers = (
+        config.answers
+        if isinstance(config.answers, str)
+        else f"custom ({config.vocabulary.num_answers} words)"
+    )
     mode = "hard" if config.hard_mode else "normal"
     description = f"Every answer once: {label}; answers {answers}, {mode} mode."
     from importlib.metadata import version
 
     try:
         with warnings.catch_warnings():
-            # Minari recommends a contact address; the package publishes none, and says so in no warning.
-            warnings.filterwarnings("ignore", message="`author_email` is set to None", category=UserWarning)
+            # Minari recommends a contact address; the package publishes none, and says so in no
+            # warning.
+            warnings.filterwarnings(
+                "ignore", message="`author_email` is set to None", category=UserWarning
+            )
             return minari.create_dataset_from_buffers(
                 dataset_id,
                 buffers,
@@ -162,21 +184,26 @@ def write_dataset(
                 algorithm_name=label,
                 author="wordle-gym",
                 description=description,
-                code_permalink=f"wordle_gym {version('wordle-gym')}",  # the versioned code that wrote it
+                # the versioned code that wrote it
+                code_permalink=f"wordle_gym {version('wordle-gym')}",
             )
-    except BaseException:  # Ctrl-C or a failure half-way: no partial dataset stays behind to claim the id
+    # Ctrl-C or a failure half-way: no partial dataset stays behind to claim the id
+    except BaseException:
         shutil.rmtree(get_dataset_path(dataset_id), ignore_errors=True)
         raise
 
 
 DATASET_ID = re.compile(r"(?:[A-Za-z0-9_][-\w]*/)*[A-Za-z0-9_][-\w]*-v[0-9]+")
-"""Minari's ``(namespace/)name-vN``, a version required, each part a plain name (no ``..``, no absolute path)."""
+"""Minari's ``(namespace/)name-vN``, a version required, each part a plain name (no ``..``, no
+absolute path)."""
 
 
 def check_dataset_id(dataset_id: str) -> None:
-    """Refuse, before any game is played, an id Minari cannot keep or that would leave its datasets folder."""
+    """Refuse, before any game is played, an id Minari cannot keep or that would leave its datasets
+    folder."""
     if not isinstance(dataset_id, str) or not DATASET_ID.fullmatch(dataset_id):
         raise ValueError(
-            f"dataset id {dataset_id!r} is not of the form NAMESPACE/NAME-vN (letters, digits, _ and -, a version; "
+            f"dataset id {dataset_id!r} is not of the form NAMESPACE/NAME-vN (letters, digits, _ "
+            "and -, a version; "
             f"e.g. wordle/optimal-v0)"
         )

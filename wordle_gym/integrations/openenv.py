@@ -1,16 +1,18 @@
-"""Real Wordle as an `OpenEnv <https://github.com/meta-pytorch/OpenEnv>`_ environment: its HTTP/WebSocket server,
-its client and its action and observation types, written as OpenEnv's own envs are.
+"""Real Wordle as an `OpenEnv <https://github.com/meta-pytorch/OpenEnv>`_ environment: its
+HTTP/WebSocket server, its client and its action and observation types, written as OpenEnv's own
+envs are.
 
-The wire format is OpenEnv's ``textarena_env``'s (an action ``{"message": reply}``; an observation with
-``prompt``, ``messages``, ``current_player_id``, ``legal_players`` and ``info``; a state with ``env_id``,
-``turn``, ``last_reward``, ...), and so is the layout TRL's Wordle example reads: ``messages[0].content`` is the
-game's whole transcript, each step's feedback appended at its end (the player's reply echoed, cut to
-:data:`ECHO_CHARS`), and a refused reply says "You attempted an invalid move". Code written for
-``TextArenaEnv(base_url=...)`` plays real Wordle pointed at this server, with :class:`WordleEnv` as its client.
-The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s: the real lists, the exact feedback, the reply read by
-:func:`~wordle_gym.envs.replies.parse_guess` (docs/guides/replies.md), and the env's reward, per move (the
-observation's ``reward``; ``reward="regret"``: minus the move's exact regret) and for the game so far
-(``info["game_reward"]``, their sum). Serve it::
+The wire format is OpenEnv's ``textarena_env``'s (an action ``{"message": reply}``; an observation
+with ``prompt``, ``messages``, ``current_player_id``, ``legal_players`` and ``info``; a state with
+``env_id``, ``turn``, ``last_reward``, ...), and so is the layout TRL's Wordle example reads:
+``messages[0].content`` is the game's whole transcript, each step's feedback appended at its end
+(the player's reply echoed, cut to :data:`ECHO_CHARS`), and a refused reply says "You attempted an
+invalid move". Code written for ``TextArenaEnv(base_url=...)`` plays real Wordle pointed at this
+server, with :class:`WordleEnv` as its client. The game is
+:class:`~wordle_gym.envs.text.WordleTextEnv`'s: the real lists, the exact feedback, the reply read
+by :func:`~wordle_gym.envs.replies.parse_guess` (docs/guides/replies.md), and the env's reward, per
+move (the observation's ``reward``; ``reward="regret"``: minus the move's exact regret) and for the
+game so far (``info["game_reward"]``, their sum). Serve it::
 
     python -m wordle_gym.integrations.openenv --port 8001 [--reward regret] [--split train] [--hard]
 
@@ -23,17 +25,18 @@ and play it::
         result = env.step(WordleAction(message="<guess>salet</guess>"))
         print(result.observation.messages[0].content[-120:], result.reward, result.done)
 
-``reset`` takes ``seed``, ``episode_id`` and ``answer`` (a word to play, for tests and evaluation). Each
-WebSocket session (the client's connection) has its own game and its own search for the regret
-(``SUPPORTS_CONCURRENT_SESSIONS``). Limits, each a command-line option: ``--sessions`` games at once (64 by
-default; past it a new client is refused, naming the option), a session idle for ``--idle-timeout`` seconds is
-closed (300 by default: a client that left without closing, or one that only holds a place, frees it), a request
-or WebSocket message of more than 1.5 MiB is refused (413 or close code 1009), and ``--token`` (or
-``$WORDLE_GYM_TOKEN``) requires ``Authorization: Bearer TOKEN`` of every client but ``/health``
-(:class:`WordleEnv` takes ``token=``). OpenEnv's plain HTTP routes are stateless (each request a new game):
-``/reset`` shows the opening, and ``/step`` answers 409, pointing to a session. Needs the ``openenv`` extra
-(``openenv-core``); ``import wordle_gym`` never imports it. A Dockerfile that serves it is
-``deploy/openenv/Dockerfile`` in the repository.
+``reset`` takes ``seed``, ``episode_id`` and ``answer`` (a word to play, for tests and evaluation).
+Each WebSocket session (the client's connection) has its own game and its own search for the regret
+(``SUPPORTS_CONCURRENT_SESSIONS``). Limits, each a command-line option: ``--sessions`` games at once
+(64 by default; past it a new client is refused, naming the option), a session idle for
+``--idle-timeout`` seconds is closed (300 by default: a client that left without closing, or one
+that only holds a place, frees it), a request or WebSocket message of more than 1.5 MiB is refused
+(413 or close code 1009), and ``--token`` (or ``$WORDLE_GYM_TOKEN``) requires
+``Authorization: Bearer TOKEN`` of every client but ``/health`` (:class:`WordleEnv` takes
+``token=``). OpenEnv's plain HTTP routes are stateless (each request a new game):
+``/reset`` shows the opening, and ``/step`` answers 409, pointing to a session. Needs the
+``openenv`` extra (``openenv-core``); ``import wordle_gym`` never imports it. A Dockerfile that
+serves it is ``deploy/openenv/Dockerfile`` in the repository.
 """
 
 from __future__ import annotations
@@ -53,7 +56,9 @@ try:
     from openenv.core.env_server.exceptions import SessionCapacityError
     from openenv.core.env_server.types import Action, Observation, State
 except ImportError as exc:  # pragma: no cover - the extra is missing
-    raise ImportError("wordle_gym.integrations.openenv needs OpenEnv: pip install '.[openenv]'") from exc
+    raise ImportError(
+        "wordle_gym.integrations.openenv needs OpenEnv: pip install '.[openenv]'"
+    ) from exc
 from pydantic import BaseModel, Field
 
 from wordle_gym.envs.text import MAX_TEXT, WordleTextEnv
@@ -61,14 +66,16 @@ from wordle_gym.envs.text import MAX_TEXT, WordleTextEnv
 ENV_NAME = "wordle_gym"
 GAME = -1  # the sender id of the game's messages (the player is 0), as TextArena numbers them
 ECHO_CHARS = 200
-"""How much of a reply the transcript repeats (the rest is cut: a long reply is not sent back every step)."""
+"""How much of a reply the transcript repeats (the rest is cut: a long reply is not sent back every
+step)."""
 MAX_BODY = MAX_TEXT + MAX_TEXT // 2
-"""The largest request body or WebSocket message the server reads, in bytes (a reply of up to the text env's
-``MAX_TEXT`` characters, with its JSON around it)."""
+"""The largest request body or WebSocket message the server reads, in bytes (a reply of up to the
+text env's ``MAX_TEXT`` characters, with its JSON around it)."""
 IDLE_S = 300.0
 """Seconds a session may sit idle before the server closes it (``--idle-timeout``)."""
 INVALID = "You attempted an invalid move"
-"""How the transcript starts a refused reply's feedback: TextArena's words, which TRL's example looks for."""
+"""How the transcript starts a refused reply's feedback: TextArena's words, which TRL's example
+looks for."""
 
 LOG = logging.getLogger("wordle_gym.openenv")
 
@@ -88,13 +95,18 @@ class WordleAction(Action):
 
 
 class WordleObservation(Observation):
-    """What the player sees: the game's opening text, and its transcript so far as the first message."""
+    """What the player sees: the game's opening text, and its transcript so far as the first
+    message."""
 
     prompt: str = Field(default="", description="the game's opening text (the rules)")
-    messages: list[WordleMessage] = Field(default_factory=list, description="[the transcript so far]")
+    messages: list[WordleMessage] = Field(
+        default_factory=list, description="[the transcript so far]"
+    )
     current_player_id: int = 0
     legal_players: list[int] = Field(default_factory=lambda: [0])
-    info: dict[str, Any] = Field(default_factory=dict, description="the last step's info, JSON-safe")
+    info: dict[str, Any] = Field(
+        default_factory=dict, description="the last step's info, JSON-safe"
+    )
 
 
 class WordleState(State):
@@ -121,20 +133,26 @@ def _plain(info: dict[str, Any]) -> dict[str, Any]:
 
 
 def _text(message: str) -> str:
-    """``message`` as text that can be sent back (a lone surrogate, which JSON cannot encode, as "?")."""
+    """``message`` as text that can be sent back (a lone surrogate, which JSON cannot encode, as
+    "?")."""
     return message.encode("utf-8", "replace").decode("utf-8")
 
 
 def _echo(reply: str) -> str:
     """A reply as the transcript repeats it: cut to :data:`ECHO_CHARS` characters."""
-    return reply if len(reply) <= ECHO_CHARS else f"{reply[:ECHO_CHARS]}... ({len(reply):,} characters)"
+    return (
+        reply
+        if len(reply) <= ECHO_CHARS
+        else (f"{reply[:ECHO_CHARS]}... ({len(reply):,} characters)")
+    )
 
 
 class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState]):
     """The server side: one :class:`~wordle_gym.envs.text.WordleTextEnv` game per session.
 
     Args:
-        game: the text env's options (``reward``, ``split``, ``hard_mode``, ``answers``, ``parser``, ...).
+        game: the text env's options (``reward``, ``split``, ``hard_mode``, ``answers``, ``parser``,
+            ...).
     """
 
     SUPPORTS_CONCURRENT_SESSIONS = True
@@ -149,21 +167,32 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         self._closed = False
         self._state = WordleState(max_turns=self.game.config.max_guesses)
 
-    def reset(self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any) -> WordleObservation:
-        """A new game: the answer drawn from ``seed`` (or the game's running generator), or ``answer``."""
+    def reset(
+        self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any
+    ) -> WordleObservation:
+        """A new game: the answer drawn from ``seed`` (or the game's running generator), or
+        ``answer``."""
         self._check_open()
         answer = kwargs.pop("answer", None)
         if kwargs:
-            raise ValueError(f"unknown reset options {sorted(kwargs)}; expected seed, episode_id or answer")
-        text, info = self.game.reset(seed=seed, options=None if answer is None else {"answer": answer})
+            raise ValueError(
+                f"unknown reset options {sorted(kwargs)}; expected seed, episode_id or answer"
+            )
+        text, info = self.game.reset(
+            seed=seed, options=None if answer is None else {"answer": answer}
+        )
         self._transcript = text
         self._guesses, self._game_reward, self._playing = [], 0.0, True
         self._state = WordleState(
-            episode_id=episode_id or str(uuid.uuid4()), max_turns=self.game.config.max_guesses, last_info=_plain(info)
+            episode_id=episode_id or str(uuid.uuid4()),
+            max_turns=self.game.config.max_guesses,
+            last_info=_plain(info),
         )
         return self._observation(None, False, info)
 
-    def step(self, action: WordleAction, timeout_s: float | None = None, **kwargs: Any) -> WordleObservation:
+    def step(
+        self, action: WordleAction, timeout_s: float | None = None, **kwargs: Any
+    ) -> WordleObservation:
         """Play the guess in ``action.message``."""
         self._check_open()
         if not isinstance(action, WordleAction):
@@ -171,8 +200,10 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         if not self._playing:
             raise HTTPException(
                 409,
-                "no game to play: call reset first; plain HTTP is stateless (each request a new game), so play "
-                "through a WebSocket session (/ws: OpenEnv's clients, such as WordleEnv(base_url=...).sync())",
+                "no game to play: call reset first; plain HTTP is stateless (each request a new "
+                "game), so play "
+                "through a WebSocket session (/ws: OpenEnv's clients, such as "
+                "WordleEnv(base_url=...).sync())",
             )
         reply = _text(action.message)
         text, reward, terminated, truncated, info = self.game.step(reply)
@@ -184,7 +215,11 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         self._playing = not (terminated or truncated)
         state = self._state
         state.step_count += 1
-        state.turn, state.last_reward, state.last_info = int(info["turn"]), float(reward), _plain(info)
+        state.turn, state.last_reward, state.last_info = (
+            int(info["turn"]),
+            float(reward),
+            _plain(info),
+        )
         return self._observation(float(reward), bool(terminated or truncated), info)
 
     def close(self) -> None:
@@ -194,7 +229,9 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
 
     def _check_open(self) -> None:
         if self._closed:
-            raise RuntimeError("this session was closed (idle past the server's --idle-timeout): connect again")
+            raise RuntimeError(
+                "this session was closed (idle past the server's --idle-timeout): connect again"
+            )
 
     @property
     def state(self) -> WordleState:
@@ -203,16 +240,21 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         self._state.raw_state = {"guesses": list(self._guesses), "won": won}
         return self._state
 
-    def _observation(self, reward: float | None, done: bool, info: dict[str, Any]) -> WordleObservation:
+    def _observation(
+        self, reward: float | None, done: bool, info: dict[str, Any]
+    ) -> WordleObservation:
         transcript = WordleMessage(sender_id=GAME, content=self._transcript, category="MESSAGE")
         info = {**_plain(info), "game_reward": self._game_reward}
-        return WordleObservation(prompt=self.game.intro, messages=[transcript], info=info, reward=reward, done=done)
+        return WordleObservation(
+            prompt=self.game.intro, messages=[transcript], info=info, reward=reward, done=done
+        )
 
 
 class WordleEnv(EnvClient[WordleAction, WordleObservation, WordleState]):
-    """The client: ``WordleEnv(base_url=...)`` (async; ``.sync()`` for plain calls), as OpenEnv's clients are.
-    ``token``: the server's ``--token`` (default ``$WORDLE_GYM_TOKEN``). A refusal the server sends as it closes
-    the connection (all ``--sessions`` taken, a wrong token) is raised with the server's words."""
+    """The client: ``WordleEnv(base_url=...)`` (async; ``.sync()`` for plain calls), as OpenEnv's
+    clients are. ``token``: the server's ``--token`` (default ``$WORDLE_GYM_TOKEN``). A refusal the
+    server sends as it closes the connection (all ``--sessions`` taken, a wrong token) is raised
+    with the server's words."""
 
     def __init__(self, base_url: str, *args: Any, token: str | None = None, **kwargs: Any) -> None:
         super().__init__(base_url, *args, **kwargs)
@@ -241,16 +283,19 @@ class WordleEnv(EnvClient[WordleAction, WordleObservation, WordleState]):
             return await super()._send_and_receive(message)
         except ConnectionClosed as closed:
             raise ConnectionError(await self._last_words(closed)) from None
-        except RuntimeError as refused:  # the refusal read before the connection closed: the same error
+        # the refusal read before the connection closed: the same error
+        except RuntimeError as refused:
             if "CAPACITY_REACHED" not in str(refused):
                 raise
             self._ws = None
             raise ConnectionError(f"the server closed the session: {refused}") from None
 
     async def _last_words(self, closed: Exception) -> str:
-        """What the server said before it closed the connection (its refusal), else why it closed."""
+        """What the server said before it closed the connection (its refusal), else why it
+        closed."""
         try:
-            said = json.loads(await self._ws.recv()) if self._ws is not None else {}  # a message sent before closing
+            # a message sent before closing
+            said = json.loads(await self._ws.recv()) if self._ws is not None else {}
         except Exception:
             said = {}
         self._ws = None
@@ -265,7 +310,9 @@ class WordleEnv(EnvClient[WordleAction, WordleObservation, WordleState]):
         data = dict(payload.get("observation", {}))
         data.update(reward=payload.get("reward"), done=payload.get("done", False))
         observation = WordleObservation.model_validate(data)
-        return StepResult(observation=observation, reward=payload.get("reward"), done=payload.get("done", False))
+        return StepResult(
+            observation=observation, reward=payload.get("reward"), done=payload.get("done", False)
+        )
 
     def _parse_state(self, payload: dict[str, Any]) -> WordleState:
         return WordleState.model_validate(payload)
@@ -281,14 +328,15 @@ class _Server(HTTPEnvServer):
             raise SessionCapacityError(
                 full.active_sessions,
                 full.max_sessions,
-                f"the server plays {full.max_sessions} games at once (its --sessions) and all are in play; close "
+                f"the server plays {full.max_sessions} games at once (its --sessions) and all are "
+                "in play; close "
                 "finished clients, retry later, or start it with a larger --sessions",
             ) from None
 
 
 class _Guard:
-    """ASGI middleware: the token (when the server has one), the size of what is read, and one log line (not a
-    traceback) for a WebSocket client that left mid-message."""
+    """ASGI middleware: the token (when the server has one), the size of what is read, and one log
+    line (not a traceback) for a WebSocket client that left mid-message."""
 
     def __init__(self, app: Any, token: str | None, max_body: int) -> None:
         self.app, self.token, self.max_body = app, token, max_body
@@ -298,12 +346,16 @@ class _Guard:
             await self.app(scope, receive, send)
             return
         if self.token and scope.get("path") != "/health" and not self._authorised(scope):
-            await self._refuse(scope, receive, send, 401, "a token is required: Authorization: Bearer TOKEN")
+            await self._refuse(
+                scope, receive, send, 401, "a token is required: Authorization: Bearer TOKEN"
+            )
             return
         if scope["type"] == "http":
             length = dict(scope.get("headers", [])).get(b"content-length", b"0")
             if not length.isdigit() or int(length) > self.max_body:
-                await self._refuse(scope, receive, send, 413, f"the body is over {self.max_body:,} bytes")
+                await self._refuse(
+                    scope, receive, send, 413, f"the body is over {self.max_body:,} bytes"
+                )
                 return
             await self.app(scope, self._counted(receive), send)
             return
@@ -317,7 +369,8 @@ class _Guard:
         return header == f"Bearer {self.token}"
 
     def _counted(self, receive: Any) -> Any:
-        """``receive`` for an HTTP body sent without a length: more than the limit ends the request."""
+        """``receive`` for an HTTP body sent without a length: more than the limit ends the
+        request."""
         seen = 0
 
         async def counted() -> dict[str, Any]:
@@ -337,33 +390,49 @@ class _Guard:
             message = await receive()
             size = len(message.get("text") or "") + len(message.get("bytes") or b"")
             if message["type"] == "websocket.receive" and size > self.max_body:
-                LOG.info("WebSocket message of %s bytes refused (over %s)", f"{size:,}", f"{self.max_body:,}")
+                LOG.info(
+                    "WebSocket message of %s bytes refused (over %s)",
+                    f"{size:,}",
+                    f"{self.max_body:,}",
+                )
                 return {"type": "websocket.disconnect", "code": 1009}
             return message
 
         return sized
 
-    async def _refuse(self, scope: dict[str, Any], receive: Any, send: Any, status: int, why: str) -> None:
+    async def _refuse(
+        self, scope: dict[str, Any], receive: Any, send: Any, status: int, why: str
+    ) -> None:
         if scope["type"] == "websocket":
             await receive()  # the connect
             await send({"type": "websocket.close", "code": 1008, "reason": why[:120]})
             return
         body = json.dumps({"detail": why}).encode()
-        headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+        headers = [
+            (b"content-type", b"application/json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
         await send({"type": "http.response.start", "status": status, "headers": headers})
         await send({"type": "http.response.body", "body": body})
 
 
 def make_app(
-    sessions: int = 64, idle_s: float | None = IDLE_S, token: str | None = None, max_body: int = MAX_BODY, **game: Any
+    sessions: int = 64,
+    idle_s: float | None = IDLE_S,
+    token: str | None = None,
+    max_body: int = MAX_BODY,
+    **game: Any,
 ) -> Any:
-    """The FastAPI app that serves :class:`WordleEnvironment` with ``game``: up to ``sessions`` sessions at once (a
-    GRPO batch plays many games together), each closed after ``idle_s`` seconds idle (None: never), ``token``
-    required of every client but ``/health`` when given, nothing over ``max_body`` bytes read."""
+    """The FastAPI app that serves :class:`WordleEnvironment` with ``game``: up to ``sessions``
+    sessions at once (a GRPO batch plays many games together), each closed after ``idle_s`` seconds
+    idle (None: never), ``token`` required of every client but ``/health`` when given, nothing over
+    ``max_body`` bytes read."""
     for name, value in (("sessions", sessions), ("max_body", max_body)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer; got {value!r}")
-    if idle_s is not None and (isinstance(idle_s, bool) or not isinstance(idle_s, int | float) or not idle_s > 0):
+    if idle_s is not None and (
+        isinstance(idle_s, bool) or not isinstance(idle_s, int | float) or not idle_s > 0
+    ):
         raise ValueError(f"idle_s must be a number of seconds > 0, or None; got {idle_s!r}")
     if token is not None and (not isinstance(token, str) or not token.strip()):
         raise ValueError("token must be a non-empty string")
@@ -378,7 +447,8 @@ def make_app(
 
 
 def _game_from_environ() -> dict[str, Any]:
-    """The game a container serves: ``WORDLE_GYM_REWARD``, ``WORDLE_GYM_SPLIT``, ``WORDLE_GYM_HARD``."""
+    """The game a container serves: ``WORDLE_GYM_REWARD``, ``WORDLE_GYM_SPLIT``,
+    ``WORDLE_GYM_HARD``."""
     game: dict[str, Any] = {}
     if reward := os.environ.get("WORDLE_GYM_REWARD"):
         game["reward"] = reward
@@ -390,23 +460,40 @@ def _game_from_environ() -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m wordle_gym.integrations.openenv``: serve the game over HTTP and WebSocket (uvicorn)."""
+    """``python -m wordle_gym.integrations.openenv``: serve the game over HTTP and WebSocket
+    (uvicorn)."""
     import uvicorn
 
     from wordle_gym.utils.commandline import OneLineParser
 
-    parser = OneLineParser(prog="python -m wordle_gym.integrations.openenv", description=main.__doc__)
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    parser = OneLineParser(
+        prog="python -m wordle_gym.integrations.openenv", description=main.__doc__
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
+    )
     parser.add_argument("--port", type=int, default=8001, help="port (default 8001)")
-    parser.add_argument("--reward", help="the text env's reward preset (default: the env's; 'regret': exact)")
-    parser.add_argument("--split", choices=("train", "eval"), help="draw answers from this part of the split")
-    parser.add_argument("--held-out", help="a file of the eval answers (e.g. NeMo Gym's 315) instead of the seeded")
+    parser.add_argument(
+        "--reward", help="the text env's reward preset (default: the env's; 'regret': exact)"
+    )
+    parser.add_argument(
+        "--split", choices=("train", "eval"), help="draw answers from this part of the split"
+    )
+    parser.add_argument(
+        "--held-out", help="a file of the eval answers (e.g. NeMo Gym's 315) instead of the seeded"
+    )
     parser.add_argument("--hard", action="store_true", help="hard mode")
-    parser.add_argument("--think-open", action="store_true", help="the chat template opens <think> before replies")
-    parser.add_argument("--sessions", type=int, default=64, help="games played at once (default 64)")
+    parser.add_argument(
+        "--think-open", action="store_true", help="the chat template opens <think> before replies"
+    )
+    parser.add_argument(
+        "--sessions", type=int, default=64, help="games played at once (default 64)"
+    )
     idle = f"close a session idle this many seconds (default {IDLE_S:g})"
     parser.add_argument("--idle-timeout", type=float, default=IDLE_S, help=idle)
-    parser.add_argument("--token", help="require 'Authorization: Bearer TOKEN' (default $WORDLE_GYM_TOKEN; none)")
+    parser.add_argument(
+        "--token", help="require 'Authorization: Bearer TOKEN' (default $WORDLE_GYM_TOKEN; none)"
+    )
     args = parser.parse_args(argv)
     game = _game_from_environ()
     game.update({k: v for k, v in (("reward", args.reward), ("split", args.split)) if v})
@@ -426,7 +513,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
-__all__ = ["WordleAction", "WordleEnv", "WordleEnvironment", "WordleMessage", "WordleObservation", "WordleState"]
+__all__ = [
+    "WordleAction",
+    "WordleEnv",
+    "WordleEnvironment",
+    "WordleMessage",
+    "WordleObservation",
+    "WordleState",
+]
 
 if __name__ == "__main__":
     raise SystemExit(main())

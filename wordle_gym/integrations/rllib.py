@@ -6,8 +6,8 @@
 RLlib's action-masking module (``ActionMaskingTorchRLModule``) reads exactly these two keys, with a
 float mask (it adds ``log(mask)`` to the logits). :func:`rllib_env` is the env creator to register:
 
-    from ray.tune.registry import register_env
-    register_env("wordle", wordle_gym.integrations.rllib.rllib_env)  # env_config: any Wordle-v1 keyword
+    from ray.tune.registry import register_env register_env("wordle",
+    wordle_gym.integrations.rllib.rllib_env)  # env_config: any Wordle-v1 keyword
 """
 
 from __future__ import annotations
@@ -30,12 +30,19 @@ class DictActionMask(gym.Wrapper, gym.utils.RecordConstructorArgs):
             raise TypeError(f"DictActionMask needs a Discrete action space; got {env.action_space}")
         self._dtype = np.dtype(dtype)
         mask = spaces.Box(0, 1, (int(env.action_space.n),), self._dtype)
-        self.observation_space = spaces.Dict({"observations": env.observation_space, "action_mask": mask})
+        self.observation_space = spaces.Dict(
+            {"observations": env.observation_space, "action_mask": mask}
+        )
 
     def _wrap(self, obs: Any, info: dict[str, Any]) -> dict[str, np.ndarray]:
-        return {"observations": obs, "action_mask": np.asarray(info["action_mask"], dtype=self._dtype)}
+        return {
+            "observations": obs,
+            "action_mask": np.asarray(info["action_mask"], dtype=self._dtype),
+        }
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         obs, info = self.env.reset(seed=seed, options=options)
         return self._wrap(obs, info), info
 
@@ -47,5 +54,6 @@ class DictActionMask(gym.Wrapper, gym.utils.RecordConstructorArgs):
 def rllib_env(config: dict[str, Any] | None = None) -> gym.Env:
     """An env creator for RLlib's ``register_env``: ``DictActionMask(gym.make(id, **options))`` from
     ``env_config`` = ``{"id": "Wordle-v1" (default), **options}`` (any Wordle keyword)."""
-    options = dict(config or {})  # RLlib passes an EnvContext (a dict with worker fields as attributes)
+    # RLlib passes an EnvContext (a dict with worker fields as attributes)
+    options = dict(config or {})
     return DictActionMask(gym.make(options.pop("id", "Wordle-v1"), **options))

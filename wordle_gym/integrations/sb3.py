@@ -24,10 +24,15 @@ from gymnasium.vector import AutoresetMode
 
 try:
     from stable_baselines3.common.vec_env import VecEnv, VecMonitor
-    from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+    from stable_baselines3.common.vec_env.base_vec_env import (
+        VecEnvIndices,
+        VecEnvObs,
+        VecEnvStepReturn,
+    )
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise DependencyNotInstalled(
-        f"{exc}. wordle_gym.integrations.sb3 needs Stable-Baselines3 and sb3-contrib: pip install '.[sb3]'"
+        f"{exc}. wordle_gym.integrations.sb3 needs Stable-Baselines3 and sb3-contrib: pip install "
+        "'.[sb3]'"
     ) from exc
 
 from wordle_gym.envs.multi import make_vector_env
@@ -47,9 +52,14 @@ class WordleSB3VecEnv(VecEnv):
             kwargs.setdefault("autoreset_mode", "same_step")
             env = make_vector_env(**kwargs)  # multi-board for boards=K > 1
         elif kwargs:
-            raise TypeError(f"pass either an env or keyword arguments to build one, not both (got {sorted(kwargs)})")
+            raise TypeError(
+                "pass either an env or keyword arguments to build one, not both (got "
+                f"{sorted(kwargs)})"
+            )
         if env.autoreset_mode != AutoresetMode.SAME_STEP:
-            raise ValueError("SB3 needs same-step autoreset: build the env with autoreset_mode='same_step'")
+            raise ValueError(
+                "SB3 needs same-step autoreset: build the env with autoreset_mode='same_step'"
+            )
         self.env = env
         self._actions: torch.Tensor | None = None
         super().__init__(env.num_envs, env.single_observation_space, env.single_action_space)
@@ -63,7 +73,9 @@ class WordleSB3VecEnv(VecEnv):
         return obs.cpu().numpy()
 
     def step_async(self, actions: np.ndarray) -> None:
-        self._actions = torch.as_tensor(np.asarray(actions).reshape(self.num_envs), device=self.env.device)
+        self._actions = torch.as_tensor(
+            np.asarray(actions).reshape(self.num_envs), device=self.env.device
+        )
 
     def step_wait(self) -> VecEnvStepReturn:
         if self._actions is None:
@@ -105,7 +117,11 @@ class WordleSB3VecEnv(VecEnv):
         setattr(self.env, attr_name, value)
 
     def env_method(
-        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+        self,
+        method_name: str,
+        *method_args: Any,
+        indices: VecEnvIndices = None,
+        **method_kwargs: Any,
     ) -> list[Any]:
         rows = list(self._get_indices(indices))
         if method_name == "action_masks":
@@ -114,7 +130,9 @@ class WordleSB3VecEnv(VecEnv):
         result = getattr(self.env, method_name)(*method_args, **method_kwargs)
         return [result] * len(rows)
 
-    def env_is_wrapped(self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None) -> list[bool]:
+    def env_is_wrapped(
+        self, wrapper_class: type[gym.Wrapper], indices: VecEnvIndices = None
+    ) -> list[bool]:
         return [False] * len(list(self._get_indices(indices)))
 
 

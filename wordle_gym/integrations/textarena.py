@@ -1,32 +1,35 @@
 """Real Wordle as a TextArena env: the game's own lists and rules behind TextArena's interface.
 
-TextArena's ``Wordle-v0`` (which OpenEnv, TRL's GRPO example and verifiers' TextArena adapter reuse) draws
-its secrets from 156 Basic-English nouns, refuses thousands of real guesses and needs NLTK data. This
-module registers the real game under new ids, with TextArena's conventions kept (a guess in
-``[brackets]``, feedback as ``G``/``Y``/``X`` letters, one player, ``reset(num_players=1, seed=...)``), so
-code written for ``ta.make("Wordle-v0")`` plays real Wordle with the id changed::
+TextArena's ``Wordle-v0`` (which OpenEnv, TRL's GRPO example and verifiers' TextArena adapter reuse)
+draws its secrets from 156 Basic-English nouns, refuses thousands of real guesses and needs NLTK
+data. This module registers the real game under new ids, with TextArena's conventions kept (a guess
+in ``[brackets]``, feedback as ``G``/``Y``/``X`` letters, one player,
+``reset(num_players=1, seed=...)``), so code written for ``ta.make("Wordle-v0")`` plays real Wordle
+with the id changed::
 
     import textarena as ta
     from wordle_gym.integrations.textarena import register
 
-    register()                 # WordleReal-v0, -hard, -nyt, -split-train, -split-eval (each also -train, -raw)
+    register()  # WordleReal-v0, -hard, -nyt, -today, -split-train, -split-eval (also -train, -raw)
     env = ta.make("WordleReal-v0")
     env.reset(num_players=1, seed=0)
     player, observation = env.get_observation()
     done, info = env.step("[salet]")
 
-The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s (the same engine and lists); a reply is read as
-TextArena's ``Wordle-v0`` reads it (:func:`~wordle_gym.envs.replies.textarena_guess`: the **first** ``[word]``)
-and refused as it refuses: no bracketed word, a word of another length, a word guessed before or one not on
-the list is an invalid move, which TextArena's error allowance forgives once (the player resubmits; no attempt
-is used) and a second in a row ends the game (``invalid_move`` in its info). A word that breaks hard mode spends
-its attempt, as in ``WordleHard-v1``. The reward counts guesses: a win in ``g`` of ``max_guesses`` guesses
-scores ``(max_guesses + 1 - g) / max_guesses`` (1 for one guess, 1/6 for six), a loss 0 (TextArena's share of
-green letters is not paid: no partial credit); the game info has ``guesses`` and ``won``. The default wrappers
-are TextArena's, except that the observation history is cleared on reset (TextArena's
-``LLMObservationWrapper`` keeps every game's messages).
+The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s (the same engine and lists); a reply is
+read as TextArena's ``Wordle-v0`` reads it (:func:`~wordle_gym.envs.replies.textarena_guess`: the
+**first** ``[word]``) and refused as it refuses: no bracketed word, a word of another length, a word
+guessed before or one not on the list is an invalid move, which TextArena's error allowance forgives
+once (the player resubmits; no attempt is used) and a second in a row ends the game
+(``invalid_move`` in its info). A word that breaks hard mode spends its attempt, as in
+``WordleHard-v1``. The reward counts guesses: a win in ``g`` of ``max_guesses`` guesses scores
+``(max_guesses + 1 - g) / max_guesses`` (1 for one guess, 1/6 for six), a loss 0 (TextArena's share
+of green letters is not paid: no partial credit); the game info has ``guesses`` and ``won``. The
+default wrappers are TextArena's, except that the observation history is cleared on reset
+(TextArena's ``LLMObservationWrapper`` keeps every game's messages).
 
-Needs the ``textarena`` extra; importing :mod:`wordle_gym` does not import it, and no NLTK data is used.
+Needs the ``textarena`` extra; importing :mod:`wordle_gym` does not import it, and no NLTK data is
+used.
 """
 
 from __future__ import annotations
@@ -37,19 +40,29 @@ try:
     import textarena as ta
     from textarena.envs.registration import ENV_REGISTRY
     from textarena.envs.registration import register as ta_register
-    from textarena.wrappers import ActionFormattingWrapper, GameMessagesObservationWrapper, LLMObservationWrapper
+    from textarena.wrappers import (
+        ActionFormattingWrapper,
+        GameMessagesObservationWrapper,
+        LLMObservationWrapper,
+    )
 except ImportError as exc:  # pragma: no cover - the extra is missing
-    raise ImportError("wordle_gym.integrations.textarena needs TextArena: pip install '.[textarena]'") from exc
+    raise ImportError(
+        "wordle_gym.integrations.textarena needs TextArena: pip install '.[textarena]'"
+    ) from exc
 
 from wordle_gym.envs.replies import textarena_guess
 from wordle_gym.envs.text import WordleTextEnv
 
 PROMPT = (
-    "You are playing Wordle. A secret {length}-letter word has been chosen. You have {max_guesses} attempts to "
-    "guess it.{hard}\nFor each guess, wrap your word in square brackets (e.g., '[{example}]'). Only words of the "
+    "You are playing Wordle. A secret {length}-letter word has been chosen. You have {max_guesses} "
+    "attempts to "
+    "guess it.{hard}\nFor each guess, wrap your word in square brackets (e.g., '[{example}]'). "
+    "Only words of the "
     "game's list are accepted.\nFeedback for each letter will be given "
-    "as follows:\n  - G (green): correct letter in the correct position\n  - Y (yellow): letter exists in the word "
-    "but in the wrong position\n  - X (wrong): letter is not in the word (or no more copies of it)\n"
+    "as follows:\n  - G (green): correct letter in the correct position\n  - Y (yellow): letter "
+    "exists in the word "
+    "but in the wrong position\n  - X (wrong): letter is not in the word (or no more copies of "
+    "it)\n"
     "Enter your guess to begin.\n"
 )
 IDS = {
@@ -57,14 +70,19 @@ IDS = {
     "WordleReal-v0-hard": {"hard_mode": True},
     "WordleReal-v0-nyt": {"answers": "nyt"},
     "WordleReal-v0-today": {"answers": "answers_today", "allowed": "allowed_today"},
-    "WordleReal-v0-today-hard": {"answers": "answers_today", "allowed": "allowed_today", "hard_mode": True},
+    "WordleReal-v0-today-hard": {
+        "answers": "answers_today",
+        "allowed": "allowed_today",
+        "hard_mode": True,
+    },
     "WordleReal-v0-split-train": {"split": "train"},
     "WordleReal-v0-split-eval": {"split": "eval"},
 }
-"""The ids :func:`register` adds (each also with ``-train`` and ``-raw`` wrapper sets, as TextArena's own: those
-suffixes name TextArena's observation wrappers, not answers). ``-split-train`` and ``-split-eval`` draw their
-secrets from the seeded train/eval split of the answers that the envs' ``split=``, ``wordle-gym eval --split``
-and the verifiers module share (:func:`~wordle_gym.core.words.split_answers`: 2000 and 315 answers)."""
+"""The ids :func:`register` adds (each also with ``-train`` and ``-raw`` wrapper sets, as
+TextArena's own: those suffixes name TextArena's observation wrappers, not answers).
+``-split-train`` and ``-split-eval`` draw their secrets from the seeded train/eval split of the
+answers that the envs' ``split=``, ``wordle-gym eval --split`` and the verifiers module share
+(:func:`~wordle_gym.core.words.split_answers`: 2000 and 315 answers)."""
 
 
 class _ClearOnReset:
@@ -87,7 +105,8 @@ class ClearingGameMessagesObservationWrapper(_ClearOnReset, GameMessagesObservat
 
 
 class RealWordleEnv(ta.Env):
-    """Real Wordle (:class:`~wordle_gym.envs.text.WordleTextEnv`'s game) as a one-player TextArena env.
+    """Real Wordle (:class:`~wordle_gym.envs.text.WordleTextEnv`'s game) as a one-player TextArena
+    env.
 
     Args:
         options: the game, as :class:`~wordle_gym.core.config.WordleConfig` takes it (``hard_mode``,
@@ -101,22 +120,36 @@ class RealWordleEnv(ta.Env):
 
     def reset(self, num_players: int = 1, seed: int | None = None) -> None:
         """A new game: the answer drawn from ``seed`` (None: from the game's running generator)."""
-        self.state = ta.SinglePlayerState(num_players=num_players, seed=seed, max_turns=self.max_guesses)
+        self.state = ta.SinglePlayerState(
+            num_players=num_players, seed=seed, max_turns=self.max_guesses
+        )
         self.game.reset(seed=seed)
-        game_state = {"guess_history": [], "word_length": self.game.vocabulary.length, "num_guesses": self.max_guesses}
-        self.state.reset(game_state=game_state, player_prompt_function=lambda player_id, game_state: self.game.intro)
+        game_state = {
+            "guess_history": [],
+            "word_length": self.game.vocabulary.length,
+            "num_guesses": self.max_guesses,
+        }
+        self.state.reset(
+            game_state=game_state,
+            player_prompt_function=lambda player_id, game_state: self.game.intro,
+        )
 
     def step(self, action: str) -> tuple[bool, dict[str, Any]]:
         """Play the guess in ``action`` (the agent's reply), by TextArena's rules."""
         if not isinstance(action, str):
             raise TypeError(f"the action is the agent's reply, a str; got {type(action).__name__}")
         player = self.state.current_player_id
-        self.state.add_observation(message=action, observation_type=ta.ObservationType.PLAYER_ACTION, from_id=player)
+        self.state.add_observation(
+            message=action, observation_type=ta.ObservationType.PLAYER_ACTION, from_id=player
+        )
         word = textarena_guess(action)
         history = self.state.game_state["guess_history"]
         length = self.game.vocabulary.length
         if word is None:
-            invalid = "You tried submitting a word in the wrong format. Please make sure to use squared brackets."
+            invalid = (
+                "You tried submitting a word in the wrong format. Please make sure to use "
+                "squared brackets."
+            )
         elif len(word) != length:
             invalid = f"Your word must be exactly {length} letters."
         elif word in (guessed for guessed, _ in history):
@@ -139,13 +172,19 @@ class RealWordleEnv(ta.Env):
             feedback = [{2: "G", 1: "Y", 0: "X"}[int(t)] for t in info["tiles"]]
             history.append((info["guess"], feedback))
             letters = " ".join(info["guess"].upper())
-            message = f"You submitted [{info['guess']}].\nFeedback:\n{letters}\n{' '.join(feedback)}"
+            message = (
+                f"You submitted [{info['guess']}].\nFeedback:\n{letters}\n{' '.join(feedback)}"
+            )
         self.state.game_state["guesses"] = turn
         if bool(info["won"]):
             score = (self.max_guesses + 1 - turn) / self.max_guesses
-            self.state.set_outcome(reward=score, reason=f"Congratulations! You guessed the word in {turn} guesses.")
+            self.state.set_outcome(
+                reward=score, reason=f"Congratulations! You guessed the word in {turn} guesses."
+            )
         elif terminated:
-            self.state.set_outcome(reward=0.0, reason=f"{message}\nOut of guesses: the word was {self.game.answer}.")
+            self.state.set_outcome(
+                reward=0.0, reason=f"{message}\nOut of guesses: the word was {self.game.answer}."
+            )
         else:
             left = self.max_guesses - turn
             self.state.add_observation(
@@ -158,12 +197,16 @@ class RealWordleEnv(ta.Env):
 
     def get_board_str(self) -> str:
         """The board so far, one ``WORD  G Y X G X`` line per guess."""
-        lines = [f"{word.upper()}  {' '.join(tiles)}" for word, tiles in self.state.game_state["guess_history"]]
+        lines = [
+            f"{word.upper()}  {' '.join(tiles)}"
+            for word, tiles in self.state.game_state["guess_history"]
+        ]
         return "\n".join(lines) or "No guesses yet."
 
 
 def register() -> list[str]:
-    """Add the ids of :data:`IDS` to TextArena's registry (again: nothing); returns every id it holds for them."""
+    """Add the ids of :data:`IDS` to TextArena's registry (again: nothing); returns every id it
+    holds for them."""
     sets = {
         "": [ClearingLLMObservationWrapper, ActionFormattingWrapper],
         "-train": [ClearingGameMessagesObservationWrapper, ActionFormattingWrapper],

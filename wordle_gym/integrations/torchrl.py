@@ -1,4 +1,5 @@
-"""The torch vector env as a TorchRL ``EnvBase``: tensors stay on the device, nothing goes through numpy.
+"""The torch vector env as a TorchRL ``EnvBase``: tensors stay on the device, nothing goes through
+numpy.
 
     from wordle_gym.integrations.torchrl import WordleTorchRLEnv
     from torchrl.envs import TransformedEnv, ActionMask
@@ -11,7 +12,8 @@ allowed words, or ``OneHot`` with ``categorical_action_encoding=False``), ``rewa
 ``done`` / ``terminated`` / ``truncated`` (N, 1; never truncated: a game ends by its own rules), and
 ``turn``, ``won`` (the info keys a training loop wants). Partial resets (``"_reset"``, what
 ``rollout`` and the collectors send) restart only the finished games; the env underneath runs with
-autoreset ``"disabled"``. Needs the ``torchrl`` extra (``pip install ".[torchrl]"`` in the repository).
+autoreset ``"disabled"``. Needs the ``torchrl`` extra (``pip install ".[torchrl]"`` in the
+repository).
 """
 
 from __future__ import annotations
@@ -26,15 +28,16 @@ try:
     from torchrl.envs import EnvBase
 except ImportError as exc:  # pragma: no cover - exercised without the extra
     raise ImportError(
-        f"wordle_gym.integrations.torchrl needs TorchRL ({exc}); install it with: pip install '.[torchrl]'"
+        f"wordle_gym.integrations.torchrl needs TorchRL ({exc}); install it with: pip install "
+        "'.[torchrl]'"
     ) from None
 
 from wordle_gym.envs.multi import make_vector_env
 
 
 class WordleTorchRLEnv(EnvBase):
-    """``num_envs`` games of :class:`~wordle_gym.envs.vector.WordleVectorEnv` (of ``MultiWordleVectorEnv`` for
-    ``boards=K > 1``) as a TorchRL environment.
+    """``num_envs`` games of :class:`~wordle_gym.envs.vector.WordleVectorEnv` (of
+    ``MultiWordleVectorEnv`` for ``boards=K > 1``) as a TorchRL environment.
 
     ``options`` are the env's (``answers``, ``hard_mode``, ``action_mask``, ``reward``, ...);
     ``obs_dtype`` defaults to "float32" here. ``check_actions=False`` skips the host reads that
@@ -51,7 +54,9 @@ class WordleTorchRLEnv(EnvBase):
     ) -> None:
         options.setdefault("obs_dtype", "float32")
         if "autoreset_mode" in options or "mask_dtype" in options:
-            raise TypeError("WordleTorchRLEnv sets autoreset_mode and mask_dtype itself (disabled, bool)")
+            raise TypeError(
+                "WordleTorchRLEnv sets autoreset_mode and mask_dtype itself (disabled, bool)"
+            )
         self.wordle = make_vector_env(  # multi-board for boards=K > 1
             num_envs,
             device=device,
@@ -64,12 +69,17 @@ class WordleTorchRLEnv(EnvBase):
         super().__init__(device=dev, batch_size=torch.Size([num_envs]))
         space = self.wordle.single_observation_space
         n, words = num_envs, self.wordle.single_action_space.n
-        low = torch.as_tensor(space.low, device=dev).expand(n, *space.shape)  # any observation's shape
+        # any observation's shape
+        low = torch.as_tensor(space.low, device=dev).expand(n, *space.shape)
         high = torch.as_tensor(space.high, device=dev).expand(n, *space.shape)
         max_guesses = self.wordle.config.max_guesses
         self.observation_spec = Composite(
             observation=Bounded(
-                low, high, shape=(n, *space.shape), dtype=self.wordle.game.config.torch_obs_dtype, device=dev
+                low,
+                high,
+                shape=(n, *space.shape),
+                dtype=self.wordle.game.config.torch_obs_dtype,
+                device=dev,
             ),
             action_mask=Categorical(2, shape=(n, words), dtype=torch.bool, device=dev),
             turn=Bounded(0, max_guesses, shape=(n, 1), dtype=torch.int64, device=dev),
@@ -83,9 +93,13 @@ class WordleTorchRLEnv(EnvBase):
             self.action_spec = OneHot(words, shape=(n, words), device=dev)
         self.reward_spec = Unbounded(shape=(n, 1), device=dev)
         done = Categorical(2, shape=(n, 1), dtype=torch.bool, device=dev)
-        self.done_spec = Composite(done=done, terminated=done.clone(), truncated=done.clone(), shape=(n,), device=dev)
+        self.done_spec = Composite(
+            done=done, terminated=done.clone(), truncated=done.clone(), shape=(n,), device=dev
+        )
 
-    def _out(self, obs: torch.Tensor, infos: dict[str, torch.Tensor], **extra: torch.Tensor) -> TensorDictBase:
+    def _out(
+        self, obs: torch.Tensor, infos: dict[str, torch.Tensor], **extra: torch.Tensor
+    ) -> TensorDictBase:
         fields = {
             "observation": obs,
             "action_mask": infos["action_mask"],
@@ -109,7 +123,9 @@ class WordleTorchRLEnv(EnvBase):
         action = tensordict.get("action")
         if action.shape[-1:] == (self.wordle.single_action_space.n,) and action.ndim == 2:
             action = self._from_one_hot(action)
-        obs, reward, terminated, truncated, infos = self.wordle.step(action.reshape(self.batch_size))
+        obs, reward, terminated, truncated, infos = self.wordle.step(
+            action.reshape(self.batch_size)
+        )
         end = terminated.unsqueeze(-1)
         return self._out(
             obs,
@@ -121,15 +137,17 @@ class WordleTorchRLEnv(EnvBase):
         )
 
     def _from_one_hot(self, action: torch.Tensor) -> torch.Tensor:
-        """The word of each one-hot row; with ``check_actions``, a row that is not exactly one 1 (all zeros, or
-        several) is an error, not word 0 (a host read, as the env's own action check)."""
+        """The word of each one-hot row; with ``check_actions``, a row that is not exactly one 1
+        (all zeros, or several) is an error, not word 0 (a host read, as the env's own action
+        check)."""
         if self.wordle.check_actions:
             ones = (action != 0).sum(-1)
             bad = (ones != 1) | ((action != 0) & (action != 1)).any(-1)
             if bool(bad.any()):
                 row = int(bad.nonzero()[0, 0])
                 raise ValueError(
-                    f"one-hot action of game {row} has {int(ones[row])} nonzero entries; expected exactly one 1"
+                    f"one-hot action of game {row} has {int(ones[row])} nonzero entries; expected "
+                    "exactly one 1"
                 )
         return action.long().argmax(-1)
 

@@ -1,15 +1,17 @@
-"""Command lines from documented dataclasses: the one way every command of the project takes its options.
+"""Command lines from documented dataclasses: the one way every command of the project takes its
+options.
 
-A command's options are the fields of a dataclass, each with a default written once (in the dataclass)
-and a docstring (the string under the field), the style of :class:`~wordle_gym.core.config.WordleConfig`.
-:func:`add_options` makes one ``--field-name`` option per field, its help the docstring and its default;
-:func:`options_from` builds the dataclass from what was given, so its ``__post_init__`` checks the values.
-A bad value is one line, ``prog: error: ... (see prog --help)``, exit status 2 (:class:`OneLineParser`).
+A command's options are the fields of a dataclass, each with a default written once (in the
+dataclass) and a docstring (the string under the field), the style of
+:class:`~wordle_gym.core.config.WordleConfig`. :func:`add_options` makes one ``--field-name`` option
+per field, its help the docstring and its default; :func:`options_from` builds the dataclass from
+what was given, so its ``__post_init__`` checks the values. A bad value is one line,
+``prog: error: ... (see prog --help)``, exit status 2 (:class:`OneLineParser`).
 
-Types: ``int``, ``float``, ``str``, ``bool`` (``--flag`` / ``--no-flag``), ``X | None`` (``none`` gives
-None), ``tuple[X, ...]`` (comma-separated, ``--stages 100,1000,full``) and ``Literal[...]`` (its choices).
-A field without a default is a required option; one marked ``field(metadata={"positional": True})`` is a
-positional argument (optional where it has a default).
+Types: ``int``, ``float``, ``str``, ``bool`` (``--flag`` / ``--no-flag``), ``X | None`` (``none``
+gives None), ``tuple[X, ...]`` (comma-separated, ``--stages 100,1000,full``) and ``Literal[...]``
+(its choices). A field without a default is a required option; one marked
+``field(metadata={"positional": True})`` is a positional argument (optional where it has a default).
 
 Example:
     >>> from dataclasses import dataclass
@@ -42,14 +44,16 @@ T = TypeVar("T")
 
 
 class OneLineParser(argparse.ArgumentParser):
-    """argparse, with a bad argument reported in one line (``prog: error: ...``) and exit status 2."""
+    """argparse, with a bad argument reported in one line (``prog: error: ...``) and exit status
+    2."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
 def field_docs(cls: type) -> dict[str, str]:
-    """Each field's docstring (the string literal under it), collapsed to one line; inherited fields too."""
+    """Each field's docstring (the string literal under it), collapsed to one line; inherited fields
+    too."""
     docs: dict[str, str] = {}
     for klass in reversed(cls.__mro__):
         if not dataclasses.is_dataclass(klass):
@@ -88,7 +92,9 @@ def _converter(hint: Any) -> tuple[Callable[[str], Any], str]:
 
         def parse_choice(text: str) -> Any:
             if text not in choices:
-                raise argparse.ArgumentTypeError(f"expected one of {', '.join(choices)}, got {text[:40]!r}")
+                raise argparse.ArgumentTypeError(
+                    f"expected one of {', '.join(choices)}, got {text[:40]!r}"
+                )
             return choices[text]
 
         return parse_choice, "{" + ",".join(choices) + "}"
@@ -99,7 +105,9 @@ def _converter(hint: Any) -> tuple[Callable[[str], Any], str]:
         def parse_tuple(text: str) -> tuple:
             values = tuple(convert(part.strip()) for part in text.split(",") if part.strip())
             if size is not None and len(values) != size:
-                raise argparse.ArgumentTypeError(f"expected {size} comma-separated values, got {text[:40]!r}")
+                raise argparse.ArgumentTypeError(
+                    f"expected {size} comma-separated values, got {text[:40]!r}"
+                )
             return values
 
         return parse_tuple, "A,B,..."
@@ -110,7 +118,9 @@ def _converter(hint: Any) -> tuple[Callable[[str], Any], str]:
                 return hint(text)
             except ValueError:
                 article = "an" if hint is int else "a"
-                raise argparse.ArgumentTypeError(f"expected {article} {hint.__name__}, got {text[:40]!r}") from None
+                raise argparse.ArgumentTypeError(
+                    f"expected {article} {hint.__name__}, got {text[:40]!r}"
+                ) from None
 
         return parse_scalar, hint.__name__.upper()
     raise TypeError(f"no command-line form for a field of type {hint!r}")
@@ -133,8 +143,9 @@ def add_options(
     title: str | None = None,
     skip: Sequence[str] = (),
 ) -> None:
-    """One ``--field-name`` option per field of ``cls`` (but ``skip``); help from the field's docstring,
-    defaults from ``defaults`` (an instance) or the class. With ``title``, the options form a group."""
+    """One ``--field-name`` option per field of ``cls`` (but ``skip``); help from the field's
+    docstring, defaults from ``defaults`` (an instance) or the class. With ``title``, the options
+    form a group."""
     group = parser.add_argument_group(title) if title else parser
     hints, docs = typing.get_type_hints(cls), field_docs(cls)
     for field in dataclasses.fields(cls):
@@ -143,9 +154,15 @@ def add_options(
         flag = "--" + field.name.replace("_", "-")
         default = _default(field, defaults)
         text = docs.get(field.name, "").replace("%", "%%")
-        shown = " (required)" if default is dataclasses.MISSING else f" (default: {show(default)})".replace("%", "%%")
+        shown = (
+            " (required)"
+            if default is dataclasses.MISSING
+            else (f" (default: {show(default)})").replace("%", "%%")
+        )
         if hints[field.name] is bool:
-            group.add_argument(flag, action=argparse.BooleanOptionalAction, default=None, help=text + shown)
+            group.add_argument(
+                flag, action=argparse.BooleanOptionalAction, default=None, help=text + shown
+            )
             continue
         convert, metavar = _converter(hints[field.name])
         required = default is dataclasses.MISSING
@@ -160,12 +177,17 @@ def add_options(
                 help=text + ("" if required else shown),
             )
             continue
-        group.add_argument(flag, type=convert, default=None, metavar=metavar, required=required, help=text + shown)
+        group.add_argument(
+            flag, type=convert, default=None, metavar=metavar, required=required, help=text + shown
+        )
 
 
-def options_from(cls: type[T], args: argparse.Namespace, defaults: T | None = None, **fixed: Any) -> T:
-    """The dataclass from the options given (``defaults``' values, or the class's, for the others) and
-    ``fixed`` values; its own checks run (a ``ValueError`` or ``TypeError`` names the bad value)."""
+def options_from(
+    cls: type[T], args: argparse.Namespace, defaults: T | None = None, **fixed: Any
+) -> T:
+    """The dataclass from the options given (``defaults``' values, or the class's, for the others)
+    and ``fixed`` values; its own checks run (a ``ValueError`` or ``TypeError`` names the bad
+    value)."""
     names = [f.name for f in dataclasses.fields(cls) if f.init]
     given = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
     given.update(fixed)
@@ -182,7 +204,9 @@ def parse_options(
     defaults: T | None = None,
 ) -> T:
     """``argv`` parsed into ``cls`` (one-line errors and exit status 2 for anything bad)."""
-    parser = OneLineParser(prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = OneLineParser(
+        prog=prog, description=description, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     add_options(parser, cls, defaults)
     args = parser.parse_args(argv)
     try:

@@ -10,7 +10,8 @@ the wrong device and that no hot loop reads a value back to the host, without a 
 
 
 def resolve_device(device: torch.device | str | None) -> torch.device:
-    """``"auto"`` or None -> cuda when available, else cpu; anything else as torch understands it."""
+    """``"auto"`` or None -> cuda when available, else cpu; anything else as torch understands
+    it."""
     if device is None or device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
     expected = "expected 'cpu', 'cuda', 'cuda:N' or 'auto'"
@@ -21,14 +22,22 @@ def resolve_device(device: torch.device | str | None) -> torch.device:
     if resolved.type not in DEVICE_TYPES:
         raise ValueError(f"device {device!r} is not supported; {expected}")
     if resolved.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device {device!r} was asked for but CUDA is not available; use 'cpu' or 'auto'")
-    if resolved.type == "cuda" and resolved.index is not None and resolved.index >= torch.cuda.device_count():
+        raise ValueError(
+            f"device {device!r} was asked for but CUDA is not available; use 'cpu' or 'auto'"
+        )
+    if (
+        resolved.type == "cuda"
+        and resolved.index is not None
+        and resolved.index >= torch.cuda.device_count()
+    ):
         count = torch.cuda.device_count()
-        raise ValueError(f"device {device!r} does not exist; this machine has {count} CUDA device(s)")
+        raise ValueError(
+            f"device {device!r} does not exist; this machine has {count} CUDA device(s)"
+        )
     return resolved
 
 
 def device_generator(device: torch.device) -> torch.Generator:
-    """A random-number generator for draws on ``device`` (the "meta" device of the tests has none of its
-    own and takes a CPU one: its tensors hold no values)."""
+    """A random-number generator for draws on ``device`` (the "meta" device of the tests has none of
+    its own and takes a CPU one: its tensors hold no values)."""
     return torch.Generator(device="cpu" if device.type == "meta" else device)

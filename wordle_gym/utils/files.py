@@ -1,11 +1,13 @@
-"""File and command-line helpers. Every output is written atomically (never half a file), with the umask's permissions.
+"""File and command-line helpers. Every output is written atomically (never half a file), with the
+umask's permissions.
 
 A write goes to a temporary file beside the target, named ``.<start of name>.<pid>.<random>.tmp``
-(short, so a valid long target name never makes the temporary one too long), then renames over
-the target. A write that fails removes its temporary file; one killed outright leaves it behind,
-and the next write to the same folder removes such leftovers whose process is gone. A symbolic link
-is followed (the link stays, its target is replaced), and a target that exists but is not a regular
-file (``/dev/null``, a FIFO, a terminal) is written into directly: a rename would replace the device.
+(short, so a valid long target name never makes the temporary one too long), then renames over the
+target. A write that fails removes its temporary file; one killed outright leaves it behind, and the
+next write to the same folder removes such leftovers whose process is gone. A symbolic link is
+followed (the link stays, its target is replaced), and a target that exists but is not a regular
+file (``/dev/null``, a FIFO, a terminal) is written into directly: a rename would replace the
+device.
 """
 
 from __future__ import annotations
@@ -28,13 +30,14 @@ import numpy as np
 
 
 def quoted(text: str, limit: int = 24) -> str:
-    """``text`` quoted for a one-line message, cut short if long (a pasted megabyte is not echoed back)."""
+    """``text`` quoted for a one-line message, cut short if long (a pasted megabyte is not echoed
+    back)."""
     return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text):,} characters)"
 
 
 def one_line(error: BaseException | str, limit: int = 400) -> str:
-    """An error's message for a one-line report: its lines joined, cut short if long (a message can hold
-    a pasted argument, e.g. the file name of an ``OSError``)."""
+    """An error's message for a one-line report: its lines joined, cut short if long (a message can
+    hold a pasted argument, e.g. the file name of an ``OSError``)."""
     text = " ".join(str(error).split())
     return text if len(text) <= limit else f"{text[: limit - 40]}... ({len(text):,} characters)"
 
@@ -68,34 +71,44 @@ def clean_stale_temporaries(folder: str | os.PathLike[str]) -> list[Path]:
 
 
 MAX_READ = 64 << 20
-"""The most bytes a table, ranking or journal read from a user's path may hold (the shipped ones: under 1 MB)."""
+"""The most bytes a table, ranking or journal read from a user's path may hold (the shipped ones:
+under 1 MB)."""
 
 
-def read_text_bounded(path: str | os.PathLike[str], limit: int = MAX_READ, what: str = "file") -> str:
-    """The UTF-8 text of ``path`` (a byte-order mark skipped), read only if it is a regular file of at most
-    ``limit`` bytes: a device (``/dev/zero``) or a huge file is a one-line ValueError, never read until memory runs
-    out. A missing file is FileNotFoundError, as ``open`` raises it."""
+def read_text_bounded(
+    path: str | os.PathLike[str], limit: int = MAX_READ, what: str = "file"
+) -> str:
+    """The UTF-8 text of ``path`` (a byte-order mark skipped), read only if it is a regular file of
+    at most ``limit`` bytes: a device (``/dev/zero``) or a huge file is a one-line ValueError, never
+    read until memory runs out. A missing file is FileNotFoundError, as ``open`` raises it."""
     with open(path, "rb") as handle:
         info = os.fstat(handle.fileno())
         if not stat.S_ISREG(info.st_mode):
-            raise ValueError(f"{quoted(str(path), 200)} is not a regular file (a {what} is read from one)")
+            raise ValueError(
+                f"{quoted(str(path), 200)} is not a regular file (a {what} is read from one)"
+            )
         data = handle.read(limit + 1)
     if len(data) > limit:
-        raise ValueError(f"{quoted(str(path), 200)} is over {limit:,} bytes: not a {what} this reads")
+        raise ValueError(
+            f"{quoted(str(path), 200)} is over {limit:,} bytes: not a {what} this reads"
+        )
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ValueError(
-            f"{quoted(str(path), 200)} is not a UTF-8 text {what} ({exc.reason} at byte {exc.start})"
+            f"{quoted(str(path), 200)} is not a UTF-8 text {what} ({exc.reason} at byte "
+            f"{exc.start})"
         ) from None
 
 
-def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], None], follow_links: bool = True) -> Path:
+def atomic_write(
+    path: str | os.PathLike[str], write: Callable[[BinaryIO], None], follow_links: bool = True
+) -> Path:
     """Call ``write(handle)`` on a temporary file beside ``path``, then rename it over ``path``.
 
     ``path`` may be a link (its target is written) or a device or FIFO (written into directly); with
-    ``follow_links=False`` (the cache's files) a link is replaced by the file instead, and nothing outside
-    ``path``'s folder is written."""
+    ``follow_links=False`` (the cache's files) a link is replaced by the file instead, and nothing
+    outside ``path``'s folder is written."""
     target = Path(os.path.realpath(path)) if follow_links else Path(os.path.abspath(path))
     if follow_links and _special(target):
         with open(target, "wb") as handle:
@@ -105,7 +118,8 @@ def atomic_write(path: str | os.PathLike[str], write: Callable[[BinaryIO], None]
     clean_stale_temporaries(target.parent)
     tmp = target.parent / f".{target.name[:32]}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)  # the umask applies, as for open()
+        # the umask applies, as for open()
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "wb") as handle:
             write(handle)
             handle.flush()
@@ -149,9 +163,9 @@ def atomic_torch_save(path: str | os.PathLike[str], data: Any) -> Path:
 
 
 def cache_folder() -> Path | None:
-    """Where ``wordle_gym`` keeps what it can rebuild (the pattern table): ``$WORDLE_GYM_CACHE``, else
-    ``$XDG_CACHE_HOME/wordle_gym`` or ``~/.cache/wordle_gym``; None (no disk cache) if ``WORDLE_GYM_CACHE``
-    is set empty."""
+    """Where ``wordle_gym`` keeps what it can rebuild (the pattern table): ``$WORDLE_GYM_CACHE``,
+    else ``$XDG_CACHE_HOME/wordle_gym`` or ``~/.cache/wordle_gym``; None (no disk cache) if
+    ``WORDLE_GYM_CACHE`` is set empty."""
     chosen = os.environ.get("WORDLE_GYM_CACHE")
     if chosen is not None:
         return Path(chosen) if chosen else None
@@ -159,12 +173,14 @@ def cache_folder() -> Path | None:
 
 
 def numba_cache() -> str | None:
-    """The folder numba keeps this package's compiled kernels in: ``$NUMBA_CACHE_DIR`` if set, else ``numba/`` in
-    :func:`cache_folder`; None (compiled again in each process) when there is no disk cache or it cannot be
-    written. Never beside the installed package: a site-packages may be read-only, and files written there
-    outlive an uninstall."""
+    """The folder numba keeps this package's compiled kernels in: ``$NUMBA_CACHE_DIR`` if set, else
+    ``numba/`` in :func:`cache_folder`; None (compiled again in each process) when there is no disk
+    cache or it cannot be written. Never beside the installed package: a site-packages may be
+    read-only, and files written there outlive an uninstall."""
     chosen = os.environ.get("NUMBA_CACHE_DIR")
-    folder = Path(chosen) if chosen else (None if cache_folder() is None else cache_folder() / "numba")
+    folder = (
+        Path(chosen) if chosen else (None if cache_folder() is None else cache_folder() / "numba")
+    )
     if folder is None:
         return None
     try:
@@ -177,10 +193,10 @@ def numba_cache() -> str | None:
 
 @contextlib.contextmanager
 def built_once(name: str, timeout_s: float = 900.0) -> Iterator[None]:
-    """Run the block (a build that fills the disk cache: compiled kernels, tables) in one process at a time the
-    first time: others that start it meanwhile wait, then find the cache full instead of building it again. Once
-    the block has finished in some process (a marker ``name`` in the cache's ``locks/``), nothing waits; without
-    a writable cache, the block just runs."""
+    """Run the block (a build that fills the disk cache: compiled kernels, tables) in one process at
+    a time the first time: others that start it meanwhile wait, then find the cache full instead of
+    building it again. Once the block has finished in some process (a marker ``name`` in the cache's
+    ``locks/``), nothing waits; without a writable cache, the block just runs."""
     folder = cache_folder()
     marker = None if folder is None else folder / "locks" / f"{name}.done"
     try:
@@ -208,8 +224,9 @@ def built_once(name: str, timeout_s: float = 900.0) -> Iterator[None]:
 
 
 def cached_njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
-    """``numba.njit(**options)`` with numba's disk cache in :func:`numba_cache` (numba picks a function's cache
-    folder when it is decorated: beside its source file unless one is configured)."""
+    """``numba.njit(**options)`` with numba's disk cache in :func:`numba_cache` (numba picks a
+    function's cache folder when it is decorated: beside its source file unless one is
+    configured)."""
 
     def decorate(function: Callable[..., Any]) -> Any:
         from numba import njit
@@ -228,33 +245,44 @@ def cached_njit(**options: Any) -> Callable[[Callable[..., Any]], Any]:
     return decorate
 
 
-def disk_cached_array(name: str, build: Callable[[], np.ndarray], valid: Callable[[np.ndarray], bool]) -> np.ndarray:
-    """``name`` (a file name that encodes everything the array depends on) from :func:`cache_folder` if a
-    readable file passes ``valid`` and its bytes match the checksum kept beside it (``<name>.blake2b``: a damaged
-    file, a zeroed row included, is caught whole, not only where ``valid`` samples); else ``build()``, then saved
-    there atomically (if the folder can be written: the cache only saves time). Plain ``.npy``, read without
-    pickle: loading runs no code. Where the name is taken by something that is not a regular file (a FIFO, a
-    device), the disk is left alone: reading it could block for ever."""
+def disk_cached_array(
+    name: str, build: Callable[[], np.ndarray], valid: Callable[[np.ndarray], bool]
+) -> np.ndarray:
+    """``name`` (a file name that encodes everything the array depends on) from :func:`cache_folder`
+    if a readable file passes ``valid`` and its bytes match the checksum kept beside it
+    (``<name>.blake2b``: a damaged file, a zeroed row included, is caught whole, not only where
+    ``valid`` samples); else ``build()``, then saved there atomically (if the folder can be written:
+    the cache only saves time). Plain ``.npy``, read without pickle: loading runs no code. Where the
+    name is taken by something that is not a regular file (a FIFO, a device), the disk is left
+    alone: reading it could block for ever."""
     folder = cache_folder()
     path = None if folder is None else folder / name
     try:
         if path is not None and path.exists() and not path.is_file() and not path.is_symlink():
             path = None
         linked = path is not None and (path.is_symlink() or Path(f"{path}.blake2b").is_symlink())
-    except OSError:  # a cache the system cannot name (a name too long, ...): the cache only saves time
+    # a cache the system cannot name (a name too long, ...): the cache only saves time
+    except OSError:
         path, linked = None, False
     if path is not None and not linked:
         check = Path(f"{path}.blake2b")
         try:
             array = np.load(path, allow_pickle=False)
-            if check.is_file() and check.read_text(encoding="ascii").strip() == _checksum(array) and valid(array):
+            if (
+                check.is_file()
+                and check.read_text(encoding="ascii").strip() == _checksum(array)
+                and valid(array)
+            ):
                 return array
-        except (OSError, ValueError, EOFError, UnicodeDecodeError):  # missing, unreadable, truncated: rebuilt
+        # missing, unreadable, truncated: rebuilt
+        except (OSError, ValueError, EOFError, UnicodeDecodeError):
             pass
     array = build()
     if path is not None:  # a link there is replaced, never followed out of the cache
         with contextlib.suppress(OSError):
-            atomic_write(path, lambda handle: np.save(handle, array, allow_pickle=False), follow_links=False)
+            atomic_write(
+                path, lambda handle: np.save(handle, array, allow_pickle=False), follow_links=False
+            )
             atomic_write_text(Path(f"{path}.blake2b"), _checksum(array) + "\n", follow_links=False)
     return array
 
@@ -264,15 +292,21 @@ def _checksum(array: np.ndarray) -> str:
 
 
 def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
-    """Fail early, with a clear message, if ``path`` (a file, or a folder with ``folder``) cannot be written.
+    """Fail early, with a clear message, if ``path`` (a file, or a folder with ``folder``) cannot be
+    written.
 
     Creates missing folders. Run it before long work whose result goes to ``path``.
     """
-    if not os.fspath(path).strip():  # Path("") is the working folder: an empty option would write there
-        raise ValueError(f"{os.fspath(path)!r} is an empty path; expected {'a folder' if folder else 'a file name'}")
+    # Path("") is the working folder: an empty option would write there
+    if not os.fspath(path).strip():
+        raise ValueError(
+            f"{os.fspath(path)!r} is an empty path; expected "
+            f"{'a folder' if folder else 'a file name'}"
+        )
     target = Path(path)
     where = target if folder else target.parent
-    if not folder and _special(Path(os.path.realpath(target))):  # a device or FIFO: written into directly
+    # a device or FIFO: written into directly
+    if not folder and _special(Path(os.path.realpath(target))):
         if not os.access(target, os.W_OK):
             raise ValueError(f"cannot write {quoted(str(target), 200)}: permission denied")
         return target
@@ -282,27 +316,33 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
         if not folder and target.is_dir():
             raise ValueError(f"{str(target)!r} is a folder; expected a file name")
         where.mkdir(parents=True, exist_ok=True)
-        if not folder and not target.exists():  # the name itself must be possible (length, characters)
+        # the name itself must be possible (length, characters)
+        if not folder and not target.exists():
             os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
             target.unlink()
         probe = where / f".probe.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
         probe.unlink()
     except OSError as exc:
-        reason = "the name is too long" if exc.errno == errno.ENAMETOOLONG else exc.strerror or str(exc)
+        reason = (
+            "the name is too long" if exc.errno == errno.ENAMETOOLONG else exc.strerror or str(exc)
+        )
         raise ValueError(f"cannot write {str(target)!r}: {reason}") from None
     return target
 
 
 @contextlib.contextmanager
 def folder_lock(folder: str | os.PathLike[str], what: str) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder`` for the duration; see :func:`file_lock`. The lock file lives in
-    :func:`cache_folder`'s ``locks/`` (named by the folder's resolved path), so a run folder holds only the
-    run's own files; without a writable cache, it is the folder's ``.lock``."""
+    """Hold an exclusive lock on ``folder`` for the duration; see :func:`file_lock`. The lock file
+    lives in :func:`cache_folder`'s ``locks/`` (named by the folder's resolved path), so a run
+    folder holds only the run's own files; without a writable cache, it is the folder's
+    ``.lock``."""
     where = Path(folder) / ".lock"
     cache = cache_folder()
     if cache is not None:
-        key = hashlib.sha256(str(Path(folder).resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:32]
+        key = hashlib.sha256(
+            str(Path(folder).resolve()).encode("utf-8", "surrogateescape")
+        ).hexdigest()[:32]
         try:
             (cache / "locks").mkdir(parents=True, exist_ok=True)
             where = cache / "locks" / f"{key}.lock"
@@ -314,8 +354,9 @@ def folder_lock(folder: str | os.PathLike[str], what: str) -> Iterator[None]:
 
 @contextlib.contextmanager
 def file_lock(lock: str | os.PathLike[str], what: str, name: str | None = None) -> Iterator[None]:
-    """Hold an exclusive lock (the file ``lock``, through filelock, on any OS) for the duration; refuse at once
-    if another process holds it, naming its pid (kept in ``<lock>.pid``) and ``what`` it is doing."""
+    """Hold an exclusive lock (the file ``lock``, through filelock, on any OS) for the duration;
+    refuse at once if another process holds it, naming its pid (kept in ``<lock>.pid``) and ``what``
+    it is doing."""
     from filelock import FileLock, Timeout
 
     lock = Path(lock)
@@ -328,7 +369,8 @@ def file_lock(lock: str | os.PathLike[str], what: str, name: str | None = None) 
         except (OSError, UnicodeDecodeError):
             owner = "?"
         raise ValueError(
-            f"{name or repr(str(lock))} is in use by another {what} (pid {owner}); wait for it or use another one"
+            f"{name or repr(str(lock))} is in use by another {what} (pid {owner}); wait for it or "
+            "use another one"
         ) from None
     try:
         pid_file.write_text(str(os.getpid()), encoding="ascii")

@@ -1,5 +1,5 @@
-"""The training recipes of the shipped learned agents (``python -m wordle_agents.commands.recipe``), run on tiny
-lists."""
+"""The training recipes of the shipped learned agents (``python -m wordle_agents.commands.recipe``),
+run on tiny lists."""
 
 from __future__ import annotations
 
@@ -24,8 +24,20 @@ from wordle_gym.core.words import stage_words
 
 # A first stage made tiny: 20 words, a few updates (an A2C update plays batch_games games).
 TINY = {
-    "train-a2c": {"stages": ["20"], "iterations": [6], "eval_every": 3, "batch_games": 32, "hidden": 32},
-    "train-dqn": {"stages": ["20"], "iterations": [8], "eval_every": 4, "learning_starts": 32, "hidden": 32},
+    "train-a2c": {
+        "stages": ["20"],
+        "iterations": [6],
+        "eval_every": 3,
+        "batch_games": 32,
+        "hidden": 32,
+    },
+    "train-dqn": {
+        "stages": ["20"],
+        "iterations": [8],
+        "eval_every": 4,
+        "learning_starts": 32,
+        "hidden": 32,
+    },
 }
 
 
@@ -39,22 +51,30 @@ def _same(a: Path, b: Path) -> bool:
 
 
 def test_recipes__one_for_every_shipped_learned_agent_ending_in_its_weights() -> None:
-    learned = {name for name, agent in AGENTS.items() if any(w.endswith(".pt") for w in agent.weights)}
+    learned = {
+        name for name, agent in AGENTS.items() if any(w.endswith(".pt") for w in agent.weights)
+    }
     assert set(recipe_names()) == learned
     shipped = {w for agent in AGENTS.values() for w in agent.weights}
     for name in recipe_names():
         recipe = load_recipe(name)
         weights = {w for w in AGENTS[name].weights if w.endswith(".pt")}
         assert recipe.stages[-1].ships in weights, name
-        assert weights <= {stage.ships for stage in recipe.stages}, name  # each of its networks has a stage
+        # each of its networks has a stage
+        assert weights <= {stage.ships for stage in recipe.stages}, name
         for stage in recipe.stages:
             assert stage.ships is None or stage.ships in shipped, (name, stage.name)
             assert stage.argv() == [a for a in stage.argv() if a]  # every option renders
     # Extending a recipe puts its stages first.
-    assert load_recipe("dqn-explored").names[: len(load_recipe("dqn").names)] == load_recipe("dqn").names
+    assert (
+        load_recipe("dqn-explored").names[: len(load_recipe("dqn").names)]
+        == load_recipe("dqn").names
+    )
 
 
-def test_recipe__bad_recipes_and_options_are_one_line_errors(capsys: pytest.CaptureFixture[str]) -> None:
+def test_recipe__bad_recipes_and_options_are_one_line_errors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["no-such-agent"]) == 2
     assert "unknown recipe 'no-such-agent'; expected one of: a2c," in capsys.readouterr().err
     assert main(["dqn", "--set", "iterations=5"]) == 2
@@ -62,13 +82,17 @@ def test_recipe__bad_recipes_and_options_are_one_line_errors(capsys: pytest.Capt
     assert main(["dqn", "--set", "vocab-1000.init=x.pt"]) == 2
     assert "option 'init' is set by the recipe runner" in capsys.readouterr().err
     assert main(["dqn", "--set", "nope.lr=0.1"]) == 2
-    assert "recipe 'dqn' has no stage 'nope'; its stages: vocab-1000, answers-2315, full" in capsys.readouterr().err
+    assert (
+        "recipe 'dqn' has no stage 'nope'; its stages: vocab-1000, answers-2315, full"
+    ) in capsys.readouterr().err
     assert main(["dqn", "--set", "full.topp=3"]) == 2
     err = capsys.readouterr().err
     assert "train-dqn has no option 'topp'; expected one of" in err and err.count("\n") == 1
     assert main(["dqn", "--max-minutes", "-1"]) == 2
     assert "--max-minutes must be a number of minutes > 0; got -1.0" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="continues 'vocab-1000', which is no earlier improve stage"):
+    with pytest.raises(
+        ValueError, match="continues 'vocab-1000', which is no earlier improve stage"
+    ):
         bad = Stage("again", "improve", {}, continues="vocab-1000")
         from wordle_agents.commands.recipe import _check
 
@@ -83,13 +107,16 @@ def test_recipe__a_stage_stopped_by_ctrl_c_stops_the_recipe_as_interrupted(
     from wordle_agents.commands import COMMANDS, Command
 
     @dataclass(frozen=True)
-    class Interrupted(Command):  # a stage's command, as a recipe's own table may give it (House III: no mock)
+    # a stage's command, as a recipe's own table may give it (House III: no mock)
+    class Interrupted(Command):
         def main(self):  # type: ignore[override]
             return lambda argv: 130  # what a command returns on Ctrl-C
 
     commands = {
         **COMMANDS,
-        "train-dqn": Interrupted(*(getattr(COMMANDS["train-dqn"], f) for f in ("module", "options"))),
+        "train-dqn": Interrupted(
+            *(getattr(COMMANDS["train-dqn"], f) for f in ("module", "options"))
+        ),
     }
     assert main(["dqn", "--run-dir", str(tmp_path)], commands=commands) == 130
     err = capsys.readouterr().err
@@ -105,7 +132,8 @@ def _tiny_first(name: str) -> Recipe:
 
 @pytest.mark.slow
 def test_recipe__each_first_stage_on_a_tiny_list_is_deterministic(tmp_path: Path) -> None:
-    """Same seed, same weights: every recipe's first stage, run twice (the recipes share two first stages)."""
+    """Same seed, same weights: every recipe's first stage, run twice (the recipes share two first
+    stages)."""
     runs: dict[str, Path] = {}
     for name in recipe_names():
         recipe = _tiny_first(name)
@@ -139,7 +167,9 @@ def test_recipe__each_first_stage_on_a_tiny_list_is_deterministic(tmp_path: Path
 
 
 @pytest.mark.slow
-def test_recipe__a_run_folder_keeps_its_recipe(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_recipe__a_run_folder_keeps_its_recipe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     recipe = _tiny_first("dqn")
     assert run_recipe(recipe, RecipeRun(tmp_path, until="vocab-1000"))
     other = recipe.with_options("vocab-1000", lr=0.01)
@@ -167,13 +197,19 @@ def _tiny_chain(tmp_path: Path) -> Recipe:
     )
 
 
-def test_recipe__list_names_each_stage_with_where_it_starts(capsys: pytest.CaptureFixture[str]) -> None:
+def test_recipe__list_names_each_stage_with_where_it_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["--list"]) == 0
     out = capsys.readouterr().out
     assert "  explore-salet (from explore-third's weights): improve --opener salet " in out
     assert "  explore-2 (continues explore): improve " in out
-    assert out.count("-> dqn_explored.pt") == 2  # dqn-explored's last stage, and again in dqn-boards (extends it)
-    assert "  boards: improve-boards --boards 2,4 --see-all --train-board " in out and "-> dqn_boards.pt" in out
+    # dqn-explored's last stage, and again in dqn-boards (extends it)
+    assert out.count("-> dqn_explored.pt") == 2
+    assert (
+        "  boards: improve-boards --boards 2,4 --see-all --train-board " in out
+        and "-> dqn_boards.pt" in out
+    )
 
 
 def test_recipe__a_branch_starts_from_the_weights_of_its_after_stage(tmp_path: Path) -> None:
@@ -184,9 +220,13 @@ def test_recipe__a_branch_starts_from_the_weights_of_its_after_stage(tmp_path: P
     recipe = Recipe("tiny", "", (*chain.stages, branch))
     _check(recipe)
     run = RecipeRun(tmp_path)
-    assert _start(recipe, 4, run) == str(run.weights(recipe.stage("two")))  # not the previous stage's
-    assert _start(recipe, 3, run) == str(run.weights(recipe.stage("two")))  # a continued run: its own start
-    after_later = Recipe("tiny", "", (chain.stages[0], replace(branch, after="two"), chain.stages[1]))
+    # not the previous stage's
+    assert _start(recipe, 4, run) == str(run.weights(recipe.stage("two")))
+    # a continued run: its own start
+    assert _start(recipe, 3, run) == str(run.weights(recipe.stage("two")))
+    after_later = Recipe(
+        "tiny", "", (chain.stages[0], replace(branch, after="two"), chain.stages[1])
+    )
     both = Recipe("tiny", "", (*chain.stages, replace(branch, continues="better")))
     for bad in (after_later, both):
         with pytest.raises(ValueError, match="starts after 'two', which is no earlier stage"):
@@ -194,9 +234,12 @@ def test_recipe__a_branch_starts_from_the_weights_of_its_after_stage(tmp_path: P
 
 
 @pytest.mark.slow
-def test_recipe__an_improve_boards_stage_writes_a_network_that_sees_every_board(tmp_path: Path) -> None:
-    """A stage of ``improve-boards --see-all`` after a training stage (as dqn-boards follows dqn-explored): its
-    weights and the recipe's float16 ``--out`` load as :class:`SeeAll` and play Dordle."""
+def test_recipe__an_improve_boards_stage_writes_a_network_that_sees_every_board(
+    tmp_path: Path,
+) -> None:
+    """A stage of ``improve-boards --see-all`` after a training stage (as dqn-boards follows
+    dqn-explored): its weights and the recipe's float16 ``--out`` load as :class:`SeeAll` and play
+    Dordle."""
     from wordle_agents.commands.recipe import write_final
     from wordle_agents.rl.networks import SeeAll
     from wordle_gym.harness.evaluation import evaluate
@@ -204,9 +247,27 @@ def test_recipe__an_improve_boards_stage_writes_a_network_that_sees_every_board(
     words = stage_words("20")[0]
     lists = tmp_path / "words.txt"
     lists.write_text("\n".join(words) + "\n")
-    tiny = {"answers": str(lists), "allowed": str(lists), "top": 2, "samples": 2, "games": 4, "validation": 20}
-    boards = {**tiny, "boards": "2", "see_all": True, "train_board": True, "epochs": 1, "iterations": 1}
-    recipe = Recipe("tiny", "", (Stage("one", "train-dqn", TINY["train-dqn"]), Stage("b", "improve-boards", boards)))
+    tiny = {
+        "answers": str(lists),
+        "allowed": str(lists),
+        "top": 2,
+        "samples": 2,
+        "games": 4,
+        "validation": 20,
+    }
+    boards = {
+        **tiny,
+        "boards": "2",
+        "see_all": True,
+        "train_board": True,
+        "epochs": 1,
+        "iterations": 1,
+    }
+    recipe = Recipe(
+        "tiny",
+        "",
+        (Stage("one", "train-dqn", TINY["train-dqn"]), Stage("b", "improve-boards", boards)),
+    )
     run = RecipeRun(tmp_path / "run")
     assert run_recipe(recipe, run)
     write_final(recipe, run, str(tmp_path / "out.pt"))
@@ -216,7 +277,9 @@ def test_recipe__an_improve_boards_stage_writes_a_network_that_sees_every_board(
         result = evaluate(seeing, answers=words, allowed=words, boards=2, games=10, device="cpu")
         assert result.games == 10 and 0.0 <= result.win_rate <= 1.0
     final = torch.load(tmp_path / "out.pt", weights_only=True)
-    assert {v.dtype for v in [*final["board"]["model"].values(), *final["context"].values()]} == {torch.float16}
+    assert {v.dtype for v in [*final["board"]["model"].values(), *final["context"].values()]} == {
+        torch.float16
+    }
 
 
 @pytest.mark.slow
@@ -226,10 +289,13 @@ def test_recipe__a_stopped_run_continues_to_the_same_weights(tmp_path: Path) -> 
     assert run_recipe(recipe, whole)
     # The improve stages are one run: the continued stage's run folder holds both iterations.
     improved = torch.load(whole.folder(recipe.stage("better-more")) / "last.pt", weights_only=True)
-    assert len(improved["history"]) == 2 and whole.folder(recipe.stage("better-more")).name == "better"
+    assert (
+        len(improved["history"]) == 2 and whole.folder(recipe.stage("better-more")).name == "better"
+    )
     assert not (tmp_path / "whole" / "better-more").exists()
-    # Stopped by the time limit inside every stage (each command makes one update or iteration at least),
-    # then continued by the same command until done: the weights of the run that never stopped.
+    # Stopped by the time limit inside every stage (each command makes one update or iteration at
+    # least), then continued by the same command until done: the weights of the run that never
+    # stopped.
     stopped = RecipeRun(tmp_path / "stopped", max_minutes=1e-6)
     finished, commands = False, 0
     while not finished:
@@ -242,8 +308,9 @@ def test_recipe__a_stopped_run_continues_to_the_same_weights(tmp_path: Path) -> 
 
 
 def test_recipe__improve_stages_need_weights_and_continue_only_an_earlier_improve_stage() -> None:
-    """A recipe whose first stage improves has nothing to start from; a stage continues only an earlier improve
-    stage (of the same command): ``improve-boards`` continues no ``improve`` run; an unknown command is named."""
+    """A recipe whose first stage improves has nothing to start from; a stage continues only an
+    earlier improve stage (of the same command): ``improve-boards`` continues no ``improve`` run; an
+    unknown command is named."""
     from wordle_agents.commands.recipe import STAGES, _check
 
     improve = Stage("better", "improve", {"iterations": 1})
@@ -255,30 +322,51 @@ def test_recipe__improve_stages_need_weights_and_continue_only_an_earlier_improv
         _check(Recipe("tiny", "", (first, Stage("x", "improve", {}, continues="one"))))
     assert "improve-boards" in STAGES
     boards = Stage("b", "improve-boards", {"boards": "2"})
-    _check(Recipe("tiny", "", (first, improve, boards, Stage("b2", "improve-boards", {}, continues="b"))))
+    _check(
+        Recipe(
+            "tiny", "", (first, improve, boards, Stage("b2", "improve-boards", {}, continues="b"))
+        )
+    )
     with pytest.raises(ValueError, match="continues 'better', which is no"):
-        _check(Recipe("tiny", "", (first, improve, Stage("b", "improve-boards", {}, continues="better"))))
-    with pytest.raises(ValueError, match="unknown command 'improve-board'; expected one of train-a2c, train-dqn, "):
+        _check(
+            Recipe(
+                "tiny", "", (first, improve, Stage("b", "improve-boards", {}, continues="better"))
+            )
+        )
+    with pytest.raises(
+        ValueError, match="unknown command 'improve-board'; expected one of train-a2c, train-dqn, "
+    ):
         _check(Recipe("tiny", "", (first, Stage("b", "improve-board", {}))))
 
 
-@pytest.mark.parametrize("record", ['{"recipe": "dqn", "stages": "x"}', '{"recipe": "dqn", "stages": [1, 2]}'])
+@pytest.mark.parametrize(
+    "record", ['{"recipe": "dqn", "stages": "x"}', '{"recipe": "dqn", "stages": [1, 2]}']
+)
 def test_recipe__a_run_folder_whose_record_is_no_stage_list_is_one_line(
     tmp_path: Path, record: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Regression (issue 62): ``recipe.json`` with ``"stages": "x"`` ended in an AttributeError traceback."""
+    """Regression (issue 62): ``recipe.json`` with ``"stages": "x"`` ended in an AttributeError
+    traceback."""
     (tmp_path / "recipe.json").write_text(record)
     assert main(["dqn", "--run-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert "recipe.json' is no recipe run's record; use another --run-dir" in err and err.count("\n") == 1
+    assert (
+        "recipe.json' is no recipe run's record; use another --run-dir" in err
+        and err.count("\n") == 1
+    )
 
 
-def test_recipe__a_toml_date_in_set_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """Regression (issue 62): ``--set full.lr=1979-05-27`` reached the run folder's JSON record as a date and
-    ended in 'datetime is not JSON serializable'; a quoted date is a string."""
+def test_recipe__a_toml_date_in_set_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Regression (issue 62): ``--set full.lr=1979-05-27`` reached the run folder's JSON record as a
+    date and ended in 'datetime is not JSON serializable'; a quoted date is a string."""
     assert main(["dqn", "--run-dir", str(tmp_path), "--set", "full.lr=1979-05-27T07:32:00"]) == 2
     err = capsys.readouterr().err
-    assert "'1979-05-27T07:32:00' reads as a TOML date or time; expected a number" in err and err.count("\n") == 1
+    assert (
+        "'1979-05-27T07:32:00' reads as a TOML date or time; expected a number" in err
+        and err.count("\n") == 1
+    )
     assert not (tmp_path / "recipe.json").exists()
     from wordle_agents.commands.recipe import _parse_set, load_recipe
 
@@ -289,8 +377,8 @@ def test_recipe__a_toml_date_in_set_is_one_line(tmp_path: Path, capsys: pytest.C
 def test_recipe__a_stages_error_names_its_command_not_the_recipe_module(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Regression (issue 62): a training stage's errors were prefixed with the running script's name,
-    ``recipe.py``, which is no command a user can run with those options."""
+    """Regression (issue 62): a training stage's errors were prefixed with the running script's
+    name, ``recipe.py``, which is no command a user can run with those options."""
     monkeypatch.setattr(sys, "argv", ["/somewhere/recipe.py"])
     with pytest.raises(SystemExit) as stopped:  # the stage's own parser stops the command
         main(["dqn", "--run-dir", str(tmp_path), "--set", "vocab-1000.lr=-1"])

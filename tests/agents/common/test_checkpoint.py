@@ -1,5 +1,5 @@
-"""Checkpoints from elsewhere: non-finite, integer or huge declared weights, and bad word lists are refused
-in one line, before a network is built."""
+"""Checkpoints from elsewhere: non-finite, integer or huge declared weights, and bad word lists are
+refused in one line, before a network is built."""
 
 from __future__ import annotations
 
@@ -47,13 +47,15 @@ def test_weights__integer_or_bool_weights_are_refused(tmp_path: Path, dtype: tor
     name = next(iter(data["model"]))
     data["model"][name] = data["model"][name].to(dtype)
     atomic_torch_save(path, data)
-    with pytest.raises(ValueError, match=f"holds {str(dtype).removeprefix('torch.')} weights; expected floating"):
+    with pytest.raises(
+        ValueError, match=f"holds {str(dtype).removeprefix('torch.')} weights; expected floating"
+    ):
         A2CAgent.load(path)
 
 
 def test_weights__a_huge_declared_network_is_refused_before_it_is_built(tmp_path: Path) -> None:
-    """A small file declaring a width-16384 DQN (about 3 GB of weights): refused from the meta-device
-    skeleton, the process never growing past a few hundred MB."""
+    """A small file declaring a width-16384 DQN (about 3 GB of weights): refused from the
+    meta-device skeleton, the process never growing past a few hundred MB."""
     small = DQNAgent(DQNConfig(hidden=16))
     path = tmp_path / "dqn.pt"
     small.save(path)
@@ -91,12 +93,14 @@ def test_load__a_device_this_machine_lacks_is_named_not_the_checkpoint(
 ) -> None:
     path, _ = _tiny_a2c(tmp_path)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # a machine without CUDA
-    with pytest.raises(ValueError, match="device 'cuda' was asked for but CUDA is not available") as caught:
+    with pytest.raises(
+        ValueError, match="device 'cuda' was asked for but CUDA is not available"
+    ) as caught:
         A2CAgent.load(path, "cuda")
     assert "do not fit" not in str(caught.value) and "checkpoint" not in str(caught.value)
 
 
-# ------------------------------------------------------------------------------ the checkpoint a command writes
+# ------------------------------------------------------------------ the checkpoint a command writes
 def _checkpoint_of(device: str) -> tuple[DQNAgent, dict]:
     from types import SimpleNamespace
 
@@ -118,13 +122,17 @@ def test_network_checkpoint__the_weights_are_a_copy_not_the_live_network() -> No
 
 @pytest.mark.cuda
 def test_network_checkpoint__weights_of_a_network_on_cuda_are_stored_on_the_cpu() -> None:
-    _, data = _checkpoint_of("cuda")  # written on a GPU, the file loaded on a CPU-only machine raised
+    # written on a GPU, the file loaded on a CPU-only machine raised
+    _, data = _checkpoint_of("cuda")
     assert {v.device.type for v in data["model"].values()} == {"cpu"}
 
 
-def test_network_checkpoint__the_real_lists_are_stored_by_name_and_read_back_whole(tmp_path: Path) -> None:
-    """The real game's lists were stored in full in every checkpoint (a few hundred KB each): now by name, and
-    read back as the words; other lists stay words, and a name under the other key is refused."""
+def test_network_checkpoint__the_real_lists_are_stored_by_name_and_read_back_whole(
+    tmp_path: Path,
+) -> None:
+    """The real game's lists were stored in full in every checkpoint (a few hundred KB each): now by
+    name, and read back as the words; other lists stay words, and a name under the other key is
+    refused."""
     from wordle_agents.common.checkpoint import CheckpointInfo, network_checkpoint
     from wordle_gym.core.config import WordleConfig
     from wordle_gym.core.words import load_word_list
@@ -137,7 +145,9 @@ def test_network_checkpoint__the_real_lists_are_stored_by_name_and_read_back_who
     assert loaded.checkpoint.answers == load_word_list("answers")
     assert loaded.checkpoint.allowed == load_word_list("allowed")
     few = load_word_list("answers")[:30]
-    custom = network_checkpoint(agent, WordleConfig(answers=few, allowed=None).vocabulary, False, False)
+    custom = network_checkpoint(
+        agent, WordleConfig(answers=few, allowed=None).vocabulary, False, False
+    )
     assert custom["answers"] == few and custom["allowed"] == few
     with pytest.raises(ValueError, match="'allowed' must be a list of words; got str"):
         CheckpointInfo.of("crafted.pt", {**real, "allowed": "answers"})

@@ -1,5 +1,5 @@
-"""The chat client against hostile servers on the loopback address: no key sent elsewhere, bounded bodies and
-requests, every malformed answer one line."""
+"""The chat client against hostile servers on the loopback address: no key sent elsewhere, bounded
+bodies and requests, every malformed answer one line."""
 
 from __future__ import annotations
 
@@ -18,7 +18,8 @@ HI = [{"role": "user", "content": "hi"}]
 
 def _answer(status: str, body: bytes, headers: str = "") -> bytes:
     return (
-        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {len(body)}\r\n{headers}"
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: "
+        f"{len(body)}\r\n{headers}"
         "Connection: close\r\n\r\n"
     ).encode() + body
 
@@ -30,11 +31,18 @@ def _json(data: object) -> bytes:
 def test_client__follows_no_redirect_and_never_sends_the_key_elsewhere() -> None:
     good = _json(completion("<guess>crane</guess>"))
     with raw_server(lambda request, sock: sock.sendall(good)) as (elsewhere, seen_elsewhere):
-        for status in ("301 Moved Permanently", "302 Found", "303 See Other", "307 Temporary Redirect"):
+        for status in (
+            "301 Moved Permanently",
+            "302 Found",
+            "303 See Other",
+            "307 Temporary Redirect",
+        ):
             moved = _answer(status, b"", f"Location: {elsewhere}/chat/completions\r\n")
             with raw_server(lambda request, sock, moved=moved: sock.sendall(moved)) as (url, seen):
                 client = ChatClient(url, "m", api_key=KEY, backoff=0)
-                with pytest.raises(ChatError, match=f"HTTP {status[:3]}, a redirect to .*not followed") as error:
+                with pytest.raises(
+                    ChatError, match=f"HTTP {status[:3]}, a redirect to .*not followed"
+                ) as error:
                     client.complete(HI)
                 assert len(seen) == 1 and f"Bearer {KEY}".encode() in seen[0]  # not retried
                 assert KEY not in str(error.value)
@@ -42,9 +50,14 @@ def test_client__follows_no_redirect_and_never_sends_the_key_elsewhere() -> None
 
 
 def test_client__error_bodies_are_one_clean_line_without_the_key() -> None:
-    body = json.dumps({"error": {"message": f"bad key \x1b[31m{KEY}\x1b[0m\r\nsecond line"}}).encode()
+    body = json.dumps(
+        {"error": {"message": f"bad key \x1b[31m{KEY}\x1b[0m\r\nsecond line"}}
+    ).encode()
     unauthorized = _answer("401 Unauthorized", body)
-    with raw_server(lambda request, sock: sock.sendall(unauthorized)) as (url, _), pytest.raises(ChatError) as error:
+    with (
+        raw_server(lambda request, sock: sock.sendall(unauthorized)) as (url, _),
+        pytest.raises(ChatError) as error,
+    ):
         ChatClient(url, "m", api_key=KEY).complete(HI)
     message = str(error.value)
     assert KEY not in message and "\x1b" not in message and "\n" not in message
@@ -100,7 +113,15 @@ def test_client__a_slow_drip_ends_within_the_timeout() -> None:
         _answer("200 OK", b"[" * 200_000 + b"]" * 200_000),  # nested past the recursion limit
         _answer("200 OK", b'{"choices": []}'),
     ],
-    ids=["cut-off", "bad-status-line", "150-headers", "long-header", "lying-length", "deep-json", "no-choice"],
+    ids=[
+        "cut-off",
+        "bad-status-line",
+        "150-headers",
+        "long-header",
+        "lying-length",
+        "deep-json",
+        "no-choice",
+    ],
 )
 def test_client__a_malformed_answer_is_retried_then_one_line(answer: bytes) -> None:
     with raw_server(lambda request, sock: sock.sendall(answer)) as (url, seen):
@@ -112,20 +133,37 @@ def test_client__a_malformed_answer_is_retried_then_one_line(answer: bytes) -> N
 
 
 def test_client__odd_token_counts_do_not_refuse_a_good_reply() -> None:
-    body = json.dumps(completion("<guess>crane</guess>")).replace('"prompt_tokens": 3', '"prompt_tokens": 1e999')
-    with raw_server(lambda request, sock: sock.sendall(_answer("200 OK", body.encode()))) as (url, _):
+    body = json.dumps(completion("<guess>crane</guess>")).replace(
+        '"prompt_tokens": 3', '"prompt_tokens": 1e999'
+    )
+    with raw_server(lambda request, sock: sock.sendall(_answer("200 OK", body.encode()))) as (
+        url,
+        _,
+    ):
         reply = ChatClient(url, "m").complete(HI)
-    assert reply.text == "<guess>crane</guess>" and reply.prompt_tokens == 0 and reply.completion_tokens == 2
+    assert (
+        reply.text == "<guess>crane</guess>"
+        and reply.prompt_tokens == 0
+        and reply.completion_tokens == 2
+    )
 
 
 def test_client__reads_tool_calls_reasoning_and_the_finish_reason() -> None:
-    call = {"id": "c1", "type": "function", "function": {"name": "guess", "arguments": '{"word": "crane"}'}}
+    call = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "guess", "arguments": '{"word": "crane"}'},
+    }
     data = completion(None, tool_calls=[call], reasoning_content="Think: CRANE splits well.")
     data["choices"][0]["finish_reason"] = "tool_calls"
     with raw_server(lambda request, sock: sock.sendall(_json(data))) as (url, seen):
-        tools = [{"type": "function", "function": {"name": "guess", "parameters": {"type": "object"}}}]
+        tools = [
+            {"type": "function", "function": {"name": "guess", "parameters": {"type": "object"}}}
+        ]
         reply = ChatClient(url, "m").complete(HI, tools=tools)
     assert reply.text == "" and reply.reasoning == "Think: CRANE splits well."
-    assert [(c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [("guess", {"word": "crane"})]
+    assert [(c.name, json.loads(c.arguments)) for c in reply.tool_calls] == [
+        ("guess", {"word": "crane"})
+    ]
     assert reply.finish_reason == "tool_calls"
     assert json.loads(seen[0].split(b"\r\n\r\n", 1)[1])["tools"] == tools

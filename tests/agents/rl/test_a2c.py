@@ -28,7 +28,8 @@ def test_network__shapes_as_in_the_seed_and_vocabulary_free_weights() -> None:
     assert [shapes[f"policy.{i}.weight"] for i in (0, 3, 6)] == [(512, 512), (512, 512), (260, 512)]
     assert [shapes[f"value.{i}.weight"] for i in (0, 3, 6)] == [(128, 518), (32, 128), (1, 32)]
     assert all(m.p == 0.05 for m in net.modules() if isinstance(m, torch.nn.Dropout))
-    assert not any("one_hot" in key for key in net.state_dict())  # the vocabulary is not part of the weights
+    # the vocabulary is not part of the weights
+    assert not any("one_hot" in key for key in net.state_dict())
     net.eval()
     state, turn = torch.rand(3, 260), torch.eye(6)[:3]
     for words in (["cigar", "rebut"], stage_words("100")[0]):
@@ -48,7 +49,9 @@ def test_seed_encoding__four_states_per_letter_and_position() -> None:
     env = WordleEnv()
     env.reset(options={"answer": "parry"})
     obs, *_ = env.step(env.vocabulary.action("crane"))  # c grey, R yellow, A yellow, n grey, e grey
-    state, turn = encode_observations(torch.as_tensor(obs)[None], "positional", KnowledgeLayout(5, 6))
+    state, turn = encode_observations(
+        torch.as_tensor(obs)[None], "positional", KnowledgeLayout(5, 6)
+    )
     bits = state.view(26, 5, 2)
     code = {(0, 0): "-", (1, 0): "here", (0, 1): "not here", (1, 1): "elsewhere"}
 
@@ -59,7 +62,9 @@ def test_seed_encoding__four_states_per_letter_and_position() -> None:
     assert at("c", 3) == "not here" and at("z", 0) == "-" and turn[0].tolist() == [0, 1, 0, 0, 0, 0]
     obs, *_ = env.step(env.vocabulary.action("parry"))
     assert env.state.done.item()
-    knowledge, _ = encode_observations(torch.as_tensor(obs)[None], "knowledge", KnowledgeLayout(5, 6))
+    knowledge, _ = encode_observations(
+        torch.as_tensor(obs)[None], "knowledge", KnowledgeLayout(5, 6)
+    )
     assert knowledge.shape == (1, 312)
 
 
@@ -71,7 +76,9 @@ def test_checkpoint__save_load_gives_identical_actions(tmp_path: Path) -> None:
     obs, infos = env.reset(seed=1)
     agent.save(tmp_path / "a.pt", {"answers": ["cigar"]})
     loaded = A2CAgent.load(tmp_path / "a.pt")
-    assert torch.equal(agent.act(obs, infos["action_mask"], env), loaded.act(obs, infos["action_mask"], env))
+    assert torch.equal(
+        agent.act(obs, infos["action_mask"], env), loaded.act(obs, infos["action_mask"], env)
+    )
     assert loaded.checkpoint.answers == ["cigar"] and loaded.config == agent.config
     (tmp_path / "bad.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(ValueError, match="corrupt or not a wordle_gym checkpoint"):
@@ -96,27 +103,35 @@ def test_trainer__resume_continues_exactly(tmp_path: Path) -> None:
 def test_trainer__recent_losses_feed_new_games() -> None:
     answers, allowed = stage_words("40")
     trainer = A2CTrainer(
-        A2CAgent(A2CConfig(hidden=32, batch_games=256, queue_prob=1.0), device="cpu"), answers, allowed
+        A2CAgent(A2CConfig(hidden=32, batch_games=256, queue_prob=1.0), device="cpu"),
+        answers,
+        allowed,
     )
     stats = trainer.step()  # a random policy loses most games: they enter the FIFO
     assert stats.queue == round(256 * (1 - stats.win_rate))
     queued = list(trainer.queue)
     drawn, from_queue = trainer.draw_answers()
     n = min(256, len(queued))
-    assert n > 0 and from_queue[:n].all() and not from_queue[n:].any()  # probability 1 while the FIFO lasts
-    assert drawn[:n].tolist() == queued[:n] and len(trainer.queue) == len(queued) - n  # in FIFO order
+    # probability 1 while the FIFO lasts
+    assert n > 0 and from_queue[:n].all() and not from_queue[n:].any()
+    # in FIFO order
+    assert drawn[:n].tolist() == queued[:n] and len(trainer.queue) == len(queued) - n
 
 
 @pytest.mark.parametrize(
     ("gamma", "expected"),
-    [(0.9, [0.25, 0.13, 0.3]), (1.0, [0.3, 0.2, 0.3])],  # TD(0): r_t + gamma V(s_t+1) - V(s_t), 0 after the end
+    # TD(0): r_t + gamma V(s_t+1) - V(s_t), 0 after the end
+    [(0.9, [0.25, 0.13, 0.3]), (1.0, [0.3, 0.2, 0.3])],
 )
 def test_loss__advantages_by_hand(gamma: float, expected: list[float]) -> None:
-    """One game of 3 guesses in a 4-turn rollout (the 4th turn's entries are another game's, ignored); each
-    turn's advantage is read back as the loss's gradient with respect to its log-probability."""
+    """One game of 3 guesses in a 4-turn rollout (the 4th turn's entries are another game's,
+    ignored); each turn's advantage is read back as the loss's gradient with respect to its
+    log-probability."""
     from wordle_agents.rl.a2c import Rollout
 
-    trainer = A2CTrainer(A2CAgent(A2CConfig(hidden=8, batch_games=1, gamma=gamma)), *stage_words("20"))
+    trainer = A2CTrainer(
+        A2CAgent(A2CConfig(hidden=8, batch_games=1, gamma=gamma)), *stage_words("20")
+    )
     logps = torch.zeros(4, 1, requires_grad=True)
     values = torch.tensor([[0.2], [0.5], [0.7], [9.0]], requires_grad=True)
     batch = Rollout(
@@ -132,7 +147,8 @@ def test_loss__advantages_by_hand(gamma: float, expected: list[float]) -> None:
     loss.backward()
     assert torch.allclose(-3 * logps.grad[:3, 0], torch.tensor(expected), atol=1e-6)
     assert logps.grad[3, 0] == 0 and values.grad[3, 0] == 0
-    # The critic regresses V(s_t) on V(s_t) + A_t: d loss / d V(s_t) = -2 A_t / turns (the policy's own path aside).
+    # The critic regresses V(s_t) on V(s_t) + A_t: d loss / d V(s_t) = -2 A_t / turns (the policy's
+    # own path aside).
     assert torch.allclose(-1.5 * values.grad[:3, 0], torch.tensor(expected), atol=1e-6)
 
 
@@ -147,7 +163,12 @@ def test_a2c__learns_a_20_word_wordle() -> None:
     while trainer.iteration < 600 and best < goal:
         trainer.step()
         if trainer.iteration % 20 == 0:
-            best = max(best, evaluate(agent, answers=answers, allowed=None, device="cpu", progress=False).win_rate)
+            best = max(
+                best,
+                evaluate(
+                    agent, answers=answers, allowed=None, device="cpu", progress=False
+                ).win_rate,
+            )
     assert best >= goal and best >= start + 0.2
 
 
@@ -178,7 +199,9 @@ def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -
         "--tensorboard",
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.time() + 120
     while not (run_dir / "last.pt").exists() and time.time() < deadline:
         time.sleep(0.2)
@@ -214,7 +237,8 @@ def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -
         timeout=300,
     )
     assert cli.returncode == 0, cli.stderr
-    assert "| a2c (a2c.pt) |" in cli.stdout and "/20 won" in cli.stdout  # the checkpoint's own lists
+    # the checkpoint's own lists
+    assert "| a2c (a2c.pt) |" in cli.stdout and "/20 won" in cli.stdout
     shipped = subprocess.run(
         [sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--device", "cpu"],
         cwd=ROOT,
@@ -223,16 +247,30 @@ def test_train_example__resumes_after_a_kill_and_cli_evaluates(tmp_path: Path) -
         text=True,
         timeout=300,
     )
-    assert shipped.returncode == 0 and "/2315 won" in shipped.stdout  # no --checkpoint: the furthest shipped stage
+    # no --checkpoint: the furthest shipped stage
+    assert shipped.returncode == 0 and "/2315 won" in shipped.stdout
     bad = subprocess.run(
-        [sys.executable, "-m", "wordle_gym", "eval", "--agent", "a2c", "--checkpoint", str(tmp_path / "missing.pt")],
+        [
+            sys.executable,
+            "-m",
+            "wordle_gym",
+            "eval",
+            "--agent",
+            "a2c",
+            "--checkpoint",
+            str(tmp_path / "missing.pt"),
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
         text=True,
         timeout=300,
     )
-    assert bad.returncode == 2 and "missing.pt' does not exist" in bad.stderr and "Traceback" not in bad.stderr
+    assert (
+        bad.returncode == 2
+        and "missing.pt' does not exist" in bad.stderr
+        and "Traceback" not in bad.stderr
+    )
 
 
 def test_sample_categorical__draws_in_proportion_to_the_weights() -> None:
@@ -244,15 +282,16 @@ def test_sample_categorical__draws_in_proportion_to_the_weights() -> None:
     freq = torch.bincount(draws, minlength=6).double() / draws.numel()
     expected = weights[0].double() / weights[0].sum()
     assert freq[0] == 0 and freq[3] == 0 and torch.allclose(freq, expected, atol=0.004)
-    big = torch.rand(64, 12972) * (torch.rand(64, 12972) < 0.01)  # sparse rows, like masked policies
+    # sparse rows, like masked policies
+    big = torch.rand(64, 12972) * (torch.rand(64, 12972) < 0.01)
     big[:, 7] += 1e-3  # every row has some weight
     picks = sample_categorical(big, torch.Generator().manual_seed(1))
     assert (big[torch.arange(64), picks] > 0).all()
 
 
 def test_inverse_cdf__draws_only_entries_that_add_weight() -> None:
-    """The extreme uniform numbers: 0 used to draw the first entry with any weight at all (here 1e-30,
-    or under the A2C policy a word with e^-80 of the chance), however unlikely."""
+    """The extreme uniform numbers: 0 used to draw the first entry with any weight at all (here
+    1e-30, or under the A2C policy a word with e^-80 of the chance), however unlikely."""
     from wordle_agents.common.network import WordScorer, inverse_cdf
 
     cdf = torch.tensor([[0.0, 1e-30, 1.0, 1.0, 2.0]]).repeat(3, 1)
@@ -260,7 +299,8 @@ def test_inverse_cdf__draws_only_entries_that_add_weight() -> None:
     head = WordScorer(5)
     head.set_words(["cigar", "rebut", "sissy"])
     scores = torch.zeros(1, 130)
-    scores[0, (ord("e") - 97) * 5 + 1] = 200.0  # rebut (e second; letter-major cells): e^200 times the chance
+    # rebut (e second; letter-major cells): e^200 times the chance
+    scores[0, (ord("e") - 97) * 5 + 1] = 200.0
     assert head.log_partition(scores, torch.zeros(1))[1].tolist() == [1]
 
 
@@ -270,7 +310,9 @@ def test_trainer__loss_and_gradients_match_a_plain_reference(compact: bool) -> N
     (the same games: the trainer's batched sampler, env steps and TD(0) advantages are replayed),
     whether the network runs on the live games only (``compact``, the CPU default) or on all."""
     answers, _ = stage_words("20")
-    agent = A2CAgent(A2CConfig(hidden=32, batch_games=24, dropout=0.0, queue_prob=0.0, seed=3), device="cpu")
+    agent = A2CAgent(
+        A2CConfig(hidden=32, batch_games=24, dropout=0.0, queue_prob=0.0, seed=3), device="cpu"
+    )
     trainer = A2CTrainer(agent, answers, None)
     rollout = trainer.rollout
     trainer.rollout = lambda *args: rollout(*args, compact=compact)
@@ -291,7 +333,8 @@ def test_trainer__loss_and_gradients_match_a_plain_reference(compact: bool) -> N
 
     trainer.env.reset, trainer.env.step = recording_reset, recording_step
     grads = {}
-    trainer.optimizer.step = lambda: grads.update(  # keep the gradients, leave the weights as they were
+    # keep the gradients, leave the weights as they were
+    trainer.optimizer.step = lambda: grads.update(
         {n: p.grad.clone() for n, p in agent.net.named_parameters()}
     )
     stats = trainer.step()
@@ -303,7 +346,9 @@ def test_trainer__loss_and_gradients_match_a_plain_reference(compact: bool) -> N
             logits, value = agent.logits_values(obs[game : game + 1])
             log_p = torch.log_softmax(logits[0], dim=0)[actions[game]]
             with torch.no_grad():
-                following = 0.0 if terminated[game] else agent.logits_values(after[game : game + 1])[1][0]
+                following = (
+                    0.0 if terminated[game] else agent.logits_values(after[game : game + 1])[1][0]
+                )
             advantage = rewards[game] + gamma * following - value[0]
             total = total + (-log_p * advantage.detach() + advantage**2)
             count += 1
@@ -317,23 +362,36 @@ def test_trainer__loss_and_gradients_match_a_plain_reference(compact: bool) -> N
 
 
 def test_trainer__live_games_only_and_all_games_make_the_same_update() -> None:
-    """The CPU path (network on the live games only) and the GPU path (every game every turn, masked)
-    play the same games and make the same update, update after update, queued answers forced included."""
+    """The CPU path (network on the live games only) and the GPU path (every game every turn,
+    masked) play the same games and make the same update, update after update, queued answers forced
+    included."""
     answers, allowed = stage_words("40")
     config = A2CConfig(hidden=48, batch_games=64, dropout=0.0, queue_prob=0.5, seed=5)
     agents = [A2CAgent(config, device="cpu") for _ in range(2)]
     trainers = [A2CTrainer(agent, answers, allowed) for agent in agents]
     for _ in range(6):
-        (drawn_a, loss_a, wins_a, guesses_a), (drawn_b, loss_b, wins_b, guesses_b) = update_both_ways(trainers)
-        assert torch.equal(drawn_a, drawn_b) and torch.equal(wins_a, wins_b) and torch.equal(guesses_a, guesses_b)
+        (drawn_a, loss_a, wins_a, guesses_a), (drawn_b, loss_b, wins_b, guesses_b) = (
+            update_both_ways(trainers)
+        )
+        assert (
+            torch.equal(drawn_a, drawn_b)
+            and torch.equal(wins_a, wins_b)
+            and torch.equal(guesses_a, guesses_b)
+        )
         assert float(loss_a) == pytest.approx(float(loss_b), rel=1e-5)
-    assert 0 < int(wins_a.sum()) < 64 and guesses_a.max() > guesses_a[wins_a].min()  # games ended on different turns
-    for (name, a), b in zip(agents[0].net.named_parameters(), agents[1].net.parameters(), strict=True):
+    # games ended on different turns
+    assert 0 < int(wins_a.sum()) < 64 and guesses_a.max() > guesses_a[wins_a].min()
+    for (name, a), b in zip(
+        agents[0].net.named_parameters(), agents[1].net.parameters(), strict=True
+    ):
         assert torch.allclose(a, b, rtol=1e-4, atol=1e-5), name
 
 
-def update_both_ways(trainers: list[A2CTrainer]) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]]:
-    """One update of the first trainer on the live games only and of the second on every game every turn:
+def update_both_ways(
+    trainers: list[A2CTrainer],
+) -> list[tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]]:
+    """One update of the first trainer on the live games only and of the second on every game every
+    turn:
     (answers, loss, wins, guesses) of each."""
     outs = []
     for trainer, compact in zip(trainers, (True, False), strict=True):
@@ -365,8 +423,10 @@ def test_word_head__log_partition_and_draws_match_plain_ops(block: int | None) -
     (plain * weights).sum().backward()
     assert torch.allclose(scores.grad, reference.grad, atol=1e-6)
     probs = torch.softmax(head(scores.detach()), 1)
-    expected = sample_categorical(probs, torch.Generator().manual_seed(2))  # the same uniform numbers
-    assert (drawn == expected).float().mean() >= 0.97 and drawn.max() < len(words)  # rounding may move a boundary
+    # the same uniform numbers
+    expected = sample_categorical(probs, torch.Generator().manual_seed(2))
+    # rounding may move a boundary
+    assert (drawn == expected).float().mean() >= 0.97 and drawn.max() < len(words)
     log_pi = head.pick(scores, drawn) - log_z
     plain_log_pi = torch.log_softmax(head(scores.detach()), 1).gather(1, drawn[:, None])[:, 0]
     assert torch.allclose(log_pi, plain_log_pi, atol=1e-5)
@@ -374,15 +434,16 @@ def test_word_head__log_partition_and_draws_match_plain_ops(block: int | None) -
     undrawn = scores.detach().requires_grad_()
     free_z, none = head.log_partition(undrawn, None, block)
     (free_z * weights).sum().backward()
-    assert torch.allclose(free_z, log_z.detach(), atol=1e-5) and none.numel() == 0  # a sum, not a cumulative one
+    # a sum, not a cumulative one
+    assert torch.allclose(free_z, log_z.detach(), atol=1e-5) and none.numel() == 0
     assert torch.allclose(undrawn.grad, reference.grad, atol=1e-6)
 
 
 @pytest.mark.parametrize("block", [1, 5, None])
 def test_word_head__entropy_and_its_gradient_are_the_full_softmaxs(block: int | None) -> None:
-    """Issue 46: the entropy of the whole word softmax from the blocked pass (no (B, W) logits kept), and its
-    gradient, against torch's Categorical over the full logits (float64); the same log normaliser and draws
-    as log_partition."""
+    """Issue 46: the entropy of the whole word softmax from the blocked pass (no (B, W) logits
+    kept), and its gradient, against torch's Categorical over the full logits (float64); the same
+    log normaliser and draws as log_partition."""
     from wordle_agents.common.network import WordScorer
 
     head = WordScorer(5)
@@ -401,7 +462,9 @@ def test_word_head__entropy_and_its_gradient_are_the_full_softmaxs(block: int | 
     same_z, same_drawn = head.log_partition(scores.detach(), u, block)
     assert torch.equal(drawn, same_drawn) and torch.allclose(log_z, same_z, atol=1e-12)
     free_z, none, free_entropy = head.log_partition_entropy(scores.detach(), None, block)
-    assert torch.allclose(free_z, log_z, atol=1e-12) and torch.allclose(free_entropy, entropy, atol=1e-12)
+    assert torch.allclose(free_z, log_z, atol=1e-12) and torch.allclose(
+        free_entropy, entropy, atol=1e-12
+    )
     assert none.numel() == 0
 
 
@@ -410,7 +473,11 @@ def test_greedy_play__the_best_allowed_word_by_score(kind: str) -> None:
     """``act`` (letter scores, a block of rows at a time) plays the masked argmax of ``scores``."""
     from wordle_agents.rl.dqn import DQNAgent, DQNConfig
 
-    agent = A2CAgent(A2CConfig(hidden=32)) if kind == "a2c" else DQNAgent(DQNConfig(hidden=32, layers=1))
+    agent = (
+        A2CAgent(A2CConfig(hidden=32))
+        if kind == "a2c"
+        else DQNAgent(DQNConfig(hidden=32, layers=1))
+    )
     env = WordleVectorEnv(64, device="cpu", action_mask="candidates")
     obs, infos = env.reset(seed=1)
     for _ in range(3):

@@ -1,4 +1,5 @@
-"""One-board networks played on several boards (Dordle, Quordle, ...): :class:`BoardMixture` and :class:`ByMode`."""
+"""One-board networks played on several boards (Dordle, Quordle, ...): :class:`BoardMixture` and
+:class:`ByMode`."""
 
 from __future__ import annotations
 
@@ -15,7 +16,9 @@ from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate
 
 
-def _game(boards: int, words: list[str], answers: list[list[str]]) -> tuple[MultiWordleVectorEnv, torch.Tensor]:
+def _game(
+    boards: int, words: list[str], answers: list[list[str]]
+) -> tuple[MultiWordleVectorEnv, torch.Tensor]:
     env = MultiWordleVectorEnv(len(answers), boards=boards, answers=words, allowed=None)
     obs, _ = env.reset(options={"answers": answers})
     return env, obs
@@ -32,9 +35,10 @@ def test_board_mixture__one_board_plays_as_the_network() -> None:
 
 
 def test_board_mixture__a_dqn_guesses_the_likeliest_word_of_its_unsolved_boards_softmaxes() -> None:
-    """Each unsolved board is the one-board game it would be alone (its knowledge, its turn), and the guess
-    maximizes the sum over those boards of softmax(Q): built here from one-board envs played alongside, over
-    games of random guesses (the first one solving the first board of games 0-7, which then leaves the mixture)."""
+    """Each unsolved board is the one-board game it would be alone (its knowledge, its turn), and
+    the guess maximizes the sum over those boards of softmax(Q): built here from one-board envs
+    played alongside, over games of random guesses (the first one solving the first board of games
+    0-7, which then leaves the mixture)."""
     words, n = stage_words("30")[0], 15
     agent = DQNAgent(DQNConfig(hidden=32, layers=1, seed=3))
     agent.use_words(words)
@@ -42,8 +46,15 @@ def test_board_mixture__a_dqn_guesses_the_likeliest_word_of_its_unsolved_boards_
         agent.net.letters.weight *= 300
     env, obs = _game(2, words, [[words[g], words[g + n]] for g in range(n)])
     ones = [WordleVectorEnv(n, answers=words, allowed=None) for _ in range(2)]
-    one_obs = [one.reset(options={"answers": [g + n * board for g in range(n)]})[0] for board, one in enumerate(ones)]
-    mixture, draws, product_differs = BoardMixture(agent, block=4), torch.Generator().manual_seed(0), False
+    one_obs = [
+        one.reset(options={"answers": [g + n * board for g in range(n)]})[0]
+        for board, one in enumerate(ones)
+    ]
+    mixture, draws, product_differs = (
+        BoardMixture(agent, block=4),
+        torch.Generator().manual_seed(0),
+        False,
+    )
     for turn in range(4):
         with torch.no_grad():
             log_pi = [agent.scores(o).log_softmax(1) for o in one_obs]
@@ -62,15 +73,18 @@ def test_board_mixture__a_dqn_guesses_the_likeliest_word_of_its_unsolved_boards_
 
 
 def test_by_mode__several_boards_play_the_normal_network_as_a_mixture(tmp_path: Path) -> None:
-    """A by-mode agent (dqn-explored, a2c-taught) plays any board count: its normal network as a mixture
-    (multi-board games have no hard mode); before, its networks refused a multi-board game."""
+    """A by-mode agent (dqn-explored, a2c-taught) plays any board count: its normal network as a
+    mixture (multi-board games have no hard mode); before, its networks refused a multi-board
+    game."""
     words = stage_words("30")[0]
     for seed, name in ((1, "normal"), (2, "hard")):
         DQNAgent(DQNConfig(hidden=16, layers=1, seed=seed)).save(tmp_path / f"{name}.pt")
     by_mode = ByMode(tmp_path / "normal.pt", tmp_path / "hard.pt")
     mixtures = [BoardMixture(load_network(tmp_path / f"{name}.pt")) for name in ("normal", "hard")]
     played = [
-        evaluate(p, answers=words, allowed=None, boards=2, games=30, device="cpu", histories=True).histories
+        evaluate(
+            p, answers=words, allowed=None, boards=2, games=30, device="cpu", histories=True
+        ).histories
         for p in (by_mode, *mixtures)
     ]
     assert played[0] == played[1] and played[0] != played[2]
@@ -84,13 +98,21 @@ def test_by_mode__several_boards_play_the_normal_network_as_a_mixture(tmp_path: 
         (lambda d: d.update(hidden=10**7), "hidden must be an integer from 1 to"),
         (lambda d: d.update(max_guesses=10**8), "max_guesses must be an integer from 1 to"),
         (lambda d: d.pop("max_guesses"), "max_guesses must be an integer"),
-        (lambda d: d["context"].update({"correct.2.bias": d["context"]["correct.2.bias"].long()}), "expected floats"),
+        (
+            lambda d: d["context"].update(
+                {"correct.2.bias": d["context"]["correct.2.bias"].long()}
+            ),
+            "expected floats",
+        ),
     ],
 )
-def test_see_all__a_checkpoint_with_bad_context_weights_or_sizes_is_refused(tmp_path, edit, message) -> None:
-    """Reliability 5, finding 8: NaN or infinite context weights played 0 of 2 boards with exit 0; hidden=10**7 or
-    max_guesses=10**8 allocated 18 GB / 102 GB before any shape check; a missing max_guesses was a bare KeyError;
-    integer weights loaded silently. Each is a one-line error naming the file, before anything is allocated."""
+def test_see_all__a_checkpoint_with_bad_context_weights_or_sizes_is_refused(
+    tmp_path, edit, message
+) -> None:
+    """Reliability 5, finding 8: NaN or infinite context weights played 0 of 2 boards with exit 0;
+    hidden=10**7 or max_guesses=10**8 allocated 18 GB / 102 GB before any shape check; a missing
+    max_guesses was a bare KeyError; integer weights loaded silently. Each is a one-line error
+    naming the file, before anything is allocated."""
     import torch
 
     from wordle_agents.common.checkpoint import shipped_dir

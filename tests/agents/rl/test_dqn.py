@@ -46,7 +46,8 @@ def test_qnet__word_value_is_the_sum_of_its_letter_values() -> None:
     dueling.words.set_words(["cigar", "cigas", "rebut"])
     features = dueling.trunk(obs.float())
     q = dueling(obs)
-    assert torch.allclose(q.mean(1, keepdim=True), dueling.value(features), atol=1e-5)  # V + A - mean(A)
+    # V + A - mean(A)
+    assert torch.allclose(q.mean(1, keepdim=True), dueling.value(features), atol=1e-5)
     assert not any("one_hot" in key for key in dueling.state_dict())
 
 
@@ -60,7 +61,12 @@ def test_dqn__learns_a_20_word_wordle() -> None:
         trainer.step()
         if trainer.iteration // 200 > checked:
             checked = trainer.iteration // 200
-            best = max(best, evaluate(agent, answers=answers, allowed=None, device="cpu", progress=False).win_rate)
+            best = max(
+                best,
+                evaluate(
+                    agent, answers=answers, allowed=None, device="cpu", progress=False
+                ).win_rate,
+            )
     assert best >= 0.95
 
 
@@ -73,7 +79,8 @@ def test_dqn__lost_answers_are_drawn_more_often_and_masks_honoured() -> None:
     weights = trainer.answer_weights
     assert weights.max() > 1.0 and torch.equal(trainer.env.answer_weights, weights)
     assert trainer.iteration == 0 and len(trainer.buffer) == 30 * 64
-    assert trainer.buffer.eps == trainer.config.priority_eps == 0.01  # the floor that keeps weights alive
+    # the floor that keeps weights alive
+    assert trainer.buffer.eps == trainer.config.priority_eps == 0.01
     env = WordleVectorEnv(8, device="cpu", answers=answers, allowed=None, action_mask="candidates")
     obs, infos = env.reset(seed=0)
     obs, *_, infos = env.step(torch.zeros(8, dtype=torch.long))
@@ -88,8 +95,12 @@ def test_dqn__checkpoint_roundtrip_and_cli(tmp_path: Path) -> None:
     loaded = DQNAgent.load(tmp_path / "dqn.pt")
     env = WordleVectorEnv(20, device="cpu", answers=answers, allowed=None)
     obs, infos = env.reset(seed=0)
-    assert torch.equal(agent.act(obs, infos["action_mask"], env), loaded.act(obs, infos["action_mask"], env))
-    out = wordle_gym_here("eval", "--agent", "dqn", "--checkpoint", str(tmp_path / "dqn.pt"), "--device", "cpu")
+    assert torch.equal(
+        agent.act(obs, infos["action_mask"], env), loaded.act(obs, infos["action_mask"], env)
+    )
+    out = wordle_gym_here(
+        "eval", "--agent", "dqn", "--checkpoint", str(tmp_path / "dqn.pt"), "--device", "cpu"
+    )
     assert out.returncode == 0, out.stderr
     assert "| dqn (dqn.pt) |" in out.stdout and "/20 won" in out.stdout
     with pytest.raises(ValueError, match="holds 'dqn', expected an 'a2c' checkpoint"):
@@ -131,24 +142,38 @@ def test_train_dqn_example__resumes_after_a_kill(tmp_path: Path) -> None:
         "--tensorboard",
     ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     deadline = time.time() + 120
     while not (run_dir / "last.pt").exists() and time.time() < deadline:
         time.sleep(0.2)
     proc.send_signal(signal.SIGKILL)
     proc.wait()
     saved = torch.load(run_dir / "last.pt", weights_only=True)
-    assert 0 < saved["trainer"]["iteration"] < 600 and len(saved["trainer"]["buffer"]["actions"]) > 0
+    assert (
+        0 < saved["trainer"]["iteration"] < 600 and len(saved["trainer"]["buffer"]["actions"]) > 0
+    )
     out = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert "resuming" in out.stdout and "stage 20: best" in out.stdout
     done = torch.load(run_dir / "last.pt", weights_only=True)
-    assert done["stage_index"] == 1 and done["step_offset"] == 600 and (run_dir / "best_20.pt").exists()
+    assert (
+        done["stage_index"] == 1
+        and done["step_offset"] == 600
+        and (run_dir / "best_20.pt").exists()
+    )
     assert list((run_dir / "tb").glob("events.out.tfevents.*"))
-    # The finished run exports its best weights in float16: half the file, the same network within rounding.
+    # The finished run exports its best weights in float16: half the file, the same network within
+    # rounding.
     half = tmp_path / "dqn_half.pt"
     out = subprocess.run(
-        [*cmd, "--export", str(half), "--half"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=300
+        [*cmd, "--export", str(half), "--half"],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert out.returncode == 0, out.stderr
     weights = torch.load(half, weights_only=True)["model"]
@@ -179,13 +204,17 @@ def test_dqn_trainer__state_roundtrip_continues_the_schedule() -> None:
     resumed.load_state_dict(state)
     assert resumed.iteration == trainer.iteration and resumed.epsilon == trainer.epsilon
     assert torch.equal(resumed.buffer.priorities_alpha(), trainer.buffer.priorities_alpha())
-    assert resumed.buffer.total == pytest.approx(trainer.buffer.total) and len(resumed.buffer) == len(trainer.buffer)
+    assert resumed.buffer.total == pytest.approx(trainer.buffer.total) and len(
+        resumed.buffer
+    ) == len(trainer.buffer)
     for a, b in zip(trainer.agent.net.parameters(), resumed.agent.net.parameters(), strict=True):
         assert torch.equal(a, b)
     for _ in range(3):  # the games in flight were saved too: the resumed run continues exactly
         trainer.step()
         resumed.step()
-    assert resumed.iteration == trainer.iteration and torch.equal(resumed.observations, trainer.observations)
+    assert resumed.iteration == trainer.iteration and torch.equal(
+        resumed.observations, trainer.observations
+    )
     assert torch.equal(resumed.env.state.answers, trainer.env.state.answers)
     for a, b in zip(trainer.agent.net.parameters(), resumed.agent.net.parameters(), strict=True):
         assert torch.equal(a, b)
@@ -197,7 +226,9 @@ def test_qnet__action_values_are_the_full_values_at_the_action(dueling: bool) ->
     net.words.set_words(stage_words("100")[0])
     obs, actions = torch.randint(0, 2, (16, OBS)), torch.randint(0, 100, (16,))
     full = net(obs)
-    assert torch.allclose(net.action_values(obs, actions), full[torch.arange(16), actions], atol=1e-5)
+    assert torch.allclose(
+        net.action_values(obs, actions), full[torch.arange(16), actions], atol=1e-5
+    )
     letters = net.letters(net.trunk(obs.float()))
     assert torch.allclose(net.words.mean(letters), net.words(letters).mean(1), atol=1e-5)
 
@@ -207,15 +238,21 @@ def test_dqn_update__loss_and_gradients_match_a_plain_reference(double: bool) ->
     """One update against the DQN loss written out with every word scored: Q(s, a) read from the
     full value row, the (Double-DQN) target from the full rows of the next states."""
     answers, allowed = stage_words("40")
-    config = DQNConfig(**{**SMALL, "num_games": 32, "batch_size": 64, "learning_starts": 64, "double": double})
+    config = DQNConfig(
+        **{**SMALL, "num_games": 32, "batch_size": 64, "learning_starts": 64, "double": double}
+    )
     trainer = DQNTrainer(DQNAgent(config, device="cpu"), answers, allowed)
     while len(trainer.buffer) < 64:
         trainer.step()
-    trainer.target.load_state_dict({k: v + 0.01 * torch.randn_like(v) for k, v in trainer.target.state_dict().items()})
+    trainer.target.load_state_dict(
+        {k: v + 0.01 * torch.randn_like(v) for k, v in trainer.target.state_dict().items()}
+    )
     batch = trainer.buffer.sample(64, generator=torch.Generator().manual_seed(5))
     trainer.buffer.sample = lambda *args, **kwargs: batch
     net, grads = trainer.agent.net, {}
-    trainer.optimizer.step = lambda: grads.update({n: p.grad.clone() for n, p in net.named_parameters()})
+    trainer.optimizer.step = lambda: grads.update(
+        {n: p.grad.clone() for n, p in net.named_parameters()}
+    )
     loss = float(trainer._learn())
 
     net.zero_grad()
@@ -234,8 +271,8 @@ def test_dqn_update__loss_and_gradients_match_a_plain_reference(double: bool) ->
 
 @pytest.mark.parametrize("block", [1, 7, None])
 def test_best_actions__the_full_rows_masked_argmax(block: int | None) -> None:
-    """The argmax that acting and the Double-DQN target use (letter values only, a block of rows at a
-    time) against the argmax of the full dueling rows, with and without a mask."""
+    """The argmax that acting and the Double-DQN target use (letter values only, a block of rows at
+    a time) against the argmax of the full dueling rows, with and without a mask."""
     allowed = stage_words("full")[1]
     net = DQNAgent(DQNConfig(**SMALL), device="cpu").net
     net.words.set_words(allowed)
@@ -247,13 +284,18 @@ def test_best_actions__the_full_rows_masked_argmax(block: int | None) -> None:
         for mask in (None, allowed_mask):
             best = net.words.best(letters, mask, block)
             plain = rows if mask is None else rows.masked_fill(~mask, -torch.inf)
-            assert torch.allclose(plain.gather(1, best[:, None])[:, 0], plain.amax(1), atol=1e-5)  # up to near-ties
+            # up to near-ties
+            assert torch.allclose(plain.gather(1, best[:, None])[:, 0], plain.amax(1), atol=1e-5)
             assert (best == plain.argmax(1)).float().mean() >= 0.95
             assert mask is None or mask.gather(1, best[:, None]).all()
-        assert torch.equal(net.best_actions(obs, allowed_mask), net.words.best(letters, allowed_mask))
+        assert torch.equal(
+            net.best_actions(obs, allowed_mask), net.words.best(letters, allowed_mask)
+        )
 
 
-def test_dqn_curriculum__later_stages_and_init_start_with_little_exploration(tmp_path: Path) -> None:
+def test_dqn_curriculum__later_stages_and_init_start_with_little_exploration(
+    tmp_path: Path,
+) -> None:
     """Regression: every stage restarted exploration at 1.0, and the random play unlearned the
     previous stage (30 % greedy wins on 1000 words fell to 0.7 %)."""
     from dataclasses import replace
@@ -291,23 +333,39 @@ def test_dqn_curriculum__later_stages_and_init_start_with_little_exploration(tmp
     ]
     assert training.main(spec, ["--stages", "10,20", "--run-dir", str(tmp_path / "a"), *tiny]) == 0
     init = ["--init", str(tmp_path / "a" / "best_10.pt")]
-    assert training.main(spec, ["--stages", "20", "--run-dir", str(tmp_path / "b"), *init, *tiny]) == 0
+    assert (
+        training.main(spec, ["--stages", "20", "--run-dir", str(tmp_path / "b"), *init, *tiny]) == 0
+    )
     assert started == [1.0, 0.2, 0.2]
     with pytest.raises(ValueError, match="eps_warm_start must be in \\[0, 1\\]; got 1.5"):
         DQNConfig(eps_warm_start=1.5)
 
 
 def test_dqn_stage__makes_exactly_its_updates(tmp_path: Path, capsys) -> None:
-    """Regression (issue 65): two updates a step made a stage of 5 updates end at update 6 (and say so)."""
+    """Regression (issue 65): two updates a step made a stage of 5 updates end at update 6 (and say
+    so)."""
     import json
 
     from wordle_agents.common import training
     from wordle_agents.rl import dqn
 
-    tiny = ["--stages", "10", "--iterations", "5", "--eval-every", "5", "--device", "cpu", "--hidden", "16"]
+    tiny = [
+        "--stages",
+        "10",
+        "--iterations",
+        "5",
+        "--eval-every",
+        "5",
+        "--device",
+        "cpu",
+        "--hidden",
+        "16",
+    ]
     tiny += ["--layers", "1", "--num-games", "8", "--batch-size", "8", "--learning-starts", "8"]
     assert dqn.DQNConfig().updates_per_step == 2
     assert training.main(dqn.TRAINING, [*tiny, "--run-dir", str(tmp_path / "run")]) == 0
-    rows = [json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()]
+    rows = [
+        json.loads(line) for line in (tmp_path / "run" / "metrics.jsonl").read_text().splitlines()
+    ]
     assert rows[-1]["iteration"] == 5
     assert "at update 5 ->" in capsys.readouterr().out

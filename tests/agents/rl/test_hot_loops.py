@@ -1,10 +1,11 @@
-"""The training hot loops never wait on the device: no host synchronisation per turn or per step; and
-the env, an A2C update, a DQN update and greedy play run on the "meta" device (CUDA-ready by test).
+"""The training hot loops never wait on the device: no host synchronisation per turn or per step;
+and the env, an A2C update, a DQN update and greedy play run on the "meta" device (CUDA-ready by
+test).
 
-On a GPU, ``.item()``, ``bool(tensor)``, ``.tolist()`` and friends stall the Python thread until
-the device has caught up, once per call. A CPU has no such stall, so on a CPU the test catches
-the calls themselves: every way of turning a tensor into a Python value raises while a turn or a
-step runs. On CUDA, ``torch.cuda.set_sync_debug_mode("error")`` checks the same from the device side.
+On a GPU, ``.item()``, ``bool(tensor)``, ``.tolist()`` and friends stall the Python thread until the
+device has caught up, once per call. A CPU has no such stall, so on a CPU the test catches the calls
+themselves: every way of turning a tensor into a Python value raises while a turn or a step runs. On
+CUDA, ``torch.cuda.set_sync_debug_mode("error")`` checks the same from the device side.
 """
 
 from __future__ import annotations
@@ -65,7 +66,12 @@ def _optimizer_steps(optimizer: torch.optim.Optimizer) -> set[int]:
 
 def test_guard__catches_what_it_is_meant_to_catch() -> None:
     x = torch.ones(3)
-    for read in (lambda: bool(x.any()), lambda: x.sum().item(), lambda: x.tolist(), lambda: float(x[0])):
+    for read in (
+        lambda: bool(x.any()),
+        lambda: x.sum().item(),
+        lambda: x.tolist(),
+        lambda: float(x[0]),
+    ):
         with pytest.raises(HostSync), no_host_sync("cpu"):
             read()
     assert bool(x.any())  # restored afterwards
@@ -92,7 +98,8 @@ def test_dqn_step__no_host_sync(device: str) -> None:
         for _ in range(20):  # games end, answers are re-weighted, the target network is copied
             stats = trainer.step()
     assert trainer.iteration > 3 and set(stats) >= {"loss", "epsilon"}
-    assert float(trainer.answer_weights.max()) > 1.0  # lost games were re-weighted in the guarded steps
+    # lost games were re-weighted in the guarded steps
+    assert float(trainer.answer_weights.max()) > 1.0
 
 
 @pytest.mark.parametrize("device", DEVICES)
@@ -101,7 +108,8 @@ def test_a2c_turns__no_host_sync(device: str) -> None:
     config = A2CConfig(hidden=64, batch_games=64, seed=0)
     trainer = A2CTrainer(A2CAgent(config, device=device), answers, allowed)
     trainer.step()
-    answers, queued = trainer.draw_answers()  # once per update, on the host: the FIFO of recent losses
+    # once per update, on the host: the FIFO of recent losses
+    answers, queued = trainer.draw_answers()
     obs, _ = trainer.env.reset(options={"answers": answers})
     with no_host_sync(device, _optimizer_steps(trainer.optimizer)):
         batch = trainer.rollout(obs, answers, queued)
@@ -109,7 +117,7 @@ def test_a2c_turns__no_host_sync(device: str) -> None:
     assert trainer.iteration == 2 and loss.isfinite() and wins.shape == guesses.shape == (64,)
 
 
-# ------------------------------------------------------------------ CUDA-ready without a GPU: "meta"
+# ----------------------------------------------------------------- CUDA-ready without a GPU: "meta"
 # A meta tensor has a shape and a device but no values: torch refuses to mix it with a CPU tensor
 # and to read it back to Python. Every step below that makes a tensor on the wrong device, or reads
 # a value in the loop, fails here as it would fail (or stall) on a GPU.
@@ -151,14 +159,25 @@ def test_meta__vector_env_resets_and_steps(meta: str, mask: str, autoreset: str)
     for _ in range(7):  # past the guess limit: games end and restart
         actions = torch.zeros(16, dtype=torch.int64, device=meta)
         obs, rewards, terminated, truncated, infos = env.step(actions)
-    tensors = [obs, rewards, terminated, truncated, *(v for v in infos.values() if isinstance(v, torch.Tensor))]
-    assert all(t.device.type == meta for t in tensors) and obs.shape == (16, env.observation.layout.size)
+    tensors = [
+        obs,
+        rewards,
+        terminated,
+        truncated,
+        *(v for v in infos.values() if isinstance(v, torch.Tensor)),
+    ]
+    assert all(t.device.type == meta for t in tensors) and obs.shape == (
+        16,
+        env.observation.layout.size,
+    )
     env.reset(options={"reset_mask": terminated})
 
 
 def test_meta__an_a2c_update(meta: str) -> None:
     answers, allowed = stage_words("40")
-    trainer = A2CTrainer(A2CAgent(A2CConfig(hidden=32, batch_games=16), device=meta), answers, allowed)
+    trainer = A2CTrainer(
+        A2CAgent(A2CConfig(hidden=32, batch_games=16), device=meta), answers, allowed
+    )
     drawn, queued = trainer.draw_answers()  # the FIFO of recent losses lives on the host, by design
     obs, _ = trainer.env.reset(options={"answers": drawn})
     loss = trainer.update(trainer.loss(trainer.rollout(obs, drawn, queued)))

@@ -10,7 +10,9 @@ from wordle_agents.rl.replay import PrioritizedReplay, UniformReplay
 
 def fill(buffer: UniformReplay, n: int, start: int = 0) -> torch.Tensor:
     obs = torch.arange(start, start + n).view(n, 1).to(torch.int8)
-    return buffer.add(obs, torch.arange(start, start + n), torch.zeros(n), obs, torch.zeros(n, dtype=torch.bool))
+    return buffer.add(
+        obs, torch.arange(start, start + n), torch.zeros(n), obs, torch.zeros(n, dtype=torch.bool)
+    )
 
 
 def frequencies(buffer: PrioritizedReplay, draws: int = 400, batch: int = 500) -> torch.Tensor:
@@ -21,7 +23,8 @@ def frequencies(buffer: PrioritizedReplay, draws: int = 400, batch: int = 500) -
     return counts / counts.sum()
 
 
-BRANCHING = pytest.mark.parametrize("branching", [2, 3, 32])  # deep trees, an odd one, and one level
+# deep trees, an odd one, and one level
+BRANCHING = pytest.mark.parametrize("branching", [2, 3, 32])
 
 
 @BRANCHING
@@ -43,14 +46,17 @@ def test_sum_tree__updates_change_the_frequencies(branching: int) -> None:
     fill(buffer, 8)
     buffer.update_priorities(torch.arange(8), torch.ones(8))
     assert torch.allclose(frequencies(buffer), torch.full((8,), 1 / 8), atol=0.005)
-    buffer.update_priorities(torch.tensor([3, 3, 5]), torch.tensor([100.0, 7.0, 3.0]))  # the last 3 wins
+    # the last 3 wins
+    buffer.update_priorities(torch.tensor([3, 3, 5]), torch.tensor([100.0, 7.0, 3.0]))
     expected = torch.ones(8)
     expected[3], expected[5] = 7.0, 3.0
     assert torch.allclose(frequencies(buffer), expected / expected.sum(), atol=0.005)
 
 
 @BRANCHING
-def test_sum_tree__new_items_get_the_max_priority_and_wraparound_keeps_totals(branching: int) -> None:
+def test_sum_tree__new_items_get_the_max_priority_and_wraparound_keeps_totals(
+    branching: int,
+) -> None:
     buffer = PrioritizedReplay(10, (1,), alpha=0.5, branching=branching)
     slots = fill(buffer, 6)
     buffer.update_priorities(slots, torch.tensor([1.0, 2, 3, 4, 5, 6]) ** 2)
@@ -59,7 +65,10 @@ def test_sum_tree__new_items_get_the_max_priority_and_wraparound_keeps_totals(br
     assert buffer.observations.flatten().tolist() == [10, 11, 12, 3, 4, 5, 6, 7, 8, 9]
     leaves = buffer.priorities_alpha()
     max_priority = 36.0 + buffer.eps
-    expected = torch.tensor([max_priority] * 3 + [16, 25, 36] + [max_priority] * 4, dtype=torch.float64) + 0
+    expected = (
+        torch.tensor([max_priority] * 3 + [16, 25, 36] + [max_priority] * 4, dtype=torch.float64)
+        + 0
+    )
     expected[3:6] += buffer.eps
     assert torch.allclose(leaves, expected**0.5)
     assert buffer.total == pytest.approx(float(leaves.sum()))
@@ -82,29 +91,43 @@ def test_importance_weights__match_their_formula(branching: int) -> None:
     assert float(sample.weights.max()) <= 1.0
     buffer.set_beta(1.0)
     assert torch.allclose(
-        buffer.sample(64).weights.double().min(), (probs.min() / probs.max()).float().double(), rtol=1e-4
+        buffer.sample(64).weights.double().min(),
+        (probs.min() / probs.max()).float().double(),
+        rtol=1e-4,
     )
     with pytest.raises(ValueError, match="beta must be in \\[0, 1\\]"):
         buffer.set_beta(1.5)
 
 
 def test_uniform_replay__same_interface_and_state_roundtrip() -> None:
-    for buffer in (UniformReplay(6, (1,)), PrioritizedReplay(6, (1,)), PrioritizedReplay(6, (1,), branching=2)):
+    for buffer in (
+        UniformReplay(6, (1,)),
+        PrioritizedReplay(6, (1,)),
+        PrioritizedReplay(6, (1,), branching=2),
+    ):
         fill(buffer, 4)
         fill(buffer, 5, start=4)  # wraps around
         sample = buffer.sample(32, torch.Generator().manual_seed(0))
-        assert sample.weights.shape == (32,) and ((sample.indices >= 0) & (sample.indices < 6)).all()
+        assert (
+            sample.weights.shape == (32,) and ((sample.indices >= 0) & (sample.indices < 6)).all()
+        )
         assert torch.equal(sample.actions, buffer.actions[sample.indices])
         buffer.update_priorities(sample.indices, torch.rand(32))
-        clone = type(buffer)(6, (1,), **({"branching": buffer.branching} if hasattr(buffer, "branching") else {}))
+        clone = type(buffer)(
+            6, (1,), **({"branching": buffer.branching} if hasattr(buffer, "branching") else {})
+        )
         clone.load_state_dict(buffer.state_dict())
         again = clone.sample(32, torch.Generator().manual_seed(7))
-        assert torch.equal(again.indices, buffer.sample(32, torch.Generator().manual_seed(7)).indices)
+        assert torch.equal(
+            again.indices, buffer.sample(32, torch.Generator().manual_seed(7)).indices
+        )
         assert sorted(buffer.actions.tolist()) == [3, 4, 5, 6, 7, 8]  # the six newest
     uniform = UniformReplay(6, (1,))
     fill(uniform, 6)
     assert (uniform.sample(16).weights == 1).all()
     with pytest.raises(RuntimeError, match="empty replay buffer"):
         UniformReplay(4, (1,)).sample(2)
-    with pytest.raises(ValueError, match="cannot add 5 transitions at once to a buffer of capacity 4"):
+    with pytest.raises(
+        ValueError, match="cannot add 5 transitions at once to a buffer of capacity 4"
+    ):
         fill(UniformReplay(4, (1,)), 5)

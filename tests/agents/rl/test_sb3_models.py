@@ -39,7 +39,9 @@ def genuine(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-def tampered(genuine: Path, out: Path, marker: Path, key: str, data_edit=None, drop: str | None = None) -> Path:
+def tampered(
+    genuine: Path, out: Path, marker: Path, key: str, data_edit=None, drop: str | None = None
+) -> Path:
     """A copy of ``genuine`` whose ``data[key]`` unpickles to a payload that creates ``marker``."""
     with zipfile.ZipFile(genuine) as src:
         entries = {name: src.read(name) for name in src.namelist()}
@@ -60,16 +62,20 @@ def tampered(genuine: Path, out: Path, marker: Path, key: str, data_edit=None, d
 def test_payload__is_real_when_sb3_unpickles_it(genuine: Path, tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     evil = tampered(genuine, tmp_path / "evil.zip", marker, "observation_space")
-    with contextlib.suppress(Exception), warnings.catch_warnings():  # whatever happens after, the code ran
+    # whatever happens after, the code ran
+    with contextlib.suppress(Exception), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         MaskablePPO.load(str(evil), device="cpu")
     assert marker.exists()
 
 
 @pytest.mark.parametrize(
-    "key", ["observation_space", "action_space", "policy_class", "lr_schedule", "clip_range", "_last_obs"]
+    "key",
+    ["observation_space", "action_space", "policy_class", "lr_schedule", "clip_range", "_last_obs"],
 )
-def test_load__replaces_every_pickled_entry_without_running_it(genuine: Path, tmp_path: Path, key: str) -> None:
+def test_load__replaces_every_pickled_entry_without_running_it(
+    genuine: Path, tmp_path: Path, key: str
+) -> None:
     marker = tmp_path / "pwned"
     policy = SB3Policy.load(tampered(genuine, tmp_path / "evil.zip", marker, key))
     assert not marker.exists()
@@ -89,21 +95,33 @@ def test_load__policy_of_another_kind_is_refused(genuine: Path, tmp_path: Path) 
     def spoof(data: dict) -> None:
         data["policy_class"]["__module__"] = "my_package.policies"
 
-    with pytest.raises(ValueError, match="holds a policy my_package.policies that is not the MlpPolicy"):
-        SB3Policy.load(tampered(genuine, tmp_path / "custom.zip", tmp_path / "m", "policy_class", spoof))
+    with pytest.raises(
+        ValueError, match="holds a policy my_package.policies that is not the MlpPolicy"
+    ):
+        SB3Policy.load(
+            tampered(genuine, tmp_path / "custom.zip", tmp_path / "m", "policy_class", spoof)
+        )
 
 
-def test_load__damaged_or_mismatched_zips_give_one_line_errors(genuine: Path, tmp_path: Path) -> None:
+def test_load__damaged_or_mismatched_zips_give_one_line_errors(
+    genuine: Path, tmp_path: Path
+) -> None:
     with zipfile.ZipFile(genuine) as src:
         entries = {name: src.read(name) for name in src.namelist()}
     broken = tmp_path / "truncated.zip"
     with zipfile.ZipFile(broken, "w") as dst:
         for name, payload in entries.items():
             dst.writestr(name, payload[: len(payload) // 2] if name == "policy.pth" else payload)
-    with pytest.raises(ValueError, match=r"truncated.zip' could not be loaded as a maskable_ppo model \(") as info:
+    with pytest.raises(
+        ValueError,
+        match=r"truncated.zip' could not be loaded as a maskable_ppo "
+        r"model \(",
+    ) as info:
         SB3Policy.load(broken)
     assert "\n" not in str(info.value)
-    with pytest.raises(ValueError, match="holds a maskable_ppo model; --sb3-algo dqn does not match it"):
+    with pytest.raises(
+        ValueError, match="holds a maskable_ppo model; --sb3-algo dqn does not match it"
+    ):
         SB3Policy.load(genuine, algorithm="dqn")
     (tmp_path / "not.zip").write_text("hello")
     with pytest.raises(ValueError, match="is not a Stable-Baselines3 model file"):

@@ -28,7 +28,8 @@ def first_guess(solver: MaxEntropySolver, answers=ANSWERS, allowed=ALLOWED) -> s
 
 
 def test_solver__splitting_non_candidate_beats_candidates() -> None:
-    # CDE gives four different patterns (2 bits); any candidate only "win" or "3 others" (0.811 bits).
+    # CDE gives four different patterns (2 bits); any candidate only "win" or "3 others" (0.811
+    # bits).
     assert first_guess(MaxEntropySolver()) == "cde"
     assert first_guess(MaxEntropySolver(candidates_only=True)) == "abc"
     for score in SCORES:
@@ -47,17 +48,21 @@ def test_solver__scores_by_rule() -> None:
     for score, values in expected.items():
         ranked = MaxEntropySolver(score=score).best_guesses(env, top=5)
         got = {word: value for word, value, _ in ranked}
-        assert got["cde"] == pytest.approx(values["cde"]) and got["abc"] == pytest.approx(values["abc"])
+        assert got["cde"] == pytest.approx(values["cde"]) and got["abc"] == pytest.approx(
+            values["abc"]
+        )
         assert ranked[0][0] == "cde" and not ranked[0][2] and ranked[1][2]  # candidates flagged
 
 
 def test_best_guesses__ranked_by_score_then_candidates_then_list_order() -> None:
     """``wordle-gym assist``'s list: every allowed guess ranked by its score, a candidate before a
-    non-candidate of the same score, then the list's order (a per-guess Python sort made it take 1.4 s a
-    turn on the real lists)."""
+    non-candidate of the same score, then the list's order (a per-guess Python sort made it take 1.4
+    s a turn on the real lists)."""
     rng = random.Random(3)
     answers = sorted({"".join(rng.choice("abcd") for _ in range(3)) for _ in range(30)})
-    allowed = sorted({*answers, *("".join(rng.choice("abcdef") for _ in range(3)) for _ in range(60))})
+    allowed = sorted(
+        {*answers, *("".join(rng.choice("abcdef") for _ in range(3)) for _ in range(60))}
+    )
     env = WordleVectorEnv(1, device="cpu", answers=answers, allowed=allowed)
     env.reset(options={"answers": [1]})
     env.step(torch.tensor([env.vocabulary.action(allowed[0])]))
@@ -68,12 +73,16 @@ def test_best_guesses__ranked_by_score_then_candidates_then_list_order() -> None
     key = {w: (-score, w not in candidates, env.vocabulary.action(w)) for w, score, _ in ranked}
     assert [word for word, *_ in ranked] == sorted(key, key=key.__getitem__)
     assert all(flag == (word in candidates) for word, _, flag in ranked)
-    assert sum(a[1] == b[1] and a[2] != b[2] for a, b in itertools.pairwise(ranked)) > 0  # a tie broken by the flag
+    # a tie broken by the flag
+    assert sum(a[1] == b[1] and a[2] != b[2] for a, b in itertools.pairwise(ranked)) > 0
 
 
 def test_solver__prefers_a_candidate_within_tolerance() -> None:
     # With two candidates, guessing either gives 1 bit, the most possible: take the candidate.
-    assert first_guess(MaxEntropySolver(), answers=["abc", "abd"], allowed=["abc", "abd", "cdx"]) == "abc"
+    assert (
+        first_guess(MaxEntropySolver(), answers=["abc", "abd"], allowed=["abc", "abd", "cdx"])
+        == "abc"
+    )
     # One candidate left: guess it.
     env = WordleVectorEnv(1, device="cpu", answers=ANSWERS, allowed=ALLOWED)
     obs, infos = env.reset(options={"answers": [2]})
@@ -87,7 +96,13 @@ def test_solver__bad_settings() -> None:
     with pytest.raises(ValueError, match="unknown score 'best'"):
         MaxEntropySolver(score="best")
     with pytest.raises(ValueError, match="'zzzzz' is not an allowed guess"):
-        evaluate(MaxEntropySolver(opener="zzzzz"), answers=["cigar"], allowed=None, device="cpu", progress=False)
+        evaluate(
+            MaxEntropySolver(opener="zzzzz"),
+            answers=["cigar"],
+            allowed=None,
+            device="cpu",
+            progress=False,
+        )
 
 
 def reference_greedy_mean(answers: list[str], allowed: list[str], opener: str) -> tuple[float, int]:
@@ -109,9 +124,15 @@ def reference_greedy_mean(answers: list[str], allowed: list[str], opener: str) -
                     scores.append(math.log2(m) - sum(c * math.log2(c) for c in sizes) / m)
                 best = max(scores)
                 cand_set = set(cands)
-                cand_best = max((s for g, s in zip(allowed, scores, strict=True) if g in cand_set), default=-1)
+                cand_best = max(
+                    (s for g, s in zip(allowed, scores, strict=True) if g in cand_set), default=-1
+                )
                 if cand_best >= best - 1e-3:
-                    pick = next(g for g, s in zip(allowed, scores, strict=True) if g in cand_set and s == cand_best)
+                    pick = next(
+                        g
+                        for g, s in zip(allowed, scores, strict=True)
+                        if g in cand_set and s == cand_best
+                    )
                 else:
                     pick = allowed[scores.index(best)]
                 decisions[history] = pick
@@ -135,7 +156,13 @@ def test_solver__whole_tree_matches_a_slow_reference() -> None:
     answers = sorted(rng.sample(load_word_list("answers"), 250))
     extra = rng.sample(sorted(set(load_word_list("allowed")) - set(answers)), 150)
     allowed = sorted({*answers, *extra, "salet"})
-    result = evaluate(MaxEntropySolver(opener="salet"), answers=answers, allowed=allowed, device="cpu", progress=False)
+    result = evaluate(
+        MaxEntropySolver(opener="salet"),
+        answers=answers,
+        allowed=allowed,
+        device="cpu",
+        progress=False,
+    )
     mean, wins = reference_greedy_mean(answers, allowed, "salet")
     assert result.wins == wins == 250  # 100 % wins
     assert result.mean_guesses_wins == pytest.approx(mean, abs=1e-12)

@@ -1,4 +1,5 @@
-"""Every opener ranked (wordle_agents.solvers.openers): each figure held to the exact solver, opener by opener."""
+"""Every opener ranked (wordle_agents.solvers.openers): each figure held to the exact solver, opener
+by opener."""
 
 from __future__ import annotations
 
@@ -41,7 +42,8 @@ def _check(data: dict, truth: dict[str, int | None], top: int) -> None:
         else:  # a proof that it is not among the best: a lower bound at the cutoff or above
             assert truth[word] is None or cutoff <= value <= truth[word], (word, value, truth[word])
     solvable = sorted((value, word) for word, value in truth.items() if value is not None)
-    want = [[word, value] for value, word in solvable if value <= solvable[top - 1][0]]  # ties stay in
+    # ties stay in
+    want = [[word, value] for value, word in solvable if value <= solvable[top - 1][0]]
     assert data["ranking"] == want
     assert data["finished"] and data["openers_done"] == len(truth)
     assert sum(data["ruled_out"].values()) + data["exact"] + data["unsolvable"] == len(truth)
@@ -49,7 +51,12 @@ def _check(data: dict, truth: dict[str, int | None], top: int) -> None:
 
 @pytest.mark.parametrize(
     ("lists", "seed", "hard", "max_guesses", "top"),
-    [("random", 1, False, 6, 5), ("traps", 1, True, 6, 3), ("traps", 2, False, 4, 4), ("random", 3, True, 5, 1)],
+    [
+        ("random", 1, False, 6, 5),
+        ("traps", 1, True, 6, 3),
+        ("traps", 2, False, 4, 4),
+        ("random", 3, True, 5, 1),
+    ],
 )
 def test_ranking__every_figure_equals_the_exact_solver(
     lists: str, seed: int, hard: bool, max_guesses: int, top: int
@@ -61,13 +68,15 @@ def test_ranking__every_figure_equals_the_exact_solver(
 
 
 def test_ranking__some_openers_cannot_solve_every_answer() -> None:
-    """Hard mode on the trap lists within 5 guesses: openers that cannot are exact at None, never ranked."""
+    """Hard mode on the trap lists within 5 guesses: openers that cannot are exact at None, never
+    ranked."""
     vocab = Vocabulary(*trap_lists(1))
     truth = _truth(vocab, True, 5)
     assert None in truth.values() and any(v is not None for v in truth.values())
     data = rank_openers(vocab, True, 5, 3, progress=False)
     _check(data, truth, 3)
-    assert 0 < data["unsolvable"] <= sum(v is None for v in truth.values())  # the rest fell to a bound first
+    # the rest fell to a bound first
+    assert 0 < data["unsolvable"] <= sum(v is None for v in truth.values())
 
 
 def test_root_bounds__equal_the_bound_counted_by_hand() -> None:
@@ -81,8 +90,9 @@ def test_root_bounds__equal_the_bound_counted_by_hand() -> None:
 
 
 def test_kernel__fail_soft_values_are_exact_below_beta_and_bounds_above() -> None:
-    """``solve(S, r, beta)``: the exact value when it is below ``beta``, else a lower bound of at least ``beta``
-    (the least bound over the guesses, not just ``beta``): with a fresh cache and with one shared by every call."""
+    """``solve(S, r, beta)``: the exact value when it is below ``beta``, else a lower bound of at
+    least ``beta`` (the least bound over the guesses, not just ``beta``): with a fresh cache and
+    with one shared by every call."""
     vocab = Vocabulary(*small_lists(6, 40, 120))
     search = _Search(vocab, False, 6)
     root_green, root_need = search.root()
@@ -90,14 +100,23 @@ def test_kernel__fail_soft_values_are_exact_below_beta_and_bounds_above() -> Non
     shared = search.new_cache()
     above = 0
     for _ in range(60):
-        members = np.sort(rng.choice(vocab.num_answers, int(rng.integers(3, 25)), replace=False)).astype(np.int32)
+        members = np.sort(
+            rng.choice(vocab.num_answers, int(rng.integers(3, 25)), replace=False)
+        ).astype(np.int32)
         left = int(rng.integers(2, 5))
 
         def value(beta: int, cache: object, members: np.ndarray = members, left: int = left) -> int:
-            return search.value(members, left, root_green, root_need, cache, np.zeros(1, np.int64), beta)
+            return search.value(
+                members, left, root_green, root_need, cache, np.zeros(1, np.int64), beta
+            )
 
         exact = value(search.kernel.INF, search.new_cache())
-        for beta in {2 * len(members), exact, exact + 1, int(rng.integers(2 * len(members), 3 * len(members)))}:
+        for beta in {
+            2 * len(members),
+            exact,
+            exact + 1,
+            int(rng.integers(2 * len(members), 3 * len(members))),
+        }:
             for cache in (search.new_cache(), shared):
                 got = value(beta, cache)
                 assert got == exact if exact < beta else beta <= got <= exact, (beta, got, exact)
@@ -112,37 +131,50 @@ def test_ranking__resumes_from_its_journal(tmp_path: Path) -> None:
     lines = journal.read_text().splitlines()
     assert json.loads(lines[-1]).keys() == {"session_s"} and len(lines) == 2 + vocab.num_allowed
     records = [json.loads(line) for line in lines[1:-1]]
-    # Keep half, one of them doctored (a resumed run reads, never redoes, what is kept), and a line cut short.
-    # Which openers a bound rules out depends on the order the threads finish them: keep one of those, wherever
-    # it is (regression: the first half was all exact on a loaded machine), or, where the threads solved every
-    # opener exactly (as they sometimes do), one outside the ranking, whose doctored value leaves it unchanged.
+    # Keep half, one of them doctored (a resumed run reads, never redoes, what is kept), and a line
+    # cut short. Which openers a bound rules out depends on the order the threads finish them: keep
+    # one of those, wherever it is (regression: the first half was all exact on a loaded machine),
+    # or, where the threads solved every opener exactly (as they sometimes do), one outside the
+    # ranking, whose doctored value leaves it unchanged.
     ranked = {word for word, _ in first["ranking"]}
     doctored = min(records, key=lambda r: (r["exact"], r["word"] in ranked))
     kept = [doctored, *(r for r in records[: len(records) // 2] if r is not doctored)]
     doctored["value"] += 1000
-    journal.write_text("\n".join([lines[0], *(json.dumps(r) for r in kept), lines[-1], lines[-2][:20]]))
+    journal.write_text(
+        "\n".join([lines[0], *(json.dumps(r) for r in kept), lines[-1], lines[-2][:20]])
+    )
     again = rank_openers(vocab, top=4, journal=journal, progress=False)
     assert again["ranking"] == first["ranking"] and again["finished"]
     assert again["values"][vocab.allowed.index(doctored["word"])] == doctored["value"]
     redone = [json.loads(line) for line in journal.read_text().splitlines()[1:]]
-    assert sum("word" in r for r in redone) == vocab.num_allowed  # the cut line dropped, the rest done once
+    # the cut line dropped, the rest done once
+    assert sum("word" in r for r in redone) == vocab.num_allowed
     with pytest.raises(ValueError, match="belongs to another run"):
         rank_openers(vocab, top=5, journal=journal, progress=False)
-    # A last line complete but for its newline is kept, and what is appended starts a line of its own.
+    # A last line complete but for its newline is kept, and what is appended starts a line of its
+    # own.
     journal.write_text("\n".join([lines[0], json.dumps(records[0])]))
-    assert rank_openers(vocab, top=4, journal=journal, progress=False)["ranking"] == first["ranking"]
+    assert (
+        rank_openers(vocab, top=4, journal=journal, progress=False)["ranking"] == first["ranking"]
+    )
     assert [json.loads(line) for line in journal.read_text().splitlines()][1] == records[0]
 
 
-def test_command__ranks_saves_and_reports_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_command__ranks_saves_and_reports_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     answers, allowed, lists = list_files(tmp_path, 9)
     out = tmp_path / "openers.json"
     assert main(["--all-openers", "--top", "3", "--save", str(out), *lists]) == 0
     printed = capsys.readouterr().out
     data = load(out)
     best, value = data["ranking"][0]
-    assert f"   1. {best.upper()}  {value} guesses" in printed and "ruled out by the root bound" in printed
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "g.txt", "openers.json"]  # journal removed
+    assert (
+        f"   1. {best.upper()}  {value} guesses" in printed
+        and ("ruled out by the root bound") in printed
+    )
+    # journal removed
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt", "g.txt", "openers.json"]
     assert value == solve(Vocabulary(answers, allowed), best, progress=False).total
     assert set(data["stages"]) <= set("0123") and STAGES[3] == "exact"
     for argv, message in [
@@ -157,7 +189,8 @@ def test_command__ranks_saves_and_reports_errors(tmp_path: Path, capsys: pytest.
         (["salet", "--all-openers"], "give an opener, --all-openers or --values (one of them)"),
         ([], "give an opener, --all-openers or --values (one of them)"),
         (["salet", "--max-minutes", "3"], "--max-minutes goes with --all-openers"),
-        (["salet", "--top", "3"], "--top goes with --all-openers"),  # regression (issue 62): it was ignored
+        # regression (issue 62): it was ignored
+        (["salet", "--top", "3"], "--top goes with --all-openers"),
     ):
         assert main([*argv, *lists]) == 2
         err = capsys.readouterr().err
@@ -168,7 +201,8 @@ def test_command__ranks_saves_and_reports_errors(tmp_path: Path, capsys: pytest.
 
 
 def test_shipped_ranking__matches_the_shipped_salet_tree() -> None:
-    """The shipped ranking of the real lists: SALET first at 7920, the total of the shipped, proven tree."""
+    """The shipped ranking of the real lists: SALET first at 7920, the total of the shipped, proven
+    tree."""
     data = load(shipped_ranking(False))
     assert data["finished"] and data["lists"] == Vocabulary().digest and not data["hard_mode"]
     assert data["ranking"][0] == ["salet", 7920] and len(data["ranking"]) >= data["top"]
@@ -177,20 +211,25 @@ def test_shipped_ranking__matches_the_shipped_salet_tree() -> None:
 
 
 def test_ranking__a_second_run_on_the_same_journal_is_refused(tmp_path: Path) -> None:
-    """Regression (issue 42): two --all-openers runs on one --save wrote one journal together (3692 records for
-    1865 words, a wrong cutoff and a short proven top). The journal is locked: a second run is refused."""
+    """Regression (issue 42): two --all-openers runs on one --save wrote one journal together (3692
+    records for 1865 words, a wrong cutoff and a short proven top). The journal is locked: a second
+    run is refused."""
     from wordle_gym.utils.files import file_lock
 
     vocab = Vocabulary(*small_lists(2, 30, 90))
     journal = tmp_path / "ranking.json.journal"
-    with file_lock(f"{journal}.lock", "opener ranking"), pytest.raises(ValueError, match="in use by another opener"):
+    with (
+        file_lock(f"{journal}.lock", "opener ranking"),
+        pytest.raises(ValueError, match="in use by another opener"),
+    ):
         rank_openers(vocab, top=4, journal=journal, progress=False)
     assert not journal.exists()
 
 
 def test_ranking__a_word_twice_in_the_journal_counts_once(tmp_path: Path) -> None:
-    """Regression (issue 42): a word journaled twice (two runs, before the lock) was counted twice: its exact
-    total took two places of the top and the cutoff came out lower than the proven ranking's."""
+    """Regression (issue 42): a word journaled twice (two runs, before the lock) was counted twice:
+    its exact total took two places of the top and the cutoff came out lower than the proven
+    ranking's."""
     vocab = Vocabulary(*small_lists(2, 30, 90))
     journal = tmp_path / "ranking.json.journal"
     first = rank_openers(vocab, top=4, journal=journal, progress=False)
@@ -201,10 +240,13 @@ def test_ranking__a_word_twice_in_the_journal_counts_once(tmp_path: Path) -> Non
     assert again["ranking"] == first["ranking"] and again["cutoff"] == first["cutoff"]
 
 
-def test_ranking__ctrl_c_among_the_submissions_cancels_what_was_queued(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Regression (CI, issue 42): a Ctrl-C while the openers were still being submitted to the pool came before
-    the search's stop flag and cancellation were in place, so the pool's shutdown ran every opener queued so far
-    (on the real lists: a hang of minutes). Interrupted at the 60th submission, at most the openers in flight run."""
+def test_ranking__ctrl_c_among_the_submissions_cancels_what_was_queued(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Regression (CI, issue 42): a Ctrl-C while the openers were still being submitted to the pool
+    came before the search's stop flag and cancellation were in place, so the pool's shutdown ran
+    every opener queued so far (on the real lists: a hang of minutes). Interrupted at the 60th
+    submission, at most the openers in flight run."""
     vocab = Vocabulary(*small_lists(2, 30, 90))
     ran, submitted = [], []
     real_value, real_submit = openers.opener_value, ThreadPoolExecutor.submit
@@ -228,24 +270,31 @@ def test_ranking__ctrl_c_among_the_submissions_cancels_what_was_queued(monkeypat
 
 
 @pytest.mark.parametrize(
-    "line", ['["salet", 7920]', '{"word": "WORD", "value": 9, "stage": "exact"}', '{"session_s": "long"}']
+    "line",
+    ['["salet", 7920]', '{"word": "WORD", "value": 9, "stage": "exact"}', '{"session_s": "long"}'],
 )
-def test_ranking__a_malformed_journal_line_is_one_error_naming_it(tmp_path: Path, line: str) -> None:
-    """Regression (issue 42): a line that is a JSON list, or a record without "exact", was a traceback."""
+def test_ranking__a_malformed_journal_line_is_one_error_naming_it(
+    tmp_path: Path, line: str
+) -> None:
+    """Regression (issue 42): a line that is a JSON list, or a record without "exact", was a
+    traceback."""
     vocab = Vocabulary(*small_lists(2, 30, 90))
     journal = tmp_path / "ranking.json.journal"
     rank_openers(vocab, top=4, journal=journal, max_minutes=1e-9, progress=False)
     lines = journal.read_text().splitlines()
-    journal.write_text("\n".join([lines[0], line.replace("WORD", vocab.allowed[0]), lines[-1]]) + "\n")
+    journal.write_text(
+        "\n".join([lines[0], line.replace("WORD", vocab.allowed[0]), lines[-1]]) + "\n"
+    )
     with pytest.raises(ValueError, match="line 2 is not an opener's result"):
         rank_openers(vocab, top=4, journal=journal, progress=False)
 
 
 @pytest.mark.slow
 def test_command__ctrl_c_exits_at_once_every_time(tmp_path: Path) -> None:
-    """Regression (issue 42): Ctrl-C could hang --all-openers for ever (2 of 7 tries on the real lists): a wait
-    over 13k futures took their locks, and an interrupt left some held. Five tries on the real lists, each from
-    its own start and interrupted at another moment: each exits with status 130 at once."""
+    """Regression (issue 42): Ctrl-C could hang --all-openers for ever (2 of 7 tries on the real
+    lists): a wait over 13k futures took their locks, and an interrupt left some held. Five tries on
+    the real lists, each from its own start and interrupted at another moment: each exits with
+    status 130 at once."""
     command = [sys.executable, "-m", "wordle_agents.commands.optimal", "--all-openers"]
     for attempt in range(5):
         save = ["--save", str(tmp_path / f"k{attempt}.json")]

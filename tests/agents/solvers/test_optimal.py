@@ -1,4 +1,5 @@
-"""The exact solver (wordle_agents.solvers.optimal) against a plain exhaustive search, and its shipped trees."""
+"""The exact solver (wordle_agents.solvers.optimal) against a plain exhaustive search, and its
+shipped trees."""
 
 from __future__ import annotations
 
@@ -43,7 +44,9 @@ INF = 10**9
 def _hard_ok(word: str, known: tuple) -> bool:
     """The game's hard-mode rule: greens in place, revealed letters used as often as revealed."""
     greens, need = known
-    return all(word[i] == letter for i, letter in greens) and all(word.count(c) >= n for c, n in need)
+    return all(word[i] == letter for i, letter in greens) and all(
+        word.count(c) >= n for c, n in need
+    )
 
 
 def _reveal(known: tuple, guess: str, tiles: tuple[int, ...]) -> tuple:
@@ -59,10 +62,15 @@ def _reveal(known: tuple, guess: str, tiles: tuple[int, ...]) -> tuple:
 
 
 def brute_force(
-    answers: list[str], allowed: list[str], opener: str, hard: bool, max_guesses: int, known: tuple = ((), ())
+    answers: list[str],
+    allowed: list[str],
+    opener: str,
+    hard: bool,
+    max_guesses: int,
+    known: tuple = ((), ()),
 ) -> int:
-    """Least total guesses over ``answers`` starting with ``opener``: every guess tried at every node
-    (``known``: what hard mode must respect already)."""
+    """Least total guesses over ``answers`` starting with ``opener``: every guess tried at every
+    node (``known``: what hard mode must respect already)."""
 
     @cache
     def best(candidates: frozenset[str], left: int, known: tuple) -> int:
@@ -72,7 +80,9 @@ def brute_force(
             return 1
         if left <= 1:
             return INF
-        return min(after(g, candidates, left, known) for g in allowed if not hard or _hard_ok(g, known))
+        return min(
+            after(g, candidates, left, known) for g in allowed if not hard or _hard_ok(g, known)
+        )
 
     def after(guess: str, candidates: frozenset[str], left: int, known: tuple) -> int:
         parts: dict[tuple[int, ...], set[str]] = {}
@@ -95,11 +105,13 @@ def brute_force(
 @pytest.mark.parametrize(
     ("lists", "seed", "opener", "hard", "max_guesses"),
     [
-        pytest.param("random", 1, None, False, 6, marks=pytest.mark.slow),  # normal mode, 6 guesses: below too
+        # normal mode, 6 guesses: below too
+        pytest.param("random", 1, None, False, 6, marks=pytest.mark.slow),
         ("random", 5, None, False, 3),  # some openers cannot make it in 3
         ("traps", 0, "catch", True, 6),  # hard mode costs 4 guesses more than normal here
         ("traps", 0, "catch", False, 6),
-        pytest.param("traps", 1, "catch", True, 6, marks=pytest.mark.slow),  # impossible in hard mode
+        # impossible in hard mode
+        pytest.param("traps", 1, "catch", True, 6, marks=pytest.mark.slow),
         ("traps", 1, "schwa", True, 5),
         ("traps", 2, "mebos", False, 4),
     ],
@@ -122,18 +134,22 @@ def test_solver__equals_exhaustive_search(
 
 
 def test_solver__with_one_guess_only_the_opener_can_win() -> None:
-    """Regression: with no guess left after the opener, a bucket of one answer was counted as solved (here a
-    total of 4 for two answers the opener is not)."""
+    """Regression: with no guess left after the opener, a bucket of one answer was counted as solved
+    (here a total of 4 for two answers the opener is not)."""
     vocab = Vocabulary(["crane", "month"], ["crane", "month", "salet"])
     assert brute_force(vocab.answers, vocab.allowed, "salet", False, 1) >= INF
     with pytest.raises(ValueError, match="within 1 guesses"):
         solve(vocab, "salet", False, 1, progress=False)
     assert solve(vocab, "salet", False, 2, progress=False).total == 4
-    assert solve(Vocabulary(["crane"], ["crane", "salet"]), "crane", False, 1, progress=False).total == 1
+    assert (
+        solve(Vocabulary(["crane"], ["crane", "salet"]), "crane", False, 1, progress=False).total
+        == 1
+    )
 
 
 @pytest.mark.parametrize(
-    ("length", "hard"), [(4, False), (4, True), pytest.param(6, False, marks=pytest.mark.slow), (3, True)]
+    ("length", "hard"),
+    [(4, False), (4, True), pytest.param(6, False, marks=pytest.mark.slow), (3, True)],
 )
 def test_solver__other_word_lengths(length: int, hard: bool) -> None:
     """Other lengths (3**6 patterns no longer fit a byte) against the same exhaustive search."""
@@ -180,9 +196,10 @@ def test_shipped_salet_trees_reproduce_the_optimum(hard: bool, total: int, worst
 @pytest.mark.slow
 @pytest.mark.parametrize("hard", [False, True])
 def test_solver__the_real_lists_give_the_shipped_trees_node_for_node(hard: bool) -> None:
-    """The search's shortcuts and pruning (a guess that told a node nothing is not tried below it) change
-    no choice: solving from SALET gives the shipped tree array for array (where handing the children half
-    of the useful guesses gave 7928 / 8169 and the small exhaustive cases did not notice)."""
+    """The search's shortcuts and pruning (a guess that told a node nothing is not tried below it)
+    change no choice: solving from SALET gives the shipped tree array for array (where handing the
+    children half of the useful guesses gave 7928 / 8169 and the small exhaustive cases did not
+    notice)."""
     tree = solve(Vocabulary(), "salet", hard, progress=False)
     shipped = OptimalTree.load(shipped_tree("salet", hard))
     assert tree.total == shipped.total
@@ -211,17 +228,21 @@ def test_tree__saves_loads_and_refuses_other_files(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["junk.npz", "pickled.npz", "tree.npz"]
 
 
-def test_command__solves_saves_and_reports_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_command__solves_saves_and_reports_errors(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     answers, allowed, lists = list_files(tmp_path, 9)
     out = tmp_path / "tree.npz"
     assert main([allowed[0], *lists, "--save", str(out)]) == 0
     want = brute_force(answers, allowed, allowed[0], False, 6)
     printed = capsys.readouterr().out
     assert f"{want} guesses" in printed and OptimalTree.load(out).total == want
-    assert printed.count(f"{want} guesses") == 1  # regression (issue 41): the result was printed twice
+    # regression (issue 41): the result was printed twice
+    assert printed.count(f"{want} guesses") == 1
     assert main(["best-of-2", *lists, "--quiet"]) == 0
     printed = capsys.readouterr().out.splitlines()
-    assert len(printed) == 3 and printed[-1].startswith("optimal from")  # each opener tried, then the best
+    # each opener tried, then the best
+    assert len(printed) == 3 and printed[-1].startswith("optimal from")
     assert main(["zzzzz", *lists]) == 2
     assert "not an allowed guess" in capsys.readouterr().err
     assert main([allowed[0], *lists, "--max-guesses", "2"]) == 2
@@ -239,19 +260,24 @@ def test_without_numba__one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_assist__exact_values_agree_with_the_solver(tmp_path: Path) -> None:
-    """``assist --optimal``: after a guess, each suggestion's exact figure is the optimal tree's mean
-    over the candidates left when that suggestion is played next (solved here independently)."""
+    """``assist --optimal``: after a guess, each suggestion's exact figure is the optimal tree's
+    mean over the candidates left when that suggestion is played next (solved here
+    independently)."""
     answers, allowed = trap_lists(0)
     (tmp_path / "a.txt").write_text("\n".join(answers))
     (tmp_path / "g.txt").write_text("\n".join(allowed))
     tiles = feedback_ref("catch", answers[0])
     typed = "catch " + "".join(map(str, tiles))
     lists = ["--answers", str(tmp_path / "a.txt"), "--allowed", str(tmp_path / "g.txt")]
-    out = wordle_gym_here("assist", "--optimal", "--hard", *lists, "--top", "3", stdin=typed + "\nquit\n")
+    out = wordle_gym_here(
+        "assist", "--optimal", "--hard", *lists, "--top", "3", stdin=typed + "\nquit\n"
+    )
     assert out.returncode == 0, out.stderr
     after = out.stdout.split("> ", 1)[1]
     left = sorted(a for a in answers if feedback_ref("catch", a) == tiles)
-    rows = [line.split() for line in after.splitlines() if "exact" in line and line.startswith("  ")]
+    rows = [
+        line.split() for line in after.splitlines() if "exact" in line and line.startswith("  ")
+    ]
     assert rows, out.stdout
     for row in rows:
         word, figure = row[0], row[row.index("exact") + 1]
@@ -262,7 +288,7 @@ def test_assist__exact_values_agree_with_the_solver(tmp_path: Path) -> None:
         assert float(figure) == pytest.approx(want / len(left), abs=5e-5), (word, figure)
 
 
-# ------------------------------------------------------------------------------- 2. trees are checked
+# ----------------------------------------------------------------------------- 2. trees are checked
 def test_trees__a_cached_or_given_tree_must_fit_the_opener_mode_and_lists(tmp_path: Path) -> None:
     answers, allowed, _ = list_pair(tmp_path, seed=8)
     vocab = Vocabulary(answers, allowed)
@@ -276,11 +302,24 @@ def test_trees__a_cached_or_given_tree_must_fit_the_opener_mode_and_lists(tmp_pa
         evaluate(solver, answers=answers, allowed=allowed, device="cpu", progress=False)
     given = tree.save(tmp_path / "given.npz")
     with pytest.raises(ValueError, match="does not fit: opener"):
-        evaluate(OptimalSolver(opener=other, checkpoint=str(given)), answers=answers, allowed=allowed, progress=False)
+        evaluate(
+            OptimalSolver(opener=other, checkpoint=str(given)),
+            answers=answers,
+            allowed=allowed,
+            progress=False,
+        )
     with pytest.raises(ValueError, match="does not fit: hard_mode False"):
-        evaluate(OptimalSolver(checkpoint=str(given)), answers=answers, allowed=allowed, hard_mode=True, progress=False)
+        evaluate(
+            OptimalSolver(checkpoint=str(given)),
+            answers=answers,
+            allowed=allowed,
+            hard_mode=True,
+            progress=False,
+        )
     # Without --opener a given tree plays its own first guess, under its own name.
-    result = evaluate(OptimalSolver(checkpoint=str(given)), answers=answers, allowed=allowed, progress=False)
+    result = evaluate(
+        OptimalSolver(checkpoint=str(given)), answers=answers, allowed=allowed, progress=False
+    )
     assert result.openers == {first: len(answers)} and result.agent == f"optimal (opener {first})"
     # A header that lies about its contents.
     tree.total += 1
@@ -293,7 +332,10 @@ def test_trees__a_cached_or_given_tree_must_fit_the_opener_mode_and_lists(tmp_pa
         )
     tree.total -= 1
     tree.opener = other
-    with pytest.raises(ValueError, match=f"says it opens with {other.upper()} but its first guess is {first.upper()}"):
+    with pytest.raises(
+        ValueError,
+        match=f"says it opens with {other.upper()} but its first guess is {first.upper()}",
+    ):
         evaluate(
             OptimalSolver(checkpoint=str(tree.save(tmp_path / "lie2.npz"))),
             answers=answers,
@@ -330,16 +372,19 @@ def test_solver__the_time_limit_holds() -> None:
 
 @pytest.mark.slow
 def test_solver__ctrl_c_stops_a_long_search_at_once() -> None:
-    code, took, err = interrupt([sys.executable, "-m", "wordle_agents.commands.optimal", "fuzzy"], "nodes]")
+    code, took, err = interrupt(
+        [sys.executable, "-m", "wordle_agents.commands.optimal", "fuzzy"], "nodes]"
+    )
     assert code == 130 and "interrupted" in err and "Traceback" not in err
     assert took < 30  # a search left alone runs for minutes
 
 
 @pytest.mark.slow
 def test_search__compiles_its_kernels_on_the_thread_that_builds_it() -> None:
-    """Regression: Ctrl-C on a fresh checkout waited for numba to finish compiling the kernel on a worker thread
-    (which nothing can stop: 11 s here, over 120 s in CI). A search, once built, has every kernel its workers call
-    compiled (or loaded), so none compiles on a worker. A fresh process: numba's dispatchers live as long as it."""
+    """Regression: Ctrl-C on a fresh checkout waited for numba to finish compiling the kernel on a
+    worker thread (which nothing can stop: 11 s here, over 120 s in CI). A search, once built, has
+    every kernel its workers call compiled (or loaded), so none compiles on a worker. A fresh
+    process: numba's dispatchers live as long as it."""
     code = (
         "from tests.helpers.lists import small_lists\n"
         "from wordle_gym.core.words import Vocabulary\n"
@@ -350,12 +395,14 @@ def test_search__compiles_its_kernels_on_the_thread_that_builds_it() -> None:
         "_Search(Vocabulary(*small_lists(2, 20, 60)), True, 6)\n"
         "print(before, [len(f.signatures) for f in kernels])"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[-2] == "[0, 0, 0, 0, 0] [1, 1, 1, 1, 1]", out.stdout
 
 
-# ----------------------------------------------------------------------------- 6 and 7. crafted trees
+# --------------------------------------------------------------------------- 6 and 7. crafted trees
 def _npz(path: Path, **arrays: np.ndarray) -> Path:
     buffer = io.BytesIO()
     np.savez_compressed(buffer, **arrays)
@@ -387,7 +434,9 @@ def test_trees__crafted_files_are_one_line_errors(tmp_path: Path) -> None:
         _npz(tmp_path / "list_meta.npz", meta=np.array("[1, 2]"), **ARRAYS),
         _npz(tmp_path / "deep_meta.npz", meta=np.array("[" * 100_000 + "]" * 100_000), **ARRAYS),
         _npz(tmp_path / "bad_field.npz", meta=_meta(total="many"), **ARRAYS),
-        _npz(tmp_path / "floats.npz", meta=_meta(), **{**ARRAYS, "guesses": np.zeros(1, np.float64)}),
+        _npz(
+            tmp_path / "floats.npz", meta=_meta(), **{**ARRAYS, "guesses": np.zeros(1, np.float64)}
+        ),
     ]
     assert OptimalTree.load(_npz(tmp_path / "good.npz", meta=_meta(), **ARRAYS)).total == 1
     for path in crafted:
@@ -397,7 +446,8 @@ def test_trees__crafted_files_are_one_line_errors(tmp_path: Path) -> None:
 
 
 def test_trees__declared_sizes_are_checked_before_reading(tmp_path: Path) -> None:
-    """A header declaring 10^12 entries, and a zip bomb (100 MB of zeros in 100 kB): refused unread."""
+    """A header declaring 10^12 entries, and a zip bomb (100 MB of zeros in 100 kB): refused
+    unread."""
     good = _npz(tmp_path / "good.npz", meta=_meta(), **ARRAYS)
     huge = tmp_path / "huge.npz"
     with zipfile.ZipFile(good) as src, zipfile.ZipFile(huge, "w") as out:
@@ -410,14 +460,18 @@ def test_trees__declared_sizes_are_checked_before_reading(tmp_path: Path) -> Non
                 )
                 data = header.getvalue() + b"\0" * 16
             out.writestr(info.filename, data)
-    bomb = _npz(tmp_path / "bomb.npz", meta=_meta(), **{**ARRAYS, "guesses": np.zeros(25_000_000, np.int32)})
+    bomb = _npz(
+        tmp_path / "bomb.npz", meta=_meta(), **{**ARRAYS, "guesses": np.zeros(25_000_000, np.int32)}
+    )
     assert bomb.stat().st_size < 1_000_000
     for path in (huge, bomb):
         with pytest.raises(ValueError, match="declares"):
             OptimalTree.load(path)
 
 
-def test_small__openers_lists_and_batches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_small__openers_lists_and_batches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert best_of("best-of-3") == 3
     for spec in ("best-of-٣", "best-of-100000", "best-of-0"):
         with pytest.raises(ValueError, match="malformed"):
@@ -428,7 +482,11 @@ def test_small__openers_lists_and_batches(tmp_path: Path, capsys: pytest.Capture
     bom.write_bytes("\ufeff".encode() + "\n".join(SMALL).encode())
     assert word_source(str(bom)) == SMALL
     start = time.perf_counter()
-    with pytest.raises(ValueError, match=r"num_envs=1,000,000,000 needs about .* GiB at its steps' peak"):
+    with pytest.raises(
+        ValueError,
+        match=r"num_envs=1,000,000,000 needs about .* GiB at its steps' "
+        r"peak",
+    ):
         WordleVectorEnv(10**9, device="cpu")
     assert time.perf_counter() - start < 10  # refused before allocating, not after
     _, allowed, lists = list_pair(tmp_path)
@@ -450,9 +508,11 @@ ARRAYS = {
 
 
 @pytest.fixture
-def lists_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[list[str], list[str]]]:
-    """A trap game's lists as answers.txt and allowed.txt in ``tmp_path``, its pattern table on disk in a cache of
-    the test's own (only building it takes torch): (answers, allowed)."""
+def lists_on_disk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[tuple[list[str], list[str]]]:
+    """A trap game's lists as answers.txt and allowed.txt in ``tmp_path``, its pattern table on disk
+    in a cache of the test's own (only building it takes torch): (answers, allowed)."""
     answers, allowed = trap_lists(0)
     (tmp_path / "answers.txt").write_text("\n".join(answers))
     (tmp_path / "allowed.txt").write_text("\n".join(allowed))
@@ -467,17 +527,20 @@ def lists_on_disk(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[t
 def test_command__solves_and_saves_without_importing_torch(
     tmp_path: Path, lists_on_disk: tuple[list[str], list[str]]
 ) -> None:
-    """``python -m wordle_agents.commands.optimal`` loads no torch (its import took longer than the search it runs): the
-    package inits import lazily and the solver reads the numpy pattern table. A fresh process, as a user runs it,
-    with the table on disk (only building it takes torch)."""
+    """``python -m wordle_agents.commands.optimal`` loads no torch (its import took longer than the
+    search it runs): the package inits import lazily and the solver reads the numpy pattern table. A
+    fresh process, as a user runs it, with the table on disk (only building it takes torch)."""
     answers, allowed = lists_on_disk
     code = (
         "import sys\nfrom wordle_agents.commands.optimal import main\n"
-        "code = main(['catch', '--answers', 'answers.txt', '--allowed', 'allowed.txt', '--save', 'tree.npz',"
+        "code = main(['catch', '--answers', 'answers.txt', '--allowed', 'allowed.txt', '--save', "
+        "'tree.npz',"
         " '--quiet'])\n"
         "print(code, 'torch' in sys.modules, 'wordle_gym.core.game' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False)
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.split("\n")[-2] == "0 False False", out.stdout
     tree = OptimalTree.load(tmp_path / "tree.npz")
@@ -488,28 +551,54 @@ def test_command__solves_and_saves_without_importing_torch(
 def test_command__as_its_own_process_imports_no_torch_nor_scipy_linalg(
     tmp_path: Path, lists_on_disk: tuple[list[str], list[str]]
 ) -> None:
-    """Speed (issue 47): ``python -m wordle_agents.commands.optimal`` imports numba's array support with scipy's
-    BLAS hidden (numba imported scipy.linalg to look for BLAS: 0.2 s of a 1.5 s solve) and exits without the
-    interpreter's teardown; what it prints and saves is complete, and scipy.linalg still imports in a process
-    that asks."""
+    """Speed (issue 47): ``python -m wordle_agents.commands.optimal`` imports numba's array support
+    with scipy's BLAS hidden (numba imported scipy.linalg to look for BLAS: 0.2 s of a 1.5 s solve)
+    and exits without the interpreter's teardown; what it prints and saves is complete, and
+    scipy.linalg still imports in a process that asks."""
     answers, allowed = lists_on_disk
     command = [sys.executable, "-X", "importtime", "-m", "wordle_agents.commands.optimal", "catch"]
-    command += ["--answers", "answers.txt", "--allowed", "allowed.txt", "--save", "tree.npz", "--quiet"]
+    command += [
+        "--answers",
+        "answers.txt",
+        "--allowed",
+        "allowed.txt",
+        "--save",
+        "tree.npz",
+        "--quiet",
+    ]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    out = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True, env=env, check=False)
+    out = subprocess.run(
+        command, cwd=tmp_path, capture_output=True, text=True, env=env, check=False
+    )
     assert out.returncode == 0, out.stderr[-2000:]
-    imported = {line.split("|")[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
-    assert "numba.np.arraymath" in imported and "scipy.linalg" not in imported and "torch" not in imported
+    imported = {
+        line.split("|")[-1].strip()
+        for line in out.stderr.splitlines()
+        if line.startswith("import time:")
+    }
+    assert (
+        "numba.np.arraymath" in imported
+        and "scipy.linalg" not in imported
+        and "torch" not in imported
+    )
     total = brute_force(answers, allowed, "catch", False, 6)
-    assert OptimalTree.load(tmp_path / "tree.npz").total == total and f": {total} guesses over" in out.stdout
-    code = "import scipy.linalg, numba.np.arraymath; print(numba.np.arraymath._HAVE_BLAS)"  # the library leaves it
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip() == "True"
+    assert (
+        OptimalTree.load(tmp_path / "tree.npz").total == total
+        and (f": {total} guesses over") in out.stdout
+    )
+    # the library leaves it
+    code = "import scipy.linalg, numba.np.arraymath; print(numba.np.arraymath._HAVE_BLAS)"
+    assert (
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout.strip()
+        == "True"
+    )
 
 
 def test_kernel__guesses_merged_as_alike_split_the_candidates_alike() -> None:
-    """The search tries one guess of each class that letters no candidate has cannot tell apart: every guess it
-    drops must get exactly the feedback of an earlier guess it keeps, from every candidate (else the search
-    would miss a better guess). Real lists, candidate sets after SALET and after a second guess."""
+    """The search tries one guess of each class that letters no candidate has cannot tell apart:
+    every guess it drops must get exactly the feedback of an earlier guess it keeps, from every
+    candidate (else the search would miss a better guess). Real lists, candidate sets after SALET
+    and after a second guess."""
     vocab = Vocabulary()
     search = _Search(vocab, False, 6)
     kernel, table = search.kernel, search.table
@@ -522,7 +611,8 @@ def test_kernel__guesses_merged_as_alike_split_the_candidates_alike() -> None:
             S = np.sort(S).astype(np.int32)
             kept = kernel.distinct_guesses(S, everything, search.codes, search.actions)
             assert kept[0] == 0 and np.all(np.diff(kept) > 0), p
-            rows = [row.tobytes() for row in np.ascontiguousarray(table[:, S])]  # each guess's feedback
+            # each guess's feedback
+            rows = [row.tobytes() for row in np.ascontiguousarray(table[:, S])]
             first_with: dict[bytes, int] = {}
             for g in kept.tolist():
                 first_with.setdefault(rows[g], g)

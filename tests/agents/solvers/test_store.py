@@ -1,4 +1,5 @@
-"""The oracle's position store: solved positions shared on disk by processes, bounded, per game (issue 61)."""
+"""The oracle's position store: solved positions shared on disk by processes, bounded, per game
+(issue 61)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,9 @@ for i in range(start, start + 200):
 
 def test_store__processes_write_at_once_and_each_reads_all(tmp_path) -> None:
     path = tmp_path / "p.sqlite"
-    workers = [subprocess.Popen([sys.executable, "-c", _WRITER, str(path), str(200 * k)]) for k in range(3)]
+    workers = [
+        subprocess.Popen([sys.executable, "-c", _WRITER, str(path), str(200 * k)]) for k in range(3)
+    ]
     assert [w.wait(120) for w in workers] == [0] * 3
     store = PositionStore(path)
     assert len(store) == 600 and all(store.get(_position(i)) == 1000 + i for i in range(600))
@@ -56,7 +59,12 @@ def test_store__bounded_the_oldest_go_first_and_each_game_has_its_own_file(tmp_p
     assert store.get(_position(10)._replace(left=3)) is None  # another position: other guesses left
     names = {
         PositionStore.for_game(tmp_path, digest, hard, limit).path.name
-        for digest, hard, limit in [("aa", False, 6), ("bb", False, 6), ("aa", True, 6), ("aa", False, 5)]
+        for digest, hard, limit in [
+            ("aa", False, 6),
+            ("bb", False, 6),
+            ("aa", True, 6),
+            ("aa", False, 5),
+        ]
     }
     assert len(names) == 4
     with pytest.raises(ValueError, match="max_rows must be at least 1, got 0"):
@@ -64,8 +72,9 @@ def test_store__bounded_the_oldest_go_first_and_each_game_has_its_own_file(tmp_p
 
 
 def test_store__a_damaged_file_is_set_aside_and_made_anew(tmp_path) -> None:
-    """Reliability 5, finding 11: a corrupt position store was switched off for good and never rebuilt. It is set
-    aside (``*.damaged``) and made anew, once; a store that cannot be opened at all turns off with one warning."""
+    """Reliability 5, finding 11: a corrupt position store was switched off for good and never
+    rebuilt. It is set aside (``*.damaged``) and made anew, once; a store that cannot be opened at
+    all turns off with one warning."""
     path = tmp_path / "p.sqlite"
     path.write_bytes(b"not a database at all" * 100)
     store = PositionStore(path)
@@ -91,7 +100,8 @@ def test_oracle__a_second_process_finds_what_the_first_solved(tmp_path, monkeypa
     store = PositionStore.for_game(tmp_path, config.vocabulary.digest, False, 6)
     first = Oracle(config, root_opener=None, store=store)
     start = first.start()
-    biggest = first.search.buckets(0, start.arrays()[0])[0][1]  # the largest group of answers the first word leaves
+    # the largest group of answers the first word leaves
+    biggest = first.search.buckets(0, start.arrays()[0])[0][1]
     position = first.after(start, 0, int(biggest[0]))
     assert len(position.members) >= oracle_module.STORE_MIN
     value = first.value(position)
@@ -106,14 +116,20 @@ def test_oracle__a_second_process_finds_what_the_first_solved(tmp_path, monkeypa
     assert fresh.value(position) == value
 
 
-def test_regret_oracle__keeps_its_positions_in_the_cache_folder_unless_it_is_off(tmp_path, monkeypatch) -> None:
+def test_regret_oracle__keeps_its_positions_in_the_cache_folder_unless_it_is_off(
+    tmp_path, monkeypatch
+) -> None:
     from wordle_agents.solvers.oracle import regret_oracle
 
     answers, allowed = small_lists(6, 40, 90)
     config = WordleConfig(answers=answers, allowed=allowed)
     monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path))
     store = regret_oracle(config).store
-    assert store is not None and store.path.parent == tmp_path and config.vocabulary.digest in store.path.name
+    assert (
+        store is not None
+        and store.path.parent == tmp_path
+        and config.vocabulary.digest in store.path.name
+    )
     monkeypatch.setenv("WORDLE_GYM_CACHE", "")
     assert regret_oracle(config).store is None
 
@@ -124,12 +140,13 @@ def _child_uses(store: PositionStore) -> None:
     inherited = store._db
     store.put(_position(501), 7)
     assert store.get(_position(500)) == 6
-    assert store._db is not inherited and module._INHERITED[-1] is inherited  # its own; the parent's kept open
+    # its own; the parent's kept open
+    assert store._db is not inherited and module._INHERITED[-1] is inherited
 
 
 def test_store__a_forked_child_opens_its_own_connection_and_leaves_the_parents(tmp_path) -> None:
-    """SQLite connections must not cross a fork: the child (a forked rollout worker) opens its own, and the
-    parent's, inherited, is never closed there."""
+    """SQLite connections must not cross a fork: the child (a forked rollout worker) opens its own,
+    and the parent's, inherited, is never closed there."""
     import multiprocessing
 
     store = PositionStore(tmp_path / "p.sqlite")

@@ -1,9 +1,10 @@
-"""The ``guess`` tool of the verifiers environment: one MCP server for a whole evaluation (verifiers' shared
-toolset), each call a move of the calling rollout's game (its answer and the moves so far in the rollout's state,
-which verifiers carries to the server; the environment scores the same moves).
+"""The ``guess`` tool of the verifiers environment: one MCP server for a whole evaluation
+(verifiers' shared toolset), each call a move of the calling rollout's game (its answer and the
+moves so far in the rollout's state, which verifiers carries to the server; the environment scores
+the same moves).
 
-verifiers starts it as ``python -m wordle_gym_verifiers.toolset``; it never imports the regret oracle (the
-environment values the moves).
+verifiers starts it as ``python -m wordle_gym_verifiers.toolset``; it never imports the regret
+oracle (the environment values the moves).
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ OVER = "The game is over."
 
 
 class WordleState(vf.State):
-    """A rollout's game, shared by the environment and the tool server: the task, and each word the ``guess``
-    tool received, in order (every one a move of the game)."""
+    """A rollout's game, shared by the environment and the tool server: the task, and each word the
+    ``guess`` tool received, in order (every one a move of the game)."""
 
     answer: str = ""
     answers: str = "answers"
@@ -31,7 +32,8 @@ class WordleState(vf.State):
 
 
 def replay(state: WordleState, game: WordleTextEnv) -> tuple[str, bool]:
-    """``game`` reset to the state's answer and stepped through its moves: the last text, and whether it ended."""
+    """``game`` reset to the state's answer and stepped through its moves: the last text, and
+    whether it ended."""
     text, _ = game.reset(options={"answer": state.answer})
     over = False
     for word in state.moves:
@@ -48,7 +50,8 @@ def call(word: str) -> dict[str, Any]:
 
 
 class WordleToolset(Toolset[SharedToolsetConfig, WordleState]):
-    """The ``guess`` tool, named bare (no server prefix): what the text env's ``GUESS_TOOL`` describes."""
+    """The ``guess`` tool, named bare (no server prefix): what the text env's ``GUESS_TOOL``
+    describes."""
 
     TOOL_PREFIX = None
 
@@ -58,8 +61,9 @@ class WordleToolset(Toolset[SharedToolsetConfig, WordleState]):
 
     @tool
     async def guess(self, word: str) -> str:
-        """Submit one guess in the game of Wordle: a word of the game's length from the allowed list. Returns the
-        feedback (G: right letter, right place; Y: in the word elsewhere; X: not in the word) and the board."""
+        """Submit one guess in the game of Wordle: a word of the game's length from the allowed
+        list. Returns the feedback (G: right letter, right place; Y: in the word elsewhere; X: not
+        in the word) and the board."""
         state = self.state
         if not state.answer:
             return "No game is being played in this conversation."
