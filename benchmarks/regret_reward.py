@@ -1,24 +1,31 @@
-"""The time ``reward="regret"`` takes per move on LLM-like and poor play, the positions language models reach.
+"""The time ``reward="regret"`` takes per move on LLM-like and poor play, the positions language
+models reach.
 
-    python -m benchmarks.regret_reward [--games 20] [--llm-games 200] [--budget 2.0] [--before PATH] [--quick]
+    python -m benchmarks.regret_reward [--games 20] [--llm-games 200] [--budget 2.0] [--before PATH]
+    [--quick]
 
-``WordleText-v0`` on the real lists with ``reward="regret"`` and a per-move budget (``regret_budget_s``), played
-by LLM-like play (a first guess among the openers language models favour, then 80 % a random candidate, 12 % a
-random word, 8 % a reply cut off inside its reasoning) and three kinds of poor play: random words (any of the
-12972), random candidates (a word still possible, as a weak model that follows the feedback plays), and a mix
-(60 % a random candidate, 25 % a random word, 15 % a reply with no guess). Each step is timed as a caller sees
-it (the env's step, the oracle's searches included): p50, p99 and max, the share of moves valued exactly within
-the budget, and the mean reward; and the first ``make`` (the env built and reset once, in a fresh process).
+``WordleText-v0`` on the real lists with ``reward="regret"`` and a per-move budget
+(``regret_budget_s``), played by LLM-like play (a first guess among the openers language models
+favour, then 80 % a random candidate, 12 % a random word, 8 % a reply cut off inside its reasoning)
+and three kinds of poor play: random words (any of the 12972), random candidates (a word still
+possible, as a weak model that follows the feedback plays), and a mix (60 % a random candidate, 25 %
+a random word, 15 % a reply with no guess). Each step is timed as a caller sees it (the env's step,
+the oracle's searches included): p50, p99 and max, the share of moves valued exactly within the
+budget, and the mean reward; and the first ``make`` (the env built and reset once, in a fresh
+process).
 
-Each run is a fresh process. ``this, cold``: the position store (the oracle's disk cache) empty; ``this, warm``:
-another process playing the same games with the store the cold run filled, as a second rollout worker or the
-next run of a training would; ``before`` (``--before PATH``, a checkout of an older commit): the same games on
-that code. Writes ``benchmarks/results/regret_reward_cpu.json`` and regenerates BENCHMARKS.md.
+Each run is a fresh process. ``this, cold``: the position store (the oracle's disk cache) empty;
+``this, warm``:
+another process playing the same games with the store the cold run filled, as a second rollout
+worker or the next run of a training would; ``before`` (``--before PATH``, a checkout of an older
+commit): the same games on that code. Writes ``benchmarks/results/regret_reward_cpu.json`` and
+regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
 import bisect
+import json
 import random
 import sys
 import tempfile
@@ -28,11 +35,23 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
-from benchmarks.common import parse_args, save
+from benchmarks.common import RESULTS, parse_args, save
 from wordle_gym import WordleTextEnv
 
 POLICIES = ("LLM-like", "random words", "random candidates", "mixed")
-FAVOURITES = ("crane", "slate", "adieu", "audio", "raise", "arise", "stare", "crate", "trace", "salet", "roate")
+FAVOURITES = (
+    "crane",
+    "slate",
+    "adieu",
+    "audio",
+    "raise",
+    "arise",
+    "stare",
+    "crate",
+    "trace",
+    "salet",
+    "roate",
+)
 """The first guesses LLM-like play draws from (those models play most)."""
 
 
@@ -55,30 +74,36 @@ def _reply(env: WordleTextEnv, policy: str, rng: random.Random) -> str:
 
 
 def measure(games: dict[str, int], budget: float, store: str | None = None) -> dict:
-    """Every kind of play's row (``games[kind]`` seeded games each, ``budget`` seconds a move), and the first
-    make's seconds; ``store``: the position store's file (None: the code's default)."""
+    """Every kind of play's row (``games[kind]`` seeded games each, ``budget`` seconds a move), and
+    the first make's seconds; ``store``: the position store's file (None: the code's default)."""
     start = time.perf_counter()
     env = WordleTextEnv(reward="regret", regret_budget_s=budget)
     env.reset(seed=0)
     make_s = time.perf_counter() - start
-    if store is not None:  # the env's own oracle (a fork of the process's) reads and fills this store
+    # the env's own oracle (a fork of the process's) reads and fills this store
+    if store is not None:
         from wordle_agents.solvers.store import PositionStore
 
         env._oracle.store = PositionStore(store)
     rows = []
-    for policy in tqdm([p for p in POLICIES if games[p]], desc="kinds of play", unit="kind", disable=None):
+    for policy in tqdm(
+        [p for p in POLICIES if games[p]], desc="kinds of play", unit="kind", disable=None
+    ):
         rng = random.Random(20261125)
-        times, rewards, exact = [], [], []
+        times, rewards, exact, first = [], [], [], []
         for game in range(games[policy]):
             env.reset(seed=game)
             done = False
             while not done:
                 reply = _reply(env, policy, rng)
+                first.append(int(env.state.turn[0]) == 0)
                 start = time.perf_counter()
                 _, reward, done, _, info = env.step(reply)
                 times.append(time.perf_counter() - start)
                 rewards.append(reward)
                 exact.append(bool(info["regret_exact"]))
+        opening = np.array(first)
+        valued = np.array(exact)
         seconds = np.array(times)
         rows.append(
             {
@@ -89,6 +114,10 @@ def measure(games: dict[str, int], budget: float, store: str | None = None) -> d
                 "p99_s": float(np.percentile(seconds, 99)),
                 "max_s": float(seconds.max()),
                 "exact_share": float(np.mean(exact)),
+                # the first move is exact where the opener tables hold the opener; later moves
+                # where the searches finish within the budget
+                "exact_first_share": float(valued[opening].mean()),
+                "exact_later_share": float(valued[~opening].mean()) if (~opening).any() else 1.0,
                 "mean_reward": float(np.mean(rewards)),
             }
         )
@@ -96,9 +125,10 @@ def measure(games: dict[str, int], budget: float, store: str | None = None) -> d
 
 
 def first_moves(budget: float) -> dict:
-    """Every opener's first-move charge on the real lists and on WordleNYT's: how many are exact, how many charged
-    an upper bound, whether any is charged less than an opener proven better, and how far the published strategy's
-    total (the bound charged where the value is not exact) lies from the exact value where both are known."""
+    """Every opener's first-move charge on the real lists and on WordleNYT's: how many are exact,
+    how many charged an upper bound, whether any is charged less than an opener proven better, and
+    how far the published strategy's total (the bound charged where the value is not exact) lies
+    from the exact value where both are known."""
     from wordle_agents.common.checkpoint import shipped_dir
     from wordle_agents.solvers.oracle import read_opener_totals
     from wordle_gym.core.config import WordleConfig
@@ -109,10 +139,12 @@ def first_moves(budget: float) -> dict:
         config = WordleConfig(answers=answers)
         oracle = load_oracle(config)
         start, n = oracle.start(), config.vocabulary.num_answers
-        judged = [oracle.move_regret(start, a, budget) for a in range(config.vocabulary.num_allowed)]
+        judged = [
+            oracle.move_regret(start, a, budget) for a in range(config.vocabulary.num_allowed)
+        ]
         exact = [j for j in judged if j["exact"]]
-        # an inversion: opener b charged less than an opener a it is proven worse than (a's upper bound below b's
-        # lower bound); the openers by upper bound, each prefix's largest charge
+        # an inversion: opener b charged less than an opener a it is proven worse than (a's upper
+        # bound below b's lower bound); the openers by upper bound, each prefix's largest charge
         by_high = sorted(judged, key=lambda j: j["high"])
         highs, most, top = [j["high"] for j in by_high], [], -1.0
         for j in by_high:
@@ -124,7 +156,10 @@ def first_moves(budget: float) -> dict:
             inverted += below > 0 and most[below - 1] > j["regret"]
         gaps = []
         totals = read_opener_totals(
-            shipped_dir() / f"opener_totals_{'normal' if game == 'real' else 'nyt'}.json", config.vocabulary, False, 6
+            shipped_dir() / f"opener_totals_{'normal' if game == 'real' else 'nyt'}.json",
+            config.vocabulary,
+            False,
+            6,
         )
         for word, upper in totals.upper.items():
             action = config.vocabulary.action(word)
@@ -144,21 +179,43 @@ def first_moves(budget: float) -> dict:
     return out
 
 
-def _fresh(games: dict[str, int], budget: float, store: str | None, checkout: str | None = None) -> dict:
+def _fresh(
+    games: dict[str, int], budget: float, store: str | None, checkout: str | None = None
+) -> dict:
     """:func:`measure` in a fresh process, on this code or on the checkout at ``checkout``."""
-    from benchmarks.common import measure_fresh  # here: this file also runs against older checkouts' common
+    # here: this file also runs against older checkouts' common
+    from benchmarks.common import measure_fresh
 
     return measure_fresh(__file__, f"measure({games!r}, {budget}, {store!r})", checkout)
 
 
 def main() -> None:
     def extra(parser) -> None:
-        parser.add_argument("--games", type=int, default=20, help="games of each kind of poor play (default 20)")
-        parser.add_argument("--llm-games", type=int, default=200, help="games of LLM-like play (default 200)")
-        parser.add_argument("--budget", type=float, default=2.0, help="regret_budget_s, seconds (default 2.0)")
-        parser.add_argument("--before", help="a checkout of an older commit: the same games on its code too")
+        parser.add_argument(
+            "--games", type=int, default=20, help="games of each kind of poor play (default 20)"
+        )
+        parser.add_argument(
+            "--llm-games", type=int, default=200, help="games of LLM-like play (default 200)"
+        )
+        parser.add_argument(
+            "--budget", type=float, default=2.0, help="regret_budget_s, seconds (default 2.0)"
+        )
+        parser.add_argument(
+            "--before", help="a checkout of an older commit: the same games on its code too"
+        )
+        parser.add_argument(
+            "--first-move-only",
+            action="store_true",
+            help="only the first move over every opener (a new table's; the timed runs kept)",
+        )
 
     args, _, result = parse_args(__doc__, "2 games of each kind, a 0.2 s budget", extra)
+    if args.first_move_only:  # the timed runs as they were; the first move from the tables now
+        earlier = json.loads((RESULTS / f"regret_reward_{result['device']}.json").read_text())
+        earlier["first_move"] = first_moves(earlier["budget_s"])
+        earlier["first_move_date"] = result["date"]
+        save("regret_reward", earlier)
+        return
     poor, llm, budget = (2, 2, 0.2) if args.quick else (args.games, args.llm_games, args.budget)
     games = {policy: llm if policy == "LLM-like" else poor for policy in POLICIES}
     result["command"] = " ".join(["python -m benchmarks.regret_reward", *sys.argv[1:]])
@@ -168,7 +225,8 @@ def main() -> None:
         runs["this, cold"] = _fresh(games, budget, store)
         runs["this, warm"] = _fresh(games, budget, store)
     if args.before:
-        _fresh(dict.fromkeys(POLICIES, 0), budget, None, args.before)  # its kernels compiled once, not timed
+        # its kernels compiled once, not timed
+        _fresh(dict.fromkeys(POLICIES, 0), budget, None, args.before)
         runs["before"] = _fresh(games, budget, None, args.before)
     result.update(budget_s=budget, runs=runs, first_move=first_moves(budget))
     save("regret_reward", result)
