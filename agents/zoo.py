@@ -223,8 +223,7 @@ AGENTS: dict[str, Agent] = {
             "optimal",
             OptimalSolver,
             "the exact solver: plays the optimal tree from its opener (by default the opener "
-            "proven best on its "
-            "lists: SALET on the real ones, TARSE on today's)",
+            "proven best on its lists: SALET on the real ones, TARSE on today's)",
             (
                 BenchRun("optimal (SALET)", {"opener": "salet"}),
                 BenchRun("optimal (SALET, hard mode)", {"opener": "salet"}, {"hard_mode": True}),
@@ -256,6 +255,7 @@ AGENTS: dict[str, Agent] = {
                 "opener_totals_today.json",
                 "opener_totals_today_hard.json",
                 "optimal_tarse_today_normal.npz",  # the optimal tree of today's game
+                "openers_today.json",  # the project's own proof of it (benchmarks.today)
                 # the maxima over every Dordle opener: its order bound (the same)
                 "dordle_openers_most.json",
             ),
@@ -322,8 +322,7 @@ AGENTS: dict[str, Agent] = {
             "a2c-boards",
             _mixture("a2c_full.pt"),
             "the a2c network on several boards: each guess the likeliest word of the mixture of "
-            "the unsolved "
-            "boards' policies (trained on one board only; its one-board figures)",
+            "the unsolved boards' policies (trained on one board only; its one-board figures)",
             _mixture_rows("A2C `a2c_full.pt`"),
             ("a2c_full.pt",),
         ),
@@ -375,11 +374,9 @@ AGENTS: dict[str, Agent] = {
             "dqn-explored",
             _by_mode("dqn_explored.pt", "dqn_explored_hard.pt"),
             "the dqn network improved by its own rollouts with exploring starts and a critic of "
-            "answers left "
-            "(the game's reward only, the first guess SALET fixed by hand in training; hard-mode "
-            "weights in hard "
-            "mode; on several boards a mixture of the boards' policies), the strongest reward-only "
-            "agent",
+            "answers left (the game's reward only, the first guess SALET fixed by hand in "
+            "training; hard-mode weights in hard mode; on several boards a mixture of the boards' "
+            "policies), the strongest reward-only agent",
             (
                 *_rows(("dqn_explored.pt", "full"), ("dqn_explored_hard.pt", "full")),
                 # the same method, its first guess found by exploring
@@ -393,9 +390,8 @@ AGENTS: dict[str, Agent] = {
             "dqn-boards",
             _see_all("dqn_boards.pt"),
             "the dqn-explored network taught Dordle and Quordle by its own rollouts on several "
-            "boards, with a context "
-            "network that sees every board (reward only; the first guess SALET fixed by hand in "
-            "training)",
+            "boards, with a context network that sees every board (reward only; the first guess "
+            "SALET fixed by hand in training)",
             tuple(
                 BenchRun(
                     f"DQN `dqn_boards.pt`, seeing every board, {BOARD_NAMES[k]}",
@@ -410,8 +406,7 @@ AGENTS: dict[str, Agent] = {
             "llm",
             LLMAgent,
             "a language model behind any OpenAI-compatible chat endpoint (-o base_url=URL -o "
-            "model=NAME), each game "
-            "one chat in the text env's words",
+            "model=NAME), each game one chat in the text env's words",
         ),
         Agent(
             "sb3",

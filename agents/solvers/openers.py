@@ -149,7 +149,8 @@ def _read_journal(
 ) -> tuple[list[dict[str, Any]], float, int]:
     """The openers a journal holds, and the wall time and count of its sessions; a journal of other
     settings is refused. A last line cut short by a crash is dropped, and the file rewritten to its
-    complete lines (each ending in a newline) before anything is appended."""
+    complete lines (each ending in a newline) before anything is appended. A session killed before
+    it wrote its time counts to its last opener's (each record's ``at``)."""
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
     try:
@@ -162,6 +163,7 @@ def _read_journal(
             f"remove it or use another --save path"
         )
     records, wall, sessions = [], 0.0, 0
+    running = 0.0  # the clock of a session that wrote no session_s (killed): its last record's
     for number, line in enumerate(lines[1:], start=2):
         try:
             item = json.loads(line)
@@ -171,7 +173,7 @@ def _read_journal(
                 break
             raise ValueError(f"journal {quoted(str(path))} line {number} is not JSON") from None
         if isinstance(item, dict) and isinstance(item.get("session_s"), int | float):
-            wall, sessions = wall + float(item["session_s"]), sessions + 1
+            wall, sessions, running = wall + float(item["session_s"]), sessions + 1, 0.0
         elif (
             isinstance(item, dict)
             and item.get("word") in words
@@ -181,6 +183,11 @@ def _read_journal(
             and item.get("stage") in STAGES
         ):
             records.append(item)
+            at = item.get("at")
+            if isinstance(at, int | float) and not isinstance(at, bool):
+                if at < running:  # a new session after one killed before it wrote its time
+                    wall, sessions = wall + running, sessions + 1
+                running = float(at)
         else:
             raise ValueError(
                 f"journal {quoted(str(path))} line {number} is not an opener's result: {line[:80]}"
@@ -188,6 +195,8 @@ def _read_journal(
     complete = "".join(f"{line}\n" for line in lines)
     if text != complete:
         atomic_write_text(path, complete)
+    if running:
+        wall, sessions = wall + running, sessions + 1
     return records, wall, sessions
 
 
@@ -287,7 +296,8 @@ def _rank(
                 for word, record in search.gather(futures, deadline, bar, stats):
                     board.add(word, record)
                     if handle is not None:
-                        handle.write(json.dumps(record) + "\n")
+                        at = round(time.perf_counter() - start, 2)
+                        handle.write(json.dumps({**record, "at": at}) + "\n")
                         handle.flush()
                     bar.update(1)
                     bar.set_postfix_str(f"cutoff {board.cutoff()}", refresh=False)

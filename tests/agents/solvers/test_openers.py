@@ -124,6 +124,29 @@ def test_kernel__fail_soft_values_are_exact_below_beta_and_bounds_above() -> Non
     assert above > 0  # fail-soft: some bounds rise past beta
 
 
+def test_ranking__a_killed_session_keeps_its_clock(tmp_path: Path) -> None:
+    """Regression: a session killed before it wrote ``session_s`` dropped out of the run's wall time
+    and session count (today's proof reported its last 4 minutes of nearly two hours)."""
+    vocab = Vocabulary(*small_lists(2, 30, 90))
+    journal = tmp_path / "ranking.json.journal"
+    rank_openers(vocab, top=4, journal=journal, progress=False)
+    lines = journal.read_text().splitlines()
+    records = [json.loads(line) for line in lines[1:-1]]
+    assert all(r["at"] >= 0 for r in records)
+    # Two sessions killed one after the other (the second's clock starts again), then a third.
+    for r, at in zip(records, [50.0, 900.0, 7.5, 20.0], strict=False):
+        r["at"] = at
+    killed = [lines[0], *(json.dumps(r) for r in records[:4])]
+    journal.write_text("\n".join(killed) + "\n")
+    again = rank_openers(vocab, top=4, journal=journal, progress=False)
+    assert again["finished"] and again["sessions"] == 3
+    assert (
+        920.0
+        <= again["wall_s"]
+        < 920.0 + json.loads(journal.read_text().splitlines()[-1])["session_s"] + 1
+    )
+
+
 def test_ranking__resumes_from_its_journal(tmp_path: Path) -> None:
     vocab = Vocabulary(*small_lists(2, 30, 90))
     journal = tmp_path / "ranking.json.journal"
