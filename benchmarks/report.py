@@ -40,9 +40,8 @@ def env_section(result: dict) -> list[str]:
         "",
         "| what | figure |",
         "| --- | --- |",
-        f"| pattern table {table['shape'][0]} x {table['shape'][1]}, build | "
-        f"{table['best_s']:.2f} s "
-        f"(first call {table['first_s']:.2f} s) |",
+        f"| pattern table {table['shape'][0]} x {table['shape'][1]}, build | {table['best_s']:.2f} "
+        f"s (first call {table['first_s']:.2f} s) |",
         f"| single env `WordleEnv` (random actions) | {_si(result['single_env_steps_per_s'])} "
         "steps/s |",
         f"| plain-Python single-game env (baseline in the benchmark) | "
@@ -50,10 +49,8 @@ def env_section(result: dict) -> list[str]:
         "",
         *_side_by_side(result.get("side_by_side")),
         "Vector env `WordleVectorEnv`, default observation (319 int8), random actions, env-steps "
-        "per second "
-        "(ms per batched step). Mask `all` costs nothing (an expanded view); `candidates` and "
-        "`hard` compute a "
-        "(num_envs x 12972) mask every step.",
+        "per second (ms per batched step). Mask `all` costs nothing (an expanded view); "
+        "`candidates` and `hard` compute a (num_envs x 12972) mask every step.",
         "",
     ]
     masks = ["all", "candidates", "hard"]
@@ -79,14 +76,12 @@ def env_section(result: dict) -> list[str]:
         lines += [
             "",
             f"Where a step's time goes, mask `all`, {profile['num_envs']:,} games (torch's "
-            "profiler over "
-            f"{profile['steps']} steps; {profile['calls_per_step']:.0f} operator calls a step; "
-            "self time on the "
-            f"{'GPU' if profile['time'] == 'device' else 'CPU'}, ms per step"
+            f"profiler over {profile['steps']} steps; {profile['calls_per_step']:.0f} operator "
+            f"calls a step; self time on the {'GPU' if profile['time'] == 'device' else 'CPU'}, ms "
+            "per step"
             + (
                 "; torch's operators only: from 512 games the CPU step's compiled kernels do most "
-                "of the work, "
-                "timed in the next table)"
+                "of the work, timed in the next table)"
                 if profile["time"] != "device"
                 else ")"
             )
@@ -147,14 +142,10 @@ def cuda_graph_section(result: dict) -> list[str]:
         f"### The vector env's step as a CUDA graph: {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. Mask `all`, a fixed action "
-        "tensor; "
-        "ms per batched step (env-steps per second). `check_actions` (the default) reads one value "
-        "back from the "
-        "device each step to refuse an out-of-range action with a clear error; without it the step "
-        "makes no "
-        "synchronising call, and captures as a CUDA graph. The graph replays its captured action: "
-        "an upper "
-        "bound for a fused step.",
+        "tensor; ms per batched step (env-steps per second). `check_actions` (the default) reads "
+        "one value back from the device each step to refuse an out-of-range action with a clear "
+        "error; without it the step makes no synchronising call, and captures as a CUDA graph. "
+        "The graph replays its captured action: an upper bound for a fused step.",
         "",
         "| num_envs | eager | eager, `check_actions=False` | CUDA graph, replayed |",
         "| ---: | ---: | ---: | ---: |",
@@ -177,13 +168,10 @@ def bench_device_section(result: dict) -> list[str]:
         f"### Every agent on {result['device']}, beside its CPU row ({result['date']})",
         "",
         f"Machine: {result['machine']}. Commands: `wordle-gym bench --device {result['device']} "
-        "--optimal-agent "
-        f"none --out gpu-run/bench`, then `python -m benchmarks.bench_device --rows "
-        "gpu-run/bench/benchmarks/results/agents`. The CPU column is the row in the table above. "
-        "Where the games "
-        "differ it says so: the random agents draw from each device's own generator, and float "
-        "rounding differs "
-        "between devices.",
+        "--optimal-agent none --out gpu-run/bench`, then `python -m benchmarks.bench_device "
+        "--rows gpu-run/bench/benchmarks/results/agents`. The CPU column is the row in the table "
+        "above. Where the games differ it says so: the random agents draw from each device's own "
+        "generator, and float rounding differs between devices.",
         "",
         f"| agent | games | wins, CPU | wins, {result['device']} | eval, CPU | eval, "
         f"{result['device']} |",
@@ -200,9 +188,8 @@ def bench_device_section(result: dict) -> list[str]:
         mark = "" if cpu is None or same else " (other games)"
         cpu_wins, cpu_time = (cpu["wins"], f"{cpu['wall_time_s']:.2f} s") if cpu else ("n/a", "n/a")
         lines.append(
-            f"| {row['agent']} | {row['games']:,} | {cpu_wins} | {row['wins']}{mark} | "
-            f"{cpu_time} | "
-            f"{row['wall_time_s']:.2f} s |"
+            f"| {row['agent']} | {row['games']:,} | {cpu_wins} | {row['wins']}{mark} | {cpu_time} "
+            f"| {row['wall_time_s']:.2f} s |"
         )
     total = sum(row["wall_time_s"] for row in result["rows"])
     return [
@@ -236,8 +223,7 @@ def _side_by_side(result: dict | None) -> list[str]:
         *(f"| {names.get(k, k)} | {_si(v)} |" for k, v in result["single_env"].items()),
         "",
         f"Stable-Baselines3 on `DummyVecEnv` of 8 such envs ({result['sb3_ppo_steps']:,} steps; "
-        "PPO `MlpPolicy`, "
-        "n_steps 128, batch 256, 1 epoch, one torch thread):",
+        "PPO `MlpPolicy`, n_steps 128, batch 256, 1 epoch, one torch thread):",
         "",
         "| checkout | DummyVecEnv(8) stepping, steps/s | PPO learning, steps/s |",
         "| --- | ---: | ---: |",
@@ -279,9 +265,8 @@ def _side_by_side(result: dict | None) -> list[str]:
             game += ', `mask_dtype="packed"`' if rest[1:] == ["packed"] else ""
             quiet = vector.get(passive_name, {}).get(key)
             lines.append(
-                f"| {int(n):,} | `{mask}`{game} | {old:.3f} ms ({_si(rate / old)}/s) | "
-                f"{now:.3f} ms "
-                f"({_si(rate / now)}/s) | {old / now:.2f}x |"
+                f"| {int(n):,} | `{mask}`{game} | {old:.3f} ms ({_si(rate / old)}/s) | {now:.3f} "
+                f"ms ({_si(rate / now)}/s) | {old / now:.2f}x |"
                 + (
                     ""
                     if not passive[0]
@@ -294,17 +279,13 @@ def _side_by_side(result: dict | None) -> list[str]:
             lines += [
                 "",
                 "The last column (16,384 games) runs this checkout again with "
-                "`OMP_WAIT_POLICY=PASSIVE` in the "
-                "environment (set before Python starts): torch's OpenMP threads then sleep when "
-                "idle instead of "
-                "spinning for a while after each parallel operation, which on a small CPU takes "
-                "the core that a big "
-                "step's compiled kernels split their rows onto. It changes nothing else (the "
-                "rules, the results). "
-                "A big CPU batch's reset and step run their torch calls on one thread "
+                "`OMP_WAIT_POLICY=PASSIVE` in the environment (set before Python starts): torch's "
+                "OpenMP threads then sleep when idle instead of spinning for a while after each "
+                "parallel operation, which on a small CPU takes the core that a big step's "
+                "compiled kernels split their rows onto. It changes nothing else (the rules, the "
+                "results). A big CPU batch's reset and step run their torch calls on one thread "
                 "(the kernels still split over torch's threads), so no worker is left spinning: "
-                "the two columns "
-                "should agree.",
+                "the two columns should agree.",
             ]
         lines.append("")
     return lines
@@ -427,20 +408,15 @@ def solver_section(result: dict) -> list[str]:
         f"### Solvers: greedy one-step rules on {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `python -m benchmarks.solvers --device "
-        f"{result['device']}`. "
-        "All 2315 original answers, 12972 allowed guesses, one batched evaluation each through the "
-        "harness "
-        "(`wordle-gym eval --score RULE --opener WORD`). Rules: `entropy` (seed 002), `expected` "
-        "remaining "
-        "candidates (seed 004), `minimax` worst bucket, `splits` distinct patterns; a candidate is "
-        "preferred "
-        "within 0.001 of the best score.",
+        f"{result['device']}`. All 2315 original answers, 12972 allowed guesses, one batched "
+        "evaluation each through the harness (`wordle-gym eval --score RULE --opener WORD`). "
+        "Rules: `entropy` (seed 002), `expected` remaining candidates (seed 004), `minimax` worst "
+        "bucket, `splits` distinct patterns; a candidate is preferred within 0.001 of the best "
+        "score.",
         "",
         "Cold start, a fresh process (`wordle-gym eval`) on a fresh machine (no pattern table on "
-        "disk): the "
-        "evaluation itself (pattern table, opener and 2315 games) and the whole process (Python "
-        "and torch start-up "
-        "included):",
+        "disk): the evaluation itself (pattern table, opener and 2315 games) and the whole process "
+        "(Python and torch start-up included):",
         "",
         "| opener | evaluation | whole process | mean guesses |",
         "| --- | ---: | ---: | ---: |",
@@ -490,17 +466,13 @@ def exact_section(result: dict) -> list[str]:
         f"### The exact solver beside alex1770's C++: {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `python -m benchmarks.exact --cpp wordle --before "
-        "PATH`: "
-        "`python -m wordle_agents.commands.optimal salet [--hard]` (prove the optimal tree from "
-        "SALET, "
-        "then replay every answer) in a fresh process, this checkout and the code before it, and "
-        "alex1770/wordle's C++ "
-        "(`wordle -w salet -a allowed -h answers [-H]`, built with its Makefile, single-threaded) "
-        "on the same lists, "
-        f"alternating, best of {result['rounds']}. Ours searches the first guess's buckets on both "
-        "cores; "
-        "the cold column is ours on a fresh machine (numba compiles the kernel, the pattern table "
-        "is built).",
+        "PATH`: `python -m wordle_agents.commands.optimal salet [--hard]` (prove the optimal tree "
+        "from SALET, then replay every answer) in a fresh process, this checkout and the code "
+        "before it, and alex1770/wordle's C++ (`wordle -w salet -a allowed -h answers [-H]`, "
+        "built with its Makefile, single-threaded) on the same lists, alternating, best of "
+        f"{result['rounds']}. Ours searches the first guess's buckets on both cores; the cold "
+        "column is ours on a fresh machine (numba compiles the kernel, the pattern table is "
+        "built).",
         "",
         "| mode | " + " | ".join(before if n == "before" else n for n in names) + " | ours / C++ | "
         "nodes searched "
@@ -517,14 +489,10 @@ def exact_section(result: dict) -> list[str]:
     lines += [
         "",
         "Where this checkout's process spends its time: interpreter start-up and exit (the "
-        "process's time less the "
-        "script's; the command exits without the interpreter's teardown), imports (numpy, numba, "
-        "numba's array "
-        "support without scipy's BLAS, as the command does; torch is not imported), the lists, "
-        "setup (the pattern "
-        "table from disk, the kernels from numba's cache), the search, reading the tree out of its "
-        "cache, replaying "
-        "every answer:",
+        "process's time less the script's; the command exits without the interpreter's teardown), "
+        "imports (numpy, numba, numba's array support without scipy's BLAS, as the command does; "
+        "torch is not imported), the lists, setup (the pattern table from disk, the kernels from "
+        "numba's cache), the search, reading the tree out of its cache, replaying every answer:",
         "",
         "| mode | start-up and exit | imports | lists | setup | search | extract | replay | torch "
         "imported |",
@@ -568,21 +536,17 @@ def today_section(result: dict) -> list[str]:
         'single core".',
         "",
         "| ranked exactly (cutoff) | ruled out: root bound | second-level bound | search | nodes | "
-        "wall time "
-        "(thread time) | every opener beside the published totals |",
+        "wall time (thread time) | every opener beside the published totals |",
         "| ---: | ---: | ---: | ---: | ---: | ---: | --- |",
         f"| {len(r['ranking'])} (< {r['cutoff']}) | {out['root bound']:,} | "
-        f"{out['second-level bound']:,} "
-        f"| {out['search']:,} | {r['nodes']:,} | {r['wall_s'] / 60:.1f} min "
-        f"({r['thread_s'] / 60:.1f} min, "
-        f"{r['workers']} threads{sessions}) | {c['exact_agree']} exact equal, "
-        f"{c['bounds_below']:,} ruled out by a "
-        f"bound at most the published total, {len(c['disagree'])} disagree |",
+        f"{out['second-level bound']:,} | {out['search']:,} | {r['nodes']:,} | "
+        f"{r['wall_s'] / 60:.1f} min ({r['thread_s'] / 60:.1f} min, {r['workers']} "
+        f"threads{sessions}) | {c['exact_agree']} exact equal, {c['bounds_below']:,} ruled out by "
+        f"a bound at most the published total, {len(c['disagree'])} disagree |",
         "",
         f"The optimal tree from {tree['opener'].upper()}: {tree['total']:,} guesses over 3158 "
-        "answers (mean "
-        f"{tree['total'] / 3158:.4f}), ours {best['ours']:.1f} s{cpp}; {tree['nodes']:,} nodes "
-        "searched.",
+        f"answers (mean {tree['total'] / 3158:.4f}), ours {best['ours']:.1f} s{cpp}; "
+        f"{tree['nodes']:,} nodes searched.",
         "",
         "| rank | opener | total guesses | mean |",
         "| ---: | --- | ---: | ---: |",
@@ -649,8 +613,7 @@ def training_section(result: dict) -> list[str]:
 
 EVAL_HEADER = (
     "| agent | games | win % | mean guesses (wins) | mean (loss = {x}) | histogram 1..{t} + X | "
-    "training |\n"
-    "| --- | ---: | ---: | ---: | ---: | --- | ---: |"
+    "training |\n| --- | ---: | ---: | ---: | ---: | --- | ---: |"
 )
 
 
@@ -668,9 +631,8 @@ def replay_section(result: dict) -> list[str]:
         f"### Prioritized replay: {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `python -m benchmarks.replay --device "
-        f"{result['device']}`. "
-        f"One round = sample {result['batch']} items in proportion to p^alpha, then update their "
-        "priorities.",
+        f"{result['device']}`. One round = sample {result['batch']} items in proportion to "
+        "p^alpha, then update their priorities.",
         "",
         "| capacity | sum tree (rounds/s) | plain O(n) sampler (rounds/s) | speed-up |",
         "| ---: | ---: | ---: | ---: |",
@@ -689,11 +651,10 @@ def dqn_ablation_section(result: dict) -> list[str]:
         f"### DQN ablation, 100-word stage: {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `python -m benchmarks.dqn_ablation --device "
-        f"{result['device']}`. "
-        "One setting changed at a time from seed 001's settings (the DQN defaults before this "
-        "ablation; the "
-        f"defaults now are its last row); {result['updates']:,} updates each, greedy evaluation "
-        "on the 100 answers every 250 updates (`--only NAME` reruns one row).",
+        f"{result['device']}`. One setting changed at a time from seed 001's settings (the DQN "
+        f"defaults before this ablation; the defaults now are its last row); {result['updates']:,} "
+        "updates each, greedy evaluation on the 100 answers every 250 updates (`--only NAME` "
+        "reruns one row).",
         "",
         "| setting | updates to 95 % | best win % | final win % | wall time | measured |",
         "| --- | ---: | ---: | ---: | ---: | --- |",
@@ -713,19 +674,14 @@ def a2c_ablation_section(result: dict) -> list[str]:
         f"### A2C ablation on the real game: {result['device']} ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `python -m benchmarks.a2c_ablation` (reads the "
-        "runs' logs, kept in "
-        "`benchmarks/results/a2c_ablation/`; `--collect NAME=RUN_DIR` adds one). One change at a "
-        "time, "
-        "greedy evaluation on all 2315 answers with the 12972 guesses (mean guesses over the "
-        "wins). The same "
-        "budget is the same number of games: 2.05 M (1000 updates of 2048 games, or 500 of 4096). "
-        "Wall times are upper bounds: these runs shared the 2-core CPU with tests and benchmarks "
-        "(about 1.4 s "
-        "per update alone).",
+        "runs' logs, kept in `benchmarks/results/a2c_ablation/`; `--collect NAME=RUN_DIR` adds "
+        "one). One change at a time, greedy evaluation on all 2315 answers with the 12972 guesses "
+        "(mean guesses over the wins). The same budget is the same number of games: 2.05 M (1000 "
+        "updates of 2048 games, or 500 of 4096). Wall times are upper bounds: these runs shared "
+        "the 2-core CPU with tests and benchmarks (about 1.4 s per update alone).",
         "",
         "| change | from | greedy win % / mean guesses, by games played (0: the weights it starts "
-        "from) | wall time "
-        "| command |",
+        "from) | wall time | command |",
         "| --- | --- | --- | ---: | --- |",
     ]
     for run in result["runs"]:
@@ -766,11 +722,9 @@ def a2c_scratch_lines(run: dict) -> list[str]:
 
     lines = [
         f"From scratch, {run['change']}: the `a2c` recipe run whole with the change at every "
-        "stage, beside the "
-        "shipped run's own log at the same update of the same stage (greedy win % / mean guesses "
-        "on the stage's "
-        "answers, where evaluated; sampled: the training games' win %). Command: "
-        f"`{run['command']}` (`--max-minutes N`: the same command continues).",
+        "stage, beside the shipped run's own log at the same update of the same stage (greedy win "
+        "% / mean guesses on the stage's answers, where evaluated; sampled: the training games' "
+        f"win %). Command: `{run['command']}` (`--max-minutes N`: the same command continues).",
         "",
         "| recipe stage | vocabulary | update | the shipped run | this run | wall time (its "
         "stage's command) |",
@@ -795,17 +749,12 @@ def improve_section(result: dict) -> list[str]:
         f"({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `python -m benchmarks.improve` (reads each "
-        "shipped checkpoint's "
-        "own record). Each iteration the network plays all 2315 answers greedily (12972 guesses "
-        "offered); at "
-        "every position it reaches, its top guesses are each played and the game finished by its "
-        "own greedy "
-        "play on every answer still possible; the best by the env's reward (-1 a guess, -5 for a "
-        "loss) becomes "
-        "the label, and the network is trained on the labels of the improved policy. No solver, no "
-        "teacher. "
-        "Times are wall time on the machine each run names (this 2-core CPU, shared at times with "
-        "tests, unless "
+        "shipped checkpoint's own record). Each iteration the network plays all 2315 answers "
+        "greedily (12972 guesses offered); at every position it reaches, its top guesses are each "
+        "played and the game finished by its own greedy play on every answer still possible; the "
+        "best by the env's reward (-1 a guess, -5 for a loss) becomes the label, and the network "
+        "is trained on the labels of the improved policy. No solver, no teacher. Times are wall "
+        "time on the machine each run names (this 2-core CPU, shared at times with tests, unless "
         "it says otherwise).",
         "",
     ]
@@ -816,8 +765,7 @@ def improve_section(result: dict) -> list[str]:
             + (f" Trained on: {run['machine']}." if run.get("machine") else ""),
             "",
             "| iteration | the network: win % / mean guesses (wins) | positions changed | guesses "
-            "tried "
-            "| time so far |",
+            "tried | time so far |",
             "| ---: | --- | ---: | --- | ---: |",
         ]
         for h in run["history"]:
@@ -837,8 +785,7 @@ def improve_section(result: dict) -> list[str]:
                 tried += f"; {h['explore_root']} other first guesses"
             lines.append(
                 f"| {h['iteration']} | {100 * h['win_rate']:.2f} / {h['mean_guesses']:.4f} | "
-                f"{h['changed']} "
-                f"| {tried} | {h['seconds'] / 60:.0f} min |"
+                f"{h['changed']} | {tried} | {h['seconds'] / 60:.0f} min |"
             )
         figures = run["figures"]
         kept = (
@@ -854,12 +801,10 @@ def improve_section(result: dict) -> list[str]:
     if result.get("off_path"):
         lines += [
             "Off the network's own path (the same command; `benchmarks/improve.py:off_path`): "
-            "after the network's "
-            "own opener, the optimum's second guess at every position it leads to, then the "
-            "network's own greedy "
-            "play, on all 2315 answers. The oracle only measures here. A network that plays well "
-            "only where its "
-            "own guesses lead cannot value another guess by rollouts of its own play.",
+            "after the network's own opener, the optimum's second guess at every position it leads "
+            "to, then the network's own greedy play, on all 2315 answers. The oracle only measures "
+            "here. A network that plays well only where its own guesses lead cannot value another "
+            "guess by rollouts of its own play.",
             "",
             "| network | opener | its own play | optimum's second guess, then its play | optimum "
             "after its opener |",
@@ -884,10 +829,8 @@ def profile_section(result: dict) -> list[str]:
         f"{result['device']}` "
         "(torch profiler, one update after a warm-up; 2315 answers, 12972 allowed guesses).",
         f"A2C update, {a2c['games']} games to the end: {a2c['wall_s']:.2f} s, {a2c['ops']:,} "
-        "operator calls. "
-        f"DQN step, {dqn['num_games']} games and {dqn['updates_per_step']} updates of batch "
-        f"{dqn['batch_size']}: "
-        f"{dqn['wall_s']:.2f} s, {dqn['ops']:,} operator calls.",
+        f"operator calls. DQN step, {dqn['num_games']} games and {dqn['updates_per_step']} updates "
+        f"of batch {dqn['batch_size']}: {dqn['wall_s']:.2f} s, {dqn['ops']:,} operator calls.",
         "",
         "| agent | operator | calls | self time | share |",
         "| --- | --- | ---: | ---: | ---: |",
@@ -921,9 +864,8 @@ def oracle_section(result: dict) -> list[str]:
         "evaluation reached, then the same again (warm)."
         + (
             " In hard mode, with a loss valued as 7, the optimum gives 3 games up (8116 guesses "
-            "from SALET against "
-            "8122 for the best tree that wins every game), so the tree that wins them all shows "
-            "+0.0026."
+            "from SALET against 8122 for the best tree that wins every game), so the tree that "
+            "wins them all shows +0.0026."
             if any("hard mode" in r["agent"] for r in rows)
             else ""
         ),
@@ -936,10 +878,8 @@ def oracle_section(result: dict) -> list[str]:
         by_turn = " | ".join(f"{r['by_turn'].get(str(t), 0.0):+.4f}" for t in range(1, turns + 1))
         lines.append(
             f"| {r['agent']} | {r['mean_cost']:.4f} | {r['root_value']:.4f} | "
-            f"{r['mean_regret']:+.4f} | "
-            f"{by_turn} | {r['positions']:,} | {r['cold_s']:.1f} s "
-            f"({r['positions'] / r['cold_s']:,.0f}/s) | "
-            f"{r['warm_s']:.2f} s |"
+            f"{r['mean_regret']:+.4f} | {by_turn} | {r['positions']:,} | {r['cold_s']:.1f} s "
+            f"({r['positions'] / r['cold_s']:,.0f}/s) | {r['warm_s']:.2f} s |"
         )
     for agent, why in result.get("skipped", {}).items():
         lines += ["", f"Not in this table: `{agent}`, {why}."]
@@ -954,10 +894,8 @@ def oracle_section(result: dict) -> list[str]:
             after = ", ".join(f"`{h}`" for h in c["history"]) or "the start"
             lines.append(
                 f"- {agent}: turn {c['turn']} after {after} ({c['candidates']} answers left, "
-                f"{c['games']} "
-                f"games): `{c['guess']}` costs {c['regret']:+.4f} guesses per game there; "
-                f"`{c['optimal']}` "
-                "is optimal."
+                f"{c['games']} games): `{c['guess']}` costs {c['regret']:+.4f} guesses per game "
+                f"there; `{c['optimal']}` is optimal."
             )
     return [*lines, ""]
 
@@ -995,12 +933,10 @@ def openers_section(result: dict) -> list[str]:
     for r in result["rankings"]:
         out = r["ruled_out"]
         lines.append(
-            f"| {r['mode']} | {len(r['ranking'])} (< {r['cutoff']}) | {out['root bound']:,} "
-            f"| {out['second-level bound']:,} | {out['search']:,} | "
-            f"{r['exact'] - len(r['ranking'])} "
+            f"| {r['mode']} | {len(r['ranking'])} (< {r['cutoff']}) | {out['root bound']:,} | "
+            f"{out['second-level bound']:,} | {out['search']:,} | {r['exact'] - len(r['ranking'])} "
             f"| {r['unsolvable']:,} | {r['nodes']:,} | {r['wall_s'] / 60:.1f} min "
-            f"({r['thread_s'] / 60:.1f} min, "
-            f"{r['workers']} "
+            f"({r['thread_s'] / 60:.1f} min, {r['workers']} "
             f"threads{'' if r['sessions'] == 1 else ', ' + str(r['sessions']) + ' sessions'}) |"
         )
     for r in result["rankings"]:
@@ -1009,11 +945,9 @@ def openers_section(result: dict) -> list[str]:
         lines += [
             "",
             f"{r['mode'].capitalize()} mode, the proven ranking beside the cited one "
-            f"({r['source']}): "
-            f"of the {c['cited']} openers it lists, {c['exact_agree']} have our exact total equal "
-            "to its, "
-            f"{c['bounds_below']} were ruled out here by a bound at most its total, "
-            f"{c['disagree']} disagree.",
+            f"({r['source']}): of the {c['cited']} openers it lists, {c['exact_agree']} have our "
+            f"exact total equal to its, {c['bounds_below']} were ruled out here by a bound at most "
+            f"its total, {c['disagree']} disagree.",
             "",
             "| rank | opener | total guesses | mean | cited total |",
             "| ---: | --- | ---: | ---: | ---: |",
@@ -1034,15 +968,12 @@ def opener_totals_section(result: dict) -> list[str]:
         f"### Every opener's first move: the published tables, checked ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}` (a game rerun alone: its "
-        "command in its "
-        "row). The shipped tables of first-move totals "
+        "command in its row). The shipped tables of first-move totals "
         f"(`agents/checkpoints/opener_totals_*.json`) hold {result['source']}'s published totals "
-        "as cited facts: "
-        "exact ones, and real strategies' totals as upper bounds. alex1770 counts trees that lose "
-        "no game; the "
-        "project's search counts a loss as the limit + 1, so an exact entry must equal the "
-        "search's value and an "
-        "upper bound must not be below it. A random sample of each source, searched here:",
+        "as cited facts: exact ones, and real strategies' totals as upper bounds. alex1770 counts "
+        "trees that lose no game; the project's search counts a loss as the limit + 1, so an "
+        "exact entry must equal the search's value and an upper bound must not be below it. A "
+        "random sample of each source, searched here:",
         "",
         "| table | source | kind | openers | sample (cited / searched) | holds |",
         "| --- | --- | --- | ---: | --- | --- |",
@@ -1079,12 +1010,9 @@ def multi_board_section(result: dict) -> list[str]:
         f"({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. Each row plays the "
-        "standard evaluation set "
-        "of its board count (`wordle_gym.harness.play.standard_games`: seeded K-tuples of distinct "
-        "answers, the "
-        "same for every agent; `wordle-gym eval --boards K` plays it), the real lists (2315 "
-        "answers, 12972 "
-        "guesses), K + 5 guesses.",
+        "standard evaluation set of its board count (`wordle_gym.harness.play.standard_games`: "
+        "seeded K-tuples of distinct answers, the same for every agent; `wordle-gym eval --boards "
+        "K` plays it), the real lists (2315 answers, 12972 guesses), K + 5 guesses.",
         "",
         "| game | boards | agent | games | win % | mean guesses (wins) | boards solved | max | "
         "eval time |",
@@ -1098,9 +1026,8 @@ def multi_board_section(result: dict) -> list[str]:
         )
         lines.append(
             f"| {r['name']} | {r['boards']} | {r['agent']} | {r['games']:,} | "
-            f"{100 * r['win_rate']:.2f} | "
-            f"{r['mean_guesses_wins']:.4f} | {r['boards_solved']:.4f} | {worst} | "
-            f"{r['eval_s']:.0f} s |"
+            f"{100 * r['win_rate']:.2f} | {r['mean_guesses_wins']:.4f} | {r['boards_solved']:.4f} "
+            f"| {worst} | {r['eval_s']:.0f} s |"
         )
     lines += _bound_lines(result["rows"])
     lines += [
@@ -1115,8 +1042,7 @@ def multi_board_section(result: dict) -> list[str]:
         )
         lines.append(
             f"| {game} | {t['num_envs']:,} | {t['env_steps_per_s']:,.0f} | "
-            f"{t['env_steps_per_s'] * t['boards']:,.0f} | "
-            f"{t['ms_per_step']:.2f} |"
+            f"{t['env_steps_per_s'] * t['boards']:,.0f} | {t['ms_per_step']:.2f} |"
         )
     return [*lines, ""]
 
@@ -1134,25 +1060,17 @@ def _bound_lines(rows: list[dict]) -> list[str]:
     lines = [
         "",
         "Proven lower bounds on the optimal mean (`python -m research.boards_bound`; the proofs "
-        "are in "
-        "its docstring), the better of two: from one board's optimum with losses counted "
+        "are in its docstring), the better of two: from one board's optimum with losses counted "
         f"({single['total']} guesses over {single['answers']} answers, {single['max_guesses']} "
-        "guesses, a loss "
-        f"costing {single['max_guesses'] + 1}: every opener ranked, `python -m "
-        "wordle_agents.commands.optimal "
-        "--all-openers --losses --top 1`) and the boards finishing at different guesses; and from "
-        "the order the "
-        "boards are "
-        "solved in (the j-th solved board leaves K - j more guesses, and few boards can be solved "
-        "by the second "
-        "and third guess: the most any opener allows, from the count of every Dordle opener, "
-        "`--all-openers`). The optimum is over the game's distribution; the measured means are "
-        "over the "
-        "evaluation set.",
+        f"guesses, a loss costing {single['max_guesses'] + 1}: every opener ranked, `python -m "
+        "wordle_agents.commands.optimal --all-openers --losses --top 1`) and the boards finishing "
+        "at different guesses; and from the order the boards are solved in (the j-th solved board "
+        "leaves K - j more guesses, and few boards can be solved by the second and third guess: "
+        "the most any opener allows, from the count of every Dordle opener, `--all-openers`). The "
+        "optimum is over the game's distribution; the measured means are over the evaluation set.",
         "",
         "| game | boards | from one board's optimum | from the order of the solves | proven lower "
-        "bound | best mean "
-        "measured (loss = K + 6) | gap at most |",
+        "bound | best mean measured (loss = K + 6) | gap at most |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     # every opener bounded by the pair search, if run
@@ -1166,8 +1084,7 @@ def _bound_lines(rows: list[dict]) -> list[str]:
         order = f"{bound['order_bound']['lower_bound']:.4f}" if "order_bound" in bound else "-"
         lines.append(
             f"| {BOARD_NAMES.get(k, f'{k} boards')} | {k} | {bound['one_board_bound']:.4f} | "
-            f"{order} | "
-            f"{value:.4f}{how} | {best:.4f} | {best - value:.4f} |"
+            f"{order} | {value:.4f}{how} | {best:.4f} | {best - value:.4f} |"
         )
     return lines
 
@@ -1178,21 +1095,16 @@ def dordle_bound_section(result: dict) -> list[str]:
         f"({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. Lists: {result['lists']}; "
-        "2 boards, 7 "
-        "guesses. The bound holds for every policy that opens with the word (`python -m "
-        "research.boards_bound --opener WORD`; the proof is in its docstring): the exact search "
-        "finds "
-        "the most games any such policy finishes by the second, third and fourth guess, over every "
-        "pair of "
-        "distinct answers, and the mean count is at least 5 minus those three shares. The solver "
-        "plays the first "
-        "games of the standard Dordle set from the same opener (its mean with a 95 % interval; a "
-        "loss counts 8).",
+        "2 boards, 7 guesses. The bound holds for every policy that opens with the word (`python "
+        "-m research.boards_bound --opener WORD`; the proof is in its docstring): the exact "
+        "search finds the most games any such policy finishes by the second, third and fourth "
+        "guess, over every pair of distinct answers, and the mean count is at least 5 minus those "
+        "three shares. The solver plays the first games of the standard Dordle set from the same "
+        "opener (its mean with a 95 % interval; a loss counts 8).",
         "",
         "| opener | bound | search time | second guesses counted exactly | solver | games | "
-        "solver's mean | gap "
-        "at most | finished by guess 3: most possible / solver | by guess 4: most possible / "
-        "solver |",
+        "solver's mean | gap at most | finished by guess 3: most possible / solver | by guess 4: "
+        "most possible / solver |",
         "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in result["rows"]:
@@ -1200,8 +1112,7 @@ def dordle_bound_section(result: dict) -> list[str]:
         lines.append(
             f"| {r['opener'].upper()} | {r['lower_bound']:.4f} | {r['bound_s'] / 60:.1f} min | "
             f"{r['second_guesses_counted_exactly']:,} | {s['agent']} | {s['games']:,} | "
-            f"{s['mean_guesses_all']:.4f} "
-            f"± {1.96 * s['standard_error']:.4f} | "
+            f"{s['mean_guesses_all']:.4f} ± {1.96 * s['standard_error']:.4f} | "
             f"{s['mean_guesses_all'] - r['lower_bound']:.4f} | "
             f"{100 * r['finished_by']['3'] / pairs:.2f} % / {100 * s['finished_by']['3']:.2f} % | "
             f"{100 * r['finished_by']['4'] / pairs:.2f} % / {100 * s['finished_by']['4']:.2f} % |"
@@ -1213,8 +1124,7 @@ def dordle_bound_section(result: dict) -> list[str]:
         single = shipped_bounds([2])
         before = (
             f" The bound from one board's optimum: {single[0]['one_board_bound']:.4f}; from the "
-            "order of the solves: "
-            f"{single[0]['order_bound']['lower_bound']:.4f}."
+            f"order of the solves: {single[0]['order_bound']['lower_bound']:.4f}."
             if single and "order_bound" in single[0]
             else ""
         )
@@ -1222,17 +1132,13 @@ def dordle_bound_section(result: dict) -> list[str]:
         lines += [
             "",
             f"**Every policy, whatever its opener: at least {every['lower_bound']:.4f}.** Each of "
-            "the "
-            f"{every['openers']:,} allowed openers bounded the same way, the fourth guess's share "
-            "bounded from "
-            "the class counts alone (`python -m research.boards_bound --all-openers --save "
-            "JOURNAL`, "
-            f"{every['per_opener_s']:.2f} s an opener on {every['threads']} threads, timed on 200 "
-            "of them here)"
+            f"the {every['openers']:,} allowed openers bounded the same way, the fourth guess's "
+            "share bounded from the class counts alone (`python -m research.boards_bound "
+            f"--all-openers --save JOURNAL`, {every['per_opener_s']:.2f} s an opener on "
+            f"{every['threads']} threads, timed on 200 of them here)"
             + (
                 f"; the {every['refined']:,} openers whose bound was below "
-                f"{every['refined_below']} bounded again "
-                "from the class sizes (`--refine-below`)"
+                f"{every['refined_below']} bounded again from the class sizes (`--refine-below`)"
                 if every.get("refined")
                 else ""
             )
@@ -1254,10 +1160,8 @@ def text_env_section(result: dict) -> list[str]:
         f"### The text env for language-model agents ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. Whole games of replies "
-        "written as a model "
-        "writes them (a random answer in `<guess></guess>` or `[...]`, one reply in ten without a "
-        "guess), one "
-        "process"
+        "written as a model writes them (a random answer in `<guess></guess>` or `[...]`, one "
+        "reply in ten without a guess), one process"
         + (
             "; each row, then the same on the code before (`--before`, a fresh process)."
             if before
@@ -1303,7 +1207,8 @@ def regret_reward_section(result: dict) -> list[str]:
         "warm` a second "
         "process with the store the first filled (as a second rollout worker, or a training's next "
         "run, sees it), "
-        "`before` the code before. The first make (the env built and reset, in a fresh process): "
+        "`before` the code before, its store empty too. The first make (the env built and reset, "
+        "in a fresh process): "
         f"{makes}.",
         "",
         "| play | code | games | moves | p50 | p99 | max | exact within the budget (first move, "
@@ -1315,27 +1220,22 @@ def regret_reward_section(result: dict) -> list[str]:
             row = run["rows"][i]
             lines.append(
                 f"| {first['play']} | {code} | {row['games']} | {row['moves']} | "
-                f"{row['p50_s']:.3f} s | "
-                f"{row['p99_s']:.3f} s | {row['max_s']:.3f} s | {100 * row['exact_share']:.1f} %"
-                f"{_split_exact(row)} | {row['mean_reward']:+.4f} |"
+                f"{row['p50_s']:.3f} s | {row['p99_s']:.3f} s | {row['max_s']:.3f} s | "
+                f"{100 * row['exact_share']:.1f} %{_split_exact(row)} | {row['mean_reward']:+.4f} |"
             )
     first_move = result.get("first_move")
     if first_move:
         when = result.get("first_move_date", result["date"])
         lines += [
             "",
-            f"The first move over every allowed opener ({when}, "
-            "the same budget): exact where the tables "
-            "hold the opener's "
-            "value, else charged a proven upper bound; `inverted` counts openers charged less than "
-            "one they are "
-            "proven worse than; the published strategy's total (alex1770's `normal.n100`, charged "
-            "where the value "
-            "is not exact) against the exact value, where both are known:",
+            f"The first move over every allowed opener ({when}, the same budget): exact where the "
+            "tables hold the opener's value, else charged a proven upper bound; `inverted` counts "
+            "openers charged less than one they are proven worse than; the published strategy's "
+            "total (alex1770's `normal.n100`, charged where the value is not exact) against the "
+            "exact value, where both are known:",
             "",
             "| game | openers | exact | an upper bound | charged less than CRANE | inverted | the "
-            "bound within 0.002 "
-            "of exact | its largest gap |",
+            "bound within 0.002 of exact | its largest gap |",
             "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
         ]
         for game, r in first_move.items():
@@ -1359,13 +1259,10 @@ def contention_section(result: dict) -> list[str]:
         f"### The hot paths on a busy machine ({result['date']})",
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. Wall time of a fresh "
-        "process (best of two) "
-        "beside N other CPU-bound processes; in brackets, the slowdown against N = 0 and the "
-        "machine's fair share "
-        f"((N + {cores}) / {cores} on {cores} cores). `import wordle_gym` sets "
-        "`OMP_WAIT_POLICY=PASSIVE` unless it "
-        "is set: OpenMP's threads then sleep while they wait instead of spinning on the cores "
-        "others need.",
+        "process (best of two) beside N other CPU-bound processes; in brackets, the slowdown "
+        f"against N = 0 and the machine's fair share ((N + {cores}) / {cores} on {cores} cores). "
+        "`import wordle_gym` sets `OMP_WAIT_POLICY=PASSIVE` unless it is set: OpenMP's threads "
+        "then sleep while they wait instead of spinning on the cores others need.",
         "",
         "| path | code | " + " | ".join(f"N = {n}" for n in counts) + " |",
         "| --- | --- | " + " | ".join("---:" for _ in counts) + " |",
