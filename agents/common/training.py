@@ -56,8 +56,8 @@ class RunConfig:
     run_dir: str = "runs/agent"
     """Folder of last.pt, best_<stage>.pt, metrics.jsonl and tb/."""
     stages: tuple[str, ...] = ("100", "1000", "2315", "full")
-    """Curriculum stages, comma-separated: N (N answers, also the only guesses) or full (2315
-    answers, 12972 guesses)."""
+    """Curriculum stages, comma-separated: N (N answers, also the only guesses), full (2315
+    answers, 12972 guesses) or today (today's game: 3158 answers, 14855 guesses)."""
     iterations: tuple[int, ...] = (5000,)
     """Updates per stage: one value for every stage, or one per stage."""
     device: str = "auto"
@@ -225,8 +225,7 @@ def _check_resume(
     if differ:
         raise ValueError(
             f"{last} was trained with other settings: {'; '.join(differ)}. Resume with the run's "
-            "settings, "
-            f"start over with --fresh, or use another --run-dir"
+            "settings, start over with --fresh, or use another --run-dir"
         )
     saved_plan = list(zip(saved["stages"], saved["iterations"], strict=True))
     now_plan = run.plan[: len(saved_plan)]
@@ -242,10 +241,9 @@ def _check_resume(
         plans = lambda plan: ", ".join(f"{s}:{n}" for s, n in plan)  # noqa: E731
         raise ValueError(
             f"{last} follows the plan [{plans(saved_plan)}] (stage:updates); this command asks "
-            f"[{plans(run.plan)}]. "
-            "A resumed run keeps its plan; it may append stages, and give its last stage more "
-            "updates while "
-            f"that stage is in progress; or start over with --fresh"
+            f"[{plans(run.plan)}]. A resumed run keeps its plan; it may append stages, and give "
+            "its last stage more updates while that stage is in progress; or start over with "
+            "--fresh"
         )
     saved_init = saved.get("init")
     if run.init is not None and saved_init is not None and run.init != saved_init:
@@ -492,8 +490,7 @@ class _Run:
         self.checkpoint(index + 1, None, best, self.elapsed)  # this stage is done
         print(
             f"stage {stage}: best {100 * best['win_rate']:.2f} % wins, {best['mean_guesses']:.4f} "
-            "mean guesses "
-            f"at update {best['iteration']} -> {self.best_path}"
+            f"mean guesses at update {best['iteration']} -> {self.best_path}"
         )
         return False
 

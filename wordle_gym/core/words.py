@@ -391,7 +391,9 @@ class Vocabulary:
 def stage_words(stage: str, seed: int = 0) -> tuple[list[str], list[str] | None]:
     """(answers, allowed) of a training curriculum stage: "N" = N answers, also the guesses (nested
     samples: the 100 are among the 1000); "2315" = every answer; "full" = 2315 answers and
-    12972 guesses."""
+    12972 guesses; "today" = today's game (3158 answers, 14855 guesses)."""
+    if stage == "today":
+        return load_word_list("answers_today"), load_word_list("allowed_today")
     answers = load_word_list("answers")
     if stage == "full":
         return answers, load_word_list("allowed")
@@ -399,7 +401,7 @@ def stage_words(stage: str, seed: int = 0) -> tuple[list[str], list[str] | None]
         size = int(stage)
     except ValueError:
         raise ValueError(
-            f"unknown stage {stage!r}; expected a word count (e.g. 100) or 'full'"
+            f"unknown stage {stage!r}; expected a word count (e.g. 100), 'full' or 'today'"
         ) from None
     if not 2 <= size <= len(answers):
         raise ValueError(f"stage size {size} is out of range; expected 2 to {len(answers)} words")

@@ -95,6 +95,17 @@ def test_command_line__generated_from_the_dataclasses() -> None:
     assert _parse(["--iterations", "7"])[0].iterations == (7, 7, 7, 7)  # one value for every stage
 
 
+def test_stages__today_is_the_game_of_today() -> None:
+    """A run may train on today's game (``--stages today``): its 3158 answers among its 14855
+    guesses."""
+    from wordle_gym.core.words import load_word_list, stage_words
+
+    answers, allowed = stage_words("today")
+    assert answers == load_word_list("answers_today") and len(answers) == 3158
+    assert allowed == load_word_list("allowed_today") and set(answers) <= set(allowed)
+    assert _parse(["--stages", "today", "--iterations", "9"])[0].plan == [("today", 9)]
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
