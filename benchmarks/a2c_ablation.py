@@ -60,8 +60,7 @@ CPU50 = "the run above on this CPU at its best, update 50 (99.78 % / 3.7550), ro
 # device-minutes)
 H200B = (
     "--init runs/a2c-c-cpu/best_full.pt --iterations 1000000 --gamma 0.8 --eval-every 50 --device "
-    "cuda "
-    "--max-minutes 7.6"
+    "cuda --max-minutes 7.6"
 )
 # name: (the change, the weights it starts from, their (win rate, mean), the command's own options)
 RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
@@ -98,8 +97,7 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
         NOW,
         (0.9974, 3.7739),
         "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 4000 --lr 0.0001 "
-        "--gamma 0.8 "
-        "--eval-every 250",
+        "--gamma 0.8 --eval-every 250",
     ),
     "batch4096": (
         "lr 1e-4, 4096 games per update (500 updates)",
@@ -124,8 +122,7 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
     ),
     "temp2-shipped": (
         "lr 1e-4, gamma 0.8, temperature 2, from the shipped weights; stopped at 887 updates "
-        "(paused "
-        "and beside other work: its wall time is not comparable)",
+        "(paused and beside other work: its wall time is not comparable)",
         NOW,
         (0.9974, 3.7739),
         "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 6000 --lr 0.0001 "
@@ -140,13 +137,11 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
     ),
     "entropy0.01-shipped": (
         "lr 1e-4, gamma 0.8, entropy bonus 0.01, from the shipped weights; stopped at 243 updates "
-        "(beside "
-        "another run: its wall time is not comparable)",
+        "(beside another run: its wall time is not comparable)",
         NOW,
         (0.9974, 3.7739),
         "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 5000 --lr 0.0001 "
-        "--gamma 0.8 "
-        "--entropy-coef 0.01 --eval-every 100",
+        "--gamma 0.8 --entropy-coef 0.01 --eval-every 100",
     ),
     "ppo0.2-shipped": (
         "PPO (clip 0.2, 2 passes of 4 minibatches), lr 1e-4, gamma 0.8, from the shipped weights; "
@@ -155,8 +150,7 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
         NOW,
         (0.9974, 3.7739),
         "--batch-games 2048 --init agents/checkpoints/a2c_full.pt --iterations 2000 --lr 0.0001 "
-        "--gamma 0.8 "
-        "--clip-range 0.2 --ppo-epochs 2 --minibatches 4 --eval-every 25",
+        "--gamma 0.8 --clip-range 0.2 --ppo-epochs 2 --minibatches 4 --eval-every 25",
     ),
     "h200-2048": (
         "lr 1e-4, gamma 0.8, continued on an NVIDIA H200 (7 min, beside the two runs below)",
@@ -185,8 +179,7 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
         THEN,
         (0.9978, 3.7554),
         "--batch-games 4096 --init agents/checkpoints/a2c_full.pt --lr 0.0002 --gamma 0.8 "
-        "--eval-every 50 "
-        "--iterations 1000000 --run-dir runs/a2c-c-cpu",
+        "--eval-every 50 --iterations 1000000 --run-dir runs/a2c-c-cpu",
     ),
     "h200b-4096-lr2e-4": (
         "from that, lr 2e-4, 4096 games per update, on an NVIDIA H200 (7.6 min, beside the three "
@@ -209,8 +202,7 @@ RUNS: dict[str, tuple[str, str, tuple[float, float], str]] = {
     ),
     "h200b-8192-lr2e-4": (
         "from that, lr 2e-4, 8192 games per update, on an NVIDIA H200 (7.6 min): shipped since "
-        "2026-11-27 (sixth "
-        "session), 99.78 % / 3.7481",
+        "2026-11-27 (sixth session), 99.78 % / 3.7481",
         CPU50,
         (0.9978, 3.7550),
         f"--batch-games 8192 --lr 0.0002 {H200B}",

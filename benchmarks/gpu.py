@@ -133,10 +133,8 @@ def steps(
                     python,
                     "-c",
                     "import wordle_gym.harness.throughput as t, torch, benchmarks.env_throughput "
-                    "as e; "
-                    "d = torch.device('cpu'); "
-                    "print(t.table(t.measure(d, [8], 0.05, progress=False))); "
-                    "print(e.profile_step(8, d, steps=2))",
+                    "as e; d = torch.device('cpu'); print(t.table(t.measure(d, [8], 0.05, "
+                    "progress=False))); print(e.profile_step(8, d, steps=2))",
                 ],
                 300,
             ),
@@ -223,14 +221,12 @@ def steps(
                         python,
                         "-c",
                         "import sys, torch; from wordle_agents.commands.improve import main; "
-                        f"words = torch.load({best20!r}, "
-                        "weights_only=True)['answers']; "
+                        f"words = torch.load({best20!r}, weights_only=True)['answers']; "
                         f"open({str(out / 'words20.txt')!r}, 'w').write(chr(10).join(words)); "
                         f"sys.exit(main({_improve_args(out, name, best20, 'cpu', 1)!r} + "
                         f"['--answers', {str(out / 'words20.txt')!r}, '--allowed', "
-                        f"{str(out / 'words20.txt')!r}, "
-                        "'--top', '2', '--screen', '2', '--explore', '1', '--epochs', '1', "
-                        "'--iterations', '1']))",
+                        f"{str(out / 'words20.txt')!r}, '--top', '2', '--screen', '2', "
+                        "'--explore', '1', '--epochs', '1', '--iterations', '1']))",
                     ],
                     300,
                 )

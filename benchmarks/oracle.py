@@ -71,8 +71,7 @@ def measure(
     positions = len({d.position for d in report.decisions})
     print(
         f"{label}: regret {report.mean_regret:+.4f} per game; {positions} positions, cold "
-        f"{cold:.1f} s, "
-        f"warm {warm:.2f} s",
+        f"{cold:.1f} s, warm {warm:.2f} s",
         flush=True,
     )
     return {

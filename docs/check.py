@@ -244,10 +244,9 @@ def main() -> int:
     if not failures:
         print(
             f"docs: built in {out} without warnings; home, env and search pages load cleanly, "
-            "search finds "
-            "Wordle-v1; at 1280 px no page runs past the right edge, no table cell breaks a word "
-            "or number, no line "
-            "of code wraps and no image is shrunk below three quarters of its size"
+            "search finds Wordle-v1; at 1280 px no page runs past the right edge, no table cell "
+            "breaks a word or number, no line of code wraps and no image is shrunk below three "
+            "quarters of its size"
         )
     return 1 if failures else 0
 

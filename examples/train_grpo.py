@@ -42,10 +42,8 @@ from wordle_gym.utils.commandline import OneLineParser
 
 PROMPT = (
     "Let's play Wordle. Find the secret 5-letter word in at most 6 guesses. Make each guess by "
-    "calling the "
-    "guess tool with one word; its answer is the feedback (G: right letter, right place; Y: in the "
-    "word "
-    "elsewhere; X: not in the word). Keep guessing until the game ends."
+    "calling the guess tool with one word; its answer is the feedback (G: right letter, right "
+    "place; Y: in the word elsewhere; X: not in the word). Keep guessing until the game ends."
 )
 # the tiny model's first guesses
 TINY_WORDS = ("salet", "crane", "trace", "slate", "crate", "carte")

@@ -76,8 +76,7 @@ class A2CBoardsConfig(A2CConfig):
         if self.critic_warmup and self.boards == 1:
             raise ValueError(
                 "critic_warmup is for several boards (one board's critic also gates its policy); "
-                "got "
-                f"critic_warmup={self.critic_warmup} with 1 board"
+                f"got critic_warmup={self.critic_warmup} with 1 board"
             )
         if self.freeze_board and self.boards == 1:
             raise ValueError(
@@ -204,8 +203,7 @@ class MultiBoardA2CNet(nn.Module):
             if tensor.shape != mine.shape:
                 raise ValueError(
                     f"the one-board weights' {name!r} has shape {tuple(tensor.shape)}; the board "
-                    "network's is "
-                    f"{tuple(mine.shape)}"
+                    f"network's is {tuple(mine.shape)}"
                 )
             state[key] = tensor.to(mine.dtype)
         return state

@@ -251,8 +251,7 @@ def load_most(path: str | Path, vocab: Vocabulary | None = None) -> dict[str, An
         return dordle_most(vocab, data)
     raise ValueError(
         f"{quoted(str(path))} is neither a summary of Dordle openers ({MOST_FORMAT!r}) nor a "
-        "journal of "
-        "--all-openers on the lists"
+        "journal of --all-openers on the lists"
     )
 
 
@@ -839,22 +838,19 @@ def main(argv: list[str] | None = None) -> int:
     single = rows[0]["single_board"]
     print(
         f"one board, {single['max_guesses']} guesses, losses counted: optimum {single['total']} "
-        "over "
-        f"{single['answers']} answers (mean {single['total'] / single['answers']:.4f}, from "
+        f"over {single['answers']} answers (mean {single['total'] / single['answers']:.4f}, from "
         f"{single['opener'].upper()})"
     )
     print(
         "| boards | guesses | from one board's optimum | from the order of the solves | proven "
-        "lower bound on the "
-        "optimal mean |\n| ---: | ---: | ---: | ---: | ---: |"
+        "lower bound on the optimal mean |\n| ---: | ---: | ---: | ---: | ---: |"
     )
     for row in rows:
         order = row.get("order_bound")
         by_order = f"{order['lower_bound']:.4f}" if order else "(no maxima of these lists)"
         print(
-            f"| {row['boards']} | {row['max_guesses']} | {row['one_board_bound']:.4f} | "
-            f"{by_order} | "
-            f"{row['lower_bound']:.4f} |"
+            f"| {row['boards']} | {row['max_guesses']} | {row['one_board_bound']:.4f} | {by_order} "
+            f"| {row['lower_bound']:.4f} |"
         )
     return 0
 
@@ -971,8 +967,7 @@ def _dordle_run(args: argparse.Namespace, progress: bool) -> int:
         searched = f", {len(row['searched'])} searched" if row["searched"] else ""
         print(
             f"Dordle, every opener bounded ({row['answers']} answers, {row['allowed']} "
-            f"allowed{searched}): "
-            f"the weakest {weakest}"
+            f"allowed{searched}): the weakest {weakest}"
         )
         print(f"proven lower bound on the optimal mean count: {row['lower_bound']:.4f}")
         if not row["finished"]:

@@ -354,9 +354,8 @@ def test_oracle_benchmark__rows_are_one_board_real_games() -> None:
     """Regression: the multi-board mixture rows of the bench were taken for real-game rows, and the
     oracle (one board) failed on their 2000 games."""
     code = (
-        "import json; from benchmarks.oracle import real_game_rows; "
-        "print(json.dumps([[label, options.get('boards', 1)] for label, _, options in "
-        "real_game_rows()]))"
+        "import json; from benchmarks.oracle import real_game_rows; print(json.dumps([[label, "
+        "options.get('boards', 1)] for label, _, options in real_game_rows()]))"
     )
     out = run("-c", code)
     assert out.returncode == 0, out.stderr

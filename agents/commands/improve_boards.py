@@ -216,12 +216,9 @@ def _write(
         },
         curriculum=(
             f"own-policy rollouts on {', '.join(str(k) for k in configs)} boards (the best of its "
-            f"top {options.top} "
-            f"guesses at every position of {options.games} fresh games a board count by reward "
-            f"{args.reward!r} over "
-            f"{options.samples} answer tuples, distilled through {through}), {len(run.history)} "
-            "iterations, "
-            f"from {args.init}"
+            f"top {options.top} guesses at every position of {options.games} fresh games a board "
+            f"count by reward {args.reward!r} over {options.samples} answer tuples, distilled "
+            f"through {through}), {len(run.history)} iterations, from {args.init}"
         ),
         machine=machines(init, run.seconds, machine(agent.device)),
     )

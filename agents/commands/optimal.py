@@ -269,11 +269,9 @@ def _all_openers(args: OptimalRun, prog: str) -> int:
     out = data["ruled_out"]
     print(
         f"{data['openers_done']:,} of {vocab.num_allowed:,} openers: {len(data['ranking'])} ranked "
-        "exactly below "
-        f"the cutoff {data['cutoff']}; ruled out by the root bound {out['root bound']:,}, the "
-        "second-level bound "
-        f"{out['second-level bound']:,}, the search {out['search']:,}; {data['nodes']:,} nodes; "
-        f"{data['wall_s']:.0f} s"
+        f"exactly below the cutoff {data['cutoff']}; ruled out by the root bound "
+        f"{out['root bound']:,}, the second-level bound {out['second-level bound']:,}, the search "
+        f"{out['search']:,}; {data['nodes']:,} nodes; {data['wall_s']:.0f} s"
     )
     if not data["finished"]:
         how = (

@@ -182,8 +182,7 @@ def _stage(recipe: str, entry: dict[str, Any]) -> Stage:
     if unknown or "name" not in entry or "command" not in entry:
         raise ValueError(
             f"recipe {recipe!r}: a stage needs name and command and may have "
-            f"{', '.join(sorted(known))}; "
-            f"got {sorted(entry)}"
+            f"{', '.join(sorted(known))}; got {sorted(entry)}"
         )
     return Stage(**{**entry, "options": dict(entry.get("options", {}))})
 
@@ -209,16 +208,14 @@ def _check(recipe: Recipe) -> None:
         if stage.after is not None and (stage.after not in seen or stage.continues is not None):
             raise ValueError(
                 f"recipe {recipe.name!r}, stage {stage.name!r}: starts after {stage.after!r}, "
-                "which is no earlier "
-                "stage (or the stage also continues a run)"
+                "which is no earlier stage (or the stage also continues a run)"
             )
         if stage.continues is not None:
             before = seen.get(stage.continues)
             if before is None or before.command not in improving or stage.command != before.command:
                 raise ValueError(
                     f"recipe {recipe.name!r}, stage {stage.name!r}: continues {stage.continues!r}, "
-                    "which is no "
-                    f"earlier improve stage"
+                    "which is no earlier improve stage"
                 )
         _check_options(recipe, stage)
         seen[stage.name] = stage
@@ -237,8 +234,7 @@ def _check_options(recipe: Recipe, stage: Stage) -> None:
         if key not in allowed:
             raise ValueError(
                 f"recipe {recipe.name!r}, stage {stage.name!r}: {stage.command} has no option "
-                f"{key!r}; "
-                f"expected one of {', '.join(sorted(allowed))}"
+                f"{key!r}; expected one of {', '.join(sorted(allowed))}"
             )
 
 
@@ -425,16 +421,13 @@ def _check_same(recipe: Recipe, path: Path) -> None:
         if old != new:
             raise ValueError(
                 f"{path} ran recipe {saved.get('recipe')!r} with another stage {old.get('name')!r} "
-                "than this "
-                f"command's {new['name']!r} ({recipe.name}); use the same recipe and --set "
-                "options, or another "
-                f"--run-dir"
+                f"than this command's {new['name']!r} ({recipe.name}); use the same recipe and "
+                "--set options, or another --run-dir"
             )
     if len(before) != len(stages):
         raise ValueError(
             f"{path} ran recipe {saved.get('recipe')!r} with {len(before)} stages; this command "
-            f"has {len(stages)}; "
-            f"use another --run-dir"
+            f"has {len(stages)}; use another --run-dir"
         )
 
 
@@ -463,8 +456,7 @@ def _parse_set(recipe: Recipe, items: Sequence[str]) -> Recipe:
         if isinstance(value, datetime.date | datetime.time):  # (a datetime is a date)
             raise ValueError(
                 f"--set {item!r}: {text!r} reads as a TOML date or time; expected a number, a "
-                "boolean, a string "
-                "or a list of them (quote it for a string)"
+                "boolean, a string or a list of them (quote it for a string)"
             )
         recipe = recipe.with_options(name, **{key: value})
     return recipe

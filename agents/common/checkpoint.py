@@ -55,8 +55,7 @@ def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:
         if value is not None and unused is not None and value not in unused:
             raise ValueError(
                 f"{source}: trained with {name}={value!r}, an option {cls.__name__} no longer has: "
-                "another "
-                f"trainer's network (an experiment's); load it with the class that saved it"
+                "another trainer's network (an experiment's); load it with the class that saved it"
             )
     data = {name: value for name, value in data.items() if name not in retired}
     unknown = sorted(set(data) - names)

@@ -323,9 +323,8 @@ class WordAgent:
         ):
             raise ValueError(
                 f"the {self.kind} agent was built for {self.layout.length}-letter words and "
-                f"{self.layout.max_guesses} "
-                f"guesses; the game has {config.vocabulary.length}-letter words and "
-                f"{config.max_guesses} guesses"
+                f"{self.layout.max_guesses} guesses; the game has "
+                f"{config.vocabulary.length}-letter words and {config.max_guesses} guesses"
             )
 
     @torch.no_grad()
@@ -429,8 +428,7 @@ class WordAgent:
             if have.is_floating_point() != want.is_floating_point() or have.is_complex():
                 raise ValueError(
                     f"{where}: {name!r} holds {str(have.dtype).removeprefix('torch.')} weights; "
-                    "expected "
-                    f"floating-point numbers"
+                    "expected floating-point numbers"
                 )
             if have.is_floating_point() and not bool(torch.isfinite(have).all()):
                 raise ValueError(f"{where}: {name!r} holds NaN or infinite weights")

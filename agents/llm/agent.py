@@ -113,8 +113,7 @@ class LLMAgent:
         if not base_url:
             raise ValueError(
                 "the llm agent needs base_url=URL, an OpenAI-compatible API (-o "
-                "base_url=http://127.0.0.1:8000/v1), "
-                "or $OPENAI_BASE_URL"
+                "base_url=http://127.0.0.1:8000/v1), or $OPENAI_BASE_URL"
             )
         if not model:
             raise ValueError("the llm agent needs model=NAME (-o model=...), or $OPENAI_MODEL")

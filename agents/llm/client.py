@@ -190,9 +190,8 @@ class ChatClient:
                     where = _clean(reply_headers.get("Location") or "", self.api_key)
                     raise ChatError(
                         f"{self.url} answered HTTP {status}, a redirect to {where!r}: redirects "
-                        "are not followed "
-                        "(the API key goes to base_url's host only); set base_url to the API's own "
-                        "address"
+                        "are not followed (the API key goes to base_url's host only); set "
+                        "base_url to the API's own address"
                     )
                 if status >= 400:
                     message = _error_text(payload, self.api_key) or f"HTTP {status}"

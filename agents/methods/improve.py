@@ -856,10 +856,8 @@ def iterate(
         explored = f"; {len(met)} positions explored, {moved} improved" if met else ""
         log(
             f"{said}; {len(found)} positions, {changed} improved (at least {gain / num:+.4f} "
-            "reward a game): "
-            f"the improved policy wins {100 * better[0]:.2f} %, mean {better[1]:.4f} "
-            f"({better[2]:.4f}){explored}; "
-            f"{len(run.data)} labels"
+            f"reward a game): the improved policy wins {100 * better[0]:.2f} %, mean "
+            f"{better[1]:.4f} ({better[2]:.4f}){explored}; {len(run.data)} labels"
         )
         observations, targets = run.labels()
         # the improved policy's own path among the many explored labels

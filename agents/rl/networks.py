@@ -89,9 +89,8 @@ class BoardMixture:
         if config.observation != "knowledge" or config.vocabulary.length != agent.length:
             raise ValueError(
                 f"the {agent.kind} agent reads the env's 'knowledge' observation of "
-                f"{agent.length}-letter words; the "
-                f"game has the {config.observation!r} observation of "
-                f"{config.vocabulary.length}-letter words"
+                f"{agent.length}-letter words; the game has the {config.observation!r} observation "
+                f"of {config.vocabulary.length}-letter words"
             )
         agent.use_words(env.words)
         agent.net.eval()

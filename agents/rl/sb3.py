@@ -205,8 +205,7 @@ def _saved_algorithm(path: Path, data: dict[str, Any]) -> str:
             return algorithm
     raise ValueError(
         f"{str(path)!r} holds a policy {module or '?'} that is not the MlpPolicy of PPO, DQN or "
-        "MaskablePPO; "
-        f"only those can be loaded without running code from the file"
+        "MaskablePPO; only those can be loaded without running code from the file"
     )
 
 

@@ -1004,8 +1004,7 @@ class OptimalSolver:
         report = oracle.regrets(histories, answers=answers)
         game = (
             f"{'the real' if vocab == real.vocabulary else 'these'} lists ({vocab.num_answers} "
-            "answers, "
-            f"{vocab.num_allowed} guesses), of which {len(histories)} answers were played"
+            f"answers, {vocab.num_allowed} guesses), of which {len(histories)} answers were played"
             if subset
             else f"these lists ({vocab.num_answers} answers, {vocab.num_allowed} guesses)"
         )

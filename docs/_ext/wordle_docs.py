@@ -111,8 +111,7 @@ def _row_lines(label: str, results: list[dict[str, Any]]) -> list[str]:
             hours = f"{extra['training_s'] / 3600:.2f} h" if extra.get("training_s") else ""
             lines.append(
                 f"| {r['agent']} | {lists} | {100 * d['win_rate']:.2f} | "
-                f"{d['mean_guesses_wins']:.4f} | "
-                f"{extra.get('learned_from', '')} | {hours} |"
+                f"{d['mean_guesses_wins']:.4f} | {extra.get('learned_from', '')} | {hours} |"
             )
     return lines
 
@@ -163,8 +162,7 @@ def agent_page(agent: Any, results: list[dict[str, Any]]) -> str:
             "## How it was made",
             "",
             "Each file's training, from its starting weights to the commands and the figures on "
-            "the way, is its row "
-            "of [the shipped weights' account](../results/weights.md).",
+            "the way, is its row of [the shipped weights' account](../results/weights.md).",
         ]
     return "\n".join(lines) + "\n"
 
@@ -182,10 +180,8 @@ def write_agent_pages(app: Any) -> None:
         "# Shipped agents",
         "",
         "Every agent of `wordle_agents` (its table is `wordle_agents.zoo.AGENTS`; each is an entry "
-        "point in the "
-        "group `wordle_gym.agents`, so `wordle-gym eval --agent NAME` plays it). Written from the "
-        "code when "
-        "the documentation is built.",
+        "point in the group `wordle_gym.agents`, so `wordle-gym eval --agent NAME` plays it). "
+        "Written from the code when the documentation is built.",
         "",
         "| agent | what it is |",
         "| --- | --- |",

@@ -373,9 +373,8 @@ def test_make__one_env_plays_without_importing_numba() -> None:
     import sys
 
     code = (
-        "import sys, gymnasium as gym, wordle_gym\n"
-        "env = gym.make('Wordle-v1'); env.reset(seed=0); env.step(env.action_space.sample())\n"
-        "print('numba' in sys.modules)"
+        "import sys, gymnasium as gym, wordle_gym\nenv = gym.make('Wordle-v1'); env.reset(seed=0); "
+        "env.step(env.action_space.sample())\nprint('numba' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False"]

@@ -128,10 +128,9 @@ def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_pac
         "env.reset(seed=0); env.step(torch.zeros(4096, dtype=torch.long))\n"
     )
     kernel = (
-        "import numpy as np, numba.core.config as config\n"
-        "from wordle_agents.solvers import _optimal_kernel\n"
-        "_optimal_kernel.constraint_key(np.zeros(5, np.int8), np.zeros(26, np.int8))\n"
-        "print(config.CACHE_DIR == '')\n"
+        "import numpy as np, numba.core.config as config\nfrom wordle_agents.solvers import "
+        "_optimal_kernel\n_optimal_kernel.constraint_key(np.zeros(5, np.int8), np.zeros(26, "
+        "np.int8))\nprint(config.CACHE_DIR == '')\n"
     )
     # the user cache, then none at all
     for chosen, code in ((str(cache), vector + kernel), ("", kernel)):
@@ -161,10 +160,9 @@ def test_built_once__processes_that_start_a_build_together_build_it_one_at_a_tim
 
     log = tmp_path / "log.txt"
     code = (
-        "import sys, time; from wordle_gym.utils.files import built_once\n"
-        "with built_once('thing'):\n"
-        "    open(sys.argv[1], 'a').write('start\\n'); time.sleep(0.5); open(sys.argv[1], "
-        "'a').write('end\\n')\n"
+        "import sys, time; from wordle_gym.utils.files import built_once\nwith "
+        "built_once('thing'):\n    open(sys.argv[1], 'a').write('start\\n'); time.sleep(0.5); "
+        "open(sys.argv[1], 'a').write('end\\n')\n"
     )
     env = {**os.environ, "WORDLE_GYM_CACHE": str(tmp_path / "cache")}
     runs = [subprocess.Popen([sys.executable, "-c", code, str(log)], env=env) for _ in range(3)]

@@ -144,8 +144,7 @@ def cmd_play(args: argparse.Namespace) -> int:
 # ----------------------------------------------------------------------------- assist
 ASSIST_HELP = (
     "Type the guess you made and the colours you saw: 'salet gy..g' (g green, y yellow, . or b "
-    "grey)\n"
-    "or 'salet 21002' (2 green, 1 yellow, 0 grey). Commands: undo, help, quit."
+    "grey)\nor 'salet 21002' (2 green, 1 yellow, 0 grey). Commands: undo, help, quit."
 )
 
 
@@ -482,8 +481,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
             gap = regret["mean_cost"] - regret["root_value"]
             print(
                 f"  (they do not sum to the mean minus the optimum, {gap:+.4f}: the agent played "
-                "differently "
-                f"where it knew the same, as a random one does)"
+                "differently where it knew the same, as a random one does)"
             )
         for c in regret["costliest"][:3]:
             after = ", ".join(c["history"]) or "nothing"
@@ -606,8 +604,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
     if not report["finished"]:
         print(
             f"{report['answer'].upper()}: not over after {report['guesses_used']} guesses; so far "
-            "skill cost "
-            f"{report['regret']:+.4f} guesses and luck saved {report['luck']:+.4f}"
+            f"skill cost {report['regret']:+.4f} guesses and luck saved {report['luck']:+.4f}"
         )
     else:
         result = (
@@ -617,10 +614,9 @@ def cmd_analyze(args: argparse.Namespace) -> int:
         )
         print(
             f"{report['answer'].upper()}: {result}; the optimum expects "
-            f"{report['start_value']:.4f} from the start: "
-            f"skill cost {report['regret']:+.4f} guesses, luck saved {report['luck']:+.4f} "
-            f"({report['guesses_used']} - {report['start_value']:.4f} = "
-            f"{report['regret']:.4f} - ({report['luck']:.4f}))"
+            f"{report['start_value']:.4f} from the start: skill cost {report['regret']:+.4f} "
+            f"guesses, luck saved {report['luck']:+.4f} ({report['guesses_used']} - "
+            f"{report['start_value']:.4f} = {report['regret']:.4f} - ({report['luck']:.4f}))"
         )
     if args.json:
         atomic_write_json(args.json, report)

@@ -184,8 +184,7 @@ def parse_tiles(text: str, length: int | None = None) -> tuple[int, ...]:
     if not cleaned or not _TILE_STRING.match(cleaned):
         raise ValueError(
             f"feedback {shown} is malformed; expected one tile per letter as g/y/b (or . - x for "
-            "grey) "
-            f"or digits 2/1/0, e.g. 'gy..g' or '21002'"
+            "grey) or digits 2/1/0, e.g. 'gy..g' or '21002'"
         )
     if length is not None and len(cleaned) != length:
         raise ValueError(f"feedback {shown} has {len(cleaned)} tiles; expected {length}")

@@ -90,8 +90,7 @@ class WordleBase:
         if boards > 1 and not self.multi_board:
             raise ValueError(
                 f"{type(self).__name__} plays one board; boards={boards} is MultiWordleEnv or "
-                "MultiWordleVectorEnv "
-                f"(gym.make('Wordle-v1', boards={boards}) picks it)"
+                f"MultiWordleVectorEnv (gym.make('Wordle-v1', boards={boards}) picks it)"
             )
         encodings = MULTI_OBSERVATIONS if self.multi_board else OBSERVATIONS
         if self.config.observation not in encodings:

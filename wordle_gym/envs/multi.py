@@ -110,8 +110,7 @@ class MultiWordleEnv(gym.Env[np.ndarray, np.int64]):
         if "device" in options:
             raise TypeError(
                 "MultiWordleEnv got an unexpected keyword argument 'device': the single env plays "
-                "on the CPU; "
-                "gym.make_vec(id, num_envs=N, device=...) plays games on a device"
+                "on the CPU; gym.make_vec(id, num_envs=N, device=...) plays games on a device"
             )
         if config is None:
             options.setdefault("boards", 2)
@@ -252,8 +251,7 @@ class MultiWordleVectorEnv(WordleVectorEnv):
                 self._answer_weights = None
                 raise ValueError(
                     f"answer_weights give {positive} answers a chance; {self.config.boards} boards "
-                    "need as many "
-                    "distinct answers"
+                    "need as many distinct answers"
                 )
 
     def _start_games(self, mask: torch.Tensor | None, answers: torch.Tensor | None) -> None:

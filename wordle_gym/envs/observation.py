@@ -86,8 +86,7 @@ class KnowledgeLayout:
         if obs.shape[-1] != self.size:
             raise ValueError(
                 f"observation has {obs.shape[-1]} values; a {self.length}-letter, "
-                f"{self.max_guesses}-guess "
-                f"'knowledge' observation has {self.size}"
+                f"{self.max_guesses}-guess 'knowledge' observation has {self.size}"
             )
         s, batch = self.slices, obs.shape[0]
         return KnowledgeFields(

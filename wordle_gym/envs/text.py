@@ -29,12 +29,11 @@ TILE_LETTERS = {GREEN: "G", YELLOW: "Y", 0: "X"}
 
 DEFAULT_PROMPT = (
     "You are playing Wordle. Find the secret {length}-letter English word in at most {max_guesses} "
-    "guesses.{hard}\n"
-    "After each guess you get one letter per position: G (green) = right letter, right place; "
-    "Y (yellow) = the letter is in the word elsewhere; X (grey) = not in the word (or no more "
-    "copies of it).\n"
-    "Only real words from the game's list are accepted; a reply without one still spends a guess.\n"
-    "Answer with your guess inside <guess></guess>, for example <guess>{example}</guess>."
+    "guesses.{hard}\nAfter each guess you get one letter per position: G (green) = right letter, "
+    "right place; Y (yellow) = the letter is in the word elsewhere; X (grey) = not in the word (or "
+    "no more copies of it).\nOnly real words from the game's list are accepted; a reply without "
+    "one still spends a guess.\nAnswer with your guess inside <guess></guess>, for example "
+    "<guess>{example}</guess>."
 )
 TOOL_PROMPT = "\n\nYou may also submit each guess by calling the guess tool with the word."
 """What the opening text adds where the model is offered the ``guess`` tool."""
@@ -327,8 +326,7 @@ class WordleTextEnv(gym.Env[str, str]):
         if not isinstance(action, str | dict):
             raise TypeError(
                 "the action is the agent's reply: a str, an assistant message or a tool call "
-                "(dict); "
-                f"got {type(action).__name__}"
+                f"(dict); got {type(action).__name__}"
             )
         word = parse_guess(
             action, self.parser, allowed=self.vocabulary.allowed_index, example=self.example

@@ -157,9 +157,8 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         if have is not None and need > have:
             raise ValueError(
                 f"num_envs={num_envs:,} needs about {need / 2**30:,.1f} GiB at its steps' peak "
-                "(its games' state, "
-                f"masks and observations, {PEAK_FACTOR:g} times over); this {self.device.type} has "
-                f"{have / 2**30:,.1f} GiB available"
+                f"(its games' state, masks and observations, {PEAK_FACTOR:g} times over); this "
+                f"{self.device.type} has {have / 2**30:,.1f} GiB available"
             )
 
     # The batched spaces hold num_envs copies of the bounds in numpy; build them on demand
@@ -293,8 +292,7 @@ class WordleVectorEnv(WordleBase, VectorEnv):
             ):
                 raise ValueError(
                     f"answer_weights must be {self.vocabulary.num_answers} finite non-negative "
-                    "numbers with a "
-                    f"positive sum; got shape {tuple(weights.shape)}"
+                    f"numbers with a positive sum; got shape {tuple(weights.shape)}"
                 )
         self._answer_weights = weights
 

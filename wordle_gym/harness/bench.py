@@ -179,8 +179,7 @@ def table_order(result: dict[str, Any]) -> tuple[bool, float, float]:
 # ------------------------------------------------------------------------------ the table
 AGENT_COLUMNS = [
     "| agent | answers x guesses | win % | mean guesses (wins) | mean (loss = 7) | max | histogram "
-    "1..6 + X "
-    "| eval time | games/s | device | learned from | training |",
+    "1..6 + X | eval time | games/s | device | learned from | training |",
     "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | --- | --- |",
 ]
 
@@ -208,11 +207,10 @@ def _agent_row(r: dict) -> str:
     extra = r.get("extra", {})
     mark = " †" if extra.get("repository_only") else ""
     return (
-        f"| {r['agent']}{mark} | {r['games']} x {r['num_allowed']} | {100 * d['win_rate']:.2f} "
-        f"| {d['mean_guesses_wins']:.4f} | {d['mean_guesses_all']:.4f} | {worst} | {hist} "
-        f"| {r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | "
-        f"{extra.get('learned_from', '')} "
-        f"| {_training(extra)} |"
+        f"| {r['agent']}{mark} | {r['games']} x {r['num_allowed']} | {100 * d['win_rate']:.2f} | "
+        f"{d['mean_guesses_wins']:.4f} | {d['mean_guesses_all']:.4f} | {worst} | {hist} | "
+        f"{r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | "
+        f"{extra.get('learned_from', '')} | {_training(extra)} |"
     )
 
 
@@ -235,17 +233,14 @@ def _gap_table(results: list[dict]) -> list[str]:
     )
     lines = [
         "",
-        "Gap to perfect play (mean guesses, a loss counted as 7): the opener's cost is the optimum "
-        "from the "
-        f"agent's own first guess minus the optimum from the reference opener ({reference}); the "
-        "play's cost is the "
-        "agent's mean minus the optimum from its first guess. Per answer, the guesses used beyond "
-        "the optimal "
-        "tree for that first guess (negative: luckier than the tree on that answer).",
+        "Gap to perfect play (mean guesses, a loss counted as 7): the opener's cost is the "
+        "optimum from the agent's own first guess minus the optimum from the reference opener "
+        f"({reference}); the play's cost is the agent's mean minus the optimum from its first "
+        "guess. Per answer, the guesses used beyond the optimal tree for that first guess "
+        "(negative: luckier than the tree on that answer).",
         "",
         "| agent | first guess | optimum from it | opener's cost | play's cost | guesses beyond "
-        "the optimal tree: "
-        "count per difference |",
+        "the optimal tree: count per difference |",
         "| --- | --- | ---: | ---: | ---: | --- |",
     ]
     for r in rows:
@@ -262,8 +257,7 @@ def _gap_table(results: list[dict]) -> list[str]:
 
 MULTI_COLUMNS = [
     "| agent | boards | games | win % | mean guesses (wins) | mean (loss = K + 6) | boards solved "
-    "| max "
-    "| eval time | learned from | training |",
+    "| max | eval time | learned from | training |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
 ]
 
@@ -297,9 +291,8 @@ def agents_section(results: list[dict]) -> list[str]:
         "## Agents",
         "",
         "Every agent through the same harness (`wordle_gym.harness.evaluation.evaluate`): each "
-        "answer played once, "
-        "greedy actions. Command: `wordle-gym bench` (the JSON behind each row is in "
-        "`benchmarks/results/agents/`).",
+        "answer played once, greedy actions. Command: `wordle-gym bench` (the JSON behind each row "
+        "is in `benchmarks/results/agents/`).",
         "",
         "### The real game: 2315 answers, 12972 allowed guesses",
         "",
@@ -325,14 +318,11 @@ def agents_section(results: list[dict]) -> list[str]:
             "### Today's game: 3158 answers, 14855 allowed guesses",
             "",
             "The game as the NYT plays it today (`WordleToday-v1`, `wordle-gym eval --game "
-            "today`): the 3158 answers "
-            "its WordleBot judges by, 856 of them not among the original 2315, with 14855 allowed "
-            "guesses. Every "
-            "agent as shipped: the networks learned on the original lists and score today's words "
-            "with the same "
-            "weights, but they learned which answers to expect from the 2315, so the answers new "
-            "since then cost "
-            "them games. The optimum: 3.5526 (TARSE, 11219 guesses).",
+            "today`): the 3158 answers its WordleBot judges by, 856 of them not among the original "
+            "2315, with 14855 allowed guesses. Every agent as shipped: the networks learned on the "
+            "original lists and score today's words with the same weights, but they learned which "
+            "answers to expect from the 2315, so the answers new since then cost them games. The "
+            "optimum: 3.5526 (TARSE, 11219 guesses).",
             "",
             *AGENT_COLUMNS,
             *(_agent_row(r) for r in today),
@@ -343,11 +333,9 @@ def agents_section(results: list[dict]) -> list[str]:
             "### Multi-board Wordle: K boards share every guess, K + 5 guesses",
             "",
             "The first N games of each board count's standard set "
-            "(`wordle_gym.harness.play.standard_games`: seeded "
-            "K-tuples of distinct answers from the 2315, the same for every agent; `wordle-gym "
-            "eval --boards K "
-            "--games N` plays it), 12972 allowed guesses. Mean guesses: the turn the last board "
-            "was solved.",
+            "(`wordle_gym.harness.play.standard_games`: seeded K-tuples of distinct answers from "
+            "the 2315, the same for every agent; `wordle-gym eval --boards K --games N` plays it), "
+            "12972 allowed guesses. Mean guesses: the turn the last board was solved.",
             "",
             *MULTI_COLUMNS,
             *(_multi_row(r) for r in multi),

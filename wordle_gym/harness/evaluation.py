@@ -227,9 +227,8 @@ class EvalResult:
         worst = "X" if self.histogram[-1] else str(self.worst)
         return (
             f"| {self.agent} | {100 * self.win_rate:.2f} | {self.mean_guesses_wins:.4f} | "
-            f"{self.mean_guesses_all:.4f} "
-            f"| {worst} | {hist} | {self.wall_time_s:.2f} s | {self.games_per_s:,.0f} | "
-            f"{self.device} |"
+            f"{self.mean_guesses_all:.4f} | {worst} | {hist} | {self.wall_time_s:.2f} s | "
+            f"{self.games_per_s:,.0f} | {self.device} |"
         )
 
     def summary(self) -> str:

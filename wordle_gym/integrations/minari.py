@@ -204,6 +204,5 @@ def check_dataset_id(dataset_id: str) -> None:
     if not isinstance(dataset_id, str) or not DATASET_ID.fullmatch(dataset_id):
         raise ValueError(
             f"dataset id {dataset_id!r} is not of the form NAMESPACE/NAME-vN (letters, digits, _ "
-            "and -, a version; "
-            f"e.g. wordle/optimal-v0)"
+            "and -, a version; e.g. wordle/optimal-v0)"
         )

@@ -201,8 +201,7 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
             raise HTTPException(
                 409,
                 "no game to play: call reset first; plain HTTP is stateless (each request a new "
-                "game), so play "
-                "through a WebSocket session (/ws: OpenEnv's clients, such as "
+                "game), so play through a WebSocket session (/ws: OpenEnv's clients, such as "
                 "WordleEnv(base_url=...).sync())",
             )
         reply = _text(action.message)

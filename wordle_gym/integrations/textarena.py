@@ -55,15 +55,11 @@ from wordle_gym.envs.text import WordleTextEnv
 
 PROMPT = (
     "You are playing Wordle. A secret {length}-letter word has been chosen. You have {max_guesses} "
-    "attempts to "
-    "guess it.{hard}\nFor each guess, wrap your word in square brackets (e.g., '[{example}]'). "
-    "Only words of the "
-    "game's list are accepted.\nFeedback for each letter will be given "
-    "as follows:\n  - G (green): correct letter in the correct position\n  - Y (yellow): letter "
-    "exists in the word "
-    "but in the wrong position\n  - X (wrong): letter is not in the word (or no more copies of "
-    "it)\n"
-    "Enter your guess to begin.\n"
+    "attempts to guess it.{hard}\nFor each guess, wrap your word in square brackets (e.g., "
+    "'[{example}]'). Only words of the game's list are accepted.\nFeedback for each letter will be "
+    "given as follows:\n  - G (green): correct letter in the correct position\n  - Y (yellow): "
+    "letter exists in the word but in the wrong position\n  - X (wrong): letter is not in the word "
+    "(or no more copies of it)\nEnter your guess to begin.\n"
 )
 IDS = {
     "WordleReal-v0": {},

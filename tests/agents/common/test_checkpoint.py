@@ -63,13 +63,9 @@ def test_weights__a_huge_declared_network_is_refused_before_it_is_built(tmp_path
     data["config"] = {**asdict(small.config), "hidden": 16_384, "layers": 4}
     atomic_torch_save(path, data)
     code = (
-        "import resource, sys\n"
-        "from wordle_agents.rl.dqn import DQNAgent\n"
-        "try:\n"
-        f"    DQNAgent.load({str(path)!r})\n"
-        "except ValueError as exc:\n"
-        "    print(exc)\n"
-        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
+        "import resource, sys\nfrom wordle_agents.rl.dqn import DQNAgent\ntry:\n    "
+        f"DQNAgent.load({str(path)!r})\nexcept ValueError as exc:\n    "
+        "print(exc)\nprint(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     message, peak_mb = out.stdout.strip().splitlines()

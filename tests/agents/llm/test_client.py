@@ -19,8 +19,7 @@ HI = [{"role": "user", "content": "hi"}]
 def _answer(status: str, body: bytes, headers: str = "") -> bytes:
     return (
         f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: "
-        f"{len(body)}\r\n{headers}"
-        "Connection: close\r\n\r\n"
+        f"{len(body)}\r\n{headers}Connection: close\r\n\r\n"
     ).encode() + body
 
 

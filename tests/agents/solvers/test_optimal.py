@@ -386,14 +386,12 @@ def test_search__compiles_its_kernels_on_the_thread_that_builds_it() -> None:
     every kernel its workers call compiled (or loaded), so none compiles on a worker. A fresh
     process: numba's dispatchers live as long as it."""
     code = (
-        "from tests.helpers.lists import small_lists\n"
-        "from wordle_gym.core.words import Vocabulary\n"
-        "from wordle_agents.solvers import _optimal_kernel as k\n"
-        "from wordle_agents.solvers.optimal import _Search\n"
-        "kernels = [k.solve, k.cache_size, k.clear_cache, k.new_cache, k.advance_constraint]\n"
-        "before = [len(f.signatures) for f in kernels]\n"
-        "_Search(Vocabulary(*small_lists(2, 20, 60)), True, 6)\n"
-        "print(before, [len(f.signatures) for f in kernels])"
+        "from tests.helpers.lists import small_lists\nfrom wordle_gym.core.words import "
+        "Vocabulary\nfrom wordle_agents.solvers import _optimal_kernel as k\nfrom "
+        "wordle_agents.solvers.optimal import _Search\nkernels = [k.solve, k.cache_size, "
+        "k.clear_cache, k.new_cache, k.advance_constraint]\nbefore = [len(f.signatures) for f in "
+        "kernels]\n_Search(Vocabulary(*small_lists(2, 20, 60)), True, 6)\nprint(before, "
+        "[len(f.signatures) for f in kernels])"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=False
@@ -532,11 +530,9 @@ def test_command__solves_and_saves_without_importing_torch(
     fresh process, as a user runs it, with the table on disk (only building it takes torch)."""
     answers, allowed = lists_on_disk
     code = (
-        "import sys\nfrom wordle_agents.commands.optimal import main\n"
-        "code = main(['catch', '--answers', 'answers.txt', '--allowed', 'allowed.txt', '--save', "
-        "'tree.npz',"
-        " '--quiet'])\n"
-        "print(code, 'torch' in sys.modules, 'wordle_gym.core.game' in sys.modules)"
+        "import sys\nfrom wordle_agents.commands.optimal import main\ncode = main(['catch', "
+        "'--answers', 'answers.txt', '--allowed', 'allowed.txt', '--save', 'tree.npz', "
+        "'--quiet'])\nprint(code, 'torch' in sys.modules, 'wordle_gym.core.game' in sys.modules)"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, check=False
