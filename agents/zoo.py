@@ -19,7 +19,7 @@ from typing import Any
 
 from wordle_agents.common.checkpoint import read_checkpoint, shipped_dir
 from wordle_agents.llm.agent import LLMAgent
-from wordle_agents.rl.networks import BoardMixture, ByMode, SeeAll, load_network
+from wordle_agents.rl.networks import AllBoardsNetwork, BoardMixture, NormalHardPair, load_network
 from wordle_agents.rl.sb3 import load as load_sb3
 from wordle_agents.solvers.baselines import RandomPolicy
 from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
@@ -187,11 +187,11 @@ def _mixture(default: str) -> Callable[..., BoardMixture]:
     return build
 
 
-def _see_all(default: str) -> Callable[..., SeeAll]:
-    """The factory of a shipped network that sees every board (:class:`SeeAll`)."""
+def _see_all(default: str) -> Callable[..., AllBoardsNetwork]:
+    """The factory of a shipped network that sees every board (:class:`AllBoardsNetwork`)."""
 
-    def build(checkpoint: str | None = None, device: Any = "cpu") -> SeeAll:
-        return SeeAll.load(checkpoint or shipped_dir() / default, device)
+    def build(checkpoint: str | None = None, device: Any = "cpu") -> AllBoardsNetwork:
+        return AllBoardsNetwork.load(checkpoint or shipped_dir() / default, device)
 
     build.__doc__ = (
         f"The network of ``{default}`` (or of ``checkpoint``: one written by "
@@ -201,13 +201,14 @@ def _see_all(default: str) -> Callable[..., SeeAll]:
 
 
 def _by_mode(normal: str, hard: str, name: str | None = None) -> Callable[..., Any]:
-    """The factory of two shipped networks as one policy (:class:`ByMode`): ``hard``'s weights in a
-    hard-mode game, ``normal``'s elsewhere; a ``checkpoint`` given plays everywhere."""
+    """The factory of two shipped networks as one policy (:class:`NormalHardPair`): ``hard``'s
+    weights in a hard-mode game, ``normal``'s elsewhere; a ``checkpoint`` given plays
+    everywhere."""
 
-    def build(checkpoint: str | None = None, device: Any = "cpu") -> ByMode:
+    def build(checkpoint: str | None = None, device: Any = "cpu") -> NormalHardPair:
         if checkpoint is not None:
-            return ByMode(_in_this_install(Path(checkpoint)), device=device, name=name)
-        return ByMode(shipped_dir() / normal, shipped_dir() / hard, device, name)
+            return NormalHardPair(_in_this_install(Path(checkpoint)), device=device, name=name)
+        return NormalHardPair(shipped_dir() / normal, shipped_dir() / hard, device, name)
 
     build.__doc__ = (
         f"``{hard}``'s network in hard mode, ``{normal}``'s elsewhere, or "

@@ -43,7 +43,7 @@ from wordle_gym.core.config import BOARD_NAMES
 if TYPE_CHECKING:  # the names below are imported on first use (torch with them): see __getattr__
     from wordle_gym.core.config import WordleConfig
     from wordle_gym.core.rewards import PRESETS as REWARD_PRESETS
-    from wordle_gym.core.rewards import RewardScheme
+    from wordle_gym.core.rewards import Outcome, RewardFn, RewardScheme
     from wordle_gym.core.rules import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
     from wordle_gym.core.words import Vocabulary, decode, encode, load_word_list
     from wordle_gym.envs.multi import MultiWordleEnv, MultiWordleVectorEnv
@@ -60,6 +60,8 @@ __all__ = [
     "YELLOW",
     "MultiWordleEnv",
     "MultiWordleVectorEnv",
+    "Outcome",
+    "RewardFn",
     "RewardScheme",
     "Vocabulary",
     "WordleConfig",
@@ -120,6 +122,8 @@ _LAZY = {
     "pattern_ids": "wordle_gym.core.rules",
     "pattern_table": "wordle_gym.core.rules",
     "REWARD_PRESETS": "wordle_gym.core.rewards",
+    "Outcome": "wordle_gym.core.rewards",
+    "RewardFn": "wordle_gym.core.rewards",
     "RewardScheme": "wordle_gym.core.rewards",
     "WordleConfig": "wordle_gym.core.config",
     "Vocabulary": "wordle_gym.core.words",

@@ -29,7 +29,7 @@ from wordle_agents.commands.improve import NetworkRun, _fingerprint, resume
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint, read_checkpoint
 from wordle_agents.common.training import machine, machines
 from wordle_agents.methods.boards import BoardsOptions, Run, iterate, method, validate
-from wordle_agents.rl.networks import SeeAll, load_network
+from wordle_agents.rl.networks import AllBoardsNetwork, load_network
 from wordle_gym.core.config import MAX_BOARDS, WordleConfig
 from wordle_gym.core.words import word_source
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
@@ -48,9 +48,10 @@ class BoardsRun(NetworkRun):
     boards: str = "2,4"
     """Board counts trained on, comma-separated (2 to 32)."""
     see_all: bool = False
-    """Train a network that sees every board (:class:`~wordle_agents.rl.networks.SeeAll`: a context
-    network over the one-board network's scores of each board, starting as the mixture) instead of
-    the mixture's one-board network."""
+    """Train a network that sees every board
+    (:class:`~wordle_agents.rl.networks.AllBoardsNetwork`: a context network over the one-board
+    network's scores of each board, starting as the mixture) instead of the mixture's one-board
+    network."""
     context: int = 256
     """With ``--see-all``: the context network's width."""
     train_board: bool = False
@@ -154,13 +155,13 @@ def _start(args: BoardsRun, longest: int) -> Any:
     weights)."""
     device = resolve_device(args.device)
     # (clear errors for a file that is none)
-    if read_checkpoint(args.init, None).get("kind") == SeeAll.kind:
+    if read_checkpoint(args.init, None).get("kind") == AllBoardsNetwork.kind:
         if not args.see_all:
             raise ValueError(
                 f"{args.init!r} is a network that sees every board; add --see-all to "
                 "go on training it"
             )
-        seeing = SeeAll.load(args.init, device, freeze_board=not args.train_board)
+        seeing = AllBoardsNetwork.load(args.init, device, freeze_board=not args.train_board)
         if seeing.hidden != args.context or seeing.max_guesses < longest:
             raise ValueError(
                 f"{args.init!r} has a context {seeing.hidden} wide for games of up to "
@@ -176,7 +177,7 @@ def _start(args: BoardsRun, longest: int) -> Any:
     if not args.see_all:
         return agent
     torch.manual_seed(0)  # the context's first weights
-    return SeeAll(agent, longest, args.context, freeze_board=not args.train_board)
+    return AllBoardsNetwork(agent, longest, args.context, freeze_board=not args.train_board)
 
 
 def _write(
@@ -184,7 +185,7 @@ def _write(
 ) -> None:
     """The best network, float16, with its figures on the validation games (played by the float16
     weights)."""
-    seeing = run.agent if isinstance(run.agent, SeeAll) else None
+    seeing = run.agent if isinstance(run.agent, AllBoardsNetwork) else None
     assert run.best_state is not None
     run.agent.net.load_state_dict(run.best_state)
     agent = run.agent.agent if seeing is not None else run.agent
@@ -228,7 +229,7 @@ def _write(
         context = {name: weight.half() for name, weight in seeing.context.state_dict().items()}
         seeing.context.load_state_dict(context)
         shape = {"max_guesses": seeing.max_guesses, "hidden": seeing.hidden}
-        data = {"kind": SeeAll.kind, "board": data, "context": context, **shape}
+        data = {"kind": AllBoardsNetwork.kind, "board": data, "context": context, **shape}
     figures = validate(run.agent, configs, options.validation)
     data["figures"] = {
         "validation_games": options.validation,

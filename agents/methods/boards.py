@@ -50,7 +50,7 @@ from tqdm import tqdm
 
 from wordle_agents.common.network import WordAgent
 from wordle_agents.methods.improve import Forced
-from wordle_agents.rl.networks import BoardMixture, SeeAll, one_board_observations
+from wordle_agents.rl.networks import AllBoardsNetwork, BoardMixture, one_board_observations
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.patterns import pattern_array
 from wordle_gym.envs.observation import MultiKnowledgeLayout
@@ -120,19 +120,19 @@ def training_games(num_answers: int, boards: int, games: int, stream: int) -> to
     return torch.from_numpy(np.argpartition(keys, boards, axis=1)[:, :boards].astype(np.int64))
 
 
-def as_policy(agent: WordAgent | SeeAll) -> BoardMixture | SeeAll:
+def as_policy(agent: WordAgent | AllBoardsNetwork) -> BoardMixture | AllBoardsNetwork:
     """How the run's network plays several boards: itself when it sees every board, else as a
     mixture."""
-    return agent if isinstance(agent, SeeAll) else BoardMixture(agent)
+    return agent if isinstance(agent, AllBoardsNetwork) else BoardMixture(agent)
 
 
 def mixture_log_pi(
-    agent: WordAgent | SeeAll, observations: torch.Tensor, layout: MultiKnowledgeLayout
+    agent: WordAgent | AllBoardsNetwork, observations: torch.Tensor, layout: MultiKnowledgeLayout
 ) -> torch.Tensor:
     """The log-probability of every word under the mixture of the unsolved boards' softmaxes (B, W),
-    as :class:`BoardMixture` plays it (its argmax), or :class:`SeeAll`'s; differentiable in the
-    network's weights."""
-    if isinstance(agent, SeeAll):
+    as :class:`BoardMixture` plays it (its argmax), or :class:`AllBoardsNetwork`'s; differentiable
+    in the network's weights."""
+    if isinstance(agent, AllBoardsNetwork):
         return agent.log_pi(observations, layout)
     boards, unsolved = one_board_observations(observations, layout, agent.layout.max_guesses)
     log_pi = agent.scores(boards.flatten(0, 1)).log_softmax(1).view(*unsolved.shape, -1)
@@ -145,7 +145,7 @@ class _Forced(Forced):
     policy)."""
 
     def __init__(
-        self, mixture: BoardMixture | SeeAll, forced: torch.Tensor, lengths: torch.Tensor
+        self, mixture: BoardMixture | AllBoardsNetwork, forced: torch.Tensor, lengths: torch.Tensor
     ) -> None:
         super().__init__(mixture.agent, forced, lengths, hard_mode=False)
         self.mixture = mixture

@@ -1,10 +1,10 @@
-"""A2C with a word one-hot policy (seed 000, after Andrew Ho), trained on the vector env.
+"""A2C with a word one-hot policy (the write-up after Andrew Ho), trained on the vector env.
 
 The network maps what the player knows to a 26 x L letter-position score; multiplying it with
 a fixed one-hot tensor of every allowed word (a buffer, not a weight) gives one logit per word.
 So the same weights serve any vocabulary, which the curriculum 100 -> 1000 -> 2315 -> full uses.
 
-Training follows the seed: a batch of games is played to the end with softmax sampling; each
+Training follows the write-up: a batch of games is played to the end with softmax sampling; each
 transition adds ``-log pi(a|s) A.detach() + A^2`` with the TD(0) advantage
 ``A = r + gamma V(s') - V(s)`` (``V(s')`` detached, 0 at the end); the mean over all transitions
 is one Adam step. Lost answers join a FIFO; a new game takes its answer from it with
@@ -43,17 +43,17 @@ class A2CConfig:
     elsewhere} (260 inputs, no exact letter counts, as in the A2C write-up); "knowledge": the env's
     lossless observation."""
     hidden: int = 512
-    """Width of the trunk and policy head (seed: 512)."""
+    """Width of the trunk and policy head (the write-up: 512)."""
     dropout: float = 0.05
-    """Dropout after every hidden layer (seed: 0.05)."""
+    """Dropout after every hidden layer (the write-up: 0.05)."""
     batch_games: int = 1024
-    """Games played at once for each update (seed: 1024; 2048 for the full vocabulary)."""
+    """Games played at once for each update (the write-up: 1024; 2048 for the full vocabulary)."""
     gamma: float = 0.9
-    """Discount of the TD(0) advantage (seed: 0.9)."""
+    """Discount of the TD(0) advantage (the write-up: 0.9)."""
     lr: float = 1e-3
-    """Adam learning rate (seed: 1e-3)."""
+    """Adam learning rate (the write-up: 1e-3)."""
     betas: tuple[float, float] = (0.9, 0.999)
-    """Adam betas (seed: 0.9, 0.999)."""
+    """Adam betas (the write-up: 0.9, 0.999)."""
     reward: str = "win-bonus"
     """Reward preset ("win-bonus": +1 for a win in 1-4 guesses, +0.5 in 5-6, -10 for a loss; once
     "seed000")."""

@@ -127,7 +127,7 @@ MAX_HIDDEN = 1 << 14
 """The widest context a checkpoint may declare."""
 
 
-class SeeAll:
+class AllBoardsNetwork:
     """A network that sees every board: the one-board network (``agent``) scores each unsolved
     board's letters as it would alone, and a context network corrects each board's scores and weighs
     the boards from what it sees of all of them, order-free: each board's encoding (its knowledge
@@ -148,7 +148,7 @@ class SeeAll:
     ) -> None:
         if agent.boards != 1:
             raise ValueError(
-                f"SeeAll takes a one-board network; this one plays {agent.boards} boards"
+                f"AllBoardsNetwork takes a one-board network; this one plays {agent.boards} boards"
             )
         self.agent, self.max_guesses, self.hidden = agent, max_guesses, hidden
         # Games scored at once when playing: few on the CPU, many on a GPU (its launches, not its
@@ -189,7 +189,9 @@ class SeeAll:
     weights, "max_guesses", "hidden"}``."""
 
     @classmethod
-    def load(cls, path: str | Path, device: Any = "cpu", freeze_board: bool = True) -> SeeAll:
+    def load(
+        cls, path: str | Path, device: Any = "cpu", freeze_board: bool = True
+    ) -> AllBoardsNetwork:
         """A network that sees every board from its checkpoint (written by
         ``python -m wordle_agents.commands.improve_boards --see-all``); ``freeze_board`` as in the
         constructor."""
@@ -289,7 +291,7 @@ class SeeAll:
         return torch.cat(actions).to(env.device)
 
 
-class ByMode:
+class NormalHardPair:
     """Two networks as one policy: ``hard``'s weights in a hard-mode game, ``normal``'s elsewhere
     (``normal``'s everywhere when ``hard`` is None); on several boards (no hard mode there),
     ``normal``'s as a :class:`BoardMixture`. Its name, checkpoint and provenance are ``normal``'s

@@ -80,11 +80,11 @@ def test_zoo__descriptions_read_their_figures_from_the_shipped_weights(
 
 
 def test_zoo__dqn_boards_is_a_network_that_sees_every_board_with_its_provenance() -> None:
-    from wordle_agents.rl.networks import SeeAll
+    from wordle_agents.rl.networks import AllBoardsNetwork
 
     policy = AGENTS["dqn-boards"](device="cpu")
     assert (
-        isinstance(policy, SeeAll)
+        isinstance(policy, AllBoardsNetwork)
         and Path(policy.checkpoint.path) == shipped_dir() / "dqn_boards.pt"
     )
     assert "a network that sees every board" in policy.provenance["learned_from"]

@@ -405,12 +405,12 @@ def test_bench__a_multi_board_row_of_a_one_board_network_is_labelled_and_credite
     from types import SimpleNamespace
 
     from wordle_agents.rl.dqn import DQNAgent, DQNConfig
-    from wordle_agents.rl.networks import ByMode
+    from wordle_agents.rl.networks import NormalHardPair
     from wordle_gym.harness.bench import provenance, settings
     from wordle_gym.harness.registry import playing
 
     DQNAgent(DQNConfig(hidden=8, layers=1)).save(tmp_path / "q.pt")
-    policy = ByMode(tmp_path / "q.pt")
+    policy = NormalHardPair(tmp_path / "q.pt")
     policy.normal.checkpoint = SimpleNamespace(
         teacher=None, machine="CPU", method=None, method_reward=None, training_s=60.0
     )

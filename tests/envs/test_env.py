@@ -144,17 +144,49 @@ def test_rewards__the_old_preset_names_are_aliases_of_the_new() -> None:
     from wordle_agents.common.checkpoint import shipped_dir
     from wordle_agents.rl.a2c import A2CAgent, A2CConfig
     from wordle_agents.rl.dqn import DQNConfig
-    from wordle_gym.core.rewards import PRESETS, get_reward_scheme
+    from wordle_gym.core.rewards import PRESETS, get_reward
 
     assert "seed000" not in PRESETS and "seed001" not in PRESETS
-    assert get_reward_scheme("seed000") is PRESETS["win-bonus"] is get_reward_scheme("a2c")
-    assert get_reward_scheme("seed001") is PRESETS["tile-shaped"] is get_reward_scheme("dqn")
-    assert WordleEnv(reward="seed001").unwrapped.config.reward_scheme == PRESETS["tile-shaped"]
+    assert get_reward("seed000") is PRESETS["win-bonus"] is get_reward("a2c")
+    assert get_reward("seed001") is PRESETS["tile-shaped"] is get_reward("dqn")
+    assert WordleEnv(reward="seed001").unwrapped.config.reward_fn == PRESETS["tile-shaped"]
     old = A2CConfig(reward="seed000", encoding="seed")
     assert (old.reward, old.encoding) == ("win-bonus", "positional") and old == A2CConfig()
     assert DQNConfig(reward="seed001").reward == "tile-shaped"
     shipped = A2CAgent.load(shipped_dir() / "a2c_full.pt", device="cpu")
     assert (shipped.config.reward, shipped.config.encoding) == ("win-bonus", "positional")
+
+
+def test_rewards__a_new_reward_is_one_class_and_a_registry_entry(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Issue 76: a reward that is not linear in the tiles is one RewardFn class and a PRESETS
+    entry; every env plays it by name (the single env, the vector env, multi-board), and an
+    unknown name is refused naming the registry."""
+    import torch
+
+    from tests.helpers.rewards import Quadratic
+    from wordle_gym.core.rewards import PRESETS, RewardFn
+
+    assert isinstance(Quadratic(), RewardFn) and all(
+        isinstance(r, RewardFn) for r in PRESETS.values()
+    )
+    monkeypatch.setitem(PRESETS, "quadratic", Quadratic())
+    words = {"answers": ["cigar", "rebut", "sissy"], "allowed": None}
+    env = gym.make("Wordle-v0", reward="quadratic", **words)
+    env.reset(options={"answer": "cigar"})
+    # CIGAR against REBUT: no green (0.0); then won on the second guess: 6 / 2
+    assert [env.step(a)[1] for a in (1, 0)] == [0.0, 3.0]
+    vec = gym.make_vec("Wordle-v1", num_envs=2, reward="quadratic", device="cpu", **words)
+    vec.reset(options={"answers": torch.tensor([0, 2])})
+    # SISSY against CIGAR and SISSY: one green (0.1); won on the first guess (6.0)
+    assert vec.step(torch.tensor([2, 2]))[1].tolist() == [pytest.approx(0.1), 6.0]
+    dordle = gym.make_vec("Dordle-v1", num_envs=1, reward="quadratic", device="cpu", **words)
+    dordle.reset(options={"answers": torch.tensor([[0, 1]])})
+    # REBUT against CIGAR and REBUT: five greens, squared (2.5)
+    assert dordle.step(torch.tensor([1]))[1].tolist() == [pytest.approx(2.5)]
+    with pytest.raises(ValueError, match="unknown reward 'cubic'.*'quadratic'"):
+        gym.make("Wordle-v0", reward="cubic")
 
 
 @pytest.mark.parametrize(
@@ -344,7 +376,7 @@ def test_errors__bad_actions_and_options() -> None:
         env.reset(options={"answer": "zzzzz"})
     with pytest.raises(ValueError, match="unknown observation 'pixels'"):
         WordleEnv(observation="pixels")
-    with pytest.raises(ValueError, match="unknown reward scheme 'dense'"):
+    with pytest.raises(ValueError, match="unknown reward 'dense'"):
         WordleEnv(reward="dense")
     with pytest.raises(ValueError, match="unknown action_mask 'some'"):
         WordleEnv(action_mask="some")

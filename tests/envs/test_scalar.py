@@ -16,6 +16,7 @@ import pytest
 import torch
 
 from tests.helpers.reference import few_letter_words
+from tests.helpers.rewards import Quadratic
 from wordle_gym import WordleEnv
 from wordle_gym.core import _kernels
 from wordle_gym.core.compiled import CompiledGame
@@ -59,6 +60,7 @@ CONFIGS = {
     "hard+all+board+odd": WordleConfig(
         hard_mode=True, action_mask="all", observation="board", reward=ODD
     ),
+    "answers-only+hard+quadratic": WordleConfig(allowed=None, hard_mode=True, reward=Quadratic()),
     "4-letter+8-guesses+candidates+odd": WordleConfig(
         answers=_words(4, 300, 1)[:150],
         allowed=_words(4, 300, 1),
@@ -228,9 +230,9 @@ def test_scalar__equals_batched_engine_step_by_step(
     ["default", "real+hard", "answers-only+candidates+board+win-bonus", "hard+all+board+odd"],
 )
 def test_scalar_spend__equals_the_batched_engines_turn_without_a_guess(name: str) -> None:
-    """``ScalarGame.spend`` (the text env's refused reply, in the one-game engine) against
-    ``Game.spend``, steps and spends interleaved at random: rewards, terminations, observations and
-    the state, game by game."""
+    """``ScalarGame.skip_turn`` (the text env's refused reply, in the one-game engine) against
+    ``Game.skip_turn``, steps and skipped turns interleaved at random: rewards, terminations,
+    observations and the state, game by game."""
     config = CONFIGS[name]
     game = Game(config, torch.device("cpu"))
     encode_obs = OBSERVATIONS[config.observation](game)
@@ -246,12 +248,12 @@ def test_scalar_spend__equals_the_batched_engines_turn_without_a_guess(name: str
     for _ in range(45):
         spend = torch.rand(games, generator=gen) < 0.3
         actions = _pick(game, state, gen)
-        by_spend = game.spend(state, spend)
+        by_spend = game.skip_turn(state, spend)
         by_step = game.step(state, actions, ~spend)
         want_obs = encode_obs(state).numpy()
         for row, one in enumerate(ones):
             if spend[row]:
-                reward, terminated = one.spend()
+                reward, terminated = one.skip_turn()
                 assert reward == float(by_spend.reward[row]) and terminated == bool(
                     by_spend.terminated[row]
                 )

@@ -142,12 +142,12 @@ def test_game_spend__a_turn_without_a_guess_in_the_batched_engine() -> None:
     game = Game(WordleConfig(max_guesses=2), torch.device("cpu"))
     state = game.new_state(3)
     game.reset(state, None, torch.tensor([0, 1, 2]))
-    first = game.spend(state, torch.tensor([True, False, True]))
+    first = game.skip_turn(state, torch.tensor([True, False, True]))
     assert state.turn.tolist() == [1, 0, 1] and first.invalid.tolist() == [True, False, True]
     assert first.reward.tolist() == [-2.0, 0.0, -2.0] and not bool(first.terminated.any())
     # nothing recorded or learned
     assert (state.guesses == -1).all() and (state.tiles == NO_TILE).all()
-    second = game.spend(state)
+    second = game.skip_turn(state)
     assert second.terminated.tolist() == [True, False, True] and second.reward.tolist() == [
         -7.0,
         -2.0,

@@ -461,7 +461,7 @@ def test_minari__dataset_round_trip_recovers_a_custom_env(tmp_path, monkeypatch)
     assert episode.observations.dtype == np.float32 and set(episode.rewards) <= {-2.0, -5.0}
     recovered = dataset.recover_environment()
     assert (
-        recovered.unwrapped.config.reward_scheme == scheme
+        recovered.unwrapped.config.reward_fn == scheme
         and recovered.unwrapped.config.max_guesses == 4
     )
     recovered.reset(seed=0, options={"answer": "cigar"})

@@ -31,6 +31,7 @@ import torch
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.engines import make_game
 from wordle_gym.core.game import GameState, pack_bits, write_turn
+from wordle_gym.core.rewards import Outcome
 from wordle_gym.core.rules import GREEN, YELLOW
 
 
@@ -101,7 +102,7 @@ class MultiGame:
         self.max_guesses = config.max_guesses
         self.num_allowed = self.game.num_allowed
         self.num_answers = self.game.num_answers
-        self.reward = config.reward_scheme
+        self.reward = config.reward_fn
         self.mask_mode = config.mask_mode
         self.allowed_codes = self.game.allowed_codes
         self.answer_actions = self.game.answer_actions  # (num_answers,) the action of each answer
@@ -143,7 +144,7 @@ class MultiGame:
         playing = active.repeat_interleave(k) & ~state.boards.done
         repeats = None
         # greens re-entered where they were known, before the guess teaches them
-        if self.reward.uses_tiles:
+        if self.reward.needs_tiles:
             known = state.boards.green == self.allowed_codes[row_actions]
         outcome = self.game.step(state.boards, row_actions, playing)
         tiles = outcome.tiles.view(n, k, self.length)
@@ -155,13 +156,13 @@ class MultiGame:
         state.won |= won
         state.done |= won | lost
         greens = yellows = None
-        if self.reward.uses_tiles:
+        if self.reward.needs_tiles:
             green = tiles == GREEN
             greens, yellows = green.sum((1, 2)), (tiles == YELLOW).sum((1, 2))
             repeats = (green & known.view(n, k, self.length)).sum((1, 2))
         invalid = torch.zeros_like(active)
-        reward = self.reward.compute(
-            state.turn, won, lost, greens, yellows, repeats, invalid, active
+        reward = self.reward(
+            Outcome(state.turn, won, lost, greens, yellows, repeats, invalid, active)
         )
         return MultiOutcome(tiles, reward, won | lost, won, invalid, solved.clone())
 

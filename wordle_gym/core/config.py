@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from wordle_gym.core.rewards import RewardScheme, get_reward_scheme
+from wordle_gym.core.rewards import RewardFn, get_reward
 from wordle_gym.core.words import SPLITS, Vocabulary, WordSource, held_out_answers, split_answers
 
 if TYPE_CHECKING:
@@ -63,9 +63,10 @@ class WordleConfig:
     hard_mode: bool = False
     """Revealed greens must stay in place and revealed letters must be reused (at least their known
     counts); a guess that breaks this is refused: it reveals nothing but spends the turn."""
-    reward: str | RewardScheme | dict = "default"
-    """A preset name ("default", "win-bonus"/"a2c", "tile-shaped"/"dqn", "sparse", "win-first") or a
-    RewardScheme (its fields as a dict are taken too, and made a RewardScheme)."""
+    reward: str | RewardFn | dict = "default"
+    """A preset name ("default", "win-bonus"/"a2c", "tile-shaped"/"dqn", "sparse", "win-first"), a
+    RewardScheme (its fields as a dict are taken too, and made a RewardScheme) or any
+    :class:`~wordle_gym.core.rewards.RewardFn`."""
     observation: str = "knowledge"
     """"knowledge" (flat, lossless summary of every constraint) or "board" (raw guesses and
     tiles)."""
@@ -120,8 +121,8 @@ class WordleConfig:
             raise TypeError(f"hard_mode must be a bool; got {self.hard_mode!r}")
         # a scheme's fields, as an env spec's JSON gives them back
         if isinstance(self.reward, dict):
-            object.__setattr__(self, "reward", get_reward_scheme(self.reward))
-        get_reward_scheme(self.reward)  # fail early on an unknown preset
+            object.__setattr__(self, "reward", get_reward(self.reward))
+        get_reward(self.reward)  # fail early on an unknown preset
         self._check_boards()
         _ = self.vocabulary  # validate the word lists now, not on first use
         self._check_split()
@@ -230,9 +231,9 @@ class WordleConfig:
         return [i for i, word in enumerate(words) if word in held]
 
     @property
-    def reward_scheme(self) -> RewardScheme:
-        """The reward scheme object."""
-        return get_reward_scheme(self.reward)
+    def reward_fn(self) -> RewardFn:
+        """The reward object (a preset's name resolved)."""
+        return get_reward(self.reward)
 
     @property
     def mask_mode(self) -> str:

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 
 from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.rewards import Outcome
 from wordle_gym.core.rules import (
     ALPHABET,
     GREEN,
@@ -150,7 +151,7 @@ class Game:
         self.max_guesses = config.max_guesses
         self.num_allowed = vocab.num_allowed
         self.num_answers = vocab.num_answers
-        self.reward = config.reward_scheme
+        self.reward = config.reward_fn
         self.hard_mode = config.hard_mode
         self.mask_mode = config.mask_mode
         self.allowed_codes = vocab.allowed_codes.to(device)  # (A, L) uint8
@@ -261,14 +262,14 @@ class Game:
         is_green = tiles == GREEN
         won = scored & is_green.all(-1)
         greens = yellows = repeats = None
-        if self.reward.uses_tiles:
+        if self.reward.needs_tiles:
             counted = is_green & scored[:, None]
             greens = counted.sum(-1)
             yellows = ((tiles == YELLOW) & scored[:, None]).sum(-1)
             repeats = (counted & (state.green == codes)).sum(-1)
         row_tiles, lost = self._advance(state, actions, codes, tiles, scored, active, won)
-        reward = self.reward.compute(
-            state.turn, won, lost, greens, yellows, repeats, invalid, active
+        reward = self.reward(
+            Outcome(state.turn, won, lost, greens, yellows, repeats, invalid, active)
         )
         return StepOutcome(row_tiles, reward, won | lost, won, invalid)
 
@@ -277,7 +278,7 @@ class Game:
         tiles."""
         return feedback(codes, self.answer_codes.index_select(0, answers))
 
-    def spend(self, state: GameState, active: torch.Tensor | None = None) -> StepOutcome:
+    def skip_turn(self, state: GameState, active: torch.Tensor | None = None) -> StepOutcome:
         """A turn spent without a guess in the ``active`` (N,) games (all if None): what a refused
         reply of the text env costs. Nothing is revealed or recorded; the turn and the reward are a
         refused guess's."""
@@ -286,8 +287,10 @@ class Game:
         lost = active & (state.turn >= self.max_guesses)
         state.done |= lost
         none = torch.zeros_like(active)
-        counts = torch.zeros_like(state.turn) if self.reward.uses_tiles else None
-        reward = self.reward.compute(state.turn, none, lost, counts, counts, counts, active, active)
+        counts = torch.zeros_like(state.turn) if self.reward.needs_tiles else None
+        reward = self.reward(
+            Outcome(state.turn, none, lost, counts, counts, counts, active, active)
+        )
         tiles = torch.full(
             (state.num_games, self.length), NO_TILE, dtype=torch.uint8, device=self.device
         )

@@ -1,23 +1,65 @@
-"""The rewards, in one place: each a named, documented function of a step's outcome.
+"""The rewards, in one place: one interface, :class:`RewardFn`, and its implementations.
 
-* :class:`RewardScheme` (linear in the step's outcome: per guess, win by turn, loss, tiles,
-  refusals) and its named :data:`PRESETS`: every env's ``reward=`` (a preset's name or a scheme) and
-  the trainers' ``reward``.
+* :class:`Outcome`: what a step's guesses did (turn, win, loss, refusal, tiles), game by game: the
+  input of every reward, batched ((N,) tensors) or for one game (plain numbers).
+* :class:`RewardFn`: a reward is a callable over a batched :class:`Outcome` with a ``scalar`` form
+  for one game that agrees with it exactly (the single env's engine uses it). Every engine, the
+  single, vector and multi-board envs alike, calls its config's reward through this interface only.
+* :class:`RewardScheme` (linear in the outcome: per guess, win by turn, loss, tiles, refusals) and
+  the named :data:`PRESETS`, the registry every env's ``reward=`` and the trainers' ``reward`` read
+  (:func:`get_reward`). A new reward is a class with ``__call__``, ``scalar`` and ``needs_tiles``,
+  and an entry in :data:`PRESETS` (or its object passed as ``reward=``).
 * :func:`information_bits`: the bits a guess's feedback gives about the answer, a shaping term (a
-  trainer may add a multiple of it to the scheme's reward).
-* The exact regret of a move (``reward="regret"`` in the text env): :mod:`wordle_gym.core.regret`.
+  trainer may add a multiple of it to the reward).
+* Terms of the text env, which judges replies, not outcomes: the exact regret of a move
+  (``reward="regret"``; :mod:`wordle_gym.core.regret`) and ``format_reward``.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 
 if TYPE_CHECKING:
     import torch
+
+
+class Outcome(NamedTuple):
+    """What the guesses of one step did, game by game. Batched: (N,) tensors (``turn`` int64, the
+    flags bool; the tile counts None unless the reward :attr:`~RewardFn.needs_tiles`). One game:
+    plain numbers, ``active`` None (hashable: the single env caches rewards by it)."""
+
+    turn: Any
+    """Guesses made including this one (1 for the first guess)."""
+    won: Any
+    lost: Any
+    greens: Any
+    """Green tiles of this guess (re-entered greens included)."""
+    yellows: Any
+    repeats: Any
+    """Greens re-entered where they were already known green."""
+    invalid: Any
+    """A hard-mode guess refused (or a text env reply that plays no guess)."""
+    active: Any = None
+    """(N,) bool: the games this step plays (None: all); the reward is 0 elsewhere."""
+
+
+@runtime_checkable
+class RewardFn(Protocol):
+    """A reward: ``reward(outcome)`` over a batch, float32 ``(N,)``, 0 where not ``active``; and
+    ``reward.scalar(outcome)`` for one game, equal to the batched value exactly."""
+
+    @property
+    def needs_tiles(self) -> bool:
+        """Whether the outcome must carry tile counts (they cost time to count)."""
+        ...
+
+    def __call__(self, outcome: Outcome) -> torch.Tensor: ...
+
+    def scalar(self, outcome: Outcome) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -51,37 +93,21 @@ class RewardScheme:
         object.__setattr__(self, "win", tuple(float(w) for w in win))
 
     @property
-    def uses_tiles(self) -> bool:
+    def needs_tiles(self) -> bool:
         """Whether tile counts enter the reward (they cost time to count)."""
         return bool(self.green or self.yellow or self.repeat_green)
 
-    def compute(
-        self,
-        turn: torch.Tensor,
-        won: torch.Tensor,
-        lost: torch.Tensor,
-        greens: torch.Tensor | None,
-        yellows: torch.Tensor | None,
-        repeats: torch.Tensor | None,
-        invalid: torch.Tensor,
-        active: torch.Tensor | None = None,
-    ) -> torch.Tensor:
-        """Batched rewards, float32 ``(N,)``; 0 where ``active`` (N,) bool is False, if given.
-
-        Args:
-            turn: guesses made including this one, ``(N,)`` int64 (1 for the first guess).
-            won, lost, invalid: ``(N,)`` bool.
-            greens, yellows, repeats: tile counts of this guess, ``(N,)`` (repeats are re-entered
-                greens); needed only when :attr:`uses_tiles`.
-        """
+    def __call__(self, outcome: Outcome) -> torch.Tensor:
+        """Batched rewards, float32 ``(N,)``; 0 where ``outcome.active`` is False."""
         # here: the schemes themselves (read by the exact solver's command) need no torch
         import torch
 
+        turn, won, lost, greens, yellows, repeats, invalid, active = outcome
         if active is None:
             reward = torch.full(turn.shape, self.step, dtype=torch.float32, device=turn.device)
         else:  # won, lost, invalid and the tile counts are already 0 where inactive
             reward = torch.where(active, self.step, 0.0)
-        if self.uses_tiles:
+        if self.needs_tiles:
             assert greens is not None and yellows is not None and repeats is not None
             reward += (
                 self.green * (greens - repeats)
@@ -97,21 +123,13 @@ class RewardScheme:
             reward += self.invalid * invalid
         return reward
 
-    def one(
-        self,
-        turn: int,
-        won: bool,
-        lost: bool,
-        greens: int,
-        yellows: int,
-        repeats: int,
-        invalid: bool,
-    ) -> float:
-        """:meth:`compute` for one game, in plain Python with float32 rounding at each operation
-        as the batched version has (so the two agree exactly; the one-game engine uses this)."""
+    def scalar(self, outcome: Outcome) -> float:
+        """The reward of one game, in plain Python with float32 rounding at each operation as the
+        batched form has (so the two agree exactly; the one-game engine uses this)."""
+        turn, won, lost, greens, yellows, repeats, invalid, _ = outcome
         f32 = np.float32
         reward = f32(self.step)
-        if self.uses_tiles:
+        if self.needs_tiles:
             tiles = f32(self.green) * f32(greens - repeats) + f32(self.yellow) * f32(yellows)
             reward += tiles + f32(self.repeat_green) * f32(repeats)
         if won and any(self.win):
@@ -135,7 +153,7 @@ def _win_table(win: tuple[float, ...], device: torch.device) -> torch.Tensor:
     return torch.tensor(win, dtype=torch.float32, device=device)
 
 
-PRESETS: dict[str, RewardScheme] = {
+PRESETS: dict[str, RewardFn] = {
     # -1 per guess and -5 more for a loss: the return of a win on guess k is -k.
     "default": RewardScheme(step=-1.0, loss=-5.0, invalid=-1.0),
     # A bonus for winning early: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss, 0
@@ -168,10 +186,10 @@ def canonical_reward(name: str) -> str:
     return ALIASES.get(name, name)
 
 
-def get_reward_scheme(reward: str | RewardScheme | dict) -> RewardScheme:
-    """A preset by name (see :data:`PRESETS`; :data:`ALIASES`), a scheme as given, or a scheme's
-    fields as a dict (how a scheme comes back from an env spec's JSON)."""
-    if isinstance(reward, RewardScheme):
+def get_reward(reward: str | RewardFn | dict) -> RewardFn:
+    """A preset by name (see :data:`PRESETS`; :data:`ALIASES`), a reward object as given, or a
+    :class:`RewardScheme`'s fields as a dict (how a scheme comes back from an env spec's JSON)."""
+    if isinstance(reward, RewardFn):
         return reward
     if isinstance(reward, dict):
         names = [f.name for f in fields(RewardScheme)]
@@ -182,7 +200,7 @@ def get_reward_scheme(reward: str | RewardScheme | dict) -> RewardScheme:
     key = ALIASES.get(reward, reward) if isinstance(reward, str) else None
     if key not in PRESETS:
         raise ValueError(
-            f"unknown reward scheme {reward!r}; expected a RewardScheme or one of "
+            f"unknown reward {reward!r}; expected a RewardScheme, a RewardFn or one of "
             f"{sorted([*PRESETS, *ALIASES])}"
         )
     return PRESETS[key]

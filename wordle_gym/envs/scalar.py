@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from wordle_gym.core.game import NO_LETTER, NO_TILE, Game, GameState
+from wordle_gym.core.rewards import Outcome
 from wordle_gym.core.rules import ALPHABET, GREEN, GREY, YELLOW, feedback_one
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.observation import KnowledgeLayout
@@ -76,14 +77,14 @@ class ScalarGame:
         self.mask_mode = game.mask_mode
         self.encoding = encoding if encoding in ("knowledge", "board") else None
         self._knowledge, self._board = encoding == "knowledge", encoding == "board"
-        self._uses_tiles = self.reward.uses_tiles
+        self._uses_tiles = self.reward.needs_tiles
         length = self.length
         # where the "knowledge" blocks start
         blocks = KnowledgeLayout(length, self.max_guesses).slices
         self._excluded_at = blocks["excluded"].start
         self._min_at, self._max_at = blocks["min_count"].start, blocks["max_count"].start
         self._turn_at = blocks["turn"].start
-        # RewardScheme.one, by its arguments
+        # the reward's scalar form, by the outcome's fields (a plain tuple: cheaper to build)
         self._rewards: dict[tuple[int | bool, ...], float] = {}
         if self.mask_mode == "candidates":
             assert game.table is not None
@@ -164,12 +165,12 @@ class ScalarGame:
         key = (turn, won, lost, greens, yellows, repeats, invalid)
         reward = self._rewards.get(key)
         if reward is None:
-            reward = self._rewards[key] = self.reward.one(*key)
+            reward = self._rewards[key] = self.reward.scalar(Outcome(*key))
         return tiles, reward, won or lost, won
 
-    def spend(self) -> tuple[float, bool]:
-        """A turn spent without a guess (the text env's refused reply): :meth:`Game.spend` for one
-        game, nothing revealed or recorded. Returns (reward; terminated, which is lost)."""
+    def skip_turn(self) -> tuple[float, bool]:
+        """A turn spent without a guess (the text env's refused reply): :meth:`Game.skip_turn` for
+        one game, nothing revealed or recorded. Returns (reward; terminated, which is lost)."""
         self.turn = turn = self.turn + 1
         lost = turn >= self.max_guesses
         self.done = lost
@@ -180,7 +181,7 @@ class ScalarGame:
         key = (turn, False, lost, 0, 0, 0, True)
         reward = self._rewards.get(key)
         if reward is None:
-            reward = self._rewards[key] = self.reward.one(*key)
+            reward = self._rewards[key] = self.reward.scalar(Outcome(*key))
         return reward, lost
 
     def hard_valid(self, codes: tuple[int, ...]) -> bool:

@@ -339,7 +339,7 @@ class WordleTextEnv(gym.Env[str, str]):
             judged = self._oracle.move_regret(position, move, self.regret_budget_s)
         one = self._scalar
         if reason:
-            reward, terminated = one.spend()
+            reward, terminated = one.skip_turn()
             played, won = None, False
         else:
             assert word is not None

@@ -238,10 +238,10 @@ def test_recipe__an_improve_boards_stage_writes_a_network_that_sees_every_board(
     tmp_path: Path,
 ) -> None:
     """A stage of ``improve-boards --see-all`` after a training stage (as dqn-boards follows
-    dqn-explored): its weights and the recipe's float16 ``--out`` load as :class:`SeeAll` and play
-    Dordle."""
+    dqn-explored): its weights and the recipe's float16 ``--out`` load as
+    :class:`AllBoardsNetwork` and play Dordle."""
     from wordle_agents.commands.recipe import write_final
-    from wordle_agents.rl.networks import SeeAll
+    from wordle_agents.rl.networks import AllBoardsNetwork
     from wordle_gym.harness.evaluation import evaluate
 
     words = stage_words("20")[0]
@@ -272,7 +272,7 @@ def test_recipe__an_improve_boards_stage_writes_a_network_that_sees_every_board(
     assert run_recipe(recipe, run)
     write_final(recipe, run, str(tmp_path / "out.pt"))
     for path in (run.weights(recipe.stage("b")), tmp_path / "out.pt"):
-        seeing = SeeAll.load(path)
+        seeing = AllBoardsNetwork.load(path)
         assert seeing.hidden == 256 and seeing.max_guesses == 7  # Dordle's game
         result = evaluate(seeing, answers=words, allowed=words, boards=2, games=10, device="cpu")
         assert result.games == 10 and 0.0 <= result.win_rate <= 1.0

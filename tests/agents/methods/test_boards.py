@@ -303,7 +303,7 @@ def test_see_all__starts_as_the_mixture_and_learns_2_and_3_boards_with_the_board
     network frozen, the context alone finishes them in fewer guesses."""
     from wordle_agents.methods import improve
     from wordle_agents.methods.boards import mixture_log_pi
-    from wordle_agents.rl.networks import SeeAll
+    from wordle_agents.rl.networks import AllBoardsNetwork
 
     torch.manual_seed(0)
     agent, one = _setup(7, count=10)
@@ -316,7 +316,7 @@ def test_see_all__starts_as_the_mixture_and_learns_2_and_3_boards_with_the_board
         log=print,
     )
     configs = {k: _setup(7, boards=k, count=10)[1] for k in (2, 3)}
-    seeing = SeeAll(agent, max_guesses=configs[3].max_guesses, hidden=32)
+    seeing = AllBoardsNetwork(agent, max_guesses=configs[3].max_guesses, hidden=32)
     frozen = {k: v.clone() for k, v in agent.net.state_dict().items()}
     env = MultiWordleVectorEnv(16, boards=3, answers=configs[3].answers, allowed=None)
     obs, _ = env.reset(seed=0)
@@ -342,7 +342,7 @@ def test_see_all__starts_as_the_mixture_and_learns_2_and_3_boards_with_the_board
 def test_see_all__the_command_writes_a_checkpoint_that_loads_and_plays_as_validated(
     tmp_path, capsys
 ) -> None:
-    from wordle_agents.rl.networks import SeeAll
+    from wordle_agents.rl.networks import AllBoardsNetwork
 
     words = few_letter_words(random.Random(6), "abcdefg", 4, 12)
     (tmp_path / "w.txt").write_text("\n".join(words) + "\n")
@@ -383,7 +383,7 @@ def test_see_all__the_command_writes_a_checkpoint_that_loads_and_plays_as_valida
     assert main([*args, "--iterations", "1"]) == 0
     data = torch.load(out, weights_only=True)
     assert data["kind"] == "see-all" and data["board"]["kind"] == "a2c" and data["hidden"] == 16
-    seeing = SeeAll.load(out)
+    seeing = AllBoardsNetwork.load(out)
     configs = {k: WordleConfig(answers=words, allowed=None, boards=k) for k in (2, 3)}
     figures = validate(seeing, configs, 20)
     assert [figures[k][0] for k in (2, 3)] == [

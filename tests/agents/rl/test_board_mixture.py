@@ -1,5 +1,5 @@
 """One-board networks played on several boards (Dordle, Quordle, ...): :class:`BoardMixture` and
-:class:`ByMode`."""
+:class:`NormalHardPair`."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import torch
 
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.rl.dqn import DQNAgent, DQNConfig
-from wordle_agents.rl.networks import BoardMixture, ByMode, load_network
+from wordle_agents.rl.networks import BoardMixture, NormalHardPair, load_network
 from wordle_gym import MultiWordleVectorEnv, WordleVectorEnv
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate
@@ -79,7 +79,7 @@ def test_by_mode__several_boards_play_the_normal_network_as_a_mixture(tmp_path: 
     words = stage_words("30")[0]
     for seed, name in ((1, "normal"), (2, "hard")):
         DQNAgent(DQNConfig(hidden=16, layers=1, seed=seed)).save(tmp_path / f"{name}.pt")
-    by_mode = ByMode(tmp_path / "normal.pt", tmp_path / "hard.pt")
+    by_mode = NormalHardPair(tmp_path / "normal.pt", tmp_path / "hard.pt")
     mixtures = [BoardMixture(load_network(tmp_path / f"{name}.pt")) for name in ("normal", "hard")]
     played = [
         evaluate(
@@ -116,12 +116,12 @@ def test_see_all__a_checkpoint_with_bad_context_weights_or_sizes_is_refused(
     import torch
 
     from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.rl.networks import SeeAll
+    from wordle_agents.rl.networks import AllBoardsNetwork
 
     data = torch.load(shipped_dir() / "dqn_boards.pt", weights_only=True)
     edit(data)
     bad = tmp_path / "bad.pt"
     torch.save(data, bad)
     with pytest.raises(ValueError, match=message) as refused:
-        SeeAll.load(bad)
+        AllBoardsNetwork.load(bad)
     assert str(bad) in str(refused.value) and "\n" not in str(refused.value)
