@@ -77,7 +77,7 @@ class ScalarGame:
         self.mask_mode = game.mask_mode
         self.encoding = encoding if encoding in ("knowledge", "board") else None
         self._knowledge, self._board = encoding == "knowledge", encoding == "board"
-        self._uses_tiles = self.reward.needs_tiles
+        self._needs_tiles = self.reward.needs_tiles
         length = self.length
         # where the "knowledge" blocks start
         blocks = KnowledgeLayout(length, self.max_guesses).slices
@@ -138,7 +138,7 @@ class ScalarGame:
             tiles = feedback_one(codes, self.answers[self.answer])
             greens = tiles.count(GREEN)
             won = greens == self.length
-            if self._uses_tiles:
+            if self._needs_tiles:
                 yellows = tiles.count(YELLOW)
                 repeats = sum(
                     t == GREEN and k == c for t, k, c in zip(tiles, self.green, codes, strict=True)
