@@ -52,7 +52,7 @@ class OptimalRun:
     """With --all-openers: an answer not found within the limit costs limit + 1 instead of ruling
     the tree out (the oracle's values; what the multi-board lower bound starts from)."""
     max_minutes: float | None = None
-    """With --all-openers: stop after this long (the same command continues)."""
+    """With --all-openers or --values: stop after this long (the same command continues)."""
     hard: bool = False
     """Hard mode."""
     max_guesses: int = 6
