@@ -372,6 +372,14 @@ AGENTS: dict[str, Agent] = {
             ("dqn_improved.pt",),
         ),
         Agent(
+            "dqn-today",
+            _network("dqn_today.pt"),
+            "the dqn-improved network improved on today's game (3158 answers, 14855 guesses) by "
+            "its own rollouts (the game's reward only)",
+            (_today("DQN `dqn_today.pt`"),),
+            ("dqn_today.pt",),
+        ),
+        Agent(
             "dqn-explored",
             _by_mode("dqn_explored.pt", "dqn_explored_hard.pt"),
             "the dqn network improved by its own rollouts with exploring starts and a critic of "
@@ -435,6 +443,7 @@ a2c_improved = AGENTS["a2c-improved"]
 a2c_taught = AGENTS["a2c-taught"]
 dqn = AGENTS["dqn"]
 dqn_improved = AGENTS["dqn-improved"]
+dqn_today = AGENTS["dqn-today"]
 dqn_explored = AGENTS["dqn-explored"]
 dqn_boards = AGENTS["dqn-boards"]
 llm = AGENTS["llm"]

@@ -117,6 +117,7 @@ def test_zoo__rows_and_descriptions() -> None:
         "a2c-taught",
         "dqn",
         "dqn-improved",
+        "dqn-today",
         "dqn-explored",
     ]
     assert not any(

@@ -260,7 +260,7 @@ BAD_ARGUMENTS = [
     (
         ("eval", "--agent", "nope"),
         "unknown agent 'nope'; installed agents: a2c, a2c-boards, a2c-improved, a2c-taught, dqn, "
-        "dqn-boards, dqn-explored, dqn-improved, llm, max-entropy, optimal, random, sb3",
+        "dqn-boards, dqn-explored, dqn-improved, dqn-today, llm, max-entropy, optimal, random, sb3",
     ),
     (
         ("eval", "--agent", "random", "--opener", "salet"),

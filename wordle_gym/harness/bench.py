@@ -321,8 +321,9 @@ def agents_section(results: list[dict]) -> list[str]:
             "today`): the 3158 answers its WordleBot judges by, 856 of them not among the original "
             "2315, with 14855 allowed guesses. Every agent as shipped: the networks learned on the "
             "original lists and score today's words with the same weights, but they learned which "
-            "answers to expect from the 2315, so the answers new since then cost them games. The "
-            "optimum: 3.5526 (TARSE, 11219 guesses).",
+            "answers to expect from the 2315, so the answers new since then cost them games; "
+            "`dqn_today.pt` is `dqn_improved.pt` improved on today's lists by its own rollouts "
+            "(the game's reward, no solver). The optimum: 3.5526 (TARSE, 11219 guesses).",
             "",
             *AGENT_COLUMNS,
             *(_agent_row(r) for r in today),
