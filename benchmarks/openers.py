@@ -62,31 +62,69 @@ def cited(mode: str) -> dict[str, int]:
     return {word: int(total) for word, total in zip(items[::2], items[1::2], strict=True)}
 
 
-def check(mode: str, data: dict) -> dict:
-    """Our figures against the cited proven totals: exact ones must agree, bounds must not exceed
-    them."""
+def against_cited(data: dict, cited_totals: dict[str, int]) -> tuple[int, int, list[str]]:
+    """A ranking's openers against cited proven totals: (exact and equal, bounded at most the
+    total, the words that disagree). An exact figure must equal the total; a bound (or an opener
+    ruled out unsolvable) must not exceed it."""
     ours = dict(
         zip(data["words"], zip(data["values"], data["exact_flags"], strict=True), strict=True)
     )
-    agree = disagree = bounded = 0
-    for word, total in cited(mode).items():
+    agree = bounded = 0
+    disagree: list[str] = []
+    for word, total in cited_totals.items():
         value, exact = ours[word]
         if exact == "1":
             agree += value == total
-            disagree += value != total
-        elif not value <= total:
-            disagree += 1
-        else:
+            if value != total:
+                disagree.append(word)
+        elif value is None or value <= total:
             bounded += 1
+        else:
+            disagree.append(word)
+    return agree, bounded, disagree
+
+
+def check(mode: str, data: dict) -> dict:
+    """Our figures against the cited proven totals: exact ones must agree, bounds must not exceed
+    them."""
+    agree, bounded, disagree = against_cited(data, cited(mode))
     top = cited(mode)
     tenth = sorted(top.values())[data["top"] - 1]
     return {
         "cited": len(top),
         "exact_agree": agree,
         "bounds_below": bounded,
-        "disagree": disagree,
+        "disagree": len(disagree),
         "cited_top": [[w, t] for w, t in top.items() if t <= tenth],
     }
+
+
+KEEP = (
+    "top",
+    "cutoff",
+    "ranking",
+    "ruled_out",
+    "exact",
+    "unsolvable",
+    "nodes",
+    "thread_s",
+    "wall_s",
+    "sessions",
+    "workers",
+)
+"""The figures of a ranking a benchmark keeps."""
+
+
+def finished_ranking(path: Path, options: list[str], skip_run: bool) -> dict:
+    """Run (unless ``skip_run``) ``optimal --all-openers OPTIONS --save PATH`` and return the
+    finished ranking; an unfinished one ends the benchmark."""
+    if not skip_run:
+        command = [sys.executable, "-m", "wordle_agents.commands.optimal", "--all-openers"]
+        subprocess.run([*command, *options, "--save", str(path)], cwd=ROOT, check=True)
+    data = load(path)
+    if not data["finished"]:
+        raise SystemExit(f"{path}: the ranking is not finished (the same command continues it)")
+    return data
 
 
 def main() -> None:
@@ -102,36 +140,11 @@ def main() -> None:
     rows = []
     for mode in args.modes:
         path = shipped_ranking(mode == "hard")
-        if not args.skip_run:
-            command = [
-                sys.executable,
-                "-m",
-                "wordle_agents.commands.optimal",
-                "--all-openers",
-                "--save",
-                str(path),
-            ]
-            subprocess.run(command + (["--hard"] if mode == "hard" else []), cwd=ROOT, check=True)
-        data = load(path)
-        if not data["finished"]:
-            raise SystemExit(f"{path}: the ranking is not finished")
-        keep = (
-            "top",
-            "cutoff",
-            "ranking",
-            "ruled_out",
-            "exact",
-            "unsolvable",
-            "nodes",
-            "thread_s",
-            "wall_s",
-            "sessions",
-            "workers",
-        )
+        data = finished_ranking(path, ["--hard"] if mode == "hard" else [], args.skip_run)
         rows.append(
             {
                 "mode": mode,
-                **{k: data[k] for k in keep},
+                **{k: data[k] for k in KEEP},
                 "check": check(mode, data),
                 "source": SOURCE[mode],
             }

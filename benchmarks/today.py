@@ -20,41 +20,18 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 from benchmarks.common import parse_args, save
 from benchmarks.exact import _REPORT, _timed
-from wordle_agents.solvers.openers import load
+from benchmarks.openers import KEEP, against_cited, finished_ranking
 from wordle_gym.core.words import Vocabulary
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKPOINTS = ROOT / "agents" / "checkpoints"
 LISTS = ["--answers", "answers_today", "--allowed", "allowed_today"]
-
-
-def check(data: dict, cited: dict[str, int]) -> dict:
-    """Every opener of the ranking against the cited exact totals."""
-    agree = bounded = 0
-    disagree: list[str] = []
-    for word, value, exact in zip(data["words"], data["values"], data["exact_flags"], strict=True):
-        total = cited[word]
-        if exact == "1":
-            agree += value == total
-            if value != total:
-                disagree.append(word)
-        elif value is None or value <= total:
-            bounded += 1
-        else:
-            disagree.append(word)
-    return {
-        "cited": len(cited),
-        "exact_agree": agree,
-        "bounds_below": bounded,
-        "disagree": disagree,
-    }
 
 
 def trees(cpp: str | None, opener: str, rounds: int) -> dict:
@@ -94,36 +71,18 @@ def main() -> None:
         )
 
     args, _, result = parse_args(__doc__, "(no quick mode: the ranking is the benchmark)", extra)
-    path = CHECKPOINTS / "openers_today.json"
-    if not args.skip_run:
-        command = [
-            sys.executable,
-            "-m",
-            "wordle_agents.commands.optimal",
-            "--all-openers",
-            *LISTS,
-            "--save",
-            str(path),
-        ]
-        subprocess.run(command, cwd=ROOT, check=True)
-    data = load(path)
-    if not data["finished"]:
-        raise SystemExit(f"{path}: the ranking is not finished (the same command continues it)")
+    data = finished_ranking(CHECKPOINTS / "openers_today.json", LISTS, args.skip_run)
     table = json.loads((CHECKPOINTS / "opener_totals_today.json").read_text(encoding="utf-8"))
     (source,) = table["sources"]
-    keep = (
-        "top",
-        "cutoff",
-        "ranking",
-        "ruled_out",
-        "exact",
-        "unsolvable",
-        "nodes",
-        "thread_s",
-        "wall_s",
-    )
-    result["ranking"] = {k: data[k] for k in (*keep, "sessions", "workers")}
-    result["check"] = {**check(data, source["totals"]), "source": source["name"]}
+    agree, bounded, disagree = against_cited(data, source["totals"])
+    result["ranking"] = {k: data[k] for k in KEEP}
+    result["check"] = {
+        "cited": len(source["totals"]),
+        "exact_agree": agree,
+        "bounds_below": bounded,
+        "disagree": disagree,
+        "source": source["name"],
+    }
     print(json.dumps(result["check"]))
     result["tree"] = trees(args.cpp, str(data["ranking"][0][0]), args.rounds)
     result["command"] = " ".join(["python -m benchmarks.today", *sys.argv[1:]])
