@@ -24,6 +24,7 @@ of an older commit): the same games on that code, its store empty too. Writes
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import random
 import sys
@@ -145,10 +146,8 @@ def first_moves(budget: float) -> dict:
         # an inversion: opener b charged less than an opener a it is proven worse than (a's upper
         # bound below b's lower bound); the openers by upper bound, each prefix's largest charge
         by_high = sorted(judged, key=lambda j: j["high"])
-        highs, most, top = [j["high"] for j in by_high], [], -1.0
-        for j in by_high:
-            top = max(top, j["regret"])
-            most.append(top)
+        highs = [j["high"] for j in by_high]
+        most = list(itertools.accumulate((j["regret"] for j in by_high), max))
         inverted = 0
         for j in judged:
             below = bisect.bisect_left(highs, j["low"])  # the openers proven better than this one
