@@ -163,7 +163,8 @@ def _read_journal(
             f"remove it or use another --save path"
         )
     records, wall, sessions = [], 0.0, 0
-    running = 0.0  # the clock of a session that wrote no session_s (killed): its last record's
+    # the clock of a session that has not written its session_s (yet, or ever: killed)
+    running: float | None = None
     for number, line in enumerate(lines[1:], start=2):
         try:
             item = json.loads(line)
@@ -173,7 +174,7 @@ def _read_journal(
                 break
             raise ValueError(f"journal {quoted(str(path))} line {number} is not JSON") from None
         if isinstance(item, dict) and isinstance(item.get("session_s"), int | float):
-            wall, sessions, running = wall + float(item["session_s"]), sessions + 1, 0.0
+            wall, sessions, running = wall + float(item["session_s"]), sessions + 1, None
         elif (
             isinstance(item, dict)
             and item.get("word") in words
@@ -185,7 +186,7 @@ def _read_journal(
             records.append(item)
             at = item.get("at")
             if isinstance(at, int | float) and not isinstance(at, bool):
-                if at < running:  # a new session after one killed before it wrote its time
+                if running is not None and at < running:  # a new session after a killed one
                     wall, sessions = wall + running, sessions + 1
                 running = float(at)
         else:
@@ -195,7 +196,7 @@ def _read_journal(
     complete = "".join(f"{line}\n" for line in lines)
     if text != complete:
         atomic_write_text(path, complete)
-    if running:
+    if running is not None:
         wall, sessions = wall + running, sessions + 1
     return records, wall, sessions
 
