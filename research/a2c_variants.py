@@ -28,7 +28,7 @@ from wordle_agents.common.network import check_width
 from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_agents.common.training import main as train
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer, Rollout, per_game
-from wordle_gym.core.rewards import information_bits
+from wordle_gym.core.rewards import InformationGain, Outcome, information_bits
 from wordle_gym.core.rules import pattern_table
 
 PROG = "python -m research.a2c_variants"
@@ -120,6 +120,7 @@ class A2CVariantTrainer(A2CTrainer):
         self.table = (
             pattern_table(self.env.vocabulary, self.device) if self.config.info_gain else None
         )
+        self.shaping = InformationGain(self.config.info_gain)
         self._turns: dict[str, list[torch.Tensor]] = {}
         self._candidates: torch.Tensor | None = None
 
@@ -181,7 +182,7 @@ class A2CVariantTrainer(A2CTrainer):
             return reward
         assert self._candidates is not None
         bits = information_bits(self.table, self._candidates, actions, answers)
-        return reward + self.config.info_gain * bits * alive
+        return reward + self.shaping(Outcome(bits=bits, active=alive))
 
     def loss(self, batch: VariantRollout) -> torch.Tensor:  # type: ignore[override]
         """A2C's loss less ``entropy_coef`` times the policy's mean entropy over the turns

@@ -43,7 +43,15 @@ from wordle_gym.core.config import BOARD_NAMES
 if TYPE_CHECKING:  # the names below are imported on first use (torch with them): see __getattr__
     from wordle_gym.core.config import WordleConfig
     from wordle_gym.core.rewards import PRESETS as REWARD_PRESETS
-    from wordle_gym.core.rewards import Outcome, RewardFn, RewardScheme
+    from wordle_gym.core.rewards import (
+        FormatBonus,
+        InformationGain,
+        Outcome,
+        Regret,
+        RewardFn,
+        RewardScheme,
+        RewardSum,
+    )
     from wordle_gym.core.rules import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
     from wordle_gym.core.words import Vocabulary, decode, encode, load_word_list
     from wordle_gym.envs.multi import MultiWordleEnv, MultiWordleVectorEnv
@@ -58,11 +66,15 @@ __all__ = [
     "GREY",
     "REWARD_PRESETS",
     "YELLOW",
+    "FormatBonus",
+    "InformationGain",
     "MultiWordleEnv",
     "MultiWordleVectorEnv",
     "Outcome",
+    "Regret",
     "RewardFn",
     "RewardScheme",
+    "RewardSum",
     "Vocabulary",
     "WordleConfig",
     "WordleEnv",
@@ -122,9 +134,13 @@ _LAZY = {
     "pattern_ids": "wordle_gym.core.rules",
     "pattern_table": "wordle_gym.core.rules",
     "REWARD_PRESETS": "wordle_gym.core.rewards",
+    "FormatBonus": "wordle_gym.core.rewards",
+    "InformationGain": "wordle_gym.core.rewards",
     "Outcome": "wordle_gym.core.rewards",
+    "Regret": "wordle_gym.core.rewards",
     "RewardFn": "wordle_gym.core.rewards",
     "RewardScheme": "wordle_gym.core.rewards",
+    "RewardSum": "wordle_gym.core.rewards",
     "WordleConfig": "wordle_gym.core.config",
     "Vocabulary": "wordle_gym.core.words",
     "decode": "wordle_gym.core.words",

@@ -400,7 +400,8 @@ class A2CTrainer:
         alive: torch.Tensor,
     ) -> torch.Tensor:
         """The reward the update learns from, given the env's (the preset's) and the guesses
-        played."""
+        played: a variant adds a shaping term of the reward interface here (the A2C variants'
+        :class:`~wordle_gym.core.rewards.InformationGain`, over the bits it tracks)."""
         return reward
 
     def loss(self, batch: Rollout) -> torch.Tensor:

@@ -13,10 +13,10 @@ class Quadratic:
     """A reward no linear scheme writes, in one class: 0.1 per green squared, 6 / turn for a win, 1
     less for a loss, -2 for a refused guess."""
 
-    needs_tiles = True
+    needs = frozenset({"tiles"})
 
     def __call__(self, outcome: Outcome) -> torch.Tensor:
-        turn, won, lost, greens, _, _, invalid, active = outcome
+        turn, won, lost, greens, _, _, invalid, active = outcome[:8]
         greens = greens.float()
         reward = torch.where(won, 6.0 / turn.float(), 0.1 * greens * greens)
         reward = torch.where(invalid, -2.0, torch.where(lost, reward - 1.0, reward))

@@ -31,7 +31,7 @@ import torch
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.engines import make_game
 from wordle_gym.core.game import GameState, pack_bits, write_turn
-from wordle_gym.core.rewards import Outcome
+from wordle_gym.core.rewards import TILES, Outcome
 from wordle_gym.core.rules import GREEN, YELLOW
 
 
@@ -144,7 +144,7 @@ class MultiGame:
         playing = active.repeat_interleave(k) & ~state.boards.done
         repeats = None
         # greens re-entered where they were known, before the guess teaches them
-        if self.reward.needs_tiles:
+        if TILES in self.reward.needs:
             known = state.boards.green == self.allowed_codes[row_actions]
         outcome = self.game.step(state.boards, row_actions, playing)
         tiles = outcome.tiles.view(n, k, self.length)
@@ -156,7 +156,7 @@ class MultiGame:
         state.won |= won
         state.done |= won | lost
         greens = yellows = None
-        if self.reward.needs_tiles:
+        if TILES in self.reward.needs:
             green = tiles == GREEN
             greens, yellows = green.sum((1, 2)), (tiles == YELLOW).sum((1, 2))
             repeats = (green & known.view(n, k, self.length)).sum((1, 2))

@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from wordle_gym.core.rewards import RewardFn, get_reward
+from wordle_gym.core.rewards import TILES, RewardFn, get_reward
 from wordle_gym.core.words import SPLITS, Vocabulary, WordSource, held_out_answers, split_answers
 
 if TYPE_CHECKING:
@@ -122,7 +122,14 @@ class WordleConfig:
         # a scheme's fields, as an env spec's JSON gives them back
         if isinstance(self.reward, dict):
             object.__setattr__(self, "reward", get_reward(self.reward))
-        get_reward(self.reward)  # fail early on an unknown preset
+        # fail early on an unknown preset, or one an engine step cannot give
+        beyond = get_reward(self.reward).needs - {TILES}
+        if beyond:
+            raise ValueError(
+                f"reward {self.reward!r} reads the outcome's {sorted(beyond)}, which an engine "
+                "step does not compute: the move's regret is WordleText's (reward='regret'), the "
+                "bits a trainer's shaping term"
+            )
         self._check_boards()
         _ = self.vocabulary  # validate the word lists now, not on first use
         self._check_split()

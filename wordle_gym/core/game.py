@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.rewards import Outcome
+from wordle_gym.core.rewards import TILES, Outcome
 from wordle_gym.core.rules import (
     ALPHABET,
     GREEN,
@@ -262,7 +262,7 @@ class Game:
         is_green = tiles == GREEN
         won = scored & is_green.all(-1)
         greens = yellows = repeats = None
-        if self.reward.needs_tiles:
+        if TILES in self.reward.needs:
             counted = is_green & scored[:, None]
             greens = counted.sum(-1)
             yellows = ((tiles == YELLOW) & scored[:, None]).sum(-1)
@@ -287,7 +287,7 @@ class Game:
         lost = active & (state.turn >= self.max_guesses)
         state.done |= lost
         none = torch.zeros_like(active)
-        counts = torch.zeros_like(state.turn) if self.reward.needs_tiles else None
+        counts = torch.zeros_like(state.turn) if TILES in self.reward.needs else None
         reward = self.reward(
             Outcome(state.turn, none, lost, counts, counts, counts, active, active)
         )

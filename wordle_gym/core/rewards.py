@@ -1,18 +1,20 @@
 """The rewards, in one place: one interface, :class:`RewardFn`, and its implementations.
 
-* :class:`Outcome`: what a step's guesses did (turn, win, loss, refusal, tiles), game by game: the
-  input of every reward, batched ((N,) tensors) or for one game (plain numbers).
+* :class:`Outcome`: what a step's guess did, game by game (turn, win, loss, refusal; the tile
+  counts, the move's regret and the bits it gave when a reward needs them): the input of every
+  reward, batched ((N,) tensors) or for one game (plain numbers).
 * :class:`RewardFn`: a reward is a callable over a batched :class:`Outcome` with a ``scalar`` form
-  for one game that agrees with it exactly (the single env's engine uses it). Every engine, the
-  single, vector and multi-board envs alike, calls its config's reward through this interface only.
-* :class:`RewardScheme` (linear in the outcome: per guess, win by turn, loss, tiles, refusals) and
-  the named :data:`PRESETS`, the registry every env's ``reward=`` and the trainers' ``reward`` read
-  (:func:`get_reward`). A new reward is a class with ``__call__``, ``scalar`` and ``needs_tiles``,
-  and an entry in :data:`PRESETS` (or its object passed as ``reward=``).
-* :func:`information_bits`: the bits a guess's feedback gives about the answer, a shaping term (a
-  trainer may add a multiple of it to the reward).
-* Terms of the text env, which judges replies, not outcomes: the exact regret of a move
-  (``reward="regret"``; :mod:`wordle_gym.core.regret`) and ``format_reward``.
+  for one game that agrees with it exactly, and ``needs``, the costly fields it reads. Whoever plays
+  the game fills them: the engines count the tiles, the text env's oracle values the move
+  (``"regret"``), a trainer tracks the candidates (``"bits"``).
+* The implementations: :class:`RewardScheme` (linear in the outcome: per guess, win by turn, loss,
+  tiles, refusals); :class:`Regret` (the exact cost of the move, the text env's
+  ``reward="regret"``); :class:`FormatBonus` (a reply taken in form, the text env's
+  ``format_reward``); :class:`InformationGain` (shaping by the bits a guess gave, a trainer's); and
+  :class:`RewardSum` of any of them.
+* :data:`PRESETS`, the registry every env's ``reward=`` and the trainers' ``reward`` read
+  (:func:`get_reward`). A new reward is a class with ``__call__``, ``scalar`` and ``needs``, and an
+  entry in :data:`PRESETS` (or its object passed as ``reward=``).
 """
 
 from __future__ import annotations
@@ -28,23 +30,33 @@ if TYPE_CHECKING:
 
 
 class Outcome(NamedTuple):
-    """What the guesses of one step did, game by game. Batched: (N,) tensors (``turn`` int64, the
-    flags bool; the tile counts None unless the reward :attr:`~RewardFn.needs_tiles`). One game:
-    plain numbers, ``active`` None (hashable: the single env caches rewards by it)."""
+    """What the guess of one step did, game by game. Batched: (N,) tensors (``turn`` int64, the
+    flags bool); for one game: plain numbers (hashable: the single env caches rewards by it). A
+    field the reward does not read may be None: the tile counts unless it ``needs`` ``"tiles"``,
+    ``regret`` and ``bits`` unless it needs those."""
 
-    turn: Any
+    turn: Any = None
     """Guesses made including this one (1 for the first guess)."""
-    won: Any
-    lost: Any
-    greens: Any
+    won: Any = None
+    lost: Any = None
+    greens: Any = None
     """Green tiles of this guess (re-entered greens included)."""
-    yellows: Any
-    repeats: Any
+    yellows: Any = None
+    repeats: Any = None
     """Greens re-entered where they were already known green."""
-    invalid: Any
+    invalid: Any = None
     """A hard-mode guess refused (or a text env reply that plays no guess)."""
     active: Any = None
     """(N,) bool: the games this step plays (None: all); the reward is 0 elsewhere."""
+    regret: Any = None
+    """The move's regret, ``Q*(s, a) - V*(s)`` in expected guesses (the text env's oracle)."""
+    bits: Any = None
+    """What the guess told about the answer, in bits (a trainer that tracks the candidates)."""
+
+
+TILES, REGRET, BITS = "tiles", "regret", "bits"
+"""The costly :class:`Outcome` fields a reward may need (``needs``): the tile counts (greens,
+yellows, repeats; every engine counts them), ``regret`` (the text env) and ``bits`` (a trainer)."""
 
 
 @runtime_checkable
@@ -53,8 +65,9 @@ class RewardFn(Protocol):
     ``reward.scalar(outcome)`` for one game, equal to the batched value exactly."""
 
     @property
-    def needs_tiles(self) -> bool:
-        """Whether the outcome must carry tile counts (they cost time to count)."""
+    def needs(self) -> frozenset[str]:
+        """The costly fields of the outcome it reads (:data:`TILES`, :data:`REGRET`,
+        :data:`BITS`): the others are never computed for it."""
         ...
 
     def __call__(self, outcome: Outcome) -> torch.Tensor: ...
@@ -93,21 +106,21 @@ class RewardScheme:
         object.__setattr__(self, "win", tuple(float(w) for w in win))
 
     @property
-    def needs_tiles(self) -> bool:
-        """Whether tile counts enter the reward (they cost time to count)."""
-        return bool(self.green or self.yellow or self.repeat_green)
+    def needs(self) -> frozenset[str]:
+        """The tile counts when a tile term is set (they cost time to count)."""
+        return frozenset({TILES} if self.green or self.yellow or self.repeat_green else ())
 
     def __call__(self, outcome: Outcome) -> torch.Tensor:
         """Batched rewards, float32 ``(N,)``; 0 where ``outcome.active`` is False."""
         # here: the schemes themselves (read by the exact solver's command) need no torch
         import torch
 
-        turn, won, lost, greens, yellows, repeats, invalid, active = outcome
+        turn, won, lost, greens, yellows, repeats, invalid, active = outcome[:8]
         if active is None:
             reward = torch.full(turn.shape, self.step, dtype=torch.float32, device=turn.device)
         else:  # won, lost, invalid and the tile counts are already 0 where inactive
             reward = torch.where(active, self.step, 0.0)
-        if self.needs_tiles:
+        if self.needs:
             assert greens is not None and yellows is not None and repeats is not None
             reward += (
                 self.green * (greens - repeats)
@@ -126,10 +139,10 @@ class RewardScheme:
     def scalar(self, outcome: Outcome) -> float:
         """The reward of one game, in plain Python with float32 rounding at each operation as the
         batched form has (so the two agree exactly; the one-game engine uses this)."""
-        turn, won, lost, greens, yellows, repeats, invalid, _ = outcome
+        turn, won, lost, greens, yellows, repeats, invalid = outcome[:7]
         f32 = np.float32
         reward = f32(self.step)
-        if self.needs_tiles:
+        if self.needs:
             tiles = f32(self.green) * f32(greens - repeats) + f32(self.yellow) * f32(yellows)
             reward += tiles + f32(self.repeat_green) * f32(repeats)
         if won and any(self.win):
@@ -153,6 +166,90 @@ def _win_table(win: tuple[float, ...], device: torch.device) -> torch.Tensor:
     return torch.tensor(win, dtype=torch.float32, device=device)
 
 
+def _on_active(reward: torch.Tensor, active: torch.Tensor | None) -> torch.Tensor:
+    import torch
+
+    return reward if active is None else torch.where(active, reward, 0.0)
+
+
+@dataclass(frozen=True)
+class Regret:
+    """Minus the move's exact regret: the text env's ``reward="regret"`` (its oracle values each
+    move, or charges a proven upper bound past its budget; see
+    :class:`~wordle_gym.envs.text.WordleText`). Over a game the rewards sum to ``V*(start)``
+    minus the guesses used."""
+
+    needs = frozenset({REGRET})
+
+    def __call__(self, outcome: Outcome) -> torch.Tensor:
+        return _on_active(-outcome.regret.float(), outcome.active)
+
+    def scalar(self, outcome: Outcome) -> float:
+        return -float(outcome.regret)
+
+
+@dataclass(frozen=True)
+class FormatBonus:
+    """``amount`` for every reply the game takes (a refused or unreadable one earns nothing): the
+    text env's ``format_reward``, a shaping term for a model's first steps of answering in form."""
+
+    amount: float = 0.0
+    needs = frozenset()
+
+    def __call__(self, outcome: Outcome) -> torch.Tensor:
+        return _on_active(self.amount * ~outcome.invalid, outcome.active)
+
+    def scalar(self, outcome: Outcome) -> float:
+        return 0.0 if outcome.invalid else self.amount
+
+
+@dataclass(frozen=True)
+class InformationGain:
+    """``weight`` times the bits a guess told about the answer (:func:`information_bits`): a
+    trainer's shaping term, added to the env's reward (the A2C variants' ``info_gain``)."""
+
+    weight: float = 0.0
+    needs = frozenset({BITS})
+
+    def __call__(self, outcome: Outcome) -> torch.Tensor:
+        active = outcome.active
+        return self.weight * outcome.bits * (1 if active is None else active)
+
+    def scalar(self, outcome: Outcome) -> float:
+        return self.weight * float(outcome.bits)
+
+
+class RewardSum:
+    """The sum of rewards, term by term in order (e.g. ``RewardSum(Regret(), FormatBonus(0.1))``)."""
+
+    def __init__(self, *terms: RewardFn) -> None:
+        if not terms or not all(isinstance(term, RewardFn) for term in terms):
+            raise ValueError(f"RewardSum adds RewardFn objects; got {terms!r}")
+        self.terms = terms
+        self.needs = frozenset().union(*(term.needs for term in terms))
+
+    def __call__(self, outcome: Outcome) -> torch.Tensor:
+        total = self.terms[0](outcome)
+        for term in self.terms[1:]:
+            total = total + term(outcome)
+        return total
+
+    def scalar(self, outcome: Outcome) -> float:
+        total = self.terms[0].scalar(outcome)
+        for term in self.terms[1:]:
+            total += term.scalar(outcome)
+        return total
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, RewardSum) and self.terms == other.terms
+
+    def __hash__(self) -> int:
+        return hash(self.terms)
+
+    def __repr__(self) -> str:
+        return f"RewardSum{self.terms!r}"
+
+
 PRESETS: dict[str, RewardFn] = {
     # -1 per guess and -5 more for a loss: the return of a win on guess k is -k.
     "default": RewardScheme(step=-1.0, loss=-5.0, invalid=-1.0),
@@ -170,6 +267,8 @@ PRESETS: dict[str, RewardFn] = {
     # -1 per guess and -20 more for a loss: winning every game first (a loss costs as much as 20
     # guesses elsewhere), then few guesses.
     "win-first": RewardScheme(step=-1.0, loss=-20.0, invalid=-1.0),
+    # The exact cost of each move in expected guesses (the text env's: it needs an oracle).
+    "regret": Regret(),
 }
 ALIASES = {
     "a2c": "win-bonus",

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from wordle_gym.core.game import NO_LETTER, NO_TILE, Game, GameState
-from wordle_gym.core.rewards import Outcome
+from wordle_gym.core.rewards import TILES, Outcome
 from wordle_gym.core.rules import ALPHABET, GREEN, GREY, YELLOW, feedback_one
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.observation import KnowledgeLayout
@@ -68,7 +68,7 @@ def _word_codes(
 class ScalarGame:
     """One game of ``game``'s configuration, stepped in plain Python (see the module docstring)."""
 
-    def __init__(self, game: Game, encoding: str) -> None:
+    def __init__(self, game: Game, encoding: str, count_tiles: bool = False) -> None:
         self.game = game
         self.length, self.max_guesses = game.length, game.max_guesses
         self.allowed, self.answers = _word_codes(game.vocabulary)
@@ -77,7 +77,10 @@ class ScalarGame:
         self.mask_mode = game.mask_mode
         self.encoding = encoding if encoding in ("knowledge", "board") else None
         self._knowledge, self._board = encoding == "knowledge", encoding == "board"
-        self._needs_tiles = self.reward.needs_tiles
+        # the tile counts of the outcome: for the game's reward, or another's (the text env's)
+        self._needs_tiles = count_tiles or TILES in self.reward.needs
+        self.last: tuple[int | bool, ...] = ()
+        """The last step's :class:`Outcome` fields, turn to invalid (``Outcome(*last)``)."""
         length = self.length
         # where the "knowledge" blocks start
         blocks = KnowledgeLayout(length, self.max_guesses).slices
@@ -164,6 +167,7 @@ class ScalarGame:
             self.buffer[self._turn_at + turn] = 1
         key = (turn, won, lost, greens, yellows, repeats, invalid)
         reward = self._rewards.get(key)
+        self.last = key
         if reward is None:
             reward = self._rewards[key] = self.reward.scalar(Outcome(*key))
         return tiles, reward, won or lost, won
@@ -180,6 +184,7 @@ class ScalarGame:
             self.buffer[self._turn_at + turn] = 1
         key = (turn, False, lost, 0, 0, 0, True)
         reward = self._rewards.get(key)
+        self.last = key
         if reward is None:
             reward = self._rewards[key] = self.reward.scalar(Outcome(*key))
         return reward, lost

@@ -16,6 +16,15 @@ from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.engines import make_game
 from wordle_gym.core.game import NO_TILE, GameState
 from wordle_gym.core.regret import ORACLES, load_oracle, regret_info  # noqa: F401 (ORACLES: its old home)
+from wordle_gym.core.rewards import (
+    REGRET,
+    TILES,
+    FormatBonus,
+    Outcome,
+    RewardFn,
+    RewardSum,
+    get_reward,
+)
 from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.base import reset_answer
@@ -180,10 +189,12 @@ class WordleTextEnv(gym.Env[str, str]):
 
     ## Rewards
 
+    Any :class:`~wordle_gym.core.rewards.RewardFn` that reads the outcome's tiles and regret:
     Wordle's presets (``reward="default"``: -1 per reply, -5 more for a loss; ``"win-bonus"``,
     ``"tile-shaped"``, ``"sparse"``, ``"win-first"``, or a
-    :class:`~wordle_gym.core.rewards.RewardScheme`); a refused reply earns the scheme's
-    ``step + invalid``.
+    :class:`~wordle_gym.core.rewards.RewardScheme`; a refused reply earns the scheme's
+    ``step + invalid``), ``"regret"``, or a :class:`~wordle_gym.core.rewards.RewardSum` of them.
+    ``format_reward`` adds a :class:`~wordle_gym.core.rewards.FormatBonus`.
 
     ``reward="regret"``: the exact cost of each move, ``-(Q*(s, a) - V*(s))`` in expected guesses,
     from the oracle of ``wordle_agents`` (reached through the entry point group
@@ -249,9 +260,16 @@ class WordleTextEnv(gym.Env[str, str]):
         format_reward: float = 0.0,
         **options: Any,
     ) -> None:
-        self.regret = options.get("reward") == "regret"
-        if self.regret:
-            del options["reward"]  # the engine keeps its default scheme; the reward is the oracle's
+        reward = get_reward(options.get("reward", "default"))
+        beyond = reward.needs - {TILES, REGRET}
+        if beyond:
+            raise ValueError(
+                f"WordleText gives the outcome's tiles and regret; reward {reward!r} also reads "
+                f"{sorted(beyond)} (a trainer's shaping term)"
+            )
+        self.regret = REGRET in reward.needs
+        if self.regret:  # the engine keeps its default scheme; the move is valued by the oracle
+            del options["reward"]
         budget_ok = isinstance(regret_budget_s, int | float) and not isinstance(
             regret_budget_s, bool
         )
@@ -270,6 +288,10 @@ class WordleTextEnv(gym.Env[str, str]):
         ):
             raise ValueError(f"format_reward must be a number; got {format_reward!r}")
         self.format_reward = float(format_reward)
+        self.reward: RewardFn = (
+            RewardSum(reward, FormatBonus(self.format_reward)) if self.format_reward else reward
+        )
+        """The reward of a reply, over its outcome (the regret filled in when it needs it)."""
         self.tools = [GUESS_TOOL]
         """The tools a chat model may be offered (OpenAI's format): the ``guess`` tool."""
         self.config = WordleConfig.build(config, **options)
@@ -289,7 +311,7 @@ class WordleTextEnv(gym.Env[str, str]):
         self.observation_space = ReplyText(MAX_TEXT, min_length=1, charset=string.printable)
         self.action_space = ReplyText(MAX_TEXT, charset=string.ascii_lowercase)
         # one game in plain Python, held to `game` by the tests
-        self._scalar = ScalarGame(self.game, "text")
+        self._scalar = ScalarGame(self.game, "text", count_tiles=TILES in self.reward.needs)
         # its own search: no waiting
         self._oracle = load_oracle(self.config).fork() if self.regret else None
         self._lines: list[str] = []
@@ -339,11 +361,11 @@ class WordleTextEnv(gym.Env[str, str]):
             judged = self._oracle.move_regret(position, move, self.regret_budget_s)
         one = self._scalar
         if reason:
-            reward, terminated = one.skip_turn()
+            _, terminated = one.skip_turn()
             played, won = None, False
         else:
             assert word is not None
-            played, reward, terminated, won = one.step(self.vocabulary.action(word))
+            played, _, terminated, won = one.step(self.vocabulary.action(word))
             if played is None:
                 reason = HARD_REFUSAL.format(word=word.upper())
         tiles = np.array(
@@ -359,11 +381,9 @@ class WordleTextEnv(gym.Env[str, str]):
             self.render()
         info = self._info(tiles, bool(reason), won, word or "", reason)
         if judged is not None:
-            reward = -float(judged["regret"])
             info.update(regret_info(judged))
-        if not reason:
-            reward += self.format_reward
-        return self._text, reward, terminated, False, info
+        outcome = Outcome(*one.last, regret=None if judged is None else judged["regret"])
+        return self._text, self.reward.scalar(outcome), terminated, False, info
 
     def _info(
         self, tiles: np.ndarray, invalid: bool, won: bool, guess: str, reason: str
