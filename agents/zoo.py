@@ -23,7 +23,7 @@ from wordle_agents.rl.networks import AllBoardsNetwork, BoardMixture, NormalHard
 from wordle_agents.rl.sb3 import load as load_sb3
 from wordle_agents.solvers.baselines import RandomPolicy
 from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
-from wordle_agents.solvers.optimal import OptimalSolver
+from wordle_agents.solvers.optimal_agent import OptimalSolver
 from wordle_gym.core.config import BOARD_NAMES
 from wordle_gym.harness.registry import BenchRun
 

@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from benchmarks.common import parse_args, run_fresh, save
 from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
-from wordle_gym.core.rules import pattern_table
+from wordle_gym.core.tables import pattern_table
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.harness.evaluation import evaluate
 

@@ -29,7 +29,7 @@ from wordle_agents.common.training import RunConfig, TrainingSpec
 from wordle_agents.common.training import main as train
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig, A2CTrainer, Rollout, per_game
 from wordle_gym.core.rewards import InformationGain, Outcome, information_bits
-from wordle_gym.core.rules import pattern_table
+from wordle_gym.core.tables import pattern_table
 
 PROG = "python -m research.a2c_variants"
 

@@ -111,7 +111,8 @@ from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers import openers as ranking
-from wordle_gym.core.patterns import num_patterns, pattern_array
+from wordle_gym.core.patterns import num_patterns
+from wordle_gym.core.tables import pattern_array
 from wordle_gym.core.words import Vocabulary, word_source
 from wordle_gym.utils.files import atomic_write_json, check_writable, file_lock, one_line, quoted
 

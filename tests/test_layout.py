@@ -207,3 +207,54 @@ def test_layout__no_sys_path_edits() -> None:
         for path in (ROOT / folder).rglob("*.py"):
             edit = "sys.path." + "insert"  # spelled in two parts: this file is checked too
             assert edit not in path.read_text(), path.relative_to(ROOT)
+
+
+def _module_graph() -> dict[str, set[str]]:
+    """Each first-party module and the first-party modules it imports, lazily or not (a name
+    imported from a package is the submodule when there is one, else the package)."""
+    paths = {}
+    for package, root in PACKAGES.items():
+        for path in root.rglob("*.py"):
+            parts = list(path.relative_to(root).with_suffix("").parts)
+            paths[
+                ".".join([package, *parts[:-1]] if parts[-1] == "__init__" else [package, *parts])
+            ] = path
+
+    def module_of(name: str) -> str | None:
+        while name not in paths and "." in name:
+            name = name.rsplit(".", 1)[0]
+        return name if name in paths else None
+
+    graph: dict[str, set[str]] = {}
+    for module, path in paths.items():
+        found = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                for alias in node.names:
+                    found.add(module_of(f"{node.module}.{alias.name}"))
+            elif isinstance(node, ast.Import):
+                found.update(module_of(alias.name) for alias in node.names)
+        graph[module] = found - {None, module}
+    return graph
+
+
+def test_layout__no_module_imports_itself_back() -> None:
+    """Issue 76: no import circle between first-party modules, lazy imports included (there were
+    ``patterns`` <-> ``rules`` in the core, and the exact solver's search <-> its oracle and
+    ranking)."""
+    graph = _module_graph()
+
+    def reaches(start: str, goal: str) -> list[str] | None:
+        seen, stack = set(), [(start, [start])]
+        while stack:
+            node, path = stack.pop()
+            for nxt in sorted(graph[node]):
+                if nxt == goal:
+                    return [*path, nxt]
+                if nxt not in seen:
+                    seen.add(nxt)
+                    stack.append((nxt, [*path, nxt]))
+        return None
+
+    circles = [reaches(m, m) for m in sorted(graph)]
+    assert not [c for c in circles if c], [" -> ".join(c) for c in circles if c][:3]

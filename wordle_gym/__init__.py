@@ -52,7 +52,8 @@ if TYPE_CHECKING:  # the names below are imported on first use (torch with them)
         RewardScheme,
         RewardSum,
     )
-    from wordle_gym.core.rules import GREEN, GREY, YELLOW, feedback, pattern_ids, pattern_table
+    from wordle_gym.core.rules import GREEN, GREY, YELLOW, feedback, pattern_ids
+    from wordle_gym.core.tables import pattern_table
     from wordle_gym.core.words import Vocabulary, decode, encode, load_word_list
     from wordle_gym.envs.multi import MultiWordleEnv, MultiWordleVectorEnv
     from wordle_gym.envs.text import WordleTextEnv
@@ -132,7 +133,7 @@ _LAZY = {
     "YELLOW": "wordle_gym.core.rules",
     "feedback": "wordle_gym.core.rules",
     "pattern_ids": "wordle_gym.core.rules",
-    "pattern_table": "wordle_gym.core.rules",
+    "pattern_table": "wordle_gym.core.tables",
     "REWARD_PRESETS": "wordle_gym.core.rewards",
     "FormatBonus": "wordle_gym.core.rewards",
     "InformationGain": "wordle_gym.core.rewards",

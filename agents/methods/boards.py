@@ -52,7 +52,7 @@ from wordle_agents.common.network import WordAgent
 from wordle_agents.methods.improve import Forced
 from wordle_agents.rl.networks import AllBoardsNetwork, BoardMixture, one_board_observations
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.patterns import pattern_array
+from wordle_gym.core.tables import pattern_array
 from wordle_gym.envs.observation import MultiKnowledgeLayout
 from wordle_gym.harness.play import Played, Step, play
 

@@ -54,7 +54,8 @@ from tqdm import tqdm
 from wordle_agents.common.network import WordAgent
 from wordle_agents.methods.teach import train
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.rules import num_patterns, pattern_table
+from wordle_gym.core.rules import num_patterns
+from wordle_gym.core.tables import pattern_table
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.play import Played, bool_mask, play
 from wordle_gym.utils.files import one_line

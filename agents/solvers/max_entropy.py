@@ -38,7 +38,8 @@ import numpy as np
 import torch
 
 from wordle_gym.core.game import NO_TILE
-from wordle_gym.core.rules import num_patterns, pattern_ids, pattern_table
+from wordle_gym.core.rules import num_patterns, pattern_ids
+from wordle_gym.core.tables import pattern_table
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.evaluation import bool_mask
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.helpers.reference import feedback_ref, few_letter_words
-from wordle_gym.core import patterns
+from wordle_gym.core import patterns, tables
 from wordle_gym.core import rules as core
 from wordle_gym.core.rules import (
     build_pattern_table,
@@ -19,10 +19,10 @@ from wordle_gym.core.rules import (
     num_patterns,
     parse_tiles,
     pattern_ids,
-    pattern_table,
     tiles_from_ids,
     tiles_string,
 )
+from wordle_gym.core.tables import pattern_table
 from wordle_gym.core.words import Vocabulary, encode, load_word_list
 
 PINNED = [
@@ -176,8 +176,8 @@ def test_pattern_table__entries_match_reference(rng: random.Random) -> None:
 
 def _forget_tables() -> None:
     """The in-memory caches of the pattern table emptied, as in a new process."""
-    core._cached_table.cache_clear()
-    patterns.pattern_array.cache_clear()
+    tables._cached_table.cache_clear()
+    tables.pattern_array.cache_clear()
 
 
 def test_pattern_table__disk_cache_is_reused_and_refused_when_wrong(tmp_path, monkeypatch) -> None:
@@ -349,7 +349,7 @@ def test_patterns__the_numpy_forms_equal_the_torch_reference(length: int) -> Non
     assert torch.equal(torch.from_numpy(patterns.letter_codes(words)), encode(words))
     vocab = Vocabulary(words[:20], words)
     _forget_tables()
-    table = patterns.pattern_array(vocab)
+    table = tables.pattern_array(vocab)
     assert torch.equal(
         torch.from_numpy(table), build_pattern_table(vocab.allowed_codes, vocab.answer_codes)
     )

@@ -645,7 +645,7 @@ def test_shipped__the_maxima_over_every_opener_are_reached_by_the_openers_named(
     guess (twice the classes of an answer opener but one) are the largest over every opener."""
     from research.boards_bound import SHIPPED_MOST, _opener_counts, _tables
     from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_gym.core.patterns import pattern_array
+    from wordle_gym.core.tables import pattern_array
 
     vocab = Vocabulary()
     most = load_most(shipped_dir() / SHIPPED_MOST)

@@ -37,8 +37,8 @@ from wordle_gym.core.rules import (
     YELLOW,
     feedback,
     pattern_ids,
-    pattern_table,
 )
+from wordle_gym.core.tables import pattern_table
 
 NO_LETTER = ALPHABET  # 26: "no letter known here" / "empty board cell"
 NO_TILE = 3  # board cell of a turn not played or refused

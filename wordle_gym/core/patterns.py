@@ -1,28 +1,20 @@
-"""The pattern table as numpy, without torch: what the exact solver's command loads (importing torch
-took longer than its whole search).
+"""The rule's constants and its forms without torch (what the exact solver's command needs:
+importing torch took longer than its whole search).
 
-:func:`pattern_array` is the table :func:`wordle_gym.core.rules.pattern_table` gives on the CPU,
-from the same file of the disk cache; only a missing or damaged file is rebuilt, by the torch
-reference. The rule's plain Python copy :func:`feedback_one` (held to
-:func:`wordle_gym.core.rules.feedback` by ``tests/core/test_rules.py``) checks every file it reads
-on 4096 sampled pairs. :func:`pattern_tiles` and :func:`letter_codes` are the numpy forms of
-:func:`wordle_gym.core.rules.tiles_from_ids` and :func:`wordle_gym.core.words.encode`.
+The rule's plain Python copy :func:`feedback_one` (held to :func:`wordle_gym.core.rules.feedback`
+by ``tests/core/test_rules.py``); :func:`pattern_tiles` and :func:`letter_codes`, the numpy forms
+of :func:`wordle_gym.core.rules.tiles_from_ids` and :func:`wordle_gym.core.words.encode`. The
+tables themselves are :mod:`wordle_gym.core.tables`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import lru_cache
 
 import numpy as np
 
-from wordle_gym.core.words import Vocabulary
-from wordle_gym.utils.files import disk_cached_array
-
 GREY, YELLOW, GREEN = 0, 1, 2
 ALPHABET = 26
-# part of the disk cache file's name: a change to the ids or their layout gets new files
-_FORMAT = 1
 
 
 def num_patterns(length: int) -> int:
@@ -73,35 +65,3 @@ def pattern_tiles(length: int) -> np.ndarray:
 def id_dtype(length: int) -> np.dtype:
     """The smallest dtype that holds every pattern id: uint8 up to 5 letters, else int32."""
     return np.dtype(np.uint8 if num_patterns(length) <= 256 else np.int32)
-
-
-@lru_cache(maxsize=8)
-def pattern_array(vocab: Vocabulary) -> np.ndarray:
-    """The (allowed, answers) pattern table of ``vocab`` (read-only by contract), from the disk
-    cache under :func:`wordle_gym.utils.files.cache_folder` when a file there is sound (about 0.05 s
-    for the real lists), else built by :func:`wordle_gym.core.rules.build_pattern_table` (about 1 s)
-    and saved there."""
-    shape = (vocab.num_allowed, vocab.num_answers)
-    answers = letter_codes(vocab.answers)
-    allowed = letter_codes(vocab.allowed)
-    sample = np.random.default_rng(int(vocab.digest[:8], 16))
-    rows, cols = sample.integers(shape[0], size=4096), sample.integers(shape[1], size=4096)
-
-    def valid(table: np.ndarray) -> bool:  # the right file, and 4096 entries held to the rule
-        if table.shape != shape or table.dtype != id_dtype(vocab.length):
-            return False
-        for row, col in zip(rows.tolist(), cols.tolist(), strict=True):
-            pattern = 0
-            for tile in feedback_one(tuple(allowed[row].tolist()), tuple(answers[col].tolist())):
-                pattern = 3 * pattern + tile
-            if table[row, col] != pattern:
-                return False
-        return True
-
-    def build() -> np.ndarray:
-        # torch: only when no sound file is at hand
-        from wordle_gym.core.rules import build_pattern_table
-
-        return build_pattern_table(vocab.allowed_codes, vocab.answer_codes).numpy()
-
-    return disk_cached_array(f"patterns-v{_FORMAT}-{vocab.digest}.npy", build, valid)

@@ -220,7 +220,7 @@ class InformationGain:
 
 
 class RewardSum:
-    """The sum of rewards, term by term in order (e.g. ``RewardSum(Regret(), FormatBonus(0.1))``)."""
+    """Rewards added term by term, in order: ``RewardSum(Regret(), FormatBonus(0.1))``."""
 
     def __init__(self, *terms: RewardFn) -> None:
         if not terms or not all(isinstance(term, RewardFn) for term in terms):

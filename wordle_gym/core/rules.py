@@ -28,12 +28,10 @@ from wordle_gym.core.patterns import (
     feedback_one,
     id_dtype,
     num_patterns,
-    pattern_array,
 )
-from wordle_gym.core.words import Vocabulary
 from wordle_gym.utils.files import quoted
 
-# the constants, the plain Python copy and the numpy table live in patterns (no torch there)
+# the constants and the plain Python copy live in patterns (no torch there)
 __all__ = [
     "ALPHABET",
     "GREEN",
@@ -46,7 +44,6 @@ __all__ = [
     "parse_tiles",
     "pattern_dtype",
     "pattern_ids",
-    "pattern_table",
     "tiles_from_ids",
     "tiles_string",
 ]
@@ -224,24 +221,3 @@ def build_pattern_table(
         block = guesses[start : start + step]
         table[start : start + step] = pattern_ids(feedback(block[:, None, :], answers[None, :, :]))
     return table
-
-
-@lru_cache(maxsize=8)
-def _cached_table(vocab: Vocabulary, device: torch.device) -> torch.Tensor:
-    if device.type != "cpu":  # built on the device, where it is fast
-        return build_pattern_table(vocab.allowed_codes, vocab.answer_codes.to(device))
-    # the disk cache (a build takes about 1 s for the real lists)
-    return torch.from_numpy(pattern_array(vocab))
-
-
-def pattern_table(vocab: Vocabulary, device: torch.device | str = "cpu") -> torch.Tensor:
-    """The cached allowed x answers pattern table of ``vocab`` on ``device`` (read-only by
-    contract).
-
-    Row ``i`` holds the pattern id of guessing ``vocab.allowed[i]`` against every answer.
-    Cached per (word lists, device); the first call builds it.
-    """
-    device = torch.device(device)
-    if device.type == "cuda" and device.index is None:
-        device = torch.device("cuda", torch.cuda.current_device())
-    return _cached_table(vocab, device)

@@ -124,7 +124,7 @@ def check_ours(table: Path) -> None:
 def optimal_gaps(written: dict[Path, EvalResult], trees: Path, agent: str, reference: str) -> None:
     """Each real-game row's gap to perfect play, measured by the installed agent ``agent`` (its
     ``optimal_gap(result, reference)``: see
-    ``wordle_agents.solvers.optimal.OptimalSolver.optimal_gap``), into the result's
+    ``wordle_agents.solvers.optimal_agent.OptimalSolver.optimal_gap``), into the result's
     ``extra["optimal_gap"]`` and its file again. The trees it solves for the agents' openers are
     kept in ``trees`` for the next run."""
     try:

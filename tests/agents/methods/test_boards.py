@@ -29,7 +29,7 @@ from wordle_agents.methods.boards import (
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.rl.networks import BoardMixture
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.patterns import pattern_array
+from wordle_gym.core.tables import pattern_array
 from wordle_gym.envs.multi import MultiWordleVectorEnv, make_vector_env
 from wordle_gym.envs.observation import MultiKnowledgeLayout
 

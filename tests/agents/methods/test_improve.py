@@ -369,7 +369,7 @@ def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_the
             )
     # the critic's best guesses too, at positions of 3 answers or more
     from wordle_agents.methods.improve import Critic
-    from wordle_gym.core.rules import pattern_table
+    from wordle_gym.core.tables import pattern_table
 
     critic = Critic.fit(found, used, config)
     values = candidate_values(agent, config, found[:2], top=1, screen=3, critic=critic)
@@ -428,7 +428,7 @@ def test_critic__fits_its_own_games_and_screens_every_guess_by_one_step_lookahea
     from collections import Counter
 
     from wordle_agents.methods.improve import Critic
-    from wordle_gym.core.rules import pattern_table
+    from wordle_gym.core.tables import pattern_table
 
     agent, config = _setup(9, count=30)
     words = list(config.vocabulary.answers)

@@ -25,7 +25,6 @@ from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.commands.optimal import main
 from wordle_agents.commands.optimal import main as optimal_main
 from wordle_agents.solvers.optimal import (
-    OptimalSolver,
     OptimalTree,
     _Search,
     best_of,
@@ -33,7 +32,8 @@ from wordle_agents.solvers.optimal import (
     shipped_tree,
     solve,
 )
-from wordle_gym.core import patterns
+from wordle_agents.solvers.optimal_agent import OptimalSolver
+from wordle_gym.core import tables
 from wordle_gym.core.words import Vocabulary, word_source
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.evaluation import evaluate
@@ -515,10 +515,10 @@ def lists_on_disk(
     (tmp_path / "answers.txt").write_text("\n".join(answers))
     (tmp_path / "allowed.txt").write_text("\n".join(allowed))
     monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path / "cache"))
-    patterns.pattern_array.cache_clear()
-    patterns.pattern_array(Vocabulary(answers, allowed))  # built here and saved
+    tables.pattern_array.cache_clear()
+    tables.pattern_array(Vocabulary(answers, allowed))  # built here and saved
     yield answers, allowed
-    patterns.pattern_array.cache_clear()
+    tables.pattern_array.cache_clear()
 
 
 @pytest.mark.slow
