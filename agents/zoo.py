@@ -20,7 +20,7 @@ from typing import Any
 from wordle_agents.common.checkpoint import read_checkpoint, shipped_dir
 from wordle_agents.llm.agent import LLMAgent
 from wordle_agents.rl.networks import AllBoardsNetwork, BoardMixture, NormalHardPair, load_network
-from wordle_agents.rl.sb3 import load as load_sb3
+from wordle_agents.rl.sb3_policies import load as load_sb3
 from wordle_agents.solvers.baselines import RandomPolicy
 from wordle_agents.solvers.max_entropy import SCORES, MaxEntropySolver
 from wordle_agents.solvers.optimal_agent import OptimalSolver

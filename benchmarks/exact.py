@@ -35,7 +35,7 @@ PHASED = """
 import json, os, sys, time
 start = time.perf_counter()
 from wordle_agents.commands.optimal import _numba_without_blas
-from wordle_agents.solvers.optimal import solve
+from wordle_agents.solvers.optimal_search import solve
 from wordle_gym.core.words import Vocabulary
 _numba_without_blas()
 imported = time.perf_counter()

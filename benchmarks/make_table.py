@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from benchmarks.report import write_sections
-from wordle_gym.harness.bench import Layout, render
+from wordle_gym.harness.bench_table import Layout, render
 
 ROOT = Path(__file__).resolve().parent.parent
 

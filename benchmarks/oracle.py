@@ -22,7 +22,7 @@ from typing import Any
 from benchmarks.common import RESULTS, parse_args, save
 from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.words import load_word_list
-from wordle_gym.harness.bench import jobs, settings
+from wordle_gym.harness.bench_table import jobs, settings
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.harness.registry import make_agent
 

@@ -6,7 +6,7 @@ runs/sb3] wordle-gym eval --agent sb3 --checkpoint runs/sb3/maskable_ppo.zip
 
 from sb3_contrib import MaskablePPO
 
-from wordle_agents.rl.sb3 import SB3Run, train_and_report
+from wordle_agents.rl.sb3_policies import SB3Run, train_and_report
 from wordle_gym.utils.commandline import parse_options
 
 if __name__ == "__main__":

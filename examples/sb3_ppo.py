@@ -6,7 +6,7 @@ wordle-gym eval --agent sb3 --checkpoint runs/sb3/ppo.zip
 
 from stable_baselines3 import PPO
 
-from wordle_agents.rl.sb3 import SB3Run, train_and_report
+from wordle_agents.rl.sb3_policies import SB3Run, train_and_report
 from wordle_gym.utils.commandline import parse_options
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from wordle_gym.harness.bench import Layout, render
+from wordle_gym.harness.bench_table import Layout, render
 
 ROOT = Path(__file__).resolve().parent.parent
 

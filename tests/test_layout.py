@@ -258,3 +258,21 @@ def test_layout__no_module_imports_itself_back() -> None:
 
     circles = [reaches(m, m) for m in sorted(graph)]
     assert not [c for c in circles if c], [" -> ".join(c) for c in circles if c][:3]
+
+
+def test_layout__module_names_tell_apart_in_a_traceback() -> None:
+    """Issue 76: no two modules of the installed packages share a file name (four were
+    ``improve.py``), but for the compatibility shims of old paths, which only re-export."""
+    shims = {
+        "wordle_gym/sb3.py",
+        "wordle_gym/vector.py",
+        *(f"agents/{name}.py" for name in ("optimal", "improve", "teach", "recipe")),
+    }
+    seen: dict[str, str] = {}
+    for folder in PACKAGES.values():
+        for path in sorted(folder.rglob("*.py")):
+            where = path.relative_to(ROOT).as_posix()
+            if path.name == "__init__.py" or where in shims:
+                continue
+            assert path.name not in seen, f"{where} and {seen[path.name]} share a name"
+            seen[path.name] = where

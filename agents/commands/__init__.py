@@ -58,7 +58,7 @@ COMMANDS: dict[str, Command] = {
         "wordle_agents.commands.improve",
         (
             "wordle_agents.commands.improve:ImproveRun",
-            "wordle_agents.methods.improve:ImproveOptions",
+            "wordle_agents.methods.policy_iteration:ImproveOptions",
         ),
         improves=True,
     ),
@@ -66,13 +66,13 @@ COMMANDS: dict[str, Command] = {
         "wordle_agents.commands.improve_boards",
         (
             "wordle_agents.commands.improve_boards:BoardsRun",
-            "wordle_agents.methods.boards:BoardsOptions",
+            "wordle_agents.methods.policy_iteration_boards:BoardsOptions",
         ),
         improves=True,
     ),
     "teach": Command(
         "wordle_agents.commands.teach",
-        ("wordle_agents.commands.teach:TeachRun", "wordle_agents.methods.teach:TeachOptions"),
+        ("wordle_agents.commands.teach:TeachRun", "wordle_agents.methods.dagger:TeachOptions"),
     ),
     "optimal": Command(
         "wordle_agents.commands.optimal",

@@ -8,10 +8,10 @@
 
 No solver and no teacher: only the game and its reward. Each iteration plays every answer with the
 network, values its best guesses at every position by finishing the games with its own play, and
-distils the improved policy into it (:mod:`wordle_agents.methods.improve` says how). The best
-network (by wins, then mean guesses) is written to ``--out``, float16, with the figures its float16
-weights play and what it learned from. The run folder's ``last.pt`` holds everything: the same
-command continues the run exactly as if it had not stopped.
+distils the improved policy into it (:mod:`wordle_agents.methods.policy_iteration` says how). The
+best network (by wins, then mean guesses) is written to ``--out``, float16, with the figures its
+float16 weights play and what it learned from. The run folder's ``last.pt`` holds everything: the
+same command continues the run exactly as if it had not stopped.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ import torch
 
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.training import machine, machines
-from wordle_agents.methods.improve import (
+from wordle_agents.methods.policy_iteration import (
     ImproveOptions,
     Run,
     fixed_openers,

@@ -7,10 +7,11 @@ own rollouts.
         [--samples 16] \\
         [--max-minutes 60]
 
-No solver and no teacher: only the game and its reward (:mod:`wordle_agents.methods.boards` says
-how). The best network (by wins on the validation games, then mean guesses) is written to ``--out``,
-float16, with what it learned from and its figures on the validation games. The run folder's
-``last.pt`` holds everything: the same command continues the run.
+No solver and no teacher: only the game and its reward
+(:mod:`wordle_agents.methods.policy_iteration_boards` says how). The best network (by wins on the
+validation games, then mean guesses) is written to ``--out``, float16, with what it learned from and
+its figures on the validation games. The run folder's ``last.pt`` holds everything: the same command
+continues the run.
 """
 
 from __future__ import annotations
@@ -28,7 +29,13 @@ import torch
 from wordle_agents.commands.improve import NetworkRun, _fingerprint, resume
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint, read_checkpoint
 from wordle_agents.common.training import machine, machines
-from wordle_agents.methods.boards import BoardsOptions, Run, iterate, method, validate
+from wordle_agents.methods.policy_iteration_boards import (
+    BoardsOptions,
+    Run,
+    iterate,
+    method,
+    validate,
+)
 from wordle_agents.rl.networks import AllBoardsNetwork, load_network
 from wordle_gym.core.config import MAX_BOARDS, WordleConfig
 from wordle_gym.core.words import word_source

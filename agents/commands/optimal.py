@@ -8,7 +8,7 @@
     limit + 1 python -m wordle_agents.commands.optimal --values models --save values.json  # exact
     first moves for the oracle
 
-The search is :mod:`wordle_agents.solvers.optimal` (a tree from one opener) and
+The search is :mod:`wordle_agents.solvers.optimal_search` (a tree from one opener) and
 :mod:`wordle_agents.solvers.openers` (every first guess ranked; resumable from its journal beside
 --save).
 """
@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wordle_agents.solvers.optimal import check_limits, openers, solve
+from wordle_agents.solvers.optimal_search import check_limits, openers, solve
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.words import Vocabulary, word_source
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from

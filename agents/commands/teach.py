@@ -5,7 +5,7 @@
         [--rounds 8] [--epochs 40] [--hard] [--max-minutes 60]
 
 Behaviour cloning on the positions of optimal play, then DAgger rounds
-(:mod:`wordle_agents.methods.teach` says how). The best round's weights are written to ``--out``
+(:mod:`wordle_agents.methods.dagger` says how). The best round's weights are written to ``--out``
 (float16, with ``teacher: "optimal"``):
 learning here is imitation, not reward, and the tables keep it apart from the reward-only agents.
 """
@@ -22,7 +22,7 @@ import torch
 
 from wordle_agents.common.checkpoint import half_weights, network_checkpoint, read_checkpoint
 from wordle_agents.common.training import machine
-from wordle_agents.methods.teach import Round, TeachOptions, teach
+from wordle_agents.methods.dagger import Round, TeachOptions, teach
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.solvers.oracle import Oracle, allowed_opener
 from wordle_gym.core.config import WordleConfig

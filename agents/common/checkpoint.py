@@ -181,7 +181,7 @@ class CheckpointInfo:
     method: str | None = None
     """How the weights were improved after their reward training, if they were
     (``"own-policy rollouts"``:
-    :mod:`wordle_agents.methods.improve`), and with which reward (``method_reward``)."""
+    :mod:`wordle_agents.methods.policy_iteration`), and with which reward (``method_reward``)."""
     method_reward: str | None = None
 
     @classmethod

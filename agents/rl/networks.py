@@ -60,7 +60,8 @@ class BoardMixture:
     is the likeliest word of the unsolved boards' softmaxes mixed with equal weights. (A DQN's
     softmax is over its action values: a dueling network's state value and mean advantage cancel in
     it.) It has no update of its own: the network learned on one board, or on several through this
-    mixture (:mod:`wordle_agents.methods.boards`). On one board it plays as the network does."""
+    mixture (:mod:`wordle_agents.methods.policy_iteration_boards`). On one board it plays as the
+    network does."""
 
     def __init__(self, agent: WordAgent, block: int = 256) -> None:
         if agent.boards != 1:
@@ -78,7 +79,8 @@ class BoardMixture:
     def provenance(self) -> dict[str, Any]:
         found = dict(self.agent.provenance)
         if found.get("learned_from") and "on several boards" not in found["learned_from"]:
-            found["learned_from"] += " (on one board)"  # not taught several boards (methods.boards)
+            # not taught several boards (methods.policy_iteration_boards)
+            found["learned_from"] += " (on one board)"
         return found
 
     @torch.no_grad()

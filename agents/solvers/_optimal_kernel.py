@@ -1,5 +1,5 @@
-"""The exact search behind :mod:`wordle_agents.solvers.optimal`, compiled by numba (imported only
-there).
+"""The exact search behind :mod:`wordle_agents.solvers.optimal_search`, compiled by numba (imported
+only there).
 
 ``solve(S, r, beta)`` returns the least total number of guesses that solves every answer in the
 candidate set ``S`` with at most ``r`` guesses each (counting the next one), when that total is

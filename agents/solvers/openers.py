@@ -36,7 +36,7 @@ from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers.max_entropy import bucket_sizes
-from wordle_agents.solvers.optimal import _Search, check_limits
+from wordle_agents.solvers.optimal_search import _Search, check_limits
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.utils.files import (
     atomic_write_text,

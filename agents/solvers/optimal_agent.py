@@ -1,6 +1,7 @@
 """The exact solver as an agent: :class:`OptimalSolver` plays the optimal tree (of
-:mod:`wordle_agents.solvers.optimal`) for the env's lists and mode through the harness, and values
-moves with the exact oracle (``assist --optimal``, ``analyze``, the bench's regret columns)."""
+:mod:`wordle_agents.solvers.optimal_search`) for the env's lists and mode through the harness, and
+values moves with the exact oracle (``assist --optimal``, ``analyze``, the bench's regret
+columns)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from tqdm import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers import openers as ranking
-from wordle_agents.solvers.optimal import (
+from wordle_agents.solvers.optimal_search import (
     FIRST_GUESS_BUDGET_S,
     OptimalTree,
     best_of,

@@ -6,8 +6,8 @@ the constraint the feedback revealed. Its value ``V*`` is the least expected num
 guesses (the next one included; each possible answer equally likely), an answer not found within the
 limit counting one more than the limit, as ``mean_guesses_all`` counts a loss. ``Q*(s, a)`` is the
 same after guessing ``a`` first (a guess hard mode refuses spends the turn and reveals nothing).
-Both come from the exact search of :mod:`wordle_agents.solvers.optimal` (numba), whose cache is kept
-across calls, so positions that share subproblems get cheaper as an evaluation goes on.
+Both come from the exact search of :mod:`wordle_agents.solvers.optimal_search` (numba), whose cache
+is kept across calls, so positions that share subproblems get cheaper as an evaluation goes on.
 
 The start of a game is the one position this oracle does not search: its value is the best opener's,
 a search over every allowed first guess (alex1770 proved SALET best on the real lists: a day of
@@ -47,7 +47,7 @@ import torch
 from tqdm.auto import tqdm
 
 from wordle_agents.common.checkpoint import shipped_dir
-from wordle_agents.solvers.optimal import _Search
+from wordle_agents.solvers.optimal_search import _Search
 from wordle_agents.solvers.store import PositionStore
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_LETTER

@@ -17,7 +17,7 @@ from stable_baselines3.common.logger import Logger
 from tests.helpers.processes import ROOT, fake_distribution, wordle_gym_here
 from tests.helpers.processes import run as run_with
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
-from wordle_agents.rl.sb3 import SB3Policy
+from wordle_agents.rl.sb3_policies import SB3Policy
 from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.integrations.sb3 import make_sb3_vec_env
@@ -370,7 +370,7 @@ def test_bench_table__rows_with_a_section_go_to_their_own_table() -> None:
     """A row whose agent puts it in a section of its own (``BenchRun.section``: the taught networks)
     goes to that section's table, never among the agents that learned from the reward."""
     from wordle_agents.zoo import TAUGHT
-    from wordle_gym.harness.bench import agents_section
+    from wordle_gym.harness.bench_table import agents_section
     from wordle_gym.harness.evaluation import EvalResult
 
     def row(agent: str, **extra: str) -> dict:
@@ -406,7 +406,7 @@ def test_bench__a_multi_board_row_of_a_one_board_network_is_labelled_and_credite
 
     from wordle_agents.rl.dqn import DQNAgent, DQNConfig
     from wordle_agents.rl.networks import NormalHardPair
-    from wordle_gym.harness.bench import provenance, settings
+    from wordle_gym.harness.bench_table import provenance, settings
     from wordle_gym.harness.registry import playing
 
     DQNAgent(DQNConfig(hidden=8, layers=1)).save(tmp_path / "q.pt")
@@ -429,7 +429,7 @@ def test_bench__a_multi_board_row_says_how_long_its_network_trained() -> None:
     """Regression (issue 44: a learned row names how it learned and how long): the multi-board table
     had no training column, so dqn-explored's Dordle and Quordle rows said what it learned from but
     not for how long."""
-    from wordle_gym.harness.bench import MULTI_COLUMNS, _multi_row
+    from wordle_gym.harness.bench_table import MULTI_COLUMNS, _multi_row
 
     extra = {
         "boards_solved": 1.9,
@@ -651,7 +651,7 @@ def test_bench__rows_an_install_lacks_are_named_and_the_rest_go_on(
 def test_bench__rows_of_the_repositorys_own_weights_are_marked() -> None:
     """Issue 75: BENCHMARKS.md had rows an installed bench skips, unmarked; they are marked † and
     the table says why."""
-    from wordle_gym.harness.bench import REPOSITORY_ONLY, agents_section
+    from wordle_gym.harness.bench_table import REPOSITORY_ONLY, agents_section
 
     row = json.loads(
         (ROOT / "benchmarks/results/agents/dqn-dqn-root-pt-stage-full-real-game.json").read_text()
@@ -716,7 +716,7 @@ def test_sb3_policy__plays_with_the_mask_its_zip_records(tmp_path: Path) -> None
     ``wordle-gym eval`` with mask "all" (0.17 % where the harness with its mask gave 99.35 %). The
     zip records the mask, and the loaded policy plays among the candidates whatever the env's mask:
     the same games as with that mask."""
-    from wordle_agents.rl.sb3 import save_model
+    from wordle_agents.rl.sb3_policies import save_model
 
     answers, allowed = stage_words("20")
     venv = make_sb3_vec_env(

@@ -1,8 +1,8 @@
 """``wordle-gym bench``: every installed agent through the harness, written as a table (see
 :data:`DESCRIPTION`).
 
-The rows, the lists they are played on and the table are :mod:`wordle_gym.harness.bench`'s; this
-module is the command and the plot. ``--env`` measures the vector env instead
+The rows, the lists they are played on and the table are :mod:`wordle_gym.harness.bench_table`'s;
+this module is the command and the plot. ``--env`` measures the vector env instead
 (:mod:`wordle_gym.harness.throughput`).
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-from wordle_gym.harness.bench import (
+from wordle_gym.harness.bench_table import (
     Layout,
     check_ours,
     jobs,

@@ -15,7 +15,7 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from wordle_agents.rl.sb3 import SB3Policy
+from wordle_agents.rl.sb3_policies import SB3Policy
 from wordle_gym.integrations.sb3 import make_sb3_vec_env
 
 WORDS = ["cigar", "rebut", "sissy"]
@@ -130,7 +130,7 @@ def test_load__damaged_or_mismatched_zips_give_one_line_errors(
 
 def test_sb3__non_finite_weights_are_refused(tmp_path: Path) -> None:
     from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.rl.sb3 import SB3Policy, save_model
+    from wordle_agents.rl.sb3_policies import SB3Policy, save_model
 
     policy = SB3Policy.load(shipped_dir() / "maskable_ppo_100.zip")
     with torch.no_grad():

@@ -18,7 +18,7 @@ from tests.helpers.processes import interrupt
 from wordle_agents.commands.optimal import main
 from wordle_agents.solvers import openers
 from wordle_agents.solvers.openers import STAGES, load, rank_openers, root_bounds, shipped_ranking
-from wordle_agents.solvers.optimal import _Search, solve
+from wordle_agents.solvers.optimal_search import _Search, solve
 from wordle_gym.core.words import Vocabulary
 
 

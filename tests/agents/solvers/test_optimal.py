@@ -1,5 +1,5 @@
-"""The exact solver (wordle_agents.solvers.optimal) against a plain exhaustive search, and its
-shipped trees."""
+"""The exact solver (wordle_agents.solvers.optimal_search) against a plain exhaustive search, and
+its shipped trees."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ from tests.helpers.processes import ROOT, interrupt, wordle_gym_here
 from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.commands.optimal import main
 from wordle_agents.commands.optimal import main as optimal_main
-from wordle_agents.solvers.optimal import (
+from wordle_agents.solvers.optimal_agent import OptimalSolver
+from wordle_agents.solvers.optimal_search import (
     OptimalTree,
     _Search,
     best_of,
@@ -32,7 +33,6 @@ from wordle_agents.solvers.optimal import (
     shipped_tree,
     solve,
 )
-from wordle_agents.solvers.optimal_agent import OptimalSolver
 from wordle_gym.core import tables
 from wordle_gym.core.words import Vocabulary, word_source
 from wordle_gym.envs.vector import WordleVectorEnv
@@ -388,7 +388,7 @@ def test_search__compiles_its_kernels_on_the_thread_that_builds_it() -> None:
     code = (
         "from tests.helpers.lists import small_lists\nfrom wordle_gym.core.words import "
         "Vocabulary\nfrom wordle_agents.solvers import _optimal_kernel as k\nfrom "
-        "wordle_agents.solvers.optimal import _Search\nkernels = [k.solve, k.cache_size, "
+        "wordle_agents.solvers.optimal_search import _Search\nkernels = [k.solve, k.cache_size, "
         "k.clear_cache, k.new_cache, k.advance_constraint]\nbefore = [len(f.signatures) for f in "
         "kernels]\n_Search(Vocabulary(*small_lists(2, 20, 60)), True, 6)\nprint(before, "
         "[len(f.signatures) for f in kernels])"

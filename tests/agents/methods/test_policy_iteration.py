@@ -1,5 +1,5 @@
-"""Policy iteration by the network's own rollouts (``wordle_agents.methods.improve``), on small
-lists."""
+"""Policy iteration by the network's own rollouts (``wordle_agents.methods.policy_iteration``), on
+small lists."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import torch
 from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.commands.improve import main
 from wordle_agents.common.training import machines as _machines
-from wordle_agents.methods.improve import (
+from wordle_agents.methods.policy_iteration import (
     EXPLORED,
     EXPLORING,
     METHOD,
@@ -204,7 +204,7 @@ def test_iterate__a_first_guess_fixed_by_hand_is_learned_never_improved_and_name
     its own rollouts; the first position is neither improved nor explored (every position valued
     starts with the opener), and the method names the opener. An opener outside the list is a clear
     error."""
-    import wordle_agents.methods.improve as module
+    import wordle_agents.methods.policy_iteration as module
 
     torch.manual_seed(0)
     words = few_letter_words(random.Random(5), "abcdefg", 4, 14)
@@ -355,7 +355,7 @@ def test_command__writes_float16_weights_resumes_and_refuses_other_settings(
 
 
 def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_them() -> None:
-    from wordle_agents.methods.improve import candidate_values
+    from wordle_agents.methods.policy_iteration import candidate_values
 
     agent, config = _setup(7)
     found, games = positions(agent, config)
@@ -368,7 +368,7 @@ def test_candidate_values__the_extra_guesses_are_valued_as_the_harness_plays_the
                 sum(_play(agent, config, a, [*p.prefix, c]) for a in p.answers)
             )
     # the critic's best guesses too, at positions of 3 answers or more
-    from wordle_agents.methods.improve import Critic
+    from wordle_agents.methods.policy_iteration import Critic
     from wordle_gym.core.tables import pattern_table
 
     critic = Critic.fit(found, used, config)
@@ -427,7 +427,7 @@ def test_critic__fits_its_own_games_and_screens_every_guess_by_one_step_lookahea
     feedback's groups does."""
     from collections import Counter
 
-    from wordle_agents.methods.improve import Critic
+    from wordle_agents.methods.policy_iteration import Critic
     from wordle_gym.core.tables import pattern_table
 
     agent, config = _setup(9, count=30)
@@ -484,7 +484,7 @@ def test_positions__from_other_guesses_as_the_harness_plays_them() -> None:
 
 
 def test_explore__labels_positions_off_the_networks_path_with_better_guesses() -> None:
-    from wordle_agents.methods.improve import candidate_values, explore
+    from wordle_agents.methods.policy_iteration import candidate_values, explore
 
     agent, config = _setup(11)
     found, _ = positions(agent, config)
@@ -509,7 +509,7 @@ def test_explore__labels_positions_off_the_networks_path_with_better_guesses() -
 
 
 def test_explore__the_first_position_plays_its_own_count_of_other_guesses() -> None:
-    from wordle_agents.methods.improve import candidate_values, explore
+    from wordle_agents.methods.policy_iteration import candidate_values, explore
 
     agent, config = _setup(11)
     found, _ = positions(agent, config)

@@ -24,10 +24,10 @@ logits). Each iteration:
    still needed, by answers left) ranks best by one-step lookahead over all allowed guesses
    (:class:`Critic`): guesses unlike the network's own, which the rollouts then value.
 3. **Distil.** The improved policy is played, and the network is trained (cross-entropy, as
-   :mod:`wordle_agents.methods.teach` does) on its guess at every position it reaches (the labels of
-   earlier iterations stay, the latest of each position): downstream of a changed guess that is the
-   network's own old guess, which is what the rollouts measured, so the distilled network plays what
-   they valued. ``--explore K`` (exploring starts) also plays, at each position of at least
+   :mod:`wordle_agents.methods.dagger` does) on its guess at every position it reaches (the labels
+   of earlier iterations stay, the latest of each position): downstream of a changed guess that is
+   the network's own old guess, which is what the rollouts measured, so the distilled network plays
+   what they valued. ``--explore K`` (exploring starts) also plays, at each position of at least
    ``--explore-answers`` answers, its K best valued other guesses, and labels every position met
    after them with its best guess by rollouts (:func:`explore`). Without them the network plays well
    only on its own path (a better guess followed by its own play can lose), so one-guess
@@ -52,7 +52,7 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.common.network import WordAgent
-from wordle_agents.methods.teach import train
+from wordle_agents.methods.dagger import train
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.rules import num_patterns
 from wordle_gym.core.tables import pattern_table

@@ -12,7 +12,7 @@ import torch
 
 from tests.helpers.reference import consistent, feedback_ref, few_letter_words
 from wordle_agents.commands.improve_boards import main
-from wordle_agents.methods.boards import (
+from wordle_agents.methods.policy_iteration_boards import (
     METHOD,
     BoardsOptions,
     Run,
@@ -164,7 +164,7 @@ def test_iterate__a_fresh_network_learns_two_and_three_boards_from_its_own_rollo
     """A network taught one board by its own rollouts plays two and three boards as a mixture;
     trying every guess at every position on every tuple allowed, it learns to finish them in fewer
     guesses."""
-    from wordle_agents.methods import improve
+    from wordle_agents.methods import policy_iteration as improve
 
     torch.manual_seed(0)
     agent, one = _setup(7, count=10)
@@ -244,7 +244,7 @@ def test_command__writes_float16_weights_resumes_and_refuses_bad_options(tmp_pat
 
 
 def test_anchors__the_networks_own_guesses_where_no_rollout_label_is() -> None:
-    from wordle_agents.methods.boards import own_guesses
+    from wordle_agents.methods.policy_iteration_boards import own_guesses
 
     agent, config = _setup(8)
     found = own_guesses(agent, config, 30, stream=5)
@@ -301,8 +301,8 @@ def test_see_all__starts_as_the_mixture_and_learns_2_and_3_boards_with_the_board
     """A fresh context plays exactly as the mixture of the same one-board network (taught one board
     by its own rollouts); iterated by its own rollouts on two and three boards with the one-board
     network frozen, the context alone finishes them in fewer guesses."""
-    from wordle_agents.methods import improve
-    from wordle_agents.methods.boards import mixture_log_pi
+    from wordle_agents.methods import policy_iteration as improve
+    from wordle_agents.methods.policy_iteration_boards import mixture_log_pi
     from wordle_agents.rl.networks import AllBoardsNetwork
 
     torch.manual_seed(0)

@@ -13,7 +13,7 @@ pytest.importorskip("numba")
 
 from tests.helpers.reference import few_letter_words
 from wordle_agents.commands.teach import main
-from wordle_agents.methods.teach import TeachOptions, teach
+from wordle_agents.methods.dagger import TeachOptions, teach
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.config import WordleConfig
@@ -116,7 +116,7 @@ def test_shipped_taught_weights__apart_from_the_default_and_by_mode() -> None:
 def test_play__the_shipped_taught_network_plays_its_recorded_figures() -> None:
     """teach's play (the harness loop with a recorder) gives exactly the figures the teaching run
     recorded."""
-    from wordle_agents.methods.teach import play
+    from wordle_agents.methods.dagger import play
     from wordle_agents.solvers.oracle import Oracle
     from wordle_agents.zoo import a2c_taught
 
@@ -172,7 +172,7 @@ def test_teach__refuses_bad_options_and_foreign_files_in_one_line(tmp_path, caps
 
 def test_teach__a_diverging_round_is_an_error_not_the_best_weights(monkeypatch) -> None:
     """Regression (issue 42): with --lr 10 the NaN network was kept as the best round."""
-    import wordle_agents.methods.teach as module
+    import wordle_agents.methods.dagger as module
 
     words = few_letter_words(random.Random(4), "abcdefgh", 4, 12)
     oracle = Oracle(answers=words, allowed=None, root_opener=None)
