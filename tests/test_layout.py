@@ -276,3 +276,23 @@ def test_layout__module_names_tell_apart_in_a_traceback() -> None:
                 continue
             assert path.name not in seen, f"{where} and {seen[path.name]} share a name"
             seen[path.name] = where
+
+
+def test_layout__every_command_takes_its_options_from_a_dataclass() -> None:
+    """Issue 76: one option system. Every command of the installed packages (``wordle-gym``'s own,
+    bench, the agents' commands, recipe, the OpenEnv server) declares its options as a documented
+    dataclass (``wordle_gym.utils.commandline``); none adds an argparse option by hand but
+    ``--version``."""
+    home = ROOT / "wordle_gym" / "utils" / "commandline.py"
+    for folder in PACKAGES.values():
+        for path in sorted(folder.rglob("*.py")):
+            if path == home:
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr == "add_argument"
+                ):
+                    flags = [a.value for a in node.args if isinstance(a, ast.Constant)]
+                    assert flags == ["--version"], f"{path.relative_to(ROOT)}: add_argument{flags}"

@@ -41,7 +41,7 @@ import torch
 
 from wordle_agents.commands import COMMANDS, Command
 from wordle_agents.common.checkpoint import half_weights, read_checkpoint, shipped_dir
-from wordle_gym.utils.commandline import OneLineParser
+from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 from wordle_gym.utils.files import (
     atomic_torch_save,
     atomic_write_json,
@@ -462,6 +462,30 @@ def _parse_set(recipe: Recipe, items: Sequence[str]) -> Recipe:
     return recipe
 
 
+@dataclass(kw_only=True)
+class RecipeOptions:
+    """The options of ``recipe``."""
+
+    name: str | None = field(default=None, metadata={"positional": True})
+    """The recipe (an agent's name; --list shows them)."""
+    list: bool = False
+    """List the recipes and their stages, then exit."""
+    run_dir: str | None = None
+    """The run folder (default: runs/recipes/NAME); the same command continues."""
+    device: str = "cpu"
+    """cpu, cuda or auto: every stage's --device."""
+    max_minutes: float | None = None
+    """Start no new stage after this many minutes."""
+    until: str | None = field(default=None, metadata={"metavar": "STAGE"})
+    """Stop after this stage."""
+    set: tuple[str, ...] = field(
+        default=(), metadata={"repeat": True, "metavar": "STAGE.OPTION=VALUE"}
+    )
+    """Change one stage's option (repeatable)."""
+    out: str | None = None
+    """Also write the last stage's weights here, float16."""
+
+
 def main(
     argv: Sequence[str] | None = None, prog: str = PROG, commands: Mapping[str, Command] = COMMANDS
 ) -> int:
@@ -470,29 +494,8 @@ def main(
     parser = OneLineParser(
         prog=prog, description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("name", nargs="?", help="The recipe (an agent's name; --list shows them).")
-    parser.add_argument(
-        "--list", action="store_true", help="List the recipes and their stages, then exit."
-    )
-    parser.add_argument(
-        "--run-dir", help="The run folder (default: runs/recipes/NAME); the same command continues."
-    )
-    parser.add_argument(
-        "--device", default="cpu", help="cpu, cuda or auto: every stage's --device. (default: cpu)"
-    )
-    parser.add_argument(
-        "--max-minutes", type=float, help="Start no new stage after this many minutes."
-    )
-    parser.add_argument("--until", metavar="STAGE", help="Stop after this stage.")
-    parser.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="STAGE.OPTION=VALUE",
-        help="Change one stage's option.",
-    )
-    parser.add_argument("--out", help="Also write the last stage's weights here, float16.")
-    args = parser.parse_args(argv)
+    add_options(parser, RecipeOptions)
+    args = options_from(RecipeOptions, parser.parse_args(argv))
     try:
         if args.list:
             for name in recipe_names():

@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +33,7 @@ from wordle_gym.harness.bench_table import (
 )
 from wordle_gym.harness.evaluation import EvalResult, evaluate
 from wordle_gym.harness.registry import AgentError, make_agent, playing
-from wordle_gym.utils.commandline import OneLineParser
+from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 from wordle_gym.utils.device import resolve_device
 from wordle_gym.utils.files import atomic_write, atomic_write_text, check_writable
 
@@ -54,74 +55,50 @@ BENCHMARKS.md that this command did not write is never replaced.
 --env measures the vector env's steps per second on --device instead."""
 
 
+@dataclass(kw_only=True)
+class BenchOptions:
+    """The options of ``wordle-gym bench``."""
+
+    device: str = "cpu"
+    """cpu, cuda or auto."""
+    out: str = "wordle-gym-bench"
+    """Folder that receives BENCHMARKS.md and benchmarks/ (made here)."""
+    results: str | None = field(default=None, metadata={"metavar": "FOLDER"})
+    """Folder of the rows' JSON (default OUT/benchmarks/results/agents)."""
+    plots: str | None = field(default=None, metadata={"metavar": "FOLDER"})
+    """Folder of the plots (default OUT/benchmarks/plots)."""
+    sections: str | None = field(default=None, metadata={"metavar": "FOLDER"})
+    """Markdown appended to the table (default OUT/benchmarks/sections)."""
+    model: tuple[str, ...] = field(default=(), metadata={"repeat": True, "metavar": "ZIP"})
+    """Also evaluate this SB3 model zip (repeatable)."""
+    only: tuple[str, ...] = field(default=(), metadata={"repeat": True, "metavar": "TEXT"})
+    """Evaluate only the rows whose label contains this text, e.g. dqn_boards.pt (repeatable: any
+    of them)."""
+    optimal_agent: str = field(default="optimal", metadata={"metavar": "AGENT"})
+    """Agent that measures the gap to perfect play ('none': no gap)."""
+    reference_opener: str = field(default="salet", metadata={"metavar": "WORD"})
+    """The opener whose optimum the gap is measured from."""
+    prune: bool = False
+    """Delete result files of rows this run did not write (agents that are gone or renamed);
+    refused with --only."""
+    env: bool = False
+    """Measure the vector env's steps/s on --device instead of evaluating agents (writes
+    OUT/benchmarks/results/vector_env_<device>.json)."""
+    sizes: str | None = None
+    """With --env: batch sizes, comma-separated (default 1,8,64,1024,16384, and 1048576 on a
+    GPU)."""
+    seconds: float = 1.0
+    """With --env: seconds per measurement."""
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(
         prog="wordle-gym bench",
         description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--device", default="cpu", help="cpu (default), cuda or auto")
-    parser.add_argument(
-        "--out",
-        default="wordle-gym-bench",
-        help="folder that receives BENCHMARKS.md and benchmarks/ (default: wordle-gym-bench, made "
-        "here)",
-    )
-    parser.add_argument(
-        "--results",
-        default=None,
-        help="folder of the rows' JSON (default OUT/benchmarks/results/agents)",
-    )
-    parser.add_argument(
-        "--plots", default=None, help="folder of the plots (default OUT/benchmarks/plots)"
-    )
-    parser.add_argument(
-        "--sections",
-        default=None,
-        help="markdown appended to the table (default OUT/benchmarks/sections)",
-    )
-    parser.add_argument(
-        "--model", action="append", default=[], help="also evaluate this SB3 model zip (repeatable)"
-    )
-    parser.add_argument(
-        "--only",
-        action="append",
-        default=[],
-        help="evaluate only the rows whose label contains this text, e.g. dqn_boards.pt "
-        "(repeatable: any of them)",
-    )
-    parser.add_argument(
-        "--optimal-agent",
-        default="optimal",
-        help="agent that measures the gap to perfect play ('none': no gap)",
-    )
-    parser.add_argument(
-        "--reference-opener",
-        default="salet",
-        help="the opener whose optimum the gap is measured from",
-    )
-    parser.add_argument(
-        "--prune",
-        action="store_true",
-        help="delete result files of rows this run did not write "
-        "(agents that are gone or renamed); refused with --only",
-    )
-    parser.add_argument(
-        "--env",
-        action="store_true",
-        help="measure the vector env's steps/s on --device instead "
-        "of evaluating agents (writes OUT/benchmarks/results/vector_env_<device>.json)",
-    )
-    parser.add_argument(
-        "--sizes",
-        default=None,
-        help="with --env: batch sizes, comma-separated (default 1,8,64,1024,16384, and 1048576 on "
-        "a GPU)",
-    )
-    parser.add_argument(
-        "--seconds", type=float, default=1.0, help="with --env: seconds per measurement (default 1)"
-    )
-    args = parser.parse_args(argv)
+    add_options(parser, BenchOptions)
+    args = options_from(BenchOptions, parser.parse_args(argv))
     if args.env:
         return _env_throughput(parser, args)
     if args.prune and args.only:
@@ -137,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     only = [text.lower() for text in args.only]
     selected = [
         (name, run)
-        for name, run in jobs(args.model)
+        for name, run in jobs(list(args.model))
         if not only or any(t in run.label.lower() for t in only)
     ]
     if not selected:
@@ -193,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _env_throughput(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+def _env_throughput(parser: argparse.ArgumentParser, args: BenchOptions) -> int:
     """``--env``: the vector env's throughput on the device, printed as a table and saved as
     JSON."""
     from wordle_gym.harness import throughput

@@ -22,11 +22,11 @@ import ast
 import contextlib
 import math
 import os
-import re
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import torch
 from gymnasium.error import DependencyNotInstalled
@@ -45,7 +45,13 @@ from wordle_gym.harness.registry import (
     make_agent,
     playing,
 )
-from wordle_gym.utils.commandline import OneLineParser
+from wordle_gym.utils.commandline import (
+    OneLineParser,
+    add_options,
+    choice,
+    integer,
+    options_from,
+)
 from wordle_gym.utils.files import one_line, quoted
 
 DEFAULT_AGENT = "max-entropy"
@@ -106,7 +112,7 @@ def _check_guess(env: Any, word: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------- play
-def cmd_play(args: argparse.Namespace) -> int:
+def cmd_play(args: PlayOptions) -> int:
     env = WordleEnv(
         answers=word_source(args.answers),
         allowed=word_source(args.allowed),
@@ -148,7 +154,7 @@ ASSIST_HELP = (
 )
 
 
-def agent_options(args: argparse.Namespace) -> dict[str, Any]:
+def agent_options(args: AgentChoice) -> dict[str, Any]:
     """The agent options the user gave: the flags in AGENT_FLAGS, then each ``-o KEY=VALUE``."""
     options = {
         key: value
@@ -198,7 +204,7 @@ def candidates(env: WordleVectorEnv) -> list[str]:
     return [env.vocabulary.answers[i] for i in ids]
 
 
-def _assistant(args: argparse.Namespace) -> tuple[WordleVectorEnv, Any]:
+def _assistant(args: AssistOptions) -> tuple[WordleVectorEnv, Any]:
     if args.opener:
         raise UsageError(
             "assist suggests from the feedback you type; --opener is for eval and solve"
@@ -312,7 +318,7 @@ def _print_judgement(judged: dict[str, Any], word: str) -> None:
     print(line)
 
 
-def cmd_assist(args: argparse.Namespace) -> int:
+def cmd_assist(args: AssistOptions) -> int:
     env, solver = _assistant(args)
     exact = make_agent("optimal", {}, device="cpu") if args.optimal else None
     if exact is not None and not callable(getattr(exact, "expected_guesses", None)):
@@ -387,7 +393,9 @@ def _enter(env: Any, text: str, history: list[Any], exact: Any) -> bool:
 
 
 # ------------------------------------------------------------------------------- eval
-def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
+def _policy(
+    args: EvalOptions | DatasetOptions | SolveOptions,
+) -> tuple[Any, WordSource, WordSource]:
     """The agent, and the answer and guess lists to evaluate it on."""
     policy = make_agent(args.agent, agent_options(args), device=args.device)
     # By default, a trained agent plays the lists its weights were trained on
@@ -398,9 +406,7 @@ def _policy(args: argparse.Namespace) -> tuple[Any, WordSource, WordSource]:
     return policy, answers, allowed
 
 
-def _game_config(
-    args: argparse.Namespace, answers: WordSource, allowed: WordSource
-) -> WordleConfig:
+def _game_config(args: Lists, answers: WordSource, allowed: WordSource) -> WordleConfig:
     """The game ``eval`` plays (answers None: the default list, as :func:`evaluate` takes it)."""
     game = {
         "answers": answers,
@@ -416,7 +422,7 @@ def _game_config(
 LOST_SHOWN = 10  # eval lists at most this many lost answers (all of them go to --json)
 
 
-def cmd_eval(args: argparse.Namespace) -> int:
+def cmd_eval(args: EvalOptions) -> int:
     from wordle_gym.harness.evaluation import evaluate
     from wordle_gym.utils.files import check_writable
 
@@ -522,7 +528,7 @@ def _oracle() -> Any:
     return make_agent("optimal", {})
 
 
-def cmd_dataset(args: argparse.Namespace) -> int:
+def cmd_dataset(args: DatasetOptions) -> int:
     from wordle_gym.integrations.minari import dataset_path, write_dataset
 
     policy, answers, allowed = _policy(args)
@@ -538,18 +544,8 @@ def cmd_dataset(args: argparse.Namespace) -> int:
     return 0
 
 
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text[:40]!r}")
-    return value
-
-
 # ---------------------------------------------------------------------------- analyze
-def _check_hard_mode(args: argparse.Namespace, guesses: list[str]) -> None:
+def _check_hard_mode(args: Lists, guesses: list[str]) -> None:
     """Refuse a game whose guess breaks hard mode (the game would have refused it), naming the rule
     it breaks."""
     env = WordleVectorEnv(
@@ -576,7 +572,7 @@ def _check_hard_mode(args: argparse.Namespace, guesses: list[str]) -> None:
         env.step(torch.tensor([env.vocabulary.action(word)]))
 
 
-def cmd_analyze(args: argparse.Namespace) -> int:
+def cmd_analyze(args: AnalyzeOptions) -> int:
     """The exact skill (regret) and luck of each guess of one game, by the optimal agent's
     oracle."""
     from wordle_gym.utils.files import atomic_write_json, check_writable
@@ -625,7 +621,7 @@ def cmd_analyze(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------ solve
-def cmd_solve(args: argparse.Namespace) -> int:
+def cmd_solve(args: SolveOptions) -> int:
     env = WordleVectorEnv(
         1,
         device=args.device,
@@ -670,66 +666,192 @@ def cmd_agents(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------- main
-def _add_lists(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--game",
-        choices=tuple(GAMES),
-        help="the lists of a game: original (2315 answers, 12972 guesses: the default), nyt (its "
-        "2309 answers of "
-        "2022) or today (the NYT's game today: 3158 answers, 14855 guesses)",
-    )
-    p.add_argument("--answers", help="answer list: answers (default), nyt, today, or a file")
-    p.add_argument("--allowed", help="allowed guesses: allowed (default), today, or a file")
-    p.add_argument("--hard", action="store_true", help="hard mode")
-    p.add_argument(
-        "--max-guesses",
-        type=_integer(1, MAX_GUESSES),
+MAX_GAMES = 1_000_000
+"""The most games of a multi-board evaluation set (a billion built its list for hours)."""
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text[:40]!r}")
+    return value
+
+
+# The options of each command: documented dataclasses (wordle_gym.utils.commandline, as every
+# command of the project takes its options); a command's function reads its instance.
+@dataclass(kw_only=True)
+class Lists:
+    command: ClassVar[str]
+    """The command's name."""
+    lists_from_agent: ClassVar[bool] = False
+    """The default lists are the agent's (a network's training lists; see _policy), not the real
+    game's."""
+
+    game: str | None = field(
         default=None,
-        help="guesses per game (default 6; boards + 5)",
+        metadata={"parse": choice(tuple(GAMES)), "metavar": "{" + ",".join(GAMES) + "}"},
     )
+    """The lists of a game: original (2315 answers, 12972 guesses: the default), nyt (its 2309
+    answers of 2022) or today (the NYT's game today: 3158 answers, 14855 guesses)."""
+    answers: str | None = None
+    """Answer list: answers (default), nyt, today, or a file."""
+    allowed: str | None = None
+    """Allowed guesses: allowed (default), today, or a file."""
+    hard: bool = False
+    """Hard mode."""
+    max_guesses: int | None = field(default=None, metadata={"parse": integer(1, MAX_GUESSES)})
+    """Guesses per game (default 6; boards + 5)."""
+
+    def __post_init__(self) -> None:
+        if self.game is not None:  # --game names both lists
+            if self.answers is not None or self.allowed is not None:
+                raise ValueError(
+                    f"--game {self.game} names the lists; give it or --answers/--allowed, not both"
+                )
+            self.answers, self.allowed = GAMES[self.game]
+        elif not self.lists_from_agent:
+            self.answers, self.allowed = self.answers or "answers", self.allowed or "allowed"
 
 
-def _add_agent(p: argparse.ArgumentParser) -> None:
-    installed = ", ".join(agent_names()) or "none"
-    p.add_argument(
-        "--agent", default=DEFAULT_AGENT, help=f"installed: {installed} (default {DEFAULT_AGENT})"
+@dataclass(kw_only=True)
+class AgentChoice:
+    agent: str = DEFAULT_AGENT
+    """The agent: an installed one (wordle-gym agents lists them)."""
+    score: str | None = None
+    """max-entropy: entropy (default), expected, minimax or splits."""
+    opener: str | None = None
+    """max-entropy: fixed first guess (default: computed)."""
+    option: tuple[str, ...] = field(
+        default=(), metadata={"flags": ("-o",), "repeat": True, "metavar": "KEY=VALUE"}
     )
-    p.add_argument("--score", help="max-entropy: entropy (default), expected, minimax or splits")
-    p.add_argument("--opener", help="max-entropy: fixed first guess (default: computed)")
-    p.add_argument(
-        "-o",
-        "--option",
-        action="append",
-        metavar="KEY=VALUE",
-        help="any other option of the agent's constructor (repeatable)",
+    """Any other option of the agent's constructor (repeatable)."""
+
+
+@dataclass(kw_only=True)
+class PlayOptions(Lists):
+    command = "play"
+    answer: str | None = None
+    """Play this answer (default: random)."""
+    seed: int | None = field(default=None, metadata={"parse": integer(0)})
+    """Seed for the random answer."""
+
+
+@dataclass(kw_only=True)
+class AssistOptions(AgentChoice, Lists):
+    command = "assist"
+    top: int = field(default=5, metadata={"parse": integer(1)})
+    """Suggestions to show."""
+    optimal: bool = False
+    """Show each suggestion's exact expected guesses (agent 'optimal')."""
+
+
+@dataclass(kw_only=True)
+class EvalOptions(AgentChoice, Lists):
+    command = "eval"
+    lists_from_agent = True
+    checkpoint: str | None = field(default=None, metadata={"metavar": "PATH"})
+    """Weights of a trained agent (a2c, dqn: default the best shipped), or an SB3 zip."""
+    sb3_algo: str | None = None
+    """sb3: ppo, dqn or maskable_ppo (default: read from the zip)."""
+    candidates_only: bool = False
+    """max-entropy: guess only possible answers."""
+    device: str = "auto"
+    """cpu, cuda or auto."""
+    seed: int | None = field(default=None, metadata={"parse": integer(0)})
+    """random: seed (default 0)."""
+    split: str | None = field(
+        default=None, metadata={"parse": choice(SPLITS), "metavar": "{" + ",".join(SPLITS) + "}"}
     )
+    """Play only this part of the answers' seeded train/eval split (eval: 315 held out), in the
+    whole game."""
+    split_seed: int = field(default=0, metadata={"parse": integer(0)})
+    """Seed of the split's shuffle."""
+    held_out: str | None = None
+    """With --split: a file of the eval answers (e.g. NeMo Gym's 315), not the seeded."""
+    boards: int = field(default=1, metadata={"parse": integer(1, 32)})
+    """Boards per game: 2 Dordle, 4 Quordle, ..., 32; plays the standard set of K-tuples."""
+    games: int | None = field(default=None, metadata={"parse": integer(1, MAX_GAMES)})
+    """With --boards K: games of the standard set (default 2000, at most 1,000,000)."""
+    regret: bool = False
+    """The exact regret of every decision (agent 'optimal'; the JSON keeps them all and the 20
+    costliest positions)."""
+    json: str | None = field(default=None, metadata={"metavar": "PATH"})
+    """Also write the result as JSON."""
 
 
-def _integer(low: int, high: int | None = None) -> Callable[[str], int]:
-    """An argparse type: an integer in [low, high]."""
+@dataclass(kw_only=True)
+class DatasetOptions(AgentChoice, Lists):
+    command = "dataset"
+    lists_from_agent = True
+    id: str
+    """The dataset's id, e.g. wordle/optimal-v0 (Minari's NAMESPACE/NAME-vN)."""
+    epsilon: float = field(default=0.0, metadata={"parse": _probability})
+    """Chance of a random allowed guess instead of the agent's."""
+    checkpoint: str | None = field(default=None, metadata={"metavar": "PATH"})
+    """Weights of a trained agent."""
+    device: str = "cpu"
+    """cpu, cuda or auto."""
+    seed: int | None = field(default=None, metadata={"parse": integer(0)})
+    """Seed of the noise (and of the random agent; default 0)."""
 
-    def parse(text: str) -> int:
-        # Plain ASCII digits only: int() also takes ' 2', '02', '1_0' and other scripts' digits
-        # ('٢')
-        value = int(text) if re.fullmatch(r"-?(0|[1-9][0-9]*)", text, flags=re.ASCII) else None
-        if value is None or value < low or (high is not None and value > high):
-            span = f"from {low} to {high}" if high is not None else f">= {low}"
-            raise argparse.ArgumentTypeError(f"expected an integer {span}, got {text[:40]!r}")
-        return value
 
-    return parse
+@dataclass(kw_only=True)
+class SolveOptions(AgentChoice, Lists):
+    command = "solve"
+    word: str = field(metadata={"positional": True})
+    """The answer to solve."""
+    checkpoint: str | None = field(default=None, metadata={"metavar": "PATH"})
+    """Weights of a trained agent."""
+    device: str = "cpu"
+    """cpu, cuda or auto."""
 
 
-_positive = _integer(1)
+@dataclass(kw_only=True)
+class AnalyzeOptions(Lists):
+    command = "analyze"
+    guesses: tuple[str, ...] = field(
+        metadata={"positional": True, "nargs": "+", "metavar": "GUESS"}
+    )
+    """The guesses, in order."""
+    answer: str
+    """The game's answer."""
+    json: str | None = field(default=None, metadata={"metavar": "FILE"})
+    """Write the analysis as JSON."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """A command of wordle-gym: what it does, its options and the function that runs them."""
+
+    help: str
+    options: type
+    run: Callable[[Any], int]
+
+
+COMMANDS = {
+    "play": Command("play a game in the terminal", PlayOptions, cmd_play),
+    "assist": Command("get suggestions while you play the real game", AssistOptions, cmd_assist),
+    "eval": Command("evaluate an agent on every answer", EvalOptions, cmd_eval),
+    "solve": Command("show an agent's game for one answer", SolveOptions, cmd_solve),
+    "dataset": Command(
+        "play every answer with an agent and write a Minari dataset (offline RL)",
+        DatasetOptions,
+        cmd_dataset,
+    ),
+    "analyze": Command(
+        "the exact skill (regret) and luck of each guess of a game you played",
+        AnalyzeOptions,
+        cmd_analyze,
+    ),
+}
+"""The env's own commands (``bench`` and the agents' commands have tables of their own)."""
 ONE_BOARD_AGENTS = ("optimal", "sb3", "llm")
 SEVERAL_BOARDS = "dqn-boards, dqn-explored, a2c-boards, max-entropy or random"
 """The installed agents that play several boards, as a refusal names them."""
 """Installed agents that play one board only (their trees, models and chats are of one game)."""
-LISTS_FROM_AGENT = ("eval", "dataset")
-"""Commands whose default lists are the agent's (a network's training lists; see _policy), not the
-real game's."""
-MAX_GAMES = 1_000_000
-"""The most games of a multi-board evaluation set (a billion built its list for hours)."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -740,128 +862,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"wordle-gym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    commands: list[tuple[str, str, Callable[[argparse.Namespace], int]]] = [
-        ("play", "play a game in the terminal", cmd_play),
-        ("assist", "get suggestions while you play the real game", cmd_assist),
-        ("eval", "evaluate an agent on every answer", cmd_eval),
-        ("solve", "show an agent's game for one answer", cmd_solve),
-        (
-            "dataset",
-            "play every answer with an agent and write a Minari dataset (offline RL)",
-            cmd_dataset,
-        ),
-        (
-            "analyze",
-            "the exact skill (regret) and luck of each guess of a game you played",
-            cmd_analyze,
-        ),
-    ]
+    for name, command in COMMANDS.items():
+        add_options(
+            sub.add_parser(name, help=command.help, description=command.help), command.options
+        )
     sub.add_parser(
         "bench",
         help="evaluate every agent into wordle-gym-bench/BENCHMARKS.md (see wordle-gym bench -h)",
         add_help=False,
     )
-    listing = sub.add_parser("agents", help="list the installed agents and their options")
-    listing.set_defaults(func=cmd_agents)
-    parsers = {}
-    for name, help_text, func in commands:
-        p = sub.add_parser(name, help=help_text, description=help_text)
-        p.set_defaults(func=func)
-        _add_lists(p)
-        parsers[name] = p
+    sub.add_parser("agents", help="list the installed agents and their options")
     # run by wordle_gym.cli.main before this parser; listed here for --help
     for name in command_names():
         if name not in sub.choices:
             sub.add_parser(
                 name, help=f"{command_help(name)} (wordle-gym {name} --help)", add_help=False
             )
-    parsers["play"].add_argument("--answer", help="play this answer (default: random)")
-    parsers["analyze"].add_argument(
-        "guesses", nargs="+", metavar="GUESS", help="the guesses, in order"
-    )
-    parsers["analyze"].add_argument("--answer", required=True, help="the game's answer")
-    parsers["analyze"].add_argument("--json", metavar="FILE", help="write the analysis as JSON")
-    parsers["play"].add_argument(
-        "--seed", type=_integer(0), default=None, help="seed for the random answer"
-    )
-    _add_agent(parsers["assist"])
-    parsers["assist"].add_argument(
-        "--top", type=_positive, default=5, help="suggestions to show (default 5)"
-    )
-    parsers["assist"].add_argument(
-        "--optimal",
-        action="store_true",
-        help="show each suggestion's exact expected guesses (agent 'optimal')",
-    )
-    p = parsers["eval"]
-    _add_agent(p)
-    p.add_argument(
-        "--checkpoint",
-        metavar="PATH",
-        help="weights of a trained agent (a2c, dqn: default the best shipped), or an SB3 zip",
-    )
-    p.add_argument("--sb3-algo", help="sb3: ppo, dqn or maskable_ppo (default: read from the zip)")
-    p.add_argument(
-        "--candidates-only", action="store_true", help="max-entropy: guess only possible answers"
-    )
-    p.add_argument("--device", default="auto", help="cpu, cuda or auto (default)")
-    p.add_argument("--seed", type=_integer(0), help="random: seed (default 0)")
-    p.add_argument(
-        "--split",
-        choices=SPLITS,
-        help="play only this part of the answers' seeded train/eval split (eval: 315 held out), in "
-        "the whole game",
-    )
-    p.add_argument(
-        "--split-seed", type=_integer(0), default=0, help="seed of the split's shuffle (default 0)"
-    )
-    p.add_argument(
-        "--held-out",
-        help="with --split: a file of the eval answers (e.g. NeMo Gym's 315), not the seeded",
-    )
-    p.add_argument(
-        "--boards",
-        type=_integer(1, 32),
-        default=1,
-        help="boards per game: 2 Dordle, 4 Quordle, ..., 32 (default 1); plays the standard set of "
-        "K-tuples",
-    )
-    p.add_argument(
-        "--games",
-        type=_integer(1, MAX_GAMES),
-        default=None,
-        help=f"with --boards K: games of the standard set (default 2000, at most {MAX_GAMES:,})",
-    )
-    p.add_argument(
-        "--regret",
-        action="store_true",
-        help="the exact regret of every decision (agent 'optimal'; "
-        "the JSON keeps them all and the 20 costliest positions)",
-    )
-    p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
-    p = parsers["dataset"]
-    _add_agent(p)
-    p.add_argument(
-        "--id",
-        required=True,
-        help="the dataset's id, e.g. wordle/optimal-v0 (Minari's NAMESPACE/NAME-vN)",
-    )
-    p.add_argument(
-        "--epsilon",
-        type=_probability,
-        default=0.0,
-        help="chance of a random allowed guess instead of the agent's (default 0)",
-    )
-    p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent")
-    p.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
-    p.add_argument(
-        "--seed", type=_integer(0), help="seed of the noise (and of the random agent; default 0)"
-    )
-    p = parsers["solve"]
-    p.add_argument("word", help="the answer to solve")
-    _add_agent(p)
-    p.add_argument("--checkpoint", metavar="PATH", help="weights of a trained agent")
-    p.add_argument("--device", default="cpu", help="cpu, cuda or auto (default cpu)")
     return parser
 
 
@@ -879,22 +895,21 @@ def main(argv: Sequence[str] | None = None) -> int:
             print("\nwordle-gym bench: interrupted", file=sys.stderr)
             return 130
     parser = build_parser()
-    args = parser.parse_args(argv)
-    if getattr(args, "game", None) is not None:  # --game names both lists
-        if args.answers is not None or args.allowed is not None:
-            parser.error(
-                f"--game {args.game} names the lists; give it or --answers/--allowed, not both"
-            )
-        args.answers, args.allowed = GAMES[args.game]
-    elif hasattr(args, "game") and args.command not in LISTS_FROM_AGENT:
-        args.answers, args.allowed = args.answers or "answers", args.allowed or "allowed"
+    parsed = parser.parse_args(argv)
+    command = COMMANDS.get(parsed.command)
+    args: Any = parsed
+    if command is not None:
+        try:
+            args = options_from(command.options, parsed)
+        except (ValueError, TypeError) as exc:
+            parser.error(str(exc))
     try:
-        return args.func(args)
+        return command.run(args) if command is not None else cmd_agents(args)
     except BrokenPipeError:  # the reader went away (e.g. `| head`): stop quietly, as other tools do
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 141
     except (UsageError, ValueError, TypeError, OSError, ImportError, DependencyNotInstalled) as exc:
-        print(f"wordle-gym {args.command}: error: {one_line(exc)}", file=sys.stderr)
+        print(f"wordle-gym {parsed.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(file=sys.stderr)

@@ -46,7 +46,8 @@ import logging
 import os
 import uuid
 from collections.abc import Sequence
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 try:
     from fastapi import FastAPI, HTTPException
@@ -458,42 +459,44 @@ def _game_from_environ() -> dict[str, Any]:
     return game
 
 
+@dataclass(kw_only=True)
+class ServeOptions:
+    """The options of ``python -m wordle_gym.integrations.openenv``."""
+
+    host: str = "127.0.0.1"
+    """Address to listen on."""
+    port: int = 8001
+    """Port."""
+    reward: str | None = None
+    """The text env's reward preset (default: the env's; 'regret': exact)."""
+    split: Literal["train", "eval"] | None = None
+    """Draw answers from this part of the split."""
+    held_out: str | None = None
+    """A file of the eval answers (e.g. NeMo Gym's 315) instead of the seeded."""
+    hard: bool = False
+    """Hard mode."""
+    think_open: bool = False
+    """The chat template opens <think> before replies."""
+    sessions: int = 64
+    """Games played at once."""
+    idle_timeout: float = IDLE_S
+    """Close a session idle this many seconds."""
+    token: str | None = None
+    """Require 'Authorization: Bearer TOKEN' (default $WORDLE_GYM_TOKEN; none)."""
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m wordle_gym.integrations.openenv``: serve the game over HTTP and WebSocket
     (uvicorn)."""
     import uvicorn
 
-    from wordle_gym.utils.commandline import OneLineParser
+    from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 
     parser = OneLineParser(
         prog="python -m wordle_gym.integrations.openenv", description=main.__doc__
     )
-    parser.add_argument(
-        "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)"
-    )
-    parser.add_argument("--port", type=int, default=8001, help="port (default 8001)")
-    parser.add_argument(
-        "--reward", help="the text env's reward preset (default: the env's; 'regret': exact)"
-    )
-    parser.add_argument(
-        "--split", choices=("train", "eval"), help="draw answers from this part of the split"
-    )
-    parser.add_argument(
-        "--held-out", help="a file of the eval answers (e.g. NeMo Gym's 315) instead of the seeded"
-    )
-    parser.add_argument("--hard", action="store_true", help="hard mode")
-    parser.add_argument(
-        "--think-open", action="store_true", help="the chat template opens <think> before replies"
-    )
-    parser.add_argument(
-        "--sessions", type=int, default=64, help="games played at once (default 64)"
-    )
-    idle = f"close a session idle this many seconds (default {IDLE_S:g})"
-    parser.add_argument("--idle-timeout", type=float, default=IDLE_S, help=idle)
-    parser.add_argument(
-        "--token", help="require 'Authorization: Bearer TOKEN' (default $WORDLE_GYM_TOKEN; none)"
-    )
-    args = parser.parse_args(argv)
+    add_options(parser, ServeOptions)
+    args = options_from(ServeOptions, parser.parse_args(argv))
     game = _game_from_environ()
     game.update({k: v for k, v in (("reward", args.reward), ("split", args.split)) if v})
     if args.hard:

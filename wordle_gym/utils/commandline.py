@@ -12,6 +12,11 @@ Types: ``int``, ``float``, ``str``, ``bool`` (``--flag`` / ``--no-flag``), ``X |
 gives None), ``tuple[X, ...]`` (comma-separated, ``--stages 100,1000,full``) and ``Literal[...]``
 (its choices). A field without a default is a required option; one marked
 ``field(metadata={"positional": True})`` is a positional argument (optional where it has a default).
+Other ``metadata`` keys: ``parse`` (a str -> value function raising ``argparse.ArgumentTypeError``,
+for a check the type cannot say: :func:`integer`), ``flags`` (more names, ``("-o",)``), ``metavar``,
+``repeat`` (a ``tuple[X, ...]`` given one value per use of the option) and ``nargs`` (a positional
+``tuple[X, ...]``, e.g. ``"+"``). A default of None, False or an empty tuple is not shown in the
+help: the docstring says what it means.
 
 Example:
     >>> from dataclasses import dataclass
@@ -34,6 +39,7 @@ import ast
 import dataclasses
 import inspect
 import itertools
+import re
 import textwrap
 import types
 import typing
@@ -126,6 +132,33 @@ def _converter(hint: Any) -> tuple[Callable[[str], Any], str]:
     raise TypeError(f"no command-line form for a field of type {hint!r}")
 
 
+def integer(low: int, high: int | None = None) -> Callable[[str], int]:
+    """A ``parse`` function: an integer in [low, high], written in plain ASCII digits (``int()``
+    also takes ' 2', '02', '1_0' and other scripts' digits)."""
+
+    def parse(text: str) -> int:
+        value = int(text) if re.fullmatch(r"-?(0|[1-9][0-9]*)", text, flags=re.ASCII) else None
+        if value is None or value < low or (high is not None and value > high):
+            span = f"from {low} to {high}" if high is not None else f">= {low}"
+            raise argparse.ArgumentTypeError(f"expected an integer {span}, got {text[:40]!r}")
+        return value
+
+    return parse
+
+
+def choice(options: Sequence[str]) -> Callable[[str], str]:
+    """A ``parse`` function: one of ``options`` (a choice known only at run time)."""
+
+    def parse(text: str) -> str:
+        if text not in options:
+            raise argparse.ArgumentTypeError(
+                f"expected one of {', '.join(options)}, got {text[:40]!r}"
+            )
+        return text
+
+    return parse
+
+
 def _default(field: dataclasses.Field, defaults: Any) -> Any:
     if defaults is not None:
         return getattr(defaults, field.name)
@@ -151,34 +184,48 @@ def add_options(
     for field in dataclasses.fields(cls):
         if not field.init or field.name in skip:
             continue
-        flag = "--" + field.name.replace("_", "-")
+        meta = field.metadata
+        flags = (*meta.get("flags", ()), "--" + field.name.replace("_", "-"))
         default = _default(field, defaults)
         text = docs.get(field.name, "").replace("%", "%%")
+        required = default is dataclasses.MISSING
         shown = (
             " (required)"
-            if default is dataclasses.MISSING
+            if required
+            else ""
+            if default is None or default is False or default == ()
             else (f" (default: {show(default)})").replace("%", "%%")
         )
-        if hints[field.name] is bool:
+        hint = hints[field.name]
+        if hint is bool:
             group.add_argument(
-                flag, action=argparse.BooleanOptionalAction, default=None, help=text + shown
+                *flags, action=argparse.BooleanOptionalAction, default=None, help=text + shown
             )
             continue
-        convert, metavar = _converter(hints[field.name])
-        required = default is dataclasses.MISSING
-        if field.metadata.get("positional"):
-            nargs = None if required else "?"
+        many = meta.get("repeat") or meta.get("nargs")  # a tuple given value by value
+        convert, metavar = _converter(typing.get_args(hint)[0] if many else hint)
+        convert = meta.get("parse", convert)
+        if metavar == "STR":  # a word or a path: named by the field, as argparse names it
+            metavar = field.name.upper()
+        metavar = meta.get("metavar", metavar)
+        if meta.get("positional"):
             group.add_argument(
                 field.name,
                 type=convert,
                 default=None,
-                nargs=nargs,
-                metavar=field.name.upper(),
+                nargs=meta.get("nargs") or (None if required else "?"),
+                metavar=meta.get("metavar", field.name.upper()),
                 help=text + ("" if required else shown),
             )
             continue
         group.add_argument(
-            flag, type=convert, default=None, metavar=metavar, required=required, help=text + shown
+            *flags,
+            type=convert,
+            default=None,
+            action="append" if meta.get("repeat") else "store",
+            metavar=metavar,
+            required=required,
+            help=text + shown,
         )
 
 
@@ -190,6 +237,7 @@ def options_from(
     value)."""
     names = [f.name for f in dataclasses.fields(cls) if f.init]
     given = {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+    given = {name: tuple(v) if isinstance(v, list) else v for name, v in given.items()}
     given.update(fixed)
     if defaults is not None:
         return dataclasses.replace(defaults, **given)
