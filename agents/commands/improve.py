@@ -173,8 +173,6 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
 
 def _improve(args: ImproveRun, options: ImproveOptions, start: float) -> tuple[Run, WordleConfig]:
     run_dir = Path(args.run_dir)
-    check_writable(args.out)
-    check_writable(run_dir, folder=True)
     config = WordleConfig(
         answers=word_source(args.answers),
         allowed=word_source(args.allowed),
@@ -184,6 +182,9 @@ def _improve(args: ImproveRun, options: ImproveOptions, start: float) -> tuple[R
     # clear errors for a file that is no checkpoint
     agent = load_network(args.init, resolve_device(args.device))
     agent.check_game(config)
+    # the outputs, once the inputs are sound (a refused command leaves no folder behind)
+    check_writable(args.out)
+    check_writable(run_dir, folder=True)
     agent.use_words(list(config.vocabulary.allowed))
     run = Run(agent)
     # What a run is; the options of ImproveOptions may change from one command to the next.

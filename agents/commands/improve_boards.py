@@ -119,8 +119,6 @@ def _teach(
     args: BoardsRun, options: BoardsOptions, start: float
 ) -> tuple[Run, dict[int, WordleConfig]]:
     run_dir = Path(args.run_dir)
-    check_writable(args.out)
-    check_writable(run_dir, folder=True)
     answers, allowed = word_source(args.answers), word_source(args.allowed)
     configs = {
         k: WordleConfig(answers=answers, allowed=allowed, boards=k, reward=args.reward)
@@ -129,6 +127,9 @@ def _teach(
     vocabulary = next(iter(configs.values())).vocabulary
     longest = max(config.max_guesses for config in configs.values())
     agent = _start(args, longest)
+    # the outputs, once the inputs are sound (a refused command leaves no folder behind)
+    check_writable(args.out)
+    check_writable(run_dir, folder=True)
     agent.use_words(list(vocabulary.allowed))
     run = Run(agent)
     settings = {

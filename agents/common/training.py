@@ -271,6 +271,8 @@ def run_curriculum(run: RunConfig, spec: TrainingSpec, config: Any) -> Path:
     in the same folder is refused instead of interleaving its logs.
     """
     device = resolve_device(run.device)
+    if run.init is not None:  # a missing or foreign --init is refused before any folder is made
+        read_checkpoint(run.init, None)
     run_dir = check_writable(run.run_dir, folder=True)
     if run.export:
         check_writable(run.export)

@@ -426,8 +426,6 @@ def cmd_eval(args: EvalOptions) -> int:
     from wordle_gym.harness.evaluation import evaluate
     from wordle_gym.utils.files import check_writable
 
-    if args.json:
-        check_writable(args.json)  # before the evaluation, not after it
     if args.boards > 1 and (args.regret or args.hard):
         raise ValueError(
             f"--{'regret' if args.regret else 'hard'} is for one board; --boards "
@@ -444,6 +442,8 @@ def cmd_eval(args: EvalOptions) -> int:
             f"{SEVERAL_BOARDS}"
         )
     policy, answers, allowed = _policy(args)
+    if args.json:  # before the evaluation, not after it; once the agent loads (no stray folder)
+        check_writable(args.json)
     # before the evaluation: an oracle that cannot load fails first
     oracle = _oracle() if args.regret else None
     try:
@@ -577,11 +577,16 @@ def cmd_analyze(args: AnalyzeOptions) -> int:
     oracle."""
     from wordle_gym.utils.files import atomic_write_json, check_writable
 
-    if args.json:
-        check_writable(args.json)
     config = _game_config(args, word_source(args.answers), word_source(args.allowed))
+    vocab = config.vocabulary
+    unknown = [g for g in args.guesses if g.lower() not in vocab.allowed_index]
+    if unknown:  # before the search's minute, not after it
+        raise ValueError(f"{unknown[0]!r} is not an allowed guess of this game")
+    vocab.answer_id(args.answer.lower())
     if args.hard:
         _check_hard_mode(args, [g.lower() for g in args.guesses])
+    if args.json:  # once the game is sound (a refused command leaves no folder behind)
+        check_writable(args.json)
     print(
         "valuing each position exactly (the optimal agent's search; a minute or so on a CPU)...",
         file=sys.stderr,
