@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
@@ -105,7 +105,7 @@ class RewardScheme:
             raise ValueError("RewardScheme.win needs at least one value")
         object.__setattr__(self, "win", tuple(float(w) for w in win))
 
-    @property
+    @cached_property
     def needs(self) -> frozenset[str]:
         """The tile counts when a tile term is set (they cost time to count)."""
         return frozenset({TILES} if self.green or self.yellow or self.repeat_green else ())
