@@ -341,11 +341,9 @@ class OptimalSolver:
         (:meth:`wordle_agents.solvers.oracle.Oracle.analyze`); ``wordle-gym analyze``."""
 
         vocab = config.vocabulary
-        unknown = [g for g in guesses if g.lower() not in vocab.allowed_index]
-        if unknown:
-            raise ValueError(f"{unknown[0]!r} is not an allowed guess of this game")
+        actions, answer_id = [vocab.action(g) for g in guesses], vocab.answer_id(answer)
         oracle = Oracle(config, root_opener=self._start_opener(vocab))
-        return oracle.analyze([vocab.action(g) for g in guesses], vocab.answer_id(answer.lower()))
+        return oracle.analyze(actions, answer_id)
 
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         """Follow each game's history down the tree."""

@@ -81,7 +81,7 @@ def test_reward__an_engine_refuses_what_it_cannot_fill() -> None:
         WordleConfig(reward="regret")
     with pytest.raises(ValueError, match=r"\['bits'\].*trainer"):
         WordleConfig(reward=InformationGain(0.1))
-    with pytest.raises(ValueError, match=r"also reads \['bits'\]"):
+    with pytest.raises(ValueError, match=r"\[.bits.\], which WordleText does not compute"):
         WordleTextEnv(reward=RewardSum(Regret(), InformationGain(0.1)))
     with pytest.raises(ValueError, match="RewardSum adds RewardFn objects"):
         RewardSum("default")

@@ -579,10 +579,9 @@ def cmd_analyze(args: AnalyzeOptions) -> int:
 
     config = _game_config(args, word_source(args.answers), word_source(args.allowed))
     vocab = config.vocabulary
-    unknown = [g for g in args.guesses if g.lower() not in vocab.allowed_index]
-    if unknown:  # before the search's minute, not after it
-        raise ValueError(f"{unknown[0]!r} is not an allowed guess of this game")
-    vocab.answer_id(args.answer.lower())
+    for guess in args.guesses:  # before the search's minute, not after it
+        vocab.action(guess)
+    vocab.answer_id(args.answer)
     if args.hard:
         _check_hard_mode(args, [g.lower() for g in args.guesses])
     if args.json:  # once the game is sound (a refused command leaves no folder behind)

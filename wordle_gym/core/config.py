@@ -8,7 +8,7 @@ from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from wordle_gym.core.rewards import TILES, RewardFn, get_reward
+from wordle_gym.core.rewards import TILES, RewardFn, get_reward, reward_for
 from wordle_gym.core.words import SPLITS, Vocabulary, WordSource, held_out_answers, split_answers
 
 if TYPE_CHECKING:
@@ -123,13 +123,7 @@ class WordleConfig:
         if isinstance(self.reward, dict):
             object.__setattr__(self, "reward", get_reward(self.reward))
         # fail early on an unknown preset, or one an engine step cannot give
-        beyond = get_reward(self.reward).needs - {TILES}
-        if beyond:
-            raise ValueError(
-                f"reward {self.reward!r} reads the outcome's {sorted(beyond)}, which an engine "
-                "step does not compute: the move's regret is WordleText's (reward='regret'), the "
-                "bits a trainer's shaping term"
-            )
+        reward_for(self.reward, "an engine step", frozenset({TILES}))
         self._check_boards()
         _ = self.vocabulary  # validate the word lists now, not on first use
         self._check_split()

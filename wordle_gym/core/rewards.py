@@ -305,6 +305,27 @@ def get_reward(reward: str | RewardFn | dict) -> RewardFn:
     return PRESETS[key]
 
 
+_FILLED_BY = {
+    TILES: "every engine",
+    REGRET: "WordleText's oracle (reward='regret')",
+    BITS: "a trainer that tracks the candidates (a shaping term)",
+}
+
+
+def reward_for(reward: str | RewardFn | dict, player: str, fills: frozenset[str]) -> RewardFn:
+    """The reward as :func:`get_reward` gives it, refused in one line naming who fills them if
+    it reads an :class:`Outcome` field that ``player`` (which fills ``fills``) does not compute."""
+    resolved = get_reward(reward)
+    beyond = sorted(resolved.needs - fills)
+    if beyond:
+        who = "; ".join(f"{field}: {_FILLED_BY[field]}" for field in beyond)
+        raise ValueError(
+            f"reward {reward!r} reads the outcome's {beyond}, which {player} does not compute "
+            f"({who})"
+        )
+    return resolved
+
+
 def information_bits(
     table: torch.Tensor, candidates: torch.Tensor, actions: torch.Tensor, answers: torch.Tensor
 ) -> torch.Tensor:

@@ -23,7 +23,7 @@ from wordle_gym.core.rewards import (
     Outcome,
     RewardFn,
     RewardSum,
-    get_reward,
+    reward_for,
 )
 from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
@@ -260,13 +260,9 @@ class WordleTextEnv(gym.Env[str, str]):
         format_reward: float = 0.0,
         **options: Any,
     ) -> None:
-        reward = get_reward(options.get("reward", "default"))
-        beyond = reward.needs - {TILES, REGRET}
-        if beyond:
-            raise ValueError(
-                f"WordleText gives the outcome's tiles and regret; reward {reward!r} also reads "
-                f"{sorted(beyond)} (a trainer's shaping term)"
-            )
+        reward = reward_for(
+            options.get("reward", "default"), "WordleText", frozenset({TILES, REGRET})
+        )
         self.regret = REGRET in reward.needs
         if self.regret:  # the engine keeps its default scheme; the move is valued by the oracle
             del options["reward"]
