@@ -37,6 +37,13 @@ Steps (each a fresh process with its own time limit; its output goes to ``<out>/
    with the root explored about 55 s on an H200 (2-4 h here); on several boards 21-33 s on an H200;
 8. ``benchmarks``: ``python -m benchmarks.make_table`` (BENCHMARKS.md, CUDA rows included).
 
+With ``--opener-minutes M``, all the while: ``opener-values-<k>``, the exact first-move totals of
+the openers no table holds, on the machine's spare CPU cores (``--opener-cores``, default all but
+two): a process a core, each its own share (``python -m wordle_agents.commands.optimal --values
+allowed --first-move-only --part k/K``), into one copy of the shipped table,
+``<out>/opener_values_normal.json``, merged back here by ``python -m wordle_agents.commands.optimal
+--merge <out>/opener_values_normal.json --save agents/checkpoints/opener_values_normal.json``.
+
 Steps 1-5 and 8 took 4.5 minutes on an H200 (2026-11-26): they fit a 15-minute device lease, with
 room for ``--improve-minutes 2`` (each run ends its last iteration after the minutes: about a minute
 more). Each benchmark writes ``benchmarks/results/<name>_cuda.json``; copied back into a checkout,
@@ -59,16 +66,19 @@ import argparse
 import importlib.util
 import os
 import shlex
+import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from wordle_gym.core.words import load_word_list
 from wordle_gym.utils.files import atomic_write_json
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
+OPENER_TABLE = "opener_values_normal.json"  # the shipped table the opener values continue
 ROWS = Path("benchmarks") / "results" / "agents"  # where a bench run's rows go under its --out
 # The own-policy rollout runs (``--improve-minutes``): step name, the weights under
 # agents/checkpoints it improves.
@@ -372,6 +382,28 @@ def steps(
     return [*plan, ("benchmarks", [python, "-m", "benchmarks.make_table"], 30)]
 
 
+def opener_runs(out: Path, minutes: float, cores: int, dry: bool) -> list[tuple[str, list[str]]]:
+    """(name, command) of each process of the opener values (``--opener-minutes``): ``cores``
+    shares of the openers into one table under ``out`` (a copy of the shipped one; with ``dry``, a
+    fresh table of a 20-word game)."""
+    python, table, lists = sys.executable, out / OPENER_TABLE, []
+    if dry:
+        words = out / "opener_words.txt"
+        words.write_text("\n".join(load_word_list("answers")[:20]) + "\n")
+        table, lists = (
+            out / "opener_values_dry.json",
+            ["--answers", str(words), "--allowed", str(words)],
+        )
+    elif not table.exists():
+        shutil.copyfile(ROOT / "agents" / "checkpoints" / OPENER_TABLE, table)
+    command = [python, "-m", "wordle_agents.commands.optimal", "--values", "allowed"]
+    command += ["--first-move-only", "--save", str(table), "--time-limit", "120", "--quiet"]
+    command += ["--max-minutes", str(minutes), *lists]
+    return [
+        (f"opener-values-{k}", [*command, "--part", f"{k}/{cores}"]) for k in range(1, cores + 1)
+    ]
+
+
 def _improve_args(out: Path, name: str, init: str, device: str, minutes: float) -> list[str]:
     """``python -m wordle_agents.commands.improve``'s options of step ``name`` (a key of
     :data:`IMPROVE`): the recipe's options of dqn-explored's last stages (with exploring starts at
@@ -421,6 +453,18 @@ def main(argv: list[str] | None = None) -> int:
         help="minutes of each own-policy rollout run; 0 runs none",
     )
     parser.add_argument(
+        "--opener-minutes",
+        type=float,
+        default=0.0,
+        help="minutes of the opener values on the spare CPU cores, beside the steps; 0 runs none",
+    )
+    parser.add_argument(
+        "--opener-cores",
+        type=int,
+        default=max(1, (os.cpu_count() or 1) - 2),
+        help="processes of the opener values (default: all cores but two)",
+    )
+    parser.add_argument(
         "--quick", action="store_true", help="pass --quick to the benchmarks (a rehearsal)"
     )
     parser.add_argument(
@@ -430,9 +474,11 @@ def main(argv: list[str] | None = None) -> int:
         "--only", help="run only the steps whose name holds one of these comma-separated texts"
     )
     args = parser.parse_args(argv)
-    for option in ("train_minutes", "improve_minutes"):
+    for option in ("train_minutes", "improve_minutes", "opener_minutes"):
         if not getattr(args, option) >= 0:
             parser.error(f"--{option.replace('_', '-')} must be >= 0; got {getattr(args, option)}")
+    if args.opener_cores < 1:
+        parser.error(f"--opener-cores must be >= 1; got {args.opener_cores}")
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     summary: dict = {
@@ -447,8 +493,22 @@ def main(argv: list[str] | None = None) -> int:
     plan = steps(
         out, args.device, args.train_minutes, args.dry_run, args.quick, args.improve_minutes
     )
+
+    def chosen(name: str) -> bool:
+        return not args.only or any(part in name for part in args.only.split(","))
+
+    beside = []  # the opener values, on the CPU cores the steps leave
+    if args.opener_minutes > 0 and chosen("opener-values"):
+        one_thread = {**env, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+        for name, command in opener_runs(out, args.opener_minutes, args.opener_cores, args.dry_run):
+            print(f"[{name}] {shlex.join(command)} (beside the steps)", flush=True)
+            log = open(out / f"{name}.log", "w")  # noqa: SIM115 (closed once the process ends)
+            process = subprocess.Popen(
+                command, cwd=ROOT, env=one_thread, stdout=log, stderr=subprocess.STDOUT
+            )
+            beside.append((name, command, process, log, time.perf_counter()))
     for name, command, limit in plan:
-        if args.only and not any(part in name for part in args.only.split(",")):
+        if not chosen(name):
             continue
         print(f"[{name}] {shlex.join(command)} (limit {limit / 60:.0f} min)", flush=True)
         start, status = time.perf_counter(), None
@@ -460,6 +520,22 @@ def main(argv: list[str] | None = None) -> int:
                 code = status.returncode
             except subprocess.TimeoutExpired:
                 code = 124
+        seconds = time.perf_counter() - start
+        summary["steps"].append(
+            {"name": name, "command": command, "exit": code, "seconds": round(seconds, 1)}
+        )
+        atomic_write_json(out / "summary.json", summary)
+        print(f"[{name}] exit {code} in {seconds:.0f} s; log {out / (name + '.log')}", flush=True)
+    for name, command, process, log, start in beside:
+        # each stops itself after its minutes, finishing the opener it is on (up to --time-limit)
+        end = start + 60 * args.opener_minutes + 180
+        try:
+            code = process.wait(timeout=max(1.0, end - time.perf_counter()))
+        except subprocess.TimeoutExpired:
+            process.kill()  # the table is written whole, one opener at a time
+            process.wait()
+            code = 124
+        log.close()
         seconds = time.perf_counter() - start
         summary["steps"].append(
             {"name": name, "command": command, "exit": code, "seconds": round(seconds, 1)}

@@ -601,7 +601,14 @@ def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
     """The one-command GPU run (issue 47): every step dry-run on the CPU with tiny sizes, its logs
     and summary under --out, nothing written elsewhere."""
     before = sorted((ROOT / "benchmarks" / "results").glob("*.json"))
-    out = run("-m", "benchmarks.gpu", "--dry-run", "--out", str(tmp_path / "gpu"))
+    out = run(
+        "-m",
+        "benchmarks.gpu",
+        "--dry-run",
+        "--out",
+        str(tmp_path / "gpu"),
+        *("--opener-minutes", "1", "--opener-cores", "2"),
+    )
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     summary = json.loads((tmp_path / "gpu" / "summary.json").read_text())
     names = [s["name"] for s in summary["steps"]]
@@ -620,6 +627,8 @@ def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
         "improve-root",
         "improve-boards",
         "benchmarks",
+        "opener-values-1",
+        "opener-values-2",
     ]
     assert all(s["exit"] == 0 for s in summary["steps"]) and summary["dry_run"]
     assert all((tmp_path / "gpu" / f"{name}.log").stat().st_size > 0 for name in names)
@@ -636,6 +645,9 @@ def test_gpu_script__dry_run_runs_every_step_on_the_cpu(tmp_path: Path) -> None:
     seeing = torch.load(tmp_path / "gpu" / "dqn_boards.pt", weights_only=True)
     assert seeing["kind"] == "see-all" and seeing["board"]["boards_training"]["iterations"] == 1
     assert sorted((ROOT / "benchmarks" / "results").glob("*.json")) == before
+    # the opener values beside the steps, two shares into one table (a tiny game of its own)
+    table = json.loads((tmp_path / "gpu" / "opener_values_dry.json").read_text())
+    assert len(table["values"]) == 20
 
 
 @pytest.mark.slow

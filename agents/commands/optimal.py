@@ -1,12 +1,20 @@
 """``python -m wordle_agents.commands.optimal``: the exact solver, from the command line.
 
-    python -m wordle_agents.commands.optimal salet [--hard] [--save tree.npz]    # the optimal tree
-    from an opener python -m wordle_agents.commands.optimal best-of-10                          #
-    the best of the 10 best greedy ones python -m wordle_agents.commands.optimal --all-openers
-    [--save ranking.json] # every opener ranked, the best proven python -m
-    wordle_agents.commands.optimal --all-openers --losses --top 1      # the same, a loss costing
-    limit + 1 python -m wordle_agents.commands.optimal --values models --save values.json  # exact
-    first moves for the oracle
+The optimal tree from an opener, and the best of the 10 best greedy openers::
+
+    python -m wordle_agents.commands.optimal salet [--hard] [--save tree.npz]
+    python -m wordle_agents.commands.optimal best-of-10
+
+Every opener ranked, the best proven (with --losses, a loss costing the limit + 1)::
+
+    python -m wordle_agents.commands.optimal --all-openers [--save ranking.json]
+    python -m wordle_agents.commands.optimal --all-openers --losses --top 1
+
+Exact first moves for the oracle (with ``--part 1/2`` and ``--part 2/2``, two processes into one
+table at once), and tables made elsewhere merged into it::
+
+    python -m wordle_agents.commands.optimal --values allowed --first-move-only --save v.json
+    python -m wordle_agents.commands.optimal --merge other.json --save v.json
 
 The search is :mod:`wordle_agents.solvers.optimal_search` (a tree from one opener) and
 :mod:`wordle_agents.solvers.openers` (every first guess ranked; resumable from its journal beside
@@ -46,6 +54,12 @@ class OptimalRun:
     first_move_only: bool = False
     """With --values: each opener's total alone, not the values of the positions it leads to (a few
     times faster; the first move exact, the second searched when played)."""
+    part: str | None = field(default=None, metadata={"metavar": "K/N"})
+    """With --values: only the K-th of N interleaved shares of the openers (K/N, K from 1), so that
+    N processes value them into one table (--save) at once."""
+    merge: str | None = field(default=None, metadata={"metavar": "TABLES"})
+    """Comma-separated tables of opener values (--values', for the same lists and rules) to merge
+    into the table at --save: what runs on other machines made."""
     top: int = 10
     """With --all-openers: how many to rank exactly."""
     losses: bool = False
@@ -72,12 +86,18 @@ class OptimalRun:
     """No progress bar."""
 
     def __post_init__(self) -> None:
-        if sum((self.opener is not None, self.all_openers, self.values is not None)) != 1:
-            raise ValueError("give an opener, --all-openers or --values (one of them)")
-        if self.first_move_only and self.values is None:
-            raise ValueError("--first-move-only goes with --values")
-        if self.values is not None and not self.save:
-            raise ValueError("--values needs --save FILE (the table, continued if it exists)")
+        chosen = (self.opener, self.all_openers or None, self.values, self.merge)
+        if sum(x is not None for x in chosen) != 1:
+            raise ValueError("give an opener, --all-openers, --values or --merge (one of them)")
+        for name in ("first_move_only", "part"):
+            if getattr(self, name) not in (None, False) and self.values is None:
+                raise ValueError(f"--{name.replace('_', '-')} goes with --values")
+        if (self.values is not None or self.merge is not None) and not self.save:
+            raise ValueError(
+                f"--{'values' if self.merge is None else 'merge'} needs --save FILE (the table, "
+                "continued if it exists)"
+            )
+        _ = self.share
         if self.all_openers and self.time_limit is not None:
             raise ValueError(
                 "--time-limit is for one opener; --all-openers stops with --max-minutes"
@@ -100,6 +120,16 @@ class OptimalRun:
             raise ValueError("--save needs a file name; got ''")
         check_limits(self.max_guesses, self.time_limit, self.max_cache_entries)
 
+    @property
+    def share(self) -> tuple[int, int]:
+        """--part as (k, n) with k from 0 (the whole list: (0, 1))."""
+        if self.part is None:
+            return (0, 1)
+        k, _, n = self.part.partition("/")
+        if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+            raise ValueError(f"--part must be K/N with 1 <= K <= N (e.g. 1/2); got {self.part!r}")
+        return (int(k) - 1, int(n))
+
 
 def main(argv: list[str] | None = None, own_process: bool = False, prog: str = PROG) -> int:
     """The command (``prog``: its name in messages); ``own_process``: run in a process of its own,
@@ -119,6 +149,8 @@ def main(argv: list[str] | None = None, own_process: bool = False, prog: str = P
         return _all_openers(args, prog)
     if args.values is not None:
         return _values(args, prog)
+    if args.merge is not None:
+        return _merge(args, prog)
     start = time.perf_counter()
     try:
         vocab = _lists_and_output(args)
@@ -204,6 +236,7 @@ def _values(args: OptimalRun, prog: str) -> int:
             args.time_limit,
             not args.quiet,
             not args.first_move_only,
+            args.share,
         )
     except (OSError, ValueError) as exc:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
@@ -213,6 +246,7 @@ def _values(args: OptimalRun, prog: str) -> int:
               "command continues",
               file=sys.stderr)  # fmt: skip
         return 130
+    words = list(dict.fromkeys(words))[args.share[0] :: args.share[1]]
     done = sum(w in values for w in words)
     n = config.vocabulary.num_answers
     best = f"; the best {min(values.values())} ({min(values.values()) / n:.4f})" if values else ""
@@ -226,6 +260,34 @@ def _values(args: OptimalRun, prog: str) -> int:
             "not valued (past --time-limit or --max-minutes; the same command tries again): "
             f"{shown}"
         )
+    return 0
+
+
+def _merge(args: OptimalRun, prog: str) -> int:
+    """``--merge``: tables of opener values merged into the table at --save."""
+    from wordle_agents.solvers.oracle import merge_opener_values
+
+    assert args.save is not None and args.merge is not None
+    others = [p.strip() for p in args.merge.split(",") if p.strip()]
+    try:
+        config = WordleConfig(
+            answers=word_source(args.answers),
+            allowed=word_source(args.allowed),
+            hard_mode=args.hard,
+            max_guesses=args.max_guesses,
+        )
+        missing = [p for p in others if not Path(p).is_file()]
+        if missing or not others:
+            raise ValueError(f"--merge: no such table: {', '.join(missing) or '(none given)'}")
+        check_writable(args.save)
+        merged = merge_opener_values(config, args.save, others)
+    except (OSError, ValueError) as exc:
+        print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
+        return 2
+    print(
+        f"{len(merged.values)} openers valued in {args.save} ({len(merged.timed_out)} past a time "
+        "limit)"
+    )
     return 0
 
 

@@ -33,7 +33,9 @@ it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import hashlib
 import json
 import math
 import time
@@ -53,7 +55,7 @@ from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_LETTER
 from wordle_gym.core.rules import ALPHABET, num_patterns
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.utils.files import atomic_write_text, cache_folder, read_text_bounded
+from wordle_gym.utils.files import atomic_write_text, cache_folder, file_lock, read_text_bounded
 
 
 class Position(NamedTuple):
@@ -423,6 +425,7 @@ def opener_values(
     opener_s: float | None = None,
     progress: bool | None = None,
     children: bool = True,
+    part: tuple[int, int] = (0, 1),
 ) -> dict[str, int]:
     """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``,
     added to the table at ``save`` one opener at a time (atomically: a stopped run keeps what it
@@ -434,8 +437,14 @@ def opener_values(
     the ranking), and the table notes the limit it ran out of (``timed_out``): a run with no longer
     limit passes it by instead of searching it in vain again. ``progress``: a bar (None: on a
     terminal only). ``children=False``: each opener's total alone, not the values of the positions
-    it leads to (a few times faster: what makes the first move exact)."""
+    it leads to (a few times faster: what makes the first move exact). ``part=(k, n)``: only the
+    ``k``-th of ``n`` interleaved shares of ``words`` (from 0), so that ``n`` processes value them
+    into one table at once: each opener is merged into the table as it is on disk then, under a
+    lock (:func:`merge_opener_values`)."""
     config = WordleConfig.build(config)
+    index, count = part
+    if not (type(index) is int and type(count) is int and 0 <= index < count):
+        raise ValueError(f"part must be (k, n) with 0 <= k < n; got {part!r}")
     path, want_children = Path(save), children and config.max_guesses > 2
     # a table of another game is refused before anything is read into the search (the run would
     # rewrite it)
@@ -457,7 +466,7 @@ def opener_values(
             or (w == words[0] and w not in one_fewer)
         )
 
-    todo = [w for w in dict.fromkeys(words) if missing(w)]
+    todo = [w for w in list(dict.fromkeys(words))[index::count] if missing(w)]
     for word in tqdm(
         todo,
         desc="opener values",
@@ -490,16 +499,90 @@ def opener_values(
                 children[word] = kids
             if fewer is not None:
                 one_fewer[word] = fewer
-        rows = {w: [[p, *t] for p, t in sorted(found.items())] for w, found in children.items()}
+        found = OpenerValues(values, one_fewer, children, timed_out)
+        values, one_fewer, children, timed_out = _merge_locked(path, header, config, [found])
+    return values
+
+
+def merge_opener_values(
+    config: WordleConfig, into: str | Path, others: list[str | Path]
+) -> OpenerValues:
+    """Merge the tables ``others`` (of :func:`opener_values`, for the same game) into the table
+    ``into`` (made if missing), atomically and under a lock; returns the merged table. Exact
+    totals are the same wherever two tables hold one: a difference is a ValueError naming it, and
+    ``into`` is left as it was."""
+    config = WordleConfig.build(config)
+    vocab, path = config.vocabulary, Path(into)
+    tables = [
+        read_opener_values(Path(p), vocab, config.hard_mode, config.max_guesses, strict=True)
+        for p in others
+    ]
+    header = _values_header(vocab, config.hard_mode, config.max_guesses)
+    return _merge_locked(path, header, config, tables)
+
+
+def _merge_locked(
+    path: Path, header: dict[str, Any], config: WordleConfig, tables: list[OpenerValues]
+) -> OpenerValues:
+    """The table at ``path`` as it is on disk with ``tables`` merged in, written back (under a lock
+    in the cache folder, so that processes sharing the table never lose each other's openers)."""
+    lock: Any = contextlib.nullcontext()  # no cache folder to lock in: a run alone is still safe
+    folder = cache_folder()
+    if folder is not None:
+        name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
+        with contextlib.suppress(OSError):
+            (folder / "locks").mkdir(parents=True, exist_ok=True)
+            lock = file_lock(
+                folder / "locks" / f"opener-values-{name}.lock", "run of opener values", wait_s=600
+            )
+    with lock:
+        merged = read_opener_values(
+            path, config.vocabulary, config.hard_mode, config.max_guesses, strict=True
+        )
+        for table in tables:
+            merged = _merge_two(merged, table, path)
+        rows = {
+            w: [[p, *t] for p, t in sorted(found.items())] for w, found in merged.children.items()
+        }
         data = {
             **header,
-            "values": values,
-            "one_fewer": one_fewer,
-            "timed_out": timed_out,
+            "values": merged.values,
+            "one_fewer": merged.one_fewer,
+            "timed_out": merged.timed_out,
             "children": rows,
         }
         atomic_write_text(path, _compact_json(data))
-    return values
+    return merged
+
+
+def _merge_two(a: OpenerValues, b: OpenerValues, where: Path) -> OpenerValues:
+    """Two tables' union (ValueError on an exact total they give differently); an opener's time
+    limit is the longest it ran out of, and none once it is valued."""
+
+    def union(x: dict[Any, Any], y: dict[Any, Any], what: str) -> dict[Any, Any]:
+        for key in x.keys() & y.keys():
+            if x[key] != y[key]:
+                raise ValueError(
+                    f"{where}: two tables give {what} {key!r} differently ({x[key]} and "
+                    f"{y[key]}); exact totals cannot differ, so one table is wrong"
+                )
+        return {**x, **y}
+
+    values = union(a.values, b.values, "the total of")
+    children = dict(a.children)
+    for word, rows in b.children.items():
+        children[word] = union(children.get(word, {}), rows, f"{word!r}'s position")
+    timed_out = {
+        w: max(a.timed_out.get(w, -1.0), b.timed_out.get(w, -1.0))
+        for w in a.timed_out.keys() | b.timed_out.keys()
+        if w not in values
+    }
+    return OpenerValues(
+        values,
+        union(a.one_fewer, b.one_fewer, "one guess fewer, the total of"),
+        children,
+        timed_out,
+    )
 
 
 def _compact_json(data: dict[str, Any]) -> str:

@@ -353,14 +353,16 @@ def folder_lock(folder: str | os.PathLike[str], what: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def file_lock(lock: str | os.PathLike[str], what: str, name: str | None = None) -> Iterator[None]:
+def file_lock(
+    lock: str | os.PathLike[str], what: str, name: str | None = None, wait_s: float = 0.0
+) -> Iterator[None]:
     """Hold an exclusive lock (the file ``lock``, through filelock, on any OS) for the duration;
-    refuse at once if another process holds it, naming its pid (kept in ``<lock>.pid``) and ``what``
-    it is doing."""
+    refuse if another process still holds it after ``wait_s`` seconds, naming its pid (kept in
+    ``<lock>.pid``) and ``what`` it is doing."""
     from filelock import FileLock, Timeout
 
     lock = Path(lock)
-    holder, pid_file = FileLock(lock, timeout=0), Path(f"{lock}.pid")
+    holder, pid_file = FileLock(lock, timeout=wait_s), Path(f"{lock}.pid")
     try:
         holder.acquire()
     except Timeout:

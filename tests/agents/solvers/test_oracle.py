@@ -739,3 +739,51 @@ def test_opener_values__first_move_only_values_the_totals_alone(tmp_path, capsys
     )
     assert optimal_main(["salet", "--first-move-only"]) == 2
     assert "--first-move-only goes with --values" in capsys.readouterr().err
+
+
+def test_opener_values__processes_share_one_table_and_tables_merge(tmp_path) -> None:
+    """Two processes valuing interleaved shares (--part 1/2, 2/2) into one table at once lose
+    none of each other's openers (each merges into the table as it is on disk, under a lock); a
+    table made elsewhere merges in (--merge), and two tables giving an exact total differently are
+    refused, the table left as it was."""
+    import subprocess
+    import sys
+
+    from tests.helpers.lists import list_files
+    from wordle_agents.commands.optimal import main as optimal_main
+    from wordle_agents.solvers.oracle import merge_opener_values, opener_values, read_opener_values
+    from wordle_gym.core.config import WordleConfig
+
+    answers, allowed, lists = list_files(tmp_path, seed=8)
+    config = WordleConfig(answers=answers, allowed=allowed)
+    shared, words = tmp_path / "shared.json", allowed[:12]
+    command = [sys.executable, "-m", "wordle_agents.commands.optimal", "--values"]
+    command += [",".join(words), "--first-move-only", "--save", str(shared), "--quiet", *lists]
+    runs = [subprocess.Popen([*command, "--part", f"{k}/2"]) for k in (1, 2)]
+    assert [run.wait(timeout=300) for run in runs] == [0, 0]
+    searched = Oracle(config, root_opener=None)
+    want = {w: searched._q_total(searched.start(), searched.vocab.action(w)) for w in words}
+    table = read_opener_values(shared, config.vocabulary, False, 6, strict=True)
+    assert table.values == want
+    # one share alone values every other opener
+    alone = opener_values(config, words, tmp_path / "half.json", children=False, part=(1, 2))
+    assert alone == {w: want[w] for w in words[1::2]}
+    # merged: another table's openers and time limits (none kept for an opener valued)
+    other = tmp_path / "other.json"
+    opener_values(config, allowed[12:14], other, children=False)
+    data = json.loads(other.read_text())
+    data["timed_out"] = {words[0]: 60.0, allowed[20]: 30.0}
+    other.write_text(json.dumps(data))
+    assert optimal_main(["--merge", str(other), "--save", str(shared), "--quiet", *lists]) == 0
+    merged = read_opener_values(shared, config.vocabulary, False, 6, strict=True)
+    assert merged.values.keys() == set(words) | set(allowed[12:14])
+    assert merged.timed_out == {allowed[20]: 30.0}
+    data["values"][words[0]] = want[words[0]] + 1  # a wrong total: refused
+    other.write_text(json.dumps(data))
+    before = shared.read_bytes()
+    with pytest.raises(ValueError, match=f"'{words[0]}' differently"):
+        merge_opener_values(config, shared, [other])
+    assert shared.read_bytes() == before
+    assert optimal_main(["--merge", str(other), "--save", str(shared), *lists]) == 2
+    with pytest.raises(ValueError, match="part must be"):
+        opener_values(config, words, shared, part=(2, 2))
