@@ -11,8 +11,10 @@ against wall time.
 
     python -m benchmarks.a2c_ablation                              # table + plot from the kept logs
     python -m benchmarks.a2c_ablation --collect NAME=runs/FOLDER   # keep (or refresh) one run's log
-    first python -m benchmarks.a2c_ablation --collect scratch-NAME=runs/recipes/FOLDER   # a
-    from-scratch recipe run
+
+A from-scratch recipe run is kept under a name that starts with ``scratch-``::
+
+    python -m benchmarks.a2c_ablation --collect scratch-NAME=runs/recipes/FOLDER
 
 From scratch (``scratch-NAME``): the ``a2c`` recipe run whole with one change at every stage (its
 run folder:

@@ -7,8 +7,8 @@ by ``import wordle_gym`` unless already set) and with OpenMP's default (the code
 waits). The machine's fair share is about (N + cores) / cores times the idle time; a slowdown far
 above it is threads waiting on each other.
 
-    python -m benchmarks.contention            # every path, N = 0, 1, 2, 4 (about 15 minutes on 2
-    cores) python -m benchmarks.contention --quick    # one path, N = 0 and 1
+    python -m benchmarks.contention            # every path, N = 0, 1, 2, 4 (15 min on 2 cores)
+    python -m benchmarks.contention --quick    # one path, N = 0 and 1
 """
 
 from __future__ import annotations

@@ -14,8 +14,7 @@ real run.
 A real model on a GPU (``pip install -e ".[trl]"``; the model is downloaded by transformers)::
 
     python examples/train_grpo.py --model Qwen/Qwen3-0.6B --steps 500 --num-generations 8 \\
-        --batch-size 8 \\
-        --max-completion-length 256 --output-dir runs/grpo-qwen3
+        --batch-size 8 --max-completion-length 256 --output-dir runs/grpo-qwen3
 
 Offline, a tiny model built here from a config (no download; it is first taught the tool-call
 format, so its games are real games)::

@@ -2,12 +2,11 @@
 A2C ablation).
 
     python -m research.a2c_variants --stages full --init agents/checkpoints/a2c_full.pt \\
-        --lr 1e-4 --gamma 0.8 \\
-        --entropy-coef 0.01 [--temperature 2] [--gae-lambda 0.9] [--clip-range 0.2 \\
-        --ppo-epochs 2 --minibatches 4] \\
-        [--info-gain 0.05] --run-dir runs/a2c-entropy
-    python -m research.a2c_variants recipe a2c --set full.entropy_coef=0.01 ... --run-dir
-    runs/recipes/a2c-entropy
+        --lr 1e-4 --gamma 0.8 --entropy-coef 0.01 [--temperature 2] [--gae-lambda 0.9] \\
+        [--clip-range 0.2 --ppo-epochs 2 --minibatches 4] [--info-gain 0.05] \\
+        --run-dir runs/a2c-entropy
+    python -m research.a2c_variants recipe a2c --set full.entropy_coef=0.01 ... \\
+        --run-dir runs/recipes/a2c-entropy
 
 The first form is ``python -m wordle_agents.commands.train_a2c`` with :class:`A2CVariantConfig`'s
 options; the second runs a shipped recipe (``python -m wordle_agents.commands.recipe``'s options)

@@ -5,6 +5,8 @@ standard library is always allowed), lazy imports inside functions included."""
 from __future__ import annotations
 
 import ast
+import itertools
+import re
 import sys
 from pathlib import Path
 
@@ -296,3 +298,28 @@ def test_layout__every_command_takes_its_options_from_a_dataclass() -> None:
                 ):
                     flags = [a.value for a in node.args if isinstance(a, ast.Constant)]
                     assert flags == ["--version"], f"{path.relative_to(ROOT)}: add_argument{flags}"
+
+
+def test_layout__usage_examples_in_docstrings_keep_their_lines() -> None:
+    """A command's examples, as ``--help`` and the docs show them: a reflow once ran them together
+    (two commands on one line, a comment's words followed by the next command) and left lines of
+    one option between two continuations."""
+    bad = []
+    folders = [*PACKAGES.values(), ROOT / "examples", ROOT / "benchmarks", ROOT / "research"]
+    for path in (p for folder in folders for p in sorted(folder.rglob("*.py"))):
+        lines = path.read_text().splitlines()
+        for number, (line, after) in enumerate(itertools.pairwise(lines), 1):
+            where = f"{path.relative_to(ROOT)}:{number}"
+            if line.count("python -m ") > 1 and "`" not in line:
+                bad.append(f"{where}: two commands on one line")
+            text = line.strip()
+            if (
+                "python -m " in text
+                and not text.startswith("python")
+                and re.search(r"\S {4,}#", text)
+            ):
+                bad.append(f"{where}: a comment run into the text")
+            stub = after.strip()
+            if line.rstrip().endswith("\\") and stub.endswith("\\") and len(stub) < 25:
+                bad.append(f"{where}: a continuation line holding only {stub!r}")
+    assert not bad, "\n".join(bad)

@@ -1,10 +1,8 @@
 """``python -m wordle_agents.commands.improve``: policy iteration of a network by its own rollouts.
 
     python -m wordle_agents.commands.improve --init agents/checkpoints/dqn_full.pt \\
-        --out dqn_improved.pt \\
-        [--run-dir runs/improve] [--iterations 10] [--top 32] [--screen 32] [--explore 4] \\
-        [--epochs 150] \\
-        [--hard] [--max-minutes 60]
+        --out dqn_improved.pt [--run-dir runs/improve] [--iterations 10] [--top 32] \\
+        [--screen 32] [--explore 4] [--epochs 150] [--hard] [--max-minutes 60]
 
 No solver and no teacher: only the game and its reward. Each iteration plays every answer with the
 network, values its best guesses at every position by finishing the games with its own play, and

@@ -2,10 +2,8 @@
 own rollouts.
 
     python -m wordle_agents.commands.improve_boards --init agents/checkpoints/dqn_explored.pt \\
-        --out dqn_boards.pt \\
-        [--boards 2,4] [--run-dir runs/boards] [--iterations 10] [--games 200] [--top 8] \\
-        [--samples 16] \\
-        [--max-minutes 60]
+        --out dqn_boards.pt [--boards 2,4] [--run-dir runs/boards] [--iterations 10] \\
+        [--games 200] [--top 8] [--samples 16] [--max-minutes 60]
 
 No solver and no teacher: only the game and its reward
 (:mod:`wordle_agents.methods.policy_iteration_boards` says how). The best network (by wins on the

@@ -4,8 +4,8 @@ recipe.
     python -m wordle_agents.commands.recipe --list
 
     python -m wordle_agents.commands.recipe dqn-explored [--run-dir runs/recipes/dqn-explored] \\
-        [--device cuda] \\
-        [--max-minutes 60] [--until STAGE] [--set STAGE.OPTION=VALUE ...] [--out dqn_explored.pt]
+        [--device cuda] [--max-minutes 60] [--until STAGE] [--set STAGE.OPTION=VALUE ...] \\
+        [--out dqn_explored.pt]
 
 A recipe is the chain of commands that made a shipped checkpoint, kept as data
 (``recipes/NAME.toml`` in this package, as RL Baselines3 Zoo keeps its hyperparameter files): each

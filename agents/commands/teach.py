@@ -1,13 +1,12 @@
 """``python -m wordle_agents.commands.teach``: a network taught by the exact solver.
 
     python -m wordle_agents.commands.teach --init agents/checkpoints/a2c_full.pt \\
-        --out a2c_taught.pt \\
-        [--rounds 8] [--epochs 40] [--hard] [--max-minutes 60]
+        --out a2c_taught.pt [--rounds 8] [--epochs 40] [--hard] [--max-minutes 60]
 
 Behaviour cloning on the positions of optimal play, then DAgger rounds
 (:mod:`wordle_agents.methods.dagger` says how). The best round's weights are written to ``--out``
-(float16, with ``teacher: "optimal"``):
-learning here is imitation, not reward, and the tables keep it apart from the reward-only agents.
+(float16, with ``teacher: "optimal"``): learning here is imitation, not reward, and the tables keep
+it apart from the reward-only agents.
 """
 
 from __future__ import annotations

@@ -3,8 +3,7 @@ DAgger (the student plays every answer, the oracle labels every position it reac
 trains on all labels so far) until a round brings nothing better.
 
     python -m wordle_agents.commands.teach --init agents/checkpoints/a2c_full.pt \\
-        --out a2c_taught.pt \\
-        [--rounds 8] [--epochs 40] [--hard] [--max-minutes 60]
+        --out a2c_taught.pt [--rounds 8] [--epochs 40] [--hard] [--max-minutes 60]
 
 The student is the project's A2C word-scoring network (a sum of letter-position scores per word; any
 single word can be made the argmax, so optimal play is within its reach); the teacher is

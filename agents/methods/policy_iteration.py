@@ -2,10 +2,8 @@
 reward.
 
     python -m wordle_agents.commands.improve --init agents/checkpoints/dqn_full.pt \\
-        --out dqn_improved.pt \\
-        [--run-dir runs/improve] [--iterations 10] [--top 32] [--screen 32] [--explore 4] \\
-        [--epochs 150] \\
-        [--hard] [--max-minutes 60]
+        --out dqn_improved.pt [--run-dir runs/improve] [--iterations 10] [--top 32] \\
+        [--screen 32] [--explore 4] [--epochs 150] [--hard] [--max-minutes 60]
 
 The network is an A2C's or a DQN's (by the checkpoint's kind; a DQN's word values serve as the
 logits). Each iteration:

@@ -2,8 +2,8 @@
 Quordle.
 
     python -m wordle_agents.commands.improve_boards --init agents/checkpoints/dqn_explored.pt \\
-        --out dqn_boards.pt \\
-        [--boards 2,4] [--games 400] [--top 8] [--samples 8] [--iterations 10] [--max-minutes 60]
+        --out dqn_boards.pt [--boards 2,4] [--games 400] [--top 8] [--samples 8] \\
+        [--iterations 10] [--max-minutes 60]
 
 A one-board network plays K boards as :class:`~wordle_agents.rl.networks.BoardMixture` plays it:
 each guess the likeliest word of the unsolved boards' softmaxes mixed. What it learned on one board
