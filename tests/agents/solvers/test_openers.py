@@ -209,8 +209,11 @@ def test_command__ranks_saves_and_reports_errors(
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1, err
     for argv, message in (
-        (["salet", "--all-openers"], "give an opener, --all-openers or --values (one of them)"),
-        ([], "give an opener, --all-openers or --values (one of them)"),
+        (
+            ["salet", "--all-openers"],
+            "give an opener, --all-openers, --values or --merge (one of them)",
+        ),
+        ([], "give an opener, --all-openers, --values or --merge (one of them)"),
         (["salet", "--max-minutes", "3"], "--max-minutes goes with --all-openers"),
         # regression (issue 62): it was ignored
         (["salet", "--top", "3"], "--top goes with --all-openers"),
