@@ -49,8 +49,9 @@ class OptimalRun:
     """Rank every allowed first guess, proving the --top best (resumable with --save)."""
     values: str | None = None
     """Comma-separated openers, or 'models' (those language models favour), 'answers' or 'allowed'
-    (those, then every word of that list): each one's exact first-move total, a loss costing limit +
-    1 (the oracle's regret reward reads it), added to the table at --save (resumable)."""
+    (those, then every word of that list, the answers first): each one's exact first-move total, a
+    loss costing limit + 1 (the oracle's regret reward reads it), added to the table at --save
+    (resumable)."""
     first_move_only: bool = False
     """With --values: each opener's total alone, not the values of the positions it leads to (a few
     times faster; the first move exact, the second searched when played)."""
@@ -215,7 +216,8 @@ def _values(args: OptimalRun, prog: str) -> int:
     )
     named = [w.strip().lower() for w in args.values.split(",") if w.strip()]
     vocab = config.vocabulary
-    lists = {"models": [], "answers": list(vocab.answers), "allowed": list(vocab.allowed)}
+    # the words players use first: the answers (common words) before the other allowed guesses
+    lists = {"models": [], "answers": [*vocab.answers], "allowed": [*vocab.answers, *vocab.allowed]}
     models = [w for w in MODEL_OPENERS if w in vocab.allowed_index] if args.values in lists else []
     words = list(dict.fromkeys(models + lists[args.values])) if args.values in lists else named
     unknown = [w for w in words if w not in config.vocabulary.allowed_index]

@@ -787,3 +787,20 @@ def test_opener_values__processes_share_one_table_and_tables_merge(tmp_path) -> 
     assert optimal_main(["--merge", str(other), "--save", str(shared), *lists]) == 2
     with pytest.raises(ValueError, match="part must be"):
         opener_values(config, words, shared, part=(2, 2))
+
+
+def test_opener_values__allowed_values_the_answers_first(tmp_path, monkeypatch) -> None:
+    """``--values allowed`` values the answers (the common words players open with) before the
+    other allowed guesses, each once."""
+    import wordle_agents.solvers.oracle as oracle_module
+    from tests.helpers.lists import list_files
+    from wordle_agents.commands.optimal import main as optimal_main
+
+    answers, allowed, lists = list_files(tmp_path, seed=3)
+    asked = []
+    monkeypatch.setattr(
+        oracle_module, "opener_values", lambda _, words, *a: asked.extend(words) or {}
+    )
+    assert optimal_main(["--values", "allowed", "--save", str(tmp_path / "v.json"), *lists]) == 0
+    assert sorted(asked) == sorted(allowed)
+    assert set(asked[: len(answers)]) == set(answers)
