@@ -56,7 +56,7 @@ On a lent machine with torch but not this project's other dependencies and no pa
 the wheels it lacks (``pip download --no-deps --only-binary=:all: -d .whl gymnasium
 farama-notifications``, and stable-baselines3 with sb3-contrib for the bench's SB3 rows), then ``pip
 install --no-index --no-deps .whl/*.whl && pip install --no-index --no-deps --no-build-isolation -e
-.`` there (the agents' entry points need the install). The tracked tree is about 62 MiB of a 64 MiB
+.`` there (the agents' entry points need the install). The tracked tree is about 60 MiB of a 64 MiB
 transfer: carry little beside it.
 """
 

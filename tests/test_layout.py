@@ -323,3 +323,15 @@ def test_layout__usage_examples_in_docstrings_keep_their_lines() -> None:
             if line.rstrip().endswith("\\") and stub.endswith("\\") and len(stub) < 25:
                 bad.append(f"{where}: a continuation line holding only {stub!r}")
     assert not bad, "\n".join(bad)
+
+
+def test_layout__the_tree_fits_what_a_gpu_lease_carries() -> None:
+    """A GPU lease carries the working tree, 64 MiB at most (../shared/GPU.md); the tracked files
+    stay under 62 MiB, leaving room for the wheels a call brings. Shipped weights are what grows:
+    the DQN's curriculum stages left the tree when today's network pushed it to 69 MiB."""
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True)
+    files = [ROOT / name for name in listed.stdout.decode().split("\0") if name]
+    size = sum(p.stat().st_size for p in files if p.is_file())
+    assert size < 62 * 2**20, f"the tracked tree is {size / 2**20:.1f} MiB"
