@@ -239,6 +239,7 @@ def _values(args: OptimalRun, prog: str) -> int:
             not args.quiet,
             not args.first_move_only,
             args.share,
+            args.max_cache_entries,
         )
     except (OSError, ValueError) as exc:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)

@@ -426,6 +426,7 @@ def opener_values(
     progress: bool | None = None,
     children: bool = True,
     part: tuple[int, int] = (0, 1),
+    max_cache_entries: int = 5_000_000,
 ) -> dict[str, int]:
     """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``,
     added to the table at ``save`` one opener at a time (atomically: a stopped run keeps what it
@@ -440,7 +441,8 @@ def opener_values(
     it leads to (a few times faster: what makes the first move exact). ``part=(k, n)``: only the
     ``k``-th of ``n`` interleaved shares of ``words`` (from 0), so that ``n`` processes value them
     into one table at once: each opener is merged into the table as it is on disk then, under a
-    lock (:func:`merge_opener_values`)."""
+    lock (:func:`merge_opener_values`). The search's cache, which later openers reuse, is emptied
+    between openers past ``max_cache_entries`` (about 50 bytes each)."""
     config = WordleConfig.build(config)
     index, count = part
     if not (type(index) is int and type(count) is int and 0 <= index < count):
@@ -475,6 +477,8 @@ def opener_values(
     ):
         if time.perf_counter() >= deadline:
             break
+        if oracle.search.kernel.cache_size(oracle.cache) > max_cache_entries:
+            oracle.search.kernel.clear_cache(oracle.cache)
         action = vocab.action(word)
         limit = min(deadline, time.perf_counter() + (math.inf if opener_s is None else opener_s))
         try:

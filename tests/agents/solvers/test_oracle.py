@@ -804,3 +804,23 @@ def test_opener_values__allowed_values_the_answers_first(tmp_path, monkeypatch) 
     assert optimal_main(["--values", "allowed", "--save", str(tmp_path / "v.json"), *lists]) == 0
     assert sorted(asked) == sorted(allowed)
     assert set(asked[: len(answers)]) == set(answers)
+
+
+def test_opener_values__the_search_cache_stays_bounded(tmp_path, monkeypatch) -> None:
+    """Regression: a long run of opener values kept every search's cache entry (hours of openers,
+    gigabytes), and ``--max-cache-entries`` was ignored with --values; past the bound the cache is
+    emptied between openers, the values unchanged."""
+    from tests.helpers.lists import small_lists
+    from wordle_agents.solvers.optimal_search import _kernel
+    from wordle_agents.solvers.oracle import opener_values
+    from wordle_gym.core.config import WordleConfig
+
+    answers, allowed = small_lists(6, 40, 100)
+    config = WordleConfig(answers=answers, allowed=allowed)
+    kept = opener_values(config, allowed[:4], tmp_path / "kept.json", children=False)
+    kernel, emptied = _kernel(), []
+    clear = kernel.clear_cache
+    monkeypatch.setattr(kernel, "clear_cache", lambda cache: emptied.append(1) or clear(cache))
+    bounded = tmp_path / "bounded.json"
+    assert opener_values(config, allowed[:4], bounded, children=False, max_cache_entries=1) == kept
+    assert len(emptied) >= 3  # between openers at least
