@@ -340,11 +340,16 @@ class OpenerValues(NamedTuple):
 
 
 def read_opener_values(
-    path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int, strict: bool = False
+    path: Path,
+    vocab: Vocabulary,
+    hard_mode: bool,
+    max_guesses: int,
+    strict: bool = False,
+    advice: str = "give another --save or the same settings",
 ) -> OpenerValues:
     """The table :func:`opener_values` wrote at ``path`` for these lists and rules (empty when the
     file is missing or of other lists and rules, or with ``strict`` a ValueError naming the setting
-    that differs; ValueError when it is not such a table)."""
+    that differs, then ``advice``; ValueError when it is not such a table)."""
     empty = OpenerValues({}, {}, {}, {})
     try:
         data = json.loads(read_text_bounded(path, what="table of opener values"))
@@ -365,9 +370,7 @@ def read_opener_values(
         shown = "; ".join(
             f"{what[k]} {_shown(data.get(k))} there, {_shown(wanted[k])} here" for k in differ
         )
-        raise ValueError(
-            f"{path} is a table of another game ({shown}): give another --save or the same settings"
-        )
+        raise ValueError(f"{path} is a table of another game ({shown}): {advice}")
     if differ:
         return empty
     n = vocab.num_answers
@@ -517,10 +520,9 @@ def merge_opener_values(
     ``into`` is left as it was."""
     config = WordleConfig.build(config)
     vocab, path = config.vocabulary, Path(into)
-    tables = [
-        read_opener_values(Path(p), vocab, config.hard_mode, config.max_guesses, strict=True)
-        for p in others
-    ]
+    game = (vocab, config.hard_mode, config.max_guesses)
+    advice = "only tables of the same lists and rules merge"
+    tables = [read_opener_values(Path(p), *game, strict=True, advice=advice) for p in others]
     header = _values_header(vocab, config.hard_mode, config.max_guesses)
     return _merge_locked(path, header, config, tables)
 

@@ -785,6 +785,10 @@ def test_opener_values__processes_share_one_table_and_tables_merge(tmp_path) -> 
         merge_opener_values(config, shared, [other])
     assert shared.read_bytes() == before
     assert optimal_main(["--merge", str(other), "--save", str(shared), *lists]) == 2
+    hard = WordleConfig(answers=answers, allowed=allowed, hard_mode=True)
+    with pytest.raises(ValueError, match="another game .*only tables of the same lists and rules"):
+        merge_opener_values(hard, tmp_path / "hard.json", [shared])
+    assert not (tmp_path / "hard.json").exists()
     with pytest.raises(ValueError, match="part must be"):
         opener_values(config, words, shared, part=(2, 2))
 
