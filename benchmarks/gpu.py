@@ -497,6 +497,15 @@ def main(argv: list[str] | None = None) -> int:
     def chosen(name: str) -> bool:
         return not args.only or any(part in name for part in args.only.split(","))
 
+    def ended(name: str, command: list[str], code: int, start: float) -> None:
+        """A step's exit status and seconds, in the summary (written at once) and printed."""
+        seconds = time.perf_counter() - start
+        summary["steps"].append(
+            {"name": name, "command": command, "exit": code, "seconds": round(seconds, 1)}
+        )
+        atomic_write_json(out / "summary.json", summary)
+        print(f"[{name}] exit {code} in {seconds:.0f} s; log {out / (name + '.log')}", flush=True)
+
     beside = []  # the opener values, on the CPU cores the steps leave
     if args.opener_minutes > 0 and chosen("opener-values"):
         one_thread = {**env, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
@@ -520,12 +529,7 @@ def main(argv: list[str] | None = None) -> int:
                 code = status.returncode
             except subprocess.TimeoutExpired:
                 code = 124
-        seconds = time.perf_counter() - start
-        summary["steps"].append(
-            {"name": name, "command": command, "exit": code, "seconds": round(seconds, 1)}
-        )
-        atomic_write_json(out / "summary.json", summary)
-        print(f"[{name}] exit {code} in {seconds:.0f} s; log {out / (name + '.log')}", flush=True)
+        ended(name, command, code, start)
     for name, command, process, log, start in beside:
         # each stops itself after its minutes, finishing the opener it is on (up to --time-limit)
         end = start + 60 * args.opener_minutes + 180
@@ -536,12 +540,7 @@ def main(argv: list[str] | None = None) -> int:
             process.wait()
             code = 124
         log.close()
-        seconds = time.perf_counter() - start
-        summary["steps"].append(
-            {"name": name, "command": command, "exit": code, "seconds": round(seconds, 1)}
-        )
-        atomic_write_json(out / "summary.json", summary)
-        print(f"[{name}] exit {code} in {seconds:.0f} s; log {out / (name + '.log')}", flush=True)
+        ended(name, command, code, start)
     failed = [s["name"] for s in summary["steps"] if s["exit"]]
     print(
         f"done: {len(summary['steps'])} steps, "

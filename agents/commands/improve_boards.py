@@ -39,7 +39,7 @@ from wordle_gym.core.config import MAX_BOARDS, WordleConfig
 from wordle_gym.core.words import word_source
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 from wordle_gym.utils.device import resolve_device
-from wordle_gym.utils.files import atomic_torch_save, check_writable, folder_lock, one_line
+from wordle_gym.utils.files import atomic_torch_save, check_writable, one_line, path_lock
 
 PROG = "python -m wordle_agents.commands.improve_boards"
 
@@ -140,7 +140,7 @@ def _teach(
         "allowed": list(vocabulary.allowed),
         "init_sha256": _fingerprint(args.init),
     }
-    with folder_lock(run_dir, "improving"):
+    with path_lock(run_dir, "improving"):
         last = run_dir / "last.pt"
         if resume(run, last, settings) is not None:
             print(f"resuming {last}: {len(run.history)} iterations done")

@@ -202,18 +202,25 @@ def _lists_and_output(args: OptimalRun) -> Vocabulary:
     return vocab
 
 
+def _game(args: OptimalRun) -> WordleConfig:
+    """The game of the command's lists and rules (ValueError naming a bad list)."""
+    return WordleConfig(
+        answers=word_source(args.answers),
+        allowed=word_source(args.allowed),
+        hard_mode=args.hard,
+        max_guesses=args.max_guesses,
+    )
+
+
 def _values(args: OptimalRun, prog: str) -> int:
     """``--values``: exact first-move totals of the openers named, into the table at --save."""
-    from wordle_agents.solvers.oracle import MODEL_OPENERS, opener_values
+    from wordle_agents.solvers.oracle import MODEL_OPENERS, opener_share, opener_values
 
     try:
-        answers, allowed = word_source(args.answers), word_source(args.allowed)
+        config = _game(args)
     except ValueError as exc:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
-    config = WordleConfig(
-        answers=answers, allowed=allowed, hard_mode=args.hard, max_guesses=args.max_guesses
-    )
     named = [w.strip().lower() for w in args.values.split(",") if w.strip()]
     vocab = config.vocabulary
     # the words players use first: the answers (common words) before the other allowed guesses
@@ -249,7 +256,7 @@ def _values(args: OptimalRun, prog: str) -> int:
               "command continues",
               file=sys.stderr)  # fmt: skip
         return 130
-    words = list(dict.fromkeys(words))[args.share[0] :: args.share[1]]
+    words = opener_share(words, args.share)
     done = sum(w in values for w in words)
     n = config.vocabulary.num_answers
     best = f"; the best {min(values.values())} ({min(values.values()) / n:.4f})" if values else ""
@@ -273,12 +280,7 @@ def _merge(args: OptimalRun, prog: str) -> int:
     assert args.save is not None and args.merge is not None
     others = [p.strip() for p in args.merge.split(",") if p.strip()]
     try:
-        config = WordleConfig(
-            answers=word_source(args.answers),
-            allowed=word_source(args.allowed),
-            hard_mode=args.hard,
-            max_guesses=args.max_guesses,
-        )
+        config = _game(args)
         missing = [p for p in others if not Path(p).is_file()]
         if missing or not others:
             raise ValueError(f"--merge: no such table: {', '.join(missing) or '(none given)'}")

@@ -46,8 +46,8 @@ from wordle_gym.utils.files import (
     atomic_torch_save,
     atomic_write_json,
     check_writable,
-    folder_lock,
     one_line,
+    path_lock,
 )
 
 if sys.version_info >= (3, 11):
@@ -355,7 +355,7 @@ def run_recipe(recipe: Recipe, run: RecipeRun) -> bool:
         recipe.stage(run.until)  # a clear error for an unknown stage
     deadline = math.inf if run.max_minutes is None else time.perf_counter() + 60 * run.max_minutes
     check_writable(run.run_dir, folder=True)
-    with folder_lock(run.run_dir, "recipe"):
+    with path_lock(run.run_dir, "recipe"):
         _check_same(recipe, run.run_dir / "recipe.json")
         ran = False  # a command runs one stage at least, as each command makes one update at least
         for index, stage in enumerate(recipe.stages):

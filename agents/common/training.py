@@ -46,7 +46,7 @@ from wordle_gym.core.words import stage_words
 from wordle_gym.harness.evaluation import EvalResult, evaluate
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from, show
 from wordle_gym.utils.device import resolve_device
-from wordle_gym.utils.files import atomic_torch_save, check_writable, folder_lock, one_line
+from wordle_gym.utils.files import atomic_torch_save, check_writable, one_line, path_lock
 
 
 @dataclass
@@ -276,7 +276,7 @@ def run_curriculum(run: RunConfig, spec: TrainingSpec, config: Any) -> Path:
     run_dir = check_writable(run.run_dir, folder=True)
     if run.export:
         check_writable(run.export)
-    with folder_lock(run_dir, "training"):
+    with path_lock(run_dir, "training"):
         return _train(run, spec, config, device, run_dir)
 
 

@@ -33,9 +33,7 @@ it.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import hashlib
 import json
 import math
 import time
@@ -55,7 +53,7 @@ from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_LETTER
 from wordle_gym.core.rules import ALPHABET, num_patterns
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.utils.files import atomic_write_text, cache_folder, file_lock, read_text_bounded
+from wordle_gym.utils.files import atomic_write_text, cache_folder, path_lock, read_text_bounded
 
 
 class Position(NamedTuple):
@@ -447,9 +445,7 @@ def opener_values(
     lock (:func:`merge_opener_values`). The search's cache, which later openers reuse, is emptied
     between openers past ``max_cache_entries`` (about 50 bytes each)."""
     config = WordleConfig.build(config)
-    index, count = part
-    if not (type(index) is int and type(count) is int and 0 <= index < count):
-        raise ValueError(f"part must be (k, n) with 0 <= k < n; got {part!r}")
+    share = opener_share(words, part)  # a bad part is refused before the table is read
     path, want_children = Path(save), children and config.max_guesses > 2
     # a table of another game is refused before anything is read into the search (the run would
     # rewrite it)
@@ -459,7 +455,6 @@ def opener_values(
     values, one_fewer, children, timed_out = table
     oracle = Oracle(config, root_opener=None, opener_table=save)
     vocab, start = oracle.vocab, oracle.start()
-    header = _values_header(vocab, oracle.hard_mode, oracle.max_guesses)
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
 
     def missing(w: str) -> bool:
@@ -471,7 +466,7 @@ def opener_values(
             or (w == words[0] and w not in one_fewer)
         )
 
-    todo = [w for w in list(dict.fromkeys(words))[index::count] if missing(w)]
+    todo = [w for w in share if missing(w)]
     for word in tqdm(
         todo,
         desc="opener values",
@@ -507,8 +502,17 @@ def opener_values(
             if fewer is not None:
                 one_fewer[word] = fewer
         found = OpenerValues(values, one_fewer, children, timed_out)
-        values, one_fewer, children, timed_out = _merge_locked(path, header, config, [found])
+        values, one_fewer, children, timed_out = _merge_locked(path, config, [found])
     return values
+
+
+def opener_share(words: list[str], part: tuple[int, int]) -> list[str]:
+    """The openers of ``words`` (each once) that share ``part=(k, n)`` of :func:`opener_values`
+    values: every ``n``-th from the ``k``-th."""
+    index, count = part
+    if not (type(index) is int and type(count) is int and 0 <= index < count):
+        raise ValueError(f"part must be (k, n) with 0 <= k < n; got {part!r}")
+    return list(dict.fromkeys(words))[index::count]
 
 
 def merge_opener_values(
@@ -523,35 +527,22 @@ def merge_opener_values(
     game = (vocab, config.hard_mode, config.max_guesses)
     advice = "only tables of the same lists and rules merge"
     tables = [read_opener_values(Path(p), *game, strict=True, advice=advice) for p in others]
-    header = _values_header(vocab, config.hard_mode, config.max_guesses)
-    return _merge_locked(path, header, config, tables)
+    return _merge_locked(path, config, tables)
 
 
-def _merge_locked(
-    path: Path, header: dict[str, Any], config: WordleConfig, tables: list[OpenerValues]
-) -> OpenerValues:
-    """The table at ``path`` as it is on disk with ``tables`` merged in, written back (under a lock
-    in the cache folder, so that processes sharing the table never lose each other's openers)."""
-    lock: Any = contextlib.nullcontext()  # no cache folder to lock in: a run alone is still safe
-    folder = cache_folder()
-    if folder is not None:
-        name = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:16]
-        with contextlib.suppress(OSError):
-            (folder / "locks").mkdir(parents=True, exist_ok=True)
-            lock = file_lock(
-                folder / "locks" / f"opener-values-{name}.lock", "run of opener values", wait_s=600
-            )
-    with lock:
-        merged = read_opener_values(
-            path, config.vocabulary, config.hard_mode, config.max_guesses, strict=True
-        )
+def _merge_locked(path: Path, config: WordleConfig, tables: list[OpenerValues]) -> OpenerValues:
+    """The table at ``path`` as it is on disk with ``tables`` merged in, written back under a lock,
+    so that processes sharing the table never lose each other's openers."""
+    vocab, hard_mode, max_guesses = config.vocabulary, config.hard_mode, config.max_guesses
+    with path_lock(path, "run of opener values", wait_s=600):
+        merged = read_opener_values(path, vocab, hard_mode, max_guesses, strict=True)
         for table in tables:
             merged = _merge_two(merged, table, path)
         rows = {
             w: [[p, *t] for p, t in sorted(found.items())] for w, found in merged.children.items()
         }
         data = {
-            **header,
+            **_values_header(vocab, hard_mode, max_guesses),
             "values": merged.values,
             "one_fewer": merged.one_fewer,
             "timed_out": merged.timed_out,

@@ -332,23 +332,23 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
 
 
 @contextlib.contextmanager
-def folder_lock(folder: str | os.PathLike[str], what: str) -> Iterator[None]:
-    """Hold an exclusive lock on ``folder`` for the duration; see :func:`file_lock`. The lock file
-    lives in :func:`cache_folder`'s ``locks/`` (named by the folder's resolved path), so a run
-    folder holds only the run's own files; without a writable cache, it is the folder's
-    ``.lock``."""
-    where = Path(folder) / ".lock"
+def path_lock(path: str | os.PathLike[str], what: str, wait_s: float = 0.0) -> Iterator[None]:
+    """Hold an exclusive lock on a folder or a file for the duration; see :func:`file_lock`. The
+    lock file lives in :func:`cache_folder`'s ``locks/`` (named by the path's resolved form), so a
+    run folder holds only the run's own files; without a writable cache, it is a folder's
+    ``.lock`` or the file's ``<file>.lock``."""
+    path = Path(path)
+    where = path / ".lock" if path.is_dir() else Path(f"{path}.lock")
     cache = cache_folder()
     if cache is not None:
-        key = hashlib.sha256(
-            str(Path(folder).resolve()).encode("utf-8", "surrogateescape")
-        ).hexdigest()[:32]
+        name = str(path.resolve()).encode("utf-8", "surrogateescape")
+        key = hashlib.sha256(name).hexdigest()[:32]
         try:
             (cache / "locks").mkdir(parents=True, exist_ok=True)
             where = cache / "locks" / f"{key}.lock"
         except OSError:
             pass
-    with file_lock(where, what, f"{str(folder)!r}"):
+    with file_lock(where, what, f"{str(path)!r}", wait_s):
         yield
 
 

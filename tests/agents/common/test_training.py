@@ -19,7 +19,7 @@ from wordle_agents.rl.dqn import DQNAgent, DQNConfig
 from wordle_gym import WordleConfig, WordleEnv, WordleVectorEnv
 from wordle_gym.utils.commandline import field_docs
 from wordle_gym.utils.files import (
-    folder_lock,
+    path_lock,
 )
 
 SHORT_RUN = [
@@ -334,7 +334,7 @@ def test_training__resume_drops_log_rows_written_after_the_checkpoint(tmp_path: 
 def test_training__a_second_training_in_the_same_folder_is_refused(tmp_path: Path, capsys) -> None:
     run_dir = tmp_path / "run"
     run_dir.mkdir()
-    with folder_lock(run_dir, "training"):
+    with path_lock(run_dir, "training"):
         assert main(TRAINING, [*SHORT_RUN, "--run-dir", str(run_dir)]) == 2
     assert (
         f"'{run_dir}' is in use by another training (pid {os.getpid()})"
