@@ -4,11 +4,10 @@ Each agent is a harness Policy (``act(observations, action_masks, env)``) and is
 ``wordle_gym.agents`` entry-point group exactly as a third-party agent would be (see
 :mod:`wordle_gym.harness.registry`); :mod:`wordle_agents.zoo` is the table of them. The subpackages,
 by layer: ``common`` (checkpoints, the network base, the training runner), ``solvers``, ``rl``,
-``methods`` (applied to a trained network) and ``commands``
-(``python -m wordle_agents.commands.NAME``, in one table; the recipes of the shipped learned agents
-are data files in ``recipes/``). Stable-Baselines3 models live in
-:mod:`wordle_agents.rl.sb3_policies` (needs the ``sb3`` extra), so importing this package does not
-import SB3.
+``methods`` (applied to a trained network) and ``commands`` (``python -m
+wordle_agents.commands.NAME``, in one table; the recipes of the shipped learned agents are data
+files in ``recipes/``). Stable-Baselines3 models live in :mod:`wordle_agents.rl.sb3_policies`
+(needs the ``sb3`` extra), so importing this package does not import SB3.
 """
 
 from __future__ import annotations

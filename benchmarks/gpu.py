@@ -29,9 +29,8 @@ Steps (each a fresh process with its own time limit; its output goes to ``<out>/
    hard mode with the reward ``win-first`` from ``dqn_explored_hard.pt``, and with exploring starts
    at the root from the repository's ``training/dqn_root.pt`` (no opener fixed by hand), and
    ``improve-boards``, the network that sees every board (``python -m
-   wordle_agents.commands.improve_boards --see-all
-   --train-board``) from the shipped ``dqn_boards.pt``, ``--max-minutes
-   M`` each; the best networks go to ``<out>/<the same file
+   wordle_agents.commands.improve_boards --see-all --train-board``) from the shipped
+   ``dqn_boards.pt``, ``--max-minutes M`` each; the best networks go to ``<out>/<the same file
    name>``, the runs (resumable by the same command) to ``<out>/runs/improve*`` (``--only
    improve-root`` runs one). On an H100 an iteration took 25-35 s (35-100 min on this 2-core CPU);
    with the root explored about 55 s on an H200 (2-4 h here); on several boards 21-33 s on an H200;

@@ -177,6 +177,21 @@ def first_moves(budget: float) -> dict:
     return out
 
 
+def _history(result: dict, date: str) -> list[dict]:
+    """The real game's first move over the runs: the earlier entries and this one (the openers in
+    the project's table, how many openers are exact), one a table."""
+    from wordle_agents.common.checkpoint import shipped_dir
+
+    table = json.loads((shipped_dir() / "opener_values_normal.json").read_text())["values"]
+    now = {
+        "date": date,
+        "table": len(table),
+        **{k: result["first_move"]["real"][k] for k in ("exact", "upper")},
+    }
+    history = [h for h in result.get("first_move_history", []) if h["table"] != now["table"]]
+    return [*history, now]
+
+
 def _fresh(
     games: dict[str, int], budget: float, store: str | None, checkout: str | None = None
 ) -> dict:
@@ -212,6 +227,7 @@ def main() -> None:
         earlier = json.loads((RESULTS / f"regret_reward_{result['device']}.json").read_text())
         earlier["first_move"] = first_moves(earlier["budget_s"])
         earlier["first_move_date"] = result["date"]
+        earlier["first_move_history"] = _history(earlier, result["date"])
         save("regret_reward", earlier)
         return
     poor, llm, budget = (2, 2, 0.2) if args.quick else (args.games, args.llm_games, args.budget)

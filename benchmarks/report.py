@@ -1249,6 +1249,21 @@ def regret_reward_section(result: dict) -> list[str]:
                 f"{r['charged_below_crane']} | "
                 f"{r['inverted']} | {within} | {r['published_gap_max']:.4f} |"
             )
+    history = result.get("first_move_history", [])
+    if history:
+        lines += [
+            "",
+            "The real game's first move over the runs (`python -m wordle_agents.commands.optimal "
+            "--values allowed --first-move-only`, on this CPU and a GPU lease's spare cores), "
+            "each time the table was merged:",
+            "",
+            "| date | openers in the project's table | exact | an upper bound |",
+            "| --- | ---: | ---: | ---: |",
+            *(
+                f"| {h['date']} | {h['table']:,} | {h['exact']:,} | {h['upper']:,} |"
+                for h in history
+            ),
+        ]
     return [*lines, ""]
 
 

@@ -665,3 +665,26 @@ def test_rllib_example__help_works_without_ray_and_the_hint_names_the_extra() ->
     else:  # CI's RLlib venv: the help is the same
         out = run("examples/rllib_ppo.py", "--help")
         assert out.returncode == 0 and "--iterations" in out.stdout, out.stderr
+
+
+def test_regret_reward_benchmark__first_move_history_keeps_one_row_a_table() -> None:
+    from benchmarks.regret_reward import _history
+    from benchmarks.report import regret_reward_section
+
+    result = json.loads((ROOT / "benchmarks/results/regret_reward_cpu.json").read_text())
+    table = len(
+        json.loads((ROOT / "agents/checkpoints/opener_values_normal.json").read_text())["values"]
+    )
+    earlier = [
+        {"date": "2026-11-28", "table": 1, "exact": 3600, "upper": 9372},
+        {"date": "2026-11-29", "table": table, "exact": 1, "upper": 12971},  # merged again since
+    ]
+    result["first_move"]["real"] |= {"exact": 4000, "upper": 8972}
+    result["first_move_history"] = earlier
+    history = _history(result, "2026-11-30")
+    now = {"date": "2026-11-30", "table": table, "exact": 4000, "upper": 8972}
+    assert history == [earlier[0], now]
+    text = "\n".join(regret_reward_section(result | {"first_move_history": history}))
+    assert "| 2026-11-28 | 1 | 3,600 | 9,372 |" in text
+    assert f"| 2026-11-30 | {table:,} | 4,000 | 8,972 |" in text
+    assert "| 2026-11-29 |" not in text.split("over the runs")[1]
