@@ -439,7 +439,8 @@ def opener_values(
     the ranking), and the table notes the limit it ran out of (``timed_out``): a run with no longer
     limit passes it by instead of searching it in vain again. ``progress``: a bar (None: on a
     terminal only). ``children=False``: each opener's total alone, not the values of the positions
-    it leads to (a few times faster: what makes the first move exact). ``part=(k, n)``: only the
+    it leads to (a few times faster: what makes the first move exact), and only where no shipped
+    table (a published one) proves it already. ``part=(k, n)``: only the
     ``k``-th of ``n`` interleaved shares of ``words`` (from 0), so that ``n`` processes value them
     into one table at once: each opener is merged into the table as it is on disk then, under a
     lock (:func:`merge_opener_values`). The search's cache, which later openers reuse, is emptied
@@ -460,8 +461,10 @@ def opener_values(
     def missing(w: str) -> bool:
         if opener_s is not None and timed_out.get(w, -1.0) >= opener_s:
             return False  # it ran out of this long a limit before
+        # the first move alone: a total another table proves (a published one) is not searched again
+        known = w in values or (not want_children and vocab.action(w) in oracle.root_exact)
         return (
-            w not in values
+            not known
             or (want_children and w not in children)
             or (w == words[0] and w not in one_fewer)
         )

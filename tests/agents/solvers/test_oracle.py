@@ -828,3 +828,52 @@ def test_opener_values__the_search_cache_stays_bounded(tmp_path, monkeypatch) ->
     bounded = tmp_path / "bounded.json"
     assert opener_values(config, allowed[:4], bounded, children=False, max_cache_entries=1) == kept
     assert len(emptied) >= 3  # between openers at least
+
+
+def test_opener_values__first_move_only_passes_by_totals_a_shipped_table_proves(
+    tmp_path, monkeypatch
+) -> None:
+    """Regression: ``--values allowed --first-move-only`` searched openers whose exact total a
+    shipped (published) table already holds (on the real game about three in five of the answers:
+    hours a run spent proving nothing new); it passes them by, and values the others as before."""
+    import wordle_agents.solvers.oracle as oracle_module
+    from tests.helpers.lists import small_lists
+    from wordle_gym.core.config import WordleConfig
+
+    answers, allowed = small_lists(6, 40, 100)
+    config = WordleConfig(answers=answers, allowed=allowed)
+    first, known = allowed[1], allowed[2]
+    cold = oracle_module.opener_values(
+        config, [first, known], tmp_path / "cold.json", children=False
+    )
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    source = {"name": "a paper", "kind": "exact", "cite": "a paper", "totals": {known: cold[known]}}
+    (shipped / "opener_totals_normal.json").write_text(
+        json.dumps(
+            {
+                "format": oracle_module.TOTALS_FORMAT,
+                "lists": config.vocabulary.digest,
+                "hard_mode": False,
+                "max_guesses": 6,
+                "sources": [source],
+            }
+        )
+    )
+    monkeypatch.setattr(oracle_module, "shipped_dir", lambda: shipped)
+    searched = []
+    q_total = oracle_module.Oracle._q_total
+
+    def counted(self, position, action):
+        if position == self.start():
+            searched.append(self.vocab.allowed[action])
+        return q_total(self, position, action)
+
+    monkeypatch.setattr(oracle_module.Oracle, "_q_total", counted)
+    table = tmp_path / "t.json"
+    values = oracle_module.opener_values(config, [first, known], table, children=False)
+    assert values == {first: cold[first]} and known not in searched and first in searched
+    # the positions an opener leads to are what a full table adds: the opener is searched for them
+    searched.clear()
+    assert oracle_module.opener_values(config, [first, known], table)[known] == cold[known]
+    assert known in searched
