@@ -181,8 +181,11 @@ def _history(result: dict, date: str) -> list[dict]:
     """The real game's first move over the runs: the earlier entries and this one (the openers in
     the project's table, how many openers are exact), one a table."""
     from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.solvers.oracle import OPENER_VALUES, read_opener_values
+    from wordle_gym.core.config import WordleConfig
 
-    table = json.loads((shipped_dir() / "opener_values_normal.json").read_text())["values"]
+    path = shipped_dir() / OPENER_VALUES.format(mode="normal")
+    table = read_opener_values(path, WordleConfig().vocabulary, False, 6, strict=True).values
     now = {
         "date": date,
         "table": len(table),

@@ -440,11 +440,11 @@ def opener_values(
     limit passes it by instead of searching it in vain again. ``progress``: a bar (None: on a
     terminal only). ``children=False``: each opener's total alone, not the values of the positions
     it leads to (a few times faster: what makes the first move exact), and only where no shipped
-    table (a published one) proves it already. ``part=(k, n)``: only the
-    ``k``-th of ``n`` interleaved shares of ``words`` (from 0), so that ``n`` processes value them
-    into one table at once: each opener is merged into the table as it is on disk then, under a
-    lock (:func:`merge_opener_values`). The search's cache, which later openers reuse, is emptied
-    between openers past ``max_cache_entries`` (about 50 bytes each)."""
+    table (a published one) proves it already. ``part=(k, n)``: only the ``k``-th of ``n``
+    interleaved shares of ``words`` (from 0), so that ``n`` processes value them into one table at
+    once: each opener is merged into the table as it is on disk then, under a lock
+    (:func:`merge_opener_values`). The search's cache, which later openers reuse, is emptied between
+    openers past ``max_cache_entries`` (about 50 bytes each)."""
     config = WordleConfig.build(config)
     share = opener_share(words, part)  # a bad part is refused before the table is read
     path, want_children = Path(save), children and config.max_guesses > 2
