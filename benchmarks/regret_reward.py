@@ -1,18 +1,19 @@
 """The time ``reward="regret"`` takes per move on LLM-like and poor play, the positions language
 models reach.
 
-    python -m benchmarks.regret_reward [--games 20] [--llm-games 200] [--budget 2.0] [--before PATH]
-    [--quick]
+    python -m benchmarks.regret_reward [--games 20] [--llm-games 200] [--budget WORK]
+    [--before PATH] [--before-budget-s 2.0] [--quick]
 
 ``WordleText-v0`` on the real lists with ``reward="regret"`` and a per-move budget
-(``regret_budget_s``), played by LLM-like play (a first guess among the openers language models
+(``regret_budget``: work, the exact search's count; the code before took seconds,
+``regret_budget_s``), played by LLM-like play (a first guess among the openers language models
 favour, then 80 % a random candidate, 12 % a random word, 8 % a reply cut off inside its reasoning)
 and three kinds of poor play: random words (any of the 12972), random candidates (a word still
 possible, as a weak model that follows the feedback plays), and a mix (60 % a random candidate, 25 %
 a random word, 15 % a reply with no guess). Each step is timed as a caller sees it (the env's step,
 the oracle's searches included): p50, p99 and max, the share of moves valued exactly within the
-budget, and the mean reward; and the first ``make`` (the env built and reset once, in a fresh
-process).
+budget, the mean reward and whether every move's reward and flag are those of the first run; and
+the first ``make`` (the env built and reset once, in a fresh process).
 
 Each run is a fresh process. ``this, cold``: the position store (the oracle's disk cache) empty;
 ``this, warm``: another process playing the same games with the store the cold run filled, as a
@@ -24,6 +25,7 @@ of an older commit): the same games on that code, its store empty too. Writes
 from __future__ import annotations
 
 import bisect
+import hashlib
 import itertools
 import json
 import random
@@ -73,11 +75,14 @@ def _reply(env: WordleTextEnv, policy: str, rng: random.Random) -> str:
     return f"<guess>{env.vocabulary.answers[rng.choice(candidates)]}</guess>"
 
 
-def measure(games: dict[str, int], budget: float, store: str | None = None) -> dict:
-    """Every kind of play's row (``games[kind]`` seeded games each, ``budget`` seconds a move), and
-    the first make's seconds; ``store``: the position store's file (None: the code's default)."""
+def measure(
+    games: dict[str, int], budget: float, store: str | None = None, key: str = "regret_budget"
+) -> dict:
+    """Every kind of play's row (``games[kind]`` seeded games each, ``budget`` a move, given as the
+    env's keyword ``key``), and the first make's seconds; ``store``: the position store's file
+    (None: the code's default)."""
     start = time.perf_counter()
-    env = WordleTextEnv(reward="regret", regret_budget_s=budget)
+    env = WordleTextEnv(reward="regret", **{key: budget})
     env.reset(seed=0)
     make_s = time.perf_counter() - start
     # the env's own oracle (a fork of the process's) reads and fills this store
@@ -90,7 +95,7 @@ def measure(games: dict[str, int], budget: float, store: str | None = None) -> d
         [p for p in POLICIES if games[p]], desc="kinds of play", unit="kind", disable=None
     ):
         rng = random.Random(20261125)
-        times, rewards, exact, first = [], [], [], []
+        times, rewards, exact, first, bounds = [], [], [], [], []
         for game in range(games[policy]):
             env.reset(seed=game)
             done = False
@@ -102,6 +107,7 @@ def measure(games: dict[str, int], budget: float, store: str | None = None) -> d
                 times.append(time.perf_counter() - start)
                 rewards.append(reward)
                 exact.append(bool(info["regret_exact"]))
+                bounds.append(info["regret_bounds"].tolist())
         opening = np.array(first)
         valued = np.array(exact)
         seconds = np.array(times)
@@ -119,12 +125,16 @@ def measure(games: dict[str, int], budget: float, store: str | None = None) -> d
                 "exact_first_share": float(valued[opening].mean()),
                 "exact_later_share": float(valued[~opening].mean()) if (~opening).any() else 1.0,
                 "mean_reward": float(np.mean(rewards)),
+                # every move's reward, flag and bounds, to compare runs move by move
+                "moves_digest": hashlib.sha256(
+                    json.dumps([rewards, exact, bounds]).encode()
+                ).hexdigest()[:16],
             }
         )
     return {"make_s": make_s, "rows": rows}
 
 
-def first_moves(budget: float) -> dict:
+def first_moves(budget: int) -> dict:
     """Every opener's first-move charge on the real lists and on WordleNYT's: how many are exact,
     how many charged an upper bound, whether any is charged less than an opener proven better, and
     how far the published strategy's total (the bound charged where the value is not exact) lies
@@ -196,16 +206,23 @@ def _history(result: dict, date: str) -> list[dict]:
 
 
 def _fresh(
-    games: dict[str, int], budget: float, store: str | None, checkout: str | None = None
+    games: dict[str, int],
+    budget: float,
+    store: str | None,
+    checkout: str | None = None,
+    key: str = "regret_budget",
 ) -> dict:
     """:func:`measure` in a fresh process, on this code or on the checkout at ``checkout``."""
     # here: this file also runs against older checkouts' common
     from benchmarks.common import measure_fresh
 
-    return measure_fresh(__file__, f"measure({games!r}, {budget}, {store!r})", checkout)
+    return measure_fresh(__file__, f"measure({games!r}, {budget}, {store!r}, {key!r})", checkout)
 
 
 def main() -> None:
+    # here, not at the top: measure() also runs on older checkouts, which do not have it
+    from wordle_gym.core.regret import REGRET_BUDGET
+
     def extra(parser) -> None:
         parser.add_argument(
             "--games", type=int, default=20, help="games of each kind of poor play (default 20)"
@@ -214,10 +231,19 @@ def main() -> None:
             "--llm-games", type=int, default=200, help="games of LLM-like play (default 200)"
         )
         parser.add_argument(
-            "--budget", type=float, default=2.0, help="regret_budget_s, seconds (default 2.0)"
+            "--budget",
+            type=int,
+            default=REGRET_BUDGET,
+            help=f"regret_budget, work (default {REGRET_BUDGET})",
         )
         parser.add_argument(
             "--before", help="a checkout of an older commit: the same games on its code too"
+        )
+        parser.add_argument(
+            "--before-budget-s",
+            type=float,
+            default=2.0,
+            help="the older code's regret_budget_s, seconds (default 2.0, its default)",
         )
         parser.add_argument(
             "--first-move-only",
@@ -225,15 +251,17 @@ def main() -> None:
             help="only the first move over every opener (a new table's; the timed runs kept)",
         )
 
-    args, _, result = parse_args(__doc__, "2 games of each kind, a 0.2 s budget", extra)
+    args, _, result = parse_args(__doc__, "2 games of each kind, a tenth of the budget", extra)
     if args.first_move_only:  # the timed runs as they were; the first move from the tables now
         earlier = json.loads((RESULTS / f"regret_reward_{result['device']}.json").read_text())
-        earlier["first_move"] = first_moves(earlier["budget_s"])
+        earlier["first_move"] = first_moves(earlier.get("budget", REGRET_BUDGET))
         earlier["first_move_date"] = result["date"]
         earlier["first_move_history"] = _history(earlier, result["date"])
         save("regret_reward", earlier)
         return
-    poor, llm, budget = (2, 2, 0.2) if args.quick else (args.games, args.llm_games, args.budget)
+    poor, llm, budget = (
+        (2, 2, args.budget // 10) if args.quick else (args.games, args.llm_games, args.budget)
+    )
     games = {policy: llm if policy == "LLM-like" else poor for policy in POLICIES}
     result["command"] = " ".join(["python -m benchmarks.regret_reward", *sys.argv[1:]])
     runs = {}
@@ -244,10 +272,12 @@ def main() -> None:
         if args.before:
             # its kernels compiled once, not timed; then cold as this code's first run is (the
             # machine's own store would be warm from earlier runs)
-            _fresh(dict.fromkeys(POLICIES, 0), budget, None, args.before)
+            seconds, key = args.before_budget_s, "regret_budget_s"
+            _fresh(dict.fromkeys(POLICIES, 0), seconds, None, args.before, key)
             store = str(Path(folder) / "positions-before.sqlite")
-            runs["before"] = _fresh(games, budget, store, args.before)
-    result.update(budget_s=budget, runs=runs, first_move=first_moves(budget))
+            runs["before"] = _fresh(games, seconds, store, args.before, key)
+            result["before_budget_s"] = seconds
+    result.update(budget=budget, runs=runs, first_move=first_moves(budget))
     save("regret_reward", result)
 
 

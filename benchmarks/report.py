@@ -1190,6 +1190,14 @@ def _split_exact(row: dict) -> str:
     return f" ({100 * row['exact_first_share']:.0f} %, {100 * row['exact_later_share']:.0f} %)"
 
 
+def _budget(result: dict) -> str:
+    """The regret benchmark's budget as its runs had it: work (and the older code's seconds)."""
+    if "budget" not in result:
+        return f"{result['budget_s']:g} s"
+    before = result.get("before_budget_s")
+    return f"{result['budget']:,} work" + ("" if before is None else f" (before: {before:g} s)")
+
+
 def regret_reward_section(result: dict) -> list[str]:
     runs = result["runs"]
     makes = "; ".join(f"{code}: {run['make_s']:.2f} s" for code, run in runs.items())
@@ -1198,11 +1206,10 @@ def regret_reward_section(result: dict) -> list[str]:
         "",
         f"Machine: {result['machine']}. Command: `{result['command']}`. `WordleText-v0`, real "
         "lists, "
-        f'`reward="regret"` with a budget of {result["budget_s"]:g} s a move; each step timed as '
-        "the caller "
-        "sees it. Past the budget the reward is the proven upper bound of the move's cost (never "
-        "the optimistic "
-        "one). Each run a fresh "
+        f'`reward="regret"` with a budget of {_budget(result)} a move; each step timed as the '
+        "caller sees it. Past the budget the reward is the proven upper bound of the move's cost "
+        "(never the optimistic one); `same moves` says whether every move's reward, flag and "
+        "bounds are those of `this, cold`. Each run a fresh "
         "process: `this, cold` with the position store (the oracle's disk cache) empty, `this, "
         "warm` a second "
         "process with the store the first filled (as a second rollout worker, or a training's next "
@@ -1212,16 +1219,24 @@ def regret_reward_section(result: dict) -> list[str]:
         f"{makes}.",
         "",
         "| play | code | games | moves | p50 | p99 | max | exact within the budget (first move, "
-        "later) | mean reward |",
-        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "later) | mean reward | same moves |",
+        "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
     for i, first in enumerate(next(iter(runs.values()))["rows"]):
         for code, run in runs.items():
             row = run["rows"][i]
+            same = (
+                "-"
+                if "moves_digest" not in row
+                else "yes"
+                if row["moves_digest"] == first["moves_digest"]
+                else "no"
+            )
             lines.append(
                 f"| {first['play']} | {code} | {row['games']} | {row['moves']} | "
                 f"{row['p50_s']:.3f} s | {row['p99_s']:.3f} s | {row['max_s']:.3f} s | "
-                f"{100 * row['exact_share']:.1f} %{_split_exact(row)} | {row['mean_reward']:+.4f} |"
+                f"{100 * row['exact_share']:.1f} %{_split_exact(row)} | {row['mean_reward']:+.4f} "
+                f"| {same} |"
             )
     first_move = result.get("first_move")
     if first_move:

@@ -32,6 +32,11 @@ opener quickly, :mod:`wordle_agents.solvers.openers`).
   still holds.
 * Stopping: another thread sets ``stop[0]`` (a time limit, Ctrl-C); every node checks it on entry
   and after each child, and unwinds without writing the cache, so what the cache holds stays exact.
+* A work budget (``stop`` of three entries): each node it expands adds its candidates times the
+  guesses it is passed to ``stop[2]`` (the pairs its split counts scan, what its time goes to), and
+  past ``stop[1]`` (when > 0) the search unwinds as if stopped. The work a search takes from an
+  empty cache is a function of the position alone: the same on any machine, load or thread
+  (:data:`~wordle_agents.solvers.optimal_search.WORK` names how it is counted).
 """
 
 from __future__ import annotations
@@ -123,6 +128,12 @@ def constraint_key(green, need) -> np.int64:
     for c in range(26):
         key = key * 7 + need[c]
     return key
+
+
+@cached_njit(nogil=True)
+def halted(stop) -> bool:
+    """``stop[0]`` set, or a work budget ``stop[1]`` (> 0) spent (``stop[2]`` past it)."""
+    return stop[0] != 0 or (stop.shape[0] > 2 and stop[1] > 0 and stop[2] > stop[1])
 
 
 @cached_njit(nogil=True)
@@ -230,12 +241,12 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
     actions,
     guesses,
 ):
-    """See the module docstring. ``stats[0]`` counts searched nodes; ``stop[0] != 0`` abandons the
-    search (the value returned is then meaningless). A cache holds values of one ``lose`` setting
-    only. ``actions[s]`` is answer ``s``'s guess; ``guesses`` the guesses worth trying, increasing
-    (every guess at the root; a node passes its children the ones that told its candidates
-    apart)."""
-    if stop[0] != 0:
+    """See the module docstring. ``stats[0]`` counts searched nodes; ``stop[0] != 0`` (or a work
+    budget spent, :func:`halted`) abandons the search (the value returned is then meaningless). A
+    cache holds values of one ``lose`` setting only. ``actions[s]`` is answer ``s``'s guess;
+    ``guesses`` the guesses worth trying, increasing (every guess at the root; a node passes its
+    children the ones that told its candidates apart)."""
+    if halted(stop):
         return INF
     n = S.shape[0]
     if r <= 0:  # out of guesses: each answer lost, one more than the limit (or not allowed)
@@ -256,6 +267,10 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
             return value
         floor = max(floor, value)
     stats[0] += 1
+    if stop.shape[0] > 2:
+        stop[2] += n * guesses.shape[0]
+        if halted(stop):
+            return INF
     num_patterns = tiles.shape[0]
     solved = num_patterns - 1  # all green
     stamp = np.full(num_patterns, -1, np.int64)
@@ -380,7 +395,7 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
                 actions,
                 below,
             )
-            if stop[0] != 0:
+            if halted(stop):
                 return INF  # abandoned: nothing cached from here up
             if total + rest >= best:
                 break

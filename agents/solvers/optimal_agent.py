@@ -15,7 +15,7 @@ from tqdm import tqdm
 from wordle_agents.common.checkpoint import shipped_dir
 from wordle_agents.solvers import openers as ranking
 from wordle_agents.solvers.optimal_search import (
-    FIRST_GUESS_BUDGET_S,
+    FIRST_GUESS_BUDGET,
     OptimalTree,
     best_of,
     check_limits,
@@ -209,13 +209,13 @@ class OptimalSolver:
         return best, costs
 
     def judge(
-        self, env: Any, before: Any, word: str, budget_s: float = FIRST_GUESS_BUDGET_S
+        self, env: Any, before: Any, word: str, budget: int = FIRST_GUESS_BUDGET
     ) -> dict[str, Any]:
         """The exact skill and luck of ``word``, guessed in game 0 of ``env`` from state ``before``
         (``env.state`` is the state after its feedback), as ``wordle-gym analyze`` measures them:
         ``regret`` = Q*(s, word) - V*(s) (the expected guesses it cost) and ``luck`` = Q*(s, word) -
         1 - V*(s') (how many fewer guesses the feedback left than the guess leaves on average). The
-        first guess is valued from the opener tables, or searched for ``budget_s`` seconds; past
+        first guess is valued from the opener tables, or searched within ``budget`` work; past
         that ``exact`` is False, ``regret`` is the proven upper bound (between ``low`` and ``high``,
         never the optimistic end) and ``luck`` None."""
         oracle, vocab = self._exact_oracle(env), env.vocabulary
@@ -224,7 +224,7 @@ class OptimalSolver:
         action = vocab.action(word)
         solved = bool(env.state.won[0])
         if int(before.turn[0]) == 0:
-            judged = oracle.move_regret(start, action, budget_s)
+            judged = oracle.move_regret(start, action, budget)
         else:
             v = oracle.search.run(lambda: oracle.value(start), stats=oracle.stats)
             q = oracle.search.run(lambda: oracle.q_value(start, action), stats=oracle.stats)

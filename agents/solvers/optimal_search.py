@@ -51,11 +51,16 @@ if TYPE_CHECKING:
 # methods that need it.
 
 FORMAT = "wordle-gym optimal tree 1"
+WORK = 1
+"""How the kernel counts a search's work (a work budget's unit), raised when its order or its
+counting changes: the position store keeps the works of one such version."""
 POLL_S = 0.2
 """How often a waiting search checks its time limit and Ctrl-C (seconds)."""
 MAX_BEST_OF = 100
-FIRST_GUESS_BUDGET_S = 5.0  # assist --optimal: past this a first guess is given its proven bounds
 """The most greedy openers "best-of-K" solves from (each is a full search)."""
+FIRST_GUESS_BUDGET = 1_500_000_000
+"""``assist --optimal``: the work (:data:`WORK`) a first guess's searches get, about 5 s of one core
+here; past it the guess is given its proven bounds."""
 
 
 def _kernel() -> Any:
@@ -309,8 +314,9 @@ class _Search:
         self.keys_b = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
         self.new_cache = self.kernel.new_cache
         self.solved = num_patterns(vocab.length) - 1
-        # set to abandon every running search (time limit, Ctrl-C)
-        self.stop = np.zeros(1, dtype=np.int64)
+        # [0] set to abandon every running search (time limit, Ctrl-C); [1] a work budget (0: none)
+        # and [2] the work spent against it (the kernel's halted)
+        self.stop = np.zeros(3, dtype=np.int64)
         self._compile()
 
     def _compile(self) -> None:

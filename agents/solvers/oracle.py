@@ -183,17 +183,14 @@ class RegretReport:
         return [d.action for d in self.decisions if d.answer == answer]
 
 
-BOUNDS_S = 0.2
-"""Seconds of a move's budget kept for its proven bounds when its searches do not finish (a quarter
-at most)."""
-
 ORACLE_CACHE_ENTRIES = 2_000_000
 """Past this many entries an oracle's search cache is emptied before a move is valued (about 100 MB;
 the exact values proven stay in its memo and the position store)."""
 
-STORE_MIN, STORE_S = 8, 0.005
-"""Positions of at least this many answers whose search took at least this long go to the position
-store (smaller ones are searched faster than they are looked up)."""
+STORE_MIN, STORE_S, STORE_WORK = 8, 0.005, 10_000_000
+"""Positions of at least this many answers whose search took at least this long (or, searched from
+nothing within a budget, this much work) go to the position store (smaller ones are searched faster
+than they are looked up)."""
 
 
 def regret_oracle(config: WordleConfig) -> Oracle:
@@ -686,6 +683,11 @@ class Oracle:
         self.stats = np.zeros(1, dtype=np.int64)
         self.solved = num_patterns(self.vocab.length) - 1
         self._totals: dict[Position, int] = {}
+        # the tables' values (the same in every process), and what searches from nothing proved
+        # (total, work) or ran out of (the largest budget): what a budgeted move reads
+        self._shipped: dict[Position, int] = {}
+        self._proven: dict[Position, tuple[int, int]] = {}
+        self._failed: dict[Position, int] = {}
         self._uppers: dict[Position, int] = {}
         length = self.vocab.length
         self._start = Position(
@@ -698,7 +700,11 @@ class Oracle:
         if isinstance(self.root_opener, str):
             self.root_opener = self.vocab.action(self.root_opener)
         if self.root_opener is not None and self.root_opener in self.root_exact:
-            self._totals[self._start] = self.root_exact[self.root_opener]
+            self._shipped[self._start] = self.root_exact[self.root_opener]
+        if self.root_opener is not None and self.root_opener in self.root_one_fewer:
+            fewer = self._start._replace(left=self.max_guesses - 1)
+            self._shipped[fewer] = self.root_one_fewer[self.root_opener]
+        self._totals.update(self._shipped)
 
     def fork(self) -> Oracle:
         """An oracle of the same game that searches on its own (its own search cache and stop flag,
@@ -707,7 +713,7 @@ class Oracle:
         is safe)."""
         twin = copy.copy(self)
         twin.search = copy.copy(self.search)
-        twin.search.stop = np.zeros(1, dtype=np.int64)
+        twin.search.stop = np.zeros(3, dtype=np.int64)
         twin.cache = self.search.new_cache()
         twin.stats = np.zeros(1, dtype=np.int64)
         twin._strict = None
@@ -848,9 +854,9 @@ class Oracle:
             for pattern, group in self.search.buckets(action, members):
                 if pattern in found:
                     child = self._child(start, action, pattern, group, green, need)
-                    self._totals[child], self._totals[child._replace(left=child.left - 1)] = found[
-                        pattern
-                    ]
+                    fewer = child._replace(left=child.left - 1)
+                    self._shipped[child], self._shipped[fewer] = found[pattern]
+                    self._totals[child], self._totals[fewer] = found[pattern]
 
     def _children(self, position: Position, action: int) -> dict[int, tuple[int, int]]:
         """``V*`` totals of each position ``action`` leads to from ``position`` (by feedback
@@ -1021,110 +1027,215 @@ class Oracle:
         n = len(position.members)
         if position.left <= 0:
             raise ValueError("no guess is left in this position")
-        members, green, need = position.arrays()
+        _, green, need = position.arrays()
         if not self.search.hard_valid(action, green, need):
             return (
                 n + self._total(position._replace(left=position.left - 1))
                 if position.left > 1
                 else 2 * n
             )
-        total = n
+        return self._q_from(position, action, self._total)
+
+    def _q_from(self, position: Position, action: int, child_total: Any) -> int | None:
+        """One guess for each answer of ``position`` plus ``child_total`` of each position
+        ``action`` (a guess it allows) leads to, largest first (an answer left after the last guess
+        costs one, lost); None where ``child_total`` gives None for one (every one is asked)."""
+        members, green, need = position.arrays()
+        total: int | None = len(position.members)
         for pattern, group in self.search.buckets(action, members):
             if pattern == self.solved:
                 continue
-            if position.left == 1:
-                total += len(group)  # out of guesses: each lost
-                continue
-            total += self._total(self._child(position, action, pattern, group, green, need))
+            found = (
+                len(group)
+                if position.left == 1
+                else child_total(self._child(position, action, pattern, group, green, need))
+            )
+            total = None if total is None or found is None else total + found
         return total
 
     # ------------------------------------------------------- one move, in bounded time
     def move_regret(
-        self, position: Position, action: int | None, budget_s: float | None = None
+        self, position: Position, action: int | None, budget: int | None = None
     ) -> dict[str, Any]:
         """The regret ``Q*(s, a) - V*(s)`` of one move at ``position`` (``action`` None: a turn
         spent without a guess, as the text env's refused reply; a guess hard mode refuses is the
-        same), exact when the tables hold it or the searches finish within ``budget_s`` seconds less
-        the bounds' share (:data:`BOUNDS_S`; None: no limit), else proven bounds, so that a move
-        takes about ``budget_s`` at most.
+        same), exact where the tables hold it or searches from nothing prove it within ``budget``
+        work (the kernel's count: candidates times guesses scanned; None: no limit), else proven
+        bounds.
+
+        A pure function of the position, the move and the budget: ``V*`` is exact where a search
+        of the position from an empty cache takes at most ``budget``, ``Q*`` where the positions
+        the move leads to take at most ``budget`` together (searched largest first, each from an
+        empty cache); what a search proved is kept with the work it took, and used only where that
+        work fits the budget, so the same move gets the same reward, flag and bounds in any
+        process, order, load and state of the store.
 
         Returns ``{"regret", "exact", "low", "high", "basis", "seconds"}``:
         ``low <= Q* - V* <= high`` always, equal when ``exact``; ``regret`` is the exact value, or
         past the budget the upper bound ``high``, never the optimistic one: a move is never charged
-        less than a move it is proven better than, and a search that runs out of time never pays
+        less than a move it is proven better than, and a search that runs out of work never pays
         (``basis`` says which: "exact", or the upper bound and where it came from). The bounds:
         ``Q*`` from below by the buckets of the guess (each bucket of c answers needs 2c - 1 more
         guesses, c on the last turn) and from above by a real policy's exact total (the greedy play
         of :meth:`upper`; at the start, a published strategy's total where the tables have one),
-        each bucket the searches finished counted exactly; ``V*`` from below by the buckets' bound's
-        least over every guess and from above by ``Q*`` of the move; a spent turn costs one guess an
-        answer at least. A search stopped at the budget caches nothing half done; what finished is
-        kept, so later moves in the same subtree get cheaper."""
+        each bucket proven within the budget counted exactly; ``V*`` from below by the buckets'
+        bound's least over every guess and from above by ``Q*`` of the move."""
         start = time.perf_counter()
-        # a long-lived env's memory stays flat
-        if self.search.kernel.cache_size(self.cache) > ORACLE_CACHE_ENTRIES:
-            self.search.kernel.clear_cache(self.cache)
-        # the searches stop early enough to leave the proven bounds their time (up to about 0.2 s on
-        # the real lists)
-        deadline = math.inf if budget_s is None else start + budget_s - min(BOUNDS_S, budget_s / 4)
         n = len(position.members)
         if n == 0 or position.left <= 0:
             raise ValueError("a position with no answer left or no guess left has no move to value")
+        if budget is not None and (isinstance(budget, bool) or not budget >= 1):
+            raise ValueError(f"budget must be a positive amount of work, or None; got {budget!r}")
         _, green, need = position.arrays()
         if action is not None and not self.search.hard_valid(action, green, need):
             action = None  # refused by hard mode: the turn is spent
+        if budget is None:  # every search finishes: exact, whatever the caches hold
+            v = self.search.run(lambda: self._total(position), stats=self.stats)
+            q = self.search.run(lambda: self._move_total(position, action), stats=self.stats)
+            return {**self._judged(q, v, n), "seconds": time.perf_counter() - start}
+        # a long-lived env's memory stays flat
+        if len(self._proven) > ORACLE_CACHE_ENTRIES:
+            self._proven.clear()
+            self._failed.clear()
         # an opener the tables do not hold: its search takes minutes on lists the tables were made
-        # for, so with a budget it is bounded at once (the tables' bounds) instead of searched in
-        # vain
+        # for, so it is bounded at once (the tables' bounds) instead of searched in vain
         hopeless = (
-            budget_s is not None
-            and position == self._start
+            position == self._start
             and self.root_tabled
             and action is not None
             and action not in self.root_exact
         )
-        unproven_start = (
-            budget_s is not None and position == self._start and self.root_opener is None
-        )
-        v = q = None
-        try:
-            # the start of the real lists: a day of search
-            if not (unproven_start and self.root_tabled):
-                v = self.search.run(
-                    lambda: self._total(position), stats=self.stats, deadline=deadline
-                )
-            if not hopeless:
-                q = self.search.run(
-                    lambda: self._move_total(position, action), stats=self.stats, deadline=deadline
-                )
-        except TimeoutError:
-            pass
+        # the start of the real lists: a day of search
+        unproven_start = position == self._start and self.root_opener is None and self.root_tabled
+
+        def judge() -> tuple[int | None, int | None, dict[Position, int]]:
+            v = None if unproven_start else self._within(position, budget)[0]
+            q, _, known = (None, 0, {}) if hopeless else self._move_within(position, action, budget)
+            return v, q, known
+
+        v, q, known = self.search.run(judge)
         if v is not None and q is not None:
-            regret = (q - v) / n
-            return {
-                "regret": regret,
-                "exact": True,
-                "low": regret,
-                "high": regret,
-                "basis": "exact",
-                "seconds": time.perf_counter() - start,
-            }
-        return {**self.bracket(position, action, v, q), "seconds": time.perf_counter() - start}
+            return {**self._judged(q, v, n), "seconds": time.perf_counter() - start}
+        return {
+            **self.bracket(position, action, v, q, known),
+            "seconds": time.perf_counter() - start,
+        }
+
+    @staticmethod
+    def _judged(q: int, v: int, n: int) -> dict[str, Any]:
+        regret = (q - v) / n
+        return {"regret": regret, "exact": True, "low": regret, "high": regret, "basis": "exact"}
+
+    def _closed(self, position: Position) -> int | None:
+        """``V*``'s total where the kernel has it in closed form (no node expanded), else None."""
+        n, left = len(position.members), position.left
+        if left <= 0:
+            return n  # each lost: one more than the limit
+        if n == 1:
+            return 1
+        if left == 1:
+            return 2 * n - 1  # a candidate guessed: the rest lost
+        return 3 if n == 2 else None
+
+    def _within(self, position: Position, budget: int) -> tuple[int | None, int]:
+        """``V*``'s total where the tables hold it or a search of ``position`` from an empty cache
+        proves it within ``budget`` work, and the work that takes; ``(None, budget)`` where it
+        does not. What it proves (or runs out of) is kept, with its work, in this process and
+        the position store: the answer depends on the position and the budget alone."""
+        found = self._shipped.get(position)
+        if found is None:
+            found = self._closed(position)
+        if found is not None:
+            return found, 0
+        if position == self._start and self.root_opener is not None:  # V* is its opener's Q*
+            total, work, _ = self._move_within(position, self.root_opener, budget)
+            return total, work
+        n = len(position.members)
+        proven = self._proven.get(position)
+        if proven is None and self.store is not None and n >= STORE_MIN:
+            row = self.store.lookup(position)
+            if row is not None and row[1] is not None:
+                if self._value_floor(position) <= row[0] <= n * (position.left + 1):
+                    proven = self._proven[position] = (row[0], row[1])
+                else:
+                    self.store.refuse(
+                        f"a stored total ({row[0]}) is outside what is proven for its position"
+                    )
+        if proven is not None:
+            return (proven[0], proven[1]) if proven[1] <= budget else (None, budget)
+        if budget <= self._failed.get(position, 0):
+            return None, budget
+        members, green, need = position.arrays()
+        stop = self.search.stop
+        stop[1], stop[2] = budget, 0
+        try:
+            total = self.search.value(
+                members, position.left, green, need, self.search.new_cache(), self.stats
+            )
+            work = int(stop[2])
+        finally:
+            stop[1] = stop[2] = 0
+        if stop[0]:  # Ctrl-C: nothing half done is kept
+            raise TimeoutError("the search was stopped")
+        if work > budget:
+            self._failed[position] = budget
+            return None, budget
+        self._proven[position] = (total, work)
+        self._totals.setdefault(position, total)
+        if self.store is not None and n >= STORE_MIN and work >= STORE_WORK:
+            self.store.put(position, total, work)
+        return total, work
+
+    def _move_within(
+        self, position: Position, action: int | None, budget: int
+    ) -> tuple[int | None, int, dict[Position, int]]:
+        """:meth:`_move_total` where its positions are proven within ``budget`` work together
+        (:meth:`_within`, largest first), the work, and the totals of the positions it proved."""
+        n = len(position.members)
+        if action is None:
+            if position.left == 1:
+                return 2 * n, 0, {}
+            after = position._replace(left=position.left - 1)
+            total, work = self._within(after, budget)
+            return (None, budget, {}) if total is None else (n + total, work, {after: total})
+        if position == self._start and action in self.root_exact:
+            return self.root_exact[action], 0, {}
+        spare, known = [budget], {}
+
+        def child_total(child: Position) -> int | None:
+            found, work = self._within(child, spare[0])
+            if found is None:
+                spare[0] = 0  # it had what was left
+            else:
+                known[child] = found
+                spare[0] -= work
+            return found
+
+        total = self._q_from(position, action, child_total)
+        return total, budget - spare[0], known
 
     def bracket(
-        self, position: Position, action: int | None, v: int | None = None, q: int | None = None
+        self,
+        position: Position,
+        action: int | None,
+        v: int | None = None,
+        q: int | None = None,
+        known: dict[Position, int] | None = None,
     ) -> dict:
         """:meth:`move_regret`'s proven bounds of a move (``action`` None: a turn spent) with what
-        is known: ``v`` and ``q``, the exact ``V*`` and ``Q*`` totals where the searches finished
-        (None where they did not)."""
+        is known: ``v`` and ``q``, the exact ``V*`` and ``Q*`` totals (None where unproven), and
+        ``known``, the exact totals of positions the move leads to."""
         n = len(position.members)
         q_low, q_high, basis = (
-            (q, q, "exact") if q is not None else self._move_bounds(position, action)
+            (q, q, "exact") if q is not None else self._move_bounds(position, action, known or {})
         )
         v_low, v_high = (v, v) if v is not None else (self._value_floor(position), q_high)
-        # V* with a guess fewer is no less than V*: a spent turn costs 1 at least
-        least = n if action is None else 0
-        low, high = max(least, q_low - v_high) / n, max(least, q_high - v_low) / n
+        # no guess costs less than the best, nor in normal mode a spent turn (a guess that ignores
+        # its feedback does as well); in hard mode a guess binds the later ones, so spending the
+        # turn may be best. A spent turn can cost less than one guess: with a guess fewer, a loss
+        # costs one guess less.
+        least = -math.inf if action is None and self.hard_mode else 0
+        low, high = max(least, q_low - v_high) / n, max(0, q_high - v_low) / n
         exact = low == high
         basis = "exact" if exact else f"upper bound ({basis})"
         return {"regret": high, "exact": exact, "low": low, "high": high, "basis": basis}
@@ -1140,16 +1251,18 @@ class Oracle:
             )
         return self._q_total(position, action)
 
-    def _move_bounds(self, position: Position, action: int | None) -> tuple[int, int, str]:
-        """Proven (lower, upper) bounds on :meth:`_move_total`, and what the upper one is."""
+    def _move_bounds(
+        self, position: Position, action: int | None, known: dict[Position, int]
+    ) -> tuple[int, int, str]:
+        """Proven (lower, upper) bounds on :meth:`_move_total`, with the totals ``known``, and what
+        the upper one is."""
         n = len(position.members)
         if action is None:
             if position.left == 1:
                 return 2 * n, 2 * n, "exact"
             after = position._replace(left=position.left - 1)
-            known = self._totals.get(after)
-            if known is not None:
-                return n + known, n + known, "exact"
+            if after in known:
+                return n + known[after], n + known[after], "exact"
             return n + self._value_floor(after), n + self.upper(after), "greedy play"
         if position == self._start and action in self.root_upper:
             high, what = self.root_upper[action], "a published strategy's total"
@@ -1164,18 +1277,18 @@ class Oracle:
                 low, high = low + c, high + c  # out of guesses: each lost
                 continue
             child = self._child(position, action, pattern, group, green, need)
-            known = self._totals.get(child)
-            low += 2 * c - 1 if known is None else known
-            high += self.upper(child) if known is None else known
+            found = known.get(child)
+            low += 2 * c - 1 if found is None else found
+            high += self.upper(child) if found is None else found
         if position == self._start:
             low = max(low, int(self.root_floor[action]))
         return low, high, "greedy play"
 
     def upper(self, position: Position) -> int:
-        """A proven upper bound on ``V*``'s total: the exact value where known, else the total of
-        the greedy policy that makes the most feedback buckets at each node (a real policy, valued
-        exactly)."""
-        found = self._totals.get(position)
+        """A proven upper bound on ``V*``'s total, the same in every process: the tables' exact
+        value where they hold it, else the total of the greedy policy that makes the most feedback
+        buckets at each node (a real policy, valued exactly)."""
+        found = self._shipped.get(position)
         if found is None:
             found = self._uppers.get(position)
         if found is None:

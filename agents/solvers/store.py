@@ -22,8 +22,11 @@ from typing import Any
 
 import numpy as np
 
-FORMAT = 1
-"""Raised when what a row means changes: older files are then left alone."""
+from wordle_agents.solvers.optimal_search import WORK
+
+FORMAT = 2
+"""Raised when what a row means changes: older files are then left alone (2: each row's work, the
+search's count from an empty cache, or NULL where the search that found it did not count it)."""
 
 
 _INHERITED: list[sqlite3.Connection] = []
@@ -31,7 +34,8 @@ _INHERITED: list[sqlite3.Connection] = []
 
 
 class PositionStore:
-    """``get(position)`` / ``put(position, total)`` of exact totals in the SQLite file ``path``."""
+    """``get(position)`` / ``put(position, total, work)`` of exact totals in the SQLite file
+    ``path``, with the work a search from nothing takes to prove each (where it was counted)."""
 
     def __init__(self, path: str | Path, max_rows: int = 1_000_000):
         if max_rows < 1:
@@ -50,7 +54,8 @@ class PositionStore:
     ) -> PositionStore:
         """The store of one game's positions in ``folder``."""
         mode = "hard" if hard_mode else "normal"
-        return cls(folder / f"positions-{digest}-{mode}-{max_guesses}-v{FORMAT}.sqlite", **options)
+        name = f"positions-{digest}-{mode}-{max_guesses}-v{FORMAT}w{WORK}.sqlite"
+        return cls(folder / name, **options)
 
     @staticmethod
     def key(position: Any) -> bytes:
@@ -88,7 +93,7 @@ class PositionStore:
                     db.execute("PRAGMA synchronous=NORMAL")
                     db.execute(
                         "CREATE TABLE IF NOT EXISTS totals (key BLOB PRIMARY KEY, total "
-                        "INTEGER NOT NULL)"
+                        "INTEGER NOT NULL, work INTEGER)"
                     )
                     break
                 except sqlite3.OperationalError as error:
@@ -140,28 +145,38 @@ class PositionStore:
 
     def get(self, position: Any) -> int | None:
         """The stored total of ``position``, or None."""
+        row = self.lookup(position)
+        return None if row is None else row[0]
+
+    def lookup(self, position: Any) -> tuple[int, int | None] | None:
+        """The stored ``(total, work)`` of ``position`` (work None where it was not counted), or
+        None."""
         with self._lock:
             db = self._connection()
             if db is None:
                 return None
             try:
                 row = db.execute(
-                    "SELECT total FROM totals WHERE key = ?", (self.key(position),)
+                    "SELECT total, work FROM totals WHERE key = ?", (self.key(position),)
                 ).fetchone()
             except sqlite3.Error as error:
                 return self._broken(error)
-            return None if row is None else int(row[0])
+            if row is None:
+                return None
+            return int(row[0]), None if row[1] is None else int(row[1])
 
-    def put(self, position: Any, total: int) -> None:
-        """Store ``total`` for ``position`` (past ``max_rows``, the oldest rows go)."""
+    def put(self, position: Any, total: int, work: int | None = None) -> None:
+        """Store ``total`` for ``position``, with ``work`` where it was counted (a row's work is
+        kept when a later one has none); past ``max_rows``, the oldest rows go."""
         with self._lock:
             db = self._connection()
             if db is None:
                 return
             try:
                 db.execute(
-                    "INSERT OR REPLACE INTO totals (key, total) VALUES (?, ?)",
-                    (self.key(position), total),
+                    "INSERT INTO totals (key, total, work) VALUES (?, ?, ?) ON CONFLICT(key) DO "
+                    "UPDATE SET total = excluded.total, work = COALESCE(excluded.work, work)",
+                    (self.key(position), total, work),
                 )
                 db.execute(
                     "DELETE FROM totals WHERE rowid <= (SELECT MAX(rowid) FROM totals) - ?",

@@ -200,8 +200,8 @@ def test_replies__reasoning_tool_calls_parsers_and_the_format_reward() -> None:
         WordleTextEnv(parser="loose")
     with pytest.raises(ValueError, match="format_reward must be a number"):
         WordleTextEnv(format_reward=float("nan"))
-    with pytest.raises(ValueError, match="regret_budget_s must be a number"):
-        WordleTextEnv(regret_budget_s=True)  # issue 62: a bool was taken for 1 second
+    with pytest.raises(ValueError, match="regret_budget must be a positive whole amount"):
+        WordleTextEnv(regret_budget=True)  # issue 62: a bool was taken for 1 second
     assert WordleConfig(boards=np.int64(4)).boards == 4  # issue 62: numpy's integers were refused
 
 
@@ -219,9 +219,7 @@ def test_regret__one_shared_oracle_copies_and_threads() -> None:
     answers, allowed = small_lists(6, 40, 100)
 
     def make():
-        return WordleTextEnv(
-            answers=answers, allowed=allowed, reward="regret", regret_budget_s=None
-        )
+        return WordleTextEnv(answers=answers, allowed=allowed, reward="regret", regret_budget=None)
 
     first, second = make(), make()
     assert first._oracle is not second._oracle and first._oracle._totals is second._oracle._totals

@@ -14,6 +14,7 @@ import pytest
 
 from tests.helpers.fake_openai import fake_openai
 from tests.helpers.processes import ROOT
+from wordle_gym.core.regret import REGRET_BUDGET
 from wordle_gym.core.words import load_word_list
 from wordle_gym.envs.text import DEFAULT_PROMPT, TOOL_PROMPT, WordleTextEnv
 
@@ -107,7 +108,7 @@ def test_taskset__disjoint_seeded_splits_found_by_verifiers_from_the_id() -> Non
 def test_env__verifiers_agent_plays_real_games_scored_by_the_exact_regret() -> None:
     answers = load_word_list("answers")
     with fake_openai(answers) as (url, server):
-        episodes = _play(url, "eval", 2, regret_budget_s=1.0)
+        episodes = _play(url, "eval", 2, regret_budget=REGRET_BUDGET)
     assert len(episodes) == 2
     replies = [r for r in server.requests]
     for episode in episodes:
@@ -116,7 +117,7 @@ def test_env__verifiers_agent_plays_real_games_scored_by_the_exact_regret() -> N
         answer = trace.task.data.answer
         assert trace.info == {"answer": answer, "won": True}
         # The same replies through the text env: the same game, the same per-move regret.
-        game = WordleTextEnv(reward="regret", regret_budget_s=1.0)
+        game = WordleTextEnv(reward="regret", regret_budget=REGRET_BUDGET)
         game.reset(options={"answer": answer})
         sent = [m for m in trace.nodes if not m.sampled]
         played = [n.message.content for n in trace.nodes if n.sampled]
@@ -155,7 +156,7 @@ def test_env__the_guess_tool_is_offered_and_its_calls_are_the_games_moves() -> N
     rollout's game, its answer the feedback, and the game is scored on those moves."""
     answers = load_word_list("answers")
     with fake_openai(answers, faults=["tool"] * 6) as (url, server):
-        (episode,) = _play(url, "eval", 1, regret_budget_s=1.0)
+        (episode,) = _play(url, "eval", 1, regret_budget=REGRET_BUDGET)
     (trace,) = episode.traces
     assert episode.ok and not trace.errors, trace.errors
     tools = server.requests[0].get("tools") or []
@@ -174,7 +175,7 @@ def test_env__a_rollout_that_fails_never_scores_like_a_good_one() -> None:
     each spending a turn."""
     answers = load_word_list("answers")
     with fake_openai(answers, faults=["400"] * 20) as (url, _):
-        (episode,) = _play(url, "eval", 1, regret_budget_s=0.5)
+        (episode,) = _play(url, "eval", 1, regret_budget=REGRET_BUDGET // 2)
     (trace,) = episode.traces
     assert trace.rewards["win"].score == 0.0 and trace.metrics["guesses"] == 7
     assert trace.rewards["regret"].score <= -1.0  # at least a guess lost a spent turn

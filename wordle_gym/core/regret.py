@@ -19,6 +19,24 @@ ORACLES = "wordle_gym.oracles"
 registers)."""
 
 
+REGRET_BUDGET = 300_000_000
+"""The work a move's searches get by default (``regret_budget``): the exact search's count of the
+(candidate, guess) pairs it scans, for ``V*`` and again for ``Q*``; about a second each on one core
+of a 2.5 GHz Xeon. Work, not seconds: the reward is the same on any machine and at any load."""
+
+
+def check_budget(budget: Any) -> int | None:
+    """``budget`` as a work budget (a positive integer, or None: no limit), else a ValueError."""
+    if budget is None:
+        return None
+    if isinstance(budget, bool) or not isinstance(budget, int | np.integer) or budget < 1:
+        raise ValueError(
+            "regret_budget must be a positive whole amount of work (the exact search's count, "
+            f"default {REGRET_BUDGET:_}), or None; got {budget!r}"
+        )
+    return int(budget)
+
+
 _ORACLES: dict[tuple[Any, ...], Any] = {}
 _ORACLES_LOCK = threading.Lock()
 
@@ -26,7 +44,7 @@ _ORACLES_LOCK = threading.Lock()
 def load_oracle(config: WordleConfig) -> Any:
     """The exact oracle for ``config``'s game, through the entry point ``exact`` of :data:`ORACLES`
     (the env package imports no agent code): an object with ``positions(game, state)`` and
-    ``move_regret(position, action, budget_s)``. One per game (lists, mode, limit) in a process; an
+    ``move_regret(position, action, budget)``. One per game (lists, mode, limit) in a process; an
     env takes a ``fork()`` of it (its own search, so envs never wait on each other's searches), and
     what any fork proves serves every later game."""
     key = (config.vocabulary.digest, config.hard_mode, config.max_guesses)

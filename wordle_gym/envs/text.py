@@ -15,7 +15,13 @@ from gymnasium import spaces
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.engines import make_game
 from wordle_gym.core.game import NO_TILE, GameState
-from wordle_gym.core.regret import ORACLES, load_oracle, regret_info  # noqa: F401 (ORACLES: its old home)
+from wordle_gym.core.regret import (  # noqa: F401 (ORACLES: its old home)
+    ORACLES,
+    REGRET_BUDGET,
+    check_budget,
+    load_oracle,
+    regret_info,
+)
 from wordle_gym.core.rewards import (
     REGRET,
     TILES,
@@ -203,17 +209,21 @@ class WordleTextEnv(gym.Env[str, str]):
     spending the turn costs. Over a game the rewards sum to ``V*(start)`` minus the guesses used,
     minus the luck of the feedback (which averages to zero over the answers): their mean is the
     optimum minus the agent's mean, and no letter-counting trick raises it. Each move's searches get
-    ``regret_budget_s`` seconds (default 2; None: no limit); past it the reward is the proven upper
-    bound of the cost (a real strategy's exact total: never the optimistic bound, so a move is never
-    rewarded above one it is proven worse than, and a search that times out never pays;
-    BENCHMARKS.md has the time a move takes and the share valued exactly). The first move is valued
-    from shipped tables (exact for the openers the project and alex1770 proved, a published
-    strategy's total for the rest of the real game's; exact for every opener of ``WordleNYT``'s
-    lists), the second after the openers models favour too, and solved positions are kept on disk
-    for every process on the machine (the position store, in the cache folder:
-    ``WORDLE_GYM_CACHE``). ``info`` then has ``regret`` (float64), ``regret_exact`` (bool),
-    ``regret_bounds`` ((2,) float64, proven low and high) and ``regret_basis`` (str: "exact", or
-    which upper bound was used).
+    ``regret_budget`` work (the exact search's count, for ``V*`` and again for ``Q*``; default
+    :data:`~wordle_gym.core.regret.REGRET_BUDGET`, about a second each on one core; None: no
+    limit), counted as if from an empty cache, so the reward, its flag and its bounds are a pure
+    function of the position, the move and the settings: the same in any process, order, load and
+    state of the caches. Past the budget the reward is the proven upper bound of the cost (a real
+    strategy's exact total: never the optimistic bound, so a move is never rewarded above one it is
+    proven worse than, and a search that runs out of work never pays; BENCHMARKS.md has the time a
+    move takes and the share valued exactly). The first move is valued from shipped tables (exact
+    for the openers the project and alex1770 proved, a published strategy's total for the rest of
+    the real game's; exact for every opener of ``WordleNYT``'s lists), the second after the openers
+    models favour too, and solved positions are kept on disk, with the work each took, for every
+    process on the machine (the position store, in the cache folder: ``WORDLE_GYM_CACHE``).
+    ``info`` then has ``regret`` (float64), ``regret_exact`` (bool), ``regret_bounds`` ((2,)
+    float64, proven low and high) and ``regret_basis`` (str: "exact", or which upper bound was
+    used).
 
     ## Starting State
 
@@ -236,7 +246,7 @@ class WordleTextEnv(gym.Env[str, str]):
     ``think_open`` (the chat template writes ``<think>`` before each reply, as Qwen3's and
     DeepSeek-R1's thinking templates do: a reply that never closes it is all reasoning, no guess),
     ``format_reward`` (added to the reward of every reply the game takes: a shaping term for the
-    first steps of training a model to answer in form; default 0), ``regret_budget_s`` and every
+    first steps of training a model to answer in form; default 0), ``regret_budget`` and every
     :class:`~wordle_gym.core.config.WordleConfig` field as in Wordle (``observation``,
     ``action_mask``, ``obs_dtype``, ``mask_dtype`` and ``boards`` are not used: the observation is
     text).
@@ -254,7 +264,7 @@ class WordleTextEnv(gym.Env[str, str]):
         *,
         prompt: str | Callable[[WordleConfig], str] = DEFAULT_PROMPT,
         render_mode: str | None = None,
-        regret_budget_s: float | None = 2.0,
+        regret_budget: int | None = REGRET_BUDGET,
         parser: str | Callable[[Any], str | None] = "lenient",
         think_open: bool = False,
         format_reward: float = 0.0,
@@ -266,14 +276,13 @@ class WordleTextEnv(gym.Env[str, str]):
         self.regret = REGRET in reward.needs
         if self.regret:  # the engine keeps its default scheme; the move is valued by the oracle
             del options["reward"]
-        budget_ok = isinstance(regret_budget_s, int | float) and not isinstance(
-            regret_budget_s, bool
-        )
-        if regret_budget_s is not None and not (budget_ok and 0 < regret_budget_s < 1e9):
+        if "regret_budget_s" in options:
             raise ValueError(
-                f"regret_budget_s must be a number of seconds > 0, or None; got {regret_budget_s!r}"
+                "regret_budget_s (seconds) was replaced by regret_budget, an amount of work (the "
+                f"exact search's count, default {REGRET_BUDGET:_}: about a second of one core): a "
+                "budget in seconds made the reward depend on the machine's load"
             )
-        self.regret_budget_s = regret_budget_s
+        self.regret_budget = check_budget(regret_budget)
         if not isinstance(think_open, bool):
             raise ValueError(f"think_open must be True or False; got {think_open!r}")
         self.parser = resolve_parser(parser, think_open)
@@ -354,7 +363,7 @@ class WordleTextEnv(gym.Env[str, str]):
         if self._oracle is not None:  # valued before the move, from what the player knows
             move = None if reason else self.vocabulary.action(word)
             position = self._oracle.positions(self.game, self.state)[0]
-            judged = self._oracle.move_regret(position, move, self.regret_budget_s)
+            judged = self._oracle.move_regret(position, move, self.regret_budget)
         one = self._scalar
         if reason:
             _, terminated = one.skip_turn()

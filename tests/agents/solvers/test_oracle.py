@@ -409,9 +409,9 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
     v = values[root]
     for word in words:
         # no time to search
-        judged = oracle.move_regret(start, oracle.vocab.action(word), budget_s=1e-9)
+        judged = oracle.move_regret(start, oracle.vocab.action(word), budget=1)
         assert judged["exact"] and judged["regret"] == pytest.approx((values[word] - v) / n)
-    spent = oracle.move_regret(start, None, budget_s=1e-9)
+    spent = oracle.move_regret(start, None, budget=1)
     # one guess fewer, searched
     five = searched._q_total(start._replace(left=5), searched.vocab.action(root))
     assert spent["exact"] and spent["regret"] == pytest.approx(1.0 + (five - v) / n)
@@ -429,7 +429,7 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
                     child._replace(left=left)
                 )
             # a turn spent there: exact with no search
-            spent = oracle.move_regret(child, None, budget_s=1e-9)
+            spent = oracle.move_regret(child, None, budget=1)
             assert spent["exact"] and spent["regret"] == pytest.approx(
                 1.0
                 + (searched._total(child._replace(left=4)) - searched._total(child)) / len(group)
@@ -525,14 +525,14 @@ def test_shipped_opener_values__the_first_move_of_the_real_game_is_exact_at_once
     assert {w: values[w] for w in known} == known
     oracle = Oracle(config)
     start = oracle.start()
-    crane = oracle.move_regret(start, oracle.vocab.action("crane"), budget_s=1e-9)
+    crane = oracle.move_regret(start, oracle.vocab.action("crane"), budget=1)
     assert crane["exact"] and crane["regret"] == pytest.approx(10 / 2315)
-    spent = oracle.move_regret(start, None, budget_s=1e-9)
+    spent = oracle.move_regret(start, None, budget=1)
     assert spent["exact"] and spent["regret"] == 1.0
     # an opener valued alone is exact on the first move too, at once
     alone = sorted(values.keys() - children.keys())
     for word in alone[:: max(1, len(alone) // 5)]:
-        judged = oracle.move_regret(start, oracle.vocab.action(word), budget_s=1e-9)
+        judged = oracle.move_regret(start, oracle.vocab.action(word), budget=1)
         assert judged["exact"] and judged["regret"] == pytest.approx((values[word] - 7920) / 2315)
     # an opener no table holds is bounded from the ranking at once: its search (minutes) is not
     # started in vain
@@ -541,7 +541,7 @@ def test_shipped_opener_values__the_first_move_of_the_real_game_is_exact_at_once
     oracle._q_total = lambda position, action: searched.append(action) or q_total(position, action)
     whort = oracle.vocab.action("whort")
     assert whort not in oracle.root_exact
-    judged = oracle.move_regret(start, whort, budget_s=30.0)
+    judged = oracle.move_regret(start, whort, budget=10**10)
     assert (
         not judged["exact"]
         and searched == []
@@ -732,7 +732,7 @@ def test_opener_values__first_move_only_values_the_totals_alone(tmp_path, capsys
             searched.start(), searched.vocab.action(word)
         )
     oracle = Oracle(config, root_opener=None, opener_table=table)
-    judged = oracle.move_regret(oracle.start(), oracle.vocab.action(words[1]), budget_s=1e-9)
+    judged = oracle.move_regret(oracle.start(), oracle.vocab.action(words[1]), budget=1)
     assert (
         judged["low"]
         <= (data["values"][words[1]] - min(data["values"].values())) / len(answers) + 1e-12

@@ -24,8 +24,8 @@ Rewards (each recorded on the trace, weighted by the env's config): ``win`` (1 f
 else 0; weight ``win_weight``), ``regret`` (minus the game's summed exact regret,
 ``sum(Q*(s, a) - V*(s))`` over its moves, in expected guesses: 0 for optimal play, whatever the
 luck; weight ``regret_weight``; from the oracle of ``wordle_agents``, each move within
-``regret_budget_s`` or else its proven upper bound) and ``guesses`` (minus the guesses used, a loss
-counting ``max_guesses + 1``; weight ``guesses_weight``, 0 by default). Metrics:
+``regret_budget`` work or else its proven upper bound) and ``guesses`` (minus the guesses used, a
+loss counting ``max_guesses + 1``; weight ``guesses_weight``, 0 by default). Metrics:
 ``guesses``, ``refused`` (replies without an allowed word), ``regret_exact`` (1 when every move's
 regret was exact). No letter-counting partial credit: a lost game's letters earn nothing.
 
@@ -54,6 +54,7 @@ from verifiers.v1.harnesses.null.harness import NullHarness
 from verifiers.v1.mcp import SharedToolsetConfig
 from verifiers.v1.runtimes.subprocess import SubprocessRuntime
 
+from wordle_gym.core.regret import REGRET_BUDGET
 from wordle_gym.core.words import load_word_list
 from wordle_gym.core.words import split_answers as split_answers_of
 from wordle_gym.envs.text import TOOL_PROMPT, WordleTextEnv, opening_text
@@ -152,11 +153,9 @@ def split_answers(config: WordleTasksetConfig) -> list[str]:
     return split_answers_of(words, config.split, config.eval_size, config.seed, held)
 
 
-def _game(data: WordleData, regret: bool, budget: float | None) -> WordleTextEnv:
+def _game(data: WordleData, regret: bool, budget: int | None) -> WordleTextEnv:
     options: dict[str, Any] = {"reward": "regret"} if regret else {}
-    return WordleTextEnv(
-        answers=data.answers, hard_mode=data.hard, regret_budget_s=budget, **options
-    )
+    return WordleTextEnv(answers=data.answers, hard_mode=data.hard, regret_budget=budget, **options)
 
 
 class WordleVerifiersTaskset(vf.Taskset[WordleTask, WordleTasksetConfig]):
@@ -195,9 +194,10 @@ class WordleVerifiersEnvConfig(vf.EnvConfig):
     regret: bool = True
     """Measure each move's exact regret (the ``regret`` reward and metric); False skips the
     oracle."""
-    regret_budget_s: float | None = 2.0
-    """Seconds of exact search per move; past it the move's regret is its proven upper bound, never
-    the optimistic one (None: no limit)."""
+    regret_budget: int | None = REGRET_BUDGET
+    """Work of exact search per move (the text env's ``regret_budget``: the search's count, the
+    same on any machine and load); past it the move's regret is its proven upper bound, never the
+    optimistic one (None: no limit)."""
     win_weight: float = 1.0
     """Weight of the ``win`` reward."""
     regret_weight: float = 1.0
@@ -211,7 +211,7 @@ class WordleVerifiersEnv(vf.Env[WordleVerifiersEnvConfig]):
 
     async def run(self, task: WordleTask, agents: Any) -> None:
         config = self.config
-        game = _game(task.data, config.regret, config.regret_budget_s)
+        game = _game(task.data, config.regret, config.regret_budget)
         game.reset(options={"answer": task.data.answer})
         regret, exact, refused, turns, won, over = 0.0, True, 0, 0, False, False
         interaction = None
