@@ -52,6 +52,12 @@ CALL_OPEN, CALL_CLOSE = (
 )  # Qwen3's
 
 
+def shown(word: str, read: str, refused: bool) -> str:
+    """How the printout shows one call of the tool: the word played, or the argument refused,
+    quoted in brackets (a refused "carte to" is not two guesses)."""
+    return f"({word!r}: refused)" if refused else read or word
+
+
 class WordleGame:
     """One rollout's game for TRL's ``environment_factory``: ``guess`` is the tool, ``get_reward``
     the score."""
@@ -88,7 +94,7 @@ class WordleGame:
         )
         self.total += float(reward)
         self.done, self.won = bool(terminated or truncated), bool(info["won"])
-        self.guesses.append(str(info["guess"] or word))
+        self.guesses.append(shown(word, str(info["guess"]), bool(info["invalid"])))
         return text
 
     def get_reward(self) -> float:
@@ -160,9 +166,9 @@ class ServedWordleGame:
             bool(result.done),
             bool(info["won"]),
         )
-        self.guesses.append(str(info["guess"] or word))
-        if "You attempted an invalid move" in feedback:
-            self.guesses[-1] = f"({self.guesses[-1]}: refused)"
+        self.guesses.append(
+            shown(word, str(info["guess"]), "You attempted an invalid move" in feedback)
+        )
         self.feedback.append(feedback)
         return feedback
 

@@ -104,6 +104,9 @@ def test_textarena_guess__the_first_bracket_as_textarena_reads_it() -> None:
     assert textarena_guess("[x</guess><guess>salet]") is None
     assert textarena_guess("My notes: <guess>crane</guess> ... final answer [salet]") == "salet"
     assert textarena_guess("[CRANE]") == "crane" and textarena_guess("crane") is None
+    # issue 84: the decision after a change of mind, as every surface reads it
+    assert textarena_guess("I'll play [crane]. Actually, [slate] keeps more.") == "slate"
+    assert textarena_guess("[crane]. Wait, no bracket after this.") == "crane"
 
 
 @pytest.mark.parametrize(
@@ -112,7 +115,9 @@ def test_textarena_guess__the_first_bracket_as_textarena_reads_it() -> None:
      "\\boxed{" * 120_000, "<think>" + "<thinking>" * 90_000, "answer:" * 140_000,
      "<guess>" + "a" * 1_000_000, "<|start|>" + "to=functions.guess " * 50_000,
      "I'll guess " * 90_000, "**a" * 300_000, "{\"a\": [" * 90_000, "[TOOL_CALLS]" + "[{" * 400_000,
-     "FINAL ANSWER" * 80_000],
+     "FINAL ANSWER" * 80_000, "<function=guess>" * 60_000, '<invoke name="guess">' * 45_000,
+     "<|tool▁call▁begin|>guess" * 40_000, 'guess("' * 140_000, "actually CRANE " * 70_000,
+     "<tool_call>guess<arg_key>" * 40_000, "<|tool_call_begin|>guess" * 40_000],
     ids=lambda attack: f"{attack[:12]!r}x{len(attack)}",
 )  # fmt: skip
 def test_parse_guess__linear_on_unclosed_tags(attack: str) -> None:

@@ -77,6 +77,17 @@ def test_grpo_example__trains_against_the_openenv_server_as_trls_example_is_writ
         assert g["reward"] <= 1.0 + 1e-9 and (g["won"] or g["reward"] <= -1.0)
 
 
+def test_grpo_example__a_refused_argument_is_shown_refused_not_as_guesses() -> None:
+    """Issue 84: the printout joined a refused argument's words ("carte to"), so a refused reply
+    looked like two words played."""
+    example = _example()
+    game = example.WordleGame()
+    game.reset(seed=3)
+    game.guess("carte to")
+    game.guess("salet")
+    assert game.guesses == ["('carte to': refused)", "salet"]
+
+
 def test_grpo_example__bad_arguments_fail_in_one_line() -> None:
     import subprocess
     import sys

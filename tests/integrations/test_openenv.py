@@ -5,6 +5,7 @@ example)."""
 
 from __future__ import annotations
 
+import math
 import socket
 import threading
 import time
@@ -132,6 +133,94 @@ def test_openenv__the_payloads_are_textarena_envs_wire_format(url: str) -> None:
     step = payloads[-1]
     assert {"observation", "reward", "done"} <= set(step)
     assert {"sender_id", "content", "category"} <= set(step["observation"]["messages"][0])
+
+
+def _trls_wordle_class(env_url: str) -> type:
+    """TRL's OpenEnv Wordle example's environment class as that example writes it, its import of
+    ``textarena_env`` (not on the package index) replaced by this server's client under the same
+    names, and ``.sync()`` on the client (openenv-core 0.3's clients are async)."""
+    from wordle_gym.integrations.openenv import WordleAction as TextArenaAction
+    from wordle_gym.integrations.openenv import WordleEnv as TextArenaEnv
+
+    class TrlWordleEnv:
+        def __init__(self):
+            self.client = TextArenaEnv(base_url=env_url).sync()
+
+        def reset(self, **kwargs) -> str | None:
+            result = self.client.reset()
+            self._last_full_feedback = result.observation.messages[0].content
+            self.reward = 0.0
+            self.done = False
+            return self._last_full_feedback
+
+        def guess(self, guess: str) -> str:
+            if self.done:
+                raise ValueError("Game over.")
+            result = self.client.step(TextArenaAction(message=guess))
+            _full_feedback = result.observation.messages[0].content
+            feedback = _full_feedback[len(self._last_full_feedback) :]
+            self._last_full_feedback = _full_feedback
+            if "You attempted an invalid move" in feedback:
+                self.reward = 0.0
+            else:
+                self.reward = result.reward
+            self.done = result.done
+            return feedback
+
+    return TrlWordleEnv
+
+
+@pytest.mark.parametrize("reward", ["regret", "default"])
+def test_openenv__trls_own_client_code_ranks_games_right_with_step_reward_game(reward: str) -> None:
+    """Issue 84: TRL's example keeps the last step's reward (0.0 after an invalid move), so against
+    the per-move rewards a game ended on an invalid move, or never played, scored best. With
+    ``--step-reward game`` the last step carries the whole game's score: a win in fewer guesses
+    above a win in more, above a loss, above an invalid or abandoned ending; and the class reads
+    each guess's feedback."""
+    five = ["[salet]", "[puppy]", "[mummy]", "[jazzy]", "[fuzzy]"]
+    games = {
+        "won in 2": ["[salet]", "[cigar]"],
+        "won in 3": ["[salet]", "[crane]", "[cigar]"],
+        "won in 6": [*five, "[cigar]"],
+        "lost": [*five, "[bobby]"],
+        "lost on an invalid move": [*five, "[qqqqq]"],
+        "abandoned": ["[salet]", "[crane]"],
+        "never played": [],
+    }
+    for url in _serve(reward=reward, step_reward="game"):
+        trl_class = _trls_wordle_class(url)
+        scores = {}
+        for name, guesses in games.items():
+            game = trl_class()
+            opening = game.reset()
+            assert "Find the secret 5-letter" in opening and game.reward == 0.0
+            # the answer fixed as a test's reset does it (TRL's draws one)
+            result = game.client.reset(answer="cigar")
+            game._last_full_feedback = result.observation.messages[0].content
+            for word in guesses:
+                feedback = game.guess(word)
+                if word != "[qqqqq]":
+                    tiles = _tiles(word.strip("[]"), "cigar")
+                    assert f"{word.strip('[]').upper()} -> {tiles}" in feedback, feedback
+            scores[name] = game.reward
+        order = list(games)
+        assert [scores[k] for k in order[:4]] == sorted(
+            (scores[k] for k in order[:4]), reverse=True
+        )
+        assert len({scores[k] for k in order[:4]}) == 4  # strictly
+        assert all(scores[k] < scores["lost"] for k in order[4:]), scores
+
+
+def test_openenv__the_step_reward_is_move_or_game() -> None:
+    with pytest.raises(ValueError, match="step_reward must be one of"):
+        make_app(step_reward="episode")
+    game = WordleEnvironment(step_reward="game", reward="regret")
+    game.reset(answer="cigar")
+    assert game.step(WordleAction(message="[salet]")).reward == 0.0  # not over yet
+    last = game.step(WordleAction(message="[cigar]"))
+    # a win in two: tier 6, and half a point times e to the game's reward (minus its regret)
+    expected = 6 + 0.5 * math.exp(last.info["game_reward"])
+    assert last.done and last.reward == last.info["game_score"] == pytest.approx(expected)
 
 
 def test_openenv__the_split_is_served() -> None:

@@ -36,13 +36,21 @@ call.
     ``I`` or ``A``);
 11. the whole answer, when it is one word.
 
-**One guess a reply**: the first rule that finds a word decides, and of its words the *first* the
-game allows is played ("guess [crane]. If that fails I'll try [slate] next" plays CRANE, as
-TextArena's rule does; "the format is [word]; I play [soare]" plays SOARE), a repeat of the prompt's
-example word passed by when the reply names another (:func:`parse_guess`'s ``allowed`` and
-``example``); naming the same word twice is no conflict. The table in ``docs/guides/replies.md``
-shows what replies as model families write them play. The word found is stripped of surrounding
-quotes, markdown emphasis and punctuation (``<guess>"crane".</guess>`` is CRANE) and lower-cased;
+**One guess a reply: its decision.** A ``guess`` tool call decides (rule 3, in any of the major
+open model families' syntaxes: also GLM-4.5's ``<arg_key>``/``<arg_value>``, Qwen3-Coder's
+``<function=guess><parameter=word>``, Anthropic-style ``<invoke name="guess">``, pythonic calls and
+Gemma 3's ``tool_code``, Mistral's calls with ids, DeepSeek-V3's and Kimi K2's special tokens); a
+reply that opens a call it never completes plays nothing. Otherwise rules 4-11 read the reply from
+its last change of mind that names a word ("I'll guess CRANE. Actually, SLATE." plays SLATE), and
+the first rule that finds a word decides: of its words the *first* the game allows is played
+("guess [crane]. If that fails I'll try [slate] next" plays CRANE, as TextArena's rule does; "the
+format is [word]; I play [soare]" plays SOARE), a repeat of the prompt's example word passed by when
+the reply names another (:func:`parse_guess`'s ``allowed`` and ``example``); naming the same word
+twice is no conflict. A reply cut off mid-sentence ("After SALET, the best next word is") plays only
+what an answer line or sentence says, never a word it merely mentions. Answer lines in Spanish,
+German, French, Chinese and Japanese count. The table in ``docs/guides/replies.md`` shows what
+replies as model families write them play. The word found is stripped of surrounding quotes,
+markdown emphasis and punctuation (``<guess>"crane".</guess>`` is CRANE) and lower-cased;
 anything but one run of ASCII letters is no guess. ``parser="strict"`` takes only rule 3's tool
 calls and rule 5's ``<guess>``, after rules 1 and 2. A callable ``parser(reply) -> str | None``
 replaces both. Every rule runs in time linear in the reply's length.
@@ -104,10 +112,11 @@ _FINAL_LINE = re.compile(
     re.I | re.M,
 )
 _ANSWER_LINE = re.compile(
-    r"^[ \t*#>_-]*(?:(?:my|the|next|first|final)[ \t]+)*(?:answer|guess|word)[ \t*_]*[:=\-][ "
-    r"\t*_]*([^\n]*)$",
+    r"^[ \t*#>_-]*(?:(?:my|the|next|first|final|mi|la|meine|mein|die|ma|mon|le)[ \t]+|我的|私の)*"
+    r"(?:answer|guess|word|respuesta|antwort|tipp|réponse|reponse|答案|答え|回答|猜测|推測)"
+    r"[ \t*_]*[:=\-][ \t*_]*([^\n]*)$",
     re.I | re.M,
-)
+)  # English, Spanish, German, French, Chinese and Japanese answer frames
 _SAYS = re.compile(
     r"\b(?:(?:answer|guess|word|choice|pick)[ \t]+(?:is|will[ \t]+be|would[ \t]+be)"
     r"|i(?:'ll|[ \t]+will|[ \t]+would|'d|[ \t]+am[ \t]+going[ \t]+to|'m[ \t]+going[ \t]+to)?[ \t]+"
@@ -116,12 +125,64 @@ _SAYS = re.compile(
     r"|(?:starting|opening|going)[ \t]+with|guessing)[ \t]*:?[ \t]*(?:the[ \t]+word[ \t]+)?",
     re.I,
 )
+# a change of mind: the decision is what follows the last one that names a word
+_CORRECTION = re.compile(
+    r"\b(?:actually|correction|instead|wait|hold on|on second thought|scratch that|never ?mind"
+    r"|let me reconsider|change of plan|changed? my mind|i'd rather|rather|no,)(?![A-Za-z])",
+    re.I,
+)
+# a reply that stops mid-sentence: on a word no sentence ends with, or on a comma or colon
+_CUT_OFF = re.compile(
+    r"(?:\b(?:is|are|was|be|been|the|a|an|and|or|but|to|of|with|that|whether|if|because|since|so"
+    r"|for|than|then|which|could|would|should|might|will|my|maybe|perhaps|like"
+    r"|as|at|in|on|by)|[,:;(])[ \t]*$",
+    re.I,
+)
 _NEXT_WORD = re.compile(r"[\"'`“‘*_]*([A-Za-z]+)(?![A-Za-z'-])")
 _BRACKET = re.compile(r"\[([^\[\]]*)\]")
 _EMPHASIS = re.compile(r"\*\*([^*\n]+)\*\*|__([^_\n]+)__|`([^`\n]+)`")
 _CAPITALS = re.compile(r"(?<![A-Za-z'])([A-Z]{2,})(?![A-Za-z'])")
 _MISTRAL = re.compile(r"\[TOOL_CALLS\]\s*")
-_MISTRAL_ARGS = re.compile(r"\[TOOL_CALLS\]\s*(\w+)\s*\[ARGS\]\s*")
+_MISTRAL_ARGS = re.compile(r"\[TOOL_CALLS\]\s*(\w+)\s*(?:\[CALL_ID\]\s*\w{0,64}\s*)?\[ARGS\]\s*")
+# GLM-4.5's call: <tool_call>NAME<arg_key>K</arg_key><arg_value>V</arg_value>...</tool_call>
+_ARG_PAIR = re.compile(
+    r"<arg_key>\s*(\w{1,64})\s*</arg_key>\s*<arg_value>([^<]{0,256})</arg_value>"
+)
+# Qwen3-Coder's: <function=NAME><parameter=K>V</parameter></function>
+_FUNCTION_EQ = re.compile(r"<function=(\w{1,64})>((?:(?!<function=).)*?)</function>", _FLAGS)
+_PARAMETER_EQ = re.compile(r"<parameter=(\w{1,64})>([^<]{0,256})</parameter>")
+# Anthropic-style XML: <invoke name="NAME"><parameter name="K">V</parameter></invoke>
+_INVOKE = re.compile(
+    r"<invoke\s+name=[\"']?(\w{1,64})[\"']?\s*>((?:(?!<invoke).)*?)</invoke>", _FLAGS
+)
+_PARAMETER_NAMED = re.compile(
+    r"<parameter\s+name=[\"']?(\w{1,64})[\"']?\s*>([^<]{0,256})</parameter>"
+)
+# DeepSeek-V3's and V3.1's special tokens (fullwidth bars, read as | after NFKC):
+# <|tool▁call▁begin|>[function<|tool▁sep|>]NAME[<|tool▁sep|>]ARGS<|tool▁call▁end|>
+_DEEPSEEK = re.compile(
+    r"<\|tool▁call▁begin\|>\s*(?:function\s*<\|tool▁sep\|>\s*)?(\w{1,64})\s*(?:<\|tool▁sep\|>)?"
+    r"((?:(?!<\|tool▁call▁begin\|>).){0,1024}?)<\|tool▁call▁end\|>",
+    re.S,
+)
+# Kimi K2's: <|tool_call_begin|>functions.NAME:0<|tool_call_argument_begin|>ARGS<|tool_call_end|>
+_KIMI = re.compile(
+    r"<\|tool_call_begin\|>\s*(?:functions\.)?(\w{1,64})(?::\d{1,6})?\s*"
+    r"<\|tool_call_argument_begin\|>((?:(?!<\|tool_call_begin\|>).){0,1024}?)<\|tool_call_end\|>",
+    re.S,
+)
+# a pythonic call (Gemma 3's tool_code block, Llama's [guess(word="crane")]): NAME(K="V"), NAME("V")
+_PYTHONIC = re.compile(
+    r"\b(\w{1,64})\(\s*(?:(\w{1,64})\s*=\s*)?[\"'“‘]([^\"'”’\n]{0,64})[\"'”’]\s*\)"
+)
+# a fenced block's one word, its language tag passed by (```text\ncrane\n```)
+_FENCE = re.compile(r"```[A-Za-z]{0,16}[ \t]*\n([^`]{0,128}?)\n?```")
+# a reply that opens a tool call: one whose call cannot be read has no guess (it was cut off)
+_CALL_OPENS = re.compile(
+    r"\[TOOL_CALLS\]|<tool_call>|<function_calls>|<invoke\b|<function=|<\|tool▁calls?▁begin\|>"
+    r"|<\|tool_calls?_(?:section_)?begin\|>|```tool_code|<\|python_tag\|>",
+    re.I,
+)
 _TEXTARENA = re.compile(r"\[(\w+)\]")
 _EDGES = " \t\r\n\"'`*_.,;:!?()[]{}<>“”‘’«»"
 _WORD = re.compile(r"[A-Za-z]+")
@@ -281,13 +342,7 @@ def reply_parts(reply: Any, think_open: bool = False) -> tuple[str, list[tuple[A
     harmony = _harmony_call(text)
     if harmony is not None:  # a harmony tool call: its message is the arguments
         return "", [*calls, harmony]
-    for match in _TOOL.finditer(text):  # tool calls written in the text (Hermes style)
-        try:
-            call = json.loads(match.group(1))
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(call, dict):
-            calls.append((call.get("name"), call.get("arguments", call.get("parameters"))))
+    calls.extend(_written_calls(text))
     mistral = _MISTRAL_ARGS.search(text)
     if mistral:  # [TOOL_CALLS]name[ARGS]{...}
         value = _json_values(text[mistral.end() :])[:1]
@@ -296,6 +351,33 @@ def reply_parts(reply: Any, think_open: bool = False) -> tuple[str, list[tuple[A
         for value in _json_values(text):
             calls.extend(_json_calls(value))
     return text, calls
+
+
+def _written_calls(text: str) -> list[tuple[Any, Any]]:
+    """Tool calls written in the text by the chat templates of the major open model families:
+    Hermes' and Qwen's ``<tool_call>{json}</tool_call>``, GLM-4.5's ``<arg_key>``/``<arg_value>``
+    in it, Qwen3-Coder's ``<function=NAME><parameter=K>``, Anthropic-style ``<invoke name=...>``,
+    DeepSeek-V3's and Kimi K2's special tokens, and pythonic calls (Gemma 3's ``tool_code``)."""
+    calls: list[tuple[Any, Any]] = []
+    for match in _TOOL.finditer(text):
+        try:
+            call = json.loads(match.group(1))
+        except (ValueError, RecursionError):
+            glm = re.match(r"\s*(\w{1,64})\s*<arg_key>", match.group(1))
+            if glm:
+                calls.append((glm.group(1), dict(_ARG_PAIR.findall(match.group(1)))))
+            continue
+        if isinstance(call, dict):
+            calls.append((call.get("name"), call.get("arguments", call.get("parameters"))))
+    for pattern, parameter in ((_FUNCTION_EQ, _PARAMETER_EQ), (_INVOKE, _PARAMETER_NAMED)):
+        for name, body in pattern.findall(text) if "<" in text else ():
+            calls.append((name, dict(parameter.findall(body))))
+    for pattern in (_DEEPSEEK, _KIMI):  # the arguments: JSON, or fenced JSON
+        for name, body in pattern.findall(text) if "<|" in text else ():
+            calls.append((name, body.strip().removeprefix("```json").strip("` \n")))
+    for name, key, value in _PYTHONIC.findall(text) if "(" in text else ():
+        calls.append((name, {key or "word": value}))
+    return calls
 
 
 def _all(pattern: re.Pattern[str], text: str) -> list[str]:
@@ -324,9 +406,11 @@ def _guess_calls(calls: list[tuple[Any, Any]]) -> list[str] | None:
     return [w for w in words if w] if words else None
 
 
-def _said(text: str) -> list[str]:
+def _said(text: str, cut_off: bool = False) -> list[str]:
     """Rules 8-11 on ``text``: the words of its answer lines or sentences, else its brackets, else
-    its emphasis, else its capitals, else the text as one word."""
+    its emphasis, else its capitals, else the text as one word; with ``cut_off`` (the reply stops
+    mid-sentence), only what an answer line or sentence says: a word merely mentioned before the
+    reply was cut off is no decision."""
     found = []
     for line in _all(_ANSWER_LINE, text):
         word = clean_word(line) or _said_inline(line)
@@ -336,9 +420,9 @@ def _said(text: str) -> list[str]:
         after = _NEXT_WORD.match(text, says.end())
         if after is not None:
             found.append(after.group(1).lower())
-    if found:
+    if found or cut_off:
         return found
-    for pattern in (_BRACKET, _EMPHASIS, _CAPITALS):
+    for pattern in (_BRACKET, _FENCE, _EMPHASIS, _CAPITALS):
         words = [
             w
             for w in map(clean_word, _all(pattern, text))
@@ -379,28 +463,50 @@ def _json_answers(text: str) -> list[str]:
 
 
 def lenient_guesses(reply: Any, think_open: bool = False) -> list[str]:
-    """The words the deciding lenient rule finds in ``reply``, in order (module docstring); [] when
-    none."""
+    """The words the deciding lenient rule finds in ``reply``'s decision, in order (module
+    docstring): after its last correction that names a word, else the whole reply; [] when none
+    (also for a reply that opens a tool call it never completes)."""
     text, calls = reply_parts(reply, think_open)
     called = _guess_calls(calls)
     if called is not None:
         return called
+    if not calls and _CALL_OPENS.search(text):
+        return []  # a tool call begun and cut off: no decision
+    for correction in _corrections(text):
+        found = _deciding(text[correction.end() :])
+        if found:
+            return found
+    return _deciding(text)
+
+
+def _corrections(text: str) -> list[re.Match[str]]:
+    """The last :data:`_JSON_STARTS` changes of mind in ``text``, the last first (a bounded number:
+    each is read to the end, and the whole stays linear)."""
+    return list(_CORRECTION.finditer(text))[: -_JSON_STARTS - 1 : -1]
+
+
+def _deciding(text: str) -> list[str]:
+    """Rules 4-11 on ``text``: the words of the first rule that finds one."""
     for pattern in (_GUESS, _ANSWER_TAG, _BOXED, _FINAL_LINE):
         found = _all(pattern, text) if pattern is not _GUESS or "<" in text else []
         if pattern is _GUESS:
             found = _json_answers(text) or found
         if found:
             return _words(found)
-    return _said(text)
+    return _said(text, cut_off=bool(_CUT_OFF.search(text)))
 
 
 def strict_guesses(reply: Any, think_open: bool = False) -> list[str]:
-    """The words of ``reply``'s ``guess`` tool calls, else of its ``<guess>...</guess>`` tags, in
-    order."""
+    """The words of ``reply``'s ``guess`` tool calls, else of its ``<guess>...</guess>`` tags (after
+    its last correction that has one, as the lenient rules read it), in order."""
     text, calls = reply_parts(reply, think_open)
     called = _guess_calls(calls)
     if called is not None:
         return called
+    for correction in _corrections(text):
+        found = [w for w in map(clean_word, _all(_GUESS, text[correction.end() :])) if w]
+        if found:
+            return found
     return [w for w in map(clean_word, _all(_GUESS, text)) if w]
 
 
@@ -418,8 +524,16 @@ def strict_guess(reply: Any, think_open: bool = False) -> str | None:
 
 def textarena_guess(reply: str) -> str | None:
     """TextArena's rule, as its ``Wordle-v0`` reads a reply: the first ``[word]`` (letters, digits,
-    ``_``), lower-cased; None when there is none."""
-    found = _TEXTARENA.search(reply) if isinstance(reply, str) else None
+    ``_``), lower-cased, read from the reply's last change of mind that has one, as every other
+    surface reads a decision ("[crane]. Actually, [slate]." plays SLATE); None when there is
+    none."""
+    if not isinstance(reply, str):
+        return None
+    for correction in _corrections(reply):
+        found = _TEXTARENA.search(reply, correction.end())
+        if found is not None:
+            return found.group(1).lower()
+    found = _TEXTARENA.search(reply)
     return None if found is None else found.group(1).lower()
 
 

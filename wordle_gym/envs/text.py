@@ -178,11 +178,14 @@ class WordleTextEnv(gym.Env[str, str]):
     string up to ``MAX_TEXT`` characters; it samples ASCII letters, for ``check_env``). ``step``
     also takes an assistant message (``{"content": ..., "tool_calls": [...]}``) or one call of the
     ``guess`` tool (:data:`~wordle_gym.envs.replies.GUESS_TOOL`, also ``env.unwrapped.tools``). The
-    guess is read by ``parser`` (:mod:`wordle_gym.envs.replies`): by default the reasoning
-    (``<think>...</think>``, a reply cut off inside it) is skipped and the answer taken from a
-    ``guess`` tool call, the last ``<guess>...</guess>``, ``\\boxed{}``, an ``Answer:`` line, the
-    last ``[...]``, or a one-word reply; ``parser="strict"`` takes only a tool call or ``<guess>``;
-    a callable ``parser(reply) -> word | None`` replaces both. A reply with no guess, or with a word
+    guess is read by ``parser`` (:mod:`wordle_gym.envs.replies`, one rule on every text surface): by
+    default the reasoning (``<think>...</think>``, a reply cut off inside it) is skipped and the
+    decision taken as a careful reader takes it: a ``guess`` tool call in any major model family's
+    syntax, else, after the reply's last change of mind ("Actually, ...", "Correction: ..."), the
+    first ``<guess>...</guess>``, ``\\boxed{}``, ``Answer:`` line or sentence that says the guess,
+    ``[...]``, word in bold or capitals, or a one-word reply; a reply cut off before it decides
+    plays nothing; ``parser="strict"`` takes only a tool call or ``<guess>``; a callable
+    ``parser(reply) -> word | None`` replaces both. A reply with no guess, or with a word
     the game does not allow, is refused: ``info["invalid"]`` is True, the turn is spent (as a
     refused hard-mode guess in Wordle-v0), nothing is revealed, and the next observation says why.
 

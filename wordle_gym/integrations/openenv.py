@@ -25,6 +25,13 @@ and play it::
         result = env.step(WordleAction(message="<guess>salet</guess>"))
         print(result.observation.messages[0].content[-120:], result.reward, result.done)
 
+TRL's OpenEnv Wordle example keeps the last step's ``reward`` (0.0 after an invalid move): serve it
+with ``--step-reward game`` (each step's reward 0.0 until the game ends, then :func:`game_score`, so
+a win in fewer guesses ranks above a win in more, above a loss, above an invalid or abandoned
+ending), and make its client with ``.sync()`` (openenv-core 0.3's clients are async; this module's
+``WordleEnv`` and ``WordleAction`` stand in for ``textarena_env``'s ``TextArenaEnv`` and
+``TextArenaAction``, which are not on the package index).
+
 ``reset`` takes ``seed``, ``episode_id`` and ``answer`` (a word to play, for tests and evaluation).
 Each WebSocket session (the client's connection) has its own game and its own search for the regret
 (``SUPPORTS_CONCURRENT_SESSIONS``). Limits, each a command-line option: ``--sessions`` games at once
@@ -43,6 +50,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import uuid
 from collections.abc import Sequence
@@ -77,6 +85,20 @@ IDLE_S = 300.0
 INVALID = "You attempted an invalid move"
 """How the transcript starts a refused reply's feedback: TextArena's words, which TRL's example
 looks for."""
+STEP_REWARDS = ("move", "game")
+"""What a step's ``reward`` is (``--step-reward``): ``move``, that move's reward (the text env's);
+``game``, 0.0 until the game ends, then :func:`game_score`."""
+
+
+def game_score(won: bool, guesses: int, max_guesses: int, game_reward: float) -> float:
+    """The whole game's score that ``--step-reward game`` gives at its last step: its tier (a win
+    in k guesses ``max_guesses + 2 - k``, so 7 for one guess and 2 for six; a loss 1) plus, within
+    the tier, ``0.5 * exp(min(0, game_reward))`` (with ``--reward regret``, 0.5 for optimal play,
+    less as the game's summed regret grows). Always above 1: 0.0, which TRL's example gives an
+    invalid move and a game it stopped playing (the last reward it read), is the worst."""
+    tier = max_guesses + 2 - guesses if won else 1
+    return tier + 0.5 * math.exp(min(0.0, game_reward))
+
 
 LOG = logging.getLogger("wordle_gym.openenv")
 
@@ -152,14 +174,18 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
     """The server side: one :class:`~wordle_gym.envs.text.WordleTextEnv` game per session.
 
     Args:
+        step_reward: what a step's ``reward`` is (:data:`STEP_REWARDS`).
         game: the text env's options (``reward``, ``split``, ``hard_mode``, ``answers``, ``parser``,
             ...).
     """
 
     SUPPORTS_CONCURRENT_SESSIONS = True
 
-    def __init__(self, **game: Any) -> None:
+    def __init__(self, step_reward: str = "move", **game: Any) -> None:
         super().__init__()
+        if step_reward not in STEP_REWARDS:
+            raise ValueError(f"step_reward must be one of {STEP_REWARDS}; got {step_reward!r}")
+        self.step_reward = step_reward
         self.game = WordleTextEnv(**game)
         self._transcript = ""
         self._guesses: list[str] = []
@@ -212,7 +238,16 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         if info["guess"] and not info["reason"]:
             self._guesses.append(str(info["guess"]))
         self._game_reward += float(reward)
-        self._playing = not (terminated or truncated)
+        done = bool(terminated or truncated)
+        self._playing = not done
+        if self.step_reward == "game":
+            reward = 0.0
+            if done:
+                info = {**info, "game_score": game_score(
+                    bool(info["won"]), int(info["turn"]), self.game.config.max_guesses,
+                    self._game_reward,
+                )}  # fmt: skip
+                reward = info["game_score"]
         state = self._state
         state.step_count += 1
         state.turn, state.last_reward, state.last_info = (
@@ -220,7 +255,7 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
             float(reward),
             _plain(info),
         )
-        return self._observation(float(reward), bool(terminated or truncated), info)
+        return self._observation(float(reward), done, info)
 
     def close(self) -> None:
         """The session is over (its client left, or it sat idle past the server's timeout)."""
@@ -421,12 +456,13 @@ def make_app(
     idle_s: float | None = IDLE_S,
     token: str | None = None,
     max_body: int = MAX_BODY,
+    step_reward: str = "move",
     **game: Any,
 ) -> Any:
     """The FastAPI app that serves :class:`WordleEnvironment` with ``game``: up to ``sessions``
     sessions at once (a GRPO batch plays many games together), each closed after ``idle_s`` seconds
     idle (None: never), ``token`` required of every client but ``/health`` when given, nothing over
-    ``max_body`` bytes read."""
+    ``max_body`` bytes read, each step's reward as ``step_reward`` says (:data:`STEP_REWARDS`)."""
     for name, value in (("sessions", sessions), ("max_body", max_body)):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ValueError(f"{name} must be a positive integer; got {value!r}")
@@ -436,8 +472,8 @@ def make_app(
         raise ValueError(f"idle_s must be a number of seconds > 0, or None; got {idle_s!r}")
     if token is not None and (not isinstance(token, str) or not token.strip()):
         raise ValueError("token must be a non-empty string")
-    WordleTextEnv(**game).close()  # bad options fail here, once, not in every session
-    factory = lambda: WordleEnvironment(**game)  # noqa: E731
+    WordleEnvironment(step_reward, **game).close()  # bad options fail here, not in every session
+    factory = lambda: WordleEnvironment(step_reward, **game)  # noqa: E731
     app = FastAPI(title="wordle_gym: real Wordle as an OpenEnv environment")
     limits = ConcurrencyConfig(max_concurrent_envs=sessions, session_timeout=idle_s)
     app.state.server = _Server(factory, WordleAction, WordleObservation, concurrency_config=limits)
@@ -477,6 +513,9 @@ class ServeOptions:
     """Hard mode."""
     think_open: bool = False
     """The chat template opens <think> before replies."""
+    step_reward: Literal["move", "game"] = "move"
+    """A step's reward: its move's, or 0 until the game ends and then the whole game's score (what
+    TRL's example code, which keeps the last step's reward, needs)."""
     sessions: int = 64
     """Games played at once."""
     idle_timeout: float = IDLE_S
@@ -507,7 +546,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         game["split_held_out"] = args.held_out
     token = args.token if args.token is not None else os.environ.get("WORDLE_GYM_TOKEN") or None
     try:
-        app = make_app(args.sessions, args.idle_timeout, token, **game)
+        app = make_app(
+            args.sessions, args.idle_timeout, token, step_reward=args.step_reward, **game
+        )
     except (ValueError, TypeError) as exc:
         parser.error(str(exc))
     logging.basicConfig(level=logging.INFO, format="%(levelname)s:     %(message)s")
@@ -522,6 +563,7 @@ __all__ = [
     "WordleMessage",
     "WordleObservation",
     "WordleState",
+    "game_score",
 ]
 
 if __name__ == "__main__":

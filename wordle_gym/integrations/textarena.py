@@ -18,7 +18,8 @@ with the id changed::
 
 The game is :class:`~wordle_gym.envs.text.WordleTextEnv`'s (the same engine and lists); a reply is
 read as TextArena's ``Wordle-v0`` reads it (:func:`~wordle_gym.envs.replies.textarena_guess`: the
-**first** ``[word]``) and refused as it refuses: no bracketed word, a word of another length, a word
+**first** ``[word]``, after the reply's last change of mind that has one, as every surface reads a
+decision) and refused as it refuses: no bracketed word, a word of another length, a word
 guessed before or one not on the list is an invalid move, which TextArena's error allowance forgives
 once (the player resubmits; no attempt is used) and a second in a row ends the game
 (``invalid_move`` in its info). A word that breaks hard mode spends its attempt, as in
