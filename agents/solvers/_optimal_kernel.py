@@ -12,6 +12,12 @@ opener quickly, :mod:`wordle_agents.solvers.openers`).
   at least ``3n - [g in S] - buckets(g)``. Guesses are tried in order of that bound and the
   search stops when the bound reaches the best total found; inside a guess, the buckets are
   solved largest first with the budget that is left, and it stops as soon as the bound exceeds it.
+* Before descending into any bucket of a guess, each is bounded without a search
+  (:func:`bucket_floor`, alex1770's pre-pass): its cached value or bound, else ``2c - 1`` where a
+  candidate tells the others apart and ``2c`` where none does, and never below
+  ``2c - 1 + (c - most)`` (a guess splits c answers into at most ``most`` buckets, the most any
+  guess gets from all the answers): a guess whose buckets' bounds already reach the best is cut
+  there.
 * Shortcuts that return what the ordered search would: a candidate telling every other candidate
   apart reaches the floor ``2n - 1`` (looked for first, in n x n work); failing that, the first
   guess whose bound is ``2n`` with no bucket of more than two answers is exact. A guess that tells a
@@ -221,6 +227,48 @@ def split_counts(by_answer, S, guesses, num_patterns):
 
 
 @cached_njit(nogil=True)
+def bucket_floor(
+    by_answer, S, r, g, p, cache, keys_a, keys_b, hard, codes, counts, tiles, green, need,
+    child_green, child_need, stop, lose, actions, most, stamp, marks,
+):  # fmt: skip
+    """A lower bound of :func:`solve`'s value for the bucket ``S`` that guess ``g`` got pattern
+    ``p`` for, with ``r`` guesses left, found without searching it: the closed forms; else the
+    cache's value or bound; else 2c - 1 where a candidate tells every other apart and 2c where none
+    does; and at least 2c - 1 + (c - ``most``): a guess splits c answers into ``most`` buckets at
+    most (``stamp``: scratch of the feedback patterns' size, each check marking it with a new
+    number from -2 down, ``marks[0]`` the checks so far)."""
+    c = S.shape[0]
+    if r <= 0:
+        return c if lose else INF
+    if c == 1:
+        return 1
+    if r <= 1:
+        return 2 * c - 1 if lose else INF
+    if c == 2:
+        return 3
+    floor = 2 * c - 1 + max(0, c - most)
+    hard_key = np.int64(0)
+    if hard:
+        advance_constraint(g, p, codes, tiles, green, need, child_green, child_need)
+        hard_key = constraint_key(child_green, child_need)
+    key = set_key(S, keys_a, keys_b, r, hard_key)
+    if key in cache:
+        return max(floor, cache[key][0])  # its exact value, or a bound it was cut at
+    if c > most:
+        return floor
+    if stop.shape[0] > 2:
+        stop[2] += c * c
+    for i in range(c):
+        h = actions[S[i]]
+        if hard and not valid(h, codes, counts, child_green, child_need):
+            continue
+        marks[0] += 1
+        if buckets_of(by_answer, S, h, stamp, -1 - marks[0]) == c:
+            return 2 * c - 1
+    return 2 * c
+
+
+@cached_njit(nogil=True)
 def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit stack)
     by_answer,
     S,
@@ -240,12 +288,14 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
     lose,
     actions,
     guesses,
+    most,
 ):
     """See the module docstring. ``stats[0]`` counts searched nodes; ``stop[0] != 0`` (or a work
     budget spent, :func:`halted`) abandons the search (the value returned is then meaningless). A
     cache holds values of one ``lose`` setting only. ``actions[s]`` is answer ``s``'s guess;
     ``guesses`` the guesses worth trying, increasing (every guess at the root; a node passes its
-    children the ones that told its candidates apart)."""
+    children the ones that told its candidates apart); ``most`` the most feedback patterns one guess
+    gets from the answers (:func:`bucket_floor`)."""
     if halted(stop):
         return INF
     n = S.shape[0]
@@ -274,6 +324,7 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
     num_patterns = tiles.shape[0]
     solved = num_patterns - 1  # all green
     stamp = np.full(num_patterns, -1, np.int64)
+    marks = np.zeros(1, np.int64)  # the bucket checks' marks (bucket_floor)
     # The floor 2n - 1 is reached only by a candidate that tells every other apart: look at those
     # first (n x n work), the least such guess being the one the ordered search below would pick.
     perfect = np.int64(-1)
@@ -330,6 +381,7 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
     # fail-soft: the least lower bound proven over the guesses cut off (when none beats beta)
     low = INF
     sizes = np.zeros(num_patterns, np.int64)
+    lbs = np.zeros(num_patterns, np.int64)
     starts = np.zeros(num_patterns, np.int64)
     fill = np.zeros(num_patterns, np.int64)
     grouped = np.empty(n, S.dtype)
@@ -362,8 +414,9 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
             grouped[fill[p]] = s
             fill[p] += 1
         by_size = np.argsort(-sizes)
-        total = n
-        rest = bound - n  # lower bounds of the buckets not solved yet
+        # every bucket's lower bound before descending into any (alex1770's pre-pass): a guess is
+        # cut when they already reach the best
+        rest = 0
         for j in range(num_patterns):
             p = by_size[j]
             size = sizes[p]
@@ -371,11 +424,30 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
                 break
             if p == solved:
                 continue
-            rest -= 2 * size - 1
+            lbs[p] = bucket_floor(
+                by_answer, grouped[starts[p] : starts[p] + size], r - 1, g, p, cache, keys_a,
+                keys_b, hard, codes, counts, tiles, green, need, child_green, child_need, stop,
+                lose, actions, most, stamp, marks,
+            )  # fmt: skip
+            rest += lbs[p]
+            if n + rest >= best:
+                break
+        if n + rest >= best:
+            low = min(low, n + rest)
+            continue
+        total = n
+        for j in range(num_patterns):
+            p = by_size[j]
+            size = sizes[p]
+            if size == 0:
+                break
+            if p == solved:
+                continue
+            rest -= lbs[p]  # the lower bounds of the buckets not solved yet
             if hard:
                 advance_constraint(g, p, codes, tiles, green, need, child_green, child_need)
             sub = grouped[starts[p] : starts[p] + size].copy()
-            total += solve(
+            value = solve(
                 by_answer,
                 sub,
                 r - 1,
@@ -394,9 +466,11 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
                 lose,
                 actions,
                 below,
+                most,
             )
             if halted(stop):
                 return INF  # abandoned: nothing cached from here up
+            total += max(value, lbs[p])
             if total + rest >= best:
                 break
         if total + rest < best:  # every bucket solved within budget (rest is 0 here)

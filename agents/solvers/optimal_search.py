@@ -51,7 +51,7 @@ if TYPE_CHECKING:
 # methods that need it.
 
 FORMAT = "wordle-gym optimal tree 1"
-WORK = 1
+WORK = 2
 """How the kernel counts a search's work (a work budget's unit), raised when its order or its
 counting changes: the position store keeps the works of one such version."""
 POLL_S = 0.2
@@ -314,6 +314,11 @@ class _Search:
         self.keys_b = rng.integers(-(2**62), 2**62, size=vocab.num_answers, dtype=np.int64)
         self.new_cache = self.kernel.new_cache
         self.solved = num_patterns(vocab.length) - 1
+        # the most feedback patterns one guess gets from the answers: no guess splits a set of
+        # answers into more (the kernel's bound on a bucket it has not searched)
+        answers, patterns = np.arange(vocab.num_answers, dtype=np.int32), self.solved + 1
+        splits, _ = self.kernel.split_counts(self.by_answer, answers, self.everything, patterns)
+        self.most = int(splits.max())
         # [0] set to abandon every running search (time limit, Ctrl-C); [1] a work budget (0: none)
         # and [2] the work spent against it (the kernel's halted)
         self.stop = np.zeros(3, dtype=np.int64)
@@ -392,6 +397,7 @@ class _Search:
                 self.lose,
                 self.actions,
                 self.everything,
+                self.most,
             )
         )
 

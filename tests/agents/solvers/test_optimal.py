@@ -615,3 +615,42 @@ def test_kernel__guesses_merged_as_alike_split_the_candidates_alike() -> None:
             for g, row in enumerate(rows):
                 h = first_with.get(row)
                 assert h is not None and h <= g, (p, vocab.allowed[g], len(S))
+
+
+@pytest.mark.parametrize("hard", [False, True])
+def test_kernel__a_bucket_is_never_bounded_above_its_value(hard: bool) -> None:
+    """Issue 85: each bucket of a guess is bounded before the search descends into any (its cached
+    value or bound, a candidate that tells the others apart, the most buckets one guess makes), and
+    a guess is cut on those bounds; a bound above the bucket's value would cut the best guess. On
+    small lists and hard-mode traps, with an empty cache and one a search filled: never above."""
+    for answers, allowed in (small_lists(8, 60, 150), trap_lists(2)):
+        vocab = Vocabulary(answers=answers, allowed=allowed)
+        search = _Search(vocab, hard, 6, lose=True)
+        kernel, rng = search.kernel, random.Random(hard)
+        filled = search.new_cache()
+        stamp, marks = np.full(search.solved + 1, -1, np.int64), np.zeros(1, np.int64)
+        members = np.arange(vocab.num_answers, dtype=np.int32)
+        green, need = search.root()
+        search.value(members, 4, green, need, filled, np.zeros(1, dtype=np.int64))
+        checked = 0
+        for g in rng.sample(range(vocab.num_allowed), 40):
+            if not search.hard_valid(g, green, need):
+                continue
+            for p, group in search.buckets(g, members):
+                if p == search.solved:
+                    continue
+                child_green, child_need = search.child_constraint(g, p, green, need)
+                exact = search.value(
+                    np.sort(group).astype(np.int32), 3, child_green, child_need,
+                    search.new_cache(), np.zeros(1, dtype=np.int64),
+                )  # fmt: skip
+                for held in (search.new_cache(), filled):
+                    floor = kernel.bucket_floor(
+                        search.by_answer, np.sort(group).astype(np.int32), 3, g, p, held,
+                        search.keys_a, search.keys_b, hard, search.codes, search.counts,
+                        search.tiles, green, need, green.copy(), need.copy(), search.stop, True,
+                        search.actions, search.most, stamp, marks,
+                    )  # fmt: skip
+                    assert floor <= exact, (vocab.allowed[g], p, len(group))
+                    checked += 1
+        assert checked > 100
