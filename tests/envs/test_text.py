@@ -254,3 +254,47 @@ def test_regret__one_shared_oracle_copies_and_threads() -> None:
             and clone.step("<guess>zzzzz</guess>")[1] == first.step("<guess>zzzzz</guess>")[1]
         )
         first = clone
+
+
+def test_text_env__plays_the_reward_of_the_config_it_is_given() -> None:
+    """Reliability 6, finding 5: ``WordleTextEnv(config=WordleConfig(reward="tile-shaped"))`` played
+    the default reward (a win -1.0 where tile-shaped gives 15.0). Its reward is now the one-board
+    env's for the same config and move."""
+    from wordle_gym import WordleEnv
+
+    config = WordleConfig(reward="tile-shaped")
+    env = WordleTextEnv(config=config)
+    env.reset(options={"answer": "cigar"})
+    _, reward, done, _, _ = env.step("<guess>cigar</guess>")
+    board = WordleEnv(config=config)
+    board.reset(options={"answer": "cigar"})
+    _, expected, _, _, _ = board.step(board.vocabulary.action("cigar"))
+    plain = WordleTextEnv()
+    plain.reset(options={"answer": "cigar"})
+    _, default_reward, _, _, _ = plain.step("<guess>cigar</guess>")
+    assert done and reward == pytest.approx(float(expected)) and reward != default_reward
+
+
+def test_lists__a_games_name_as_the_allowed_list_is_its_guesses() -> None:
+    """Reliability 6, finding 4: ``allowed="today"`` was today's 3158 answers, not its 14855
+    guesses, though ``--help`` offers ``today`` for ``--allowed`` ('tarse' is not allowed)."""
+    from wordle_gym.core.words import Vocabulary
+
+    today = Vocabulary(answers="today", allowed="today")
+    assert (today.num_answers, today.num_allowed) == (3158, 14855)
+    assert "tarse" in today.allowed_index
+    assert Vocabulary(answers="original", allowed="original").num_allowed == 12972
+    assert Vocabulary(answers="nyt", allowed="nyt").num_allowed == 12972
+
+
+def test_text_env__a_huge_reply_or_prompt_is_bounded() -> None:
+    """Reliability 6, findings 17 and 18: ``info["guess"]`` echoed a whole 1.4 MB reply, and
+    ``prompt="{length:>999999999}"`` built a 1 GB opening text."""
+    env = WordleTextEnv()
+    env.reset(seed=0)
+    _, _, _, _, info = env.step("a" * 1_400_000)
+    assert info["invalid"] and len(info["guess"]) == 64 and len(info["reason"]) < 200
+    with pytest.raises(ValueError, match="width 999,999,999 is over"):
+        WordleTextEnv(prompt="{length:>999999999}")
+    with pytest.raises(ValueError, match="over 1,048,576"):
+        WordleTextEnv(prompt="x" * 2_000_000)

@@ -236,11 +236,13 @@ def test_openenv__the_split_is_served() -> None:
 def test_openenv__the_command_refuses_a_bad_game_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    with pytest.raises(SystemExit) as stop:
-        main(["--reward", "nonsense"])
-    assert stop.value.code == 2
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "nonsense" in err
+    # reliability 6, finding 11: --port 99999 ended in OverflowError
+    for argv, named in ((["--reward", "nonsense"], "nonsense"), (["--port", "99999"], "99999")):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        err = capsys.readouterr().err.strip()
+        assert len(err.splitlines()) == 1 and named in err
 
 
 def test_openenv__docs_snippet_runs_as_written(tmp_path) -> None:  # type: ignore[no-untyped-def]

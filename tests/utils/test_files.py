@@ -253,3 +253,12 @@ def test_reads__devices_and_huge_files_are_refused_not_read_until_memory_runs_ou
     env = gym.make("Wordle-v1")
     env.reset(seed=0)
     assert env.step(0)[0] is not None
+
+
+def test_atomic_write__a_rewritten_file_keeps_its_mode(tmp_path: Path) -> None:
+    """Reliability 6, finding 13: rewriting a table widened its mode (600 became 644)."""
+    path = tmp_path / "table.json"
+    atomic_write_text(path, "{}")
+    os.chmod(path, 0o600)
+    atomic_write_text(path, '{"a": 1}')
+    assert stat.S_IMODE(os.stat(path).st_mode) == 0o600 and path.read_text() == '{"a": 1}'

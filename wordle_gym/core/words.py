@@ -159,6 +159,10 @@ def word_source(value: str) -> WordSource:
 
 def _as_words(source: WordSource, what: str) -> list[str]:
     if isinstance(source, str):
+        # a game's name as the allowed list is that game's guesses ("today": its 14855, not its
+        # answers)
+        if what == "allowed" and source in GAMES:
+            source = GAMES[source][1]
         return load_word_list(source)
     # word i is action i: an unordered list would change between runs
     if isinstance(source, set | frozenset):

@@ -3,6 +3,7 @@ real lists."""
 
 from __future__ import annotations
 
+import re
 import string
 from collections.abc import Callable
 from typing import Any
@@ -40,6 +41,9 @@ from wordle_gym.envs.scalar import ScalarGame
 
 # characters of a reply or an observation (a bound the spaces state; replies are not cut)
 MAX_TEXT = 1 << 20
+GUESS_CHARS = 64
+"""The most of the word read from a reply that ``info["guess"]`` holds (a 1 MB run of letters is
+not echoed back)."""
 TILE_LETTERS = {GREEN: "G", YELLOW: "Y", 0: "X"}
 
 DEFAULT_PROMPT = (
@@ -86,6 +90,11 @@ def intro_text(
             "example": vocabulary.allowed[0],
         }
         try:
+            # a field's width is bounded before it is built ("{length:>999999999}" is 1 GB)
+            for _, _, spec, _ in string.Formatter().parse(prompt):
+                widest = max((int(n) for n in re.findall(r"\d+", spec or "")), default=0)
+                if widest > MAX_TEXT:
+                    raise ValueError(f"a field's width {widest:,} is over {MAX_TEXT:,} characters")
             text = prompt.format(**fields)
         except (KeyError, IndexError, ValueError) as exc:
             raise ValueError(
@@ -97,6 +106,8 @@ def intro_text(
         )
     if not isinstance(text, str) or not text:
         raise TypeError(f"the prompt must give non-empty text; got {text!r}")
+    if len(text) > MAX_TEXT:
+        raise ValueError(f"the prompt gives {len(text):,} characters, over {MAX_TEXT:,}")
     return text
 
 
@@ -273,9 +284,9 @@ class WordleTextEnv(gym.Env[str, str]):
         format_reward: float = 0.0,
         **options: Any,
     ) -> None:
-        reward = reward_for(
-            options.get("reward", "default"), "WordleText", frozenset({TILES, REGRET})
-        )
+        # the reward of the options, else the config's (a preset it was built with)
+        chosen = options.get("reward", "default" if config is None else config.reward)
+        reward = reward_for(chosen, "WordleText", frozenset({TILES, REGRET}))
         self.regret = REGRET in reward.needs
         if self.regret:  # the engine keeps its default scheme; the move is valued by the oracle
             del options["reward"]
@@ -402,7 +413,7 @@ class WordleTextEnv(gym.Env[str, str]):
             "invalid": np.array(invalid),
             "won": np.array(won),
             "is_success": np.array(won),
-            "guess": guess,
+            "guess": guess[:GUESS_CHARS],
             "reason": reason,
         }
 

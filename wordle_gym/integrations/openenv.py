@@ -536,6 +536,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     add_options(parser, ServeOptions)
     args = options_from(ServeOptions, parser.parse_args(argv))
+    if not 0 <= args.port <= 65535:
+        parser.error(f"--port must be a port number from 0 to 65535; got {args.port}")
     game = _game_from_environ()
     game.update({k: v for k, v in (("reward", args.reward), ("split", args.split)) if v})
     if args.hard:

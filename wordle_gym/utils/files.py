@@ -108,7 +108,8 @@ def atomic_write(
 
     ``path`` may be a link (its target is written) or a device or FIFO (written into directly); with
     ``follow_links=False`` (the cache's files) a link is replaced by the file instead, and nothing
-    outside ``path``'s folder is written."""
+    outside ``path``'s folder is written. A file rewritten keeps its mode; a new one gets the
+    umask's."""
     target = Path(os.path.realpath(path)) if follow_links else Path(os.path.abspath(path))
     if follow_links and _special(target):
         with open(target, "wb") as handle:
@@ -118,9 +119,15 @@ def atomic_write(
     clean_stale_temporaries(target.parent)
     tmp = target.parent / f".{target.name[:32]}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
     try:
-        # the umask applies, as for open()
+        kept = stat.S_IMODE(os.stat(target).st_mode)  # a file rewritten keeps its mode
+    except OSError:
+        kept = None
+    try:
+        # a new file: the umask applies, as for open()
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         with os.fdopen(fd, "wb") as handle:
+            if kept is not None:
+                os.fchmod(handle.fileno(), kept)
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
