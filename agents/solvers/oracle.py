@@ -396,7 +396,8 @@ def read_opener_values(
         return {
             w: float(t)
             for w, t in found.items()
-            if w in vocab.allowed_index and type(t) in (int, float) and t >= 0
+            # a limit read as Infinity or NaN is none: that opener is tried again
+            if w in vocab.allowed_index and type(t) in (int, float) and 0 <= t < math.inf
         }
 
     children = data.get("children")
@@ -586,7 +587,9 @@ def _compact_json(data: dict[str, Any]) -> str:
     """``data`` as JSON with one line for each opener's children (the table stays readable and
     small)."""
     rows = data["children"]
-    head = json.dumps({k: v for k, v in data.items() if k != "children"}, indent=1)[:-2]
+    head = json.dumps(
+        {k: v for k, v in data.items() if k != "children"}, indent=1, allow_nan=False
+    )[:-2]
     lines = ",\n".join(
         f"  {json.dumps(w)}: {json.dumps(r, separators=(',', ':'))}" for w, r in rows.items()
     )

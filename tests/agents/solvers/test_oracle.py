@@ -877,3 +877,19 @@ def test_opener_values__first_move_only_passes_by_totals_a_shipped_table_proves(
     searched.clear()
     assert oracle_module.opener_values(config, [first, known], table)[known] == cold[known]
     assert known in searched
+
+
+def test_opener_values__a_limit_of_infinity_is_no_limit(tmp_path) -> None:
+    """Reliability 6, finding 12: ``timed_out: Infinity`` was merged and written back as
+    non-standard JSON, and that opener was then skipped for ever though the run says the same
+    command tries again. A limit that is not a finite number is read as none."""
+    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_agents.solvers.oracle import read_opener_values
+    from wordle_gym.core.config import WordleConfig
+
+    vocab = WordleConfig().vocabulary
+    table = json.loads((shipped_dir() / "opener_values_normal.json").read_text())
+    table["timed_out"] = {"woozy": float("inf"), "whoop": float("nan"), "weave": 120.0}
+    path = tmp_path / "values.json"
+    path.write_text(json.dumps(table))  # Python writes Infinity and NaN
+    assert read_opener_values(path, vocab, False, 6).timed_out == {"weave": 120.0}
