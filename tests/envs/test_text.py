@@ -298,3 +298,44 @@ def test_text_env__a_huge_reply_or_prompt_is_bounded() -> None:
         WordleTextEnv(prompt="{length:>999999999}")
     with pytest.raises(ValueError, match="over 1,048,576"):
         WordleTextEnv(prompt="x" * 2_000_000)
+
+
+def test_rewards__a_reward_that_is_not_finite_numbers_is_refused_by_name() -> None:
+    """Reliability 6, finding 9: a RewardFn returning NaN, inf, a (3, 7) tensor or a string was
+    returned as the reward, and ``RewardScheme(loss=inf)`` gave -1.0 in the single env and
+    ``tensor([nan, nan])`` in the vector env."""
+    from dataclasses import dataclass
+
+    from wordle_gym import WordleEnv
+    from wordle_gym.core.rewards import RewardScheme
+    from wordle_gym.envs.vector import WordleVectorEnv
+
+    with pytest.raises(ValueError, match="RewardScheme.loss must be finite"):
+        RewardScheme(loss=float("inf"))
+    for bad in (float("nan"), float("inf"), torch.zeros(3, 7), "ten"):
+
+        @dataclass(frozen=True)
+        class Bad:
+            value: object
+            needs: frozenset = frozenset()
+
+            def __call__(self, outcome):
+                n = outcome.turn.shape[0]
+                return (
+                    self.value
+                    if not isinstance(self.value, float)
+                    else torch.full((n,), self.value)
+                )
+
+            def scalar(self, outcome):
+                return self.value
+
+        env = WordleEnv(reward=Bad(bad))
+        env.reset(seed=0)
+        with pytest.raises(ValueError, match="the reward Bad gave") as refused:
+            env.step(0)
+        assert "\n" not in str(refused.value)
+        vector = WordleVectorEnv(num_envs=2, reward=Bad(bad), device="cpu")
+        vector.reset(seed=0)
+        with pytest.raises(ValueError, match="the reward Bad gave"):
+            vector.step(torch.zeros(2, dtype=torch.long))

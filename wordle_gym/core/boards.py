@@ -31,7 +31,7 @@ import torch
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.engines import make_game
 from wordle_gym.core.game import GameState, pack_bits, write_turn
-from wordle_gym.core.rewards import TILES, Outcome
+from wordle_gym.core.rewards import TILES, Outcome, batch_reward
 from wordle_gym.core.rules import GREEN, YELLOW
 
 
@@ -161,8 +161,10 @@ class MultiGame:
             greens, yellows = green.sum((1, 2)), (tiles == YELLOW).sum((1, 2))
             repeats = (green & known.view(n, k, self.length)).sum((1, 2))
         invalid = torch.zeros_like(active)
-        reward = self.reward(
-            Outcome(state.turn, won, lost, greens, yellows, repeats, invalid, active)
+        reward = batch_reward(
+            self.reward,
+            Outcome(state.turn, won, lost, greens, yellows, repeats, invalid, active),
+            state.num_games,
         )
         return MultiOutcome(tiles, reward, won | lost, won, invalid, solved.clone())
 

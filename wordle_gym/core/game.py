@@ -29,7 +29,7 @@ import numpy as np
 import torch
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.rewards import TILES, Outcome
+from wordle_gym.core.rewards import TILES, Outcome, batch_reward
 from wordle_gym.core.rules import (
     ALPHABET,
     GREEN,
@@ -268,8 +268,10 @@ class Game:
             yellows = ((tiles == YELLOW) & scored[:, None]).sum(-1)
             repeats = (counted & (state.green == codes)).sum(-1)
         row_tiles, lost = self._advance(state, actions, codes, tiles, scored, active, won)
-        reward = self.reward(
-            Outcome(state.turn, won, lost, greens, yellows, repeats, invalid, active)
+        reward = batch_reward(
+            self.reward,
+            Outcome(state.turn, won, lost, greens, yellows, repeats, invalid, active),
+            state.num_games,
         )
         return StepOutcome(row_tiles, reward, won | lost, won, invalid)
 
@@ -288,8 +290,10 @@ class Game:
         state.done |= lost
         none = torch.zeros_like(active)
         counts = torch.zeros_like(state.turn) if TILES in self.reward.needs else None
-        reward = self.reward(
-            Outcome(state.turn, none, lost, counts, counts, counts, active, active)
+        reward = batch_reward(
+            self.reward,
+            Outcome(state.turn, none, lost, counts, counts, counts, active, active),
+            state.num_games,
         )
         tiles = torch.full(
             (state.num_games, self.length), NO_TILE, dtype=torch.uint8, device=self.device

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, fields
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
@@ -104,6 +105,10 @@ class RewardScheme:
         if not win:
             raise ValueError("RewardScheme.win needs at least one value")
         object.__setattr__(self, "win", tuple(float(w) for w in win))
+        for name in ("step", "loss", "green", "yellow", "repeat_green", "invalid", "win"):
+            values = getattr(self, name) if name == "win" else (getattr(self, name),)
+            if not all(math.isfinite(v) for v in values):
+                raise ValueError(f"RewardScheme.{name} must be finite; got {getattr(self, name)!r}")
 
     @cached_property
     def needs(self) -> frozenset[str]:
@@ -310,6 +315,49 @@ _FILLED_BY = {
     REGRET: "WordleText's oracle (reward='regret')",
     BITS: "a trainer that tracks the candidates (a shaping term)",
 }
+
+
+def scalar_reward(reward: RewardFn, outcome: Outcome) -> float:
+    """``reward.scalar(outcome)``, held to be one finite number (a ValueError naming the reward
+    and what it gave otherwise: a NaN, an infinity, an array or a string is never a reward)."""
+    value = reward.scalar(outcome)
+    if hasattr(value, "numel") and hasattr(value, "item") and value.numel() == 1:  # a tensor
+        value = value.item()
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float | np.integer | np.floating)
+        or not math.isfinite(value)
+    ):
+        shown = f"a {type(value).__name__}" if not isinstance(value, int | float) else repr(value)
+        raise ValueError(
+            f"the reward {type(reward).__name__} gave {shown} for one move; expected one finite "
+            "number"
+        )
+    return float(value)
+
+
+def batch_reward(reward: RewardFn, outcome: Outcome, games: int) -> torch.Tensor:
+    """``reward(outcome)``, held to be one float per game (``games``,), finite where it lives on
+    the CPU (a GPU's is not read back each step: that would wait on it)."""
+    import torch
+
+    value = reward(outcome)
+    if (
+        not isinstance(value, torch.Tensor)
+        or value.shape != (games,)
+        or not value.dtype.is_floating_point
+        or (value.device.type == "cpu" and not bool(torch.isfinite(value).all()))
+    ):
+        shown = (
+            f"a tensor of shape {tuple(value.shape)} and {value.dtype}"
+            if isinstance(value, torch.Tensor)
+            else f"a {type(value).__name__}"
+        )
+        raise ValueError(
+            f"the reward {type(reward).__name__} gave {shown} for {games} games; expected {games} "
+            "finite floats"
+        )
+    return value
 
 
 def reward_for(reward: str | RewardFn | dict, player: str, fills: frozenset[str]) -> RewardFn:

@@ -23,7 +23,7 @@ import numpy as np
 import torch
 
 from wordle_gym.core.game import NO_LETTER, NO_TILE, Game, GameState
-from wordle_gym.core.rewards import TILES, Outcome
+from wordle_gym.core.rewards import TILES, Outcome, scalar_reward
 from wordle_gym.core.rules import ALPHABET, GREEN, GREY, YELLOW, feedback_one
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.observation import KnowledgeLayout
@@ -169,7 +169,7 @@ class ScalarGame:
         reward = self._rewards.get(key)
         self.last = key
         if reward is None:
-            reward = self._rewards[key] = self.reward.scalar(Outcome(*key))
+            reward = self._rewards[key] = scalar_reward(self.reward, Outcome(*key))
         return tiles, reward, won or lost, won
 
     def skip_turn(self) -> tuple[float, bool]:
@@ -186,7 +186,7 @@ class ScalarGame:
         reward = self._rewards.get(key)
         self.last = key
         if reward is None:
-            reward = self._rewards[key] = self.reward.scalar(Outcome(*key))
+            reward = self._rewards[key] = scalar_reward(self.reward, Outcome(*key))
         return reward, lost
 
     def hard_valid(self, codes: tuple[int, ...]) -> bool:

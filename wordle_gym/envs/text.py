@@ -31,6 +31,7 @@ from wordle_gym.core.rewards import (
     RewardFn,
     RewardSum,
     reward_for,
+    scalar_reward,
 )
 from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
@@ -402,7 +403,7 @@ class WordleTextEnv(gym.Env[str, str]):
         if judged is not None:
             info.update(regret_info(judged))
         outcome = Outcome(*one.last, regret=None if judged is None else judged["regret"])
-        return self._text, self.reward.scalar(outcome), terminated, False, info
+        return self._text, scalar_reward(self.reward, outcome), terminated, False, info
 
     def _info(
         self, tiles: np.ndarray, invalid: bool, won: bool, guess: str, reason: str
