@@ -224,7 +224,7 @@ def test_vf_eval__verifiers_own_command_finds_and_scores_the_env(tmp_path) -> No
             "-n",
             "2",
         ]
-        args += [*options, "-o", str(tmp_path), "--env.regret-budget-s", "0.5"]
+        args += [*options, "-o", str(tmp_path), "--env.regret-budget", "150000000"]
         out = subprocess.run(args, capture_output=True, text=True, env=env, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     (traces,) = tmp_path.glob("*/traces.jsonl")
