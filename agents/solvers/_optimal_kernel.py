@@ -137,6 +137,23 @@ def constraint_key(green, need) -> np.int64:
 
 
 @cached_njit(nogil=True)
+def closed_value(n, r, lose):
+    """The value of ``n`` answers with ``r`` guesses left where it has a closed form, else -1: out
+    of guesses, each lost (one more than the limit; or not allowed); one answer, one guess; one
+    guess left, a candidate guessed and the rest lost (2n - 1); two answers, one guessed and the
+    other next (3)."""
+    if r <= 0:
+        return n if lose else INF
+    if n == 1:
+        return 1
+    if r <= 1:
+        return 2 * n - 1 if lose else INF
+    if n == 2:
+        return 3
+    return -1
+
+
+@cached_njit(nogil=True)
 def halted(stop) -> bool:
     """``stop[0]`` set, or a work budget ``stop[1]`` (> 0) spent (``stop[2]`` past it)."""
     return stop[0] != 0 or (stop.shape[0] > 2 and stop[1] > 0 and stop[2] > stop[1])
@@ -238,14 +255,9 @@ def bucket_floor(
     most (``stamp``: scratch of the feedback patterns' size, each check marking it with a new
     number from -2 down, ``marks[0]`` the checks so far)."""
     c = S.shape[0]
-    if r <= 0:
-        return c if lose else INF
-    if c == 1:
-        return 1
-    if r <= 1:
-        return 2 * c - 1 if lose else INF
-    if c == 2:
-        return 3
+    closed = closed_value(c, r, lose)
+    if closed >= 0:
+        return closed
     floor = 2 * c - 1 + max(0, c - most)
     hard_key = np.int64(0)
     if hard:
@@ -299,14 +311,9 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
     if halted(stop):
         return INF
     n = S.shape[0]
-    if r <= 0:  # out of guesses: each answer lost, one more than the limit (or not allowed)
-        return n if lose else INF
-    if n == 1:
-        return 1
-    if r <= 1:
-        return 2 * n - 1 if lose else INF
-    if n == 2:
-        return 3  # guess one: solved, or the other next
+    closed = closed_value(n, r, lose)
+    if closed >= 0:
+        return closed
     floor = 2 * n - 1
     if floor >= beta:
         return floor
@@ -493,14 +500,9 @@ def greedy(by_answer, S, r, hard, codes, counts, tiles, green, need, lose, actio
     one more than it. A proven upper bound on :func:`solve`'s value with ``lose``; ``INF`` without
     ``lose`` where that policy loses a game."""
     n = S.shape[0]
-    if r <= 0:
-        return n if lose else INF
-    if n == 1:
-        return 1
-    if r <= 1:
-        return 2 * n - 1 if lose else INF
-    if n == 2:
-        return 3
+    closed = closed_value(n, r, lose)
+    if closed >= 0:
+        return closed
     num_patterns = tiles.shape[0]
     solved = num_patterns - 1
     splits, hits = split_counts(by_answer, S, guesses, num_patterns)

@@ -338,6 +338,7 @@ class _Search:
             )
         self.value(np.zeros(1, dtype=np.int32), 1, green, need, cache, np.zeros(1, dtype=np.int64))
         self.greedy(np.zeros(1, dtype=np.int32), 1, green, need)
+        self.kernel.closed_value(1, 1, True)  # the oracle reads it from Python
 
     def root(self) -> tuple[np.ndarray, np.ndarray]:
         return np.full(self.vocab.length, -1, dtype=np.int64), np.zeros(ALPHABET, dtype=np.int64)

@@ -1131,14 +1131,8 @@ class Oracle:
 
     def _closed(self, position: Position) -> int | None:
         """``V*``'s total where the kernel has it in closed form (no node expanded), else None."""
-        n, left = len(position.members), position.left
-        if left <= 0:
-            return n  # each lost: one more than the limit
-        if n == 1:
-            return 1
-        if left == 1:
-            return 2 * n - 1  # a candidate guessed: the rest lost
-        return 3 if n == 2 else None
+        closed = int(self.search.kernel.closed_value(len(position.members), position.left, True))
+        return None if closed < 0 else closed
 
     def _within(self, position: Position, budget: int) -> tuple[int | None, int]:
         """``V*``'s total where the tables hold it or a search of ``position`` from an empty cache
