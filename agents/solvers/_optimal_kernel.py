@@ -421,16 +421,16 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
             grouped[fill[p]] = s
             fill[p] += 1
         by_size = np.argsort(-sizes)
+        # the buckets to solve, largest first
+        kept = 0
+        while kept < num_patterns and sizes[by_size[kept]] > 0:
+            kept += 1
+        buckets = by_size[:kept][by_size[:kept] != solved]
         # every bucket's lower bound before descending into any (alex1770's pre-pass): a guess is
         # cut when they already reach the best
         rest = 0
-        for j in range(num_patterns):
-            p = by_size[j]
+        for p in buckets:
             size = sizes[p]
-            if size == 0:
-                break
-            if p == solved:
-                continue
             lbs[p] = bucket_floor(
                 by_answer, grouped[starts[p] : starts[p] + size], r - 1, g, p, cache, keys_a,
                 keys_b, hard, codes, counts, tiles, green, need, child_green, child_need, stop,
@@ -443,13 +443,8 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
             low = min(low, n + rest)
             continue
         total = n
-        for j in range(num_patterns):
-            p = by_size[j]
+        for p in buckets:
             size = sizes[p]
-            if size == 0:
-                break
-            if p == solved:
-                continue
             rest -= lbs[p]  # the lower bounds of the buckets not solved yet
             if hard:
                 advance_constraint(g, p, codes, tiles, green, need, child_green, child_need)
