@@ -278,6 +278,10 @@ def main() -> None:
             runs["before"] = _fresh(games, seconds, store, args.before, key)
             result["before_budget_s"] = seconds
     result.update(budget=budget, runs=runs, first_move=first_moves(budget))
+    earlier = RESULTS / f"regret_reward_{result['device']}.json"
+    if earlier.exists():  # the first move's history is kept across timed runs
+        result["first_move_history"] = json.loads(earlier.read_text()).get("first_move_history", [])
+    result["first_move_history"] = _history(result, result["date"])
     save("regret_reward", result)
 
 
