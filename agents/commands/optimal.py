@@ -127,7 +127,8 @@ class OptimalRun:
         if self.part is None:
             return (0, 1)
         k, _, n = self.part.partition("/")
-        if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+        digits = k.isascii() and k.isdigit() and n.isascii() and n.isdigit()  # not "²"
+        if not (digits and 1 <= int(k) <= int(n)):
             raise ValueError(f"--part must be K/N with 1 <= K <= N (e.g. 1/2); got {self.part!r}")
         return (int(k) - 1, int(n))
 

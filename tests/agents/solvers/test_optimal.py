@@ -654,3 +654,13 @@ def test_kernel__a_bucket_is_never_bounded_above_its_value(hard: bool) -> None:
                     assert floor <= exact, (vocab.allowed[g], p, len(group))
                     checked += 1
         assert checked > 100
+
+
+def test_command__a_part_in_other_digits_is_refused_in_its_own_words(capsys, tmp_path) -> None:
+    """Reliability 6, finding 16: ``--part ²/3`` said "invalid literal for int()"."""
+    save = str(tmp_path / "v.json")
+    for part in ("²/3", "1/٣", "0/2", "3/2", "a/b"):
+        argv = ["--values", "salet", "--first-move-only", "--part", part, "--save", save]
+        assert optimal_main(argv) == 2
+        err = capsys.readouterr().err.strip()
+        assert "--part must be K/N" in err and "invalid literal" not in err, err
