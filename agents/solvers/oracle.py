@@ -859,7 +859,6 @@ class Oracle:
                     child = self._child(start, action, pattern, group, green, need)
                     fewer = child._replace(left=child.left - 1)
                     self._shipped[child], self._shipped[fewer] = found[pattern]
-                    self._totals[child], self._totals[fewer] = found[pattern]
 
     def _children(self, position: Position, action: int) -> dict[int, tuple[int, int]]:
         """``V*`` totals of each position ``action`` leads to from ``position`` (by feedback
@@ -992,24 +991,13 @@ class Oracle:
             raise ValueError(
                 "a position with no possible answer has no value (feedback no answer fits)"
             )
+        # (the tables' values, the start with a guess fewer among them, are in the memo)
         if self.root_opener is not None and position == self._start:
             total = self._q_total(position, self.root_opener)
-        elif (
-            position == self._start._replace(left=self.max_guesses - 1)
-            and self.root_opener in self.root_one_fewer
-        ):
-            # V* at the start after a spent turn: as V* itself, by
-            total = self.root_one_fewer[self.root_opener]
-            # the root opener (the table's exact value of that opener with one guess fewer)
         else:
-            store = self.store if n >= STORE_MIN else None
-            total = None if store is None else store.get(position)
-            wrong = total is not None and not self._value_floor(position) <= total <= n * (
-                position.left + 1
-            )
-            if wrong and store is not None:
-                store.refuse(f"a stored total ({total}) is outside what is proven for its position")
-            if total is None or wrong:
+            row, wrong = self._stored(position)
+            total = None if row is None else row[0]
+            if total is None:
                 searched = time.perf_counter()
                 members, green, need = position.arrays()
                 total = self.search.value(
@@ -1018,26 +1006,43 @@ class Oracle:
                 # abandoned (a budget, Ctrl-C): the value is meaningless and is not kept
                 if self.search.stop[0]:
                     raise TimeoutError("the search was stopped")
-                if store is not None and (wrong or time.perf_counter() - searched >= STORE_S):
-                    store.put(position, total)
+                slow = time.perf_counter() - searched >= STORE_S
+                if self.store is not None and n >= STORE_MIN and (wrong or slow):
+                    self.store.put(position, total)
         self._totals[position] = total
         return total
+
+    def _stored(self, position: Position) -> tuple[tuple[int, int | None] | None, bool]:
+        """The position store's ``(total, work)`` for ``position`` where it holds what is proven
+        for it (None where it holds nothing, or for a small position), and whether it held a row
+        that is not, which it is told of (its warning, once)."""
+        n = len(position.members)
+        row = None if self.store is None or n < STORE_MIN else self.store.lookup(position)
+        if row is None or self._value_floor(position) <= row[0] <= n * (position.left + 1):
+            return row, False
+        self.store.refuse(f"a stored total ({row[0]}) is outside what is proven for its position")
+        return None, True
 
     def _q_total(self, position: Position, action: int) -> int:
         """Total further guesses over the position's answers when ``action`` comes next."""
         if position == self._start and action in self.root_exact:
             return self.root_exact[action]
-        n = len(position.members)
         if position.left <= 0:
             raise ValueError("no guess is left in this position")
         _, green, need = position.arrays()
         if not self.search.hard_valid(action, green, need):
-            return (
-                n + self._total(position._replace(left=position.left - 1))
-                if position.left > 1
-                else 2 * n
-            )
+            return self._spent(position, self._total)
         return self._q_from(position, action, self._total)
+
+    def _spent(self, position: Position, child_total: Any) -> int | None:
+        """One guess for each answer of ``position`` plus ``child_total`` of the same position with
+        a guess fewer (a turn spent; after the last turn each answer is lost, one guess more); None
+        where ``child_total`` gives None."""
+        n = len(position.members)
+        if position.left == 1:
+            return 2 * n
+        after = child_total(position._replace(left=position.left - 1))
+        return None if after is None else n + after
 
     def _q_from(self, position: Position, action: int, child_total: Any) -> int | None:
         """One guess for each answer of ``position`` plus ``child_total`` of each position
@@ -1149,15 +1154,10 @@ class Oracle:
             return total, work
         n = len(position.members)
         proven = self._proven.get(position)
-        if proven is None and self.store is not None and n >= STORE_MIN:
-            row = self.store.lookup(position)
+        if proven is None:
+            row, _ = self._stored(position)
             if row is not None and row[1] is not None:
-                if self._value_floor(position) <= row[0] <= n * (position.left + 1):
-                    proven = self._proven[position] = (row[0], row[1])
-                else:
-                    self.store.refuse(
-                        f"a stored total ({row[0]}) is outside what is proven for its position"
-                    )
+                proven = self._proven[position] = (row[0], row[1])
         if proven is not None:
             return (proven[0], proven[1]) if proven[1] <= budget else (None, budget)
         if budget <= self._failed.get(position, 0):
@@ -1188,14 +1188,7 @@ class Oracle:
     ) -> tuple[int | None, int, dict[Position, int]]:
         """:meth:`_move_total` where its positions are proven within ``budget`` work together
         (:meth:`_within`, largest first), the work, and the totals of the positions it proved."""
-        n = len(position.members)
-        if action is None:
-            if position.left == 1:
-                return 2 * n, 0, {}
-            after = position._replace(left=position.left - 1)
-            total, work = self._within(after, budget)
-            return (None, budget, {}) if total is None else (n + total, work, {after: total})
-        if position == self._start and action in self.root_exact:
+        if action is not None and position == self._start and action in self.root_exact:
             return self.root_exact[action], 0, {}
         spare, known = [budget], {}
 
@@ -1208,7 +1201,11 @@ class Oracle:
                 spare[0] -= work
             return found
 
-        total = self._q_from(position, action, child_total)
+        total = (
+            self._spent(position, child_total)
+            if action is None
+            else self._q_from(position, action, child_total)
+        )
         return total, budget - spare[0], known
 
     def bracket(
@@ -1239,13 +1236,8 @@ class Oracle:
 
     def _move_total(self, position: Position, action: int | None) -> int:
         """Q* total of a move (None: the turn spent)."""
-        n = len(position.members)
         if action is None:
-            return (
-                n + self._total(position._replace(left=position.left - 1))
-                if position.left > 1
-                else 2 * n
-            )
+            return self._spent(position, self._total)
         return self._q_total(position, action)
 
     def _move_bounds(
@@ -1253,30 +1245,25 @@ class Oracle:
     ) -> tuple[int, int, str]:
         """Proven (lower, upper) bounds on :meth:`_move_total`, with the totals ``known``, and what
         the upper one is."""
-        n = len(position.members)
+
+        def floor(child: Position) -> int:
+            return known[child] if child in known else self._value_floor(child)
+
+        def ceiling(child: Position) -> int:
+            return known[child] if child in known else self.upper(child)
+
         if action is None:
-            if position.left == 1:
-                return 2 * n, 2 * n, "exact"
-            after = position._replace(left=position.left - 1)
-            if after in known:
-                return n + known[after], n + known[after], "exact"
-            return n + self._value_floor(after), n + self.upper(after), "greedy play"
+            exact = position.left == 1 or position._replace(left=position.left - 1) in known
+            low, high = self._spent(position, floor), self._spent(position, ceiling)
+            return low, high, "exact" if exact else "greedy play"
         if position == self._start and action in self.root_upper:
             high, what = self.root_upper[action], "a published strategy's total"
             return int(self.root_floor[action]), high, what
-        low = high = n
-        members, green, need = position.arrays()
-        for pattern, group in self.search.buckets(action, members):
-            if pattern == self.solved:
-                continue
-            c = len(group)
-            if position.left == 1:
-                low, high = low + c, high + c  # out of guesses: each lost
-                continue
-            child = self._child(position, action, pattern, group, green, need)
-            found = known.get(child)
-            low += 2 * c - 1 if found is None else found
-            high += self.upper(child) if found is None else found
+        # a bucket of c answers: 2c - 1 more guesses at least
+        low = self._q_from(
+            position, action, lambda child: known.get(child, 2 * len(child.members) - 1)
+        )
+        high = self._q_from(position, action, ceiling)
         if position == self._start:
             low = max(low, int(self.root_floor[action]))
         return low, high, "greedy play"
