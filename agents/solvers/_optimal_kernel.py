@@ -244,6 +244,25 @@ def split_counts(by_answer, S, guesses, num_patterns):
 
 
 @cached_njit(nogil=True)
+def perfect_guess(by_answer, S, hard, codes, counts, green, need, actions, stamp, marks, least):
+    """A candidate of ``S`` that tells every other apart (in hard mode, one the constraint allows):
+    the least such guess with ``least``, else the first found; -1 where none does (n x n work).
+    ``stamp``: scratch of the feedback patterns' size, each check marking it with a number of its
+    own (``marks[0]``, the checks so far: never the -1 a fresh stamp holds)."""
+    found = np.int64(-1)
+    for i in range(S.shape[0]):
+        g = actions[S[i]]
+        if (found >= 0 and g >= found) or (hard and not valid(g, codes, counts, green, need)):
+            continue
+        marks[0] += 1
+        if buckets_of(by_answer, S, g, stamp, marks[0]) == S.shape[0]:
+            found = g
+            if not least:
+                break
+    return found
+
+
+@cached_njit(nogil=True)
 def bucket_floor(
     by_answer, S, r, g, p, cache, keys_a, keys_b, hard, codes, counts, tiles, green, need,
     child_green, child_need, stop, lose, actions, most, stamp, marks,
@@ -252,8 +271,7 @@ def bucket_floor(
     ``p`` for, with ``r`` guesses left, found without searching it: the closed forms; else the
     cache's value or bound; else 2c - 1 where a candidate tells every other apart and 2c where none
     does; and at least 2c - 1 + (c - ``most``): a guess splits c answers into ``most`` buckets at
-    most (``stamp``: scratch of the feedback patterns' size, each check marking it with a new
-    number from -2 down, ``marks[0]`` the checks so far)."""
+    most (``stamp``, ``marks``: :func:`perfect_guess`'s scratch)."""
     c = S.shape[0]
     closed = closed_value(c, r, lose)
     if closed >= 0:
@@ -270,14 +288,10 @@ def bucket_floor(
         return floor
     if stop.shape[0] > 2:
         stop[2] += c * c
-    for i in range(c):
-        h = actions[S[i]]
-        if hard and not valid(h, codes, counts, child_green, child_need):
-            continue
-        marks[0] += 1
-        if buckets_of(by_answer, S, h, stamp, -1 - marks[0]) == c:
-            return 2 * c - 1
-    return 2 * c
+    perfect = perfect_guess(
+        by_answer, S, hard, codes, counts, child_green, child_need, actions, stamp, marks, False
+    )
+    return 2 * c - 1 if perfect >= 0 else 2 * c
 
 
 @cached_njit(nogil=True)
@@ -331,16 +345,12 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
     num_patterns = tiles.shape[0]
     solved = num_patterns - 1  # all green
     stamp = np.full(num_patterns, -1, np.int64)
-    marks = np.zeros(1, np.int64)  # the bucket checks' marks (bucket_floor)
+    marks = np.zeros(1, np.int64)  # perfect_guess's checks so far
     # The floor 2n - 1 is reached only by a candidate that tells every other apart: look at those
     # first (n x n work), the least such guess being the one the ordered search below would pick.
-    perfect = np.int64(-1)
-    for i in range(n):
-        g = actions[S[i]]
-        if (perfect >= 0 and g >= perfect) or (hard and not valid(g, codes, counts, green, need)):
-            continue
-        if buckets_of(by_answer, S, g, stamp, i) == n:
-            perfect = g
+    perfect = perfect_guess(
+        by_answer, S, hard, codes, counts, green, need, actions, stamp, marks, True
+    )
     if perfect >= 0:
         cache[key] = (floor, np.int64(1), perfect)
         return floor
