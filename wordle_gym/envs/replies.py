@@ -472,17 +472,18 @@ def lenient_guesses(reply: Any, think_open: bool = False) -> list[str]:
         return called
     if not calls and _CALL_OPENS.search(text):
         return []  # a tool call begun and cut off: no decision
-    for correction in _corrections(text):
-        found = _deciding(text[correction.end() :])
+    return _decision(text, _deciding)
+
+
+def _decision(text: str, read: Callable[[str], Any]) -> Any:
+    """What ``read`` finds in ``text`` after its last change of mind where it finds anything, else
+    in the whole text: a reply's decision. The last :data:`_JSON_STARTS` changes of mind are tried
+    (a bounded number: each is read to the end, and the whole stays linear)."""
+    for correction in list(_CORRECTION.finditer(text))[: -_JSON_STARTS - 1 : -1]:
+        found = read(text[correction.end() :])
         if found:
             return found
-    return _deciding(text)
-
-
-def _corrections(text: str) -> list[re.Match[str]]:
-    """The last :data:`_JSON_STARTS` changes of mind in ``text``, the last first (a bounded number:
-    each is read to the end, and the whole stays linear)."""
-    return list(_CORRECTION.finditer(text))[: -_JSON_STARTS - 1 : -1]
+    return read(text)
 
 
 def _deciding(text: str) -> list[str]:
@@ -503,11 +504,7 @@ def strict_guesses(reply: Any, think_open: bool = False) -> list[str]:
     called = _guess_calls(calls)
     if called is not None:
         return called
-    for correction in _corrections(text):
-        found = [w for w in map(clean_word, _all(_GUESS, text[correction.end() :])) if w]
-        if found:
-            return found
-    return [w for w in map(clean_word, _all(_GUESS, text)) if w]
+    return _decision(text, lambda part: [w for w in map(clean_word, _all(_GUESS, part)) if w])
 
 
 def lenient_guess(reply: Any, think_open: bool = False) -> str | None:
@@ -527,13 +524,7 @@ def textarena_guess(reply: str) -> str | None:
     ``_``), lower-cased, read from the reply's last change of mind that has one, as every other
     surface reads a decision ("[crane]. Actually, [slate]." plays SLATE); None when there is
     none."""
-    if not isinstance(reply, str):
-        return None
-    for correction in _corrections(reply):
-        found = _TEXTARENA.search(reply, correction.end())
-        if found is not None:
-            return found.group(1).lower()
-    found = _TEXTARENA.search(reply)
+    found = _decision(reply, _TEXTARENA.search) if isinstance(reply, str) else None
     return None if found is None else found.group(1).lower()
 
 
