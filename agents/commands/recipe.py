@@ -48,6 +48,7 @@ from wordle_gym.utils.files import (
     check_writable,
     one_line,
     path_lock,
+    read_text_bounded,
 )
 
 if sys.version_info >= (3, 11):
@@ -408,12 +409,13 @@ def _check_same(recipe: Recipe, path: Path) -> None:
     if not path.exists():
         atomic_write_json(path, {"recipe": recipe.name, "stages": stages})
         return
+    text = read_text_bounded(path, what="recipe run's record")  # a FIFO or device: one line
     try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
+        saved = json.loads(text)
         before = saved["stages"]
         if not isinstance(before, list) or not all(isinstance(old, dict) for old in before):
             raise TypeError("its stages are no list of stages")
-    except (ValueError, KeyError, TypeError):
+    except (ValueError, KeyError, TypeError, RecursionError):
         raise ValueError(
             f"{str(path)!r} is no recipe run's record; use another --run-dir"
         ) from None

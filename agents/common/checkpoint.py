@@ -75,8 +75,10 @@ def read_checkpoint(path: str | Path, kind: str | None) -> dict[str, Any]:
         raise ValueError(
             f"checkpoint {str(path)!r} is a folder; give the checkpoint file in it (a .pt)"
         )
-    if not path.is_file():
+    if not path.exists():
         raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+    if not path.is_file():  # a FIFO or a device: never opened (a FIFO would wait for a writer)
+        raise ValueError(f"checkpoint {str(path)!r} is not a regular file (a checkpoint is one)")
     # here: what only finds shipped files (the exact solver's command) runs without torch
     import torch
 

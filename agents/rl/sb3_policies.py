@@ -141,8 +141,10 @@ class SB3Policy:
 
         classes = {"ppo": PPO, "dqn": DQN, "maskable_ppo": MaskablePPO}
         path = Path(path)
-        if not path.is_file():
+        if not path.exists():
             raise FileNotFoundError(f"model {str(path)!r} does not exist")
+        if not path.is_file():  # a FIFO or a device: never opened
+            raise ValueError(f"model {str(path)!r} is not a regular file (a saved model is one)")
         data, meta = _read_zip(path)
         saved = _saved_algorithm(path, data)
         if algorithm is not None and algorithm not in classes:

@@ -42,6 +42,7 @@ from wordle_gym.utils.files import (
     atomic_write_text,
     check_writable,
     file_lock,
+    one_line,
     quoted,
     read_text_bounded,
 )
@@ -144,6 +145,27 @@ def _header(
     return {**header, "losses": True, "num_answers": vocab.num_answers} if lose else header
 
 
+def _journal_text(path: Path, header: dict[str, Any]) -> str:
+    """The text of the journal at ``path``, refused (ValueError naming it) unless it is a regular
+    file of at most ``MAX_READ`` bytes (a FIFO or a device at once) that begins with ``header``."""
+    text = read_text_bounded(path, what="journal of an opener ranking")
+    lines = text.splitlines()
+    if not lines:
+        raise ValueError(
+            f"journal {quoted(str(path))} is empty: remove it or use another --save path"
+        )
+    try:
+        first = json.loads(lines[0])
+    except (json.JSONDecodeError, RecursionError):
+        first = "not JSON"
+    if first != header:
+        raise ValueError(
+            f"journal {quoted(str(path))} belongs to another run ({one_line(str(first), 200)}); "
+            f"expected {header}: remove it or use another --save path"
+        )
+    return text
+
+
 def _read_journal(
     path: Path, header: dict[str, Any], words: set[str]
 ) -> tuple[list[dict[str, Any]], float, int]:
@@ -151,24 +173,15 @@ def _read_journal(
     settings is refused. A last line cut short by a crash is dropped, and the file rewritten to its
     complete lines (each ending in a newline) before anything is appended. A session killed before
     it wrote its time counts to its last opener's (each record's ``at``)."""
-    text = path.read_text(encoding="utf-8")
+    text = _journal_text(path, header)
     lines = text.splitlines()
-    try:
-        first = json.loads(lines[0]) if lines else None
-    except json.JSONDecodeError:
-        first = None
-    if first != header:
-        raise ValueError(
-            f"journal {quoted(str(path))} belongs to another run ({first}); expected {header}: "
-            f"remove it or use another --save path"
-        )
     records, wall, sessions = [], 0.0, 0
     # the clock of a session that has not written its session_s (yet, or ever: killed)
     running: float | None = None
     for number, line in enumerate(lines[1:], start=2):
         try:
             item = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):
             if number == len(lines):  # cut short mid-write
                 lines.pop()
                 break
@@ -230,6 +243,8 @@ def rank_openers(
     path = Path(journal) if journal is not None else None
     if path is not None:
         check_writable(path)
+        if path.exists():  # a journal of another run is refused before its lock is made
+            _journal_text(path, header)
         # one run per journal at a time
         with file_lock(f"{path}.lock", "opener ranking", quoted(str(path))):
             return _rank(vocab, search, header, top, path, max_minutes, max_cache_entries, progress)
@@ -384,7 +399,7 @@ def load(path: str | Path) -> dict[str, Any]:
     """A ranking written by :func:`save` (plain JSON: nothing in it runs)."""
     try:
         data = json.loads(read_text_bounded(path, what="opener ranking"))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         data = None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         raise ValueError(f"{quoted(str(path))} is not an opener ranking (expected {FORMAT!r})")

@@ -41,7 +41,7 @@ from wordle_gym.core.patterns import (
 )
 from wordle_gym.core.tables import pattern_array
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.utils.files import atomic_write, quoted
+from wordle_gym.utils.files import atomic_write, open_regular, quoted
 
 if TYPE_CHECKING:
     pass
@@ -260,7 +260,7 @@ def _read_npz(path: str | Path, names: tuple[str, ...]) -> dict[str, np.ndarray]
     header, text) data, no pickles, a size within :data:`MAX_TREE_BYTES` and within what the file
     holds."""
     out = {}
-    with zipfile.ZipFile(path) as archive:
+    with open_regular(path, "tree file") as raw, zipfile.ZipFile(raw) as archive:
         for name in names:
             info = archive.getinfo(f"{name}.npy")
             with archive.open(info) as handle:

@@ -33,11 +33,14 @@ it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import math
+import os
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -53,7 +56,14 @@ from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_LETTER
 from wordle_gym.core.rules import ALPHABET, num_patterns
 from wordle_gym.core.words import Vocabulary
-from wordle_gym.utils.files import atomic_write_text, cache_folder, path_lock, read_text_bounded
+from wordle_gym.utils.files import (
+    LockBusy,
+    atomic_write_text,
+    cache_folder,
+    file_lock,
+    quoted,
+    read_text_bounded,
+)
 
 
 class Position(NamedTuple):
@@ -350,7 +360,7 @@ def read_opener_values(
         data = json.loads(read_text_bounded(path, what="table of opener values"))
     except FileNotFoundError:
         return empty
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         data = None
     if (
         not isinstance(data, dict)
@@ -411,6 +421,12 @@ def read_opener_values(
     )
 
 
+def _least(count: int, left: int) -> int:
+    """The least total ``count`` answers can cost with ``left`` guesses left (a loss costing the
+    limit + 1): each lost when none is left, else one guessed and the others found later."""
+    return count if left <= 0 else 2 * count - 1
+
+
 def _shown(value: Any) -> str:
     """A table setting as the refusal shows it (a list digest shortened)."""
     return f"{value[:12]}..." if isinstance(value, str) and len(value) > 16 else repr(value)
@@ -448,9 +464,12 @@ def opener_values(
     path, want_children = Path(save), children and config.max_guesses > 2
     # a table of another game is refused before anything is read into the search (the run would
     # rewrite it)
+    # (atomic writes: read without the lock, so that a refused table leaves no lock beside it)
     table = read_opener_values(
         path, config.vocabulary, config.hard_mode, config.max_guesses, strict=True
     )
+    with table_lock(path):  # a lock that cannot be taken fails here, before any search
+        pass
     values, one_fewer, children, timed_out = table
     oracle = Oracle(config, root_opener=None, opener_table=save)
     vocab, start = oracle.vocab, oracle.start()
@@ -467,7 +486,7 @@ def opener_values(
             or (w == words[0] and w not in one_fewer)
         )
 
-    todo = [w for w in share if missing(w)]
+    todo, waiting = [w for w in share if missing(w)], False
     for word in tqdm(
         todo,
         desc="opener values",
@@ -502,8 +521,24 @@ def opener_values(
                 children[word] = kids
             if fewer is not None:
                 one_fewer[word] = fewer
+        found, waiting = OpenerValues(values, one_fewer, children, timed_out), True
+        try:  # while another writer holds the table, what is found waits for the next opener
+            values, one_fewer, children, timed_out = _merge_locked(
+                path, config, [found], oracle.check_values, wait_s=0
+            )
+            waiting = False
+        except LockBusy:
+            pass
+    if waiting:
         found = OpenerValues(values, one_fewer, children, timed_out)
-        values, one_fewer, children, timed_out = _merge_locked(path, config, [found])
+        try:
+            values = _merge_locked(path, config, [found], oracle.check_values).values
+        except LockBusy as busy:
+            kept = path.with_name(f"{path.name}.{os.getpid()}.json")
+            atomic_write_text(kept, _table_json(config, found))
+            raise LockBusy(
+                f"{busy}; what this run valued is kept in {quoted(str(kept), 400)}: --merge it"
+            ) from None
     return values
 
 
@@ -520,37 +555,62 @@ def merge_opener_values(
     config: WordleConfig, into: str | Path, others: list[str | Path]
 ) -> OpenerValues:
     """Merge the tables ``others`` (of :func:`opener_values`, for the same game) into the table
-    ``into`` (made if missing), atomically and under a lock; returns the merged table. Exact
-    totals are the same wherever two tables hold one: a difference is a ValueError naming it, and
-    ``into`` is left as it was."""
+    ``into`` (made if missing), atomically and under the table's lock; returns the merged table.
+    The merged table is held to every check the oracle makes on a table before it is written
+    (:meth:`Oracle.check_values`; exact totals are the same wherever two tables hold one): one that
+    fails is a ValueError naming it, and ``into`` is left as it was."""
     config = WordleConfig.build(config)
     vocab, path = config.vocabulary, Path(into)
     game = (vocab, config.hard_mode, config.max_guesses)
     advice = "only tables of the same lists and rules merge"
     tables = [read_opener_values(Path(p), *game, strict=True, advice=advice) for p in others]
-    return _merge_locked(path, config, tables)
+    checker = Oracle(config, root_opener=None, opener_table=path)
+    return _merge_locked(path, config, tables, checker.check_values)
 
 
-def _merge_locked(path: Path, config: WordleConfig, tables: list[OpenerValues]) -> OpenerValues:
-    """The table at ``path`` as it is on disk with ``tables`` merged in, written back under a lock,
-    so that processes sharing the table never lose each other's openers."""
-    vocab, hard_mode, max_guesses = config.vocabulary, config.hard_mode, config.max_guesses
-    with path_lock(path, "run of opener values", wait_s=600):
-        merged = read_opener_values(path, vocab, hard_mode, max_guesses, strict=True)
+TABLE_WAIT_S = 600.0
+"""How long a writer of a table of opener values waits for another to release it."""
+
+
+def table_lock(path: Path, wait_s: float | None = None) -> contextlib.AbstractContextManager[None]:
+    """The lock of the table of opener values at ``path`` (waiting up to ``wait_s`` seconds, by
+    default :data:`TABLE_WAIT_S`): the file ``<path>.lock`` beside it, so that every writer of the
+    table takes the same lock whatever its cache folder."""
+    wait = TABLE_WAIT_S if wait_s is None else wait_s
+    return file_lock(f"{path}.lock", "run of opener values", quoted(str(path), 200), wait)
+
+
+def _merge_locked(
+    path: Path,
+    config: WordleConfig,
+    tables: list[OpenerValues],
+    check: Callable[[OpenerValues, Path], None],
+    wait_s: float | None = None,
+) -> OpenerValues:
+    """The table at ``path`` as it is on disk with ``tables`` merged in, held to ``check`` and
+    written back under the table's lock, so that processes sharing the table never lose each
+    other's openers."""
+    with table_lock(path, wait_s):
+        game = (config.vocabulary, config.hard_mode, config.max_guesses)
+        merged = read_opener_values(path, *game, strict=True)
         for table in tables:
             merged = _merge_two(merged, table, path)
-        rows = {
-            w: [[p, *t] for p, t in sorted(found.items())] for w, found in merged.children.items()
-        }
-        data = {
-            **_values_header(vocab, hard_mode, max_guesses),
-            "values": merged.values,
-            "one_fewer": merged.one_fewer,
-            "timed_out": merged.timed_out,
-            "children": rows,
-        }
-        atomic_write_text(path, _compact_json(data))
+        check(merged, path)
+        atomic_write_text(path, _table_json(config, merged))
     return merged
+
+
+def _table_json(config: WordleConfig, table: OpenerValues) -> str:
+    """The file of a table of opener values."""
+    rows = {w: [[p, *t] for p, t in sorted(found.items())] for w, found in table.children.items()}
+    data = {
+        **_values_header(config.vocabulary, config.hard_mode, config.max_guesses),
+        "values": table.values,
+        "one_fewer": table.one_fewer,
+        "timed_out": table.timed_out,
+        "children": rows,
+    }
+    return _compact_json(data)
 
 
 def _merge_two(a: OpenerValues, b: OpenerValues, where: Path) -> OpenerValues:
@@ -618,7 +678,7 @@ def read_opener_totals(
     the file when it is not such a table)."""
     try:
         data = json.loads(read_text_bounded(path, what="table of opener totals"))
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         data = None
     if (
         not isinstance(data, dict)
@@ -760,7 +820,6 @@ class Oracle:
                     i: int(values[i]) for i, flag in enumerate(data["exact_flags"]) if flag == "1"
                 }
                 self.root_tabled = True
-        exact: dict[int, int] = {}
         sources: list[tuple[Path, dict[str, int]]] = []
         for path in sorted(shipped_dir().glob(OPENER_TOTALS)):
             table = read_opener_totals(path, self.vocab, self.hard_mode, self.max_guesses)
@@ -770,40 +829,83 @@ class Oracle:
                 self.root_upper.update({self.vocab.action(w): t for w, t in table.upper.items()})
                 self.root_sources.update(table.sources)
                 self._check_upper(path, table.upper, floor)
-        path = (
-            Path(opener_table)
-            if opener_table is not None
-            else shipped_dir() / OPENER_VALUES.format(mode=mode)
-        )
-        found, one_fewer, children, _ = read_opener_values(
-            path, self.vocab, self.hard_mode, self.max_guesses
-        )
-        for word, kids in children.items():
-            if word in found and kids and n + sum(t for t, _ in kids.values()) != found[word]:
-                raise ValueError(
-                    f"{path}: {word!r}'s total {found[word]} is not one guess an answer plus its "
-                    f"children's totals ({n + sum(t for t, _ in kids.values())})"
-                )
-        sources.append((path, found))
+        published: dict[int, int] = {}
         for where, totals in [
             *sources,
             (ranking, {self.vocab.allowed[i]: t for i, t in ranked.items()}),
         ]:
             for word, total in totals.items():
                 action = self.vocab.action(word)
-                self._check_exact(where, word, total, int(floor[action]), exact.get(action))
-                exact[action] = total
+                self._check_exact(where, word, total, int(floor[action]), published.get(action))
+                published[action] = total
+        self._published, self._floor = published, floor.copy()
+        path = (
+            Path(opener_table)
+            if opener_table is not None
+            else shipped_dir() / OPENER_VALUES.format(mode=mode)
+        )
+        found = read_opener_values(path, self.vocab, self.hard_mode, self.max_guesses)
+        self.check_values(found, path)
+        exact = {**published, **{self.vocab.action(w): t for w, t in found.values.items()}}
         self._check_upper(
             Path("the tables"),
             {self.vocab.allowed[a]: t for a, t in self.root_upper.items()},
             floor,
             exact,
         )
-        self.root_one_fewer = {self.vocab.action(word): total for word, total in one_fewer.items()}
-        self._learn_children(children)
+        self.root_one_fewer = {self.vocab.action(w): t for w, t in found.one_fewer.items()}
+        self._learn_children(found.children)
         for action, total in exact.items():
             floor[action] = total
         return exact, floor
+
+    def check_values(self, table: OpenerValues, path: Path) -> None:
+        """Every check a table of opener values (:func:`opener_values`) is held to before it is
+        used or written: each total within what the feedback buckets and the ranking prove for its
+        opener and equal to a published exact total; each opener's children exactly the positions it
+        leads to, each within what its answers allow, summing to the opener's total (ValueError
+        naming ``path``, the opener and what fails)."""
+        n, most = self.vocab.num_answers, self.max_guesses
+        members, floor, published = self._start.arrays()[0], self._floor, self._published
+        for word, total in table.values.items():
+            action = self.vocab.action(word)
+            self._check_exact(path, word, total, int(floor[action]), published.get(action))
+        for word, total in table.one_fewer.items():
+            groups = self.search.buckets(self.vocab.action(word), members)
+            least = n + sum(_least(len(g), most - 2) for p, g in groups if p != self.solved)
+            if not least <= total <= most * n:
+                raise ValueError(
+                    f"{path}: {word!r} with one guess fewer totals {total}, outside what is proven "
+                    f"for it ([{least}, {most * n}]: its feedback buckets)"
+                )
+        for word, kids in table.children.items():
+            if not kids:
+                continue
+            action = self.vocab.action(word)
+            found = self.search.buckets(action, members)
+            groups = {p: len(g) for p, g in found if p != self.solved}
+            if set(kids) != set(groups):
+                extra, missing = len(set(kids) - set(groups)), len(set(groups) - set(kids))
+                raise ValueError(
+                    f"{path}: {word!r}'s children are not the {len(groups)} positions it leads to "
+                    f"({extra} extra, {missing} missing)"
+                )
+            for pattern, c in groups.items():
+                for value, left in zip(kids[pattern], (most - 1, most - 2), strict=True):
+                    if not _least(c, left) <= value <= c * (left + 1):
+                        raise ValueError(
+                            f"{path}: {word!r}'s position of {c} answers (feedback {pattern}) "
+                            f"with {left} guesses left totals {value}, outside what is possible "
+                            f"([{_least(c, left)}, {c * (left + 1)}])"
+                        )
+            implied = n + sum(t for t, _ in kids.values())
+            known = table.values.get(word, published.get(action))
+            if known is not None and implied != known:
+                raise ValueError(
+                    f"{path}: {word!r}'s total {known} is not one guess an answer plus its "
+                    f"children's totals ({implied})"
+                )
+            self._check_exact(path, word, implied, int(floor[action]), None)
 
     def _check_exact(
         self, path: Path, word: str, total: int, floor: int, other: int | None

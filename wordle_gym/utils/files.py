@@ -21,7 +21,9 @@ import os
 import re
 import secrets
 import stat
+import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -75,18 +77,31 @@ MAX_READ = 64 << 20
 under 1 MB)."""
 
 
+def open_regular(path: str | os.PathLike[str], what: str = "file") -> BinaryIO:
+    """``path`` opened for reading in binary if it is a regular file, else a one-line ValueError
+    (a FIFO is refused at once, never waited on for a writer; a device is never read). A missing
+    file is FileNotFoundError, as ``open`` raises it."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError(
+                f"{quoted(str(path), 200)} is not a regular file (a {what} is read from one)"
+            )
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
 def read_text_bounded(
     path: str | os.PathLike[str], limit: int = MAX_READ, what: str = "file"
 ) -> str:
     """The UTF-8 text of ``path`` (a byte-order mark skipped), read only if it is a regular file of
     at most ``limit`` bytes: a device (``/dev/zero``) or a huge file is a one-line ValueError, never
     read until memory runs out. A missing file is FileNotFoundError, as ``open`` raises it."""
-    with open(path, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise ValueError(
-                f"{quoted(str(path), 200)} is not a regular file (a {what} is read from one)"
-            )
+    with open_regular(path, what) as handle:
         data = handle.read(limit + 1)
     if len(data) > limit:
         raise ValueError(
@@ -112,7 +127,8 @@ def atomic_write(
     umask's."""
     target = Path(os.path.realpath(path)) if follow_links else Path(os.path.abspath(path))
     if follow_links and _special(target):
-        with open(target, "wb") as handle:
+        fd = _open_for_writing(target, path)
+        with os.fdopen(fd, "wb") as handle:
             write(handle)
         return Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -136,6 +152,33 @@ def atomic_write(
         tmp.unlink(missing_ok=True)
         raise
     return Path(path)
+
+
+FIFO_WAIT_S = 10.0
+"""How long a write into a FIFO waits for something to read it."""
+
+
+def _open_for_writing(target: Path, path: str | os.PathLike[str]) -> int:
+    """A descriptor of the device or FIFO ``target`` opened for writing; a FIFO that nothing reads
+    within :data:`FIFO_WAIT_S` is a one-line ValueError (never a write that waits for ever)."""
+    flags = os.O_WRONLY | getattr(os, "O_NONBLOCK", 0)
+    deadline = time.monotonic() + FIFO_WAIT_S
+    while True:
+        try:
+            fd = os.open(target, flags)
+        except OSError as exc:
+            if exc.errno != errno.ENXIO:
+                raise
+            if time.monotonic() >= deadline:
+                raise ValueError(
+                    f"{quoted(str(path), 200)} is a FIFO that nothing read within "
+                    f"{FIFO_WAIT_S:g} s: not written"
+                ) from None
+            time.sleep(0.05)
+            continue
+        if hasattr(os, "O_NONBLOCK"):
+            os.set_blocking(fd, True)
+        return fd
 
 
 def _special(path: Path) -> bool:
@@ -359,27 +402,60 @@ def path_lock(path: str | os.PathLike[str], what: str, wait_s: float = 0.0) -> I
         yield
 
 
+class LockBusy(ValueError):
+    """Another process holds a lock past the wait (the message names it, its pid and its job)."""
+
+
+def _holder(pid_file: Path) -> str:
+    """The pid a lock's ``.pid`` file names, and whether that process is stopped or gone."""
+    try:
+        owner = pid_file.read_text(encoding="ascii").strip() or "?"
+    except (OSError, UnicodeDecodeError):
+        return "pid ?"
+    try:  # the state letter after the command's parenthesis (Linux)
+        state = Path(f"/proc/{int(owner)}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, ValueError, IndexError):
+        state = ""
+    if state in ("T", "t"):
+        return f"pid {owner}, stopped: `kill -CONT {owner}` resumes it"
+    return f"pid {owner}"
+
+
 @contextlib.contextmanager
 def file_lock(
     lock: str | os.PathLike[str], what: str, name: str | None = None, wait_s: float = 0.0
 ) -> Iterator[None]:
-    """Hold an exclusive lock (the file ``lock``, through filelock, on any OS) for the duration;
-    refuse if another process still holds it after ``wait_s`` seconds, naming its pid (kept in
-    ``<lock>.pid``) and ``what`` it is doing."""
+    """Hold an exclusive lock (the file ``lock``, through filelock, on any OS) for the duration.
+    While another process holds it, one line on stderr says at once who (its pid, kept in
+    ``<lock>.pid``, and whether it is stopped) and how long this waits; past ``wait_s`` seconds,
+    :class:`LockBusy` names it and ``what`` it is doing. A lock that cannot be made is a ValueError
+    naming it."""
     from filelock import FileLock, Timeout
 
     lock = Path(lock)
-    holder, pid_file = FileLock(lock, timeout=wait_s), Path(f"{lock}.pid")
+    holder, pid_file = FileLock(lock), Path(f"{lock}.pid")
+    shown = name or quoted(str(lock), 200)
     try:
-        holder.acquire()
-    except Timeout:
         try:
-            owner = pid_file.read_text(encoding="ascii").strip() or "?"
-        except (OSError, UnicodeDecodeError):
-            owner = "?"
+            holder.acquire(timeout=0)
+        except Timeout:
+            if wait_s <= 0:
+                raise
+            print(
+                f"{shown} is in use by another {what} ({_holder(pid_file)}); waiting up to "
+                f"{wait_s:g} s for it",
+                file=sys.stderr,
+                flush=True,
+            )
+            holder.acquire(timeout=wait_s)
+    except Timeout:
+        raise LockBusy(
+            f"{shown} is in use by another {what} ({_holder(pid_file)}); wait for it or use "
+            "another one"
+        ) from None
+    except OSError as exc:
         raise ValueError(
-            f"{name or repr(str(lock))} is in use by another {what} (pid {owner}); wait for it or "
-            "use another one"
+            f"cannot lock {shown} ({quoted(str(lock), 200)}: {exc.strerror or exc})"
         ) from None
     try:
         pid_file.write_text(str(os.getpid()), encoding="ascii")
