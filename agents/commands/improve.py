@@ -19,7 +19,7 @@ import hashlib
 import math
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -37,7 +37,7 @@ from wordle_agents.methods.policy_iteration import (
 )
 from wordle_agents.rl.networks import load_network
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.words import word_source
+from wordle_gym.core.words import GAME_OPTION, game_lists, word_source
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 from wordle_gym.utils.device import resolve_device
 from wordle_gym.utils.files import atomic_torch_save, check_writable, one_line, path_lock
@@ -59,10 +59,13 @@ class NetworkRun:
     """Iterations in all."""
     reward: str = "default"
     """The env's reward preset the rollouts earn ('default': -1 a guess, -5 for a loss)."""
-    answers: str = "answers"
-    """Answer list: a name or a file."""
-    allowed: str = "allowed"
-    """Allowed guesses: a name or a file."""
+    game: str | None = field(default=None, metadata=GAME_OPTION)
+    """The lists of a game: original (the default), nyt (its 2309 answers of 2022) or today (the
+    NYT's game today: 3158 answers, 14855 guesses)."""
+    answers: str | None = None
+    """Answer list: a name or a file (default: the game's)."""
+    allowed: str | None = None
+    """Allowed guesses: a name or a file (default: the game's)."""
     device: str = "cpu"
     """cpu, cuda or auto."""
     max_minutes: float | None = None
@@ -70,6 +73,9 @@ class NetworkRun:
     continues."""
 
     def __post_init__(self) -> None:
+        lists = game_lists(self.game, self.answers, self.allowed)  # --game names both lists
+        object.__setattr__(self, "answers", lists[0])
+        object.__setattr__(self, "allowed", lists[1])
         if isinstance(self.iterations, bool) or not self.iterations >= 1:
             raise ValueError(f"iterations must be >= 1; got {self.iterations!r}")
         if self.max_minutes is not None and not (

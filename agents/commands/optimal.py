@@ -32,7 +32,7 @@ from pathlib import Path
 
 from wordle_agents.solvers.optimal_search import check_limits, openers, solve
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.words import Vocabulary, word_source
+from wordle_gym.core.words import GAME_OPTION, Vocabulary, game_lists, word_source
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 from wordle_gym.utils.files import check_writable, one_line
 
@@ -72,10 +72,13 @@ class OptimalRun:
     """Hard mode."""
     max_guesses: int = 6
     """The guess limit."""
-    answers: str = "answers"
-    """Answer list: a name or a file."""
-    allowed: str = "allowed"
-    """Allowed guesses: a name or a file."""
+    game: str | None = field(default=None, metadata=GAME_OPTION)
+    """The lists of a game: original (the default), nyt (its 2309 answers of 2022) or today (the
+    NYT's game today: 3158 answers, 14855 guesses)."""
+    answers: str | None = None
+    """Answer list: a name or a file (default: the game's)."""
+    allowed: str | None = None
+    """Allowed guesses: a name or a file (default: the game's)."""
     save: str | None = None
     """Write the tree (.npz), or with --all-openers the ranking (.json), here."""
     time_limit: float | None = None
@@ -87,6 +90,9 @@ class OptimalRun:
     """No progress bar."""
 
     def __post_init__(self) -> None:
+        lists = game_lists(self.game, self.answers, self.allowed)  # --game names both lists
+        object.__setattr__(self, "answers", lists[0])
+        object.__setattr__(self, "allowed", lists[1])
         chosen = (self.opener, self.all_openers or None, self.values, self.merge)
         if sum(x is not None for x in chosen) != 1:
             raise ValueError("give an opener, --all-openers, --values or --merge (one of them)")

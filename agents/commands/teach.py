@@ -15,7 +15,7 @@ import argparse
 import math
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -25,7 +25,7 @@ from wordle_agents.methods.dagger import Round, TeachOptions, teach
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_agents.solvers.oracle import Oracle, allowed_opener
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.words import word_source
+from wordle_gym.core.words import GAME_OPTION, game_lists, word_source
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 from wordle_gym.utils.device import resolve_device
 from wordle_gym.utils.files import atomic_torch_save, check_writable, one_line
@@ -45,10 +45,13 @@ class TeachRun:
     """Width of a fresh network."""
     hard: bool = False
     """Hard mode."""
-    answers: str = "answers"
-    """Answer list: a name or a file."""
-    allowed: str = "allowed"
-    """Allowed guesses: a name or a file."""
+    game: str | None = field(default=None, metadata=GAME_OPTION)
+    """The lists of a game: original (the default), nyt (its 2309 answers of 2022) or today (the
+    NYT's game today: 3158 answers, 14855 guesses)."""
+    answers: str | None = None
+    """Answer list: a name or a file (default: the game's)."""
+    allowed: str | None = None
+    """Allowed guesses: a name or a file (default: the game's)."""
     device: str = "cpu"
     """cpu, cuda or auto."""
     max_minutes: float | None = None
@@ -58,6 +61,9 @@ class TeachRun:
     run)."""
 
     def __post_init__(self) -> None:
+        lists = game_lists(self.game, self.answers, self.allowed)  # --game names both lists
+        object.__setattr__(self, "answers", lists[0])
+        object.__setattr__(self, "allowed", lists[1])
         if self.max_minutes is not None and not (
             math.isfinite(self.max_minutes) and self.max_minutes > 0
         ):

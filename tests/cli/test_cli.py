@@ -639,3 +639,32 @@ def test_agent_commands__run_from_wordle_gym_as_from_python_m(tmp_path: Path) ->
         "wordle-gym improve: error",
     )
     assert_clean_error(cli("train-dqn", "--iterations", "zero"), "wordle-gym train-dqn: error")
+
+
+@pytest.mark.parametrize(
+    ("module", "options", "required"),
+    [
+        ("wordle_agents.commands.optimal", "OptimalRun", ["tarse"]),
+        ("wordle_agents.commands.improve", "ImproveRun", ["--init", "a.pt", "--out", "b.pt"]),
+        ("wordle_agents.commands.teach", "TeachRun", ["--out", "b.pt"]),
+    ],
+)
+def test_game_today__the_agents_commands_take_it_too(
+    module: str, options: str, required: list[str]
+) -> None:
+    """Reliability 6, finding 14 (first hour 4, item 7): `optimal tarse --game today` was refused
+    ("unrecognized arguments: --game today"), as in improve and teach, while every other command
+    takes --game. Each names both of the game's lists with it, and refuses it beside a list."""
+    import importlib
+
+    from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
+
+    kind = getattr(importlib.import_module(module), options)
+    parser = OneLineParser(prog="test")
+    add_options(parser, kind)
+    run = options_from(kind, parser.parse_args([*required, "--game", "today"]))
+    assert (run.answers, run.allowed) == ("answers_today", "allowed_today")
+    plain = options_from(kind, parser.parse_args(required))
+    assert (plain.answers, plain.allowed) == ("answers", "allowed")
+    with pytest.raises(ValueError, match="--game today names the lists"):
+        options_from(kind, parser.parse_args([*required, "--game", "today", "--allowed", "x"]))

@@ -405,3 +405,23 @@ def test_openenv__sessions_do_not_wait_on_each_others_searches() -> None:
     assert result.info["regret_exact"] and busy.is_alive()
     release.set()
     busy.join(30)
+
+
+def test_openenv__the_command_serves_the_game_named_by_game(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Reliability 6, finding 14: the OpenEnv server had no --game (today's lists), though every
+    command that takes lists has it. It names both of the game's lists for the sessions."""
+    import sys
+    import types
+
+    import wordle_gym.integrations.openenv as served
+
+    made: list[dict] = []
+    monkeypatch.setattr(served, "make_app", lambda *a, **game: made.append(game) or object())
+    monkeypatch.setitem(sys.modules, "uvicorn", types.SimpleNamespace(run=lambda *a, **k: None))
+    assert main(["--game", "today"]) == 0
+    assert made[0]["answers"] == "answers_today" and made[0]["allowed"] == "allowed_today"
+    env = WordleEnvironment(answers="answers_today", allowed="allowed_today")
+    env.reset(seed=0)
+    assert env.game.config.vocabulary.num_allowed == 14855

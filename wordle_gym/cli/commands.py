@@ -34,7 +34,7 @@ from gymnasium.error import DependencyNotInstalled
 from wordle_gym.core.config import MAX_GUESSES, WordleConfig
 from wordle_gym.core.game import hard_breaches
 from wordle_gym.core.rules import GREEN, parse_tiles
-from wordle_gym.core.words import GAMES, SPLITS, WordSource, word_source
+from wordle_gym.core.words import GAME_OPTION, SPLITS, WordSource, game_lists, word_source
 from wordle_gym.envs.render import ansi_row
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv
@@ -694,10 +694,7 @@ class Lists:
     """The default lists are the agent's (a network's training lists; see _policy), not the real
     game's."""
 
-    game: str | None = field(
-        default=None,
-        metadata={"parse": choice(tuple(GAMES)), "metavar": "{" + ",".join(GAMES) + "}"},
-    )
+    game: str | None = field(default=None, metadata=GAME_OPTION)
     """The lists of a game: original (2315 answers, 12972 guesses: the default), nyt (its 2309
     answers of 2022) or today (the NYT's game today: 3158 answers, 14855 guesses)."""
     answers: str | None = None
@@ -710,14 +707,8 @@ class Lists:
     """Guesses per game (default 6; boards + 5)."""
 
     def __post_init__(self) -> None:
-        if self.game is not None:  # --game names both lists
-            if self.answers is not None or self.allowed is not None:
-                raise ValueError(
-                    f"--game {self.game} names the lists; give it or --answers/--allowed, not both"
-                )
-            self.answers, self.allowed = GAMES[self.game]
-        elif not self.lists_from_agent:
-            self.answers, self.allowed = self.answers or "answers", self.allowed or "allowed"
+        if self.game is not None or not self.lists_from_agent:  # --game names both lists
+            self.answers, self.allowed = game_lists(self.game, self.answers, self.allowed)
 
 
 @dataclass(kw_only=True)

@@ -18,6 +18,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from wordle_gym.utils.commandline import choice
 from wordle_gym.utils.files import quoted, read_text_bounded
 
 MAX_WORDS_FILE = 16 << 20
@@ -51,6 +52,20 @@ GAMES: dict[str, tuple[str, str]] = {
     # the NYT's game today (3158 answers, 14855 guesses)
     "today": ("answers_today", "allowed_today"),
 }
+
+GAME_OPTION = {"parse": choice(tuple(GAMES)), "metavar": "{" + ",".join(GAMES) + "}"}
+"""The metadata of a command's ``--game`` option (a field of its options dataclass)."""
+
+
+def game_lists(game: str | None, answers: str | None, allowed: str | None) -> tuple[str, str]:
+    """The answer and allowed lists a command's ``--game``, ``--answers`` and ``--allowed`` name:
+    the game's two (ValueError if either list is given too), else each given or the real game's."""
+    if game is None:
+        return answers or "answers", allowed or "allowed"
+    if answers is not None or allowed is not None:
+        raise ValueError(f"--game {game} names the lists; give it or --answers/--allowed, not both")
+    return GAMES[game]
+
 
 MIN_LENGTH, MAX_LENGTH = 2, 10
 _WORD = re.compile(r"^[a-z]+$")

@@ -54,7 +54,7 @@ import math
 import os
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 try:
@@ -70,6 +70,7 @@ except ImportError as exc:  # pragma: no cover - the extra is missing
     ) from exc
 from pydantic import BaseModel, Field
 
+from wordle_gym.core.words import GAME_OPTION, GAMES
 from wordle_gym.envs.text import MAX_TEXT, WordleTextEnv
 
 ENV_NAME = "wordle_gym"
@@ -509,6 +510,9 @@ class ServeOptions:
     """Draw answers from this part of the split."""
     held_out: str | None = None
     """A file of the eval answers (e.g. NeMo Gym's 315) instead of the seeded."""
+    game: str | None = field(default=None, metadata=GAME_OPTION)
+    """The lists of a game: original (the default), nyt (its 2309 answers of 2022) or today (the
+    NYT's game today: 3158 answers, 14855 guesses)."""
     hard: bool = False
     """Hard mode."""
     think_open: bool = False
@@ -540,6 +544,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"--port must be a port number from 0 to 65535; got {args.port}")
     game = _game_from_environ()
     game.update({k: v for k, v in (("reward", args.reward), ("split", args.split)) if v})
+    if args.game is not None:
+        game["answers"], game["allowed"] = GAMES[args.game]
     if args.hard:
         game["hard_mode"] = True
     if args.think_open:
