@@ -1183,6 +1183,29 @@ def text_env_section(result: dict) -> list[str]:
     return [*lines, ""]
 
 
+def openenv_flood_section(result: dict) -> list[str]:
+    lines = [
+        f"### The OpenEnv server under a flood of plain-HTTP resets ({result['date']})",
+        "",
+        f"Machine: {result['machine']}. Command: `{result['command']}`. A WebSocket player's step "
+        f"(its round trip, {result['this']['steps']} steps), quiet and while "
+        f"{result['this']['flooders']} other processes send `/reset` as fast as they can; the "
+        "server in its own process"
+        + ("; this code, then the code before (`--before`)." if "before" in result else "."),
+        "",
+        "| code | quiet: median ms | quiet: p90 ms | flood: median ms | flood: p90 ms |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    for code in ("this", "before"):
+        if code in result:
+            q, f = result[code]["quiet"], result[code]["flood"]
+            lines.append(
+                f"| {code} | {q['median_ms']:.1f} | {q['p90_ms']:.1f} | {f['median_ms']:.1f} | "
+                f"{f['p90_ms']:.1f} |"
+            )
+    return [*lines, ""]
+
+
 def _split_exact(row: dict) -> str:
     """The "(first move, later)" exact shares where the run measured them (older runs did not)."""
     if "exact_first_share" not in row:
@@ -1331,6 +1354,7 @@ RENDERERS = [
     ("multi_board", multi_board_section),
     ("dordle_bound", dordle_bound_section),
     ("text_env", text_env_section),
+    ("openenv_flood", openenv_flood_section),
     ("regret_reward", regret_reward_section),
     ("contention", contention_section),
 ]

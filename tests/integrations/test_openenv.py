@@ -425,3 +425,39 @@ def test_openenv__the_command_serves_the_game_named_by_game(
     env = WordleEnvironment(answers="answers_today", allowed="allowed_today")
     env.reset(seed=0)
     assert env.game.config.vocabulary.num_allowed == 14855
+
+
+def test_openenv__a_flood_of_plain_http_resets_queues_and_builds_no_word_lists() -> None:
+    """Reliability 6, finding 8: a plain-HTTP ``/reset`` flood slowed WebSocket players 50-140x
+    (each request built an env, its word lists and all, on the event loop, and ran beside every
+    other). The real game's lists are built once a process, and the stateless routes are answered
+    one at a time while other requests pass (``python -m benchmarks.openenv_flood``)."""
+    import asyncio
+
+    from wordle_gym.integrations.openenv import MAX_BODY, STATELESS_AT_ONCE, _Guard
+
+    first, second = WordleEnvironment(), WordleEnvironment()
+    assert first.game.config.vocabulary is second.game.config.vocabulary
+    inside, peak = 0, {"/reset": 0, "/health": 0}
+
+    async def app(scope, receive, send) -> None:  # type: ignore[no-untyped-def]
+        nonlocal inside
+        inside += 1
+        peak[scope["path"]] = max(peak[scope["path"]], inside)
+        await asyncio.sleep(0.01)
+        inside -= 1
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b""}
+
+    async def send(message: dict) -> None:
+        pass
+
+    async def requests(path: str) -> None:
+        guard = _Guard(app, None, MAX_BODY)
+        scope = {"type": "http", "path": path, "headers": []}
+        await asyncio.gather(*(guard(scope, receive, send) for _ in range(8)))
+
+    asyncio.run(requests("/reset"))
+    asyncio.run(requests("/health"))
+    assert peak == {"/reset": STATELESS_AT_ONCE, "/health": 8}

@@ -9,7 +9,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from wordle_gym.core.rewards import TILES, RewardFn, get_reward, reward_for
-from wordle_gym.core.words import SPLITS, Vocabulary, WordSource, held_out_answers, split_answers
+from wordle_gym.core.words import (
+    SPLITS,
+    Vocabulary,
+    WordSource,
+    builtin_vocabulary,
+    held_out_answers,
+    split_answers,
+)
 
 if TYPE_CHECKING:
     import torch
@@ -211,7 +218,9 @@ class WordleConfig:
 
     @cached_property
     def vocabulary(self) -> Vocabulary:
-        """The validated word lists."""
+        """The validated word lists (one shared, read-only, for each pair of built-in lists)."""
+        if isinstance(self.answers, str) and isinstance(self.allowed, str | None):
+            return builtin_vocabulary(self.answers, self.allowed)
         return Vocabulary(self.answers, self.allowed)
 
     @cached_property

@@ -7,6 +7,7 @@ space, in the order given) and the possible *answers* (a subset of the allowed w
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import operator
 import random
@@ -428,3 +429,10 @@ def stage_words(stage: str, seed: int = 0) -> tuple[list[str], list[str] | None]
     # one fixed order: smaller stages are prefixes of larger ones
     random.Random(seed).shuffle(order)
     return sorted(order[:size]), None
+
+
+@functools.lru_cache(maxsize=16)
+def builtin_vocabulary(answers: str, allowed: str | None) -> Vocabulary:
+    """The :class:`Vocabulary` of two built-in lists (by name), built once a process: every env of
+    the real game shares it (an OpenEnv server builds one env a request)."""
+    return Vocabulary(answers, allowed)

@@ -48,6 +48,7 @@ serves it is ``deploy/openenv/Dockerfile`` in the repository.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import math
@@ -370,12 +371,21 @@ class _Server(HTTPEnvServer):
             ) from None
 
 
+STATELESS = ("/reset", "/step")
+"""OpenEnv's plain-HTTP routes that build a game for each request."""
+STATELESS_AT_ONCE = 1
+"""How many of them the server answers at once (the rest wait their turn, costing nothing)."""
+
+
 class _Guard:
     """ASGI middleware: the token (when the server has one), the size of what is read, and one log
     line (not a traceback) for a WebSocket client that left mid-message."""
 
     def __init__(self, app: Any, token: str | None, max_body: int) -> None:
         self.app, self.token, self.max_body = app, token, max_body
+        # plain-HTTP /reset and /step build a game each (OpenEnv's stateless routes): one at a time,
+        # so that a flood of them queues here instead of taking turns with the sessions' steps
+        self.stateless = asyncio.Semaphore(STATELESS_AT_ONCE)
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] not in ("http", "websocket"):
@@ -392,6 +402,10 @@ class _Guard:
                 await self._refuse(
                     scope, receive, send, 413, f"the body is over {self.max_body:,} bytes"
                 )
+                return
+            if scope.get("path") in STATELESS:
+                async with self.stateless:
+                    await self.app(scope, self._counted(receive), send)
                 return
             await self.app(scope, self._counted(receive), send)
             return
