@@ -173,3 +173,41 @@ def test_parse_guess__the_table_reads_as_a_person_reads_nine_replies_in_ten() ->
     assert len(REPLY_TABLE) >= 65
     agree = sum(person == lenient for _, _, _, person, lenient, _ in REPLY_TABLE)
     assert agree >= 0.9 * len(REPLY_TABLE)
+
+
+@pytest.mark.parametrize(
+    ("reply", "letter"),
+    [
+        ("I'll guess slate\u0455", "'\u0455' (U+0455)"),  # a Cyrillic dze after SLATE
+        ("cr\u0430ne", "'\u0430' (U+0430)"),  # a Cyrillic a inside CRANE
+        ("<guess>cr\u0430ne</guess>", "'\u0430' (U+0430)"),
+        ("My guess: cr\u0430ne", "'\u0430' (U+0430)"),
+        ("[cr\u03bfne]", "'\u03bf' (U+03BF)"),  # a Greek omicron
+        ({"name": "guess", "arguments": {"word": "cr\u0430ne"}}, "'\u0430' (U+0430)"),
+    ],
+)
+def test_mixed_script__a_confusable_letter_is_refused_naming_it(reply: object, letter: str) -> None:
+    """Reliability 6, finding 10: "I'll guess slateѕ" (a Cyrillic ѕ) played SLATE, and "crаne" (a
+    Cyrillic а) was refused as "'CR' is not a 5-letter word". A word mixing Latin letters with
+    look-alikes of another script is refused, naming the letter."""
+    from wordle_gym.envs.text import WordleTextEnv
+
+    env = WordleTextEnv()
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(reply)  # type: ignore[arg-type]
+    assert info["invalid"] and info["guess"] == ""
+    assert letter in info["reason"] and "write the word in Latin letters" in info["reason"]
+
+
+@pytest.mark.parametrize(
+    "reply", ["café? no: <guess>crane</guess>", "Ответ: CRANE", "Réponse : crane", "CRANE"]
+)
+def test_mixed_script__words_of_one_script_are_read_as_before(reply: str) -> None:
+    from wordle_gym.envs.replies import mixed_script
+    from wordle_gym.envs.text import WordleTextEnv
+
+    assert mixed_script(reply) is None
+    env = WordleTextEnv()
+    env.reset(seed=0)
+    _, _, _, _, info = env.step(reply)
+    assert info["guess"] == "crane" and not info["invalid"]

@@ -543,6 +543,33 @@ def resolve_parser(
     raise ValueError(f"parser must be one of {PARSERS} or a callable of the reply; got {parser!r}")
 
 
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def mixed_script(reply: Any, think_open: bool = False) -> str | None:
+    """Why ``reply`` is refused when a word of it mixes Latin letters with letters of another
+    script that look like them (``crаne`` with a Cyrillic ``а``): no parser reads such a word as the
+    Latin one, nor as the Latin letters beside the other. None when every word is of one script."""
+    text, calls = reply_parts(reply, think_open)
+    for chunk in [text, *(json.dumps(args, ensure_ascii=False) for _, args in calls)]:
+        for token in _LETTERS.findall(chunk):
+            if token.isascii() or not any(c.isascii() for c in token):
+                continue
+            foreign = [
+                c
+                for c in token
+                if not c.isascii() and not unicodedata.name(c, "").startswith("LATIN")
+            ]
+            if foreign:
+                odd = foreign[0]
+                script = unicodedata.name(odd, "UNKNOWN").split()[0].title()
+                return (
+                    f"{token[:40]!r} has the {script} letter {odd!r} (U+{ord(odd):04X}) among "
+                    "Latin ones; write the word in Latin letters"
+                )
+    return None
+
+
 def parse_guess(
     reply: Any,
     parser: str | Callable[[Any], Any] = "lenient",
@@ -569,6 +596,7 @@ __all__ = [
     "clean_word",
     "lenient_guess",
     "lenient_guesses",
+    "mixed_script",
     "parse_guess",
     "reply_parts",
     "resolve_parser",

@@ -37,7 +37,7 @@ from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.envs.base import reset_answer
 from wordle_gym.envs.render import RENDER_MODES
-from wordle_gym.envs.replies import GUESS_TOOL, parse_guess, resolve_parser
+from wordle_gym.envs.replies import GUESS_TOOL, mixed_script, parse_guess, resolve_parser
 from wordle_gym.envs.scalar import ScalarGame
 
 # characters of a reply or an observation (a bound the spaces state; replies are not cut)
@@ -300,7 +300,7 @@ class WordleTextEnv(gym.Env[str, str]):
         self.regret_budget = check_budget(regret_budget)
         if not isinstance(think_open, bool):
             raise ValueError(f"think_open must be True or False; got {think_open!r}")
-        self.parser = resolve_parser(parser, think_open)
+        self.parser, self.think_open = resolve_parser(parser, think_open), think_open
         if (
             isinstance(format_reward, bool)
             or not isinstance(format_reward, int | float)
@@ -370,10 +370,15 @@ class WordleTextEnv(gym.Env[str, str]):
                 "the action is the agent's reply: a str, an assistant message or a tool call "
                 f"(dict); got {type(action).__name__}"
             )
-        word = parse_guess(
-            action, self.parser, allowed=self.vocabulary.allowed_index, example=self.example
+        mixed = mixed_script(action, self.think_open)
+        word = (
+            None
+            if mixed
+            else parse_guess(
+                action, self.parser, allowed=self.vocabulary.allowed_index, example=self.example
+            )
         )
-        reason = refusal(self.vocabulary, word)
+        reason = mixed or refusal(self.vocabulary, word)
         judged = None
         if self._oracle is not None:  # valued before the move, from what the player knows
             move = None if reason else self.vocabulary.action(word)
