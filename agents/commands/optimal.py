@@ -268,8 +268,16 @@ def _values(args: OptimalRun, prog: str) -> int:
     n = config.vocabulary.num_answers
     best = f"; the best {min(values.values())} ({min(values.values()) / n:.4f})" if values else ""
     print(f"{done}/{len(words)} openers valued ({len(values)} in {args.save}){best}")
-    if done < len(words):
-        missing = [w for w in words if w not in values]
+    missing = [w for w in words if w not in values]
+    if missing and args.first_move_only:  # those a published table proves are not searched
+        from wordle_agents.solvers.oracle import Oracle
+
+        proven = Oracle(config, root_opener=None, opener_table=args.save).root_exact
+        published = [w for w in missing if vocab.action(w) in proven]
+        if published:
+            print(f"{len(published)} more proven by the published tables (not searched again)")
+        missing = [w for w in missing if vocab.action(w) not in proven]
+    if missing:
         shown = ", ".join(missing[:20]) + (
             f" and {len(missing) - 20} more" if len(missing) > 20 else ""
         )

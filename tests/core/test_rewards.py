@@ -135,3 +135,24 @@ def test_text_env__the_regret_sum_equals_regret_with_the_format_reward() -> None
         assert np.array_equal(a[4]["regret_bounds"], b[4]["regret_bounds"])
     # the refused reply costs the turn's regret, with no bonus; the taken ones earn it
     assert runs[0][1][1] <= 0 and runs[0][0][1] == pytest.approx(-runs[0][0][4]["regret"] + 0.1)
+
+
+def test_reward_needs__an_unknown_field_is_one_line_not_a_key_error() -> None:
+    """Reliability 6, finding 11: a RewardFn with ``needs={'foo'}`` raised ``KeyError: 'foo'``."""
+    import gymnasium as gym
+
+    import wordle_gym  # noqa: F401 (registers the ids)
+
+    class Foo:
+        needs = frozenset({"foo"})
+
+        def __call__(self, outcome):  # type: ignore[no-untyped-def]
+            return outcome.won.float()
+
+        def scalar(self, outcome):  # type: ignore[no-untyped-def]
+            return 0.0
+
+    with pytest.raises(ValueError, match=r"needs \['foo'\], which no outcome has"):
+        env = gym.make("Wordle-v1", reward=Foo())
+        env.reset(seed=0)
+        env.step(0)

@@ -114,3 +114,15 @@ def test_encode__roundtrip() -> None:
     assert codes.dtype == torch.uint8 and codes.tolist() == [[0, 1, 2], [25, 25, 25], [0, 1, 2]]
     assert decode(codes) == ["abc", "zzz", "abc"]
     assert decode(encode("crane")) == "crane"
+
+
+def test_word_source__a_fifo_is_not_a_regular_file_not_an_unknown_list(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Reliability 6, finding 16: a FIFO word list was "an unknown word list" (a file of words is
+    read only from a regular file; a FIFO is never waited on)."""
+    import os
+
+    from wordle_gym.core.words import word_source
+
+    os.mkfifo(tmp_path / "words")
+    with pytest.raises(ValueError, match="is not a regular file"):
+        word_source(str(tmp_path / "words"))

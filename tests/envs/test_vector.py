@@ -541,3 +541,12 @@ def test_vector__a_big_cpu_step_runs_torch_on_one_thread_its_kernels_on_all(
         assert set(seen) == {(2, 0)}
     finally:
         torch.set_num_threads(threads)
+
+
+def test_vector_env__a_numpy_integer_is_a_count() -> None:
+    """Reliability 6, finding 16: ``num_envs=np.int64(4)`` was refused as "not a positive
+    integer"; a bool still is."""
+    envs = WordleVectorEnv(num_envs=np.int64(4))
+    assert envs.num_envs == 4 and type(envs.num_envs) is int
+    with pytest.raises(ValueError, match="num_envs must be a positive integer"):
+        WordleVectorEnv(num_envs=True)

@@ -5,6 +5,7 @@ example)."""
 
 from __future__ import annotations
 
+import json
 import math
 import socket
 import threading
@@ -461,3 +462,21 @@ def test_openenv__a_flood_of_plain_http_resets_queues_and_builds_no_word_lists()
     asyncio.run(requests("/reset"))
     asyncio.run(requests("/health"))
     assert peak == {"/reset": STATELESS_AT_ONCE, "/health": 8}
+
+
+def test_openenv__a_message_nested_too_deep_is_an_error_and_the_session_goes_on() -> None:
+    """Reliability 6, finding 11: a WebSocket message nested 5,000 deep destroyed its session (a
+    RecursionError in the server's JSON parse). It is answered with an error, and the same session
+    plays on."""
+    import websockets.sync.client
+
+    for url in _serve():
+        with websockets.sync.client.connect(url.replace("http", "ws") + "/ws") as ws:
+            ws.send('{"type": "reset", "data": {"seed": 0}}')
+            assert json.loads(ws.recv())["type"] != "error"
+            ws.send("[" * 5000 + "]" * 5000)
+            error = json.loads(ws.recv())
+            ws.send('{"type": "step", "data": {"message": "[crane]"}}')
+            step = json.loads(ws.recv())
+            assert step["type"] != "error" and "CRANE" in json.dumps(step), step
+            assert error["type"] == "error" and "nested too deep" in error["data"]["message"]

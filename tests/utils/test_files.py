@@ -262,3 +262,35 @@ def test_atomic_write__a_rewritten_file_keeps_its_mode(tmp_path: Path) -> None:
     os.chmod(path, 0o600)
     atomic_write_text(path, '{"a": 1}')
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o600 and path.read_text() == '{"a": 1}'
+
+
+def test_check_writable__links_and_paths_under_files_say_what_they_are(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reliability 6, finding 16: a symlink loop, a dangling link and a path under a file all said
+    "File exists"; a full disk said "[Errno 28]" without the file's name."""
+    from wordle_gym.utils.files import atomic_write, check_writable
+
+    (tmp_path / "loop").symlink_to(tmp_path / "loop")
+    (tmp_path / "dangling").symlink_to(tmp_path / "nowhere" / "x.json")
+    (tmp_path / "afile").write_text("")
+    cases = {
+        "loop": "it is a symbolic link that loops",
+        "afile/x.json": "'afile' is a file, not a folder",
+        "loop/x.json": "'loop' is a link to no folder",
+    }
+    monkeypatch.chdir(tmp_path)
+    for path, message in cases.items():
+        with pytest.raises(ValueError, match=message):
+            check_writable(path)
+    # a dangling link is written through, to the file it names
+    assert check_writable("dangling") == Path("dangling")
+    atomic_write_text("dangling", "x")
+    assert (tmp_path / "nowhere" / "x.json").read_text() == "x"
+
+    def full(handle: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(OSError, match="No space left on device: 'out.json'"):
+        atomic_write("out.json", full)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["afile", "dangling", "loop", "nowhere"]

@@ -365,6 +365,12 @@ def reward_for(reward: str | RewardFn | dict, player: str, fills: frozenset[str]
     """The reward as :func:`get_reward` gives it, refused in one line naming who fills them if
     it reads an :class:`Outcome` field that ``player`` (which fills ``fills``) does not compute."""
     resolved = get_reward(reward)
+    unknown = sorted(str(name) for name in set(resolved.needs) - set(_FILLED_BY))
+    if unknown:
+        raise ValueError(
+            f"reward {type(resolved).__name__} needs {unknown}, which no outcome has; a reward "
+            f"needs some of {sorted(_FILLED_BY)}"
+        )
     beyond = sorted(resolved.needs - fills)
     if beyond:
         who = "; ".join(f"{field}: {_FILLED_BY[field]}" for field in beyond)

@@ -159,11 +159,12 @@ def word_source(value: str) -> WordSource:
         return value
     path = Path(value)
     try:
-        is_file = path.is_file()
+        is_file, exists = path.is_file(), path.exists()
     except OSError:  # e.g. a name too long to be a file
-        is_file = False
-    # at most MAX_WORDS_FILE bytes: a huge file is refused, not read until memory runs out
-    if is_file:
+        is_file = exists = False
+    # at most MAX_WORDS_FILE bytes: a huge file is refused, not read until memory runs out; a FIFO
+    # or a device is refused as not a regular file (never waited on)
+    if is_file or (exists and not path.is_dir()):
         # a byte-order mark is skipped
         text = read_text_bounded(path, MAX_WORDS_FILE, "file of words")
         return [line.strip() for line in text.splitlines() if line.strip()]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import os
 from collections.abc import Callable, Sequence
 from functools import cached_property
@@ -117,8 +118,10 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         the device every call, which stalls a GPU pipeline; a trainer whose actions are argmaxes or
         draws over the word list passes False (an out-of-range index is then an indexing error, on
         CUDA a device-side assert)."""
-        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        # any integer type (numpy's too), never a bool
+        if isinstance(num_envs, bool) or not isinstance(num_envs, numbers.Integral) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer; got {num_envs!r}")
+        num_envs = int(num_envs)
         if autoreset_mode not in _AUTORESET:
             raise ValueError(
                 f"unknown autoreset_mode {autoreset_mode!r}; expected 'next_step', 'same_step' or "

@@ -11,6 +11,7 @@ game's first guesses, one that records the positions it meets.
 
 from __future__ import annotations
 
+import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -50,8 +51,9 @@ def standard_games(config: WordleConfig, games: int | None = None) -> torch.Tens
     if boards == 1 and games is None:
         return index
     count = MULTI_BOARD_GAMES if games is None else games
-    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+    if isinstance(count, bool) or not isinstance(count, numbers.Integral) or count < 1:
         raise ValueError(f"games must be a positive integer; got {games!r}")
+    count = int(count)
     rows = [
         np.random.default_rng([MULTI_BOARD_SEED, boards, g]).choice(
             num_answers, boards, replace=False

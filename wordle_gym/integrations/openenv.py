@@ -377,6 +377,19 @@ STATELESS_AT_ONCE = 1
 """How many of them the server answers at once (the rest wait their turn, costing nothing)."""
 
 
+def _too_deep(text: str | None) -> bool:
+    """Whether ``text`` is JSON nested deeper than Python's parser can read (a RecursionError)."""
+    if not text:
+        return False
+    try:
+        json.loads(text)
+    except RecursionError:
+        return True
+    except ValueError:
+        return False
+    return False
+
+
 class _Guard:
     """ASGI middleware: the token (when the server has one), the size of what is read, and one log
     line (not a traceback) for a WebSocket client that left mid-message."""
@@ -410,7 +423,7 @@ class _Guard:
             await self.app(scope, self._counted(receive), send)
             return
         try:
-            await self.app(scope, self._sized(receive), send)
+            await self.app(scope, self._sized(receive, send), send)
         except Exception as error:  # the client went away while the server answered
             LOG.info("WebSocket client %s went away: %s", scope.get("client"), type(error).__name__)
 
@@ -433,20 +446,26 @@ class _Guard:
 
         return counted
 
-    def _sized(self, receive: Any) -> Any:
-        """``receive`` for a WebSocket: a message over the limit closes the session (code 1009)."""
+    def _sized(self, receive: Any, send: Any) -> Any:
+        """``receive`` for a WebSocket: a message over the limit closes the session (code 1009); one
+        nested deeper than JSON can be read is answered with an error and the session goes on."""
 
         async def sized() -> dict[str, Any]:
-            message = await receive()
-            size = len(message.get("text") or "") + len(message.get("bytes") or b"")
-            if message["type"] == "websocket.receive" and size > self.max_body:
-                LOG.info(
-                    "WebSocket message of %s bytes refused (over %s)",
-                    f"{size:,}",
-                    f"{self.max_body:,}",
-                )
-                return {"type": "websocket.disconnect", "code": 1009}
-            return message
+            while True:
+                message = await receive()
+                size = len(message.get("text") or "") + len(message.get("bytes") or b"")
+                if message["type"] == "websocket.receive" and size > self.max_body:
+                    LOG.info(
+                        "WebSocket message of %s bytes refused (over %s)",
+                        f"{size:,}",
+                        f"{self.max_body:,}",
+                    )
+                    return {"type": "websocket.disconnect", "code": 1009}
+                if message["type"] != "websocket.receive" or not _too_deep(message.get("text")):
+                    return message
+                error = {"message": "the message is JSON nested too deep", "code": "INVALID_JSON"}
+                text = json.dumps({"type": "error", "data": error})
+                await send({"type": "websocket.send", "text": text})
 
         return sized
 

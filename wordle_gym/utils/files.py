@@ -148,6 +148,12 @@ def atomic_write(
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, target)
+    except OSError as exc:
+        tmp.unlink(missing_ok=True)
+        if exc.filename is not None:
+            raise
+        # a full disk says "[Errno 28] No space left on device": name the file it was writing
+        raise OSError(exc.errno, exc.strerror, str(path)) from None
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
@@ -353,13 +359,27 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
             f"{os.fspath(path)!r} is an empty path; expected "
             f"{'a folder' if folder else 'a file name'}"
         )
-    target = Path(path)
+    given = target = Path(path)
+    if os.path.islink(target):  # a link: its target is written (atomic_write), so check that
+        try:
+            os.stat(target)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ValueError(
+                    f"cannot write {str(target)!r}: it is a symbolic link that loops"
+                ) from None
+        target = Path(os.path.realpath(target))
     where = target if folder else target.parent
+    chain = where.parents if folder else (where, *where.parents)
+    above = next((p for p in chain if os.path.lexists(p)), None)
+    if above is not None and not above.is_dir():
+        kind = "a link to no folder" if above.is_symlink() else "a file, not a folder"
+        raise ValueError(f"cannot write {str(path)!r}: {str(above)!r} is {kind}")
     # a device or FIFO: written into directly
     if not folder and _special(Path(os.path.realpath(target))):
         if not os.access(target, os.W_OK):
             raise ValueError(f"cannot write {quoted(str(target), 200)}: permission denied")
-        return target
+        return given
     try:
         if folder and target.exists() and not target.is_dir():
             raise ValueError(f"{str(target)!r} is a file; expected a folder")
@@ -378,7 +398,7 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
             "the name is too long" if exc.errno == errno.ENAMETOOLONG else exc.strerror or str(exc)
         )
         raise ValueError(f"cannot write {str(target)!r}: {reason}") from None
-    return target
+    return given
 
 
 @contextlib.contextmanager

@@ -232,3 +232,23 @@ def test_deep_or_empty_files__one_line_not_a_traceback(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="journal .* is empty"):
         rank_openers(config.vocabulary, journal=empty, progress=False)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["deep.json", "empty.journal"]
+
+
+def test_values__a_published_opener_is_reported_as_proven_not_as_past_a_limit(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reliability 6, finding 16: with --first-move-only an opener a published table proves (not
+    searched again) was listed as "not valued (past --time-limit or --max-minutes ...)"."""
+    import shutil
+
+    from wordle_agents.commands.optimal import main as optimal_main
+    from wordle_agents.common.checkpoint import shipped_dir
+
+    table = tmp_path / "values.json"
+    shutil.copy(shipped_dir() / "opener_values_normal.json", table)
+    monkeypatch.setattr(Oracle, "_q_total", lambda *_: pytest.fail("searched"))
+    argv = ["--values", "salet,carte", "--first-move-only", "--save", str(table), "--quiet"]
+    assert optimal_main(argv) == 0
+    out = capsys.readouterr().out
+    assert "1/2 openers valued" in out and "1 more proven by the published tables" in out
+    assert "not valued" not in out
