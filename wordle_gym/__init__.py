@@ -9,7 +9,8 @@
   its WordleBot judges by, 14855 allowed guesses), normal and hard mode;
 * ``Dordle-v0``, ``Quordle-v0``, ``Octordle-v0``, ``Sedecordle-v0``, ``Duotrigordle-v0``: 2, 4, 8,
   16 and 32 boards sharing every guess, with ``boards + 5`` guesses (:class:`MultiWordleEnv`);
-* the ``-v1`` of each: the same games with float32 observations (the default networks of SB3, RLlib,
+* the ``-v1`` of each: the same games with float32 observations (both are current: a ``-v0`` is
+  not out of date, and makes no warning) (the default networks of SB3, RLlib,
   TorchRL and CleanRL scripts take them unchanged) and, in the vector env, a bool
   ``info["action_mask"]`` (``obs_dtype="float32"``, ``mask_dtype="native"``);
 * ``WordleText-v0``: the game as text for language-model agents (:class:`WordleTextEnv`: the reply
@@ -26,7 +27,9 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 import sys
+import warnings
 from typing import TYPE_CHECKING, Any
 
 if "torch" not in sys.modules:
@@ -114,6 +117,16 @@ gym.register(
     entry_point="wordle_gym.envs.text:WordleTextEnv",
     order_enforce=False,
     kwargs={"answers": "answers_today", "allowed": "allowed_today"},
+)
+# Gymnasium calls an id "out of date" wherever a higher version of its name is registered; these
+# -v0 are not (each is its game with int8 observations, kept beside the float32 -v1), so that one
+# warning is off for them alone (set after gymnasium's import, whose own filter would come first).
+warnings.filterwarnings(
+    "ignore",
+    message=r".*The environment (?:{})-v0 is out of date".format(
+        "|".join(re.escape(name[: -len("-v0")]) for name in _VARIANTS if name.endswith("-v0"))
+    ),
+    category=DeprecationWarning,
 )
 for _id, _kwargs in _VARIANTS.items():
     if _id not in gym.registry:

@@ -46,3 +46,38 @@ def test_env_spec__saved_before_the_layout_change_still_makes_both_envs() -> Non
     assert type(env.unwrapped) is WordleEnv and env.unwrapped.config.obs_dtype == "float32"
     envs = gym.make_vec(spec, num_envs=2, vectorization_mode="vector_entry_point", device="cpu")
     assert type(envs) is WordleVectorEnv and envs.num_envs == 2
+
+
+def test_v0_ids__the_real_game_without_a_warning() -> None:
+    """First hour 4, item 1: ``gym.make("Wordle-v0")``, the id third-party RL code writes, printed
+    Gymnasium's "The environment Wordle-v0 is out of date. You should consider upgrading to version
+    `v1`" (and so did ``Quordle-v0``). Each -v0 is its game with int8 observations, current beside
+    the float32 -v1, and makes no warning; another package's out-of-date id still warns."""
+    import subprocess
+    import sys
+
+    from tests.helpers.processes import ROOT
+
+    code = (
+        "import gymnasium as gym, wordle_gym\n"
+        "env = gym.make('Wordle-v0')\n"
+        "assert env.unwrapped.vocabulary.num_answers == 2315, env.unwrapped.vocabulary\n"
+        "assert env.observation_space.dtype.name == 'int8'\n"
+        "gym.make('Quordle-v0'); gym.make('WordleHard-v0'); gym.make('Wordle-v1')\n"
+        "gym.make_vec('Wordle-v0', num_envs=2)\n"
+        "print('made')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert done.returncode == 0 and done.stdout == "made\n" and done.stderr == "", done.stderr
+    other = (
+        "import gymnasium as gym, wordle_gym\n"
+        "for v in (0, 1):\n"
+        "    gym.register(id=f'Other-v{v}', entry_point='gymnasium.envs.classic_control:CartPoleEnv')\n"
+        "gym.make('Other-v0')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", other], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert "Other-v0 is out of date" in done.stderr
