@@ -52,7 +52,7 @@ def main() -> None:
     finished = torch.zeros(num, dtype=torch.bool, device=env.device)
     while not bool(finished.all()):
         # A uniformly random word among those the feedback has not ruled out.
-        actions = torch.multinomial(infos["action_mask"].float(), 1, generator=generator).squeeze(1)
+        actions = wordle_gym.random_actions(infos["action_mask"], generator)
         _, _, terminated, _, infos = env.step(actions)
         ending = terminated & ~finished  # only the first game of each answer counts
         guesses = torch.where(ending, env.state.turn, guesses)

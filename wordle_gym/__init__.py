@@ -45,6 +45,7 @@ from wordle_gym.core.config import BOARD_NAMES
 
 if TYPE_CHECKING:  # the names below are imported on first use (torch with them): see __getattr__
     from wordle_gym.core.config import WordleConfig
+    from wordle_gym.core.game import random_actions, unpack_mask
     from wordle_gym.core.rewards import PRESETS as REWARD_PRESETS
     from wordle_gym.core.rewards import (
         FormatBonus,
@@ -90,6 +91,7 @@ __all__ = [
     "load_word_list",
     "pattern_ids",
     "pattern_table",
+    "random_actions",
     "unpack_mask",
 ]
 
@@ -166,6 +168,7 @@ _LAZY = {
     "WordleVectorEnv": "wordle_gym.envs.vector",
     "WordleEnv": "wordle_gym.envs.wordle",
     "unpack_mask": "wordle_gym.core.game",
+    "random_actions": "wordle_gym.core.game",
 }
 
 

@@ -189,6 +189,29 @@ def narrow_candidates(
 
 
 @Kernel
+def kth_allowed(start, stop, mask, rows, u, out):  # pragma: no cover (compiled)
+    """``out[i]``: of game ``rows[i]``'s allowed actions (``mask`` row), the k-th from 0, k =
+    floor(``u[i]`` * their count); -1 where none is allowed."""
+    width = mask.shape[1]
+    for i in range(start, stop):
+        row = mask[rows[i]]
+        count = 0
+        for j in range(width):
+            if row[j]:
+                count += 1
+        out[i] = -1
+        if count == 0:
+            continue
+        k = min(int(u[i] * count), count - 1)
+        for j in range(width):
+            if row[j]:
+                if k == 0:
+                    out[i] = j
+                    break
+                k -= 1
+
+
+@Kernel
 def candidates_mask(start, stop, candidates, answer_actions, out):  # pragma: no cover (compiled)
     """``out[n]``: False, then ``candidates[n]`` at the answers' actions (``answer_actions``
     unsigned: numba then skips the check for negative indices, a third of the time)."""
