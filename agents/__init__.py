@@ -15,6 +15,10 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+# first, before any agent loads torch: ``import wordle_gym`` sets OpenMP's wait policy to PASSIVE
+# (spinning threads stall a busy machine), which OpenMP reads once, when torch loads it
+import wordle_gym  # noqa: F401
+
 # imported on first use (torch with them): the exact solver's command loads no torch
 if TYPE_CHECKING:
     from wordle_agents.common.checkpoint import CheckpointInfo

@@ -1357,6 +1357,7 @@ RENDERERS = [
     ("openenv_flood", openenv_flood_section),
     ("regret_reward", regret_reward_section),
     ("contention", contention_section),
+    ("library_contention", contention_section),
 ]
 
 

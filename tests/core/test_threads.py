@@ -44,3 +44,14 @@ def test_import__after_torch_changes_nothing() -> None:
     """OpenMP has read its settings by then: setting the policy would claim an effect it cannot
     have."""
     assert _run("import torch, os, wordle_gym; print(os.environ.get('OMP_WAIT_POLICY'))") == "None"
+
+
+def test_import__the_agents_first_set_the_policy_before_they_load_torch() -> None:
+    """First hour 4, item 3: the README's third snippet imports ``wordle_agents`` first, whose
+    solver loaded torch before ``wordle_gym`` could set the policy: beside two busy processes it
+    took 15.7 s against 11.4 s now (``python -m benchmarks.contention --library``)."""
+    code = (
+        "import os, sys; from wordle_agents import MaxEntropySolver; "
+        "print(os.environ.get('OMP_WAIT_POLICY'), 'torch' in sys.modules)"
+    )
+    assert _run(code) == "PASSIVE True"
