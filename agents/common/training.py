@@ -21,12 +21,15 @@ Run options (device, evaluation and checkpoint periods, ``--stop-at``, ``--expor
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
+import signal
 import sys
+import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, is_dataclass
 from pathlib import Path
 from types import SimpleNamespace
@@ -207,10 +210,48 @@ def main(
     except (ValueError, OSError) as exc:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"\n{prog}: interrupted; run the same command again to continue", file=sys.stderr)
+    except Interrupted as stop:
+        print(f"\n{prog}: interrupted; {stop}: run the same command again to continue",
+              file=sys.stderr)  # fmt: skip
+        return 130
+    except KeyboardInterrupt:  # a second Ctrl-C, or one outside an update
+        print(
+            f"\n{prog}: interrupted; last.pt keeps the run as last saved (every "
+            f"--checkpoint-every {run.checkpoint_every} updates, and at each evaluation): run the "
+            "same command again to continue from there",
+            file=sys.stderr,
+        )
         return 130
     return 0
+
+
+class Interrupted(KeyboardInterrupt):
+    """Ctrl-C in training, after the run was saved at the update it stopped at (the message says
+    where)."""
+
+
+@contextlib.contextmanager
+def held_interrupt() -> Iterator[Callable[[], bool]]:
+    """Ctrl-C during a training update held until the update ends: yields whether one came (the
+    loop then saves last.pt and raises :class:`Interrupted`); a second Ctrl-C stops at once. Only
+    on the main thread, where Python's own handler is in place (elsewhere: nothing held)."""
+    came: list[bool] = []
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+    ):
+        yield lambda: False
+        return
+
+    def hold(signum: int, frame: Any) -> None:
+        came.append(True)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # the next one stops at once
+
+    signal.signal(signal.SIGINT, hold)
+    try:
+        yield lambda: bool(came)
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def _check_resume(
@@ -438,42 +479,61 @@ class _Run:
         bar = tqdm(
             total=iterations, initial=trainer.iteration, desc=f"stage {stage}", unit="update"
         )
-        while trainer.iteration < iterations:
-            before = trainer.iteration
-            # device tensors: read only when logged (a sync)
-            raw = trainer.step(iterations - trainer.iteration)
-            bar.update(trainer.iteration - before)
-            now, step = self.elapsed + time.perf_counter() - clock, self.offset + trainer.iteration
-            out_of_time = self.out_of_time() and trainer.iteration > started
-            crossed = trainer.iteration // self.run.eval_every > before // self.run.eval_every
-            # Evaluated on the schedule only: an evaluation where a time limit happened to stop the
-            # command could pick another best network than the run that never stopped.
-            evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations)
-            stats = _stats_dict(raw) if self.writer is not None or evaluated else {}
-            if self.writer is not None and trainer.iteration > before:
-                for key, value in stats.items():
-                    self.writer.add_scalar(
-                        f"losses/{key}" if "loss" in key else f"charts/{key}", value, step
+        with held_interrupt() as interrupted:
+            while trainer.iteration < iterations:
+                before = trainer.iteration
+                # device tensors: read only when logged (a sync)
+                raw = trainer.step(iterations - trainer.iteration)
+                bar.update(trainer.iteration - before)
+                now, step = (
+                    self.elapsed + time.perf_counter() - clock,
+                    self.offset + trainer.iteration,
+                )
+                out_of_time = self.out_of_time() and trainer.iteration > started
+                crossed = trainer.iteration // self.run.eval_every > before // self.run.eval_every
+                # Evaluated on the schedule only: an evaluation where a time limit happened to stop
+                # the command could pick another best network than the run that never stopped.
+                evaluated = trainer.iteration > before and (
+                    crossed or trainer.iteration >= iterations
+                )
+                stats = _stats_dict(raw) if self.writer is not None or evaluated else {}
+                if self.writer is not None and trainer.iteration > before:
+                    for key, value in stats.items():
+                        self.writer.add_scalar(
+                            f"losses/{key}" if "loss" in key else f"charts/{key}", value, step
+                        )
+                if evaluated:
+                    result = self.evaluate(
+                        stage, answers, allowed, trainer.iteration, step, now, stats, best
                     )
-            if evaluated:
-                result = self.evaluate(
-                    stage, answers, allowed, trainer.iteration, step, now, stats, best
+                    bar.set_postfix(
+                        win=f"{result.win_rate:.3f}",
+                        mean=f"{result.mean_guesses_wins:.3f}",
+                        best=f"{best['win_rate']:.3f}",
+                    )
+                periodic = (
+                    trainer.iteration // self.run.checkpoint_every
+                    > before // self.run.checkpoint_every
                 )
-                bar.set_postfix(
-                    win=f"{result.win_rate:.3f}",
-                    mean=f"{result.mean_guesses_wins:.3f}",
-                    best=f"{best['win_rate']:.3f}",
-                )
-            periodic = (
-                trainer.iteration // self.run.checkpoint_every > before // self.run.checkpoint_every
-            )
-            if evaluated or out_of_time or periodic:
-                self.checkpoint(index, trainer.state_dict(), best, now)
-            if evaluated and self.run.stop_at is not None and result.win_rate >= self.run.stop_at:
-                break
-            if out_of_time and trainer.iteration < iterations:
-                stopped = True
-                break
+                if evaluated or out_of_time or periodic:
+                    self.checkpoint(index, trainer.state_dict(), best, now)
+                if (
+                    evaluated
+                    and self.run.stop_at is not None
+                    and result.win_rate >= self.run.stop_at
+                ):
+                    break
+                if out_of_time and trainer.iteration < iterations:
+                    stopped = True
+                    break
+                if interrupted():  # Ctrl-C during this update: saved here, then stopped
+                    if not (evaluated or out_of_time or periodic):
+                        self.checkpoint(index, trainer.state_dict(), best, now)
+                    bar.close()
+                    raise Interrupted(
+                        f"stage {stage} saved at update {trainer.iteration}/{iterations} in "
+                        f"{self.last}"
+                    )
         bar.close()
         if stopped:
             so_far = (

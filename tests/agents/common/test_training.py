@@ -445,3 +445,36 @@ def test_config__an_infinite_or_zero_learning_rate_is_refused(agent: str) -> Non
     for bad, message in ((math.inf, "finite"), (math.nan, "finite"), (0.0, "> 0"), (-1e-3, "> 0")):
         with pytest.raises(ValueError, match=f"lr must be .*{message}"):
             config(lr=bad)
+
+
+def test_ctrl_c__saves_the_update_it_came_in_and_the_same_command_continues(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """First hour 4, item 4: Ctrl-C in training said "run the same command again to continue" but
+    nothing had been saved since the last --checkpoint-every (the rerun of `recipe dqn` started at
+    0 after 140 updates). A Ctrl-C during an update is held until the update ends; last.pt is
+    written there, the message says so, and the same command continues from that update."""
+    import signal
+
+    from wordle_agents.rl.a2c import A2CTrainer
+
+    run = [*TINY_RUN[:2], "--iterations", "6", "--eval-every", "1000", "--checkpoint-every"]
+    run += ["1000", *TINY_RUN[8:], "--run-dir", str(tmp_path / "run")]
+    step = A2CTrainer.step
+
+    def interrupted_in_the_third(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if self.iteration == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # the user's Ctrl-C, mid-update
+        return step(self, *args, **kwargs)
+
+    monkeypatch.setattr(A2CTrainer, "step", interrupted_in_the_third)
+    assert main(TRAINING, run) == 130
+    err = capsys.readouterr().err
+    assert "interrupted; stage 10 saved at update 3/6" in err and "same command again" in err
+    saved = torch.load(tmp_path / "run" / "last.pt", weights_only=True)
+    assert saved["stage_index"] == 0 and saved["trainer"]["iteration"] == 3
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # restored
+    monkeypatch.setattr(A2CTrainer, "step", step)
+    assert main(TRAINING, run) == 0  # continued: three updates more, to the stage's end
+    saved = torch.load(tmp_path / "run" / "last.pt", weights_only=True)
+    assert saved["stage_index"] == 1 and saved["step_offset"] == 6
