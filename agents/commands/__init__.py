@@ -41,7 +41,7 @@ class Command:
             found.append(getattr(importlib.import_module(module), name))
         return tuple(found)
 
-    def main(self) -> Callable[[list[str]], int]:
+    def main(self) -> Callable[..., int]:
         """The command's ``main``."""
         return importlib.import_module(self.module).main
 

@@ -260,6 +260,9 @@ class RecipeRun:
     is left as their --max-minutes."""
     until: str | None = None
     """Stop after this stage."""
+    prog: str = PROG
+    """How the recipe was run: under ``wordle-gym recipe`` a stage's messages name it as
+    ``wordle-gym COMMAND``."""
 
     def weights(self, stage: Stage) -> Path:
         return self.run_dir / f"{stage.name}.pt"
@@ -304,7 +307,10 @@ def run_stage(recipe: Recipe, index: int, run: RecipeRun, minutes: float | None 
         f"[{recipe.name}] stage {index + 1}/{len(recipe.stages)} {stage.name}: {stage.command} "
         f"{' '.join(argv)}"
     )
-    code = command.main()(argv)
+    if run.prog.startswith("wordle-gym"):  # its messages name what the user ran
+        code = command.main()(argv, prog=f"wordle-gym {stage.command}")
+    else:
+        code = command.main()(argv)
     # the command caught a Ctrl-C and kept its run folder: the recipe stops the same way
     if code == 130:
         raise KeyboardInterrupt
@@ -523,6 +529,7 @@ def main(
             args.device,
             args.max_minutes,
             args.until,
+            prog,
         )
         if args.out:
             check_writable(args.out)

@@ -51,10 +51,31 @@ T = TypeVar("T")
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse, with a bad argument reported in one line (``prog: error: ...``) and exit status
-    2."""
+    2, and help read as plain text (:func:`plain_text`)."""
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def format_help(self) -> str:
+        return plain_text(super().format_help(), self.prog)
+
+
+_ROLE = re.compile(r":[a-z]+:`(?:([^`<]*?)\s*<[^`>]*>|~?(?:[\w.]*\.)?([^`]+?))`")
+_LITERAL = re.compile(r"``([^`]+)``")
+_PYTHON_M = re.compile(r"python -m wordle_agents\.commands\.(\w+)")
+
+
+def plain_text(text: str, prog: str = "") -> str:
+    """A docstring as a terminal shows it: reStructuredText's roles as their names
+    (``:class:`~a.B``` -> ``B``), literals without their backticks, ``::`` as ``:``; and where
+    ``prog`` is a ``wordle-gym`` command, ``python -m wordle_agents.commands.NAME`` as the
+    ``wordle-gym`` command the user types."""
+    text = _ROLE.sub(lambda m: m.group(1) or m.group(2), text)
+    text = _LITERAL.sub(r"\1", text)
+    text = re.sub(r"::$", ":", text, flags=re.M)
+    if prog.startswith("wordle-gym"):
+        text = _PYTHON_M.sub(lambda m: f"wordle-gym {m.group(1).replace('_', '-')}", text)
+    return text
 
 
 def field_docs(cls: type) -> dict[str, str]:

@@ -386,3 +386,51 @@ def test_recipe__a_stages_error_names_its_command_not_the_recipe_module(
     err = capsys.readouterr().err
     assert "python -m wordle_agents.commands.train_dqn: error: lr must be > 0; got -1.0" in err
     assert "recipe.py" not in err
+
+
+def test_recipe__under_wordle_gym_a_stage_names_the_command_the_user_typed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """First hour 4, item 6: under ``wordle-gym recipe`` an interrupt said "python -m
+    wordle_agents.commands.train_dqn: interrupted". A stage is run as ``wordle-gym COMMAND``."""
+    from dataclasses import dataclass
+
+    from wordle_agents.commands import COMMANDS, Command
+
+    named: list[str] = []
+
+    @dataclass(frozen=True)
+    class Stopped(Command):
+        def main(self):  # type: ignore[override]
+            def run(argv, prog="python -m wordle_agents.commands.train_dqn"):  # type: ignore[no-untyped-def]
+                named.append(prog)
+                return 130
+
+            return run
+
+    fields = (getattr(COMMANDS["train-dqn"], f) for f in ("module", "options"))
+    commands = {**COMMANDS, "train-dqn": Stopped(*fields)}
+    argv = ["dqn", "--run-dir", str(tmp_path)]
+    assert main(argv, prog="wordle-gym recipe", commands=commands) == 130
+    assert main(argv, commands=commands) == 130
+    assert named == ["wordle-gym train-dqn", "python -m wordle_agents.commands.train_dqn"]
+
+
+@pytest.mark.parametrize("name", ["train-a2c", "train-dqn", "improve", "improve-boards", "optimal",
+                                  "recipe", "teach"])  # fmt: skip
+def test_help__reads_as_plain_text_and_names_the_command_typed(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """First hour 4, item 6: ``wordle-gym train-a2c --help`` printed reStructuredText
+    ("``python -m wordle_agents.commands.train_a2c``: ... :class:`~...RunConfig`'s"), and its
+    examples the ``python -m`` forms."""
+    from wordle_agents.commands import COMMANDS
+
+    command = COMMANDS[name].main() if name != "recipe" else main
+    with pytest.raises(SystemExit) as stop:
+        command(["--help"], prog=f"wordle-gym {name}")
+    assert stop.value.code == 0
+    out = capsys.readouterr().out
+    assert f"wordle-gym {name}" in out
+    for rest in ("``", ":class:", ":func:", ":mod:", ":meth:", "python -m wordle_agents"):
+        assert rest not in out, (rest, out)
