@@ -73,8 +73,9 @@ def test_v0_ids__the_real_game_without_a_warning() -> None:
     assert done.returncode == 0 and done.stdout == "made\n" and done.stderr == "", done.stderr
     other = (
         "import gymnasium as gym, wordle_gym\n"
+        "pole = 'gymnasium.envs.classic_control:CartPoleEnv'\n"
         "for v in (0, 1):\n"
-        "    gym.register(id=f'Other-v{v}', entry_point='gymnasium.envs.classic_control:CartPoleEnv')\n"
+        "    gym.register(id=f'Other-v{v}', entry_point=pole)\n"
         "gym.make('Other-v0')\n"
     )
     done = subprocess.run(
