@@ -739,3 +739,21 @@ def test_sb3_policy__plays_with_the_mask_its_zip_records(tmp_path: Path) -> None
     assert wide.histogram == own.histogram and wide.win_rate == 1.0
     unaware = evaluate(SB3Policy(model), action_mask="all", **game)  # what eval did before
     assert unaware.histogram != own.histogram
+
+
+def test_bench__the_first_row_is_timed_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """First hour 4, item 7: the first bench row carried the process's start-up (a2c_full 12.07 s
+    cold, 2.09 s for the next). One untimed game of 32 answers warms the process first."""
+    import wordle_gym.cli.bench as bench
+
+    played: list[tuple[int | None, bool]] = []
+    evaluate = bench.evaluate
+
+    def counted(policy, **options):  # type: ignore[no-untyped-def]
+        answers = options.get("answers")
+        played.append((None if answers is None else len(answers), options.get("progress") is None))
+        return evaluate(policy, **options)
+
+    monkeypatch.setattr(bench, "evaluate", counted)
+    assert bench.main(["--only", "random (", "--optimal-agent", "none", "--out", str(tmp_path)]) == 0
+    assert played == [(32, False), (None, True), (None, True)]  # the warm-up, then both rows

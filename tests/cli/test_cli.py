@@ -668,3 +668,43 @@ def test_game_today__the_agents_commands_take_it_too(
     assert (plain.answers, plain.allowed) == ("answers", "allowed")
     with pytest.raises(ValueError, match="--game today names the lists"):
         options_from(kind, parser.parse_args([*required, "--game", "today", "--allowed", "x"]))
+
+
+def test_play__ctrl_c_reveals_the_answer_as_quit_does() -> None:
+    """First hour 4, item 7: Ctrl-C in ``play`` ended the game without the answer that ``quit``
+    shows."""
+    import signal
+    import time
+
+    child = subprocess.Popen(
+        [sys.executable, "-m", "wordle_gym.cli.commands", "play", "--answer", "parry"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
+    try:
+        assert child.stdout is not None and "guess 1/6" not in child.stdout.readline()
+        time.sleep(1.0)  # at its prompt, waiting for a guess
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 130 and "The answer was PARRY." in out, (out, err)
+    assert "Traceback" not in err
+
+
+def test_assist__no_padding_past_the_candidates_and_new_starts_another_game() -> None:
+    """First hour 4, item 7: with few candidates left ``assist`` padded its list with words that
+    tell no more (AALII, ABAFT ... at the candidates' score), and after "Solved in 3!" it stayed at
+    its prompt with no way to start anew."""
+    out = cli("assist", stdin="salet 00000\ncrony 00000\nhumph 22222\nnew\nquit\n")
+    assert out.returncode == 0, out.stderr
+    text = out.stdout
+    block = text.split("4 candidates left: humid, humph, vivid, whiff")[1].split(">")[0]
+    shown = [line.split()[0] for line in block.splitlines() if line.startswith("  ")]
+    assert shown == ["humid", "humph", "vivid", "whiff"], block
+    assert "Solved in 3! 'new' for another game, or 'quit'." in text
+    assert "A new game.\n2315 candidates left" in text

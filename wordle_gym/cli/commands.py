@@ -128,7 +128,11 @@ def cmd_play(args: PlayOptions) -> int:
         "'quit' to give up."
     )
     while True:
-        line = _read(f"guess {int(env.state.turn[0]) + 1}/{turns}: ")
+        try:
+            line = _read(f"guess {int(env.state.turn[0]) + 1}/{turns}: ")
+        except KeyboardInterrupt:  # Ctrl-C gives up as 'quit' does: the answer is shown
+            print(f"\nThe answer was {env.answer.upper()}.")
+            raise
         if line is None or line.strip().lower() in QUIT:
             print(f"The answer was {env.answer.upper()}.")
             return 1
@@ -150,7 +154,8 @@ def cmd_play(args: PlayOptions) -> int:
 # ----------------------------------------------------------------------------- assist
 ASSIST_HELP = (
     "Type the guess you made and the colours you saw: 'salet gy..g' (g green, y yellow, . or b "
-    "grey)\nor 'salet 21002' (2 green, 1 yellow, 0 grey). Commands: undo, help, quit."
+    "grey)\nor 'salet 21002' (2 green, 1 yellow, 0 grey). Commands: undo, new (another game), "
+    "help, quit."
 )
 
 
@@ -288,7 +293,12 @@ def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None
         + ("; exact: expected guesses to solve, this one included" if costs else "")
         + "):"
     )
+    # a word that cannot be the answer is shown only where it tells more than every candidate
+    # (where it ties one, the candidate is the better guess: it may win), not as padding
+    most = max((score for _, score, answer in suggestions if answer), default=None)
     for i, (word, score, is_candidate) in enumerate(suggestions):
+        if most is not None and not is_candidate and score <= most and len(left) <= top:
+            continue
         shown = ""
         if costs is not None:
             shown = (
@@ -338,6 +348,12 @@ def cmd_assist(args: AssistOptions) -> int:
         if text == "help":
             print(ASSIST_HELP)
             continue
+        if text == "new":  # another game, from the start
+            env.reset(options={"answers": [0]})
+            history.clear()
+            print("A new game.")
+            _print_status(env, solver, args.top, exact)
+            continue
         if text == "undo":
             if not history:
                 print("Nothing to undo.")
@@ -369,7 +385,7 @@ def _enter(env: Any, text: str, history: list[Any], exact: Any) -> bool:
         print(f"{exc}; ignored.")
         return False
     if bool(env.state.done[0]):
-        print("This game is over; 'undo' to change it, or 'quit'.")
+        print("This game is over; 'undo' to change it, 'new' for another game, or 'quit'.")
         return False
     snapshot = env.state.clone()
     env.game.observe(env.state, torch.tensor([env.vocabulary.action(word)]), torch.tensor([tiles]))
@@ -384,10 +400,10 @@ def _enter(env: Any, text: str, history: list[Any], exact: Any) -> bool:
             judged = exact.judge(env, snapshot, word)
         _print_judgement(judged, word)
     if all(t == GREEN for t in tiles):
-        print(f"Solved in {int(env.state.turn[0])}!")
+        print(f"Solved in {int(env.state.turn[0])}! 'new' for another game, or 'quit'.")
         return False
     if bool(env.state.done[0]):
-        print("That was the last guess. 'undo' to change it, or 'quit'.")
+        print("That was the last guess. 'undo' to change it, 'new' for another game, or 'quit'.")
         return False
     return True
 
@@ -572,6 +588,11 @@ def _check_hard_mode(args: Lists, guesses: list[str]) -> None:
         env.step(torch.tensor([env.vocabulary.action(word)]))
 
 
+def _luck(luck: float) -> str:
+    """The game's luck in words: the guesses the feedback saved, or cost, against the expected."""
+    return f"luck saved {luck:.4f}" if luck >= 0 else f"luck cost {-luck:.4f}"
+
+
 def cmd_analyze(args: AnalyzeOptions) -> int:
     """The exact skill (regret) and luck of each guess of one game, by the optimal agent's
     oracle."""
@@ -582,8 +603,16 @@ def cmd_analyze(args: AnalyzeOptions) -> int:
     for guess in args.guesses:  # before the search's minute, not after it
         vocab.action(guess)
     vocab.answer_id(args.answer)
+    guesses = [g.lower() for g in args.guesses]
+    if args.answer.lower() in guesses[:-1]:  # refused here, before the search's minute
+        raise UsageError(
+            f"the game was already won by guess {guesses.index(args.answer.lower()) + 1}, "
+            f"{args.answer.upper()}: leave out the guesses after it"
+        )
+    if len(guesses) > config.max_guesses:
+        raise UsageError(f"{len(guesses)} guesses: more than the game's {config.max_guesses}")
     if args.hard:
-        _check_hard_mode(args, [g.lower() for g in args.guesses])
+        _check_hard_mode(args, guesses)
     if args.json:  # once the game is sound (a refused command leaves no folder behind)
         check_writable(args.json)
     print(
@@ -604,7 +633,7 @@ def cmd_analyze(args: AnalyzeOptions) -> int:
     if not report["finished"]:
         print(
             f"{report['answer'].upper()}: not over after {report['guesses_used']} guesses; so far "
-            f"skill cost {report['regret']:+.4f} guesses and luck saved {report['luck']:+.4f}"
+            f"skill cost {report['regret']:+.4f} guesses and {_luck(report['luck'])}"
         )
     else:
         result = (
@@ -615,7 +644,7 @@ def cmd_analyze(args: AnalyzeOptions) -> int:
         print(
             f"{report['answer'].upper()}: {result}; the optimum expects "
             f"{report['start_value']:.4f} from the start: skill cost {report['regret']:+.4f} "
-            f"guesses, luck saved {report['luck']:+.4f} ({report['guesses_used']} - "
+            f"guesses, {_luck(report['luck'])} ({report['guesses_used']} - "
             f"{report['start_value']:.4f} = {report['regret']:.4f} - ({report['luck']:.4f}))"
         )
     if args.json:
@@ -866,7 +895,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="evaluate every agent into wordle-gym-bench/BENCHMARKS.md (see wordle-gym bench -h)",
         add_help=False,
     )
-    sub.add_parser("agents", help="list the installed agents and their options")
+    listing = "list the installed agents and their options"
+    sub.add_parser("agents", help=listing, description=f"{listing[0].upper()}{listing[1:]}.")
     # run by wordle_gym.cli.main before this parser; listed here for --help
     for name in command_names():
         if name not in sub.choices:

@@ -347,12 +347,19 @@ def test_cli_analyze__a_table_the_identity_and_json(tmp_path) -> None:
     report = json.loads((tmp_path / "a.json").read_text())
     assert [g["guess"] for g in report["guesses"]] == [words[0], words[5]]
     assert 2 - report["start_value"] == pytest.approx(report["regret"] - report["luck"])
+    luck = report["luck"]
+    said = f"luck saved {luck:.4f}" if luck >= 0 else f"luck cost {-luck:.4f}"
+    assert said in out.stdout and "luck saved -" not in out.stdout  # first hour 4: no "saved -0.28"
     for args, message in [
         ([words[0]], "the following arguments are required: --answer"),
         (["zzzz", "--answer", words[0]], "'zzzz' is not"),
+        # first hour 4, item 7: refused before "valuing each position exactly ... a minute or so"
+        ([words[5], words[0], "--answer", words[5]], "already won by guess 1"),
+        ([*words[6:13], "--answer", words[5]], "7 guesses: more than the game's 6"),
     ]:
         bad = wordle_gym_here("analyze", *args, *lists)
         assert bad.returncode == 2 and message in bad.stderr and "Traceback" not in bad.stderr
+        assert "valuing each position" not in bad.stderr, bad.stderr
 
 
 def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_at_once(
