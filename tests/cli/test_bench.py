@@ -741,7 +741,9 @@ def test_sb3_policy__plays_with_the_mask_its_zip_records(tmp_path: Path) -> None
     assert unaware.histogram != own.histogram
 
 
-def test_bench__the_first_row_is_timed_warm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_bench__the_first_row_is_timed_warm(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """First hour 4, item 7: the first bench row carried the process's start-up (a2c_full 12.07 s
     cold, 2.09 s for the next). One untimed game of 32 answers warms the process first."""
     import wordle_gym.cli.bench as bench
@@ -755,5 +757,7 @@ def test_bench__the_first_row_is_timed_warm(tmp_path: Path, monkeypatch: pytest.
         return evaluate(policy, **options)
 
     monkeypatch.setattr(bench, "evaluate", counted)
-    assert bench.main(["--only", "random (", "--optimal-agent", "none", "--out", str(tmp_path)]) == 0
+    assert (
+        bench.main(["--only", "random (", "--optimal-agent", "none", "--out", str(tmp_path)]) == 0
+    )
     assert played == [(32, False), (None, True), (None, True)]  # the warm-up, then both rows
