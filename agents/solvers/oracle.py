@@ -208,14 +208,15 @@ def regret_oracle(config: WordleConfig) -> Oracle:
     ``wordle_gym.oracles`` (name ``exact``): the start valued from the opener the tables prove best
     (SALET on the real lists), else searched; solved positions kept in the disk cache
     (:func:`~wordle_gym.utils.files.cache_folder`; none when it is off)."""
+    return Oracle(config, root_opener="proven", store=machine_store(config))
+
+
+def machine_store(config: WordleConfig) -> PositionStore | None:
+    """The position store of ``config``'s game in the cache folder, which every process of the
+    machine shares (None when the cache is off)."""
     folder = cache_folder()
-    vocab = config.vocabulary
-    store = (
-        None
-        if folder is None
-        else PositionStore.for_game(folder, vocab.digest, config.hard_mode, config.max_guesses)
-    )
-    return Oracle(config, root_opener="proven", store=store)
+    game = (config.vocabulary.digest, config.hard_mode, config.max_guesses)
+    return None if folder is None else PositionStore.for_game(folder, *game)
 
 
 def allowed_opener(vocab: Vocabulary, word: str) -> str | None:
@@ -442,6 +443,7 @@ def opener_values(
     children: bool = True,
     part: tuple[int, int] = (0, 1),
     max_cache_entries: int = 5_000_000,
+    store: PositionStore | bool | None = True,
 ) -> dict[str, int]:
     """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``,
     added to the table at ``save`` one opener at a time (atomically: a stopped run keeps what it
@@ -458,7 +460,11 @@ def opener_values(
     interleaved shares of ``words`` (from 0), so that ``n`` processes value them into one table at
     once: each opener is merged into the table as it is on disk then, under a lock
     (:func:`merge_opener_values`). The search's cache, which later openers reuse, is emptied between
-    openers past ``max_cache_entries`` (about 50 bytes each)."""
+    openers past ``max_cache_entries`` (about 50 bytes each). ``store``: where the positions a first
+    guess leads to are kept once solved (True: the machine's position store in the cache folder,
+    which every worker, run and env of this game shares and checks before use; False: none), so
+    that openers sharing a group (the same letters give the same all-grey group) search it once,
+    and a killed worker loses at most the group it was solving."""
     config = WordleConfig.build(config)
     share = opener_share(words, part)  # a bad part is refused before the table is read
     path, want_children = Path(save), children and config.max_guesses > 2
@@ -471,7 +477,8 @@ def opener_values(
     with table_lock(path):  # a lock that cannot be taken fails here, before any search
         pass
     values, one_fewer, children, timed_out = table
-    oracle = Oracle(config, root_opener=None, opener_table=save)
+    shared = machine_store(config) if store is True else (None if store is False else store)
+    oracle = Oracle(config, root_opener=None, opener_table=save, store=shared)
     vocab, start = oracle.vocab, oracle.start()
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
 
@@ -531,15 +538,23 @@ def opener_values(
             pass
     if waiting:
         found = OpenerValues(values, one_fewer, children, timed_out)
-        try:
-            values = _merge_locked(path, config, [found], oracle.check_values).values
-        except LockBusy as busy:
-            kept = path.with_name(f"{path.name}.{os.getpid()}.json")
-            atomic_write_text(kept, _table_json(config, found))
-            raise LockBusy(
-                f"{busy}; what this run valued is kept in {quoted(str(kept), 400)}: --merge it"
-            ) from None
+        values = _merge_or_keep(path, config, found, oracle.check_values)
     return values
+
+
+def _merge_or_keep(
+    path: Path, config: WordleConfig, found: OpenerValues, check: Callable[..., None]
+) -> dict[str, int]:
+    """``found`` merged into the table at ``path`` (waiting for its lock); where the lock stays
+    taken, kept in a table beside it, named in the :class:`LockBusy` raised."""
+    try:
+        return _merge_locked(path, config, [found], check).values
+    except LockBusy as busy:
+        kept = path.with_name(f"{path.name}.{os.getpid()}.json")
+        atomic_write_text(kept, _table_json(config, found))
+        raise LockBusy(
+            f"{busy}; what this run valued is kept in {quoted(str(kept), 400)}: --merge it"
+        ) from None
 
 
 def opener_share(words: list[str], part: tuple[int, int]) -> list[str]:

@@ -252,3 +252,35 @@ def test_values__a_published_opener_is_reported_as_proven_not_as_past_a_limit(
     out = capsys.readouterr().out
     assert "1/2 openers valued" in out and "1 more proven by the published tables" in out
     assert "not valued" not in out
+
+
+def test_opener_values__solved_first_move_groups_are_kept_for_every_run_and_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 85, goal 3: each process searched every opener's groups afresh (the search's cache is
+    its own, and emptied past 5 M entries), though openers share groups (the same letters give the
+    same all-grey group). The positions a first guess leads to are kept in the machine's position
+    store once solved, checked before use, and a later run (or another worker) reads them there."""
+    from wordle_agents.solvers.optimal_search import _Search
+    from wordle_agents.solvers.store import PositionStore
+
+    answers, allowed = small_lists(4, 30, 90)
+    config = WordleConfig(answers=answers, allowed=allowed)
+    words = allowed[:3]
+    monkeypatch.setattr(oracle_module, "STORE_S", 0.0)  # every group kept, however fast
+    store = PositionStore(tmp_path / "positions.sqlite")
+    first = opener_values(config, words, tmp_path / "a.json", store=store)
+    search = _Search.value
+
+    def stored_groups_only(self, members, left, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if len(members) >= oracle_module.STORE_MIN and left >= config.max_guesses - 2:
+            pytest.fail(f"a group of {len(members)} searched again")
+        return search(self, members, left, *args, **kwargs)
+
+    monkeypatch.setattr(_Search, "value", stored_groups_only)
+    again = opener_values(config, words, tmp_path / "b.json", store=store)
+    assert again == first
+    monkeypatch.setattr(_Search, "value", search)
+    # the machine's store by default: the cache folder's, shared with the regret reward's oracle
+    assert oracle_module.machine_store(config) is not None
+    assert opener_values(config, words[:1], tmp_path / "c.json") == {words[0]: first[words[0]]}
