@@ -29,6 +29,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from wordle_agents.solvers.optimal_search import check_limits, openers, solve
 from wordle_gym.core.config import WordleConfig
@@ -58,6 +59,10 @@ class OptimalRun:
     part: str | None = field(default=None, metadata={"metavar": "K/N"})
     """With --values: only the K-th of N interleaved shares of the openers (K/N, K from 1), so that
     N processes value them into one table (--save) at once."""
+    ray: bool = False
+    """With --values: the openers as Ray tasks (pip install ray): batches of 20 on the cores of a
+    local Ray instance, or of the cluster at $RAY_ADDRESS, the costliest first, each merged into
+    the table as it comes (--part shares them between processes without Ray)."""
     merge: str | None = field(default=None, metadata={"metavar": "TABLES"})
     """Comma-separated tables of opener values (--values', for the same lists and rules) to merge
     into the table at --save: what runs on other machines made."""
@@ -96,7 +101,7 @@ class OptimalRun:
         chosen = (self.opener, self.all_openers or None, self.values, self.merge)
         if sum(x is not None for x in chosen) != 1:
             raise ValueError("give an opener, --all-openers, --values or --merge (one of them)")
-        for name in ("first_move_only", "part"):
+        for name in ("first_move_only", "part", "ray"):
             if getattr(self, name) not in (None, False) and self.values is None:
                 raise ValueError(f"--{name.replace('_', '-')} goes with --values")
         if (self.values is not None or self.merge is not None) and not self.save:
@@ -105,6 +110,8 @@ class OptimalRun:
                 "continued if it exists)"
             )
         _ = self.share
+        if self.ray and self.part is not None:
+            raise ValueError("--ray shares the openers among Ray's workers; --part is without it")
         if self.all_openers and self.time_limit is not None:
             raise ValueError(
                 "--time-limit is for one opener; --all-openers stops with --max-minutes"
@@ -244,17 +251,12 @@ def _values(args: OptimalRun, prog: str) -> int:
     assert args.save is not None
     try:
         check_writable(args.save)
-        values = opener_values(
-            config,
-            words,
-            args.save,
-            args.max_minutes,
-            args.time_limit,
-            not args.quiet,
-            not args.first_move_only,
-            args.share,
-            args.max_cache_entries,
-        )
+        run = (config, words, args.save, args.max_minutes, args.time_limit, not args.quiet)
+        children = not args.first_move_only
+        if args.ray:
+            values = _on_ray()(*run, children)
+        else:
+            values = opener_values(*run, children, args.share, args.max_cache_entries)
     except (OSError, ValueError) as exc:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 1
@@ -286,6 +288,18 @@ def _values(args: OptimalRun, prog: str) -> int:
             f"{shown}"
         )
     return 0
+
+
+def _on_ray() -> Any:
+    """``--values --ray``: :func:`~wordle_agents.solvers.opener_tasks.opener_values_on_ray`, or a
+    one-line ValueError where Ray is not installed."""
+    try:
+        import ray  # noqa: F401
+
+        from wordle_agents.solvers.opener_tasks import opener_values_on_ray
+    except ImportError:
+        raise ValueError("--ray needs Ray: pip install ray (or share with --part K/N)") from None
+    return opener_values_on_ray
 
 
 def _merge(args: OptimalRun, prog: str) -> int:

@@ -444,13 +444,15 @@ def opener_values(
     part: tuple[int, int] = (0, 1),
     max_cache_entries: int = 5_000_000,
     store: PositionStore | bool | None = True,
+    fewer_first: bool = True,
 ) -> dict[str, int]:
     """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``,
     added to the table at ``save`` one opener at a time (atomically: a stopped run keeps what it
     finished, and the same call continues); returns the whole table. With each opener, the ``V*``
     total of every position it leads to, with the guesses left and with one fewer (the second move's
     values: the costliest searches of a game). The first word (the oracle's root opener, SALET) is
-    also valued with one guess fewer: what a turn spent without a guess leaves at the start. An
+    also valued with one guess fewer (unless ``fewer_first`` is False): what a turn spent without a
+    guess leaves at the start. An
     opener whose searches outlast ``opener_s`` seconds is left out (the oracle then bounds it from
     the ranking), and the table notes the limit it ran out of (``timed_out``): a run with no longer
     limit passes it by instead of searching it in vain again. ``progress``: a bar (None: on a
@@ -481,6 +483,7 @@ def opener_values(
     oracle = Oracle(config, root_opener=None, opener_table=save, store=shared)
     vocab, start = oracle.vocab, oracle.start()
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
+    first = words[0] if fewer_first else None
 
     def missing(w: str) -> bool:
         if opener_s is not None and timed_out.get(w, -1.0) >= opener_s:
@@ -490,7 +493,7 @@ def opener_values(
         return (
             not known
             or (want_children and w not in children)
-            or (w == words[0] and w not in one_fewer)
+            or (w == first and w not in one_fewer)
         )
 
     todo, waiting = [w for w in share if missing(w)], False
@@ -515,7 +518,7 @@ def opener_values(
             )
             # the first (the root opener) with one guess fewer too, where there is one to spare
             fewer = None
-            if word == words[0] and oracle.max_guesses > 1:
+            if word == first and oracle.max_guesses > 1:
                 fewer = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
         except TimeoutError:
             if limit >= deadline:  # the run's own end, not the opener's limit

@@ -284,3 +284,27 @@ def test_opener_values__solved_first_move_groups_are_kept_for_every_run_and_work
     # the machine's store by default: the cache folder's, shared with the regret reward's oracle
     assert oracle_module.machine_store(config) is not None
     assert opener_values(config, words[:1], tmp_path / "c.json") == {words[0]: first[words[0]]}
+
+
+def test_opener_tasks__batches_of_twenty_the_costliest_first() -> None:
+    """Issue 85, goal 4: the Ray tasks' batches (``opener_tasks.plan``): what the table lacks, in
+    batches of 20, the costliest first by the published strategy's total (alex1770's, on the real
+    lists), SALET (valued with a guess fewer too) at the head of the first."""
+    from wordle_agents.solvers.opener_tasks import BATCH, plan
+
+    config = WordleConfig()
+    checker = Oracle(config, root_opener=None, opener_table="/nonexistent.json")
+    table = oracle_module.OpenerValues({"crane": 7930}, {}, {}, {})
+    words = ["salet", "crane", *checker.vocab.allowed[:200]]
+    batches = plan(checker, table, words, None, children=False)
+    flat = [w for b in batches for w in b]
+    assert BATCH == 20 and all(len(b) == 20 for b in batches[:-1]) and flat[0] == "salet"
+    assert "crane" not in flat  # in the table
+    published = {checker.vocab.allowed[a] for a in checker.root_exact}
+    assert not published & set(flat[1:])  # first move only: a published exact total is not searched
+    costs = [checker.root_upper[checker.vocab.action(w)] for w in flat[1:]]
+    assert costs == sorted(costs, reverse=True) and len(flat) > 100
+    # the guess fewer wanted: SALET first even with children; a table that has it, no SALET
+    assert plan(checker, table, words, None, children=True)[0][0] == "salet"
+    held = oracle_module.OpenerValues({"salet": 7920}, {"salet": 9000}, {}, {})
+    assert "salet" not in [w for b in plan(checker, held, words, None, False) for w in b]
