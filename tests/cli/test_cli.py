@@ -708,3 +708,19 @@ def test_assist__no_padding_past_the_candidates_and_new_starts_another_game() ->
     assert shown == ["humid", "humph", "vivid", "whiff"], block
     assert "Solved in 3! 'new' for another game, or 'quit'." in text
     assert "A new game.\n2315 candidates left" in text
+
+
+def test_eval__a_trained_agent_on_answers_it_did_not_learn_says_so_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """First hour 4, item 7: an agent trained on the original lists evaluated with --game today
+    lost 538 games silently (SOLVE ABASH guessed AWASH three times at "1 left"): it finds the
+    answers it learned. One line says so; none where the answers are its own."""
+    (tmp_path / "a.txt").write_text("cigar\nabash\nrebut\n")  # ABASH: a guess, never an answer
+    assert cli_main(["eval", "--agent", "a2c", "--answers", str(tmp_path / "a.txt")]) == 0
+    err = capsys.readouterr().err
+    assert err.count("note: this agent learned the 2,315 answers and 12,972 guesses") == 1
+    assert "1 of these 3 answers are not among them (0 it cannot even guess)" in err
+    (tmp_path / "b.txt").write_text("cigar\nrebut\n")
+    assert cli_main(["eval", "--agent", "a2c", "--answers", str(tmp_path / "b.txt")]) == 0
+    assert "note:" not in capsys.readouterr().err

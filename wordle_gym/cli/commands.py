@@ -34,7 +34,14 @@ from gymnasium.error import DependencyNotInstalled
 from wordle_gym.core.config import MAX_GUESSES, WordleConfig
 from wordle_gym.core.game import hard_breaches
 from wordle_gym.core.rules import GREEN, parse_tiles
-from wordle_gym.core.words import GAME_OPTION, SPLITS, WordSource, game_lists, word_source
+from wordle_gym.core.words import (
+    GAME_OPTION,
+    SPLITS,
+    Vocabulary,
+    WordSource,
+    game_lists,
+    word_source,
+)
 from wordle_gym.envs.render import ansi_row
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.envs.wordle import WordleEnv
@@ -438,6 +445,26 @@ def _game_config(args: Lists, answers: WordSource, allowed: WordSource) -> Wordl
 LOST_SHOWN = 10  # eval lists at most this many lost answers (all of them go to --json)
 
 
+def _own_words_note(policy: Any, answers: WordSource) -> None:
+    """One line where a trained agent plays answers it did not learn: it finds the answers of the
+    game it was trained on (its checkpoint's lists) and guesses only that game's words, so it loses
+    many games of another."""
+    lists = getattr(getattr(policy, "checkpoint", None), "lists", None) or {}
+    if not lists.get("answers") or not lists.get("allowed"):
+        return
+    learned, guessable = set(lists["answers"]), set(lists["allowed"])
+    playing = Vocabulary(answers, None).answers
+    new = [w for w in playing if w not in learned]
+    if new:
+        never = sum(w not in guessable for w in new)
+        print(
+            f"note: this agent learned the {len(learned):,} answers and {len(guessable):,} guesses "
+            f"of the game it was trained on: {len(new):,} of these {len(playing):,} answers are "
+            f"not among them ({never:,} it cannot even guess), and it loses many of those games",
+            file=sys.stderr,
+        )
+
+
 def cmd_eval(args: EvalOptions) -> int:
     from wordle_gym.harness.evaluation import evaluate
     from wordle_gym.utils.files import check_writable
@@ -458,6 +485,7 @@ def cmd_eval(args: EvalOptions) -> int:
             f"{SEVERAL_BOARDS}"
         )
     policy, answers, allowed = _policy(args)
+    _own_words_note(policy, answers)
     if args.json:  # before the evaluation, not after it; once the agent loads (no stray folder)
         check_writable(args.json)
     # before the evaluation: an oracle that cannot load fails first
