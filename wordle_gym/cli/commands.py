@@ -886,7 +886,12 @@ class Command:
 COMMANDS = {
     "play": Command("play a game in the terminal", PlayOptions, cmd_play),
     "assist": Command("get suggestions while you play the real game", AssistOptions, cmd_assist),
-    "eval": Command("evaluate an agent on every answer", EvalOptions, cmd_eval),
+    "eval": Command(
+        "evaluate an agent on every answer (a trained one: of the game it learned, unless --game "
+        "or --answers names another)",
+        EvalOptions,
+        cmd_eval,
+    ),
     "solve": Command("show an agent's game for one answer", SolveOptions, cmd_solve),
     "dataset": Command(
         "play every answer with an agent and write a Minari dataset (offline RL)",
