@@ -761,3 +761,36 @@ def test_bench__the_first_row_is_timed_warm(
         bench.main(["--only", "random (", "--optimal-agent", "none", "--out", str(tmp_path)]) == 0
     )
     assert played == [(32, False), (None, True), (None, True)]  # the warm-up, then both rows
+
+
+def test_multi_board_plot__every_label_inside_its_panel(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """First hour 4, item 7: in ``multi_board.png`` the "100.0" labels touched the frame and "33.82"
+    ran past its panel. Drawn as the bench draws it, every number lies inside its panel."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from wordle_gym.cli import bench
+
+    rows = [
+        {"agent": f"agent {k}", "boards": k, "derived": {"win_rate": rate, "mean_guesses_wins": m}}
+        for k, rate, m in ((2, 1.0, 6.1), (4, 0.998, 9.3), (16, 0.7, 22.4), (32, 0.05, 33.82))
+    ]
+    drawn = []
+    monkeypatch.setattr(bench, "_save", lambda plt_, fig, path: drawn.append(fig))
+    bench._multi_board(plt, rows, tmp_path / "multi_board.png")
+    (fig,) = drawn
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    labels = 0
+    for ax in fig.axes:
+        frame = ax.get_window_extent(renderer)
+        for text in ax.texts:
+            box = text.get_window_extent(renderer)
+            assert frame.x0 <= box.x0 and box.x1 <= frame.x1, (text.get_text(), box, frame)
+            labels += 1
+    assert labels == 8
+    plt.close(fig)

@@ -312,7 +312,7 @@ def _distribution(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
             + (
                 ""
                 if r["derived"]["win_rate"] >= 1
-                else f" ({100 * r['derived']['win_rate']:.1f} %)"
+                else f" ({100 * r['derived']['win_rate']:.2f} %)"  # 0.04 %, not 0.0 %
             )
             for r in results
         ]
@@ -346,16 +346,21 @@ def _multi_board(plt: Any, results: list[dict[str, Any]], path: Path) -> None:
     mean = [r["derived"]["mean_guesses_wins"] for r in results]
     wins.barh(names, rate, color=color)
     means.barh(names, mean, color=color)
-    for axis, values, fmt in ((wins, rate, "{:.1f}"), (means, mean, "{:.2f}")):
-        for i, value in enumerate(values):
-            if value == value:  # (no wins: no mean)
-                axis.text(value, i, " " + fmt.format(value), va="center", fontsize=8)
     wins.tick_params(axis="y", labelsize=8)
     wins.set_ylim(len(results) - 0.5, -0.5)
-    wins.set_xlim(0, 112)
+    wins.set_xlim(0, 100)
     wins.set_xlabel("win %")
-    means.set_xlim(0, max((m for m in mean if m == m), default=1) * 1.15)
+    means.set_xlim(0, max((m for m in mean if m == m), default=1) * 1.05)
     means.set_xlabel("mean guesses on wins")
+    for axis, values, fmt in ((wins, rate, "{:.1f}"), (means, mean, "{:.2f}")):
+        edge = axis.get_xlim()[1]
+        for i, value in enumerate(values):
+            if value != value:  # (no wins: no mean)
+                continue
+            # inside the end of a long bar, after a short one: never past the panel's frame
+            inside = value > 0.5 * edge
+            style = {"ha": "right", "color": "white"} if inside else {"ha": "left"}
+            axis.text(value, i, f" {fmt.format(value)} ", va="center", fontsize=8, **style)
     fig.suptitle("Multi-board Wordle: K boards share every guess\n(K + 5 guesses; colour: K)")
     fig.tight_layout()
     _save(plt, fig, path)
