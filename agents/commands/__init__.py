@@ -7,7 +7,7 @@ run its stages.
 
 May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness,
 wordle_gym.integrations, wordle_agents.common, wordle_agents.solvers, wordle_agents.rl,
-wordle_agents.methods, wordle_agents.commands; numpy, torch, numba, tqdm, tomli.
+wordle_agents.methods, wordle_agents.commands; numpy, torch, numba, tqdm, tomli, ray.
 """
 
 from __future__ import annotations

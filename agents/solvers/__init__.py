@@ -7,5 +7,5 @@ guess ranked and the best proven), ``oracle`` (``V*``, ``Q*`` and the regret of 
 same search) and ``baselines`` (random play).
 
 May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness,
-wordle_agents.common, wordle_agents.solvers; numpy, torch, numba, tqdm.
+wordle_agents.common, wordle_agents.solvers; numpy, torch, numba, tqdm, ray.
 """
