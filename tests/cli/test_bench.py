@@ -741,6 +741,7 @@ def test_sb3_policy__plays_with_the_mask_its_zip_records(tmp_path: Path) -> None
     assert unaware.histogram != own.histogram
 
 
+@pytest.mark.slow  # two real-game rows: about 20 s
 def test_bench__the_first_row_is_timed_warm(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -40,6 +40,7 @@ def _groups(oracle: Oracle, word: str) -> list[tuple[int, int]]:
     return [(p, len(g)) for p, g in found if p != oracle.solved]
 
 
+@pytest.mark.slow  # the real lists' oracle, built six times: about 10 s
 def test_merge__a_forged_table_is_refused_before_the_write_and_the_target_is_kept(
     tmp_path: Path,
 ) -> None:
