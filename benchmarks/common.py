@@ -95,6 +95,13 @@ def measure_fresh(script: str, call: str, checkout: str | None = None) -> Any:
     return run_fresh(code, path=os.pathsep.join([str(folder), str(root)]))[0]
 
 
+def before_option(parser: argparse.ArgumentParser) -> None:
+    """``--before PATH``: a benchmark's measurement on an older checkout, beside this code's."""
+    parser.add_argument(
+        "--before", help="a checkout of an older commit: the same on its code, side by side"
+    )
+
+
 def save(name: str, result: dict[str, Any]) -> None:
     """Write ``results/<name>_<device>.json`` atomically and regenerate BENCHMARKS.md."""
     from benchmarks import make_table

@@ -102,12 +102,10 @@ def measure(steps: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    def extra(parser) -> None:
-        parser.add_argument(
-            "--before", help="a checkout of an older commit: the same on its code, side by side"
-        )
+    # here, not at the top: this file also runs against older checkouts' common (measure_fresh)
+    from benchmarks.common import before_option
 
-    args, _, result = parse_args(__doc__, "30 steps a measurement", extra)
+    args, _, result = parse_args(__doc__, "30 steps a measurement", before_option)
     steps = 30 if args.quick else 120
     result["command"] = " ".join(["python -m benchmarks.openenv_flood", *sys.argv[1:]])
     if args.before:

@@ -118,12 +118,10 @@ def measure(budget: float) -> list[dict]:
 
 
 def main() -> None:
-    def extra(parser) -> None:
-        parser.add_argument(
-            "--before", help="a checkout of an older commit: the same on its code, side by side"
-        )
+    # here, not at the top: this file also runs against older checkouts' common (measure_fresh)
+    from benchmarks.common import before_option
 
-    args, _, result = parse_args(__doc__, "a 0.5 s budget per env", extra)
+    args, _, result = parse_args(__doc__, "a 0.5 s budget per env", before_option)
     budget = 0.5 if args.quick else 10.0
     result["command"] = " ".join(["python -m benchmarks.text_env", *sys.argv[1:]])
     if args.before:

@@ -67,9 +67,12 @@ def test_v0_ids__the_real_game_without_a_warning() -> None:
         "gym.make_vec('Wordle-v0', num_envs=2)\n"
         "print('made')\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
+
+    def python(source: str) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-c", source]
+        return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+    done = python(code)
     assert done.returncode == 0 and done.stdout == "made\n" and done.stderr == "", done.stderr
     other = (
         "import gymnasium as gym, wordle_gym\n"
@@ -78,7 +81,4 @@ def test_v0_ids__the_real_game_without_a_warning() -> None:
         "    gym.register(id=f'Other-v{v}', entry_point=pole)\n"
         "gym.make('Other-v0')\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", other], cwd=ROOT, capture_output=True, text=True, timeout=300
-    )
-    assert "Other-v0 is out of date" in done.stderr
+    assert "Other-v0 is out of date" in python(other).stderr
