@@ -39,29 +39,15 @@ def value_batch(
     opener_s: float | None,
     children: bool,
     fewer_first: bool,
-) -> dict[str, Any]:
+) -> OpenerValues:
     """A task: the exact first-move totals of ``words`` (and what :func:`opener_values` notes
     with them) for the game of ``game`` (a :class:`WordleConfig`'s fields), valued here into a table
-    of the task's own, returned as plain data."""
+    of the task's own, returned."""
     config = WordleConfig(**game)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "batch.json"
         opener_values(config, words, path, None, opener_s, False, children, fewer_first=fewer_first)
-        found = read_opener_values(path, config.vocabulary, config.hard_mode, config.max_guesses)
-    return {
-        "values": found.values,
-        "one_fewer": found.one_fewer,
-        "children": {
-            w: {p: list(t) for p, t in rows.items()} for w, rows in found.children.items()
-        },
-        "timed_out": found.timed_out,
-    }
-
-
-def _found(data: dict[str, Any]) -> OpenerValues:
-    rows = data["children"].items()
-    children = {w: {int(p): (t[0], t[1]) for p, t in found.items()} for w, found in rows}
-    return OpenerValues(data["values"], data["one_fewer"], children, data["timed_out"])
+        return read_opener_values(path, config.vocabulary, config.hard_mode, config.max_guesses)
 
 
 def plan(
@@ -76,17 +62,11 @@ def plan(
     passes by what it holds, or ran out of ``opener_s`` before), the costliest first: by the
     published strategy's total, else the proven lower bound; the first opener (valued with a guess
     fewer too) at the head of its batch."""
-    vocab = checker.vocab
-    first, want_children = words[0], children and checker.max_guesses > 2
+    vocab, first = checker.vocab, words[0]
+    want_children = children and checker.max_guesses > 2
 
     def missing(w: str) -> bool:
-        if opener_s is not None and table.timed_out.get(w, -1.0) >= opener_s:
-            return False
-        known = w in table.values or (not want_children and vocab.action(w) in checker.root_exact)
-        wanted = (want_children and w not in table.children) or (
-            w == first and w not in table.one_fewer
-        )
-        return not known or wanted
+        return checker.unvalued(w, table, first, opener_s, want_children)
 
     def cost(w: str) -> int:
         action = vocab.action(w)
@@ -150,7 +130,6 @@ def opener_values_on_ray(
             break
         done, _ = ray.wait(list(pending), num_returns=1)
         bar.update(pending.pop(done[0]))
-        found = _found(ray.get(done[0]))
-        values = _merge_locked(path, config, [found], checker.check_values).values
+        values = _merge_locked(path, config, [ray.get(done[0])], checker.check_values).values
     bar.close()
     return values

@@ -484,19 +484,8 @@ def opener_values(
     vocab, start = oracle.vocab, oracle.start()
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
     first = words[0] if fewer_first else None
-
-    def missing(w: str) -> bool:
-        if opener_s is not None and timed_out.get(w, -1.0) >= opener_s:
-            return False  # it ran out of this long a limit before
-        # the first move alone: a total another table proves (a published one) is not searched again
-        known = w in values or (not want_children and vocab.action(w) in oracle.root_exact)
-        return (
-            not known
-            or (want_children and w not in children)
-            or (w == first and w not in one_fewer)
-        )
-
-    todo, waiting = [w for w in share if missing(w)], False
+    todo = [w for w in share if oracle.unvalued(w, table, first, opener_s, want_children)]
+    waiting = False
     for word in tqdm(
         todo,
         desc="opener values",
@@ -876,6 +865,30 @@ class Oracle:
         for action, total in exact.items():
             floor[action] = total
         return exact, floor
+
+    def unvalued(
+        self,
+        word: str,
+        table: OpenerValues,
+        first: str | None,
+        opener_s: float | None,
+        children: bool,
+    ) -> bool:
+        """Whether :func:`opener_values` has ``word`` still to value for ``table``: its total
+        (unless a published table proves it and only the first move is wanted), its children (with
+        ``children``), its total with a guess fewer (the ``first`` opener); never when it ran out
+        of an ``opener_s`` limit as long before."""
+        if opener_s is not None and table.timed_out.get(word, -1.0) >= opener_s:
+            return False
+        # the first move alone: a total another table proves (a published one) is not searched again
+        known = word in table.values or (
+            not children and self.vocab.action(word) in self.root_exact
+        )
+        return (
+            not known
+            or (children and word not in table.children)
+            or (word == first and word not in table.one_fewer)
+        )
 
     def check_values(self, table: OpenerValues, path: Path) -> None:
         """Every check a table of opener values (:func:`opener_values`) is held to before it is

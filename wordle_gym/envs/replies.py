@@ -550,6 +550,8 @@ def mixed_script(reply: Any, think_open: bool = False) -> str | None:
     """Why ``reply`` is refused when a word of it mixes Latin letters with letters of another
     script that look like them (``crаne`` with a Cyrillic ``а``): no parser reads such a word as the
     Latin one, nor as the Latin letters beside the other. None when every word is of one script."""
+    if isinstance(reply, str) and reply.isascii():  # most replies: no letter of another script
+        return None
     text, calls = reply_parts(reply, think_open)
     for chunk in [text, *(json.dumps(args, ensure_ascii=False) for _, args in calls)]:
         for token in _LETTERS.findall(chunk):
