@@ -681,20 +681,21 @@ def a2c_ablation_section(result: dict) -> list[str]:
         "the 2-core CPU with tests and benchmarks (about 1.4 s per update alone).",
         "",
         "| change | from | greedy win % / mean guesses, by games played (0: the weights it starts "
-        "from) | wall time | command |",
-        "| --- | --- | --- | ---: | --- |",
+        "from) | wall time |",
+        "| --- | --- | --- | ---: |",
     ]
     for run in result["runs"]:
         points = run["curve"]
         curve = "; ".join(
             f"{p['games'] / 1e6:.2f} M: {100 * p['win_rate']:.2f} / {p['mean_guesses']:.4f}"
-            for p in _thin(points, 8)
+            for p in _thin(points, 4)
         )
         last = points[-1]
         lines.append(
-            f"| {run['change']} | {run['start']} | {curve} | {last['seconds'] / 3600:.2f} h | "
-            f"`{run['command']}` |"
+            f"| {run['change']} | {run['start']} | {curve} | {last['seconds'] / 3600:.2f} h |"
         )
+    lines += ["", "The command of each row:", ""]
+    lines += [f"- {run['change']}: `{run['command']}`" for run in result["runs"]]
     lines += ["", "![A2C ablation](benchmarks/plots/a2c_ablation.png)", ""]
     for run in result.get("scratch", []):
         lines += a2c_scratch_lines(run)
@@ -847,7 +848,7 @@ def profile_section(result: dict) -> list[str]:
 def oracle_section(result: dict) -> list[str]:
     rows = result["rows"]
     turns = max(max(map(int, r["by_turn"]), default=0) for r in rows)
-    head = " | ".join(f"turn {t}" for t in range(1, turns + 1))
+    head = f"regret by turn 1..{turns}"
     lines = [
         f"### Every decision against the optimum: regret by turn ({result['date']})",
         "",
@@ -872,10 +873,10 @@ def oracle_section(result: dict) -> list[str]:
         "",
         f"| agent | mean (loss = 7) | optimum | regret per game | {head} | positions | oracle cold "
         "| warm |",
-        "| --- | ---: | ---: | ---: | " + "---: | " * turns + "---: | ---: | ---: |",
+        "| --- | ---: | ---: | ---: | --- | ---: | ---: | ---: |",
     ]
     for r in rows:
-        by_turn = " | ".join(f"{r['by_turn'].get(str(t), 0.0):+.4f}" for t in range(1, turns + 1))
+        by_turn = " ".join(f"{r['by_turn'].get(str(t), 0.0):+.4f}" for t in range(1, turns + 1))
         lines.append(
             f"| {r['agent']} | {r['mean_cost']:.4f} | {r['root_value']:.4f} | "
             f"{r['mean_regret']:+.4f} | {by_turn} | {r['positions']:,} | {r['cold_s']:.1f} s "
@@ -989,11 +990,19 @@ def opener_totals_section(result: dict) -> list[str]:
             held = [r["holds"] for r in rows if r["holds"] is not None]
             late = len(rows) - len(held)
             verdict = f"{sum(held)} of {len(held)}" + (f" ({late} past the limit)" if late else "")
-            if game.get("command", result["command"]) != result["command"]:
-                verdict += f" (`{game['command']}`, {game['date']})"
             lines.append(
                 f"| `{game['table']}` | {name} | {kind} | {count:,} | {sample} | {verdict} |"
             )
+    reruns: dict[tuple[str, str], list[str]] = {}  # a game checked alone: its command, its tables
+    for game in result["games"].values():
+        if game.get("command", result["command"]) != result["command"]:
+            reruns.setdefault((game["command"], game["date"]), []).append(f"`{game['table']}`")
+    if reruns:
+        lines += ["", "Checked by a command of their own:", ""]
+        lines += [
+            f"- {', '.join(tables)} ({date}): `{command}`"
+            for (command, date), tables in reruns.items()
+        ]
     return [*lines, ""]
 
 

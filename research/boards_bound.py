@@ -968,7 +968,7 @@ def _dordle_run(args: argparse.Namespace, progress: bool) -> int:
         searched = f", {len(row['searched'])} searched" if row["searched"] else ""
         print(
             f"Dordle, every opener bounded ({row['answers']} answers, {row['allowed']} "
-            f"allowed{searched}): the weakest {weakest}"
+            f"allowed{searched}); the weakest:\n  {weakest}"
         )
         print(f"proven lower bound on the optimal mean count: {row['lower_bound']:.4f}")
         if not row["finished"]:
@@ -977,8 +977,8 @@ def _dordle_run(args: argparse.Namespace, progress: bool) -> int:
     counts, pairs = row["finished_by"], row["pairs"]
     print(
         f"Dordle opening with {row['opener'].upper()} ({row['answers']} answers, {row['allowed']} "
-        "allowed): at most "
-        + ", ".join(f"{counts[t] / pairs:.2%} of the games finished by guess {t}" for t in "234")
+        "allowed): of the games, at most\n  "
+        + ", ".join(f"{counts[t] / pairs:.2%} finished by guess {t}" for t in "234")
     )
     print(f"proven lower bound on the mean count: {row['lower_bound']:.4f}")
     return 0

@@ -123,3 +123,25 @@ def test_docs__first_screens_show_something_to_use() -> None:
     assert "3.4212" in "\n".join(results[first_table : first_table + 10])
     tutorial = (ROOT / "docs" / "tutorials" / "llm.md").read_text().splitlines()
     assert next(i for i, line in enumerate(tutorial) if line.startswith("```python")) < 12
+
+
+def test_docs__every_table_line_belongs_to_a_table() -> None:
+    """Regression (issue 86, item 5): the shipped weights' account had a blank line inside its
+    table, so its last eleven rows had no header and rendered as a paragraph of pipes. Every run of
+    lines starting with "|" in the Markdown a reader opens starts with a header and its delimiter
+    row."""
+    pages = [ROOT / "README.md", ROOT / "BENCHMARKS.md", *sorted((ROOT / "agents").rglob("*.md"))]
+    pages += [p for p in (ROOT / "docs").rglob("*.md") if "_build" not in p.parts]
+    headless = []
+    for page in pages:
+        lines = page.read_text(encoding="utf-8").splitlines()
+        fenced = False
+        for number, line in enumerate(lines):
+            if line.startswith("```"):
+                fenced = not fenced
+            starts = line.startswith("|") and (number == 0 or not lines[number - 1].startswith("|"))
+            if starts and not fenced:
+                below = lines[number + 1] if number + 1 < len(lines) else ""
+                if not re.fullmatch(r"\|( *:?-+:? *\|)+", below):
+                    headless.append(f"{page.relative_to(ROOT)}:{number + 1}")
+    assert not headless, headless

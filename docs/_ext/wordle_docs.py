@@ -109,6 +109,8 @@ def _row_lines(label: str, results: list[dict[str, Any]]) -> list[str]:
                 ", hard mode" if r.get("hard_mode") else ""
             )
             hours = f"{extra['training_s'] / 3600:.2f} h" if extra.get("training_s") else ""
+            if hours and extra.get("machine"):
+                hours += f" ({extra['machine']})"
             lines.append(
                 f"| {r['agent']} | {lists} | {100 * d['win_rate']:.2f} | "
                 f"{d['mean_guesses_wins']:.4f} | {extra.get('learned_from', '')} | {hours} |"
@@ -139,9 +141,9 @@ def agent_page(agent: Any, results: list[dict[str, Any]]) -> str:
         f"| built by | {where} |",
         f"| options | {options} |",
     ]
-    if agent.weights:
+    if agent.weights:  # a list of names wraps between them, not a table row hundreds of px tall
         files = ", ".join(f"`{name}`" for name in agent.weights)
-        lines.append(f"| files (`agents/checkpoints/`) | {files} |")
+        lines += ["", f"Its files (`agents/checkpoints/`): {files}."]
     rows = [line for run in agent.rows for line in _row_lines(run.label, results)]
     if rows:
         lines += [
@@ -151,8 +153,7 @@ def agent_page(agent: Any, results: list[dict[str, Any]]) -> str:
             "Measured by `wordle-gym bench` (greedy play, every answer once); the full table is on "
             "[the results page](../results/index.md).",
             "",
-            "| row | answers x guesses | win % | mean guesses (wins) | learned from | training "
-            "(2-core CPU) |",
+            "| row | answers x guesses | win % | mean guesses (wins) | learned from | training |",
             "| --- | --- | ---: | ---: | --- | --- |",
             *rows,
         ]

@@ -296,7 +296,10 @@ def test_bench__an_agent_trained_on_the_real_game_gets_one_real_game_row(tmp_pat
         and "CPU" in rows[0]["extra"]["machine"]
     )
     table = (tmp_path / "BENCHMARKS.md").read_text()
-    assert re.search(r"\| reward 'win-bonus' \| [0-9.]+ h \(CPU, [0-9]+ cores", table)
+    assert re.search(r"\| [0-9.]+ h, note 1 \|", table)
+    assert re.search(
+        r"1\. A2C .*: learned from reward 'win-bonus'; trained [0-9.]+ h \(CPU, [0-9]+ cores", table
+    )
     # in the real-game table
     assert "### Training stages" not in table and "A2C `a2c_full.pt`" in table
 
@@ -429,7 +432,7 @@ def test_bench__a_multi_board_row_says_how_long_its_network_trained() -> None:
     """Regression (issue 44: a learned row names how it learned and how long): the multi-board table
     had no training column, so dqn-explored's Dordle and Quordle rows said what it learned from but
     not for how long."""
-    from wordle_gym.harness.bench_table import MULTI_COLUMNS, _multi_row
+    from wordle_gym.harness.bench_table import MULTI_COLUMNS, _multi_row, _trained_rows
 
     extra = {
         "boards_solved": 1.9,
@@ -450,11 +453,18 @@ def test_bench__a_multi_board_row_says_how_long_its_network_trained() -> None:
             "worst": 7,
         }
     }
-    line = _multi_row({**row, "wall_time_s": 1.0, "extra": {**extra, "machine": "CPU, 2 cores"}})
-    assert line.endswith("| reward 'default' (on one board) | 2.50 h (CPU, 2 cores) |")
-    assert line.count("|") == MULTI_COLUMNS[0].count("|") == MULTI_COLUMNS[1].count("|")
-    assert _multi_row({**row, "wall_time_s": 1.0, "extra": {"boards_solved": 2.0}}).endswith(
-        "| 1.00 s |  |  |"
+    lines = _trained_rows(
+        [
+            {**row, "wall_time_s": 1.0, "extra": {**extra, "machine": "CPU, 2 cores"}},
+            {**row, "agent": "R, Dordle", "wall_time_s": 1.0, "extra": {"boards_solved": 2.0}},
+        ],
+        _multi_row,
+    )
+    assert lines[0].endswith("| 2.50 h, note 1 |")
+    assert lines[0].count("|") == MULTI_COLUMNS[0].count("|") == MULTI_COLUMNS[1].count("|")
+    assert lines[1].endswith("| 1.00 s |  |")  # nothing learned: no note
+    assert lines[-1] == (
+        "1. Q, Dordle: learned from reward 'default' (on one board); trained 2.50 h (CPU, 2 cores)."
     )
 
 

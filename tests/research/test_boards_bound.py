@@ -432,7 +432,7 @@ def test_dordle_finish__command_prints_and_writes_the_bound(
     row = json.loads(journal.read_text())
     assert (
         len(row["searched"]) == 1
-        and (f"allowed, 1 searched): the weakest {row['weakest'][0][0].upper()}") in out
+        and (f"allowed, 1 searched); the weakest:\n  {row['weakest'][0][0].upper()}") in out
     )
     assert f"proven lower bound on the optimal mean count: {row['lower_bound']:.4f}" in out
     assert "the refinement or the search is not finished; the same command continues" in out

@@ -4,9 +4,9 @@ JSON.
 
 Agents come from the ``wordle_gym.agents`` entry points (:mod:`wordle_gym.harness.registry`); each
 declares its rows (``bench_runs``) and may put them in a section of their own
-(``BenchRun.section``); a policy's ``provenance`` fills the "learned from" and "training" columns;
-the agent named by ``--optimal-agent`` measures each real-game row's gap to perfect play (its
-``optimal_gap`` method). Nothing here knows any agent.
+(``BenchRun.section``); a policy's ``provenance`` fills the "training" column and its note below
+the table; the agent named by ``--optimal-agent`` measures each real-game row's gap to perfect play
+(its ``optimal_gap`` method). Nothing here knows any agent.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -179,18 +180,50 @@ def table_order(result: dict[str, Any]) -> tuple[bool, float, float]:
 # ------------------------------------------------------------------------------ the table
 AGENT_COLUMNS = [
     "| agent | answers x guesses | win % | mean guesses (wins) | mean (loss = 7) | max | histogram "
-    "1..6 + X | eval time | games/s | device | learned from | training |",
-    "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | --- | --- |",
+    "1..6 + X | eval time | games/s | device | training |",
+    "| --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | --- |",
 ]
 
 
 def _training(extra: dict) -> str:
-    """The "training" column: the training time, and on what machine, where the row has them."""
+    """The training time, and on what machine, where the row has them."""
     seconds = extra.get("training_s")
     training = f"{seconds / 3600:.2f} h" if seconds else ""
     if seconds and extra.get("machine"):
         training += f" ({extra['machine']})"
     return training
+
+
+def _trained_rows(rows: list[dict], cells: Callable[[dict, str], str]) -> list[str]:
+    """A table's rows (``cells(row, training)`` each), then a numbered note per trained row: what it
+    learned from and its training time on which machine. The row's "training" cell holds its hours
+    and its note's number, so the table fits a screen and the prose is read in full below it."""
+    lines: list[str] = []
+    notes: list[str] = []
+    for r in rows:
+        extra = r.get("extra", {})
+        learned, seconds = extra.get("learned_from", ""), extra.get("training_s")
+        if not (learned or seconds):
+            lines.append(cells(r, ""))
+            continue
+        notes.append(
+            f"{len(notes) + 1}. {r['agent']}: "
+            + "; ".join(
+                part
+                for part in (
+                    f"learned from {learned}" if learned else "",
+                    f"trained {_training(extra)}" if seconds else "",
+                )
+                if part
+            )
+            + "."
+        )
+        hours = f"{seconds / 3600:.2f} h, " if seconds else ""
+        lines.append(cells(r, f"{hours}note {len(notes)}"))
+    if notes:
+        lines += ["", "What each trained row learned from, and its training time on which machine:"]
+        lines += ["", *notes]
+    return lines
 
 
 REPOSITORY_ONLY = (
@@ -200,7 +233,11 @@ REPOSITORY_ONLY = (
 )
 
 
-def _agent_row(r: dict) -> str:
+def _agent_rows(rows: list[dict]) -> list[str]:
+    return _trained_rows(rows, _agent_row)
+
+
+def _agent_row(r: dict, training: str) -> str:
     d = r["derived"]
     hist = " ".join(map(str, r["histogram"]))
     worst = "X" if r["histogram"][-1] else str(d["worst"])
@@ -209,8 +246,7 @@ def _agent_row(r: dict) -> str:
     return (
         f"| {r['agent']}{mark} | {r['games']} x {r['num_allowed']} | {100 * d['win_rate']:.2f} | "
         f"{d['mean_guesses_wins']:.4f} | {d['mean_guesses_all']:.4f} | {worst} | {hist} | "
-        f"{r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | "
-        f"{extra.get('learned_from', '')} | {_training(extra)} |"
+        f"{r['wall_time_s']:.2f} s | {d['games_per_s']:,.0f} | {r['device']} | {training} |"
     )
 
 
@@ -257,12 +293,12 @@ def _gap_table(results: list[dict]) -> list[str]:
 
 MULTI_COLUMNS = [
     "| agent | boards | games | win % | mean guesses (wins) | mean (loss = K + 6) | boards solved "
-    "| max | eval time | learned from | training |",
-    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |",
+    "| max | eval time | training |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
 ]
 
 
-def _multi_row(r: dict) -> str:
+def _multi_row(r: dict, training: str) -> str:
     d = r["derived"]
     worst = "X" if r["histogram"][-1] else str(d["worst"])
     extra = r.get("extra", {})
@@ -270,7 +306,7 @@ def _multi_row(r: dict) -> str:
         f"| {r['agent']} | {r['boards']} | {r['games']:,} | {100 * d['win_rate']:.2f} | "
         f"{d['mean_guesses_wins']:.4f} "
         f"| {d['mean_guesses_all']:.4f} | {extra.get('boards_solved', float('nan')):.4f} | {worst} "
-        f"| {r['wall_time_s']:.2f} s | {extra.get('learned_from', '')} | {_training(extra)} |"
+        f"| {r['wall_time_s']:.2f} s | {training} |"
     )
 
 
@@ -300,7 +336,7 @@ def agents_section(results: list[dict]) -> list[str]:
         + (REPOSITORY_ONLY if any(r.get("extra", {}).get("repository_only") for r in one) else ""),
         "",
         *AGENT_COLUMNS,
-        *(_agent_row(r) for r in real),
+        *_agent_rows(real),
         *_gap_table(real),
     ]
     for title, rows in sections.items():
@@ -309,7 +345,7 @@ def agents_section(results: list[dict]) -> list[str]:
             f"### {title}: the real game",
             "",
             *AGENT_COLUMNS,
-            *(_agent_row(r) for r in rows),
+            *_agent_rows(rows),
             *_gap_table(rows),
         ]
     if today:
@@ -326,7 +362,7 @@ def agents_section(results: list[dict]) -> list[str]:
             "(the game's reward, no solver). The optimum: 3.5526 (TARSE, 11219 guesses).",
             "",
             *AGENT_COLUMNS,
-            *(_agent_row(r) for r in today),
+            *_agent_rows(today),
         ]
     if multi:
         lines += [
@@ -339,7 +375,7 @@ def agents_section(results: list[dict]) -> list[str]:
             "12972 allowed guesses. Mean guesses: the turn the last board was solved.",
             "",
             *MULTI_COLUMNS,
-            *(_multi_row(r) for r in multi),
+            *_trained_rows(multi, _multi_row),
         ]
     if stages:
         lines += [
@@ -349,7 +385,7 @@ def agents_section(results: list[dict]) -> list[str]:
             "The same trained agents on the word lists they were trained on (`answers x guesses`).",
             "",
             *AGENT_COLUMNS,
-            *(_agent_row(r) for r in stages),
+            *_agent_rows(stages),
         ]
     return [*lines, ""]
 
