@@ -230,36 +230,6 @@ AGENTS: dict[str, Agent] = {
                 BenchRun("optimal (SALET, hard mode)", {"opener": "salet"}, {"hard_mode": True}),
                 _today("optimal (the opener proven best: TARSE)"),
             ),
-            weights=(
-                "optimal_salet_normal.npz",
-                "optimal_salet_hard.npz",
-                "optimal_soare_normal.npz",
-                "optimal_learn_normal.npz",
-                "optimal_shine_normal.npz",
-                "optimal_outer_normal.npz",
-                "optimal_reast_hard.npz",
-                "openers_normal.json",
-                "openers_hard.json",
-                # the multi-board bound's one-board optimum (solvers.boards_bound)
-                "openers_normal_losses.json",
-                # the regret reward's proven start in hard mode (solvers.oracle)
-                "openers_hard_losses.json",
-                "openers_nyt_hard_losses.json",  # the same on the NYT lists
-                # the regret reward's exact first moves (solvers.oracle)
-                "opener_values_normal.json",
-                # every opener's published total: exact or an upper bound (the same)
-                "opener_totals_normal.json",
-                "opener_totals_hard.json",
-                "opener_totals_nyt.json",
-                "opener_totals_nyt_hard.json",
-                # today's game (issue 78): every opener exact, TARSE best
-                "opener_totals_today.json",
-                "opener_totals_today_hard.json",
-                "optimal_tarse_today_normal.npz",  # the optimal tree of today's game
-                "openers_today.json",  # the project's own proof of it (benchmarks.today)
-                # the maxima over every Dordle opener: its order bound (the same)
-                "dordle_openers_most.json",
-            ),
         ),
         Agent(
             "max-entropy",

@@ -35,7 +35,7 @@ PHASED = """
 import json, os, sys, time
 start = time.perf_counter()
 from wordle_agents.commands.optimal import _numba_without_blas
-from wordle_agents.solvers.optimal_search import solve
+from wordle_gym.solver.search import solve
 from wordle_gym.core.words import Vocabulary
 _numba_without_blas()
 imported = time.perf_counter()
@@ -78,9 +78,9 @@ def _python_env(before: str | None, links: Path) -> dict[str, str]:
 def _cold(hard: bool) -> float:
     """This checkout's phased command as on a fresh machine: numba compiles the kernel, the table is
     built."""
-    from wordle_agents.solvers import _optimal_kernel
+    from wordle_gym.solver import _kernel
 
-    for stale in Path(_optimal_kernel.__file__).parent.glob("__pycache__/_optimal_kernel*.nb[ci]"):
+    for stale in Path(_kernel.__file__).parent.glob("__pycache__/_kernel*.nb[ci]"):
         stale.unlink()
     with tempfile.TemporaryDirectory() as cache:
         return run_fresh(PHASED.format(hard=hard), cwd=ROOT, extra_env={"WORDLE_GYM_CACHE": cache})[

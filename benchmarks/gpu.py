@@ -41,7 +41,7 @@ the openers no table holds, on the machine's spare CPU cores (``--opener-cores``
 two): a process a core, each its own share (``python -m wordle_agents.commands.optimal --values
 allowed --first-move-only --part k/K``), into one copy of the shipped table,
 ``<out>/opener_values_normal.json``, merged back here by ``python -m wordle_agents.commands.optimal
---merge <out>/opener_values_normal.json --save agents/checkpoints/opener_values_normal.json``.
+--merge <out>/opener_values_normal.json --save wordle_gym/data/solver/opener_values_normal.json``.
 
 Steps 1-5 and 8 took 4.5 minutes on an H200 (2026-11-26): they fit a 15-minute device lease, with
 room for ``--improve-minutes 2`` (each run ends its last iteration after the minutes: about a minute

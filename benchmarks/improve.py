@@ -21,8 +21,8 @@ from benchmarks.common import parse_args, save
 from wordle_agents.common.checkpoint import read_checkpoint, shipped_dir
 from wordle_agents.methods.policy_iteration import positions, rollouts
 from wordle_agents.rl.networks import load_network
-from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.config import WordleConfig
+from wordle_gym.solver.oracle import Oracle
 
 # the shipped improved checkpoint: the command that made it (the same command continues its run
 # folder)

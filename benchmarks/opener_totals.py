@@ -5,9 +5,9 @@ search.
     [--skip-build]
 
 ``PATH``: alex1770/wordle (a checkout, a folder of its files, or the git directory ``fetch`` brings,
-read with ``git show``) at commit 8fd3f1bdf884ff6757c24ad1227dc561fab7787d. Writes one shipped table
-a game, ``agents/checkpoints/opener_totals_<game>.json`` (the oracle reads it: ``reward="regret"``'s
-first move), each source cited in it:
+read with ``git show``) at commit 8fd3f1bdf884ff6757c24ad1227dc561fab7787d. Writes one shipped
+table a game, ``wordle_gym/data/solver/opener_totals_<game>.json`` (the oracle reads it:
+``reward="regret"``'s first move), each source cited in it:
 
 * the real lists (``Wordle-v1``): ``normal.some3593.proven`` (3593 openers' proven totals) and
   ``normal.n100`` (every opener's total under alex1770's search restricted to the 100 best guesses a
@@ -199,7 +199,7 @@ def check(
     """``count`` entries of each source valued by the project's search (a loss as the limit + 1),
     drawn from its ``best`` lowest totals where given (a poor opener's exact search can take many
     minutes)."""
-    from wordle_agents.solvers.oracle import Oracle
+    from wordle_gym.solver.oracle import Oracle
 
     oracle = Oracle(
         answers=vocab.answers,

@@ -3,7 +3,7 @@
     python -m benchmarks.openers [--modes normal hard] [--skip-run]
 
 Runs ``python -m wordle_agents.commands.optimal --all-openers [--hard] --save
-agents/checkpoints/openers_<mode>.json`` (the shipped rankings are its output; the command's own
+wordle_gym/data/solver/openers_<mode>.json`` (the shipped rankings are its output; the command's own
 clock, summed over its sessions, is the time reported), then checks every figure against
 alex1770/wordle's published proven lists (cited below):
 each exact total it lists must be ours, and each opener we ruled out must have a lower bound at most
@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from benchmarks.common import parse_args, save
-from wordle_agents.solvers.openers import load, shipped_ranking
+from wordle_gym.solver.openers import load, shipped_ranking
 
 ROOT = Path(__file__).resolve().parent.parent
 SOURCE = {

@@ -6,7 +6,7 @@ evaluation visits.
 
 The rows are ``wordle-gym bench``'s real-game rows (the same agents, options and labels), but the
 random floors: see :data:`SKIPPED`. Each agent plays every answer once through the harness
-(``evaluate(..., histories=True)``); a fresh :class:`wordle_agents.solvers.oracle.Oracle` then
+(``evaluate(..., histories=True)``); a fresh :class:`wordle_gym.solver.oracle.Oracle` then
 values every position it reached and the guess it made there (cold: an empty cache), and once more
 with the same oracle (warm). ``--only TEXT`` measures the rows whose label holds TEXT and keeps the
 others from the last run. ``--quick``: the first 100 answers as both lists, two agents. Writes
@@ -20,11 +20,11 @@ import time
 from typing import Any
 
 from benchmarks.common import RESULTS, parse_args, save
-from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.words import load_word_list
 from wordle_gym.harness.bench_table import jobs, settings
 from wordle_gym.harness.evaluation import evaluate
 from wordle_gym.harness.registry import make_agent
+from wordle_gym.solver.oracle import Oracle
 
 SKIPPED = {
     "random": "the random floors: their positions lie off every sensible line, and each costs the "

@@ -87,7 +87,7 @@ def measure(
     make_s = time.perf_counter() - start
     # the env's own oracle (a fork of the process's) reads and fills this store
     if store is not None:
-        from wordle_agents.solvers.store import PositionStore
+        from wordle_gym.solver.store import PositionStore
 
         env._oracle.store = PositionStore(store)
     rows = []
@@ -139,10 +139,10 @@ def first_moves(budget: int) -> dict:
     how many charged an upper bound, whether any is charged less than an opener proven better, and
     how far the published strategy's total (the bound charged where the value is not exact) lies
     from the exact value where both are known."""
-    from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.solvers.oracle import read_opener_totals
     from wordle_gym.core.config import WordleConfig
-    from wordle_gym.core.regret import load_oracle
+    from wordle_gym.solver import solver_data
+    from wordle_gym.solver.oracle import read_opener_totals
+    from wordle_gym.solver.regret import load_oracle
 
     out = {}
     for game, answers in (("real", "answers"), ("nyt", "answers_nyt")):
@@ -164,7 +164,7 @@ def first_moves(budget: int) -> dict:
             inverted += below > 0 and most[below - 1] > j["regret"]
         gaps = []
         totals = read_opener_totals(
-            shipped_dir() / f"opener_totals_{'normal' if game == 'real' else 'nyt'}.json",
+            solver_data() / f"opener_totals_{'normal' if game == 'real' else 'nyt'}.json",
             config.vocabulary,
             False,
             6,
@@ -190,11 +190,11 @@ def first_moves(budget: int) -> dict:
 def _history(result: dict, date: str) -> list[dict]:
     """The real game's first move over the runs: the earlier entries and this one (the openers in
     the project's table, how many openers are exact), one a table."""
-    from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.solvers.oracle import OPENER_VALUES, read_opener_values
     from wordle_gym.core.config import WordleConfig
+    from wordle_gym.solver import solver_data
+    from wordle_gym.solver.oracle import OPENER_VALUES, read_opener_values
 
-    path = shipped_dir() / OPENER_VALUES.format(mode="normal")
+    path = solver_data() / OPENER_VALUES.format(mode="normal")
     table = read_opener_values(path, WordleConfig().vocabulary, False, 6, strict=True).values
     now = {
         "date": date,
@@ -221,7 +221,7 @@ def _fresh(
 
 def main() -> None:
     # here, not at the top: measure() also runs on older checkouts, which do not have it
-    from wordle_gym.core.regret import REGRET_BUDGET
+    from wordle_gym.solver.regret import REGRET_BUDGET
 
     def extra(parser) -> None:
         parser.add_argument(

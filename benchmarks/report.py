@@ -524,7 +524,7 @@ def today_section(result: dict) -> list[str]:
         f"Machine: {result['machine']}. Command: `{result['command']}`: the all-openers ranking "
         "(`python -m wordle_agents.commands.optimal --all-openers --answers answers_today "
         "--allowed allowed_today`, "
-        "as for the original lists above; shipped as `agents/checkpoints/openers_today.json`), "
+        "as for the original lists above; shipped as `wordle_gym/data/solver/openers_today.json`), "
         "every opener's "
         f"figure held to {c['source']} (every opener's exact total, published), then the optimal "
         "tree from the "
@@ -856,7 +856,7 @@ def oracle_section(result: dict) -> list[str]:
         "table above); "
         "one agent at a time: "
         f"`wordle-gym eval --agent NAME --regret` ({result['lists']}). Each decision's regret is "
-        r"Q\*(s, a) - V\*(s), exact (`wordle_agents.solvers.oracle`: a loss counts as the limit + "
+        r"Q\*(s, a) - V\*(s), exact (`wordle_gym.solver.oracle`: a loss counts as the limit + "
         r"1, the start's value "
         "is the optimum from SALET); a game's regrets sum, averaged over the answers, to the "
         "agent's mean minus the "
@@ -910,7 +910,7 @@ def openers_section(result: dict) -> list[str]:
         "--all-openers "
         "[--hard] --save openers.json` (reproduced by `python -m benchmarks.openers`; the shipped "
         "rankings are "
-        "`agents/checkpoints/openers_{normal,hard}.json`). Every allowed first guess gets its "
+        "`wordle_gym/data/solver/openers_{normal,hard}.json`). Every allowed first guess gets its "
         "exact optimal total "
         "or a proof that it is not among the 10 best (ties stay in): the root bound (each bucket "
         "of c answers "
@@ -968,11 +968,12 @@ def opener_totals_section(result: dict) -> list[str]:
     lines = [
         f"### Every opener's first move: the published tables, checked ({result['date']})",
         "",
-        f"Machine: {result['machine']}. Command: `{result['command']}` (a game rerun alone: its "
-        "command in its row). The shipped tables of first-move totals "
-        f"(`agents/checkpoints/opener_totals_*.json`) hold {result['source']}'s published totals "
-        "as cited facts: exact ones, and real strategies' totals as upper bounds. alex1770 counts "
-        "trees that lose no game; the project's search counts a loss as the limit + 1, so an "
+        f"Machine: {result['machine']}. Command: `{result['command']}` (a game checked alone: its "
+        "command below the table). The shipped tables of first-move totals "
+        "(`wordle_gym/data/solver/opener_totals_*.json`) hold "
+        f"{result['source']}'s published totals as cited facts: exact ones, and real strategies' "
+        "totals as upper bounds. alex1770 counts trees that lose no game; the project's search "
+        "counts a loss as the limit + 1, so an "
         "exact entry must equal the search's value and an upper bound must not be below it. A "
         "random sample of each source, searched here:",
         "",

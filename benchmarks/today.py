@@ -5,7 +5,7 @@ alex1770's C++.
 
 The NYT's lists of today (``WordleToday-v1``: 3158 answers, 14855 guesses). Runs ``python -m
 wordle_agents.commands.optimal --all-openers --answers answers_today --allowed allowed_today --save
-agents/checkpoints/openers_today.json`` (resumable; the command's own clock, summed over its
+wordle_gym/data/solver/openers_today.json`` (resumable; the command's own clock, summed over its
 sessions, is the time reported; ``--skip-run`` reads the shipped ranking) and holds every opener's
 figure to alex1770's published exact totals (``opener_totals_today.json``): an exact total must
 equal its, a bound that ruled an opener out must not exceed it. Then the optimal tree from the best

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import importlib
 import importlib.metadata
 import importlib.util
 from pathlib import Path
@@ -30,6 +31,9 @@ autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_default_options = {"members": True, "show-inheritance": True}
 autosummary_generate = True
+templates_path = ["_templates"]
+# the old paths of moved modules (wordle_gym.utils.moved.MOVED) are not documented a second time
+autosummary_context = {"moved": sorted(importlib.import_module("wordle_gym.utils.moved").MOVED)}
 # verifiers pins an older openai than the dev extras, so the docs are built without it: its module
 # is mocked for the API reference of wordle_gym.integrations.verifiers (installed as
 # wordle_gym_verifiers).

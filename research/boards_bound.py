@@ -21,7 +21,7 @@ A won game's ``t_k`` are K distinct integers, whose largest is at least their me
 ``sum(c) <= S_j + (K - j)u``.
 
 **Claim 2.** Let ``V`` be the optimal mean of one-board Wordle with ``m <= L`` guesses where a loss
-costs ``m + 1`` (:class:`~wordle_agents.solvers.oracle.Oracle`'s values; ``u_K >= m + 1`` is
+costs ``m + 1`` (:class:`~wordle_gym.solver.oracle.Oracle`'s values; ``u_K >= m + 1`` is
 required). Then for each board ``E[c_k] >= (N V - (K - 1) C) / (N - K + 1)``, ``C = max(L, u_K)``.
 The policy seen from board ``k``, the other boards simulated from ``K - 1`` distinct answers drawn
 uniformly from all ``N``, is a randomised one-board policy; its cost ``c_k`` is at least its cost in
@@ -109,11 +109,11 @@ from typing import Any
 import numpy as np
 from tqdm import tqdm
 
-from wordle_agents.common.checkpoint import shipped_dir
-from wordle_agents.solvers import openers as ranking
 from wordle_gym.core.patterns import num_patterns
 from wordle_gym.core.tables import pattern_array
 from wordle_gym.core.words import Vocabulary, word_source
+from wordle_gym.solver import openers as ranking
+from wordle_gym.solver import solver_data
 from wordle_gym.utils.files import atomic_write_json, check_writable, file_lock, one_line, quoted
 
 PROG = "python -m research.boards_bound"
@@ -337,8 +337,8 @@ def bounds(
     """:func:`from_ranking` for each board count, from the ranking at ``path`` (default: the shipped
     one) and the maxima ``most`` (:func:`load_most`; default: the shipped maxima, used where their
     lists are the ranking's; given ones must be)."""
-    data = ranking.load(path or shipped_dir() / SHIPPED)
-    shipped = shipped_dir() / SHIPPED_MOST
+    data = ranking.load(path or solver_data() / SHIPPED)
+    shipped = solver_data() / SHIPPED_MOST
     if most is None:
         most = load_most(shipped) if shipped.is_file() else None
     elif most.get("lists") != data.get("lists"):
@@ -349,7 +349,7 @@ def bounds(
 def shipped_bounds(boards: list[int]) -> list[dict[str, Any]]:
     """The bounds on the real lists from the shipped ranking and maxima; empty where they do not
     ship."""
-    return bounds(boards) if (shipped_dir() / SHIPPED).is_file() else []
+    return bounds(boards) if (solver_data() / SHIPPED).is_file() else []
 
 
 def _tables(vocab: Vocabulary) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -672,9 +672,8 @@ def test_regret_reward_benchmark__first_move_history_keeps_one_row_a_table() -> 
     from benchmarks.report import regret_reward_section
 
     result = json.loads((ROOT / "benchmarks/results/regret_reward_cpu.json").read_text())
-    table = len(
-        json.loads((ROOT / "agents/checkpoints/opener_values_normal.json").read_text())["values"]
-    )
+    shipped = ROOT / "wordle_gym/data/solver/opener_values_normal.json"
+    table = len(json.loads(shipped.read_text())["values"])
     earlier = [
         {"date": "2026-11-28", "table": 1, "exact": 3600, "upper": 9372},
         {"date": "2026-11-29", "table": table, "exact": 1, "upper": 12971},  # merged again since

@@ -265,10 +265,22 @@ def test_layout__no_module_imports_itself_back() -> None:
 def test_layout__module_names_tell_apart_in_a_traceback() -> None:
     """Issue 76: no two modules of the installed packages share a file name (four were
     ``improve.py``), but for the compatibility shims of old paths, which only re-export."""
+    from wordle_gym.utils.moved import MOVED
+
     shims = {
         "wordle_gym/sb3.py",
         "wordle_gym/vector.py",
         *(f"agents/{name}.py" for name in ("optimal", "improve", "teach", "recipe")),
+        *(
+            "/".join(
+                [
+                    "agents" if old.startswith("wordle_agents.") else "wordle_gym",
+                    *old.split(".")[1:],
+                ]
+            )
+            + ".py"
+            for old in MOVED
+        ),
     }
     seen: dict[str, str] = {}
     for folder in PACKAGES.values():

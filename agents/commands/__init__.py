@@ -5,9 +5,10 @@ Each takes its options as documented dataclasses (one ``--field-name`` per field
 them, their modules and their option classes; the recipe runner (``recipe``) reads it to check and
 run its stages.
 
-May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness,
-wordle_gym.integrations, wordle_agents.common, wordle_agents.solvers, wordle_agents.rl,
-wordle_agents.methods, wordle_agents.commands; numpy, torch, numba, tqdm, tomli, ray.
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.solver, wordle_gym.envs,
+wordle_gym.harness, wordle_gym.integrations, wordle_agents.common, wordle_agents.solvers,
+wordle_agents.rl, wordle_agents.methods, wordle_agents.commands; numpy, torch, numba, tqdm, tomli,
+ray.
 """
 
 from __future__ import annotations

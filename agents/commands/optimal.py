@@ -16,8 +16,8 @@ table at once), and tables made elsewhere merged into it::
     python -m wordle_agents.commands.optimal --values allowed --first-move-only --save v.json
     python -m wordle_agents.commands.optimal --merge other.json --save v.json
 
-The search is :mod:`wordle_agents.solvers.optimal_search` (a tree from one opener) and
-:mod:`wordle_agents.solvers.openers` (every first guess ranked; resumable from its journal beside
+The search is :mod:`wordle_gym.solver.search` (a tree from one opener) and
+:mod:`wordle_gym.solver.openers` (every first guess ranked; resumable from its journal beside
 --save).
 """
 
@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from wordle_agents.solvers.optimal_search import check_limits, openers, solve
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.words import GAME_OPTION, Vocabulary, game_lists, word_source
+from wordle_gym.solver.search import best_of, check_limits, solve
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 from wordle_gym.utils.files import check_writable, one_line
 
@@ -170,7 +170,13 @@ def main(argv: list[str] | None = None, own_process: bool = False, prog: str = P
     try:
         vocab = _lists_and_output(args)
         trees = []
-        for opener in openers(vocab, args.opener):
+        if best_of(args.opener):  # the greedy solver ranks them (torch, only here)
+            from wordle_agents.solvers.optimal_agent import openers
+
+            chosen = openers(vocab, args.opener)
+        else:
+            chosen = [args.opener]
+        for opener in chosen:
             tree = solve(
                 vocab,
                 opener,
@@ -228,7 +234,7 @@ def _game(args: OptimalRun) -> WordleConfig:
 
 def _values(args: OptimalRun, prog: str) -> int:
     """``--values``: exact first-move totals of the openers named, into the table at --save."""
-    from wordle_agents.solvers.oracle import MODEL_OPENERS, opener_share, opener_values
+    from wordle_gym.solver.oracle import MODEL_OPENERS, opener_share, opener_values
 
     try:
         config = _game(args)
@@ -272,7 +278,7 @@ def _values(args: OptimalRun, prog: str) -> int:
     print(f"{done}/{len(words)} openers valued ({len(values)} in {args.save}){best}")
     missing = [w for w in words if w not in values]
     if missing and args.first_move_only:  # those a published table proves are not searched
-        from wordle_agents.solvers.oracle import Oracle
+        from wordle_gym.solver.oracle import Oracle
 
         proven = Oracle(config, root_opener=None, opener_table=args.save).root_exact
         published = [w for w in missing if vocab.action(w) in proven]
@@ -291,12 +297,12 @@ def _values(args: OptimalRun, prog: str) -> int:
 
 
 def _on_ray() -> Any:
-    """``--values --ray``: :func:`~wordle_agents.solvers.opener_tasks.opener_values_on_ray`, or a
+    """``--values --ray``: :func:`~wordle_gym.solver.tasks.opener_values_on_ray`, or a
     one-line ValueError where Ray is not installed."""
     try:
         import ray  # noqa: F401
 
-        from wordle_agents.solvers.opener_tasks import opener_values_on_ray
+        from wordle_gym.solver.tasks import opener_values_on_ray
     except ImportError:
         raise ValueError("--ray needs Ray: pip install ray (or share with --part K/N)") from None
     return opener_values_on_ray
@@ -304,7 +310,7 @@ def _on_ray() -> Any:
 
 def _merge(args: OptimalRun, prog: str) -> int:
     """``--merge``: tables of opener values merged into the table at --save."""
-    from wordle_agents.solvers.oracle import merge_opener_values
+    from wordle_gym.solver.oracle import merge_opener_values
 
     assert args.save is not None and args.merge is not None
     others = [p.strip() for p in args.merge.split(",") if p.strip()]
@@ -328,7 +334,7 @@ def _merge(args: OptimalRun, prog: str) -> int:
 def _all_openers(args: OptimalRun, prog: str) -> int:
     """``--all-openers``: the ranking, printed, and saved with ``--save`` (its journal beside
     it)."""
-    from wordle_agents.solvers import openers as ranking
+    from wordle_gym.solver import openers as ranking
 
     journal = None
     try:

@@ -6,7 +6,7 @@ network's own rollouts, the game's reward only: exploring starts, a critic of an
 ``boards`` (the same on several boards, for a network played as a mixture or one that sees every
 board).
 
-May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness,
-wordle_agents.common, wordle_agents.solvers, wordle_agents.rl, wordle_agents.methods; numpy, torch,
-tqdm.
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.solver, wordle_gym.envs,
+wordle_gym.harness, wordle_agents.common, wordle_agents.solvers, wordle_agents.rl,
+wordle_agents.methods; numpy, torch, tqdm.
 """

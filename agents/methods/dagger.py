@@ -7,7 +7,7 @@ trains on all labels so far) until a round brings nothing better.
 
 The student is the project's A2C word-scoring network (a sum of letter-position scores per word; any
 single word can be made the argmax, so optimal play is within its reach); the teacher is
-:class:`wordle_agents.solvers.oracle.Oracle` (``best_action``: the exact search's own optimal guess,
+:class:`wordle_gym.solver.oracle.Oracle` (``best_action``: the exact search's own optimal guess,
 SALET first on the real lists). Each round's student is evaluated greedily on every answer (the same
 games that give the next labels); the best round's weights are written to ``--out`` (float16, with
 ``teacher: "optimal"``). Learning here is imitation, not reward: the checkpoint says so, and the
@@ -25,8 +25,8 @@ import torch
 
 from wordle_agents.common.network import WordAgent
 from wordle_agents.rl.a2c import A2CAgent
-from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.harness.play import play as play_games
+from wordle_gym.solver.oracle import Oracle
 
 
 @dataclass

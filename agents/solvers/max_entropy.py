@@ -42,6 +42,7 @@ from wordle_gym.core.rules import num_patterns, pattern_ids
 from wordle_gym.core.tables import pattern_table
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.evaluation import bool_mask
+from wordle_gym.solver.openers import bucket_sizes
 
 SCORES = ("entropy", "expected", "minimax", "splits")
 SCORE_UNITS = {
@@ -53,23 +54,6 @@ SCORE_UNITS = {
 """What a guess's score measures, by rule (higher is better for every rule)."""
 _CHUNK_ELEMENTS = 1 << 22  # bound on the (guesses x candidates) block scored at once
 _BOARD_MEMO = 2048  # boards' score vectors kept (about 100 KB each)
-
-
-def bucket_sizes(patterns: torch.Tensor, num_patterns: int) -> torch.Tensor:
-    """Bucket sizes of each column of pattern ids (m candidates, P guesses): (B, P) counts, zeros
-    padding (B is ``num_patterns`` when m exceeds it, else m)."""
-    m, p = patterns.shape
-    if m > num_patterns:  # count into one bin per (guess, pattern)
-        offsets = torch.arange(p, device=patterns.device) * num_patterns
-        flat = torch.bincount((patterns.long() + offsets).flatten(), minlength=p * num_patterns)
-        return flat.view(p, num_patterns).T
-    # Few candidates: sort each column (the pattern ids as stored) and count the runs.
-    ordered = patterns.sort(dim=0).values
-    starts = torch.ones_like(ordered, dtype=torch.bool)
-    starts[1:] = ordered[1:] != ordered[:-1]
-    runs = starts.cumsum(0) - 1
-    ones = torch.ones_like(runs)
-    return torch.zeros_like(runs).scatter_add_(0, runs, ones)
 
 
 class MaxEntropySolver:

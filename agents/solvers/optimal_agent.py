@@ -1,5 +1,5 @@
 """The exact solver as an agent: :class:`OptimalSolver` plays the optimal tree (of
-:mod:`wordle_agents.solvers.optimal_search`) for the env's lists and mode through the harness, and
+:mod:`wordle_gym.solver.search`) for the env's lists and mode through the harness, and
 values moves with the exact oracle (``assist --optimal``, ``analyze``, the bench's regret
 columns)."""
 
@@ -12,24 +12,39 @@ from typing import TYPE_CHECKING, Any
 
 from tqdm import tqdm
 
-from wordle_agents.common.checkpoint import shipped_dir
-from wordle_agents.solvers import openers as ranking
-from wordle_agents.solvers.optimal_search import (
+from wordle_gym.core.patterns import num_patterns
+from wordle_gym.core.words import Vocabulary
+from wordle_gym.solver import openers as ranking
+from wordle_gym.solver import solver_data
+from wordle_gym.solver.oracle import OPENER_TOTALS, Oracle, allowed_opener, read_opener_totals
+from wordle_gym.solver.search import (
     FIRST_GUESS_BUDGET,
     OptimalTree,
     best_of,
     check_limits,
-    openers,
     shipped_trees,
     solve,
 )
-from wordle_agents.solvers.oracle import OPENER_TOTALS, Oracle, allowed_opener, read_opener_totals
-from wordle_gym.core.patterns import num_patterns
-from wordle_gym.core.words import Vocabulary
 from wordle_gym.utils.files import quoted
 
 if TYPE_CHECKING:
     import torch
+
+
+def greedy_openers(vocab: Vocabulary, k: int) -> list[str]:
+    """The ``k`` best first guesses of the greedy max-entropy solver on these lists."""
+    from wordle_agents.solvers.max_entropy import MaxEntropySolver
+    from wordle_gym.envs.vector import WordleVectorEnv
+
+    env = WordleVectorEnv(1, device="cpu", answers=list(vocab.answers), allowed=list(vocab.allowed))
+    return [word for word, _, _ in MaxEntropySolver().best_guesses(env, top=k)]
+
+
+def openers(vocab: Vocabulary, spec: str) -> list[str]:
+    """The first guesses an opener ``spec`` stands for: itself, or for "best-of-K" the K best greedy
+    ones."""
+    k = best_of(spec)
+    return greedy_openers(vocab, k) if k else [spec]
 
 
 def proven_openers(
@@ -40,7 +55,7 @@ def proven_openers(
     ship), else a shipped table with every opener's exact total (all of them); None where neither
     ships."""
     found = []
-    for path in sorted(shipped_dir().glob("openers_*.json")):
+    for path in sorted(solver_data().glob("openers_*.json")):
         data = ranking.load(path)
         if (data["lists"], data["hard_mode"], data["max_guesses"]) == (
             vocab.digest,
@@ -51,7 +66,7 @@ def proven_openers(
     data = min(found, key=lambda d: bool(d.get("losses")), default=None)
     if data is not None and data["ranking"]:
         return [(str(word), int(total)) for word, total in data["ranking"]]
-    for path in sorted(shipped_dir().glob(OPENER_TOTALS)):
+    for path in sorted(solver_data().glob(OPENER_TOTALS)):
         table = read_opener_totals(path, vocab, hard_mode, max_guesses)
         if table is not None and len(table.exact) == vocab.num_allowed:
             return sorted(table.exact.items(), key=lambda item: (item[1], item[0]))
@@ -180,7 +195,7 @@ class OptimalSolver:
         """From game 0's position in ``env``: the least expected number of guesses still needed (the
         next one included, each candidate answer equally likely), and that number after each of
         ``words`` (None where hard mode forbids the word). Exact, by
-        :class:`wordle_agents.solvers.oracle.Oracle` (kept across calls: ``assist --optimal`` asks
+        :class:`wordle_gym.solver.oracle.Oracle` (kept across calls: ``assist --optimal`` asks
         after every guess)."""
         oracle = self._exact_oracle(env)
         position = oracle.positions(env.game, env.state)[0]
@@ -295,7 +310,7 @@ class OptimalSolver:
         self, histories: list[list[int]], config: Any, costliest: int = 20
     ) -> dict[str, Any]:
         """The exact regret of every decision of an evaluation (``evaluate(..., histories=True)``),
-        as :meth:`wordle_agents.solvers.oracle.RegretReport.to_json` gives it, with
+        as :meth:`wordle_gym.solver.oracle.RegretReport.to_json` gives it, with
         ``identity_holds``: whether the regrets sum to the mean minus the optimum (they do for any
         agent that plays by what it knows alone). The start's value is the optimum from the opener
         asked for, else from the one the opener tables prove best, else found by searching every
@@ -338,7 +353,7 @@ class OptimalSolver:
 
     def analyze(self, guesses: list[str], answer: str, config: Any) -> dict[str, Any]:
         """The exact skill (regret) and luck of each guess of one game
-        (:meth:`wordle_agents.solvers.oracle.Oracle.analyze`); ``wordle-gym analyze``."""
+        (:meth:`wordle_gym.solver.oracle.Oracle.analyze`); ``wordle-gym analyze``."""
 
         vocab = config.vocabulary
         actions, answer_id = [vocab.action(g) for g in guesses], vocab.answer_id(answer)

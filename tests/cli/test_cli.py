@@ -461,7 +461,7 @@ def test_cli__optimal_without_numba_is_one_line(
 ) -> None:
     _, allowed, lists = list_pair(tmp_path)
     monkeypatch.setitem(sys.modules, "numba", None)
-    monkeypatch.delitem(sys.modules, "wordle_agents.solvers._optimal_kernel", raising=False)
+    monkeypatch.delitem(sys.modules, "wordle_gym.solver._kernel", raising=False)
     assert cli_main(["eval", "--agent", "optimal", "--opener", allowed[1], *lists]) == 2
     err = capsys.readouterr().err
     assert "pip install numba" in err and len(err.strip().splitlines()) == 1

@@ -249,10 +249,10 @@ def test_hard_mode__the_reference_and_its_copies_agree_with_the_game_rule(
     import numpy as np
 
     from tests.helpers.reference import hard_valid
-    from wordle_agents.solvers import _optimal_kernel as kernel
     from wordle_gym.core.game import GameState, hard_breaches
     from wordle_gym.envs.scalar import ScalarGame
     from wordle_gym.envs.vector import WordleVectorEnv
+    from wordle_gym.solver import _kernel as kernel
 
     words = sorted(set(load_word_list("answers")[:150] + _repeat_heavy_list(150, rng)))
     env = WordleVectorEnv(32, answers=words, allowed=words, device="cpu")

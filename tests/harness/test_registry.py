@@ -208,8 +208,12 @@ def test_packaging__installs_wordle_agents_and_no_top_level_agents(tmp_path: Pat
     assert not (site / "agents").exists() and (site / "wordle_agents" / "checkpoints").is_dir()
     assert (site / "wordle_gym" / "data" / "SOURCES.md").is_file()
     shipped = {p.name for p in (ROOT / "agents" / "checkpoints").iterdir() if p.is_file()}
-    # every shipped file
+    # every shipped file; the exact solver's data beside the word lists
     assert {p.name for p in (site / "wordle_agents" / "checkpoints").iterdir()} == shipped
+    from wordle_gym.solver import DATA
+
+    data = {p.name for p in (site / "wordle_gym" / "data" / "solver").iterdir()}
+    assert data == set(DATA) | {"README.md"}
     recipes = {p.name for p in (ROOT / "agents" / "recipes").glob("*.toml")}
     assert {p.name for p in (site / "wordle_agents" / "recipes").iterdir()} == recipes
     # the name verifiers imports by id

@@ -14,9 +14,9 @@ import pytest
 
 from tests.helpers.fake_openai import fake_openai
 from tests.helpers.processes import ROOT
-from wordle_gym.core.regret import REGRET_BUDGET
 from wordle_gym.core.words import load_word_list
 from wordle_gym.envs.text import DEFAULT_PROMPT, TOOL_PROMPT, WordleTextEnv
+from wordle_gym.solver.regret import REGRET_BUDGET
 
 pytestmark = pytest.mark.slow
 

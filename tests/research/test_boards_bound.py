@@ -26,10 +26,10 @@ from research.boards_bound import (
 )
 from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.commands.optimal import main as optimal_main
-from wordle_agents.common.checkpoint import shipped_dir
-from wordle_agents.solvers import openers as ranking
-from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.words import Vocabulary
+from wordle_gym.solver import openers as ranking
+from wordle_gym.solver import solver_data
+from wordle_gym.solver.oracle import Oracle
 
 # The lab's tests run with the slow suite (CI runs both): the product's suite stays fast.
 pytestmark = pytest.mark.slow
@@ -529,10 +529,10 @@ def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_boun
     )
     assert json.loads(out.read_text())[0] == rows[0]  # the summary gives what the journal gave
     from research.boards_bound import SHIPPED_MOST
-    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_gym.solver import solver_data
 
     # the real lists'
-    assert main(["--ranking", str(path), "--most", str(shipped_dir() / SHIPPED_MOST)]) == 2
+    assert main(["--ranking", str(path), "--most", str(solver_data() / SHIPPED_MOST)]) == 2
     err = capsys.readouterr().err
     assert (
         "the maxima (--most) are of other lists than the ranking's" in err and err.count("\n") == 1
@@ -616,9 +616,9 @@ def test_shipped__the_real_lists_ranking_with_losses_gives_every_board_counts_bo
     is no worse than the shipped ranking without losses (counting losses can only lower a tree's
     total)."""
     from research.boards_bound import SHIPPED, shipped_bounds
-    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_gym.solver import solver_data
 
-    data = ranking.load(shipped_dir() / SHIPPED)
+    data = ranking.load(solver_data() / SHIPPED)
     strict = ranking.load(ranking.shipped_ranking(False))
     assert (
         data["finished"] and data["losses"] and not data["hard_mode"] and data["max_guesses"] == 6
@@ -644,11 +644,11 @@ def test_shipped__the_maxima_over_every_opener_are_reached_by_the_openers_named(
     the count of the opener it names, the most classes and the most pairs finished by the second
     guess (twice the classes of an answer opener but one) are the largest over every opener."""
     from research.boards_bound import SHIPPED_MOST, _opener_counts, _tables
-    from wordle_agents.common.checkpoint import shipped_dir
     from wordle_gym.core.tables import pattern_array
+    from wordle_gym.solver import solver_data
 
     vocab = Vocabulary()
-    most = load_most(shipped_dir() / SHIPPED_MOST)
+    most = load_most(solver_data() / SHIPPED_MOST)
     assert most["lists"] == vocab.digest and (most["answers"], most["allowed"]) == (2315, 12972)
     classes = [len(set(row.tolist())) for row in pattern_array(vocab)]
     cells, word = most["most_cells"]
@@ -668,7 +668,7 @@ def test_certificates__numbers_that_cannot_be_right_are_refused_before_a_bound(
     """Issue 62: negative maxima printed a 'proven' bound of 1050983.0159, a ranking total of
     99999999 one of 43215.7081, a journal of huge counts -902.4410; --most /dev/zero grew to 8.4
     GB."""
-    shipped = json.loads((shipped_dir() / "dordle_openers_most.json").read_text())
+    shipped = json.loads((solver_data() / "dordle_openers_most.json").read_text())
     bad_most = [
         {**shipped, "most_cells": [-5, "trace"]},
         {**shipped, "most_cells": [0, "trace"]},
@@ -683,7 +683,7 @@ def test_certificates__numbers_that_cannot_be_right_are_refused_before_a_bound(
         assert main(["--boards", "4", "--most", str(path)]) == 2
         err = capsys.readouterr().err
         assert "maxima that cannot be right" in err and err.count("\n") == 1, err
-    ranking_data = ranking.load(shipped_dir() / "openers_normal_losses.json")
+    ranking_data = ranking.load(solver_data() / "openers_normal_losses.json")
     for best in (["salet", 99999999], ["salet", 5], ["salet", -1]):
         path = tmp_path / "ranking.json"
         path.write_text(json.dumps({**ranking_data, "ranking": [best]}))

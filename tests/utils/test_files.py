@@ -128,8 +128,8 @@ def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_pac
         "env.reset(seed=0); env.step(torch.zeros(4096, dtype=torch.long))\n"
     )
     kernel = (
-        "import numpy as np, numba.core.config as config\nfrom wordle_agents.solvers import "
-        "_optimal_kernel\n_optimal_kernel.constraint_key(np.zeros(5, np.int8), np.zeros(26, "
+        "import numpy as np, numba.core.config as config\nfrom wordle_gym.solver import _kernel\n"
+        "_kernel.constraint_key(np.zeros(5, np.int8), np.zeros(26, "
         "np.int8))\nprint(config.CACHE_DIR == '')\n"
     )
     # the user cache, then none at all
@@ -148,7 +148,7 @@ def test_numba_cache__compiled_kernels_go_to_the_user_cache_never_beside_the_pac
         assert out.stdout.strip() == "True"  # numba's own setting is left as it was
         assert {p for p in site.rglob("*") if p.is_file()} == before
     kept = {p.name.split("-")[0] for p in (cache / "numba").rglob("*.nbi")}
-    assert {"_kernels.candidates_mask", "_optimal_kernel.constraint_key"} <= kept, kept
+    assert {"_kernels.candidates_mask", "_kernel.constraint_key"} <= kept, kept
 
 
 def test_built_once__processes_that_start_a_build_together_build_it_one_at_a_time(tmp_path) -> None:
@@ -202,7 +202,7 @@ def test_cache__a_link_in_the_cache_is_never_followed_out_of_it(tmp_path, monkey
     byte."""
     import numpy as np
 
-    from wordle_agents.solvers.store import PositionStore
+    from wordle_gym.solver.store import PositionStore
     from wordle_gym.utils.files import disk_cached_array
 
     cache, outside = tmp_path / "cache", tmp_path / "precious.txt"
@@ -222,7 +222,7 @@ def test_cache__a_link_in_the_cache_is_never_followed_out_of_it(tmp_path, monkey
     db = cache / "positions.sqlite"
     db.symlink_to(outside)
     store = PositionStore(db)
-    from wordle_agents.solvers.oracle import Position
+    from wordle_gym.solver.oracle import Position
 
     store.put(Position((1, 2, 3), 4, (-1,) * 5, (0,) * 26), 9)
     assert outside.read_text() == "keep me\n" and not db.is_symlink() and len(store) == 1
@@ -238,8 +238,8 @@ def test_reads__devices_and_huge_files_are_refused_not_read_until_memory_runs_ou
     import gymnasium as gym
 
     from wordle_agents.commands.optimal import main as optimal_main
-    from wordle_agents.solvers.openers import load
     from wordle_gym.core.words import word_source
+    from wordle_gym.solver.openers import load
 
     with pytest.raises(ValueError, match="not a regular file"):
         load("/dev/zero")

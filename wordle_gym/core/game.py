@@ -111,7 +111,7 @@ def hard_breaches(
 
     This is the reference. Its copies, held to it by the tests: ``Game.hard_mask`` (which words
     obey, from precomputed word sets), ``ScalarGame.hard_valid`` (one game in Python) and the exact
-    solver's ``wordle_agents.solvers._optimal_kernel.valid`` (numba); the CLI's messages read this
+    solver's ``wordle_gym.solver._kernel.valid`` (numba); the CLI's messages read this
     function."""
     moved = (green != NO_LETTER) & (codes != green)
     counts = torch.zeros((codes.shape[0], ALPHABET), dtype=torch.int16, device=codes.device)

@@ -5,5 +5,6 @@ env's plain-Python copy of the engine, held to it by the tests), ``base`` (``Wor
 builder both envs share), ``wordle`` (``WordleEnv``: one game, numpy at its edge) and ``vector``
 (``WordleVectorEnv``: N games as torch tensors on a device).
 
-May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs; gymnasium, numpy, torch.
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.solver, wordle_gym.envs; gymnasium, numpy,
+torch.
 """

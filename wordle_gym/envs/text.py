@@ -16,13 +16,6 @@ from gymnasium import spaces
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.engines import make_game
 from wordle_gym.core.game import NO_TILE, GameState
-from wordle_gym.core.regret import (  # noqa: F401 (ORACLES: its old home)
-    ORACLES,
-    REGRET_BUDGET,
-    check_budget,
-    load_oracle,
-    regret_info,
-)
 from wordle_gym.core.rewards import (
     REGRET,
     TILES,
@@ -39,6 +32,12 @@ from wordle_gym.envs.base import reset_answer
 from wordle_gym.envs.render import RENDER_MODES
 from wordle_gym.envs.replies import GUESS_TOOL, mixed_script, parse_guess, resolve_parser
 from wordle_gym.envs.scalar import ScalarGame
+from wordle_gym.solver.regret import (
+    REGRET_BUDGET,
+    check_budget,
+    load_oracle,
+    regret_info,
+)
 
 # characters of a reply or an observation (a bound the spaces state; replies are not cut)
 MAX_TEXT = 1 << 20
@@ -218,14 +217,14 @@ class WordleTextEnv(gym.Env[str, str]):
     ``format_reward`` adds a :class:`~wordle_gym.core.rewards.FormatBonus`.
 
     ``reward="regret"``: the exact cost of each move, ``-(Q*(s, a) - V*(s))`` in expected guesses,
-    from the oracle of ``wordle_agents`` (reached through the entry point group
-    ``wordle_gym.oracles``): 0 for an optimal guess, -10/2315 for CRANE as the first guess of the
-    real game (its optimal tree totals 7930 against SALET's 7920); a refused reply costs what
-    spending the turn costs. Over a game the rewards sum to ``V*(start)`` minus the guesses used,
-    minus the luck of the feedback (which averages to zero over the answers): their mean is the
-    optimum minus the agent's mean, and no letter-counting trick raises it. Each move's searches get
+    from the exact solver's oracle (:mod:`wordle_gym.solver.oracle`): 0 for an optimal guess,
+    -10/2315 for CRANE as the first guess of the real game (its optimal tree totals 7930 against
+    SALET's 7920); a refused reply costs what spending the turn costs. Over a game the rewards sum
+    to ``V*(start)`` minus the guesses used, minus the luck of the feedback (which averages to zero
+    over the answers): their mean is the optimum minus the agent's mean, and no letter-counting
+    trick raises it. Each move's searches get
     ``regret_budget`` work (the exact search's count, for ``V*`` and again for ``Q*``; default
-    :data:`~wordle_gym.core.regret.REGRET_BUDGET`, about a second each on one core; None: no
+    :data:`~wordle_gym.solver.regret.REGRET_BUDGET`, about a second each on one core; None: no
     limit), counted as if from an empty cache, so the reward, its flag and its bounds are a pure
     function of the position, the move and the settings: the same in any process, order, load and
     state of the caches. Past the budget the reward is the proven upper bound of the cost (a real

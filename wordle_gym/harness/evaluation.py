@@ -131,7 +131,7 @@ class EvalResult:
     histories: list[list[int]] | None = None
     """The actions played on each answer, in the answer list's order
     (``evaluate(..., histories=True)``):
-    what :mod:`wordle_agents.solvers.oracle` measures the regret of each decision from."""
+    what :mod:`wordle_gym.solver.oracle` measures the regret of each decision from."""
     boards: int = 1
     """Boards per game (1: Wordle; ``extra["boards_solved"]`` then holds the mean boards solved a
     game)."""

@@ -7,7 +7,7 @@ datasets of an agent's games), ``textarena`` (the real game registered as TextAr
 ``verifiers`` (the real game as a verifiers environment, installed as ``wordle_gym_verifiers``) and
 ``openenv`` (the text env as an OpenEnv server and client).
 
-May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness,
-wordle_gym.integrations; gymnasium, numpy, torch, stable_baselines3, torchrl, tensordict, ray,
-minari, textarena, verifiers, openenv, pydantic, uvicorn, fastapi, websockets.
+May import: wordle_gym.core, wordle_gym.utils, wordle_gym.solver, wordle_gym.envs,
+wordle_gym.harness, wordle_gym.integrations; gymnasium, numpy, torch, stable_baselines3, torchrl,
+tensordict, ray, minari, textarena, verifiers, openenv, pydantic, uvicorn, fastapi, websockets.
 """

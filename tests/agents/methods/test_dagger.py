@@ -15,8 +15,8 @@ from tests.helpers.reference import few_letter_words
 from wordle_agents.commands.teach import main
 from wordle_agents.methods.dagger import TeachOptions, teach
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
-from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.core.config import WordleConfig
+from wordle_gym.solver.oracle import Oracle
 
 
 def test_teach__dagger_reaches_the_oracle_on_a_small_list() -> None:
@@ -117,8 +117,8 @@ def test_play__the_shipped_taught_network_plays_its_recorded_figures() -> None:
     """teach's play (the harness loop with a recorder) gives exactly the figures the teaching run
     recorded."""
     from wordle_agents.methods.dagger import play
-    from wordle_agents.solvers.oracle import Oracle
     from wordle_agents.zoo import a2c_taught
+    from wordle_gym.solver.oracle import Oracle
 
     agent = a2c_taught().normal
     seen, figures = play(agent, Oracle(WordleConfig(), root_opener="salet"), torch.device("cpu"))

@@ -176,7 +176,7 @@ def test_improve__the_improved_policy_earns_more_than_the_network(
 def test_iterate__a_fresh_network_learns_to_win_every_game_from_its_own_rollouts() -> None:
     """From random weights (it wins 1 game of 14), trying every guess at every position it reaches,
     the network learns to win all 14 near the optimum."""
-    from wordle_agents.solvers.oracle import Oracle
+    from wordle_gym.solver.oracle import Oracle
 
     torch.manual_seed(0)
     words = few_letter_words(random.Random(5), "abcdefg", 4, 14)
@@ -533,7 +533,7 @@ def test_iterate__exploring_starts_escape_the_local_optimum_of_one_guess_improve
     """Where the network's own continuation makes every other guess look worse, exploring starts
     train it after other guesses too: the list whose plain fixed point is 2.30 reaches its optimum,
     2.15."""
-    from wordle_agents.solvers.oracle import Oracle
+    from wordle_gym.solver.oracle import Oracle
 
     words = few_letter_words(random.Random(5), "abcdefgh", 4, 20)
     config = WordleConfig(answers=words, allowed=None)

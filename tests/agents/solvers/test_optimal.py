@@ -1,4 +1,4 @@
-"""The exact solver (wordle_agents.solvers.optimal_search) against a plain exhaustive search, and
+"""The exact solver (wordle_gym.solver.search) against a plain exhaustive search, and
 its shipped trees."""
 
 from __future__ import annotations
@@ -25,7 +25,11 @@ from tests.helpers.reference import feedback_ref, few_letter_words
 from wordle_agents.commands.optimal import main
 from wordle_agents.commands.optimal import main as optimal_main
 from wordle_agents.solvers.optimal_agent import OptimalSolver
-from wordle_agents.solvers.optimal_search import (
+from wordle_gym.core import tables
+from wordle_gym.core.words import Vocabulary, word_source
+from wordle_gym.envs.vector import WordleVectorEnv
+from wordle_gym.harness.evaluation import evaluate
+from wordle_gym.solver.search import (
     OptimalTree,
     _Search,
     best_of,
@@ -33,10 +37,6 @@ from wordle_agents.solvers.optimal_search import (
     shipped_tree,
     solve,
 )
-from wordle_gym.core import tables
-from wordle_gym.core.words import Vocabulary, word_source
-from wordle_gym.envs.vector import WordleVectorEnv
-from wordle_gym.harness.evaluation import evaluate
 
 INF = 10**9
 
@@ -253,7 +253,7 @@ def test_without_numba__one_clear_line(monkeypatch: pytest.MonkeyPatch) -> None:
     import sys
 
     monkeypatch.setitem(sys.modules, "numba", None)
-    monkeypatch.delitem(sys.modules, "wordle_agents.solvers._optimal_kernel", raising=False)
+    monkeypatch.delitem(sys.modules, "wordle_gym.solver._kernel", raising=False)
     with pytest.raises(ImportError, match="pip install numba"):
         answers, allowed = small_lists(10, 10, 20)
         solve(Vocabulary(answers, allowed), allowed[0], progress=False)
@@ -387,8 +387,8 @@ def test_search__compiles_its_kernels_on_the_thread_that_builds_it() -> None:
     process: numba's dispatchers live as long as it."""
     code = (
         "from tests.helpers.lists import small_lists\nfrom wordle_gym.core.words import "
-        "Vocabulary\nfrom wordle_agents.solvers import _optimal_kernel as k\nfrom "
-        "wordle_agents.solvers.optimal_search import _Search\nkernels = [k.solve, k.cache_size, "
+        "Vocabulary\nfrom wordle_gym.solver import _kernel as k\nfrom "
+        "wordle_gym.solver.search import _Search\nkernels = [k.solve, k.cache_size, "
         "k.clear_cache, k.new_cache, k.advance_constraint]\nbefore = [len(f.signatures) for f in "
         "kernels]\n_Search(Vocabulary(*small_lists(2, 20, 60)), True, 6)\nprint(before, "
         "[len(f.signatures) for f in kernels])"

@@ -54,10 +54,10 @@ from verifiers.v1.harnesses.null.harness import NullHarness
 from verifiers.v1.mcp import SharedToolsetConfig
 from verifiers.v1.runtimes.subprocess import SubprocessRuntime
 
-from wordle_gym.core.regret import REGRET_BUDGET
 from wordle_gym.core.words import load_word_list
 from wordle_gym.core.words import split_answers as split_answers_of
 from wordle_gym.envs.text import TOOL_PROMPT, WordleTextEnv, opening_text
+from wordle_gym.solver.regret import REGRET_BUDGET
 
 from .toolset import WordleState, WordleToolset, call
 

@@ -10,10 +10,10 @@ import sys
 import pytest
 
 from tests.helpers.lists import small_lists
-from wordle_agents.solvers import oracle as oracle_module
-from wordle_agents.solvers.oracle import Oracle, Position
-from wordle_agents.solvers.store import PositionStore
 from wordle_gym.core.config import WordleConfig
+from wordle_gym.solver import oracle as oracle_module
+from wordle_gym.solver.oracle import Oracle, Position
+from wordle_gym.solver.store import PositionStore
 
 
 def _position(i: int) -> Position:
@@ -23,7 +23,7 @@ def _position(i: int) -> Position:
 _WRITER = """
 import sys
 from typing import NamedTuple
-from wordle_agents.solvers.store import PositionStore
+from wordle_gym.solver.store import PositionStore
 
 class Position(NamedTuple):  # the oracle's, without importing torch
     members: tuple
@@ -119,7 +119,7 @@ def test_oracle__a_second_process_finds_what_the_first_solved(tmp_path, monkeypa
 def test_regret_oracle__keeps_its_positions_in_the_cache_folder_unless_it_is_off(
     tmp_path, monkeypatch
 ) -> None:
-    from wordle_agents.solvers.oracle import regret_oracle
+    from wordle_gym.solver.oracle import regret_oracle
 
     answers, allowed = small_lists(6, 40, 90)
     config = WordleConfig(answers=answers, allowed=allowed)
@@ -135,7 +135,7 @@ def test_regret_oracle__keeps_its_positions_in_the_cache_folder_unless_it_is_off
 
 
 def _child_uses(store: PositionStore) -> None:
-    from wordle_agents.solvers import store as module
+    from wordle_gym.solver import store as module
 
     inherited = store._db
     store.put(_position(501), 7)
@@ -158,3 +158,17 @@ def test_store__a_forked_child_opens_its_own_connection_and_leaves_the_parents(t
     store.put(_position(502), 8)  # the parent's connection still works
     assert [store.get(_position(i)) for i in (500, 501, 502)] == [6, 7, 8]
     assert sqlite3.connect(store.path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+def test_solver_data__every_shipped_file_is_named_and_every_named_file_ships() -> None:
+    """The exact solver's data (trees, rankings, opener tables) lies beside the word lists, each
+    file named with what it is in ``wordle_gym.solver.DATA``."""
+    from wordle_gym.solver import DATA, solver_data
+
+    shipped = {
+        p.name
+        for p in solver_data().iterdir()
+        # a merge into a shipped table leaves its lock beside it (not package data; gitignored)
+        if p.is_file() and not p.name.endswith((".lock", ".lock.pid"))
+    }
+    assert shipped == set(DATA) | {"README.md"}

@@ -1,4 +1,4 @@
-"""Every opener ranked (wordle_agents.solvers.openers): each figure held to the exact solver, opener
+"""Every opener ranked (wordle_gym.solver.openers): each figure held to the exact solver, opener
 by opener."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import pytest
 from tests.helpers.lists import list_files, small_lists, trap_lists
 from tests.helpers.processes import interrupt
 from wordle_agents.commands.optimal import main
-from wordle_agents.solvers import openers
-from wordle_agents.solvers.openers import STAGES, load, rank_openers, root_bounds, shipped_ranking
-from wordle_agents.solvers.optimal_search import _Search, solve
 from wordle_gym.core.words import Vocabulary
+from wordle_gym.solver import openers
+from wordle_gym.solver.openers import STAGES, load, rank_openers, root_bounds, shipped_ranking
+from wordle_gym.solver.search import _Search, solve
 
 
 def _truth(vocab: Vocabulary, hard: bool, max_guesses: int) -> dict[str, int | None]:

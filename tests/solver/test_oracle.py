@@ -16,8 +16,8 @@ import pytest
 pytest.importorskip("numba")
 
 from tests.helpers.reference import consistent, feedback_ref, few_letter_words, hard_valid
-from wordle_agents.solvers.oracle import Oracle
 from wordle_gym.harness.evaluation import evaluate
+from wordle_gym.solver.oracle import Oracle
 
 
 def reference(words: list[str], max_guesses: int, hard: bool):
@@ -371,8 +371,8 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
     costs exactly one guess."""
     from tests.helpers.lists import small_lists
     from wordle_agents.commands.optimal import main as optimal_main
-    from wordle_agents.solvers.oracle import MODEL_OPENERS, opener_values, read_opener_values
     from wordle_gym.core.config import WordleConfig
+    from wordle_gym.solver.oracle import MODEL_OPENERS, opener_values, read_opener_values
 
     answers, allowed = small_lists(4, 60, 150)
     config = WordleConfig(answers=answers, allowed=allowed)
@@ -509,13 +509,13 @@ def test_shipped_opener_values__the_first_move_of_the_real_game_is_exact_at_once
     """Issue 61: CRANE as the first guess earned 0.0 under the default budget (regret_exact False);
     from the shipped table it is exact with no time to search, -10/2315, and a reply without a guess
     there costs 1."""
-    from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.solvers.oracle import MODEL_OPENERS, read_opener_values
     from wordle_gym.core.config import WordleConfig
+    from wordle_gym.solver import solver_data
+    from wordle_gym.solver.oracle import MODEL_OPENERS, read_opener_values
 
     config = WordleConfig()
     values, one_fewer, children, _ = read_opener_values(
-        shipped_dir() / "opener_values_normal.json", config.vocabulary, False, 6
+        solver_data() / "opener_values_normal.json", config.vocabulary, False, 6
     )
     # its search outlasts the table's 300 s an opener
     assert set(MODEL_OPENERS) - set(values) == {"guess"}
@@ -559,13 +559,13 @@ def test_shipped_opener_values__the_first_move_of_the_real_game_is_exact_at_once
 @pytest.mark.slow
 @pytest.mark.parametrize("word", ["adieu", "audio"])
 def test_shipped_opener_values__entries_equal_the_search(word: str) -> None:
-    from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.solvers.oracle import read_opener_values
     from wordle_gym.core.config import WordleConfig
+    from wordle_gym.solver import solver_data
+    from wordle_gym.solver.oracle import read_opener_values
 
     config = WordleConfig()
     values = read_opener_values(
-        shipped_dir() / "opener_values_normal.json", config.vocabulary, False, 6
+        solver_data() / "opener_values_normal.json", config.vocabulary, False, 6
     ).values
     searched = Oracle(config, opener_table="/nonexistent.json")
     searched.root_exact.clear()  # the ranking's exact entries too: search every value here
@@ -643,18 +643,18 @@ def test_opener_totals__a_sample_of_every_published_source_holds_to_the_search(
     project's own search (which counts a loss as the limit + 1): an exact entry equals it, an upper
     bound is not below it. ``python -m benchmarks.opener_totals --alex PATH --check N`` samples each
     source at random."""
-    from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.solvers.oracle import read_opener_totals
     from wordle_gym.core.config import WordleConfig
+    from wordle_gym.solver import solver_data
+    from wordle_gym.solver.oracle import read_opener_totals
 
-    data = json.loads((shipped_dir() / table).read_text())
+    data = json.loads((solver_data() / table).read_text())
     config = WordleConfig(
         answers="answers_nyt" if "nyt" in table else "answers", hard_mode=data["hard_mode"]
     )
     (entry,) = [s for s in data["sources"] if s["name"] == source]
     assert (
         source
-        in read_opener_totals(shipped_dir() / table, config.vocabulary, config.hard_mode, 6).sources
+        in read_opener_totals(solver_data() / table, config.vocabulary, config.hard_mode, 6).sources
     )
     searched = Oracle(config, root_opener=None, opener_table="/nonexistent.json")
     searched.root_exact.clear()  # every value searched here
@@ -672,7 +672,7 @@ def test_optimal_values__bad_limits_quiet_and_ctrl_c_are_one_line(
     the progress bar."""
     from tests.helpers.lists import small_lists
     from wordle_agents.commands import optimal as command
-    from wordle_agents.solvers import oracle as oracle_module
+    from wordle_gym.solver import oracle as oracle_module
 
     answers, allowed = small_lists(4, 40, 100)
     (tmp_path / "a.txt").write_text("\n".join(answers) + "\n")
@@ -758,8 +758,8 @@ def test_opener_values__processes_share_one_table_and_tables_merge(tmp_path) -> 
 
     from tests.helpers.lists import list_files
     from wordle_agents.commands.optimal import main as optimal_main
-    from wordle_agents.solvers.oracle import merge_opener_values, opener_values, read_opener_values
     from wordle_gym.core.config import WordleConfig
+    from wordle_gym.solver.oracle import merge_opener_values, opener_values, read_opener_values
 
     answers, allowed, lists = list_files(tmp_path, seed=8)
     config = WordleConfig(answers=answers, allowed=allowed)
@@ -803,7 +803,7 @@ def test_opener_values__processes_share_one_table_and_tables_merge(tmp_path) -> 
 def test_opener_values__allowed_values_the_answers_first(tmp_path, monkeypatch) -> None:
     """``--values allowed`` values the answers (the common words players open with) before the
     other allowed guesses, each once."""
-    import wordle_agents.solvers.oracle as oracle_module
+    import wordle_gym.solver.oracle as oracle_module
     from tests.helpers.lists import list_files
     from wordle_agents.commands.optimal import main as optimal_main
 
@@ -822,14 +822,14 @@ def test_opener_values__the_search_cache_stays_bounded(tmp_path, monkeypatch) ->
     gigabytes), and ``--max-cache-entries`` was ignored with --values; past the bound the cache is
     emptied between openers, the values unchanged."""
     from tests.helpers.lists import small_lists
-    from wordle_agents.solvers.optimal_search import _kernel
-    from wordle_agents.solvers.oracle import opener_values
     from wordle_gym.core.config import WordleConfig
+    from wordle_gym.solver.oracle import opener_values
+    from wordle_gym.solver.search import compiled_kernel
 
     answers, allowed = small_lists(6, 40, 100)
     config = WordleConfig(answers=answers, allowed=allowed)
     kept = opener_values(config, allowed[:4], tmp_path / "kept.json", children=False)
-    kernel, emptied = _kernel(), []
+    kernel, emptied = compiled_kernel(), []
     clear = kernel.clear_cache
     monkeypatch.setattr(kernel, "clear_cache", lambda cache: emptied.append(1) or clear(cache))
     bounded = tmp_path / "bounded.json"
@@ -843,7 +843,7 @@ def test_opener_values__first_move_only_passes_by_totals_a_shipped_table_proves(
     """Regression: ``--values allowed --first-move-only`` searched openers whose exact total a
     shipped (published) table already holds (on the real game about three in five of the answers:
     hours a run spent proving nothing new); it passes them by, and values the others as before."""
-    import wordle_agents.solvers.oracle as oracle_module
+    import wordle_gym.solver.oracle as oracle_module
     from tests.helpers.lists import small_lists
     from wordle_gym.core.config import WordleConfig
 
@@ -867,7 +867,7 @@ def test_opener_values__first_move_only_passes_by_totals_a_shipped_table_proves(
             }
         )
     )
-    monkeypatch.setattr(oracle_module, "shipped_dir", lambda: shipped)
+    monkeypatch.setattr(oracle_module, "solver_data", lambda: shipped)
     searched = []
     q_total = oracle_module.Oracle._q_total
 
@@ -890,12 +890,12 @@ def test_opener_values__a_limit_of_infinity_is_no_limit(tmp_path) -> None:
     """Reliability 6, finding 12: ``timed_out: Infinity`` was merged and written back as
     non-standard JSON, and that opener was then skipped for ever though the run says the same
     command tries again. A limit that is not a finite number is read as none."""
-    from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.solvers.oracle import read_opener_values
     from wordle_gym.core.config import WordleConfig
+    from wordle_gym.solver import solver_data
+    from wordle_gym.solver.oracle import read_opener_values
 
     vocab = WordleConfig().vocabulary
-    table = json.loads((shipped_dir() / "opener_values_normal.json").read_text())
+    table = json.loads((solver_data() / "opener_values_normal.json").read_text())
     table["timed_out"] = {"woozy": float("inf"), "whoop": float("nan"), "weave": 120.0}
     path = tmp_path / "values.json"
     path.write_text(json.dumps(table))  # Python writes Infinity and NaN

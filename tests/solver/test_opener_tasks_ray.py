@@ -33,8 +33,8 @@ def test_opener_values__ray_tasks_give_one_processs_table(tmp_path: Path) -> Non
     from pathlib import Path
     import ray
     from tests.helpers.lists import small_lists
-    from wordle_agents.solvers import opener_tasks
-    from wordle_agents.solvers.oracle import opener_values, read_opener_values
+    from wordle_gym.solver import tasks
+    from wordle_gym.solver.oracle import opener_values, read_opener_values
     from wordle_gym.core.config import WordleConfig
 
     answers, allowed = small_lists(4, 30, 90)
@@ -66,7 +66,7 @@ def test_command__values_on_ray(tmp_path: Path) -> None:
     from pathlib import Path
     from tests.helpers.lists import small_lists
     from wordle_agents.commands.optimal import main
-    from wordle_agents.solvers.oracle import Oracle, opener_values, read_opener_values
+    from wordle_gym.solver.oracle import Oracle, opener_values, read_opener_values
     from wordle_gym.core.config import WordleConfig
 
     answers, allowed = small_lists(5, 30, 90)

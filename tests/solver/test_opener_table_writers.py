@@ -16,14 +16,14 @@ import pytest
 
 from tests.helpers.lists import small_lists
 from tests.helpers.processes import ROOT
-from wordle_agents.solvers import oracle as oracle_module
-from wordle_agents.solvers.oracle import (
+from wordle_gym.core.config import WordleConfig
+from wordle_gym.solver import oracle as oracle_module
+from wordle_gym.solver.oracle import (
     Oracle,
     merge_opener_values,
     opener_values,
     read_opener_values,
 )
-from wordle_gym.core.config import WordleConfig
 from wordle_gym.utils.files import LockBusy, atomic_write_text, read_text_bounded
 
 
@@ -93,7 +93,7 @@ def _hold(table: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     code = (
         "import os, signal, sys\n"
         "from pathlib import Path\n"
-        "from wordle_agents.solvers.oracle import table_lock\n"
+        "from wordle_gym.solver.oracle import table_lock\n"
         "with table_lock(Path(sys.argv[1])):\n"
         "    print('held', flush=True)\n"
         "    os.kill(os.getpid(), signal.SIGSTOP)\n"
@@ -187,8 +187,8 @@ def test_fifos__readers_and_writers_of_user_paths_refuse_a_fifo_at_once(
     a writer), and a write into a FIFO with no reader too. Each now says "not a regular file" (or
     that nothing read it) in one line."""
     from wordle_agents.commands.recipe import _check_same, load_recipe, recipe_names
-    from wordle_agents.solvers.openers import rank_openers
-    from wordle_agents.solvers.optimal_search import OptimalTree
+    from wordle_gym.solver.openers import rank_openers
+    from wordle_gym.solver.search import OptimalTree
 
     answers, allowed = small_lists(4, 30, 90)
     config = WordleConfig(answers=answers, allowed=allowed)
@@ -214,7 +214,7 @@ def test_deep_or_empty_files__one_line_not_a_traceback(tmp_path: Path) -> None:
     """Findings 11 and 16: JSON nested 100,000 deep read by --merge, --values, the journal or
     recipe.json raised RecursionError; an empty journal "belongs to another run (None)"."""
     from wordle_agents.commands.recipe import _check_same, load_recipe, recipe_names
-    from wordle_agents.solvers.openers import rank_openers
+    from wordle_gym.solver.openers import rank_openers
 
     answers, allowed = small_lists(4, 30, 90)
     config = WordleConfig(answers=answers, allowed=allowed)
@@ -243,10 +243,10 @@ def test_values__a_published_opener_is_reported_as_proven_not_as_past_a_limit(
     import shutil
 
     from wordle_agents.commands.optimal import main as optimal_main
-    from wordle_agents.common.checkpoint import shipped_dir
+    from wordle_gym.solver import solver_data
 
     table = tmp_path / "values.json"
-    shutil.copy(shipped_dir() / "opener_values_normal.json", table)
+    shutil.copy(solver_data() / "opener_values_normal.json", table)
     monkeypatch.setattr(Oracle, "_q_total", lambda *_: pytest.fail("searched"))
     argv = ["--values", "salet,carte", "--first-move-only", "--save", str(table), "--quiet"]
     assert optimal_main(argv) == 0
@@ -262,8 +262,8 @@ def test_opener_values__solved_first_move_groups_are_kept_for_every_run_and_work
     its own, and emptied past 5 M entries), though openers share groups (the same letters give the
     same all-grey group). The positions a first guess leads to are kept in the machine's position
     store once solved, checked before use, and a later run (or another worker) reads them there."""
-    from wordle_agents.solvers.optimal_search import _Search
-    from wordle_agents.solvers.store import PositionStore
+    from wordle_gym.solver.search import _Search
+    from wordle_gym.solver.store import PositionStore
 
     answers, allowed = small_lists(4, 30, 90)
     config = WordleConfig(answers=answers, allowed=allowed)
@@ -291,7 +291,7 @@ def test_opener_tasks__batches_of_twenty_the_costliest_first() -> None:
     """Issue 85, goal 4: the Ray tasks' batches (``opener_tasks.plan``): what the table lacks, in
     batches of 20, the costliest first by the published strategy's total (alex1770's, on the real
     lists), SALET (valued with a guess fewer too) at the head of the first."""
-    from wordle_agents.solvers.opener_tasks import BATCH, plan
+    from wordle_gym.solver.tasks import BATCH, plan
 
     config = WordleConfig()
     checker = Oracle(config, root_opener=None, opener_table="/nonexistent.json")

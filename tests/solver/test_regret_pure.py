@@ -12,11 +12,11 @@ import numpy as np
 import pytest
 
 from tests.helpers.lists import small_lists
-from wordle_agents.solvers import oracle as oracle_module
-from wordle_agents.solvers.oracle import Oracle
-from wordle_agents.solvers.store import PositionStore
 from wordle_gym import WordleConfig, WordleTextEnv
 from wordle_gym.core.tables import pattern_array
+from wordle_gym.solver import oracle as oracle_module
+from wordle_gym.solver.oracle import Oracle
+from wordle_gym.solver.store import PositionStore
 
 ANSWERS, ALLOWED = small_lists(21, 60, 160)
 

@@ -1,6 +1,5 @@
 """The text env's ``reward="regret"``: each move's exact cost from the oracle, within a time budget,
-and past it proven bounds (agents/solvers/oracle.py ``move_regret``, reached through the
-``wordle_gym.oracles`` entry point)."""
+and past it proven bounds (wordle_gym/solver/oracle.py ``move_regret``)."""
 
 from __future__ import annotations
 
@@ -12,10 +11,10 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 from tests.helpers.lists import small_lists
-from wordle_agents.solvers.oracle import Oracle
 from wordle_gym import WordleConfig, WordleTextEnv
-from wordle_gym.core.regret import REGRET_BUDGET
 from wordle_gym.envs.text import load_oracle
+from wordle_gym.solver.oracle import Oracle
+from wordle_gym.solver.regret import REGRET_BUDGET
 
 ANSWERS, ALLOWED = small_lists(2, 30, 90)
 
@@ -242,11 +241,11 @@ def test_oracle__stored_and_shipped_values_are_checked_before_use(tmp_path, monk
     import shutil
     import warnings
 
-    from wordle_agents.common.checkpoint import shipped_dir
-    from wordle_agents.solvers import oracle as oracle_module
-    from wordle_agents.solvers.store import PositionStore
+    from wordle_gym.solver import oracle as oracle_module
+    from wordle_gym.solver import solver_data
+    from wordle_gym.solver.store import PositionStore
 
-    table = json.loads((shipped_dir() / "opener_values_normal.json").read_text())
+    table = json.loads((solver_data() / "opener_values_normal.json").read_text())
     table["values"]["crane"] = 2315
     poisoned = tmp_path / "values.json"
     poisoned.write_text(json.dumps(table))
@@ -255,12 +254,12 @@ def test_oracle__stored_and_shipped_values_are_checked_before_use(tmp_path, monk
     folder = tmp_path / "shipped"
     folder.mkdir()
     for name in ("openers_normal_losses.json", "opener_totals_normal.json"):
-        shutil.copy(shipped_dir() / name, folder / name)
+        shutil.copy(solver_data() / name, folder / name)
     totals = json.loads((folder / "opener_totals_normal.json").read_text())
     # an upper bound below what GHOST's buckets force
     totals["sources"][1]["totals"]["ghost"] = 7000
     (folder / "opener_totals_normal.json").write_text(json.dumps(totals))
-    monkeypatch.setattr(oracle_module, "shipped_dir", lambda: folder)
+    monkeypatch.setattr(oracle_module, "solver_data", lambda: folder)
     with pytest.raises(ValueError, match=r"opener_totals_normal.json: 'ghost'"):
         Oracle(WordleConfig())
     monkeypatch.undo()
