@@ -141,7 +141,7 @@ def first_moves(budget: int) -> dict:
     from the exact value where both are known."""
     from wordle_gym.core.config import WordleConfig
     from wordle_gym.solver import solver_data
-    from wordle_gym.solver.oracle import read_opener_totals
+    from wordle_gym.solver.opener_tables import read_opener_totals
     from wordle_gym.solver.regret import load_oracle
 
     out = {}
@@ -192,7 +192,7 @@ def _history(result: dict, date: str) -> list[dict]:
     the project's table, how many openers are exact), one a table."""
     from wordle_gym.core.config import WordleConfig
     from wordle_gym.solver import solver_data
-    from wordle_gym.solver.oracle import OPENER_VALUES, read_opener_values
+    from wordle_gym.solver.opener_tables import OPENER_VALUES, read_opener_values
 
     path = solver_data() / OPENER_VALUES.format(mode="normal")
     table = read_opener_values(path, WordleConfig().vocabulary, False, 6, strict=True).values

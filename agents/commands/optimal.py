@@ -234,7 +234,8 @@ def _game(args: OptimalRun) -> WordleConfig:
 
 def _values(args: OptimalRun, prog: str) -> int:
     """``--values``: exact first-move totals of the openers named, into the table at --save."""
-    from wordle_gym.solver.oracle import MODEL_OPENERS, opener_share, opener_values
+    from wordle_gym.solver.opener_tables import MODEL_OPENERS
+    from wordle_gym.solver.tasks import opener_share, opener_values
 
     try:
         config = _game(args)
@@ -310,7 +311,7 @@ def _on_ray() -> Any:
 
 def _merge(args: OptimalRun, prog: str) -> int:
     """``--merge``: tables of opener values merged into the table at --save."""
-    from wordle_gym.solver.oracle import merge_opener_values
+    from wordle_gym.solver.tasks import merge_opener_values
 
     assert args.save is not None and args.merge is not None
     others = [p.strip() for p in args.merge.split(",") if p.strip()]

@@ -25,7 +25,8 @@ from wordle_agents.methods.dagger import Round, TeachOptions, teach
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.words import GAME_OPTION, game_lists, word_source
-from wordle_gym.solver.oracle import Oracle, allowed_opener
+from wordle_gym.solver.opener_tables import allowed_opener
+from wordle_gym.solver.oracle import Oracle
 from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 from wordle_gym.utils.device import resolve_device
 from wordle_gym.utils.files import atomic_torch_save, check_writable, one_line

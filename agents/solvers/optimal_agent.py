@@ -16,7 +16,8 @@ from wordle_gym.core.patterns import num_patterns
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.solver import openers as ranking
 from wordle_gym.solver import solver_data
-from wordle_gym.solver.oracle import OPENER_TOTALS, Oracle, allowed_opener, read_opener_totals
+from wordle_gym.solver.opener_tables import OPENER_TOTALS, allowed_opener, read_opener_totals
+from wordle_gym.solver.oracle import Oracle
 from wordle_gym.solver.search import (
     FIRST_GUESS_BUDGET,
     OptimalTree,
@@ -310,7 +311,7 @@ class OptimalSolver:
         self, histories: list[list[int]], config: Any, costliest: int = 20
     ) -> dict[str, Any]:
         """The exact regret of every decision of an evaluation (``evaluate(..., histories=True)``),
-        as :meth:`wordle_gym.solver.oracle.RegretReport.to_json` gives it, with
+        as :meth:`wordle_gym.solver.report.RegretReport.to_json` gives it, with
         ``identity_holds``: whether the regrets sum to the mean minus the optimum (they do for any
         agent that plays by what it knows alone). The start's value is the optimum from the opener
         asked for, else from the one the opener tables prove best, else found by searching every

@@ -17,19 +17,18 @@ import pytest
 from tests.helpers.lists import small_lists
 from tests.helpers.processes import ROOT
 from wordle_gym.core.config import WordleConfig
+from wordle_gym.solver import opener_tables as tables_module
 from wordle_gym.solver import oracle as oracle_module
-from wordle_gym.solver.oracle import (
-    Oracle,
-    merge_opener_values,
-    opener_values,
-    read_opener_values,
-)
+from wordle_gym.solver import store as store_module
+from wordle_gym.solver.opener_tables import read_opener_values
+from wordle_gym.solver.oracle import Oracle
+from wordle_gym.solver.tasks import merge_opener_values, opener_values
 from wordle_gym.utils.files import LockBusy, atomic_write_text, read_text_bounded
 
 
 def _table(config: WordleConfig, **parts: dict) -> dict:
     vocab = config.vocabulary
-    head = {"format": oracle_module.VALUES_FORMAT, "lists": vocab.digest}
+    head = {"format": tables_module.VALUES_FORMAT, "lists": vocab.digest}
     head |= {"hard_mode": config.hard_mode, "max_guesses": config.max_guesses}
     return {**head, "values": {}, "one_fewer": {}, "timed_out": {}, "children": {}, **parts}
 
@@ -93,7 +92,7 @@ def _hold(table: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     code = (
         "import os, signal, sys\n"
         "from pathlib import Path\n"
-        "from wordle_gym.solver.oracle import table_lock\n"
+        "from wordle_gym.solver.opener_tables import table_lock\n"
         "with table_lock(Path(sys.argv[1])):\n"
         "    print('held', flush=True)\n"
         "    os.kill(os.getpid(), signal.SIGSTOP)\n"
@@ -120,7 +119,7 @@ def test_table_lock__beside_the_table_for_writers_of_any_cache_and_a_stopped_hol
     config = WordleConfig(answers=answers, allowed=allowed)
     table, words = tmp_path / "values.json", allowed[:4]
     monkeypatch.setenv("WORDLE_GYM_CACHE", str(tmp_path / "cache-here"))
-    monkeypatch.setattr(oracle_module, "TABLE_WAIT_S", 1.0)
+    monkeypatch.setattr(tables_module, "TABLE_WAIT_S", 1.0)
     holder: list[subprocess.Popen[str]] = []
     search = Oracle._q_total
 
@@ -283,7 +282,7 @@ def test_opener_values__solved_first_move_groups_are_kept_for_every_run_and_work
     assert again == first
     monkeypatch.setattr(_Search, "value", search)
     # the machine's store by default: the cache folder's, shared with the regret reward's oracle
-    assert oracle_module.machine_store(config) is not None
+    assert store_module.machine_store(config) is not None
     assert opener_values(config, words[:1], tmp_path / "c.json") == {words[0]: first[words[0]]}
 
 
@@ -295,7 +294,7 @@ def test_opener_tasks__batches_of_twenty_the_costliest_first() -> None:
 
     config = WordleConfig()
     checker = Oracle(config, root_opener=None, opener_table="/nonexistent.json")
-    table = oracle_module.OpenerValues({"crane": 7930}, {}, {}, {})
+    table = tables_module.OpenerValues({"crane": 7930}, {}, {}, {})
     words = ["salet", "crane", *checker.vocab.allowed[:200]]
     batches = plan(checker, table, words, None, children=False)
     flat = [w for b in batches for w in b]
@@ -307,5 +306,5 @@ def test_opener_tasks__batches_of_twenty_the_costliest_first() -> None:
     assert costs == sorted(costs, reverse=True) and len(flat) > 100
     # the guess fewer wanted: SALET first even with children; a table that has it, no SALET
     assert plan(checker, table, words, None, children=True)[0][0] == "salet"
-    held = oracle_module.OpenerValues({"salet": 7920}, {"salet": 9000}, {}, {})
+    held = tables_module.OpenerValues({"salet": 7920}, {"salet": 9000}, {}, {})
     assert "salet" not in [w for b in plan(checker, held, words, None, False) for w in b]

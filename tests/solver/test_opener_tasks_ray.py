@@ -34,7 +34,8 @@ def test_opener_values__ray_tasks_give_one_processs_table(tmp_path: Path) -> Non
     import ray
     from tests.helpers.lists import small_lists
     from wordle_gym.solver import tasks
-    from wordle_gym.solver.oracle import opener_values, read_opener_values
+    from wordle_gym.solver.opener_tables import read_opener_values
+    from wordle_gym.solver.tasks import opener_values
     from wordle_gym.core.config import WordleConfig
 
     answers, allowed = small_lists(4, 30, 90)

@@ -372,7 +372,8 @@ def test_opener_values__the_table_is_the_search_and_makes_the_first_move_exact_a
     from tests.helpers.lists import small_lists
     from wordle_agents.commands.optimal import main as optimal_main
     from wordle_gym.core.config import WordleConfig
-    from wordle_gym.solver.oracle import MODEL_OPENERS, opener_values, read_opener_values
+    from wordle_gym.solver.opener_tables import MODEL_OPENERS, read_opener_values
+    from wordle_gym.solver.tasks import opener_values
 
     answers, allowed = small_lists(4, 60, 150)
     config = WordleConfig(answers=answers, allowed=allowed)
@@ -511,7 +512,7 @@ def test_shipped_opener_values__the_first_move_of_the_real_game_is_exact_at_once
     there costs 1."""
     from wordle_gym.core.config import WordleConfig
     from wordle_gym.solver import solver_data
-    from wordle_gym.solver.oracle import MODEL_OPENERS, read_opener_values
+    from wordle_gym.solver.opener_tables import MODEL_OPENERS, read_opener_values
 
     config = WordleConfig()
     values, one_fewer, children, _ = read_opener_values(
@@ -561,7 +562,7 @@ def test_shipped_opener_values__the_first_move_of_the_real_game_is_exact_at_once
 def test_shipped_opener_values__entries_equal_the_search(word: str) -> None:
     from wordle_gym.core.config import WordleConfig
     from wordle_gym.solver import solver_data
-    from wordle_gym.solver.oracle import read_opener_values
+    from wordle_gym.solver.opener_tables import read_opener_values
 
     config = WordleConfig()
     values = read_opener_values(
@@ -645,7 +646,7 @@ def test_opener_totals__a_sample_of_every_published_source_holds_to_the_search(
     source at random."""
     from wordle_gym.core.config import WordleConfig
     from wordle_gym.solver import solver_data
-    from wordle_gym.solver.oracle import read_opener_totals
+    from wordle_gym.solver.opener_tables import read_opener_totals
 
     data = json.loads((solver_data() / table).read_text())
     config = WordleConfig(
@@ -759,7 +760,8 @@ def test_opener_values__processes_share_one_table_and_tables_merge(tmp_path) -> 
     from tests.helpers.lists import list_files
     from wordle_agents.commands.optimal import main as optimal_main
     from wordle_gym.core.config import WordleConfig
-    from wordle_gym.solver.oracle import merge_opener_values, opener_values, read_opener_values
+    from wordle_gym.solver.opener_tables import read_opener_values
+    from wordle_gym.solver.tasks import merge_opener_values, opener_values
 
     answers, allowed, lists = list_files(tmp_path, seed=8)
     config = WordleConfig(answers=answers, allowed=allowed)
@@ -803,14 +805,14 @@ def test_opener_values__processes_share_one_table_and_tables_merge(tmp_path) -> 
 def test_opener_values__allowed_values_the_answers_first(tmp_path, monkeypatch) -> None:
     """``--values allowed`` values the answers (the common words players open with) before the
     other allowed guesses, each once."""
-    import wordle_gym.solver.oracle as oracle_module
+    import wordle_gym.solver.tasks as tasks_module
     from tests.helpers.lists import list_files
     from wordle_agents.commands.optimal import main as optimal_main
 
     answers, allowed, lists = list_files(tmp_path, seed=3)
     asked = []
     monkeypatch.setattr(
-        oracle_module, "opener_values", lambda _, words, *a: asked.extend(words) or {}
+        tasks_module, "opener_values", lambda _, words, *a: asked.extend(words) or {}
     )
     assert optimal_main(["--values", "allowed", "--save", str(tmp_path / "v.json"), *lists]) == 0
     assert sorted(asked) == sorted(allowed)
@@ -823,8 +825,8 @@ def test_opener_values__the_search_cache_stays_bounded(tmp_path, monkeypatch) ->
     emptied between openers, the values unchanged."""
     from tests.helpers.lists import small_lists
     from wordle_gym.core.config import WordleConfig
-    from wordle_gym.solver.oracle import opener_values
     from wordle_gym.solver.search import compiled_kernel
+    from wordle_gym.solver.tasks import opener_values
 
     answers, allowed = small_lists(6, 40, 100)
     config = WordleConfig(answers=answers, allowed=allowed)
@@ -843,23 +845,23 @@ def test_opener_values__first_move_only_passes_by_totals_a_shipped_table_proves(
     """Regression: ``--values allowed --first-move-only`` searched openers whose exact total a
     shipped (published) table already holds (on the real game about three in five of the answers:
     hours a run spent proving nothing new); it passes them by, and values the others as before."""
+    import wordle_gym.solver.opener_tables as tables_module
     import wordle_gym.solver.oracle as oracle_module
     from tests.helpers.lists import small_lists
     from wordle_gym.core.config import WordleConfig
+    from wordle_gym.solver.tasks import opener_values
 
     answers, allowed = small_lists(6, 40, 100)
     config = WordleConfig(answers=answers, allowed=allowed)
     first, known = allowed[1], allowed[2]
-    cold = oracle_module.opener_values(
-        config, [first, known], tmp_path / "cold.json", children=False
-    )
+    cold = opener_values(config, [first, known], tmp_path / "cold.json", children=False)
     shipped = tmp_path / "shipped"
     shipped.mkdir()
     source = {"name": "a paper", "kind": "exact", "cite": "a paper", "totals": {known: cold[known]}}
     (shipped / "opener_totals_normal.json").write_text(
         json.dumps(
             {
-                "format": oracle_module.TOTALS_FORMAT,
+                "format": tables_module.TOTALS_FORMAT,
                 "lists": config.vocabulary.digest,
                 "hard_mode": False,
                 "max_guesses": 6,
@@ -868,6 +870,7 @@ def test_opener_values__first_move_only_passes_by_totals_a_shipped_table_proves(
         )
     )
     monkeypatch.setattr(oracle_module, "solver_data", lambda: shipped)
+    monkeypatch.setattr(tables_module, "solver_data", lambda: shipped)
     searched = []
     q_total = oracle_module.Oracle._q_total
 
@@ -878,11 +881,11 @@ def test_opener_values__first_move_only_passes_by_totals_a_shipped_table_proves(
 
     monkeypatch.setattr(oracle_module.Oracle, "_q_total", counted)
     table = tmp_path / "t.json"
-    values = oracle_module.opener_values(config, [first, known], table, children=False)
+    values = opener_values(config, [first, known], table, children=False)
     assert values == {first: cold[first]} and known not in searched and first in searched
     # the positions an opener leads to are what a full table adds: the opener is searched for them
     searched.clear()
-    assert oracle_module.opener_values(config, [first, known], table)[known] == cold[known]
+    assert opener_values(config, [first, known], table)[known] == cold[known]
     assert known in searched
 
 
@@ -892,7 +895,7 @@ def test_opener_values__a_limit_of_infinity_is_no_limit(tmp_path) -> None:
     command tries again. A limit that is not a finite number is read as none."""
     from wordle_gym.core.config import WordleConfig
     from wordle_gym.solver import solver_data
-    from wordle_gym.solver.oracle import read_opener_values
+    from wordle_gym.solver.opener_tables import read_opener_values
 
     vocab = WordleConfig().vocabulary
     table = json.loads((solver_data() / "opener_values_normal.json").read_text())

@@ -241,6 +241,7 @@ def test_oracle__stored_and_shipped_values_are_checked_before_use(tmp_path, monk
     import shutil
     import warnings
 
+    from wordle_gym.solver import opener_tables as tables_module
     from wordle_gym.solver import oracle as oracle_module
     from wordle_gym.solver import solver_data
     from wordle_gym.solver.store import PositionStore
@@ -260,6 +261,7 @@ def test_oracle__stored_and_shipped_values_are_checked_before_use(tmp_path, monk
     totals["sources"][1]["totals"]["ghost"] = 7000
     (folder / "opener_totals_normal.json").write_text(json.dumps(totals))
     monkeypatch.setattr(oracle_module, "solver_data", lambda: folder)
+    monkeypatch.setattr(tables_module, "solver_data", lambda: folder)
     with pytest.raises(ValueError, match=r"opener_totals_normal.json: 'ghost'"):
         Oracle(WordleConfig())
     monkeypatch.undo()

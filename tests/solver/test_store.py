@@ -12,7 +12,8 @@ import pytest
 from tests.helpers.lists import small_lists
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.solver import oracle as oracle_module
-from wordle_gym.solver.oracle import Oracle, Position
+from wordle_gym.solver.oracle import Oracle
+from wordle_gym.solver.position import Position
 from wordle_gym.solver.store import PositionStore
 
 

@@ -222,7 +222,7 @@ def test_cache__a_link_in_the_cache_is_never_followed_out_of_it(tmp_path, monkey
     db = cache / "positions.sqlite"
     db.symlink_to(outside)
     store = PositionStore(db)
-    from wordle_gym.solver.oracle import Position
+    from wordle_gym.solver.position import Position
 
     store.put(Position((1, 2, 3), 4, (-1,) * 5, (0,) * 26), 9)
     assert outside.read_text() == "keep me\n" and not db.is_symlink() and len(store) == 1

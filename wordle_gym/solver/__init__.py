@@ -3,8 +3,10 @@ position and move, on any lists.
 
 ``search`` (the exact search and its trees), ``_kernel`` (its numba kernel), ``store`` (solved
 positions kept on disk for every process), ``openers`` (every first guess ranked, the best proven),
-``oracle`` (``V*``, ``Q*`` and the regret of any decision), ``tasks`` (the opener table as Ray
-tasks) and ``regret`` (the text env's ``reward="regret"``). Its shipped data (trees, rankings and
+``position`` (what a player knows), ``report`` (the regret of every decision of an agent's games),
+``opener_tables`` (the first-move tables as files), ``oracle`` (``V*``, ``Q*`` and the regret of
+any decision), ``tasks`` (the opener table computed, here or as Ray tasks) and ``regret`` (the text
+env's ``reward="regret"``). Its shipped data (trees, rankings and
 opener tables of the real lists) lies beside the word lists, in ``wordle_gym/data/solver/``
 (:data:`DATA`).
 

@@ -14,15 +14,12 @@ a search over every allowed first guess (alex1770 proved SALET best on the real 
 CPU). By default ``V*`` there is ``Q*`` of ``root_opener`` (SALET on the real lists, the reference
 of ``wordle-gym bench``); ``root_opener=None`` searches it exactly, which small lists afford;
 ``"proven"`` takes the opener the tables prove best, where they do. For the lists they were made on,
-shipped tables answer the first move without a search: exact ``Q*`` of the openers the project
-valued (:data:`OPENER_VALUES`, made by :func:`opener_values`, with the values of every position they
-lead to), the published totals of :data:`OPENER_TOTALS` (exact ones and real strategies' totals,
-each source cited) and a proven lower bound of every opener's (the every-opener ranking with losses,
-``openers_<mode>_losses.json``); each is checked against the others and against what the opener's
-feedback buckets force before it is used.
+shipped tables (:mod:`wordle_gym.solver.opener_tables`) answer the first move without a search: the
+project's exact values, the published totals and the every-opener ranking with losses, each checked
+against the others and against what the opener's feedback buckets force before it is used.
 
-    oracle = Oracle(WordleConfig())                      # the real game report =
-    oracle.regrets(histories)                   # histories[i]: the actions played on answer i
+    oracle = Oracle(WordleConfig())  # the real game
+    report = oracle.regrets(histories)  # histories[i]: the actions played on answer i
     report.mean_regret, report.by_turn, report.costliest(20)
 
 The sum of an agent's regrets over a game, averaged over the answers, is its mean number of guesses
@@ -33,165 +30,32 @@ it.
 
 from __future__ import annotations
 
-import contextlib
 import copy
-import json
 import math
-import os
 import time
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 import torch
-from tqdm.auto import tqdm
 
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_LETTER
 from wordle_gym.core.rules import ALPHABET, num_patterns
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.solver import solver_data
-from wordle_gym.solver.search import _Search
-from wordle_gym.solver.store import PositionStore
-from wordle_gym.utils.files import (
-    LockBusy,
-    atomic_write_text,
-    cache_folder,
-    file_lock,
-    quoted,
-    read_text_bounded,
+from wordle_gym.solver.opener_tables import (
+    OPENER_TOTALS,
+    OPENER_VALUES,
+    OpenerValues,
+    read_loss_ranking,
+    read_opener_totals,
+    read_opener_values,
 )
-
-
-class Position(NamedTuple):
-    """A position: candidate answers (sorted answer indices), guesses left, hard-mode constraint."""
-
-    members: tuple[int, ...]
-    left: int
-    green: tuple[int, ...]  # letter required at each position (-1: none); all -1 outside hard mode
-    need: tuple[int, ...]  # (26,) copies of each letter a guess must use (all 0 outside hard mode)
-
-    def arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """``(members, green, need)`` as the search kernel takes them (int32, int64, int64)."""
-        return (
-            np.array(self.members, dtype=np.int32),
-            np.array(self.green, dtype=np.int64),
-            np.array(self.need, dtype=np.int64),
-        )
-
-
-@dataclass
-class Decision:
-    """One decision of an agent: where, what it guessed, and what that cost beyond the optimum."""
-
-    answer: int  # index into the answers: the game it was made in
-    turn: int  # 1 = the opener
-    position: Position
-    action: int
-    q: float  # Q*(s, a): expected further guesses after this guess, this one included
-    v: float  # V*(s)
-
-    @property
-    def regret(self) -> float:
-        return self.q - self.v
-
-
-@dataclass
-class RegretReport:
-    """Every decision of an evaluation with its exact regret."""
-
-    decisions: list[Decision]
-    num_games: int
-    root_value: float  # V* of the start
-    mean_cost: float  # the agent's mean guesses, a loss counted as the limit + 1
-    answers: list[int] | None = None  # the answer of each game (None: every answer, in order)
-
-    @property
-    def mean_regret(self) -> float:
-        """Regret per game: the sum of a game's regrets, averaged over the answers."""
-        return sum(d.regret for d in self.decisions) / self.num_games
-
-    @property
-    def by_turn(self) -> dict[int, float]:
-        """Regret per game made at each turn (they sum to :attr:`mean_regret`)."""
-        out: dict[int, float] = {}
-        for d in self.decisions:
-            out[d.turn] = out.get(d.turn, 0.0) + d.regret / self.num_games
-        return dict(sorted(out.items()))
-
-    def identity_holds(self, tolerance: float = 1e-9) -> bool:
-        """Whether mean regret = mean cost - V*(start) (true for any agent that plays by what it
-        knows alone)."""
-        return abs(self.mean_regret - (self.mean_cost - self.root_value)) <= tolerance
-
-    def check(self, tolerance: float = 1e-9) -> None:
-        """The identity (:meth:`identity_holds`); raises AssertionError if it fails."""
-        if not self.identity_holds(tolerance):
-            gap = self.mean_cost - self.root_value
-            raise AssertionError(
-                f"regrets sum to {self.mean_regret:.6f} per game; mean - V* is {gap:.6f}"
-            )
-
-    def costliest(self, k: int = 20) -> list[Decision]:
-        """The ``k`` positions whose decisions cost the most regret in all (a position shared by
-        several games counts once, with its regret times its games), one decision each."""
-        weight: dict[tuple[Position, int], float] = {}
-        first: dict[tuple[Position, int], Decision] = {}
-        for d in self.decisions:
-            key = (d.position, d.action)
-            weight[key] = weight.get(key, 0.0) + d.regret
-            first.setdefault(key, d)
-        return [
-            first[key]
-            for key in sorted(weight, key=lambda key: -weight[key])[:k]
-            if weight[key] > 0
-        ]
-
-    def to_json(self, oracle: Oracle, k: int = 20) -> dict[str, Any]:
-        """What ``wordle-gym eval --regret`` keeps: every decision's regret (per answer, per turn),
-        the means, and the ``k`` costliest positions with the words so far, their feedback, the
-        candidates left, the agent's guess and an optimal one."""
-        per_answer: list[list[float]] = [[] for _ in range(self.num_games)]
-        game_of = {answer: i for i, answer in enumerate(self.answers or range(self.num_games))}
-        for d in self.decisions:
-            per_answer[game_of[d.answer]].append(round(d.regret, 6))
-        words, answers = oracle.vocab.allowed, oracle.vocab.answers
-        games_at = Counter((d.position, d.action) for d in self.decisions)
-        costly = []
-        for d in self.costliest(k):
-            games = games_at[d.position, d.action]
-            history = _history(
-                oracle, per_answer_actions=self._actions(d.answer)[: d.turn - 1], answer=d.answer
-            )
-            costly.append(
-                {
-                    "turn": d.turn,
-                    "games": games,
-                    "regret": round(d.regret, 6),
-                    "history": history,
-                    "candidates": len(d.position.members),
-                    "some_candidates": [answers[m] for m in d.position.members[:10]],
-                    "guess": words[d.action],
-                    "optimal": words[oracle.best_action(d.position)],
-                    "q": round(d.q, 6),
-                    "v": round(d.v, 6),
-                }
-            )
-        return {
-            "mean_regret": self.mean_regret,
-            "by_turn": self.by_turn,
-            "root_value": self.root_value,
-            "mean_cost": self.mean_cost,
-            "per_answer": per_answer,
-            "costliest": costly,
-        }
-
-    def _actions(self, answer: int) -> list[int]:
-        return [d.action for d in self.decisions if d.answer == answer]
-
+from wordle_gym.solver.position import Position
+from wordle_gym.solver.report import RegretReport, analyze, regrets
+from wordle_gym.solver.search import _Search
+from wordle_gym.solver.store import PositionStore, machine_store
 
 ORACLE_CACHE_ENTRIES = 2_000_000
 """Past this many entries an oracle's search cache is emptied before a move is valued (about 100 MB;
@@ -211,512 +75,10 @@ def regret_oracle(config: WordleConfig) -> Oracle:
     return Oracle(config, root_opener="proven", store=machine_store(config))
 
 
-def machine_store(config: WordleConfig) -> PositionStore | None:
-    """The position store of ``config``'s game in the cache folder, which every process of the
-    machine shares (None when the cache is off)."""
-    folder = cache_folder()
-    game = (config.vocabulary.digest, config.hard_mode, config.max_guesses)
-    return None if folder is None else PositionStore.for_game(folder, *game)
-
-
-def allowed_opener(vocab: Vocabulary, word: str) -> str | None:
-    """``word`` where the lists allow it as a guess (the start's value is then taken from it), else
-    None (the start is searched over every first guess: small lists only)."""
-    try:
-        vocab.action(word)
-    except ValueError:
-        return None
-    return word
-
-
-def _history(oracle: Oracle, per_answer_actions: list[int], answer: int) -> list[str]:
-    """ "WORD tiles" for each guess played before a decision (tiles as 0/1/2; "-----" for a refused
-    guess)."""
-    out, position = [], oracle.start()
-    for action in per_answer_actions:
-        child = oracle.after(position, action, answer)
-        _, green, need = position.arrays()
-        refused = not oracle.search.hard_valid(action, green, need)
-        pattern = (
-            "-" * oracle.vocab.length
-            if refused
-            else "".join(str(t) for t in oracle.search.tiles[oracle.search.table[action, answer]])
-        )
-        out.append(f"{oracle.vocab.allowed[action]} {pattern}")
-        position = child
-    return out
-
-
-VALUES_FORMAT = "wordle-gym opener values 1"
-OPENER_VALUES = "opener_values_{mode}.json"
-"""The shipped table of exact first-move totals (``Q*`` at the start times the answers), in
-:func:`~wordle_gym.solver.solver_data`."""
-MODEL_OPENERS = [
-    "salet",
-    "crane",
-    "slate",
-    "adieu",
-    "audio",
-    "raise",
-    "arise",
-    "stare",
-    "crate",
-    "trace",
-    "roate",
-    "soare",
-    "irate",
-    "tears",
-    "later",
-    "alert",
-    "alter",
-    "least",
-    "steal",
-    "aisle",
-    "ouija",
-    "house",
-    "plant",
-    "chair",
-    "table",
-    "apple",
-    "sound",
-    "heart",
-    "earth",
-    "beast",
-    "ratio",
-    "radio",
-    "route",
-    "cares",
-    "snare",
-    "saint",
-    "stone",
-    "tread",
-    "react",
-    "learn",
-    "share",
-    "spare",
-    "train",
-    "trice",
-    "grape",
-    "pride",
-    "brave",
-    "shine",
-    "smart",
-    "cloud",
-    "light",
-    "night",
-    "world",
-    "words",
-    "guess",
-    "about",
-    "first",
-    "great",
-    "where",
-    "think",
-    "money",
-    "music",
-    "water",
-    "happy",
-    "party",
-    "place",
-    "point",
-]
-"""The openers language models favour (the first guesses they play most), valued exactly in the
-shipped table."""
-
-
-def _values_header(vocab: Vocabulary, hard_mode: bool, max_guesses: int) -> dict[str, Any]:
-    return {
-        "format": VALUES_FORMAT,
-        "lists": vocab.digest,
-        "hard_mode": hard_mode,
-        "max_guesses": max_guesses,
-    }
-
-
-class OpenerValues(NamedTuple):
-    """A table of :func:`opener_values` read for one game: exact first-move totals by opener, those
-    with one guess fewer, the exact ``V*`` total of each position a first guess leads to (by opener,
-    then feedback pattern: the total with the guesses left after it, and with one fewer, what a turn
-    spent there leaves), and the openers whose search outlasted a limit (seconds)."""
-
-    values: dict[str, int]
-    one_fewer: dict[str, int]
-    children: dict[str, dict[int, tuple[int, int]]]
-    timed_out: dict[str, float]
-
-
-def read_opener_values(
-    path: Path,
-    vocab: Vocabulary,
-    hard_mode: bool,
-    max_guesses: int,
-    strict: bool = False,
-    advice: str = "give another --save or the same settings",
-) -> OpenerValues:
-    """The table :func:`opener_values` wrote at ``path`` for these lists and rules (empty when the
-    file is missing or of other lists and rules, or with ``strict`` a ValueError naming the setting
-    that differs, then ``advice``; ValueError when it is not such a table)."""
-    empty = OpenerValues({}, {}, {}, {})
-    try:
-        data = json.loads(read_text_bounded(path, what="table of opener values"))
-    except FileNotFoundError:
-        return empty
-    except (json.JSONDecodeError, RecursionError):
-        data = None
-    if (
-        not isinstance(data, dict)
-        or data.get("format") != VALUES_FORMAT
-        or not isinstance(data.get("values"), dict)
-    ):
-        raise ValueError(f"{path} is not a table of opener values (expected {VALUES_FORMAT!r})")
-    wanted = _values_header(vocab, hard_mode, max_guesses)
-    differ = [k for k in ("lists", "hard_mode", "max_guesses") if data.get(k) != wanted[k]]
-    if differ and strict:
-        what = {"lists": "word lists", "hard_mode": "hard mode", "max_guesses": "guess limit"}
-        shown = "; ".join(
-            f"{what[k]} {_shown(data.get(k))} there, {_shown(wanted[k])} here" for k in differ
-        )
-        raise ValueError(f"{path} is a table of another game ({shown}): {advice}")
-    if differ:
-        return empty
-    n = vocab.num_answers
-
-    def valid(table: Any) -> dict[str, int]:
-        table = table if isinstance(table, dict) else {}
-        return {
-            word: total
-            for word, total in table.items()
-            if word in vocab.allowed_index
-            and type(total) is int
-            and n <= total <= (max_guesses + 1) * n
-        }
-
-    def rows(found: Any) -> dict[int, tuple[int, int]]:
-        found = found if isinstance(found, list) else []
-        fine = (
-            r
-            for r in found
-            if isinstance(r, list) and len(r) == 3 and all(type(x) is int for x in r)
-        )
-        # one fewer can cost less: a loss is
-        return {r[0]: (r[1], r[2]) for r in fine if r[1] > 0 and r[2] > 0}
-        # the limit + 1 whatever the turn
-
-    def limits(found: Any) -> dict[str, float]:
-        found = found if isinstance(found, dict) else {}
-        return {
-            w: float(t)
-            for w, t in found.items()
-            # a limit read as Infinity or NaN is none: that opener is tried again
-            if w in vocab.allowed_index and type(t) in (int, float) and 0 <= t < math.inf
-        }
-
-    children = data.get("children")
-    children = (
-        {w: rows(found) for w, found in children.items() if w in vocab.allowed_index}
-        if isinstance(children, dict)
-        else {}
-    )
-    return OpenerValues(
-        valid(data["values"]), valid(data.get("one_fewer")), children, limits(data.get("timed_out"))
-    )
-
-
 def _least(count: int, left: int) -> int:
     """The least total ``count`` answers can cost with ``left`` guesses left (a loss costing the
     limit + 1): each lost when none is left, else one guessed and the others found later."""
     return count if left <= 0 else 2 * count - 1
-
-
-def _shown(value: Any) -> str:
-    """A table setting as the refusal shows it (a list digest shortened)."""
-    return f"{value[:12]}..." if isinstance(value, str) and len(value) > 16 else repr(value)
-
-
-def opener_values(
-    config: WordleConfig,
-    words: list[str],
-    save: str | Path,
-    max_minutes: float | None = None,
-    opener_s: float | None = None,
-    progress: bool | None = None,
-    children: bool = True,
-    part: tuple[int, int] = (0, 1),
-    max_cache_entries: int = 5_000_000,
-    store: PositionStore | bool | None = True,
-    fewer_first: bool = True,
-) -> dict[str, int]:
-    """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``,
-    added to the table at ``save`` one opener at a time (atomically: a stopped run keeps what it
-    finished, and the same call continues); returns the whole table. With each opener, the ``V*``
-    total of every position it leads to, with the guesses left and with one fewer (the second move's
-    values: the costliest searches of a game). The first word (the oracle's root opener, SALET) is
-    also valued with one guess fewer (unless ``fewer_first`` is False): what a turn spent without a
-    guess leaves at the start. An
-    opener whose searches outlast ``opener_s`` seconds is left out (the oracle then bounds it from
-    the ranking), and the table notes the limit it ran out of (``timed_out``): a run with no longer
-    limit passes it by instead of searching it in vain again. ``progress``: a bar (None: on a
-    terminal only). ``children=False``: each opener's total alone, not the values of the positions
-    it leads to (a few times faster: what makes the first move exact), and only where no shipped
-    table (a published one) proves it already. ``part=(k, n)``: only the ``k``-th of ``n``
-    interleaved shares of ``words`` (from 0), so that ``n`` processes value them into one table at
-    once: each opener is merged into the table as it is on disk then, under a lock
-    (:func:`merge_opener_values`). The search's cache, which later openers reuse, is emptied between
-    openers past ``max_cache_entries`` (about 50 bytes each). ``store``: where the positions a first
-    guess leads to are kept once solved (True: the machine's position store in the cache folder,
-    which every worker, run and env of this game shares and checks before use; False: none), so
-    that openers sharing a group (the same letters give the same all-grey group) search it once,
-    and a killed worker loses at most the group it was solving."""
-    config = WordleConfig.build(config)
-    share = opener_share(words, part)  # a bad part is refused before the table is read
-    path, want_children = Path(save), children and config.max_guesses > 2
-    # a table of another game is refused before anything is read into the search (the run would
-    # rewrite it)
-    # (atomic writes: read without the lock, so that a refused table leaves no lock beside it)
-    table = read_opener_values(
-        path, config.vocabulary, config.hard_mode, config.max_guesses, strict=True
-    )
-    with table_lock(path):  # a lock that cannot be taken fails here, before any search
-        pass
-    values, one_fewer, children, timed_out = table
-    shared = machine_store(config) if store is True else (None if store is False else store)
-    oracle = Oracle(config, root_opener=None, opener_table=save, store=shared)
-    vocab, start = oracle.vocab, oracle.start()
-    deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
-    first = words[0] if fewer_first else None
-    todo = [w for w in share if oracle.unvalued(w, table, first, opener_s, want_children)]
-    waiting = False
-    for word in tqdm(
-        todo,
-        desc="opener values",
-        unit="opener",
-        disable=None if progress is None else not progress,
-    ):
-        if time.perf_counter() >= deadline:
-            break
-        if oracle.search.kernel.cache_size(oracle.cache) > max_cache_entries:
-            oracle.search.kernel.clear_cache(oracle.cache)
-        action = vocab.action(word)
-        limit = min(deadline, time.perf_counter() + (math.inf if opener_s is None else opener_s))
-        try:
-            total = oracle.search.run(lambda a=action: oracle._q_total(start, a), deadline=limit)
-            kids = (
-                oracle.search.run(lambda a=action: oracle._children(start, a), deadline=limit)
-                if want_children
-                else {}
-            )
-            # the first (the root opener) with one guess fewer too, where there is one to spare
-            fewer = None
-            if word == first and oracle.max_guesses > 1:
-                fewer = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
-        except TimeoutError:
-            if limit >= deadline:  # the run's own end, not the opener's limit
-                break
-            timed_out[word] = float(opener_s)  # type: ignore[arg-type]
-        else:
-            timed_out.pop(word, None)
-            values[word] = total
-            if want_children:
-                children[word] = kids
-            if fewer is not None:
-                one_fewer[word] = fewer
-        found, waiting = OpenerValues(values, one_fewer, children, timed_out), True
-        try:  # while another writer holds the table, what is found waits for the next opener
-            values, one_fewer, children, timed_out = _merge_locked(
-                path, config, [found], oracle.check_values, wait_s=0
-            )
-            waiting = False
-        except LockBusy:
-            pass
-    if waiting:
-        found = OpenerValues(values, one_fewer, children, timed_out)
-        values = _merge_or_keep(path, config, found, oracle.check_values)
-    return values
-
-
-def _merge_or_keep(
-    path: Path, config: WordleConfig, found: OpenerValues, check: Callable[..., None]
-) -> dict[str, int]:
-    """``found`` merged into the table at ``path`` (waiting for its lock); where the lock stays
-    taken, kept in a table beside it, named in the :class:`LockBusy` raised."""
-    try:
-        return _merge_locked(path, config, [found], check).values
-    except LockBusy as busy:
-        kept = path.with_name(f"{path.name}.{os.getpid()}.json")
-        atomic_write_text(kept, _table_json(config, found))
-        raise LockBusy(
-            f"{busy}; what this run valued is kept in {quoted(str(kept), 400)}: --merge it"
-        ) from None
-
-
-def opener_share(words: list[str], part: tuple[int, int]) -> list[str]:
-    """The openers of ``words`` (each once) that share ``part=(k, n)`` of :func:`opener_values`
-    values: every ``n``-th from the ``k``-th."""
-    index, count = part
-    if not (type(index) is int and type(count) is int and 0 <= index < count):
-        raise ValueError(f"part must be (k, n) with 0 <= k < n; got {part!r}")
-    return list(dict.fromkeys(words))[index::count]
-
-
-def merge_opener_values(
-    config: WordleConfig, into: str | Path, others: list[str | Path]
-) -> OpenerValues:
-    """Merge the tables ``others`` (of :func:`opener_values`, for the same game) into the table
-    ``into`` (made if missing), atomically and under the table's lock; returns the merged table.
-    The merged table is held to every check the oracle makes on a table before it is written
-    (:meth:`Oracle.check_values`; exact totals are the same wherever two tables hold one): one that
-    fails is a ValueError naming it, and ``into`` is left as it was."""
-    config = WordleConfig.build(config)
-    vocab, path = config.vocabulary, Path(into)
-    game = (vocab, config.hard_mode, config.max_guesses)
-    advice = "only tables of the same lists and rules merge"
-    tables = [read_opener_values(Path(p), *game, strict=True, advice=advice) for p in others]
-    checker = Oracle(config, root_opener=None, opener_table=path)
-    return _merge_locked(path, config, tables, checker.check_values)
-
-
-TABLE_WAIT_S = 600.0
-"""How long a writer of a table of opener values waits for another to release it."""
-
-
-def table_lock(path: Path, wait_s: float | None = None) -> contextlib.AbstractContextManager[None]:
-    """The lock of the table of opener values at ``path`` (waiting up to ``wait_s`` seconds, by
-    default :data:`TABLE_WAIT_S`): the file ``<path>.lock`` beside it, so that every writer of the
-    table takes the same lock whatever its cache folder."""
-    wait = TABLE_WAIT_S if wait_s is None else wait_s
-    return file_lock(f"{path}.lock", "run of opener values", quoted(str(path), 200), wait)
-
-
-def _merge_locked(
-    path: Path,
-    config: WordleConfig,
-    tables: list[OpenerValues],
-    check: Callable[[OpenerValues, Path], None],
-    wait_s: float | None = None,
-) -> OpenerValues:
-    """The table at ``path`` as it is on disk with ``tables`` merged in, held to ``check`` and
-    written back under the table's lock, so that processes sharing the table never lose each
-    other's openers."""
-    with table_lock(path, wait_s):
-        game = (config.vocabulary, config.hard_mode, config.max_guesses)
-        merged = read_opener_values(path, *game, strict=True)
-        for table in tables:
-            merged = _merge_two(merged, table, path)
-        check(merged, path)
-        atomic_write_text(path, _table_json(config, merged))
-    return merged
-
-
-def _table_json(config: WordleConfig, table: OpenerValues) -> str:
-    """The file of a table of opener values."""
-    rows = {w: [[p, *t] for p, t in sorted(found.items())] for w, found in table.children.items()}
-    data = {
-        **_values_header(config.vocabulary, config.hard_mode, config.max_guesses),
-        "values": table.values,
-        "one_fewer": table.one_fewer,
-        "timed_out": table.timed_out,
-        "children": rows,
-    }
-    return _compact_json(data)
-
-
-def _merge_two(a: OpenerValues, b: OpenerValues, where: Path) -> OpenerValues:
-    """Two tables' union (ValueError on an exact total they give differently); an opener's time
-    limit is the longest it ran out of, and none once it is valued."""
-
-    def union(x: dict[Any, Any], y: dict[Any, Any], what: str) -> dict[Any, Any]:
-        for key in x.keys() & y.keys():
-            if x[key] != y[key]:
-                raise ValueError(
-                    f"{where}: two tables give {what} {key!r} differently ({x[key]} and "
-                    f"{y[key]}); exact totals cannot differ, so one table is wrong"
-                )
-        return {**x, **y}
-
-    values = union(a.values, b.values, "the total of")
-    children = dict(a.children)
-    for word, rows in b.children.items():
-        children[word] = union(children.get(word, {}), rows, f"{word!r}'s position")
-    timed_out = {
-        w: max(a.timed_out.get(w, -1.0), b.timed_out.get(w, -1.0))
-        for w in a.timed_out.keys() | b.timed_out.keys()
-        if w not in values
-    }
-    return OpenerValues(
-        values,
-        union(a.one_fewer, b.one_fewer, "one guess fewer, the total of"),
-        children,
-        timed_out,
-    )
-
-
-def _compact_json(data: dict[str, Any]) -> str:
-    """``data`` as JSON with one line for each opener's children (the table stays readable and
-    small)."""
-    rows = data["children"]
-    head = json.dumps(
-        {k: v for k, v in data.items() if k != "children"}, indent=1, allow_nan=False
-    )[:-2]
-    lines = ",\n".join(
-        f"  {json.dumps(w)}: {json.dumps(r, separators=(',', ':'))}" for w, r in rows.items()
-    )
-    return head + ',\n "children": {\n' + lines + "\n }\n}\n"
-
-
-TOTALS_FORMAT = "wordle-gym opener totals 1"
-OPENER_TOTALS = "opener_totals_*.json"
-"""Shipped tables of published first-move totals (a game each: exact ones and upper bounds, each
-source cited), in :func:`~wordle_gym.solver.solver_data`; made by
-``python -m benchmarks.opener_totals``."""
-
-
-class OpenerTotals(NamedTuple):
-    """A table of first-move totals for one game: exact ones and proven upper bounds (a real
-    strategy's total) by opener, and each source's citation."""
-
-    exact: dict[str, int]
-    upper: dict[str, int]
-    sources: dict[str, str]
-
-
-def read_opener_totals(
-    path: Path, vocab: Vocabulary, hard_mode: bool, max_guesses: int
-) -> OpenerTotals | None:
-    """The table at ``path`` when it is of this game (None when it is of another; ValueError naming
-    the file when it is not such a table)."""
-    try:
-        data = json.loads(read_text_bounded(path, what="table of opener totals"))
-    except (json.JSONDecodeError, RecursionError):
-        data = None
-    if (
-        not isinstance(data, dict)
-        or data.get("format") != TOTALS_FORMAT
-        or not isinstance(data.get("sources"), list)
-    ):
-        raise ValueError(f"{path} is not a table of opener totals (expected {TOTALS_FORMAT!r})")
-    if (data.get("lists"), data.get("hard_mode"), data.get("max_guesses")) != (
-        vocab.digest,
-        hard_mode,
-        max_guesses,
-    ):
-        return None
-    out = OpenerTotals({}, {}, {})
-    for source in data["sources"]:
-        if not isinstance(source, dict) or source.get("kind") not in ("exact", "upper"):
-            raise ValueError(
-                f"{path}: a source is not {{'name', 'kind': 'exact' or 'upper', 'cite', 'totals'}}"
-            )
-        totals = source.get("totals") if isinstance(source.get("totals"), dict) else {}
-        bad = [w for w, t in totals.items() if w not in vocab.allowed_index or type(t) is not int]
-        if bad:
-            raise ValueError(
-                f"{path}: {source.get('name')}: {bad[0]!r} is not an allowed guess with a total"
-            )
-        into = out.exact if source["kind"] == "exact" else out.upper
-        for word, total in totals.items():
-            into[word] = min(total, into.get(word, total))
-        out.sources[str(source.get("name"))] = str(source.get("cite"))
-    return out
 
 
 class Oracle:
@@ -737,7 +99,7 @@ class Oracle:
         one exists (a teacher that never gives a game up), and the best tree counting losses only
         where none does. Values always count a loss as the limit + 1: in hard mode that optimum can
         give games up (from SALET, 8116 guesses with 3 losses against 8122 winning all).
-        ``opener_table``: a table of exact first-move totals (:func:`opener_values`) instead of the
+        ``opener_table``: a table of exact first-move totals (``tasks.opener_values``) for the
         shipped one. ``store``: solved positions kept on disk across processes
         (:class:`~wordle_gym.solver.store.PositionStore`; :func:`regret_oracle` uses one).
         ``root_opener="proven"``: the best opener where the tables prove it best, else None (the
@@ -807,27 +169,13 @@ class Oracle:
             if self.max_guesses > 1
             else (2 * n - hits).astype(np.int64)
         )
-        ranking = Path("no ranking")
-        ranked: dict[int, int] = {}
+        ranking, ranked = Path("no ranking"), {}
         # whether tables bound every opener (then one no table holds is not searched)
-        self.root_tabled = False
-        # a game's every-opener ranking, losses
-        for path in sorted(solver_data().glob("openers_*losses.json")):
-            data = json.loads(path.read_text(encoding="utf-8"))
-            same = (
-                data.get("lists"),
-                data.get("hard_mode"),
-                data.get("max_guesses"),
-                data.get("losses"),
-            )
-            if same == (self.vocab.digest, self.hard_mode, self.max_guesses, True):
-                ranking = path
-                values = np.array([n if v is None else v for v in data["values"]], np.int64)
-                floor = np.maximum(floor, values)
-                ranked = {
-                    i: int(values[i]) for i, flag in enumerate(data["exact_flags"]) if flag == "1"
-                }
-                self.root_tabled = True
+        losses = read_loss_ranking(self.vocab, self.hard_mode, self.max_guesses)
+        self.root_tabled = losses is not None
+        if losses is not None:
+            ranking, values, ranked = losses
+            floor = np.maximum(floor, values)
         sources: list[tuple[Path, dict[str, int]]] = []
         for path in sorted(solver_data().glob(OPENER_TOTALS)):
             table = read_opener_totals(path, self.vocab, self.hard_mode, self.max_guesses)
@@ -875,7 +223,7 @@ class Oracle:
         opener_s: float | None,
         children: bool,
     ) -> bool:
-        """Whether :func:`opener_values` has ``word`` still to value for ``table``: its total
+        """Whether ``tasks.opener_values`` has ``word`` still to value for ``table``: its total
         (unless a published table proves it and only the first move is wanted), its children (with
         ``children``), its total with a guess fewer (the ``first`` opener); never when it ran out
         of an ``opener_s`` limit as long before."""
@@ -892,7 +240,7 @@ class Oracle:
         )
 
     def check_values(self, table: OpenerValues, path: Path) -> None:
-        """Every check a table of opener values (:func:`opener_values`) is held to before it is
+        """Every check a table of opener values (``tasks.opener_values``) is held to before it is
         used or written: each total within what the feedback buckets and the ranking prove for its
         opener and equal to a published exact total; each opener's children exactly the positions it
         leads to, each within what its answers allow, summing to the opener's total (ValueError
@@ -1430,115 +778,15 @@ class Oracle:
         return int(floor.min())
 
     def analyze(self, actions: list[int], answer: int) -> dict[str, Any]:
-        """The skill and the luck of one game: the guesses ``actions`` (word indices) played on
-        answer ``answer`` (an answer index).
+        """The skill and the luck of one game (:func:`wordle_gym.solver.report.analyze`)."""
+        return analyze(self, actions, answer)
 
-        For each guess: its ``regret`` ``Q*(s, a) - V*(s)`` (the expected guesses it cost), its
-        ``luck`` ``E[V*(s')] - V*(s')`` (how many guesses the feedback it got saved against the
-        feedback expected:
-        ``E[V*(s')] = Q*(s, a) - 1``; a solved board is worth 0, a loss after the last guess 1), the
-        candidates before and after it, and an optimal guess (:meth:`best_action`). Then, for any
-        game, ``guesses - start_value = sum(regret) - sum(luck)``, where ``guesses`` counts a lost
-        game as the limit + 1 (checked here). A game not finished is analysed as far as it went
-        (``finished`` False)."""
-        position, rows = self._start, []
-        start_value = self.value(position)
-        solved = False
-        for action in actions:
-            if solved:
-                raise ValueError("the game was already won before its last guess")
-            if position.left <= 0:
-                raise ValueError(f"more guesses than the game's {self.max_guesses}")
-            value, q = self.value(position), self.q_value(position, action)
-            after = self.after(position, action, answer)
-            solved = action == int(self.vocab.answer_actions[answer])
-            later = 0.0 if solved else (1.0 if after.left == 0 else self.value(after))
-            best = self.vocab.allowed[self.best_action(position)]
-            rows.append(
-                {
-                    "guess": self.vocab.allowed[action],
-                    "value": value,
-                    "q_value": q,
-                    "regret": q - value,
-                    "luck": (q - 1.0) - later,
-                    "candidates_before": len(position.members),
-                    "candidates_after": 0 if solved else len(after.members),
-                    "optimal": best,
-                }
-            )
-            position = after
-        finished = solved or position.left == 0
-        used = len(actions) if solved or not finished else self.max_guesses + 1
-        regret, luck = sum(r["regret"] for r in rows), sum(r["luck"] for r in rows)
-        if finished and not math.isclose(used - start_value, regret - luck, abs_tol=1e-9):
-            raise AssertionError(
-                f"regret - luck = {regret - luck} is not guesses - start value {used - start_value}"
-            )
-        return {
-            "answer": self.vocab.answers[answer],
-            "won": solved,
-            "finished": finished,
-            "guesses_used": used,
-            "start_value": start_value,
-            "regret": regret,
-            "luck": luck,
-            "guesses": rows,
-        }
-
-    # ---------------------------------------------------------------- evaluations
     def regrets(
         self,
         histories: list[list[int]],
         progress: bool | None = None,
         answers: list[int] | None = None,
     ) -> RegretReport:
-        """The regret of every decision of games played once per answer: ``histories[i]`` is the
-        actions played on answer ``i`` (in the answer list's order), up to the win or the limit;
-        with ``answers``, on answer ``answers[i]`` (some of the answers: a subset's games valued in
-        this game). ``progress``: a bar of the games valued (None: on a terminal only)."""
-        if answers is None and len(histories) != self.vocab.num_answers:
-            raise ValueError(
-                f"expected one history per answer ({self.vocab.num_answers}); got {len(histories)}"
-            )
-        if answers is not None and len(answers) != len(histories):
-            raise ValueError(
-                f"expected one history per answer given ({len(answers)}); got {len(histories)}"
-            )
-        played = list(range(len(histories))) if answers is None else answers
-        answer_actions = self.vocab.answer_actions.tolist()
-        decisions, cost = [], 0
-        games = tqdm(
-            zip(played, histories, strict=True),
-            total=len(histories),
-            desc="regret",
-            unit="game",
-            leave=False,
-            disable=None if progress is None else not progress,
-        )
-        for answer, actions in games:
-            position = self.start()
-            won = False
-            for turn, action in enumerate(actions, start=1):
-                if won or position.left <= 0:
-                    raise ValueError(f"answer {answer}: actions after the game ended ({actions})")
-                decisions.append(
-                    Decision(
-                        answer,
-                        turn,
-                        position,
-                        int(action),
-                        self.q_value(position, int(action)),
-                        self.value(position),
-                    )
-                )
-                won = int(action) == answer_actions[answer]
-                position = self.after(position, int(action), answer)
-            if not won and len(actions) < self.max_guesses:
-                raise ValueError(
-                    f"answer {answer}: the game stops before its end ({len(actions)} "
-                    "guesses, not won)"
-                )
-            cost += len(actions) if won else self.max_guesses + 1
-        return RegretReport(
-            decisions, len(histories), self.value(self.start()), cost / len(histories), answers
-        )
+        """The regret of every decision of games played once per answer
+        (:func:`wordle_gym.solver.report.regrets`)."""
+        return regrets(self, histories, progress, answers)

@@ -22,7 +22,9 @@ from typing import Any
 
 import numpy as np
 
+from wordle_gym.core.config import WordleConfig
 from wordle_gym.solver.search import WORK
+from wordle_gym.utils.files import cache_folder
 
 FORMAT = 2
 """Raised when what a row means changes: older files are then left alone (2: each row's work, the
@@ -189,3 +191,11 @@ class PositionStore:
         with self._lock:
             db = self._connection()
             return 0 if db is None else int(db.execute("SELECT COUNT(*) FROM totals").fetchone()[0])
+
+
+def machine_store(config: WordleConfig) -> PositionStore | None:
+    """The position store of ``config``'s game in the cache folder, which every process of the
+    machine shares (None when the cache is off)."""
+    folder = cache_folder()
+    game = (config.vocabulary.digest, config.hard_mode, config.max_guesses)
+    return None if folder is None else PositionStore.for_game(folder, *game)

@@ -1,8 +1,9 @@
-"""The table of opener values (:func:`~wordle_gym.solver.oracle.opener_values`) as Ray tasks:
-batches of openers valued on the cores of a local Ray instance, or of the cluster at
-``RAY_ADDRESS``, each task on its worker's machine (its position store shared by the tasks there),
-each result merged into the table under the table's lock as it comes, the costliest openers first
-(by the published upper bound, else the proven lower bound).
+"""The table of opener values, computed: :func:`opener_values` on this machine (``--part K/N``
+shares the openers between processes; :func:`merge_opener_values` joins their tables), and
+:func:`opener_values_on_ray` as Ray tasks: batches of openers valued on the cores of a local Ray
+instance, or of the cluster at ``RAY_ADDRESS``, each task on its worker's machine (its position
+store shared by the tasks there), each result merged into the table under the table's lock as it
+comes, the costliest openers first (by the published upper bound, else the proven lower bound).
 
     python -m wordle_agents.commands.optimal --values allowed --first-move-only --ray --save v.json
 
@@ -21,13 +22,146 @@ from typing import Any
 from tqdm.auto import tqdm
 
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.solver.oracle import (
+from wordle_gym.solver.opener_tables import (
     OpenerValues,
-    Oracle,
     _merge_locked,
-    opener_values,
+    _merge_or_keep,
     read_opener_values,
+    table_lock,
 )
+from wordle_gym.solver.oracle import Oracle
+from wordle_gym.solver.store import PositionStore, machine_store
+from wordle_gym.utils.files import (
+    LockBusy,
+)
+
+
+def opener_values(
+    config: WordleConfig,
+    words: list[str],
+    save: str | Path,
+    max_minutes: float | None = None,
+    opener_s: float | None = None,
+    progress: bool | None = None,
+    children: bool = True,
+    part: tuple[int, int] = (0, 1),
+    max_cache_entries: int = 5_000_000,
+    store: PositionStore | bool | None = True,
+    fewer_first: bool = True,
+) -> dict[str, int]:
+    """Exact first-move totals (``Q*`` at the start, a loss costing the limit + 1) of ``words``,
+    added to the table at ``save`` one opener at a time (atomically: a stopped run keeps what it
+    finished, and the same call continues); returns the whole table. With each opener, the ``V*``
+    total of every position it leads to, with the guesses left and with one fewer (the second move's
+    values: the costliest searches of a game). The first word (the oracle's root opener, SALET) is
+    also valued with one guess fewer (unless ``fewer_first`` is False): what a turn spent without a
+    guess leaves at the start. An
+    opener whose searches outlast ``opener_s`` seconds is left out (the oracle then bounds it from
+    the ranking), and the table notes the limit it ran out of (``timed_out``): a run with no longer
+    limit passes it by instead of searching it in vain again. ``progress``: a bar (None: on a
+    terminal only). ``children=False``: each opener's total alone, not the values of the positions
+    it leads to (a few times faster: what makes the first move exact), and only where no shipped
+    table (a published one) proves it already. ``part=(k, n)``: only the ``k``-th of ``n``
+    interleaved shares of ``words`` (from 0), so that ``n`` processes value them into one table at
+    once: each opener is merged into the table as it is on disk then, under a lock
+    (:func:`merge_opener_values`). The search's cache, which later openers reuse, is emptied between
+    openers past ``max_cache_entries`` (about 50 bytes each). ``store``: where the positions a first
+    guess leads to are kept once solved (True: the machine's position store in the cache folder,
+    which every worker, run and env of this game shares and checks before use; False: none), so
+    that openers sharing a group (the same letters give the same all-grey group) search it once,
+    and a killed worker loses at most the group it was solving."""
+    config = WordleConfig.build(config)
+    share = opener_share(words, part)  # a bad part is refused before the table is read
+    path, want_children = Path(save), children and config.max_guesses > 2
+    # a table of another game is refused before anything is read into the search (the run would
+    # rewrite it)
+    # (atomic writes: read without the lock, so that a refused table leaves no lock beside it)
+    table = read_opener_values(
+        path, config.vocabulary, config.hard_mode, config.max_guesses, strict=True
+    )
+    with table_lock(path):  # a lock that cannot be taken fails here, before any search
+        pass
+    values, one_fewer, children, timed_out = table
+    shared = machine_store(config) if store is True else (None if store is False else store)
+    oracle = Oracle(config, root_opener=None, opener_table=save, store=shared)
+    vocab, start = oracle.vocab, oracle.start()
+    deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
+    first = words[0] if fewer_first else None
+    todo = [w for w in share if oracle.unvalued(w, table, first, opener_s, want_children)]
+    waiting = False
+    for word in tqdm(
+        todo,
+        desc="opener values",
+        unit="opener",
+        disable=None if progress is None else not progress,
+    ):
+        if time.perf_counter() >= deadline:
+            break
+        if oracle.search.kernel.cache_size(oracle.cache) > max_cache_entries:
+            oracle.search.kernel.clear_cache(oracle.cache)
+        action = vocab.action(word)
+        limit = min(deadline, time.perf_counter() + (math.inf if opener_s is None else opener_s))
+        try:
+            total = oracle.search.run(lambda a=action: oracle._q_total(start, a), deadline=limit)
+            kids = (
+                oracle.search.run(lambda a=action: oracle._children(start, a), deadline=limit)
+                if want_children
+                else {}
+            )
+            # the first (the root opener) with one guess fewer too, where there is one to spare
+            fewer = None
+            if word == first and oracle.max_guesses > 1:
+                fewer = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
+        except TimeoutError:
+            if limit >= deadline:  # the run's own end, not the opener's limit
+                break
+            timed_out[word] = float(opener_s)  # type: ignore[arg-type]
+        else:
+            timed_out.pop(word, None)
+            values[word] = total
+            if want_children:
+                children[word] = kids
+            if fewer is not None:
+                one_fewer[word] = fewer
+        found, waiting = OpenerValues(values, one_fewer, children, timed_out), True
+        try:  # while another writer holds the table, what is found waits for the next opener
+            values, one_fewer, children, timed_out = _merge_locked(
+                path, config, [found], oracle.check_values, wait_s=0
+            )
+            waiting = False
+        except LockBusy:
+            pass
+    if waiting:
+        found = OpenerValues(values, one_fewer, children, timed_out)
+        values = _merge_or_keep(path, config, found, oracle.check_values)
+    return values
+
+
+def opener_share(words: list[str], part: tuple[int, int]) -> list[str]:
+    """The openers of ``words`` (each once) that share ``part=(k, n)`` of :func:`opener_values`
+    values: every ``n``-th from the ``k``-th."""
+    index, count = part
+    if not (type(index) is int and type(count) is int and 0 <= index < count):
+        raise ValueError(f"part must be (k, n) with 0 <= k < n; got {part!r}")
+    return list(dict.fromkeys(words))[index::count]
+
+
+def merge_opener_values(
+    config: WordleConfig, into: str | Path, others: list[str | Path]
+) -> OpenerValues:
+    """Merge the tables ``others`` (of :func:`opener_values`, for the same game) into the table
+    ``into`` (made if missing), atomically and under the table's lock; returns the merged table.
+    The merged table is held to every check the oracle makes on a table before it is written
+    (:meth:`Oracle.check_values`; exact totals are the same wherever two tables hold one): one that
+    fails is a ValueError naming it, and ``into`` is left as it was."""
+    config = WordleConfig.build(config)
+    vocab, path = config.vocabulary, Path(into)
+    game = (vocab, config.hard_mode, config.max_guesses)
+    advice = "only tables of the same lists and rules merge"
+    tables = [read_opener_values(Path(p), *game, strict=True, advice=advice) for p in others]
+    checker = Oracle(config, root_opener=None, opener_table=path)
+    return _merge_locked(path, config, tables, checker.check_values)
+
 
 BATCH = 20
 """Openers a task values (a task's start-up, a second or two, is then a small part of its work)."""
