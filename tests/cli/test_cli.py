@@ -513,7 +513,7 @@ def test_analyze__a_guess_that_breaks_hard_mode_is_refused_naming_the_rule(
     """Regression (issue 62): ``analyze --hard salet bumph --answer cigar`` scored BUMPH as a spent
     turn without saying that it breaks hard mode (after SALET the answer holds an A); the game
     refuses it, so analyze does."""
-    import wordle_gym.cli.commands as commands
+    import wordle_gym.cli.cmd_analyze as commands
 
     monkeypatch.setattr(commands, "_oracle", lambda: pytest.fail("the search should not start"))
     assert cli_main(["analyze", "--hard", "salet", "bumph", "--answer", "cigar"]) == 2
@@ -537,7 +537,7 @@ def test_waits__a_wait_over_a_second_says_what_it_is(capsys) -> None:
     import time
 
     from wordle_agents import RandomPolicy
-    from wordle_gym.cli.commands import waiting
+    from wordle_gym.cli.shared import waiting
     from wordle_gym.harness.play import play
 
     with waiting("valuing the guess exactly", after_s=0.05):

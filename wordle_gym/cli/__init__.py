@@ -2,8 +2,11 @@
 commands installed packages add (entry points ``wordle_gym.commands``: the agents' ``train-a2c``,
 ``improve``, ...).
 
-``commands`` (every command but bench) and ``bench`` (the agents table's command and its plot; the
-table is :mod:`wordle_gym.harness.bench_table`, ``--env`` :mod:`wordle_gym.harness.throughput`).
+``commands`` (the table of commands, the parser and ``main``), a module a command (``cmd_play``,
+``cmd_assist``, ``cmd_eval``, ``cmd_solve``, ``cmd_dataset``, ``cmd_analyze``: each its function and
+its options), ``shared`` (what they share: the lists' and the agent's options, the checks of a
+guess) and ``bench`` (the agents table's command and its plot; the table is
+:mod:`wordle_gym.harness.bench_table`, ``--env`` :mod:`wordle_gym.harness.throughput`).
 Agents are reached through the registry only: the command imports no agent code.
 
 May import: wordle_gym.core, wordle_gym.utils, wordle_gym.envs, wordle_gym.harness,
