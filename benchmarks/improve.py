@@ -19,7 +19,8 @@ import torch
 
 from benchmarks.common import parse_args, save
 from wordle_agents.common.checkpoint import read_checkpoint, shipped_dir
-from wordle_agents.methods.policy_iteration import positions, rollouts
+from wordle_agents.methods.policy_iteration import positions
+from wordle_agents.methods.rollouts import rollouts
 from wordle_agents.rl.networks import load_network
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.solver.oracle import Oracle

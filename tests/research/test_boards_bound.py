@@ -12,15 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from research.boards_bound import (
-    dordle_finish,
+from research.boards_bound import dordle_finish, dordle_openers, main
+from research.order_bound import (
     dordle_most,
-    dordle_openers,
     from_ranking,
     load_most,
     loss_cap,
     lower_bound,
-    main,
     order_bound,
     solved_by,
 )
@@ -528,7 +526,7 @@ def test_ranking_with_losses__its_best_is_the_oracles_optimum_and_gives_the_boun
         == 0
     )
     assert json.loads(out.read_text())[0] == rows[0]  # the summary gives what the journal gave
-    from research.boards_bound import SHIPPED_MOST
+    from research.order_bound import SHIPPED_MOST
     from wordle_gym.solver import solver_data
 
     # the real lists'
@@ -615,7 +613,7 @@ def test_shipped__the_real_lists_ranking_with_losses_gives_every_board_counts_bo
     """The shipped certificate: every opener of the real lists ranked with losses counted; its best
     is no worse than the shipped ranking without losses (counting losses can only lower a tree's
     total)."""
-    from research.boards_bound import SHIPPED, shipped_bounds
+    from research.order_bound import SHIPPED, shipped_bounds
     from wordle_gym.solver import solver_data
 
     data = ranking.load(solver_data() / SHIPPED)
@@ -643,7 +641,8 @@ def test_shipped__the_maxima_over_every_opener_are_reached_by_the_openers_named(
     from ``--all-openers``; the count pass over every opener takes half an hour): each maximum is
     the count of the opener it names, the most classes and the most pairs finished by the second
     guess (twice the classes of an answer opener but one) are the largest over every opener."""
-    from research.boards_bound import SHIPPED_MOST, _opener_counts, _tables
+    from research.boards_bound import _opener_counts, _tables
+    from research.order_bound import SHIPPED_MOST
     from wordle_gym.core.tables import pattern_array
     from wordle_gym.solver import solver_data
 
