@@ -47,32 +47,19 @@ from typing import Any, NamedTuple
 
 import numpy as np
 import torch
-from tqdm import tqdm
 
 from wordle_agents.common.network import WordAgent
 from wordle_agents.methods.dagger import train
+from wordle_agents.methods.rollouts import Reached, _best, _Grouping, _replay, rollouts
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.rules import num_patterns
 from wordle_gym.core.tables import pattern_table
-from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.play import Played, bool_mask, play
 from wordle_gym.utils.files import one_line
 
 METHOD = "own-policy rollouts"
 EXPLORING, SCREENING = "exploring starts", "guesses also from a critic of answers left"
 EXPLORED = f"{METHOD} ({EXPLORING}; {SCREENING})"  # the dqn-explored runs'
-
-
-@dataclass
-class Position:
-    """One position reached by greedy play: the guesses that led to it, its observation, the answers
-    still possible there, and the network's own guess."""
-
-    prefix: list[int]
-    observation: torch.Tensor
-    answers: list[int]
-    greedy: int
-    played: int  # the guess played there: ``greedy``, or the one ``chosen`` for it
 
 
 @dataclass
@@ -167,116 +154,13 @@ class ImproveOptions:
             raise ValueError(f"lr must be a number in (0, 1]; got {self.lr!r}")
 
 
-class Forced:
-    """Game ``i``'s first ``lengths[i]`` guesses are ``forced[i]``; then the network's greedy guess
-    (among those the position allows in hard mode). A harness policy:
-    :func:`wordle_gym.harness.play.play` runs it."""
-
-    def __init__(
-        self, agent: WordAgent, forced: torch.Tensor, lengths: torch.Tensor, hard_mode: bool
-    ) -> None:
-        self.agent, self.forced, self.lengths, self.hard_mode = agent, forced, lengths, hard_mode
-
-    def act(
-        self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv
-    ) -> torch.Tensor:
-        turn = env.state.turn
-        forced = self.forced.gather(1, turn.clamp(max=self.forced.shape[1] - 1)[:, None]).squeeze(1)
-        actions = torch.where(turn < self.lengths, forced, 0)
-        free = (~env.state.done & (turn >= self.lengths)).nonzero().flatten()
-        if len(free):
-            actions[free] = self.greedy(observations[free], action_masks[free], env)
-        return actions
-
-    def greedy(
-        self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv
-    ) -> torch.Tensor:
-        """The network's greedy guess in the games past their forced guesses."""
-        return self.agent.best_words(observations, action_masks if self.hard_mode else None)
-
-
-@torch.no_grad()
-def rollouts(
-    agent: WordAgent,
-    config: WordleConfig,
-    answers: torch.Tensor,
-    forced: torch.Tensor,
-    lengths: torch.Tensor,
-    chunk: int = 32768,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Play game ``i`` on answer ``answers[i]``: its first ``lengths[i]`` guesses are ``forced[i]``,
-    the rest the network's greedy choice (:class:`Forced`), ``chunk`` games at a time.
-
-    Returns:
-        Each game's return (the sum of its rewards) and the guesses it used (``max_guesses + 1`` for
-        a loss).
-    """
-    returns, used = [], []
-    agent.net.eval()
-    # None: on a terminal
-    bar = tqdm(total=len(answers), desc="rollouts", unit="game", leave=False, disable=None)
-    for start in range(0, len(answers), chunk):
-        rows = slice(start, start + chunk)
-        policy = Forced(
-            agent, forced[rows].to(agent.device), lengths[rows].to(agent.device), config.hard_mode
-        )
-        games = play(policy, config, games=answers[rows], device=agent.device, check=False)
-        returns.append(games.returns.cpu())
-        used.append(games.guesses.cpu())
-        bar.update(len(games.won))
-    bar.close()
-    return torch.cat(returns), torch.cat(used)
-
-
-class _Grouping:
-    """The network's greedy play, where games that reach the same observation are one position
-    (their answers are exactly those consistent with it): each turn it records the positions of the
-    games still on, plays ``chosen``'s guess where it has one for a position (by observation), and
-    game ``i``'s ``prefixes[i]`` first."""
-
-    def __init__(
-        self,
-        agent: WordAgent,
-        config: WordleConfig,
-        games: list[tuple[list[int], int]],
-        chosen: dict[bytes, int] | None,
-    ) -> None:
-        self.agent, self.hard_mode, self.games, self.chosen = agent, config.hard_mode, games, chosen
-        self.history = torch.zeros((len(games), config.max_guesses), dtype=torch.int64)
-        self.found: list[Position] = []
-        self.turn = 0  # act is called once a turn
-
-    def act(
-        self, observations: torch.Tensor, action_masks: torch.Tensor, env: WordleVectorEnv
-    ) -> torch.Tensor:
-        turn, self.turn = self.turn, self.turn + 1
-        actions = _best(self.agent, self.hard_mode, observations, action_masks)
-        groups: dict[bytes, Position] = {}
-        rows = observations.cpu()
-        for i in (~env.state.done).cpu().nonzero().flatten().tolist():
-            prefix, answer = self.games[i]
-            if turn < len(prefix):
-                actions[i] = prefix[turn]
-                continue
-            key = rows[i].numpy().tobytes()
-            if key not in groups:
-                greedy = int(actions[i])
-                played = greedy if self.chosen is None else self.chosen.get(key, greedy)
-                groups[key] = Position(self.history[i, :turn].tolist(), rows[i], [], greedy, played)
-            groups[key].answers.append(answer)
-            actions[i] = groups[key].played
-        self.found.extend(groups.values())
-        self.history[:, turn] = actions
-        return actions.to(env.device)
-
-
 @torch.no_grad()
 def positions(
     agent: WordAgent,
     config: WordleConfig,
     chosen: dict[bytes, int] | None = None,
     starts: list[tuple[list[int], list[int]]] | None = None,
-) -> tuple[list[Position], Played]:
+) -> tuple[list[Reached], Played]:
     """Every position of the network's greedy games on all answers (answers grouped by observation,
     in turn order), and the games (``Played``: each answer's guesses, ``max_guesses + 1`` for a
     loss; the figures).
@@ -297,26 +181,6 @@ def positions(
     )
 
 
-def _replay(
-    agent: WordAgent, config: WordleConfig, answers: list[int], prefixes: list[list[int]]
-) -> Played:
-    """Game ``i`` on ``answers[i]`` after the guesses ``prefixes[i]`` (all one length): the env to
-    go on from, its last observations and infos, and the reward each game earned."""
-    width = len(prefixes[0]) if prefixes else 0
-    forced = torch.tensor(prefixes, dtype=torch.int64).reshape(len(answers), width).to(agent.device)
-    lengths = torch.full((len(answers),), width, dtype=torch.int64, device=agent.device)
-    policy = Forced(agent, forced, lengths, config.hard_mode)
-    return play(policy, config, games=answers, device=agent.device, turns=width, check=False)
-
-
-def _best(
-    agent: WordAgent, hard_mode: bool, obs: torch.Tensor, action_masks: torch.Tensor
-) -> torch.Tensor:
-    """The network's greedy guess at each observation (among those the position allows in hard
-    mode)."""
-    return agent.best_words(obs, action_masks if hard_mode else None).cpu()
-
-
 class Critic:
     """How many guesses the network's greedy play still needs at a position of ``k`` answers (its
     own guess there included), averaged over the positions of its own games: ``cost[k]``,
@@ -330,7 +194,7 @@ class Critic:
         self.patterns = patterns  # the last one is every tile green
 
     @classmethod
-    def fit(cls, found: list[Position], used: torch.Tensor, config: WordleConfig) -> Critic:
+    def fit(cls, found: list[Reached], used: torch.Tensor, config: WordleConfig) -> Critic:
         """From the positions of the network's greedy games and each answer's guesses
         (:func:`positions`)."""
         sums: dict[int, list[float]] = {}
@@ -363,7 +227,7 @@ class Critic:
         return expected.topk(min(k, len(expected)), largest=False).indices.tolist()
 
 
-def _allowed(agent: WordAgent, config: WordleConfig, found: list[Position]) -> torch.Tensor | None:
+def _allowed(agent: WordAgent, config: WordleConfig, found: list[Reached]) -> torch.Tensor | None:
     """In hard mode, the guesses each position allows (its answers share the mask); else None."""
     if not config.hard_mode:
         return None
@@ -382,7 +246,7 @@ def _allowed(agent: WordAgent, config: WordleConfig, found: list[Position]) -> t
 def candidate_values(
     agent: WordAgent,
     config: WordleConfig,
-    found: list[Position],
+    found: list[Reached],
     top: int,
     chunk: int = 32768,
     extra: dict[int, list[int]] | None = None,
@@ -455,8 +319,8 @@ def candidate_values(
 
 @torch.no_grad()
 def children(
-    agent: WordAgent, config: WordleConfig, moves: list[tuple[Position, int]]
-) -> list[tuple[list[Position], float]]:
+    agent: WordAgent, config: WordleConfig, moves: list[tuple[Reached, int]]
+) -> list[tuple[list[Reached], float]]:
     """Where each move leads.
 
     Args:
@@ -466,7 +330,7 @@ def children(
         For each move, the positions the guess leads to (its answers grouped by what they show), and
         the reward earned by the games it ends (a win, or the last guess), summed over them.
     """
-    found: list[tuple[list[Position], float]] = [([], 0.0) for _ in moves]
+    found: list[tuple[list[Reached], float]] = [([], 0.0) for _ in moves]
     for turn in sorted({len(position.prefix) for position, _ in moves}):
         rows = [
             (move, answer)
@@ -484,7 +348,7 @@ def children(
             games.returns.cpu(),
             games.observations.cpu(),
         )
-        groups: dict[tuple[int, bytes], Position] = {}
+        groups: dict[tuple[int, bytes], Reached] = {}
         for row, (move, answer) in enumerate(rows):
             if bool(done[row]):
                 after, ended = found[move]
@@ -493,7 +357,7 @@ def children(
             key = (move, observations[row].numpy().tobytes())
             if key not in groups:
                 guess = int(greedy[row])
-                groups[key] = Position(prefixes[row], observations[row], [], guess, guess)
+                groups[key] = Reached(prefixes[row], observations[row], [], guess, guess)
                 found[move][0].append(groups[key])
             groups[key].answers.append(answer)
     return found
@@ -519,7 +383,7 @@ class Improvement(NamedTuple):
 def improve(
     agent: WordAgent,
     config: WordleConfig,
-    found: list[Position],
+    found: list[Reached],
     top: int,
     deep_top: int = 0,
     deep_answers: int = 100,
@@ -616,7 +480,7 @@ def improve(
 def explore(
     agent: WordAgent,
     config: WordleConfig,
-    found: list[Position],
+    found: list[Reached],
     values: list[dict[int, float]],
     alternatives: int,
     min_answers: int,
@@ -625,7 +489,7 @@ def explore(
     critic: Critic | None = None,
     chunk: int = 32768,
     root: int = 0,
-) -> tuple[list[Position], list[int]]:
+) -> tuple[list[Reached], list[int]]:
     """Exploring starts: the network also learns to play where other guesses lead.
 
     Args:

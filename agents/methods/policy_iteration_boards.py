@@ -49,7 +49,7 @@ import torch
 from tqdm import tqdm
 
 from wordle_agents.common.network import WordAgent
-from wordle_agents.methods.policy_iteration import Forced
+from wordle_agents.methods.rollouts import Forced
 from wordle_agents.rl.networks import AllBoardsNetwork, BoardMixture, one_board_observations
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.tables import pattern_array

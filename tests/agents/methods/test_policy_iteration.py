@@ -25,8 +25,8 @@ from wordle_agents.methods.policy_iteration import (
     iterate,
     method,
     positions,
-    rollouts,
 )
+from wordle_agents.methods.rollouts import rollouts
 from wordle_agents.rl.a2c import A2CAgent, A2CConfig
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.envs.vector import WordleVectorEnv
