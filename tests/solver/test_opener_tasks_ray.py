@@ -44,13 +44,13 @@ def test_opener_values__ray_tasks_give_one_processs_table(tmp_path: Path) -> Non
     here = opener_values(config, allowed, folder / "here.json", progress=False)
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     there = folder / "there.json"
-    there = opener_tasks.opener_values_on_ray(config, allowed, there, progress=False)
+    there = tasks.opener_values_on_ray(config, allowed, there, progress=False)
     assert there == here, (there, here)
     a = read_opener_values(folder / "here.json", config.vocabulary, False, 6, strict=True)
     b = read_opener_values(folder / "there.json", config.vocabulary, False, 6, strict=True)
     assert a == b  # the children and the first opener's guess fewer too
     # continued: nothing left to value, no task
-    assert opener_tasks.opener_values_on_ray(config, allowed, folder / "there.json") == here
+    assert tasks.opener_values_on_ray(config, allowed, folder / "there.json") == here
     print("same on Ray")
     """,
         str(tmp_path),
@@ -67,7 +67,8 @@ def test_command__values_on_ray(tmp_path: Path) -> None:
     from pathlib import Path
     from tests.helpers.lists import small_lists
     from wordle_agents.commands.optimal import main
-    from wordle_gym.solver.oracle import Oracle, opener_values, read_opener_values
+    from wordle_gym.solver.opener_tables import read_opener_values
+    from wordle_gym.solver.oracle import Oracle
     from wordle_gym.core.config import WordleConfig
 
     answers, allowed = small_lists(5, 30, 90)
