@@ -29,7 +29,7 @@ from wordle_agents.common.checkpoint import half_weights, network_checkpoint, re
 from wordle_agents.common.training import machine, machines
 from wordle_agents.methods.policy_iteration_boards import (
     BoardsOptions,
-    Run,
+    BoardsRunState,
     iterate,
     method,
     validate,
@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None, prog: str = PROG) -> int:
 
 def _teach(
     args: BoardsRun, options: BoardsOptions, start: float
-) -> tuple[Run, dict[int, WordleConfig]]:
+) -> tuple[BoardsRunState, dict[int, WordleConfig]]:
     run_dir = Path(args.run_dir)
     answers, allowed = word_source(args.answers), word_source(args.allowed)
     configs = {
@@ -129,7 +129,7 @@ def _teach(
     check_writable(args.out)
     check_writable(run_dir, folder=True)
     agent.use_words(list(vocabulary.allowed))
-    run = Run(agent)
+    run = BoardsRunState(agent)
     settings = {
         "init": args.init,
         "boards": args.counts(),
@@ -148,7 +148,7 @@ def _teach(
             torch.manual_seed(0)
         deadline = start + 60 * args.max_minutes if args.max_minutes else math.inf
 
-        def save(run: Run) -> None:
+        def save(run: BoardsRunState) -> None:
             atomic_torch_save(last, {**run.state_dict(), "settings": settings})
 
         iterate(run, configs, args.iterations, options, deadline, save=save)
@@ -187,7 +187,7 @@ def _start(args: BoardsRun, longest: int) -> Any:
 
 
 def _write(
-    run: Run, configs: dict[int, WordleConfig], args: BoardsRun, options: BoardsOptions
+    run: BoardsRunState, configs: dict[int, WordleConfig], args: BoardsRun, options: BoardsOptions
 ) -> None:
     """The best network, float16, with its figures on the validation games (played by the float16
     weights)."""

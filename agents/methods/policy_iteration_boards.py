@@ -157,7 +157,7 @@ class _Forced(Forced):
 
 
 @dataclass
-class Position:
+class BoardsTurn:
     """A turn of a training game: the guesses before it, what the network saw, the game's answers,
     the network's own guess and the answer tuples its guesses are valued on."""
 
@@ -216,7 +216,7 @@ def positions(
     samples: int,
     seed: int,
     possible: int = 0,
-) -> tuple[list[Position], Played]:
+) -> tuple[list[BoardsTurn], Played]:
     """The positions of the network's greedy games on ``games`` (every turn after the first of a
     game still on), each with the tuples it is valued on and, as guesses to try, the answers still
     possible on each unsolved board that has at most ``possible`` left; and the games."""
@@ -236,13 +236,13 @@ def positions(
             as_guess[a] for s in sets if len(s) <= possible for a in s if as_guess[a] not in prefix
         ]
         row = step.observations[g].cpu()
-        found.append(Position(prefix, row, answers, int(step.actions[g]), tuples, exact, few))
+        found.append(BoardsTurn(prefix, row, answers, int(step.actions[g]), tuples, exact, few))
     return found, played
 
 
 @torch.no_grad()
 def values(
-    agent: WordAgent, config: WordleConfig, found: list[Position], top: int, chunk: int = 8192
+    agent: WordAgent, config: WordleConfig, found: list[BoardsTurn], top: int, chunk: int = 8192
 ) -> list[dict[int, np.ndarray]]:
     """For each position, ``{guess: reward of each of its tuples' games}`` for its ``top`` likeliest
     guesses (its own among them): the guess played, then the network's greedy play."""
@@ -341,7 +341,7 @@ def distil(
 
 
 @dataclass
-class Iteration:
+class BoardsIteration:
     """What one iteration did, per board count: the network's figures on the validation games before
     its training, positions valued and improved, labels so far."""
 
@@ -358,14 +358,14 @@ class Iteration:
     anchors: int = 0  # games of the network's own guesses among the labels
 
 
-class Run:
+class BoardsRunState:
     """A run's whole state: the network, the labels of each board count, the best weights and their
     figures, each iteration's figures and the time spent."""
 
     def __init__(self, agent: WordAgent) -> None:
         self.agent = agent
         self.data: dict[int, dict[bytes, tuple[torch.Tensor, int]]] = {}
-        self.history: list[Iteration] = []
+        self.history: list[BoardsIteration] = []
         self.best_state: dict[str, torch.Tensor] | None = None
         self.best_key: tuple[float, float] | None = None
         self.best_figures: dict[int, tuple[float, float, float]] = {}
@@ -416,7 +416,7 @@ class Run:
                 }
                 for k, d in state["data"].items()
             }
-            self.history = [Iteration(**h) for h in state["history"]]
+            self.history = [BoardsIteration(**h) for h in state["history"]]
             self.seconds = float(state["seconds"])
         except (RuntimeError, TypeError, ValueError, KeyError, AttributeError) as exc:
             raise ValueError(f"its state does not fit this network ({exc})") from None
@@ -443,7 +443,7 @@ def own_guesses(
     return found
 
 
-def method(history: list[Iteration], boards: list[int], see_all: bool = False) -> str:
+def method(history: list[BoardsIteration], boards: list[int], see_all: bool = False) -> str:
     """What a run learned from, for its checkpoint's ``method``: :data:`METHOD` on its board counts,
     and the guesses the rules proposed (the answers left on a board), where a run tried them; with
     ``see_all``, that a context network seeing every board learned them."""
@@ -477,7 +477,7 @@ def _key(figures: dict[int, tuple[float, float, float]]) -> tuple[float, float]:
 
 
 def iterate(
-    run: Run,
+    run: BoardsRunState,
     configs: dict[int, WordleConfig],
     iterations: int,
     options: BoardsOptions,
@@ -533,7 +533,7 @@ def iterate(
         run.seconds = before + time.perf_counter() - start
         labels = sum(len(rows) for rows in run.data.values())
         run.history.append(
-            Iteration(
+            BoardsIteration(
                 it,
                 list(configs),
                 [f[0] for f in figures.values()],

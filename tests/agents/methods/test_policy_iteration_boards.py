@@ -15,7 +15,7 @@ from wordle_agents.commands.improve_boards import main
 from wordle_agents.methods.policy_iteration_boards import (
     METHOD,
     BoardsOptions,
-    Run,
+    BoardsRunState,
     _sets,
     _tuples,
     iterate,
@@ -177,7 +177,7 @@ def test_iterate__a_fresh_network_learns_two_and_three_boards_from_its_own_rollo
         log=print,
     )
     configs = {k: _setup(7, boards=k, count=10)[1] for k in (2, 3)}
-    run = Run(agent)
+    run = BoardsRunState(agent)
     lines: list[str] = []
     saved: list[int] = []
     options = BoardsOptions(games=40, top=10, samples=200, epochs=60, lr=3e-3, validation=200)
@@ -252,7 +252,7 @@ def test_anchors__the_networks_own_guesses_where_no_rollout_label_is() -> None:
     layout = MultiKnowledgeLayout(4, config.max_guesses, 2)
     rows = torch.stack([row for row, _ in found.values()])
     assert mixture_log_pi(agent, rows, layout).argmax(1).tolist() == [a for _, a in found.values()]
-    run = Run(agent)
+    run = BoardsRunState(agent)
     (key, (row, own)), (other, (row2, own2)) = list(found.items())[:2]
     run.data = {2: {key: (row, own + 1)}}  # a rollout label wins over the anchor at its observation
     observations, labels = run.tensors({2: {key: (row, own), other: (row2, own2)}})[2]
@@ -329,7 +329,7 @@ def test_see_all__starts_as_the_mixture_and_learns_2_and_3_boards_with_the_board
         )
         obs, *_ = env.step(seeing.act(obs, env.action_masks(), env))
     before = validate(seeing, configs, 200)
-    run = Run(seeing)
+    run = BoardsRunState(seeing)
     options = BoardsOptions(games=30, top=8, samples=100, epochs=40, lr=3e-3, validation=200)
     iterate(run, configs, 2, options, log=print)
     after = run.best_figures
