@@ -67,7 +67,7 @@ def cmd_agents(args: argparse.Namespace) -> int:
 
 
 @dataclass(frozen=True)
-class Command:
+class Subcommand:
     """A command of wordle-gym: what it does, its options and the function that runs them."""
 
     help: str
@@ -76,21 +76,21 @@ class Command:
 
 
 COMMANDS = {
-    "play": Command("play a game in the terminal", PlayOptions, cmd_play),
-    "assist": Command("get suggestions while you play the real game", AssistOptions, cmd_assist),
-    "eval": Command(
+    "play": Subcommand("play a game in the terminal", PlayOptions, cmd_play),
+    "assist": Subcommand("get suggestions while you play the real game", AssistOptions, cmd_assist),
+    "eval": Subcommand(
         "evaluate an agent on every answer (a trained one: of the game it learned, unless --game "
         "or --answers names another)",
         EvalOptions,
         cmd_eval,
     ),
-    "solve": Command("show an agent's game for one answer", SolveOptions, cmd_solve),
-    "dataset": Command(
+    "solve": Subcommand("show an agent's game for one answer", SolveOptions, cmd_solve),
+    "dataset": Subcommand(
         "play every answer with an agent and write a Minari dataset (offline RL)",
         DatasetOptions,
         cmd_dataset,
     ),
-    "analyze": Command(
+    "analyze": Subcommand(
         "the exact skill (regret) and luck of each guess of a game you played",
         AnalyzeOptions,
         cmd_analyze,
