@@ -170,12 +170,11 @@ def main(argv: list[str] | None = None, own_process: bool = False, prog: str = P
     try:
         vocab = _lists_and_output(args)
         trees = []
-        if best_of(args.opener):  # the greedy solver ranks them (torch, only here)
-            from wordle_agents.solvers.optimal_agent import openers
+        chosen = [args.opener]
+        if k := best_of(args.opener):  # the greedy solver ranks them (torch, only here)
+            from wordle_agents.solvers.optimal_agent import greedy_openers
 
-            chosen = openers(vocab, args.opener)
-        else:
-            chosen = [args.opener]
+            chosen = greedy_openers(vocab, k)
         for opener in chosen:
             tree = solve(
                 vocab,

@@ -18,6 +18,8 @@ from typing import Any
 from docutils import nodes
 from docutils.parsers.rst import Directive
 
+from wordle_gym.harness.bench_table import training_time
+
 DOCS = Path(__file__).resolve().parent.parent
 ROOT = DOCS.parent
 RESULTS = ROOT / "benchmarks" / "results" / "agents"
@@ -108,12 +110,10 @@ def _row_lines(label: str, results: list[dict[str, Any]]) -> list[str]:
             lists = f"{r['games']} x {r['num_allowed']}" + (
                 ", hard mode" if r.get("hard_mode") else ""
             )
-            hours = f"{extra['training_s'] / 3600:.2f} h" if extra.get("training_s") else ""
-            if hours and extra.get("machine"):
-                hours += f" ({extra['machine']})"
             lines.append(
                 f"| {r['agent']} | {lists} | {100 * d['win_rate']:.2f} | "
-                f"{d['mean_guesses_wins']:.4f} | {extra.get('learned_from', '')} | {hours} |"
+                f"{d['mean_guesses_wins']:.4f} | {extra.get('learned_from', '')} | "
+                f"{training_time(extra)} |"
             )
     return lines
 

@@ -185,8 +185,8 @@ AGENT_COLUMNS = [
 ]
 
 
-def _training(extra: dict) -> str:
-    """The training time, and on what machine, where the row has them."""
+def training_time(extra: dict) -> str:
+    """A row's training time, and on what machine, where its ``extra`` has them ("" where not)."""
     seconds = extra.get("training_s")
     training = f"{seconds / 3600:.2f} h" if seconds else ""
     if seconds and extra.get("machine"):
@@ -206,18 +206,10 @@ def _trained_rows(rows: list[dict], cells: Callable[[dict, str], str]) -> list[s
         if not (learned or seconds):
             lines.append(cells(r, ""))
             continue
-        notes.append(
-            f"{len(notes) + 1}. {r['agent']}: "
-            + "; ".join(
-                part
-                for part in (
-                    f"learned from {learned}" if learned else "",
-                    f"trained {_training(extra)}" if seconds else "",
-                )
-                if part
-            )
-            + "."
-        )
+        parts = [f"learned from {learned}"] if learned else []
+        if seconds:
+            parts.append(f"trained {training_time(extra)}")
+        notes.append(f"{len(notes) + 1}. {r['agent']}: {'; '.join(parts)}.")
         hours = f"{seconds / 3600:.2f} h, " if seconds else ""
         lines.append(cells(r, f"{hours}note {len(notes)}"))
     if notes:
