@@ -101,6 +101,20 @@ class OptimalRun:
         chosen = (self.opener, self.all_openers or None, self.values, self.merge)
         if sum(x is not None for x in chosen) != 1:
             raise ValueError("give an opener, --all-openers, --values or --merge (one of them)")
+        self._check_values_options()
+        self._check_all_openers_options()
+        for name in ("max_minutes", "time_limit"):
+            value = getattr(self, name)
+            if value is not None and not (
+                isinstance(value, int | float) and 0 < value < float("inf")
+            ):
+                raise ValueError(f"{name} must be a positive number; got {value!r}")
+        if self.save is not None and not self.save.strip():
+            raise ValueError("--save needs a file name; got ''")
+        check_limits(self.max_guesses, self.time_limit, self.max_cache_entries)
+
+    def _check_values_options(self) -> None:
+        """The options that go with --values (and --merge)."""
         for name in ("first_move_only", "part", "ray"):
             if getattr(self, name) not in (None, False) and self.values is None:
                 raise ValueError(f"--{name.replace('_', '-')} goes with --values")
@@ -112,6 +126,9 @@ class OptimalRun:
         _ = self.share
         if self.ray and self.part is not None:
             raise ValueError("--ray shares the openers among Ray's workers; --part is without it")
+
+    def _check_all_openers_options(self) -> None:
+        """The options that go with --all-openers (--max-minutes with --values too)."""
         if self.all_openers and self.time_limit is not None:
             raise ValueError(
                 "--time-limit is for one opener; --all-openers stops with --max-minutes"
@@ -124,15 +141,6 @@ class OptimalRun:
             raise ValueError(
                 "--max-minutes goes with --all-openers (a single opener takes --time-limit)"
             )
-        for name in ("max_minutes", "time_limit"):
-            value = getattr(self, name)
-            if value is not None and not (
-                isinstance(value, int | float) and 0 < value < float("inf")
-            ):
-                raise ValueError(f"{name} must be a positive number; got {value!r}")
-        if self.save is not None and not self.save.strip():
-            raise ValueError("--save needs a file name; got ''")
-        check_limits(self.max_guesses, self.time_limit, self.max_cache_entries)
 
     @property
     def share(self) -> tuple[int, int]:
@@ -233,20 +241,14 @@ def _game(args: OptimalRun) -> WordleConfig:
 
 def _values(args: OptimalRun, prog: str) -> int:
     """``--values``: exact first-move totals of the openers named, into the table at --save."""
-    from wordle_gym.solver.opener_tables import MODEL_OPENERS
-    from wordle_gym.solver.tasks import opener_share, opener_values
+    from wordle_gym.solver.tasks import opener_values
 
     try:
         config = _game(args)
     except ValueError as exc:
         print(f"{prog}: error: {one_line(exc)}", file=sys.stderr)
         return 2
-    named = [w.strip().lower() for w in args.values.split(",") if w.strip()]
-    vocab = config.vocabulary
-    # the words players use first: the answers (common words) before the other allowed guesses
-    lists = {"models": [], "answers": [*vocab.answers], "allowed": [*vocab.answers, *vocab.allowed]}
-    models = [w for w in MODEL_OPENERS if w in vocab.allowed_index] if args.values in lists else []
-    words = list(dict.fromkeys(models + lists[args.values])) if args.values in lists else named
+    words = _opener_words(args.values, config.vocabulary)
     unknown = [w for w in words if w not in config.vocabulary.allowed_index]
     if unknown or not words:
         print(
@@ -271,6 +273,28 @@ def _values(args: OptimalRun, prog: str) -> int:
               "command continues",
               file=sys.stderr)  # fmt: skip
         return 130
+    _print_values(args, config, words, values)
+    return 0
+
+
+def _opener_words(spec: str, vocab: Vocabulary) -> list[str]:
+    """The openers ``--values`` names: its words, or a list's name ('models', 'answers',
+    'allowed') expanded, the words players use first (the answers) before the other guesses."""
+    from wordle_gym.solver.opener_tables import MODEL_OPENERS
+
+    lists = {"models": [], "answers": [*vocab.answers], "allowed": [*vocab.answers, *vocab.allowed]}
+    if spec not in lists:
+        return [w.strip().lower() for w in spec.split(",") if w.strip()]
+    models = [w for w in MODEL_OPENERS if w in vocab.allowed_index]
+    return list(dict.fromkeys(models + lists[spec]))
+
+
+def _print_values(
+    args: OptimalRun, config: WordleConfig, words: list[str], values: dict[str, int]
+) -> None:
+    """``--values``' account: how many of this share's openers are valued, and which are not."""
+    from wordle_gym.solver.tasks import opener_share
+
     words = opener_share(words, args.share)
     done = sum(w in values for w in words)
     n = config.vocabulary.num_answers
@@ -280,20 +304,18 @@ def _values(args: OptimalRun, prog: str) -> int:
     if missing and args.first_move_only:  # those a published table proves are not searched
         from wordle_gym.solver.oracle import Oracle
 
+        vocab = config.vocabulary
         proven = Oracle(config, root_opener=None, opener_table=args.save).root_exact
         published = [w for w in missing if vocab.action(w) in proven]
         if published:
             print(f"{len(published)} more proven by the published tables (not searched again)")
         missing = [w for w in missing if vocab.action(w) not in proven]
     if missing:
-        shown = ", ".join(missing[:20]) + (
-            f" and {len(missing) - 20} more" if len(missing) > 20 else ""
-        )
+        more = f" and {len(missing) - 20} more" if len(missing) > 20 else ""
         print(
             "not valued (past --time-limit or --max-minutes; the same command tries again): "
-            f"{shown}"
+            f"{', '.join(missing[:20])}{more}"
         )
-    return 0
 
 
 def _on_ray() -> Any:

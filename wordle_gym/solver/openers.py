@@ -26,6 +26,7 @@ import json
 import math
 import threading
 import time
+from collections.abc import Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -204,14 +205,7 @@ def _read_journal(
             raise ValueError(f"journal {quoted(str(path))} line {number} is not JSON") from None
         if isinstance(item, dict) and isinstance(item.get("session_s"), int | float):
             wall, sessions, running = wall + float(item["session_s"]), sessions + 1, None
-        elif (
-            isinstance(item, dict)
-            and item.get("word") in words
-            and isinstance(item.get("value"), int | None)
-            and not isinstance(item.get("value"), bool)
-            and isinstance(item.get("exact"), bool)
-            and item.get("stage") in STAGES
-        ):
+        elif _is_opener_record(item, words):
             records.append(item)
             at = item.get("at")
             if isinstance(at, int | float) and not isinstance(at, bool):
@@ -228,6 +222,19 @@ def _read_journal(
     if running is not None:
         wall, sessions = wall + running, sessions + 1
     return records, wall, sessions
+
+
+def _is_opener_record(item: Any, words: set[str]) -> bool:
+    """Whether a journal line's JSON is one opener's result (a word of the lists, its value or
+    None, whether exact, the stage that settled it)."""
+    return (
+        isinstance(item, dict)
+        and item.get("word") in words
+        and isinstance(item.get("value"), int | None)
+        and not isinstance(item.get("value"), bool)
+        and isinstance(item.get("exact"), bool)
+        and item.get("stage") in STAGES
+    )
 
 
 def rank_openers(
@@ -369,15 +376,8 @@ def summary(
     order."""
     results = board.results
     cutoff = board.cutoff()
-    ranking = sorted(
-        (r["value"], w)
-        for w, r in results.items()
-        if r["exact"] and r["value"] is not None and r["value"] < cutoff
-    )
-    ruled_out = {
-        stage: sum(1 for r in results.values() if not r["exact"] and r["stage"] == stage)
-        for stage in STAGES[:3]
-    }
+    proven = {w: r["value"] for w, r in results.items() if r["exact"] and r["value"] is not None}
+    ranking = sorted((value, w) for w, value in proven.items() if value < cutoff)
     missing = [w for w in vocab.allowed if w not in results]
     return {
         **header,
@@ -385,22 +385,40 @@ def summary(
         "openers_done": len(results),
         "cutoff": None if cutoff == math.inf else int(cutoff),
         "ranking": [[word, value] for value, word in ranking],
-        "ruled_out": ruled_out,
-        "exact": sum(1 for r in results.values() if r["exact"] and r["value"] is not None),
-        "unsolvable": sum(1 for r in results.values() if r["value"] is None),
-        "nodes": sum(int(r.get("nodes", 0)) for r in results.values()),
-        "thread_s": round(sum(float(r.get("s", 0.0)) for r in results.values()), 2),
+        "ruled_out": {stage: _ruled_out(results, stage) for stage in STAGES[:3]},
+        "exact": len(proven),
+        **_totals(results.values()),
         "wall_s": round(wall_s, 2),
         "sessions": sessions,
         "workers": workers,
-        "words": list(vocab.allowed),
-        "values": [results[w]["value"] if w in results else -1 for w in vocab.allowed],
-        "exact_flags": "".join(
-            "1" if w in results and results[w]["exact"] else "0" for w in vocab.allowed
-        ),
-        "stages": "".join(
-            str(STAGES.index(results[w]["stage"])) if w in results else "-" for w in vocab.allowed
-        ),
+        **_columns(vocab.allowed, results),
+    }
+
+
+def _totals(results: Iterable[dict[str, Any]]) -> dict[str, Any]:
+    """The openers no tree solves, and the nodes and thread seconds all the searches took."""
+    results = list(results)
+    return {
+        "unsolvable": sum(1 for r in results if r["value"] is None),
+        "nodes": sum(int(r.get("nodes", 0)) for r in results),
+        "thread_s": round(sum(float(r.get("s", 0.0)) for r in results), 2),
+    }
+
+
+def _ruled_out(results: dict[str, dict[str, Any]], stage: str) -> int:
+    """How many openers ``stage``'s test ruled out (not exact, settled there)."""
+    return sum(1 for r in results.values() if not r["exact"] and r["stage"] == stage)
+
+
+def _columns(words: list[str], results: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Every opener's figure in the lists' order: its value (-1 not yet tried), whether exact
+    ("1"/"0") and the stage that settled it (its index; "-" not yet tried)."""
+    tried = [results.get(w) for w in words]
+    return {
+        "words": list(words),
+        "values": [-1 if r is None else r["value"] for r in tried],
+        "exact_flags": "".join("1" if r is not None and r["exact"] else "0" for r in tried),
+        "stages": "".join("-" if r is None else str(STAGES.index(r["stage"])) for r in tried),
     }
 
 

@@ -81,10 +81,7 @@ def opener_values(
     )
     with table_lock(path):  # a lock that cannot be taken fails here, before any search
         pass
-    values, one_fewer, children, timed_out = table
-    shared = machine_store(config) if store is True else (None if store is False else store)
-    oracle = Oracle(config, root_opener=None, opener_table=save, store=shared)
-    vocab, start = oracle.vocab, oracle.start()
+    oracle = Oracle(config, root_opener=None, opener_table=save, store=_store(config, store))
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
     first = words[0] if fewer_first else None
     todo = [w for w in share if oracle.unvalued(w, table, first, opener_s, want_children)]
@@ -99,42 +96,76 @@ def opener_values(
             break
         if oracle.search.kernel.cache_size(oracle.cache) > max_cache_entries:
             oracle.search.kernel.clear_cache(oracle.cache)
-        action = vocab.action(word)
         limit = min(deadline, time.perf_counter() + (math.inf if opener_s is None else opener_s))
         try:
-            total = oracle.search.run(lambda a=action: oracle._q_total(start, a), deadline=limit)
-            kids = (
-                oracle.search.run(lambda a=action: oracle._children(start, a), deadline=limit)
-                if want_children
-                else {}
-            )
-            # the first (the root opener) with one guess fewer too, where there is one to spare
-            fewer = None
-            if word == first and oracle.max_guesses > 1:
-                fewer = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
+            result = _value_one(oracle, word, word == first, want_children, limit)
         except TimeoutError:
             if limit >= deadline:  # the run's own end, not the opener's limit
                 break
-            timed_out[word] = float(opener_s)  # type: ignore[arg-type]
-        else:
-            timed_out.pop(word, None)
-            values[word] = total
-            if want_children:
-                children[word] = kids
-            if fewer is not None:
-                one_fewer[word] = fewer
-        found, waiting = OpenerValues(values, one_fewer, children, timed_out), True
-        try:  # while another writer holds the table, what is found waits for the next opener
-            values, one_fewer, children, timed_out = _merge_locked(
-                path, config, [found], oracle.check_values, wait_s=0
-            )
-            waiting = False
-        except LockBusy:
-            pass
+            result = None
+        _note(table, word, result, opener_s)
+        merged = _merge_unless_busy(path, config, table, oracle.check_values)
+        waiting = merged is None  # what is found then waits for the next opener
+        table = table if merged is None else merged
     if waiting:
-        found = OpenerValues(values, one_fewer, children, timed_out)
-        values = _merge_or_keep(path, config, found, oracle.check_values)
-    return values
+        return _merge_or_keep(path, config, table, oracle.check_values)
+    return table.values
+
+
+def _store(config: WordleConfig, store: PositionStore | bool | None) -> PositionStore | None:
+    """``opener_values``' ``store``: True the machine's position store, False or None none."""
+    if store is True:
+        return machine_store(config)
+    return None if store is False else store
+
+
+def _merge_unless_busy(
+    path: Path, config: WordleConfig, found: OpenerValues, check: Any
+) -> OpenerValues | None:
+    """``found`` merged into the table at ``path`` (the merged table), or None while another
+    writer holds the table's lock."""
+    try:
+        return _merge_locked(path, config, [found], check, wait_s=0)
+    except LockBusy:
+        return None
+
+
+def _note(
+    table: OpenerValues,
+    word: str,
+    result: tuple[int, dict[Any, Any] | None, int | None] | None,
+    opener_s: float | None,
+) -> None:
+    """Write one opener's :func:`_value_one` into ``table`` (None: it ran out of ``opener_s``)."""
+    if result is None:
+        table.timed_out[word] = float(opener_s)  # type: ignore[arg-type]
+        return
+    total, kids, fewer = result
+    table.timed_out.pop(word, None)
+    table.values[word] = total
+    if kids is not None:
+        table.children[word] = kids
+    if fewer is not None:
+        table.one_fewer[word] = fewer
+
+
+def _value_one(
+    oracle: Oracle, word: str, first: bool, children: bool, limit: float
+) -> tuple[int, dict[Any, Any] | None, int | None]:
+    """One opener's first-move total, with ``children`` the values of the positions it leads to,
+    and if it is the ``first`` (the root opener) its total with one guess fewer, where there is
+    one to spare; TimeoutError past ``limit`` (the clock of ``time.perf_counter``)."""
+    start, action = oracle.start(), oracle.vocab.action(word)
+    total = oracle.search.run(lambda: oracle._q_total(start, action), deadline=limit)
+    kids = (
+        oracle.search.run(lambda: oracle._children(start, action), deadline=limit)
+        if children
+        else None
+    )
+    fewer = None
+    if first and oracle.max_guesses > 1:
+        fewer = oracle._q_total(start._replace(left=oracle.max_guesses - 1), action)
+    return total, kids, fewer
 
 
 def opener_share(words: list[str], part: tuple[int, int]) -> list[str]:
@@ -231,7 +262,7 @@ def opener_values_on_ray(
     import ray
 
     config = WordleConfig.build(config)
-    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+    if type(batch) is not int or batch < 1:
         raise ValueError(f"batch must be a positive integer; got {batch!r}")
     path, vocab = Path(save), config.vocabulary
     table = read_opener_values(path, vocab, config.hard_mode, config.max_guesses, strict=True)
@@ -249,6 +280,11 @@ def opener_values_on_ray(
         "hard_mode": config.hard_mode,
         "max_guesses": config.max_guesses,
     }
+
+    def submit(words_of: list[str]) -> Any:
+        fewer = words_of[0] == words[0] and words[0] not in table.one_fewer
+        return task.remote(game, words_of, opener_s, children, fewer)
+
     deadline = math.inf if max_minutes is None else time.monotonic() + 60 * max_minutes
     window = 2 * max(1, int(ray.cluster_resources().get("CPU", 1)))
     pending: dict[Any, int] = {}
@@ -258,8 +294,7 @@ def opener_values_on_ray(
     while batches or pending:
         while batches and len(pending) < window and time.monotonic() <= deadline:
             words_of = batches.pop(0)
-            fewer = words_of[0] == words[0] and words[0] not in table.one_fewer
-            pending[task.remote(game, words_of, opener_s, children, fewer)] = len(words_of)
+            pending[submit(words_of)] = len(words_of)
         if not pending:
             break
         done, _ = ray.wait(list(pending), num_returns=1)
