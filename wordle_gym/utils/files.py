@@ -311,28 +311,11 @@ def disk_cached_array(
     the cache only saves time). Plain ``.npy``, read without pickle: loading runs no code. Where the
     name is taken by something that is not a regular file (a FIFO, a device), the disk is left
     alone: reading it could block for ever."""
-    folder = cache_folder()
-    path = None if folder is None else folder / name
-    try:
-        if path is not None and path.exists() and not path.is_file() and not path.is_symlink():
-            path = None
-        linked = path is not None and (path.is_symlink() or Path(f"{path}.blake2b").is_symlink())
-    # a cache the system cannot name (a name too long, ...): the cache only saves time
-    except OSError:
-        path, linked = None, False
+    path, linked = _cache_file(name)
     if path is not None and not linked:
-        check = Path(f"{path}.blake2b")
-        try:
-            array = np.load(path, allow_pickle=False)
-            if (
-                check.is_file()
-                and check.read_text(encoding="ascii").strip() == _checksum(array)
-                and valid(array)
-            ):
-                return array
-        # missing, unreadable, truncated: rebuilt
-        except (OSError, ValueError, EOFError, UnicodeDecodeError):
-            pass
+        array = _checked_load(path, valid)
+        if array is not None:
+            return array
     array = build()
     if path is not None:  # a link there is replaced, never followed out of the cache
         with contextlib.suppress(OSError):
@@ -341,6 +324,35 @@ def disk_cached_array(
             )
             atomic_write_text(Path(f"{path}.blake2b"), _checksum(array) + "\n", follow_links=False)
     return array
+
+
+def _cache_file(name: str) -> tuple[Path | None, bool]:
+    """Where :func:`disk_cached_array` keeps ``name``, and whether the file or its checksum is a
+    link (never read: it could lead out of the cache). No path without a cache folder, where the
+    name is taken by something that is not a regular file or a link, or where the system cannot
+    name it (too long, ...): the cache only saves time."""
+    folder = cache_folder()
+    if folder is None:
+        return None, False
+    path = folder / name
+    try:
+        if path.exists() and not path.is_file() and not path.is_symlink():
+            return None, False
+        return path, path.is_symlink() or Path(f"{path}.blake2b").is_symlink()
+    except OSError:
+        return None, False
+
+
+def _checked_load(path: Path, valid: Callable[[np.ndarray], bool]) -> np.ndarray | None:
+    """The array at ``path`` if it reads, its checksum file matches and ``valid`` passes it; else
+    None (missing, unreadable, truncated, damaged: rebuilt)."""
+    check = Path(f"{path}.blake2b")
+    try:
+        array = np.load(path, allow_pickle=False)
+        same = check.is_file() and check.read_text(encoding="ascii").strip() == _checksum(array)
+        return array if same and valid(array) else None
+    except (OSError, ValueError, EOFError, UnicodeDecodeError):
+        return None
 
 
 def _checksum(array: np.ndarray) -> str:
@@ -359,46 +371,64 @@ def check_writable(path: str | os.PathLike[str], folder: bool = False) -> Path:
             f"{os.fspath(path)!r} is an empty path; expected "
             f"{'a folder' if folder else 'a file name'}"
         )
-    given = target = Path(path)
-    if os.path.islink(target):  # a link: its target is written (atomic_write), so check that
-        try:
-            os.stat(target)
-        except OSError as exc:
-            if exc.errno == errno.ELOOP:
-                raise ValueError(
-                    f"cannot write {str(target)!r}: it is a symbolic link that loops"
-                ) from None
-        target = Path(os.path.realpath(target))
+    given = Path(path)
+    target = _link_target(given)
     where = target if folder else target.parent
-    chain = where.parents if folder else (where, *where.parents)
-    above = next((p for p in chain if os.path.lexists(p)), None)
-    if above is not None and not above.is_dir():
-        kind = "a link to no folder" if above.is_symlink() else "a file, not a folder"
-        raise ValueError(f"cannot write {str(path)!r}: {str(above)!r} is {kind}")
+    _check_folders_above(path, where, folder)
     # a device or FIFO: written into directly
     if not folder and _special(Path(os.path.realpath(target))):
         if not os.access(target, os.W_OK):
             raise ValueError(f"cannot write {quoted(str(target), 200)}: permission denied")
         return given
     try:
-        if folder and target.exists() and not target.is_dir():
-            raise ValueError(f"{str(target)!r} is a file; expected a folder")
-        if not folder and target.is_dir():
-            raise ValueError(f"{str(target)!r} is a folder; expected a file name")
-        where.mkdir(parents=True, exist_ok=True)
-        # the name itself must be possible (length, characters)
-        if not folder and not target.exists():
-            os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-            target.unlink()
-        probe = where / f".probe.{os.getpid()}.{secrets.token_hex(4)}.tmp"
-        os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-        probe.unlink()
+        _probe(target, where, folder)
     except OSError as exc:
         reason = (
             "the name is too long" if exc.errno == errno.ENAMETOOLONG else exc.strerror or str(exc)
         )
         raise ValueError(f"cannot write {str(target)!r}: {reason}") from None
     return given
+
+
+def _check_folders_above(path: str | os.PathLike[str], where: Path, folder: bool) -> None:
+    """A ValueError if the nearest existing path above what ``check_writable`` makes is not a
+    folder (a file, or a link to no folder)."""
+    chain = where.parents if folder else (where, *where.parents)
+    above = next((p for p in chain if os.path.lexists(p)), None)
+    if above is not None and not above.is_dir():
+        kind = "a link to no folder" if above.is_symlink() else "a file, not a folder"
+        raise ValueError(f"cannot write {str(path)!r}: {str(above)!r} is {kind}")
+
+
+def _link_target(target: Path) -> Path:
+    """``target``, or where it links to (what :func:`atomic_write` writes); a link that loops is
+    a ValueError."""
+    if not os.path.islink(target):
+        return target
+    try:
+        os.stat(target)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ValueError(
+                f"cannot write {str(target)!r}: it is a symbolic link that loops"
+            ) from None
+    return Path(os.path.realpath(target))
+
+
+def _probe(target: Path, where: Path, folder: bool) -> None:
+    """Make the folders up to ``where`` and write a probe file there (and, for a file not there
+    yet, the file itself, then remove it: the name must be possible); OSError where it cannot."""
+    if folder and target.exists() and not target.is_dir():
+        raise ValueError(f"{str(target)!r} is a file; expected a folder")
+    if not folder and target.is_dir():
+        raise ValueError(f"{str(target)!r} is a folder; expected a file name")
+    where.mkdir(parents=True, exist_ok=True)
+    if not folder and not target.exists():
+        os.close(os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        target.unlink()
+    probe = where / f".probe.{os.getpid()}.{secrets.token_hex(4)}.tmp"
+    os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    probe.unlink()
 
 
 @contextlib.contextmanager
