@@ -12,6 +12,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -112,15 +113,7 @@ def main(argv: list[str] | None = None) -> int:
     check_ours(layout.table)
     for folder in (layout.table.parent, layout.results, layout.plots):
         check_writable(folder, folder=True)  # before the work, not after it
-    only = [text.lower() for text in args.only]
-    selected = [
-        (name, run)
-        for name, run in jobs(list(args.model))
-        if not only or any(t in run.label.lower() for t in only)
-    ]
-    if not selected:
-        texts = " ".join(f"--only {text!r}" for text in args.only)
-        raise ValueError(f"{texts} matches no agent; run without --only to see every row")
+    selected = _selected(list(args.model), list(args.only))
     start, warmed = time.perf_counter(), []
     written: dict[Path, EvalResult] = {}
     # The rows done and the time left, on a terminal (each row's own games show beneath it); lines
@@ -136,26 +129,7 @@ def main(argv: list[str] | None = None) -> int:
         except (AgentError, ImportError) as exc:
             tqdm.write(f"skipped {run.label}: {exc}")
             continue
-        info = getattr(policy, "checkpoint", None)
-        boards = run.env.get("boards", 1)
-        # a row on lists of its own (today's game): the agent as it is, one row
-        fixed = "answers" in run.env
-        for label, play, lists in (
-            [(run.label, policy, {})] if fixed else settings(run.label, policy, info, boards)
-        ):
-            game = {**lists, **run.env}
-            try:
-                _warm_up(play, device, game, warmed)  # the start-up is no row's eval time
-                result = evaluate(play, agent=label, device=device, progress=None, **game)
-            except Exception as exc:  # one failing agent costs its row, not the table
-                tqdm.write(f"skipped {label}: {type(exc).__name__}: {exc}")
-                continue
-            result.extra.update(provenance(playing(play, game.get("hard_mode", False), boards)))
-            if "training" in Path(str(run.options.get("checkpoint", ""))).parent.parts[-1:]:
-                # its weights are the repository's, not the wheel's
-                result.extra["repository_only"] = True
-            if run.section:
-                result.extra["section"] = run.section
+        for label, result in _rows_of(name, run, policy, device, warmed):
             written[result.save(layout.results / f"{slug(label)}.json")] = result
             if len(written) == 1:  # the rows printed as they come get the table's header first
                 tqdm.write(result.markdown_header())
@@ -170,6 +144,50 @@ def main(argv: list[str] | None = None) -> int:
     plot(layout)
     print(f"wrote {render(layout)} in {time.perf_counter() - start:.1f} s")
     return 0
+
+
+def _selected(models: list[str], only: list[str]) -> list[tuple[str, Any]]:
+    """The bench's jobs (with ``models``, SB3 zips) whose label holds one of ``only`` (any text,
+    any case; all of them without)."""
+    texts = [text.lower() for text in only]
+    selected = [
+        (name, run)
+        for name, run in jobs(models)
+        if not texts or any(t in run.label.lower() for t in texts)
+    ]
+    if not selected:
+        given = " ".join(f"--only {text!r}" for text in only)
+        raise ValueError(f"{given} matches no agent; run without --only to see every row")
+    return selected
+
+
+def _rows_of(
+    name: str, run: Any, policy: Any, device: Any, warmed: list[bool]
+) -> Iterator[tuple[str, EvalResult]]:
+    """The rows (label, result) one job's agent plays (a row for each of its settings, or one on
+    lists of its own), each evaluated and labelled with where it comes from; a row that fails is
+    skipped with a line saying why, and the rest go on."""
+    info = getattr(policy, "checkpoint", None)
+    boards = run.env.get("boards", 1)
+    # a row on lists of its own (today's game): the agent as it is, one row
+    fixed = "answers" in run.env
+    for label, play, lists in (
+        [(run.label, policy, {})] if fixed else settings(run.label, policy, info, boards)
+    ):
+        game = {**lists, **run.env}
+        try:
+            _warm_up(play, device, game, warmed)  # the start-up is no row's eval time
+            result = evaluate(play, agent=label, device=device, progress=None, **game)
+        except Exception as exc:  # one failing agent costs its row, not the table
+            tqdm.write(f"skipped {label}: {type(exc).__name__}: {exc}")
+            continue
+        result.extra.update(provenance(playing(play, game.get("hard_mode", False), boards)))
+        if "training" in Path(str(run.options.get("checkpoint", ""))).parent.parts[-1:]:
+            # its weights are the repository's, not the wheel's
+            result.extra["repository_only"] = True
+        if run.section:
+            result.extra["section"] = run.section
+        yield label, result
 
 
 def _warm_up(play: Any, device: Any, game: dict[str, Any], warmed: list[bool]) -> None:

@@ -95,7 +95,17 @@ def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None
         print(
             f"Optimal play from here needs {best:.4f} guesses on average (the next one included)."
         )
-    unit = getattr(solver, "score_unit", "score")
+    _print_suggestions(suggestions, costs, getattr(solver, "score_unit", "score"), len(left), top)
+
+
+def _print_suggestions(
+    suggestions: list[tuple[str, float, bool]],
+    costs: list[float | None] | None,
+    unit: str,
+    left: int,
+    top: int,
+) -> None:
+    """The suggested guesses with their scores (in ``unit``) and, where valued, exact costs."""
     print(
         f"Suggestions ({unit}"
         + ("; exact: expected guesses to solve, this one included" if costs else "")
@@ -105,14 +115,12 @@ def _print_status(env: WordleVectorEnv, solver: Any, top: int, exact: Any = None
     # (where it ties one, the candidate is the better guess: it may win), not as padding
     most = max((score for _, score, answer in suggestions if answer), default=None)
     for i, (word, score, is_candidate) in enumerate(suggestions):
-        if most is not None and not is_candidate and score <= most and len(left) <= top:
+        if most is not None and not is_candidate and score <= most and left <= top:
             continue
         shown = ""
         if costs is not None:
             shown = (
-                f"  exact {costs[i]:.4f}"
-                if costs[i] is not None
-                else ("  exact: refused in hard mode")
+                "  exact: refused in hard mode" if costs[i] is None else f"  exact {costs[i]:.4f}"
             )
         print(f"  {word}  {score:.3f}{shown}{'  (could be the answer)' if is_candidate else ''}")
 

@@ -56,21 +56,7 @@ def cmd_eval(args: EvalOptions) -> int:
     from wordle_gym.harness.evaluation import evaluate
     from wordle_gym.utils.files import check_writable
 
-    if args.boards > 1 and (args.regret or args.hard):
-        raise ValueError(
-            f"--{'regret' if args.regret else 'hard'} is for one board; --boards "
-            f"{args.boards} has none"
-        )
-    if args.games is not None and args.boards == 1:
-        raise ValueError(
-            "--games sizes the multi-board evaluation set (with --boards K); one "
-            "board plays every answer"
-        )
-    if args.boards > 1 and args.agent in ONE_BOARD_AGENTS:
-        raise ValueError(
-            f"--agent {args.agent} plays one board; with --boards {args.boards} use "
-            f"{SEVERAL_BOARDS}"
-        )
+    _check_boards_options(args)
     policy, answers, allowed = _policy(args)
     _own_words_note(policy, answers)
     if args.json:  # before the evaluation, not after it; once the agent loads (no stray folder)
@@ -108,38 +94,67 @@ def cmd_eval(args: EvalOptions) -> int:
         )
     if oracle is not None:
         regret = oracle.regret_report(result.histories, _game_config(args, answers, allowed))
-        turns = "  ".join(f"{t}: {r:+.4f}" for t, r in regret["by_turn"].items())
-        print(
-            f"regret per game {regret['mean_regret']:+.4f} guesses beyond the optimum "
-            f"{regret['root_value']:.4f} "
-            f"(by turn  {turns}); each move valued in {regret['valued_in']}"
-        )
-        if not regret["identity_holds"] and "of which" not in regret["valued_in"]:
-            gap = regret["mean_cost"] - regret["root_value"]
-            print(
-                f"  (they do not sum to the mean minus the optimum, {gap:+.4f}: the agent played "
-                "differently where it knew the same, as a random one does)"
-            )
-        for c in regret["costliest"][:3]:
-            after = ", ".join(c["history"]) or "nothing"
-            print(
-                f"  costliest: turn {c['turn']} after {after} ({c['candidates']} left, "
-                f"{c['games']} games): "
-                f"{c['guess']} costs {c['regret']:+.4f}; {c['optimal']} is optimal"
-            )
+        _print_regret(regret)
         result.extra["regret"] = regret
-    lost = result.lost_answers
-    if lost:
-        more = (
-            f" (+{len(lost) - LOST_SHOWN} more{'' if args.json else '; --json lists all'})"
-            if len(lost) > LOST_SHOWN
-            else ""
-        )
-        print(f"lost {len(lost)}: " + ", ".join(lost[:LOST_SHOWN]) + more)
+    _print_lost(result.lost_answers, bool(args.json))
     if args.json:
         result.save(args.json)
         print(f"wrote {args.json}")
     return 0
+
+
+def _check_boards_options(args: EvalOptions) -> None:
+    """The options one board or several take (a ValueError naming the one given in vain)."""
+    if args.boards > 1 and (args.regret or args.hard):
+        raise ValueError(
+            f"--{'regret' if args.regret else 'hard'} is for one board; --boards "
+            f"{args.boards} has none"
+        )
+    if args.games is not None and args.boards == 1:
+        raise ValueError(
+            "--games sizes the multi-board evaluation set (with --boards K); one "
+            "board plays every answer"
+        )
+    if args.boards > 1 and args.agent in ONE_BOARD_AGENTS:
+        raise ValueError(
+            f"--agent {args.agent} plays one board; with --boards {args.boards} use "
+            f"{SEVERAL_BOARDS}"
+        )
+
+
+def _print_regret(regret: dict[str, Any]) -> None:
+    """``eval --regret``'s account: the regret per game by turn, and the costliest moves."""
+    turns = "  ".join(f"{t}: {r:+.4f}" for t, r in regret["by_turn"].items())
+    print(
+        f"regret per game {regret['mean_regret']:+.4f} guesses beyond the optimum "
+        f"{regret['root_value']:.4f} "
+        f"(by turn  {turns}); each move valued in {regret['valued_in']}"
+    )
+    if not regret["identity_holds"] and "of which" not in regret["valued_in"]:
+        gap = regret["mean_cost"] - regret["root_value"]
+        print(
+            f"  (they do not sum to the mean minus the optimum, {gap:+.4f}: the agent played "
+            "differently where it knew the same, as a random one does)"
+        )
+    for c in regret["costliest"][:3]:
+        after = ", ".join(c["history"]) or "nothing"
+        print(
+            f"  costliest: turn {c['turn']} after {after} ({c['candidates']} left, "
+            f"{c['games']} games): "
+            f"{c['guess']} costs {c['regret']:+.4f}; {c['optimal']} is optimal"
+        )
+
+
+def _print_lost(lost: list[str], json: bool) -> None:
+    """The answers lost, the first LOST_SHOWN of them named (``json``: the file lists all)."""
+    if not lost:
+        return
+    more = (
+        f" (+{len(lost) - LOST_SHOWN} more{'' if json else '; --json lists all'})"
+        if len(lost) > LOST_SHOWN
+        else ""
+    )
+    print(f"lost {len(lost)}: " + ", ".join(lost[:LOST_SHOWN]) + more)
 
 
 def agent_label(agent: str, policy: Any, hard_mode: bool = False, boards: int = 1) -> str:
