@@ -307,14 +307,9 @@ def agents_section(results: list[dict]) -> list[str]:
     multi = sorted(
         (r for r in results if r.get("boards", 1) > 1), key=lambda r: (r["boards"], r["agent"])
     )
-    real = [r for r in one if real_game(r)]
+    real, sections = _real_game_tables(one)
     today = [r for r in one if todays_game(r)]
     stages = [r for r in one if not real_game(r) and not todays_game(r)]
-    sections: dict[str, list[dict]] = {}  # rows an agent puts in a section of their own, by title
-    for r in real:
-        if r.get("extra", {}).get("section"):
-            sections.setdefault(str(r["extra"]["section"]), []).append(r)
-    real = [r for r in real if not r.get("extra", {}).get("section")]
     lines = [
         "## Agents",
         "",
@@ -325,61 +320,77 @@ def agents_section(results: list[dict]) -> list[str]:
         "### The real game: 2315 answers, 12972 allowed guesses",
         "",
         "A trained agent that guesses only the words it was trained on says so; that is legal play."
-        + (REPOSITORY_ONLY if any(r.get("extra", {}).get("repository_only") for r in one) else ""),
+        + _repository_note(one),
         "",
         *AGENT_COLUMNS,
         *_agent_rows(real),
         *_gap_table(real),
     ]
     for title, rows in sections.items():
-        lines += [
-            "",
-            f"### {title}: the real game",
-            "",
-            *AGENT_COLUMNS,
-            *_agent_rows(rows),
-            *_gap_table(rows),
-        ]
+        lines += _subsection(
+            f"{title}: the real game", None, [*_agent_rows(rows), *_gap_table(rows)]
+        )
     if today:
-        lines += [
-            "",
-            "### Today's game: 3158 answers, 14855 allowed guesses",
-            "",
-            "The game as the NYT plays it today (`WordleToday-v1`, `wordle-gym eval --game "
-            "today`): the 3158 answers its WordleBot judges by, 856 of them not among the original "
-            "2315, with 14855 allowed guesses. Every agent as shipped: the networks learned on the "
-            "original lists and score today's words with the same weights, but they learned which "
-            "answers to expect from the 2315, so the answers new since then cost them games; "
-            "`dqn_today.pt` is `dqn_improved.pt` improved on today's lists by its own rollouts "
-            "(the game's reward, no solver). The optimum: 3.5526 (TARSE, 11219 guesses).",
-            "",
-            *AGENT_COLUMNS,
-            *_agent_rows(today),
-        ]
+        lines += _subsection(TODAY_TITLE, TODAY_TEXT, _agent_rows(today))
     if multi:
-        lines += [
-            "",
-            "### Multi-board Wordle: K boards share every guess, K + 5 guesses",
-            "",
-            "The first N games of each board count's standard set "
-            "(`wordle_gym.harness.play.standard_games`: seeded K-tuples of distinct answers from "
-            "the 2315, the same for every agent; `wordle-gym eval --boards K --games N` plays it), "
-            "12972 allowed guesses. Mean guesses: the turn the last board was solved.",
-            "",
-            *MULTI_COLUMNS,
-            *_trained_rows(multi, _multi_row),
-        ]
+        lines += _subsection(
+            MULTI_TITLE, MULTI_TEXT, _trained_rows(multi, _multi_row), columns=MULTI_COLUMNS
+        )
     if stages:
-        lines += [
-            "",
-            "### Training stages (not Wordle results)",
-            "",
-            "The same trained agents on the word lists they were trained on (`answers x guesses`).",
-            "",
-            *AGENT_COLUMNS,
-            *_agent_rows(stages),
-        ]
+        lines += _subsection(STAGES_TITLE, STAGES_TEXT, _agent_rows(stages))
     return [*lines, ""]
+
+
+def _repository_note(rows: list[dict]) -> str:
+    """REPOSITORY_ONLY where a row plays weights the wheel does not ship, else nothing."""
+    return REPOSITORY_ONLY if any(r.get("extra", {}).get("repository_only") for r in rows) else ""
+
+
+def _real_game_tables(rows: list[dict]) -> tuple[list[dict], dict[str, list[dict]]]:
+    """The real game's rows: those of the main table, and those an agent puts in a section of
+    their own, by title."""
+    real = [r for r in rows if real_game(r)]
+    sections: dict[str, list[dict]] = {}
+    for r in real:
+        if _section(r):
+            sections.setdefault(_section(r), []).append(r)
+    return [r for r in real if not _section(r)], sections
+
+
+def _section(row: dict) -> str:
+    """The title of the section a real-game row asks for ("": the main table)."""
+    return str(row.get("extra", {}).get("section") or "")
+
+
+def _subsection(
+    title: str, text: str | None, rows: list[str], columns: list[str] = AGENT_COLUMNS
+) -> list[str]:
+    """A table of the agents section under its own heading (and a paragraph, if any)."""
+    said = [] if text is None else [text, ""]
+    return ["", f"### {title}", "", *said, *columns, *rows]
+
+
+TODAY_TITLE = "Today's game: 3158 answers, 14855 allowed guesses"
+TODAY_TEXT = (
+    "The game as the NYT plays it today (`WordleToday-v1`, `wordle-gym eval --game "
+    "today`): the 3158 answers its WordleBot judges by, 856 of them not among the original "
+    "2315, with 14855 allowed guesses. Every agent as shipped: the networks learned on the "
+    "original lists and score today's words with the same weights, but they learned which "
+    "answers to expect from the 2315, so the answers new since then cost them games; "
+    "`dqn_today.pt` is `dqn_improved.pt` improved on today's lists by its own rollouts "
+    "(the game's reward, no solver). The optimum: 3.5526 (TARSE, 11219 guesses)."
+)
+MULTI_TITLE = "Multi-board Wordle: K boards share every guess, K + 5 guesses"
+MULTI_TEXT = (
+    "The first N games of each board count's standard set "
+    "(`wordle_gym.harness.play.standard_games`: seeded K-tuples of distinct answers from "
+    "the 2315, the same for every agent; `wordle-gym eval --boards K --games N` plays it), "
+    "12972 allowed guesses. Mean guesses: the turn the last board was solved."
+)
+STAGES_TITLE = "Training stages (not Wordle results)"
+STAGES_TEXT = (
+    "The same trained agents on the word lists they were trained on (`answers x guesses`)."
+)
 
 
 def read_row(path: Path) -> dict[str, Any]:

@@ -240,6 +240,31 @@ class EvalResult:
         )
 
 
+def _answers_name(config: WordleConfig, count: int) -> str:
+    """The answers an evaluation played, as its result names them (a list's name, or a custom
+    list's size; with a split, the split's)."""
+    name = config.answers if isinstance(config.answers, str) else f"custom ({count} words)"
+    if config.answer_pool is not None:
+        name += (
+            f" ({config.split} split, seed {config.split_seed}: {len(config.answer_pool)} answers)"
+        )
+    return name
+
+
+def _lost_answers(
+    env: Any, config: WordleConfig, num: int, lost: list[int]
+) -> tuple[list[str], dict]:
+    """The answers of the games ``lost`` (several boards': joined by "/"), and with several
+    boards the boards solved a game (of ``num``), as the result's extra."""
+    if config.boards > 1:
+        words = env.vocabulary.answers
+        lost_answers = ["/".join(words[i] for i in env.state.answers[g].tolist()) for g in lost]
+        return lost_answers, {"boards_solved": float(env.state.solved.sum()) / num}
+    # game g played answer env.state.answers[g] (with a split, not answer number g)
+    played = env.state.answers.reshape(num, -1)[:, 0].tolist()
+    return [env.vocabulary.answers[played[g]] for g in lost], {}
+
+
 def evaluate(
     policy: Policy,
     config: WordleConfig | None = None,
@@ -285,23 +310,7 @@ def evaluate(
     env = games.env
     openers = Counter(env.words[a] for a in games.actions[:, 0].tolist())
     name = agent or getattr(policy, "name", None) or type(policy).__name__
-    answers_name = (
-        config.answers
-        if isinstance(config.answers, str)
-        else f"custom ({env.vocabulary.num_answers} words)"
-    )
-    if config.answer_pool is not None:
-        answers_name += (
-            f" ({config.split} split, seed {config.split_seed}: {len(config.answer_pool)} answers)"
-        )
-    extra: dict[str, Any] = {}
-    if config.boards > 1:
-        words = env.vocabulary.answers
-        lost_answers = ["/".join(words[i] for i in env.state.answers[g].tolist()) for g in lost]
-        extra["boards_solved"] = float(env.state.solved.sum()) / num
-    else:  # game g played answer env.state.answers[g] (with a split, not answer number g)
-        played = env.state.answers.reshape(num, -1)[:, 0].tolist()
-        lost_answers = [env.vocabulary.answers[played[g]] for g in lost]
+    lost_answers, extra = _lost_answers(env, config, num, lost)
     stats = getattr(policy, "stats", None)
     # what the agent counted itself (a language model's requests and tokens, ...)
     if callable(stats):
@@ -317,7 +326,7 @@ def evaluate(
         wall_time_s=time.perf_counter() - start,
         device=str(env.device),
         hard_mode=config.hard_mode,
-        answers=answers_name,
+        answers=_answers_name(config, env.vocabulary.num_answers),
         num_allowed=env.vocabulary.num_allowed,
         guesses=games.guesses.tolist(),
         histories=games.histories if histories else None,
