@@ -293,46 +293,11 @@ class MultiWordleVectorEnv(WordleVectorEnv):
     def _answers_tensor(self, answers: Any) -> torch.Tensor | None:
         if answers is None:
             return None
-        n, k = self.num_envs, self.config.boards
         if isinstance(answers, torch.Tensor | np.ndarray):
-            values = torch.as_tensor(answers, device=self.device)
-            if values.is_floating_point() or values.dtype == torch.bool:
-                raise TypeError(
-                    f"answers must be words or integer indices; got dtype {values.dtype}"
-                )
-            if values.shape != (n, k):
-                raise ValueError(
-                    f"expected answers of shape ({n}, {k}) (K per game); got {tuple(values.shape)}"
-                )
-            values = values.long()
-            bad = (values < 0) | (values >= self.vocabulary.num_answers)
-            if self.check_actions and bool(bad.any()):
-                raise ValueError(
-                    f"answer index {int(values[bad][0])} is out of range; "
-                    f"expected 0 <= index < {self.vocabulary.num_answers}"
-                )
+            values = self._answer_indices(answers)
         else:
-            games = list(answers)
-            if len(games) != n:
-                raise ValueError(
-                    f"expected {n} lists of {k} answers (one list per game); got {len(games)}"
-                )
-            rows = []
-            for game in games:
-                if isinstance(game, str) or not isinstance(
-                    game, Sequence | np.ndarray | torch.Tensor
-                ):
-                    raise TypeError(
-                        f"each game's answers must be a list of {k} words or indices; got {game!r}"
-                    )
-                if len(game) != k:
-                    raise ValueError(
-                        f"each game needs {k} answers (one per board); got "
-                        f"{len(game)}: {list(game)!r}"
-                    )
-                rows.append([self.vocabulary.answer_id(a) for a in game])
-            values = torch.tensor(rows, dtype=torch.int64, device=self.device)
-        if self.check_actions and k > 1:
+            values = self._answer_rows(answers)
+        if self.check_actions and self.config.boards > 1:
             ordered = values.sort(dim=1).values
             repeated = (ordered[:, 1:] == ordered[:, :-1]).any(1)
             if bool(repeated.any()):
@@ -342,6 +307,46 @@ class MultiWordleVectorEnv(WordleVectorEnv):
                     f"the boards of a game need distinct answers; game {game} has {words}"
                 )
         return values
+
+    def _answer_indices(self, answers: torch.Tensor | np.ndarray) -> torch.Tensor:
+        """``reset``'s answers given as an ``(n, K)`` array of answer indices, checked."""
+        n, k = self.num_envs, self.config.boards
+        values = torch.as_tensor(answers, device=self.device)
+        if values.is_floating_point() or values.dtype == torch.bool:
+            raise TypeError(f"answers must be words or integer indices; got dtype {values.dtype}")
+        if values.shape != (n, k):
+            raise ValueError(
+                f"expected answers of shape ({n}, {k}) (K per game); got {tuple(values.shape)}"
+            )
+        values = values.long()
+        bad = (values < 0) | (values >= self.vocabulary.num_answers)
+        if self.check_actions and bool(bad.any()):
+            raise ValueError(
+                f"answer index {int(values[bad][0])} is out of range; "
+                f"expected 0 <= index < {self.vocabulary.num_answers}"
+            )
+        return values
+
+    def _answer_rows(self, answers: Any) -> torch.Tensor:
+        """``reset``'s answers given as a list a game of K words or indices, as indices."""
+        n, k = self.num_envs, self.config.boards
+        games = list(answers)
+        if len(games) != n:
+            raise ValueError(
+                f"expected {n} lists of {k} answers (one list per game); got {len(games)}"
+            )
+        rows = []
+        for game in games:
+            if isinstance(game, str) or not isinstance(game, Sequence | np.ndarray | torch.Tensor):
+                raise TypeError(
+                    f"each game's answers must be a list of {k} words or indices; got {game!r}"
+                )
+            if len(game) != k:
+                raise ValueError(
+                    f"each game needs {k} answers (one per board); got {len(game)}: {list(game)!r}"
+                )
+            rows.append([self.vocabulary.answer_id(a) for a in game])
+        return torch.tensor(rows, dtype=torch.int64, device=self.device)
 
     def render(self) -> tuple[Any, ...] | None:
         """Render the first games (at most 16), each with its boards side by side."""
