@@ -44,6 +44,20 @@ def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:
             f"{source}: config must be a dict of {cls.__name__} fields; got {type(data).__name__}"
         )
     names = {f.name for f in fields(cls)}
+    retired = _retired(cls, data, names, source)
+    data = {name: value for name, value in data.items() if name not in retired}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise ValueError(f"{source}: unknown {cls.__name__} fields {unknown}")
+    try:
+        return cls(**data)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{source}: invalid {cls.__name__}: {exc}") from None
+
+
+def _retired(cls: type, data: dict, names: set[str], source: str) -> set[str]:
+    """The fields of ``data`` that ``cls`` (or a base) has retired, each checked to hold a value
+    that meant "not used" (another is a ValueError: an experiment's network)."""
     table = {
         k: v
         for base in reversed(cls.__mro__)
@@ -57,14 +71,7 @@ def config_from_dict(cls: type, data: Any, source: str = "checkpoint") -> Any:
                 f"{source}: trained with {name}={value!r}, an option {cls.__name__} no longer has: "
                 "another trainer's network (an experiment's); load it with the class that saved it"
             )
-    data = {name: value for name, value in data.items() if name not in retired}
-    unknown = sorted(set(data) - names)
-    if unknown:
-        raise ValueError(f"{source}: unknown {cls.__name__} fields {unknown}")
-    try:
-        return cls(**data)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{source}: invalid {cls.__name__}: {exc}") from None
+    return set(retired)
 
 
 def read_checkpoint(path: str | Path, kind: str | None) -> dict[str, Any]:

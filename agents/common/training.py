@@ -104,6 +104,10 @@ class RunConfig:
             raise ValueError(
                 f"iterations has {len(self.iterations)} values for {len(self.stages)} stages"
             )
+        self._check_numbers()
+
+    def _check_numbers(self) -> None:
+        """The counts at least 1, --stop-at a win rate, --max-minutes positive."""
         for name in ("eval_every", "checkpoint_every", "eval_games"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be >= 1; got {getattr(self, name)}")
@@ -269,16 +273,7 @@ def _check_resume(
             "settings, start over with --fresh, or use another --run-dir"
         )
     saved_plan = list(zip(saved["stages"], saved["iterations"], strict=True))
-    now_plan = run.plan[: len(saved_plan)]
-    in_progress = saved["stage_index"] == len(saved_plan) - 1  # the last stage, not finished yet
-    longer_last = (
-        in_progress
-        and len(now_plan) == len(saved_plan)
-        and now_plan[:-1] == saved_plan[:-1]
-        and now_plan[-1][0] == saved_plan[-1][0]
-        and now_plan[-1][1] >= saved_plan[-1][1]
-    )
-    if now_plan != saved_plan and not longer_last:
+    if not _plan_continues(saved_plan, run.plan, saved["stage_index"]):
         plans = lambda plan: ", ".join(f"{s}:{n}" for s, n in plan)  # noqa: E731
         raise ValueError(
             f"{last} follows the plan [{plans(saved_plan)}] (stage:updates); this command asks "
@@ -297,6 +292,25 @@ def _check_resume(
             f"{', '.join(s for s, _ in run.plan[len(saved_plan) :])}"
         )
     return run.plan
+
+
+def _plan_continues(
+    saved: list[tuple[str, int]], now: list[tuple[str, int]], stage_index: int
+) -> bool:
+    """Whether the plan ``now`` continues a run that followed ``saved`` and stopped at stage
+    ``stage_index``: the same stages, some appended, and the last stage given more updates while
+    it is still in progress."""
+    now = now[: len(saved)]
+    if now == saved:
+        return True
+    in_progress = stage_index == len(saved) - 1  # the last stage, not finished yet
+    return (
+        in_progress
+        and len(now) == len(saved)
+        and now[:-1] == saved[:-1]
+        and now[-1][0] == saved[-1][0]
+        and now[-1][1] >= saved[-1][1]
+    )
 
 
 def _stats_dict(stats: Any) -> dict[str, float]:
@@ -359,16 +373,7 @@ class _Run:
             )
             resumed_at = min(self.saved["stage_index"] + 1, len(self.plan))
             print(f"resuming {self.last} at stage {resumed_at}/{len(self.plan)}")
-            # rows logged after this checkpoint are logged again on the way
-            logged = self.saved.get("metrics_size")
-            if (
-                logged is not None
-                and self.metrics.exists()
-                and self.metrics.stat().st_size > logged
-            ):
-                os.truncate(self.metrics, logged)
-        elif self.metrics.exists():
-            self.metrics.unlink()  # a fresh run starts a fresh log
+        self._trim_metrics()
         self.init = self.saved.get("init") if self.saved is not None else run.init
         self.agent = spec.agent_class(config, device=device)
         self.writer = None
@@ -398,6 +403,18 @@ class _Run:
         )
         self.best_path = run_dir / f"best_{self.plan[-1][0]}.pt"
         self.run_dir = run_dir
+
+    def _trim_metrics(self) -> None:
+        """The metrics log as of the checkpoint resumed (rows logged after it are logged again on
+        the way); a fresh run starts a fresh log."""
+        if not self.metrics.exists():
+            return
+        if self.saved is None:
+            self.metrics.unlink()
+            return
+        logged = self.saved.get("metrics_size")
+        if logged is not None and self.metrics.stat().st_size > logged:
+            os.truncate(self.metrics, logged)
 
     def __enter__(self) -> _Run:
         return self
@@ -462,17 +479,7 @@ class _Run:
         stage, iterations = self.plan[index]
         answers, allowed = stage_words(stage, seed=self.config.seed)
         self.best_path = self.run_dir / f"best_{stage}.pt"
-        resume = self.saved["trainer"] if self.saved is not None and index == self.first else None
-        if resume is None:
-            self.start_weights(index)
-        warm = index > 0 or self.init is not None
-        trainer = self.spec.make_trainer(
-            self.agent, answers, allowed, self.device, iterations, warm
-        )
-        best = {"win_rate": -1.0, "mean_guesses": float("inf"), "iteration": 0}
-        if resume is not None:
-            trainer.load_state_dict(resume)
-            best = self.saved["best"]
+        trainer, best = self._stage_trainer(index, answers, allowed, iterations)
         clock = time.perf_counter()
         started = trainer.iteration  # a time limit stops a command only after it made an update
         stopped = False
@@ -485,49 +492,24 @@ class _Run:
                 # device tensors: read only when logged (a sync)
                 raw = trainer.step(iterations - trainer.iteration)
                 bar.update(trainer.iteration - before)
-                now, step = (
-                    self.elapsed + time.perf_counter() - clock,
-                    self.offset + trainer.iteration,
-                )
+                now = self.elapsed + time.perf_counter() - clock
                 out_of_time = self.out_of_time() and trainer.iteration > started
-                crossed = trainer.iteration // self.run.eval_every > before // self.run.eval_every
-                # Evaluated on the schedule only: an evaluation where a time limit happened to stop
-                # the command could pick another best network than the run that never stopped.
-                evaluated = trainer.iteration > before and (
-                    crossed or trainer.iteration >= iterations
-                )
-                stats = _stats_dict(raw) if self.writer is not None or evaluated else {}
-                if self.writer is not None and trainer.iteration > before:
-                    for key, value in stats.items():
-                        self.writer.add_scalar(
-                            f"losses/{key}" if "loss" in key else f"charts/{key}", value, step
-                        )
-                if evaluated:
-                    result = self.evaluate(
-                        stage, answers, allowed, trainer.iteration, step, now, stats, best
-                    )
-                    bar.set_postfix(
-                        win=f"{result.win_rate:.3f}",
-                        mean=f"{result.mean_guesses_wins:.3f}",
-                        best=f"{best['win_rate']:.3f}",
-                    )
+                update = (stage, answers, allowed, trainer, before, iterations)
+                evaluated, reached = self._after_update(update, now, raw, best, bar)
                 periodic = (
                     trainer.iteration // self.run.checkpoint_every
                     > before // self.run.checkpoint_every
                 )
-                if evaluated or out_of_time or periodic:
+                saved = evaluated or out_of_time or periodic
+                if saved:
                     self.checkpoint(index, trainer.state_dict(), best, now)
-                if (
-                    evaluated
-                    and self.run.stop_at is not None
-                    and result.win_rate >= self.run.stop_at
-                ):
+                if reached:
                     break
                 if out_of_time and trainer.iteration < iterations:
                     stopped = True
                     break
                 if interrupted():  # Ctrl-C during this update: saved here, then stopped
-                    if not (evaluated or out_of_time or periodic):
+                    if not saved:
                         self.checkpoint(index, trainer.state_dict(), best, now)
                     bar.close()
                     raise Interrupted(
@@ -536,16 +518,7 @@ class _Run:
                     )
         bar.close()
         if stopped:
-            so_far = (
-                f"best so far {100 * best['win_rate']:.2f} % wins"
-                if best["iteration"]
-                else f"not evaluated yet (every {self.run.eval_every} updates)"
-            )
-            print(
-                f"time limit ({self.run.max_minutes:g} min): stage {stage} stopped at update "
-                f"{trainer.iteration}/"
-                f"{iterations}, {so_far}; run the same command again to continue"
-            )
+            self._say_stopped(stage, trainer.iteration, iterations, best)
             return True
         self.elapsed += time.perf_counter() - clock
         self.offset += trainer.iteration
@@ -555,6 +528,64 @@ class _Run:
             f"mean guesses at update {best['iteration']} -> {self.best_path}"
         )
         return False
+
+    def _stage_trainer(
+        self, index: int, answers: Any, allowed: Any, iterations: int
+    ) -> tuple[Any, dict[str, Any]]:
+        """Stage ``index``'s trainer, and its best evaluation so far: resumed from ``last.pt``
+        where this command continues the stage, else started from the weights it starts from."""
+        resume = self.saved["trainer"] if self.saved is not None and index == self.first else None
+        if resume is None:
+            self.start_weights(index)
+        warm = index > 0 or self.init is not None
+        trainer = self.spec.make_trainer(
+            self.agent, answers, allowed, self.device, iterations, warm
+        )
+        best = {"win_rate": -1.0, "mean_guesses": float("inf"), "iteration": 0}
+        if resume is not None:
+            trainer.load_state_dict(resume)
+            best = self.saved["best"]
+        return trainer, best
+
+    def _after_update(
+        self, update: tuple, now: float, raw: Any, best: dict[str, Any], bar: Any
+    ) -> tuple[bool, bool]:
+        """After an update (``update``: the stage, its words, the trainer, its iteration before,
+        the stage's updates): its statistics logged (TensorBoard), and on the schedule the
+        network evaluated; whether it was, and whether it reached ``--stop-at``."""
+        stage, answers, allowed, trainer, before, iterations = update
+        step = self.offset + trainer.iteration
+        crossed = trainer.iteration // self.run.eval_every > before // self.run.eval_every
+        # Evaluated on the schedule only: an evaluation where a time limit happened to stop
+        # the command could pick another best network than the run that never stopped.
+        evaluated = trainer.iteration > before and (crossed or trainer.iteration >= iterations)
+        stats = _stats_dict(raw) if self.writer is not None or evaluated else {}
+        if self.writer is not None and trainer.iteration > before:
+            for key, value in stats.items():
+                self.writer.add_scalar(
+                    f"losses/{key}" if "loss" in key else f"charts/{key}", value, step
+                )
+        if not evaluated:
+            return False, False
+        result = self.evaluate(stage, answers, allowed, trainer.iteration, step, now, stats, best)
+        bar.set_postfix(
+            win=f"{result.win_rate:.3f}",
+            mean=f"{result.mean_guesses_wins:.3f}",
+            best=f"{best['win_rate']:.3f}",
+        )
+        return True, self.run.stop_at is not None and result.win_rate >= self.run.stop_at
+
+    def _say_stopped(self, stage: str, iteration: int, iterations: int, best: dict) -> None:
+        """The line a time limit's stop prints: where the stage stopped, and its best so far."""
+        so_far = (
+            f"best so far {100 * best['win_rate']:.2f} % wins"
+            if best["iteration"]
+            else f"not evaluated yet (every {self.run.eval_every} updates)"
+        )
+        print(
+            f"time limit ({self.run.max_minutes:g} min): stage {stage} stopped at update "
+            f"{iteration}/{iterations}, {so_far}; run the same command again to continue"
+        )
 
     def evaluate(
         self,
