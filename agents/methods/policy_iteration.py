@@ -276,11 +276,7 @@ def candidate_values(
     """
     if not found:
         return []
-    observations = torch.stack([p.observation for p in found]).to(agent.device)
-    scores = agent.net.words(agent.letter_scores(observations))
-    allowed = _allowed(agent, config, found)
-    if allowed is not None:  # only guesses the position allows
-        scores = scores.masked_fill(~allowed, -torch.inf)
+    scores, allowed = _scores(agent, config, found)
     tops = scores.topk(min(top, scores.shape[1]), dim=1).indices.cpu()
     table = (
         pattern_table(config.vocabulary, agent.device) if screen and critic is not None else None
@@ -290,18 +286,12 @@ def candidate_values(
     width = config.max_guesses
     answers, forced, lengths, owner = [], [], [], []
     for index, position in enumerate(found):
-        candidates = tops[index].tolist()
-        if position.greedy not in candidates:
-            candidates[-1] = position.greedy
         more = list((extra or {}).get(index, ()))
         if table is not None and critic is not None and len(position.answers) >= screen_answers:
             more += critic.screen(
                 table, position.answers, screen, None if allowed is None else allowed[index]
             )
-        candidates += [
-            g for g in dict.fromkeys(more) if g not in candidates and scores[index, g] > -torch.inf
-        ]
-        for guess in candidates:
+        for guess in _candidates(tops[index].tolist(), position.greedy, more, scores[index]):
             prefix = position.prefix + [guess] + [0] * (width - len(position.prefix) - 1)
             for answer in position.answers:
                 answers.append(answer)
@@ -315,6 +305,27 @@ def candidate_values(
     for (index, guess), earned in zip(owner, returns.tolist(), strict=True):
         values[index][guess] = values[index].get(guess, 0.0) + earned
     return values
+
+
+def _scores(
+    agent: WordAgent, config: WordleConfig, found: list[Reached]
+) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """The network's score of every guess at each position (-inf where the position does not
+    allow it), and the positions' allowed guesses (None: every guess)."""
+    observations = torch.stack([p.observation for p in found]).to(agent.device)
+    scores = agent.net.words(agent.letter_scores(observations))
+    allowed = _allowed(agent, config, found)
+    if allowed is not None:  # only guesses the position allows
+        scores = scores.masked_fill(~allowed, -torch.inf)
+    return scores, allowed
+
+
+def _candidates(tops: list[int], greedy: int, more: list[int], scores: torch.Tensor) -> list[int]:
+    """The guesses tried at a position: the network's ``tops`` (its ``greedy`` guess in the last
+    place if not among them), then those of ``more`` the position allows (a finite score)."""
+    if greedy not in tops:
+        tops[-1] = greedy
+    return tops + [g for g in dict.fromkeys(more) if g not in tops and scores[g] > -torch.inf]
 
 
 @torch.no_grad()
@@ -433,7 +444,37 @@ def improve(
     labels = [
         _argmax(valued, position.greedy) for valued, position in zip(values, found, strict=True)
     ]
+    moves, after = _look_deeper(agent, config, found, values, deep, deep_top, top, chunk, screened)
+    for i in deep:  # now valued one guess deeper: only those guesses compete
+        labels[i] = _argmax(
+            {guess: values[i][guess] for mover, guess in moves if mover == i}, found[i].greedy
+        )
+    gain = _sure_gain(found, values, labels)
     deeper: dict[bytes, int] = {}
+    for i in deep:  # the improved policy plays on as the deeper look valued its label
+        deeper.update(
+            (child.observation.numpy().tobytes(), best)
+            for child, best in after[(i, labels[i])]
+            if best != child.greedy
+        )
+    return Improvement(labels, gain, deeper, values)
+
+
+def _look_deeper(
+    agent: WordAgent,
+    config: WordleConfig,
+    found: list[Reached],
+    values: list[dict[int, float]],
+    deep: list[int],
+    deep_top: int,
+    top: int,
+    chunk: int,
+    screened: dict[str, Any],
+) -> tuple[list[tuple[int, int]], dict[tuple[int, int], list[tuple[Reached, int]]]]:
+    """:func:`improve`'s deeper look: at each position of ``deep``, its ``deep_top`` best guesses
+    (and the network's own) revalued with the best of ``top`` guesses at each position they lead
+    to (``values`` updated in place); the moves, and after each the positions it leads to with
+    their best guesses."""
     moves = [
         (i, guess)
         for i in deep
@@ -454,26 +495,22 @@ def improve(
         values[i][guess] = ended + sum(
             v[best] for v, (_, best) in zip(group_values, after[(i, guess)], strict=True)
         )
-    for i in deep:  # now valued one guess deeper: only those guesses compete
-        labels[i] = _argmax(
-            {guess: values[i][guess] for mover, guess in moves if mover == i}, found[i].greedy
-        )
+    return moves, after
+
+
+def _sure_gain(found: list[Reached], values: list[dict[int, float]], labels: list[int]) -> float:
+    """The reward the labels are sure to add: a label that does not earn strictly more than the
+    network's own guess is put back to it (``labels`` in place), and the gains of the changed
+    positions no other changed position leads to are summed (``found`` is in turn order)."""
     gain = 0.0
-    # answers whose games already met a changed position (``found`` is in turn order)
-    upstream = set()
+    upstream = set()  # answers whose games already met a changed position
     for i, position in enumerate(found):
         if values[i][labels[i]] <= values[i][position.greedy] + 1e-6:
             labels[i] = position.greedy
         elif position.answers[0] not in upstream:
             gain += values[i][labels[i]] - values[i][position.greedy]
             upstream.update(position.answers)
-    for i in deep:  # the improved policy plays on as the deeper look valued its label
-        deeper.update(
-            (child.observation.numpy().tobytes(), best)
-            for child, best in after[(i, labels[i])]
-            if best != child.greedy
-        )
-    return Improvement(labels, gain, deeper, values)
+    return gain
 
 
 @torch.no_grad()
