@@ -294,7 +294,10 @@ class MultiWordleVectorEnv(WordleVectorEnv):
         if answers is None:
             return None
         if isinstance(answers, torch.Tensor | np.ndarray):
-            values = self._answer_indices(answers)
+            n, k = self.num_envs, self.config.boards
+            values = self._answer_indices_checked(
+                answers, (n, k), f"expected answers of shape ({n}, {k}) (K per game); got "
+            )
         else:
             values = self._answer_rows(answers)
         if self.check_actions and self.config.boards > 1:
@@ -306,25 +309,6 @@ class MultiWordleVectorEnv(WordleVectorEnv):
                 raise ValueError(
                     f"the boards of a game need distinct answers; game {game} has {words}"
                 )
-        return values
-
-    def _answer_indices(self, answers: torch.Tensor | np.ndarray) -> torch.Tensor:
-        """``reset``'s answers given as an ``(n, K)`` array of answer indices, checked."""
-        n, k = self.num_envs, self.config.boards
-        values = torch.as_tensor(answers, device=self.device)
-        if values.is_floating_point() or values.dtype == torch.bool:
-            raise TypeError(f"answers must be words or integer indices; got dtype {values.dtype}")
-        if values.shape != (n, k):
-            raise ValueError(
-                f"expected answers of shape ({n}, {k}) (K per game); got {tuple(values.shape)}"
-            )
-        values = values.long()
-        bad = (values < 0) | (values >= self.vocabulary.num_answers)
-        if self.check_actions and bool(bad.any()):
-            raise ValueError(
-                f"answer index {int(values[bad][0])} is out of range; "
-                f"expected 0 <= index < {self.vocabulary.num_answers}"
-            )
         return values
 
     def _answer_rows(self, answers: Any) -> torch.Tensor:

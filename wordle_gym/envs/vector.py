@@ -364,29 +364,35 @@ class WordleVectorEnv(WordleBase, VectorEnv):
         if answers is None:
             return None
         if isinstance(answers, torch.Tensor | np.ndarray):
-            values = torch.as_tensor(answers, device=self.device)
-            if values.is_floating_point() or values.dtype == torch.bool:
-                raise TypeError(
-                    f"answers must be words or integer indices; got dtype {values.dtype}"
-                )
-            values = values.long()
-            if values.shape != (self.num_envs,):
-                raise ValueError(
-                    f"expected {self.num_envs} answers (one per game); got shape "
-                    f"{tuple(values.shape)}"
-                )
-            bad = (values < 0) | (values >= self.vocabulary.num_answers)
-            if self.check_actions and bool(bad.any()):
-                raise ValueError(
-                    f"answer index {int(values[bad][0])} is out of range; "
-                    f"expected 0 <= index < {self.vocabulary.num_answers}"
-                )
-            return values
+            return self._answer_indices_checked(
+                answers,
+                (self.num_envs,),
+                f"expected {self.num_envs} answers (one per game); got shape ",
+            )
         items = list(answers)
         if len(items) != self.num_envs:
             raise ValueError(f"expected {self.num_envs} answers (one per game); got {len(items)}")
         ids = [self.vocabulary.answer_id(a) for a in items]
         return torch.tensor(ids, dtype=torch.int64, device=self.device)
+
+    def _answer_indices_checked(
+        self, answers: torch.Tensor | np.ndarray, shape: tuple[int, ...], expected: str
+    ) -> torch.Tensor:
+        """``reset``'s answers given as an array of answer indices of ``shape``, checked (integers,
+        the shape, in range); ``expected``: the error's words before the shape given."""
+        values = torch.as_tensor(answers, device=self.device)
+        if values.is_floating_point() or values.dtype == torch.bool:
+            raise TypeError(f"answers must be words or integer indices; got dtype {values.dtype}")
+        if values.shape != shape:
+            raise ValueError(f"{expected}{tuple(values.shape)}")
+        values = values.long()
+        bad = (values < 0) | (values >= self.vocabulary.num_answers)
+        if self.check_actions and bool(bad.any()):
+            raise ValueError(
+                f"answer index {int(values[bad][0])} is out of range; "
+                f"expected 0 <= index < {self.vocabulary.num_answers}"
+            )
+        return values
 
     def _actions_tensor(self, actions: Any) -> torch.Tensor:
         values = torch.as_tensor(actions, device=self.device)
