@@ -199,27 +199,8 @@ class OptimalTree:
         names = ("guesses", "child_start", "child_pattern", "child_node")
         try:
             arrays = _read_npz(path, ("meta", *names))
-            meta = json.loads(str(arrays.pop("meta")))
-            if not isinstance(meta, dict):
-                raise ValueError(f"its header is a JSON {type(meta).__name__}, not an object")
-            if meta.get("format") != FORMAT:
-                raise ValueError(f"format {quoted(str(meta.get('format')))}, expected {FORMAT!r}")
-            fields = {
-                "opener": str,
-                "hard_mode": bool,
-                "max_guesses": int,
-                "lists": str,
-                "total": int,
-                "num_answers": int,
-            }
-            for key, kind in fields.items():
-                if not isinstance(meta.get(key), kind) or (
-                    kind is int and isinstance(meta[key], bool)
-                ):
-                    raise ValueError(f"header field {key!r} is missing or not a {kind.__name__}")
-            tree = cls(
-                **{k: meta[k] for k in fields}, **{k: arrays[k].astype(np.int32) for k in names}
-            )
+            meta = _tree_header(json.loads(str(arrays.pop("meta"))))
+            tree = cls(**meta, **{k: arrays[k].astype(np.int32) for k in names})
         except (
             OSError,
             EOFError,
@@ -232,25 +213,53 @@ class OptimalTree:
             raise ValueError(
                 f"{quoted(str(path), 200)}: not an optimal-play tree ({exc})"
             ) from None
-        nodes = len(tree.guesses)
-        edges = tree.child_start
-        if (
-            nodes == 0
-            or tree.guesses.ndim != 1
-            or len(edges) != nodes + 1
-            or edges[0] != 0
-            or edges[-1] != len(tree.child_node)
-            or np.any(np.diff(edges) < 0)
-            or len(tree.child_pattern) != len(tree.child_node)
-            or (
-                len(tree.child_node)
-                and (tree.child_node.min() < 1 or tree.child_node.max() >= nodes)
-            )
-        ):
+        if not tree._consistent():
             raise ValueError(
                 f"{quoted(str(path), 200)}: not an optimal-play tree (inconsistent node arrays)"
             )
         return tree
+
+    def _consistent(self) -> bool:
+        """Whether the node arrays make a tree: each node's children a run of the edge arrays,
+        in order, every child a node after the root."""
+        nodes, edges = len(self.guesses), self.child_start
+        return not (
+            nodes == 0
+            or self.guesses.ndim != 1
+            or len(edges) != nodes + 1
+            or edges[0] != 0
+            or edges[-1] != len(self.child_node)
+            or np.any(np.diff(edges) < 0)
+            or len(self.child_pattern) != len(self.child_node)
+            or (
+                len(self.child_node)
+                and (self.child_node.min() < 1 or self.child_node.max() >= nodes)
+            )
+        )
+
+
+_TREE_FIELDS = {
+    "opener": str,
+    "hard_mode": bool,
+    "max_guesses": int,
+    "lists": str,
+    "total": int,
+    "num_answers": int,
+}
+"""A tree file's header fields (besides its format) and their types."""
+
+
+def _tree_header(meta: Any) -> dict[str, Any]:
+    """A tree file's header, checked: a JSON object of this format with every field of
+    :data:`_TREE_FIELDS` of its type (a ValueError saying which is not)."""
+    if not isinstance(meta, dict):
+        raise ValueError(f"its header is a JSON {type(meta).__name__}, not an object")
+    if meta.get("format") != FORMAT:
+        raise ValueError(f"format {quoted(str(meta.get('format')))}, expected {FORMAT!r}")
+    for key, kind in _TREE_FIELDS.items():
+        if not isinstance(meta.get(key), kind) or (kind is int and isinstance(meta[key], bool)):
+            raise ValueError(f"header field {key!r} is missing or not a {kind.__name__}")
+    return {k: meta[k] for k in _TREE_FIELDS}
 
 
 MAX_TREE_BYTES = 64 << 20

@@ -203,51 +203,53 @@ def add_options(
     group = parser.add_argument_group(title) if title else parser
     hints, docs = typing.get_type_hints(cls), field_docs(cls)
     for field in dataclasses.fields(cls):
-        if not field.init or field.name in skip:
-            continue
-        meta = field.metadata
-        flags = (*meta.get("flags", ()), "--" + field.name.replace("_", "-"))
-        default = _default(field, defaults)
-        text = docs.get(field.name, "").replace("%", "%%")
-        required = default is dataclasses.MISSING
-        shown = (
-            " (required)"
-            if required
-            else ""
-            if default is None or default is False or default == ()
-            else (f" (default: {show(default)})").replace("%", "%%")
-        )
-        hint = hints[field.name]
-        if hint is bool:
-            group.add_argument(
-                *flags, action=argparse.BooleanOptionalAction, default=None, help=text + shown
-            )
-            continue
-        many = meta.get("repeat") or meta.get("nargs")  # a tuple given value by value
-        convert, metavar = _converter(typing.get_args(hint)[0] if many else hint)
-        convert = meta.get("parse", convert)
-        if metavar == "STR":  # a word or a path: named by the field, as argparse names it
-            metavar = field.name.upper()
-        metavar = meta.get("metavar", metavar)
-        if meta.get("positional"):
-            group.add_argument(
-                field.name,
-                type=convert,
-                default=None,
-                nargs=meta.get("nargs") or (None if required else "?"),
-                metavar=meta.get("metavar", field.name.upper()),
-                help=text + ("" if required else shown),
-            )
-            continue
+        if field.init and field.name not in skip:
+            _add_option(group, field, hints[field.name], _default(field, defaults), docs)
+
+
+def _add_option(group: Any, field: dataclasses.Field, hint: Any, default: Any, docs: dict) -> None:
+    """``field``'s option (a flag, a switch for a bool, or a positional argument) on ``group``."""
+    meta = field.metadata
+    flags = (*meta.get("flags", ()), "--" + field.name.replace("_", "-"))
+    text = docs.get(field.name, "").replace("%", "%%")
+    required = default is dataclasses.MISSING
+    shown = " (required)" if required else _shown_default(default)
+    if hint is bool:
         group.add_argument(
-            *flags,
+            *flags, action=argparse.BooleanOptionalAction, default=None, help=text + shown
+        )
+        return
+    many = meta.get("repeat") or meta.get("nargs")  # a tuple given value by value
+    convert, metavar = _converter(typing.get_args(hint)[0] if many else hint)
+    convert = meta.get("parse", convert)
+    if meta.get("positional"):
+        group.add_argument(
+            field.name,
             type=convert,
             default=None,
-            action="append" if meta.get("repeat") else "store",
-            metavar=metavar,
-            required=required,
-            help=text + shown,
+            nargs=meta.get("nargs") or (None if required else "?"),
+            metavar=meta.get("metavar", field.name.upper()),
+            help=text + ("" if required else shown),
         )
+        return
+    if metavar == "STR":  # a word or a path: named by the field, as argparse names it
+        metavar = field.name.upper()
+    group.add_argument(
+        *flags,
+        type=convert,
+        default=None,
+        action="append" if meta.get("repeat") else "store",
+        metavar=meta.get("metavar", metavar),
+        required=required,
+        help=text + shown,
+    )
+
+
+def _shown_default(default: Any) -> str:
+    """What an option's help says of its default: nothing for none, off or empty."""
+    if default is None or default is False or default == ():
+        return ""
+    return f" (default: {show(default)})".replace("%", "%%")
 
 
 def options_from(
