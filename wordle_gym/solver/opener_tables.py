@@ -357,21 +357,28 @@ def read_opener_totals(
         return None
     out = OpenerTotals({}, {}, {})
     for source in data["sources"]:
-        if not isinstance(source, dict) or source.get("kind") not in ("exact", "upper"):
-            raise ValueError(
-                f"{path}: a source is not {{'name', 'kind': 'exact' or 'upper', 'cite', 'totals'}}"
-            )
-        totals = source.get("totals") if isinstance(source.get("totals"), dict) else {}
-        bad = [w for w, t in totals.items() if w not in vocab.allowed_index or type(t) is not int]
-        if bad:
-            raise ValueError(
-                f"{path}: {source.get('name')}: {bad[0]!r} is not an allowed guess with a total"
-            )
+        totals = _source_totals(path, source, vocab)
         into = out.exact if source["kind"] == "exact" else out.upper
         for word, total in totals.items():
             into[word] = min(total, into.get(word, total))
         out.sources[str(source.get("name"))] = str(source.get("cite"))
     return out
+
+
+def _source_totals(path: Path, source: Any, vocab: Vocabulary) -> dict[str, int]:
+    """One source's totals by opener, checked: an object of a known kind whose totals are
+    integers of allowed guesses (ValueError naming the file and the source)."""
+    if not isinstance(source, dict) or source.get("kind") not in ("exact", "upper"):
+        raise ValueError(
+            f"{path}: a source is not {{'name', 'kind': 'exact' or 'upper', 'cite', 'totals'}}"
+        )
+    totals = source.get("totals") if isinstance(source.get("totals"), dict) else {}
+    bad = [w for w, t in totals.items() if w not in vocab.allowed_index or type(t) is not int]
+    if bad:
+        raise ValueError(
+            f"{path}: {source.get('name')}: {bad[0]!r} is not an allowed guess with a total"
+        )
+    return totals
 
 
 def read_loss_ranking(

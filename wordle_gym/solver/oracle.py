@@ -259,33 +259,39 @@ class Oracle:
                     f"for it ([{least}, {most * n}]: its feedback buckets)"
                 )
         for word, kids in table.children.items():
-            if not kids:
-                continue
-            action = self.vocab.action(word)
-            found = self.search.buckets(action, members)
-            groups = {p: len(g) for p, g in found if p != self.solved}
-            if set(kids) != set(groups):
-                extra, missing = len(set(kids) - set(groups)), len(set(groups) - set(kids))
-                raise ValueError(
-                    f"{path}: {word!r}'s children are not the {len(groups)} positions it leads to "
-                    f"({extra} extra, {missing} missing)"
-                )
-            for pattern, c in groups.items():
-                for value, left in zip(kids[pattern], (most - 1, most - 2), strict=True):
-                    if not _least(c, left) <= value <= c * (left + 1):
-                        raise ValueError(
-                            f"{path}: {word!r}'s position of {c} answers (feedback {pattern}) "
-                            f"with {left} guesses left totals {value}, outside what is possible "
-                            f"([{_least(c, left)}, {c * (left + 1)}])"
-                        )
-            implied = n + sum(t for t, _ in kids.values())
-            known = table.values.get(word, published.get(action))
-            if known is not None and implied != known:
-                raise ValueError(
-                    f"{path}: {word!r}'s total {known} is not one guess an answer plus its "
-                    f"children's totals ({implied})"
-                )
-            self._check_exact(path, word, implied, int(floor[action]), None)
+            if kids:
+                action = self.vocab.action(word)
+                implied = self._check_children(path, word, kids)
+                known = table.values.get(word, published.get(action))
+                if known is not None and implied != known:
+                    raise ValueError(
+                        f"{path}: {word!r}'s total {known} is not one guess an answer plus its "
+                        f"children's totals ({implied})"
+                    )
+                self._check_exact(path, word, implied, int(floor[action]), None)
+
+    def _check_children(self, path: Path, word: str, kids: dict[int, tuple[int, int]]) -> int:
+        """An opener's children in a table read from ``path``: exactly the positions it leads to,
+        each total within what its answers allow; the opener's total they imply (ValueError
+        naming the file, the opener and what fails)."""
+        n, most = self.vocab.num_answers, self.max_guesses
+        found = self.search.buckets(self.vocab.action(word), self._start.arrays()[0])
+        groups = {p: len(g) for p, g in found if p != self.solved}
+        if set(kids) != set(groups):
+            extra, missing = len(set(kids) - set(groups)), len(set(groups) - set(kids))
+            raise ValueError(
+                f"{path}: {word!r}'s children are not the {len(groups)} positions it leads to "
+                f"({extra} extra, {missing} missing)"
+            )
+        for pattern, c in groups.items():
+            for value, left in zip(kids[pattern], (most - 1, most - 2), strict=True):
+                if not _least(c, left) <= value <= c * (left + 1):
+                    raise ValueError(
+                        f"{path}: {word!r}'s position of {c} answers (feedback {pattern}) "
+                        f"with {left} guesses left totals {value}, outside what is possible "
+                        f"([{_least(c, left)}, {c * (left + 1)}])"
+                    )
+        return n + sum(t for t, _ in kids.values())
 
     def _check_exact(
         self, path: Path, word: str, total: int, floor: int, other: int | None
@@ -583,6 +589,19 @@ class Oracle:
             v = self.search.run(lambda: self._total(position), stats=self.stats)
             q = self.search.run(lambda: self._move_total(position, action), stats=self.stats)
             return {**self._judged(q, v, n), "seconds": time.perf_counter() - start}
+        v, q, known = self.search.run(lambda: self._judge_within(position, action, budget))
+        if v is not None and q is not None:
+            return {**self._judged(q, v, n), "seconds": time.perf_counter() - start}
+        return {
+            **self.bracket(position, action, v, q, known),
+            "seconds": time.perf_counter() - start,
+        }
+
+    def _judge_within(
+        self, position: Position, action: int | None, budget: int
+    ) -> tuple[int | None, int | None, dict[Position, int]]:
+        """``V*``'s and ``Q*``'s totals where proven within ``budget`` (None where not), and the
+        totals of the positions the move leads to that were proven on the way."""
         # a long-lived env's memory stays flat
         if len(self._proven) > ORACLE_CACHE_ENTRIES:
             self._proven.clear()
@@ -597,19 +616,9 @@ class Oracle:
         )
         # the start of the real lists: a day of search
         unproven_start = position == self._start and self.root_opener is None and self.root_tabled
-
-        def judge() -> tuple[int | None, int | None, dict[Position, int]]:
-            v = None if unproven_start else self._within(position, budget)[0]
-            q, _, known = (None, 0, {}) if hopeless else self._move_within(position, action, budget)
-            return v, q, known
-
-        v, q, known = self.search.run(judge)
-        if v is not None and q is not None:
-            return {**self._judged(q, v, n), "seconds": time.perf_counter() - start}
-        return {
-            **self.bracket(position, action, v, q, known),
-            "seconds": time.perf_counter() - start,
-        }
+        v = None if unproven_start else self._within(position, budget)[0]
+        q, _, known = (None, 0, {}) if hopeless else self._move_within(position, action, budget)
+        return v, q, known
 
     @staticmethod
     def _judged(q: int, v: int, n: int) -> dict[str, Any]:
@@ -634,7 +643,6 @@ class Oracle:
         if position == self._start and self.root_opener is not None:  # V* is its opener's Q*
             total, work, _ = self._move_within(position, self.root_opener, budget)
             return total, work
-        n = len(position.members)
         proven = self._proven.get(position)
         if proven is None:
             row, _ = self._stored(position)
@@ -644,6 +652,11 @@ class Oracle:
             return (proven[0], proven[1]) if proven[1] <= budget else (None, budget)
         if budget <= self._failed.get(position, 0):
             return None, budget
+        return self._search_within(position, budget)
+
+    def _search_within(self, position: Position, budget: int) -> tuple[int | None, int]:
+        """:meth:`_within`'s search of ``position`` from an empty cache, stopped past ``budget``
+        work; what it proves (or runs out of) kept with its work."""
         members, green, need = position.arrays()
         stop = self.search.stop
         stop[1], stop[2] = budget, 0
@@ -661,7 +674,7 @@ class Oracle:
             return None, budget
         self._proven[position] = (total, work)
         self._totals.setdefault(position, total)
-        if self.store is not None and n >= STORE_MIN and work >= STORE_WORK:
+        if self.store is not None and len(position.members) >= STORE_MIN and work >= STORE_WORK:
             self.store.put(position, total, work)
         return total, work
 
