@@ -903,3 +903,38 @@ def test_opener_values__a_limit_of_infinity_is_no_limit(tmp_path) -> None:
     path = tmp_path / "values.json"
     path.write_text(json.dumps(table))  # Python writes Infinity and NaN
     assert read_opener_values(path, vocab, False, 6).timed_out == {"weave": 120.0}
+
+
+def test_read_opener_totals__checks_each_source_and_keeps_the_least_total(tmp_path) -> None:
+    """A table of published totals: each source an object of a known kind whose totals are integers
+    of allowed guesses (a one-line ValueError naming the file otherwise), another game's table is
+    None, and where two sources give an opener's total the least is kept."""
+    from wordle_gym.core.config import WordleConfig
+    from wordle_gym.solver.opener_tables import TOTALS_FORMAT, read_opener_totals
+
+    vocab = WordleConfig().vocabulary
+    path = tmp_path / "totals.json"
+
+    def table(*sources: object, lists: str = vocab.digest) -> Path:
+        header = {"format": TOTALS_FORMAT, "lists": lists, "hard_mode": False, "max_guesses": 6}
+        path.write_text(json.dumps({**header, "sources": list(sources)}))
+        return path
+
+    def source(kind: str, **totals: object) -> dict:
+        return {"name": kind + " paper", "kind": kind, "cite": "a cite", "totals": totals}
+
+    read = lambda p: read_opener_totals(p, vocab, False, 6)  # noqa: E731
+    got = read(table(source("exact", salet=7920), source("exact", salet=7925, crane=7950),
+                     source("upper", trace=7930)))  # fmt: skip
+    assert got.exact == {"salet": 7920, "crane": 7950} and got.upper == {"trace": 7930}
+    assert got.sources == {"exact paper": "a cite", "upper paper": "a cite"}
+    assert read(table(source("exact", salet=7920), lists="other")) is None
+    for bad, says in (
+        (["salet"], "a source is not"),
+        ({"name": "x", "kind": "lower", "totals": {}}, "a source is not"),
+        (source("exact", zzzzz=7920), "'zzzzz' is not an allowed guess"),
+        (source("exact", salet=7920.0), "'salet' is not an allowed guess with a total"),
+    ):
+        with pytest.raises(ValueError, match=says) as info:
+            read(table(bad))
+        assert str(path) in str(info.value) and "\n" not in str(info.value)
