@@ -656,6 +656,119 @@ class Run:
             torch.cuda.set_rng_state(state["cuda_rng"], self.agent.device)
 
 
+def _keep_best(run: Run, games: Played) -> tuple[float, float, float]:
+    """The network's figures in ``games`` (wins, mean guesses on wins, mean with losses), its
+    weights kept as the run's best where they beat the best so far (wins, then mean guesses)."""
+    figures = (games.win_rate, games.mean_guesses_wins, games.mean_guesses_all)
+    key = (figures[0], -figures[1])
+    if run.best_key is None or key > run.best_key:
+        run.best_key = key
+        run.best_state = {
+            k: v.detach().clone().cpu() for k, v in run.agent.net.state_dict().items()
+        }
+    return figures
+
+
+def _improved(
+    agent: WordAgent,
+    config: WordleConfig,
+    options: ImproveOptions,
+    found: list[Reached],
+    games: Played,
+    fixed: dict[bytes, int],
+    it: int,
+) -> tuple[list[Reached], list[int], float, dict[bytes, int], list[Reached], list[int]]:
+    """One iteration's improvement of the network's play at the positions ``found`` (its games
+    ``games``), the first guess ``fixed`` where one is: the positions (after the opener where it
+    is fixed), their labels, the gain proven, the labels chosen, and the positions explored with
+    theirs."""
+    # its own games
+    critic = Critic.fit(found, games.guesses.cpu(), config) if options.screen else None
+    # the positions the opener leads to, played by the network: the first one stays fixed
+    if fixed:
+        if found[0].greedy not in fixed.values():  # the network does not open with it (yet)
+            found = positions(agent, config, fixed)[0]
+        found = [p for p in found if p.prefix]
+    labels, gain, chosen, values = improve(
+        agent,
+        config,
+        found,
+        options.top,
+        options.deep_top,
+        options.deep_answers,
+        options.deep_random,
+        options.seed * 100_003 + it,
+        screen=options.screen,
+        critic=critic,
+    )
+    met, met_labels = explore(
+        agent,
+        config,
+        found,
+        values,
+        options.explore,
+        options.explore_answers,
+        options.top,
+        options.screen,
+        critic,
+        root=options.explore_root,
+    )
+    return found, labels, gain, chosen, met, met_labels
+
+
+def _distil(
+    run: Run, options: ImproveOptions, played: list[Reached], copies: int, it: int
+) -> float:
+    """The network trained on every label, the improved policy's path ``played`` counted
+    ``copies`` more times; its loss (a ValueError where it diverges)."""
+    observations, targets = run.labels()
+    path = (
+        torch.stack([p.observation for p in played]),
+        torch.tensor([p.played for p in played]),
+    )
+    observations = torch.cat([observations, *[path[0]] * copies])
+    targets = torch.cat([targets, *[path[1]] * copies])
+    loss = train(run.agent, observations, targets, options.epochs, options.lr, seed=it)
+    if not math.isfinite(loss):
+        raise ValueError(
+            f"the distillation diverged at iteration {it} (loss {loss}); lower "
+            f"--lr ({options.lr:g})"
+        )
+    return loss
+
+
+def _record(
+    run: Run,
+    it: int,
+    changed: int,
+    figures: tuple[float, float, float],
+    options: ImproveOptions,
+    explored: int,
+    copies: int,
+) -> Iteration:
+    """Iteration ``it``'s record: the network's figures before it, what it changed and with what
+    options (``explored`` positions; the exploring options 0 where none was)."""
+    return Iteration(
+        iteration=it,
+        positions=len(run.data),
+        changed=changed,
+        top=options.top,
+        deep_top=options.deep_top,
+        deep_random=options.deep_random,
+        win_rate=figures[0],
+        mean_guesses=figures[1],
+        mean_all=figures[2],
+        seconds=run.seconds,
+        screen=options.screen,
+        explore=options.explore if explored else 0,
+        explored=explored,
+        epochs=options.epochs,
+        path_copies=copies,
+        opener=options.opener.lower(),
+        explore_root=options.explore_root if explored else 0,
+    )
+
+
 def iterate(
     run: Run,
     config: WordleConfig,
@@ -685,18 +798,11 @@ def iterate(
     agent = run.agent
     start, before, done = time.perf_counter(), run.seconds, len(run.history)
     num = config.vocabulary.num_answers
-    top, epochs = options.top, options.epochs
     fixed = _fixed_first_guess(agent, config, options.opener)
     while True:
         it = len(run.history)
         found, games = positions(agent, config)
-        figures = (games.win_rate, games.mean_guesses_wins, games.mean_guesses_all)
-        key = (figures[0], -figures[1])
-        if run.best_key is None or key > run.best_key:
-            run.best_key = key
-            run.best_state = {
-                k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()
-            }
+        figures = _keep_best(run, games)
         said = (
             f"iteration {it}: the network wins {100 * figures[0]:.2f} %, mean {figures[1]:.4f} "
             f"({figures[2]:.4f} with losses as {config.max_guesses + 1})"
@@ -704,36 +810,8 @@ def iterate(
         if it >= iterations or (time.perf_counter() > deadline and len(run.history) > done):
             log(said)
             break
-        # its own games
-        critic = Critic.fit(found, games.guesses.cpu(), config) if options.screen else None
-        # the positions the opener leads to, played by the network: the first one stays fixed
-        if fixed:
-            if found[0].greedy not in fixed.values():  # the network does not open with it (yet)
-                found = positions(agent, config, fixed)[0]
-            found = [p for p in found if p.prefix]
-        labels, gain, chosen, values = improve(
-            agent,
-            config,
-            found,
-            top,
-            options.deep_top,
-            options.deep_answers,
-            options.deep_random,
-            options.seed * 100_003 + it,
-            screen=options.screen,
-            critic=critic,
-        )
-        met, met_labels = explore(
-            agent,
-            config,
-            found,
-            values,
-            options.explore,
-            options.explore_answers,
-            top,
-            options.screen,
-            critic,
-            root=options.explore_root,
+        found, labels, gain, chosen, met, met_labels = _improved(
+            agent, config, options, found, games, fixed, it
         )
         # the network's own path's labels come after
         for q, label in zip(met, met_labels, strict=True):
@@ -759,43 +837,11 @@ def iterate(
             f"reward a game): the improved policy wins {100 * better[0]:.2f} %, mean "
             f"{better[1]:.4f} ({better[2]:.4f}){explored}; {len(run.data)} labels"
         )
-        observations, targets = run.labels()
         # the improved policy's own path among the many explored labels
         copies = options.path_copies if met else 0
-        path = (
-            torch.stack([p.observation for p in played]),
-            torch.tensor([p.played for p in played]),
-        )
-        observations = torch.cat([observations, *[path[0]] * copies])
-        targets = torch.cat([targets, *[path[1]] * copies])
-        loss = train(agent, observations, targets, epochs, options.lr, seed=it)
-        if not math.isfinite(loss):
-            raise ValueError(
-                f"the distillation diverged at iteration {it} (loss {loss}); lower "
-                f"--lr ({options.lr:g})"
-            )
+        loss = _distil(run, options, played, copies, it)
         run.seconds = before + time.perf_counter() - start
-        run.history.append(
-            Iteration(
-                iteration=it,
-                positions=len(run.data),
-                changed=changed,
-                top=top,
-                deep_top=options.deep_top,
-                deep_random=options.deep_random,
-                win_rate=figures[0],
-                mean_guesses=figures[1],
-                mean_all=figures[2],
-                seconds=run.seconds,
-                screen=options.screen,
-                explore=options.explore if met else 0,
-                explored=len(met),
-                epochs=epochs,
-                path_copies=copies,
-                opener=options.opener.lower(),
-                explore_root=options.explore_root if met else 0,
-            )
-        )
+        run.history.append(_record(run, it, changed, figures, options, len(met), copies))
         log(f"  distilled: loss {loss:.4f}; {run.seconds:.0f} s")
         if save is not None:
             save(run)
