@@ -476,6 +476,41 @@ def _key(figures: dict[int, tuple[float, float, float]]) -> tuple[float, float]:
     )
 
 
+def _keep_best(run: BoardsRunState, figures: dict[int, tuple[float, float, float]]) -> None:
+    """The network's weights kept as the run's best where its validation ``figures`` beat the
+    best so far (:func:`_key`)."""
+    key = _key(figures)
+    if run.best_key is None or key > run.best_key:
+        run.best_key, run.best_figures = key, figures
+        run.best_state = {
+            k: v.detach().clone().cpu() for k, v in run.agent.net.state_dict().items()
+        }
+
+
+def _label_positions(
+    run: BoardsRunState, configs: dict[int, WordleConfig], options: BoardsOptions, it: int
+) -> tuple[list[int], list[int]]:
+    """Iteration ``it``'s positions of each board count, met in its training games, labelled with
+    their best guess found (into ``run.data``); how many there were and how many changed, by
+    board count."""
+    counts, changes = [], []
+    for k, config in configs.items():
+        games = training_games(config.vocabulary.num_answers, k, options.games, stream=it)
+        found, _ = positions(
+            run.agent, config, games, options.samples, it * 64 + k, options.possible
+        )
+        valued = values(run.agent, config, found, options.top)
+        rows = run.data.setdefault(k, {})
+        changed = 0
+        for position, v in zip(found, valued, strict=True):
+            best = label(v, position.greedy, position.exact)
+            changed += best != position.greedy
+            rows[position.observation.numpy().tobytes()] = (position.observation, best)
+        counts.append(len(found))
+        changes.append(changed)
+    return counts, changes
+
+
 def iterate(
     run: BoardsRunState,
     configs: dict[int, WordleConfig],
@@ -493,33 +528,14 @@ def iterate(
     while True:
         it = len(run.history)
         figures = validate(agent, configs, options.validation)
-        key = _key(figures)
-        if run.best_key is None or key > run.best_key:
-            run.best_key, run.best_figures = key, figures
-            run.best_state = {
-                k: v.detach().clone().cpu() for k, v in agent.net.state_dict().items()
-            }
+        _keep_best(run, figures)
         said = f"iteration {it}: " + ", ".join(
             f"{k} boards {100 * w:.2f} % / {m:.4f} ({a:.4f})" for k, (w, m, a) in figures.items()
         )
         if it >= iterations or (time.perf_counter() > deadline and len(run.history) > done):
             log(said)
             break
-        counts, changes = [], []
-        for k, config in configs.items():
-            games = training_games(config.vocabulary.num_answers, k, options.games, stream=it)
-            found, _ = positions(
-                agent, config, games, options.samples, it * 64 + k, options.possible
-            )
-            valued = values(agent, config, found, options.top)
-            rows = run.data.setdefault(k, {})
-            changed = 0
-            for position, v in zip(found, valued, strict=True):
-                best = label(v, position.greedy, position.exact)
-                changed += best != position.greedy
-                rows[position.observation.numpy().tobytes()] = (position.observation, best)
-            counts.append(len(found))
-            changes.append(changed)
+        counts, changes = _label_positions(run, configs, options, it)
         anchors = {
             k: own_guesses(agent, config, options.anchors, stream=ANCHOR_STREAM + it)
             for k, config in configs.items()
