@@ -19,6 +19,7 @@ import hashlib
 import math
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from wordle_agents.common.checkpoint import half_weights, network_checkpoint
 from wordle_agents.common.training import machine, machines
 from wordle_agents.methods.policy_iteration import (
     ImproveOptions,
+    Iteration,
     Run,
     fixed_openers,
     iterate,
@@ -277,32 +279,38 @@ def _curriculum(run: Run, args: ImproveRun, options: ImproveOptions) -> str:
         if deep
         else ""
     )
-    screened = sorted({h.screen for h in history if h.screen})
-    if screened:
-        more += (
-            f"; {sum(h.screen > 0 for h in history)} with the critic's best "
-            f"{'/'.join(map(str, screened))}"
-        )
-    explored = [h for h in history if h.explore]
-    if explored:
-        others = "/".join(map(str, sorted({h.explore for h in explored})))
-        more += (
-            f"; {len(explored)} with exploring starts ({others} other guesses where >= "
-            f"{options.explore_answers})"
-        )
-    rooted = sorted({h.explore_root for h in history if h.explore_root})
-    if rooted:
-        more += (
-            f"; {sum(h.explore_root > 0 for h in history)} with {'/'.join(map(str, rooted))} "
-            "other first guesses"
-        )
-    if fixed := fixed_openers(history):
-        more += f"; {fixed}"
+    more += "".join(f"; {clause}" for clause in _other_looks(history, options))
     return (
         f"policy iteration by its own rollouts (the best of its top {tops} guesses at every "
         "position by reward "
         f"{args.reward!r}, distilled), {len(history)} iterations{more}, from {args.init}"
     )
+
+
+def _other_looks(history: list[Iteration], options: ImproveOptions) -> Iterator[str]:
+    """The account's clauses for the iterations that looked further: with the critic's guesses,
+    exploring starts, other first guesses, a first guess fixed by hand."""
+    screened = sorted({h.screen for h in history if h.screen})
+    if screened:
+        yield (
+            f"{sum(h.screen > 0 for h in history)} with the critic's best "
+            f"{'/'.join(map(str, screened))}"
+        )
+    explored = [h for h in history if h.explore]
+    if explored:
+        others = "/".join(map(str, sorted({h.explore for h in explored})))
+        yield (
+            f"{len(explored)} with exploring starts ({others} other guesses where >= "
+            f"{options.explore_answers})"
+        )
+    rooted = sorted({h.explore_root for h in history if h.explore_root})
+    if rooted:
+        yield (
+            f"{sum(h.explore_root > 0 for h in history)} with {'/'.join(map(str, rooted))} "
+            "other first guesses"
+        )
+    if fixed := fixed_openers(history):
+        yield fixed
 
 
 if __name__ == "__main__":
