@@ -186,6 +186,23 @@ def _start(args: BoardsRun, longest: int) -> Any:
     return AllBoardsNetwork(agent, longest, args.context, freeze_board=not args.train_board)
 
 
+def _then(before: str | None, done: str) -> str:
+    """A method's account: ``done`` after what the network's checkpoint says was done ``before``
+    (said once where a run continues such a run's network)."""
+    if before is None:
+        return done
+    return before if before.endswith(done) else f"{before}, then {done}"
+
+
+def _seeing_checkpoint(seeing: AllBoardsNetwork, board: dict[str, Any]) -> dict[str, Any]:
+    """The checkpoint of the network that sees every board: the one-board network's ``board``
+    checkpoint and the context's weights (float16, and loaded so, as played)."""
+    context = {name: weight.half() for name, weight in seeing.context.state_dict().items()}
+    seeing.context.load_state_dict(context)
+    shape = {"max_guesses": seeing.max_guesses, "hidden": seeing.hidden}
+    return {"kind": AllBoardsNetwork.kind, "board": board, "context": context, **shape}
+
+
 def _write(
     run: BoardsRunState, configs: dict[int, WordleConfig], args: BoardsRun, options: BoardsOptions
 ) -> None:
@@ -198,7 +215,7 @@ def _write(
     init = agent.checkpoint
     vocabulary = next(iter(configs.values())).vocabulary
     real = args.answers == "answers" and args.allowed == "allowed"
-    before = getattr(init, "method", None)
+    before = getattr(init, "method", None) or None
     through = "the network that sees every board" if seeing is not None else "the mixture"
     # said once for a run from such a run's network
     done = method(run.history, list(configs), seeing is not None)
@@ -210,9 +227,7 @@ def _write(
         figures={},
         training_s=run.seconds + float(getattr(init, "training_s", None) or 0.0),
         teacher=getattr(init, "teacher", None),
-        method=before
-        if before and before.endswith(done)
-        else ", then ".join([*([before] if before else []), done]),
+        method=_then(before, done),
         method_reward=args.reward,
         boards_training={
             "boards": list(configs),
@@ -232,10 +247,7 @@ def _write(
     data = half_weights(data)
     agent.net.load_state_dict(data["model"])
     if seeing is not None:
-        context = {name: weight.half() for name, weight in seeing.context.state_dict().items()}
-        seeing.context.load_state_dict(context)
-        shape = {"max_guesses": seeing.max_guesses, "hidden": seeing.hidden}
-        data = {"kind": AllBoardsNetwork.kind, "board": data, "context": context, **shape}
+        data = _seeing_checkpoint(seeing, data)
     figures = validate(run.agent, configs, options.validation)
     data["figures"] = {
         "validation_games": options.validation,
