@@ -134,17 +134,7 @@ class OptimalSolver:
             if not self.asked:
                 self.opener = self.default_opener(vocab, hard_mode, max_guesses)
                 opener = self.opener
-            for path in shipped_trees(self.opener, hard_mode):
-                shipped = OptimalTree.load(path)
-                if (shipped.lists, shipped.hard_mode, shipped.max_guesses) == (
-                    vocab.digest,
-                    hard_mode,
-                    max_guesses,
-                ):
-                    tree = shipped.check(
-                        vocab, hard_mode, max_guesses, opener, source=f"shipped tree {path.name}"
-                    )
-                    break
+            tree = self._shipped_tree(vocab, hard_mode, max_guesses, opener)
         kept = None
         if tree is None and self.cache_dir is not None:
             mode = "hard" if hard_mode else "normal"
@@ -154,15 +144,39 @@ class OptimalSolver:
                     vocab, hard_mode, max_guesses, opener, source=f"cached tree {kept}"
                 )
         if tree is None:
-            trees = [
-                solve(vocab, o, hard_mode, max_guesses, self.time_limit)
-                for o in openers(vocab, self.opener)
-            ]
-            tree = min(trees, key=lambda t: t.total)
-            if kept is not None:
-                kept.parent.mkdir(parents=True, exist_ok=True)
-                tree.save(kept)
+            tree = self._solved(vocab, hard_mode, max_guesses, kept)
         self.tree, self._context = tree, context
+        return tree
+
+    def _shipped_tree(
+        self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, opener: str | None
+    ) -> OptimalTree | None:
+        """The shipped tree of this solver's opener on these lists and rules, checked; None where
+        none ships."""
+        for path in shipped_trees(self.opener, hard_mode):
+            shipped = OptimalTree.load(path)
+            if (shipped.lists, shipped.hard_mode, shipped.max_guesses) == (
+                vocab.digest,
+                hard_mode,
+                max_guesses,
+            ):
+                return shipped.check(
+                    vocab, hard_mode, max_guesses, opener, source=f"shipped tree {path.name}"
+                )
+        return None
+
+    def _solved(
+        self, vocab: Vocabulary, hard_mode: bool, max_guesses: int, kept: Path | None
+    ) -> OptimalTree:
+        """The tree solved here (the best of its openers), written to ``kept`` where given."""
+        trees = [
+            solve(vocab, o, hard_mode, max_guesses, self.time_limit)
+            for o in openers(vocab, self.opener)
+        ]
+        tree = min(trees, key=lambda t: t.total)
+        if kept is not None:
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            tree.save(kept)
         return tree
 
     @staticmethod
