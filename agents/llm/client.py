@@ -165,6 +165,26 @@ class ChatClient:
         """The assistant's next message after ``messages``
         (``[{"role": ..., "content": ...}, ...]``), with ``tools`` (OpenAI's function-tool schemas)
         offered when given."""
+        data, headers = self._request(messages, tools)
+        last = ""
+        for attempt in range(self.retries + 1):
+            with self._lock:
+                self.stats.requests += 1
+            reply, kind, last, wait = self._attempt(data, headers, attempt)
+            if reply is not None:
+                return reply
+            with self._lock:
+                self.stats.failures[kind] = self.stats.failures.get(kind, 0) + 1
+                if attempt < self.retries:
+                    self.stats.retries += 1
+            if attempt < self.retries:
+                self.sleep(min(wait, self.max_backoff))
+        raise ChatError(f"{self.url}: {self.retries + 1} tries failed; the last: {last}")
+
+    def _request(
+        self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None
+    ) -> tuple[bytes, dict[str, str]]:
+        """The request's JSON body and its headers (the API key, where there is one)."""
         body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
@@ -175,55 +195,54 @@ class ChatClient:
             body["tools"] = tools
         if self.seed is not None:
             body["seed"] = self.seed
-        data = json.dumps(body).encode()
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
-        last = ""
-        for attempt in range(self.retries + 1):
+        return json.dumps(body).encode(), headers
+
+    def _attempt(
+        self, data: bytes, headers: dict[str, str], attempt: int
+    ) -> tuple[Reply | None, str, str, float]:
+        """One try: ``(reply, "", "", 0)``, or where it failed in a way worth retrying ``(None,
+        kind, what failed, the wait before the next try)``; a failure no retry mends is a
+        ChatError."""
+        wait = self.backoff * 2**attempt
+        try:
+            status, reply_headers, payload = self._post(data, headers)
+            if 300 <= status < 400:
+                where = _clean(reply_headers.get("Location") or "", self.api_key)
+                raise ChatError(
+                    f"{self.url} answered HTTP {status}, a redirect to {where!r}: redirects "
+                    "are not followed (the API key goes to base_url's host only); set "
+                    "base_url to the API's own address"
+                )
+            if status >= 400:
+                message = _error_text(payload, self.api_key) or f"HTTP {status}"
+                if status not in RETRIED_STATUS:
+                    raise ChatError(f"{self.url} answered HTTP {status}: {message}")
+                after = _retry_after(reply_headers.get("Retry-After"))
+                return (
+                    None,
+                    f"HTTP {status}",
+                    f"HTTP {status}: {message}",
+                    wait if after is None else after,
+                )
+            reply = _parse(payload, attempt + 1)
             with self._lock:
-                self.stats.requests += 1
-            wait = self.backoff * 2**attempt
-            try:
-                status, reply_headers, payload = self._post(data, headers)
-                if 300 <= status < 400:
-                    where = _clean(reply_headers.get("Location") or "", self.api_key)
-                    raise ChatError(
-                        f"{self.url} answered HTTP {status}, a redirect to {where!r}: redirects "
-                        "are not followed (the API key goes to base_url's host only); set "
-                        "base_url to the API's own address"
-                    )
-                if status >= 400:
-                    message = _error_text(payload, self.api_key) or f"HTTP {status}"
-                    if status not in RETRIED_STATUS:
-                        raise ChatError(f"{self.url} answered HTTP {status}: {message}")
-                    kind, last = f"HTTP {status}", f"HTTP {status}: {message}"
-                    after = _retry_after(reply_headers.get("Retry-After"))
-                    wait = wait if after is None else after
-                else:
-                    reply = _parse(payload, attempt + 1)
-                    with self._lock:
-                        self.stats.prompt_tokens += reply.prompt_tokens
-                        self.stats.completion_tokens += reply.completion_tokens
-                    return reply
-            except TimeoutError:
-                kind, last = "timeout", f"no whole answer within {self.timeout:g} s"
-            # a bad status line, too many or too long headers, cut off
-            except http.client.HTTPException as exc:
-                kind, last = "malformed", f"not a valid HTTP answer ({type(exc).__name__})"
-            except ValueError as exc:  # not a chat completion, or a body over MAX_BODY
-                kind, last = "malformed", _clean(str(exc), self.api_key)
-            except ChatError:
-                raise
-            except OSError as exc:  # no connection, reset, refused, a certificate not verified
-                kind, last = "connection", f"cannot connect: {_clean(str(exc), self.api_key)}"
-            with self._lock:
-                self.stats.failures[kind] = self.stats.failures.get(kind, 0) + 1
-                if attempt < self.retries:
-                    self.stats.retries += 1
-            if attempt < self.retries:
-                self.sleep(min(wait, self.max_backoff))
-        raise ChatError(f"{self.url}: {self.retries + 1} tries failed; the last: {last}")
+                self.stats.prompt_tokens += reply.prompt_tokens
+                self.stats.completion_tokens += reply.completion_tokens
+            return reply, "", "", 0.0
+        except TimeoutError:
+            return None, "timeout", f"no whole answer within {self.timeout:g} s", wait
+        # a bad status line, too many or too long headers, cut off
+        except http.client.HTTPException as exc:
+            return None, "malformed", f"not a valid HTTP answer ({type(exc).__name__})", wait
+        except ValueError as exc:  # not a chat completion, or a body over MAX_BODY
+            return None, "malformed", _clean(str(exc), self.api_key), wait
+        except ChatError:
+            raise
+        except OSError as exc:  # no connection, reset, refused, a certificate not verified
+            return None, "connection", f"cannot connect: {_clean(str(exc), self.api_key)}", wait
 
     def _post(self, data: bytes, headers: dict[str, str]) -> tuple[int, Any, bytes]:
         """One POST: the status, the headers and the body, all of it within ``timeout`` seconds
