@@ -206,20 +206,28 @@ def _check(recipe: Recipe) -> None:
             )
         if index == 0 and stage.command in improving:
             raise ValueError(f"recipe {recipe.name!r}: the first stage has no weights to improve")
-        if stage.after is not None and (stage.after not in seen or stage.continues is not None):
-            raise ValueError(
-                f"recipe {recipe.name!r}, stage {stage.name!r}: starts after {stage.after!r}, "
-                "which is no earlier stage (or the stage also continues a run)"
-            )
-        if stage.continues is not None:
-            before = seen.get(stage.continues)
-            if before is None or before.command not in improving or stage.command != before.command:
-                raise ValueError(
-                    f"recipe {recipe.name!r}, stage {stage.name!r}: continues {stage.continues!r}, "
-                    "which is no earlier improve stage"
-                )
+        _check_start(recipe, stage, seen, improving)
         _check_options(recipe, stage)
         seen[stage.name] = stage
+
+
+def _check_start(
+    recipe: Recipe, stage: Stage, seen: dict[str, Stage], improving: tuple[str, ...]
+) -> None:
+    """A stage's start: after an earlier stage (``seen``), or continuing an earlier improve stage
+    of its own command, not both."""
+    if stage.after is not None and (stage.after not in seen or stage.continues is not None):
+        raise ValueError(
+            f"recipe {recipe.name!r}, stage {stage.name!r}: starts after {stage.after!r}, "
+            "which is no earlier stage (or the stage also continues a run)"
+        )
+    if stage.continues is not None:
+        before = seen.get(stage.continues)
+        if before is None or before.command not in improving or stage.command != before.command:
+            raise ValueError(
+                f"recipe {recipe.name!r}, stage {stage.name!r}: continues {stage.continues!r}, "
+                "which is no earlier improve stage"
+            )
 
 
 def _check_options(recipe: Recipe, stage: Stage) -> None:
@@ -494,6 +502,18 @@ class RecipeOptions:
     """Also write the last stage's weights here, float16."""
 
 
+def _print_recipes(commands: Mapping[str, Command]) -> None:
+    """``--list``: every recipe, its stages and the weights each ships."""
+    for name in recipe_names():
+        recipe = load_recipe(name, commands)
+        print(f"{name}: {recipe.description}")
+        for stage in recipe.stages:
+            ships = f"  -> {stage.ships}" if stage.ships else ""
+            start = f" (from {stage.after}'s weights)" if stage.after else ""
+            start += f" (continues {stage.continues})" if stage.continues else ""
+            print(f"  {stage.name}{start}: {stage.command} {' '.join(stage.argv())}{ships}")
+
+
 def main(
     argv: Sequence[str] | None = None, prog: str = PROG, commands: Mapping[str, Command] = COMMANDS
 ) -> int:
@@ -506,14 +526,7 @@ def main(
     args = options_from(RecipeOptions, parser.parse_args(argv))
     try:
         if args.list:
-            for name in recipe_names():
-                recipe = load_recipe(name, commands)
-                print(f"{name}: {recipe.description}")
-                for stage in recipe.stages:
-                    ships = f"  -> {stage.ships}" if stage.ships else ""
-                    start = f" (from {stage.after}'s weights)" if stage.after else ""
-                    start += f" (continues {stage.continues})" if stage.continues else ""
-                    print(f"  {stage.name}{start}: {stage.command} {' '.join(stage.argv())}{ships}")
+            _print_recipes(commands)
             return 0
         if args.name is None:
             parser.error(f"name a recipe: {', '.join(recipe_names())}")
