@@ -158,6 +158,17 @@ class MaxEntropySolver:
         sure = [int(self.answer_actions[c[0]]) for c in open_boards if c.numel() == 1]
         if sure:
             return min(sure)
+        return self._best_for_boards(env, mask, histories, open_boards)
+
+    def _best_for_boards(
+        self,
+        env: Any,
+        mask: torch.Tensor,
+        histories: list[tuple[int, ...]],
+        open_boards: list[torch.Tensor],
+    ) -> int:
+        """The guess of the best score summed over the open boards (their ``histories`` and
+        candidates), a candidate of one of them where it scores within the tolerance."""
         union = torch.cat(open_boards).unique()
         pool = self._pool(env, mask, union)
         scores = sum(
