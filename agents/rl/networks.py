@@ -203,34 +203,12 @@ class AllBoardsNetwork:
             raise ValueError(f"checkpoint {str(path)!r} holds no one-board network")
         agent = NETWORKS[board["kind"]].load(path, device, board)
         where = f"checkpoint {str(path)!r}"
-        sizes = {}
-        for name, most in (("max_guesses", MAX_GUESSES), ("hidden", MAX_HIDDEN)):
-            value = data.get(name)
-            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
-                raise ValueError(
-                    f"{where}: {name} must be an integer from 1 to {most}; got {value!r}"
-                )
-            sizes[name] = value
+        sizes = _sizes(data, where)
         weights = data.get("context")
         # the declared shapes, nothing allocated: a huge declared network costs nothing
         with torch.device("meta"):
             declared = cls.context_net(agent, sizes["max_guesses"], sizes["hidden"]).state_dict()
-        if not isinstance(weights, dict) or set(weights) != set(declared):
-            raise ValueError(f"{where}: the context's weights are not {sorted(declared)}")
-        for name, want in declared.items():
-            have = weights[name]
-            if (
-                not isinstance(have, torch.Tensor)
-                or not have.is_floating_point()
-                or have.shape != want.shape
-            ):
-                shown = tuple(have.shape) if isinstance(have, torch.Tensor) else type(have).__name__
-                raise ValueError(
-                    f"{where}: the context's {name!r} is {shown}; expected floats of "
-                    f"{tuple(want.shape)}"
-                )
-            if not bool(torch.isfinite(have).all()):
-                raise ValueError(f"{where}: the context's {name!r} holds NaN or infinite weights")
+        _check_context(where, weights, declared)
         seeing = cls(agent, sizes["max_guesses"], sizes["hidden"], freeze_board)
         seeing.context.load_state_dict({k: v.float() for k, v in weights.items()})
         seeing.checkpoint = agent.checkpoint
@@ -328,3 +306,35 @@ class NormalHardPair:
     def act(self, observations: torch.Tensor, action_masks: torch.Tensor, env: Any) -> torch.Tensor:
         config = env.config
         return self.plays(config.hard_mode, config.boards).act(observations, action_masks, env)
+
+
+def _sizes(data: dict[str, Any], where: str) -> dict[str, int]:
+    """A see-all checkpoint's ``max_guesses`` and ``hidden``, each an integer within its bound."""
+    sizes = {}
+    for name, most in (("max_guesses", MAX_GUESSES), ("hidden", MAX_HIDDEN)):
+        value = data.get(name)
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= most:
+            raise ValueError(f"{where}: {name} must be an integer from 1 to {most}; got {value!r}")
+        sizes[name] = value
+    return sizes
+
+
+def _check_context(where: str, weights: Any, declared: dict[str, torch.Tensor]) -> None:
+    """A see-all checkpoint's context weights: exactly the ``declared`` names, each finite floats
+    of the declared shape."""
+    if not isinstance(weights, dict) or set(weights) != set(declared):
+        raise ValueError(f"{where}: the context's weights are not {sorted(declared)}")
+    for name, want in declared.items():
+        have = weights[name]
+        if (
+            not isinstance(have, torch.Tensor)
+            or not have.is_floating_point()
+            or have.shape != want.shape
+        ):
+            shown = tuple(have.shape) if isinstance(have, torch.Tensor) else type(have).__name__
+            raise ValueError(
+                f"{where}: the context's {name!r} is {shown}; expected floats of "
+                f"{tuple(want.shape)}"
+            )
+        if not bool(torch.isfinite(have).all()):
+            raise ValueError(f"{where}: the context's {name!r} holds NaN or infinite weights")
