@@ -53,6 +53,7 @@ class PlainPythonWordle:
         self.low, self.high = Counter(), {}
         return self._obs()
 
+    # complexity: the plain-Python baseline as its authors write it, one method (timed as such)
     def step(self, action: int) -> tuple[list[int], float, bool]:
         guess = self.allowed[action]
         tiles = [2 if g == a else 0 for g, a in zip(guess, self.answer, strict=True)]
@@ -197,29 +198,8 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
         contenders["before"] = (sys.executable, args.before, "gymnasium", "Wordle-v0")
     if args.peer_python:
         contenders["gym-wordle 0.1.3"] = (args.peer_python, args.peer_path, "gym", "Wordle-v0")
-    single: dict[str, list[float]] = {name: [] for name in contenders}
-    for _ in tqdm(range(1 if quick else 3), desc="single env, side by side", unit="round"):
-        for name, (python, path, api, env_id) in contenders.items():
-            single[name].append(run_fresh(SINGLE_ENV, [api, env_id, str(steps)], python, path)[0])
-    vector: dict[str, dict[int, list[float]]] = {}
-    if args.before:
-        names = ("this checkout", "before", PASSIVE)
-        configs = QUICK_SIDE_BY_SIDE if quick else SIDE_BY_SIDE_VECTOR
-        vector = {name: {_config(*c): [] for c in configs} for name in names}
-        vector[PASSIVE] = {_config(*c): [] for c in configs if c[0] >= BIG}
-        seconds = "0.3" if quick else "3"
-        for _ in tqdm(range(1 if quick else 3), desc="vector env, side by side", unit="round"):
-            for n, mask, boards, dtype in configs:
-                for name in (
-                    name for name in vector if _config(n, mask, boards, dtype) in vector[name]
-                ):
-                    python, path, _, _ = contenders["this checkout" if name == PASSIVE else name]
-                    argv = [str(n), seconds, mask, str(boards)] + (
-                        [dtype] if name != "before" else []
-                    )
-                    extra = {"OMP_WAIT_POLICY": "PASSIVE"} if name == PASSIVE else None
-                    ms = run_fresh(VECTOR_STEP, argv, python, path, extra_env=extra)[0]
-                    vector[name][_config(n, mask, boards, dtype)].append(ms)
+    single = _single_side_by_side(contenders, steps, 1 if quick else 3)
+    vector = _vector_side_by_side(contenders, quick) if args.before else {}
     sb3: dict[str, dict] = {}
     ppo_steps = 1024 if quick else 8192
     for name, (python, path, api, _) in contenders.items():
@@ -228,19 +208,64 @@ def side_by_side(args, quick: bool) -> dict[str, object]:
     return {
         "steps": steps,
         "single_env": {name: max(values) for name, values in single.items()},
-        "before": args.before
-        and subprocess.run(
-            ["git", "-C", args.before, "log", "-1", "--format=%h"],
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip(),
+        "before": args.before and _commit_of(args.before),
         "sb3_ppo_steps": ppo_steps,
         "sb3_ppo": sb3,
         "vector_ms_per_step": {
             name: {str(n): min(v) for n, v in runs.items()} for name, runs in vector.items()
         },
     }
+
+
+def _vector_side_by_side(
+    contenders: dict[str, tuple], quick: bool
+) -> dict[str, dict[str, list[float]]]:
+    """The vector env's ms a step for this checkout, ``before`` and this checkout with OpenMP's
+    passive wait (the big batches), each setting's rows alternating in rounds."""
+    names = ("this checkout", "before", PASSIVE)
+    configs = QUICK_SIDE_BY_SIDE if quick else SIDE_BY_SIDE_VECTOR
+    vector: dict[str, dict[str, list[float]]] = {
+        name: {_config(*c): [] for c in configs} for name in names
+    }
+    vector[PASSIVE] = {_config(*c): [] for c in configs if c[0] >= BIG}
+    seconds = "0.3" if quick else "3"
+    for _ in tqdm(range(1 if quick else 3), desc="vector env, side by side", unit="round"):
+        for n, mask, boards, dtype in configs:
+            key = _config(n, mask, boards, dtype)
+            for name in (name for name in vector if key in vector[name]):
+                argv = [str(n), seconds, mask, str(boards)] + ([dtype] if name != "before" else [])
+                vector[name][key].append(_vector_ms(contenders, name, argv))
+    return vector
+
+
+def _vector_ms(contenders: dict[str, tuple], name: str, argv: list[str]) -> float:
+    """One vector-env timing (``VECTOR_STEP`` with ``argv``) of a contender, in a fresh process
+    (PASSIVE: this checkout with OpenMP's passive wait)."""
+    python, path, _, _ = contenders["this checkout" if name == PASSIVE else name]
+    extra = {"OMP_WAIT_POLICY": "PASSIVE"} if name == PASSIVE else None
+    return run_fresh(VECTOR_STEP, argv, python, path, extra_env=extra)[0]
+
+
+def _single_side_by_side(
+    contenders: dict[str, tuple], steps: int, rounds: int
+) -> dict[str, list[float]]:
+    """The single env's steps a second for each contender, ``rounds`` times in turn."""
+    single: dict[str, list[float]] = {name: [] for name in contenders}
+    for _ in tqdm(range(rounds), desc="single env, side by side", unit="round"):
+        for name, (python, path, api, env_id) in contenders.items():
+            single[name].append(run_fresh(SINGLE_ENV, [api, env_id, str(steps)], python, path)[0])
+    return single
+
+
+def _commit_of(checkout: str) -> str:
+    """The short commit a checkout is at ("" where git cannot say)."""
+    found = subprocess.run(
+        ["git", "-C", checkout, "log", "-1", "--format=%h"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return found.stdout.strip()
 
 
 def time_single(make, steps: int) -> float:

@@ -203,6 +203,7 @@ def _after_solved(other, nclass, guess_cell) -> int:  # pragma: no cover (compil
     return best
 
 
+# complexity: compiled (numba), the count of a cell pair's second guesses inline in one loop nest
 @cached_njit(nogil=True)
 def pair_counts(  # pragma: no cover (compiled)
     i,
@@ -318,6 +319,7 @@ def class_counts(table, answer_of, order, starts, num_patterns):  # pragma: no c
     return nclass
 
 
+# complexity: compiled (numba), each pair's bound inline in one parallel loop
 @cached_njit(parallel=True)
 def count_bounds(starts, guess_cell, cell_solved, nclass):  # pragma: no cover (compiled)
     """For every cell pair: the most pairs finished by the third guess (exact) and, by the fourth, a

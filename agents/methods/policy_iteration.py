@@ -45,14 +45,12 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any, NamedTuple
 
-import numpy as np
 import torch
 
 from wordle_agents.common.network import WordAgent
 from wordle_agents.methods.dagger import train
-from wordle_agents.methods.rollouts import Reached, _best, _Grouping, _replay, rollouts
+from wordle_agents.methods.rollouts import Critic, Reached, _best, _Grouping, _replay, rollouts
 from wordle_gym.core.config import WordleConfig
-from wordle_gym.core.rules import num_patterns
 from wordle_gym.core.tables import pattern_table
 from wordle_gym.harness.play import Played, bool_mask, play
 from wordle_gym.utils.files import one_line
@@ -179,52 +177,6 @@ def positions(
     return policy.found, play(
         policy, config, games=[a for _, a in games], device=agent.device, check=False
     )
-
-
-class Critic:
-    """How many guesses the network's greedy play still needs at a position of ``k`` answers (its
-    own guess there included), averaged over the positions of its own games: ``cost[k]``,
-    interpolated (in log ``k``) between the sizes it met and made non-decreasing. One-step lookahead
-    with it ranks every allowed guess cheaply, to bring guesses unlike the network's own (its scores
-    are sums of letter scores, its top guesses near-copies of its own) before the rollouts, which
-    alone decide."""
-
-    def __init__(self, cost: torch.Tensor, patterns: int) -> None:
-        self.cost = cost  # (num_answers + 1,), cost[0] = 0
-        self.patterns = patterns  # the last one is every tile green
-
-    @classmethod
-    def fit(cls, found: list[Reached], used: torch.Tensor, config: WordleConfig) -> Critic:
-        """From the positions of the network's greedy games and each answer's guesses
-        (:func:`positions`)."""
-        sums: dict[int, list[float]] = {}
-        for p in found:
-            needed = float((used[p.answers] - len(p.prefix)).double().mean())
-            sums.setdefault(len(p.answers), []).append(needed)
-        sizes = np.array(sorted(sums), dtype=np.float64)
-        means = np.array([np.mean(sums[int(k)]) for k in sizes])
-        every = np.arange(1, config.vocabulary.num_answers + 1, dtype=np.float64)
-        cost = np.maximum.accumulate(np.interp(np.log(every), np.log(sizes), means))
-        costs = torch.tensor(np.concatenate([[0.0], cost]), dtype=torch.float32)
-        return cls(costs, num_patterns(config.vocabulary.length))
-
-    def screen(
-        self, table: torch.Tensor, answers: list[int], k: int, allowed: torch.Tensor | None
-    ) -> list[int]:
-        """The ``k`` guesses (rows of ``table``, the allowed x answers pattern ids) whose split of
-        ``answers`` the critic expects to cost least: the sum over the split's groups, but the one
-        the guess wins, of ``size * cost[size]`` (among ``allowed`` guesses where given)."""
-        patterns = table[:, answers].long()  # (G, n)
-        counts = torch.zeros(
-            (table.shape[0], self.patterns), dtype=torch.int64, device=table.device
-        )
-        counts.scatter_add_(1, patterns, torch.ones_like(patterns))
-        counts[:, -1] = 0  # the group of the answer guessed: won, nothing more to pay
-        cost = self.cost.to(table.device)
-        expected = (counts * cost[counts]).sum(1)
-        if allowed is not None:
-            expected = expected.masked_fill(~allowed.to(table.device), torch.inf)
-        return expected.topk(min(k, len(expected)), largest=False).indices.tolist()
 
 
 def _allowed(agent: WordAgent, config: WordleConfig, found: list[Reached]) -> torch.Tensor | None:
@@ -748,17 +700,9 @@ def _record(
 ) -> Iteration:
     """Iteration ``it``'s record: the network's figures before it, what it changed and with what
     options (``explored`` positions; the exploring options 0 where none was)."""
+    o = options
     return Iteration(
-        iteration=it,
-        positions=len(run.data),
-        changed=changed,
-        top=options.top,
-        deep_top=options.deep_top,
-        deep_random=options.deep_random,
-        win_rate=figures[0],
-        mean_guesses=figures[1],
-        mean_all=figures[2],
-        seconds=run.seconds,
+        *(it, len(run.data), changed, o.top, o.deep_top, o.deep_random, *figures, run.seconds),
         screen=options.screen,
         explore=options.explore if explored else 0,
         explored=explored,

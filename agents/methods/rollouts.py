@@ -1,16 +1,19 @@
 """The network's own greedy play with forced first guesses, the rollouts policy iteration values
 moves by: :class:`Forced` (a harness policy), :func:`rollouts` (games to their end), the positions
-greedy play reaches (:class:`Reached`, grouped by observation) and a game replayed to a turn."""
+greedy play reaches (:class:`Reached`, grouped by observation), a game replayed to a turn, and a
+critic fitted to the network's own games (:class:`Critic`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from tqdm import tqdm
 
 from wordle_agents.common.network import WordAgent
 from wordle_gym.core.config import WordleConfig
+from wordle_gym.core.rules import num_patterns
 from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.play import Played, play
 
@@ -148,3 +151,49 @@ def _best(
     """The network's greedy guess at each observation (among those the position allows in hard
     mode)."""
     return agent.best_words(obs, action_masks if hard_mode else None).cpu()
+
+
+class Critic:
+    """How many guesses the network's greedy play still needs at a position of ``k`` answers (its
+    own guess there included), averaged over the positions of its own games: ``cost[k]``,
+    interpolated (in log ``k``) between the sizes it met and made non-decreasing. One-step lookahead
+    with it ranks every allowed guess cheaply, to bring guesses unlike the network's own (its scores
+    are sums of letter scores, its top guesses near-copies of its own) before the rollouts, which
+    alone decide."""
+
+    def __init__(self, cost: torch.Tensor, patterns: int) -> None:
+        self.cost = cost  # (num_answers + 1,), cost[0] = 0
+        self.patterns = patterns  # the last one is every tile green
+
+    @classmethod
+    def fit(cls, found: list[Reached], used: torch.Tensor, config: WordleConfig) -> Critic:
+        """From the positions of the network's greedy games and each answer's guesses
+        (:func:`~wordle_agents.methods.policy_iteration.positions`)."""
+        sums: dict[int, list[float]] = {}
+        for p in found:
+            needed = float((used[p.answers] - len(p.prefix)).double().mean())
+            sums.setdefault(len(p.answers), []).append(needed)
+        sizes = np.array(sorted(sums), dtype=np.float64)
+        means = np.array([np.mean(sums[int(k)]) for k in sizes])
+        every = np.arange(1, config.vocabulary.num_answers + 1, dtype=np.float64)
+        cost = np.maximum.accumulate(np.interp(np.log(every), np.log(sizes), means))
+        costs = torch.tensor(np.concatenate([[0.0], cost]), dtype=torch.float32)
+        return cls(costs, num_patterns(config.vocabulary.length))
+
+    def screen(
+        self, table: torch.Tensor, answers: list[int], k: int, allowed: torch.Tensor | None
+    ) -> list[int]:
+        """The ``k`` guesses (rows of ``table``, the allowed x answers pattern ids) whose split of
+        ``answers`` the critic expects to cost least: the sum over the split's groups, but the one
+        the guess wins, of ``size * cost[size]`` (among ``allowed`` guesses where given)."""
+        patterns = table[:, answers].long()  # (G, n)
+        counts = torch.zeros(
+            (table.shape[0], self.patterns), dtype=torch.int64, device=table.device
+        )
+        counts.scatter_add_(1, patterns, torch.ones_like(patterns))
+        counts[:, -1] = 0  # the group of the answer guessed: won, nothing more to pay
+        cost = self.cost.to(table.device)
+        expected = (counts * cost[counts]).sum(1)
+        if allowed is not None:
+            expected = expected.masked_fill(~allowed.to(table.device), torch.inf)
+        return expected.topk(min(k, len(expected)), largest=False).indices.tolist()
