@@ -88,15 +88,25 @@ def exact_section(result: dict) -> list[str]:
         "nodes searched "
         "(ours" + (", before" if before else "") + ") | cold |",
         "| --- | " + " | ".join("---:" for _ in names) + " | ---: | ---: | ---: |",
+        *(_exact_row(row, names) for row in result["modes"]),
     ]
-    for row in result["modes"]:
-        best = row["best_s"]
-        ratio = f"{best['this checkout'] / best['C++']:.2f}x" if "C++" in best else ""
-        nodes = ", ".join(f"{row['nodes'][n]:,}" for n in names if n in row["nodes"])
-        cells = " | ".join(f"{best[n]:.2f} s" for n in names)
-        mode = "hard" if row["hard_mode"] else "normal"
-        lines.append(f"| {mode} | {cells} | {ratio} | {nodes} | {row['cold_process_s']:.1f} s |")
-    lines += [
+    return [*lines, *_exact_phases(result["modes"]), ""]
+
+
+def _exact_row(row: dict, names: list[str]) -> str:
+    """One mode's row of the exact solver's table: each process's best time, ours over the C++'s,
+    the nodes searched and the cold start."""
+    best = row["best_s"]
+    ratio = f"{best['this checkout'] / best['C++']:.2f}x" if "C++" in best else ""
+    nodes = ", ".join(f"{row['nodes'][n]:,}" for n in names if n in row["nodes"])
+    cells = " | ".join(f"{best[n]:.2f} s" for n in names)
+    mode = "hard" if row["hard_mode"] else "normal"
+    return f"| {mode} | {cells} | {ratio} | {nodes} | {row['cold_process_s']:.1f} s |"
+
+
+def _exact_phases(modes: list[dict]) -> list[str]:
+    """The table of where this checkout's process spends its time, by mode."""
+    lines = [
         "",
         "Where this checkout's process spends its time: interpreter start-up and exit (the "
         "process's time less the script's; the command exits without the interpreter's teardown), "
@@ -108,13 +118,13 @@ def exact_section(result: dict) -> list[str]:
         "imported |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
     ]
-    for row in result["modes"]:
+    for row in modes:
         run = row["phased"]
         cells = [run["process_s"] - run["in_process_s"], *(run["phases_s"][k] for k in PHASES)]
         mode = "hard" if row["hard_mode"] else "normal"
         torch_in = "yes" if run["torch_imported"] else "no"
         lines.append(f"| {mode} | " + " | ".join(f"{c:.2f} s" for c in cells) + f" | {torch_in} |")
-    return [*lines, ""]
+    return lines
 
 
 def today_section(result: dict) -> list[str]:
