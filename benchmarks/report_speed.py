@@ -55,70 +55,86 @@ def env_section(result: dict) -> list[str]:
         ]
         lines.append(f"| {n:,} | " + " | ".join(cells) + " |")
     if result.get("profile"):
-        profile = result["profile"]
-        # older results list kernels too
-        operators = [op for op in profile["ops"] if op["name"].startswith("aten::")]
-        lines += [
-            "",
-            f"Where a step's time goes, mask `all`, {profile['num_envs']:,} games (torch's "
-            f"profiler over {profile['steps']} steps; {profile['calls_per_step']:.0f} operator "
-            f"calls a step; self time on the {'GPU' if profile['time'] == 'device' else 'CPU'}, ms "
-            "per step"
-            + (
-                "; torch's operators only: from 512 games the CPU step's compiled kernels do most "
-                "of the work, timed in the next table)"
-                if profile["time"] != "device"
-                else ")"
-            )
-            + ":",
-            "",
-            "| operator | calls a step | ms a step |",
-            "| --- | ---: | ---: |",
-            *(
-                f"| `{op['name']}` | {op['calls_per_step']:g} | {op['self_ms_per_step']:.3f} |"
-                for op in operators[:10]
-            ),
-        ]
+        lines += _profile_table(result["profile"])
     if result.get("mask_breakdown"):
-        lines += [
-            "",
-            "Where a step's time goes on the CPU, 16384 games (ms per step; each compiled kernel "
-            "of `wordle_gym/core/_kernels.py` timed around its call, the rest is the step's torch "
-            "work):",
-            "",
-            "| mask | step | kernels | the rest |",
-            "| --- | ---: | --- | ---: |",
-        ]
-        for row in result["mask_breakdown"]:
-            spent = row["kernels_ms"]
-            named = ", ".join(f"`{name}` {ms:.1f}" for name, ms in spent.items())
-            lines.append(
-                f"| {row['mask']} | {row['ms_per_step']:.1f} | {named} | "
-                f"{row['ms_per_step'] - sum(spent.values()):.1f} |"
-            )
+        lines += _mask_breakdown_table(result["mask_breakdown"])
     if result.get("sync_vector"):
-        lines += [
-            "",
-            "A few games on the CPU: Gymnasium's `SyncVectorEnv` of the single env "
-            '(`gym.make_vec("Wordle-v0", num_envs=n, vectorization_mode="sync")`, numpy) beside '
-            "the torch "
-            "vector env above, mask `all`:",
-            "",
-            "| num_envs | `SyncVectorEnv` of `WordleEnv` | `WordleVectorEnv` |",
-            "| ---: | ---: | ---: |",
-        ]
-        for run in result["sync_vector"]:
-            torch_run = by_size.get(run["num_envs"], {}).get("all")
-            other = (
-                (f"{_si(torch_run['env_steps_per_s'])} ({torch_run['ms_per_step']:.2f} ms)")
-                if torch_run
-                else "n/a"
-            )
-            lines.append(
-                f"| {run['num_envs']:,} | {_si(run['env_steps_per_s'])} ({run['ms_per_step']:.2f} "
-                f"ms) | {other} |"
-            )
+        lines += _sync_vector_table(result["sync_vector"], by_size)
     return [*lines, ""]
+
+
+def _profile_table(profile: dict) -> list[str]:
+    """Where a step's time goes by torch's profiler: its top operators."""
+    # older results list kernels too
+    operators = [op for op in profile["ops"] if op["name"].startswith("aten::")]
+    return [
+        "",
+        f"Where a step's time goes, mask `all`, {profile['num_envs']:,} games (torch's "
+        f"profiler over {profile['steps']} steps; {profile['calls_per_step']:.0f} operator "
+        f"calls a step; self time on the {'GPU' if profile['time'] == 'device' else 'CPU'}, ms "
+        "per step"
+        + (
+            "; torch's operators only: from 512 games the CPU step's compiled kernels do most "
+            "of the work, timed in the next table)"
+            if profile["time"] != "device"
+            else ")"
+        )
+        + ":",
+        "",
+        "| operator | calls a step | ms a step |",
+        "| --- | ---: | ---: |",
+        *(
+            f"| `{op['name']}` | {op['calls_per_step']:g} | {op['self_ms_per_step']:.3f} |"
+            for op in operators[:10]
+        ),
+    ]
+
+
+def _mask_breakdown_table(rows: list[dict]) -> list[str]:
+    """Where a CPU step's time goes by mask: each compiled kernel and the rest."""
+    lines = [
+        "",
+        "Where a step's time goes on the CPU, 16384 games (ms per step; each compiled kernel "
+        "of `wordle_gym/core/_kernels.py` timed around its call, the rest is the step's torch "
+        "work):",
+        "",
+        "| mask | step | kernels | the rest |",
+        "| --- | ---: | --- | ---: |",
+    ]
+    for row in rows:
+        spent = row["kernels_ms"]
+        named = ", ".join(f"`{name}` {ms:.1f}" for name, ms in spent.items())
+        lines.append(
+            f"| {row['mask']} | {row['ms_per_step']:.1f} | {named} | "
+            f"{row['ms_per_step'] - sum(spent.values()):.1f} |"
+        )
+    return lines
+
+
+def _sync_vector_table(runs: list[dict], by_size: dict[int, dict[str, dict]]) -> list[str]:
+    """Gymnasium's SyncVectorEnv of the single env beside the torch vector env (``by_size``)."""
+    lines = [
+        "",
+        "A few games on the CPU: Gymnasium's `SyncVectorEnv` of the single env "
+        '(`gym.make_vec("Wordle-v0", num_envs=n, vectorization_mode="sync")`, numpy) beside '
+        "the torch "
+        "vector env above, mask `all`:",
+        "",
+        "| num_envs | `SyncVectorEnv` of `WordleEnv` | `WordleVectorEnv` |",
+        "| ---: | ---: | ---: |",
+    ]
+    for run in runs:
+        torch_run = by_size.get(run["num_envs"], {}).get("all")
+        other = (
+            (f"{_si(torch_run['env_steps_per_s'])} ({torch_run['ms_per_step']:.2f} ms)")
+            if torch_run
+            else "n/a"
+        )
+        lines.append(
+            f"| {run['num_envs']:,} | {_si(run['env_steps_per_s'])} ({run['ms_per_step']:.2f} "
+            f"ms) | {other} |"
+        )
+    return lines
 
 
 def cuda_graph_section(result: dict) -> list[str]:
@@ -201,26 +217,10 @@ def _side_by_side(result: dict | None) -> list[str]:
             f"| num_envs | mask | {before} | this checkout | speed-up |{passive[0]}",
             f"| ---: | --- | ---: | ---: | ---: |{passive[1]}",
         ]
-        for key, now in vector["this checkout"].items():
-            # older results: mask "all" only
-            n, mask, *rest = key.split() if " " in key else (key, "all")
-            old = vector["before"][key]
-            rate = int(n) * 1e3
-            boards = int(rest[0]) if rest else 1
-            game = f", {boards} boards (game-steps)" if boards > 1 else ""
-            game += ', `mask_dtype="packed"`' if rest[1:] == ["packed"] else ""
-            quiet = vector.get(passive_name, {}).get(key)
-            lines.append(
-                f"| {int(n):,} | `{mask}`{game} | {old:.3f} ms ({_si(rate / old)}/s) | {now:.3f} "
-                f"ms ({_si(rate / now)}/s) | {old / now:.2f}x |"
-                + (
-                    ""
-                    if not passive[0]
-                    else " |"
-                    if quiet is None
-                    else f" {quiet:.3f} ms ({_si(rate / quiet)}/s) |"
-                )
-            )
+        lines += [
+            _vector_row(key, now, vector, passive_name)
+            for key, now in vector["this checkout"].items()
+        ]
         if passive[0]:
             lines += [
                 "",
@@ -235,6 +235,26 @@ def _side_by_side(result: dict | None) -> list[str]:
             ]
         lines.append("")
     return lines
+
+
+def _vector_row(key: str, now: float, vector: dict, passive_name: str) -> str:
+    """One configuration's row of the vector env side by side: before, now, the speed-up, and
+    where it ran, the passive wait's."""
+    # older results: mask "all" only
+    n, mask, *rest = key.split() if " " in key else (key, "all")
+    old = vector["before"][key]
+    rate = int(n) * 1e3
+    boards = int(rest[0]) if rest else 1
+    game = f", {boards} boards (game-steps)" if boards > 1 else ""
+    game += ', `mask_dtype="packed"`' if rest[1:] == ["packed"] else ""
+    row = (
+        f"| {int(n):,} | `{mask}`{game} | {old:.3f} ms ({_si(rate / old)}/s) | {now:.3f} "
+        f"ms ({_si(rate / now)}/s) | {old / now:.2f}x |"
+    )
+    if passive_name not in vector:
+        return row
+    quiet = vector[passive_name].get(key)
+    return row + (" |" if quiet is None else f" {quiet:.3f} ms ({_si(rate / quiet)}/s) |")
 
 
 def text_env_section(result: dict) -> list[str]:
