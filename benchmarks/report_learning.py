@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from wordle_gym.utils.files import atomic_write
 
@@ -67,19 +68,7 @@ def learning_curves(logs: list[Path], out: Path) -> Path | None:
     # one column: the page's width
     fig, (ax_win, ax_mean, ax_time) = plt.subplots(3, 1, figsize=(7.2, 12))
     for log in logs:
-        rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
-        for stage in dict.fromkeys(r["stage"] for r in rows):
-            part = [r for r in rows if r["stage"] == stage]
-            # Logs written before the greedy figures were kept apart hold only the training batch's.
-            key, what = (
-                ("win_rate", "greedy") if "win_rate" in part[0] else ("train_win_rate", "sampled")
-            )
-            label = f"{log.name.split('.')[0]} stage {stage} ({what})"
-            wins = [100 * r[key] for r in part]
-            ax_win.plot([r["step"] for r in part], wins, label=label)
-            means = [r[key.replace("win_rate", "mean_guesses")] for r in part]
-            ax_mean.plot([r["step"] for r in part], means, label=label)
-            ax_time.plot([r["elapsed_s"] / 3600 for r in part], wins, label=label)
+        _plot_log(log, ax_win, ax_mean, ax_time)
     ax_win.set(xlabel="update", ylabel="win % on the stage's answers", title="win rate by update")
     ax_mean.set(xlabel="update", ylabel="mean guesses (wins)", title="mean guesses by update")
     ax_time.set(
@@ -94,6 +83,24 @@ def learning_curves(logs: list[Path], out: Path) -> Path | None:
     atomic_write(out, lambda handle: fig.savefig(handle, format="png", dpi=100))
     plt.close(fig)
     return out
+
+
+def _plot_log(log: Path, ax_win: Any, ax_mean: Any, ax_time: Any) -> None:
+    """One training log's curves, a line a stage: win rate and mean guesses by update, win rate
+    by wall time."""
+    rows = [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+    for stage in dict.fromkeys(r["stage"] for r in rows):
+        part = [r for r in rows if r["stage"] == stage]
+        # Logs written before the greedy figures were kept apart hold only the training batch's.
+        key, what = (
+            ("win_rate", "greedy") if "win_rate" in part[0] else ("train_win_rate", "sampled")
+        )
+        label = f"{log.name.split('.')[0]} stage {stage} ({what})"
+        wins = [100 * r[key] for r in part]
+        ax_win.plot([r["step"] for r in part], wins, label=label)
+        means = [r[key.replace("win_rate", "mean_guesses")] for r in part]
+        ax_mean.plot([r["step"] for r in part], means, label=label)
+        ax_time.plot([r["elapsed_s"] / 3600 for r in part], wins, label=label)
 
 
 def learning_section(
