@@ -432,6 +432,68 @@ def _boards_args(out: Path, init: str, device: str, minutes: float) -> list[str]
 
 
 def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    for option in ("train_minutes", "improve_minutes", "opener_minutes"):
+        if not getattr(args, option) >= 0:
+            parser.error(f"--{option.replace('_', '-')} must be >= 0; got {getattr(args, option)}")
+    if args.opener_cores < 1:
+        parser.error(f"--opener-cores must be >= 1; got {args.opener_cores}")
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    summary: dict = {
+        "device": "cpu" if args.dry_run else args.device,
+        "dry_run": args.dry_run,
+        "steps": [],
+    }
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(":"),
+    }
+    plan = steps(
+        out, args.device, args.train_minutes, args.dry_run, args.quick, args.improve_minutes
+    )
+
+    def chosen(name: str) -> bool:
+        return not args.only or any(part in name for part in args.only.split(","))
+
+    def ended(name: str, command: list[str], code: int, start: float) -> None:
+        """A step's exit status and seconds, in the summary (written at once) and printed."""
+        seconds = time.perf_counter() - start
+        summary["steps"].append(
+            {"name": name, "command": command, "exit": code, "seconds": round(seconds, 1)}
+        )
+        atomic_write_json(out / "summary.json", summary)
+        print(f"[{name}] exit {code} in {seconds:.0f} s; log {out / (name + '.log')}", flush=True)
+
+    beside = []  # the opener values, on the CPU cores the steps leave
+    if args.opener_minutes > 0 and chosen("opener-values"):
+        beside = _start_beside(out, env, args)
+    for name, command, limit in plan:
+        if chosen(name):
+            print(f"[{name}] {shlex.join(command)} (limit {limit / 60:.0f} min)", flush=True)
+            start = time.perf_counter()
+            ended(name, command, _run_step(out / f"{name}.log", command, env, limit), start)
+    for name, command, process, log, start in beside:
+        # each stops itself after its minutes, finishing the opener it is on (up to --time-limit)
+        end = start + 60 * args.opener_minutes + 180
+        try:
+            code = process.wait(timeout=max(1.0, end - time.perf_counter()))
+        except subprocess.TimeoutExpired:
+            process.kill()  # the table is written whole, one opener at a time
+            process.wait()
+            code = 124
+        log.close()
+        ended(name, command, code, start)
+    failed = [s["name"] for s in summary["steps"] if s["exit"]]
+    print(
+        f"done: {len(summary['steps'])} steps, "
+        f"{'failed: ' + ', '.join(failed) if failed else 'all passed'}"
+    )
+    return 1 if failed else 0
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -472,80 +534,34 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", help="run only the steps whose name holds one of these comma-separated texts"
     )
-    args = parser.parse_args(argv)
-    for option in ("train_minutes", "improve_minutes", "opener_minutes"):
-        if not getattr(args, option) >= 0:
-            parser.error(f"--{option.replace('_', '-')} must be >= 0; got {getattr(args, option)}")
-    if args.opener_cores < 1:
-        parser.error(f"--opener-cores must be >= 1; got {args.opener_cores}")
-    out = Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    summary: dict = {
-        "device": "cpu" if args.dry_run else args.device,
-        "dry_run": args.dry_run,
-        "steps": [],
-    }
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]).rstrip(":"),
-    }
-    plan = steps(
-        out, args.device, args.train_minutes, args.dry_run, args.quick, args.improve_minutes
-    )
+    return parser
 
-    def chosen(name: str) -> bool:
-        return not args.only or any(part in name for part in args.only.split(","))
 
-    def ended(name: str, command: list[str], code: int, start: float) -> None:
-        """A step's exit status and seconds, in the summary (written at once) and printed."""
-        seconds = time.perf_counter() - start
-        summary["steps"].append(
-            {"name": name, "command": command, "exit": code, "seconds": round(seconds, 1)}
+def _start_beside(out: Path, env: dict[str, str], args: argparse.Namespace) -> list[tuple]:
+    """The opener values' processes, started on the CPU cores the steps leave (one thread each):
+    (name, command, process, its log, its start)."""
+    one_thread = {**env, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+    beside = []
+    for name, command in opener_runs(out, args.opener_minutes, args.opener_cores, args.dry_run):
+        print(f"[{name}] {shlex.join(command)} (beside the steps)", flush=True)
+        log = open(out / f"{name}.log", "w")  # noqa: SIM115 (closed once the process ends)
+        process = subprocess.Popen(
+            command, cwd=ROOT, env=one_thread, stdout=log, stderr=subprocess.STDOUT
         )
-        atomic_write_json(out / "summary.json", summary)
-        print(f"[{name}] exit {code} in {seconds:.0f} s; log {out / (name + '.log')}", flush=True)
+        beside.append((name, command, process, log, time.perf_counter()))
+    return beside
 
-    beside = []  # the opener values, on the CPU cores the steps leave
-    if args.opener_minutes > 0 and chosen("opener-values"):
-        one_thread = {**env, "OMP_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
-        for name, command in opener_runs(out, args.opener_minutes, args.opener_cores, args.dry_run):
-            print(f"[{name}] {shlex.join(command)} (beside the steps)", flush=True)
-            log = open(out / f"{name}.log", "w")  # noqa: SIM115 (closed once the process ends)
-            process = subprocess.Popen(
-                command, cwd=ROOT, env=one_thread, stdout=log, stderr=subprocess.STDOUT
-            )
-            beside.append((name, command, process, log, time.perf_counter()))
-    for name, command, limit in plan:
-        if not chosen(name):
-            continue
-        print(f"[{name}] {shlex.join(command)} (limit {limit / 60:.0f} min)", flush=True)
-        start, status = time.perf_counter(), None
-        with open(out / f"{name}.log", "w") as log:
-            try:
-                status = subprocess.run(
-                    command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=limit
-                )
-                code = status.returncode
-            except subprocess.TimeoutExpired:
-                code = 124
-        ended(name, command, code, start)
-    for name, command, process, log, start in beside:
-        # each stops itself after its minutes, finishing the opener it is on (up to --time-limit)
-        end = start + 60 * args.opener_minutes + 180
+
+def _run_step(log_path: Path, command: list[str], env: dict[str, str], limit: float) -> int:
+    """One step run to its end or its ``limit`` in seconds (then exit status 124), logged."""
+    with open(log_path, "w") as log:
         try:
-            code = process.wait(timeout=max(1.0, end - time.perf_counter()))
+            status = subprocess.run(
+                command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=limit
+            )
         except subprocess.TimeoutExpired:
-            process.kill()  # the table is written whole, one opener at a time
-            process.wait()
-            code = 124
-        log.close()
-        ended(name, command, code, start)
-    failed = [s["name"] for s in summary["steps"] if s["exit"]]
-    print(
-        f"done: {len(summary['steps'])} steps, "
-        f"{'failed: ' + ', '.join(failed) if failed else 'all passed'}"
-    )
-    return 1 if failed else 0
+            return 124
+    return status.returncode
 
 
 if __name__ == "__main__":
