@@ -259,7 +259,7 @@ def dordle_openers(
         return _dordle_openers(vocab, save, *args, **options)
 
 
-def _dordle_openers(  # noqa: C901 (the three passes share their journal and pool)
+def _dordle_openers(
     vocab: Vocabulary,
     save: str | Path | None = None,
     progress: bool = False,
@@ -284,26 +284,97 @@ def _dordle_openers(  # noqa: C901 (the three passes share their journal and poo
     counts). The least bound is proven as soon as every opener is counted, whether or not the
     refinement and the search are finished."""
     _check_two(vocab)
+    words = _opener_words(vocab, openers)
+    limits = {REFINE: [refine_below, search_below], SEARCH: [search_below]}
+    journal = _OpenerJournal(vocab, words, save, limits)
+    deadline = time.monotonic() + 60 * max_minutes if max_minutes else math.inf
+    todo = [w for w in words if w not in journal.counts]
+    with _DeferredInterrupt() as interrupt:
+        # the journal after each opener; a Ctrl-C stops here, journal written
+        def kept(force: bool = False) -> None:
+            journal.checkpoint(force=force or interrupt.asked)
+            if interrupt.asked:
+                raise KeyboardInterrupt
+
+        run = (vocab, use_ray, deadline, progress, kept)
+        worked = _run_pass(journal, COUNT, todo, run)
+        stopped = any(w not in journal.counts for w in todo)
+        for step in (REFINE, SEARCH):
+            # an opener done in this call: then no pass starts after the time limit
+            if stopped or (worked and time.monotonic() > deadline):
+                break
+            todo = journal.below(step)
+            worked = _run_pass(journal, step, todo, run) or worked
+            stopped = any(w not in journal.done[step] for w in todo)
+            if not stopped:  # every opener below its limit done: the journal says so
+                journal.passed(step)
+    journal.checkpoint(force=True)
+    return journal.result()
+
+
+def _opener_words(vocab: Vocabulary, openers: list[str] | None) -> list[str]:
+    """The openers asked for (every allowed guess without ``openers``), each an allowed word."""
     words = list(vocab.allowed) if openers is None else [w.strip().lower() for w in openers]
     unknown = [w for w in words if w not in vocab.allowed_index]
     if unknown:
         raise ValueError(f"openers must be allowed words; got {quoted(unknown[0])}")
-    n = vocab.num_answers
-    pairs = n * (n - 1)
-    counts: dict[str, list[int]] = {}
-    refined: set[str] = set()
-    searched: set[str] = set()
-    # each pass done below these, over the calls
-    complete: dict[str, float | None] = {REFINE: None, SEARCH: None}
-    if save is not None and Path(save).is_file():
-        data = json.loads(Path(save).read_text(encoding="utf-8"))
+    return words
+
+
+def _run_pass(journal: _OpenerJournal, step: str, todo: list[str], run: tuple) -> bool:
+    """One pass (``step``: the counts, the refinement or the search) over the openers ``todo``,
+    each result kept in ``journal`` as it comes (``run``: the lists, Ray or not, the deadline, the
+    progress bar or not, and what keeps the journal); whether it did any."""
+    vocab, use_ray, deadline, progress, kept = run
+    desc = "Dordle openers" + {COUNT: "", REFINE: ", refined", SEARCH: ", searched"}[step]
+    worked = False
+    each = _each(vocab, todo, step, use_ray, deadline)
+    for word, found in tqdm(each, desc, len(todo), disable=not progress):
+        if step == COUNT:
+            journal.counts[word] = found
+        else:
+            journal.counts[word][2] = found
+            journal.done[step].add(word)
+        worked = True
+        kept(force=step == SEARCH)  # minutes an opener: each one kept
+    return worked
+
+
+class _OpenerJournal:
+    """The every-opener Dordle bound's state: each opener's pair counts, the openers refined and
+    searched, the bounds below which each pass is complete; read back from ``save`` where it
+    exists (checked), and written there at most a minute apart."""
+
+    def __init__(
+        self,
+        vocab: Vocabulary,
+        words: list[str],
+        save: str | Path | None,
+        limits: dict[str, list[float | None]],
+    ) -> None:
+        self.vocab, self.words, self.save, self.limits = vocab, words, save, limits
+        n = vocab.num_answers
+        self.pairs = n * (n - 1)
+        self.counts: dict[str, list[int]] = {}
+        self.done: dict[str, set[str]] = {REFINE: set(), SEARCH: set()}
+        # each pass done below these, over the calls
+        self.complete: dict[str, float | None] = {REFINE: None, SEARCH: None}
+        if save is not None and Path(save).is_file():
+            self._read(Path(save))
+        elif save is not None:
+            check_writable(save)
+        self.written = time.monotonic()
+
+    def _read(self, save: Path) -> None:
+        data = json.loads(save.read_text(encoding="utf-8"))
+        vocab = self.vocab
         if not isinstance(data, dict) or data.get("lists") != vocab.digest or "counts" not in data:
             raise ValueError(
                 f"{quoted(str(save))} is no Dordle opener bound of these lists; use another file"
             )
         counts = {w: list(v) for w, v in data["counts"].items() if isinstance(v, list)}
         valid = len(counts) == len(data["counts"]) and all(
-            w in vocab.allowed_index and len(c) == 3 and all(_whole(x, 0, pairs) for x in c)
+            w in vocab.allowed_index and len(c) == 3 and all(_whole(x, 0, self.pairs) for x in c)
             for w, c in counts.items()
         )
         if not valid:
@@ -311,85 +382,60 @@ def _dordle_openers(  # noqa: C901 (the three passes share their journal and poo
                 f"{quoted(str(save))} holds counts that cannot be right (out of "
                 "range); use another file"
             )
-        refined = set(data.get("refined", []))
-        searched = set(data.get("searched", []))
-        complete = {REFINE: data.get("refined_below"), SEARCH: data.get("searched_below")}
-    elif save is not None:
-        check_writable(save)
-    deadline = time.monotonic() + 60 * max_minutes if max_minutes else math.inf
-    written = time.monotonic()
+        self.counts = counts
+        self.done = {REFINE: set(data.get("refined", [])), SEARCH: set(data.get("searched", []))}
+        self.complete = {REFINE: data.get("refined_below"), SEARCH: data.get("searched_below")}
 
-    def result() -> dict[str, Any]:
+    def result(self) -> dict[str, Any]:
+        """The journal as the run returns and writes it."""
+        pairs, counts = self.pairs, self.counts
         bounds = {w: 5 - sum(c) / pairs for w, c in counts.items()}
         weakest = sorted(bounds, key=lambda w: (bounds[w], w))
+        finished = (
+            all(w in counts for w in self.words)
+            and not self.below(REFINE)
+            and not self.below(SEARCH)
+        )
         return {
-            "lists": vocab.digest,
-            "answers": n,
-            "allowed": vocab.num_allowed,
+            "lists": self.vocab.digest,
+            "answers": self.vocab.num_answers,
+            "allowed": self.vocab.num_allowed,
             "pairs": pairs,
-            "finished": all(w in counts for w in words) and not below(REFINE) and not below(SEARCH),
+            "finished": finished,
             "lower_bound": bounds[weakest[0]] if weakest else None,
             "weakest": [[w, bounds[w]] for w in weakest[:10]],
-            "refined_below": complete[REFINE],
-            "refined": sorted(refined),
-            "searched_below": complete[SEARCH],
-            "searched": sorted(searched),
+            "refined_below": self.complete[REFINE],
+            "refined": sorted(self.done[REFINE]),
+            "searched_below": self.complete[SEARCH],
+            "searched": sorted(self.done[SEARCH]),
             "counts": counts,
         }
 
-    def limit(step: str) -> float | None:
-        limits = {REFINE: [refine_below, search_below], SEARCH: [search_below]}[step]
-        return max((b for b in limits if b is not None), default=None)
+    def limit(self, step: str) -> float | None:
+        """The bound below which the pass ``step`` takes an opener (None: the pass is not run)."""
+        return max((b for b in self.limits[step] if b is not None), default=None)
 
-    def below(step: str) -> list[str]:  # the openers still to refine or to search, weakest first
-        cut = limit(step)
+    def below(self, step: str) -> list[str]:
+        """The openers still to refine or to search, weakest first."""
+        cut = self.limit(step)
         if cut is None:
             return []
         # a search is tighter than the refinement
-        done = searched if step == SEARCH else refined | searched
-        bounds = {w: 5 - sum(c) / pairs for w, c in counts.items() if w not in done}
+        done = self.done[SEARCH] if step == SEARCH else self.done[REFINE] | self.done[SEARCH]
+        bounds = {w: 5 - sum(c) / self.pairs for w, c in self.counts.items() if w not in done}
         return sorted((w for w, b in bounds.items() if b < cut), key=lambda w: (bounds[w], w))
 
-    def checkpoint(force: bool = False) -> None:
-        nonlocal written
-        if save is not None and (force or time.monotonic() - written > 60):
-            atomic_write_json(save, result())
-            written = time.monotonic()
+    def passed(self, step: str) -> None:
+        """The pass ``step`` done for every opener below its limit (where it has one)."""
+        limit = self.limit(step)
+        if limit is not None:
+            self.complete[step] = max(b for b in (self.complete[step], limit) if b is not None)
 
-    todo = [w for w in words if w not in counts]
-    with _DeferredInterrupt() as interrupt:
-        # the journal after each opener; a Ctrl-C stops here, journal written
-        def kept(force: bool = False) -> None:
-            checkpoint(force=force or interrupt.asked)
-            if interrupt.asked:
-                raise KeyboardInterrupt
-
-        bar = tqdm(
-            _each(vocab, todo, COUNT, use_ray, deadline),
-            "Dordle openers",
-            len(todo),
-            disable=not progress,
-        )
-        worked = False  # an opener done in this call: then no pass starts after the time limit
-        for word, count in bar:
-            counts[word], worked = count, True
-            kept()
-        stopped = any(w not in counts for w in todo)
-        for step, done, name in ((REFINE, refined, "refined"), (SEARCH, searched, "searched")):
-            if stopped or (worked and time.monotonic() > deadline):
-                break
-            todo = below(step)
-            each = _each(vocab, todo, step, use_ray, deadline)
-            for word, by4 in tqdm(each, f"Dordle openers, {name}", len(todo), disable=not progress):
-                counts[word][2], worked = by4, True
-                done.add(word)
-                kept(force=step == SEARCH)  # minutes an opener: each one kept
-            stopped = any(w not in done for w in todo)
-            # every opener below it done: the journal says so
-            if not stopped and limit(step) is not None:
-                complete[step] = max(b for b in (complete[step], limit(step)) if b is not None)
-    checkpoint(force=True)
-    return result()
+    def checkpoint(self, force: bool = False) -> None:
+        """The journal written, where it has a file, when a minute has passed (or ``force``)."""
+        if self.save is not None and (force or time.monotonic() - self.written > 60):
+            atomic_write_json(self.save, self.result())
+            self.written = time.monotonic()
 
 
 class _DeferredInterrupt:
