@@ -4,7 +4,7 @@ bound's search costs, and the max-entropy solver from the same opener beside it,
     python -m benchmarks.dordle_bound [--openers salet] [--games 20000] [--every-opener JOURNAL]
     [--quick]
 
-The bound (:func:`research.boards_bound.dordle_finish`; the proof is in the module docstring):
+The bound (:func:`research.dordle_search.dordle_finish`; the proof is in the module docstring):
 no policy opening with the word finishes more games by the second, third and fourth guess than the
 exact search finds, so its mean count is at least ``5 - p2 - p3 - p4``. The solver plays the first
 ``--games`` games of the standard Dordle set (seeded pairs of distinct answers; the first 2000 are
@@ -30,7 +30,7 @@ from pathlib import Path
 import numba
 
 from benchmarks.common import parse_args, save
-from research.boards_bound import dordle_finish, dordle_openers
+from research.dordle_search import dordle_finish, dordle_openers
 from wordle_agents.solvers.max_entropy import MaxEntropySolver
 from wordle_gym.core.words import Vocabulary
 from wordle_gym.harness.evaluation import evaluate

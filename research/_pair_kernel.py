@@ -1,4 +1,4 @@
-"""The search behind :func:`research.boards_bound.dordle_finish`, compiled by numba (imported
+"""The search behind :func:`research.dordle_search.dordle_finish`, compiled by numba (imported
 only there).
 
 Two boards, answers ``a != b``, the opener fixed. For each pair of the opener's cells ``(A, B)``

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from research.boards_bound import dordle_finish, dordle_openers, main
+from research.boards_bound import main
+from research.dordle_search import dordle_finish, dordle_openers
 from research.order_bound import (
     dordle_most,
     from_ranking,
@@ -641,7 +642,7 @@ def test_shipped__the_maxima_over_every_opener_are_reached_by_the_openers_named(
     from ``--all-openers``; the count pass over every opener takes half an hour): each maximum is
     the count of the opener it names, the most classes and the most pairs finished by the second
     guess (twice the classes of an answer opener but one) are the largest over every opener."""
-    from research.boards_bound import _opener_counts, _tables
+    from research.dordle_search import _opener_counts, _tables
     from research.order_bound import SHIPPED_MOST
     from wordle_gym.core.tables import pattern_array
     from wordle_gym.solver import solver_data
@@ -770,7 +771,7 @@ def test_pair_search__ctrl_c_inside_the_kernel_stops_it_at_once() -> None:
     import numpy as np
 
     from research import _pair_kernel as kernel
-    from research.boards_bound import _cells, _stoppable, _tables
+    from research.dordle_search import _cells, _stoppable, _tables
 
     vocab = Vocabulary(few_letter_words(random.Random(3), "abcdefg", 3, 40), None)
     table, actions, answer_of = _tables(vocab)

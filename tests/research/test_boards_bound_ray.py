@@ -45,7 +45,7 @@ def test_dordle_openers__ray_tasks_give_one_machines_counts_and_resume(tmp_path:
     import sys
     from pathlib import Path
     import ray
-    from research.boards_bound import dordle_openers
+    from research.dordle_search import dordle_openers
 
     made = []  # the functions made Ray tasks
     remote = ray.remote
@@ -86,7 +86,7 @@ def test_command__all_openers_on_ray(tmp_path: Path) -> None:
         + """
     import sys
     from pathlib import Path
-    from research.boards_bound import dordle_openers
+    from research.dordle_search import dordle_openers
     Path(sys.argv[1], "a.txt").write_text("\\n".join(vocab.answers) + "\\n")
     Path(sys.argv[1], "g.txt").write_text("\\n".join(vocab.allowed) + "\\n")
     print(f"{dordle_openers(vocab)['lower_bound']:.4f}")
