@@ -30,14 +30,14 @@ its own.
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import sys
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Literal
 
 from wordle_gym.envs.text import WordleTextEnv
-from wordle_gym.utils.commandline import OneLineParser
+from wordle_gym.utils.commandline import OneLineParser, add_options, options_from
 
 PROMPT = (
     "Let's play Wordle. Find the secret 5-letter word in at most 6 guesses. Make each guess by "
@@ -304,88 +304,110 @@ def tiny_model(seed: int = 0, teach_steps: int = 40) -> tuple[Any, Any]:
     return model, tokenizer
 
 
-def _check(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """Every bad option fails here, in one line, before any model loads."""
-    if bool(args.model) == bool(args.tiny):
-        parser.error("give --model ID or --tiny")
-    for name in (
-        "steps",
-        "num_generations",
-        "batch_size",
-        "max_completion_length",
-        "max_tool_calls",
-    ):
-        if getattr(args, name) < 1:
-            parser.error(f"--{name.replace('_', '-')} must be >= 1; got {getattr(args, name)}")
-    if not (math.isfinite(args.lr) and args.lr > 0):
-        parser.error(f"--lr must be a positive number; got {args.lr}")
-    if args.batch_size % args.num_generations:
-        parser.error(
-            f"--batch-size ({args.batch_size}) must be a multiple of --num-generations "
-            f"({args.num_generations})"
-        )
+@dataclass(frozen=True)
+class Args:
+    """The run's settings (the examples' style: one documented dataclass, its fields the
+    command's flags); every bad one fails in one line before any model loads."""
 
-    try:  # a bad reward fails here, in one line, before any model loads
-        WordleTextEnv(reward=args.reward, split=args.split).close()
-    except (ValueError, TypeError) as exc:
-        parser.error(str(exc))
+    model: str | None = None
+    """A transformers model id or folder (downloaded by transformers)."""
+    tiny: bool = False
+    """A tiny model built here (no download)."""
+    steps: int = 2
+    """GRPO steps."""
+    num_generations: int = 4
+    """Games per prompt, GRPO's group."""
+    batch_size: int = 4
+    """Games per device and step."""
+    max_completion_length: int = 256
+    """Tokens of a whole game's replies."""
+    max_tool_calls: int = 6
+    """Tool calls a game may make."""
+    lr: float = 1e-6
+    """Learning rate."""
+    reward: str = "regret"
+    """The text env's reward."""
+    split: Literal["train", "eval"] = "train"
+    """The answers played."""
+    output_dir: str = "runs/grpo"
+    """TRL's output folder."""
+    device: Literal["auto", "cpu", "cuda"] = "auto"
+    """Where to train."""
+    seed: int = 0
+    """Seed of the games and the tiny model."""
+    env_url: str | None = None
+    """Play on this OpenEnv server (python -m wordle_gym.integrations.openenv --reward regret
+    --split train) instead of in this process; --reward and --split are then the server's."""
+
+    def __post_init__(self) -> None:
+        if bool(self.model) == self.tiny:
+            raise ValueError("give --model ID or --tiny")
+        counts = ("steps", "num_generations", "batch_size", "max_completion_length")
+        for name in (*counts, "max_tool_calls"):
+            if getattr(self, name) < 1:
+                raise ValueError(
+                    f"--{name.replace('_', '-')} must be >= 1; got {getattr(self, name)}"
+                )
+        if not (math.isfinite(self.lr) and self.lr > 0):
+            raise ValueError(f"--lr must be a positive number; got {self.lr}")
+        if self.batch_size % self.num_generations:
+            raise ValueError(
+                f"--batch-size ({self.batch_size}) must be a multiple of --num-generations "
+                f"({self.num_generations})"
+            )
+        WordleTextEnv(reward=self.reward, split=self.split).close()  # a bad reward fails here
+
+
+def _game_class(args: Args, parser: OneLineParser) -> type:
+    """The environment class TRL makes a game of: played here, or on the server at --env-url
+    (reached once first: an unreachable one fails in one line)."""
+    WordleGame.reward, WordleGame.split = args.reward, args.split
+    if not args.env_url:
+        return WordleGame
+    ServedWordleGame.url = args.env_url
+    try:
+        probe = ServedWordleGame().client
+    except ImportError as exc:
+        parser.error(f"--env-url {args.env_url}: {exc} (pip install 'wordle-gym[trl]')")
+    try:
+        probe.connect()  # an unreachable server fails here, in one line
+    except (ConnectionError, OSError) as exc:
+        parser.error(f"--env-url {args.env_url}: {exc}")
+    finally:
+        probe.close()
+    return ServedWordleGame
+
+
+def _report(log: list[dict[str, Any]], games: list[dict[str, Any]]) -> None:
+    """The run's account: each step's mean reward and tool calls, then the games played."""
+    for row in log:
+        if "reward" in row:
+            calls = row.get("tools/call_frequency", 0.0)
+            print(
+                f"step {int(row['step'])}: mean reward {row['reward']:+.4f}, {calls:.2f} tool "
+                "calls a game"
+            )
+    print(
+        f"{len(games)} games: {sum(g['won'] for g in games)} won, "
+        f"{sum(bool(g['guesses']) for g in games)} made guesses"
+    )
+    for g in games[-4:]:
+        print(
+            f"  {g.get('answer', 'a game')}: {' '.join(g['guesses']) or '(no guess)'} "
+            f"({g['reward']:+.4f})"
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = OneLineParser(
         prog="train_grpo.py", description=" ".join(__doc__.split("\n\n")[0].split())
     )
-    parser.add_argument(
-        "--model", help="a transformers model id or folder (downloaded by transformers)"
-    )
-    parser.add_argument("--tiny", action="store_true", help="a tiny model built here (no download)")
-    parser.add_argument("--steps", type=int, default=2, help="GRPO steps (default 2)")
-    parser.add_argument(
-        "--num-generations", type=int, default=4, help="games per prompt, GRPO's group (default 4)"
-    )
-    parser.add_argument(
-        "--batch-size", type=int, default=4, help="games per device and step (default 4)"
-    )
-    parser.add_argument(
-        "--max-completion-length", type=int, default=256, help="tokens of a whole game's replies"
-    )
-    parser.add_argument(
-        "--max-tool-calls", type=int, default=6, help="tool calls a game may make (default 6)"
-    )
-    parser.add_argument("--lr", type=float, default=1e-6, help="learning rate (default 1e-6)")
-    parser.add_argument("--reward", default="regret", help="the text env's reward (default regret)")
-    parser.add_argument(
-        "--split", choices=("train", "eval"), default="train", help="answers (default train)"
-    )
-    parser.add_argument(
-        "--output-dir", default="runs/grpo", help="TRL's output folder (default runs/grpo)"
-    )
-    parser.add_argument(
-        "--device", choices=("auto", "cpu", "cuda"), default="auto", help="where to train (auto)"
-    )
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument(
-        "--env-url",
-        help="play on this OpenEnv server (python -m wordle_gym.integrations.openenv --reward "
-        "regret --split train) "
-        "instead of in this process; --reward and --split are then the server's",
-    )
-    args = parser.parse_args(argv)
-    _check(parser, args)
-    WordleGame.reward, WordleGame.split = args.reward, args.split
-    game_class: type = WordleGame
-    if args.env_url:
-        ServedWordleGame.url, game_class = args.env_url, ServedWordleGame
-        try:
-            probe = ServedWordleGame().client
-        except ImportError as exc:
-            parser.error(f"--env-url {args.env_url}: {exc} (pip install 'wordle-gym[trl]')")
-        try:
-            probe.connect()  # an unreachable server fails here, in one line
-        except (ConnectionError, OSError) as exc:
-            parser.error(f"--env-url {args.env_url}: {exc}")
-        finally:
-            probe.close()
+    add_options(parser, Args)
+    try:
+        args = options_from(Args, parser.parse_args(argv))
+    except (ValueError, TypeError) as exc:
+        parser.error(str(exc))
+    game_class = _game_class(args, parser)
     try:
         from datasets import Dataset
         from trl import GRPOConfig, GRPOTrainer
@@ -432,23 +454,7 @@ def main(argv: list[str] | None = None) -> int:
         environment_factory=game_class,
     )
     trainer.train()
-    for row in trainer.state.log_history:
-        if "reward" in row:
-            calls = row.get("tools/call_frequency", 0.0)
-            print(
-                f"step {int(row['step'])}: mean reward {row['reward']:+.4f}, {calls:.2f} tool "
-                "calls a game"
-            )
-    games = game_class.finished
-    print(
-        f"{len(games)} games: {sum(g['won'] for g in games)} won, "
-        f"{sum(bool(g['guesses']) for g in games)} made guesses"
-    )
-    for g in games[-4:]:
-        print(
-            f"  {g.get('answer', 'a game')}: {' '.join(g['guesses']) or '(no guess)'} "
-            f"({g['reward']:+.4f})"
-        )
+    _report(trainer.state.log_history, game_class.finished)
     trainer.save_model(args.output_dir)  # the trained model (and its tokenizer), once, at the end
     print(f"saved the model to {args.output_dir}")
     return 0
