@@ -355,3 +355,52 @@ def test_layout__the_tree_fits_what_a_gpu_lease_carries() -> None:
         ]
     size = sum(p.stat().st_size for p in files if p.is_file())
     assert size < 62 * 2**20, f"the tracked tree is {size / 2**20:.1f} MiB"
+
+
+MOST_BRANCHES = 15
+"""The most cyclomatic complexity a function may have, as radon counts it (boolean operators
+included): what a newcomer reads in one sitting (House IV)."""
+
+
+def _says_why(lines: list[str], lineno: int) -> bool:
+    """Whether the function defined at ``lineno`` (1-based) says why it stays above
+    :data:`MOST_BRANCHES`: ``# noqa: C901 (why)`` on its line, or ``# complexity: why`` among the
+    comments and decorators just above it."""
+    if re.search(r"# noqa: C901 \(\w", lines[lineno - 1]):
+        return True
+    above = lineno - 2
+    while above >= 0 and lines[above].strip().startswith(("@", "#")):
+        if re.search(r"# complexity: \w", lines[above]):
+            return True
+        above -= 1
+    return False
+
+
+def test_layout__every_function_reads_in_one_sitting_or_says_why_not() -> None:
+    """Every function and method of the library, the lab, the benchmarks and the examples has
+    radon's complexity of at most 15, or says in one line why it stays above (the hot kernels:
+    compiled searches, a step inlined, a baseline timed as written)."""
+    from radon.complexity import cc_visit
+
+    over, marked = [], []
+    for folder in ("wordle_gym", "agents", "research", "benchmarks", "examples"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            text = path.read_text()
+            lines = text.splitlines()
+            for block in cc_visit(text):
+                if getattr(block, "is_method", None) is None or block.complexity <= MOST_BRANCHES:
+                    continue  # a class (its methods are listed on their own)
+                name = f"{path.relative_to(ROOT)}:{block.lineno} {block.fullname}"
+                (marked if _says_why(lines, block.lineno) else over).append(name)
+    assert not over, f"radon's complexity over {MOST_BRANCHES}, with no reason given: {over}"
+    assert len(marked) <= 8, f"more hot kernels than a house needs: {marked}"
+
+
+def test_layout__a_reason_for_branches_is_found_where_it_is_written() -> None:
+    """The reasons the complexity test accepts: on the def line as ruff's noqa, or a comment among
+    the decorators above; not a reason further up, nor an empty one."""
+    assert _says_why(["def f():  # noqa: C901 (compiled)"], 1)
+    assert _says_why(["# complexity: compiled", "@njit", "def f():"], 3)
+    assert not _says_why(["# complexity: compiled", "", "def f():"], 3)
+    assert not _says_why(["def f():  # noqa: C901"], 1)
+    assert not _says_why(["# complexity:", "def f():"], 2)
