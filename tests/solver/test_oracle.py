@@ -847,6 +847,7 @@ def test_opener_values__first_move_only_passes_by_totals_a_shipped_table_proves(
     hours a run spent proving nothing new); it passes them by, and values the others as before."""
     import wordle_gym.solver.opener_tables as tables_module
     import wordle_gym.solver.oracle as oracle_module
+    import wordle_gym.solver.start_tables as start_tables
     from tests.helpers.lists import small_lists
     from wordle_gym.core.config import WordleConfig
     from wordle_gym.solver.tasks import opener_values
@@ -869,7 +870,7 @@ def test_opener_values__first_move_only_passes_by_totals_a_shipped_table_proves(
             }
         )
     )
-    monkeypatch.setattr(oracle_module, "solver_data", lambda: shipped)
+    monkeypatch.setattr(start_tables, "solver_data", lambda: shipped)
     monkeypatch.setattr(tables_module, "solver_data", lambda: shipped)
     searched = []
     q_total = oracle_module.Oracle._q_total

@@ -242,8 +242,7 @@ def test_oracle__stored_and_shipped_values_are_checked_before_use(tmp_path, monk
     import warnings
 
     from wordle_gym.solver import opener_tables as tables_module
-    from wordle_gym.solver import oracle as oracle_module
-    from wordle_gym.solver import solver_data
+    from wordle_gym.solver import solver_data, start_tables
     from wordle_gym.solver.store import PositionStore
 
     table = json.loads((solver_data() / "opener_values_normal.json").read_text())
@@ -260,7 +259,7 @@ def test_oracle__stored_and_shipped_values_are_checked_before_use(tmp_path, monk
     # an upper bound below what GHOST's buckets force
     totals["sources"][1]["totals"]["ghost"] = 7000
     (folder / "opener_totals_normal.json").write_text(json.dumps(totals))
-    monkeypatch.setattr(oracle_module, "solver_data", lambda: folder)
+    monkeypatch.setattr(start_tables, "solver_data", lambda: folder)
     monkeypatch.setattr(tables_module, "solver_data", lambda: folder)
     with pytest.raises(ValueError, match=r"opener_totals_normal.json: 'ghost'"):
         Oracle(WordleConfig())

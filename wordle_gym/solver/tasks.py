@@ -84,7 +84,7 @@ def opener_values(
     oracle = Oracle(config, root_opener=None, opener_table=save, store=_store(config, store))
     deadline = math.inf if max_minutes is None else time.perf_counter() + 60 * max_minutes
     first = words[0] if fewer_first else None
-    todo = [w for w in share if oracle.unvalued(w, table, first, opener_s, want_children)]
+    todo = [w for w in share if oracle.tables.unvalued(w, table, first, opener_s, want_children)]
     waiting = False
     for word in tqdm(
         todo,
@@ -104,11 +104,11 @@ def opener_values(
                 break
             result = None
         _note(table, word, result, opener_s)
-        merged = _merge_unless_busy(path, config, table, oracle.check_values)
+        merged = _merge_unless_busy(path, config, table, oracle.tables.check_values)
         waiting = merged is None  # what is found then waits for the next opener
         table = table if merged is None else merged
     if waiting:
-        return _merge_or_keep(path, config, table, oracle.check_values)
+        return _merge_or_keep(path, config, table, oracle.tables.check_values)
     return table.values
 
 
@@ -183,15 +183,16 @@ def merge_opener_values(
     """Merge the tables ``others`` (of :func:`opener_values`, for the same game) into the table
     ``into`` (made if missing), atomically and under the table's lock; returns the merged table.
     The merged table is held to every check the oracle makes on a table before it is written
-    (:meth:`Oracle.check_values`; exact totals are the same wherever two tables hold one): one that
-    fails is a ValueError naming it, and ``into`` is left as it was."""
+    (:meth:`~wordle_gym.solver.start_tables.StartTables.check_values`; exact totals are the same
+    wherever two tables hold one): one that fails is a ValueError naming it, and ``into`` is left
+    as it was."""
     config = WordleConfig.build(config)
     vocab, path = config.vocabulary, Path(into)
     game = (vocab, config.hard_mode, config.max_guesses)
     advice = "only tables of the same lists and rules merge"
     tables = [read_opener_values(Path(p), *game, strict=True, advice=advice) for p in others]
     checker = Oracle(config, root_opener=None, opener_table=path)
-    return _merge_locked(path, config, tables, checker.check_values)
+    return _merge_locked(path, config, tables, checker.tables.check_values)
 
 
 BATCH = 20
@@ -231,7 +232,7 @@ def plan(
     want_children = children and checker.max_guesses > 2
 
     def missing(w: str) -> bool:
-        return checker.unvalued(w, table, first, opener_s, want_children)
+        return checker.tables.unvalued(w, table, first, opener_s, want_children)
 
     def cost(w: str) -> int:
         action = vocab.action(w)
@@ -299,6 +300,6 @@ def opener_values_on_ray(
             break
         done, _ = ray.wait(list(pending), num_returns=1)
         bar.update(pending.pop(done[0]))
-        values = _merge_locked(path, config, [ray.get(done[0])], checker.check_values).values
+        values = _merge_locked(path, config, [ray.get(done[0])], checker.tables.check_values).values
     bar.close()
     return values
