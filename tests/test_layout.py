@@ -404,3 +404,15 @@ def test_layout__a_reason_for_branches_is_found_where_it_is_written() -> None:
     assert not _says_why(["# complexity: compiled", "", "def f():"], 3)
     assert not _says_why(["def f():  # noqa: C901"], 1)
     assert not _says_why(["# complexity:", "def f():"], 2)
+
+
+def test_layout__no_file_does_several_jobs_past_800_lines() -> None:
+    """House IV: no module of the library, the lab, the benchmarks or the examples is over 800
+    lines (a job a file; the biggest rooms split by job)."""
+    long = {
+        str(path.relative_to(ROOT)): n
+        for folder in ("wordle_gym", "agents", "research", "benchmarks", "examples")
+        for path in (ROOT / folder).rglob("*.py")
+        if (n := len(path.read_text().splitlines())) > 800
+    }
+    assert not long, f"modules over 800 lines: {long}"
