@@ -1,9 +1,5 @@
-"""Moved to :mod:`wordle_agents.commands.teach`; ``python -m wordle_agents.teach`` still runs it
-(until 0.4)."""
+"""Moved (:data:`wordle_gym.utils.moved.MOVED`)."""
 
-import sys
+from wordle_gym.utils.moved import alias
 
-from wordle_agents.commands.teach import main
-
-if __name__ == "__main__":
-    sys.exit(main())
+alias(__spec__.name, __name__)

@@ -129,9 +129,9 @@ class ServedWordleGame:
     finished: list[dict[str, Any]] = []
 
     def __init__(self) -> None:
-        from wordle_gym.integrations.openenv import WordleEnv
+        from wordle_gym.integrations.openenv import WordleEnvClient
 
-        self.client = WordleEnv(base_url=self.url).sync()
+        self.client = WordleEnvClient(base_url=self.url).sync()
         self.reward, self.done, self.won, self.guesses, self.feedback = 0.0, False, False, [], []
 
     def reset(self, **row: Any) -> str:

@@ -72,29 +72,36 @@ def test_layout__each_subpackage_imports_only_what_its_docstring_allows(
             )
 
 
+def _old_paths() -> dict[str, str]:
+    """The modules of the old paths (``wordle_gym.utils.moved.MOVED``), by file."""
+    from wordle_gym.utils.moved import MOVED
+
+    def file(old: str) -> str:
+        root = "agents" if old.startswith("wordle_agents.") else "wordle_gym"
+        return "/".join([root, *old.split(".")[1:]]) + ".py"
+
+    return {file(old): old for old in MOVED}
+
+
 def test_layout__every_module_sits_in_a_subpackage() -> None:
-    """Top level: only the package's own __init__/__main__ and the one-line compatibility modules
-    that saved env specs and datasets name."""
-    compat = {"env", "vector", "wrappers", "sb3", "torchrl_env"}
-    top = {p.stem for p in (ROOT / "wordle_gym").glob("*.py")}
-    assert top == {"__init__", "__main__"} | compat
-    for name in compat:
-        tree = ast.parse((ROOT / "wordle_gym" / f"{name}.py").read_text())
-        body = [node for node in tree.body if not isinstance(node, ast.Expr)]  # the docstring aside
-        assert all(isinstance(node, ast.ImportFrom) for node in body), (
-            f"wordle_gym/{name}.py should only re-export"
-        )
-    # wordle_agents: the package's __init__, the table of shipped agents and, for one release, the
-    # commands' old paths (python -m wordle_agents.X), each a shim of a few lines over
-    # wordle_agents.commands.X.
-    shims = {"optimal", "improve", "teach", "recipe"}
-    assert {p.stem for p in (ROOT / "agents").glob("*.py")} == {"__init__", "zoo"} | shims
-    for name in shims:
-        text = (ROOT / "agents" / f"{name}.py").read_text()
-        assert (
-            f"from wordle_agents.commands.{name} import main" in text
-            and len(text.splitlines()) <= 10
-        ), name
+    """Top level: only the packages' own __init__/__main__, wordle_agents' table of shipped agents,
+    and the old paths of one table (``MOVED``), each one line that names it (House IV: nine
+    shims of their own kinds before)."""
+    old = {p for p in _old_paths() if p.count("/") == 1}
+    top = {p.relative_to(ROOT).as_posix() for p in (ROOT / "wordle_gym").glob("*.py")}
+    assert top == {"wordle_gym/__init__.py", "wordle_gym/__main__.py"} | {
+        p for p in old if p.startswith("wordle_gym/")
+    }
+    top = {p.relative_to(ROOT).as_posix() for p in (ROOT / "agents").glob("*.py")}
+    assert top == {"agents/__init__.py", "agents/zoo.py"} | {
+        p for p in old if p.startswith("agents/")
+    }
+    for path in _old_paths():
+        tree = ast.parse((ROOT / path).read_text())
+        body = [ast.unparse(node) for node in tree.body if not isinstance(node, ast.Expr)]
+        calls = [ast.unparse(node) for node in tree.body if isinstance(node, ast.Expr)][1:]
+        assert body == ["from wordle_gym.utils.moved import alias"], path
+        assert calls == ["alias(__spec__.name, __name__)"], path
 
 
 def test_layout__the_commands_table_names_every_command_module() -> None:
@@ -264,24 +271,8 @@ def test_layout__no_module_imports_itself_back() -> None:
 
 def test_layout__module_names_tell_apart_in_a_traceback() -> None:
     """Issue 76: no two modules of the installed packages share a file name (four were
-    ``improve.py``), but for the compatibility shims of old paths, which only re-export."""
-    from wordle_gym.utils.moved import MOVED
-
-    shims = {
-        "wordle_gym/sb3.py",
-        "wordle_gym/vector.py",
-        *(f"agents/{name}.py" for name in ("optimal", "improve", "teach", "recipe")),
-        *(
-            "/".join(
-                [
-                    "agents" if old.startswith("wordle_agents.") else "wordle_gym",
-                    *old.split(".")[1:],
-                ]
-            )
-            + ".py"
-            for old in MOVED
-        ),
-    }
+    ``improve.py``), but for the old paths (``MOVED``), each the new module under its old name."""
+    shims = set(_old_paths())
     seen: dict[str, str] = {}
     for folder in PACKAGES.values():
         for path in sorted(folder.rglob("*.py")):
@@ -416,3 +407,17 @@ def test_layout__no_file_does_several_jobs_past_800_lines() -> None:
         if (n := len(path.read_text().splitlines())) > 800
     }
     assert not long, f"modules over 800 lines: {long}"
+
+
+def test_layout__one_public_class_a_name() -> None:
+    """House IV, goal 4: no two public classes of the installed packages share a name (there were
+    two ``WordleEnv``: the Gymnasium env and OpenEnv's client; two ``WordleState``, ``Position``,
+    ``Iteration``, ``Run``, ``Command``)."""
+    seen: dict[str, str] = {}
+    for folder in PACKAGES.values():
+        for path in sorted(folder.rglob("*.py")):
+            for node in ast.parse(path.read_text()).body:
+                if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                    where = path.relative_to(ROOT).as_posix()
+                    assert node.name not in seen, f"{where} and {seen[node.name]}: {node.name}"
+                    seen[node.name] = where

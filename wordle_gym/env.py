@@ -1,4 +1,5 @@
-"""Compatibility: env specs saved before 0.2 name ``wordle_gym.env:WordleEnv``
-(now :mod:`wordle_gym.envs.wordle`)."""
+"""Moved (:data:`wordle_gym.utils.moved.MOVED`)."""
 
-from wordle_gym.envs.wordle import WordleEnv as WordleEnv
+from wordle_gym.utils.moved import alias
+
+alias(__spec__.name, __name__)

@@ -1,4 +1,5 @@
-"""Compatibility: ``wordle_gym.sb3`` is now :mod:`wordle_gym.integrations.sb3`."""
+"""Moved (:data:`wordle_gym.utils.moved.MOVED`)."""
 
-from wordle_gym.integrations.sb3 import WordleSB3VecEnv as WordleSB3VecEnv
-from wordle_gym.integrations.sb3 import make_sb3_vec_env as make_sb3_vec_env
+from wordle_gym.utils.moved import alias
+
+alias(__spec__.name, __name__)

@@ -1,3 +1,5 @@
-"""Compatibility: ``wordle_gym.torchrl_env`` is now :mod:`wordle_gym.integrations.torchrl`."""
+"""Moved (:data:`wordle_gym.utils.moved.MOVED`)."""
 
-from wordle_gym.integrations.torchrl import WordleTorchRLEnv as WordleTorchRLEnv
+from wordle_gym.utils.moved import alias
+
+alias(__spec__.name, __name__)

@@ -1,4 +1,5 @@
-"""Compatibility: env specs saved before 0.2 name ``wordle_gym.vector:WordleVectorEnv``
-(now :mod:`wordle_gym.envs.vector`)."""
+"""Moved (:data:`wordle_gym.utils.moved.MOVED`)."""
 
-from wordle_gym.envs.vector import WordleVectorEnv as WordleVectorEnv
+from wordle_gym.utils.moved import alias
+
+alias(__spec__.name, __name__)

@@ -1,5 +1,5 @@
-"""Compatibility: specs saved before 0.2 name ``wordle_gym.wrappers:DictActionMask``
-(now :mod:`wordle_gym.integrations.rllib`)."""
+"""Moved (:data:`wordle_gym.utils.moved.MOVED`)."""
 
-from wordle_gym.integrations.rllib import DictActionMask as DictActionMask
-from wordle_gym.integrations.rllib import rllib_env as rllib_env
+from wordle_gym.utils.moved import alias
+
+alias(__spec__.name, __name__)

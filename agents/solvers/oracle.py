@@ -2,4 +2,4 @@
 
 from wordle_gym.utils.moved import alias
 
-alias(__name__)
+alias(__spec__.name, __name__)

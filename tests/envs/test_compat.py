@@ -4,6 +4,7 @@ paths."""
 from __future__ import annotations
 
 import shutil
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -25,7 +26,9 @@ def test_dataset__written_before_the_layout_change_still_loads_and_replays(
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path / "minari"))
     loaded = minari.load_dataset("wordle/compat-v0")
     assert loaded.spec.env_spec.entry_point == "wordle_gym.env:WordleEnv"
-    env = loaded.recover_environment()
+    monkeypatch.delitem(sys.modules, "wordle_gym.env", raising=False)
+    with pytest.warns(DeprecationWarning, match="wordle_gym.env moved to wordle_gym.envs.wordle"):
+        env = loaded.recover_environment()
     assert type(env.unwrapped) is WordleEnv
     for episode in loaded.iterate_episodes():
         (meta,) = loaded.storage.get_episode_metadata([episode.id])
@@ -36,15 +39,20 @@ def test_dataset__written_before_the_layout_change_still_loads_and_replays(
             assert np.array_equal(obs, episode.observations[t + 1]) and reward == episode.rewards[t]
 
 
-def test_env_spec__saved_before_the_layout_change_still_makes_both_envs() -> None:
+def test_env_spec__saved_before_the_layout_change_still_makes_both_envs(monkeypatch) -> None:
+    """Its old module paths still make the envs (until 0.4, with a warning naming the new ones)."""
     spec = gym.envs.registration.EnvSpec.from_json((SAVED / "env_spec.json").read_text())
     assert (spec.entry_point, spec.vector_entry_point) == (
         "wordle_gym.env:WordleEnv",
         "wordle_gym.vector:WordleVectorEnv",
     )
-    env = gym.make(spec)
+    for old in ("wordle_gym.env", "wordle_gym.vector"):
+        monkeypatch.delitem(sys.modules, old, raising=False)
+    with pytest.warns(DeprecationWarning, match="wordle_gym.env moved"):
+        env = gym.make(spec)
     assert type(env.unwrapped) is WordleEnv and env.unwrapped.config.obs_dtype == "float32"
-    envs = gym.make_vec(spec, num_envs=2, vectorization_mode="vector_entry_point", device="cpu")
+    with pytest.warns(DeprecationWarning, match="wordle_gym.vector moved"):
+        envs = gym.make_vec(spec, num_envs=2, vectorization_mode="vector_entry_point", device="cpu")
     assert type(envs) is WordleVectorEnv and envs.num_envs == 2
 
 

@@ -23,7 +23,7 @@ from wordle_gym.core.rules import feedback_one
 from wordle_gym.core.words import encode, load_word_list, split_answers
 from wordle_gym.integrations.openenv import (
     WordleAction,
-    WordleEnv,
+    WordleEnvClient,
     WordleEnvironment,
     main,
     make_app,
@@ -61,7 +61,7 @@ def url() -> Iterator[str]:
 
 
 def test_openenv__a_client_session_plays_real_wordle_with_the_exact_reward(url: str) -> None:
-    with WordleEnv(base_url=url).sync() as env:
+    with WordleEnvClient(base_url=url).sync() as env:
         result = env.reset(answer="cigar")
         assert not result.done and result.reward is None
         assert "Find the secret 5-letter" in result.observation.prompt
@@ -99,7 +99,10 @@ def test_openenv__a_client_session_plays_real_wordle_with_the_exact_reward(url: 
 
 
 def test_openenv__sessions_are_separate_games_and_the_seed_fixes_the_answer(url: str) -> None:
-    with WordleEnv(base_url=url).sync() as first, WordleEnv(base_url=url).sync() as second:
+    with (
+        WordleEnvClient(base_url=url).sync() as first,
+        WordleEnvClient(base_url=url).sync() as second,
+    ):
         first.reset(seed=5)
         second.reset(seed=5)
         a = first.step(WordleAction(message="[crane]")).observation.info["tiles"]
@@ -123,7 +126,7 @@ def test_openenv__the_payloads_are_textarena_envs_wire_format(url: str) -> None:
         assert "message" in str(http.get("/schema").json())
     payloads = []
 
-    class Recording(WordleEnv):
+    class Recording(WordleEnvClient):
         def _parse_result(self, payload):  # type: ignore[no-untyped-def]
             payloads.append(payload)
             return super()._parse_result(payload)
@@ -141,7 +144,7 @@ def _trls_wordle_class(env_url: str) -> type:
     ``textarena_env`` (not on the package index) replaced by this server's client under the same
     names, and ``.sync()`` on the client (openenv-core 0.3's clients are async)."""
     from wordle_gym.integrations.openenv import WordleAction as TextArenaAction
-    from wordle_gym.integrations.openenv import WordleEnv as TextArenaEnv
+    from wordle_gym.integrations.openenv import WordleEnvClient as TextArenaEnv
 
     class TrlWordleEnv:
         def __init__(self):
@@ -296,11 +299,11 @@ def test_openenv__a_flood_of_sessions_is_refused_by_name_and_idle_ones_are_close
     session idle past ``--idle-timeout`` is closed, freeing its place (an idle WebSocket's next step
     says so)."""
     for url in _serve(sessions=2, idle_s=1.0):
-        idle = [WordleEnv(base_url=url).sync() for _ in range(2)]
+        idle = [WordleEnvClient(base_url=url).sync() for _ in range(2)]
         for client in idle:
             client.reset(seed=0)  # each holds a session, then sits idle
         with pytest.raises(ConnectionError, match="--sessions"):
-            WordleEnv(base_url=url).sync().reset(seed=0)
+            WordleEnvClient(base_url=url).sync().reset(seed=0)
         with httpx.Client(base_url=url, timeout=30) as http:
             assert "error" in _mcp_create(http)  # the same limit over MCP
             deadline = time.monotonic() + 30
@@ -333,7 +336,7 @@ def test_openenv__oversize_bodies_lone_surrogates_and_plain_http_step_fail_clean
         assert big.status_code == 413
         step = http.post("/step", json={"action": {"message": "<guess>crane</guess>"}})
         assert step.status_code == 409 and "/ws" in step.json()["detail"]
-    with WordleEnv(base_url=url).sync() as env:
+    with WordleEnvClient(base_url=url).sync() as env:
         env.reset(answer="cigar")
         result = env.step(WordleAction(message="\ud800 <guess>salet</guess>"))
         assert result.observation.info["guess"] == "salet"
@@ -342,7 +345,7 @@ def test_openenv__oversize_bodies_lone_surrogates_and_plain_http_step_fail_clean
         assert len(result.observation.messages[0].content) < 10_000  # echoed cut
         assert env.step(WordleAction(message="<guess>cigar</guess>")).observation.info["won"]
     # over the limit: closed
-    with pytest.raises(ConnectionError), WordleEnv(base_url=url).sync() as env:
+    with pytest.raises(ConnectionError), WordleEnvClient(base_url=url).sync() as env:
         env.reset(answer="cigar")
         env.step(WordleAction(message="y" * (2 << 20)))
 
@@ -361,8 +364,8 @@ def test_openenv__a_token_is_required_when_set_and_a_client_gone_is_one_log_line
                 == 200
             )
         with pytest.raises(ConnectionError):
-            WordleEnv(base_url=url).sync().reset(seed=0)
-        with WordleEnv(base_url=url, token="s3cret").sync() as env:
+            WordleEnvClient(base_url=url).sync().reset(seed=0)
+        with WordleEnvClient(base_url=url, token="s3cret").sync() as env:
             assert not env.reset(seed=0).done
         import websockets.sync.client
 
@@ -480,3 +483,17 @@ def test_openenv__a_message_nested_too_deep_is_an_error_and_the_session_goes_on(
             step = json.loads(ws.recv())
             assert step["type"] != "error" and "CRANE" in json.dumps(step), step
             assert error["type"] == "error" and "nested too deep" in error["data"]["message"]
+
+
+def test_openenv__the_old_names_are_the_renamed_classes_with_a_warning() -> None:
+    """House IV, goal 4: the client was ``WordleEnv`` (the Gymnasium env's name) and the server's
+    state ``WordleState`` (verifiers' too); the old names still import, with a warning."""
+    import warnings
+
+    from wordle_gym.integrations import openenv
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        from wordle_gym.integrations.openenv import WordleEnv, WordleState
+    assert (WordleEnv, WordleState) == (openenv.WordleEnvClient, openenv.WordleServerState)
+    assert [w.category for w in caught] == [DeprecationWarning] * 2

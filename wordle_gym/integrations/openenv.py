@@ -8,7 +8,7 @@ with ``prompt``, ``messages``, ``current_player_id``, ``legal_players`` and ``in
 ``messages[0].content`` is the game's whole transcript, each step's feedback appended at its end
 (the player's reply echoed, cut to :data:`ECHO_CHARS`), and a refused reply says "You attempted an
 invalid move". Code written for ``TextArenaEnv(base_url=...)`` plays real Wordle pointed at this
-server, with :class:`WordleEnv` as its client. The game is
+server, with :class:`WordleEnvClient` as its client. The game is
 :class:`~wordle_gym.envs.text.WordleTextEnv`'s: the real lists, the exact feedback, the reply read
 by :func:`~wordle_gym.envs.replies.parse_guess` (docs/guides/replies.md), and the env's reward, per
 move (the observation's ``reward``; ``reward="regret"``: minus the move's exact regret) and for the
@@ -18,9 +18,9 @@ game so far (``info["game_reward"]``, their sum). Serve it::
 
 and play it::
 
-    from wordle_gym.integrations.openenv import WordleAction, WordleEnv
+    from wordle_gym.integrations.openenv import WordleAction, WordleEnvClient
 
-    with WordleEnv(base_url="http://127.0.0.1:8001").sync() as env:
+    with WordleEnvClient(base_url="http://127.0.0.1:8001").sync() as env:
         result = env.reset(seed=0)
         result = env.step(WordleAction(message="<guess>salet</guess>"))
         print(result.observation.messages[0].content[-120:], result.reward, result.done)
@@ -29,7 +29,7 @@ TRL's OpenEnv Wordle example keeps the last step's ``reward`` (0.0 after an inva
 with ``--step-reward game`` (each step's reward 0.0 until the game ends, then :func:`game_score`, so
 a win in fewer guesses ranks above a win in more, above a loss, above an invalid or abandoned
 ending), and make its client with ``.sync()`` (openenv-core 0.3's clients are async; this module's
-``WordleEnv`` and ``WordleAction`` stand in for ``textarena_env``'s ``TextArenaEnv`` and
+``WordleEnvClient`` and ``WordleAction`` stand in for ``textarena_env``'s ``TextArenaEnv`` and
 ``TextArenaAction``, which are not on the package index).
 
 ``reset`` takes ``seed``, ``episode_id`` and ``answer`` (a word to play, for tests and evaluation).
@@ -39,7 +39,7 @@ Each WebSocket session (the client's connection) has its own game and its own se
 ``--idle-timeout`` seconds is closed (300 by default: a client that left without closing, or one
 that only holds a place, frees it), a request or WebSocket message of more than 1.5 MiB is refused
 (413 or close code 1009), and ``--token`` (or ``$WORDLE_GYM_TOKEN``) requires
-``Authorization: Bearer TOKEN`` of every client but ``/health`` (:class:`WordleEnv` takes
+``Authorization: Bearer TOKEN`` of every client but ``/health`` (:class:`WordleEnvClient` takes
 ``token=``). OpenEnv's plain HTTP routes are stateless (each request a new game):
 ``/reset`` shows the opening, and ``/step`` answers 409, pointing to a session. Needs the
 ``openenv`` extra (``openenv-core``); ``import wordle_gym`` never imports it. A Dockerfile that
@@ -73,6 +73,7 @@ from pydantic import BaseModel, Field
 
 from wordle_gym.core.words import GAME_OPTION, GAMES
 from wordle_gym.envs.text import MAX_TEXT, WordleTextEnv
+from wordle_gym.utils.moved import renamed
 
 ENV_NAME = "wordle_gym"
 GAME = -1  # the sender id of the game's messages (the player is 0), as TextArena numbers them
@@ -134,7 +135,7 @@ class WordleObservation(Observation):
     )
 
 
-class WordleState(State):
+class WordleServerState(State):
     """The server's state of one game."""
 
     env_id: str = "WordleText-v0"
@@ -172,7 +173,7 @@ def _echo(reply: str) -> str:
     )
 
 
-class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState]):
+class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleServerState]):
     """The server side: one :class:`~wordle_gym.envs.text.WordleTextEnv` game per session.
 
     Args:
@@ -194,7 +195,7 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         self._game_reward = 0.0
         self._playing = False
         self._closed = False
-        self._state = WordleState(max_turns=self.game.config.max_guesses)
+        self._state = WordleServerState(max_turns=self.game.config.max_guesses)
 
     def reset(
         self, seed: int | None = None, episode_id: str | None = None, **kwargs: Any
@@ -212,7 +213,7 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         )
         self._transcript = text
         self._guesses, self._game_reward, self._playing = [], 0.0, True
-        self._state = WordleState(
+        self._state = WordleServerState(
             episode_id=episode_id or str(uuid.uuid4()),
             max_turns=self.game.config.max_guesses,
             last_info=_plain(info),
@@ -231,7 +232,7 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
                 409,
                 "no game to play: call reset first; plain HTTP is stateless (each request a new "
                 "game), so play through a WebSocket session (/ws: OpenEnv's clients, such as "
-                "WordleEnv(base_url=...).sync())",
+                "WordleEnvClient(base_url=...).sync())",
             )
         reply = _text(action.message)
         text, reward, terminated, truncated, info = self.game.step(reply)
@@ -271,7 +272,7 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
             )
 
     @property
-    def state(self) -> WordleState:
+    def state(self) -> WordleServerState:
         """The game's state (``raw_state`` has the guesses so far)."""
         won = bool(self._state.last_info.get("won", False))
         self._state.raw_state = {"guesses": list(self._guesses), "won": won}
@@ -287,17 +288,17 @@ class WordleEnvironment(Environment[WordleAction, WordleObservation, WordleState
         )
 
 
-class WordleEnv(EnvClient[WordleAction, WordleObservation, WordleState]):
-    """The client: ``WordleEnv(base_url=...)`` (async; ``.sync()`` for plain calls), as OpenEnv's
-    clients are. ``token``: the server's ``--token`` (default ``$WORDLE_GYM_TOKEN``). A refusal the
-    server sends as it closes the connection (all ``--sessions`` taken, a wrong token) is raised
-    with the server's words."""
+class WordleEnvClient(EnvClient[WordleAction, WordleObservation, WordleServerState]):
+    """The client: ``WordleEnvClient(base_url=...)`` (async; ``.sync()`` for plain calls), as
+    OpenEnv's clients are. ``token``: the server's ``--token`` (default ``$WORDLE_GYM_TOKEN``). A
+    refusal the server sends as it closes the connection (all ``--sessions`` taken, a wrong token)
+    is raised with the server's words."""
 
     def __init__(self, base_url: str, *args: Any, token: str | None = None, **kwargs: Any) -> None:
         super().__init__(base_url, *args, **kwargs)
         self._token = token if token is not None else os.environ.get("WORDLE_GYM_TOKEN")
 
-    async def connect(self) -> WordleEnv:
+    async def connect(self) -> WordleEnvClient:
         if self._ws is not None or not self._token:
             await super().connect()
             return self
@@ -351,8 +352,8 @@ class WordleEnv(EnvClient[WordleAction, WordleObservation, WordleState]):
             observation=observation, reward=payload.get("reward"), done=payload.get("done", False)
         )
 
-    def _parse_state(self, payload: dict[str, Any]) -> WordleState:
-        return WordleState.model_validate(payload)
+    def _parse_state(self, payload: dict[str, Any]) -> WordleServerState:
+        return WordleServerState.model_validate(payload)
 
 
 class _Server(HTTPEnvServer):
@@ -599,13 +600,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+def __getattr__(name: str) -> Any:
+    return renamed(__name__, name)  # the old names, for one release
+
+
 __all__ = [
     "WordleAction",
-    "WordleEnv",
+    "WordleEnvClient",
     "WordleEnvironment",
     "WordleMessage",
     "WordleObservation",
-    "WordleState",
+    "WordleServerState",
     "game_score",
 ]
 

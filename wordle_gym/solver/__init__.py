@@ -5,10 +5,10 @@ position and move, on any lists.
 positions kept on disk for every process), ``openers`` (every first guess ranked, the best proven),
 ``position`` (what a player knows), ``report`` (the regret of every decision of an agent's games),
 ``opener_tables`` (the first-move tables as files), ``start_tables`` (what they prove of the start,
-each value checked), ``oracle`` (``V*``, ``Q*`` and the regret of any decision), ``tasks`` (the opener table computed, here or as Ray tasks) and ``regret`` (the text
-env's ``reward="regret"``). Its shipped data (trees, rankings and
-opener tables of the real lists) lies beside the word lists, in ``wordle_gym/data/solver/``
-(:data:`DATA`).
+each value checked), ``oracle`` (``V*``, ``Q*`` and the regret of any decision), ``tasks`` (the
+opener table computed, here or as Ray tasks) and ``regret`` (the text env's ``reward="regret"``).
+Its shipped data (trees, rankings and opener tables of the real lists) lies beside the word lists,
+in ``wordle_gym/data/solver/`` (:data:`DATA`).
 
 May import: wordle_gym.core, wordle_gym.utils, wordle_gym.solver; numpy, torch, numba, tqdm, ray.
 """

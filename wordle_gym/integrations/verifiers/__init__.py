@@ -23,7 +23,7 @@ order).
 Rewards (each recorded on the trace, weighted by the env's config): ``win`` (1 for a solved game,
 else 0; weight ``win_weight``), ``regret`` (minus the game's summed exact regret,
 ``sum(Q*(s, a) - V*(s))`` over its moves, in expected guesses: 0 for optimal play, whatever the
-luck; weight ``regret_weight``; from the oracle of ``wordle_agents``, each move within
+luck; weight ``regret_weight``; from the exact solver of ``wordle_gym.solver``, each move within
 ``regret_budget`` work or else its proven upper bound) and ``guesses`` (minus the guesses used, a
 loss counting ``max_guesses + 1``; weight ``guesses_weight``, 0 by default). Metrics:
 ``guesses``, ``refused`` (replies without an allowed word), ``regret_exact`` (1 when every move's
@@ -59,7 +59,7 @@ from wordle_gym.core.words import split_answers as split_answers_of
 from wordle_gym.envs.text import TOOL_PROMPT, WordleTextEnv, opening_text
 from wordle_gym.solver.regret import REGRET_BUDGET
 
-from .toolset import WordleState, WordleToolset, call
+from .toolset import WordleRolloutState, WordleToolset, call
 
 __all__ = ["LocalChatHarness", "WordleVerifiersEnv", "WordleVerifiersTaskset"]
 
@@ -130,7 +130,7 @@ class WordleData(vf.TaskData):
     """Hard mode."""
 
 
-class WordleTask(vf.Task[WordleData, WordleState, vf.TaskConfig]):
+class WordleTask(vf.Task[WordleData, WordleRolloutState, vf.TaskConfig]):
     """A game of Wordle (its answer and rules go to the rollout's state, where the ``guess`` tool
     reads them)."""
 

@@ -21,7 +21,7 @@ from wordle_gym.envs.text import WordleTextEnv
 OVER = "The game is over."
 
 
-class WordleState(vf.State):
+class WordleRolloutState(vf.State):
     """A rollout's game, shared by the environment and the tool server: the task, and each word the
     ``guess`` tool received, in order (every one a move of the game)."""
 
@@ -31,7 +31,7 @@ class WordleState(vf.State):
     moves: list[str] = Field(default_factory=list)
 
 
-def replay(state: WordleState, game: WordleTextEnv) -> tuple[str, bool]:
+def replay(state: WordleRolloutState, game: WordleTextEnv) -> tuple[str, bool]:
     """``game`` reset to the state's answer and stepped through its moves: the last text, and
     whether it ended."""
     text, _ = game.reset(options={"answer": state.answer})
@@ -49,7 +49,7 @@ def call(word: str) -> dict[str, Any]:
     return {"name": "guess", "arguments": {"word": word}}
 
 
-class WordleToolset(Toolset[SharedToolsetConfig, WordleState]):
+class WordleToolset(Toolset[SharedToolsetConfig, WordleRolloutState]):
     """The ``guess`` tool, named bare (no server prefix): what the text env's ``GUESS_TOOL``
     describes."""
 
