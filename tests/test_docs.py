@@ -145,3 +145,51 @@ def test_docs__every_table_line_belongs_to_a_table() -> None:
                 if not re.fullmatch(r"\|( *:?-+:? *\|)+", below):
                     headless.append(f"{page.relative_to(ROOT)}:{number + 1}")
     assert not headless, headless
+
+
+def test_docs__the_reward_presets_listed_are_the_registrys() -> None:
+    """House IV, goal 5: the presets' names were written out by hand beside ``PRESETS`` (the config,
+    both envs, the env page). The envs' docstrings list the registry's (``with_presets``); the env
+    page names every preset the single env plays and nothing the registry does not hold."""
+    from wordle_gym import WordleEnv, WordleTextEnv
+    from wordle_gym.core.rewards import ABOUT, ALIASES, PRESETS, PRESETS_MARK
+
+    assert set(ABOUT) == set(PRESETS)
+    for env, skip in ((WordleEnv, {"regret"}), (WordleTextEnv, set())):
+        doc = env.__doc__ or ""
+        assert PRESETS_MARK not in doc
+        section = doc.split("## Rewards", 1)[1].split("##", 1)[0]
+        listed = set(re.findall(r'``"([\w-]+)"``', section))
+        assert set(PRESETS) - skip <= listed <= set(PRESETS) | set(ALIASES), env.__name__
+    row = next(
+        line
+        for line in (ROOT / "docs" / "envs" / "wordle.md").read_text().splitlines()
+        if line.startswith("| `reward` |")
+    )
+    named = set(re.findall(r'`"([\w-]+)"`', row))
+    assert set(PRESETS) - {"regret"} <= named <= set(PRESETS) | set(ALIASES)
+
+
+def test_docs__where_a_new_piece_goes_names_paths_and_registries_that_exist() -> None:
+    """House IV, goal 5: ARCHITECTURE.md's table of where a new piece goes: every path it names
+    exists, and every registry it names ("`NAME` in `path`") is assigned in that file."""
+    text = (ROOT / "ARCHITECTURE.md").read_text()
+    table = text.split("| to add | write | register it in |", 1)[1].split("\n\n", 1)[0]
+    # a placeholder (agents/commands/NAME.py) names its folder
+    paths = [
+        p.rsplit("/", 1)[0] if "NAME" in p else p
+        for p in re.findall(r"`((?:wordle_gym|agents|tests|examples)/[\w/.]*)`", table)
+    ]
+    missing = [p for p in paths if not (ROOT / p).exists()]
+    assert len(paths) >= 15 and not missing, missing
+    registries = re.findall(r"`([A-Z_][A-Z_0-9]+)` in `([\w/.]+\.py)`", table)
+    assert len(registries) >= 4
+    # the two whose row names the file in its "write" column
+    registries += [("PRESETS", "wordle_gym/core/rewards.py")]
+    registries += [("OBSERVATIONS", "wordle_gym/envs/observation.py")]
+    for name, path in registries:
+        assert f"`{name}`" in table and f"`{path}`" in table, (name, path)
+        source = (ROOT / path).read_text()
+        assert re.search(rf"^{name}\b[^=\n]*=", source, flags=re.M), (name, path)
+    assert re.search(r"`WordleConfig` in `wordle_gym/core/config.py`", table)
+    assert "class WordleConfig" in (ROOT / "wordle_gym" / "core" / "config.py").read_text()

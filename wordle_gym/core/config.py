@@ -71,9 +71,9 @@ class WordleConfig:
     """Revealed greens must stay in place and revealed letters must be reused (at least their known
     counts); a guess that breaks this is refused: it reveals nothing but spends the turn."""
     reward: str | RewardFn | dict = "default"
-    """A preset name ("default", "win-bonus"/"a2c", "tile-shaped"/"dqn", "sparse", "win-first"), a
-    RewardScheme (its fields as a dict are taken too, and made a RewardScheme) or any
-    :class:`~wordle_gym.core.rewards.RewardFn`."""
+    """A name of :data:`~wordle_gym.core.rewards.PRESETS` or of its aliases (``rewards.ABOUT`` says
+    what each pays), a RewardScheme (its fields as a dict are taken too, and made a RewardScheme)
+    or any :class:`~wordle_gym.core.rewards.RewardFn`."""
     observation: str = "knowledge"
     """"knowledge" (flat, lossless summary of every constraint) or "board" (raw guesses and
     tiles)."""

@@ -256,25 +256,30 @@ class RewardSum:
 
 
 PRESETS: dict[str, RewardFn] = {
-    # -1 per guess and -5 more for a loss: the return of a win on guess k is -k.
     "default": RewardScheme(step=-1.0, loss=-5.0, invalid=-1.0),
-    # A bonus for winning early: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss, 0
-    # otherwise (the A2C write-up's reward, once named "seed000").
     "win-bonus": RewardScheme(step=0.0, win=(1.0, 1.0, 1.0, 1.0, 0.5), loss=-10.0, invalid=-1.0),
-    # Shaped by the tiles: +1 per green or yellow tile, -5 per guess, +15 win, -15 loss, -0.1
-    # (instead of +1) for re-entering a letter already known green at its position (the DQN
-    # write-up's, once "seed001").
     "tile-shaped": RewardScheme(
         step=-5.0, win=(15.0,), loss=-15.0, green=1.0, yellow=1.0, repeat_green=-0.1, invalid=-5.0
     ),
-    # +1 for a win, nothing else.
     "sparse": RewardScheme(step=0.0, win=(1.0,)),
-    # -1 per guess and -20 more for a loss: winning every game first (a loss costs as much as 20
-    # guesses elsewhere), then few guesses.
     "win-first": RewardScheme(step=-1.0, loss=-20.0, invalid=-1.0),
-    # The exact cost of each move in expected guesses (the text env's: it needs an oracle).
     "regret": Regret(),
 }
+"""The named rewards (:data:`ABOUT` says what each pays)."""
+
+ABOUT = {
+    "default": "-1 per guess and -5 more for a loss: a win on guess k returns -k",
+    "win-bonus": "+1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss: the A2C write-up's",
+    "tile-shaped": "+1 per green or yellow tile, -0.1 instead for a green re-entered where it was "
+    "already known, -5 per guess, +15 win, -15 loss: the DQN write-up's",
+    "sparse": "+1 for a win, nothing else",
+    "win-first": "-1 per guess and -20 more for a loss: every game won first, a loss costing as "
+    "much as 20 guesses elsewhere, then few guesses",
+    "regret": "minus the exact cost of each move in expected guesses, Q*(s, a) - V*(s) (the text "
+    "env's: the exact solver values the move)",
+}
+"""What each of :data:`PRESETS` pays, in a line (the docs' lists are made from it)."""
+
 ALIASES = {
     "a2c": "win-bonus",
     "dqn": "tile-shaped",
@@ -283,6 +288,31 @@ ALIASES = {
 }
 """Other names of presets: the agents they were written for, and their old names (saved specs and
 checkpoints name them)."""
+
+
+def presets_text(skip: tuple[str, ...] = ()) -> str:
+    """Every preset but ``skip``, as the docs list them: ``"name"`` (what it pays; its other
+    names)."""
+    others: dict[str, list[str]] = {}
+    for alias, name in ALIASES.items():
+        others.setdefault(name, []).append(f'``"{alias}"``')
+    return "; ".join(
+        f'``"{name}"`` ({ABOUT[name]}'
+        + (f"; also {', '.join(others[name])}" if name in others else "")
+        + ")"
+        for name in PRESETS
+        if name not in skip
+    )
+
+
+PRESETS_MARK = "<the presets>"
+"""Where a docstring lists the presets: :func:`with_presets` writes them there."""
+
+
+def with_presets(doc: str | None, skip: tuple[str, ...] = ()) -> str | None:
+    """``doc`` with :data:`PRESETS_MARK` replaced by :func:`presets_text` (an env's docstring lists
+    the registry's presets, not names written by hand)."""
+    return doc.replace(PRESETS_MARK, presets_text(skip)) if doc else doc
 
 
 def canonical_reward(name: str) -> str:

@@ -25,6 +25,7 @@ from wordle_gym.core.rewards import (
     RewardSum,
     reward_for,
     scalar_reward,
+    with_presets,
 )
 from wordle_gym.core.rules import GREEN, YELLOW
 from wordle_gym.core.words import Vocabulary
@@ -210,10 +211,10 @@ class WordleTextEnv(gym.Env[str, str]):
     ## Rewards
 
     Any :class:`~wordle_gym.core.rewards.RewardFn` that reads the outcome's tiles and regret:
-    Wordle's presets (``reward="default"``: -1 per reply, -5 more for a loss; ``"win-bonus"``,
-    ``"tile-shaped"``, ``"sparse"``, ``"win-first"``, or a
-    :class:`~wordle_gym.core.rewards.RewardScheme`; a refused reply earns the scheme's
-    ``step + invalid``), ``"regret"``, or a :class:`~wordle_gym.core.rewards.RewardSum` of them.
+    a preset of :data:`~wordle_gym.core.rewards.PRESETS` (<the presets>; a reply is a guess, and a
+    refused reply earns a scheme's ``step + invalid``), a
+    :class:`~wordle_gym.core.rewards.RewardScheme`, or a
+    :class:`~wordle_gym.core.rewards.RewardSum` of them.
     ``format_reward`` adds a :class:`~wordle_gym.core.rewards.FormatBonus`.
 
     ``reward="regret"``: the exact cost of each move, ``-(Q*(s, a) - V*(s))`` in expected guesses,
@@ -456,3 +457,6 @@ class WordleTextEnv(gym.Env[str, str]):
             print(self._text, flush=True)
             return None
         return self._text + "\n"
+
+
+WordleTextEnv.__doc__ = with_presets(WordleTextEnv.__doc__)

@@ -12,6 +12,7 @@ from gymnasium import spaces
 
 from wordle_gym.core.config import WordleConfig
 from wordle_gym.core.game import NO_TILE, GameState
+from wordle_gym.core.rewards import with_presets
 from wordle_gym.envs.base import WordleBase, reset_answer
 from wordle_gym.envs.render import RENDER_MODES, game_rows, render_ansi, render_rgb
 from wordle_gym.envs.scalar import ScalarGame
@@ -55,11 +56,7 @@ class WordleEnv(WordleBase, gym.Env[np.ndarray, np.int64]):
 
     ## Rewards
 
-    ``reward="default"``: -1 per guess and -5 more for a loss (a win on guess k returns -k).
-    ``"win-bonus"``: +1 for a win on guesses 1-4, +0.5 on 5-6, -10 for a loss. ``"tile-shaped"``:
-    +1 per green or yellow tile (-0.1 instead for a green re-entered where it was already
-    known), -5 per guess, +15 win, -15 loss. ``"sparse"``: +1 for a win. ``"win-first"``: as
-    ``"default"`` but -20 more for a loss (no loss is worth 20 guesses saved elsewhere). Or any
+    ``reward=`` a preset of :data:`~wordle_gym.core.rewards.PRESETS`: <the presets>. Or any
     :class:`~wordle_gym.core.rewards.RewardScheme`.
 
     ## Starting State
@@ -275,3 +272,6 @@ def as_action(action: Any, num_allowed: int) -> int:
             "env.unwrapped.words)"
         )
     return index
+
+
+WordleEnv.__doc__ = with_presets(WordleEnv.__doc__, skip=("regret",))  # the text env's alone
