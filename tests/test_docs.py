@@ -175,7 +175,7 @@ def test_docs__where_a_new_piece_goes_names_paths_and_registries_that_exist() ->
     exists, and every registry it names ("`NAME` in `path`") is assigned in that file."""
     text = (ROOT / "ARCHITECTURE.md").read_text()
     table = text.split("| to add | write | register it in |", 1)[1].split("\n\n", 1)[0]
-    # a placeholder (agents/commands/NAME.py) names its folder
+    # a placeholder (a command module NAME) names its folder
     paths = [
         p.rsplit("/", 1)[0] if "NAME" in p else p
         for p in re.findall(r"`((?:wordle_gym|agents|tests|examples)/[\w/.]*)`", table)
