@@ -5,6 +5,7 @@ it in a venv of its own, with the OpenEnv tests)."""
 from __future__ import annotations
 
 import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,6 +20,8 @@ def _example():  # type: ignore[no-untyped-def]
     spec = importlib.util.spec_from_file_location("train_grpo", ROOT / "examples" / "train_grpo.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    # a module's dataclasses resolve their annotations through sys.modules
+    sys.modules["train_grpo"] = module
     spec.loader.exec_module(module)
     return module
 
@@ -90,7 +93,6 @@ def test_grpo_example__a_refused_argument_is_shown_refused_not_as_guesses() -> N
 
 def test_grpo_example__bad_arguments_fail_in_one_line() -> None:
     import subprocess
-    import sys
 
     for args, message in (
         ([], "give --model ID or --tiny"),

@@ -75,7 +75,7 @@ class Subcommand:
     run: Callable[[Any], int]
 
 
-COMMANDS = {
+SUBCOMMANDS = {
     "play": Subcommand("play a game in the terminal", PlayOptions, cmd_play),
     "assist": Subcommand("get suggestions while you play the real game", AssistOptions, cmd_assist),
     "eval": Subcommand(
@@ -107,7 +107,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"wordle-gym {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, command in COMMANDS.items():
+    for name, command in SUBCOMMANDS.items():
         add_options(
             sub.add_parser(name, help=command.help, description=command.help), command.options
         )
@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 130
     parser = build_parser()
     parsed = parser.parse_args(argv)
-    command = COMMANDS.get(parsed.command)
+    command = SUBCOMMANDS.get(parsed.command)
     args: Any = parsed
     if command is not None:
         try:
