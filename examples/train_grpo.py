@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import sys
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, fields
 from typing import Any, Literal
 
 from wordle_gym.envs.text import WordleTextEnv
@@ -50,6 +52,19 @@ CALL_OPEN, CALL_CLOSE = (
     '<tool_call>\n{"name": "guess", "arguments": {"word": "',
     '"}}\n</tool_call>',
 )  # Qwen3's
+
+
+def _checkpointing(config_class: Any, on: bool) -> dict[str, bool]:
+    """TRL's activation checkpointing (on by its default) set under the name the installed
+    transformers knows: ``activation_checkpointing`` since 5.x, where the old
+    ``gradient_checkpointing`` warns. Off for the tiny model: nothing to save memory on."""
+    names = {f.name for f in fields(config_class)}
+    key = (
+        "activation_checkpointing"
+        if "activation_checkpointing" in names
+        else "gradient_checkpointing"
+    )
+    return {key: on}
 
 
 def shown(word: str, read: str, refused: bool) -> str:
@@ -422,6 +437,12 @@ def main(argv: list[str] | None = None) -> int:
         model, tokenizer = tiny_model(args.seed)
     else:
         model, tokenizer = args.model, None
+    # environment_factory is TRL's experimental API (it says so on every run): this script is
+    # written against it and tested with each TRL it allows
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    # TRL reads the model's old property at every generation (trl/models/utils.py), which
+    # transformers 5 warns of: nothing this script can change
+    warnings.filterwarnings("ignore", "`is_gradient_checkpointing` is deprecated", FutureWarning)
     rows = args.steps * args.batch_size // args.num_generations
     data = Dataset.from_dict(
         {
@@ -445,6 +466,7 @@ def main(argv: list[str] | None = None) -> int:
         bf16=False,
         chat_template_kwargs={"enable_thinking": False},
         temperature=1.0,
+        **_checkpointing(GRPOConfig, not args.tiny),
     )
     trainer = GRPOTrainer(
         model=model,
