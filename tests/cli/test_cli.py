@@ -456,6 +456,19 @@ def test_cli__bad_options_are_one_line(tmp_path: Path, capsys: pytest.CaptureFix
             RandomPolicy(seed)  # type: ignore[arg-type]
 
 
+def test_cli__an_unknown_argument_is_refused_by_the_subcommand_it_follows(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # argparse named the top command and its help ("wordle-gym: error: ... (see wordle-gym --help)")
+    for argv in (["assist", "--hard", "maybe"], ["eval", "--agent", "random", "--nope"]):
+        with pytest.raises(SystemExit) as exc:
+            cli_main(argv)
+        assert exc.value.code == 2
+        prog = f"wordle-gym {argv[0]}"
+        expected = f"{prog}: error: unrecognized arguments: {argv[-1]} (see {prog} --help)\n"
+        assert capsys.readouterr().err == expected
+
+
 def test_cli__optimal_without_numba_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -56,6 +56,18 @@ class OneLineParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
+    def parse_args(self, args: Any = None, namespace: Any = None) -> Any:  # type: ignore[override]
+        """argparse's, with an unknown argument refused by the subcommand it follows (``wordle-gym
+        assist: error: ...``; argparse names the top command and its help)."""
+        parsed, extra = self.parse_known_args(args, namespace)
+        if extra:
+            where: argparse.ArgumentParser = self
+            for action in self._actions:
+                if isinstance(action, argparse._SubParsersAction):
+                    where = action.choices.get(getattr(parsed, action.dest, None), self)
+            where.error(f"unrecognized arguments: {' '.join(extra)}")
+        return parsed
+
     def format_help(self) -> str:
         return plain_text(super().format_help(), self.prog)
 
