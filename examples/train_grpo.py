@@ -440,9 +440,11 @@ def main(argv: list[str] | None = None) -> int:
     # environment_factory is TRL's experimental API (it says so on every run): this script is
     # written against it and tested with each TRL it allows
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    # TRL reads the model's old property at every generation (trl/models/utils.py), which
-    # transformers 5 warns of: nothing this script can change
-    warnings.filterwarnings("ignore", "`is_gradient_checkpointing` is deprecated", FutureWarning)
+    # TRL calls the model's checkpointing by its old names at each generation (trl/models/utils.py),
+    # which transformers 5 warns of: nothing this script can change
+    warnings.filterwarnings(
+        "ignore", r"`\w*gradient_checkpointing\w*` is deprecated", FutureWarning
+    )
     rows = args.steps * args.batch_size // args.num_generations
     data = Dataset.from_dict(
         {

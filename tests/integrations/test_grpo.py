@@ -72,9 +72,16 @@ def test_grpo_example__trains_against_the_openenv_server_as_trls_example_is_writ
     from tests.integrations.test_openenv import _serve
 
     example = _example()
-    for url in _serve(reward="regret", split="train"):
-        argv = ["--tiny", "--steps", "2", "--env-url", url, "--output-dir", str(tmp_path / "out")]
-        assert example.main(argv) == 0
+    # checkpointing on, as a real model runs (TRL's default): TRL's calls of its old names warned
+    chosen = example._checkpointing
+    example._checkpointing = lambda config_class, on: chosen(config_class, True)
+    out = str(tmp_path / "out")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for url in _serve(reward="regret", split="train"):
+            argv = ["--tiny", "--steps", "2", "--env-url", url, "--output-dir", out]
+            assert example.main(argv) == 0
+    assert [f"{w.category.__name__}: {w.message}" for w in caught] == []
     printed = capsys.readouterr().out
     assert "step 1: mean reward" in printed and "step 2: mean reward" in printed
     games = example.ServedWordleGame.finished
