@@ -5,6 +5,7 @@ went (``wordle_gym.utils.moved``)."""
 from __future__ import annotations
 
 import importlib
+import os
 import subprocess
 import sys
 import warnings
@@ -42,7 +43,12 @@ def test_regret_reward__plays_without_the_agents_package(tmp_path) -> None:
         text=True,
         timeout=600,
         cwd=tmp_path,
-        env={"WORDLE_GYM_CACHE": str(tmp_path / "cache"), "PATH": "/usr/bin:/bin"},
+        # a fresh list cache, but the session's compiled kernels (compiling them again took 20 s)
+        env={
+            "WORDLE_GYM_CACHE": str(tmp_path / "cache"),
+            "NUMBA_CACHE_DIR": os.environ["NUMBA_CACHE_DIR"],
+            "PATH": "/usr/bin:/bin",
+        },
     )
     assert out.returncode == 0, out.stderr[-2000:]
     reward, exact = out.stdout.split()

@@ -308,3 +308,22 @@ def test_opener_tasks__batches_of_twenty_the_costliest_first() -> None:
     assert plan(checker, table, words, None, children=True)[0][0] == "salet"
     held = tables_module.OpenerValues({"salet": 7920}, {"salet": 9000}, {}, {})
     assert "salet" not in [w for b in plan(checker, held, words, None, False) for w in b]
+
+
+def test_read_opener_values__a_table_rewritten_in_place_is_read_anew_and_a_read_shares_nothing(
+    tmp_path: Path,
+) -> None:
+    """Each oracle read every shipped table again (50 ms an oracle); a table's parse is now kept
+    for its content: one rewritten on disk is read as it is now, and what a read returns is the
+    reader's own (changing it changes no later read)."""
+    config = WordleConfig(*small_lists(1, 10, 20))
+    words = config.vocabulary.allowed
+    game = (config.vocabulary, config.hard_mode, config.max_guesses)
+    path = tmp_path / "values.json"
+    atomic_write_text(path, json.dumps(_table(config, values={words[0]: 25})))
+    first = read_opener_values(path, *game)
+    assert first.values == {words[0]: 25}
+    first.values[words[1]] = 30
+    assert read_opener_values(path, *game).values == {words[0]: 25}
+    atomic_write_text(path, json.dumps(_table(config, values={words[0]: 26})))
+    assert read_opener_values(path, *game).values == {words[0]: 26}

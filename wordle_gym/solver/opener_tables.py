@@ -9,6 +9,7 @@ bound of every opener) and the openers language models favour (:data:`MODEL_OPEN
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import math
 import os
@@ -30,6 +31,22 @@ from wordle_gym.utils.files import (
 )
 
 VALUES_FORMAT = "wordle-gym opener values 1"
+
+
+_PARSED: dict[str, tuple[bytes, Any]] = {}
+
+
+def _parsed_json(path: Path, what: str) -> Any:
+    """The JSON value of the table at ``path``, parsed once for each content the file has had in
+    this process (each oracle reads every shipped table: parsing them took 50 ms an oracle). The
+    value is shared: the readers build their tables from it and never change it."""
+    text = read_text_bounded(path, what=what)
+    digest = hashlib.blake2b(text.encode("utf-8"), digest_size=16).digest()
+    key = os.fspath(path)
+    known = _PARSED.get(key)
+    if known is None or known[0] != digest:
+        known = _PARSED[key] = (digest, json.loads(text))
+    return known[1]
 
 
 OPENER_VALUES = "opener_values_{mode}.json"
@@ -144,7 +161,7 @@ def read_opener_values(
     that differs, then ``advice``; ValueError when it is not such a table)."""
     empty = OpenerValues({}, {}, {}, {})
     try:
-        data = json.loads(read_text_bounded(path, what="table of opener values"))
+        data = _parsed_json(path, "table of opener values")
     except FileNotFoundError:
         return empty
     except (json.JSONDecodeError, RecursionError):
@@ -340,7 +357,7 @@ def read_opener_totals(
     """The table at ``path`` when it is of this game (None when it is of another; ValueError naming
     the file when it is not such a table)."""
     try:
-        data = json.loads(read_text_bounded(path, what="table of opener totals"))
+        data = _parsed_json(path, "table of opener totals")
     except (json.JSONDecodeError, RecursionError):
         data = None
     if (
@@ -389,7 +406,7 @@ def read_loss_ranking(
     where none ships."""
     found = None
     for path in sorted(solver_data().glob("openers_*losses.json")):
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = _parsed_json(path, "ranking of openers")
         same = (
             data.get("lists"),
             data.get("hard_mode"),
