@@ -1,14 +1,16 @@
 """The exact solver's whole command beside the C++ it is measured against and the code before, in
 one run.
 
-    python -m benchmarks.exact [--cpp BINARY] [--before PATH] [--rounds 3]
+    python -m benchmarks.exact [--cpp BINARY] [--before PATH] [--rounds 3] [--openers W,W,...]
 
 ``python -m wordle_agents.commands.optimal salet [--hard]`` in a fresh process (this checkout, and
 with ``--before`` an older checkout: ``git worktree add PATH COMMIT``), and with ``--cpp``
 alex1770/wordle's solver on the same lists (``wordle -w salet -a allowed -h answers [-H]``; build it
 with ``make`` in a checkout of that repository), alternating, best of ``--rounds``; then where this
-checkout's process spends its time. Writes ``benchmarks/results/exact_cpu.json`` and regenerates
-BENCHMARKS.md.
+checkout's process spends its time; then the search of each of ``--openers``' first-move total (what
+the table of opener values is made of: every first-move group on one thread, a loss counted as the
+limit + 1), this checkout and ``--before`` in fresh processes, alternating. Writes
+``benchmarks/results/exact_cpu.json`` and regenerates BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -53,6 +55,27 @@ print(json.dumps({{"total": tree.total, "mean": tree.mean, "max": int(used.max()
 sys.stdout.flush()
 os._exit(0)
 """
+# One opener's first-move total, as the table of opener values searches it (losses counted).
+OPENER = """
+import json, sys, time
+import numpy as np
+from wordle_gym.core.words import Vocabulary
+from wordle_gym.solver.search import _Search
+vocab = Vocabulary()
+search = _Search(vocab, False, 6, lose=True)
+first = vocab.action(sys.argv[1])
+cache, stats = search.new_cache(), np.zeros(1, dtype=np.int64)
+members = np.arange(vocab.num_answers, dtype=np.int32)
+start = time.perf_counter()
+total = vocab.num_answers
+for p, group in search.buckets(first, members):
+    if p != search.solved:
+        green, need = search.child_constraint(first, p, *search.root())
+        total += search.value(group, 5, green, need, cache, stats)
+print(json.dumps({"total": total, "nodes": int(stats[0]), "search_s": time.perf_counter() - start}))
+"""
+SIX = "widen,aarti,wharf,weave,whoop,woozy"
+"""Issue 85's six openers outside the table (their largest groups take most of the time)."""
 _REPORT = re.compile(r"(\d+) guesses over .*?; ([\d,]+) nodes searched")
 
 
@@ -88,6 +111,22 @@ def _cold(hard: bool) -> float:
         ]
 
 
+def _openers(words: list[str], contenders: dict[str, dict[str, str]], cwd: str) -> list[dict]:
+    """Each opener's first-move search in a fresh process of each contender, alternating: its
+    search time, nodes and total (the same in every contender)."""
+    rows = []
+    for word in words:
+        found = {}
+        for name, env in contenders.items():
+            _, out = _timed([sys.executable, "-c", OPENER, word], env, cwd)
+            found[name] = json.loads(out.strip().splitlines()[-1])
+        totals = {f["total"] for f in found.values()}
+        assert len(totals) == 1, (word, found)
+        rows.append({"opener": word, "total": totals.pop(), "by": found})
+        print(word, json.dumps(found))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -96,6 +135,9 @@ def main() -> None:
     parser.add_argument("--before", help="an older checkout of this repository, timed side by side")
     parser.add_argument(
         "--rounds", type=int, default=3, help="fresh processes per contender and mode (best kept)"
+    )
+    parser.add_argument(
+        "--openers", default=SIX, help=f"openers whose first-move totals are timed (default {SIX})"
     )
     args = parser.parse_args()
     vocab = Vocabulary()
@@ -159,6 +201,7 @@ def main() -> None:
                 }
             )
             print(json.dumps(rows[-1]["best_s"]))
+        openers = _openers(args.openers.split(","), contenders, tmp)
     before = None
     if args.before:
         log = ["git", "-C", args.before, "log", "-1", "--format=%h"]
@@ -171,6 +214,7 @@ def main() -> None:
         "before": before,
         "cpp": "alex1770/wordle" if args.cpp else None,
         "modes": rows,
+        "openers": openers,
     }
     save("exact", result)
 

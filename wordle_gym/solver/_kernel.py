@@ -25,6 +25,11 @@ opener quickly, :mod:`wordle_gym.solver.openers`).
   guesses that told.
 * Guesses that differ only in letters no candidate has split the candidates alike: a node tries the
   first of each such class (:func:`distinct_guesses`).
+* A guess splits a node's candidates into no more buckets than it split its parent's (``caps``,
+  passed down with the guesses): one whose bound from that cap, ``3n - 1 - min(n, cap)``, already
+  reaches ``beta`` is not scanned, and is scanned alone only where the fail-soft bound needs it.
+  The values, the guesses chosen, the bounds returned and the nodes searched are those of the full
+  scan.
 * The pattern table is read answer-major (``by_answer[answer, guess]``): each candidate's row is
   read once along the guesses (:func:`split_counts`).
 * A cache keyed by the candidate set (two 64-bit sums of random keys per answer), the guesses
@@ -174,35 +179,36 @@ def buckets_of(by_answer, S, g, stamp, mark) -> int:
 
 @cached_njit(nogil=True)
 def distinct_guesses(S, guesses, codes, actions):
-    """The first of each class of ``guesses`` that split ``S`` alike, in ``guesses``' order: a
-    letter no candidate has is grey wherever it stands, so guesses that differ only in such letters
-    get the same feedback from every candidate (and are valid alike in hard mode, and reveal the
-    same). Below the first guess's buckets, this leaves a third to a sixth of the guesses."""
+    """The positions in ``guesses`` of the first of each class of guesses that split ``S`` alike,
+    in ``guesses``' order: a letter no candidate has is grey wherever it stands, so guesses that
+    differ only in such letters get the same feedback from every candidate (and are valid alike in
+    hard mode, and reveal the same). Below the first guess's buckets, this leaves a third to a sixth
+    of the guesses."""
     length = codes.shape[1]
-    present = np.zeros(27, np.bool_)
+    shown = np.full(
+        27, 26, np.int64
+    )  # a letter as the classes see it: 26 where no candidate has it
     for s in S:
         for i in range(length):
-            present[codes[actions[s], i]] = True
+            c = codes[actions[s], i]
+            shown[c] = c
     bits = 1
     while (1 << bits) < 2 * guesses.shape[0]:
         bits += 1
     mask = (1 << bits) - 1
     seen = np.full(1 << bits, -1, np.int64)  # open addressing: the classes' keys
-    kept = np.empty_like(guesses)
+    kept = np.empty(guesses.shape[0], np.int64)
     m = 0
     for k in range(guesses.shape[0]):
         g = guesses[k]
         key = np.int64(0)
         wild = False
-        for i in range(length):
-            c = codes[g, i]
-            if present[c]:
-                key = key * 27 + c
-            else:
-                key = key * 27 + 26
-                wild = True
+        for i in range(length):  # branch-free: a third faster
+            c = shown[codes[g, i]]
+            key = key * 27 + c
+            wild |= c == 26
         if not wild:  # a word of the candidates' letters only: alone in its class
-            kept[m] = g
+            kept[m] = k
             m += 1
             continue
         h = (
@@ -213,7 +219,7 @@ def distinct_guesses(S, guesses, codes, actions):
             h = (h + 1) & mask
         if seen[h] == -1:
             seen[h] = key
-            kept[m] = g
+            kept[m] = k
             m += 1
     return kept[:m]
 
@@ -241,6 +247,16 @@ def split_counts(by_answer, S, guesses, num_patterns):
     solved = num_patterns - 1
     hits = ((bits[:, solved >> 6] >> np.uint64(solved & 63)) & one).astype(np.int64)
     return splits, hits
+
+
+@cached_njit(nogil=True)
+def tells(by_answer, S, g) -> bool:
+    """Whether guess ``g`` gets two feedback patterns from ``S`` (stops at the first)."""
+    first = by_answer[S[0], g]
+    for s in S:  # noqa: SIM110 (numba compiles no generator expressions)
+        if by_answer[s, g] != first:
+            return True
+    return False
 
 
 @cached_njit(nogil=True)
@@ -295,6 +311,56 @@ def bucket_floor(
 
 
 @cached_njit(nogil=True)
+def _least_bound(
+    by_answer, S, t, order, bounds, unscanned, guesses, hard, codes, counts, green, need, stamp,
+    marks, solved,
+):  # fmt: skip
+    """The least bound of the guesses ``order[t:]`` (increasing by bound, an unscanned guess's its
+    estimate): the first scanned one's, lowered by the unscanned ones estimated below it, each
+    scanned alone, in order, until an estimate reaches the least found."""
+    n = S.shape[0]
+    least = INF
+    for u in range(t, order.shape[0]):
+        if not unscanned[order[u]]:
+            least = bounds[order[u]]
+            break
+    for u in range(t, order.shape[0]):
+        k = order[u]
+        if bounds[k] >= least:
+            break
+        g = guesses[k]
+        if not unscanned[k] or (hard and not valid(g, codes, counts, green, need)):
+            continue
+        marks[0] += 1
+        buckets = buckets_of(by_answer, S, g, stamp, marks[0])
+        hit = 1 if stamp[solved] == marks[0] else 0
+        if buckets > 1 or hit == 1:
+            least = min(least, 3 * n - hit - buckets)
+    return least
+
+
+@cached_njit(nogil=True)
+def _telling(by_answer, S, guesses, caps, bounds, unscanned, hard, codes, counts, green, need):
+    """The guesses that tell ``S``'s candidates apart (and are valid in hard mode), in order, with
+    their caps: what a node passes its children."""
+    below = np.empty(guesses.shape[0], guesses.dtype)
+    below_caps = np.empty(guesses.shape[0], np.int64)
+    m = 0
+    for k in range(guesses.shape[0]):
+        if bounds[k] >= INF:
+            continue
+        g = guesses[k]
+        if unscanned[k] and (
+            (hard and not valid(g, codes, counts, green, need)) or not tells(by_answer, S, g)
+        ):
+            continue
+        below[m] = g
+        below_caps[m] = caps[k]
+        m += 1
+    return below[:m], below_caps[:m]
+
+
+@cached_njit(nogil=True)
 def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit stack)
     by_answer,
     S,
@@ -315,13 +381,17 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
     actions,
     guesses,
     most,
+    caps,
 ):
-    """See the module docstring. ``stats[0]`` counts searched nodes; ``stop[0] != 0`` (or a work
+    """See the module docstring. ``stats[0]`` counts searched nodes (and ``stats[1]``, where
+    there is one, the guesses their caps left unscanned); ``stop[0] != 0`` (or a work
     budget spent, :func:`halted`) abandons the search (the value returned is then meaningless). A
     cache holds values of one ``lose`` setting only. ``actions[s]`` is answer ``s``'s guess;
     ``guesses`` the guesses worth trying, increasing (every guess at the root; a node passes its
-    children the ones that told its candidates apart); ``most`` the most feedback patterns one guess
-    gets from the answers (:func:`bucket_floor`)."""
+    children the ones that told its candidates apart); ``caps[k]`` at least the buckets
+    ``guesses[k]`` splits ``S`` into (its buckets in the parent's candidates; at the root, in all
+    the answers); ``most`` the most feedback patterns one guess gets from the answers
+    (:func:`bucket_floor`)."""
     if halted(stop):
         return INF
     n = S.shape[0]
@@ -358,16 +428,38 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
     # (a non-candidate telling all apart, or a candidate leaving one pair) is exact and the search's
     # pick.
     pair_ok = r >= 3 or lose
-    guesses = distinct_guesses(S, guesses, codes, actions)
+    kept = distinct_guesses(S, guesses, codes, actions)
+    guesses, caps = guesses[kept], caps[kept]
     num_guesses = guesses.shape[0]
     bounds = np.full(num_guesses, INF, np.int64)
-    splits, hits = split_counts(by_answer, S, guesses, num_patterns)
+    # A guess whose cap bounds it at beta or more is never tried here: it is not scanned, and its
+    # bound is that estimate (unscanned) until the fail-soft bound needs more. Not where the
+    # estimate is 2n: the first guess of bound 2n is the exact shortcut above.
+    unscanned = np.zeros(num_guesses, np.bool_)
+    scan = np.empty(num_guesses, np.int64)
+    scanned = 0
+    skip_at = max(beta, 2 * n + 1)
     for k in range(num_guesses):
+        estimate = 3 * n - 1 - min(n, caps[k])
+        if estimate >= skip_at:
+            unscanned[k] = True
+            bounds[k] = estimate
+        else:
+            scan[scanned] = k
+            scanned += 1
+    scan = scan[:scanned]
+    if stats.shape[0] > 1:
+        stats[1] += num_guesses - scanned
+    splits, hits = split_counts(by_answer, S, guesses[scan], num_patterns)
+    caps = caps.copy()  # the children's: the buckets here where scanned
+    for j in range(scanned):
+        k = scan[j]
         g = guesses[k]
+        caps[k] = splits[j]
         if hard and not valid(g, codes, counts, green, need):
             continue
-        buckets = splits[k]
-        hit = hits[k]
+        buckets = splits[j]
+        hit = hits[j]
         if buckets == 1 and hit == 0:
             continue  # tells nothing, here and below
         bounds[k] = 3 * n - hit - buckets
@@ -385,15 +477,14 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
     for b in range(span):
         tally[b + 1] += tally[b]
     order = np.empty(useful, np.int64)  # positions in guesses
-    below = np.empty(useful, guesses.dtype)  # the guesses that tell something, for the children
-    useful = 0
     for k in range(num_guesses):
         if bounds[k] < INF:
             b = bounds[k] - (2 * n - 1)
             order[tally[b]] = k
             tally[b] += 1
-            below[useful] = guesses[k]
-            useful += 1
+    # the guesses that tell something, and their caps, for the children: made at the first descent
+    below = guesses[:0]
+    below_caps = caps[:0]
     best, best_guess = beta, np.int64(-1)
     # fail-soft: the least lower bound proven over the guesses cut off (when none beats beta)
     low = INF
@@ -408,8 +499,17 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
         g = guesses[order[t]]
         bound = bounds[order[t]]
         if bound >= best:
-            low = min(low, bound)  # and every guess after this one is bounded as high
+            # every guess after this one is bounded as high
+            least = _least_bound(
+                by_answer, S, t, order, bounds, unscanned, guesses, hard, codes, counts, green,
+                need, stamp, marks, solved,
+            )  # fmt: skip
+            low = min(low, least)
             break
+        if below.shape[0] == 0:
+            below, below_caps = _telling(
+                by_answer, S, guesses, caps, bounds, unscanned, hard, codes, counts, green, need
+            )
         sizes[:] = 0
         for s in S:
             sizes[by_answer[s, g]] += 1
@@ -479,6 +579,7 @@ def solve(  # noqa: C901 (numba: the whole search is one loop over an explicit s
                 actions,
                 below,
                 most,
+                below_caps,
             )
             if halted(stop):
                 return INF  # abandoned: nothing cached from here up

@@ -330,6 +330,9 @@ class _Search:
         answers, patterns = np.arange(vocab.num_answers, dtype=np.int32), self.solved + 1
         splits, _ = self.kernel.split_counts(self.by_answer, answers, self.everything, patterns)
         self.most = int(splits.max())
+        # each guess's buckets in all the answers: no set of answers gets more from it (the root's
+        # caps: a guess its cap bounds at beta or more is not scanned)
+        self.caps = splits.astype(np.int64)
         # [0] set to abandon every running search (time limit, Ctrl-C); [1] a work budget (0: none)
         # and [2] the work spent against it (the kernel's halted)
         self.stop = np.zeros(3, dtype=np.int64)
@@ -410,6 +413,7 @@ class _Search:
                 self.actions,
                 self.everything,
                 self.most,
+                self.caps,
             )
         )
 

@@ -656,6 +656,41 @@ def test_kernel__a_bucket_is_never_bounded_above_its_value(hard: bool) -> None:
         assert checked > 100
 
 
+@pytest.mark.parametrize("hard", [False, True])
+def test_kernel__guesses_left_unscanned_by_their_caps_change_nothing_the_search_finds(
+    hard: bool,
+) -> None:
+    """Issue 85: a guess whose cap (its buckets in the parent's candidates) bounds it at beta or
+    more is not scanned, and its bound is found alone only where the fail-soft bound needs it. On
+    lists where that happens, beside the same search with no caps (every guess scanned): the same
+    values and nodes, and the cache the same entry for entry (exact values, best guesses and the
+    fail-soft bounds learnt from cutoffs)."""
+    vocab = Vocabulary(*small_lists(11, 300, 900))
+    search = _Search(vocab, hard, 6, lose=True)
+    kernel, rng = search.kernel, random.Random(hard)
+    members = np.arange(vocab.num_answers, dtype=np.int32)
+    uncapped = np.full(vocab.num_allowed, vocab.num_answers, np.int64)
+    unscanned = 0
+    for g in rng.sample(range(vocab.num_allowed), 12):
+        for p, group in search.buckets(g, members)[:2]:
+            green, need = search.child_constraint(g, p, *search.root())
+            group = np.sort(group).astype(np.int32)
+            for left, beta in ((4, kernel.INF), (3, 2 * len(group) + 3)):
+                found = []
+                for caps in (search.caps, uncapped):
+                    cache, stats = search.new_cache(), np.zeros(2, np.int64)
+                    value = kernel.solve(
+                        search.by_answer, group, left, beta, cache, search.keys_a, search.keys_b,
+                        hard, search.codes, search.counts, search.tiles, green, need, stats,
+                        np.zeros(3, np.int64), True, search.actions, search.everything,
+                        search.most, caps,
+                    )  # fmt: skip
+                    found.append((value, int(stats[0]), dict(cache.items())))
+                    unscanned += int(stats[1]) * (caps is search.caps)
+                assert found[0] == found[1], (vocab.allowed[g], p, left)
+    assert unscanned > 1000
+
+
 def test_command__a_part_in_other_digits_is_refused_in_its_own_words(capsys, tmp_path) -> None:
     """Reliability 6, finding 16: ``--part ²/3`` said "invalid literal for int()"."""
     save = str(tmp_path / "v.json")
