@@ -75,7 +75,7 @@ for p, group in search.buckets(first, members):
 print(json.dumps({"total": total, "nodes": int(stats[0]), "search_s": time.perf_counter() - start}))
 """
 SIX = "widen,aarti,wharf,weave,whoop,woozy"
-"""Issue 85's six openers outside the table (their largest groups take most of the time)."""
+"""The six openers issue 85 measured (their largest groups take most of the time)."""
 _REPORT = re.compile(r"(\d+) guesses over .*?; ([\d,]+) nodes searched")
 
 

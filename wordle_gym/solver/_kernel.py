@@ -185,9 +185,8 @@ def distinct_guesses(S, guesses, codes, actions):
     hard mode, and reveal the same). Below the first guess's buckets, this leaves a third to a sixth
     of the guesses."""
     length = codes.shape[1]
-    shown = np.full(
-        27, 26, np.int64
-    )  # a letter as the classes see it: 26 where no candidate has it
+    # a letter as the classes see it: 26 where no candidate has it
+    shown = np.full(27, 26, np.int64)
     for s in S:
         for i in range(length):
             c = codes[actions[s], i]
