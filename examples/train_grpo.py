@@ -48,10 +48,13 @@ PROMPT = (
 )
 # the tiny model's first guesses
 TINY_WORDS = ("salet", "crane", "trace", "slate", "crate", "carte")
+# Qwen3's call of the tool, around the word; ``<tool_call>`` and ``</tool_call>`` are tokens of
+# their own, as in Qwen3's tokenizer: transformers parses a fast tokenizer's output by token id,
+# so a call whose delimiters are merged into a longer token is read as plain text
 CALL_OPEN, CALL_CLOSE = (
     '<tool_call>\n{"name": "guess", "arguments": {"word": "',
     '"}}\n</tool_call>',
-)  # Qwen3's
+)
 
 
 def _checkpointing(config_class: Any, on: bool) -> dict[str, bool]:
@@ -250,9 +253,13 @@ def tiny_model(seed: int = 0, teach_steps: int = 40) -> tuple[Any, Any]:
             "</think>",
         ]
     )
-    # A guess call is then four tokens (its opening up to the word, the word, its end, the end of
-    # the turn), a format a model this small learns in a few dozen steps.
-    tokenizer.add_tokens([CALL_OPEN, CALL_CLOSE, *TINY_WORDS])
+    # A guess call is then six tokens (``<tool_call>``, the JSON up to the word, the word, the
+    # rest of the JSON, ``</tool_call>``, the end of the turn), a format a model this small learns
+    # in a few dozen steps.
+    json_open = CALL_OPEN.removeprefix("<tool_call>")
+    json_close = CALL_CLOSE.removesuffix("</tool_call>")
+    tokenizer.add_tokens([json_open, json_close, *TINY_WORDS])
+    tokenizer.add_tokens(list(TINY_WORDS))
     tokenizer.chat_template = qwen3_chat_template
     config = Qwen3Config(
         vocab_size=len(tokenizer),
