@@ -737,3 +737,31 @@ def test_eval__a_trained_agent_on_answers_it_did_not_learn_says_so_once(
     (tmp_path / "b.txt").write_text("cigar\nrebut\n")
     assert cli_main(["eval", "--agent", "a2c", "--answers", str(tmp_path / "b.txt")]) == 0
     assert "note:" not in capsys.readouterr().err
+
+
+def test_cli__help_and_usage_errors_import_no_torch() -> None:
+    """``wordle-gym --help`` and a bad option answer without importing torch (seconds of start-up):
+    the commands import the game where they run it."""
+    code = (
+        "import sys\n"
+        "from wordle_gym.cli.commands import main\n"
+        "cases = [['--help'], ['play', '--help'], ['assist', '--help'], ['solve', '--bogus']]\n"
+        "for argv in cases:\n"
+        "    try:\n"
+        "        main(argv)\n"
+        "    except SystemExit as exc:\n"
+        "        print('exit', argv[0], exc.code)\n"
+        "print('exit torch', 'torch' in sys.modules)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    exits = [line for line in out.stdout.splitlines() if line.startswith("exit ")]
+    assert exits == [
+        "exit --help 0",
+        "exit play 0",
+        "exit assist 0",
+        "exit solve 2",
+        "exit torch False",
+    ], out.stdout + out.stderr

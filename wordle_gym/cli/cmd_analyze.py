@@ -5,8 +5,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass, field
 
-import torch
-
 from wordle_gym.cli.shared import (
     Lists,
     UsageError,
@@ -17,12 +15,15 @@ from wordle_gym.cli.shared import (
 from wordle_gym.core.words import (
     word_source,
 )
-from wordle_gym.envs.vector import WordleVectorEnv
 
 
 def _check_hard_mode(args: Lists, guesses: list[str]) -> None:
     """Refuse a game whose guess breaks hard mode (the game would have refused it), naming the rule
     it breaks."""
+    import torch
+
+    from wordle_gym.envs.vector import WordleVectorEnv
+
     env = WordleVectorEnv(
         1,
         device="cpu",

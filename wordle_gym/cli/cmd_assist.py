@@ -4,9 +4,7 @@ valued exactly)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 from wordle_gym.cli.shared import (
     QUIT,
@@ -19,18 +17,18 @@ from wordle_gym.cli.shared import (
     candidates,
     waiting,
 )
-from wordle_gym.core.rules import GREEN, parse_tiles
 from wordle_gym.core.words import (
     word_source,
 )
-from wordle_gym.envs.render import ansi_row
-from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.registry import (
     make_agent,
 )
 from wordle_gym.utils.commandline import (
     integer,
 )
+
+if TYPE_CHECKING:
+    from wordle_gym.envs.vector import WordleVectorEnv
 
 ASSIST_HELP = (
     "Type the guess you made and the colours you saw: 'salet gy..g' (g green, y yellow, . or b "
@@ -40,6 +38,8 @@ ASSIST_HELP = (
 
 
 def _assistant(args: AssistOptions) -> tuple[WordleVectorEnv, Any]:
+    from wordle_gym.envs.vector import WordleVectorEnv
+
     if args.opener:
         raise UsageError(
             "assist suggests from the feedback you type; --opener is for eval and solve"
@@ -186,6 +186,11 @@ def cmd_assist(args: AssistOptions) -> int:
 def _enter(env: Any, text: str, history: list[Any], exact: Any) -> bool:
     """``assist``: one entry of a guess and its colours, checked, played and judged; whether the
     game goes on (the suggestions are shown again)."""
+    import torch
+
+    from wordle_gym.core.rules import GREEN, parse_tiles
+    from wordle_gym.envs.render import ansi_row
+
     parts = text.split()
     if len(parts) != 2:
         print("Expected a guess and its colours, e.g. 'salet gy..g' (or 'help').")

@@ -13,14 +13,15 @@ from wordle_gym.cli.shared import (
 from wordle_gym.core.words import (
     word_source,
 )
-from wordle_gym.envs.render import ansi_row
-from wordle_gym.envs.wordle import WordleEnv
 from wordle_gym.utils.commandline import (
     integer,
 )
 
 
 def cmd_play(args: PlayOptions) -> int:
+    from wordle_gym.envs.render import ansi_row
+    from wordle_gym.envs.wordle import WordleEnv
+
     env = WordleEnv(
         answers=word_source(args.answers),
         allowed=word_source(args.allowed),

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import torch
-
 from wordle_gym.cli.shared import (
     AgentChoice,
     Lists,
@@ -15,14 +13,17 @@ from wordle_gym.cli.shared import (
 from wordle_gym.core.words import (
     word_source,
 )
-from wordle_gym.envs.render import ansi_row
-from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.registry import (
     make_agent,
 )
 
 
 def cmd_solve(args: SolveOptions) -> int:
+    import torch
+
+    from wordle_gym.envs.render import ansi_row
+    from wordle_gym.envs.vector import WordleVectorEnv
+
     env = WordleVectorEnv(
         1,
         device=args.device,

@@ -11,17 +11,15 @@ import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from wordle_gym.core.config import MAX_GUESSES, WordleConfig
-from wordle_gym.core.game import hard_breaches
 from wordle_gym.core.words import (
     GAME_OPTION,
     WordSource,
     game_lists,
     word_source,
 )
-from wordle_gym.envs.vector import WordleVectorEnv
 from wordle_gym.harness.registry import (
     make_agent,
 )
@@ -29,6 +27,9 @@ from wordle_gym.utils.commandline import (
     integer,
 )
 from wordle_gym.utils.files import quoted
+
+if TYPE_CHECKING:
+    from wordle_gym.envs.vector import WordleVectorEnv
 
 DEFAULT_AGENT = "max-entropy"
 
@@ -67,6 +68,8 @@ def _read(prompt: str) -> str | None:
 def _hard_mode_problem(env: Any, word: str) -> str | None:
     """Why ``word`` breaks hard mode in game 0 of ``env`` (None if it does not), by the rule's
     reference."""
+    from wordle_gym.core.game import hard_breaches
+
     state = env.state
     codes = env.vocabulary.allowed_codes[env.vocabulary.action(word)][None]
     moved, short = hard_breaches(state.green[:1], state.min_count[:1], codes)
