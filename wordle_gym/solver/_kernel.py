@@ -30,6 +30,9 @@ opener quickly, :mod:`wordle_gym.solver.openers`).
   reaches ``beta`` is not scanned, and is scanned alone only where the fail-soft bound needs it.
   The values, the guesses chosen, the bounds returned and the nodes searched are those of the full
   scan.
+* Where one guess's buckets are counted alone (the perfect-guess check, the fail-soft bound's lone
+  scans), the count stops once enough answers have shared a pattern that the guess cannot tell
+  every candidate apart or lower the bound (:func:`buckets_within`).
 * The pattern table is read answer-major (``by_answer[answer, guess]``): each candidate's row is
   read once along the guesses (:func:`split_counts`).
 * A cache keyed by the candidate set (two 64-bit sums of random keys per answer), the guesses
@@ -165,15 +168,21 @@ def halted(stop) -> bool:
 
 
 @cached_njit(nogil=True)
-def buckets_of(by_answer, S, g, stamp, mark) -> int:
-    """How many feedback patterns guess ``g`` splits ``S`` into; each one's ``stamp`` is then
-    ``mark``."""
+def buckets_within(by_answer, S, g, stamp, mark, limit) -> int:
+    """How many feedback patterns guess ``g`` splits ``S`` into (each one's ``stamp`` is then
+    ``mark``), or -1 as soon as ``limit`` answers have shared a pattern with an earlier one (the
+    guess then splits ``S`` into at most ``n - limit``)."""
     buckets = 0
+    shared = 0
     for s in S:
         p = by_answer[s, g]
         if stamp[p] != mark:
             stamp[p] = mark
             buckets += 1
+        else:
+            shared += 1
+            if shared >= limit:
+                return -1
     return buckets
 
 
@@ -270,7 +279,7 @@ def perfect_guess(by_answer, S, hard, codes, counts, green, need, actions, stamp
         if (found >= 0 and g >= found) or (hard and not valid(g, codes, counts, green, need)):
             continue
         marks[0] += 1
-        if buckets_of(by_answer, S, g, stamp, marks[0]) == S.shape[0]:
+        if buckets_within(by_answer, S, g, stamp, marks[0], 1) == S.shape[0]:
             found = g
             if not least:
                 break
@@ -331,7 +340,11 @@ def _least_bound(
         if not unscanned[k] or (hard and not valid(g, codes, counts, green, need)):
             continue
         marks[0] += 1
-        buckets = buckets_of(by_answer, S, g, stamp, marks[0])
+        # a bound is at least 2n - 1 plus the answers that share a pattern: past least - (2n - 1)
+        # of them, this guess cannot lower it
+        buckets = buckets_within(by_answer, S, g, stamp, marks[0], least - (2 * n - 1))
+        if buckets < 0:
+            continue
         hit = 1 if stamp[solved] == marks[0] else 0
         if buckets > 1 or hit == 1:
             least = min(least, 3 * n - hit - buckets)

@@ -617,6 +617,33 @@ def test_kernel__guesses_merged_as_alike_split_the_candidates_alike() -> None:
                 assert h is not None and h <= g, (p, vocab.allowed[g], len(S))
 
 
+def test_kernel__a_count_that_stops_early_stops_only_past_its_limit() -> None:
+    """The perfect-guess check and the fail-soft bound's lone scans stop counting a guess's buckets
+    once ``limit`` answers have shared a pattern (the guess can then neither tell every candidate
+    apart nor lower the bound): the number of patterns below the limit, -1 from it on. Real
+    lists, the candidates after SALET and after a second guess."""
+    vocab = Vocabulary()
+    search = _Search(vocab, False, 6)
+    kernel, rng = search.kernel, np.random.default_rng(1)
+    stamp, mark = np.full(search.solved + 1, -1, np.int64), 0
+    everything = np.arange(vocab.num_answers, dtype=np.int32)
+    stopped = counted = 0
+    for _, group in search.buckets(vocab.action("salet"), everything)[:4]:
+        second = int(rng.integers(vocab.num_allowed))
+        for S in [group, *(g for _, g in search.buckets(second, group)[:3])]:
+            S = S.astype(np.int32)
+            for g in rng.integers(vocab.num_allowed, size=30).tolist():
+                full = len(np.unique(search.table[g, S]))
+                shared = len(S) - full
+                for limit in (1, 2, max(1, shared), shared + 1, len(S) + 1):
+                    mark += 1
+                    within = kernel.buckets_within(search.by_answer, S, g, stamp, mark, limit)
+                    assert within == (full if shared < limit else -1), (g, len(S), limit)
+                    stopped += within < 0
+                    counted += within >= 0
+    assert stopped > 100 and counted > 100
+
+
 @pytest.mark.parametrize("hard", [False, True])
 def test_kernel__a_bucket_is_never_bounded_above_its_value(hard: bool) -> None:
     """Issue 85: each bucket of a guess is bounded before the search descends into any (its cached
