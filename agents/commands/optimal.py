@@ -292,7 +292,8 @@ def _opener_words(spec: str, vocab: Vocabulary) -> list[str]:
 def _print_values(
     args: OptimalRun, config: WordleConfig, words: list[str], values: dict[str, int]
 ) -> None:
-    """``--values``' account: how many of this share's openers are valued, and which are not."""
+    """``--values``' account: how many of this share's openers are valued, and which are not; each
+    one's total where they are few."""
     from wordle_gym.solver.tasks import opener_share
 
     words = opener_share(words, args.share)
@@ -301,21 +302,36 @@ def _print_values(
     best = f"; the best {min(values.values())} ({min(values.values()) / n:.4f})" if values else ""
     print(f"{done}/{len(words)} openers valued ({len(values)} in {args.save}){best}")
     missing = [w for w in words if w not in values]
+    published: dict[str, int] = {}
     if missing and args.first_move_only:  # those a published table proves are not searched
-        from wordle_gym.solver.oracle import Oracle
-
-        vocab = config.vocabulary
-        proven = Oracle(config, root_opener=None, opener_table=args.save).root_exact
-        published = [w for w in missing if vocab.action(w) in proven]
+        published = _published(config, args.save, missing)
         if published:
             print(f"{len(published)} more proven by the published tables (not searched again)")
-        missing = [w for w in missing if vocab.action(w) not in proven]
+        missing = [w for w in missing if w not in published]
+    if len(words) <= SHOWN_VALUES:
+        for word in words:
+            total = values.get(word, published.get(word))
+            found = "not valued" if total is None else f"{total} ({total / n:.4f})"
+            print(f"  {word.upper()} {found}")
     if missing:
         more = f" and {len(missing) - 20} more" if len(missing) > 20 else ""
         print(
             "not valued (past --time-limit or --max-minutes; the same command tries again): "
             f"{', '.join(missing[:20])}{more}"
         )
+
+
+SHOWN_VALUES = 20
+"""``--values`` prints each opener's total where it names at most this many."""
+
+
+def _published(config: WordleConfig, save: str, words: list[str]) -> dict[str, int]:
+    """The exact totals of ``words`` the published tables prove (the oracle's, beside ``save``)."""
+    from wordle_gym.solver.oracle import Oracle
+
+    vocab = config.vocabulary
+    proven = Oracle(config, root_opener=None, opener_table=save).root_exact
+    return {w: int(proven[vocab.action(w)]) for w in words if vocab.action(w) in proven}
 
 
 def _on_ray() -> Any:

@@ -252,6 +252,12 @@ def test_values__a_published_opener_is_reported_as_proven_not_as_past_a_limit(
     out = capsys.readouterr().out
     assert "1/2 openers valued" in out and "1 more proven by the published tables" in out
     assert "not valued" not in out
+    # each total: the table's, and alex1770's proven list as the shipped file cites it
+    values = json.loads(table.read_text())["values"]
+    cited = json.loads((solver_data() / "opener_totals_normal.json").read_text())["sources"][0]
+    assert "proven" in cited["name"] and "carte" not in values
+    for word, total in (("salet", values["salet"]), ("carte", cited["totals"]["carte"])):
+        assert f"  {word.upper()} {total} ({total / 2315:.4f})" in out.splitlines()
 
 
 def test_opener_values__solved_first_move_groups_are_kept_for_every_run_and_worker(
